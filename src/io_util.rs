@@ -1,0 +1,80 @@
+//! File input and crash-safe output.
+//!
+//! Every output file is written to a temporary name in its destination
+//! folder, flushed to disk, and renamed over the final name, so a reader
+//! never sees a half-written file under the final name (DESIGN §6).
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Open `path` for reading; `what` describes it in errors ("trace",
+/// "scenario"). A missing file or a directory gives a clear error.
+pub fn open_input(path: &Path, what: &str) -> Result<File> {
+    match fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(Error::input(format!(
+                "{what} {} is a directory: expected a file",
+                path.display()
+            )));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::input(format!(
+                "{what} {} not found: no such file",
+                path.display()
+            )));
+        }
+        Err(e) => return Err(Error::io(&format!("read {what}"), path, &e)),
+    }
+    File::open(path).map_err(|e| Error::io(&format!("open {what}"), path, &e))
+}
+
+/// Read a whole input file as bytes (see [`open_input`] for errors).
+pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
+    let mut file = open_input(path, what)?;
+    let mut buf = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut buf)
+        .map_err(|e| Error::io(&format!("read {what}"), path, &e))?;
+    Ok(buf)
+}
+
+/// Create `dir` and its parents, with a clear error when that is impossible
+/// (a file in the way, no permission).
+pub fn create_dir_all(dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::input(format!(
+            "output folder {} exists and is not a folder",
+            dir.display()
+        )));
+    }
+    fs::create_dir_all(dir).map_err(|e| Error::io("create output folder", dir, &e))
+}
+
+/// The temporary name used while `path` is being written.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Write `bytes` to `path` atomically: temp file, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_dir_all(parent)?;
+    }
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::io("write", path, &e)
+    })
+}

@@ -1,0 +1,15 @@
+//! tenantsim: a discrete-event simulator for multi-tenant machine-learning
+//! services.
+//!
+//! Many users share one GPU cluster; each brings a dataset and candidate
+//! models. The simulator replays a [`trace`] (accuracy and runtime per user
+//! and model) through the [`engine`] under the user scheduler and model
+//! selector a [`scenario`] names, and reports regret curves and time to
+//! quality ([`metrics`], [`report`]). The command line in `main.rs` is one
+//! user of this library.
+
+pub mod error;
+pub mod io_util;
+pub mod trace;
+
+pub use error::{Error, ErrorKind, Result};

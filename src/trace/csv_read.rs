@@ -1,0 +1,114 @@
+//! Reading the canonical trace CSV (DESIGN §1).
+
+use std::io::Read;
+use std::path::Path;
+
+use super::{Trace, TraceBuilder, TraceRow};
+use crate::error::{Error, Result};
+use crate::io_util::open_input;
+
+const REQUIRED: [&str; 4] = ["user", "model", "accuracy", "runtime_s"];
+const OPTIONAL: [&str; 2] = ["model_year", "model_citations"];
+
+/// Load and validate a canonical trace CSV from `path`.
+pub fn load_trace(path: &Path) -> Result<Trace> {
+    let file = open_input(path, "trace")?;
+    parse_trace(&path.display().to_string(), file)
+}
+
+/// Parse and validate a canonical trace CSV read from `input`; `source` names
+/// it in error messages.
+pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(source, &e))?
+        .clone();
+    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        return Err(Error::input(format!(
+            "{source}: line 1: expected a header `user,model,accuracy,runtime_s[,model_year][,model_citations]`, found an empty file"
+        )));
+    }
+    let mut col = [None; 6];
+    for (i, name) in headers.iter().enumerate() {
+        let name = name.trim_start_matches('\u{feff}');
+        let Some(slot) = REQUIRED.iter().chain(&OPTIONAL).position(|c| *c == name) else {
+            return Err(Error::input(format!(
+                "{source}: line 1: unknown column `{name}`: expected the columns user, model, accuracy, runtime_s and optionally model_year, model_citations"
+            )));
+        };
+        if col[slot].is_some() {
+            return Err(Error::input(format!(
+                "{source}: line 1: column `{name}` appears twice"
+            )));
+        }
+        col[slot] = Some(i);
+    }
+    for (slot, name) in REQUIRED.iter().enumerate() {
+        if col[slot].is_none() {
+            return Err(Error::input(format!(
+                "{source}: line 1: missing column `{name}`: the header must contain user, model, accuracy, runtime_s"
+            )));
+        }
+    }
+    let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(source, &e)),
+        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let where_ = format!("{source}: line {line}");
+        let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
+        let text = |slot: usize| field(slot).unwrap_or("");
+        let row = TraceRow {
+            user: text(0).to_string(),
+            model: text(1).to_string(),
+            accuracy: parse_f64(text(2), "accuracy", &where_)?,
+            runtime_s: parse_f64(text(3), "runtime_s", &where_)?,
+            model_year: parse_opt_i64(field(4), "model_year", &where_)?,
+            model_citations: parse_opt_i64(field(5), "model_citations", &where_)?,
+        };
+        builder.push(&row, &where_)?;
+    }
+    builder.finish()
+}
+
+fn parse_f64(text: &str, field: &str, where_: &str) -> Result<f64> {
+    text.parse::<f64>().map_err(|_| {
+        Error::input(format!(
+            "{where_}: field `{field}`: expected a number, got `{text}`"
+        ))
+    })
+}
+
+fn parse_opt_i64(text: Option<&str>, field: &str, where_: &str) -> Result<Option<i64>> {
+    match text {
+        None | Some("") => Ok(None),
+        Some(t) => t.parse::<i64>().map(Some).map_err(|_| {
+            Error::input(format!(
+                "{where_}: field `{field}`: expected an integer, got `{t}`"
+            ))
+        }),
+    }
+}
+
+/// Turn a csv crate error into a message naming the file and line.
+pub(crate) fn csv_error(source: &str, err: &csv::Error) -> Error {
+    let line = err.position().map(csv::Position::line);
+    let at = line.map_or_else(String::new, |l| format!(": line {l}"));
+    let what = match err.kind() {
+        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8: expected text encoded as UTF-8".to_string(),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("expected {expected_len} fields like the header, found {len}"),
+        csv::ErrorKind::Io(e) => format!("read error: {e}"),
+        _ => err.to_string(),
+    };
+    Error::input(format!("{source}{at}: {what}"))
+}
