@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod io_util;
+pub mod rng;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
