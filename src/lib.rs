@@ -14,3 +14,10 @@ pub mod rng;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod cli;
+pub mod engine;
+pub mod experiment;
+pub mod metrics;
+pub mod policy;
+pub mod report;
+pub mod scenario;

@@ -1,0 +1,75 @@
+//! The command line: raw arguments (clap) turned into calls of the library.
+
+mod run_cmd;
+mod validate_cmd;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::error::Result;
+
+/// tenantsim: simulate a GPU cluster shared by many users who each search
+/// for their best model, and compare allocation policies by regret.
+#[derive(Debug, Parser)]
+#[command(name = "tenantsim", version, about, long_about = None)]
+#[command(after_help = "Start with: tenantsim run scenarios/quickstart.toml\n\
+Exit codes: 0 ok, 1 input or runtime error, 2 usage error.")]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario and write its results folder
+    /// (summary.csv, run.json, and jobs.csv with --jobs).
+    Run(RunArgs),
+    /// Check a trace (.csv) or a scenario (.toml) and describe it.
+    Validate(ValidateArgs),
+}
+
+/// Arguments of `tenantsim run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Results folder [default: results/<scenario name>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Also write jobs.csv with every job of every run.
+    #[arg(long)]
+    pub jobs: bool,
+    /// Worker threads [default: all cores]. Results do not depend on it.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Replace the scenario's seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Replace the scenario's number of repetitions.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub reps: Option<u32>,
+    /// Print nothing on stderr but errors.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the summary as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `tenantsim validate`.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// A trace CSV or a scenario TOML (told apart by the `.toml` extension).
+    pub file: PathBuf,
+}
+
+/// Execute a parsed command line.
+pub fn execute(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => run_cmd::run(&args),
+        Command::Validate(args) => validate_cmd::validate(&args),
+    }
+}

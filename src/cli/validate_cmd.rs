@@ -1,0 +1,76 @@
+//! `tenantsim validate FILE`.
+
+use super::ValidateArgs;
+use crate::error::Result;
+use crate::scenario::{Overrides, load_scenario};
+use crate::trace::{Trace, load_trace};
+
+fn describe_trace(t: &Trace) -> String {
+    let cells = t.n_users() * t.n_models();
+    format!(
+        "trace {}: {} users × {} models, {} of {} pairs available{}{}",
+        t.source(),
+        t.n_users(),
+        t.n_models(),
+        t.n_pairs(),
+        cells,
+        if t.model_year().is_some() {
+            ", with model_year"
+        } else {
+            ""
+        },
+        if t.model_citations().is_some() {
+            ", with model_citations"
+        } else {
+            ""
+        },
+    )
+}
+
+/// Check a trace or scenario; describe it on stderr.
+pub fn validate(args: &ValidateArgs) -> Result<()> {
+    let is_scenario = args
+        .file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    if !is_scenario {
+        let trace = load_trace(&args.file)?;
+        eprintln!("ok: {}", describe_trace(&trace));
+        return Ok(());
+    }
+    let s = load_scenario(&args.file, Overrides::default())?;
+    eprintln!("ok: scenario `{}` ({})", s.name(), args.file.display());
+    eprintln!("  {}", describe_trace(&s.trace));
+    let split = s.split.resolve(s.seed(), 0);
+    eprintln!(
+        "  split: {} prior users, {} tenants ({})",
+        split.prior.len(),
+        split.tenants.len(),
+        if s.split.is_fixed() {
+            "fixed"
+        } else {
+            "sampled per repetition"
+        }
+    );
+    eprintln!(
+        "  cluster: {} GPUs, up to {} job(s) per tenant{}",
+        s.config.gpus,
+        s.config.max_jobs_per_tenant,
+        s.file
+            .horizon_s
+            .map_or(String::new(), |h| format!(", horizon {h} s"))
+    );
+    eprintln!(
+        "  seed {}, {} repetition(s), thresholds {:?}",
+        s.seed(),
+        s.repetitions(),
+        s.thresholds
+    );
+    for p in &s.policies {
+        eprintln!(
+            "  policy `{}`: scheduler {}, selector {}",
+            p.name, p.scheduler.name, p.selector.name
+        );
+    }
+    Ok(())
+}

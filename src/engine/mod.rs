@@ -1,0 +1,21 @@
+//! The discrete-event core (DESIGN §2, §7).
+//!
+//! - [`EventQueue`]: events ordered by `(time, kind, sequence)` with integer
+//!   microsecond times, so simultaneous events are truly simultaneous and
+//!   their order is exact.
+//! - [`Tenants`]: the per-tenant state every policy may read.
+//! - [`simulate`]: the model-selection loop. It knows nothing of any specific
+//!   policy; it talks to a [`Scheduler`](crate::policy::Scheduler) and a
+//!   [`Selector`](crate::policy::Selector) through their traits.
+
+mod event_queue;
+mod gpu_pool;
+mod outcome;
+mod simulation;
+mod tenants;
+
+pub use event_queue::{EventQueue, QueuedEvent};
+pub use gpu_pool::GpuPool;
+pub use outcome::{JobRecord, RunOutcome};
+pub use simulation::{SimConfig, SimInput, simulate};
+pub use tenants::Tenants;

@@ -1,0 +1,180 @@
+//! The exact step function of the global loss.
+
+use crate::engine::RunOutcome;
+use crate::trace::{Micros, Trace};
+
+/// The global loss of one run as an exact step function.
+///
+/// With A*_i the best accuracy of tenant i and best_i(τ) the best accuracy
+/// among its jobs completed by τ (0 before the first):
+///
+/// - ℓ_i(τ) = A*_i − best_i(τ)
+/// - S(τ)  = Σ ℓ_i(τ) over tenants arrived by τ
+/// - L(τ)  = S(τ) / (number of tenants arrived by τ)      (DESIGN §2)
+///
+/// `times[j]` is the j-th instant at which S or the arrived count changed;
+/// the values hold on `[times[j], times[j+1])`. At an instant, the value is
+/// the one after every event at that instant (completions and arrivals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LossCurve {
+    /// Instants of change, strictly increasing, µs.
+    pub times: Vec<Micros>,
+    /// S(τ): summed loss of arrived tenants from `times[j]` on.
+    pub sum_loss: Vec<f64>,
+    /// Tenants arrived by `times[j]`.
+    pub arrived: Vec<u32>,
+    /// Time of the last arrival, µs.
+    pub last_arrival: Micros,
+    /// End of the run, µs.
+    pub end: Micros,
+}
+
+impl LossCurve {
+    /// Build the curve of a run of tenants `users` (trace indices) arriving
+    /// at `arrivals`.
+    ///
+    /// S is updated incrementally with Neumaier-compensated summation;
+    /// when no arrived tenant has positive loss, S is exactly 0.
+    pub fn from_outcome(
+        trace: &Trace,
+        users: &[usize],
+        arrivals: &[Micros],
+        outcome: &RunOutcome,
+    ) -> Self {
+        let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
+        // (time, kind, tenant, accuracy): kind 0 completion, 1 arrival, as in
+        // the engine; completions keep the engine's processing order.
+        let mut changes: Vec<(Micros, u8, usize, f64)> = outcome
+            .completion_order
+            .iter()
+            .map(|&j| {
+                let job = &outcome.jobs[j as usize];
+                (job.end, 0, job.tenant as usize, job.accuracy)
+            })
+            .collect();
+        changes.extend(arrivals.iter().enumerate().map(|(i, &t)| (t, 1, i, 0.0)));
+        changes.sort_by_key(|c| (c.0, c.1));
+
+        let mut best = vec![0.0f64; users.len()];
+        let mut arrived_flag = vec![false; users.len()];
+        let mut sum = Neumaier::default();
+        let mut positive = 0usize;
+        let mut arrived = 0u32;
+        let mut curve = Self {
+            times: Vec::new(),
+            sum_loss: Vec::new(),
+            arrived: Vec::new(),
+            last_arrival: arrivals.iter().copied().max().unwrap_or(0),
+            end: outcome.end,
+        };
+        let mut idx = 0;
+        while idx < changes.len() {
+            let now = changes[idx].0;
+            while idx < changes.len() && changes[idx].0 == now {
+                let (_, kind, i, acc) = changes[idx];
+                let loss_before = best_possible[i] - best[i];
+                if kind == 1 {
+                    arrived_flag[i] = true;
+                    arrived += 1;
+                    sum.add(loss_before);
+                    if loss_before > 0.0 {
+                        positive += 1;
+                    }
+                } else if acc > best[i] {
+                    let old = best[i];
+                    best[i] = acc;
+                    if arrived_flag[i] {
+                        sum.add(old - acc);
+                        if loss_before > 0.0 && best_possible[i] - acc <= 0.0 {
+                            positive -= 1;
+                        }
+                    }
+                }
+                idx += 1;
+            }
+            let s = if positive == 0 {
+                0.0
+            } else {
+                sum.value().max(0.0)
+            };
+            if curve.sum_loss.last() == Some(&s) && curve.arrived.last() == Some(&arrived) {
+                continue;
+            }
+            curve.times.push(now);
+            curve.sum_loss.push(s);
+            curve.arrived.push(arrived);
+        }
+        curve
+    }
+
+    /// L(τ): mean loss over tenants arrived by τ; `None` before the first
+    /// arrival.
+    pub fn loss_at(&self, t: Micros) -> Option<f64> {
+        let j = self.times.partition_point(|&x| x <= t).checked_sub(1)?;
+        Some(self.mean(j))
+    }
+
+    fn mean(&self, j: usize) -> f64 {
+        if self.arrived[j] == 0 {
+            0.0
+        } else {
+            self.sum_loss[j] / f64::from(self.arrived[j])
+        }
+    }
+
+    /// Loss at the end of the run.
+    pub fn final_loss(&self) -> f64 {
+        self.loss_at(self.end).unwrap_or(0.0)
+    }
+
+    /// Cumulative regret R(T) = ∫₀ᵀ S(τ) dτ in accuracy·seconds, the exact
+    /// integral of the step function up to `until` (DESIGN §2).
+    pub fn cumulative_regret(&self, until: Micros) -> f64 {
+        let mut area = 0.0;
+        for j in 0..self.times.len() {
+            let start = self.times[j];
+            if start >= until {
+                break;
+            }
+            let stop = self.times.get(j + 1).copied().unwrap_or(until).min(until);
+            area += self.sum_loss[j] * (stop - start) as f64;
+        }
+        area / 1.0e6
+    }
+
+    /// T(θ): the first τ at or after the last arrival with L(τ) ≤ θ, or
+    /// `None` (∞) if the run never gets there (DESIGN §2).
+    pub fn time_to(&self, theta: f64) -> Option<Micros> {
+        let from = self
+            .times
+            .partition_point(|&x| x <= self.last_arrival)
+            .checked_sub(1)?;
+        (from..self.times.len())
+            .find(|&j| self.mean(j) <= theta)
+            .map(|j| self.times[j].max(self.last_arrival))
+    }
+}
+
+/// Neumaier's compensated sum (Neumaier 1974), so long runs of small
+/// updates do not drift.
+#[derive(Debug, Default, Clone, Copy)]
+struct Neumaier {
+    sum: f64,
+    compensation: f64,
+}
+
+impl Neumaier {
+    fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.compensation += (self.sum - t) + x;
+        } else {
+            self.compensation += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    fn value(self) -> f64 {
+        self.sum + self.compensation
+    }
+}

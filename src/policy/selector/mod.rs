@@ -1,0 +1,4 @@
+//! Model selectors: which model a tenant trains next (DESIGN §3, §4).
+
+pub mod fixed_order;
+pub mod random;

@@ -1,0 +1,51 @@
+//! Writing a results folder (DESIGN §6). Every file is written atomically.
+
+mod csv_text;
+mod jobs_csv;
+mod manifest;
+mod summary_csv;
+
+use std::path::Path;
+
+pub use csv_text::{csv_field, secs_or_inf};
+pub use jobs_csv::jobs_csv;
+pub use manifest::run_manifest;
+pub use summary_csv::summary_csv;
+
+use crate::error::Result;
+use crate::experiment::ExperimentResult;
+use crate::io_util::{create_dir_all, write_atomic};
+use crate::scenario::Scenario;
+
+/// What to write besides the always-written files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Also write `jobs.csv`.
+    pub jobs: bool,
+}
+
+/// Write the results folder `dir`; returns the names of the files written.
+pub fn write_results(
+    dir: &Path,
+    scenario: &Scenario,
+    result: &ExperimentResult,
+    options: ReportOptions,
+) -> Result<Vec<&'static str>> {
+    create_dir_all(dir)?;
+    let mut written = Vec::new();
+    write_atomic(
+        &dir.join("summary.csv"),
+        summary_csv(scenario, result).as_bytes(),
+    )?;
+    written.push("summary.csv");
+    if options.jobs {
+        write_atomic(&dir.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
+        written.push("jobs.csv");
+    }
+    write_atomic(
+        &dir.join("run.json"),
+        run_manifest(scenario, result).as_bytes(),
+    )?;
+    written.push("run.json");
+    Ok(written)
+}

@@ -1,0 +1,374 @@
+//! Turning a scenario file into a validated [`Scenario`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use super::{PolicySection, ScenarioFile, SplitPlan};
+use crate::engine::SimConfig;
+use crate::error::{Error, Result};
+use crate::io_util::read_input;
+use crate::policy::registry::{self, SchedulerSpec, SelectorSpec};
+use crate::policy::{Params, SchedulerFactory, SelectorFactory};
+use crate::trace::{Trace, parse_trace};
+
+/// Command-line values that replace the file's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// Replaces `seed`.
+    pub seed: Option<u64>,
+    /// Replaces `repetitions`.
+    pub repetitions: Option<u32>,
+}
+
+/// One validated policy: its label, its scheduler and selector, and the
+/// factories that build them for each repetition.
+#[derive(Clone)]
+pub struct Policy {
+    /// Label used in every output.
+    pub name: String,
+    /// The scheduler's registry entry.
+    pub scheduler: &'static SchedulerSpec,
+    /// The selector's registry entry.
+    pub selector: &'static SelectorSpec,
+    /// Builds the scheduler of a repetition.
+    pub make_scheduler: SchedulerFactory,
+    /// Builds the selector of a repetition.
+    pub make_selector: SelectorFactory,
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policy")
+            .field("name", &self.name)
+            .field("scheduler", &self.scheduler.name)
+            .field("selector", &self.selector.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A validated scenario, its trace loaded.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// The file's contents after command-line overrides (the "resolved
+    /// scenario" recorded in `run.json`).
+    pub file: ScenarioFile,
+    /// The trace file, resolved relative to the scenario.
+    pub trace_path: PathBuf,
+    /// SHA-256 of the trace file's bytes, hex.
+    pub trace_sha256: String,
+    /// The trace, shared read-only by every repetition.
+    pub trace: Arc<Trace>,
+    /// How users split, per repetition.
+    pub split: SplitPlan,
+    /// Cluster and limits.
+    pub config: SimConfig,
+    /// θ values.
+    pub thresholds: Vec<f64>,
+    /// Policies in file order.
+    pub policies: Vec<Policy>,
+}
+
+impl Scenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+    /// The seed after overrides.
+    pub fn seed(&self) -> u64 {
+        self.file.seed
+    }
+    /// Repetitions after overrides.
+    pub fn repetitions(&self) -> u32 {
+        self.file.repetitions
+    }
+}
+
+/// Read, parse and validate the scenario at `path` (and load its trace).
+pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
+    let bytes = read_input(path, "scenario")?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::input(format!(
+            "{}: invalid UTF-8 at byte {}: expected a TOML text file",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    parse_scenario(path, &text, overrides)
+}
+
+/// Parse and validate scenario `text` as if read from `path` (relative paths
+/// inside it resolve against `path`'s folder).
+pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
+    let at = path.display().to_string();
+    let mut file: ScenarioFile = toml::from_str(text)
+        .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    if let Some(seed) = overrides.seed {
+        file.seed = seed;
+    }
+    if let Some(reps) = overrides.repetitions {
+        file.repetitions = reps;
+    }
+    check_top_level(&at, &file)?;
+
+    let base = path.parent().unwrap_or(Path::new(""));
+    let trace_path = base.join(&file.trace.path);
+    let trace_bytes =
+        read_input(&trace_path, "trace").map_err(|e| e.context(format!("{at}: [trace].path")))?;
+    let trace_sha256 = hex(&Sha256::digest(&trace_bytes));
+    let trace = Arc::new(parse_trace(
+        &trace_path.display().to_string(),
+        trace_bytes.as_slice(),
+    )?);
+
+    let split = resolve_split(&at, &file, &trace)?;
+    let config = SimConfig {
+        gpus: file.cluster.gpus,
+        max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
+        horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
+    };
+    let policies = file
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| resolve_policy(&at, i, p, &trace))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Scenario {
+        path: path.to_path_buf(),
+        thresholds: file.thresholds.clone(),
+        file,
+        trace_path,
+        trace_sha256,
+        trace,
+        split,
+        config,
+        policies,
+    })
+}
+
+fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    let name = f.name.trim();
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+        return bad(
+            "name",
+            format!(
+                "expected a non-empty label usable as a folder name (no `/`), got `{}`",
+                f.name
+            ),
+        );
+    }
+    if f.repetitions == 0 {
+        return bad("repetitions", "expected at least 1, got 0".into());
+    }
+    for (i, &t) in f.thresholds.iter().enumerate() {
+        if !(t > 0.0 && t <= 1.0) {
+            return bad(
+                &format!("thresholds[{i}]"),
+                format!("expected a loss threshold θ in (0, 1], got {t}"),
+            );
+        }
+        if f.thresholds[..i].contains(&t) {
+            return bad(
+                &format!("thresholds[{i}]"),
+                format!("θ = {t} is listed twice"),
+            );
+        }
+    }
+    if let Some(h) = f.horizon_s {
+        if !(h.is_finite() && h > 0.0 && h <= 1.0e12) {
+            return bad(
+                "horizon_s",
+                format!("expected seconds > 0 and <= 1e12, got {h}"),
+            );
+        }
+    }
+    if f.cluster.gpus == 0 {
+        return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into());
+    }
+    if f.cluster.max_jobs_per_tenant == 0 {
+        return bad(
+            "[cluster].max_jobs_per_tenant",
+            "expected at least 1, got 0".into(),
+        );
+    }
+    if f.policies.is_empty() {
+        return bad(
+            "[[policy]]",
+            "expected at least one policy table (`[[policy]]` with name, scheduler, selector)"
+                .into(),
+        );
+    }
+    for (i, p) in f.policies.iter().enumerate() {
+        if p.name.trim().is_empty() {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                "`name` must not be empty".into(),
+            );
+        }
+        if f.policies[..i].iter().any(|q| q.name == p.name) {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                format!(
+                    "the name `{}` is used by two policies: names must be unique",
+                    p.name
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let u = trace.user_index(id).ok_or_else(|| {
+            Error::input(format!(
+                "{at}: [split].{key}: unknown user `{id}`: the trace {} has no such user",
+                trace.source()
+            ))
+        })?;
+        if out.contains(&u) {
+            return Err(Error::input(format!(
+                "{at}: [split].{key}: user `{id}` is listed twice"
+            )));
+        }
+        out.push(u);
+    }
+    Ok(out)
+}
+
+fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan> {
+    let s = &f.split;
+    let n = trace.n_users();
+    let err = |msg: String| Err(Error::input(format!("{at}: [split]: {msg}")));
+    let prior_ways = [
+        s.prior.is_some(),
+        s.prior_fraction.is_some(),
+        s.prior_count.is_some(),
+    ];
+    if prior_ways.iter().filter(|&&b| b).count() > 1 {
+        return err("give at most one of `prior`, `prior_fraction`, `prior_count`".into());
+    }
+    if s.tenants.is_some() && s.tenant_count.is_some() {
+        return err("give at most one of `tenants`, `tenant_count`".into());
+    }
+    let fixed_prior = s
+        .prior
+        .as_ref()
+        .map(|p| user_list(at, "prior", p, trace))
+        .transpose()?;
+    let fixed_tenants = s
+        .tenants
+        .as_ref()
+        .map(|t| user_list(at, "tenants", t, trace))
+        .transpose()?;
+    if let (Some(p), Some(t)) = (&fixed_prior, &fixed_tenants) {
+        if let Some(&u) = p.iter().find(|u| t.contains(u)) {
+            return err(format!(
+                "user `{}` is listed both as a prior user and as a tenant",
+                trace.users()[u]
+            ));
+        }
+    }
+    let listed =
+        fixed_prior.as_ref().map_or(0, Vec::len) + fixed_tenants.as_ref().map_or(0, Vec::len);
+    let pool = n - listed;
+    let prior_count = match (s.prior_fraction, s.prior_count) {
+        (Some(fr), _) => {
+            if !(0.0..1.0).contains(&fr) {
+                return err(format!(
+                    "prior_fraction: expected a fraction in [0, 1), got {fr}"
+                ));
+            }
+            Some((fr * n as f64).round() as usize)
+        }
+        (None, c) => c,
+    };
+    if let Some(c) = prior_count {
+        if c > pool {
+            return err(format!(
+                "{c} prior users requested but only {pool} users are available to sample from"
+            ));
+        }
+    }
+    let left = pool - prior_count.unwrap_or(0);
+    if let Some(t) = s.tenant_count {
+        if t == 0 {
+            return err("tenant_count: expected at least 1 tenant, got 0".into());
+        }
+        if t > left {
+            return err(format!(
+                "tenant_count = {t} but only {left} users remain after the prior users (the trace has {n} users)"
+            ));
+        }
+    }
+    let tenants = match (&fixed_tenants, s.tenant_count) {
+        (Some(t), _) => t.len(),
+        (None, Some(t)) => t,
+        (None, None) => left,
+    };
+    if tenants == 0 {
+        return err("the split leaves no tenants: every user is a prior user".into());
+    }
+    Ok(SplitPlan {
+        fixed_prior,
+        fixed_tenants,
+        prior_count,
+        tenant_count: s.tenant_count,
+        n_users: n,
+    })
+}
+
+fn resolve_policy(at: &str, index: usize, p: &PolicySection, trace: &Trace) -> Result<Policy> {
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
+        Error::input(format!(
+            "{context}: unknown scheduler `{}`: expected one of {}",
+            p.scheduler,
+            registry::scheduler_names()
+        ))
+    })?;
+    let selector = registry::selector(&p.selector).ok_or_else(|| {
+        Error::input(format!(
+            "{context}: unknown selector `{}`: expected one of {}",
+            p.selector,
+            registry::selector_names()
+        ))
+    })?;
+    if scheduler.needs_acquisition && !selector.provides_acquisition {
+        let gp: Vec<&str> = registry::SELECTORS
+            .iter()
+            .filter(|s| s.provides_acquisition)
+            .map(|s| s.name)
+            .collect();
+        return Err(Error::input(format!(
+            "{context}: scheduler `{}` needs a GP selector ({}), not `{}`",
+            scheduler.name,
+            gp.join(", "),
+            selector.name
+        )));
+    }
+    let mut params = Params::new(context, p.params.clone());
+    let make_scheduler = (scheduler.parse)(&mut params)?;
+    let make_selector = (selector.parse)(&mut params, trace)?;
+    params.finish(&format!(
+        "scheduler `{}` and selector `{}`",
+        scheduler.name, selector.name
+    ))?;
+    Ok(Policy {
+        name: p.name.clone(),
+        scheduler,
+        selector,
+        make_scheduler,
+        make_selector,
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
