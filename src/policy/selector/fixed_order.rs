@@ -76,7 +76,7 @@ fn parse_most_cited(params: &mut Params, trace: &Trace) -> Result<SelectorFactor
 /// is stable over ascending indices).
 pub fn descending_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| key(b).cmp(&key(a)));
+    order.sort_by_key(|&k| std::cmp::Reverse(key(k)));
     order
 }
 

@@ -1,0 +1,184 @@
+//! Invariants of the engine under every registered scheduler × selector, on
+//! random traces (proptest): each pair at most once, GPUs never
+//! double-booked, per-tenant concurrency within the limit, busy time equal
+//! to the sum of runtimes, best_i never decreasing, L(τ) ≥ 0 and
+//! non-increasing, and final loss 0 when every model ran.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use tenantsim::engine::{SimConfig, SimInput, simulate};
+use tenantsim::metrics::LossCurve;
+use tenantsim::policy::registry::{SCHEDULERS, SELECTORS};
+use tenantsim::policy::{Params, RepContext};
+use tenantsim::trace::{Trace, TraceBuilder, TraceRow};
+
+#[derive(Debug, Clone)]
+struct Case {
+    trace: Arc<Trace>,
+    prior: Vec<usize>,
+    tenants: Vec<usize>,
+    gpus: u32,
+    max_jobs: u32,
+    seed: u64,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (2usize..9, 1usize..6, 1u32..5, 1u32..4, any::<u64>())
+        .prop_flat_map(|(users, models, gpus, max_jobs, seed)| {
+            let cells =
+                proptest::collection::vec((any::<bool>(), 0u32..6, 1u32..5), users * models);
+            let meta = proptest::collection::vec((2000i64..2004, 0i64..3), models);
+            (
+                Just((users, models, gpus, max_jobs, seed)),
+                cells,
+                meta,
+                0usize..3,
+            )
+        })
+        .prop_map(
+            |((users, models, gpus, max_jobs, seed), cells, meta, n_prior)| {
+                let mut b = TraceBuilder::new("random", true, true);
+                for u in 0..users {
+                    for m in 0..models {
+                        let (present, acc, rt) = cells[u * models + m];
+                        // Model 0 is always present so no user is empty.
+                        if present || m == 0 {
+                            let row = TraceRow {
+                                user: format!("u{u}"),
+                                model: format!("m{m}"),
+                                accuracy: f64::from(acc) / 5.0,
+                                runtime_s: f64::from(rt),
+                                model_year: Some(meta[m].0),
+                                model_citations: Some(meta[m].1),
+                            };
+                            if let Err(e) = b.push(&row, "generated") {
+                                panic!("{e}");
+                            }
+                        }
+                    }
+                }
+                let trace = match b.finish() {
+                    Ok(t) => Arc::new(t),
+                    Err(e) => panic!("{e}"),
+                };
+                let prior: Vec<usize> = (0..n_prior.min(users - 1)).collect();
+                let tenants: Vec<usize> = (prior.len()..users).collect();
+                Case {
+                    trace,
+                    prior,
+                    tenants,
+                    gpus,
+                    max_jobs,
+                    seed,
+                }
+            },
+        )
+}
+
+fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
+    let trace = &c.trace;
+    for sch in SCHEDULERS {
+        for sel in SELECTORS {
+            if sch.needs_acquisition && !sel.provides_acquisition {
+                continue;
+            }
+            let label = format!("{} + {}", sch.name, sel.name);
+            let mut params = Params::new(label.clone(), Default::default());
+            let make_sch =
+                (sch.parse)(&mut params).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let make_sel = match (sel.parse)(&mut params, trace) {
+                Ok(f) => f,
+                Err(e) => return Err(TestCaseError::fail(format!("{label}: {e}"))),
+            };
+            let ctx = RepContext {
+                trace,
+                tenants: &c.tenants,
+                prior: &c.prior,
+                seed: c.seed,
+                repetition: 0,
+            };
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut selector = make_sel(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let arrivals = vec![0; c.tenants.len()];
+            let input = SimInput {
+                trace,
+                tenants: &c.tenants,
+                arrivals: &arrivals,
+                config: SimConfig {
+                    gpus: c.gpus,
+                    max_jobs_per_tenant: c.max_jobs,
+                    horizon: None,
+                },
+            };
+            let out = simulate(&input, scheduler.as_mut(), selector.as_mut())
+                .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            let jobs = &out.jobs;
+
+            // Each pair at most once, and every available pair ran.
+            let pairs: HashSet<(u32, u32)> = jobs.iter().map(|j| (j.tenant, j.model)).collect();
+            prop_assert_eq!(pairs.len(), jobs.len(), "{}: a pair ran twice", label);
+            let available: usize = c.tenants.iter().map(|&u| trace.models_of(u).len()).sum();
+            prop_assert_eq!(jobs.len(), available, "{}: not every pair ran", label);
+            prop_assert!(jobs.iter().all(|j| j.completed));
+
+            // No GPU runs two jobs at once; no tenant exceeds its limit.
+            for g in 0..c.gpus {
+                let mut on: Vec<_> = jobs.iter().filter(|j| j.gpu == g).collect();
+                on.sort_by_key(|j| j.start);
+                for w in on.windows(2) {
+                    prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);
+                }
+            }
+            for j in jobs {
+                let overlapping = jobs
+                    .iter()
+                    .filter(|k| k.tenant == j.tenant && k.start <= j.start && j.start < k.end)
+                    .count();
+                prop_assert!(
+                    overlapping as u32 <= c.max_jobs,
+                    "{}: tenant over its limit",
+                    label
+                );
+            }
+
+            // Busy time equals the sum of runtimes of the jobs run.
+            let runtimes: u128 = jobs
+                .iter()
+                .map(|j| {
+                    u128::from(trace.runtime_us(c.tenants[j.tenant as usize], j.model as usize))
+                })
+                .sum();
+            prop_assert_eq!(out.busy, runtimes);
+            prop_assert!(jobs.iter().all(|j| j.end - j.start
+                == trace.runtime_us(c.tenants[j.tenant as usize], j.model as usize)));
+
+            // best_i never decreases along completions; L ≥ 0, non-increasing, ends at 0.
+            let mut best = vec![0.0f64; c.tenants.len()];
+            for &ji in &out.completion_order {
+                let j = &jobs[ji as usize];
+                let b = best[j.tenant as usize].max(j.accuracy);
+                prop_assert!(b >= best[j.tenant as usize]);
+                best[j.tenant as usize] = b;
+            }
+            let curve = LossCurve::from_outcome(trace, &c.tenants, &arrivals, &out);
+            prop_assert!(curve.sum_loss.iter().all(|&s| s >= 0.0));
+            prop_assert!(
+                curve.sum_loss.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+                "{}: L increased",
+                label
+            );
+            prop_assert_eq!(curve.final_loss(), 0.0, "{}: final loss not 0", label);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn engine_invariants_hold_for_every_policy(c in case()) {
+        check_all_policies(&c)?;
+    }
+}
