@@ -1,0 +1,10 @@
+//! Gaussian-process model selection math (DESIGN §3), pure and allocation
+//! free on the hot path.
+//!
+//! - [`GpPrior`] (`prior.rs`): the prior mean vector and covariance matrix
+//!   over all K trace models, built from the prior users' rows with a
+//!   [`Kernel`]; [`relative_cost_prior`] gives the `prior` cost belief.
+
+mod prior;
+
+pub use prior::{GpPrior, Kernel, relative_cost_prior};
