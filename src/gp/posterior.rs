@@ -18,10 +18,10 @@
 use super::GpPrior;
 use crate::error::{Error, Result};
 
-/// Floor on the innovation variance s = Σ[j,j] + σ_n² of an observation:
+/// Floor on the innovation variance `s = Σ[j,j] + σ_n²` of an observation:
 /// when |s| ≤ this (or s is not finite) the observation is counted but does
 /// not change the posterior. The dense formula of DESIGN §3 is undefined
-/// there ((Σ[S,S] + σ_n² I) is singular) and a division by such an s would
+/// there (`Σ[S,S] + σ_n² I` is singular) and a division by such an s would
 /// only amplify rounding noise. It can only happen with σ_n² ≈ 0 and a model
 /// whose posterior variance is already ≈ 0 (or, for a non-PSD `empirical`
 /// prior, by cancellation).
@@ -49,7 +49,7 @@ pub struct TenantPosterior {
 impl TenantPosterior {
     /// The prior restricted to `models` (trace model indices, strictly
     /// ascending, e.g. [`crate::trace::Trace::models_of`]): copies m_S and
-    /// Σ[S,S]. `noise_var` is σ_n² (DESIGN default 1e-4).
+    /// `Σ[S,S]`. `noise_var` is σ_n² (DESIGN default 1e-4).
     ///
     /// # Errors
     /// An input error if a model index is out of the prior's range, the
@@ -91,13 +91,16 @@ impl TenantPosterior {
     /// Condition on observing accuracy `y` for local model `j`, by one
     /// rank-one update in place (no allocation, O(K_i²)):
     ///
-    /// s = Σ[j,j] + σ_n², k = Σ[:,j], μ ← μ + k (y − μ_j) / s,
-    /// Σ ← Σ − k kᵀ / s.
+    /// ```text
+    /// s = Σ[j,j] + σ_n²,  k = Σ[:,j],  μ ← μ + k (y − μ_j) / s,  Σ ← Σ − k kᵀ / s
+    /// ```
     ///
     /// By block elimination, the result after observing the set S equals
-    /// DESIGN §3's μ(k) = m_k + Σ[k,S](Σ[S,S] + σ_n² I)⁻¹(y − m_S) and
-    /// σ²(k) = Σ[k,k] − Σ[k,S](Σ[S,S] + σ_n² I)⁻¹Σ[S,k] whenever that matrix
-    /// is invertible. If |s| ≤ [`MIN_INNOVATION_VARIANCE`] the observation is
+    /// DESIGN §3's dense formulas whenever `Σ[S,S] + σ_n² I` is invertible:
+    /// ```text
+    /// μ(k)  = m_k    + Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ (y − m_S)
+    /// σ²(k) = Σ[k,k] − Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ Σ[S,k]
+    /// ``` If |s| ≤ [`MIN_INNOVATION_VARIANCE`] the observation is
     /// counted but leaves the posterior unchanged. The covariance stays
     /// exactly symmetric (each entry's correction is the same product).
     ///

@@ -32,16 +32,16 @@ use crate::trace::Trace;
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum Kernel {
     /// `empirical` (the default):
-    /// Σ[k,l] = mean over prior users j having both k and l of
-    /// (P[j,k] − m_k)(P[j,l] − m_l), where m_k is the *full* per-model mean
+    /// `Σ[k,l]` = mean over prior users j having both k and l of
+    /// `(P[j,k] − m_k)(P[j,l] − m_l)`, where m_k is the *full* per-model mean
     /// (over every prior user having k), not a pair-specific mean.
     /// Fallback variance for a model no prior user has: the population
     /// variance of all prior cells about their grand mean.
     #[default]
     Empirical,
     /// `rbf`: d²(k,l) = mean over prior users j having both k and l of
-    /// (P[j,k] − P[j,l])², and Σ[k,l] = v · exp(−d²(k,l) / (2ℓ²)).
-    /// d²(k,k) = 0, so Σ[k,k] = v for every model, including one no prior
+    /// `(P[j,k] − P[j,l])²`, and `Σ[k,l] = v · exp(−d²(k,l) / (2ℓ²))`.
+    /// d²(k,k) = 0, so `Σ[k,k] = v` for every model, including one no prior
     /// user has (its fallback variance is v).
     Rbf {
         /// v: finite, ≥ 0.
@@ -223,7 +223,7 @@ impl GpPrior {
 }
 
 /// The `prior` cost belief: per model k, the mean over prior users j having
-/// k of c[j,k] / c̄_j, where c̄_j is the mean runtime of j's available
+/// k of `c[j,k] / c̄_j`, where c̄_j is the mean runtime of j's available
 /// models (runtimes in µs as rounded at load, DESIGN §7). A model no prior
 /// user has gets 1.0 (an average-cost model).
 ///
@@ -286,7 +286,7 @@ fn check_prior_users(trace: &Trace, prior_users: &[usize]) -> Result<()> {
 struct PriorCells {
     n_users: usize,
     n_models: usize,
-    /// `values[k * n_users + j]`: P[j,k] (0 where missing).
+    /// `values[k * n_users + j]`: `P[j,k]` (0 where missing).
     values: Vec<f64>,
     /// Whether prior user j has model k, same layout.
     present: Vec<bool>,
@@ -329,7 +329,7 @@ impl PriorCells {
             .filter_map(|(&x, &p)| p.then_some(x))
     }
 
-    /// Sum of f(P[j,k], P[j,l]) over prior users having both, and their count.
+    /// Sum of `f(P[j,k], P[j,l])` over prior users having both, and their count.
     fn pair_sum(&self, k: usize, l: usize, f: impl Fn(f64, f64) -> f64) -> (f64, usize) {
         let (rk, rl) = (self.range(k), self.range(l));
         let (vk, vl) = (&self.values[rk.clone()], &self.values[rl.clone()]);
