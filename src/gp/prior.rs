@@ -361,6 +361,8 @@ impl PriorCells {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::trace::parse_trace;
 
@@ -562,6 +564,85 @@ mod tests {
         ];
         for kernel in bad_kernels {
             assert!(GpPrior::from_trace(&t, &[0], kernel).is_err(), "{kernel:?}");
+        }
+    }
+
+    /// A random trace: `n_users` × `n_models` cells, each present with the
+    /// given flag (every user keeps at least one model), as canonical CSV.
+    fn random_trace(n_models: usize, cells: &[(bool, f64)]) -> Trace {
+        let mut csv = String::from("user,model,accuracy,runtime_s\n");
+        for (u, row) in cells.chunks(n_models).enumerate() {
+            for (k, &(present, acc)) in row.iter().enumerate() {
+                if present || k == u % n_models {
+                    csv.push_str(&format!("u{u},m{k},{acc},{}\n", 1 + (u + k) % 5));
+                }
+            }
+        }
+        match parse_trace("random", csv.as_bytes()) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    proptest! {
+        /// The built prior equals a direct reading of DESIGN §3 over the
+        /// trace accessors (by trace model index, which need not follow the
+        /// CSV column order).
+        #[test]
+        fn prior_matches_direct_definition(
+            (n_models, cells, n_prior) in (1usize..6, 1usize..8).prop_flat_map(|(k, u)| (
+                Just(k),
+                prop::collection::vec((prop::bool::weighted(0.7), 0.0f64..1.0), k * u),
+                1..=u,
+            )),
+        ) {
+            let t = random_trace(n_models, &cells);
+            let prior_users: Vec<usize> = (0..n_prior).rev().collect();
+            let has = |j: usize, k: usize| t.is_available(j, k);
+            let a = |j: usize, k: usize| t.accuracy(j, k);
+            let mean_of = |k: usize| {
+                let xs: Vec<f64> = prior_users.iter().filter(|&&j| has(j, k)).map(|&j| a(j, k)).collect();
+                (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+            };
+            let all: Vec<f64> = prior_users.iter()
+                .flat_map(|&j| (0..t.n_models()).filter(move |&k| has(j, k)).map(move |k| a(j, k)))
+                .collect();
+            let grand = all.iter().sum::<f64>() / all.len() as f64;
+            let pooled = all.iter().map(|x| (x - grand) * (x - grand)).sum::<f64>() / all.len() as f64;
+            let k_all = t.n_models();
+            let m: Vec<f64> = (0..k_all).map(|k| mean_of(k).unwrap_or(grand)).collect();
+            let shared = |k: usize, l: usize| -> Vec<usize> {
+                prior_users.iter().copied().filter(|&j| has(j, k) && has(j, l)).collect()
+            };
+            let Ok(emp) = GpPrior::from_trace(&t, &prior_users, Kernel::Empirical) else {
+                panic!("empirical")
+            };
+            let Ok(rbf) = GpPrior::from_trace(&t, &prior_users, Kernel::Rbf { variance: 0.3, lengthscale: 0.2 }) else {
+                panic!("rbf")
+            };
+            for k in 0..k_all {
+                prop_assert!((emp.mean()[k] - m[k]).abs() < 1e-12);
+                prop_assert!((rbf.mean()[k] - m[k]).abs() < 1e-12);
+                for l in 0..k_all {
+                    let js = shared(k, l);
+                    let n = js.len() as f64;
+                    let want_emp = if js.is_empty() {
+                        if k == l { pooled } else { 0.0 }
+                    } else {
+                        js.iter().map(|&j| (a(j, k) - m[k]) * (a(j, l) - m[l])).sum::<f64>() / n
+                    };
+                    let want_rbf = if k == l {
+                        0.3
+                    } else if js.is_empty() {
+                        0.0
+                    } else {
+                        let d2 = js.iter().map(|&j| (a(j, k) - a(j, l)).powi(2)).sum::<f64>() / n;
+                        0.3 * (-d2 / (2.0 * 0.2 * 0.2)).exp()
+                    };
+                    prop_assert!((emp.cov()[[k, l]] - want_emp).abs() < 1e-12, "emp [{},{}]", k, l);
+                    prop_assert!((rbf.cov()[[k, l]] - want_rbf).abs() < 1e-12, "rbf [{},{}]", k, l);
+                }
+            }
         }
     }
 
