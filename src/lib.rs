@@ -9,6 +9,7 @@
 //! user of this library.
 
 pub mod error;
+pub mod gp;
 pub mod io_util;
 pub mod rng;
 pub mod trace;
