@@ -4,18 +4,23 @@
 //!   microsecond times, so simultaneous events are truly simultaneous and
 //!   their order is exact.
 //! - [`Tenants`]: the per-tenant state every policy may read.
-//! - [`simulate`]: the model-selection loop. It knows nothing of any specific
+//! - [`run_events`]: the event loop every simulation mode shares; a mode is
+//!   a [`Component`] that handles events and makes decisions after each
+//!   instant.
+//! - [`simulate`]: the model-selection mode. It knows nothing of any specific
 //!   policy; it talks to a [`Scheduler`](crate::policy::Scheduler) and a
 //!   [`Selector`](crate::policy::Selector) through their traits.
 
+mod event_loop;
 mod event_queue;
 mod gpu_pool;
 mod outcome;
 mod simulation;
 mod tenants;
 
+pub use event_loop::{Component, LoopEnd, run_events};
 pub use event_queue::{EventQueue, QueuedEvent};
 pub use gpu_pool::GpuPool;
 pub use outcome::{JobRecord, RunOutcome};
-pub use simulation::{SimConfig, SimInput, simulate};
+pub use simulation::{Event, SimConfig, SimInput, simulate};
 pub use tenants::Tenants;

@@ -1,5 +1,7 @@
-//! The model-selection simulation loop (DESIGN §2).
+//! The model-selection simulation (DESIGN §2), a [`Component`] of the event
+//! loop.
 
+use super::event_loop::{Component, run_events};
 use super::{EventQueue, GpuPool, JobRecord, RunOutcome, Tenants};
 use crate::error::{Error, Result};
 use crate::policy::{Scheduler, Selector};
@@ -34,10 +36,29 @@ pub struct SimInput<'a> {
 const COMPLETION: u8 = 0;
 const ARRIVAL: u8 = 1;
 
+/// An event of the model-selection simulation.
 #[derive(Debug, Clone, Copy)]
-enum Event {
-    Completion { job: u32 },
-    Arrival { tenant: u32 },
+pub enum Event {
+    /// Job number `job` completes.
+    Completion {
+        /// Index into the job log.
+        job: u32,
+    },
+    /// Tenant `tenant` arrives.
+    Arrival {
+        /// Tenant index.
+        tenant: u32,
+    },
+}
+
+struct ModelSelection<'a> {
+    trace: &'a Trace,
+    tenants: Tenants,
+    pool: GpuPool,
+    jobs: Vec<JobRecord>,
+    completion_order: Vec<u32>,
+    scheduler: &'a mut dyn Scheduler,
+    selector: &'a mut dyn Selector,
 }
 
 /// Run one simulation.
@@ -73,135 +94,115 @@ pub fn simulate(
             users.len()
         )));
     }
-    let mut tenants = Tenants::new(trace, users, arrivals, config.max_jobs_per_tenant);
     let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
     let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
     for (i, &t) in arrivals.iter().enumerate() {
         queue.push(t, ARRIVAL, Event::Arrival { tenant: i as u32 });
     }
-    let mut pool = GpuPool::new(config.gpus);
-    let mut jobs: Vec<JobRecord> = Vec::with_capacity(n_jobs_max);
-    let mut completion_order: Vec<u32> = Vec::with_capacity(n_jobs_max);
-    let mut events = 0u64;
-    let mut end: Micros = 0;
-    let mut cut_at = None;
-
-    while let Some(now) = queue.peek_time() {
-        if let Some(h) = config.horizon.filter(|&h| now > h) {
-            cut_at = Some(h);
-            break;
-        }
-        while queue.peek_time() == Some(now) {
-            let Some(ev) = queue.pop() else { break };
-            events += 1;
-            match ev.payload {
-                Event::Completion { job } => {
-                    let rec = &mut jobs[job as usize];
-                    rec.completed = true;
-                    let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
-                    pool.release(rec.gpu);
-                    tenants.complete(i, acc);
-                    completion_order.push(job);
-                    selector.observe(i, k, acc);
-                    scheduler.tenant_changed(&tenants, i);
-                }
-                Event::Arrival { tenant } => {
-                    tenants.arrive(tenant as usize);
-                    scheduler.tenant_changed(&tenants, tenant as usize);
-                }
-            }
-        }
-        end = now;
-        if config.horizon.is_some_and(|h| now >= h) {
-            continue;
-        }
-        fill_free_gpus(
-            now,
-            trace,
-            &mut tenants,
-            &mut pool,
-            &mut jobs,
-            &mut queue,
-            scheduler,
-            selector,
-        )?;
-    }
-    if let Some(h) = cut_at {
-        end = h;
-    }
-    let busy = jobs
+    let mut sim = ModelSelection {
+        trace,
+        tenants: Tenants::new(trace, users, arrivals, config.max_jobs_per_tenant),
+        pool: GpuPool::new(config.gpus),
+        jobs: Vec::with_capacity(n_jobs_max),
+        completion_order: Vec::with_capacity(n_jobs_max),
+        scheduler,
+        selector,
+    };
+    let end = run_events(&mut sim, &mut queue, config.horizon)?;
+    let busy = sim
+        .jobs
         .iter()
-        .map(|j| u128::from(j.end.min(end).saturating_sub(j.start)))
+        .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
         .sum();
     Ok(RunOutcome {
-        jobs,
-        completion_order,
-        end,
+        jobs: sim.jobs,
+        completion_order: sim.completion_order,
+        end: end.end,
         busy,
-        events,
+        events: end.events,
         gpus: config.gpus,
     })
 }
 
-/// Fill free GPUs lowest index first, one decision at a time.
-#[allow(clippy::too_many_arguments)]
-fn fill_free_gpus(
-    now: Micros,
-    trace: &Trace,
-    tenants: &mut Tenants,
-    pool: &mut GpuPool,
-    jobs: &mut Vec<JobRecord>,
-    queue: &mut EventQueue<Event>,
-    scheduler: &mut dyn Scheduler,
-    selector: &mut dyn Selector,
-) -> Result<()> {
-    while pool.free_count() > 0 {
-        let Some(i) = scheduler.pick(tenants, selector) else {
-            break;
-        };
-        if i >= tenants.len() || !tenants.is_eligible(i) {
-            return Err(Error::input(format!(
-                "internal error: the scheduler picked tenant {i}, which is not eligible"
-            )));
+impl Component for ModelSelection<'_> {
+    type Event = Event;
+
+    fn on_event(
+        &mut self,
+        _now: Micros,
+        event: Event,
+        _queue: &mut EventQueue<Event>,
+    ) -> Result<()> {
+        match event {
+            Event::Completion { job } => {
+                let rec = &mut self.jobs[job as usize];
+                rec.completed = true;
+                let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                self.pool.release(rec.gpu);
+                self.tenants.complete(i, acc);
+                self.completion_order.push(job);
+                self.selector.observe(i, k, acc);
+                self.scheduler.tenant_changed(&self.tenants, i);
+            }
+            Event::Arrival { tenant } => {
+                self.tenants.arrive(tenant as usize);
+                self.scheduler
+                    .tenant_changed(&self.tenants, tenant as usize);
+            }
         }
-        let Some(p) = selector.propose(tenants, i) else {
-            return Err(Error::input(format!(
-                "internal error: the selector proposed no model for eligible tenant {i}"
-            )));
-        };
-        let u = tenants.user(i);
-        if p.model >= trace.n_models()
-            || !trace.is_available(u, p.model)
-            || tenants.is_tried(i, p.model)
-        {
-            return Err(Error::input(format!(
-                "internal error: the selector proposed model {} for tenant {i}, which is unavailable or already tried",
-                p.model
-            )));
-        }
-        let Some(gpu) = pool.take_lowest() else {
-            break;
-        };
-        let finish = now
-            .checked_add(trace.runtime_us(u, p.model))
-            .ok_or_else(|| {
-                Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
-            })?;
-        let job = u32::try_from(jobs.len())
-            .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
-        jobs.push(JobRecord {
-            tenant: i as u32,
-            model: p.model as u32,
-            gpu,
-            start: now,
-            end: finish,
-            accuracy: trace.accuracy(u, p.model),
-            completed: false,
-        });
-        tenants.start(i, p.model);
-        selector.started(i, p.model);
-        scheduler.tenant_changed(tenants, i);
-        queue.push(finish, COMPLETION, Event::Completion { job });
+        Ok(())
     }
-    Ok(())
+
+    /// Fill free GPUs lowest index first, one decision at a time.
+    fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
+        while self.pool.free_count() > 0 {
+            let Some(i) = self.scheduler.pick(&self.tenants, self.selector) else {
+                break;
+            };
+            if i >= self.tenants.len() || !self.tenants.is_eligible(i) {
+                return Err(Error::input(format!(
+                    "internal error: the scheduler picked tenant {i}, which is not eligible"
+                )));
+            }
+            let Some(p) = self.selector.propose(&self.tenants, i) else {
+                return Err(Error::input(format!(
+                    "internal error: the selector proposed no model for eligible tenant {i}"
+                )));
+            };
+            let u = self.tenants.user(i);
+            if p.model >= self.trace.n_models()
+                || !self.trace.is_available(u, p.model)
+                || self.tenants.is_tried(i, p.model)
+            {
+                return Err(Error::input(format!(
+                    "internal error: the selector proposed model {} for tenant {i}, which is unavailable or already tried",
+                    p.model
+                )));
+            }
+            let Some(gpu) = self.pool.take_lowest() else {
+                break;
+            };
+            let finish = now
+                .checked_add(self.trace.runtime_us(u, p.model))
+                .ok_or_else(|| {
+                    Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
+                })?;
+            let job = u32::try_from(self.jobs.len())
+                .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
+            self.jobs.push(JobRecord {
+                tenant: i as u32,
+                model: p.model as u32,
+                gpu,
+                start: now,
+                end: finish,
+                accuracy: self.trace.accuracy(u, p.model),
+                completed: false,
+            });
+            self.tenants.start(i, p.model);
+            self.selector.started(i, p.model);
+            self.scheduler.tenant_changed(&self.tenants, i);
+            queue.push(finish, COMPLETION, Event::Completion { job });
+        }
+        Ok(())
+    }
 }
