@@ -22,3 +22,4 @@ pub mod metrics;
 pub mod policy;
 pub mod report;
 pub mod scenario;
+pub mod check;

@@ -96,7 +96,7 @@ fn parse_opt_i64(text: Option<&str>, field: &str, where_: &str) -> Result<Option
 }
 
 /// Turn a csv crate error into a message naming the file and line.
-pub(crate) fn csv_error(source: &str, err: &csv::Error) -> Error {
+pub fn csv_error(source: &str, err: &csv::Error) -> Error {
     let line = err.position().map(csv::Position::line);
     let at = line.map_or_else(String::new, |l| format!(": line {l}"));
     let what = match err.kind() {

@@ -15,7 +15,7 @@ mod row;
 mod time;
 
 pub use build::TraceBuilder;
-pub use csv_read::{load_trace, parse_trace};
+pub use csv_read::{csv_error as csv_error_for, load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use model_trace::Trace;
 pub use row::TraceRow;

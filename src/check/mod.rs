@@ -1,0 +1,8 @@
+//! `tenantsim check`: compare a results folder against golden results, so
+//! CI notices when a change moves a regret number.
+
+mod table;
+mod tolerance;
+
+pub use table::{SummaryTable, read_summary};
+pub use tolerance::{Drift, Tolerance, compare_summaries};
