@@ -23,10 +23,7 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
         .has_headers(true)
         .trim(csv::Trim::All)
         .from_reader(input);
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(source, &e))?
-        .clone();
+    let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
     if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
         return Err(Error::input(format!(
             "{source}: line 1: expected a header `user,model,accuracy,runtime_s[,model_year][,model_citations]`, found an empty file"

@@ -30,7 +30,11 @@ pub fn trace_to_csv(rows: &[TraceRow]) -> String {
             r.runtime_s
         );
         if year {
-            let _ = write!(out, ",{}", r.model_year.map_or(String::new(), |v| v.to_string()));
+            let _ = write!(
+                out,
+                ",{}",
+                r.model_year.map_or(String::new(), |v| v.to_string())
+            );
         }
         if cites {
             let _ = write!(
