@@ -11,6 +11,8 @@
 pub mod error;
 pub mod io_util;
 pub mod rng;
+#[doc(hidden)]
+pub mod testing;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
