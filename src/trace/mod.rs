@@ -6,10 +6,12 @@
 //! - [`Trace`] is the validated, dense, indexed form the simulator reads.
 //! - [`load_trace`] reads and validates the canonical CSV; [`write_trace`]
 //!   writes it (atomically).
+//! - [`generate`] makes synthetic traces (`gen syn`).
 
 mod build;
 mod csv_read;
 mod csv_write;
+pub mod generate;
 mod model_trace;
 mod row;
 mod time;
@@ -17,6 +19,7 @@ mod time;
 pub use build::TraceBuilder;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
+pub use generate::{CostDist, GenSynArgs, GenSynReport, SynParams, generate_syn, run_gen_syn};
 pub use model_trace::Trace;
 pub use row::TraceRow;
-pub use time::{MAX_RUNTIME_S, Micros, micros_to_secs_string, secs_to_micros};
+pub use time::{MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros};
