@@ -173,8 +173,8 @@ mod tests {
 
     const SMALL: &str = "\
       problema  svm_C  rf_caret  knn_R  min  max  mean  std
-       abalone   66.1     100.0     --  66.1 100 83.0 10
-    acute-infl    100        50   12.5  12.5 100 54.1 3.3
+         toy-a   61.3     100.0     --  61.3 100 80.7 10
+         toy-b    100        50   12.5  12.5 100 54.1 3.3
 -----------------------------------
           mean   83.0      75.0   12.5
            std    1.0       2.0    3.0
@@ -192,9 +192,9 @@ mod tests {
             (2, 3, 5, 1)
         );
         let acc: Vec<f64> = imp.rows.iter().map(|r| r.accuracy).collect();
-        assert_eq!(acc, [0.661, 1.0, 1.0, 0.5, 0.125]);
+        assert_eq!(acc, [0.613, 1.0, 1.0, 0.5, 0.125]);
         assert!(imp.rows.iter().all(|r| r.runtime_s == 1.0));
-        assert_eq!(imp.rows[4].user, "acute-infl");
+        assert_eq!(imp.rows[4].user, "toy-b");
         assert_eq!(imp.rows[4].model, "knn_R");
         assert_eq!(imp.runtime, RuntimeModel::Unit);
     }

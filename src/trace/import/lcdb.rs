@@ -252,9 +252,9 @@ mod tests {
     #[test]
     fn maps_columns_and_shortens_learners() {
         let text = lcdb(
-            "3,kr-vs-kp,SVC_linear,2588,0.07636,0.97542,0.96957,0.9741\n\
-             3,kr-vs-kp,sklearn.ensemble.RandomForestClassifier,2588,0.5,1.0,0.99,0.98\n\
-             6,letter,SVC_linear,16000,12.25,0.8,0.7,0.75\n",
+            "3,toy-a,SVC_linear,2000,0.0625,0.95,0.94,0.93\n\
+             3,toy-a,sklearn.ensemble.RandomForestClassifier,2000,0.5,1.0,0.99,0.98\n\
+             6,toy-b,SVC_linear,16000,12.25,0.8,0.7,0.75\n",
         );
         let imp = parse("small.csv", &text, &opts()).expect("valid");
         assert_eq!(

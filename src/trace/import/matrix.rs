@@ -374,8 +374,8 @@ mod tests {
 
     #[test]
     fn reads_mixed_whitespace_with_runtimes() {
-        let acc = "0.04\t0.05  0.03 \n\n0.08 \t0.13\t0.5\t\n";
-        let rt = "42.75\t96.0\t2250.0\n150.0 400.0 1.0\n";
+        let acc = "0.11\t0.42  0.27 \n\n0.52 \t0.61\t0.5\t\n";
+        let rt = "12.5\t80.0\t1500.0\n150.0 320.0 1.0\n";
         let imp = parse(&[one(acc, Some(rt))], None, None, None).expect("valid");
         assert_eq!(
             (imp.users, imp.models, imp.pairs(), imp.dropped),
@@ -384,7 +384,7 @@ mod tests {
         let r = &imp.rows[5];
         assert_eq!((r.user.as_str(), r.model.as_str()), ("u1", "m2"));
         assert_eq!((r.accuracy, r.runtime_s), (0.5, 1.0));
-        assert_eq!(imp.rows[2].runtime_s, 2250.0);
+        assert_eq!(imp.rows[2].runtime_s, 1500.0);
         assert_eq!(imp.runtime, RuntimeModel::Measured);
     }
 
@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn missing_token_drops_cells() {
-        let acc = "0.017 0.025 0\n0.03 0.0 0.04\n";
+        let acc = "0.21 0.35 0\n0.43 0.0 0.57\n";
         let imp =
             parse(&[one(acc, None)], None, Some("0"), Some(RuntimeModel::Unit)).expect("valid");
         assert_eq!((imp.pairs(), imp.dropped), (4, 2));
