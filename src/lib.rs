@@ -12,6 +12,8 @@ pub mod error;
 pub mod gp;
 pub mod io_util;
 pub mod rng;
+#[doc(hidden)]
+pub mod testing;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};

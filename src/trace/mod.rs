@@ -6,10 +6,15 @@
 //! - [`Trace`] is the validated, dense, indexed form the simulator reads.
 //! - [`load_trace`] reads and validates the canonical CSV; [`write_trace`]
 //!   writes it (atomically).
+//! - [`import`] turns published benchmark tables (LCDB, Fernández-Delgado,
+//!   plain matrices, ASlib) into trace rows; [`generate`] makes synthetic
+//!   traces (`gen syn`).
 
 mod build;
 mod csv_read;
 mod csv_write;
+pub mod generate;
+pub mod import;
 mod model_trace;
 mod row;
 mod time;
@@ -17,6 +22,8 @@ mod time;
 pub use build::TraceBuilder;
 pub use csv_read::{csv_error as csv_error_for, load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
+pub use generate::{CostDist, GenSynArgs, GenSynReport, SynParams, generate_syn, run_gen_syn};
+pub use import::{ImportArgs, ImportFormat, ImportReport, RuntimeModel, run_import};
 pub use model_trace::Trace;
 pub use row::TraceRow;
-pub use time::{MAX_RUNTIME_S, Micros, micros_to_secs_string, secs_to_micros};
+pub use time::{MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros};

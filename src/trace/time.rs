@@ -7,6 +7,11 @@ pub type Micros = u64;
 /// event time of a realistic run far from `u64` overflow.
 pub const MAX_RUNTIME_S: f64 = 1.0e9;
 
+/// Smallest runtime an importer or generator emits: one microsecond, the
+/// engine's time resolution. Where a format documents it, a measured runtime
+/// below it (e.g. a mean rounded to 0 in the source) is raised to it.
+pub const RUNTIME_FLOOR_S: f64 = 1e-6;
+
 /// Round a duration in seconds to the nearest microsecond, at least 1 µs
 /// (DESIGN §7). The caller guarantees `0 < secs <= MAX_RUNTIME_S`.
 pub fn secs_to_micros(secs: f64) -> Micros {
