@@ -17,6 +17,7 @@ pub mod testing;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod experiment;
@@ -24,4 +25,3 @@ pub mod metrics;
 pub mod policy;
 pub mod report;
 pub mod scenario;
-pub mod check;

@@ -80,7 +80,12 @@ pub fn compare_summaries(
         .rows
         .keys()
         .filter(|k| !results.rows.contains_key(*k))
-        .chain(results.rows.keys().filter(|k| !golden.rows.contains_key(*k)))
+        .chain(
+            results
+                .rows
+                .keys()
+                .filter(|k| !golden.rows.contains_key(*k)),
+        )
         .map(|(p, r)| format!("{p}/rep {r}"))
         .collect();
     if !missing.is_empty() {

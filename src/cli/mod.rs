@@ -1,5 +1,6 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
+mod check_cmd;
 mod run_cmd;
 mod validate_cmd;
 
@@ -29,6 +30,38 @@ pub enum Command {
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
+    /// Convert a published results table (LCDB, Fernández-Delgado, ease.ml
+    /// matrices, ASlib) into a canonical trace CSV.
+    Import(crate::trace::ImportArgs),
+    /// Generate a synthetic trace.
+    #[command(subcommand)]
+    Gen(GenCommand),
+    /// Compare a results folder with golden results; exit 1 on any drift.
+    Check(CheckArgs),
+}
+
+/// Generators of `tenantsim gen`.
+#[derive(Debug, Subcommand)]
+pub enum GenCommand {
+    /// The ease.ml synthetic workload: model means a_k ~ N(0.5, S²), user
+    /// accuracies ~ N(a_k, U²) clipped to [0, 1], costs from a distribution.
+    Syn(crate::trace::GenSynArgs),
+}
+
+/// Arguments of `tenantsim check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The results folder to check (its summary.csv).
+    pub results: PathBuf,
+    /// The golden results folder to compare against.
+    #[arg(long, value_name = "GOLDEN_DIR")]
+    pub against: PathBuf,
+    /// Relative tolerance: |x − g| ≤ atol + rtol·|g| passes.
+    #[arg(long, default_value_t = 1e-9, value_name = "R")]
+    pub rtol: f64,
+    /// Absolute tolerance.
+    #[arg(long, default_value_t = 1e-12, value_name = "A")]
+    pub atol: f64,
 }
 
 /// Arguments of `tenantsim run`.
@@ -71,5 +104,16 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => run_cmd::run(&args),
         Command::Validate(args) => validate_cmd::validate(&args),
+        Command::Import(args) => {
+            let report = crate::trace::run_import(&args)?;
+            eprintln!("{report}");
+            Ok(())
+        }
+        Command::Gen(GenCommand::Syn(args)) => {
+            let report = crate::trace::run_gen_syn(&args)?;
+            eprintln!("{report}");
+            Ok(())
+        }
+        Command::Check(args) => check_cmd::check(&args),
     }
 }

@@ -1,0 +1,66 @@
+//! `tenantsim check RESULTS --against GOLDEN`.
+
+use super::CheckArgs;
+use crate::check::{Tolerance, compare_summaries, read_summary};
+use crate::error::{Error, Result};
+
+/// Compare summaries; print a diff table and fail on drift.
+pub fn check(args: &CheckArgs) -> Result<()> {
+    for (name, v) in [("--rtol", args.rtol), ("--atol", args.atol)] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Error::usage(format!(
+                "{name}: expected a finite tolerance >= 0, got {v}"
+            )));
+        }
+    }
+    let got = read_summary(&args.results)?;
+    let golden = read_summary(&args.against)?;
+    let tol = Tolerance {
+        rtol: args.rtol,
+        atol: args.atol,
+    };
+    let drifts = compare_summaries(&got, &golden, tol)?;
+    let checked = golden.rows.len() * golden.metrics.len();
+    if drifts.is_empty() {
+        eprintln!(
+            "ok: {checked} values of {} match {} (rtol {:e}, atol {:e})",
+            got.source, golden.source, tol.rtol, tol.atol
+        );
+        return Ok(());
+    }
+    let header = ["policy", "rep", "metric", "got", "golden"];
+    let rows: Vec<[&str; 5]> = drifts
+        .iter()
+        .map(|d| [d.policy.as_str(), &d.rep, &d.metric, &d.got, &d.golden])
+        .collect();
+    let width = |c: usize| {
+        rows.iter()
+            .map(|r| r[c].chars().count())
+            .chain([header[c].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..5).map(width).collect();
+    let line = |cells: [&str; 5]| {
+        cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+    };
+    eprintln!("{}", line(header));
+    for r in rows {
+        eprintln!("{}", line(r));
+    }
+    Err(Error::input(format!(
+        "{} of {checked} values drifted beyond rtol {:e} / atol {:e} ({} vs {})",
+        drifts.len(),
+        tol.rtol,
+        tol.atol,
+        got.source,
+        golden.source
+    )))
+}
