@@ -1,0 +1,73 @@
+//! Every parser returns an error on garbage, never panics: arbitrary bytes
+//! and random edits of valid inputs (a stable-toolchain complement to the
+//! cargo-fuzz targets in `fuzz/`).
+
+use std::path::Path;
+
+use proptest::prelude::*;
+use tenantsim::scenario::{Overrides, parse_scenario};
+use tenantsim::trace::RuntimeModel;
+use tenantsim::trace::import::{aslib, fernandez_delgado, lcdb, matrix};
+use tenantsim::trace::parse_trace;
+
+const TRACE: &str = include_str!("../traces/hand.csv");
+const SCENARIO: &str = include_str!("../scenarios/quickstart.toml");
+const LCDB: &str = "openmlid,learner,traintime_mean_s,score_train_mean,score_valid_mean,score_test_mean\n\
+3,SVC_linear,0.07,0.97,0.96,0.97\n3,sklearn.tree.DecisionTreeClassifier,0.01,1.0,0.9,0.91\n";
+const ARFF: &str = "@relation runs\n@attribute instance_id string\n@attribute repetition numeric\n\
+@attribute algorithm string\n@attribute predictive_accuracy numeric\n@attribute runstatus {ok,timeout}\n\
+@data\ni1,1,a,0.5,ok\ni1,1,b,0.7,ok\n";
+
+/// `base` with up to a few random single-byte edits (replace, insert, delete).
+fn mutated(base: &'static str) -> impl Strategy<Value = Vec<u8>> {
+    proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..6).prop_map(move |edits| {
+        let mut b = base.as_bytes().to_vec();
+        for (pos, byte, op) in edits {
+            let i = pos % (b.len() + 1);
+            match op {
+                0 if i < b.len() => b[i] = byte,
+                1 => b.insert(i, byte),
+                _ if i < b.len() => {
+                    b.remove(i);
+                }
+                _ => {}
+            }
+        }
+        b
+    })
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn trace_parser_never_panics(bytes in prop_oneof![mutated(TRACE), proptest::collection::vec(any::<u8>(), 0..200)]) {
+        let _ = parse_trace("fuzz.csv", bytes.as_slice());
+    }
+
+    #[test]
+    fn scenario_parser_never_panics(bytes in mutated(SCENARIO)) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/fuzz.toml");
+        let _ = parse_scenario(&path, &text(&bytes), Overrides::default());
+    }
+
+    #[test]
+    fn importers_never_panic(l in mutated(LCDB), a in mutated(ARFF), m in mutated("0.5 0.6\n0.7 0\n")) {
+        let opts = lcdb::LcdbOptions { score: lcdb::LcdbScore::Test, complete_only: false, runtime: RuntimeModel::Measured };
+        let _ = lcdb::parse("l.csv", &text(&l), &opts);
+        let _ = fernandez_delgado::parse("r.txt", &text(&l), RuntimeModel::Unit);
+        let aopts = aslib::AslibOptions { measure: Some("predictive_accuracy".into()), runtime: Some(RuntimeModel::Unit) };
+        let _ = aslib::parse("a.arff", &text(&a), None, &aopts);
+        let m = text(&m);
+        let part = matrix::MatrixTexts {
+            accuracy: matrix::NamedText { name: "acc.txt", text: &m },
+            runtime: Some(matrix::NamedText { name: "time.txt", text: "1 2\n3 4\n" }),
+            row_labels: None,
+        };
+        let _ = matrix::parse(&[part], None, Some("0"), None);
+    }
+}
