@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod gp;
+pub mod interrupt;
 pub mod io_util;
 pub mod rng;
 #[doc(hidden)]

@@ -10,6 +10,7 @@ use crate::scenario::{Overrides, load_scenario};
 
 /// Run a scenario and write its results folder.
 pub fn run(args: &RunArgs) -> Result<()> {
+    crate::interrupt::install_handler();
     let scenario = load_scenario(
         &args.scenario,
         Overrides {

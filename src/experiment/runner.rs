@@ -104,7 +104,14 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
     let runs = pool.install(|| {
         (0..tasks)
             .into_par_iter()
-            .map(|t| simulate_one(scenario, t / n_pol as u64, (t % n_pol as u64) as usize))
+            .map(|t| {
+                if crate::interrupt::requested() {
+                    return Err(Error::interrupted(
+                        "interrupted: the run stopped before finishing; no results were written",
+                    ));
+                }
+                simulate_one(scenario, t / n_pol as u64, (t % n_pol as u64) as usize)
+            })
             .collect::<Result<Vec<_>>>()
     })?;
     Ok(ExperimentResult {

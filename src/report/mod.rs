@@ -14,7 +14,7 @@ pub use summary_csv::summary_csv;
 
 use crate::error::Result;
 use crate::experiment::ExperimentResult;
-use crate::io_util::{create_dir_all, write_atomic};
+use crate::io_util::{StagedDir, write_atomic};
 use crate::scenario::Scenario;
 
 /// What to write besides the always-written files.
@@ -25,27 +25,31 @@ pub struct ReportOptions {
 }
 
 /// Write the results folder `dir`; returns the names of the files written.
+/// The folder is staged under a temporary name and moved into place when
+/// every file is written ([`StagedDir`]), replacing an earlier one.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
     result: &ExperimentResult,
     options: ReportOptions,
 ) -> Result<Vec<&'static str>> {
-    create_dir_all(dir)?;
+    let staged = StagedDir::new(dir)?;
+    let tmp = staged.path();
     let mut written = Vec::new();
     write_atomic(
-        &dir.join("summary.csv"),
+        &tmp.join("summary.csv"),
         summary_csv(scenario, result).as_bytes(),
     )?;
     written.push("summary.csv");
     if options.jobs {
-        write_atomic(&dir.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
+        write_atomic(&tmp.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
         written.push("jobs.csv");
     }
     write_atomic(
-        &dir.join("run.json"),
+        &tmp.join("run.json"),
         run_manifest(scenario, result).as_bytes(),
     )?;
     written.push("run.json");
+    staged.commit()?;
     Ok(written)
 }
