@@ -44,12 +44,88 @@ fn default_thresholds() -> Vec<f64> {
     vec![0.05, 0.02, 0.01]
 }
 
-/// `[trace]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[trace]`: exactly one of `path` (a canonical trace CSV), `[trace.import]`
+/// (convert a published table on the fly) or `[trace.syn]` (generate the
+/// ease.ml synthetic workload in memory).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSection {
     /// Canonical trace CSV, relative to the scenario file.
-    pub path: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Import a published table when the scenario loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<TraceImportSection>,
+    /// Generate a synthetic trace when the scenario loads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn: Option<TraceSynSection>,
+}
+
+/// `[trace.import]`: the options of `tenantsim import`, with paths relative
+/// to the scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceImportSection {
+    /// `lcdb`, `fernandez-delgado`, `matrix` or `aslib`.
+    pub format: String,
+    /// Input files.
+    pub inputs: Vec<PathBuf>,
+    /// `measured` or `unit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// lcdb: `test`, `valid` or `train`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<String>,
+    /// lcdb: only data sets with every learner.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub complete_only: bool,
+    /// matrix: runtime matrices, one per input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runtime_matrix: Vec<PathBuf>,
+    /// matrix: row label files, one per input.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub row_labels: Vec<PathBuf>,
+    /// matrix: column label file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub col_labels: Option<PathBuf>,
+    /// matrix: the token meaning "missing".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// aslib: the performance measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<String>,
+}
+
+/// `[trace.syn]`: the parameters of `tenantsim gen syn`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSynSection {
+    /// Number of users.
+    pub users: usize,
+    /// Number of models.
+    pub models: usize,
+    /// S: SD of the model means around 0.5 (default 0.1).
+    #[serde(default = "default_model_sd")]
+    pub model_sd: f64,
+    /// U: SD of a user's accuracy around the model mean (default 0.05).
+    #[serde(default = "default_user_sd")]
+    pub user_sd: f64,
+    /// Runtime distribution (default `uniform(0,2)`).
+    #[serde(default = "default_cost")]
+    pub cost: String,
+    /// Generator seed (default 0; independent of the scenario seed).
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_model_sd() -> f64 {
+    0.1
+}
+fn default_user_sd() -> f64 {
+    0.05
+}
+fn default_cost() -> String {
+    "uniform(0,2)".into()
 }
 
 /// `[split]`: explicit user lists, or counts sampled afresh per repetition.

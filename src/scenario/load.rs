@@ -4,15 +4,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sha2::{Digest, Sha256};
-
-use super::{PolicySection, ScenarioFile, SplitPlan};
+use super::{PolicySection, ScenarioFile, SplitPlan, load_trace_source};
 use crate::engine::SimConfig;
 use crate::error::{Error, Result};
 use crate::io_util::read_input;
 use crate::policy::registry::{self, SchedulerSpec, SelectorSpec};
 use crate::policy::{Params, SchedulerFactory, SelectorFactory};
-use crate::trace::{Trace, parse_trace};
+use crate::trace::Trace;
 
 /// Command-line values that replace the file's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,9 +55,11 @@ pub struct Scenario {
     /// The file's contents after command-line overrides (the "resolved
     /// scenario" recorded in `run.json`).
     pub file: ScenarioFile,
-    /// The trace file, resolved relative to the scenario.
+    /// The trace file, resolved relative to the scenario (or how an
+    /// imported or generated trace was made).
     pub trace_path: PathBuf,
-    /// SHA-256 of the trace file's bytes, hex.
+    /// SHA-256 of the trace file's bytes (or of the canonical CSV of an
+    /// imported or generated trace), hex.
     pub trace_sha256: String,
     /// The trace, shared read-only by every repetition.
     pub trace: Arc<Trace>,
@@ -116,14 +116,10 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
     check_top_level(&at, &file)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
-    let trace_path = base.join(&file.trace.path);
-    let trace_bytes =
-        read_input(&trace_path, "trace").map_err(|e| e.context(format!("{at}: [trace].path")))?;
-    let trace_sha256 = hex(&Sha256::digest(&trace_bytes));
-    let trace = Arc::new(parse_trace(
-        &trace_path.display().to_string(),
-        trace_bytes.as_slice(),
-    )?);
+    let loaded = load_trace_source(&at, base, &file.trace)?;
+    let trace = loaded.trace;
+    let trace_path = loaded.origin;
+    let trace_sha256 = loaded.sha256;
 
     let split = resolve_split(&at, &file, &trace)?;
     let config = SimConfig {
@@ -367,8 +363,4 @@ fn resolve_policy(at: &str, index: usize, p: &PolicySection, trace: &Trace) -> R
         make_scheduler,
         make_selector,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -23,7 +23,9 @@ pub use build::TraceBuilder;
 pub use csv_read::{csv_error as csv_error_for, load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use generate::{CostDist, GenSynArgs, GenSynReport, SynParams, generate_syn, run_gen_syn};
-pub use import::{ImportArgs, ImportFormat, ImportReport, RuntimeModel, run_import};
+pub use import::{
+    ImportArgs, ImportFormat, ImportReport, Imported, RuntimeModel, import_rows, run_import,
+};
 pub use model_trace::Trace;
 pub use row::TraceRow;
 pub use time::{MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros};

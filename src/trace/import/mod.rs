@@ -238,8 +238,25 @@ impl fmt::Display for ImportReport {
 /// Options that do not apply to the format, or a wrong number of inputs, are
 /// usage errors; malformed input is an input error naming file and line.
 pub fn run_import(args: &ImportArgs) -> Result<ImportReport> {
+    let imported = import_rows(args)?;
+    write_trace(&args.out, &imported.rows)?;
+    Ok(ImportReport {
+        format: args.format,
+        out: args.out.clone(),
+        users: imported.users,
+        models: imported.models,
+        pairs: imported.pairs(),
+        dropped: imported.dropped,
+        runtime_floored: imported.runtime_floored,
+        runtime: imported.runtime,
+    })
+}
+
+/// Import `args.inputs` in `args.format` and validate, without writing
+/// (`args.out` is not used). Scenarios that import on the fly use this.
+pub fn import_rows(args: &ImportArgs) -> Result<Imported> {
     check_options(args)?;
-    let imported = match args.format {
+    Ok(match args.format {
         ImportFormat::Lcdb => {
             let opts = lcdb::LcdbOptions {
                 score: args.score.unwrap_or_default(),
@@ -268,17 +285,6 @@ pub fn run_import(args: &ImportArgs) -> Result<ImportReport> {
             };
             matrix::read_with_stats(&parts, &opts)?
         }
-    };
-    write_trace(&args.out, &imported.rows)?;
-    Ok(ImportReport {
-        format: args.format,
-        out: args.out.clone(),
-        users: imported.users,
-        models: imported.models,
-        pairs: imported.pairs(),
-        dropped: imported.dropped,
-        runtime_floored: imported.runtime_floored,
-        runtime: imported.runtime,
     })
 }
 
