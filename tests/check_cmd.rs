@@ -37,7 +37,7 @@ fn fresh_run_matches_golden() {
         .arg(repo("tests/golden/quickstart"))
         .assert()
         .success()
-        .stderr(contains("ok: 400 values"));
+        .stderr(contains("ok: 640 values"));
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn perturbed_golden_number_fails_the_check() {
         .code(1)
         .stderr(contains("cumulative_regret"))
         .stderr(contains("15.3000153"))
-        .stderr(contains("1 of 400 values drifted"));
+        .stderr(contains("1 of 640 values drifted"));
     // A loose enough tolerance accepts it.
     tenantsim()
         .arg("check")

@@ -44,7 +44,8 @@ fn quickstart_writes_its_results_folder() {
         lines.next(),
         Some(
             "policy,rep,tenants,final_loss,cumulative_regret,time_to_0.2_s,time_to_0.1_s,\
-             time_to_0.05_s,jobs,gpu_busy_fraction,end_s,events"
+             time_to_0.05_s,jobs,gpu_busy_fraction,end_s,events,regret_area_mean,regret_area_p50,\
+             regret_area_p90,regret_area_max,jain_index,abandoned"
         )
     );
     // 10 repetitions × 4 policies; the first row is the hand-computed run

@@ -110,6 +110,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
                     gpus: c.gpus,
                     max_jobs_per_tenant: c.max_jobs,
                     horizon: None,
+                    ..SimConfig::default()
                 },
             };
             let out = simulate(&input, scheduler.as_mut(), selector.as_mut())

@@ -23,4 +23,4 @@ pub use event_queue::{EventQueue, QueuedEvent};
 pub use gpu_pool::GpuPool;
 pub use outcome::{JobRecord, RunOutcome};
 pub use simulation::{Event, SimConfig, SimInput, simulate};
-pub use tenants::Tenants;
+pub use tenants::{TenantLimits, Tenants};

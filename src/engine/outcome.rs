@@ -20,6 +20,9 @@ pub struct JobRecord {
     /// Whether the job completed within the run (false when the horizon
     /// cut it off; its accuracy was then never observed).
     pub completed: bool,
+    /// Whether the job was cancelled because its tenant left (`end` is
+    /// then the cancel time).
+    pub cancelled: bool,
 }
 
 /// The log of one simulation, from which every metric is computed.
@@ -37,4 +40,8 @@ pub struct RunOutcome {
     pub events: u64,
     /// Number of GPUs.
     pub gpus: u32,
+    /// Per tenant: when it left for lack of patience.
+    pub left_at: Vec<Option<Micros>>,
+    /// Per tenant: whether it hit its GPU-time budget.
+    pub budget_exhausted: Vec<bool>,
 }

@@ -2,7 +2,7 @@
 //! loop.
 
 use super::event_loop::{Component, run_events};
-use super::{EventQueue, GpuPool, JobRecord, RunOutcome, Tenants};
+use super::{EventQueue, GpuPool, JobRecord, RunOutcome, TenantLimits, Tenants};
 use crate::error::{Error, Result};
 use crate::policy::{Scheduler, Selector};
 use crate::trace::{Micros, Trace};
@@ -16,6 +16,20 @@ pub struct SimConfig {
     pub max_jobs_per_tenant: u32,
     /// Stop simulated time here (µs), if set.
     pub horizon: Option<Micros>,
+    /// Per-tenant limits.
+    pub limits: TenantLimits,
+}
+
+impl Default for SimConfig {
+    /// One GPU, one job per tenant at a time, no horizon, no limits.
+    fn default() -> Self {
+        Self {
+            gpus: 1,
+            max_jobs_per_tenant: 1,
+            horizon: None,
+            limits: TenantLimits::default(),
+        }
+    }
 }
 
 /// Everything one simulation reads.
@@ -32,9 +46,12 @@ pub struct SimInput<'a> {
 }
 
 /// Event kinds, in the order they are processed at one instant (DESIGN §2:
-/// completions, then arrivals, then free GPUs are filled).
+/// completions, then arrivals, then free GPUs are filled). A patience
+/// deadline comes after both, so a job completing exactly at the deadline
+/// counts as in time.
 const COMPLETION: u8 = 0;
 const ARRIVAL: u8 = 1;
+const PATIENCE: u8 = 2;
 
 /// An event of the model-selection simulation.
 #[derive(Debug, Clone, Copy)]
@@ -49,13 +66,27 @@ pub enum Event {
         /// Tenant index.
         tenant: u32,
     },
+    /// Tenant `tenant`'s patience runs out: it leaves if it has no
+    /// completed job.
+    Patience {
+        /// Tenant index.
+        tenant: u32,
+    },
 }
+
+/// No job (end of a per-tenant job chain).
+const NO_JOB: u32 = u32::MAX;
 
 struct ModelSelection<'a> {
     trace: &'a Trace,
     tenants: Tenants,
     pool: GpuPool,
     jobs: Vec<JobRecord>,
+    /// Per job: the previous job of the same tenant (a chain per tenant).
+    prev_job: Vec<u32>,
+    /// Per tenant: its latest job.
+    last_job: Vec<u32>,
+    left_at: Vec<Option<Micros>>,
     completion_order: Vec<u32>,
     scheduler: &'a mut dyn Scheduler,
     selector: &'a mut dyn Selector,
@@ -95,15 +126,24 @@ pub fn simulate(
         )));
     }
     let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
-    let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
+    let mut queue = EventQueue::with_capacity(2 * users.len() + config.gpus as usize);
     for (i, &t) in arrivals.iter().enumerate() {
         queue.push(t, ARRIVAL, Event::Arrival { tenant: i as u32 });
     }
     let mut sim = ModelSelection {
         trace,
-        tenants: Tenants::new(trace, users, arrivals, config.max_jobs_per_tenant),
+        tenants: Tenants::new(
+            trace,
+            users,
+            arrivals,
+            config.max_jobs_per_tenant,
+            config.limits,
+        ),
         pool: GpuPool::new(config.gpus),
         jobs: Vec::with_capacity(n_jobs_max),
+        prev_job: Vec::with_capacity(n_jobs_max),
+        last_job: vec![NO_JOB; users.len()],
+        left_at: vec![None; users.len()],
         completion_order: Vec::with_capacity(n_jobs_max),
         scheduler,
         selector,
@@ -114,6 +154,9 @@ pub fn simulate(
         .iter()
         .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
         .sum();
+    let budget_exhausted = (0..users.len())
+        .map(|i| sim.tenants.is_exhausted(i))
+        .collect();
     Ok(RunOutcome {
         jobs: sim.jobs,
         completion_order: sim.completion_order,
@@ -121,21 +164,21 @@ pub fn simulate(
         busy,
         events: end.events,
         gpus: config.gpus,
+        left_at: sim.left_at,
+        budget_exhausted,
     })
 }
 
 impl Component for ModelSelection<'_> {
     type Event = Event;
 
-    fn on_event(
-        &mut self,
-        _now: Micros,
-        event: Event,
-        _queue: &mut EventQueue<Event>,
-    ) -> Result<()> {
+    fn on_event(&mut self, now: Micros, event: Event, queue: &mut EventQueue<Event>) -> Result<()> {
         match event {
             Event::Completion { job } => {
                 let rec = &mut self.jobs[job as usize];
+                if rec.cancelled {
+                    return Ok(());
+                }
                 rec.completed = true;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
                 self.pool.release(rec.gpu);
@@ -148,6 +191,15 @@ impl Component for ModelSelection<'_> {
                 self.tenants.arrive(tenant as usize);
                 self.scheduler
                     .tenant_changed(&self.tenants, tenant as usize);
+                if let Some(p) = self.tenants.limits().patience {
+                    queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
+                }
+            }
+            Event::Patience { tenant } => {
+                let i = tenant as usize;
+                if self.tenants.completed(i) == 0 && !self.tenants.has_left(i) {
+                    self.leave(i, now);
+                }
             }
         }
         Ok(())
@@ -179,14 +231,20 @@ impl Component for ModelSelection<'_> {
                     p.model
                 )));
             }
+            let runtime = self.trace.runtime_us(u, p.model);
+            if self.tenants.would_exceed_budget(i, runtime) {
+                // The job that would cross the budget is not started; the
+                // tenant stops being eligible.
+                self.tenants.exhaust(i);
+                self.scheduler.tenant_changed(&self.tenants, i);
+                continue;
+            }
             let Some(gpu) = self.pool.take_lowest() else {
                 break;
             };
-            let finish = now
-                .checked_add(self.trace.runtime_us(u, p.model))
-                .ok_or_else(|| {
-                    Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
-                })?;
+            let finish = now.checked_add(runtime).ok_or_else(|| {
+                Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
+            })?;
             let job = u32::try_from(self.jobs.len())
                 .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
             self.jobs.push(JobRecord {
@@ -197,12 +255,38 @@ impl Component for ModelSelection<'_> {
                 end: finish,
                 accuracy: self.trace.accuracy(u, p.model),
                 completed: false,
+                cancelled: false,
             });
-            self.tenants.start(i, p.model);
+            self.prev_job.push(self.last_job[i]);
+            self.last_job[i] = job;
+            self.tenants.start(i, p.model, runtime);
             self.selector.started(i, p.model);
             self.scheduler.tenant_changed(&self.tenants, i);
             queue.push(finish, COMPLETION, Event::Completion { job });
         }
         Ok(())
+    }
+}
+
+impl ModelSelection<'_> {
+    /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
+    /// freed, their accuracy never observed), it is never eligible again and
+    /// its loss stays frozen.
+    fn leave(&mut self, i: usize, now: Micros) {
+        self.tenants.leave(i);
+        self.left_at[i] = Some(now);
+        let mut j = self.last_job[i];
+        while j != NO_JOB {
+            let rec = &mut self.jobs[j as usize];
+            if !rec.completed && !rec.cancelled {
+                rec.cancelled = true;
+                let planned = rec.end - rec.start;
+                rec.end = now;
+                self.pool.release(rec.gpu);
+                self.tenants.cancel_job(i, planned, now - rec.start);
+            }
+            j = self.prev_job[j as usize];
+        }
+        self.scheduler.tenant_changed(&self.tenants, i);
     }
 }

@@ -18,12 +18,36 @@ pub struct Tenants {
     /// `n × K` mask over trace models: completed or running.
     tried: Vec<bool>,
     max_running: u32,
+    started: Vec<u32>,
+    /// GPU-µs of completed plus running jobs.
+    used: Vec<u64>,
+    left: Vec<bool>,
+    exhausted: Vec<bool>,
+    limits: TenantLimits,
+}
+
+/// Per-tenant limits (DESIGN §2 leaves them to the scenario's `[limits]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TenantLimits {
+    /// GPU-µs a tenant may use (completed plus running jobs); the job that
+    /// would cross it is not started and the tenant stops being eligible.
+    pub budget: Option<Micros>,
+    /// Jobs a tenant may start in total.
+    pub max_jobs: Option<u32>,
+    /// A tenant with no completed job this long after arriving leaves.
+    pub patience: Option<Micros>,
 }
 
 impl Tenants {
     /// Fresh state for trace users `users` (ascending), arriving at
     /// `arrival` (µs), each allowed `max_running` concurrent jobs.
-    pub fn new(trace: &Trace, users: &[usize], arrival: &[Micros], max_running: u32) -> Self {
+    pub fn new(
+        trace: &Trace,
+        users: &[usize],
+        arrival: &[Micros],
+        max_running: u32,
+        limits: TenantLimits,
+    ) -> Self {
         let n = users.len();
         let k = trace.n_models();
         Self {
@@ -40,7 +64,40 @@ impl Tenants {
             best: vec![0.0; n],
             tried: vec![false; n * k],
             max_running,
+            started: vec![0; n],
+            used: vec![0; n],
+            left: vec![false; n],
+            exhausted: vec![false; n],
+            limits,
         }
+    }
+
+    /// Jobs tenant `i` has started (running, completed or cancelled).
+    pub fn started(&self, i: usize) -> u32 {
+        self.started[i]
+    }
+    /// GPU-µs of tenant `i`'s completed and running jobs.
+    pub fn used(&self, i: usize) -> u64 {
+        self.used[i]
+    }
+    /// Whether tenant `i` left for lack of patience.
+    pub fn has_left(&self, i: usize) -> bool {
+        self.left[i]
+    }
+    /// Whether tenant `i` hit its GPU-time budget.
+    pub fn is_exhausted(&self, i: usize) -> bool {
+        self.exhausted[i]
+    }
+    /// The per-tenant limits.
+    pub fn limits(&self) -> TenantLimits {
+        self.limits
+    }
+    /// Whether starting a job of `runtime` µs would put tenant `i` over its
+    /// budget.
+    pub fn would_exceed_budget(&self, i: usize, runtime: Micros) -> bool {
+        self.limits
+            .budget
+            .is_some_and(|b| self.used[i].saturating_add(runtime) > b)
     }
 
     /// Number of tenants.
@@ -93,21 +150,44 @@ impl Tenants {
     }
 
     /// Eligible (DESIGN §2): arrived, has untried models, and fewer running
-    /// jobs than the limit.
+    /// jobs than the limit; and, with `[limits]`, has not left, is within
+    /// its budget and has started fewer than `max_jobs` jobs.
     pub fn is_eligible(&self, i: usize) -> bool {
-        self.arrived[i] && self.untried[i] > 0 && self.running[i] < self.max_running
+        self.arrived[i]
+            && self.untried[i] > 0
+            && self.running[i] < self.max_running
+            && !self.left[i]
+            && !self.exhausted[i]
+            && self.limits.max_jobs.is_none_or(|m| self.started[i] < m)
     }
 
     pub(super) fn arrive(&mut self, i: usize) {
         self.arrived[i] = true;
     }
 
-    pub(super) fn start(&mut self, i: usize, k: usize) {
+    pub(super) fn start(&mut self, i: usize, k: usize, runtime: Micros) {
         let slot = &mut self.tried[i * self.n_models + k];
         debug_assert!(!*slot, "pair started twice");
         *slot = true;
         self.untried[i] -= 1;
         self.running[i] += 1;
+        self.started[i] += 1;
+        self.used[i] = self.used[i].saturating_add(runtime);
+    }
+
+    pub(super) fn exhaust(&mut self, i: usize) {
+        self.exhausted[i] = true;
+    }
+
+    /// Tenant `i` leaves; its running jobs were cancelled after `ran` µs of
+    /// their `planned` µs.
+    pub(super) fn cancel_job(&mut self, i: usize, planned: Micros, ran: Micros) {
+        self.running[i] -= 1;
+        self.used[i] = self.used[i].saturating_sub(planned - ran);
+    }
+
+    pub(super) fn leave(&mut self, i: usize) {
+        self.left[i] = true;
     }
 
     /// Record a completion; returns the previous best.

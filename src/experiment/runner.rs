@@ -6,7 +6,9 @@ use rayon::prelude::*;
 
 use crate::engine::{RunOutcome, SimInput, simulate};
 use crate::error::{Error, Result};
-use crate::metrics::{LossCurve, RunMetrics};
+use crate::metrics::{
+    LossCurve, RunMetrics, TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics,
+};
 use crate::policy::RepContext;
 use crate::scenario::{Scenario, Split};
 use crate::trace::Micros;
@@ -35,6 +37,12 @@ pub struct RepResult {
     pub curve: LossCurve,
     /// Summary figures.
     pub metrics: RunMetrics,
+    /// What each tenant experienced.
+    pub tenants: Vec<TenantMetrics>,
+    /// Each tenant's regret area alone on the cluster (with `fairness`).
+    pub isolated_area: Option<Vec<f64>>,
+    /// Aggregates of `tenants`.
+    pub tenant_aggregate: TenantAggregate,
 }
 
 /// Every run of a scenario, in (repetition, policy) order.
@@ -55,28 +63,37 @@ pub struct ExperimentResult {
 pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepResult> {
     let seed = scenario.seed();
     let split = scenario.split.resolve(seed, rep);
-    let arrivals = vec![0; split.tenants.len()];
-    let ctx = RepContext {
-        trace: &scenario.trace,
-        tenants: &split.tenants,
-        prior: &split.prior,
-        seed,
-        repetition: rep,
-    };
+    let arrivals = scenario
+        .arrivals
+        .sample(&split.tenants, &scenario.trace, seed, rep)?;
     let p = &scenario.policies[policy];
     let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let mut scheduler = (p.make_scheduler)(&ctx).map_err(|e| e.context(context()))?;
-    let mut selector = (p.make_selector)(&ctx).map_err(|e| e.context(context()))?;
-    let input = SimInput {
-        trace: &scenario.trace,
-        tenants: &split.tenants,
-        arrivals: &arrivals,
-        config: scenario.config,
-    };
-    let outcome = simulate(&input, scheduler.as_mut(), selector.as_mut())
+    let outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
         .map_err(|e| e.context(context()))?;
     let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
     let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
+    let limits = scenario.config.limits;
+    let tenants = tenant_metrics(
+        &scenario.trace,
+        &split.tenants,
+        &arrivals,
+        &outcome,
+        limits,
+        &scenario.thresholds,
+    );
+    let isolated_area = if scenario.file.fairness {
+        let mut areas = Vec::with_capacity(split.tenants.len());
+        for &u in &split.tenants {
+            let alone = run_policy(scenario, policy, rep, &split, &[u], &[0])
+                .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
+            let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
+            areas.push(m[0].regret_area);
+        }
+        Some(areas)
+    } else {
+        None
+    };
+    let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref());
     Ok(RepResult {
         policy,
         rep,
@@ -85,7 +102,39 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
         outcome,
         curve,
         metrics,
+        tenants,
+        isolated_area,
+        tenant_aggregate,
     })
+}
+
+/// Simulate policy `policy` for `tenants` (a subset of the split's tenants)
+/// arriving at `arrivals`, with fresh policies built for repetition `rep`.
+fn run_policy(
+    scenario: &Scenario,
+    policy: usize,
+    rep: u64,
+    split: &Split,
+    tenants: &[usize],
+    arrivals: &[Micros],
+) -> Result<RunOutcome> {
+    let ctx = RepContext {
+        trace: &scenario.trace,
+        tenants,
+        prior: &split.prior,
+        seed: scenario.seed(),
+        repetition: rep,
+    };
+    let p = &scenario.policies[policy];
+    let mut scheduler = (p.make_scheduler)(&ctx)?;
+    let mut selector = (p.make_selector)(&ctx)?;
+    let input = SimInput {
+        trace: &scenario.trace,
+        tenants,
+        arrivals,
+        config: scenario.config,
+    };
+    simulate(&input, scheduler.as_mut(), selector.as_mut())
 }
 
 /// Run every repetition × policy of `scenario`, in parallel, and return the

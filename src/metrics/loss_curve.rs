@@ -143,14 +143,15 @@ impl LossCurve {
     }
 
     /// T(θ): the first τ at or after the last arrival with L(τ) ≤ θ, or
-    /// `None` (∞) if the run never gets there (DESIGN §2).
+    /// `None` (∞) if the run never gets there (DESIGN §2). The comparison
+    /// allows [`THETA_SLACK`](super::THETA_SLACK) for float rounding.
     pub fn time_to(&self, theta: f64) -> Option<Micros> {
         let from = self
             .times
             .partition_point(|&x| x <= self.last_arrival)
             .checked_sub(1)?;
         (from..self.times.len())
-            .find(|&j| self.mean(j) <= theta)
+            .find(|&j| self.mean(j) <= theta + super::THETA_SLACK)
             .map(|j| self.times[j].max(self.last_arrival))
     }
 }

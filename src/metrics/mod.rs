@@ -3,6 +3,17 @@
 
 mod loss_curve;
 mod run_metrics;
+mod tenant_metrics;
 
 pub use loss_curve::LossCurve;
 pub use run_metrics::RunMetrics;
+pub use tenant_metrics::{
+    TenantAggregate, TenantMetrics, aggregate_tenants, jain_index, quantile, tenant_metrics,
+};
+
+/// Slack in every "loss ≤ θ" test. Losses are differences of accuracies
+/// (A* − best), and float subtraction can land a hair above a threshold the
+/// decimal values meet exactly (0.9 − 0.7 = 0.20000000000000007 > 0.2), so
+/// L(τ) ≤ θ is tested as L(τ) ≤ θ + 1e-12. Accuracies lie in [0, 1], so
+/// rounding errors are ~1e-16 and no genuine difference is this small.
+pub const THETA_SLACK: f64 = 1e-12;

@@ -4,6 +4,7 @@ mod csv_text;
 mod jobs_csv;
 mod manifest;
 mod summary_csv;
+mod tenants_csv;
 
 use std::path::Path;
 
@@ -11,6 +12,7 @@ pub use csv_text::{csv_field, secs_or_inf};
 pub use jobs_csv::jobs_csv;
 pub use manifest::run_manifest;
 pub use summary_csv::summary_csv;
+pub use tenants_csv::tenants_csv;
 
 use crate::error::Result;
 use crate::experiment::ExperimentResult;
@@ -41,6 +43,11 @@ pub fn write_results(
         summary_csv(scenario, result).as_bytes(),
     )?;
     written.push("summary.csv");
+    write_atomic(
+        &tmp.join("tenants.csv"),
+        tenants_csv(scenario, result).as_bytes(),
+    )?;
+    written.push("tenants.csv");
     if options.jobs {
         write_atomic(&tmp.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
         written.push("jobs.csv");

@@ -11,14 +11,21 @@ use crate::trace::micros_to_secs_string;
 ///
 /// Columns: `policy,rep,tenants,final_loss,cumulative_regret,`
 /// `time_to_<θ>_s` for each θ (seconds, `inf` if never reached),
-/// `jobs,gpu_busy_fraction,end_s,events`. Floats use Rust's shortest
+/// `jobs,gpu_busy_fraction,end_s,events`, then the per-tenant aggregates
+/// `regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max`
+/// (accuracy·s from each tenant's arrival), `jain_index` (over regret areas
+/// normalised by each tenant's isolated area; `n/a` with `fairness =
+/// false`) and `abandoned` (tenants that left). Floats use Rust's shortest
 /// round-trip formatting, so the text is the same on every machine.
 pub fn summary_csv(scenario: &Scenario, result: &ExperimentResult) -> String {
     let mut out = String::from("policy,rep,tenants,final_loss,cumulative_regret");
     for t in &scenario.thresholds {
         let _ = write!(out, ",time_to_{t}_s");
     }
-    out.push_str(",jobs,gpu_busy_fraction,end_s,events\n");
+    out.push_str(",jobs,gpu_busy_fraction,end_s,events");
+    out.push_str(
+        ",regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max,jain_index,abandoned\n",
+    );
     for r in &result.runs {
         let m = &r.metrics;
         let _ = write!(
@@ -33,13 +40,20 @@ pub fn summary_csv(scenario: &Scenario, result: &ExperimentResult) -> String {
         for t in &m.time_to {
             let _ = write!(out, ",{}", secs_or_inf(*t));
         }
+        let a = &r.tenant_aggregate;
         let _ = writeln!(
             out,
-            ",{},{},{},{}",
+            ",{},{},{},{},{},{},{},{},{},{}",
             m.jobs,
             m.gpu_busy_fraction,
             micros_to_secs_string(m.end),
-            m.events
+            m.events,
+            a.area_mean,
+            a.area_p50,
+            a.area_p90,
+            a.area_max,
+            a.jain.map_or_else(|| "n/a".to_string(), |j| j.to_string()),
+            a.abandoned
         );
     }
     out

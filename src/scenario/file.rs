@@ -34,6 +34,85 @@ pub struct ScenarioFile {
     /// The policies to compare (`[[policy]]`, at least one).
     #[serde(rename = "policy", default)]
     pub policies: Vec<PolicySection>,
+    /// When tenants arrive (default: all at t = 0).
+    #[serde(default, skip_serializing_if = "ArrivalsSection::is_default")]
+    pub arrivals: ArrivalsSection,
+    /// Per-tenant limits (default: none).
+    #[serde(default, skip_serializing_if = "LimitsSection::is_default")]
+    pub limits: LimitsSection,
+    /// Also run every tenant alone on the cluster, for the fairness index
+    /// over regret areas normalised by the isolated ones (default true).
+    #[serde(default = "default_true")]
+    pub fairness: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// `[arrivals]`: when each tenant arrives. Sampled per repetition from the
+/// repetition's own stream, identical for every policy of the repetition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalsSection {
+    /// `at-start` (default), `poisson`, `uniform` or `file`.
+    #[serde(default = "default_arrival_kind")]
+    pub kind: String,
+    /// poisson: arrivals per hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_per_hour: Option<f64>,
+    /// uniform: arrivals uniform over `[0, window_s]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_s: Option<f64>,
+    /// file: CSV `user,arrival_s`, relative to the scenario.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+}
+
+fn default_arrival_kind() -> String {
+    "at-start".into()
+}
+
+impl Default for ArrivalsSection {
+    fn default() -> Self {
+        Self {
+            kind: default_arrival_kind(),
+            rate_per_hour: None,
+            window_s: None,
+            path: None,
+        }
+    }
+}
+
+impl ArrivalsSection {
+    fn is_default(&self) -> bool {
+        self.kind == "at-start"
+            && self.rate_per_hour.is_none()
+            && self.window_s.is_none()
+            && self.path.is_none()
+    }
+}
+
+/// `[limits]`: per-tenant limits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSection {
+    /// GPU-seconds a tenant may use in total (completed plus running).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_gpu_s: Option<f64>,
+    /// Jobs a tenant may start in total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_jobs: Option<u32>,
+    /// A tenant that completes no job within this many seconds of arriving
+    /// leaves (abandons the service).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience_s: Option<f64>,
+}
+
+impl LimitsSection {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 fn default_repetitions() -> u32 {

@@ -4,8 +4,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{PolicySection, ScenarioFile, SplitPlan, load_trace_source};
-use crate::engine::SimConfig;
+use super::{
+    ArrivalPlan, LimitsSection, PolicySection, ScenarioFile, SplitPlan, load_trace_source,
+};
+use crate::engine::{SimConfig, TenantLimits};
 use crate::error::{Error, Result};
 use crate::io_util::read_input;
 use crate::policy::registry::{self, SchedulerSpec, SelectorSpec};
@@ -69,6 +71,8 @@ pub struct Scenario {
     pub config: SimConfig,
     /// θ values.
     pub thresholds: Vec<f64>,
+    /// When tenants arrive.
+    pub arrivals: ArrivalPlan,
     /// Policies in file order.
     pub policies: Vec<Policy>,
 }
@@ -126,7 +130,20 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         gpus: file.cluster.gpus,
         max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
         horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
+        limits: resolve_limits(&at, &file.limits)?,
     };
+    let arrivals = ArrivalPlan::from_section(&at, base, &file.arrivals, &trace)?;
+    if let ArrivalPlan::File { times } = &arrivals {
+        let fixed_prior = split.fixed_prior.as_deref().unwrap_or(&[]);
+        if let Some(u) =
+            (0..trace.n_users()).find(|u| !fixed_prior.contains(u) && !times.contains_key(u))
+        {
+            return Err(Error::input(format!(
+                "{at}: [arrivals].path: no arrival time for user `{}`, which can be a tenant",
+                trace.users()[u]
+            )));
+        }
+    }
     let policies = file
         .policies
         .iter()
@@ -134,6 +151,7 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         .map(|(i, p)| resolve_policy(&at, i, p, &trace))
         .collect::<Result<Vec<_>>>()?;
     Ok(Scenario {
+        arrivals,
         path: path.to_path_buf(),
         thresholds: file.thresholds.clone(),
         file,
@@ -362,5 +380,29 @@ fn resolve_policy(at: &str, index: usize, p: &PolicySection, trace: &Trace) -> R
         selector,
         make_scheduler,
         make_selector,
+    })
+}
+
+fn resolve_limits(at: &str, l: &LimitsSection) -> Result<TenantLimits> {
+    let secs = |key: &str, v: Option<f64>| -> Result<Option<u64>> {
+        match v {
+            None => Ok(None),
+            Some(x) if x.is_finite() && x > 0.0 && x <= 1.0e12 => {
+                Ok(Some((x * 1.0e6).round() as u64))
+            }
+            Some(x) => Err(Error::input(format!(
+                "{at}: [limits].{key}: expected seconds > 0 and <= 1e12, got {x}"
+            ))),
+        }
+    };
+    if l.max_jobs == Some(0) {
+        return Err(Error::input(format!(
+            "{at}: [limits].max_jobs: expected at least 1 job, got 0"
+        )));
+    }
+    Ok(TenantLimits {
+        budget: secs("budget_gpu_s", l.budget_gpu_s)?,
+        max_jobs: l.max_jobs,
+        patience: secs("patience_s", l.patience_s)?,
     })
 }

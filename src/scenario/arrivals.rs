@@ -1,0 +1,220 @@
+//! Tenant arrival times, sampled per repetition.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use super::ArrivalsSection;
+use crate::error::{Error, Result};
+use crate::io_util::read_input;
+use crate::rng::{Purpose, stream};
+use crate::trace::{Micros, Trace};
+
+/// Largest accepted arrival time or window, seconds.
+const MAX_ARRIVAL_S: f64 = 1.0e12;
+
+/// How tenants arrive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrivalPlan {
+    /// Every tenant at t = 0.
+    AtStart,
+    /// A Poisson process of `rate_per_hour` arrivals per hour.
+    Poisson {
+        /// Arrivals per hour (> 0).
+        rate_per_hour: f64,
+    },
+    /// Independent uniform arrival times over `[0, window]`.
+    Uniform {
+        /// Window length, µs.
+        window: Micros,
+    },
+    /// Fixed times per trace user (µs), from a CSV `user,arrival_s`.
+    File {
+        /// Arrival per trace user index.
+        times: HashMap<usize, Micros>,
+    },
+}
+
+fn secs_to_us(s: f64) -> Micros {
+    (s * 1.0e6).round() as Micros
+}
+
+impl ArrivalPlan {
+    /// Validate `[arrivals]`; `base` is the scenario's folder.
+    pub fn from_section(at: &str, base: &Path, s: &ArrivalsSection, trace: &Trace) -> Result<Self> {
+        let err = |msg: String| Err(Error::input(format!("{at}: [arrivals]: {msg}")));
+        let extra = |allowed: &str| -> Result<()> {
+            let given = [
+                ("rate_per_hour", s.rate_per_hour.is_some()),
+                ("window_s", s.window_s.is_some()),
+                ("path", s.path.is_some()),
+            ];
+            if let Some((k, _)) = given.iter().find(|(k, g)| *g && *k != allowed) {
+                return Err(Error::input(format!(
+                    "{at}: [arrivals]: key `{k}` does not apply to kind `{}`",
+                    s.kind
+                )));
+            }
+            Ok(())
+        };
+        match s.kind.as_str() {
+            "at-start" => {
+                extra("")?;
+                Ok(Self::AtStart)
+            }
+            "poisson" => {
+                extra("rate_per_hour")?;
+                match s.rate_per_hour {
+                    Some(r) if r.is_finite() && r > 0.0 => Ok(Self::Poisson { rate_per_hour: r }),
+                    Some(r) => err(format!(
+                        "rate_per_hour: expected arrivals per hour > 0, got {r}"
+                    )),
+                    None => err("kind `poisson` needs `rate_per_hour`".into()),
+                }
+            }
+            "uniform" => {
+                extra("window_s")?;
+                match s.window_s {
+                    Some(w) if w.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&w) => {
+                        Ok(Self::Uniform {
+                            window: secs_to_us(w),
+                        })
+                    }
+                    Some(w) => err(format!("window_s: expected seconds in [0, 1e12], got {w}")),
+                    None => err("kind `uniform` needs `window_s`".into()),
+                }
+            }
+            "file" => {
+                extra("path")?;
+                let Some(p) = &s.path else {
+                    return err("kind `file` needs `path` (a CSV `user,arrival_s`)".into());
+                };
+                Ok(Self::File {
+                    times: read_arrival_file(&base.join(p), trace)?,
+                })
+            }
+            other => err(format!(
+                "kind: unknown kind `{other}`: expected at-start, poisson, uniform or file"
+            )),
+        }
+    }
+
+    /// Whether every tenant arrives at 0.
+    pub fn is_at_start(&self) -> bool {
+        matches!(self, Self::AtStart)
+    }
+
+    /// Arrival times of `tenants` (trace user indices, ascending) in
+    /// repetition `rep`, from the `(seed, rep, arrivals)` stream.
+    ///
+    /// - poisson: n gaps g_j = −ln(U_j) / λ with U_j uniform in (0, 1]
+    ///   (exponential inter-arrival times of a Poisson process of rate λ per
+    ///   second); arrival j is at g_1 + … + g_j; the j-th arrival goes to the
+    ///   j-th tenant of a uniformly shuffled tenant order (Fisher–Yates).
+    /// - uniform: each tenant independently uniform on [0, window].
+    /// - file: the listed time; a tenant missing from the file is an error.
+    ///
+    /// Times are rounded to whole microseconds.
+    pub fn sample(
+        &self,
+        tenants: &[usize],
+        trace: &Trace,
+        seed: u64,
+        rep: u64,
+    ) -> Result<Vec<Micros>> {
+        let n = tenants.len();
+        let mut rng = stream(seed, rep, Purpose::Arrivals);
+        Ok(match self {
+            Self::AtStart => vec![0; n],
+            Self::Poisson { rate_per_hour } => {
+                let lambda = rate_per_hour / 3600.0;
+                let mut t = 0.0f64;
+                let mut times = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let u: f64 = 1.0 - rng.r#gen::<f64>();
+                    t += -libm::log(u) / lambda;
+                    times.push(secs_to_us(t.min(MAX_ARRIVAL_S)));
+                }
+                let mut order: Vec<usize> = (0..n).collect();
+                order.shuffle(&mut rng);
+                let mut out = vec![0; n];
+                for (j, &i) in order.iter().enumerate() {
+                    out[i] = times[j];
+                }
+                out
+            }
+            Self::Uniform { window } => (0..n)
+                .map(|_| {
+                    if *window == 0 {
+                        0
+                    } else {
+                        rng.gen_range(0..=*window)
+                    }
+                })
+                .collect(),
+            Self::File { times } => tenants
+                .iter()
+                .map(|u| {
+                    times.get(u).copied().ok_or_else(|| {
+                        Error::input(format!(
+                            "[arrivals] file has no arrival time for tenant `{}`",
+                            trace.users()[*u]
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        })
+    }
+}
+
+fn read_arrival_file(path: &Path, trace: &Trace) -> Result<HashMap<usize, Micros>> {
+    let source = path.display().to_string();
+    let bytes = read_input(path, "arrivals file")?;
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(bytes.as_slice());
+    let headers = reader
+        .headers()
+        .map_err(|e| crate::trace::csv_error_for(&source, &e))?
+        .clone();
+    let names: Vec<&str> = headers
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}'))
+        .collect();
+    if names != ["user", "arrival_s"] {
+        return Err(Error::input(format!(
+            "{source}: line 1: expected the header `user,arrival_s`, found `{}`",
+            names.join(",")
+        )));
+    }
+    let mut times = HashMap::new();
+    for rec in reader.records() {
+        let rec = rec.map_err(|e| crate::trace::csv_error_for(&source, &e))?;
+        let line = rec.position().map_or(0, csv::Position::line);
+        let user = &rec[0];
+        let Some(u) = trace.user_index(user) else {
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `user`: unknown user `{user}`: the trace has no such user"
+            )));
+        };
+        let t: f64 = rec[1].parse().map_err(|_| {
+            Error::input(format!(
+                "{source}: line {line}: field `arrival_s`: expected a number, got `{}`",
+                &rec[1]
+            ))
+        })?;
+        if !(t.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&t)) {
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `arrival_s`: expected seconds in [0, 1e12], got {t}"
+            )));
+        }
+        if times.insert(u, secs_to_us(t)).is_some() {
+            return Err(Error::input(format!(
+                "{source}: line {line}: user `{user}` is listed twice"
+            )));
+        }
+    }
+    Ok(times)
+}
