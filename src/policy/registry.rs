@@ -41,6 +41,10 @@ pub const SELECTORS: &[SelectorSpec] = &[
     selector::fixed_order::MOST_RECENT,
     selector::fixed_order::MOST_CITED,
     selector::random::SPEC,
+    selector::gp::GP_UCB,
+    selector::gp::GP_UCB_COST,
+    selector::gp::GP_EI,
+    selector::gp::GP_EI_PER_SECOND,
 ];
 
 /// The scheduler called `name`.
