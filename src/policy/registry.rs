@@ -33,7 +33,13 @@ pub struct SelectorSpec {
 }
 
 /// Every user scheduler.
-pub const SCHEDULERS: &[SchedulerSpec] = &[scheduler::round_robin::SPEC, scheduler::random::SPEC];
+pub const SCHEDULERS: &[SchedulerSpec] = &[
+    scheduler::round_robin::SPEC,
+    scheduler::random::SPEC,
+    scheduler::greedy::SPEC,
+    scheduler::hybrid::SPEC,
+    scheduler::easeml_proto::SPEC,
+];
 
 /// Every model selector.
 pub const SELECTORS: &[SelectorSpec] = &[
