@@ -183,8 +183,12 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
-/// Every GP selector, with the keys that change its scores.
-fn gp_variants() -> Vec<(&'static str, Vec<(&'static str, toml::Value)>, bool)> {
+/// Policy keys as (key, value) pairs.
+type Keys = Vec<(&'static str, toml::Value)>;
+
+/// Every GP selector, with the keys that change its scores, and whether its
+/// acquisition is an expected improvement.
+fn gp_variants() -> Vec<(&'static str, Keys, bool)> {
     vec![
         ("gp-ucb", vec![], false),
         ("gp-ucb", vec![("kernel", "flat".into())], false),

@@ -834,7 +834,8 @@ mod tests {
 
     #[test]
     fn bad_keys_are_clear_errors() {
-        let cases: &[(&str, &[(&str, toml::Value)], &str)] = &[
+        type Keys<'a> = &'a [(&'a str, toml::Value)];
+        let cases: &[(&str, Keys<'_>, &str)] = &[
             ("gp-ucb", &[("noise", (-1e-4).into())], "key `noise`"),
             ("gp-ucb", &[("noise", f64::NAN.into())], "key `noise`"),
             ("gp-ucb", &[("delta", 0.0.into())], "key `delta`"),
