@@ -380,9 +380,10 @@ impl GpSelector {
     /// allocation). With β = β_t ([`beta`], t = completed jobs + 1, K = K_i),
     /// μ, σ from [`Self::moments`] and ĉ from [`Self::cost`], the
     /// acquisition of a model is
-    /// - `gp-ucb`: [`ucb`](μ, σ, β);
-    /// - `gp-ucb-cost`: [`ucb_cost`](μ, σ, β, ĉ);
-    /// - `gp-ei`: [`expected_improvement`](μ, σ, best_i, ξ);
+    /// - `gp-ucb`: `ucb(μ, σ, β)` ([`ucb`]);
+    /// - `gp-ucb-cost`: `ucb_cost(μ, σ, β, ĉ)` ([`ucb_cost`]);
+    /// - `gp-ei`: `expected_improvement(μ, σ, best_i, ξ)`
+    ///   ([`expected_improvement`]);
     /// - `gp-ei-per-second`: EI / ĉ, expected improvement per believed
     ///   second (Snoek, Larochelle, Adams, "Practical Bayesian Optimization
     ///   of Machine Learning Algorithms", NeurIPS 2012, §3.2).
