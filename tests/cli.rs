@@ -165,3 +165,39 @@ fn help_names_the_commands_and_exit_codes() {
         .stdout(contains("validate"))
         .stdout(contains("Exit codes"));
 }
+
+#[test]
+fn easeml_hand_scenario_runs_every_gp_policy() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("res");
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/easeml-hand.toml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .success();
+    let summary = fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let rows: Vec<Vec<&str>> = summary
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        names,
+        [
+            "rr-in-order",
+            "rr-gp-ucb",
+            "ease.ml",
+            "hybrid",
+            "easeml-proto",
+            "greedy-ei-per-second"
+        ]
+    );
+    // Two tenants (u1: 4 models, u3: 4 models), every pair run, loss 0.
+    for r in &rows {
+        assert_eq!((r[2], r[3], r[8]), ("2", "0", "8"), "{r:?}");
+    }
+}

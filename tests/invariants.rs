@@ -92,19 +92,26 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
                 Ok(f) => f,
                 Err(e) => return Err(TestCaseError::fail(format!("{label}: {e}"))),
             };
+            // GP selectors build their prior from the prior users and need
+            // at least one: give them user 0 when the case has none.
+            let (prior, tenants) = if sel.provides_acquisition && c.prior.is_empty() {
+                (vec![0], (1..trace.n_users()).collect())
+            } else {
+                (c.prior.clone(), c.tenants.clone())
+            };
             let ctx = RepContext {
                 trace,
-                tenants: &c.tenants,
-                prior: &c.prior,
+                tenants: &tenants,
+                prior: &prior,
                 seed: c.seed,
                 repetition: 0,
             };
             let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
             let mut selector = make_sel(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            let arrivals = vec![0; c.tenants.len()];
+            let arrivals = vec![0; tenants.len()];
             let input = SimInput {
                 trace,
-                tenants: &c.tenants,
+                tenants: &tenants,
                 arrivals: &arrivals,
                 config: SimConfig {
                     gpus: c.gpus,
@@ -120,7 +127,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             // Each pair at most once, and every available pair ran.
             let pairs: HashSet<(u32, u32)> = jobs.iter().map(|j| (j.tenant, j.model)).collect();
             prop_assert_eq!(pairs.len(), jobs.len(), "{}: a pair ran twice", label);
-            let available: usize = c.tenants.iter().map(|&u| trace.models_of(u).len()).sum();
+            let available: usize = tenants.iter().map(|&u| trace.models_of(u).len()).sum();
             prop_assert_eq!(jobs.len(), available, "{}: not every pair ran", label);
             prop_assert!(jobs.iter().all(|j| j.completed));
 
@@ -147,23 +154,21 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             // Busy time equals the sum of runtimes of the jobs run.
             let runtimes: u128 = jobs
                 .iter()
-                .map(|j| {
-                    u128::from(trace.runtime_us(c.tenants[j.tenant as usize], j.model as usize))
-                })
+                .map(|j| u128::from(trace.runtime_us(tenants[j.tenant as usize], j.model as usize)))
                 .sum();
             prop_assert_eq!(out.busy, runtimes);
             prop_assert!(jobs.iter().all(|j| j.end - j.start
-                == trace.runtime_us(c.tenants[j.tenant as usize], j.model as usize)));
+                == trace.runtime_us(tenants[j.tenant as usize], j.model as usize)));
 
             // best_i never decreases along completions; L ≥ 0, non-increasing, ends at 0.
-            let mut best = vec![0.0f64; c.tenants.len()];
+            let mut best = vec![0.0f64; tenants.len()];
             for &ji in &out.completion_order {
                 let j = &jobs[ji as usize];
                 let b = best[j.tenant as usize].max(j.accuracy);
                 prop_assert!(b >= best[j.tenant as usize]);
                 best[j.tenant as usize] = b;
             }
-            let curve = LossCurve::from_outcome(trace, &c.tenants, &arrivals, &out);
+            let curve = LossCurve::from_outcome(trace, &tenants, &arrivals, &out);
             prop_assert!(curve.sum_loss.iter().all(|&s| s >= 0.0));
             prop_assert!(
                 curve.sum_loss.windows(2).all(|w| w[1] <= w[0] + 1e-12),

@@ -9,6 +9,7 @@
 mod params;
 pub mod registry;
 pub mod scheduler;
+pub mod score_heap;
 pub mod selector;
 pub mod tenant_set;
 
@@ -44,6 +45,42 @@ pub trait Selector: Send {
 
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
     fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
+
+    /// The score `greedy`-type schedulers rank tenants by when this
+    /// selector proposes `proposal` to a tenant whose best accuracy so far
+    /// is `best`: what the tenant stands to gain per unit of believed cost.
+    /// The default is [`gain_per_cost`], DESIGN §4's score for selectors
+    /// whose acquisition is an optimistic accuracy (UCB, UCB_c); selectors
+    /// whose acquisition already is an improvement (EI) override it.
+    fn greedy_score(&self, proposal: &Proposal, best: f64) -> f64 {
+        gain_per_cost(proposal, best)
+    }
+
+    /// The GP-UCB exploration bonus `√β_t σ` of the model
+    /// [`Selector::propose`] returns for `tenant` in the same state, for
+    /// schedulers that weigh uncertainty (`easeml-proto`); `None` for
+    /// selectors without a posterior.
+    fn exploration_bonus(&mut self, _tenants: &Tenants, _tenant: usize) -> Option<f64> {
+        None
+    }
+}
+
+/// DESIGN §4's `greedy` score of a tenant whose selector proposes
+/// `proposal` and whose best accuracy so far is `best`:
+///
+/// score_i = (a_i − best_i) / ĉ_i
+///
+/// where a_i is the selector's own acquisition value ([`Proposal::acquisition`]:
+/// UCB for `gp-ucb`, UCB_c for `gp-ucb-cost`) and ĉ_i the believed cost of
+/// the proposed model ([`Proposal::believed_cost`]: 1 for cost-oblivious
+/// selectors, so the score is a_i − best_i; DESIGN §4 divides by ĉ for
+/// `gp-ucb-cost`, and every cost-aware selector is treated alike).
+///
+/// Source: Li et al., "Ease.ml: Towards Multi-tenant Resource Sharing for
+/// Machine Learning Workloads", PVLDB 11(5), 2018 (arXiv 1708.07308), the
+/// greedy user-selection rule.
+pub fn gain_per_cost(proposal: &Proposal, best: f64) -> f64 {
+    (proposal.acquisition - best) / proposal.believed_cost
 }
 
 /// Chooses which tenant gets the next free GPU.

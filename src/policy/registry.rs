@@ -33,7 +33,13 @@ pub struct SelectorSpec {
 }
 
 /// Every user scheduler.
-pub const SCHEDULERS: &[SchedulerSpec] = &[scheduler::round_robin::SPEC, scheduler::random::SPEC];
+pub const SCHEDULERS: &[SchedulerSpec] = &[
+    scheduler::round_robin::SPEC,
+    scheduler::random::SPEC,
+    scheduler::greedy::SPEC,
+    scheduler::hybrid::SPEC,
+    scheduler::easeml_proto::SPEC,
+];
 
 /// Every model selector.
 pub const SELECTORS: &[SelectorSpec] = &[
@@ -41,6 +47,10 @@ pub const SELECTORS: &[SelectorSpec] = &[
     selector::fixed_order::MOST_RECENT,
     selector::fixed_order::MOST_CITED,
     selector::random::SPEC,
+    selector::gp::GP_UCB,
+    selector::gp::GP_UCB_COST,
+    selector::gp::GP_EI,
+    selector::gp::GP_EI_PER_SECOND,
 ];
 
 /// The scheduler called `name`.

@@ -144,11 +144,15 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
             )));
         }
     }
+    let prior_users = split
+        .fixed_prior
+        .as_ref()
+        .map_or(split.prior_count.unwrap_or(0), Vec::len);
     let policies = file
         .policies
         .iter()
         .enumerate()
-        .map(|(i, p)| resolve_policy(&at, i, p, &trace))
+        .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users))
         .collect::<Result<Vec<_>>>()?;
     Ok(Scenario {
         arrivals,
@@ -338,7 +342,15 @@ fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan>
     })
 }
 
-fn resolve_policy(at: &str, index: usize, p: &PolicySection, trace: &Trace) -> Result<Policy> {
+/// Resolve one `[[policy]]`; `prior_users` is the number of prior users of
+/// every repetition (GP selectors need at least one).
+fn resolve_policy(
+    at: &str,
+    index: usize,
+    p: &PolicySection,
+    trace: &Trace,
+    prior_users: usize,
+) -> Result<Policy> {
     let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
     let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
@@ -364,6 +376,13 @@ fn resolve_policy(at: &str, index: usize, p: &PolicySection, trace: &Trace) -> R
             "{context}: scheduler `{}` needs a GP selector ({}), not `{}`",
             scheduler.name,
             gp.join(", "),
+            selector.name
+        )));
+    }
+    if selector.provides_acquisition && prior_users == 0 {
+        return Err(Error::input(format!(
+            "{context}: selector `{}` builds its GP prior from the prior users, but the split has none: \
+             give `prior`, `prior_fraction` or `prior_count` in [split]",
             selector.name
         )));
     }

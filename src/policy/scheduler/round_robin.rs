@@ -39,6 +39,12 @@ impl RoundRobin {
             pointer: 0,
         }
     }
+
+    /// Move the cycle pointer: the next pick serves the first eligible
+    /// tenant at or after `pointer` (wrapping around).
+    pub fn set_pointer(&mut self, pointer: usize) {
+        self.pointer = pointer;
+    }
 }
 
 impl Scheduler for RoundRobin {

@@ -1,4 +1,5 @@
 //! Model selectors: which model a tenant trains next (DESIGN §3, §4).
 
 pub mod fixed_order;
+pub mod gp;
 pub mod random;

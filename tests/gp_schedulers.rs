@@ -1,0 +1,505 @@
+//! The ease.ml schedulers (`greedy`, `hybrid`, `easeml-proto`) on the real
+//! engine: `greedy` against a reference O(n) scan on random scenarios,
+//! tie-breaking by the lowest tenant index, and constructed cases for the
+//! hybrid switch and the prototype's drop rule.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use tenantsim::engine::{SimConfig, SimInput, Tenants, simulate};
+use tenantsim::policy::registry::{self, SCHEDULERS, SELECTORS};
+use tenantsim::policy::scheduler::easeml_proto::EasemlProto;
+use tenantsim::policy::scheduler::greedy::Greedy;
+use tenantsim::policy::scheduler::hybrid::Hybrid;
+use tenantsim::policy::{Params, Proposal, RepContext, Scheduler, Selector};
+use tenantsim::trace::{Micros, Trace, TraceBuilder, TraceRow, parse_trace};
+
+fn trace_from_csv(csv: &str) -> Arc<Trace> {
+    match parse_trace("test", csv.as_bytes()) {
+        Ok(t) => Arc::new(t),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Build a selector by registry name with `pairs` as its keys.
+fn selector(
+    name: &str,
+    pairs: &[(&str, toml::Value)],
+    trace: &Arc<Trace>,
+    prior: &[usize],
+    tenants: &[usize],
+) -> Box<dyn Selector> {
+    let Some(spec) = registry::selector(name) else {
+        panic!("no selector {name}")
+    };
+    let map = pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), v.clone()))
+        .collect();
+    let mut params = Params::new(name, map);
+    let make = match (spec.parse)(&mut params, trace) {
+        Ok(f) => f,
+        Err(e) => panic!("{e}"),
+    };
+    if let Err(e) = params.finish(name) {
+        panic!("{e}");
+    }
+    let ctx = RepContext {
+        trace,
+        tenants,
+        prior,
+        seed: 0,
+        repetition: 0,
+    };
+    match make(&ctx) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// (tenant, model, gpu, start) of every job, in start order.
+fn run(
+    trace: &Trace,
+    tenants: &[usize],
+    arrivals: &[Micros],
+    gpus: u32,
+    max_jobs: u32,
+    scheduler: &mut dyn Scheduler,
+    selector: &mut dyn Selector,
+) -> Vec<(u32, u32, u32, Micros)> {
+    let input = SimInput {
+        trace,
+        tenants,
+        arrivals,
+        config: SimConfig {
+            gpus,
+            max_jobs_per_tenant: max_jobs,
+            horizon: None,
+            ..SimConfig::default()
+        },
+    };
+    match simulate(&input, scheduler, selector) {
+        Ok(out) => out
+            .jobs
+            .iter()
+            .map(|j| (j.tenant, j.model, j.gpu, j.start))
+            .collect(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The reference: DESIGN §4's greedy rule as a plain scan over every
+/// tenant at every decision, with the score written out independently of
+/// the selector's `greedy_score`: (a − best_i)/ĉ for the UCB selectors, the
+/// acquisition itself (EI, EI/ĉ) for the EI selectors. Highest score wins;
+/// ties and NaN go to the lowest index / the bottom.
+#[derive(Debug)]
+struct ReferenceScan {
+    ei: bool,
+}
+
+impl Scheduler for ReferenceScan {
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+        let mut best: Option<(usize, f64)> = None;
+        for i in 0..tenants.len() {
+            if !tenants.is_eligible(i) {
+                continue;
+            }
+            let p = selector.propose(tenants, i)?;
+            let score = if self.ei {
+                p.acquisition
+            } else {
+                (p.acquisition - tenants.best(i)) / p.believed_cost
+            };
+            let better = match best {
+                None => true,
+                Some((_, b)) => score > b || (b.is_nan() && !score.is_nan()),
+            };
+            if better {
+                best = Some((i, score));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    trace: Arc<Trace>,
+    prior: Vec<usize>,
+    tenants: Vec<usize>,
+    arrivals: Vec<Micros>,
+    gpus: u32,
+    max_jobs: u32,
+}
+
+/// Random traces with coarse accuracies (many exact ties), 1–3 prior users,
+/// random arrivals, GPUs and per-tenant limits.
+fn case() -> impl Strategy<Value = Case> {
+    (3usize..14, 1usize..6, 1usize..4, 1u32..5, 1u32..3)
+        .prop_flat_map(|(users, models, n_prior, gpus, max_jobs)| {
+            (
+                Just((users, models, n_prior.min(users - 1), gpus, max_jobs)),
+                proptest::collection::vec((any::<bool>(), 0u32..6, 1u32..5), users * models),
+                proptest::collection::vec(0u64..4, users),
+            )
+        })
+        .prop_map(
+            |((users, models, n_prior, gpus, max_jobs), cells, arrive)| {
+                let mut b = TraceBuilder::new("random", false, false);
+                for u in 0..users {
+                    for m in 0..models {
+                        let (present, acc, rt) = cells[u * models + m];
+                        if present || m == u % models {
+                            let row = TraceRow {
+                                user: format!("u{u}"),
+                                model: format!("m{m}"),
+                                accuracy: f64::from(acc) / 5.0,
+                                runtime_s: f64::from(rt),
+                                model_year: None,
+                                model_citations: None,
+                            };
+                            if let Err(e) = b.push(&row, "generated") {
+                                panic!("{e}");
+                            }
+                        }
+                    }
+                }
+                let trace = match b.finish() {
+                    Ok(t) => Arc::new(t),
+                    Err(e) => panic!("{e}"),
+                };
+                let prior: Vec<usize> = (0..n_prior).collect();
+                let tenants: Vec<usize> = (n_prior..users).collect();
+                let arrivals = tenants.iter().map(|&u| arrive[u] * 1_000_000).collect();
+                Case {
+                    trace,
+                    prior,
+                    tenants,
+                    arrivals,
+                    gpus,
+                    max_jobs,
+                }
+            },
+        )
+}
+
+/// Policy keys as (key, value) pairs.
+type Keys = Vec<(&'static str, toml::Value)>;
+
+/// Every GP selector, with the keys that change its scores, and whether its
+/// acquisition is an expected improvement.
+fn gp_variants() -> Vec<(&'static str, Keys, bool)> {
+    vec![
+        ("gp-ucb", vec![], false),
+        ("gp-ucb", vec![("kernel", "flat".into())], false),
+        (
+            "gp-ucb",
+            vec![
+                ("kernel", "rbf".into()),
+                ("variance", 0.02.into()),
+                ("lengthscale", 0.2.into()),
+            ],
+            false,
+        ),
+        ("gp-ucb-cost", vec![], false),
+        ("gp-ucb-cost", vec![("cost_belief", "prior".into())], false),
+        ("gp-ei", vec![], true),
+        ("gp-ei", vec![("xi", 0.05.into())], true),
+        ("gp-ei-per-second", vec![], true),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// `greedy` (indexed heap, rescoring only changed tenants) and the O(n)
+    /// reference scan start the same jobs in the same order on the same
+    /// GPUs at the same times.
+    #[test]
+    fn greedy_picks_what_a_full_scan_picks(c in case()) {
+        for (name, pairs, ei) in gp_variants() {
+            let mut sel_a = selector(name, &pairs, &c.trace, &c.prior, &c.tenants);
+            let mut sel_b = selector(name, &pairs, &c.trace, &c.prior, &c.tenants);
+            let mut greedy = Greedy::new(c.tenants.len());
+            let mut reference = ReferenceScan { ei };
+            let got = run(&c.trace, &c.tenants, &c.arrivals, c.gpus, c.max_jobs, &mut greedy, sel_a.as_mut());
+            let want = run(&c.trace, &c.tenants, &c.arrivals, c.gpus, c.max_jobs, &mut reference, sel_b.as_mut());
+            prop_assert_eq!(&got, &want, "{} {:?}", name, pairs);
+            let pairs_total: usize = c.tenants.iter().map(|&u| c.trace.models_of(u).len()).sum();
+            prop_assert_eq!(got.len(), pairs_total);
+        }
+    }
+}
+
+/// Counts `propose` calls of the selector it wraps.
+struct Counting<'a> {
+    inner: &'a mut dyn Selector,
+    proposals: usize,
+}
+
+impl Selector for Counting<'_> {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        self.proposals += 1;
+        self.inner.propose(tenants, tenant)
+    }
+    fn started(&mut self, tenant: usize, model: usize) {
+        self.inner.started(tenant, model);
+    }
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
+        self.inner.observe(tenant, model, accuracy);
+    }
+    fn greedy_score(&self, proposal: &Proposal, best: f64) -> f64 {
+        self.inner.greedy_score(proposal, best)
+    }
+}
+
+/// `greedy` asks for O(1) proposals per event, not O(n) per decision: with
+/// 300 tenants × 3 models (900 jobs, 300 arrivals) it makes at most one
+/// proposal per tenant change (arrival, start, completion) plus the
+/// engine's own one per job; a scan would make about 300 per decision.
+#[test]
+fn greedy_rescores_only_changed_tenants() {
+    let mut csv = String::from("user,model,accuracy,runtime_s\n");
+    for u in 0..302u32 {
+        for (m, acc) in [0.3, 0.5, 0.7].iter().enumerate() {
+            let a = acc + f64::from(u % 7) / 100.0;
+            csv.push_str(&format!("u{u},m{m},{a},{}\n", 1 + (u as usize + m) % 4));
+        }
+    }
+    let trace = trace_from_csv(&csv);
+    let prior = [0, 1];
+    let tenants: Vec<usize> = (2..302).collect();
+    let arrivals = vec![0; tenants.len()];
+    let mut inner = selector("gp-ucb", &[], &trace, &prior, &tenants);
+    let mut counting = Counting {
+        inner: inner.as_mut(),
+        proposals: 0,
+    };
+    let mut greedy = Greedy::new(tenants.len());
+    let jobs = run(
+        &trace,
+        &tenants,
+        &arrivals,
+        4,
+        1,
+        &mut greedy,
+        &mut counting,
+    );
+    assert_eq!(jobs.len(), 900);
+    // Changes: 300 arrivals + 900 starts + 900 completions; plus 900 engine
+    // proposals.
+    assert!(
+        counting.proposals <= 300 + 900 + 900 + 900,
+        "{} proposals",
+        counting.proposals
+    );
+}
+
+/// Tenants t1 and t2 are identical and tied; t0 scores lower. Every
+/// ease.ml scheduler serves t1 before t2 (lowest index), and `greedy`
+/// serves t1 first of all.
+#[test]
+fn tied_tenants_go_to_the_lowest_index() {
+    let csv = "user,model,accuracy,runtime_s\n\
+               p,a,0.8,1\np,b,0.4,1\nq,a,0.6,1\nq,b,0.2,1\n\
+               t0,b,0.3,1\n\
+               t1,a,0.7,1\nt1,b,0.3,1\n\
+               t2,a,0.7,1\nt2,b,0.3,1\n";
+    let trace = trace_from_csv(csv);
+    let (prior, tenants) = ([0, 1], [2, 3, 4]);
+    let arrivals = [0, 0, 0];
+    for name in ["gp-ucb", "gp-ucb-cost", "gp-ei", "gp-ei-per-second"] {
+        let mut sel = selector(name, &[], &trace, &prior, &tenants);
+        let mut greedy = Greedy::new(3);
+        let jobs = run(&trace, &tenants, &arrivals, 1, 1, &mut greedy, sel.as_mut());
+        assert_eq!(jobs[0].0, 1, "{name}: greedy's first pick {jobs:?}");
+        // With three GPUs all three start at 0, in score order with the tie
+        // broken by index: t1, t2, then t0.
+        let mut sel = selector(name, &[], &trace, &prior, &tenants);
+        let mut greedy = Greedy::new(3);
+        let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut greedy, sel.as_mut());
+        let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
+        assert_eq!(first, [1, 2, 0], "{name}");
+        // `hybrid` before its switch is greedy.
+        let mut sel = selector(name, &[], &trace, &prior, &tenants);
+        let mut hybrid = Hybrid::new(3, f64::NEG_INFINITY, 0);
+        let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut hybrid, sel.as_mut());
+        let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
+        assert_eq!(first, [1, 2, 0], "{name}: hybrid");
+    }
+}
+
+/// A selector with scripted values: tenant i's proposal is its first
+/// untried model in index order, with acquisition `acq[i][r]` and
+/// exploration bonus `bonus[i][r]` at its r-th decision (r = jobs completed,
+/// the only state with one GPU and one job per tenant), ĉ = 1.
+#[derive(Debug)]
+struct Scripted {
+    trace: Arc<Trace>,
+    acq: Vec<Vec<f64>>,
+    bonus: Vec<Vec<f64>>,
+}
+
+impl Selector for Scripted {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        let u = tenants.user(tenant);
+        let model = self
+            .trace
+            .models_of(u)
+            .iter()
+            .copied()
+            .find(|&k| !tenants.is_tried(tenant, k))?;
+        Some(Proposal {
+            model,
+            acquisition: self.acq[tenant][tenants.completed(tenant) as usize],
+            believed_cost: 1.0,
+        })
+    }
+    fn exploration_bonus(&mut self, tenants: &Tenants, tenant: usize) -> Option<f64> {
+        Some(self.bonus[tenant][tenants.completed(tenant) as usize])
+    }
+}
+
+/// Two tenants, four 1-second models each, one GPU. u0's accuracies fall
+/// (0.5, 0.4, 0.3, 0.2) so after its first job it never improves; the
+/// scripted acquisitions are 1.0 for u0 and 0.5 for u1 throughout.
+///
+/// Pure greedy: scores u0 = 1.0 − best_0, u1 = 0.5 − best_1.
+///   τ=0: u0 1.0 vs u1 0.5 → u0 (best_0 becomes 0.5, an improvement)
+///   τ=1: u0 0.5 vs u1 0.5 → tie → u0 (0.4: no improvement, stale 1)
+///   τ=2: tie → u0 (0.3: stale 2)   τ=3: tie → u0 (0.2: stale 3)
+///   then u1 four times: [0, 0, 0, 0, 1, 1, 1, 1].
+fn hybrid_case() -> (Arc<Trace>, Scripted) {
+    let csv = "user,model,accuracy,runtime_s\n\
+               u0,m0,0.5,1\nu0,m1,0.4,1\nu0,m2,0.3,1\nu0,m3,0.2,1\n\
+               u1,m0,0.1,1\nu1,m1,0.1,1\nu1,m2,0.1,1\nu1,m3,0.1,1\n";
+    let trace = trace_from_csv(csv);
+    let scripted = Scripted {
+        trace: Arc::clone(&trace),
+        acq: vec![vec![1.0; 5], vec![0.5; 5]],
+        bonus: vec![vec![0.0; 5]; 2],
+    };
+    (trace, scripted)
+}
+
+fn hybrid_sequence(epsilon: f64, after: u64) -> (Vec<u32>, bool) {
+    let (trace, mut sel) = hybrid_case();
+    let mut hybrid = Hybrid::new(2, epsilon, after);
+    let jobs = run(&trace, &[0, 1], &[0, 0], 1, 1, &mut hybrid, &mut sel);
+    (jobs.iter().map(|j| j.0).collect(), hybrid.switched())
+}
+
+#[test]
+fn hybrid_is_greedy_while_no_condition_holds() {
+    let (trace, mut sel) = hybrid_case();
+    let mut greedy = Greedy::new(2);
+    let jobs = run(&trace, &[0, 1], &[0, 0], 1, 1, &mut greedy, &mut sel);
+    let greedy_seq: Vec<u32> = jobs.iter().map(|j| j.0).collect();
+    assert_eq!(greedy_seq, [0, 0, 0, 0, 1, 1, 1, 1]);
+    // ε = 0.39 is below every best score (0.5 while u0 has models, then
+    // u1's 0.5 − 0.1 = 0.4); switch_after disabled.
+    assert_eq!(hybrid_sequence(0.39, 0), (greedy_seq.clone(), false));
+    assert_eq!(hybrid_sequence(f64::NEG_INFINITY, 0), (greedy_seq, false));
+}
+
+#[test]
+fn hybrid_switches_when_the_best_score_falls_to_epsilon() {
+    // ε = 0.5: τ=0 best score 1.0 > 0.5 → greedy serves u0. τ=1: best
+    // score 0.5 ≤ 0.5 → switch; round-robin resumes after u0: u1, u0, …
+    assert_eq!(
+        hybrid_sequence(0.5, 0),
+        (vec![0, 1, 0, 1, 0, 1, 0, 1], true)
+    );
+}
+
+#[test]
+fn hybrid_switches_after_s_jobs_without_improvement() {
+    // s = 2: the jobs completing at τ=2 (0.4) and τ=3 (0.3) improve
+    // nothing, so the decision at τ=3 switches: round-robin after u0 → u1,
+    // then u0 (its last model), then u1.
+    assert_eq!(
+        hybrid_sequence(f64::NEG_INFINITY, 2),
+        (vec![0, 0, 0, 1, 0, 1, 1, 1], true)
+    );
+    // s = 3 needs one more stale job: the switch comes at τ=4, when u0 has
+    // no model left.
+    assert_eq!(
+        hybrid_sequence(f64::NEG_INFINITY, 3),
+        (vec![0, 0, 0, 0, 1, 1, 1, 1], true)
+    );
+}
+
+/// Three tenants, four 1-second models each, one GPU, scripted values:
+///
+/// ```text
+///          acquisition at run r=0,1,2,3    bonus after r completed = 0,1,2,3
+/// t0       1.0  0.2  0.2  0.2              0.1  0.1  0.1  0.1
+/// t1       1.0  0.5  0.5  0.5              0.3  0.3  0.3  0.0
+/// t2       1.0  0.9  0.9  0.9              0.5  0.5  0.5  0.0
+/// ```
+///
+/// Warm-up (two round-robin rounds): t0 t1 t2 t0 t1 t2. Then the drops
+/// are Δ = (1.0−0.2, 1.0−0.5, 1.0−0.9) = (0.8, 0.5, 0.1):
+/// - decision 7: bonuses (0.1, 0.3, 0.5), mean 0.3; strictly above: t2
+///   only → t2 (though t0 has the largest drop);
+/// - decision 8: bonuses (0.1, 0.3, 0.0), mean 0.1333: above: t1 → t1;
+/// - decision 9: bonuses (0.1, 0.0, 0.0), mean 0.0333: above: t0 → t0;
+/// - decision 10: t0 has run 3 times; bonuses (0.1, 0.0, 0.0) → t0 again
+///   (its 4th and last model); then only t1 and t2 remain, both with bonus
+///   0 (none above the mean: all candidates) and drop 0.5−0.5 = 0 and
+///   0.9−0.9 = 0: tie → t1, then t2.
+fn proto_sequence(bonus: Vec<Vec<f64>>) -> Vec<u32> {
+    let csv = "user,model,accuracy,runtime_s\n\
+               t0,m0,0.1,1\nt0,m1,0.1,1\nt0,m2,0.1,1\nt0,m3,0.1,1\n\
+               t1,m0,0.1,1\nt1,m1,0.1,1\nt1,m2,0.1,1\nt1,m3,0.1,1\n\
+               t2,m0,0.1,1\nt2,m1,0.1,1\nt2,m2,0.1,1\nt2,m3,0.1,1\n";
+    let trace = trace_from_csv(csv);
+    let mut sel = Scripted {
+        trace: Arc::clone(&trace),
+        acq: vec![
+            vec![1.0, 0.2, 0.2, 0.2, 0.2],
+            vec![1.0, 0.5, 0.5, 0.5, 0.5],
+            vec![1.0, 0.9, 0.9, 0.9, 0.9],
+        ],
+        bonus,
+    };
+    let mut proto = EasemlProto::new(3);
+    let jobs = run(&trace, &[0, 1, 2], &[0, 0, 0], 1, 1, &mut proto, &mut sel);
+    jobs.iter().map(|j| j.0).collect()
+}
+
+#[test]
+fn easeml_proto_warms_up_then_takes_the_largest_drop_among_uncertain_tenants() {
+    let seq = proto_sequence(vec![
+        vec![0.1, 0.1, 0.1, 0.1, 0.1],
+        vec![0.3, 0.3, 0.3, 0.0, 0.0],
+        vec![0.5, 0.5, 0.5, 0.0, 0.0],
+    ]);
+    assert_eq!(seq, [0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 1, 2]);
+}
+
+#[test]
+fn easeml_proto_with_equal_bonuses_takes_the_largest_drop() {
+    // Every bonus equal: nobody is strictly above the mean, so every
+    // eligible tenant is a candidate. Decision 7: drops (0.8, 0.5, 0.1) →
+    // t0, whose drop becomes 0.2 − 0.2 = 0. Decision 8: (0, 0.5, 0.1) → t1
+    // (drop now 0). Decision 9: (0, 0, 0.1) → t2. Then all drops are 0:
+    // ties → lowest index: t0, t1, t2.
+    let seq = proto_sequence(vec![vec![0.2; 5]; 3]);
+    assert_eq!(seq, [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]);
+}
+
+/// Every ease.ml scheduler is registered with `needs_acquisition` and
+/// every GP selector with `provides_acquisition`.
+#[test]
+fn ease_ml_policies_are_registered() {
+    for name in ["greedy", "hybrid", "easeml-proto"] {
+        let s = SCHEDULERS.iter().find(|s| s.name == name);
+        assert!(s.is_some_and(|s| s.needs_acquisition), "{name}");
+    }
+    for name in ["gp-ucb", "gp-ucb-cost", "gp-ei", "gp-ei-per-second"] {
+        let s = SELECTORS.iter().find(|s| s.name == name);
+        assert!(s.is_some_and(|s| s.provides_acquisition), "{name}");
+    }
+}
