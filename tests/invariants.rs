@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use tenantsim::engine::{SimConfig, SimInput, simulate};
+use tenantsim::engine::{SimConfig, SimInput, TenantLimits, simulate};
 use tenantsim::metrics::LossCurve;
 use tenantsim::policy::registry::{SCHEDULERS, SELECTORS};
 use tenantsim::policy::{Params, RepContext};
@@ -186,5 +186,142 @@ proptest! {
     #[test]
     fn engine_invariants_hold_for_every_policy(c in case()) {
         check_all_policies(&c)?;
+    }
+}
+
+/// Arrivals and per-tenant limits for the online invariants.
+#[derive(Debug, Clone)]
+struct Online {
+    arrival_s: Vec<u32>,
+    budget_s: Option<u32>,
+    max_jobs: Option<u32>,
+    patience_s: Option<u32>,
+}
+
+fn online() -> impl Strategy<Value = Online> {
+    (
+        proptest::collection::vec(0u32..10, 9),
+        proptest::option::of(1u32..15),
+        proptest::option::of(1u32..4),
+        proptest::option::of(1u32..6),
+    )
+        .prop_map(|(arrival_s, budget_s, max_jobs, patience_s)| Online {
+            arrival_s,
+            budget_s,
+            max_jobs,
+            patience_s,
+        })
+}
+
+const S: u64 = 1_000_000;
+
+/// Under random arrivals, budgets, job caps and patience, for every
+/// scheduler × selector: no job starts before its tenant arrives; a tenant's
+/// started jobs never add up to more GPU time than its budget nor outnumber
+/// its cap; a tenant that left completed nothing and starts nothing after
+/// leaving, and its running jobs stop when it leaves; GPUs are never
+/// double-booked.
+fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
+    let trace = &c.trace;
+    let limits = TenantLimits {
+        budget: o.budget_s.map(|b| u64::from(b) * S),
+        max_jobs: o.max_jobs,
+        patience: o.patience_s.map(|p| u64::from(p) * S),
+    };
+    for sch in SCHEDULERS {
+        for sel in SELECTORS {
+            if sch.needs_acquisition && !sel.provides_acquisition {
+                continue;
+            }
+            let label = format!("{} + {}", sch.name, sel.name);
+            let mut params = Params::new(label.clone(), Default::default());
+            let make_sch =
+                (sch.parse)(&mut params).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let make_sel =
+                (sel.parse)(&mut params, trace).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let (prior, tenants) = if sel.provides_acquisition && c.prior.is_empty() {
+                (vec![0], (1..trace.n_users()).collect::<Vec<_>>())
+            } else {
+                (c.prior.clone(), c.tenants.clone())
+            };
+            let ctx = RepContext {
+                trace,
+                tenants: &tenants,
+                prior: &prior,
+                seed: c.seed,
+                repetition: 0,
+            };
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut selector = make_sel(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let arrivals: Vec<u64> = (0..tenants.len())
+                .map(|i| u64::from(o.arrival_s[i]) * S)
+                .collect();
+            let input = SimInput {
+                trace,
+                tenants: &tenants,
+                arrivals: &arrivals,
+                config: SimConfig {
+                    gpus: c.gpus,
+                    max_jobs_per_tenant: c.max_jobs,
+                    horizon: None,
+                    limits,
+                },
+            };
+            let out = simulate(&input, scheduler.as_mut(), selector.as_mut())
+                .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            for (i, &u) in tenants.iter().enumerate() {
+                let mine: Vec<_> = out.jobs.iter().filter(|j| j.tenant as usize == i).collect();
+                prop_assert!(
+                    mine.iter().all(|j| j.start >= arrivals[i]),
+                    "{}: job before arrival",
+                    label
+                );
+                let planned: u64 = mine
+                    .iter()
+                    .map(|j| trace.runtime_us(u, j.model as usize))
+                    .sum();
+                if let Some(b) = limits.budget {
+                    prop_assert!(
+                        planned <= b,
+                        "{}: budget exceeded: {} > {}",
+                        label,
+                        planned,
+                        b
+                    );
+                }
+                if let Some(m) = limits.max_jobs {
+                    prop_assert!(mine.len() as u32 <= m, "{}: job cap exceeded", label);
+                }
+                if let Some(left) = out.left_at[i] {
+                    prop_assert_eq!(Some(left), limits.patience.map(|p| arrivals[i] + p));
+                    prop_assert!(
+                        mine.iter().all(|j| !j.completed),
+                        "{}: a leaver completed a job",
+                        label
+                    );
+                    prop_assert!(
+                        mine.iter().all(|j| j.start < left && j.end <= left),
+                        "{}: a leaver ran after leaving",
+                        label
+                    );
+                }
+            }
+            for g in 0..c.gpus {
+                let mut on: Vec<_> = out.jobs.iter().filter(|j| j.gpu == g).collect();
+                on.sort_by_key(|j| j.start);
+                for w in on.windows(2) {
+                    prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    #[test]
+    fn online_invariants_hold_for_every_policy(c in case(), o in online()) {
+        check_online(&c, &o)?;
     }
 }
