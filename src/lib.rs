@@ -18,6 +18,7 @@ pub use error::{Error, ErrorKind, Result};
 pub mod cli;
 pub mod engine;
 pub mod experiment;
+pub mod jobs;
 pub mod metrics;
 pub mod policy;
 pub mod report;

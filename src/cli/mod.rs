@@ -29,6 +29,9 @@ pub enum Command {
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
+    /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
+    /// job trace CSV for job-trace mode.
+    ImportJobs(crate::jobs::cli::ImportJobsArgs),
 }
 
 /// Arguments of `tenantsim run`.
@@ -71,5 +74,6 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => run_cmd::run(&args),
         Command::Validate(args) => validate_cmd::validate(&args),
+        Command::ImportJobs(args) => crate::jobs::cli::import_jobs_cmd(&args),
     }
 }

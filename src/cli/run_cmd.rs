@@ -10,6 +10,9 @@ use crate::scenario::{Overrides, load_scenario};
 
 /// Run a scenario and write its results folder.
 pub fn run(args: &RunArgs) -> Result<()> {
+    if crate::jobs::scenario::scenario_mode(&args.scenario)? == crate::jobs::scenario::Mode::Jobs {
+        return crate::jobs::cli::run_jobs(args);
+    }
     let scenario = load_scenario(
         &args.scenario,
         Overrides {
