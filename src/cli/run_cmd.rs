@@ -10,7 +10,7 @@ use crate::scenario::{Overrides, load_scenario};
 
 /// Run a scenario and write its results folder.
 pub fn run(args: &RunArgs) -> Result<()> {
-    if crate::jobs::scenario::scenario_mode(&args.scenario)? == crate::jobs::scenario::Mode::Jobs {
+    if crate::jobs::cli::is_jobs_scenario(&args.scenario)? {
         return crate::jobs::cli::run_jobs(args);
     }
     let scenario = load_scenario(

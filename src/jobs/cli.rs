@@ -125,6 +125,11 @@ pub fn validate_job_scenario(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether the scenario at `path` says `mode = "jobs"`.
+pub fn is_jobs_scenario(path: &Path) -> Result<bool> {
+    Ok(super::scenario::scenario_mode(path)? == super::scenario::Mode::Jobs)
+}
+
 /// `tenantsim run SCENARIO.toml` for a job-mode scenario.
 pub fn run_jobs(args: &RunArgs) -> Result<()> {
     let scenario = load_job_scenario(

@@ -8,10 +8,10 @@
 //! | `jobs.csv` (with `--jobs`) | exactly `policy,rep,job_id,user,submit_s,start_s,end_s,gpus` (data for the JCT CDF plot) |
 //! | `run.json` | resolved scenario, seed, version, trace and node list, threads, wall time |
 //!
-//! Times are seconds; exact microsecond quantities (submit, start, end,
-//! makespan) have six decimals, averages and percentiles use Rust's
-//! shortest round-trip float formatting so the text is the same on every
-//! machine.
+//! Times are seconds with six decimals (microsecond resolution; exact for
+//! submit, start, end and makespan, rounded for averages and percentiles);
+//! ratios use Rust's shortest round-trip float formatting. The text is the
+//! same on every machine and for any thread count.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -29,8 +29,9 @@ use crate::trace::micros_to_secs_string;
 /// Points of the utilisation timeline per run.
 pub const UTILIZATION_POINTS: usize = 1000;
 
-fn secs(us: f64) -> f64 {
-    us / 1.0e6
+/// Seconds with six decimals (microsecond resolution) from µs.
+fn secs(us: f64) -> String {
+    format!("{:.6}", us / 1.0e6)
 }
 
 /// `summary.csv`.

@@ -12,12 +12,15 @@
 //! 3. once `w` has started, the victims whose GPUs it did not take are put
 //!    back at once, highest priority first, as if never preempted (no
 //!    overhead, same GPUs); the others are preempted for good and wait;
-//! 4. a job that does not fit stops the scan unless backfilling is on; with
-//!    backfilling the scan goes on and, at the end, GPUs left free are
-//!    offered once more to the skipped jobs in priority order.
+//! 4. a job that does not fit stops the scan (head-of-line blocking) unless
+//!    backfilling is on, in which case the scan goes on with later jobs.
 //!
 //! A preemption only ever replaces a job by one of strictly higher
 //! priority, so a pass terminates and never preempts a job it started.
+//! With backfilling the pass leaves no waiting job that fits: a skipped job
+//! `x` could not fit even with every job it may preempt gone, and any later
+//! (lower-priority) job only preempts a subset of those, so the GPUs it
+//! leaves free never make `x` fit (checked by the property tests).
 
 use std::cmp::Reverse;
 
@@ -146,16 +149,9 @@ impl<P: Priority> JobScheduler for Preemptive<P> {
                 break;
             }
         }
-        let mut skipped = std::mem::take(&mut self.skipped);
-        for &j in &skipped {
-            if pass.backfill() && pass.free_gpus() > 0 && pass.start(j)? {
-                self.started(pass, j);
-            } else {
-                self.waiting.push(j, self.waiting.key(j));
-            }
+        for &j in &self.skipped {
+            self.waiting.push(j, self.waiting.key(j));
         }
-        skipped.clear();
-        self.skipped = skipped;
         Ok(())
     }
 }
