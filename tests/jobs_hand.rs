@@ -225,3 +225,92 @@ fn fifo_backfill_hand_computed() {
     let o = run_with(&t, "fifo", BTreeMap::new(), &[2], true, 0);
     assert_eq!(jct_s(&t, &o), [10, 11, 14, 14, 11]);
 }
+
+fn rows(spec: &[(&str, f64, f64, u32)]) -> JobTrace {
+    let rows: Vec<tenantsim::jobs::JobRow> = spec
+        .iter()
+        .map(|&(id, submit, duration, gpus)| tenantsim::jobs::JobRow {
+            job_id: id.into(),
+            user: "u".into(),
+            submit_s: submit,
+            duration_s: duration,
+            gpus,
+            gpu_type: None,
+            group: None,
+        })
+        .collect();
+    JobTrace::from_rows("rows", &rows).expect("valid rows")
+}
+
+/// Victims are the lowest-priority running jobs. One node with 3 GPUs; LAS
+/// with a threshold at 1 GPU-second: a (0 s, 10 s), b (0.5 s, 10 s),
+/// c (0.5 s, 10 s) each on 1 GPU, all demoted to queue 1 after 1 s of
+/// service (a at 1, b and c at 1.5). d (2 s, 1 s, 1 GPU) arrives in queue
+/// 0 and must preempt one of them: the lowest priority in queue 1 is the
+/// latest submitted, highest index: c. d runs 2→3, then c resumes (3→11.5).
+/// a ends at 10, b at 10.5.
+#[test]
+fn las_preempts_the_lowest_priority_job() {
+    let t = rows(&[
+        ("a", 0.0, 10.0, 1),
+        ("b", 0.5, 10.0, 1),
+        ("c", 0.5, 10.0, 1),
+        ("d", 2.0, 1.0, 1),
+    ]);
+    let mut params = BTreeMap::new();
+    params.insert(
+        "queue_thresholds_gpu_s".to_string(),
+        toml::Value::Array(vec![toml::Value::Float(1.0)]),
+    );
+    let o = run_with(&t, "las", params, &[3], false, 0);
+    assert_eq!(o.preemptions, [0, 0, 1, 0]);
+    assert_eq!(o.end, [10 * S, 10 * S + S / 2, 11 * S + S / 2, 3 * S]);
+}
+
+/// SRTF preempts the job that would finish last: a (0 s, 8 s) and b (0 s,
+/// 5 s) on a 2-GPU node; c (1 s, 2 s) arrives: a would need 7 more, b 4:
+/// a is preempted. c 1→3, a resumes 3→10; b ends at 5.
+#[test]
+fn srtf_preempts_the_job_that_would_finish_last() {
+    let t = rows(&[("a", 0.0, 8.0, 1), ("b", 0.0, 5.0, 1), ("c", 1.0, 2.0, 1)]);
+    let o = run_with(&t, "srtf", BTreeMap::new(), &[2], false, 0);
+    assert_eq!(o.preemptions, [1, 0, 0]);
+    assert_eq!(o.end, [10 * S, 5 * S, 3 * S]);
+}
+
+/// Under `consolidate` a multi-GPU job preempts on one node only, the node
+/// whose most important victim is the least important. Two nodes of 2
+/// GPUs, SRTF; x (0 s, 10 s) and y (0.1 s, 4 s) land on node 0 (best fit),
+/// z (0.2 s, 9.2 s) and w (0.3 s, 8.3 s) on node 1. At 1 s, e (1 s, 2 GPUs)
+/// finishes sooner than all four, and both nodes are full:
+/// - node 0 would lose x (9 s left) then y (3.1 s left): most important
+///   victim y (3.1);
+/// - node 1 would lose z (8.4 left) then w (7.6 left): most important
+///   victim w (7.6), less important than y: node 1 wins.
+///
+/// e runs 1→2 on node 1. In the same pass w (7.6) finds no room and
+/// preempts x (9 > 7.6) on node 0: w resumes at once there (1→8.6). z (8.4)
+/// and x (9) cannot preempt y (3.1) or w. At 2, e ends: z resumes 2→10.4,
+/// x 2→11; y ends at 4.1.
+#[test]
+fn consolidate_victims_come_from_one_node() {
+    let t = rows(&[
+        ("x", 0.0, 10.0, 1),
+        ("y", 0.1, 4.0, 1),
+        ("z", 0.2, 9.2, 1),
+        ("w", 0.3, 8.3, 1),
+        ("e", 1.0, 1.0, 2),
+    ]);
+    let o = run_with(&t, "srtf", BTreeMap::new(), &[2, 2], false, 0);
+    assert_eq!(o.preemptions, [1, 0, 1, 1, 0]);
+    let ds = |x: u64| x * S / 10;
+    assert_eq!(o.end, [ds(110), ds(41), ds(104), ds(86), ds(20)]);
+    // w's second run starts at 1 s: a preemption and an immediate resume.
+    let w_runs: Vec<u64> = o
+        .segments
+        .iter()
+        .filter(|s| s.job == 3)
+        .map(|s| s.start)
+        .collect();
+    assert_eq!(w_runs, [ds(3), ds(10)]);
+}

@@ -34,6 +34,11 @@ impl<K: Ord + Copy + Default> IndexedHeap<K> {
         self.heap.is_empty()
     }
 
+    /// The items in the heap, in no particular order.
+    pub fn items(&self) -> &[u32] {
+        &self.heap
+    }
+
     /// Whether `item` is in the heap.
     pub fn contains(&self, item: u32) -> bool {
         self.pos[item as usize] != ABSENT

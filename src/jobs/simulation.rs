@@ -239,9 +239,10 @@ impl State<'_> {
         }
     }
 
-    fn allocs(&self, j: usize) -> &[Alloc] {
-        let off = self.alloc_offset[j];
-        &self.alloc[off..off + self.alloc_len[j] as usize]
+    /// The GPUs job `j` holds (or last held), per node.
+    pub fn allocs(&self, j: u32) -> &[Alloc] {
+        let off = self.alloc_offset[j as usize];
+        &self.alloc[off..off + self.alloc_len[j as usize] as usize]
     }
 
     fn push_segment(&mut self, j: usize, end: Micros) {
@@ -421,10 +422,7 @@ impl<'a> Pass<'_, 'a> {
     /// Whether [`Pass::undo`] would succeed: the job's GPUs are all free.
     pub fn can_undo(&self, t: &Tentative) -> bool {
         self.state.status[t.job as usize] == Status::Waiting
-            && self
-                .state
-                .cluster
-                .can_occupy(self.state.allocs(t.job as usize))
+            && self.state.cluster.can_occupy(self.state.allocs(t.job))
     }
 
     /// Undo a tentative preemption: the job holds the same GPUs again and

@@ -9,7 +9,9 @@
 //! with that job — then submit time, then index, and scans them like
 //! `fifo` (head-of-line blocking unless backfilling is on). ρ is compared
 //! exactly in integers. Because ρ changes with time, the order is rebuilt
-//! at every pass (O(w log w) for w waiting jobs).
+//! at every pass: O(w) per job started without backfilling (a scan for the
+//! worst ρ), O(w log w) with backfilling (a sort), for w waiting jobs —
+//! the slowest scheduler when a large backlog builds up.
 //!
 //! Simplified from Themis: no auction, no leases (so no preemption) and no
 //! fairness knob f; every waiting job competes in every pass.
@@ -56,6 +58,17 @@ pub fn compare(a: (&Job, u32), b: (&Job, u32), now: Micros) -> Ordering {
         .then(a.1.cmp(&b.1))
 }
 
+impl Ftf {
+    fn remove(&mut self, j: u32) {
+        let at = self.pos[j as usize] as usize;
+        self.waiting.swap_remove(at);
+        if let Some(&moved) = self.waiting.get(at) {
+            self.pos[moved as usize] = at as u32;
+        }
+        self.pos[j as usize] = ABSENT;
+    }
+}
+
 impl JobScheduler for Ftf {
     fn on_arrival(&mut self, job: u32, _now: Micros, _state: &State<'_>) {
         self.pos[job as usize] = self.waiting.len() as u32;
@@ -65,10 +78,30 @@ impl JobScheduler for Ftf {
     fn on_completion(&mut self, _job: u32, _now: Micros, _state: &State<'_>) {}
 
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
+        let now = pass.now();
+        if !pass.backfill() {
+            // Head-of-line blocking: only the worst-ρ jobs up to the first
+            // that does not fit matter; find each by a linear scan.
+            while !self.waiting.is_empty() && pass.free_gpus() > 0 {
+                let jobs = pass.state().jobs();
+                let mut best = 0;
+                for k in 1..self.waiting.len() {
+                    let (a, b) = (self.waiting[k], self.waiting[best]);
+                    if compare((&jobs[a as usize], a), (&jobs[b as usize], b), now).is_lt() {
+                        best = k;
+                    }
+                }
+                let j = self.waiting[best];
+                if !pass.start(j)? {
+                    break;
+                }
+                self.remove(j);
+            }
+            return Ok(());
+        }
         if self.waiting.is_empty() || pass.free_gpus() == 0 {
             return Ok(());
         }
-        let now = pass.now();
         self.order.clear();
         self.order.extend_from_slice(&self.waiting);
         let jobs = pass.state().jobs();
@@ -81,14 +114,7 @@ impl JobScheduler for Ftf {
                 break;
             }
             if pass.start(j)? {
-                let at = self.pos[j as usize] as usize;
-                self.waiting.swap_remove(at);
-                if let Some(&moved) = self.waiting.get(at) {
-                    self.pos[moved as usize] = at as u32;
-                }
-                self.pos[j as usize] = ABSENT;
-            } else if !pass.backfill() {
-                break;
+                self.remove(j);
             }
         }
         Ok(())
