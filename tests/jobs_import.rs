@@ -85,7 +85,8 @@ fn philly_fixture() {
         ),
         (6, 3, 1, 1, 1)
     );
-    let got: Vec<(&str, &str, f64, f64, u32, Option<&str>)> = rows
+    type Row<'a> = (&'a str, &'a str, f64, f64, u32, Option<&'a str>);
+    let got: Vec<Row<'_>> = rows
         .iter()
         .map(|r| {
             (
