@@ -68,13 +68,18 @@ fn main() {
         "Cluster: {} GPU nodes, {} GPUs (`{}`).\n",
         nodes.len(),
         nodes.iter().sum::<u32>(),
-        nodes_path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        nodes_path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     let _ = writeln!(
         out,
         "| fractional GPUs | placement | jobs | exact | within 10 s | within 60 s | within 600 s | mean error (s) | median | p90 of abs | p99 of abs | max abs | sim. mean wait (s) | recorded mean wait (s) |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     let mut peaks = Vec::new();
     for fractional in [Fractional::Whole, Fractional::Drop] {
         let (rows, _) = import_jobs(ImportFormat::Alibaba, &pods, ImportOptions { fractional })
