@@ -314,3 +314,29 @@ fn consolidate_victims_come_from_one_node() {
         .collect();
     assert_eq!(w_runs, [ds(3), ds(10)]);
 }
+
+/// The utilisation timeline of the FIFO run, in 1 s buckets (20 points over
+/// the 20 s makespan): 2 GPUs held during [0, 10) (j0) and [10, 12) (j1,
+/// j2), 1 during [12, 16) (j2; j3 blocked), 2 during [16, 17) (j3), 1
+/// during [17, 20) (j4). Total 33 GPU-seconds = Σ duration × GPUs.
+#[test]
+fn utilization_timeline_of_fifo() {
+    let t = hand_trace();
+    let o = run("fifo", BTreeMap::new());
+    let points = tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 20);
+    let busy: Vec<f64> = points.iter().map(|p| p.busy_gpus).collect();
+    let mut want = vec![2.0; 12];
+    want.extend([1.0; 4]);
+    want.push(2.0);
+    want.extend([1.0; 3]);
+    assert_eq!(busy, want);
+    assert!(points.iter().all(|p| p.len == S));
+    // Coarser buckets average exactly: 3 points of 7 s (the last 6 s).
+    let coarse = tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 3);
+    let gpu_s: f64 = coarse
+        .iter()
+        .map(|p| p.busy_gpus * p.len as f64 / S as f64)
+        .sum();
+    assert!((gpu_s - 33.0).abs() < 1e-9, "{gpu_s}");
+    assert_eq!(coarse[0].busy_gpus, 2.0);
+}
