@@ -2,7 +2,7 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `summary.csv` | per (policy, repetition): JCT mean / median / p95 / p99, mean queueing delay, makespan, GPU utilisation, Jain index, preemptions, events |
+//! | `summary.csv` | per (policy, repetition): JCT mean / median / p95 / p99, mean queueing delay, makespan, GPU utilisation, Jain index, preemptions, events (handled by the loop, including stale completions of preempted runs) |
 //! | `users.csv` | per (policy, repetition, user): jobs, mean JCT, mean slowdown, FTF ρ |
 //! | `utilization.csv` | per (policy, repetition): GPUs held over time, ≤ 1000 buckets (data for the utilisation timeline plot) |
 //! | `jobs.csv` (with `--jobs`) | exactly `policy,rep,job_id,user,submit_s,start_s,end_s,gpus` (data for the JCT CDF plot) |
