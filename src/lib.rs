@@ -22,6 +22,7 @@ pub mod check;
 pub mod cli;
 pub mod engine;
 pub mod experiment;
+pub mod jobs;
 pub mod metrics;
 pub mod policy;
 pub mod report;

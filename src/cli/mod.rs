@@ -38,6 +38,9 @@ pub enum Command {
     Gen(GenCommand),
     /// Compare a results folder with golden results; exit 1 on any drift.
     Check(CheckArgs),
+    /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
+    /// job trace CSV for job-trace mode.
+    ImportJobs(crate::jobs::cli::ImportJobsArgs),
 }
 
 /// Generators of `tenantsim gen`.
@@ -115,5 +118,6 @@ pub fn execute(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Check(args) => check_cmd::check(&args),
+        Command::ImportJobs(args) => crate::jobs::cli::import_jobs_cmd(&args),
     }
 }

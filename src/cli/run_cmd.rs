@@ -11,6 +11,9 @@ use crate::scenario::{Overrides, load_scenario};
 /// Run a scenario and write its results folder.
 pub fn run(args: &RunArgs) -> Result<()> {
     crate::interrupt::install_handler();
+    if crate::jobs::cli::is_jobs_scenario(&args.scenario)? {
+        return crate::jobs::cli::run_jobs(args);
+    }
     let scenario = load_scenario(
         &args.scenario,
         Overrides {

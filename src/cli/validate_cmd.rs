@@ -33,6 +33,9 @@ pub fn validate(args: &ValidateArgs) -> Result<()> {
         .file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    if let Some(done) = crate::jobs::cli::validate_if_jobs(&args.file, is_scenario) {
+        return done;
+    }
     if !is_scenario {
         let trace = load_trace(&args.file)?;
         eprintln!("ok: {}", describe_trace(&trace));

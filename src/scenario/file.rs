@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
+    /// `"models"` (the default); `"jobs"` scenarios are read by
+    /// [`crate::jobs::scenario`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     /// Label of the experiment; the default results folder is
     /// `results/<name>`.
     pub name: String,

@@ -170,6 +170,14 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
 
 fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
     let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    if let Some(mode) = f.mode.as_deref().filter(|m| *m != "models") {
+        return bad(
+            "mode",
+            format!(
+                "expected \"models\" here (\"jobs\" scenarios have their own loader), got \"{mode}\""
+            ),
+        );
+    }
     let name = f.name.trim();
     if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
         return bad(

@@ -1,0 +1,131 @@
+//! Job-trace mode speed: replay 1,000,000 synthetic jobs on 1,000 GPUs
+//! (125 nodes × 8, `consolidate`) under `fifo` and under `las`, and print
+//! jobs per second.
+//!
+//! ```sh
+//! cargo bench --bench jobs_replay                 # fifo and las
+//! cargo bench --bench jobs_replay -- --all        # every scheduler
+//! cargo bench --bench jobs_replay -- --load 0.95     # another offered load
+//! cargo bench --bench jobs_replay -- --jobs 100000 --write-trace /tmp/jobs.csv
+//! ```
+//!
+//! The workload (`tenantsim::jobs::synthetic`): Poisson arrivals at 85 %
+//! offered load, 1/2/4/8-GPU jobs (70/10/10/10 %), heavy-tailed durations
+//! with a mean of one hour, 100 users, seed 42. Only the simulation is
+//! timed (not generating the jobs or computing the metrics printed).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::time::Instant;
+
+use tenantsim::jobs::metrics::job_metrics;
+use tenantsim::jobs::scheduler::{JobParams, SCHEDULERS, SchedInit};
+use tenantsim::jobs::synthetic::{SyntheticSpec, synthetic_jobs};
+use tenantsim::jobs::{JobRow, JobSimInput, Placement, simulate_jobs};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let n: usize = value("--jobs")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
+    let all = args.iter().any(|a| a == "--all");
+    let load: f64 = value("--load").and_then(|v| v.parse().ok()).unwrap_or(0.85);
+    let nodes = vec![8u32; 125];
+    let spec = SyntheticSpec {
+        jobs: n,
+        cluster_gpus: 1000,
+        load,
+        mean_duration_s: 3600.0,
+        users: 100,
+        seed: 42,
+    };
+    let jobs = synthetic_jobs(&spec);
+    if let Some(path) = value("--write-trace") {
+        let rows: Vec<JobRow> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| JobRow {
+                job_id: format!("j{i}"),
+                user: format!("u{}", j.user),
+                submit_s: j.submit as f64 / 1e6,
+                duration_s: j.duration as f64 / 1e6,
+                gpus: j.gpus,
+                gpu_type: None,
+                group: None,
+            })
+            .collect();
+        if let Err(e) = tenantsim::jobs::trace::write_job_trace(std::path::Path::new(&path), &rows)
+        {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        eprintln!("wrote {n} jobs to {path}");
+    }
+    let names: Vec<&str> = if all {
+        SCHEDULERS.iter().map(|s| s.name).collect()
+    } else {
+        vec!["fifo", "las"]
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{n} synthetic jobs, 1000 GPUs (125 × 8, consolidate), load {}",
+        spec.load
+    );
+    let mut total = 0.0;
+    for name in names {
+        let Some(spec) = SCHEDULERS.iter().find(|s| s.name == name) else {
+            continue;
+        };
+        let mut params = JobParams::new("bench", BTreeMap::new());
+        let factory = match (spec.parse)(&mut params) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        };
+        let started = Instant::now();
+        let mut sched = factory(&SchedInit {
+            jobs: &jobs,
+            users: 100,
+        });
+        let input = JobSimInput {
+            jobs: &jobs,
+            users: 100,
+            nodes: &nodes,
+            placement: Placement::Consolidate,
+            backfill: false,
+            restart_overhead: 0,
+            record_allocations: false,
+        };
+        let outcome = match simulate_jobs(&input, sched.as_mut()) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        };
+        let secs = started.elapsed().as_secs_f64();
+        total += secs;
+        let m = job_metrics(&jobs, 100, &outcome);
+        let _ = writeln!(
+            out,
+            "{name:>10}: {secs:7.3} s, {:>10.0} jobs/s, {} events, {} preemptions, \
+             mean JCT {:.0} s, mean queueing {:.0} s, utilisation {:.3}",
+            n as f64 / secs,
+            m.events,
+            m.preemptions,
+            m.mean_jct / 1e6,
+            m.mean_queueing / 1e6,
+            m.utilization
+        );
+    }
+    let _ = writeln!(out, "     total: {total:7.3} s");
+}

@@ -1,0 +1,138 @@
+//! Alibaba `cluster-trace-gpu-v2023` ("openb") pod lists:
+//! `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time`
+//! (times in seconds from the start of the trace).
+//!
+//! Mapping (one pod = one job):
+//! - `job_id` = `name`; `submit_s` = `creation_time`;
+//!   `duration_s` = `deletion_time − scheduled_time`;
+//! - `gpus` = `num_gpu`; `gpu_type` = `gpu_spec` (often empty);
+//! - `user` = `qos` (LS, BE, Burstable, Guaranteed): the trace has no user
+//!   column, and the QoS class is the tenant-like grouping it has.
+//!
+//! Skipped: pods with `num_gpu = 0` (CPU-only), pods that never ran (empty
+//! `scheduled_time`: the Pending pods), pods with `deletion_time ≤
+//! scheduled_time`. Fractional GPUs: a pod with `num_gpu = 1` and
+//! `gpu_milli < 1000` shares a GPU in the real cluster; the simulator does
+//! not share GPUs, so by default it gets one whole GPU (`--fractional
+//! whole`), or is left out (`--fractional drop`). Multi-GPU pods always ask
+//! for whole GPUs (`gpu_milli = 1000`). Note that Running pods were still
+//! alive when the trace was cut, so their `deletion_time` is the end of the
+//! trace and their duration a lower bound.
+
+use std::path::Path;
+
+use super::{Fractional, ImportOptions, ImportReport};
+use crate::error::{Error, Result};
+use crate::io_util::open_input;
+use crate::jobs::trace::{JobRow, csv_error};
+
+const COLUMNS: [&str; 7] = [
+    "name",
+    "num_gpu",
+    "gpu_milli",
+    "creation_time",
+    "deletion_time",
+    "scheduled_time",
+    "qos",
+];
+
+/// Import an Alibaba v2023 pod list.
+pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, ImportReport)> {
+    let source = path.display().to_string();
+    let file = open_input(path, "Alibaba pod list")?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(file);
+    let headers = reader
+        .headers()
+        .map_err(|e| csv_error(&source, &e))?
+        .clone();
+    let find = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+    };
+    let mut col = [0usize; 7];
+    for (slot, name) in COLUMNS.iter().enumerate() {
+        col[slot] = find(name).ok_or_else(|| {
+            Error::input(format!(
+                "{source}: line 1: missing column `{name}`: an Alibaba v2023 pod list has name, num_gpu, gpu_milli, creation_time, deletion_time, scheduled_time, qos"
+            ))
+        })?;
+    }
+    let spec_col = find("gpu_spec");
+    let mut rows = Vec::new();
+    let mut report = ImportReport::default();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(&source, &e)),
+        }
+        report.rows += 1;
+        let line = record.position().map_or(0, csv::Position::line);
+        let get = |slot: usize| record.get(col[slot]).unwrap_or("");
+        let int = |slot: usize| -> Result<i64> {
+            get(slot).parse::<i64>().map_err(|_| {
+                Error::input(format!(
+                    "{source}: line {line}: field `{}`: expected an integer, got `{}`",
+                    COLUMNS[slot],
+                    get(slot)
+                ))
+            })
+        };
+        let num_gpu = int(1)?;
+        let milli = int(2)?;
+        if num_gpu < 0 || milli < 0 {
+            return Err(Error::input(format!(
+                "{source}: line {line}: fields `num_gpu`, `gpu_milli`: expected counts >= 0"
+            )));
+        }
+        if num_gpu == 0 {
+            report.cpu_only += 1;
+            continue;
+        }
+        if get(5).is_empty() {
+            report.never_ran += 1;
+            continue;
+        }
+        let (created, deleted, scheduled) = (int(3)?, int(4)?, int(5)?);
+        if created < 0 {
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `creation_time`: expected seconds >= 0, got {created}"
+            )));
+        }
+        if deleted <= scheduled {
+            report.no_duration += 1;
+            continue;
+        }
+        if num_gpu == 1 && milli < 1000 {
+            match options.fractional {
+                Fractional::Whole => report.fractional_rounded += 1,
+                Fractional::Drop => {
+                    report.fractional_dropped += 1;
+                    continue;
+                }
+            }
+        }
+        let gpus = u32::try_from(num_gpu).map_err(|_| {
+            Error::input(format!(
+                "{source}: line {line}: field `num_gpu`: {num_gpu} is too large"
+            ))
+        })?;
+        report.kept += 1;
+        report.gpus += u64::from(gpus);
+        rows.push(JobRow {
+            job_id: get(0).to_string(),
+            user: get(6).to_string(),
+            submit_s: created as f64,
+            duration_s: (deleted - scheduled) as f64,
+            gpus,
+            gpu_type: spec_col.map(|c| record.get(c).unwrap_or("").to_string()),
+            group: None,
+        });
+    }
+    Ok((rows, report))
+}

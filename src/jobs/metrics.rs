@@ -1,0 +1,242 @@
+//! Metrics of one job-trace run.
+//!
+//! - JCT = end − submit; queueing delay = first start − submit (DESIGN §9).
+//! - Percentiles (median, p95, p99 of JCT) use linear interpolation between
+//!   closest ranks (Hyndman & Fan type 7, numpy's default): for the sorted
+//!   values `x_0 ≤ … ≤ x_{n−1}`, `P(p) = x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋)`
+//!   with `h = (n − 1)·p/100`.
+//! - Makespan = last completion − first submit.
+//! - GPU utilisation = GPU-time held by jobs (restart overhead included) /
+//!   (GPUs × makespan).
+//! - Slowdown of a job = JCT / duration (≥ 1). Jain's fairness index over
+//!   users' average slowdown `x_u`: `(Σ x_u)² / (n · Σ x_u²)`, 1 when every
+//!   user is slowed down equally.
+//! - Per-user finish-time fairness ρ_u = Σ JCT / Σ duration over the user's
+//!   jobs: time in the shared cluster over time in isolation, where each
+//!   job would start at once and take its duration (Themis' ρ, per user).
+
+use super::simulation::JobOutcome;
+use super::trace::Job;
+use crate::trace::Micros;
+
+/// The `summary.csv` figures of one run; times in µs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobMetrics {
+    /// Jobs completed (all of them).
+    pub jobs: usize,
+    /// Mean JCT.
+    pub mean_jct: f64,
+    /// Median JCT.
+    pub median_jct: f64,
+    /// 95th percentile JCT.
+    pub p95_jct: f64,
+    /// 99th percentile JCT.
+    pub p99_jct: f64,
+    /// Mean queueing delay (first start − submit).
+    pub mean_queueing: f64,
+    /// Last completion − first submit.
+    pub makespan: Micros,
+    /// GPU-time held / (GPUs × makespan).
+    pub utilization: f64,
+    /// Jain's index over users' average slowdown.
+    pub jain: f64,
+    /// Preemptions in the run.
+    pub preemptions: u64,
+    /// Events the loop handled.
+    pub events: u64,
+}
+
+/// Per-user figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserMetrics {
+    /// Jobs of the user in the run.
+    pub jobs: usize,
+    /// Mean JCT, µs.
+    pub mean_jct: f64,
+    /// Mean slowdown (JCT / duration).
+    pub mean_slowdown: f64,
+    /// Σ JCT / Σ duration.
+    pub ftf_rho: f64,
+}
+
+/// The `p`-th percentile (0–100) of sorted values, type 7 (see module docs).
+pub fn percentile(sorted: &[u64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0] as f64,
+        n => {
+            let h = (n - 1) as f64 * p / 100.0;
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            let (a, b) = (sorted[lo] as f64, sorted[hi] as f64);
+            a + (h - lo as f64) * (b - a)
+        }
+    }
+}
+
+/// Per-user metrics, by user index (users with no job in the run have
+/// `jobs = 0` and NaN figures).
+pub fn user_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> Vec<UserMetrics> {
+    let mut n = vec![0usize; users];
+    let mut jct = vec![0u128; users];
+    let mut dur = vec![0u128; users];
+    let mut slow = vec![0f64; users];
+    for (i, j) in jobs.iter().enumerate() {
+        let u = j.user as usize;
+        let c = outcome.end[i] - j.submit;
+        n[u] += 1;
+        jct[u] += u128::from(c);
+        dur[u] += u128::from(j.duration);
+        slow[u] += c as f64 / j.duration as f64;
+    }
+    (0..users)
+        .map(|u| {
+            let k = n[u] as f64;
+            UserMetrics {
+                jobs: n[u],
+                mean_jct: jct[u] as f64 / k,
+                mean_slowdown: slow[u] / k,
+                ftf_rho: jct[u] as f64 / dur[u] as f64,
+            }
+        })
+        .collect()
+}
+
+/// Jain's fairness index of `x`: `(Σx)² / (n Σx²)`; 1 for an empty or
+/// all-zero input.
+pub fn jain_index(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if x.is_empty() || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (x.len() as f64 * s2)
+    }
+}
+
+/// Compute the summary figures of a run.
+pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetrics {
+    let n = jobs.len();
+    let mut jct: Vec<u64> = jobs
+        .iter()
+        .zip(&outcome.end)
+        .map(|(j, &e)| e - j.submit)
+        .collect();
+    let sum_jct: u128 = jct.iter().map(|&c| u128::from(c)).sum();
+    let sum_wait: u128 = jobs
+        .iter()
+        .zip(&outcome.first_start)
+        .map(|(j, &s)| u128::from(s - j.submit))
+        .sum();
+    jct.sort_unstable();
+    let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = outcome.end.iter().copied().max().unwrap_or(0);
+    let makespan = last.saturating_sub(first);
+    let busy: u128 = outcome
+        .segments
+        .iter()
+        .map(|s| u128::from(s.end - s.start) * u128::from(s.gpus))
+        .sum();
+    let capacity = u128::from(outcome.gpus) * u128::from(makespan);
+    let slowdowns: Vec<f64> = user_metrics(jobs, users, outcome)
+        .iter()
+        .filter(|u| u.jobs > 0)
+        .map(|u| u.mean_slowdown)
+        .collect();
+    JobMetrics {
+        jobs: n,
+        mean_jct: sum_jct as f64 / n as f64,
+        median_jct: percentile(&jct, 50.0),
+        p95_jct: percentile(&jct, 95.0),
+        p99_jct: percentile(&jct, 99.0),
+        mean_queueing: sum_wait as f64 / n as f64,
+        makespan,
+        utilization: if capacity == 0 {
+            0.0
+        } else {
+            busy as f64 / capacity as f64
+        },
+        jain: jain_index(&slowdowns),
+        preemptions: outcome.preemptions.iter().map(|&p| u64::from(p)).sum(),
+        events: outcome.events,
+    }
+}
+
+/// One point of the utilisation timeline.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UtilPoint {
+    /// Bucket start, µs.
+    pub time: Micros,
+    /// Bucket length, µs.
+    pub len: Micros,
+    /// Time-averaged GPUs held over the bucket.
+    pub busy_gpus: f64,
+}
+
+/// The utilisation timeline: [first submit, last completion) cut into at
+/// most `points` equal buckets (the last may be shorter), each with the
+/// time-averaged number of GPUs held. Computed exactly from the segments.
+pub fn utilization_timeline(jobs: &[Job], outcome: &JobOutcome, points: usize) -> Vec<UtilPoint> {
+    let t0 = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let t1 = outcome.end.iter().copied().max().unwrap_or(0);
+    if t1 <= t0 || points == 0 {
+        return Vec::new();
+    }
+    let span = t1 - t0;
+    let w = span.div_ceil(points as u64).max(1);
+    let b = span.div_ceil(w) as usize;
+    let mut acc = vec![0u128; b];
+    let mut diff = vec![0i128; b + 1];
+    for s in &outcome.segments {
+        if s.end <= s.start {
+            continue;
+        }
+        let g = u128::from(s.gpus);
+        let first = ((s.start - t0) / w) as usize;
+        let last = ((s.end - 1 - t0) / w) as usize;
+        if first == last {
+            acc[first] += u128::from(s.end - s.start) * g;
+        } else {
+            acc[first] += u128::from(t0 + (first as u64 + 1) * w - s.start) * g;
+            acc[last] += u128::from(s.end - (t0 + last as u64 * w)) * g;
+            diff[first + 1] += (g * u128::from(w)) as i128;
+            diff[last] -= (g * u128::from(w)) as i128;
+        }
+    }
+    let mut run = 0i128;
+    (0..b)
+        .map(|k| {
+            run += diff[k];
+            let start = t0 + k as u64 * w;
+            let len = w.min(t1 - start);
+            let total = acc[k] + run as u128;
+            UtilPoint {
+                time: start,
+                len,
+                busy_gpus: total as f64 / len as f64,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_interpolate_linearly_between_ranks() {
+        let x = [10, 20, 30, 40];
+        assert_eq!(percentile(&x, 50.0), 25.0);
+        assert_eq!(percentile(&x, 0.0), 10.0);
+        assert_eq!(percentile(&x, 100.0), 40.0);
+        // h = 3 · 0.95 = 2.85 → 30 + 0.85 · 10.
+        assert!((percentile(&x, 95.0) - 38.5).abs() < 1e-9);
+        assert_eq!(percentile(&[7], 99.0), 7.0);
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_one_winner() {
+        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), 1.0);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,483 @@
+//! The `mode = "jobs"` scenario (DESIGN §9): its serde model (unknown keys
+//! are errors) and its validated form.
+//!
+//! ```toml
+//! mode = "jobs"
+//! name = "fifo-vs-las"
+//! seed = 1                      # default 0
+//! repetitions = 1               # default 1
+//! [jobs]
+//! path = "jobs.csv"             # relative to the scenario file
+//! # sample = 1000               # optional: jobs drawn per repetition
+//! # arrival_scale = 0.5         # optional: submit times × this (load knob)
+//! [cluster]
+//! nodes = 2                     # either nodes × gpus_per_node ...
+//! gpus_per_node = 4
+//! # node_list = "nodes.csv"     # ... or a node list CSV
+//! placement = "consolidate"     # or "spread" (default consolidate)
+//! backfill = false              # default false
+//! # restart_overhead_s = 0.0    # preemptive schedulers: restore time
+//! [[policy]]
+//! name = "fifo"
+//! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
+//! # backfill = true            # optional: overrides [cluster].backfill
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rand::seq::index::sample;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::cluster::{Placement, load_node_list};
+use super::scheduler::{self, JobParams, JobSchedulerFactory, JobSchedulerSpec};
+use super::simulation::first_unplaceable;
+use super::trace::{Job, JobTrace, parse_job_trace};
+use crate::error::{Error, Result};
+use crate::io_util::read_input;
+use crate::rng::{Purpose, stream};
+use crate::scenario::Overrides;
+use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
+
+/// Which simulation a scenario file asks for (its top-level `mode` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Model selection (DESIGN §2; the default).
+    Models,
+    /// Job-trace replay (DESIGN §9).
+    Jobs,
+}
+
+/// Read the top-level `mode` of the TOML text `text` from `path`. A text
+/// that is not valid TOML is reported as `Models`, so that the
+/// model-selection loader reports the syntax error as it always did.
+pub fn mode_of_text(path: &Path, text: &str) -> Result<Mode> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(Mode::Models);
+    };
+    match table.get("mode") {
+        None => Ok(Mode::Models),
+        Some(toml::Value::String(s)) if s == "models" => Ok(Mode::Models),
+        Some(toml::Value::String(s)) if s == "jobs" => Ok(Mode::Jobs),
+        Some(v) => Err(Error::input(format!(
+            "{}: mode: expected \"models\" or \"jobs\", got `{v}`",
+            path.display()
+        ))),
+    }
+}
+
+/// The mode of the scenario file at `path` (see [`mode_of_text`]);
+/// unreadable files are `Models` so the usual loader reports them.
+pub fn scenario_mode(path: &Path) -> Result<Mode> {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => mode_of_text(path, &text),
+            Err(_) => Ok(Mode::Models),
+        },
+        Err(_) => Ok(Mode::Models),
+    }
+}
+
+/// A job-mode scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobScenarioFile {
+    /// Always `"jobs"`.
+    pub mode: String,
+    /// Label; the default results folder is `results/<name>`.
+    pub name: String,
+    /// Seed of every random stream (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Independent repetitions (default 1).
+    #[serde(default = "one")]
+    pub repetitions: u32,
+    /// The job trace.
+    pub jobs: JobsSection,
+    /// The cluster.
+    pub cluster: JobClusterSection,
+    /// Policies to compare (`[[policy]]`, at least one).
+    #[serde(rename = "policy", default)]
+    pub policies: Vec<JobPolicySection>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// `[jobs]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsSection {
+    /// Job trace CSV, relative to the scenario file.
+    pub path: PathBuf,
+    /// Jobs drawn (uniformly, without replacement) in each repetition;
+    /// drawn jobs keep their file order. Default: every job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<usize>,
+    /// Multiply every submit time by this (> 0; < 1 raises the load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_scale: Option<f64>,
+}
+
+/// `[cluster]` of a job-mode scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobClusterSection {
+    /// Number of identical nodes (with `gpus_per_node`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    /// GPUs per node (with `nodes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_per_node: Option<u32>,
+    /// A node list CSV instead (relative to the scenario file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_list: Option<PathBuf>,
+    /// Placement rule (default `consolidate`).
+    #[serde(default = "consolidate")]
+    pub placement: Placement,
+    /// Whether a job that does not fit lets later jobs start (default false).
+    #[serde(default)]
+    pub backfill: bool,
+    /// Restore time paid on each resumption after a preemption, seconds.
+    #[serde(default)]
+    pub restart_overhead_s: f64,
+}
+
+fn consolidate() -> Placement {
+    Placement::Consolidate
+}
+
+/// One `[[policy]]` of a job-mode scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobPolicySection {
+    /// Label used in every output.
+    pub name: String,
+    /// Scheduler name.
+    pub scheduler: String,
+    /// Overrides `[cluster].backfill` for this policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<bool>,
+    /// Scheduler parameters; each scheduler rejects keys it does not know.
+    #[serde(flatten)]
+    pub params: BTreeMap<String, toml::Value>,
+}
+
+/// One validated policy.
+#[derive(Clone)]
+pub struct JobPolicy {
+    /// Label.
+    pub name: String,
+    /// The scheduler's registry entry.
+    pub spec: &'static JobSchedulerSpec,
+    /// Backfilling for this policy.
+    pub backfill: bool,
+    /// Builds the scheduler of each run.
+    pub make: JobSchedulerFactory,
+}
+
+impl std::fmt::Debug for JobPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobPolicy")
+            .field("name", &self.name)
+            .field("scheduler", &self.spec.name)
+            .field("backfill", &self.backfill)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A validated job-mode scenario, its trace and node list loaded.
+#[derive(Debug, Clone)]
+pub struct JobScenario {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// The file after command-line overrides.
+    pub file: JobScenarioFile,
+    /// The job trace file.
+    pub trace_path: PathBuf,
+    /// SHA-256 of the job trace file, hex.
+    pub trace_sha256: String,
+    /// The job trace.
+    pub trace: Arc<JobTrace>,
+    /// The node list file, if any.
+    pub node_list_path: Option<PathBuf>,
+    /// GPUs per node.
+    pub nodes: Vec<u32>,
+    /// Placement rule.
+    pub placement: Placement,
+    /// Restore time after a preemption, µs.
+    pub restart_overhead: Micros,
+    /// Policies in file order.
+    pub policies: Vec<JobPolicy>,
+}
+
+/// The jobs of one repetition.
+#[derive(Debug, Clone)]
+pub struct RepJobs {
+    /// Jobs as simulated (sampled, arrival-scaled).
+    pub jobs: Vec<Job>,
+    /// Trace index of each.
+    pub index: Vec<u32>,
+}
+
+impl JobScenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+    /// Seed after overrides.
+    pub fn seed(&self) -> u64 {
+        self.file.seed
+    }
+    /// Repetitions after overrides.
+    pub fn repetitions(&self) -> u32 {
+        self.file.repetitions
+    }
+    /// GPUs in the cluster.
+    pub fn gpus(&self) -> u64 {
+        self.nodes.iter().map(|&g| u64::from(g)).sum()
+    }
+    /// Whether repetitions differ (something is randomised).
+    pub fn is_randomised(&self) -> bool {
+        self.file.jobs.sample.is_some()
+    }
+
+    /// The jobs of repetition `rep`: the sample of `(seed, rep)` (the
+    /// `split` stream; kept in file order), with submit times scaled.
+    pub fn rep_jobs(&self, rep: u64) -> RepJobs {
+        let all = self.trace.jobs();
+        let index: Vec<u32> = match self.file.jobs.sample {
+            Some(k) if k < all.len() => {
+                let mut rng = stream(self.seed(), rep, Purpose::Split);
+                let mut v: Vec<u32> = sample(&mut rng, all.len(), k)
+                    .into_iter()
+                    .map(|i| i as u32)
+                    .collect();
+                v.sort_unstable();
+                v
+            }
+            _ => (0..all.len() as u32).collect(),
+        };
+        let scale = self.file.jobs.arrival_scale;
+        let jobs = index
+            .iter()
+            .map(|&i| {
+                let mut j = all[i as usize];
+                if let Some(s) = scale {
+                    j.submit = (j.submit as f64 * s).round() as Micros;
+                }
+                j
+            })
+            .collect();
+        RepJobs { jobs, index }
+    }
+}
+
+/// Read, parse and validate the job-mode scenario at `path`.
+pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenario> {
+    let bytes = read_input(path, "scenario")?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::input(format!(
+            "{}: invalid UTF-8 at byte {}: expected a TOML text file",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    parse_job_scenario(path, &text, overrides)
+}
+
+/// Parse and validate job-mode scenario `text` as if read from `path`.
+pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
+    let at = path.display().to_string();
+    let mut file: JobScenarioFile = toml::from_str(text)
+        .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    if let Some(seed) = overrides.seed {
+        file.seed = seed;
+    }
+    if let Some(reps) = overrides.repetitions {
+        file.repetitions = reps;
+    }
+    check_top_level(&at, &file)?;
+    let base = path.parent().unwrap_or(Path::new(""));
+
+    let c = &file.cluster;
+    let bad = |field: &str, msg: String| Error::input(format!("{at}: [cluster].{field}: {msg}"));
+    let (nodes, node_list_path) = match (c.nodes, c.gpus_per_node, &c.node_list) {
+        (Some(n), Some(g), None) => {
+            if n == 0 {
+                return Err(bad("nodes", "expected at least 1 node, got 0".into()));
+            }
+            if g == 0 {
+                return Err(bad(
+                    "gpus_per_node",
+                    "expected at least 1 GPU, got 0".into(),
+                ));
+            }
+            if u64::from(n) * u64::from(g) > u64::from(u32::MAX) {
+                return Err(bad("nodes", format!("{n} × {g} GPUs is too many")));
+            }
+            (vec![g; n as usize], None)
+        }
+        (None, None, Some(p)) => {
+            let p = base.join(p);
+            let list =
+                load_node_list(&p).map_err(|e| e.context(format!("{at}: [cluster].node_list")))?;
+            (list.into_iter().map(|(_, g)| g).collect(), Some(p))
+        }
+        _ => {
+            return Err(Error::input(format!(
+                "{at}: [cluster]: give either `nodes` and `gpus_per_node`, or `node_list`"
+            )));
+        }
+    };
+    let o = c.restart_overhead_s;
+    if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
+        return Err(bad(
+            "restart_overhead_s",
+            format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {o}"),
+        ));
+    }
+    let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
+
+    let trace_path = base.join(&file.jobs.path);
+    let bytes = read_input(&trace_path, "job trace")
+        .map_err(|e| e.context(format!("{at}: [jobs].path")))?;
+    let trace_sha256: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let trace = Arc::new(parse_job_trace(
+        &trace_path.display().to_string(),
+        bytes.as_slice(),
+    )?);
+    if let Some(k) = file.jobs.sample {
+        if k == 0 || k > trace.len() {
+            return Err(Error::input(format!(
+                "{at}: [jobs].sample: expected 1 to {} jobs (the trace has {}), got {k}",
+                trace.len(),
+                trace.len()
+            )));
+        }
+    }
+    if let Some(s) = file.jobs.arrival_scale {
+        if !(s.is_finite() && s > 0.0 && s <= 1.0e6) {
+            return Err(Error::input(format!(
+                "{at}: [jobs].arrival_scale: expected a factor > 0 and <= 1e6, got {s}"
+            )));
+        }
+    }
+    let placement = c.placement;
+    if let Some(j) = first_unplaceable(trace.jobs(), &nodes, placement) {
+        let largest = nodes.iter().copied().max().unwrap_or(0);
+        let total: u64 = nodes.iter().map(|&g| u64::from(g)).sum();
+        let why = match placement {
+            Placement::Consolidate => format!(
+                "the largest node has {largest}: under `consolidate` placement a job's GPUs must all come from one node"
+            ),
+            Placement::Spread => format!("the cluster has only {total}"),
+        };
+        return Err(Error::input(format!(
+            "{}: line {}: job `{}` needs {} GPUs but {why}",
+            trace.source(),
+            trace.line(j),
+            trace.ids()[j],
+            trace.jobs()[j].gpus
+        )));
+    }
+    let default_backfill = c.backfill;
+    let policies = file
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| resolve_policy(&at, i, p, default_backfill))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(JobScenario {
+        path: path.to_path_buf(),
+        file,
+        trace_path,
+        trace_sha256,
+        trace,
+        node_list_path,
+        nodes,
+        placement,
+        restart_overhead,
+        policies,
+    })
+}
+
+fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    if f.mode != "jobs" {
+        return bad(
+            "mode",
+            format!(
+                "expected \"jobs\" in a job-trace scenario, got \"{}\"",
+                f.mode
+            ),
+        );
+    }
+    let name = f.name.trim();
+    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+        return bad(
+            "name",
+            format!(
+                "expected a non-empty label usable as a folder name (no `/`), got `{}`",
+                f.name
+            ),
+        );
+    }
+    if f.repetitions == 0 {
+        return bad("repetitions", "expected at least 1, got 0".into());
+    }
+    if f.policies.is_empty() {
+        return bad(
+            "[[policy]]",
+            "expected at least one policy table (`[[policy]]` with name and scheduler)".into(),
+        );
+    }
+    for (i, p) in f.policies.iter().enumerate() {
+        if p.name.trim().is_empty() {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                "`name` must not be empty".into(),
+            );
+        }
+        if f.policies[..i].iter().any(|q| q.name == p.name) {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                format!(
+                    "the name `{}` is used by two policies: names must be unique",
+                    p.name
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn resolve_policy(
+    at: &str,
+    index: usize,
+    p: &JobPolicySection,
+    default_backfill: bool,
+) -> Result<JobPolicy> {
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let spec = scheduler::scheduler(&p.scheduler).ok_or_else(|| {
+        Error::input(format!(
+            "{context}: unknown job scheduler `{}`: expected one of {}",
+            p.scheduler,
+            scheduler::scheduler_names()
+        ))
+    })?;
+    let mut params = JobParams::new(context, p.params.clone());
+    let make = (spec.parse)(&mut params)?;
+    params.finish(spec.name)?;
+    Ok(JobPolicy {
+        name: p.name.clone(),
+        spec,
+        backfill: p.backfill.unwrap_or(default_backfill),
+        make,
+    })
+}

@@ -1,0 +1,34 @@
+//! `sjf`: shortest job first with oracle durations (DESIGN §9, exact). The
+//! queue is ordered by duration (the trace's service time), then submit
+//! time, then job index; non-preemptive, with head-of-line blocking unless
+//! backfilling is on.
+//!
+//! Source: the classic SJF rule (e.g. Silberschatz et al., *Operating System
+//! Concepts*); the oracle-duration SJF baseline of Tiresias (Gu et al.,
+//! NSDI '19) and Themis (Mahajan et al., NSDI '20).
+
+use std::sync::Arc;
+
+use super::static_order::StaticOrder;
+use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
+use crate::error::Result;
+use crate::jobs::trace::Job;
+
+/// Registry entry.
+pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
+    name: "sjf",
+    about: "shortest job first (oracle duration), then submit time, then index",
+    preemptive: false,
+    parse,
+};
+
+/// The queue key: (duration, submit, index).
+pub fn key(job: &Job, index: u32) -> Key {
+    (job.duration, job.submit, index)
+}
+
+fn parse(_params: &mut JobParams) -> Result<JobSchedulerFactory> {
+    Ok(Arc::new(|init| {
+        Box::new(StaticOrder::new(init.jobs.len(), key))
+    }))
+}

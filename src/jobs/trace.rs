@@ -1,0 +1,512 @@
+//! Job traces (DESIGN §9): the neutral CSV
+//! `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group]`, validated like
+//! model traces (every rejection names the file, the line and the field).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::io_util::{open_input, write_atomic};
+use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
+
+/// Largest accepted submit time, in seconds (about 31,700 years): keeps
+/// every event time far from `u64` overflow.
+pub const MAX_SUBMIT_S: f64 = 1.0e12;
+
+const REQUIRED: [&str; 5] = ["job_id", "user", "submit_s", "duration_s", "gpus"];
+const OPTIONAL: [&str; 2] = ["gpu_type", "group"];
+
+/// One job as the simulator sees it: integer microseconds (DESIGN §7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    /// Submit (arrival) time, µs, rounded once at load to the nearest µs.
+    pub submit: Micros,
+    /// Service time on `gpus` GPUs, µs, rounded once (at least 1 µs).
+    pub duration: Micros,
+    /// GPUs the job needs, all at once (gang scheduling), at least 1.
+    pub gpus: u32,
+    /// User index (order of first appearance in the file).
+    pub user: u32,
+}
+
+/// One row of the neutral job CSV, as importers produce it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRow {
+    /// Unique job id.
+    pub job_id: String,
+    /// User (tenant) id.
+    pub user: String,
+    /// Submit time, seconds from the start of the trace.
+    pub submit_s: f64,
+    /// Service time on `gpus` GPUs, seconds.
+    pub duration_s: f64,
+    /// GPUs needed.
+    pub gpus: u32,
+    /// Optional GPU type (carried through; not used by the schedulers).
+    pub gpu_type: Option<String>,
+    /// Optional group, e.g. a virtual cluster (carried through).
+    pub group: Option<String>,
+}
+
+/// A validated job trace. Jobs are indexed in file order; every tie in the
+/// simulator is broken by the lowest index.
+#[derive(Debug, Clone)]
+pub struct JobTrace {
+    source: String,
+    jobs: Vec<Job>,
+    ids: Vec<String>,
+    users: Vec<String>,
+    lines: Vec<u64>,
+    gpu_type: Option<Vec<String>>,
+    group: Option<Vec<String>>,
+}
+
+impl JobTrace {
+    /// Build a trace from rows (importers, tests, synthetic workloads);
+    /// `source` names it in messages. The rows are validated as a file's.
+    pub fn from_rows(source: &str, rows: &[JobRow]) -> Result<Self> {
+        let has_type = rows.iter().any(|r| r.gpu_type.is_some());
+        let has_group = rows.iter().any(|r| r.group.is_some());
+        let mut b = Builder::new(source, has_type, has_group, rows.len());
+        for (i, r) in rows.iter().enumerate() {
+            let line = i as u64 + 2;
+            b.push(
+                line,
+                &r.job_id,
+                &r.user,
+                r.submit_s,
+                r.duration_s,
+                r.gpus,
+                r.gpu_type.as_deref(),
+                r.group.as_deref(),
+            )?;
+        }
+        b.finish()
+    }
+
+    /// Where the trace came from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+    /// The jobs, in file order.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+    /// Whether the trace has no jobs (never true for a validated trace).
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+    /// Job ids, in file order.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+    /// User ids, by user index.
+    pub fn users(&self) -> &[String] {
+        &self.users
+    }
+    /// The file line of job `i` (for messages).
+    pub fn line(&self, i: usize) -> u64 {
+        self.lines[i]
+    }
+    /// `gpu_type` per job, if the column is present.
+    pub fn gpu_types(&self) -> Option<&[String]> {
+        self.gpu_type.as_deref()
+    }
+    /// `group` per job, if the column is present.
+    pub fn groups(&self) -> Option<&[String]> {
+        self.group.as_deref()
+    }
+    /// Total GPU-µs of service the jobs ask for.
+    pub fn total_work(&self) -> u128 {
+        self.jobs
+            .iter()
+            .map(|j| u128::from(j.duration) * u128::from(j.gpus))
+            .sum()
+    }
+}
+
+struct Builder {
+    source: String,
+    jobs: Vec<Job>,
+    ids: Vec<String>,
+    users: Vec<String>,
+    user_index: HashMap<String, u32>,
+    seen: HashMap<String, u64>,
+    lines: Vec<u64>,
+    gpu_type: Option<Vec<String>>,
+    group: Option<Vec<String>>,
+}
+
+impl Builder {
+    fn new(source: &str, has_type: bool, has_group: bool, capacity: usize) -> Self {
+        Self {
+            source: source.to_string(),
+            jobs: Vec::with_capacity(capacity),
+            ids: Vec::with_capacity(capacity),
+            users: Vec::new(),
+            user_index: HashMap::new(),
+            seen: HashMap::with_capacity(capacity),
+            lines: Vec::with_capacity(capacity),
+            gpu_type: has_type.then(Vec::new),
+            group: has_group.then(Vec::new),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        line: u64,
+        job_id: &str,
+        user: &str,
+        submit_s: f64,
+        duration_s: f64,
+        gpus: u32,
+        gpu_type: Option<&str>,
+        group: Option<&str>,
+    ) -> Result<()> {
+        let where_ = format!("{}: line {line}", self.source);
+        if job_id.trim().is_empty() {
+            return Err(Error::input(format!(
+                "{where_}: field `job_id`: expected a non-empty id"
+            )));
+        }
+        if user.trim().is_empty() {
+            return Err(Error::input(format!(
+                "{where_}: field `user`: expected a non-empty id"
+            )));
+        }
+        if !submit_s.is_finite() || !(0.0..=MAX_SUBMIT_S).contains(&submit_s) {
+            return Err(Error::input(format!(
+                "{where_}: field `submit_s`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {submit_s}"
+            )));
+        }
+        if !duration_s.is_finite() || duration_s <= 0.0 || duration_s > MAX_RUNTIME_S {
+            return Err(Error::input(format!(
+                "{where_}: field `duration_s`: expected seconds > 0 and <= {MAX_RUNTIME_S:e}, got {duration_s}"
+            )));
+        }
+        if gpus == 0 {
+            return Err(Error::input(format!(
+                "{where_}: field `gpus`: expected a whole number of GPUs >= 1, got 0"
+            )));
+        }
+        if let Some(first) = self.seen.get(job_id) {
+            return Err(Error::input(format!(
+                "{where_}: duplicate job_id `{job_id}`: already given at line {first}"
+            )));
+        }
+        self.seen.insert(job_id.to_string(), line);
+        let u = match self.user_index.get(user) {
+            Some(&u) => u,
+            None => {
+                let u = u32::try_from(self.users.len())
+                    .map_err(|_| Error::input(format!("{where_}: more than 2^32 users")))?;
+                self.users.push(user.to_string());
+                self.user_index.insert(user.to_string(), u);
+                u
+            }
+        };
+        if self.jobs.len() >= u32::MAX as usize {
+            return Err(Error::input(format!(
+                "{where_}: more than 2^32 - 1 jobs in one trace"
+            )));
+        }
+        self.jobs.push(Job {
+            submit: (submit_s * 1.0e6).round() as Micros,
+            duration: secs_to_micros(duration_s),
+            gpus,
+            user: u,
+        });
+        self.ids.push(job_id.to_string());
+        self.lines.push(line);
+        if let Some(v) = &mut self.gpu_type {
+            v.push(gpu_type.unwrap_or("").to_string());
+        }
+        if let Some(v) = &mut self.group {
+            v.push(group.unwrap_or("").to_string());
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<JobTrace> {
+        if self.jobs.is_empty() {
+            return Err(Error::input(format!(
+                "{}: the job trace has no rows: expected at least one job",
+                self.source
+            )));
+        }
+        Ok(JobTrace {
+            source: self.source,
+            jobs: self.jobs,
+            ids: self.ids,
+            users: self.users,
+            lines: self.lines,
+            gpu_type: self.gpu_type,
+            group: self.group,
+        })
+    }
+}
+
+/// Whether the CSV header line `header` is a job trace's (it has a
+/// `job_id` column). Used to tell job traces from model traces.
+pub fn looks_like_job_trace(header: &str) -> bool {
+    header
+        .trim_start_matches('\u{feff}')
+        .split(',')
+        .any(|c| c.trim().trim_matches('"') == "job_id")
+}
+
+/// Load and validate a job trace CSV from `path`.
+pub fn load_job_trace(path: &Path) -> Result<JobTrace> {
+    let file = open_input(path, "job trace")?;
+    parse_job_trace(&path.display().to_string(), file)
+}
+
+/// Parse and validate a job trace CSV read from `input`; `source` names it
+/// in error messages.
+pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
+    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        return Err(Error::input(format!(
+            "{source}: line 1: expected a header `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group]`, found an empty file"
+        )));
+    }
+    let mut col = [None; 7];
+    for (i, name) in headers.iter().enumerate() {
+        let name = name.trim_start_matches('\u{feff}');
+        let Some(slot) = REQUIRED.iter().chain(&OPTIONAL).position(|c| *c == name) else {
+            return Err(Error::input(format!(
+                "{source}: line 1: unknown column `{name}`: expected the columns job_id, user, submit_s, duration_s, gpus and optionally gpu_type, group"
+            )));
+        };
+        if col[slot].is_some() {
+            return Err(Error::input(format!(
+                "{source}: line 1: column `{name}` appears twice"
+            )));
+        }
+        col[slot] = Some(i);
+    }
+    for (slot, name) in REQUIRED.iter().enumerate() {
+        if col[slot].is_none() {
+            return Err(Error::input(format!(
+                "{source}: line 1: missing column `{name}`: the header must contain job_id, user, submit_s, duration_s, gpus"
+            )));
+        }
+    }
+    let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(csv_error(source, &e)),
+        }
+        let line = record.position().map_or(0, csv::Position::line);
+        let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
+        let text = |slot: usize| field(slot).unwrap_or("");
+        let where_ = || format!("{source}: line {line}");
+        let submit_s = parse_f64(text(2), "submit_s", &where_)?;
+        let duration_s = parse_f64(text(3), "duration_s", &where_)?;
+        let gpus = parse_gpus(text(4), &where_)?;
+        b.push(
+            line,
+            text(0),
+            text(1),
+            submit_s,
+            duration_s,
+            gpus,
+            field(5),
+            field(6),
+        )?;
+    }
+    b.finish()
+}
+
+fn parse_f64(text: &str, field: &str, where_: &dyn Fn() -> String) -> Result<f64> {
+    text.parse::<f64>().map_err(|_| {
+        Error::input(format!(
+            "{}: field `{field}`: expected a number, got `{text}`",
+            where_()
+        ))
+    })
+}
+
+fn parse_gpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {
+    text.parse::<u32>().map_err(|_| {
+        Error::input(format!(
+            "{}: field `gpus`: expected a whole number of GPUs >= 1, got `{text}`",
+            where_()
+        ))
+    })
+}
+
+/// A csv crate error as a message naming the file and line.
+pub(crate) fn csv_error(source: &str, err: &csv::Error) -> Error {
+    let line = err.position().map(csv::Position::line);
+    let at = line.map_or_else(String::new, |l| format!(": line {l}"));
+    let what = match err.kind() {
+        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8: expected text encoded as UTF-8".to_string(),
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("expected {expected_len} fields like the header, found {len}"),
+        csv::ErrorKind::Io(e) => format!("read error: {e}"),
+        _ => err.to_string(),
+    };
+    Error::input(format!("{source}{at}: {what}"))
+}
+
+/// Render rows as the neutral job CSV. `gpu_type` and `group` are written
+/// when any row has them.
+pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
+    let has_type = rows.iter().any(|r| r.gpu_type.is_some());
+    let has_group = rows.iter().any(|r| r.group.is_some());
+    let mut out = String::from("job_id,user,submit_s,duration_s,gpus");
+    if has_type {
+        out.push_str(",gpu_type");
+    }
+    if has_group {
+        out.push_str(",group");
+    }
+    out.push('\n');
+    for r in rows {
+        let _ = write!(
+            out,
+            "{},{},{},{},{}",
+            crate::report::csv_field(&r.job_id),
+            crate::report::csv_field(&r.user),
+            r.submit_s,
+            r.duration_s,
+            r.gpus
+        );
+        if has_type {
+            let _ = write!(
+                out,
+                ",{}",
+                crate::report::csv_field(r.gpu_type.as_deref().unwrap_or(""))
+            );
+        }
+        if has_group {
+            let _ = write!(
+                out,
+                ",{}",
+                crate::report::csv_field(r.group.as_deref().unwrap_or(""))
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Write rows as a neutral job CSV at `path`, atomically.
+pub fn write_job_trace(path: &Path, rows: &[JobRow]) -> Result<()> {
+    write_atomic(path, job_rows_to_csv(rows).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<JobTrace> {
+        parse_job_trace("t.csv", text.as_bytes())
+    }
+
+    #[test]
+    fn parses_rounds_and_indexes_users_in_order_of_appearance() -> Result<()> {
+        let t = parse(
+            "job_id,user,submit_s,duration_s,gpus,group\n\
+             a,bob,0,1.5,2,vc1\n\
+             b,al,0.0000004,0.0000002,1,\n\
+             c,bob,3,4,8,vc2\n",
+        )?;
+        assert_eq!(t.len(), 3);
+        assert_eq!(t.users(), ["bob", "al"]);
+        assert_eq!(
+            t.jobs()[1],
+            Job {
+                submit: 0,
+                duration: 1,
+                gpus: 1,
+                user: 1
+            }
+        );
+        assert_eq!(t.jobs()[0].duration, 1_500_000);
+        assert_eq!(t.groups().map(|g| g[2].as_str()), Some("vc2"));
+        assert_eq!(t.line(2), 4);
+        Ok(())
+    }
+
+    #[test]
+    fn rejections_name_line_and_field() {
+        let cases = [
+            ("job_id,user,submit_s,gpus\n", "missing column `duration_s`"),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,0,1,1\na,u,0,1,1\n",
+                "line 3: duplicate job_id `a`: already given at line 2",
+            ),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,0,1,0\n",
+                "line 2: field `gpus`",
+            ),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,0,1,1.5\n",
+                "field `gpus`: expected a whole number",
+            ),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,0,-1,1\n",
+                "field `duration_s`",
+            ),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,-1,1,1\n",
+                "field `submit_s`",
+            ),
+            (
+                "job_id,user,submit_s,duration_s,gpus\na,u,NaN,1,1\n",
+                "field `submit_s`",
+            ),
+            ("job_id,user,submit_s,duration_s,gpus\n", "has no rows"),
+            (
+                "job_id,user,submit_s,duration_s,gpus,x\n",
+                "unknown column `x`",
+            ),
+        ];
+        for (text, fragment) in cases {
+            match parse(text) {
+                Ok(_) => panic!("accepted {text:?}"),
+                Err(e) => assert!(
+                    e.message().contains(fragment),
+                    "{text:?}: {} lacks {fragment}",
+                    e.message()
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_through_csv() -> Result<()> {
+        let rows = vec![JobRow {
+            job_id: "j,1".into(),
+            user: "u".into(),
+            submit_s: 0.25,
+            duration_s: 10.0,
+            gpus: 4,
+            gpu_type: Some("V100".into()),
+            group: None,
+        }];
+        let text = job_rows_to_csv(&rows);
+        assert!(looks_like_job_trace(text.lines().next().unwrap_or("")));
+        let t = parse(&text)?;
+        assert_eq!(t.ids(), ["j,1"]);
+        assert_eq!(t.gpu_types().map(|g| g[0].as_str()), Some("V100"));
+        Ok(())
+    }
+}
