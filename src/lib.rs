@@ -15,6 +15,7 @@ pub mod rng;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod aggregate;
 pub mod cli;
 pub mod engine;
 pub mod experiment;

@@ -35,6 +35,10 @@ pub struct RepResult {
     pub curve: LossCurve,
     /// Summary figures.
     pub metrics: RunMetrics,
+    /// Wall-clock time this simulation took on its worker thread (for
+    /// events per second in `run.json`; never part of a result file that
+    /// must be reproducible).
+    pub elapsed: Duration,
 }
 
 /// Every run of a scenario, in (repetition, policy) order.
@@ -53,6 +57,7 @@ pub struct ExperimentResult {
 /// Everything random derives from `(seed, rep, purpose)`, so the result is
 /// the same whichever thread runs it and in whatever order.
 pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepResult> {
+    let started = Instant::now();
     let seed = scenario.seed();
     let split = scenario.split.resolve(seed, rep);
     let arrivals = vec![0; split.tenants.len()];
@@ -85,31 +90,71 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
         outcome,
         curve,
         metrics,
+        elapsed: started.elapsed(),
     })
+}
+
+/// A rayon pool of `threads` workers (default: all cores).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::input(format!("cannot start {threads} worker threads: {e}")))
 }
 
 /// Run every repetition × policy of `scenario`, in parallel, and return the
 /// results in (repetition, policy) order.
 pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentResult> {
-    let threads = options.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::input(format!("cannot start {threads} worker threads: {e}")))?;
-    let n_pol = scenario.policies.len();
-    let tasks = u64::from(scenario.repetitions()) * n_pol as u64;
+    let pool = thread_pool(options.threads)?;
+    let mut all = run_grid(&pool, &[scenario], &|| {})?;
+    all.pop()
+        .ok_or_else(|| Error::input("internal: no result for the scenario"))
+}
+
+/// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
+/// flat list of tasks, calling `on_done` after each task (progress). Results
+/// come back per scenario in (repetition, policy) order whatever the thread
+/// count. Every result's `wall` is the wall time of the whole call.
+pub fn run_grid(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<ExperimentResult>> {
+    let tasks: Vec<(usize, u64, usize)> = scenarios
+        .iter()
+        .enumerate()
+        .flat_map(|(s, sc)| {
+            let n_pol = sc.policies.len();
+            (0..u64::from(sc.repetitions()))
+                .flat_map(move |rep| (0..n_pol).map(move |p| (s, rep, p)))
+        })
+        .collect();
     let start = Instant::now();
     let runs = pool.install(|| {
-        (0..tasks)
-            .into_par_iter()
-            .map(|t| simulate_one(scenario, t / n_pol as u64, (t % n_pol as u64) as usize))
+        tasks
+            .par_iter()
+            .map(|&(s, rep, p)| {
+                let r = simulate_one(scenarios[s], rep, p);
+                on_done();
+                r
+            })
             .collect::<Result<Vec<_>>>()
     })?;
-    Ok(ExperimentResult {
-        runs,
-        threads,
-        wall: start.elapsed(),
-    })
+    let wall = start.elapsed();
+    let threads = pool.current_num_threads();
+    let mut runs = runs.into_iter();
+    Ok(scenarios
+        .iter()
+        .map(|sc| {
+            let n = sc.repetitions() as usize * sc.policies.len();
+            ExperimentResult {
+                runs: runs.by_ref().take(n).collect(),
+                threads,
+                wall,
+            }
+        })
+        .collect())
 }

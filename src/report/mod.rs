@@ -1,17 +1,28 @@
 //! Writing a results folder (DESIGN §6). Every file is written atomically.
 
 mod csv_text;
+mod curves_csv;
 mod jobs_csv;
 mod manifest;
+mod regret_csv;
+mod run_summary;
+mod speedups_csv;
 mod summary_csv;
+mod sweep_csv;
 
 use std::path::Path;
 
 pub use csv_text::{csv_field, secs_or_inf};
+pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use jobs_csv::jobs_csv;
-pub use manifest::run_manifest;
+pub use manifest::{GIT_COMMIT, PointInfo, run_manifest};
+pub use regret_csv::{REGRET_HEADER, regret_csv};
+pub use run_summary::{baseline_name, summary_json, summary_table};
+pub use speedups_csv::{SPEEDUPS_HEADER, speedups_csv};
 pub use summary_csv::summary_csv;
+pub use sweep_csv::{SweepRow, sweep_csv};
 
+use crate::aggregate::Aggregate;
 use crate::error::Result;
 use crate::experiment::ExperimentResult;
 use crate::io_util::{create_dir_all, write_atomic};
@@ -24,28 +35,30 @@ pub struct ReportOptions {
     pub jobs: bool,
 }
 
-/// Write the results folder `dir`; returns the names of the files written.
+/// Write the results folder `dir` of `scenario`'s run (`agg` is its
+/// aggregate; `point` places it in a sweep); returns the names of the files
+/// written.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
     result: &ExperimentResult,
+    agg: &Aggregate,
     options: ReportOptions,
+    point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
     create_dir_all(dir)?;
-    let mut written = Vec::new();
-    write_atomic(
-        &dir.join("summary.csv"),
-        summary_csv(scenario, result).as_bytes(),
-    )?;
-    written.push("summary.csv");
+    let mut files: Vec<(&'static str, String)> = vec![
+        ("summary.csv", summary_csv(scenario, result)),
+        ("curves.csv", curves_csv(agg)),
+        ("speedups.csv", speedups_csv(agg)),
+        ("regret.csv", regret_csv(agg)),
+    ];
     if options.jobs {
-        write_atomic(&dir.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
-        written.push("jobs.csv");
+        files.push(("jobs.csv", jobs_csv(scenario, result)));
     }
-    write_atomic(
-        &dir.join("run.json"),
-        run_manifest(scenario, result).as_bytes(),
-    )?;
-    written.push("run.json");
-    Ok(written)
+    files.push(("run.json", run_manifest(scenario, result, point)));
+    for (name, text) in &files {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(files.into_iter().map(|(name, _)| name).collect())
 }

@@ -1,12 +1,13 @@
 //! Turning a scenario file into a validated [`Scenario`].
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::{PolicySection, ScenarioFile, SplitPlan};
+use super::{OutputSection, PolicySection, ScenarioFile, SplitPlan};
 use crate::engine::SimConfig;
 use crate::error::{Error, Result};
 use crate::io_util::read_input;
@@ -71,6 +72,8 @@ pub struct Scenario {
     pub thresholds: Vec<f64>,
     /// Policies in file order.
     pub policies: Vec<Policy>,
+    /// Index of the baseline policy (`baseline`, default 0).
+    pub baseline: usize,
 }
 
 impl Scenario {
@@ -85,6 +88,33 @@ impl Scenario {
     /// Repetitions after overrides.
     pub fn repetitions(&self) -> u32 {
         self.file.repetitions
+    }
+    /// The validated `[output]` table.
+    pub fn output(&self) -> &OutputSection {
+        &self.file.output
+    }
+}
+
+/// Traces already loaded, by resolved path, so the points of a sweep share
+/// one copy of each trace.
+#[derive(Debug, Default)]
+pub struct TraceCache {
+    loaded: HashMap<PathBuf, (String, Arc<Trace>)>,
+}
+
+impl TraceCache {
+    /// The trace at `path` (SHA-256 hex of its bytes and the parsed trace),
+    /// read on first use.
+    fn get(&mut self, path: &Path) -> Result<(String, Arc<Trace>)> {
+        if let Some(hit) = self.loaded.get(path) {
+            return Ok(hit.clone());
+        }
+        let bytes = read_input(path, "trace")?;
+        let sha = hex(&Sha256::digest(&bytes));
+        let trace = Arc::new(parse_trace(&path.display().to_string(), bytes.as_slice())?);
+        self.loaded
+            .insert(path.to_path_buf(), (sha.clone(), Arc::clone(&trace)));
+        Ok((sha, trace))
     }
 }
 
@@ -105,8 +135,21 @@ pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
 /// inside it resolve against `path`'s folder).
 pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
     let at = path.display().to_string();
-    let mut file: ScenarioFile = toml::from_str(text)
+    let file: ScenarioFile = toml::from_str(text)
         .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    build_scenario(path, file, overrides, &mut TraceCache::default())
+}
+
+/// Validate a deserialised scenario `file` read from `path`: apply the
+/// overrides, check every key, load the trace (through `cache`) and resolve
+/// split, policies and baseline.
+pub fn build_scenario(
+    path: &Path,
+    mut file: ScenarioFile,
+    overrides: Overrides,
+    cache: &mut TraceCache,
+) -> Result<Scenario> {
+    let at = path.display().to_string();
     if let Some(seed) = overrides.seed {
         file.seed = seed;
     }
@@ -114,16 +157,13 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         file.repetitions = reps;
     }
     check_top_level(&at, &file)?;
+    check_output(&at, &file.output)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
     let trace_path = base.join(&file.trace.path);
-    let trace_bytes =
-        read_input(&trace_path, "trace").map_err(|e| e.context(format!("{at}: [trace].path")))?;
-    let trace_sha256 = hex(&Sha256::digest(&trace_bytes));
-    let trace = Arc::new(parse_trace(
-        &trace_path.display().to_string(),
-        trace_bytes.as_slice(),
-    )?);
+    let (trace_sha256, trace) = cache
+        .get(&trace_path)
+        .map_err(|e| e.context(format!("{at}: [trace].path")))?;
 
     let split = resolve_split(&at, &file, &trace)?;
     let config = SimConfig {
@@ -137,6 +177,16 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, &trace))
         .collect::<Result<Vec<_>>>()?;
+    let baseline = match &file.baseline {
+        None => 0,
+        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| {
+            let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
+            Error::input(format!(
+                "{at}: baseline: unknown policy `{name}`: expected the name of a [[policy]] ({})",
+                names.join(", ")
+            ))
+        })?,
+    };
     Ok(Scenario {
         path: path.to_path_buf(),
         thresholds: file.thresholds.clone(),
@@ -147,7 +197,42 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         split,
         config,
         policies,
+        baseline,
     })
+}
+
+/// Checks of `[output]`.
+fn check_output(at: &str, o: &OutputSection) -> Result<()> {
+    let bad =
+        |field: &str, msg: String| Err(Error::input(format!("{at}: [output].{field}: {msg}")));
+    if !(2..=100_000).contains(&o.grid_points) {
+        return bad(
+            "grid_points",
+            format!(
+                "expected between 2 and 100000 points, got {}",
+                o.grid_points
+            ),
+        );
+    }
+    if !(o.confidence > 0.0 && o.confidence < 1.0) {
+        return bad(
+            "confidence",
+            format!(
+                "expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {}",
+                o.confidence
+            ),
+        );
+    }
+    match o.quantiles[..] {
+        [lo, hi] if (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo < hi => Ok(()),
+        _ => bad(
+            "quantiles",
+            format!(
+                "expected two quantile levels [low, high] with 0 <= low < high <= 1, got {:?}",
+                o.quantiles
+            ),
+        ),
+    }
 }
 
 fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
