@@ -162,8 +162,10 @@ pub fn parse_plan(path: &Path, text: &str, overrides: Overrides) -> Result<Plan>
                 set_key(&mut d, k, v.clone()).map_err(|e| e.context(describe()))?;
             }
             let file = deserialize(d).map_err(|e| e.context(describe()))?;
-            let scenario = build_scenario(path, file, overrides, &mut cache)
-                .map_err(|e| e.context(format!("[sweep] point {index}")))?;
+            let scenario = build_scenario(path, file, overrides, &mut cache).map_err(|e| {
+                let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+                e.context(format!("[sweep] point {index} ({})", kv.join(", ")))
+            })?;
             Ok(SweepPoint {
                 index,
                 values,
@@ -176,7 +178,7 @@ pub fn parse_plan(path: &Path, text: &str, overrides: Overrides) -> Result<Plan>
 
 fn deserialize(doc: Table) -> Result<ScenarioFile> {
     ScenarioFile::deserialize(Value::Table(doc))
-        .map_err(|e| Error::input(e.to_string().trim_end().to_string()))
+        .map_err(|e| Error::input(e.to_string().trim_end().replace('\n', " ")))
 }
 
 /// The axes of a `[sweep]` table. Keys may be written quoted
