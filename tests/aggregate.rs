@@ -112,7 +112,7 @@ fn student_t_and_quantile_bands_match_hand_values() {
     ];
     let agg = run(
         &["p"],
-        &[reps.clone()],
+        std::slice::from_ref(&reps),
         &[0.5],
         0,
         &output(GridKind::Linear, 5, 0.95),
