@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 pub use compare::{RegretRow, SpeedupRow, regret_ratios, speedups};
 pub use grid::time_grid;
-pub use mean_curve::MeanCurve;
+pub use mean_curve::mean_time_to;
 pub use policy::{CurvePoint, PolicyAggregate};
 pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
 pub use stats::{Band, mean, quantile, sample_sd, t_band, t_quantile};

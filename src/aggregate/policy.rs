@@ -1,6 +1,6 @@
 //! Aggregation of one policy's repetitions.
 
-use super::mean_curve::MeanCurve;
+use super::mean_curve::mean_time_to;
 use super::stats::{Band, quantile, sorted, t_band};
 use crate::metrics::LossCurve;
 use crate::trace::Micros;
@@ -29,9 +29,7 @@ pub struct PolicyAggregate {
     /// L(τ) on the time grid (instants where no repetition is defined are
     /// left out).
     pub curve: Vec<CurvePoint>,
-    /// The exact mean curve.
-    pub mean_curve: MeanCurve,
-    /// T(θ) of the mean curve per θ (`None` = ∞).
+    /// T(θ) of the exact mean curve per θ (`None` = ∞).
     pub time_to: Vec<Option<Micros>>,
     /// T(θ) of each repetition: `[rep][θ]`.
     pub rep_time_to: Vec<Vec<Option<Micros>>>,
@@ -72,8 +70,7 @@ impl PolicyAggregate {
                 })
             })
             .collect();
-        let mean_curve = MeanCurve::of(curves);
-        let time_to = thresholds.iter().map(|&t| mean_curve.time_to(t)).collect();
+        let time_to = mean_time_to(curves, thresholds);
         let rep_time_to = curves
             .iter()
             .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
@@ -83,7 +80,6 @@ impl PolicyAggregate {
         Self {
             name: name.to_string(),
             curve,
-            mean_curve,
             time_to,
             rep_time_to,
             regret: t_band(&rep_regret, level),
