@@ -2,7 +2,7 @@
 //! (see docs/PERFORMANCE.md):
 //!
 //! ```sh
-//! cargo run --release --example gen_bench_trace -- traces/bench-200x30.csv 200 30 1
+//! cargo run --release --example gen_bench_trace -- traces/bench-500x60.csv 500 60 1
 //! ```
 //!
 //! Arguments: output path, users, models, seed. The trace is a pure
