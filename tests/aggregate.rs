@@ -399,3 +399,59 @@ fn identical_repetitions_keep_their_time_to_quality() {
     let band = agg.policies[0].curve[0].band;
     assert_eq!((band.mean, band.low, band.high), (0.2, 0.2, 0.2));
 }
+
+/// The definition of T(θ) on the mean curve, evaluated directly: M at every
+/// union breakpoint (and at the latest last arrival) from the latest last
+/// arrival on, the first with M ≤ θ.
+fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<u64> {
+    let from = curves.iter().map(|c| c.last_arrival).max().unwrap_or(0);
+    let mut times: Vec<u64> = curves.iter().flat_map(|c| c.times.clone()).collect();
+    times.push(from);
+    times.sort_unstable();
+    times.dedup();
+    times.into_iter().filter(|&t| t >= from).find(|&t| {
+        let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
+        v.len() == curves.len() && tenantsim::aggregate::mean(&v) <= theta
+    })
+}
+
+proptest::proptest! {
+    /// T(θ) of the exact mean curve equals the definition evaluated point by
+    /// point, on random step functions with ties and staggered arrivals.
+    #[test]
+    fn mean_curve_time_to_matches_definition(
+        reps in proptest::collection::vec(
+            (proptest::collection::vec((1u64..5, 0u32..=10), 1..7), 0usize..3, 0u64..4),
+            1..6,
+        ),
+        thetas in proptest::collection::vec(0u32..=10, 1..4),
+    ) {
+        let curves: Vec<LossCurve> = reps
+            .iter()
+            .map(|(steps, arrival_idx, start)| {
+                let mut t = *start;
+                let mut times = Vec::new();
+                let mut loss = Vec::new();
+                for &(dt, l) in steps {
+                    times.push(t);
+                    loss.push(f64::from(l) / 10.0);
+                    t += dt;
+                }
+                let last_arrival = times[(*arrival_idx).min(times.len() - 1)];
+                LossCurve {
+                    arrived: vec![1; times.len()],
+                    end: t,
+                    times,
+                    sum_loss: loss,
+                    last_arrival,
+                }
+            })
+            .collect();
+        let refs: Vec<&LossCurve> = curves.iter().collect();
+        let thetas: Vec<f64> = thetas.iter().map(|&t| f64::from(t) / 10.0).collect();
+        let got = tenantsim::aggregate::mean_time_to(&refs, &thetas);
+        for (k, &th) in thetas.iter().enumerate() {
+            proptest::prop_assert_eq!(got[k], brute_mean_time_to(&refs, th), "θ = {}", th);
+        }
+    }
+}
