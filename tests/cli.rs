@@ -415,6 +415,20 @@ fn validate_describes_trace_and_scenario() {
         .stderr(contains(
             "policy `random-random`: scheduler random, selector random",
         ));
+    tenantsim()
+        .arg("validate")
+        .arg(repo("scenarios/sweep.toml"))
+        .assert()
+        .success()
+        .stderr(contains(
+            "sweeps 6 point(s) over cluster.gpus (3 values) × split.tenant_count (2 values)",
+        ));
+    tenantsim()
+        .arg("validate")
+        .arg(repo("scenarios/bench-repetitions.toml"))
+        .assert()
+        .success()
+        .stderr(contains("500 users × 60 models"));
 }
 
 #[test]
