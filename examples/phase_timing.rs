@@ -32,7 +32,7 @@ fn run() -> Result<(), String> {
     let scenarios = plan.scenarios();
     let t1 = Instant::now();
     let pool = thread_pool(Some(threads)).map_err(|e| e.to_string())?;
-    let results = run_grid(&pool, &scenarios, &|| {}).map_err(|e| e.to_string())?;
+    let results = run_grid(&pool, &scenarios, false, &|| {}).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
     let aggs: Vec<_> = pool.install(|| {
         scenarios

@@ -183,6 +183,11 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
     );
     assert_same_results(&a, &b, "two runs on 1 thread");
     assert_same_results(&a, &c, "1 thread vs 2 threads");
+    // Without --jobs the job logs are dropped early; nothing else changes.
+    let d = tmp.path().join("d");
+    run_quickstart(&d, &["--threads", "2"]);
+    fs::remove_file(a.join("jobs.csv")).expect("remove");
+    assert_same_results(&a, &d, "with vs without --jobs");
 }
 
 #[test]

@@ -117,12 +117,7 @@ pub fn grid_span(result: &ExperimentResult) -> (Micros, Micros) {
     let first = result
         .runs
         .iter()
-        .filter_map(|r| {
-            r.outcome
-                .completion_order
-                .first()
-                .map(|&j| r.outcome.jobs[j as usize].end)
-        })
+        .filter_map(|r| r.first_completion)
         .min()
         .unwrap_or(last);
     (first, last)

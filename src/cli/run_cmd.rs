@@ -32,13 +32,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&name));
+    // Fail before simulating when the results folder cannot be made.
+    create_dir_all(&out)?;
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
     let total: u64 = scenarios
         .iter()
         .map(|s| u64::from(s.repetitions()) * s.policies.len() as u64)
         .sum();
     let progress = Progress::new(total, !args.quiet);
-    let results = run_grid(&pool, &scenarios, &|| progress.inc());
+    let results = run_grid(&pool, &scenarios, args.jobs, &|| progress.inc());
     progress.finish();
     let results = results?;
     let aggregates: Vec<Aggregate> = pool.install(|| {

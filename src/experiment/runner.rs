@@ -16,6 +16,11 @@ use crate::trace::Micros;
 pub struct RunOptions {
     /// Worker threads (default: all cores).
     pub threads: Option<usize>,
+    /// Keep every run's job log (`outcome.jobs`, `outcome.completion_order`)
+    /// for `jobs.csv`; without it they are dropped as soon as a run's curve
+    /// and metrics are computed, which keeps memory (and page faults) down
+    /// when many repetitions are held until aggregation.
+    pub keep_jobs: bool,
 }
 
 /// One (repetition, policy) run.
@@ -29,8 +34,11 @@ pub struct RepResult {
     pub split: Split,
     /// Arrival time per tenant, µs.
     pub arrivals: Vec<Micros>,
-    /// The job log.
+    /// The job log (`jobs` and `completion_order` are empty unless the run
+    /// kept them, see [`RunOptions::keep_jobs`]).
     pub outcome: RunOutcome,
+    /// When the first job completed, µs (`None` if none did).
+    pub first_completion: Option<Micros>,
     /// L(τ) of the run.
     pub curve: LossCurve,
     /// Summary figures.
@@ -52,11 +60,22 @@ pub struct ExperimentResult {
     pub wall: Duration,
 }
 
-/// Simulate policy `policy` in repetition `rep` of `scenario`.
+/// Simulate policy `policy` in repetition `rep` of `scenario`, keeping the
+/// job log.
 ///
 /// Everything random derives from `(seed, rep, purpose)`, so the result is
 /// the same whichever thread runs it and in whatever order.
 pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepResult> {
+    simulate_rep(scenario, rep, policy, true)
+}
+
+/// [`simulate_one`], dropping the job log unless `keep_jobs`.
+fn simulate_rep(
+    scenario: &Scenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+) -> Result<RepResult> {
     let started = Instant::now();
     let seed = scenario.seed();
     let split = scenario.split.resolve(seed, rep);
@@ -78,16 +97,25 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
         arrivals: &arrivals,
         config: scenario.config,
     };
-    let outcome = simulate(&input, scheduler.as_mut(), selector.as_mut())
+    let mut outcome = simulate(&input, scheduler.as_mut(), selector.as_mut())
         .map_err(|e| e.context(context()))?;
     let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
     let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
+    let first_completion = outcome
+        .completion_order
+        .first()
+        .map(|&j| outcome.jobs[j as usize].end);
+    if !keep_jobs {
+        outcome.jobs = Vec::new();
+        outcome.completion_order = Vec::new();
+    }
     Ok(RepResult {
         policy,
         rep,
         split,
         arrivals,
         outcome,
+        first_completion,
         curve,
         metrics,
         elapsed: started.elapsed(),
@@ -109,7 +137,7 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 /// results in (repetition, policy) order.
 pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentResult> {
     let pool = thread_pool(options.threads)?;
-    let mut all = run_grid(&pool, &[scenario], &|| {})?;
+    let mut all = run_grid(&pool, &[scenario], options.keep_jobs, &|| {})?;
     all.pop()
         .ok_or_else(|| Error::input("internal: no result for the scenario"))
 }
@@ -117,10 +145,12 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
 /// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
 /// flat list of tasks, calling `on_done` after each task (progress). Results
 /// come back per scenario in (repetition, policy) order whatever the thread
-/// count. Every result's `wall` is the wall time of the whole call.
+/// count; job logs are kept only with `keep_jobs`. Every result's `wall` is
+/// the wall time of the whole call.
 pub fn run_grid(
     pool: &rayon::ThreadPool,
     scenarios: &[&Scenario],
+    keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<ExperimentResult>> {
     let tasks: Vec<(usize, u64, usize)> = scenarios
@@ -137,7 +167,7 @@ pub fn run_grid(
         tasks
             .par_iter()
             .map(|&(s, rep, p)| {
-                let r = simulate_one(scenarios[s], rep, p);
+                let r = simulate_rep(scenarios[s], rep, p, keep_jobs);
                 on_done();
                 r
             })

@@ -31,7 +31,8 @@ use crate::scenario::Scenario;
 /// What to write besides the always-written files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReportOptions {
-    /// Also write `jobs.csv`.
+    /// Also write `jobs.csv` (the runs must have kept their job logs:
+    /// `RunOptions::keep_jobs`, `run_grid(.., keep_jobs = true, ..)`).
     pub jobs: bool,
 }
 
