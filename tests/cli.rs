@@ -1,5 +1,6 @@
 //! The real binary on the bundled scenario.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,20 @@ fn quickstart_writes_its_results_folder() {
     assert!(first.ends_with(",10.35,0.9848048705840707,0"), "{first}");
     let tenants = fs::read_to_string(out.join("tenants.csv")).expect("tenants.csv");
     assert_eq!(tenants.lines().count(), 1 + 40 * 3);
+    for (file, header) in [
+        ("curves.csv", tenantsim::report::CURVES_HEADER),
+        ("speedups.csv", tenantsim::report::SPEEDUPS_HEADER),
+        ("regret.csv", tenantsim::report::REGRET_HEADER),
+    ] {
+        let text = fs::read_to_string(out.join(file)).expect(file);
+        assert_eq!(text.lines().next(), Some(header), "{file}");
+    }
+    // 4 policies × 3 thresholds, and one regret row per policy.
+    let speedups = fs::read_to_string(out.join("speedups.csv")).expect("speedups.csv");
+    assert_eq!(speedups.lines().count(), 1 + 4 * 3);
+    assert!(speedups.contains("\nrr-in-order,rr-in-order,0.2,7.000000,7.000000,1,1\n"));
+    let regret = fs::read_to_string(out.join("regret.csv")).expect("regret.csv");
+    assert!(regret.contains("\nrr-in-order,rr-in-order,10,15.3,15.3,15.3,15.3,1,1\n"));
     let jobs = fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
     assert!(jobs.starts_with("policy,rep,job,gpu,user,model,start_s,end_s,accuracy\n"));
     assert_eq!(jobs.lines().count(), 1 + 40 * 11);
@@ -72,10 +87,80 @@ fn quickstart_writes_its_results_folder() {
     assert_eq!(manifest["trace"]["pairs"], 11);
     assert_eq!(manifest["trace"]["sha256"].as_str().map(str::len), Some(64));
     assert_eq!(manifest["scenario"]["name"], "quickstart");
+    assert_eq!(manifest["baseline"], "rr-in-order");
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        manifest["git_commit"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty())
+    );
+    assert_eq!(manifest["policies"][0]["name"], "rr-in-order");
+    assert_eq!(manifest["policies"][0]["events"], 140);
+    assert!(manifest["policies"][0]["events_per_s"].is_number());
+    assert!(manifest["wall_time_s"].is_number());
     // No temporary files are left behind.
     for entry in fs::read_dir(&out).expect("results folder") {
         let name = entry.expect("entry").file_name();
         assert!(!name.to_string_lossy().starts_with('.'), "left {name:?}");
+    }
+}
+
+/// Every file under `dir`, relative path → bytes.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("prefix").to_path_buf();
+                out.insert(rel, fs::read(&path).expect("read"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// `run.json` without the fields that legitimately vary between identical
+/// runs: thread count, wall time and events per second.
+fn manifest_without_timing(bytes: &[u8]) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_slice(bytes).expect("run.json is JSON");
+    let obj = v.as_object_mut().expect("object");
+    assert!(obj.remove("threads").is_some());
+    assert!(obj.remove("wall_time_s").is_some());
+    for p in obj["policies"].as_array_mut().expect("policies") {
+        assert!(
+            p.as_object_mut()
+                .expect("policy")
+                .remove("events_per_s")
+                .is_some()
+        );
+    }
+    v
+}
+
+/// Two result trees are equal: every file byte for byte, except `run.json`
+/// which must be equal once timing fields are removed.
+fn assert_same_results(a: &Path, b: &Path, what: &str) {
+    let (ta, tb) = (tree(a), tree(b));
+    assert_eq!(
+        ta.keys().collect::<Vec<_>>(),
+        tb.keys().collect::<Vec<_>>(),
+        "{what}: different files"
+    );
+    for (rel, bytes) in &ta {
+        if rel.file_name().is_some_and(|n| n == "run.json") {
+            assert_eq!(
+                manifest_without_timing(bytes),
+                manifest_without_timing(&tb[rel]),
+                "{what}: {} differs beyond timing",
+                rel.display()
+            );
+        } else {
+            assert!(bytes == &tb[rel], "{what}: {} differs", rel.display());
+        }
     }
 }
 
@@ -90,19 +175,225 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
     run_quickstart(&a, &["--jobs", "--threads", "1"]);
     run_quickstart(&b, &["--jobs", "--threads", "1"]);
     run_quickstart(&c, &["--jobs", "--threads", "2"]);
-    for f in ["summary.csv", "jobs.csv"] {
-        let x = fs::read(a.join(f)).expect("read");
-        assert_eq!(
-            x,
-            fs::read(b.join(f)).expect("read"),
-            "{f} differs between runs"
-        );
-        assert_eq!(
-            x,
-            fs::read(c.join(f)).expect("read"),
-            "{f} differs between 1 and 2 threads"
-        );
+    let files: Vec<String> = tree(&a).keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(
+        files,
+        [
+            "curves.csv",
+            "jobs.csv",
+            "regret.csv",
+            "run.json",
+            "speedups.csv",
+            "summary.csv",
+            "tenants.csv"
+        ]
+    );
+    assert_same_results(&a, &b, "two runs on 1 thread");
+    assert_same_results(&a, &c, "1 thread vs 2 threads");
+    // Without --jobs the job logs are dropped early; nothing else changes.
+    let d = tmp.path().join("d");
+    run_quickstart(&d, &["--threads", "2"]);
+    fs::remove_file(a.join("jobs.csv")).expect("remove");
+    assert_same_results(&a, &d, "with vs without --jobs");
+}
+
+#[test]
+fn sweep_gives_byte_identical_results_for_any_thread_count() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for (out, threads) in [(&a, "1"), (&b, "2")] {
+        tenantsim()
+            .arg("run")
+            .arg(repo("scenarios/sweep.toml"))
+            .arg("--out")
+            .arg(out)
+            .args(["--jobs", "--quiet", "--threads", threads])
+            .assert()
+            .success();
     }
+    assert_eq!(tree(&a).len(), 1 + 6 * 7, "sweep.csv + 6 points × 7 files");
+    assert_same_results(&a, &b, "sweep on 1 vs 2 threads");
+}
+
+/// The sweep runs the full grid (3 GPU counts × 2 tenant counts), one
+/// folder per point in grid order (last key fastest), and each folder is
+/// what a plain run of that point's resolved scenario (from its run.json)
+/// writes.
+#[test]
+fn sweep_points_equal_plain_runs_of_their_resolved_scenarios() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("sweep");
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/sweep.toml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
+    let mut folders: Vec<String> = fs::read_dir(&out)
+        .expect("sweep folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "sweep.csv")
+        .collect();
+    folders.sort();
+    let expected: Vec<String> = [(1, 2), (1, 3), (2, 2), (2, 3), (3, 2), (3, 3)]
+        .iter()
+        .enumerate()
+        .map(|(i, (g, t))| format!("point-{i:03}-cluster.gpus={g}+split.tenant_count={t}"))
+        .collect();
+    assert_eq!(folders, expected);
+
+    let sweep = fs::read_to_string(out.join("sweep.csv")).expect("sweep.csv");
+    let mut lines = sweep.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "point,folder,cluster.gpus,split.tenant_count,policy,baseline,reps,final_loss_mean,\
+             regret_mean,regret_ci_low,regret_ci_high,regret_ratio,time_to_0.2_s,time_to_0.1_s,\
+             speedup_0.2,speedup_0.1"
+        )
+    );
+    assert_eq!(lines.clone().count(), 6 * 2, "one row per point × policy");
+    let first: Vec<&str> = lines.next().expect("row").split(',').collect();
+    assert_eq!(
+        first[..7],
+        [
+            "0",
+            &expected[0],
+            "1",
+            "2",
+            "rr-in-order",
+            "rr-in-order",
+            "8"
+        ]
+    );
+
+    let trace = repo("traces/hand.csv");
+    for (i, folder) in expected.iter().enumerate() {
+        let dir = out.join(folder);
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&fs::read(dir.join("run.json")).expect("run.json"))
+                .expect("JSON");
+        assert_eq!(manifest["sweep_point"]["index"], i);
+        let mut resolved = manifest["scenario"].clone();
+        assert_eq!(
+            resolved["cluster"]["gpus"],
+            manifest["sweep_point"]["values"]["cluster.gpus"]
+        );
+        assert_eq!(
+            resolved["split"]["tenant_count"],
+            manifest["sweep_point"]["values"]["split.tenant_count"]
+        );
+        assert!(
+            resolved.get("sweep").is_none(),
+            "the resolved scenario has no sweep"
+        );
+        resolved["trace"]["path"] = serde_json::json!(trace.display().to_string());
+        let toml_text = toml::to_string(&resolved).expect("scenario as TOML");
+        let plain_scenario = tmp.path().join(format!("point-{i}.toml"));
+        fs::write(&plain_scenario, toml_text).expect("write");
+        let plain = tmp.path().join(format!("plain-{i}"));
+        tenantsim()
+            .arg("run")
+            .arg(&plain_scenario)
+            .arg("--out")
+            .arg(&plain)
+            .arg("--quiet")
+            .assert()
+            .success();
+        let (tp, tq) = (tree(&dir), tree(&plain));
+        assert_eq!(tp.keys().collect::<Vec<_>>(), tq.keys().collect::<Vec<_>>());
+        for (rel, bytes) in &tp {
+            if rel.as_os_str() != "run.json" {
+                assert!(bytes == &tq[rel], "{folder}/{} differs", rel.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn terminal_summary_json_and_quiet() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Default: a table on stderr, nothing on stdout, no progress bar
+    // (stderr is not a terminal here).
+    let out = tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(tmp.path().join("a"))
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("baseline `rr-in-order`"), "{stderr}");
+    let header = stderr
+        .lines()
+        .find(|l| l.starts_with("policy "))
+        .expect("table header");
+    for col in [
+        "T(0.2) s",
+        "T(0.05) s",
+        "regret",
+        "± 95%",
+        "regret/base",
+        "speedup@0.1",
+    ] {
+        assert!(header.contains(col), "header lacks {col}: {header}");
+    }
+    let row = stderr
+        .lines()
+        .find(|l| l.starts_with("rr-most-cited "))
+        .expect("row");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // T(0.2) = 4 s (mean curve), regret 17.05, speedup 7/4 at θ = 0.2.
+    assert_eq!(cells[1], "4.000");
+    assert_eq!(cells[4], "17.050");
+    assert_eq!(cells[7], "1.750");
+    assert!(
+        !stderr.contains("runs (repetition"),
+        "no progress bar off a terminal"
+    );
+
+    // --json: exactly one JSON document on stdout; --quiet: nothing on
+    // stderr.
+    let out = tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(tmp.path().join("b"))
+        .args(["--json", "--quiet"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert_eq!(doc["scenario"], "quickstart");
+    assert_eq!(doc["repetitions"], 10);
+    assert_eq!(doc["baseline"], "rr-in-order");
+    assert_eq!(doc["policies"][2]["name"], "rr-most-cited");
+    assert_eq!(doc["policies"][2]["time_to_s"][0], 4.0);
+    assert_eq!(doc["policies"][2]["speedup"][0], 1.75);
+    assert!(doc["wall_time_s"].is_number());
+
+    // --quiet alone: silent.
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(tmp.path().join("c"))
+        .arg("--quiet")
+        .assert()
+        .success()
+        .stdout("")
+        .stderr("");
 }
 
 #[test]
@@ -136,6 +427,20 @@ fn validate_describes_trace_and_scenario() {
         .stderr(contains(
             "policy `random-random`: scheduler random, selector random",
         ));
+    tenantsim()
+        .arg("validate")
+        .arg(repo("scenarios/sweep.toml"))
+        .assert()
+        .success()
+        .stderr(contains(
+            "sweeps 6 point(s) over cluster.gpus (3 values) × split.tenant_count (2 values)",
+        ));
+    tenantsim()
+        .arg("validate")
+        .arg(repo("scenarios/bench-repetitions.toml"))
+        .assert()
+        .success()
+        .stderr(contains("500 users × 60 models"));
 }
 
 #[test]

@@ -40,7 +40,11 @@ fn check(gpus: u32) {
     );
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/lcdb-e2e.toml");
     let s = parse_scenario(&path, &text, Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
-    let result = run_experiment(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let options = RunOptions {
+        keep_jobs: true,
+        ..RunOptions::default()
+    };
+    let result = run_experiment(&s, options).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(result.runs.len(), 2 * 5);
     for r in &result.runs {
         let name = &s.policies[r.policy].name;

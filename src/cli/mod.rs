@@ -1,6 +1,7 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
 mod check_cmd;
+mod progress;
 mod run_cmd;
 mod validate_cmd;
 
@@ -25,8 +26,10 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a scenario and write its results folder
-    /// (summary.csv, run.json, and jobs.csv with --jobs).
+    /// Run a scenario (or every point of its [sweep]) and write its results
+    /// folder (summary.csv, curves.csv, speedups.csv, regret.csv, run.json,
+    /// and jobs.csv with --jobs; a sweep adds sweep.csv and one folder per
+    /// grid point).
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
@@ -87,10 +90,11 @@ pub struct RunArgs {
     /// Replace the scenario's number of repetitions.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub reps: Option<u32>,
-    /// Print nothing on stderr but errors.
+    /// Print nothing on stderr but errors (no progress bar, no summary).
     #[arg(long)]
     pub quiet: bool,
-    /// Print the summary as one JSON document on stdout.
+    /// Print the summary as one JSON document on stdout (instead of the
+    /// table on stderr).
     #[arg(long)]
     pub json: bool,
 }

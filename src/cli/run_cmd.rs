@@ -1,47 +1,204 @@
 //! `tenantsim run SCENARIO`.
 
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde_json::{Value, json};
 
 use super::RunArgs;
-use crate::error::Result;
-use crate::experiment::{RunOptions, run_experiment};
-use crate::report::{ReportOptions, write_results};
-use crate::scenario::{Overrides, load_scenario};
+use super::progress::Progress;
+use crate::aggregate::{Aggregate, aggregate};
+use crate::error::{Error, Result};
+use crate::experiment::{ExperimentResult, run_grid, thread_pool};
+use crate::io_util::{StagedDir, write_atomic};
+use crate::report::{
+    PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
+};
+use crate::scenario::{Overrides, Plan, SweepAxis, SweepPoint, load_plan};
 
-/// Run a scenario and write its results folder.
+/// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
     crate::interrupt::install_handler();
     if crate::jobs::cli::is_jobs_scenario(&args.scenario)? {
         return crate::jobs::cli::run_jobs(args);
     }
-    let scenario = load_scenario(
+    let plan = load_plan(
         &args.scenario,
         Overrides {
             seed: args.seed,
             repetitions: args.reps,
         },
     )?;
+    let scenarios = plan.scenarios();
+    let name = scenarios.first().map_or("run", |s| s.name()).to_string();
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(scenario.name()));
-    let result = run_experiment(
-        &scenario,
-        RunOptions {
-            threads: args.threads.map(|t| t as usize),
-        },
-    )?;
-    let written = write_results(&out, &scenario, &result, ReportOptions { jobs: args.jobs })?;
-    if !args.quiet {
-        eprintln!(
-            "ran `{}`: {} repetition(s) × {} policies in {:.3} s on {} thread(s)",
-            scenario.name(),
-            scenario.repetitions(),
-            scenario.policies.len(),
-            result.wall.as_secs_f64(),
-            result.threads
-        );
-        eprintln!("results in {}: {}", out.display(), written.join(", "));
+        .unwrap_or_else(|| PathBuf::from("results").join(&name));
+    // Fail before simulating when the results folder cannot be made (the
+    // probe is removed again: an interrupted run leaves no folder behind).
+    drop(StagedDir::new(&out)?);
+    let pool = thread_pool(args.threads.map(|t| t as usize))?;
+    let total: u64 = scenarios
+        .iter()
+        .map(|s| u64::from(s.repetitions()) * s.policies.len() as u64)
+        .sum();
+    let progress = Progress::new(total, !args.quiet);
+    let results = run_grid(&pool, &scenarios, args.jobs, &|| progress.inc());
+    progress.finish();
+    let results = results?;
+    let aggregates: Vec<Aggregate> = pool.install(|| {
+        scenarios
+            .par_iter()
+            .zip(results.par_iter())
+            .map(|(s, r)| aggregate(s, r))
+            .collect()
+    });
+    let options = ReportOptions { jobs: args.jobs };
+    let (threads, wall) = results
+        .first()
+        .map_or((0, 0.0), |r| (r.threads, r.wall.as_secs_f64()));
+    let doc = match &plan {
+        Plan::Single(s) => {
+            let written = write_results(&out, s, &results[0], &aggregates[0], options, None)?;
+            if !args.quiet {
+                eprintln!(
+                    "ran `{}`: {} repetition(s) × {} policies in {wall:.3} s on {threads} thread(s)",
+                    s.name(),
+                    s.repetitions(),
+                    s.policies.len(),
+                );
+                eprintln!("results in {}: {}", out.display(), written.join(", "));
+                if !args.json {
+                    eprint!("\n{}", summary_table(&aggregates[0]));
+                }
+            }
+            let mut doc = summary_json(&aggregates[0]);
+            if let Some(obj) = doc.as_object_mut() {
+                obj.insert("scenario".into(), json!(s.name()));
+                obj.insert("results".into(), json!(out.display().to_string()));
+            }
+            doc
+        }
+        Plan::Sweep { axes, points } => {
+            let files = write_sweep(&out, axes, points, &results, &aggregates, options)?;
+            if !args.quiet {
+                eprintln!(
+                    "ran sweep `{name}`: {} point(s), {total} runs in {wall:.3} s on {threads} thread(s)",
+                    points.len()
+                );
+                eprintln!("results in {}: sweep.csv and {files}", out.display());
+                if !args.json {
+                    let width = folder_width(points.len());
+                    for (p, agg) in points.iter().zip(&aggregates) {
+                        eprint!(
+                            "\npoint {} ({}) in {}/\n{}",
+                            p.index,
+                            describe_values(&p.values),
+                            p.folder_name(width),
+                            summary_table(agg)
+                        );
+                    }
+                }
+            }
+            sweep_json(&name, &out, points, &aggregates)
+        }
+    };
+    if args.json {
+        let mut doc = doc;
+        if let Some(obj) = doc.as_object_mut() {
+            obj.insert("threads".into(), json!(threads));
+            obj.insert("wall_time_s".into(), json!(wall));
+        }
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{text}")
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
     }
     Ok(())
+}
+
+fn folder_width(points: usize) -> usize {
+    points.saturating_sub(1).to_string().len().max(3)
+}
+
+/// Write one results folder per point and `sweep.csv`; describe the files.
+fn write_sweep(
+    out: &Path,
+    axes: &[SweepAxis],
+    points: &[SweepPoint],
+    results: &[ExperimentResult],
+    aggregates: &[Aggregate],
+    options: ReportOptions,
+) -> Result<String> {
+    // The whole sweep folder is staged and moved into place complete.
+    let staged = StagedDir::new(out)?;
+    let dir = staged.path();
+    let width = folder_width(points.len());
+    let folders: Vec<String> = points.iter().map(|p| p.folder_name(width)).collect();
+    let mut written = Vec::new();
+    for (((p, r), agg), folder) in points.iter().zip(results).zip(aggregates).zip(&folders) {
+        let info = PointInfo {
+            index: p.index,
+            folder,
+            values: &p.values,
+        };
+        written = write_results(&dir.join(folder), &p.scenario, r, agg, options, Some(info))?;
+    }
+    let rows: Vec<SweepRow<'_>> = points
+        .iter()
+        .zip(aggregates)
+        .zip(&folders)
+        .map(|((p, agg), folder)| SweepRow {
+            index: p.index,
+            folder,
+            values: &p.values,
+            aggregate: agg,
+        })
+        .collect();
+    write_atomic(&dir.join("sweep.csv"), sweep_csv(axes, &rows).as_bytes())?;
+    staged.commit()?;
+    Ok(format!(
+        "{} point folders ({})",
+        points.len(),
+        written.join(", ")
+    ))
+}
+
+fn describe_values(values: &[(String, toml::Value)]) -> String {
+    values
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn sweep_json(name: &str, out: &Path, points: &[SweepPoint], aggregates: &[Aggregate]) -> Value {
+    let width = folder_width(points.len());
+    let pts: Vec<Value> = points
+        .iter()
+        .zip(aggregates)
+        .map(|(p, agg)| {
+            let mut v = summary_json(agg);
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("index".into(), json!(p.index));
+                obj.insert("folder".into(), json!(p.folder_name(width)));
+                let values: serde_json::Map<String, Value> = p
+                    .values
+                    .iter()
+                    .map(|(k, x)| (k.clone(), serde_json::to_value(x).unwrap_or(Value::Null)))
+                    .collect();
+                obj.insert("values".into(), Value::Object(values));
+            }
+            v
+        })
+        .collect();
+    json!({
+        "scenario": name,
+        "results": out.display().to_string(),
+        "sweep": pts,
+    })
 }

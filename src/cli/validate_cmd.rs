@@ -2,7 +2,7 @@
 
 use super::ValidateArgs;
 use crate::error::Result;
-use crate::scenario::{Overrides, load_scenario};
+use crate::scenario::{Overrides, Plan, Scenario, load_plan};
 use crate::trace::{Trace, load_trace};
 
 fn describe_trace(t: &Trace) -> String {
@@ -41,8 +41,33 @@ pub fn validate(args: &ValidateArgs) -> Result<()> {
         eprintln!("ok: {}", describe_trace(&trace));
         return Ok(());
     }
-    let s = load_scenario(&args.file, Overrides::default())?;
-    eprintln!("ok: scenario `{}` ({})", s.name(), args.file.display());
+    match load_plan(&args.file, Overrides::default())? {
+        Plan::Single(s) => {
+            eprintln!("ok: scenario `{}` ({})", s.name(), args.file.display());
+            describe_scenario(&s);
+        }
+        Plan::Sweep { axes, points } => {
+            let keys: Vec<String> = axes
+                .iter()
+                .map(|a| format!("{} ({} values)", a.key, a.values.len()))
+                .collect();
+            eprintln!(
+                "ok: scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                points.first().map_or("", |p| p.scenario.name()),
+                args.file.display(),
+                points.len(),
+                keys.join(" × ")
+            );
+            if let Some(p) = points.first() {
+                eprintln!("point 0:");
+                describe_scenario(&p.scenario);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn describe_scenario(s: &Scenario) {
     eprintln!("  {}", describe_trace(&s.trace));
     let split = s.split.resolve(s.seed(), 0);
     eprintln!(
@@ -75,5 +100,7 @@ pub fn validate(args: &ValidateArgs) -> Result<()> {
             p.name, p.scheduler.name, p.selector.name
         );
     }
-    Ok(())
+    if let Some(b) = s.policies.get(s.baseline) {
+        eprintln!("  baseline `{}`", b.name);
+    }
 }

@@ -3,4 +3,6 @@
 
 mod runner;
 
-pub use runner::{ExperimentResult, RepResult, RunOptions, run_experiment, simulate_one};
+pub use runner::{
+    ExperimentResult, RepResult, RunOptions, run_experiment, run_grid, simulate_one, thread_pool,
+};

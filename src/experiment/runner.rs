@@ -18,6 +18,11 @@ use crate::trace::Micros;
 pub struct RunOptions {
     /// Worker threads (default: all cores).
     pub threads: Option<usize>,
+    /// Keep every run's job log (`outcome.jobs`, `outcome.completion_order`)
+    /// for `jobs.csv`; without it they are dropped as soon as a run's curve
+    /// and metrics are computed, which keeps memory (and page faults) down
+    /// when many repetitions are held until aggregation.
+    pub keep_jobs: bool,
 }
 
 /// One (repetition, policy) run.
@@ -31,8 +36,11 @@ pub struct RepResult {
     pub split: Split,
     /// Arrival time per tenant, µs.
     pub arrivals: Vec<Micros>,
-    /// The job log.
+    /// The job log (`jobs` and `completion_order` are empty unless the run
+    /// kept them, see [`RunOptions::keep_jobs`]).
     pub outcome: RunOutcome,
+    /// When the first job completed, µs (`None` if none did).
+    pub first_completion: Option<Micros>,
     /// L(τ) of the run.
     pub curve: LossCurve,
     /// Summary figures.
@@ -43,6 +51,10 @@ pub struct RepResult {
     pub isolated_area: Option<Vec<f64>>,
     /// Aggregates of `tenants`.
     pub tenant_aggregate: TenantAggregate,
+    /// Wall-clock time this simulation took on its worker thread (for
+    /// events per second in `run.json`; never part of a result file that
+    /// must be reproducible).
+    pub elapsed: Duration,
 }
 
 /// Every run of a scenario, in (repetition, policy) order.
@@ -56,11 +68,23 @@ pub struct ExperimentResult {
     pub wall: Duration,
 }
 
-/// Simulate policy `policy` in repetition `rep` of `scenario`.
+/// Simulate policy `policy` in repetition `rep` of `scenario`, keeping the
+/// job log.
 ///
 /// Everything random derives from `(seed, rep, purpose)`, so the result is
 /// the same whichever thread runs it and in whatever order.
 pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepResult> {
+    simulate_rep(scenario, rep, policy, true)
+}
+
+/// [`simulate_one`], dropping the job log unless `keep_jobs`.
+fn simulate_rep(
+    scenario: &Scenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+) -> Result<RepResult> {
+    let started = Instant::now();
     let seed = scenario.seed();
     let split = scenario.split.resolve(seed, rep);
     let arrivals = scenario
@@ -68,7 +92,7 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
         .sample(&split.tenants, &scenario.trace, seed, rep)?;
     let p = &scenario.policies[policy];
     let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
+    let mut outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
         .map_err(|e| e.context(context()))?;
     let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
     let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
@@ -94,17 +118,27 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
         None
     };
     let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref());
+    let first_completion = outcome
+        .completion_order
+        .first()
+        .map(|&j| outcome.jobs[j as usize].end);
+    if !keep_jobs {
+        outcome.jobs = Vec::new();
+        outcome.completion_order = Vec::new();
+    }
     Ok(RepResult {
         policy,
         rep,
         split,
         arrivals,
         outcome,
+        first_completion,
         curve,
         metrics,
         tenants,
         isolated_area,
         tenant_aggregate,
+        elapsed: started.elapsed(),
     })
 }
 
@@ -137,35 +171,74 @@ fn run_policy(
     simulate(&input, scheduler.as_mut(), selector.as_mut())
 }
 
+/// A rayon pool of `threads` workers (default: all cores).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::input(format!("cannot start {threads} worker threads: {e}")))
+}
+
 /// Run every repetition × policy of `scenario`, in parallel, and return the
 /// results in (repetition, policy) order.
 pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentResult> {
-    let threads = options.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::input(format!("cannot start {threads} worker threads: {e}")))?;
-    let n_pol = scenario.policies.len();
-    let tasks = u64::from(scenario.repetitions()) * n_pol as u64;
+    let pool = thread_pool(options.threads)?;
+    let mut all = run_grid(&pool, &[scenario], options.keep_jobs, &|| {})?;
+    all.pop()
+        .ok_or_else(|| Error::input("internal: no result for the scenario"))
+}
+
+/// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
+/// flat list of tasks, calling `on_done` after each task (progress). Results
+/// come back per scenario in (repetition, policy) order whatever the thread
+/// count; job logs are kept only with `keep_jobs`. Every result's `wall` is
+/// the wall time of the whole call.
+pub fn run_grid(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    keep_jobs: bool,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<ExperimentResult>> {
+    let tasks: Vec<(usize, u64, usize)> = scenarios
+        .iter()
+        .enumerate()
+        .flat_map(|(s, sc)| {
+            let n_pol = sc.policies.len();
+            (0..u64::from(sc.repetitions()))
+                .flat_map(move |rep| (0..n_pol).map(move |p| (s, rep, p)))
+        })
+        .collect();
     let start = Instant::now();
     let runs = pool.install(|| {
-        (0..tasks)
-            .into_par_iter()
-            .map(|t| {
+        tasks
+            .par_iter()
+            .map(|&(s, rep, p)| {
                 if crate::interrupt::requested() {
                     return Err(Error::interrupted(
                         "interrupted: the run stopped before finishing; no results were written",
                     ));
                 }
-                simulate_one(scenario, t / n_pol as u64, (t % n_pol as u64) as usize)
+                let r = simulate_rep(scenarios[s], rep, p, keep_jobs);
+                on_done();
+                r
             })
             .collect::<Result<Vec<_>>>()
     })?;
-    Ok(ExperimentResult {
-        runs,
-        threads,
-        wall: start.elapsed(),
-    })
+    let wall = start.elapsed();
+    let threads = pool.current_num_threads();
+    let mut runs = runs.into_iter();
+    Ok(scenarios
+        .iter()
+        .map(|sc| {
+            let n = sc.repetitions() as usize * sc.policies.len();
+            ExperimentResult {
+                runs: runs.by_ref().take(n).collect(),
+                threads,
+                wall,
+            }
+        })
+        .collect())
 }

@@ -114,6 +114,11 @@ impl LossCurve {
         Some(self.mean(j))
     }
 
+    /// L on the j-th segment `[times[j], times[j+1])`.
+    pub fn loss_of_segment(&self, j: usize) -> f64 {
+        self.mean(j)
+    }
+
     fn mean(&self, j: usize) -> f64 {
         if self.arrived[j] == 0 {
             0.0

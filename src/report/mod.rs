@@ -1,19 +1,30 @@
 //! Writing a results folder (DESIGN §6). Every file is written atomically.
 
 mod csv_text;
+mod curves_csv;
 mod jobs_csv;
 mod manifest;
+mod regret_csv;
+mod run_summary;
+mod speedups_csv;
 mod summary_csv;
+mod sweep_csv;
 mod tenants_csv;
 
 use std::path::Path;
 
 pub use csv_text::{csv_field, secs_or_inf};
+pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use jobs_csv::jobs_csv;
-pub use manifest::run_manifest;
+pub use manifest::{GIT_COMMIT, PointInfo, run_manifest};
+pub use regret_csv::{REGRET_HEADER, regret_csv};
+pub use run_summary::{baseline_name, summary_json, summary_table};
+pub use speedups_csv::{SPEEDUPS_HEADER, speedups_csv};
 pub use summary_csv::summary_csv;
+pub use sweep_csv::{SweepRow, sweep_csv};
 pub use tenants_csv::tenants_csv;
 
+use crate::aggregate::Aggregate;
 use crate::error::Result;
 use crate::experiment::ExperimentResult;
 use crate::io_util::{StagedDir, write_atomic};
@@ -22,41 +33,39 @@ use crate::scenario::Scenario;
 /// What to write besides the always-written files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReportOptions {
-    /// Also write `jobs.csv`.
+    /// Also write `jobs.csv` (the runs must have kept their job logs:
+    /// `RunOptions::keep_jobs`, `run_grid(.., keep_jobs = true, ..)`).
     pub jobs: bool,
 }
 
-/// Write the results folder `dir`; returns the names of the files written.
-/// The folder is staged under a temporary name and moved into place when
-/// every file is written ([`StagedDir`]), replacing an earlier one.
+/// Write the results folder `dir` of `scenario`'s run (`agg` is its
+/// aggregate; `point` places it in a sweep); returns the names of the files
+/// written. The folder is staged under a temporary name and moved into
+/// place when every file is written ([`StagedDir`]), replacing an earlier
+/// one.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
     result: &ExperimentResult,
+    agg: &Aggregate,
     options: ReportOptions,
+    point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
     let staged = StagedDir::new(dir)?;
-    let tmp = staged.path();
-    let mut written = Vec::new();
-    write_atomic(
-        &tmp.join("summary.csv"),
-        summary_csv(scenario, result).as_bytes(),
-    )?;
-    written.push("summary.csv");
-    write_atomic(
-        &tmp.join("tenants.csv"),
-        tenants_csv(scenario, result).as_bytes(),
-    )?;
-    written.push("tenants.csv");
+    let mut files: Vec<(&'static str, String)> = vec![
+        ("summary.csv", summary_csv(scenario, result)),
+        ("tenants.csv", tenants_csv(scenario, result)),
+        ("curves.csv", curves_csv(agg)),
+        ("speedups.csv", speedups_csv(agg)),
+        ("regret.csv", regret_csv(agg)),
+    ];
     if options.jobs {
-        write_atomic(&tmp.join("jobs.csv"), jobs_csv(scenario, result).as_bytes())?;
-        written.push("jobs.csv");
+        files.push(("jobs.csv", jobs_csv(scenario, result)));
     }
-    write_atomic(
-        &tmp.join("run.json"),
-        run_manifest(scenario, result).as_bytes(),
-    )?;
-    written.push("run.json");
+    files.push(("run.json", run_manifest(scenario, result, point)));
+    for (name, text) in &files {
+        write_atomic(&staged.path().join(name), text.as_bytes())?;
+    }
     staged.commit()?;
-    Ok(written)
+    Ok(files.into_iter().map(|(name, _)| name).collect())
 }

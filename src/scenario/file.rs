@@ -28,6 +28,10 @@ pub struct ScenarioFile {
     /// Stop simulated time here, seconds (optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub horizon_s: Option<f64>,
+    /// The policy every other is compared with in `speedups.csv`,
+    /// `regret.csv` and the terminal summary (default: the first policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// Which trace to replay.
     pub trace: TraceSection,
     /// How users split into prior users and tenants.
@@ -35,6 +39,9 @@ pub struct ScenarioFile {
     pub split: SplitSection,
     /// The cluster.
     pub cluster: ClusterSection,
+    /// How repetitions are aggregated (`[output]`, optional).
+    #[serde(default)]
+    pub output: OutputSection,
     /// The policies to compare (`[[policy]]`, at least one).
     #[serde(rename = "policy", default)]
     pub policies: Vec<PolicySection>,
@@ -260,4 +267,57 @@ pub struct PolicySection {
     /// not know.
     #[serde(flatten)]
     pub params: BTreeMap<String, toml::Value>,
+}
+
+/// Spacing of the time grid on which `curves.csv` samples L(τ).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GridKind {
+    /// Geometric spacing (the default): equal ratios between neighbours.
+    #[default]
+    Log,
+    /// Equal differences between neighbours.
+    Linear,
+}
+
+/// `[output]`: aggregation over repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSection {
+    /// Spacing of the `curves.csv` time grid (default `log`).
+    #[serde(default)]
+    pub grid: GridKind,
+    /// Points of the time grid (default 100, at least 2).
+    #[serde(default = "default_grid_points")]
+    pub grid_points: u32,
+    /// Level of the Student-t confidence bands (default 0.95, in (0, 1)).
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// Lower and upper quantile of the inter-quantile band in `curves.csv`
+    /// (default `[0.25, 0.75]`).
+    #[serde(default = "default_quantiles")]
+    pub quantiles: Vec<f64>,
+}
+
+impl Default for OutputSection {
+    fn default() -> Self {
+        Self {
+            grid: GridKind::default(),
+            grid_points: default_grid_points(),
+            confidence: default_confidence(),
+            quantiles: default_quantiles(),
+        }
+    }
+}
+
+fn default_grid_points() -> u32 {
+    100
+}
+
+fn default_confidence() -> f64 {
+    0.95
+}
+
+fn default_quantiles() -> Vec<f64> {
+    vec![0.25, 0.75]
 }

@@ -1,11 +1,13 @@
 //! Turning a scenario file into a validated [`Scenario`].
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{
-    ArrivalPlan, LimitsSection, PolicySection, ScenarioFile, SplitPlan, load_trace_source,
+    ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
+    TraceSection, load_trace_source,
 };
 use crate::engine::{SimConfig, TenantLimits};
 use crate::error::{Error, Result};
@@ -75,6 +77,8 @@ pub struct Scenario {
     pub arrivals: ArrivalPlan,
     /// Policies in file order.
     pub policies: Vec<Policy>,
+    /// Index of the baseline policy (`baseline`, default 0).
+    pub baseline: usize,
 }
 
 impl Scenario {
@@ -89,6 +93,35 @@ impl Scenario {
     /// Repetitions after overrides.
     pub fn repetitions(&self) -> u32 {
         self.file.repetitions
+    }
+    /// The validated `[output]` table.
+    pub fn output(&self) -> &OutputSection {
+        &self.file.output
+    }
+}
+
+/// Traces already loaded, by resolved path, so the points of a sweep share
+/// one copy of each trace.
+#[derive(Debug, Default)]
+pub struct TraceCache {
+    loaded: HashMap<String, LoadedTrace>,
+}
+
+impl TraceCache {
+    /// The trace a `[trace]` table names (see [`load_trace_source`]),
+    /// loaded on first use; keyed by the scenario folder and the table.
+    fn get(&mut self, at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+        let key = format!(
+            "{}|{}",
+            base.display(),
+            serde_json::to_string(section).unwrap_or_default()
+        );
+        if let Some(hit) = self.loaded.get(&key) {
+            return Ok(hit.clone());
+        }
+        let loaded = load_trace_source(at, base, section)?;
+        self.loaded.insert(key, loaded.clone());
+        Ok(loaded)
     }
 }
 
@@ -109,8 +142,21 @@ pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
 /// inside it resolve against `path`'s folder).
 pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
     let at = path.display().to_string();
-    let mut file: ScenarioFile = toml::from_str(text)
+    let file: ScenarioFile = toml::from_str(text)
         .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    build_scenario(path, file, overrides, &mut TraceCache::default())
+}
+
+/// Validate a deserialised scenario `file` read from `path`: apply the
+/// overrides, check every key, load the trace (through `cache`) and resolve
+/// split, policies and baseline.
+pub fn build_scenario(
+    path: &Path,
+    mut file: ScenarioFile,
+    overrides: Overrides,
+    cache: &mut TraceCache,
+) -> Result<Scenario> {
+    let at = path.display().to_string();
     if let Some(seed) = overrides.seed {
         file.seed = seed;
     }
@@ -118,9 +164,10 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         file.repetitions = reps;
     }
     check_top_level(&at, &file)?;
+    check_output(&at, &file.output)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
-    let loaded = load_trace_source(&at, base, &file.trace)?;
+    let loaded = cache.get(&at, base, &file.trace)?;
     let trace = loaded.trace;
     let trace_path = loaded.origin;
     let trace_sha256 = loaded.sha256;
@@ -154,6 +201,16 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users))
         .collect::<Result<Vec<_>>>()?;
+    let baseline = match &file.baseline {
+        None => 0,
+        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| {
+            let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
+            Error::input(format!(
+                "{at}: baseline: unknown policy `{name}`: expected the name of a [[policy]] ({})",
+                names.join(", ")
+            ))
+        })?,
+    };
     Ok(Scenario {
         arrivals,
         path: path.to_path_buf(),
@@ -165,7 +222,42 @@ pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<S
         split,
         config,
         policies,
+        baseline,
     })
+}
+
+/// Checks of `[output]`.
+fn check_output(at: &str, o: &OutputSection) -> Result<()> {
+    let bad =
+        |field: &str, msg: String| Err(Error::input(format!("{at}: [output].{field}: {msg}")));
+    if !(2..=100_000).contains(&o.grid_points) {
+        return bad(
+            "grid_points",
+            format!(
+                "expected between 2 and 100000 points, got {}",
+                o.grid_points
+            ),
+        );
+    }
+    if !(o.confidence > 0.0 && o.confidence < 1.0) {
+        return bad(
+            "confidence",
+            format!(
+                "expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {}",
+                o.confidence
+            ),
+        );
+    }
+    match o.quantiles[..] {
+        [lo, hi] if (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo < hi => Ok(()),
+        _ => bad(
+            "quantiles",
+            format!(
+                "expected two quantile levels [low, high] with 0 <= low < high <= 1, got {:?}",
+                o.quantiles
+            ),
+        ),
+    }
 }
 
 fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {

@@ -5,13 +5,17 @@ mod arrivals;
 mod file;
 mod load;
 mod split;
+mod sweep;
 mod trace_source;
 
 pub use arrivals::ArrivalPlan;
 pub use file::{
-    ArrivalsSection, ClusterSection, LimitsSection, PolicySection, ScenarioFile, SplitSection,
-    TraceImportSection, TraceSection, TraceSynSection,
+    ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
+    ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,
 };
-pub use load::{Overrides, Policy, Scenario, load_scenario, parse_scenario};
+pub use load::{
+    Overrides, Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario,
+};
 pub use split::{Split, SplitPlan};
+pub use sweep::{Plan, SweepAxis, SweepPoint, load_plan, parse_plan, value_text};
 pub use trace_source::{LoadedTrace, load_trace_source};
