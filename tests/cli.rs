@@ -506,3 +506,37 @@ fn easeml_hand_scenario_runs_every_gp_policy() {
         assert_eq!((r[2], r[3], r[8]), ("2", "0", "8"), "{r:?}");
     }
 }
+
+/// The JSON summary carries the per-tenant figures: for rr-in-order (the
+/// same run in every repetition) the mean tenant regret area is 5.1 and the
+/// worst tenant's (u3) is 10.35 — see tests/hand_trace.rs and tests/online.rs.
+#[test]
+fn json_summary_reports_per_tenant_fairness() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(tmp.path().join("r"))
+        .args(["--json", "--quiet"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let t = &doc["policies"][0]["tenants"];
+    assert_eq!(doc["policies"][0]["name"], "rr-in-order");
+    assert!(
+        (t["regret_area_mean"].as_f64().unwrap_or(f64::NAN) - 5.1).abs() < 1e-9,
+        "{t}"
+    );
+    assert!(
+        (t["regret_area_worst"].as_f64().unwrap_or(f64::NAN) - 10.35).abs() < 1e-9,
+        "{t}"
+    );
+    assert_eq!(t["abandoned"], 0.0);
+    assert!(
+        t["jain_index"]
+            .as_f64()
+            .is_some_and(|j| j > 0.0 && j <= 1.0)
+    );
+}

@@ -19,12 +19,12 @@ use rayon::prelude::*;
 pub use compare::{RegretRow, SpeedupRow, regret_ratios, speedups};
 pub use grid::time_grid;
 pub use mean_curve::mean_time_to;
-pub use policy::{CurvePoint, PolicyAggregate};
+pub use policy::{CurvePoint, PolicyAggregate, TenantSummary};
 pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
 pub use stats::{Band, mean, quantile, sample_sd, t_band, t_quantile};
 
 use crate::experiment::ExperimentResult;
-use crate::metrics::LossCurve;
+use crate::metrics::{LossCurve, TenantAggregate};
 use crate::scenario::{OutputSection, Scenario};
 use crate::trace::Micros;
 
@@ -127,10 +127,12 @@ pub fn grid_span(result: &ExperimentResult) -> (Micros, Micros) {
 pub fn aggregate(scenario: &Scenario, result: &ExperimentResult) -> Aggregate {
     let names: Vec<String> = scenario.policies.iter().map(|p| p.name.clone()).collect();
     let mut curves: Vec<Vec<&LossCurve>> = vec![Vec::new(); names.len()];
+    let mut tenants: Vec<Vec<&TenantAggregate>> = vec![Vec::new(); names.len()];
     for r in &result.runs {
         curves[r.policy].push(&r.curve);
+        tenants[r.policy].push(&r.tenant_aggregate);
     }
-    aggregate_curves(
+    let mut agg = aggregate_curves(
         &names,
         &curves,
         &AggregateSpec {
@@ -139,5 +141,9 @@ pub fn aggregate(scenario: &Scenario, result: &ExperimentResult) -> Aggregate {
             output: scenario.output(),
             span: grid_span(result),
         },
-    )
+    );
+    for (p, t) in agg.policies.iter_mut().zip(&tenants) {
+        p.tenants = Some(TenantSummary::of(t));
+    }
+    agg
 }

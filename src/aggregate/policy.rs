@@ -1,8 +1,8 @@
 //! Aggregation of one policy's repetitions.
 
 use super::mean_curve::mean_time_to;
-use super::stats::{Band, quantile, sorted, t_band};
-use crate::metrics::LossCurve;
+use super::stats::{Band, mean, quantile, sorted, t_band};
+use crate::metrics::{LossCurve, TenantAggregate};
 use crate::trace::Micros;
 
 /// L(τ) across repetitions at one grid instant.
@@ -41,6 +41,42 @@ pub struct PolicyAggregate {
     pub regret_median: f64,
     /// Mean final loss with its band.
     pub final_loss: Band,
+    /// How individual tenants fared, over the repetitions (set by
+    /// [`aggregate`](super::aggregate) from the per-tenant metrics).
+    pub tenants: Option<TenantSummary>,
+}
+
+/// Per-tenant figures of a policy, averaged over its repetitions (each
+/// repetition contributes its own mean, worst and Jain index).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantSummary {
+    /// Mean over repetitions of the mean per-tenant regret area, accuracy·s.
+    pub area_mean: f64,
+    /// Mean over repetitions of the 90th-percentile regret area.
+    pub area_p90: f64,
+    /// Mean over repetitions of the worst tenant's regret area.
+    pub area_max: f64,
+    /// Mean over repetitions of Jain's index (None without `fairness`).
+    pub jain: Option<f64>,
+    /// Mean number of tenants that left per repetition.
+    pub abandoned: f64,
+}
+
+impl TenantSummary {
+    /// Average the per-repetition tenant aggregates (in repetition order).
+    pub fn of(reps: &[&TenantAggregate]) -> Self {
+        let avg = |f: &dyn Fn(&TenantAggregate) -> f64| {
+            mean(&reps.iter().map(|a| f(a)).collect::<Vec<_>>())
+        };
+        let jains: Option<Vec<f64>> = reps.iter().map(|a| a.jain).collect();
+        Self {
+            area_mean: avg(&|a| a.area_mean),
+            area_p90: avg(&|a| a.area_p90),
+            area_max: avg(&|a| a.area_max),
+            jain: jains.filter(|j| !j.is_empty()).map(|j| mean(&j)),
+            abandoned: avg(&|a| a.abandoned as f64),
+        }
+    }
 }
 
 impl PolicyAggregate {
@@ -86,6 +122,7 @@ impl PolicyAggregate {
             regret_median: quantile(&sorted(&rep_regret), 0.5),
             rep_regret,
             final_loss: t_band(&finals, level),
+            tenants: None,
         }
     }
 }

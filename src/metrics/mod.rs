@@ -8,7 +8,7 @@ mod tenant_metrics;
 pub use loss_curve::LossCurve;
 pub use run_metrics::RunMetrics;
 pub use tenant_metrics::{
-    TenantAggregate, TenantMetrics, aggregate_tenants, jain_index, quantile, tenant_metrics,
+    TenantAggregate, TenantMetrics, aggregate_tenants, jain_index, tenant_metrics,
 };
 
 /// Slack in every "loss ≤ θ" test. Losses are differences of accuracies

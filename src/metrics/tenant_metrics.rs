@@ -1,6 +1,7 @@
 //! Per-tenant figures of one run, and their aggregates: how each tenant
 //! experienced the service, not only the global mean.
 
+use crate::aggregate::quantile;
 use crate::engine::{RunOutcome, TenantLimits};
 use crate::trace::{Micros, Trace};
 
@@ -151,20 +152,6 @@ pub struct TenantAggregate {
     pub abandoned: usize,
 }
 
-/// The p-quantile (p in [0, 1]) of `sorted` (ascending, non-empty) by
-/// linear interpolation between closest ranks (Hyndman & Fan type 7, the
-/// default of R and NumPy): h = (n − 1)·p, q = x[⌊h⌋] + (h − ⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]).
-pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let h = (n - 1) as f64 * p;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(n - 1);
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
 /// Jain's fairness index J = (Σ x_i)² / (n · Σ x_i²) (Jain, Chiu, Hawe
 /// 1984): 1 when all x_i are equal, 1/n when one tenant takes everything.
 /// `None` for no values; 1 when every value is 0.
@@ -214,17 +201,6 @@ pub fn aggregate_tenants(tenants: &[TenantMetrics], isolated: Option<&[f64]>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quantile_interpolates_between_ranks() {
-        let x = [1.0, 2.0, 4.0, 8.0];
-        assert_eq!(quantile(&x, 0.0), 1.0);
-        assert_eq!(quantile(&x, 1.0), 8.0);
-        // h = 3·0.5 = 1.5 → 2 + 0.5·(4 − 2) = 3
-        assert_eq!(quantile(&x, 0.5), 3.0);
-        // h = 3·0.9 = 2.7 → 4 + 0.7·4 = 6.8
-        assert!((quantile(&x, 0.9) - 6.8).abs() < 1e-12);
-    }
 
     #[test]
     fn jain_index_extremes_and_hand_value() {

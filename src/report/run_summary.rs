@@ -79,6 +79,10 @@ pub fn summary_table(agg: &Aggregate) -> String {
     header.push(format!("± {level}"));
     header.push("regret/base".into());
     header.extend(agg.thresholds.iter().map(|t| format!("speedup@{t}")));
+    let with_tenants = agg.policies.iter().any(|p| p.tenants.is_some());
+    if with_tenants {
+        header.extend(["tenant area", "worst tenant", "jain", "left"].map(String::from));
+    }
     let mut rows = vec![header];
     for (i, p) in agg.policies.iter().enumerate() {
         let mut row = vec![p.name.clone()];
@@ -96,6 +100,12 @@ pub fn summary_table(agg: &Aggregate) -> String {
                 .filter(|s| s.policy == i)
                 .map(|s| ratio_text(s.speedup)),
         );
+        if let Some(t) = p.tenants.as_ref().filter(|_| with_tenants) {
+            row.push(num_text(t.area_mean));
+            row.push(num_text(t.area_max));
+            row.push(t.jain.map_or_else(|| "n/a".to_string(), num_text));
+            row.push(num_text(t.abandoned));
+        }
         rows.push(row);
     }
     let mut out = format!(
@@ -103,6 +113,13 @@ pub fn summary_table(agg: &Aggregate) -> String {
         baseline_name(agg),
         agg.repetitions
     );
+    if with_tenants {
+        out.push_str(
+            "tenant area: mean per-tenant regret area from arrival; worst tenant: the largest; \
+             jain: fairness of areas relative to each tenant alone (1 = fair); left: tenants that gave up \
+             (all means over repetitions)\n",
+        );
+    }
     out.push_str(&align(&rows));
     out
 }
@@ -137,6 +154,13 @@ pub fn summary_json(agg: &Aggregate) -> Value {
                 "speedup": rows.iter().map(|s| s.speedup.to_json()).collect::<Vec<_>>(),
                 "median_rep_speedup":
                     rows.iter().map(|s| s.median_rep_speedup.to_json()).collect::<Vec<_>>(),
+                "tenants": p.tenants.as_ref().map_or(Value::Null, |t| json!({
+                    "regret_area_mean": t.area_mean,
+                    "regret_area_p90": t.area_p90,
+                    "regret_area_worst": t.area_max,
+                    "jain_index": t.jain,
+                    "abandoned": t.abandoned,
+                })),
             })
         })
         .collect();
