@@ -400,7 +400,8 @@ fn identical_repetitions_keep_their_time_to_quality() {
     assert_eq!((band.mean, band.low, band.high), (0.2, 0.2, 0.2));
 }
 
-/// The definition of T(θ) on the mean curve, evaluated directly: M at every
+/// The definition of T(θ) on the mean curve (with the documented
+/// `THETA_SLACK` for float rounding), evaluated directly: M at every
 /// union breakpoint (and at the latest last arrival) from the latest last
 /// arrival on, the first with M ≤ θ.
 fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<u64> {
@@ -411,7 +412,8 @@ fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<u64> {
     times.dedup();
     times.into_iter().filter(|&t| t >= from).find(|&t| {
         let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
-        v.len() == curves.len() && tenantsim::aggregate::mean(&v) <= theta
+        v.len() == curves.len()
+            && tenantsim::aggregate::mean(&v) <= theta + tenantsim::metrics::THETA_SLACK
     })
 }
 

@@ -74,7 +74,7 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
                 values.extend(current.iter().flatten());
                 mean(&values)
             });
-            if m <= theta {
+            if m <= theta + crate::metrics::THETA_SLACK {
                 result[k] = Some(t.max(from));
                 open -= 1;
             }
@@ -132,7 +132,7 @@ mod tests {
         times.dedup();
         times.into_iter().filter(|&t| t >= from).find(|&t| {
             let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
-            v.len() == curves.len() && mean(&v) <= theta
+            v.len() == curves.len() && mean(&v) <= theta + crate::metrics::THETA_SLACK
         })
     }
 
