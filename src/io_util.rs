@@ -41,6 +41,18 @@ pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Read a whole input file as UTF-8 text; `what` describes it in errors,
+/// `expected` says what kind of text it should be ("a TOML text file").
+pub fn read_text(path: &Path, what: &str, expected: &str) -> Result<String> {
+    String::from_utf8(read_input(path, what)?).map_err(|e| {
+        Error::input(format!(
+            "{}: invalid UTF-8 at byte {}: expected {expected}",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 /// Create `dir` and its parents, with a clear error when that is impossible
 /// (a file in the way, no permission).
 pub fn create_dir_all(dir: &Path) -> Result<()> {

@@ -36,7 +36,7 @@ use super::scheduler::{self, JobParams, JobSchedulerFactory, JobSchedulerSpec};
 use super::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::{read_input, read_text};
 use crate::rng::{Purpose, stream};
 use crate::scenario::Overrides;
 use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
@@ -277,14 +277,7 @@ impl JobScenario {
 
 /// Read, parse and validate the job-mode scenario at `path`.
 pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenario> {
-    let bytes = read_input(path, "scenario")?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Error::input(format!(
-            "{}: invalid UTF-8 at byte {}: expected a TOML text file",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = read_text(path, "scenario", "a TOML text file")?;
     parse_job_scenario(path, &text, overrides)
 }
 

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::engine::{SimConfig, TenantLimits};
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::read_text;
 use crate::policy::registry::{self, SchedulerSpec, SelectorSpec};
 use crate::policy::{Params, SchedulerFactory, SelectorFactory};
 use crate::trace::Trace;
@@ -127,14 +127,7 @@ impl TraceCache {
 
 /// Read, parse and validate the scenario at `path` (and load its trace).
 pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
-    let bytes = read_input(path, "scenario")?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Error::input(format!(
-            "{}: invalid UTF-8 at byte {}: expected a TOML text file",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = read_text(path, "scenario", "a TOML text file")?;
     parse_scenario(path, &text, overrides)
 }
 

@@ -15,7 +15,7 @@ use toml::{Table, Value};
 use super::ScenarioFile;
 use super::load::{Overrides, Scenario, TraceCache, build_scenario, parse_scenario};
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::read_text;
 
 /// One swept key and its values, in the order listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,14 +100,7 @@ impl Plan {
 
 /// Read the scenario at `path` and expand its `[sweep]`, if any.
 pub fn load_plan(path: &Path, overrides: Overrides) -> Result<Plan> {
-    let bytes = read_input(path, "scenario")?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Error::input(format!(
-            "{}: invalid UTF-8 at byte {}: expected a TOML text file",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
+    let text = read_text(path, "scenario", "a TOML text file")?;
     parse_plan(path, &text, overrides)
 }
 
