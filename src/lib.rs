@@ -8,6 +8,7 @@
 //! quality ([`metrics`], [`report`]). The command line in `main.rs` is one
 //! user of this library.
 
+pub mod csv_columns;
 pub mod error;
 pub mod gp;
 pub mod interrupt;

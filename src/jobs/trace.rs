@@ -276,33 +276,7 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         .trim(csv::Trim::All)
         .from_reader(input);
     let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
-    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-        return Err(Error::input(format!(
-            "{source}: line 1: expected a header `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group]`, found an empty file"
-        )));
-    }
-    let mut col = [None; 7];
-    for (i, name) in headers.iter().enumerate() {
-        let name = name.trim_start_matches('\u{feff}');
-        let Some(slot) = REQUIRED.iter().chain(&OPTIONAL).position(|c| *c == name) else {
-            return Err(Error::input(format!(
-                "{source}: line 1: unknown column `{name}`: expected the columns job_id, user, submit_s, duration_s, gpus and optionally gpu_type, group"
-            )));
-        };
-        if col[slot].is_some() {
-            return Err(Error::input(format!(
-                "{source}: line 1: column `{name}` appears twice"
-            )));
-        }
-        col[slot] = Some(i);
-    }
-    for (slot, name) in REQUIRED.iter().enumerate() {
-        if col[slot].is_none() {
-            return Err(Error::input(format!(
-                "{source}: line 1: missing column `{name}`: the header must contain job_id, user, submit_s, duration_s, gpus"
-            )));
-        }
-    }
+    let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
     let mut record = csv::StringRecord::new();
     loop {

@@ -24,33 +24,7 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
         .trim(csv::Trim::All)
         .from_reader(input);
     let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
-    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-        return Err(Error::input(format!(
-            "{source}: line 1: expected a header `user,model,accuracy,runtime_s[,model_year][,model_citations]`, found an empty file"
-        )));
-    }
-    let mut col = [None; 6];
-    for (i, name) in headers.iter().enumerate() {
-        let name = name.trim_start_matches('\u{feff}');
-        let Some(slot) = REQUIRED.iter().chain(&OPTIONAL).position(|c| *c == name) else {
-            return Err(Error::input(format!(
-                "{source}: line 1: unknown column `{name}`: expected the columns user, model, accuracy, runtime_s and optionally model_year, model_citations"
-            )));
-        };
-        if col[slot].is_some() {
-            return Err(Error::input(format!(
-                "{source}: line 1: column `{name}` appears twice"
-            )));
-        }
-        col[slot] = Some(i);
-    }
-    for (slot, name) in REQUIRED.iter().enumerate() {
-        if col[slot].is_none() {
-            return Err(Error::input(format!(
-                "{source}: line 1: missing column `{name}`: the header must contain user, model, accuracy, runtime_s"
-            )));
-        }
-    }
+    let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());
     let mut record = csv::StringRecord::new();
     loop {
