@@ -12,8 +12,10 @@
 //! The GP math (prior, posterior update, β_t, UCB, UCB_c, EI) lives in
 //! [`crate::gp`], where each formula is written out with its source.
 //!
-//! Memory per tenant: one `K_i × K_i` covariance once it has completed a
-//! job, nothing of size K_i before; plus a cached proposal (about 48 bytes).
+//! Memory per tenant: a [`TenantPosterior`] (its K_i means and the upper
+//! triangle of its `K_i × K_i` covariance, about 2 KB at K_i = 20) once it
+//! has completed a job, nothing of size K_i before; plus a cached proposal
+//! (about 40 bytes) and an empty posterior slot (48 bytes).
 //! `propose` never allocates: it fills a scratch mask sized at construction
 //! and caches its answer until the tenant starts or completes a job.
 
@@ -278,7 +280,7 @@ struct GpSelector {
     /// Trace user of each tenant.
     users: Box<[usize]>,
     /// Posterior per tenant, created at its first completed job.
-    posteriors: Vec<Option<Box<TenantPosterior>>>,
+    posteriors: Vec<Option<TenantPosterior>>,
     /// Proposal per tenant, until it starts or completes a job.
     cache: Vec<Option<Cached>>,
     /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
@@ -367,7 +369,7 @@ impl GpSelector {
     /// completion, the prior's m_k and √Σ[k,k], which is what a fresh
     /// [`TenantPosterior`] holds.
     fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
-        match self.posteriors[i].as_deref() {
+        match self.posteriors[i].as_ref() {
             Some(p) => (p.mean(j), p.std_dev(j)),
             None => (
                 self.prior.mean()[k],
@@ -448,13 +450,13 @@ impl Selector for GpSelector {
         if self.posteriors[tenant].is_none() {
             let models = self.trace.models_of(self.users[tenant]);
             match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
-                Ok(p) => self.posteriors[tenant] = Some(Box::new(p)),
+                Ok(p) => self.posteriors[tenant] = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
                 // same noise, models of the same trace).
                 Err(_) => return,
             }
         }
-        if let Some(p) = self.posteriors[tenant].as_deref_mut() {
+        if let Some(p) = self.posteriors[tenant].as_mut() {
             if let Some(j) = p.local_index(model) {
                 p.observe(j, accuracy);
             }
