@@ -19,7 +19,7 @@
 //! `propose` never allocates: it fills a scratch mask sized at construction
 //! and caches its answer until the tenant starts or completes a job.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::engine::Tenants;
 use crate::error::{Error, Result};
@@ -247,9 +247,86 @@ fn parse_common(
 }
 
 fn factory(cfg: GpConfig) -> SelectorFactory {
+    let cache = PriorCache::default();
     Arc::new(move |ctx: &RepContext<'_>| {
-        Ok(Box::new(GpSelector::new(cfg, ctx)?) as Box<dyn Selector>)
+        Ok(Box::new(GpSelector::with_cache(cfg, ctx, &cache)?) as Box<dyn Selector>)
     })
+}
+
+/// How many (trace, prior users) pairs a factory remembers the prior of.
+const PRIOR_CACHE_ENTRIES: usize = 8;
+
+/// The GP priors (and `prior` cost beliefs) one factory has built, by trace
+/// and prior users, most recently used first. A repetition builds its
+/// selector once for the run and, with `fairness`, once more per tenant for
+/// its isolated run, always from the same prior users: those builds reuse
+/// the first prior instead of recomputing it (O(K² m) for m prior users).
+/// A prior is a pure function of the trace, the prior users and the
+/// factory's kernel, so a cached one is the very value a fresh build gives.
+#[derive(Debug, Default)]
+struct PriorCache {
+    entries: Mutex<Vec<PriorEntry>>,
+}
+
+#[derive(Debug)]
+struct PriorEntry {
+    /// The trace (weak: it keeps the allocation, so no other trace can take
+    /// its address while the entry lives).
+    trace: Weak<Trace>,
+    prior_users: Box<[usize]>,
+    prior: Arc<GpPrior>,
+    relative_cost: Option<Arc<[f64]>>,
+}
+
+impl PriorEntry {
+    fn matches(&self, ctx: &RepContext<'_>) -> bool {
+        std::ptr::eq(self.trace.as_ptr(), Arc::as_ptr(ctx.trace)) && *self.prior_users == *ctx.prior
+    }
+}
+
+/// A prior and, for `cost_belief = "prior"`, the relative costs.
+type PriorParts = (Arc<GpPrior>, Option<Arc<[f64]>>);
+
+impl PriorCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PriorEntry>> {
+        // A panic elsewhere cannot leave the list inconsistent.
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The prior of `ctx`'s prior users, built by `build` unless cached.
+    fn get_or_build(
+        &self,
+        ctx: &RepContext<'_>,
+        build: impl FnOnce() -> Result<PriorParts>,
+    ) -> Result<PriorParts> {
+        {
+            let mut entries = self.lock();
+            if let Some(at) = entries.iter().position(|e| e.matches(ctx)) {
+                let hit = entries.remove(at);
+                let parts = (Arc::clone(&hit.prior), hit.relative_cost.clone());
+                entries.insert(0, hit);
+                return Ok(parts);
+            }
+        }
+        // Built outside the lock, so threads do not wait on each other.
+        let (prior, relative_cost) = build()?;
+        let mut entries = self.lock();
+        if !entries.iter().any(|e| e.matches(ctx)) {
+            entries.insert(
+                0,
+                PriorEntry {
+                    trace: Arc::downgrade(ctx.trace),
+                    prior_users: ctx.prior.into(),
+                    prior: Arc::clone(&prior),
+                    relative_cost: relative_cost.clone(),
+                },
+            );
+            entries.truncate(PRIOR_CACHE_ENTRIES);
+        }
+        Ok((prior, relative_cost))
+    }
 }
 
 /// Cost data behind the believed relative cost ĉ_ik.
@@ -260,7 +337,7 @@ enum CostData {
     /// Mean runtime (µs) of each tenant's available models.
     Oracle(Box<[f64]>),
     /// Relative cost per trace model from the prior users.
-    Prior(Box<[f64]>),
+    Prior(Arc<[f64]>),
 }
 
 /// A tenant's cached proposal and the √β_t σ of its model.
@@ -275,7 +352,7 @@ struct Cached {
 struct GpSelector {
     cfg: GpConfig,
     trace: Arc<Trace>,
-    prior: GpPrior,
+    prior: Arc<GpPrior>,
     cost: CostData,
     /// Trace user of each tenant.
     users: Box<[usize]>,
@@ -288,7 +365,12 @@ struct GpSelector {
 }
 
 impl GpSelector {
+    #[cfg(test)]
     fn new(cfg: GpConfig, ctx: &RepContext<'_>) -> Result<Self> {
+        Self::with_cache(cfg, ctx, &PriorCache::default())
+    }
+
+    fn with_cache(cfg: GpConfig, ctx: &RepContext<'_>, cache: &PriorCache) -> Result<Self> {
         let trace = ctx.trace;
         if ctx.prior.is_empty() {
             return Err(Error::input(format!(
@@ -298,19 +380,27 @@ impl GpSelector {
             )));
         }
         let context = |e: Error| e.context(format!("selector `{}`", cfg.name));
-        let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel).map_err(context)?;
         let belief = match cfg.acquisition {
             Acquisition::Ucb | Acquisition::Ei { .. } => None,
             Acquisition::UcbCost(c) | Acquisition::EiPerSecond { cost: c, .. } => Some(c),
         };
-        let cost = match belief {
-            None => CostData::None,
-            Some(CostBelief::Prior) => CostData::Prior(
-                relative_cost_prior(trace, ctx.prior)
-                    .map_err(context)?
-                    .into(),
-            ),
-            Some(CostBelief::Oracle) => CostData::Oracle(
+        let (prior, relative_cost) = cache
+            .get_or_build(ctx, || {
+                let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel)?;
+                let relative_cost = match belief {
+                    Some(CostBelief::Prior) => Some(relative_cost_prior(trace, ctx.prior)?.into()),
+                    _ => None,
+                };
+                Ok((Arc::new(prior), relative_cost))
+            })
+            .map_err(context)?;
+        let cost = match (belief, relative_cost) {
+            (None, _) => CostData::None,
+            (Some(CostBelief::Prior), Some(rel)) => CostData::Prior(rel),
+            (Some(CostBelief::Prior), None) => {
+                return Err(Error::input("internal: no prior cost belief was built"));
+            }
+            (Some(CostBelief::Oracle), _) => CostData::Oracle(
                 ctx.tenants
                     .iter()
                     .map(|&u| {
@@ -819,6 +909,59 @@ mod tests {
         sel.observe(0, 1, 0.6);
         assert!(sel.cache[0].is_none());
         assert!(sel.posteriors[0].is_some());
+    }
+
+    /// A factory builds the prior of a (trace, prior users) pair once: the
+    /// selectors of a run and of its isolated runs share it; other prior
+    /// users or another trace get their own.
+    #[test]
+    fn prior_cache_shares_equal_keys_only() {
+        let trace = tiny();
+        let cache = PriorCache::default();
+        let cfg = GpConfig {
+            name: "gp-ucb-cost",
+            kernel: Kernel::Empirical,
+            noise: DEFAULT_NOISE,
+            delta: DEFAULT_DELTA,
+            acquisition: Acquisition::UcbCost(CostBelief::Prior),
+        };
+        let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
+            let ctx = RepContext {
+                trace,
+                tenants,
+                prior,
+                seed: 0,
+                repetition: 0,
+            };
+            match GpSelector::with_cache(cfg, &ctx, &cache) {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let run = make(&trace, &[0, 1, 2], &[3]);
+        let alone = make(&trace, &[0, 1, 2], &[3]);
+        assert!(Arc::ptr_eq(&run.prior, &alone.prior));
+        let other = make(&trace, &[0, 1], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &other.prior));
+        let fresh = match GpSelector::new(
+            cfg,
+            &RepContext {
+                trace: &trace,
+                tenants: &[3],
+                prior: &[0, 1],
+                seed: 0,
+                repetition: 0,
+            },
+        ) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(*other.prior, *fresh.prior);
+        let copy = Arc::new((*trace).clone());
+        let on_copy = make(&copy, &[0, 1, 2], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &on_copy.prior));
+        assert_eq!(*run.prior, *on_copy.prior);
+        assert!(cache.lock().len() <= PRIOR_CACHE_ENTRIES);
     }
 
     fn parse_error(selector: &str, pairs: &[(&str, toml::Value)]) -> String {
