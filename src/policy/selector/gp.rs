@@ -353,6 +353,10 @@ struct GpSelector {
     cfg: GpConfig,
     trace: Arc<Trace>,
     prior: Arc<GpPrior>,
+    /// √(max(Σ[k,k], 0)) of the prior per trace model.
+    prior_sd: Box<[f64]>,
+    /// `0..K`: the model list of every tenant that has all K trace models.
+    all_models: Box<[usize]>,
     cost: CostData,
     /// Trace user of each tenant.
     users: Box<[usize]>,
@@ -426,6 +430,10 @@ impl GpSelector {
         Ok(Self {
             cfg,
             trace: Arc::clone(trace),
+            all_models: (0..trace.n_models()).collect(),
+            prior_sd: (0..prior.n_models())
+                .map(|k| prior.cov()[[k, k]].max(0.0).sqrt())
+                .collect(),
             prior,
             cost,
             users: ctx.tenants.into(),
@@ -454,6 +462,17 @@ impl GpSelector {
         }
     }
 
+    /// Tenant `i`'s available models (trace user `u`), ascending. A tenant
+    /// with a posterior and all K trace models uses the shared `0..K`, so a
+    /// decision about it reads no per-tenant model list (at 100,000 tenants
+    /// each such read is a cache miss); the others read the trace's list.
+    fn models_of(&self, i: usize, u: usize) -> &[usize] {
+        match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        }
+    }
+
     /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
     /// of local model `j` (trace model `k`) of tenant `i`; before its first
     /// completion, the prior's m_k and √Σ[k,k], which is what a fresh
@@ -461,10 +480,7 @@ impl GpSelector {
     fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
         match self.posteriors[i].as_ref() {
             Some(p) => (p.mean(j), p.std_dev(j)),
-            None => (
-                self.prior.mean()[k],
-                self.prior.cov()[[k, k]].max(0.0).sqrt(),
-            ),
+            None => (self.prior.mean()[k], self.prior_sd[k]),
         }
     }
 
@@ -484,7 +500,11 @@ impl GpSelector {
     /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
     fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Cached> {
         let u = tenants.user(i);
-        let models = self.trace.models_of(u);
+        // `Self::models_of`, spelt out so the borrow is of two fields only.
+        let models: &[usize] = match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        };
         let n = models.len();
         for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
             *e = tenants.is_tried(i, k);
@@ -537,8 +557,13 @@ impl Selector for GpSelector {
 
     fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
         self.cache[tenant] = None;
+        // The posterior's models are the tenant's models in the trace (the
+        // list `compute` reads next; not the posterior's own copy).
+        let models = self.models_of(tenant, self.users[tenant]);
+        let Ok(j) = models.binary_search(&model) else {
+            return;
+        };
         if self.posteriors[tenant].is_none() {
-            let models = self.trace.models_of(self.users[tenant]);
             match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
                 Ok(p) => self.posteriors[tenant] = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
@@ -547,9 +572,7 @@ impl Selector for GpSelector {
             }
         }
         if let Some(p) = self.posteriors[tenant].as_mut() {
-            if let Some(j) = p.local_index(model) {
-                p.observe(j, accuracy);
-            }
+            p.observe(j, accuracy);
         }
     }
 
