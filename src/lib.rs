@@ -18,6 +18,7 @@ pub mod testing;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod engine;

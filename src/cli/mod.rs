@@ -38,6 +38,9 @@ pub enum Command {
     Gen(GenCommand),
     /// Compare a results folder with golden results; exit 1 on any drift.
     Check(CheckArgs),
+    /// Time built-in workloads (generated in memory): events, wall time and
+    /// events per second, one line per workload.
+    Bench(crate::bench::BenchArgs),
 }
 
 /// Generators of `tenantsim gen`.
@@ -115,5 +118,6 @@ pub fn execute(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Check(args) => check_cmd::check(&args),
+        Command::Bench(args) => crate::bench::run_bench(&args),
     }
 }

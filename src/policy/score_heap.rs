@@ -26,7 +26,11 @@ fn rank_key(score: f64) -> u64 {
         return 0;
     }
     let bits = (score + 0.0).to_bits(); // −0.0 + 0.0 = +0.0
-    if bits >> 63 == 1 { !bits } else { bits | 1 << 63 }
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
 }
 
 /// One heap slot: the tenant's rank key beside its index, so comparisons
