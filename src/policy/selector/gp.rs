@@ -571,8 +571,11 @@ impl Selector for GpSelector {
                 Err(_) => return,
             }
         }
+        // Each pair runs once and only untried models are scored, so the
+        // cheaper update that stops tracking observed models gives the same
+        // proposals.
         if let Some(p) = self.posteriors[tenant].as_mut() {
-            p.observe(j, accuracy);
+            p.observe_once(j, accuracy);
         }
     }
 
