@@ -107,6 +107,36 @@ impl TenantPosterior {
         n + packed_row(n, a) + (b - a)
     }
 
+    /// Copy column `j` of the covariance into `k` (length n): `Σ[a, j]`
+    /// sits in row a for a < j (one entry per row, each row n − a long) and
+    /// in row j from its diagonal on for a ≥ j.
+    fn column(&self, j: usize, k: &mut [f64]) {
+        let n = self.models.len();
+        let cov = &self.data[n..];
+        let mut at = j; // index of Σ[0, j]
+        for (a, slot) in k[..j].iter_mut().enumerate() {
+            *slot = cov[at];
+            at += n - a - 1;
+        }
+        let row_j = packed_row(n, j);
+        k[j..].copy_from_slice(&cov[row_j..row_j + n - j]);
+    }
+
+    /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
+    /// of local model `j`: [`TenantPosterior::mean`] and
+    /// [`TenantPosterior::std_dev`] in one call.
+    ///
+    /// # Panics
+    /// If `j >= self.n_models()`.
+    pub fn mean_and_std_dev(&self, j: usize) -> (f64, f64) {
+        let n = self.models.len();
+        assert!(j < n, "local model index out of range");
+        (
+            self.data[j],
+            self.data[n + packed_row(n, j)].max(0.0).sqrt(),
+        )
+    }
+
     /// Condition on observing accuracy `y` for local model `j`, by one
     /// rank-one update in place (O(K_i²); no allocation for K_i ≤ 64):
     ///
@@ -151,9 +181,7 @@ impl TenantPosterior {
             heap.resize(n, 0.0);
             &mut heap
         };
-        for (a, slot) in k.iter_mut().enumerate() {
-            *slot = self.data[self.cov_index(a, j)];
-        }
+        self.column(j, k);
         let (mean, cov) = self.data.split_at_mut(n);
         let gain = (y - mean[j]) / s;
         for (m, &k_a) in mean.iter_mut().zip(k.iter()) {
@@ -202,9 +230,7 @@ impl TenantPosterior {
                 heap.resize(n, 0.0);
                 &mut heap
             };
-            for (a, slot) in k.iter_mut().enumerate() {
-                *slot = self.data[self.cov_index(a, j)];
-            }
+            self.column(j, k);
             let (mean, cov) = self.data.split_at_mut(n);
             let gain = (y - mean[j]) / s;
             for (m, &k_a) in mean.iter_mut().zip(k.iter()) {

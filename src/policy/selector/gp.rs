@@ -479,7 +479,7 @@ impl GpSelector {
     /// [`TenantPosterior`] holds.
     fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
         match self.posteriors[i].as_ref() {
-            Some(p) => (p.mean(j), p.std_dev(j)),
+            Some(p) => p.mean_and_std_dev(j),
             None => (self.prior.mean()[k], self.prior_sd[k]),
         }
     }
@@ -511,15 +511,29 @@ impl GpSelector {
         }
         let b = beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
+        // `Self::moments` and `Self::cost` with what they look up hoisted
+        // out of the loop over models (same arithmetic).
+        let post = self.posteriors[i].as_ref();
+        let (prior_mean, prior_sd) = (self.prior.mean(), &self.prior_sd[..]);
+        let moments = |j: usize, k: usize| match post {
+            Some(p) => p.mean_and_std_dev(j),
+            None => (prior_mean[k], prior_sd[k]),
+        };
+        let runtimes = self.trace.runtime_matrix_us().row(u);
+        let cost = |k: usize| match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(mean) => runtimes[k] as f64 / mean[i],
+            CostData::Prior(rel) => rel[k],
+        };
         let acquisition = |j: usize| {
             let k = models[j];
-            let (mu, sigma) = self.moments(i, j, k);
+            let (mu, sigma) = moments(j, k);
             match self.cfg.acquisition {
                 Acquisition::Ucb => ucb(mu, sigma, b),
-                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, self.cost(i, u, k)),
+                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, cost(k)),
                 Acquisition::Ei { xi } => expected_improvement(mu, sigma, best, xi),
                 Acquisition::EiPerSecond { xi, .. } => {
-                    expected_improvement(mu, sigma, best, xi) / self.cost(i, u, k)
+                    expected_improvement(mu, sigma, best, xi) / cost(k)
                 }
             }
         };
