@@ -16,6 +16,11 @@ pub fn ranks_above(sa: f64, a: usize, sb: f64, b: usize) -> bool {
 
 const ABSENT: u32 = u32::MAX;
 
+/// Children per node: a 4-ary heap is half as deep as a binary one, and a
+/// node's four 16-byte children span at most two cache lines, so a sift
+/// through 100,000 tenants touches about half as many lines.
+const ARITY: usize = 4;
+
 /// An integer that orders scores as [`ranks_above`] does, higher first:
 /// every NaN maps to 0, below every number; −0.0 and +0.0 map alike; other
 /// values keep their order (the IEEE 754 total order trick: flip every bit
@@ -49,7 +54,7 @@ impl Slot {
 }
 
 /// Scores of a subset of tenants `0..n`, with the best one on top by
-/// [`ranks_above`]. Inserting, changing and removing a score cost
+/// [`ranks_above`], in a 4-ary heap. Inserting, changing and removing a score cost
 /// O(log n); reading the top costs O(1). Nothing allocates after
 /// construction.
 #[derive(Debug, Clone)]
@@ -138,35 +143,52 @@ impl ScoreHeap {
         self.pos[self.heap[y].tenant as usize] = y as u32;
     }
 
+    /// Put `slot` at `at` and record its position.
+    fn place(&mut self, at: usize, slot: Slot) {
+        self.heap[at] = slot;
+        self.pos[slot.tenant as usize] = at as u32;
+    }
+
+    /// Move the slot at `at` up past every parent it ranks above (moving
+    /// each parent down once, not swapping); its final position.
     fn sift_up(&mut self, mut at: usize) -> usize {
+        let x = self.heap[at];
         while at > 0 {
-            let parent = (at - 1) / 2;
-            if !self.heap[at].above(self.heap[parent]) {
+            let parent = (at - 1) / ARITY;
+            let p = self.heap[parent];
+            if !x.above(p) {
                 break;
             }
-            self.swap(at, parent);
+            self.place(at, p);
             at = parent;
         }
+        self.place(at, x);
         at
     }
 
+    /// Move the slot at `at` down while a child ranks above it.
     fn sift_down(&mut self, mut at: usize) {
         let len = self.heap.len();
+        let x = self.heap[at];
         loop {
-            let (l, r) = (2 * at + 1, 2 * at + 2);
-            let mut best = at;
-            if l < len && self.heap[l].above(self.heap[best]) {
-                best = l;
+            let first = ARITY * at + 1;
+            if first >= len {
+                break;
             }
-            if r < len && self.heap[r].above(self.heap[best]) {
-                best = r;
+            let mut best = first;
+            for c in first + 1..(first + ARITY).min(len) {
+                if self.heap[c].above(self.heap[best]) {
+                    best = c;
+                }
             }
-            if best == at {
-                return;
+            let b = self.heap[best];
+            if !b.above(x) {
+                break;
             }
-            self.swap(at, best);
+            self.place(at, b);
             at = best;
         }
+        self.place(at, x);
     }
 }
 
