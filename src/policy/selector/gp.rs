@@ -253,7 +253,9 @@ fn factory(cfg: GpConfig) -> SelectorFactory {
     })
 }
 
-/// How many (trace, prior users) pairs a factory remembers the prior of.
+/// How many (trace, prior users) pairs a factory remembers the prior of:
+/// enough for the repetitions in flight on a few threads (more threads only
+/// mean some rebuilds), and at most 8 priors of K² values alive per policy.
 const PRIOR_CACHE_ENTRIES: usize = 8;
 
 /// The GP priors (and `prior` cost beliefs) one factory has built, by trace
