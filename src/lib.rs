@@ -20,6 +20,7 @@ pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
 pub mod aggregate;
+pub mod bench;
 pub mod check;
 pub mod cli;
 pub mod engine;

@@ -44,6 +44,9 @@ pub enum Command {
     /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
     /// job trace CSV for job-trace mode.
     ImportJobs(crate::jobs::cli::ImportJobsArgs),
+    /// Time built-in workloads (generated in memory): events, wall time and
+    /// events per second, one line per workload.
+    Bench(crate::bench::BenchArgs),
 }
 
 /// Generators of `tenantsim gen`.
@@ -123,5 +126,6 @@ pub fn execute(cli: Cli) -> Result<()> {
         }
         Command::Check(args) => check_cmd::check(&args),
         Command::ImportJobs(args) => crate::jobs::cli::import_jobs_cmd(&args),
+        Command::Bench(args) => crate::bench::run_bench(&args),
     }
 }

@@ -11,6 +11,8 @@
 //!   policy; it talks to a [`Scheduler`](crate::policy::Scheduler) and a
 //!   [`Selector`](crate::policy::Selector) through their traits.
 
+#[doc(hidden)]
+pub mod decision_bench;
 mod event_loop;
 mod event_queue;
 mod gpu_pool;

@@ -5,25 +5,36 @@ use crate::trace::{Micros, Trace};
 /// State of the tenants of one run. Tenant `i` is trace user
 /// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
 /// index" tie-breaking is trace order (DESIGN §1).
+///
+/// What a decision reads of a tenant (eligibility, best_i, counts) sits in
+/// one 40-byte record per tenant, so checking a random tenant among 100,000
+/// touches one cache line, not one per field.
 #[derive(Debug, Clone)]
 pub struct Tenants {
     user: Vec<usize>,
     n_models: usize,
     arrival: Vec<Micros>,
-    arrived: Vec<bool>,
-    running: Vec<u32>,
-    completed: Vec<u32>,
-    untried: Vec<u32>,
-    best: Vec<f64>,
+    state: Vec<TenantState>,
     /// `n × K` mask over trace models: completed or running.
     tried: Vec<bool>,
     max_running: u32,
-    started: Vec<u32>,
-    /// GPU-µs of completed plus running jobs.
-    used: Vec<u64>,
-    left: Vec<bool>,
-    exhausted: Vec<bool>,
     limits: TenantLimits,
+}
+
+/// The per-tenant fields of [`Tenants`] that change during a run.
+#[derive(Debug, Clone, Copy, Default)]
+struct TenantState {
+    /// best_i: the highest accuracy among completed jobs, 0 before the first.
+    best: f64,
+    /// GPU-µs of completed plus running jobs.
+    used: u64,
+    running: u32,
+    completed: u32,
+    untried: u32,
+    started: u32,
+    arrived: bool,
+    left: bool,
+    exhausted: bool,
 }
 
 /// Per-tenant limits (DESIGN §2 leaves them to the scenario's `[limits]`).
@@ -54,39 +65,34 @@ impl Tenants {
             user: users.to_vec(),
             n_models: k,
             arrival: arrival.to_vec(),
-            arrived: vec![false; n],
-            running: vec![0; n],
-            completed: vec![0; n],
-            untried: users
+            state: users
                 .iter()
-                .map(|&u| u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX))
+                .map(|&u| TenantState {
+                    untried: u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX),
+                    ..TenantState::default()
+                })
                 .collect(),
-            best: vec![0.0; n],
             tried: vec![false; n * k],
             max_running,
-            started: vec![0; n],
-            used: vec![0; n],
-            left: vec![false; n],
-            exhausted: vec![false; n],
             limits,
         }
     }
 
     /// Jobs tenant `i` has started (running, completed or cancelled).
     pub fn started(&self, i: usize) -> u32 {
-        self.started[i]
+        self.state[i].started
     }
     /// GPU-µs of tenant `i`'s completed and running jobs.
     pub fn used(&self, i: usize) -> u64 {
-        self.used[i]
+        self.state[i].used
     }
     /// Whether tenant `i` left for lack of patience.
     pub fn has_left(&self, i: usize) -> bool {
-        self.left[i]
+        self.state[i].left
     }
     /// Whether tenant `i` hit its GPU-time budget.
     pub fn is_exhausted(&self, i: usize) -> bool {
-        self.exhausted[i]
+        self.state[i].exhausted
     }
     /// The per-tenant limits.
     pub fn limits(&self) -> TenantLimits {
@@ -97,7 +103,7 @@ impl Tenants {
     pub fn would_exceed_budget(&self, i: usize, runtime: Micros) -> bool {
         self.limits
             .budget
-            .is_some_and(|b| self.used[i].saturating_add(runtime) > b)
+            .is_some_and(|b| self.state[i].used.saturating_add(runtime) > b)
     }
 
     /// Number of tenants.
@@ -122,23 +128,23 @@ impl Tenants {
     }
     /// Whether tenant `i` has arrived.
     pub fn has_arrived(&self, i: usize) -> bool {
-        self.arrived[i]
+        self.state[i].arrived
     }
     /// Jobs of tenant `i` running now.
     pub fn running(&self, i: usize) -> u32 {
-        self.running[i]
+        self.state[i].running
     }
     /// Jobs of tenant `i` completed so far.
     pub fn completed(&self, i: usize) -> u32 {
-        self.completed[i]
+        self.state[i].completed
     }
     /// Available models of tenant `i` neither completed nor running.
     pub fn untried(&self, i: usize) -> u32 {
-        self.untried[i]
+        self.state[i].untried
     }
     /// best_i: the highest accuracy among completed jobs, 0 before the first.
     pub fn best(&self, i: usize) -> f64 {
-        self.best[i]
+        self.state[i].best
     }
     /// Whether trace model `k` of tenant `i` has completed or is running.
     pub fn is_tried(&self, i: usize, k: usize) -> bool {
@@ -153,50 +159,51 @@ impl Tenants {
     /// jobs than the limit; and, with `[limits]`, has not left, is within
     /// its budget and has started fewer than `max_jobs` jobs.
     pub fn is_eligible(&self, i: usize) -> bool {
-        self.arrived[i]
-            && self.untried[i] > 0
-            && self.running[i] < self.max_running
-            && !self.left[i]
-            && !self.exhausted[i]
-            && self.limits.max_jobs.is_none_or(|m| self.started[i] < m)
+        let t = &self.state[i];
+        t.arrived
+            && t.untried > 0
+            && t.running < self.max_running
+            && !t.left
+            && !t.exhausted
+            && self.limits.max_jobs.is_none_or(|m| t.started < m)
     }
 
     pub(super) fn arrive(&mut self, i: usize) {
-        self.arrived[i] = true;
+        self.state[i].arrived = true;
     }
 
     pub(super) fn start(&mut self, i: usize, k: usize, runtime: Micros) {
         let slot = &mut self.tried[i * self.n_models + k];
         debug_assert!(!*slot, "pair started twice");
         *slot = true;
-        self.untried[i] -= 1;
-        self.running[i] += 1;
-        self.started[i] += 1;
-        self.used[i] = self.used[i].saturating_add(runtime);
+        self.state[i].untried -= 1;
+        self.state[i].running += 1;
+        self.state[i].started += 1;
+        self.state[i].used = self.state[i].used.saturating_add(runtime);
     }
 
     pub(super) fn exhaust(&mut self, i: usize) {
-        self.exhausted[i] = true;
+        self.state[i].exhausted = true;
     }
 
     /// Tenant `i` leaves; its running jobs were cancelled after `ran` µs of
     /// their `planned` µs.
     pub(super) fn cancel_job(&mut self, i: usize, planned: Micros, ran: Micros) {
-        self.running[i] -= 1;
-        self.used[i] = self.used[i].saturating_sub(planned - ran);
+        self.state[i].running -= 1;
+        self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
     }
 
     pub(super) fn leave(&mut self, i: usize) {
-        self.left[i] = true;
+        self.state[i].left = true;
     }
 
     /// Record a completion; returns the previous best.
     pub(super) fn complete(&mut self, i: usize, accuracy: f64) -> f64 {
-        self.running[i] -= 1;
-        self.completed[i] += 1;
-        let old = self.best[i];
+        self.state[i].running -= 1;
+        self.state[i].completed += 1;
+        let old = self.state[i].best;
         if accuracy > old {
-            self.best[i] = accuracy;
+            self.state[i].best = accuracy;
         }
         old
     }

@@ -1,11 +1,12 @@
 //! One tenant's GP posterior over its available models (DESIGN §3),
 //! updated incrementally.
 //!
-//! Memory: a tenant with K_i models stores one K_i×K_i row-major `f64`
-//! covariance, a K_i mean vector and its K_i model indices, and nothing else
-//! (no scratch: [`TenantPosterior::observe`] works in place). For K_i = 20
-//! that is 3,200 + 160 + 160 bytes plus about 64 bytes of headers, so
-//! 100,000 tenants take about 360 MB.
+//! Memory: a tenant with K_i models stores its K_i mean values and the
+//! upper triangle of its K_i×K_i covariance (K_i(K_i+1)/2 values: the
+//! covariance stays exactly symmetric, see [`TenantPosterior::observe`]) in
+//! one `f64` block, its K_i model indices, and nothing else. For K_i = 20
+//! that is 160 + 1,680 + 160 bytes plus about 48 bytes of headers, so
+//! 100,000 tenants take about 205 MB (a full matrix would take 360 MB).
 //!
 //! Laziness: a posterior with no observation equals the prior restricted to
 //! the tenant's models (values copied exactly), so a caller that wants to
@@ -27,6 +28,11 @@ use crate::error::{Error, Result};
 /// prior, by cancellation).
 pub const MIN_INNOVATION_VARIANCE: f64 = 1e-12;
 
+/// Up to this many models, [`TenantPosterior::observe`] keeps its copy of
+/// the observed column on the stack; above it, one allocation of K_i
+/// values per observation (against K_i²/2 multiply-adds).
+const STACK_COLUMN: usize = 64;
+
 /// The GP posterior of one tenant over its available models.
 ///
 /// Models are addressed by *local* index `0..n_models()`, in ascending trace
@@ -37,13 +43,19 @@ pub const MIN_INNOVATION_VARIANCE: f64 = 1e-12;
 pub struct TenantPosterior {
     /// Trace model index per local index, strictly ascending.
     models: Box<[usize]>,
-    /// Posterior mean per local index.
-    mean: Box<[f64]>,
-    /// Posterior covariance, `n × n` row-major, exactly symmetric.
-    cov: Box<[f64]>,
+    /// The posterior mean per local index (`n` values), then the upper
+    /// triangle of the covariance row by row: row `a` holds `Σ[a, a..n]`
+    /// from [`packed_row`]`(n, a)` on.
+    data: Box<[f64]>,
     /// Observation noise variance σ_n².
     noise_var: f64,
     n_observed: usize,
+}
+
+/// Where row `a` of the packed upper triangle of an `n × n` matrix starts
+/// (it holds columns `a..n`): `Σ_{r<a} (n − r) = a·n − a(a−1)/2`.
+fn packed_row(n: usize, a: usize) -> usize {
+    a * n - a * a.saturating_sub(1) / 2
 }
 
 impl TenantPosterior {
@@ -74,22 +86,59 @@ impl TenantPosterior {
             )));
         }
         let (pm, pc) = (prior.mean(), prior.cov());
-        let mean = models.iter().map(|&k| pm[k]).collect();
-        let cov = models
-            .iter()
-            .flat_map(|&k| models.iter().map(move |&l| pc[[k, l]]))
-            .collect();
+        let n = models.len();
+        let mut data = Vec::with_capacity(n + n * (n + 1) / 2);
+        data.extend(models.iter().map(|&k| pm[k]));
+        for (a, &k) in models.iter().enumerate() {
+            data.extend(models[a..].iter().map(|&l| pc[[k, l]]));
+        }
         Ok(Self {
             models: models.into(),
-            mean,
-            cov,
+            data: data.into(),
             noise_var,
             n_observed: 0,
         })
     }
 
+    /// Index in `data` of the covariance `Σ[a, b]` (either order).
+    fn cov_index(&self, a: usize, b: usize) -> usize {
+        let n = self.models.len();
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        n + packed_row(n, a) + (b - a)
+    }
+
+    /// Copy column `j` of the covariance into `k` (length n): `Σ[a, j]`
+    /// sits in row a for a < j (one entry per row, each row n − a long) and
+    /// in row j from its diagonal on for a ≥ j.
+    fn column(&self, j: usize, k: &mut [f64]) {
+        let n = self.models.len();
+        let cov = &self.data[n..];
+        let mut at = j; // index of Σ[0, j]
+        for (a, slot) in k[..j].iter_mut().enumerate() {
+            *slot = cov[at];
+            at += n - a - 1;
+        }
+        let row_j = packed_row(n, j);
+        k[j..].copy_from_slice(&cov[row_j..row_j + n - j]);
+    }
+
+    /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
+    /// of local model `j`: [`TenantPosterior::mean`] and
+    /// [`TenantPosterior::std_dev`] in one call.
+    ///
+    /// # Panics
+    /// If `j >= self.n_models()`.
+    pub fn mean_and_std_dev(&self, j: usize) -> (f64, f64) {
+        let n = self.models.len();
+        assert!(j < n, "local model index out of range");
+        (
+            self.data[j],
+            self.data[n + packed_row(n, j)].max(0.0).sqrt(),
+        )
+    }
+
     /// Condition on observing accuracy `y` for local model `j`, by one
-    /// rank-one update in place (no allocation, O(K_i²)):
+    /// rank-one update in place (O(K_i²); no allocation for K_i ≤ 64):
     ///
     /// ```text
     /// s = Σ[j,j] + σ_n²,  k = Σ[:,j],  μ ← μ + k (y − μ_j) / s,  Σ ← Σ − k kᵀ / s
@@ -100,9 +149,14 @@ impl TenantPosterior {
     /// ```text
     /// μ(k)  = m_k    + Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ (y − m_S)
     /// σ²(k) = Σ[k,k] − Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ Σ[S,k]
-    /// ``` If |s| ≤ [`MIN_INNOVATION_VARIANCE`] the observation is
-    /// counted but leaves the posterior unchanged. The covariance stays
-    /// exactly symmetric (each entry's correction is the same product).
+    /// ```
+    /// If |s| ≤ [`MIN_INNOVATION_VARIANCE`] the observation is counted but
+    /// leaves the posterior unchanged.
+    ///
+    /// Entry `[a,b]` changes by `(k_a · k_b) / s` with every `k` read before
+    /// the update; the product is the same for `[b,a]` (floating-point
+    /// multiplication commutes), so the covariance stays exactly symmetric
+    /// and only its upper triangle is stored and updated.
     ///
     /// Observing the same model twice is the GP update for a repeated noisy
     /// measurement; the simulator never does it (DESIGN §2).
@@ -114,28 +168,89 @@ impl TenantPosterior {
         assert!(j < n, "local model index {j} out of range 0..{n}");
         debug_assert!(y.is_finite(), "observation must be finite, got {y}");
         self.n_observed += 1;
-        let s = self.cov[j * n + j] + self.noise_var;
+        let s = self.data[self.cov_index(j, j)] + self.noise_var;
         if !(s.abs() > MIN_INNOVATION_VARIANCE && s.is_finite()) {
             return;
         }
-        let gain = (y - self.mean[j]) / s;
-        for (i, m) in self.mean.iter_mut().enumerate() {
-            *m += self.cov[i * n + j] * gain;
+        // k = Σ[:,j] before the update.
+        let mut stack = [0.0; STACK_COLUMN];
+        let mut heap = Vec::new();
+        let k: &mut [f64] = if n <= STACK_COLUMN {
+            &mut stack[..n]
+        } else {
+            heap.resize(n, 0.0);
+            &mut heap
+        };
+        self.column(j, k);
+        let (mean, cov) = self.data.split_at_mut(n);
+        let gain = (y - mean[j]) / s;
+        for (m, &k_a) in mean.iter_mut().zip(k.iter()) {
+            *m += k_a * gain;
         }
-        // Rows other than j first, reading row j (still the old k = Σ[j,:]);
-        // then row j itself. Σ[i,j] is read before row i changes.
-        for i in (0..n).filter(|&i| i != j) {
-            let k_i = self.cov[i * n + j];
-            for c in 0..n {
-                let delta = k_i * self.cov[j * n + c] / s;
-                self.cov[i * n + c] -= delta;
+        let mut row = cov;
+        for a in 0..n {
+            let (this, rest) = row.split_at_mut(n - a);
+            let k_a = k[a];
+            for (entry, &k_b) in this.iter_mut().zip(&k[a..]) {
+                *entry -= k_a * k_b / s;
+            }
+            row = rest;
+        }
+    }
+
+    /// [`TenantPosterior::observe`] for a caller that never asks about a
+    /// model again once it is observed (the GP selectors: a pair runs at
+    /// most once, and only untried models are scored). Every entry between
+    /// two models not observed before is bitwise what `observe` gives; the
+    /// rows of models observed this way are no longer updated, so they and
+    /// the means of those models go stale, and the variance of model `j`
+    /// reads as 0 from now on (its diagonal holds a NaN marker).
+    ///
+    /// The update reads the column of `j` and the rows of the models not yet
+    /// observed only: after t such observations of K_i models it does about
+    /// (K_i − t)·K_i/2 multiply-adds instead of K_i²/2, half the work over a
+    /// tenant's whole search.
+    ///
+    /// # Panics
+    /// If `j >= self.n_models()`.
+    pub fn observe_once(&mut self, j: usize, y: f64) {
+        let n = self.models.len();
+        assert!(j < n, "local model index {j} out of range 0..{n}");
+        debug_assert!(y.is_finite(), "observation must be finite, got {y}");
+        let jj = self.cov_index(j, j);
+        debug_assert!(!self.data[jj].is_nan(), "model {j} observed twice");
+        self.n_observed += 1;
+        let s = self.data[jj] + self.noise_var;
+        if s.abs() > MIN_INNOVATION_VARIANCE && s.is_finite() {
+            let mut stack = [0.0; STACK_COLUMN];
+            let mut heap = Vec::new();
+            let k: &mut [f64] = if n <= STACK_COLUMN {
+                &mut stack[..n]
+            } else {
+                heap.resize(n, 0.0);
+                &mut heap
+            };
+            self.column(j, k);
+            let (mean, cov) = self.data.split_at_mut(n);
+            let gain = (y - mean[j]) / s;
+            for (m, &k_a) in mean.iter_mut().zip(k.iter()) {
+                *m += k_a * gain;
+            }
+            let mut row = cov;
+            for a in 0..n {
+                let (this, rest) = row.split_at_mut(n - a);
+                // A row starts with its diagonal: NaN marks a model observed
+                // before, whose row is never read again.
+                if !this[0].is_nan() {
+                    let k_a = k[a];
+                    for (entry, &k_b) in this.iter_mut().zip(&k[a..]) {
+                        *entry -= k_a * k_b / s;
+                    }
+                }
+                row = rest;
             }
         }
-        let k_j = self.cov[j * n + j];
-        for c in 0..n {
-            let delta = self.cov[j * n + c] * k_j / s;
-            self.cov[j * n + c] -= delta;
-        }
+        self.data[jj] = f64::NAN;
     }
 
     /// Posterior mean μ of local model `j`.
@@ -143,7 +258,8 @@ impl TenantPosterior {
     /// # Panics
     /// If `j >= self.n_models()`.
     pub fn mean(&self, j: usize) -> f64 {
-        self.mean[j]
+        assert!(j < self.models.len(), "local model index out of range");
+        self.data[j]
     }
 
     /// Posterior variance σ² of local model `j`, clamped at ≥ 0 (rounding
@@ -152,8 +268,8 @@ impl TenantPosterior {
     /// # Panics
     /// If `j >= self.n_models()`.
     pub fn variance(&self, j: usize) -> f64 {
-        let n = self.models.len();
-        self.cov[j * n + j].max(0.0)
+        assert!(j < self.models.len(), "local model index out of range");
+        self.data[self.cov_index(j, j)].max(0.0)
     }
 
     /// Posterior standard deviation σ = √(clamped variance) of local model `j`.
@@ -171,7 +287,7 @@ impl TenantPosterior {
     pub fn covariance(&self, j: usize, l: usize) -> f64 {
         let n = self.models.len();
         assert!(j < n && l < n, "local model index out of range 0..{n}");
-        self.cov[j * n + l]
+        self.data[self.cov_index(j, l)]
     }
 
     /// Number of observations so far (including any skipped by the
@@ -346,6 +462,139 @@ mod tests {
                         prop_assert_eq!(post.covariance(j, l), post.covariance(l, j));
                     }
                 }
+            }
+        }
+    }
+
+    /// The full-matrix rank-one update this type used before it stored only
+    /// the upper triangle: row by row, rows other than j first, then row j.
+    /// Returns (means, n×n covariance).
+    fn full_matrix_reference(
+        prior: &GpPrior,
+        models: &[usize],
+        obs: &[(usize, f64)],
+        noise: f64,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let n = models.len();
+        let mut mean: Vec<f64> = models.iter().map(|&k| prior.mean()[k]).collect();
+        let mut cov: Vec<f64> = models
+            .iter()
+            .flat_map(|&k| models.iter().map(move |&l| prior.cov()[[k, l]]))
+            .collect();
+        for &(model, y) in obs {
+            let Ok(j) = models.binary_search(&model) else {
+                panic!("model {model} missing")
+            };
+            let s = cov[j * n + j] + noise;
+            if !(s.abs() > MIN_INNOVATION_VARIANCE && s.is_finite()) {
+                continue;
+            }
+            let gain = (y - mean[j]) / s;
+            for (i, m) in mean.iter_mut().enumerate() {
+                *m += cov[i * n + j] * gain;
+            }
+            for i in (0..n).filter(|&i| i != j) {
+                let k_i = cov[i * n + j];
+                for c in 0..n {
+                    let delta = k_i * cov[j * n + c] / s;
+                    cov[i * n + c] -= delta;
+                }
+            }
+            let k_j = cov[j * n + j];
+            for c in 0..n {
+                let delta = cov[j * n + c] * k_j / s;
+                cov[j * n + c] -= delta;
+            }
+        }
+        (mean, cov)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// The packed upper-triangle update gives bit for bit what the full
+        /// matrix update gives, for every entry on both sides of the diagonal.
+        #[test]
+        fn packed_update_is_bitwise_the_full_matrix_update(
+            (prior, models, obs, noise) in instance()
+        ) {
+            let mut post = match TenantPosterior::new(&prior, &models, noise) {
+                Ok(p) => p,
+                Err(e) => panic!("{e}"),
+            };
+            for &(k, y) in &obs {
+                let Some(j) = post.local_index(k) else { panic!("model {k} missing") };
+                post.observe(j, y);
+            }
+            let (mean, cov) = full_matrix_reference(&prior, &models, &obs, noise);
+            let n = models.len();
+            for a in 0..n {
+                prop_assert_eq!(post.mean(a).to_bits(), mean[a].to_bits());
+                for b in 0..n {
+                    prop_assert_eq!(post.covariance(a, b).to_bits(), cov[a * n + b].to_bits());
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// `observe_once` gives bit for bit what `observe` gives for every
+        /// entry between models not observed yet, after every step.
+        #[test]
+        fn observe_once_matches_observe_on_unobserved_models(
+            (prior, models, obs, noise) in instance()
+        ) {
+            let new = |noise| match TenantPosterior::new(&prior, &models, noise) {
+                Ok(p) => p,
+                Err(e) => panic!("{e}"),
+            };
+            let (mut full, mut once) = (new(noise), new(noise));
+            let mut seen = vec![false; models.len()];
+            for &(k, y) in &obs {
+                let Some(j) = full.local_index(k) else { panic!("model {k} missing") };
+                full.observe(j, y);
+                once.observe_once(j, y);
+                seen[j] = true;
+                prop_assert_eq!(once.n_observed(), full.n_observed());
+                prop_assert_eq!(once.variance(j), 0.0);
+                for a in (0..models.len()).filter(|&a| !seen[a]) {
+                    prop_assert_eq!(once.mean(a).to_bits(), full.mean(a).to_bits());
+                    for b in (0..models.len()).filter(|&b| !seen[b]) {
+                        prop_assert_eq!(
+                            once.covariance(a, b).to_bits(),
+                            full.covariance(a, b).to_bits()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Above the stack column size the update takes its heap path; same
+    /// result as the reference.
+    #[test]
+    fn wide_posterior_matches_the_full_matrix_update() {
+        let n = STACK_COLUMN + 9;
+        let b: Vec<f64> = (0..n * n)
+            .map(|i| ((i * 7919) % 101) as f64 / 500.0 - 0.1)
+            .collect();
+        let mean: Vec<f64> = (0..n).map(|i| 0.3 + (i % 5) as f64 / 10.0).collect();
+        let prior = prior_from(mean, &b, n, 1e-3);
+        let models: Vec<usize> = (0..n).collect();
+        let obs = [(3, 0.9), (n - 1, 0.2), (40, 0.55)];
+        let Ok(mut post) = TenantPosterior::new(&prior, &models, 1e-4) else {
+            panic!("new")
+        };
+        for &(j, y) in &obs {
+            post.observe(j, y);
+        }
+        let (mean, cov) = full_matrix_reference(&prior, &models, &obs, 1e-4);
+        for a in 0..n {
+            assert_eq!(post.mean(a).to_bits(), mean[a].to_bits());
+            for c in 0..n {
+                assert_eq!(post.covariance(a, c).to_bits(), cov[a * n + c].to_bits());
             }
         }
     }

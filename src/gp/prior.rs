@@ -135,10 +135,11 @@ impl GpPrior {
                 }
             }
             Kernel::Empirical => {
+                // P[j,k] − m_k once per cell rather than once per pair.
+                let centered = cells.centered(&mean);
                 for k in 0..n_models {
                     for l in k..n_models {
-                        let (sum, count) =
-                            cells.pair_sum(k, l, |a, b| (a - mean[k]) * (b - mean[l]));
+                        let (sum, count) = centered.pair_sum(k, l, |a, b| a * b);
                         let value = if count > 0 {
                             sum / count as f64
                         } else if k == l {
@@ -313,6 +314,26 @@ impl PriorCells {
             n_models,
             values,
             present,
+        }
+    }
+
+    /// The same cells with `mean[k]` subtracted from column k (the very
+    /// `P[j,k] − m_k` the empirical kernel multiplies).
+    fn centered(&self, mean: &[f64]) -> Self {
+        let mut values = self.values.clone();
+        for (k, &m_k) in mean.iter().enumerate().take(self.n_models) {
+            let r = self.range(k);
+            for (v, &p) in values[r.clone()].iter_mut().zip(&self.present[r]) {
+                if p {
+                    *v -= m_k;
+                }
+            }
+        }
+        Self {
+            n_users: self.n_users,
+            n_models: self.n_models,
+            values,
+            present: self.present.clone(),
         }
     }
 

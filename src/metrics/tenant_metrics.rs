@@ -45,23 +45,36 @@ pub fn tenant_metrics(
 ) -> Vec<TenantMetrics> {
     let n = users.len();
     let end = outcome.end;
-    // Jobs of each tenant in start order.
-    let mut by_tenant: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (j, job) in outcome.jobs.iter().enumerate() {
-        by_tenant[job.tenant as usize].push(j);
+    // Jobs of each tenant in start order, as one list grouped by tenant
+    // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
+    let mut start = vec![0usize; n + 1];
+    for job in &outcome.jobs {
+        start[job.tenant as usize + 1] += 1;
     }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut grouped = vec![0usize; outcome.jobs.len()];
+    for (j, job) in outcome.jobs.iter().enumerate() {
+        let slot = &mut fill[job.tenant as usize];
+        grouped[*slot] = j;
+        *slot += 1;
+    }
+    let mut completions: Vec<(Micros, f64)> = Vec::new();
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         let a_star = trace.best_accuracy(users[i]);
         let arrival = arrivals[i];
-        let jobs = &by_tenant[i];
+        let jobs = &grouped[start[i]..start[i + 1]];
         // Completions of i in time order (ties: engine order = job order here).
-        let mut completions: Vec<(Micros, f64)> = jobs
-            .iter()
-            .map(|&j| &outcome.jobs[j])
-            .filter(|j| j.completed)
-            .map(|j| (j.end, j.accuracy))
-            .collect();
+        completions.clear();
+        completions.extend(
+            jobs.iter()
+                .map(|&j| &outcome.jobs[j])
+                .filter(|j| j.completed)
+                .map(|j| (j.end, j.accuracy)),
+        );
         completions.sort_by_key(|c| c.0);
 
         // Regret area and per-θ times of the step function ℓ_i.

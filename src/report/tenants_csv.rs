@@ -2,10 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::{csv_field, secs_or_inf};
+use super::csv_field;
+use super::csv_text::{push_secs, push_secs_or_inf};
 use crate::experiment::ExperimentResult;
 use crate::scenario::Scenario;
-use crate::trace::micros_to_secs_string;
 
 /// Render `tenants.csv`: `policy,rep,user,arrival_s,regret_area,`
 /// `time_to_<θ>_s` per θ (from the tenant's arrival until its own loss is
@@ -21,34 +21,36 @@ pub fn tenants_csv(scenario: &Scenario, result: &ExperimentResult) -> String {
         ",wait_first_job_s,longest_gap_s,jobs,gpu_s,isolated_regret_area,abandoned,budget_exhausted\n",
     );
     let users = scenario.trace.users();
+    // Written in place, field by field: 100,000 tenants make as many rows,
+    // and no field needs a `String` of its own.
     for r in &result.runs {
         let policy = csv_field(&scenario.policies[r.policy].name);
         for (i, t) in r.tenants.iter().enumerate() {
             let _ = write!(
                 out,
-                "{policy},{},{},{},{}",
+                "{policy},{},{},",
                 r.rep,
-                csv_field(&users[r.split.tenants[i]]),
-                micros_to_secs_string(t.arrival),
-                t.regret_area
+                csv_field(&users[r.split.tenants[i]])
             );
+            push_secs(&mut out, t.arrival);
+            let _ = write!(out, ",{}", t.regret_area);
             for tt in &t.time_to {
-                let _ = write!(out, ",{}", secs_or_inf(*tt));
+                out.push(',');
+                push_secs_or_inf(&mut out, *tt);
             }
-            let iso = r
-                .isolated_area
-                .as_ref()
-                .map_or_else(|| "n/a".to_string(), |a| a[i].to_string());
-            let _ = writeln!(
-                out,
-                ",{},{},{},{},{iso},{},{}",
-                secs_or_inf(t.wait_first_job),
-                micros_to_secs_string(t.longest_gap),
-                t.jobs,
-                micros_to_secs_string(t.gpu_us),
-                t.abandoned,
-                t.budget_exhausted
-            );
+            out.push(',');
+            push_secs_or_inf(&mut out, t.wait_first_job);
+            out.push(',');
+            push_secs(&mut out, t.longest_gap);
+            let _ = write!(out, ",{},", t.jobs);
+            push_secs(&mut out, t.gpu_us);
+            match &r.isolated_area {
+                Some(a) => {
+                    let _ = write!(out, ",{}", a[i]);
+                }
+                None => out.push_str(",n/a"),
+            }
+            let _ = writeln!(out, ",{},{}", t.abandoned, t.budget_exhausted);
         }
     }
     out

@@ -10,9 +10,10 @@ use sha2::{Digest, Sha256};
 use super::{TraceImportSection, TraceSection, TraceSynSection};
 use crate::error::{Error, Result};
 use crate::io_util::read_input;
+use crate::trace::generate::hex;
 use crate::trace::{
     CostDist, ImportArgs, ImportFormat, RuntimeModel, SynParams, Trace, TraceBuilder, TraceRow,
-    generate_syn, import_rows, parse_trace, trace_to_csv,
+    generate_syn_trace, import_rows, parse_trace, trace_to_csv,
 };
 
 /// A trace ready for a scenario, with what identifies it in `run.json`.
@@ -25,10 +26,6 @@ pub struct LoadedTrace {
     /// SHA-256 (hex) of the trace file's bytes, or of the canonical CSV
     /// text of an imported or generated trace.
     pub sha256: String,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Load the trace a `[trace]` table names; `at` names the scenario in
@@ -55,11 +52,19 @@ pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Resul
             sha256: hex(&Sha256::digest(&bytes)),
         });
     }
-    let (rows, origin) = match (&section.import, &section.syn) {
-        (Some(imp), _) => import(at, base, imp)?,
-        (None, Some(syn)) => generate(at, syn)?,
-        (None, None) => return Err(Error::input(format!("{at}: [trace]: no trace source"))),
+    if let Some(syn) = &section.syn {
+        let (params, origin) = syn_params(at, syn)?;
+        let generated = generate_syn_trace(&params, origin.display().to_string());
+        return Ok(LoadedTrace {
+            trace: Arc::new(generated.trace),
+            origin,
+            sha256: generated.csv_sha256,
+        });
+    }
+    let Some(imp) = &section.import else {
+        return Err(Error::input(format!("{at}: [trace]: no trace source")));
     };
+    let (rows, origin) = import(at, base, imp)?;
     let csv = trace_to_csv(&rows);
     let source = origin.display().to_string();
     let has_year = rows.iter().any(|r| r.model_year.is_some());
@@ -130,7 +135,9 @@ fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow
     Ok((imported.rows, origin))
 }
 
-fn generate(at: &str, s: &TraceSynSection) -> Result<(Vec<TraceRow>, PathBuf)> {
+/// The generator parameters of `[trace.syn]`, validated, and the
+/// `gen syn` command line that makes the same trace (its origin).
+fn syn_params(at: &str, s: &TraceSynSection) -> Result<(SynParams, PathBuf)> {
     let cost = CostDist::from_str(&s.cost)
         .map_err(|e| Error::input(format!("{at}: [trace.syn].cost: {e}")))?;
     let params = SynParams {
@@ -148,5 +155,5 @@ fn generate(at: &str, s: &TraceSynSection) -> Result<(Vec<TraceRow>, PathBuf)> {
         "gen syn --users {} --models {} --model-sd {} --user-sd {} --cost {} --seed {}",
         s.users, s.models, s.model_sd, s.user_sd, s.cost, s.seed
     ));
-    Ok((generate_syn(&params), origin))
+    Ok((params, origin))
 }

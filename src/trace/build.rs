@@ -174,6 +174,41 @@ impl TraceBuilder {
     }
 }
 
+impl Trace {
+    /// A trace where every user has every model, from its dense parts (the
+    /// generators' fast path). The caller guarantees what
+    /// [`TraceBuilder`] would check: unique non-empty ids, accuracies in
+    /// [0, 1], runtimes of at least 1 µs and at most
+    /// [`MAX_RUNTIME_S`] as rounded by [`secs_to_micros`], metadata with
+    /// one value per model.
+    pub(crate) fn complete(
+        source: String,
+        users: Vec<String>,
+        models: Vec<String>,
+        accuracy: Array2<f64>,
+        runtime_us: Array2<Micros>,
+        model_year: Option<Vec<i64>>,
+        model_citations: Option<Vec<i64>>,
+    ) -> Trace {
+        let (n, k) = (users.len(), models.len());
+        debug_assert_eq!(accuracy.dim(), (n, k));
+        debug_assert_eq!(runtime_us.dim(), (n, k));
+        debug_assert!(accuracy.iter().all(|a| (0.0..=1.0).contains(a)));
+        debug_assert!(runtime_us.iter().all(|&r| r >= 1));
+        Trace {
+            source,
+            users,
+            models,
+            accuracy,
+            runtime_us,
+            available: Array2::from_elem((n, k), true),
+            models_of_user: (0..n).map(|_| (0..k).collect()).collect(),
+            model_year,
+            model_citations,
+        }
+    }
+}
+
 fn check_meta(
     column: &str,
     has: bool,

@@ -1,11 +1,16 @@
 //! Writing the canonical trace CSV.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
 use super::TraceRow;
 use crate::error::Result;
 use crate::io_util::write_atomic;
+
+/// The header of a canonical trace with both metadata columns.
+pub(crate) const CSV_HEADER_WITH_METADATA: &str =
+    "user,model,accuracy,runtime_s,model_year,model_citations\n";
 
 /// Render rows as canonical CSV text. The metadata columns are written when
 /// any row carries them. Ids are quoted by the csv rules when needed.
@@ -21,31 +26,46 @@ pub fn trace_to_csv(rows: &[TraceRow]) -> String {
     }
     out.push('\n');
     for r in rows {
-        let _ = write!(
-            out,
-            "{},{},{},{}",
-            quote(&r.user),
-            quote(&r.model),
+        push_csv_row(
+            &mut out,
+            &r.user,
+            &r.model,
             r.accuracy,
-            r.runtime_s
+            r.runtime_s,
+            year.then_some(r.model_year),
+            cites.then_some(r.model_citations),
         );
-        if year {
-            let _ = write!(
-                out,
-                ",{}",
-                r.model_year.map_or(String::new(), |v| v.to_string())
-            );
-        }
-        if cites {
-            let _ = write!(
-                out,
-                ",{}",
-                r.model_citations.map_or(String::new(), |v| v.to_string())
-            );
-        }
-        out.push('\n');
     }
     out
+}
+
+/// Append one canonical CSV line (with its `\n`). `year` and `citations`
+/// are `None` when the column is absent, `Some(None)` for an empty cell.
+/// Floats use Rust's shortest round-trip formatting.
+pub(crate) fn push_csv_row(
+    out: &mut String,
+    user: &str,
+    model: &str,
+    accuracy: f64,
+    runtime_s: f64,
+    year: Option<Option<i64>>,
+    citations: Option<Option<i64>>,
+) {
+    let _ = write!(
+        out,
+        "{},{},{},{}",
+        quote(user),
+        quote(model),
+        accuracy,
+        runtime_s
+    );
+    for column in [year, citations].into_iter().flatten() {
+        out.push(',');
+        if let Some(v) = column {
+            let _ = write!(out, "{v}");
+        }
+    }
+    out.push('\n');
 }
 
 /// Write rows as a canonical trace CSV at `path`, atomically.
@@ -54,10 +74,10 @@ pub fn write_trace(path: &Path, rows: &[TraceRow]) -> Result<()> {
 }
 
 /// Quote a CSV field when it contains a delimiter, quote or line break.
-pub(crate) fn quote(field: &str) -> String {
+pub(crate) fn quote(field: &str) -> Cow<'_, str> {
     if field.contains([',', '"', '\n', '\r']) || field.trim() != field {
-        format!("\"{}\"", field.replace('"', "\"\""))
+        Cow::Owned(format!("\"{}\"", field.replace('"', "\"\"")))
     } else {
-        field.to_string()
+        Cow::Borrowed(field)
     }
 }

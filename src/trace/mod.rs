@@ -22,7 +22,10 @@ mod time;
 pub use build::TraceBuilder;
 pub use csv_read::{csv_error as csv_error_for, load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
-pub use generate::{CostDist, GenSynArgs, GenSynReport, SynParams, generate_syn, run_gen_syn};
+pub use generate::{
+    CostDist, GenSynArgs, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace,
+    run_gen_syn,
+};
 pub use import::{
     ImportArgs, ImportFormat, ImportReport, Imported, RuntimeModel, import_rows, run_import,
 };

@@ -12,12 +12,14 @@
 //! The GP math (prior, posterior update, β_t, UCB, UCB_c, EI) lives in
 //! [`crate::gp`], where each formula is written out with its source.
 //!
-//! Memory per tenant: one `K_i × K_i` covariance once it has completed a
-//! job, nothing of size K_i before; plus a cached proposal (about 48 bytes).
+//! Memory per tenant: a [`TenantPosterior`] (its K_i means and the upper
+//! triangle of its `K_i × K_i` covariance, about 2 KB at K_i = 20) once it
+//! has completed a job, nothing of size K_i before; plus a cached proposal
+//! (about 40 bytes) and an empty posterior slot (48 bytes).
 //! `propose` never allocates: it fills a scratch mask sized at construction
 //! and caches its answer until the tenant starts or completes a job.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::engine::Tenants;
 use crate::error::{Error, Result};
@@ -245,9 +247,88 @@ fn parse_common(
 }
 
 fn factory(cfg: GpConfig) -> SelectorFactory {
+    let cache = PriorCache::default();
     Arc::new(move |ctx: &RepContext<'_>| {
-        Ok(Box::new(GpSelector::new(cfg, ctx)?) as Box<dyn Selector>)
+        Ok(Box::new(GpSelector::with_cache(cfg, ctx, &cache)?) as Box<dyn Selector>)
     })
+}
+
+/// How many (trace, prior users) pairs a factory remembers the prior of:
+/// enough for the repetitions in flight on a few threads (more threads only
+/// mean some rebuilds), and at most 8 priors of K² values alive per policy.
+const PRIOR_CACHE_ENTRIES: usize = 8;
+
+/// The GP priors (and `prior` cost beliefs) one factory has built, by trace
+/// and prior users, most recently used first. A repetition builds its
+/// selector once for the run and, with `fairness`, once more per tenant for
+/// its isolated run, always from the same prior users: those builds reuse
+/// the first prior instead of recomputing it (O(K² m) for m prior users).
+/// A prior is a pure function of the trace, the prior users and the
+/// factory's kernel, so a cached one is the very value a fresh build gives.
+#[derive(Debug, Default)]
+struct PriorCache {
+    entries: Mutex<Vec<PriorEntry>>,
+}
+
+#[derive(Debug)]
+struct PriorEntry {
+    /// The trace (weak: it keeps the allocation, so no other trace can take
+    /// its address while the entry lives).
+    trace: Weak<Trace>,
+    prior_users: Box<[usize]>,
+    prior: Arc<GpPrior>,
+    relative_cost: Option<Arc<[f64]>>,
+}
+
+impl PriorEntry {
+    fn matches(&self, ctx: &RepContext<'_>) -> bool {
+        std::ptr::eq(self.trace.as_ptr(), Arc::as_ptr(ctx.trace)) && *self.prior_users == *ctx.prior
+    }
+}
+
+/// A prior and, for `cost_belief = "prior"`, the relative costs.
+type PriorParts = (Arc<GpPrior>, Option<Arc<[f64]>>);
+
+impl PriorCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PriorEntry>> {
+        // A panic elsewhere cannot leave the list inconsistent.
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The prior of `ctx`'s prior users, built by `build` unless cached.
+    fn get_or_build(
+        &self,
+        ctx: &RepContext<'_>,
+        build: impl FnOnce() -> Result<PriorParts>,
+    ) -> Result<PriorParts> {
+        {
+            let mut entries = self.lock();
+            if let Some(at) = entries.iter().position(|e| e.matches(ctx)) {
+                let hit = entries.remove(at);
+                let parts = (Arc::clone(&hit.prior), hit.relative_cost.clone());
+                entries.insert(0, hit);
+                return Ok(parts);
+            }
+        }
+        // Built outside the lock, so threads do not wait on each other.
+        let (prior, relative_cost) = build()?;
+        let mut entries = self.lock();
+        if !entries.iter().any(|e| e.matches(ctx)) {
+            entries.insert(
+                0,
+                PriorEntry {
+                    trace: Arc::downgrade(ctx.trace),
+                    prior_users: ctx.prior.into(),
+                    prior: Arc::clone(&prior),
+                    relative_cost: relative_cost.clone(),
+                },
+            );
+            entries.truncate(PRIOR_CACHE_ENTRIES);
+        }
+        Ok((prior, relative_cost))
+    }
 }
 
 /// Cost data behind the believed relative cost ĉ_ik.
@@ -258,7 +339,7 @@ enum CostData {
     /// Mean runtime (µs) of each tenant's available models.
     Oracle(Box<[f64]>),
     /// Relative cost per trace model from the prior users.
-    Prior(Box<[f64]>),
+    Prior(Arc<[f64]>),
 }
 
 /// A tenant's cached proposal and the √β_t σ of its model.
@@ -273,12 +354,16 @@ struct Cached {
 struct GpSelector {
     cfg: GpConfig,
     trace: Arc<Trace>,
-    prior: GpPrior,
+    prior: Arc<GpPrior>,
+    /// √(max(Σ[k,k], 0)) of the prior per trace model.
+    prior_sd: Box<[f64]>,
+    /// `0..K`: the model list of every tenant that has all K trace models.
+    all_models: Box<[usize]>,
     cost: CostData,
     /// Trace user of each tenant.
     users: Box<[usize]>,
     /// Posterior per tenant, created at its first completed job.
-    posteriors: Vec<Option<Box<TenantPosterior>>>,
+    posteriors: Vec<Option<TenantPosterior>>,
     /// Proposal per tenant, until it starts or completes a job.
     cache: Vec<Option<Cached>>,
     /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
@@ -286,7 +371,12 @@ struct GpSelector {
 }
 
 impl GpSelector {
+    #[cfg(test)]
     fn new(cfg: GpConfig, ctx: &RepContext<'_>) -> Result<Self> {
+        Self::with_cache(cfg, ctx, &PriorCache::default())
+    }
+
+    fn with_cache(cfg: GpConfig, ctx: &RepContext<'_>, cache: &PriorCache) -> Result<Self> {
         let trace = ctx.trace;
         if ctx.prior.is_empty() {
             return Err(Error::input(format!(
@@ -296,19 +386,27 @@ impl GpSelector {
             )));
         }
         let context = |e: Error| e.context(format!("selector `{}`", cfg.name));
-        let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel).map_err(context)?;
         let belief = match cfg.acquisition {
             Acquisition::Ucb | Acquisition::Ei { .. } => None,
             Acquisition::UcbCost(c) | Acquisition::EiPerSecond { cost: c, .. } => Some(c),
         };
-        let cost = match belief {
-            None => CostData::None,
-            Some(CostBelief::Prior) => CostData::Prior(
-                relative_cost_prior(trace, ctx.prior)
-                    .map_err(context)?
-                    .into(),
-            ),
-            Some(CostBelief::Oracle) => CostData::Oracle(
+        let (prior, relative_cost) = cache
+            .get_or_build(ctx, || {
+                let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel)?;
+                let relative_cost = match belief {
+                    Some(CostBelief::Prior) => Some(relative_cost_prior(trace, ctx.prior)?.into()),
+                    _ => None,
+                };
+                Ok((Arc::new(prior), relative_cost))
+            })
+            .map_err(context)?;
+        let cost = match (belief, relative_cost) {
+            (None, _) => CostData::None,
+            (Some(CostBelief::Prior), Some(rel)) => CostData::Prior(rel),
+            (Some(CostBelief::Prior), None) => {
+                return Err(Error::input("internal: no prior cost belief was built"));
+            }
+            (Some(CostBelief::Oracle), _) => CostData::Oracle(
                 ctx.tenants
                     .iter()
                     .map(|&u| {
@@ -334,6 +432,10 @@ impl GpSelector {
         Ok(Self {
             cfg,
             trace: Arc::clone(trace),
+            all_models: (0..trace.n_models()).collect(),
+            prior_sd: (0..prior.n_models())
+                .map(|k| prior.cov()[[k, k]].max(0.0).sqrt())
+                .collect(),
             prior,
             cost,
             users: ctx.tenants.into(),
@@ -362,17 +464,25 @@ impl GpSelector {
         }
     }
 
+    /// Tenant `i`'s available models (trace user `u`), ascending. A tenant
+    /// with a posterior and all K trace models uses the shared `0..K`, so a
+    /// decision about it reads no per-tenant model list (at 100,000 tenants
+    /// each such read is a cache miss); the others read the trace's list.
+    fn models_of(&self, i: usize, u: usize) -> &[usize] {
+        match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        }
+    }
+
     /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
     /// of local model `j` (trace model `k`) of tenant `i`; before its first
     /// completion, the prior's m_k and √Σ[k,k], which is what a fresh
     /// [`TenantPosterior`] holds.
     fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
-        match self.posteriors[i].as_deref() {
-            Some(p) => (p.mean(j), p.std_dev(j)),
-            None => (
-                self.prior.mean()[k],
-                self.prior.cov()[[k, k]].max(0.0).sqrt(),
-            ),
+        match self.posteriors[i].as_ref() {
+            Some(p) => p.mean_and_std_dev(j),
+            None => (self.prior.mean()[k], self.prior_sd[k]),
         }
     }
 
@@ -392,22 +502,40 @@ impl GpSelector {
     /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
     fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Cached> {
         let u = tenants.user(i);
-        let models = self.trace.models_of(u);
+        // `Self::models_of`, spelt out so the borrow is of two fields only.
+        let models: &[usize] = match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        };
         let n = models.len();
         for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
             *e = tenants.is_tried(i, k);
         }
         let b = beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
+        // `Self::moments` and `Self::cost` with what they look up hoisted
+        // out of the loop over models (same arithmetic).
+        let post = self.posteriors[i].as_ref();
+        let (prior_mean, prior_sd) = (self.prior.mean(), &self.prior_sd[..]);
+        let moments = |j: usize, k: usize| match post {
+            Some(p) => p.mean_and_std_dev(j),
+            None => (prior_mean[k], prior_sd[k]),
+        };
+        let runtimes = self.trace.runtime_matrix_us().row(u);
+        let cost = |k: usize| match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(mean) => runtimes[k] as f64 / mean[i],
+            CostData::Prior(rel) => rel[k],
+        };
         let acquisition = |j: usize| {
             let k = models[j];
-            let (mu, sigma) = self.moments(i, j, k);
+            let (mu, sigma) = moments(j, k);
             match self.cfg.acquisition {
                 Acquisition::Ucb => ucb(mu, sigma, b),
-                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, self.cost(i, u, k)),
+                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, cost(k)),
                 Acquisition::Ei { xi } => expected_improvement(mu, sigma, best, xi),
                 Acquisition::EiPerSecond { xi, .. } => {
-                    expected_improvement(mu, sigma, best, xi) / self.cost(i, u, k)
+                    expected_improvement(mu, sigma, best, xi) / cost(k)
                 }
             }
         };
@@ -445,19 +573,25 @@ impl Selector for GpSelector {
 
     fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
         self.cache[tenant] = None;
+        // The posterior's models are the tenant's models in the trace (the
+        // list `compute` reads next; not the posterior's own copy).
+        let models = self.models_of(tenant, self.users[tenant]);
+        let Ok(j) = models.binary_search(&model) else {
+            return;
+        };
         if self.posteriors[tenant].is_none() {
-            let models = self.trace.models_of(self.users[tenant]);
             match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
-                Ok(p) => self.posteriors[tenant] = Some(Box::new(p)),
+                Ok(p) => self.posteriors[tenant] = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
                 // same noise, models of the same trace).
                 Err(_) => return,
             }
         }
-        if let Some(p) = self.posteriors[tenant].as_deref_mut() {
-            if let Some(j) = p.local_index(model) {
-                p.observe(j, accuracy);
-            }
+        // Each pair runs once and only untried models are scored, so the
+        // cheaper update that stops tracking observed models gives the same
+        // proposals.
+        if let Some(p) = self.posteriors[tenant].as_mut() {
+            p.observe_once(j, accuracy);
         }
     }
 
@@ -817,6 +951,59 @@ mod tests {
         sel.observe(0, 1, 0.6);
         assert!(sel.cache[0].is_none());
         assert!(sel.posteriors[0].is_some());
+    }
+
+    /// A factory builds the prior of a (trace, prior users) pair once: the
+    /// selectors of a run and of its isolated runs share it; other prior
+    /// users or another trace get their own.
+    #[test]
+    fn prior_cache_shares_equal_keys_only() {
+        let trace = tiny();
+        let cache = PriorCache::default();
+        let cfg = GpConfig {
+            name: "gp-ucb-cost",
+            kernel: Kernel::Empirical,
+            noise: DEFAULT_NOISE,
+            delta: DEFAULT_DELTA,
+            acquisition: Acquisition::UcbCost(CostBelief::Prior),
+        };
+        let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
+            let ctx = RepContext {
+                trace,
+                tenants,
+                prior,
+                seed: 0,
+                repetition: 0,
+            };
+            match GpSelector::with_cache(cfg, &ctx, &cache) {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let run = make(&trace, &[0, 1, 2], &[3]);
+        let alone = make(&trace, &[0, 1, 2], &[3]);
+        assert!(Arc::ptr_eq(&run.prior, &alone.prior));
+        let other = make(&trace, &[0, 1], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &other.prior));
+        let fresh = match GpSelector::new(
+            cfg,
+            &RepContext {
+                trace: &trace,
+                tenants: &[3],
+                prior: &[0, 1],
+                seed: 0,
+                repetition: 0,
+            },
+        ) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(*other.prior, *fresh.prior);
+        let copy = Arc::new((*trace).clone());
+        let on_copy = make(&copy, &[0, 1, 2], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &on_copy.prior));
+        assert_eq!(*run.prior, *on_copy.prior);
+        assert!(cache.lock().len() <= PRIOR_CACHE_ENTRIES);
     }
 
     fn parse_error(selector: &str, pairs: &[(&str, toml::Value)]) -> String {

@@ -397,3 +397,53 @@ fn clap_arguments_parse_with_defaults() {
         Cli::try_parse_from(["syn", "--cost", "uniform(2,1)", "--out", "t"]).expect_err("bad cost");
     assert!(e.to_string().contains("expected 0 <= lo <= hi"), "{e}");
 }
+
+/// The dense fast path gives exactly the trace that validating the rows
+/// gives, and the SHA-256 of the rows' canonical CSV (run.json records it),
+/// for every cost distribution, ids padded past one digit, and a CSV longer
+/// than one hashing chunk.
+#[test]
+fn fast_path_equals_rows_through_the_builder() {
+    use sha2::{Digest, Sha256};
+
+    use crate::trace::TraceBuilder;
+
+    for (users, models, cost) in [
+        (1, 1, CostDist::Constant(2.5)),
+        (13, 11, CostDist::default()),
+        (
+            1200,
+            20,
+            CostDist::LogNormal {
+                mu: 0.0,
+                sigma: 1.0,
+            },
+        ),
+    ] {
+        let p = SynParams {
+            cost,
+            ..params(users, models, 9)
+        };
+        let rows = generate_syn(&p);
+        let mut builder = TraceBuilder::new("src", true, true);
+        for row in &rows {
+            builder.push(row, "row").expect("valid row");
+        }
+        let want = builder.finish().expect("valid trace");
+        let got = generate_syn_trace(&p, "src");
+        let t = &got.trace;
+        assert_eq!(t.source(), want.source());
+        assert_eq!(t.users(), want.users());
+        assert_eq!(t.models(), want.models());
+        assert_eq!(t.accuracy_matrix(), want.accuracy_matrix());
+        assert_eq!(t.runtime_matrix_us(), want.runtime_matrix_us());
+        assert_eq!(t.available_mask(), want.available_mask());
+        for u in 0..users {
+            assert_eq!(t.models_of(u), want.models_of(u));
+        }
+        assert_eq!(t.model_year(), want.model_year());
+        assert_eq!(t.model_citations(), want.model_citations());
+        let csv = trace_to_csv(&rows);
+        assert_eq!(got.csv_sha256, hex(&Sha256::digest(csv.as_bytes())));
+    }
+}
