@@ -8,25 +8,25 @@
 //! quality ([`metrics`], [`report`]). The command line in `main.rs` is one
 //! user of this library.
 
+pub mod aggregate;
+pub mod bench;
+pub mod check;
+pub mod cli;
 pub mod csv_columns;
+pub mod engine;
 pub mod error;
+pub mod experiment;
 pub mod gp;
 pub mod interrupt;
 pub mod io_util;
+pub mod jobs;
+pub mod metrics;
+pub mod policy;
+pub mod report;
 pub mod rng;
+pub mod scenario;
 #[doc(hidden)]
 pub mod testing;
 pub mod trace;
 
 pub use error::{Error, ErrorKind, Result};
-pub mod aggregate;
-pub mod bench;
-pub mod check;
-pub mod cli;
-pub mod engine;
-pub mod experiment;
-pub mod jobs;
-pub mod metrics;
-pub mod policy;
-pub mod report;
-pub mod scenario;
