@@ -25,6 +25,7 @@ pub mod engine;
 pub mod experiment;
 pub mod jobs;
 pub mod metrics;
+pub mod plot;
 pub mod policy;
 pub mod report;
 pub mod scenario;
