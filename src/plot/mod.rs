@@ -314,27 +314,29 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
         Kind::Model => plot_model(&src, target, opts),
         Kind::Jobs => plot_jobs(&src, target, opts),
         Kind::Sweep => {
-            let mut done = plot_sweep(&src, target, opts)?;
+            // Every point folder must be a plain name inside the sweep folder.
             let table = src.table("sweep.csv", &["folder"])?;
             let col = table.col("folder")?;
-            let mut folders: Vec<(u64, String)> = Vec::new();
+            let mut folders: Vec<String> = Vec::new();
             for r in table.rows() {
                 let f = r.name(col)?;
-                if !folders.iter().any(|(_, x)| x == f) {
-                    folders.push((r.line(), f.to_string()));
-                }
-            }
-            for (line, f) in folders {
-                let mut parts = Path::new(&f).components();
+                let mut parts = Path::new(f).components();
                 if !matches!(
                     (parts.next(), parts.next()),
                     (Some(Component::Normal(_)), None)
                 ) {
                     return Err(Error::input(format!(
-                        "{}: line {line}, column `folder`: expected a folder name inside the sweep folder, found `{f}`",
-                        src.path("sweep.csv").display()
+                        "{}: line {}, column `folder`: expected a folder name inside the sweep folder, found `{f}`",
+                        src.path("sweep.csv").display(),
+                        r.line()
                     )));
                 }
+                if !folders.iter().any(|x| x == f) {
+                    folders.push(f.to_string());
+                }
+            }
+            let mut done = plot_sweep(&src, target, opts)?;
+            for f in folders {
                 let point_out = match out {
                     Some(o) => o.join(&f),
                     None => dir.join(&f).join(PLOTS_DIR),
