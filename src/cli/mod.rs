@@ -28,9 +28,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario (or every point of its [sweep]) and write its results
-    /// folder (summary.csv, curves.csv, speedups.csv, regret.csv, run.json,
-    /// and jobs.csv with --jobs; a sweep adds sweep.csv and one folder per
-    /// grid point).
+    /// folder (summary.csv, tenants.csv, curves.csv, speedups.csv,
+    /// regret.csv, run.json, the figures in plots/, and jobs.csv with
+    /// --jobs; a sweep adds sweep.csv and one folder per grid point).
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),

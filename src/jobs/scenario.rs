@@ -21,6 +21,8 @@
 //! name = "fifo"
 //! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
 //! # backfill = true            # optional: overrides [cluster].backfill
+//! [output]                      # optional
+//! plots = true                  # figures in plots/ (default true)
 //! ```
 
 use std::collections::BTreeMap;

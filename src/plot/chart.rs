@@ -151,7 +151,7 @@ pub fn frame<'a, DB: DrawingBackend>(
     let mut builder = ChartBuilder::on(area);
     builder
         .margin_top(theme.px(if opts.compact { 4.0 } else { 10.0 }))
-        .margin_right(theme.px(if opts.compact { 16.0 } else { 22.0 }))
+        .margin_right(theme.px(if opts.compact { 16.0 } else { 28.0 }))
         .margin_left(theme.px(if opts.compact { 2.0 } else { 8.0 }))
         .margin_bottom(theme.px(if opts.compact { 2.0 } else { 6.0 }))
         .x_label_area_size(x_area)

@@ -137,9 +137,12 @@ impl Figure for RegretCurves<'_> {
                 band(&mut chart, &upper, &lower, s.color.mix(0.16).filled())?;
             }
         }
-        // θ thresholds.
+        // θ thresholds; labels of lines closer than a text line share one.
         let (xr0, xr1) = (x.range().start, x.range().end);
-        for &th in &d.thresholds {
+        let mut thetas = d.thresholds.clone();
+        thetas.sort_by(|a, b| b.total_cmp(a));
+        let mut groups: Vec<(i32, Vec<f64>)> = Vec::new();
+        for &th in &thetas {
             let yc = y.clamp_to(th);
             plain_line(
                 &mut chart,
@@ -147,11 +150,18 @@ impl Figure for RegretCurves<'_> {
                 theme.reference(),
                 Some((theme.px(7.0), theme.px(5.0))),
             )?;
-            let label_x = xr1 - (xr1 - xr0) * 0.005;
+            let py = chart.backend_coord(&(xr1, yc)).1;
+            match groups.last_mut() {
+                Some((top, members)) if py - *top < theme.px(15.0) => members.push(th),
+                _ => groups.push((py, vec![th])),
+            }
+        }
+        for (_, members) in &groups {
+            let label: Vec<String> = members.iter().map(|&t| num(t)).collect();
             text(
                 &mut chart,
-                &format!("θ = {}", num(th)),
-                (label_x, yc),
+                &format!("θ = {}", label.join(", ")),
+                (xr1 - (xr1 - xr0) * 0.005, y.clamp_to(members[0])),
                 &theme.note(),
                 HPos::Right,
                 VPos::Bottom,

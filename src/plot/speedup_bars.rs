@@ -1,9 +1,12 @@
 //! Figure `speedups`: for each θ (one panel each), the time-to-quality
 //! speedup T_B(θ)/T_X(θ) of every policy over the baseline (from
-//! `speedups.csv`), as horizontal bars with the value printed at each
-//! bar's end. The cases without a number are spelled out: `∞` (only the
-//! baseline never reaches θ: a pale bar across the panel), "never reached"
-//! (the policy never does) and "n/a" (neither does).
+//! `speedups.csv`), as horizontal bars on a log scale anchored at 1 (the
+//! baseline): a bar to the right reaches θ that many times sooner, a bar
+//! to the left that many times later. The value is printed at each bar's
+//! end. The cases without a number are spelled out: `∞` (only the
+//! baseline never reaches θ: a pale bar to the right edge), "never
+//! reached" (the policy never does: a pale bar to the left edge) and "n/a"
+//! (neither does). All panels share one scale.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -36,16 +39,14 @@ impl Figure for SpeedupBars<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
         let n = d.policies.0.len();
-        let finite_max = d
-            .speedups
-            .iter()
-            .filter_map(|s| match s.speedup {
-                Cell::Num(v) => Some(v),
-                _ => None,
-            })
-            .fold(1.0f64, f64::max);
-        let x = Axis::linear(0.0, finite_max * 1.3);
-        let x_end = x.hi;
+        let finite = d.speedups.iter().filter_map(|s| match s.speedup {
+            Cell::Num(v) if v > 0.0 => Some(v),
+            _ => None,
+        });
+        let (lo, hi) = finite.fold((1.0f64, 1.0f64), |(a, b), v| (a.min(v), b.max(v)));
+        // Room for the printed values beyond the longest bars.
+        let x = Axis::log(lo / 2.2, hi * 2.5);
+        let (x0, x1) = (x.range().start, x.range().end);
         let area = with_title(
             root,
             theme,
@@ -57,7 +58,7 @@ impl Figure for SpeedupBars<'_> {
         let area = with_note(
             &area,
             theme,
-            "speedup = T_B(θ) / T_X(θ) from the mean loss curves (B = baseline); > 1: the policy reaches θ sooner\n\
+            "speedup = T_B(θ) / T_X(θ) from the mean loss curves (B = baseline): bars right of 1 reach θ sooner, left of 1 later\n\
              ∞: only the baseline never reaches θ · never reached: the policy never does · n/a: neither does",
         )?;
         // One panel per θ; the first one also carries the policy names.
@@ -76,13 +77,15 @@ impl Figure for SpeedupBars<'_> {
             .map(|j| names_w + base * i32::try_from(j).unwrap_or(0))
             .collect();
         let panels = area.split_by_breakpoints(breaks, Vec::<i32>::new());
+        let one = x.to(1.0);
+        let pad = (x1 - x0) * 0.012;
         for (j, (&theta, panel)) in d.thresholds.iter().zip(&panels).enumerate() {
             let cats = if j == 0 {
                 names.clone()
             } else {
                 vec![String::new(); n]
             };
-            let xs = AxisSpec::new(x, "speedup T_B(θ) / T_X(θ) (×)");
+            let xs = AxisSpec::new(x, "speedup T_B(θ) / T_X(θ) (×, log scale)");
             let ys = AxisSpec::categories(cats, "");
             let t_b = d
                 .speedups
@@ -103,81 +106,99 @@ impl Figure for SpeedupBars<'_> {
                     compact: false,
                 },
             )?;
-            let (yr0, yr1) = (-0.5, n as f64 - 0.5);
-            plain_line(
-                &mut chart,
-                &[(1.0, yr0), (1.0, yr1)],
-                theme.reference(),
-                Some((theme.px(6.0), theme.px(4.0))),
-            )?;
-            let pad = (x_end - x.lo) * 0.012;
+            let note = theme.annotation();
+            let muted = theme.annotation().color(&MUTED);
             for s in d.speedups.iter().filter(|s| s.theta == theta) {
                 let pos = (n - 1 - s.policy.min(n - 1)) as f64;
                 let st = series(s.policy);
                 let (y0, y1) = (pos - HALF, pos + HALF);
-                match (s.speedup, s.t_policy) {
-                    (Cell::Num(v), _) if s.t_policy.is_some() => {
-                        let v = v.min(x_end);
+                let bar = |chart: &mut super::chart::Chart<'_, DB>, a: f64, b: f64, pale: bool| {
+                    let fill = if pale {
+                        tint(st.color, 0.3).filled()
+                    } else {
+                        st.color.filled()
+                    };
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new([(a, y0), (b, y1)], fill)))
+                        .map_err(draw_err)?;
+                    if pale {
                         chart
                             .draw_series(std::iter::once(Rectangle::new(
-                                [(0.0, y0), (v, y1)],
-                                st.color.filled(),
-                            )))
-                            .map_err(draw_err)?;
-                        text(
-                            &mut chart,
-                            &format!("{}×", num(v)),
-                            (v + pad, pos),
-                            &theme.annotation(),
-                            HPos::Left,
-                            VPos::Center,
-                        )?;
-                    }
-                    (Cell::Inf, _) => {
-                        chart
-                            .draw_series(std::iter::once(Rectangle::new(
-                                [(0.0, y0), (x_end, y1)],
-                                tint(st.color, 0.3).filled(),
-                            )))
-                            .map_err(draw_err)?;
-                        chart
-                            .draw_series(std::iter::once(Rectangle::new(
-                                [(0.0, y0), (x_end, y1)],
+                                [(a, y0), (b, y1)],
                                 st.color.stroke_width(theme.upx(1.5)),
                             )))
                             .map_err(draw_err)?;
+                    }
+                    Ok::<(), crate::error::Error>(())
+                };
+                match s.speedup {
+                    Cell::Inf => {
+                        bar(&mut chart, one, x1, true)?;
+                        let label = "∞ (baseline never reaches θ)";
                         text(
                             &mut chart,
-                            "∞ (baseline never reaches θ)",
-                            (pad, pos),
-                            &theme.annotation().color(&INK),
+                            label,
+                            (x1 - pad, pos),
+                            &note.color(&INK),
+                            HPos::Right,
+                            VPos::Center,
+                        )?;
+                    }
+                    Cell::NotApplicable => {
+                        text(
+                            &mut chart,
+                            " n/a (neither reaches θ)",
+                            (one, pos),
+                            &muted,
                             HPos::Left,
                             VPos::Center,
                         )?;
                     }
-                    (Cell::NotApplicable, _) => {
-                        text(
-                            &mut chart,
-                            "n/a (neither reaches θ)",
-                            (pad, pos),
-                            &theme.annotation().color(&MUTED),
-                            HPos::Left,
-                            VPos::Center,
-                        )?;
-                    }
-                    _ => {
-                        // The policy never reaches θ (speedup 0).
+                    Cell::Num(_) if s.t_policy.is_none() => {
+                        bar(&mut chart, x0, one, true)?;
                         text(
                             &mut chart,
                             "never reached",
-                            (pad, pos),
-                            &theme.annotation().color(&MUTED),
+                            (x0 + pad, pos),
+                            &note.color(&INK),
+                            HPos::Left,
+                            VPos::Center,
+                        )?;
+                    }
+                    Cell::Num(v) if v > 0.0 => {
+                        let c = x.clamp_to(v);
+                        bar(&mut chart, one, c, false)?;
+                        let label = format!("{}×", num(v));
+                        // Right of the bar's end, or right of 1 for a bar to the left.
+                        let at = if v >= 1.0 { c } else { one };
+                        text(
+                            &mut chart,
+                            &label,
+                            (at + pad, pos),
+                            &note,
+                            HPos::Left,
+                            VPos::Center,
+                        )?;
+                    }
+                    Cell::Num(_) => {
+                        // 0 with both times finite: the baseline was at θ at once.
+                        text(
+                            &mut chart,
+                            " 0×",
+                            (one, pos),
+                            &note,
                             HPos::Left,
                             VPos::Center,
                         )?;
                     }
                 }
             }
+            plain_line(
+                &mut chart,
+                &[(one, -0.5), (one, n as f64 - 0.5)],
+                INK.stroke_width(theme.upx(1.2)),
+                None,
+            )?;
         }
         Ok(())
     }

@@ -192,7 +192,13 @@ impl Figure for TenantAccuracy<'_> {
                 (lo, hi) = (0.0, 1.0);
             }
             let pad = ((hi - lo) * 0.08).max(0.01);
-            let y = Axis::linear(lo - pad, hi + pad);
+            // Accuracies live in [0, 1]: do not pad past 1.
+            let top = if hi <= 1.0 {
+                (hi + pad).min(1.0)
+            } else {
+                hi + pad
+            };
+            let y = Axis::linear(lo - pad, top);
             let mut notes = Vec::new();
             if panel.arrival > 0.0 {
                 notes.push(format!("arrives {} s", num(panel.arrival)));

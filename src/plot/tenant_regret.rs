@@ -4,7 +4,9 @@
 //! area, the mean, and a strip with one dot per (tenant, repetition) — at
 //! most 400 per policy, evenly spaced in rank beyond that — so a policy
 //! that starves a few tenants shows a long right tail even when its mean
-//! looks fine.
+//! looks fine. The area axis is logarithmic with `--log-y`, and also by
+//! default when the areas are skewed (the largest above 10 × the median
+//! of all of them), as they are on real traces.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -21,12 +23,22 @@ use crate::error::Result;
 /// Dots drawn per policy at most.
 pub const MAX_DOTS: usize = 400;
 
+/// Whether the areas (sorted per policy) are skewed enough for a log
+/// axis: the largest above 10 × the median of all of them.
+pub fn skewed(per: &[Vec<f64>]) -> bool {
+    let mut all: Vec<f64> = per.iter().flatten().copied().collect();
+    all.sort_by(f64::total_cmp);
+    let median = quantile(&all, 0.5);
+    all.last()
+        .is_some_and(|&max| median > 0.0 && max > 10.0 * median)
+}
+
 /// The per-tenant regret distribution figure.
 #[derive(Debug, Clone, Copy)]
 pub struct TenantRegret<'a> {
     /// The results.
     pub data: &'a ModelResults,
-    /// Log scale on the regret-area axis.
+    /// Log scale on the regret-area axis (also chosen when [`skewed`]).
     pub log: bool,
 }
 
@@ -63,13 +75,14 @@ impl Figure for TenantRegret<'_> {
         for v in &mut per {
             v.sort_by(f64::total_cmp);
         }
+        let log = self.log || skewed(&per);
         let all = per.iter().flatten();
         let hi = all.clone().copied().fold(0.0f64, f64::max);
         let lo_pos = all
             .copied()
             .filter(|&v| v > 0.0)
             .fold(f64::INFINITY, f64::min);
-        let x = if self.log {
+        let x = if log {
             Axis::log(if lo_pos.is_finite() { lo_pos } else { 1e-3 }, hi)
         } else {
             Axis::linear(0.0, if hi > 0.0 { hi * 1.05 } else { 1.0 })
@@ -88,14 +101,14 @@ impl Figure for TenantRegret<'_> {
                 "\ndots: {MAX_DOTS} per policy, evenly spaced in rank (the box uses every value)"
             ));
         }
-        if self.log && per.iter().flatten().any(|&v| v <= 0.0) {
+        if log && per.iter().flatten().any(|&v| v <= 0.0) {
             note.push_str("\nareas of 0 are drawn at the left edge of the log axis");
         }
         let area = with_note(&area, theme, &note)?;
         let names: Vec<String> = d.policies.0.iter().rev().cloned().collect();
         let xs = AxisSpec::new(
             x,
-            if self.log {
+            if log {
                 "regret area of a tenant from its arrival (accuracy·s, log scale)"
             } else {
                 "regret area of a tenant from its arrival (accuracy·s)"
@@ -184,6 +197,13 @@ mod tests {
         assert_eq!(r.first(), Some(&0));
         assert_eq!(r.last(), Some(&999));
         assert!(r.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn skew_picks_the_log_axis() {
+        assert!(!skewed(&[vec![1.0, 2.0, 3.0], vec![2.0, 13.0]]));
+        assert!(skewed(&[vec![1.0, 2.0, 3.0], vec![2.0, 31.0]]));
+        assert!(!skewed(&[vec![0.0, 0.0, 5.0]]), "median 0: stay linear");
     }
 
     #[test]
