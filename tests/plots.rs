@@ -111,7 +111,7 @@ fn every_model_figure_renders_from_fixture_results() {
     with_titles(
         "speedups",
         &[
-            "speedup T_B(θ) / T_X(θ) (×)",
+            "speedup T_B(θ) / T_X(θ) (×, log scale)",
             "2×",
             "∞ (baseline never reaches θ)",
             "never reached",
@@ -453,4 +453,47 @@ fn missing_or_malformed_csvs_are_errors_naming_the_file() {
     );
     // Nothing is drawn when the folder is bad.
     assert!(!dir.join("p").exists());
+}
+
+/// With staggered arrivals the regret curves mark the median last arrival
+/// (from which on T(θ) counts) and the per-tenant panels their arrivals.
+#[test]
+fn regret_curves_honour_staggered_arrivals() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = tmp.path().join("s.toml");
+    fs::write(
+        &scenario,
+        format!(
+            "name = \"online\"\nseed = 5\nrepetitions = 3\nthresholds = [0.2]\n\
+             [trace]\npath = \"{}\"\n[cluster]\ngpus = 1\n\
+             [arrivals]\nkind = \"uniform\"\nwindow_s = 10\n\
+             [[policy]]\nname = \"rr-in-order\"\nscheduler = \"round-robin\"\nselector = \"in-order\"\n\
+             [[policy]]\nname = \"random-random\"\nscheduler = \"random\"\nselector = \"random\"\n",
+            repo("traces/hand.csv").display()
+        ),
+    )
+    .expect("write");
+    let res = tmp.path().join("res");
+    tenantsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&res)
+        .args(["--quiet", "--jobs"])
+        .assert()
+        .success();
+    let plots = res.join("plots");
+    check_figure(
+        &plots,
+        "regret-curves",
+        (1000, 640),
+        &[
+            "rr-in-order",
+            "random-random",
+            "last arrival (median over repetitions)",
+            "L(τ): mean loss over the tenants that have arrived",
+        ],
+    );
+    let texts = svg_texts(&plots.join("tenant-accuracy.svg"), (1000, 640));
+    assert!(texts.iter().any(|t| t.contains("(arrives ")), "{texts:?}");
 }

@@ -90,13 +90,11 @@ pub struct TenantRow {
     pub regret_area: f64,
 }
 
-/// One completed job of model-mode `jobs.csv`.
+/// One completed job of model-mode `jobs.csv` (in the repetition shown).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelJob {
     /// Policy index.
     pub policy: usize,
-    /// Repetition.
-    pub rep: u64,
     /// User id.
     pub user: String,
     /// Completion, seconds.
@@ -128,8 +126,35 @@ pub struct ModelResults {
     pub regret: Vec<Regret>,
     /// `tenants.csv`.
     pub tenants: Vec<TenantRow>,
-    /// `jobs.csv`, when the run wrote one.
+    /// The jobs of `jobs.csv` in repetition `jobs_rep`, when the run wrote
+    /// one (only the repetition shown is kept).
     pub jobs: Option<Vec<ModelJob>>,
+    /// The repetition whose jobs `jobs` holds.
+    pub jobs_rep: Option<u64>,
+}
+
+/// The repetition to show: `wanted` if `reps` has it, else a usage error
+/// naming `file`; by default the smallest one.
+pub fn choose_rep(
+    reps: impl Iterator<Item = u64>,
+    wanted: Option<u64>,
+    file: &std::path::Path,
+) -> Result<u64> {
+    let all: std::collections::BTreeSet<u64> = reps.collect();
+    let (Some(&lo), Some(&hi)) = (all.first(), all.last()) else {
+        return Err(Error::input(format!(
+            "{}: no repetition to show",
+            file.display()
+        )));
+    };
+    match wanted {
+        None => Ok(lo),
+        Some(r) if all.contains(&r) => Ok(r),
+        Some(r) => Err(Error::usage(format!(
+            "--rep {r}: {} has repetitions {lo} to {hi}",
+            file.display()
+        ))),
+    }
 }
 
 /// `run.json`, when there is a readable one (only titles and captions use
@@ -181,8 +206,9 @@ pub const TENANTS_COLUMNS: &[&str] = &["policy", "rep", "user", "arrival_s", "re
 pub const MODEL_JOBS_COLUMNS: &[&str] = &["policy", "rep", "user", "end_s", "accuracy"];
 
 impl ModelResults {
-    /// Read a model-mode results folder.
-    pub fn read(src: &Source<'_>) -> Result<Self> {
+    /// Read a model-mode results folder; `rep` picks the repetition whose
+    /// jobs are kept (see [`choose_rep`]).
+    pub fn read(src: &Source<'_>, rep: Option<u64>) -> Result<Self> {
         let mut policies = Policies::default();
         let curves_t = src.table("curves.csv", CURVES_COLUMNS)?;
         curves_t.require_rows("one row per (policy, grid instant)")?;
@@ -197,9 +223,12 @@ impl ModelResults {
         let tn = src.table("tenants.csv", TENANTS_COLUMNS)?;
         tn.require_rows("one row per (policy, repetition, tenant)")?;
         let tenants = read_tenants(&tn, &mut policies)?;
-        let jobs = match src.optional_table("jobs.csv", MODEL_JOBS_COLUMNS)? {
-            Some(t) => Some(read_model_jobs(&t, &mut policies)?),
-            None => None,
+        let (jobs, jobs_rep) = match src.optional_table("jobs.csv", MODEL_JOBS_COLUMNS)? {
+            Some(t) => {
+                let rep = choose_rep(tenants.iter().map(|t| t.rep), rep, &src.path("tenants.csv"))?;
+                (Some(read_model_jobs(&t, rep, &mut policies)?), Some(rep))
+            }
+            None => (None, None),
         };
         let mut curves = curves;
         curves.resize(policies.0.len(), Vec::new());
@@ -215,6 +244,7 @@ impl ModelResults {
             regret,
             tenants,
             jobs,
+            jobs_rep,
         })
     }
 }
@@ -231,6 +261,7 @@ fn read_curves(t: &Table, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>
     );
     let mut out: Vec<Vec<CurvePoint>> = Vec::new();
     for r in t.rows() {
+        let r = r?;
         let i = policies.index(r.name(p)?);
         if out.len() <= i {
             out.resize(i + 1, Vec::new());
@@ -274,6 +305,7 @@ fn read_speedups(t: &Table, policies: &mut Policies) -> Result<SpeedupData> {
     let mut thresholds: Vec<f64> = Vec::new();
     let mut baseline = String::new();
     for r in t.rows() {
+        let r = r?;
         let theta = r.num(th)?;
         if !thresholds.contains(&theta) {
             thresholds.push(theta);
@@ -302,6 +334,7 @@ fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
     );
     t.rows()
         .map(|r| {
+            let r = r?;
             Ok(Regret {
                 policy: policies.index(r.name(p)?),
                 reps: r.count(reps)?,
@@ -325,6 +358,7 @@ fn read_tenants(t: &Table, policies: &mut Policies) -> Result<Vec<TenantRow>> {
     );
     t.rows()
         .map(|r| {
+            let r = r?;
             Ok(TenantRow {
                 policy: policies.index(r.name(p)?),
                 rep: r.count(rep)?,
@@ -336,37 +370,30 @@ fn read_tenants(t: &Table, policies: &mut Policies) -> Result<Vec<TenantRow>> {
         .collect()
 }
 
-fn read_model_jobs(t: &Table, policies: &mut Policies) -> Result<Vec<ModelJob>> {
+fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<ModelJob>> {
     let c = |n| t.col(n);
-    let (p, rep, user, end, acc) = (
+    let (p, rep_col, user, end, acc) = (
         c("policy")?,
         c("rep")?,
         c("user")?,
         c("end_s")?,
         c("accuracy")?,
     );
-    t.rows()
-        .map(|r| {
-            Ok(ModelJob {
-                policy: policies.index(r.name(p)?),
-                rep: r.count(rep)?,
-                user: r.name(user)?.to_string(),
-                end: r.non_negative(end)?,
-                accuracy: r.num(acc)?,
-            })
-        })
-        .collect()
-}
-
-/// One job of job-mode `jobs.csv`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TraceJob {
-    /// Policy index.
-    pub policy: usize,
-    /// Repetition.
-    pub rep: u64,
-    /// Job completion time (end − submit), seconds.
-    pub jct: f64,
+    let mut out = Vec::new();
+    for r in t.rows() {
+        let r = r?;
+        let policy = policies.index(r.name(p)?);
+        if r.count(rep_col)? != rep {
+            continue;
+        }
+        out.push(ModelJob {
+            policy,
+            user: r.name(user)?.to_string(),
+            end: r.non_negative(end)?,
+            accuracy: r.num(acc)?,
+        });
+    }
+    Ok(out)
 }
 
 /// One bucket of `utilization.csv`.
@@ -393,8 +420,12 @@ pub struct JobResults {
     pub policies: Policies,
     /// `utilization.csv`.
     pub utilization: Vec<UtilBucket>,
-    /// `jobs.csv` when the run wrote one.
-    pub jobs: Option<Vec<TraceJob>>,
+    /// Per policy index, the job completion times (end − submit, seconds)
+    /// of `jobs.csv` over every repetition, sorted; `None` without
+    /// `jobs.csv`.
+    pub jcts: Option<Vec<Vec<f64>>>,
+    /// Repetitions in `jobs.csv`.
+    pub jct_reps: usize,
 }
 
 /// Columns of `utilization.csv` read.
@@ -419,6 +450,7 @@ impl JobResults {
         let utilization = t
             .rows()
             .map(|r| {
+                let r = r?;
                 Ok(UtilBucket {
                     policy: policies.index(r.name(p)?),
                     rep: r.count(rep)?,
@@ -428,37 +460,43 @@ impl JobResults {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let jobs = match src.optional_table("jobs.csv", TRACE_JOBS_COLUMNS)? {
+        let mut jct_reps = std::collections::BTreeSet::new();
+        let jcts = match src.optional_table("jobs.csv", TRACE_JOBS_COLUMNS)? {
             None => None,
             Some(t) => {
                 let c = |n| t.col(n);
                 let (p, rep, submit, end) = (c("policy")?, c("rep")?, c("submit_s")?, c("end_s")?);
-                Some(
-                    t.rows()
-                        .map(|r| {
-                            let (s, e) = (r.non_negative(submit)?, r.non_negative(end)?);
-                            if e < s {
-                                return Err(Error::input(format!(
-                                    "{}: line {}, column `end_s`: a job ends before it is submitted ({e} < {s})",
-                                    t.source,
-                                    r.line()
-                                )));
-                            }
-                            Ok(TraceJob {
-                                policy: policies.index(r.name(p)?),
-                                rep: r.count(rep)?,
-                                jct: e - s,
-                            })
-                        })
-                        .collect::<Result<Vec<_>>>()?,
-                )
+                let mut per: Vec<Vec<f64>> = Vec::new();
+                for r in t.rows() {
+                    let r = r?;
+                    let (s, e) = (r.non_negative(submit)?, r.non_negative(end)?);
+                    if e < s {
+                        return Err(Error::input(format!(
+                            "{}: line {}, column `end_s`: a job ends before it is submitted ({e} < {s})",
+                            t.source,
+                            r.line()
+                        )));
+                    }
+                    let i = policies.index(r.name(p)?);
+                    jct_reps.insert(r.count(rep)?);
+                    if per.len() <= i {
+                        per.resize(i + 1, Vec::new());
+                    }
+                    per[i].push(e - s);
+                }
+                per.resize(policies.0.len(), Vec::new());
+                for v in &mut per {
+                    v.sort_by(f64::total_cmp);
+                }
+                Some(per)
             }
         };
         Ok(Self {
             name: scenario_name(src),
             policies,
             utilization,
-            jobs,
+            jcts,
+            jct_reps: jct_reps.len(),
         })
     }
 }
@@ -515,6 +553,7 @@ impl SweepResults {
         let rows = t
             .rows()
             .map(|r| {
+                let r = r?;
                 Ok(SweepRow {
                     folder: r.name(folder)?.to_string(),
                     values: (folder + 1..policy).map(|i| r.str(i).to_string()).collect(),

@@ -36,7 +36,7 @@ mod utilization;
 use std::path::{Component, Path, PathBuf};
 
 pub use canvas::{Figure, Format, render};
-pub use data::{JobResults, ModelResults, SweepResults};
+pub use data::{JobResults, ModelResults, SweepResults, choose_rep};
 pub use jct_cdf::JctCdf;
 pub use read::{Source, Table};
 pub use regret_bars::RegretBars;
@@ -102,38 +102,10 @@ impl Plotted {
     }
 }
 
-/// The repetition to show: `wanted` if the files have it, else an error
-/// naming `file`; by default the smallest one.
-fn choose_rep(reps: impl Iterator<Item = u64>, wanted: Option<u64>, file: &Path) -> Result<u64> {
-    let all: std::collections::BTreeSet<u64> = reps.collect();
-    let (Some(&lo), Some(&hi)) = (all.first(), all.last()) else {
-        return Err(Error::input(format!(
-            "{}: no repetition to show",
-            file.display()
-        )));
-    };
-    match wanted {
-        None => Ok(lo),
-        Some(r) if all.contains(&r) => Ok(r),
-        Some(r) => Err(Error::usage(format!(
-            "--rep {r}: {} has repetitions {lo} to {hi}",
-            file.display()
-        ))),
-    }
-}
-
 /// Draw the figures of a model-mode results folder into `out`.
 pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
-    let data = ModelResults::read(src)?;
-    // Check everything the options ask for before drawing anything.
-    let rep = match &data.jobs {
-        Some(_) => Some(choose_rep(
-            data.tenants.iter().map(|t| t.rep),
-            opts.rep,
-            &src.path("tenants.csv"),
-        )?),
-        None => None,
-    };
+    // Everything the options ask for is checked before anything is drawn.
+    let data = ModelResults::read(src, opts.rep)?;
     let mut done = Plotted::default();
     let log_time = opts.log_x.unwrap_or(true);
     let (size, format) = (opts.size, opts.format);
@@ -150,7 +122,7 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
         log: opts.log_y,
     };
     done.add(render(&spread, out, size, format)?);
-    match (&data.jobs, rep) {
+    match (&data.jobs, data.jobs_rep) {
         (Some(jobs), Some(rep)) => {
             let fig = TenantAccuracy {
                 data: &data,
@@ -187,12 +159,11 @@ pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plo
         opts.size,
         opts.format,
     )?);
-    if data.jobs.is_some() {
-        let jcts = jct_cdf::jcts_per_policy(&data);
+    if let Some(jcts) = &data.jcts {
         done.add(render(
             &JctCdf {
                 data: &data,
-                jcts: &jcts,
+                jcts,
                 log_x: opts.log_x.unwrap_or(true),
             },
             out,
@@ -319,6 +290,7 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
             let col = table.col("folder")?;
             let mut folders: Vec<String> = Vec::new();
             for r in table.rows() {
+                let r = r?;
                 let f = r.name(col)?;
                 let mut parts = Path::new(f).components();
                 if !matches!(

@@ -4,6 +4,7 @@
 //! both give the same figures. Every problem is an error that names the
 //! file, and the line and column where there is one.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -55,9 +56,9 @@ impl<'a> Source<'a> {
 
     /// The text of `name`, an error naming it when it is missing or not
     /// UTF-8.
-    pub fn text(&self, name: &str) -> Result<String> {
+    pub fn text(&self, name: &str) -> Result<Cow<'a, str>> {
         if let Some(t) = self.texts.get(name) {
-            return Ok((*t).to_string());
+            return Ok(Cow::Borrowed(*t));
         }
         let path = self.path(name);
         if !self.texts.is_empty() {
@@ -67,7 +68,7 @@ impl<'a> Source<'a> {
             )));
         }
         let bytes = read_input(&path, "results file")?;
-        String::from_utf8(bytes).map_err(|e| {
+        String::from_utf8(bytes).map(Cow::Owned).map_err(|e| {
             Error::input(format!(
                 "{}: invalid UTF-8 at byte {}: expected text",
                 path.display(),
@@ -76,14 +77,14 @@ impl<'a> Source<'a> {
         })
     }
 
-    /// Parse `name` as a CSV with at least the columns `required`.
-    pub fn table(&self, name: &str, required: &[&str]) -> Result<Table> {
+    /// Open `name` as a CSV with at least the columns `required`.
+    pub fn table(&self, name: &str, required: &[&str]) -> Result<Table<'a>> {
         let text = self.text(name)?;
-        Table::parse(&self.path(name).display().to_string(), &text, required)
+        Table::parse(&self.path(name).display().to_string(), text, required)
     }
 
-    /// `name` parsed, or `None` when the file does not exist.
-    pub fn optional_table(&self, name: &str, required: &[&str]) -> Result<Option<Table>> {
+    /// `name` opened, or `None` when the file does not exist.
+    pub fn optional_table(&self, name: &str, required: &[&str]) -> Result<Option<Table<'a>>> {
         if self.has(name) {
             self.table(name, required).map(Some)
         } else {
@@ -92,27 +93,31 @@ impl<'a> Source<'a> {
     }
 }
 
-/// A CSV file: its header and rows (with their line numbers).
+/// A CSV file: its header, checked when opened, and its text, whose rows
+/// are parsed one at a time as they are read (a `jobs.csv` of millions of
+/// rows is never held as strings).
 #[derive(Debug, Clone)]
-pub struct Table {
+pub struct Table<'a> {
     /// The file, for messages.
     pub source: String,
+    text: Cow<'a, str>,
     header: Vec<String>,
-    rows: Vec<(u64, Vec<String>)>,
 }
 
-impl Table {
-    /// Parse `text` (from `source`); every name in `required` must be a
-    /// column, every row must have as many fields as the header.
-    pub fn parse(source: &str, text: &str, required: &[&str]) -> Result<Self> {
+impl<'a> Table<'a> {
+    /// Open `text` (from `source`); every name in `required` must be a
+    /// column. Rows are checked as they are read (every row must have as
+    /// many fields as the header).
+    pub fn parse(source: &str, text: impl Into<Cow<'a, str>>, required: &[&str]) -> Result<Self> {
+        let text = text.into();
         if text.trim().is_empty() {
             return Err(Error::input(format!(
                 "{source}: empty file: expected a header line with the columns {}",
                 required.join(",")
             )));
         }
-        let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
-        let header: Vec<String> = reader
+        let header: Vec<String> = csv::ReaderBuilder::new()
+            .from_reader(text.as_bytes())
             .headers()
             .map_err(|e| crate::trace::csv_error_for(source, &e))?
             .iter()
@@ -124,27 +129,11 @@ impl Table {
                 required.join(",")
             )));
         }
-        let mut rows = Vec::new();
-        for rec in reader.records() {
-            let rec = rec.map_err(|e| crate::trace::csv_error_for(source, &e))?;
-            let line = rec.position().map_or(0, csv::Position::line);
-            rows.push((line, rec.iter().map(str::to_string).collect()));
-        }
         Ok(Self {
             source: source.to_string(),
+            text,
             header,
-            rows,
         })
-    }
-
-    /// Number of data rows.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// No data rows?
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// The header.
@@ -161,22 +150,28 @@ impl Table {
 
     /// An error unless the table has at least one row.
     pub fn require_rows(&self, what: &str) -> Result<()> {
-        if self.rows.is_empty() {
-            Err(Error::input(format!(
+        match self.rows().next() {
+            None => Err(Error::input(format!(
                 "{}: no data rows: expected {what}",
                 self.source
-            )))
-        } else {
-            Ok(())
+            ))),
+            Some(r) => r.map(|_| ()),
         }
     }
 
-    /// The rows as cursors.
-    pub fn rows(&self) -> impl Iterator<Item = Row<'_>> {
-        self.rows.iter().map(move |(line, cells)| Row {
-            table: self,
-            line: *line,
-            cells,
+    /// The rows, parsed as they are read; a malformed row is an error
+    /// naming its line.
+    pub fn rows(&self) -> impl Iterator<Item = Result<Row<'_>>> + '_ {
+        let mut reader = csv::ReaderBuilder::new().from_reader(self.text.as_bytes());
+        // The header was read and checked when the table was opened.
+        let _ = reader.headers();
+        reader.into_records().map(move |rec| {
+            rec.map(|record| Row {
+                table: &self.source,
+                header: &self.header,
+                record,
+            })
+            .map_err(|e| crate::trace::csv_error_for(&self.source, &e))
         })
     }
 }
@@ -193,35 +188,36 @@ pub enum Cell {
 }
 
 /// One row of a [`Table`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Row<'t> {
-    table: &'t Table,
-    line: u64,
-    cells: &'t [String],
+    table: &'t str,
+    header: &'t [String],
+    record: csv::StringRecord,
 }
 
-impl<'t> Row<'t> {
+impl Row<'_> {
     /// The line of the row in its file.
     pub fn line(&self) -> u64 {
-        self.line
+        self.record.position().map_or(0, csv::Position::line)
     }
 
     fn err(&self, col: usize, what: &str) -> Error {
-        let name = self.table.header.get(col).map_or("?", String::as_str);
-        let value = self.cells.get(col).map_or("", String::as_str);
+        let name = self.header.get(col).map_or("?", String::as_str);
         Error::input(format!(
-            "{}: line {}, column `{name}`: {what}, found `{value}`",
-            self.table.source, self.line
+            "{}: line {}, column `{name}`: {what}, found `{}`",
+            self.table,
+            self.line(),
+            self.str(col)
         ))
     }
 
     /// The text of column `col`.
-    pub fn str(&self, col: usize) -> &'t str {
-        self.cells.get(col).map_or("", String::as_str)
+    pub fn str(&self, col: usize) -> &str {
+        self.record.get(col).unwrap_or("")
     }
 
     /// A non-empty text.
-    pub fn name(&self, col: usize) -> Result<&'t str> {
+    pub fn name(&self, col: usize) -> Result<&str> {
         let s = self.str(col);
         if s.is_empty() {
             Err(self.err(col, "expected a name"))
@@ -290,7 +286,7 @@ mod tests {
         let b = t.col("b").expect("b");
         let errs: Vec<String> = t
             .rows()
-            .filter_map(|r| r.num(b).err())
+            .filter_map(|r| r.expect("row").num(b).err())
             .map(|e| e.to_string())
             .collect();
         assert_eq!(
@@ -303,8 +299,9 @@ mod tests {
                 .to_string()
                 .contains("f.csv: line 1: missing column `b`")
         );
-        let ragged = Table::parse("f.csv", "a,b\n1\n", &["a"]).expect_err("ragged");
-        assert!(ragged.to_string().contains("f.csv: line 2"), "{ragged}");
+        let ragged = Table::parse("f.csv", "a,b\n1\n", &["a"]).expect("header");
+        let err = ragged.require_rows("rows").expect_err("ragged");
+        assert!(err.to_string().contains("f.csv: line 2"), "{err}");
         let empty = Table::parse("f.csv", "", &["a"]).expect_err("empty");
         assert!(empty.to_string().contains("f.csv: empty file"));
     }
@@ -312,7 +309,10 @@ mod tests {
     #[test]
     fn cells_read_inf_and_na() {
         let t = Table::parse("f.csv", "s\n1.5\ninf\nn/a\n\n", &["s"]).expect("parse");
-        let cells: Vec<Cell> = t.rows().map(|r| r.cell(0).expect("cell")).collect();
+        let cells: Vec<Cell> = t
+            .rows()
+            .map(|r| r.expect("row").cell(0).expect("cell"))
+            .collect();
         assert_eq!(cells, [Cell::Num(1.5), Cell::Inf, Cell::NotApplicable]);
     }
 }

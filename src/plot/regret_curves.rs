@@ -87,6 +87,9 @@ impl Figure for RegretCurves<'_> {
                 0.0
             };
         }
+        // A loss is at most 1: a wide band (few repetitions) must not
+        // squash the curves.
+        y_hi = y_hi.min(1.0);
         let x = Axis::auto(self.log_x, t_lo, t_hi);
         let y = if self.log_y {
             Axis::log(if y_lo.is_finite() { y_lo } else { 1e-3 }, y_hi)

@@ -31,7 +31,7 @@ pub const MAX_PANELS: usize = 16;
 pub struct TenantAccuracy<'a> {
     /// The results.
     pub data: &'a ModelResults,
-    /// The completed jobs (`jobs.csv`).
+    /// The completed jobs of repetition `rep` (`jobs.csv`).
     pub jobs: &'a [ModelJob],
     /// The repetition shown.
     pub rep: u64,
@@ -64,7 +64,7 @@ impl TenantAccuracy<'_> {
         let total = users.len();
         users.truncate(MAX_PANELS);
         let mut by: BTreeMap<(&str, usize), Vec<(f64, f64)>> = BTreeMap::new();
-        for j in self.jobs.iter().filter(|j| j.rep == self.rep) {
+        for j in self.jobs {
             by.entry((j.user.as_str(), j.policy))
                 .or_default()
                 .push((j.end, j.accuracy));
@@ -109,12 +109,7 @@ impl Figure for TenantAccuracy<'_> {
         let all_pts = panels
             .iter()
             .flat_map(|p| p.lines.iter().flat_map(|l| &l.1));
-        let t_end = self
-            .jobs
-            .iter()
-            .filter(|j| j.rep == self.rep)
-            .map(|j| j.end)
-            .fold(0.0f64, f64::max);
+        let t_end = self.jobs.iter().map(|j| j.end).fold(0.0f64, f64::max);
         let t_lo = all_pts
             .clone()
             .map(|p| p.0)

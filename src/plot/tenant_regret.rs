@@ -43,7 +43,7 @@ pub struct TenantRegret<'a> {
 }
 
 /// Evenly spaced ranks: `k` of the `n` sorted values (all when n ≤ k).
-fn ranks(n: usize, k: usize) -> Vec<usize> {
+pub fn ranks(n: usize, k: usize) -> Vec<usize> {
     if n <= k {
         return (0..n).collect();
     }
