@@ -111,6 +111,8 @@ pub struct FrameOptions<'t> {
     pub caption: Option<&'t str>,
     /// Small panel: smaller tick labels and margins.
     pub compact: bool,
+    /// Extra room right of the plot (base pixels), for labels drawn there.
+    pub extra_right: f64,
 }
 
 /// Width of `text` in `style` on `area`, pixels.
@@ -151,7 +153,7 @@ pub fn frame<'a, DB: DrawingBackend>(
     let mut builder = ChartBuilder::on(area);
     builder
         .margin_top(theme.px(if opts.compact { 4.0 } else { 10.0 }))
-        .margin_right(theme.px(if opts.compact { 16.0 } else { 28.0 }))
+        .margin_right(theme.px(if opts.compact { 16.0 } else { 28.0 } + opts.extra_right))
         .margin_left(theme.px(if opts.compact { 2.0 } else { 8.0 }))
         .margin_bottom(theme.px(if opts.compact { 2.0 } else { 6.0 }))
         .x_label_area_size(x_area)

@@ -5,13 +5,13 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::canvas::Figure;
+use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::JobResults;
 use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
-use super::marks::{line, markers, plain_line, steps, text, trace_pixels};
+use super::marks::{line, markers, plain_line, steps, trace_pixels};
 use super::scale::{Axis, num};
 use super::style::{Theme, series};
 use crate::aggregate::quantile;
@@ -69,7 +69,16 @@ impl Figure for JctCdf<'_> {
             },
         );
         let ys = AxisSpec::new(y, "fraction of jobs completed within (CDF)");
-        let mut chart = frame(&area, theme, &xs, &ys, FrameOptions::default())?;
+        let mut chart = frame(
+            &area,
+            theme,
+            &xs,
+            &ys,
+            FrameOptions {
+                extra_right: 14.0,
+                ..FrameOptions::default()
+            },
+        )?;
         let (xr0, xr1) = (x.range().start, x.range().end);
         for level in [0.5, 0.95] {
             plain_line(
@@ -78,14 +87,14 @@ impl Figure for JctCdf<'_> {
                 theme.reference(),
                 Some((theme.px(7.0), theme.px(5.0))),
             )?;
-            text(
-                &mut chart,
-                &format!("p{}", num(level * 100.0)),
-                (xr0 + (xr1 - xr0) * 0.005, level),
-                &theme.note(),
-                HPos::Left,
-                VPos::Bottom,
-            )?;
+            // Labelled right of the plot, where no curve or legend goes.
+            let (px, py) = chart.backend_coord(&(xr1, level));
+            root.draw(&Text::new(
+                format!("p{}", num(level * 100.0)),
+                (px + theme.px(4.0), py),
+                theme.note().pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(draw_err)?;
         }
         let mut occupied = Vec::new();
         for (i, v) in self.jcts.iter().enumerate() {

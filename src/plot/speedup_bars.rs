@@ -104,6 +104,7 @@ impl Figure for SpeedupBars<'_> {
                 FrameOptions {
                     caption: Some(&caption),
                     compact: false,
+                    ..FrameOptions::default()
                 },
             )?;
             let note = theme.annotation();

@@ -226,14 +226,14 @@ impl Figure for SweepLines<'_> {
             &format!("{}: {} against {key}", d.name, metric_title(metric)),
         )?;
         let any_inf = d.rows.iter().any(|r| r.metrics[self.metric] == Cell::Inf);
-        let mut note = String::from(
-            "one line per policy (shifted sideways a little so whiskers do not overlap)",
-        );
+        let mut note = String::from("one line per policy");
         if any_inf {
             note.push_str("; open triangles on the top edge: inf (θ never reached)");
         }
         if ci.is_some() {
-            note.push_str("; whiskers: confidence interval of the mean");
+            note.push_str(
+                "; whiskers: confidence interval of the mean (lines shifted sideways a little so they do not overlap)",
+            );
         }
         if l.panels.len() > MAX_PANELS {
             note.push_str(&format!(
@@ -313,12 +313,14 @@ impl Figure for SweepLines<'_> {
                 FrameOptions {
                     caption: (!caption.is_empty()).then_some(caption.as_str()),
                     compact: !single,
+                    ..FrameOptions::default()
                 },
             )?;
             let top = y.to(y.hi);
             let x_span = xs.axis.range().end - xs.axis.range().start;
             let n_pol = d.policies.0.len() as f64;
-            let dodge = |p: usize| (p as f64 - (n_pol - 1.0) / 2.0) * x_span * 0.008;
+            let shift = if ci.is_some() { x_span * 0.008 } else { 0.0 };
+            let dodge = |p: usize| (p as f64 - (n_pol - 1.0) / 2.0) * shift;
             let mut occupied = Vec::new();
             for (p, _) in d.policies.0.iter().enumerate() {
                 let s = series(p);

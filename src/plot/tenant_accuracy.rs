@@ -222,6 +222,7 @@ impl Figure for TenantAccuracy<'_> {
                 FrameOptions {
                     caption: Some(&caption),
                     compact: true,
+                    ..FrameOptions::default()
                 },
             )?;
             if panel.arrival > 0.0 {

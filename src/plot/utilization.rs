@@ -103,6 +103,7 @@ impl Figure for Utilization<'_> {
                 FrameOptions {
                     caption: Some(&caption),
                     compact: true,
+                    ..FrameOptions::default()
                 },
             )?;
             let pts: Vec<(f64, f64)> = mine
