@@ -21,6 +21,7 @@ pub mod interrupt;
 pub mod io_util;
 pub mod jobs;
 pub mod metrics;
+pub mod plot;
 pub mod policy;
 pub mod report;
 pub mod rng;

@@ -29,6 +29,7 @@ fn output(grid: GridKind, points: u32, confidence: f64) -> OutputSection {
         grid_points: points,
         confidence,
         quantiles: vec![0.25, 0.75],
+        plots: false,
     }
 }
 

@@ -38,7 +38,8 @@ fn quickstart_writes_its_results_folder() {
         .arg("--jobs")
         .assert()
         .success()
-        .stderr(contains("results in"));
+        .stderr(contains("results in"))
+        .stderr(contains("run.json, plots/\n"));
     let summary = fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
     let mut lines = summary.lines();
     assert_eq!(
@@ -181,6 +182,16 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
         [
             "curves.csv",
             "jobs.csv",
+            "plots/regret-curves.png",
+            "plots/regret-curves.svg",
+            "plots/regret.png",
+            "plots/regret.svg",
+            "plots/speedups.png",
+            "plots/speedups.svg",
+            "plots/tenant-accuracy.png",
+            "plots/tenant-accuracy.svg",
+            "plots/tenant-regret.png",
+            "plots/tenant-regret.svg",
             "regret.csv",
             "run.json",
             "speedups.csv",
@@ -190,10 +201,17 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
     );
     assert_same_results(&a, &b, "two runs on 1 thread");
     assert_same_results(&a, &c, "1 thread vs 2 threads");
-    // Without --jobs the job logs are dropped early; nothing else changes.
+    // Without --jobs the job logs are dropped early; nothing else changes
+    // but the per-tenant accuracy figure, which is drawn from jobs.csv.
     let d = tmp.path().join("d");
     run_quickstart(&d, &["--threads", "2"]);
-    fs::remove_file(a.join("jobs.csv")).expect("remove");
+    for f in [
+        "jobs.csv",
+        "plots/tenant-accuracy.png",
+        "plots/tenant-accuracy.svg",
+    ] {
+        fs::remove_file(a.join(f)).expect("remove");
+    }
     assert_same_results(&a, &d, "with vs without --jobs");
 }
 
@@ -211,7 +229,16 @@ fn sweep_gives_byte_identical_results_for_any_thread_count() {
             .assert()
             .success();
     }
-    assert_eq!(tree(&a).len(), 1 + 6 * 7, "sweep.csv + 6 points × 7 files");
+    assert_eq!(
+        tree(&a).len(),
+        1 + 4 + 6 * (7 + 10),
+        "sweep.csv + 2 sweep figures × 2 formats + 6 points × (7 files + 5 figures × 2 formats)"
+    );
+    for f in ["sweep-regret_mean", "sweep-time_to_0.2_s"] {
+        for ext in ["png", "svg"] {
+            assert!(a.join("plots").join(format!("{f}.{ext}")).is_file());
+        }
+    }
     assert_same_results(&a, &b, "sweep on 1 vs 2 threads");
 }
 
@@ -236,9 +263,10 @@ fn sweep_points_equal_plain_runs_of_their_resolved_scenarios() {
     let mut folders: Vec<String> = fs::read_dir(&out)
         .expect("sweep folder")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "sweep.csv")
+        .filter(|n| n != "sweep.csv" && n != "plots")
         .collect();
     folders.sort();
+    assert!(out.join("plots/sweep-regret_mean.png").is_file());
     let expected: Vec<String> = [(1, 2), (1, 3), (2, 2), (2, 3), (3, 2), (3, 3)]
         .iter()
         .enumerate()

@@ -102,7 +102,16 @@ fn jobs_results_are_byte_identical_for_any_thread_count() {
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     run_quickstart(&a, &["--jobs", "--threads", "1"]);
     run_quickstart(&b, &["--jobs", "--threads", "2"]);
-    for f in ["summary.csv", "jobs.csv", "users.csv", "utilization.csv"] {
+    for f in [
+        "summary.csv",
+        "jobs.csv",
+        "users.csv",
+        "utilization.csv",
+        "plots/utilization.png",
+        "plots/utilization.svg",
+        "plots/jct-cdf.png",
+        "plots/jct-cdf.svg",
+    ] {
         assert_eq!(
             fs::read(a.join(f)).expect("read"),
             fs::read(b.join(f)).expect("read"),

@@ -1,6 +1,7 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
 mod check_cmd;
+mod plot_cmd;
 mod progress;
 mod run_cmd;
 mod validate_cmd;
@@ -27,9 +28,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario (or every point of its [sweep]) and write its results
-    /// folder (summary.csv, curves.csv, speedups.csv, regret.csv, run.json,
-    /// and jobs.csv with --jobs; a sweep adds sweep.csv and one folder per
-    /// grid point).
+    /// folder (summary.csv, tenants.csv, curves.csv, speedups.csv,
+    /// regret.csv, run.json, the figures in plots/, and jobs.csv with
+    /// --jobs; a sweep adds sweep.csv and one folder per grid point).
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
@@ -47,6 +48,68 @@ pub enum Command {
     /// Time built-in workloads (generated in memory): events, wall time and
     /// events per second, one line per workload.
     Bench(crate::bench::BenchArgs),
+    /// Draw the figures of a results folder (model mode, job mode or a
+    /// sweep) as PNG and/or SVG into its plots/ folder.
+    Plot(PlotArgs),
+}
+
+/// Arguments of `tenantsim plot`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Figures: regret-curves, speedups, regret, tenant-regret, tenant-accuracy \
+(needs jobs.csv: run with --jobs) in model mode; jct-cdf (needs jobs.csv) and utilization in job \
+mode; sweep-<metric> per metric and every point's figures for a sweep folder."
+)]
+pub struct PlotArgs {
+    /// The results folder written by `tenantsim run`.
+    pub results: PathBuf,
+    /// Which files to write.
+    #[arg(long, value_enum, default_value_t = crate::plot::Format::Both)]
+    pub format: crate::plot::Format,
+    /// Log scale on every time / swept-key axis (regret curves, per-tenant
+    /// accuracy and JCT CDF already default to it).
+    #[arg(long, conflicts_with = "linear_x")]
+    pub log_x: bool,
+    /// Linear time axes (turns off the log default).
+    #[arg(long)]
+    pub linear_x: bool,
+    /// Log scale on value axes: loss, per-tenant regret area, sweep metric.
+    #[arg(long)]
+    pub log_y: bool,
+    /// Where to write the figures [default: RESULTS/plots].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Repetition shown by the per-tenant accuracy and utilisation figures
+    /// [default: the first].
+    #[arg(long, value_name = "N")]
+    pub rep: Option<u64>,
+    /// Canvas size in pixels.
+    #[arg(long, value_name = "WxH", default_value = "1000x640", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Sweep folders: a `sweep.csv` column to draw against the swept key
+    /// (repeatable) [default: regret_mean and the first time_to_<θ>_s].
+    #[arg(long, value_name = "COLUMN")]
+    pub metric: Vec<String>,
+    /// Sweep folders: the swept key on the x axis [default: the first];
+    /// the other keys get one panel per combination of values.
+    #[arg(long, value_name = "KEY")]
+    pub sweep_x: Option<String>,
+}
+
+fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, e.g. 1000x640, got `{s}`"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (200..=4000).contains(n))
+            .ok_or_else(|| {
+                format!("expected a width and height from 200 to 4000 pixels, got `{s}`")
+            })
+    };
+    Ok((parse(w)?, parse(h)?))
 }
 
 /// Generators of `tenantsim gen`.
@@ -127,5 +190,6 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Check(args) => check_cmd::check(&args),
         Command::ImportJobs(args) => crate::jobs::cli::import_jobs_cmd(&args),
         Command::Bench(args) => crate::bench::run_bench(&args),
+        Command::Plot(args) => plot_cmd::plot(&args),
     }
 }

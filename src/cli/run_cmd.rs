@@ -12,6 +12,7 @@ use crate::aggregate::{Aggregate, aggregate};
 use crate::error::{Error, Result};
 use crate::experiment::{ExperimentResult, run_grid, thread_pool};
 use crate::io_util::{StagedDir, write_atomic};
+use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
 use crate::report::{
     PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
@@ -159,10 +160,18 @@ fn write_sweep(
             aggregate: agg,
         })
         .collect();
-    write_atomic(&dir.join("sweep.csv"), sweep_csv(axes, &rows).as_bytes())?;
+    let sweep_text = sweep_csv(axes, &rows);
+    write_atomic(&dir.join("sweep.csv"), sweep_text.as_bytes())?;
+    let plots = points.first().is_some_and(|p| p.scenario.output().plots);
+    if plots {
+        let mut src = Source::texts(out, &[("sweep.csv", sweep_text.as_str())]);
+        src.name = points.first().map(|p| p.scenario.name().to_string());
+        plot_sweep(&src, &dir.join(PLOTS_DIR), &PlotOptions::default())?;
+    }
     staged.commit()?;
     Ok(format!(
-        "{} point folders ({})",
+        "{}{} point folders ({})",
+        if plots { "plots/, " } else { "" },
         points.len(),
         written.join(", ")
     ))

@@ -23,6 +23,7 @@ use super::run::JobExperiment;
 use super::scenario::JobScenario;
 use crate::error::Result;
 use crate::io_util::{StagedDir, write_atomic};
+use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_jobs};
 use crate::report::csv_field;
 use crate::trace::micros_to_secs_string;
 
@@ -187,9 +188,11 @@ pub fn write_job_results(
     let staged = StagedDir::new(dir)?;
     let tmp = staged.path().to_path_buf();
     let mut written = Vec::new();
+    let mut texts: Vec<(&'static str, String)> = Vec::new();
     let mut put = |name: &'static str, text: String| -> Result<()> {
         write_atomic(&tmp.join(name), text.as_bytes())?;
         written.push(name);
+        texts.push((name, text));
         Ok(())
     };
     put("summary.csv", summary_csv(scenario, result))?;
@@ -199,6 +202,13 @@ pub fn write_job_results(
         put("jobs.csv", jobs_csv(scenario, result))?;
     }
     put("run.json", run_manifest(scenario, result))?;
+    if scenario.file.output.plots {
+        let texts: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let mut src = Source::texts(dir, &texts);
+        src.name = Some(scenario.name().to_string());
+        plot_jobs(&src, &tmp.join(PLOTS_DIR), &PlotOptions::default())?;
+        written.push("plots/");
+    }
     staged.commit()?;
     Ok(written)
 }

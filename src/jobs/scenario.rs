@@ -21,6 +21,8 @@
 //! name = "fifo"
 //! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
 //! # backfill = true            # optional: overrides [cluster].backfill
+//! [output]                      # optional
+//! plots = true                  # figures in plots/ (default true)
 //! ```
 
 use std::collections::BTreeMap;
@@ -101,10 +103,34 @@ pub struct JobScenarioFile {
     /// Policies to compare (`[[policy]]`, at least one).
     #[serde(rename = "policy", default)]
     pub policies: Vec<JobPolicySection>,
+    /// What the results folder gets besides the CSVs (`[output]`,
+    /// optional).
+    #[serde(default)]
+    pub output: JobOutputSection,
 }
 
 fn one() -> u32 {
     1
+}
+
+/// `[output]` of a job-mode scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobOutputSection {
+    /// Draw the figures (utilisation timeline, and the JCT CDF with
+    /// `--jobs`) into the results folder's `plots/` (default true).
+    #[serde(default = "yes")]
+    pub plots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for JobOutputSection {
+    fn default() -> Self {
+        Self { plots: true }
+    }
 }
 
 /// `[jobs]`.

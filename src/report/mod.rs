@@ -28,6 +28,7 @@ use crate::aggregate::Aggregate;
 use crate::error::Result;
 use crate::experiment::ExperimentResult;
 use crate::io_util::{StagedDir, write_atomic};
+use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_model};
 use crate::scenario::Scenario;
 
 /// What to write besides the always-written files.
@@ -40,9 +41,11 @@ pub struct ReportOptions {
 
 /// Write the results folder `dir` of `scenario`'s run (`agg` is its
 /// aggregate; `point` places it in a sweep); returns the names of the files
-/// written. The folder is staged under a temporary name and moved into
-/// place when every file is written ([`StagedDir`]), replacing an earlier
-/// one.
+/// written (`plots/` for the figures). The folder is staged under a
+/// temporary name and moved into place when every file is written
+/// ([`StagedDir`]), replacing an earlier one. Unless `[output] plots =
+/// false`, the figures are drawn from the CSV texts into the staged
+/// folder's `plots/` (PNG and SVG), exactly as `tenantsim plot` would.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
@@ -66,6 +69,18 @@ pub fn write_results(
     for (name, text) in &files {
         write_atomic(&staged.path().join(name), text.as_bytes())?;
     }
+    let mut names: Vec<&'static str> = files.iter().map(|(name, _)| *name).collect();
+    if scenario.output().plots {
+        let texts: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+        let mut src = Source::texts(dir, &texts);
+        src.name = Some(scenario.name().to_string());
+        plot_model(
+            &src,
+            &staged.path().join(PLOTS_DIR),
+            &PlotOptions::default(),
+        )?;
+        names.push("plots/");
+    }
     staged.commit()?;
-    Ok(files.into_iter().map(|(name, _)| name).collect())
+    Ok(names)
 }

@@ -297,6 +297,10 @@ pub struct OutputSection {
     /// (default `[0.25, 0.75]`).
     #[serde(default = "default_quantiles")]
     pub quantiles: Vec<f64>,
+    /// Draw the figures (PNG and SVG) into the results folder's `plots/`
+    /// at the end of the run (default true).
+    #[serde(default = "default_true")]
+    pub plots: bool,
 }
 
 impl Default for OutputSection {
@@ -306,6 +310,7 @@ impl Default for OutputSection {
             grid_points: default_grid_points(),
             confidence: default_confidence(),
             quantiles: default_quantiles(),
+            plots: true,
         }
     }
 }

@@ -1,0 +1,583 @@
+//! The figures' data, read from a results folder's CSVs (README "Results
+//! folder"): model mode (`curves.csv`, `speedups.csv`, `regret.csv`,
+//! `tenants.csv`, optional `jobs.csv`), job mode (`utilization.csv`,
+//! optional `jobs.csv`) and sweeps (`sweep.csv`).
+
+use super::read::{Cell, Source, Table};
+use crate::error::{Error, Result};
+
+/// Policy names in the order of the results (scenario order): a policy's
+/// index picks its style in every figure.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policies(pub Vec<String>);
+
+impl Policies {
+    /// Index of `name`, added at the end when new.
+    pub fn index(&mut self, name: &str) -> usize {
+        if let Some(i) = self.0.iter().position(|n| n == name) {
+            i
+        } else {
+            self.0.push(name.to_string());
+            self.0.len() - 1
+        }
+    }
+
+    /// Index of a known `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.0.iter().position(|n| n == name)
+    }
+}
+
+/// One grid instant of `curves.csv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvePoint {
+    /// τ, seconds.
+    pub time: f64,
+    /// Mean L(τ) over the repetitions defined at τ.
+    pub mean: f64,
+    /// Lower end of the confidence band.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// Repetitions defined at τ.
+    pub reps: u64,
+}
+
+/// One row of `speedups.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Speedup {
+    /// Policy index.
+    pub policy: usize,
+    /// θ.
+    pub theta: f64,
+    /// T_B(θ), seconds (`None` = never).
+    pub t_baseline: Option<f64>,
+    /// T_X(θ), seconds (`None` = never).
+    pub t_policy: Option<f64>,
+    /// T_B / T_X.
+    pub speedup: Cell,
+}
+
+/// One row of `regret.csv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Regret {
+    /// Policy index.
+    pub policy: usize,
+    /// Repetitions.
+    pub reps: u64,
+    /// Mean cumulative regret, accuracy·s.
+    pub mean: f64,
+    /// Confidence band.
+    pub low: f64,
+    /// Confidence band.
+    pub high: f64,
+    /// Mean regret over the baseline's.
+    pub ratio: Cell,
+}
+
+/// One row of `tenants.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantRow {
+    /// Policy index.
+    pub policy: usize,
+    /// Repetition.
+    pub rep: u64,
+    /// User id.
+    pub user: String,
+    /// Arrival, seconds.
+    pub arrival: f64,
+    /// Regret area from its arrival, accuracy·s.
+    pub regret_area: f64,
+}
+
+/// One completed job of model-mode `jobs.csv` (in the repetition shown).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelJob {
+    /// Policy index.
+    pub policy: usize,
+    /// User id.
+    pub user: String,
+    /// Completion, seconds.
+    pub end: f64,
+    /// Accuracy seen at completion.
+    pub accuracy: f64,
+}
+
+/// Everything the model-mode figures read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelResults {
+    /// Scenario name (from `run.json`, else the folder name).
+    pub name: String,
+    /// Policy order.
+    pub policies: Policies,
+    /// Baseline policy name.
+    pub baseline: String,
+    /// Per policy index: its `curves.csv` points, ascending in time.
+    pub curves: Vec<Vec<CurvePoint>>,
+    /// Total repetitions (the largest `reps` of `curves.csv`).
+    pub repetitions: u64,
+    /// Level of the confidence bands (`run.json`), when known.
+    pub confidence: Option<f64>,
+    /// θ values in order of `speedups.csv`.
+    pub thresholds: Vec<f64>,
+    /// `speedups.csv`.
+    pub speedups: Vec<Speedup>,
+    /// `regret.csv`.
+    pub regret: Vec<Regret>,
+    /// `tenants.csv`.
+    pub tenants: Vec<TenantRow>,
+    /// The jobs of `jobs.csv` in repetition `jobs_rep`, when the run wrote
+    /// one (only the repetition shown is kept).
+    pub jobs: Option<Vec<ModelJob>>,
+    /// The repetition whose jobs `jobs` holds.
+    pub jobs_rep: Option<u64>,
+}
+
+/// The repetition to show: `wanted` if `reps` has it, else a usage error
+/// naming `file`; by default the smallest one.
+pub fn choose_rep(
+    reps: impl Iterator<Item = u64>,
+    wanted: Option<u64>,
+    file: &std::path::Path,
+) -> Result<u64> {
+    let all: std::collections::BTreeSet<u64> = reps.collect();
+    let (Some(&lo), Some(&hi)) = (all.first(), all.last()) else {
+        return Err(Error::input(format!(
+            "{}: no repetition to show",
+            file.display()
+        )));
+    };
+    match wanted {
+        None => Ok(lo),
+        Some(r) if all.contains(&r) => Ok(r),
+        Some(r) => Err(Error::usage(format!(
+            "--rep {r}: {} has repetitions {lo} to {hi}",
+            file.display()
+        ))),
+    }
+}
+
+/// `run.json`, when there is a readable one (only titles and captions use
+/// it, so a missing or broken one is not an error).
+fn manifest(src: &Source<'_>) -> Option<serde_json::Value> {
+    src.text("run.json")
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+}
+
+/// The scenario name in `run.json`, or the folder's name.
+pub fn scenario_name(src: &Source<'_>) -> String {
+    if let Some(name) = &src.name {
+        return name.clone();
+    }
+    let from_manifest =
+        manifest(src).and_then(|v| v["scenario"]["name"].as_str().map(str::to_string));
+    from_manifest.unwrap_or_else(|| {
+        src.dir
+            .file_name()
+            .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned())
+    })
+}
+
+/// Columns of the files read (a subset of each file's header).
+pub const CURVES_COLUMNS: &[&str] = &["policy", "time_s", "mean_loss", "ci_low", "ci_high", "reps"];
+/// Columns of `speedups.csv` read.
+pub const SPEEDUPS_COLUMNS: &[&str] = &[
+    "policy",
+    "baseline",
+    "theta",
+    "t_baseline_s",
+    "t_policy_s",
+    "speedup",
+];
+/// Columns of `regret.csv` read.
+pub const REGRET_COLUMNS: &[&str] = &[
+    "policy",
+    "baseline",
+    "reps",
+    "mean_regret",
+    "ci_low",
+    "ci_high",
+    "ratio_to_baseline",
+];
+/// Columns of `tenants.csv` read.
+pub const TENANTS_COLUMNS: &[&str] = &["policy", "rep", "user", "arrival_s", "regret_area"];
+/// Columns of model-mode `jobs.csv` read.
+pub const MODEL_JOBS_COLUMNS: &[&str] = &["policy", "rep", "user", "end_s", "accuracy"];
+
+impl ModelResults {
+    /// Read a model-mode results folder; `rep` picks the repetition whose
+    /// jobs are kept (see [`choose_rep`]).
+    pub fn read(src: &Source<'_>, rep: Option<u64>) -> Result<Self> {
+        let mut policies = Policies::default();
+        let curves_t = src.table("curves.csv", CURVES_COLUMNS)?;
+        curves_t.require_rows("one row per (policy, grid instant)")?;
+        let curves = read_curves(&curves_t, &mut policies)?;
+        let repetitions = curves.iter().flatten().map(|p| p.reps).max().unwrap_or(0);
+        let sp = src.table("speedups.csv", SPEEDUPS_COLUMNS)?;
+        sp.require_rows("one row per (policy, θ)")?;
+        let (speedups, thresholds, baseline) = read_speedups(&sp, &mut policies)?;
+        let rg = src.table("regret.csv", REGRET_COLUMNS)?;
+        rg.require_rows("one row per policy")?;
+        let regret = read_regret(&rg, &mut policies)?;
+        let tn = src.table("tenants.csv", TENANTS_COLUMNS)?;
+        tn.require_rows("one row per (policy, repetition, tenant)")?;
+        let tenants = read_tenants(&tn, &mut policies)?;
+        let (jobs, jobs_rep) = match src.optional_table("jobs.csv", MODEL_JOBS_COLUMNS)? {
+            Some(t) => {
+                let rep = choose_rep(tenants.iter().map(|t| t.rep), rep, &src.path("tenants.csv"))?;
+                (Some(read_model_jobs(&t, rep, &mut policies)?), Some(rep))
+            }
+            None => (None, None),
+        };
+        let mut curves = curves;
+        curves.resize(policies.0.len(), Vec::new());
+        Ok(Self {
+            name: scenario_name(src),
+            policies,
+            baseline,
+            curves,
+            repetitions,
+            confidence: manifest(src).and_then(|v| v["scenario"]["output"]["confidence"].as_f64()),
+            thresholds,
+            speedups,
+            regret,
+            tenants,
+            jobs,
+            jobs_rep,
+        })
+    }
+}
+
+fn read_curves(t: &Table, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>>> {
+    let c = |n| t.col(n);
+    let (p, time, mean, low, high, reps) = (
+        c("policy")?,
+        c("time_s")?,
+        c("mean_loss")?,
+        c("ci_low")?,
+        c("ci_high")?,
+        c("reps")?,
+    );
+    let mut out: Vec<Vec<CurvePoint>> = Vec::new();
+    for r in t.rows() {
+        let r = r?;
+        let i = policies.index(r.name(p)?);
+        if out.len() <= i {
+            out.resize(i + 1, Vec::new());
+        }
+        let point = CurvePoint {
+            time: r.non_negative(time)?,
+            mean: r.num(mean)?,
+            low: r.num(low)?,
+            high: r.num(high)?,
+            reps: r.count(reps)?,
+        };
+        if let Some(prev) = out[i].last() {
+            if point.time < prev.time {
+                return Err(Error::input(format!(
+                    "{}: line {}, column `time_s`: times of a policy must ascend, found {} after {}",
+                    t.source,
+                    r.line(),
+                    point.time,
+                    prev.time
+                )));
+            }
+        }
+        out[i].push(point);
+    }
+    Ok(out)
+}
+
+type SpeedupData = (Vec<Speedup>, Vec<f64>, String);
+
+fn read_speedups(t: &Table, policies: &mut Policies) -> Result<SpeedupData> {
+    let c = |n| t.col(n);
+    let (p, b, th, tb, tp, s) = (
+        c("policy")?,
+        c("baseline")?,
+        c("theta")?,
+        c("t_baseline_s")?,
+        c("t_policy_s")?,
+        c("speedup")?,
+    );
+    let mut rows = Vec::new();
+    let mut thresholds: Vec<f64> = Vec::new();
+    let mut baseline = String::new();
+    for r in t.rows() {
+        let r = r?;
+        let theta = r.num(th)?;
+        if !thresholds.contains(&theta) {
+            thresholds.push(theta);
+        }
+        baseline = r.name(b)?.to_string();
+        rows.push(Speedup {
+            policy: policies.index(r.name(p)?),
+            theta,
+            t_baseline: r.time_or_inf(tb)?,
+            t_policy: r.time_or_inf(tp)?,
+            speedup: r.cell(s)?,
+        });
+    }
+    Ok((rows, thresholds, baseline))
+}
+
+fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
+    let c = |n| t.col(n);
+    let (p, reps, mean, low, high, ratio) = (
+        c("policy")?,
+        c("reps")?,
+        c("mean_regret")?,
+        c("ci_low")?,
+        c("ci_high")?,
+        c("ratio_to_baseline")?,
+    );
+    t.rows()
+        .map(|r| {
+            let r = r?;
+            Ok(Regret {
+                policy: policies.index(r.name(p)?),
+                reps: r.count(reps)?,
+                mean: r.num(mean)?,
+                low: r.num(low)?,
+                high: r.num(high)?,
+                ratio: r.cell(ratio)?,
+            })
+        })
+        .collect()
+}
+
+fn read_tenants(t: &Table, policies: &mut Policies) -> Result<Vec<TenantRow>> {
+    let c = |n| t.col(n);
+    let (p, rep, user, arr, area) = (
+        c("policy")?,
+        c("rep")?,
+        c("user")?,
+        c("arrival_s")?,
+        c("regret_area")?,
+    );
+    t.rows()
+        .map(|r| {
+            let r = r?;
+            Ok(TenantRow {
+                policy: policies.index(r.name(p)?),
+                rep: r.count(rep)?,
+                user: r.name(user)?.to_string(),
+                arrival: r.non_negative(arr)?,
+                regret_area: r.non_negative(area)?,
+            })
+        })
+        .collect()
+}
+
+fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<ModelJob>> {
+    let c = |n| t.col(n);
+    let (p, rep_col, user, end, acc) = (
+        c("policy")?,
+        c("rep")?,
+        c("user")?,
+        c("end_s")?,
+        c("accuracy")?,
+    );
+    let mut out = Vec::new();
+    for r in t.rows() {
+        let r = r?;
+        let policy = policies.index(r.name(p)?);
+        if r.count(rep_col)? != rep {
+            continue;
+        }
+        out.push(ModelJob {
+            policy,
+            user: r.name(user)?.to_string(),
+            end: r.non_negative(end)?,
+            accuracy: r.num(acc)?,
+        });
+    }
+    Ok(out)
+}
+
+/// One bucket of `utilization.csv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UtilBucket {
+    /// Policy index.
+    pub policy: usize,
+    /// Repetition.
+    pub rep: u64,
+    /// Bucket start, seconds.
+    pub time: f64,
+    /// Bucket length, seconds.
+    pub duration: f64,
+    /// Fraction of the cluster's GPUs held, time-averaged over the bucket.
+    pub utilization: f64,
+}
+
+/// Everything the job-mode figures read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobResults {
+    /// Scenario name.
+    pub name: String,
+    /// Policy order.
+    pub policies: Policies,
+    /// `utilization.csv`.
+    pub utilization: Vec<UtilBucket>,
+    /// Per policy index, the job completion times (end − submit, seconds)
+    /// of `jobs.csv` over every repetition, sorted; `None` without
+    /// `jobs.csv`.
+    pub jcts: Option<Vec<Vec<f64>>>,
+    /// Repetitions in `jobs.csv`.
+    pub jct_reps: usize,
+}
+
+/// Columns of `utilization.csv` read.
+pub const UTILIZATION_COLUMNS: &[&str] = &["policy", "rep", "time_s", "duration_s", "utilization"];
+/// Columns of job-mode `jobs.csv` read.
+pub const TRACE_JOBS_COLUMNS: &[&str] = &["policy", "rep", "submit_s", "end_s"];
+
+impl JobResults {
+    /// Read a job-mode results folder.
+    pub fn read(src: &Source<'_>) -> Result<Self> {
+        let mut policies = Policies::default();
+        let t = src.table("utilization.csv", UTILIZATION_COLUMNS)?;
+        t.require_rows("one row per (policy, repetition, time bucket)")?;
+        let c = |n| t.col(n);
+        let (p, rep, time, dur, util) = (
+            c("policy")?,
+            c("rep")?,
+            c("time_s")?,
+            c("duration_s")?,
+            c("utilization")?,
+        );
+        let utilization = t
+            .rows()
+            .map(|r| {
+                let r = r?;
+                Ok(UtilBucket {
+                    policy: policies.index(r.name(p)?),
+                    rep: r.count(rep)?,
+                    time: r.non_negative(time)?,
+                    duration: r.non_negative(dur)?,
+                    utilization: r.non_negative(util)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let mut jct_reps = std::collections::BTreeSet::new();
+        let jcts = match src.optional_table("jobs.csv", TRACE_JOBS_COLUMNS)? {
+            None => None,
+            Some(t) => {
+                let c = |n| t.col(n);
+                let (p, rep, submit, end) = (c("policy")?, c("rep")?, c("submit_s")?, c("end_s")?);
+                let mut per: Vec<Vec<f64>> = Vec::new();
+                for r in t.rows() {
+                    let r = r?;
+                    let (s, e) = (r.non_negative(submit)?, r.non_negative(end)?);
+                    if e < s {
+                        return Err(Error::input(format!(
+                            "{}: line {}, column `end_s`: a job ends before it is submitted ({e} < {s})",
+                            t.source,
+                            r.line()
+                        )));
+                    }
+                    let i = policies.index(r.name(p)?);
+                    jct_reps.insert(r.count(rep)?);
+                    if per.len() <= i {
+                        per.resize(i + 1, Vec::new());
+                    }
+                    per[i].push(e - s);
+                }
+                per.resize(policies.0.len(), Vec::new());
+                for v in &mut per {
+                    v.sort_by(f64::total_cmp);
+                }
+                Some(per)
+            }
+        };
+        Ok(Self {
+            name: scenario_name(src),
+            policies,
+            utilization,
+            jcts,
+            jct_reps: jct_reps.len(),
+        })
+    }
+}
+
+/// One row of `sweep.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRow {
+    /// The point's folder.
+    pub folder: String,
+    /// The value of each swept key (text as written).
+    pub values: Vec<String>,
+    /// Policy index.
+    pub policy: usize,
+    /// Every metric column after `policy`/`baseline`, as cells.
+    pub metrics: Vec<Cell>,
+}
+
+/// `sweep.csv`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepResults {
+    /// Scenario name.
+    pub name: String,
+    /// The swept keys (the columns between `folder` and `policy`).
+    pub keys: Vec<String>,
+    /// Metric column names (`reps`, `regret_mean`, `time_to_<θ>_s`, ...).
+    pub metrics: Vec<String>,
+    /// Policy order.
+    pub policies: Policies,
+    /// Rows in file order.
+    pub rows: Vec<SweepRow>,
+}
+
+impl SweepResults {
+    /// Read `sweep.csv` of a sweep folder.
+    pub fn read(src: &Source<'_>) -> Result<Self> {
+        let t = src.table("sweep.csv", &["point", "folder", "policy", "baseline"])?;
+        t.require_rows("one row per (grid point, policy)")?;
+        let header = t.header();
+        let folder = t.col("folder")?;
+        let policy = t.col("policy")?;
+        let baseline = t.col("baseline")?;
+        if policy < folder {
+            return Err(Error::input(format!(
+                "{}: line 1: expected the swept keys between `folder` and `policy`",
+                t.source
+            )));
+        }
+        let keys: Vec<String> = header[folder + 1..policy].to_vec();
+        let metric_cols: Vec<usize> = (policy + 1..header.len())
+            .filter(|&i| i != baseline)
+            .collect();
+        let metrics = metric_cols.iter().map(|&i| header[i].clone()).collect();
+        let mut policies = Policies::default();
+        let rows = t
+            .rows()
+            .map(|r| {
+                let r = r?;
+                Ok(SweepRow {
+                    folder: r.name(folder)?.to_string(),
+                    values: (folder + 1..policy).map(|i| r.str(i).to_string()).collect(),
+                    policy: policies.index(r.name(policy)?),
+                    metrics: metric_cols
+                        .iter()
+                        .map(|&i| r.cell(i))
+                        .collect::<Result<Vec<_>>>()?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The sweep's name is its points' scenario name.
+        let name = src.name.clone().unwrap_or_else(|| {
+            rows.first()
+                .map(|r| scenario_name(&Source::dir(&src.dir.join(&r.folder))))
+                .filter(|n| !n.starts_with("point-"))
+                .unwrap_or_else(|| scenario_name(src))
+        });
+        Ok(Self {
+            name,
+            keys,
+            metrics,
+            policies,
+            rows,
+        })
+    }
+}

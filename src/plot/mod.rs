@@ -1,0 +1,323 @@
+//! Paper-style figures of a results folder (DESIGN §6: PNG and SVG in the
+//! folder's `plots/`), drawn with plotters from the folder's CSVs.
+//!
+//! | figure (file stem) | from | what |
+//! |---|---|---|
+//! | `regret-curves` | `curves.csv` (+ `tenants.csv` arrivals) | L(τ) per policy with its confidence band, θ lines |
+//! | `speedups` | `speedups.csv` | T_B(θ)/T_X(θ) per θ and policy, ∞ and "never reached" spelled out |
+//! | `regret` | `regret.csv` | mean cumulative regret per policy with its confidence interval |
+//! | `tenant-regret` | `tenants.csv` | per-tenant regret areas per policy: box and strip |
+//! | `tenant-accuracy` | `jobs.csv` + `tenants.csv` | best-so-far accuracy per tenant (≤ 16 panels) in one repetition; needs `--jobs` |
+//! | `sweep-<metric>` | `sweep.csv` | a metric against the swept key, one line per policy |
+//! | `jct-cdf` | job mode `jobs.csv` | CDF of job completion times per policy; needs `--jobs` |
+//! | `utilization` | `utilization.csv` | GPU utilisation over time, one panel per policy |
+//!
+//! The same code draws the figures at the end of `tenantsim run` (from the
+//! texts about to be written, into the staged folder) and in `tenantsim
+//! plot` (from the files), so both give byte-identical files.
+
+mod canvas;
+mod chart;
+mod data;
+mod jct_cdf;
+mod legend;
+mod marks;
+mod read;
+mod regret_bars;
+mod regret_curves;
+mod scale;
+mod speedup_bars;
+pub mod style;
+mod sweep_lines;
+mod tenant_accuracy;
+mod tenant_regret;
+mod utilization;
+
+use std::path::{Component, Path, PathBuf};
+
+pub use canvas::{Figure, Format, render};
+pub use data::{JobResults, ModelResults, SweepResults, choose_rep};
+pub use jct_cdf::JctCdf;
+pub use read::{Source, Table};
+pub use regret_bars::RegretBars;
+pub use regret_curves::RegretCurves;
+pub use speedup_bars::SpeedupBars;
+pub use sweep_lines::SweepLines;
+pub use tenant_accuracy::TenantAccuracy;
+pub use tenant_regret::TenantRegret;
+pub use utilization::Utilization;
+
+use crate::error::{Error, Result};
+
+/// Name of the folder of figures inside a results folder.
+pub const PLOTS_DIR: &str = "plots";
+
+/// How to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlotOptions {
+    /// PNG, SVG or both.
+    pub format: Format,
+    /// Canvas size in pixels (width, height).
+    pub size: (u32, u32),
+    /// Log scale on time axes: `None` = each figure's default (log for
+    /// regret curves, per-tenant accuracy and JCT CDF; linear otherwise).
+    pub log_x: Option<bool>,
+    /// Log scale on value axes (loss, regret area, sweep metric).
+    pub log_y: bool,
+    /// The repetition of the per-tenant and utilisation figures (default:
+    /// the first in the files).
+    pub rep: Option<u64>,
+    /// Sweep metrics to draw (`sweep.csv` columns); empty = the defaults.
+    pub metrics: Vec<String>,
+    /// The swept key on the x axis of sweep figures (default: the first).
+    pub sweep_x: Option<String>,
+}
+
+impl Default for PlotOptions {
+    fn default() -> Self {
+        Self {
+            format: Format::Both,
+            size: (1000, 640),
+            log_x: None,
+            log_y: false,
+            rep: None,
+            metrics: Vec::new(),
+            sweep_x: None,
+        }
+    }
+}
+
+/// What a plotting call did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plotted {
+    /// Files written.
+    pub files: Vec<PathBuf>,
+    /// Figures skipped and why.
+    pub notes: Vec<String>,
+}
+
+impl Plotted {
+    fn add(&mut self, files: Vec<PathBuf>) {
+        self.files.extend(files);
+    }
+}
+
+/// Draw the figures of a model-mode results folder into `out`.
+pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
+    // Everything the options ask for is checked before anything is drawn.
+    let data = ModelResults::read(src, opts.rep)?;
+    let mut done = Plotted::default();
+    let log_time = opts.log_x.unwrap_or(true);
+    let (size, format) = (opts.size, opts.format);
+    let curves = RegretCurves {
+        data: &data,
+        log_x: log_time,
+        log_y: opts.log_y,
+    };
+    done.add(render(&curves, out, size, format)?);
+    done.add(render(&SpeedupBars { data: &data }, out, size, format)?);
+    done.add(render(&RegretBars { data: &data }, out, size, format)?);
+    let spread = TenantRegret {
+        data: &data,
+        log: opts.log_y,
+    };
+    done.add(render(&spread, out, size, format)?);
+    match (&data.jobs, data.jobs_rep) {
+        (Some(jobs), Some(rep)) => {
+            let fig = TenantAccuracy {
+                data: &data,
+                jobs,
+                rep,
+                log_x: log_time,
+            };
+            done.add(render(&fig, out, size, format)?);
+        }
+        _ => done.notes.push(format!(
+            "tenant-accuracy skipped: {} has no jobs.csv (run with --jobs)",
+            src.dir.display()
+        )),
+    }
+    Ok(done)
+}
+
+/// Draw the figures of a job-mode results folder into `out`.
+pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
+    let data = JobResults::read(src)?;
+    let mut done = Plotted::default();
+    let rep = choose_rep(
+        data.utilization.iter().map(|b| b.rep),
+        opts.rep,
+        &src.path("utilization.csv"),
+    )?;
+    done.add(render(
+        &Utilization {
+            data: &data,
+            rep,
+            log_x: opts.log_x.unwrap_or(false),
+        },
+        out,
+        opts.size,
+        opts.format,
+    )?);
+    if let Some(jcts) = &data.jcts {
+        done.add(render(
+            &JctCdf {
+                data: &data,
+                jcts,
+                log_x: opts.log_x.unwrap_or(true),
+            },
+            out,
+            opts.size,
+            opts.format,
+        )?);
+    } else {
+        done.notes.push(format!(
+            "jct-cdf skipped: {} has no jobs.csv (run with --jobs)",
+            src.dir.display()
+        ));
+    }
+    Ok(done)
+}
+
+/// Draw the sweep figures (`sweep-<metric>`) of a sweep folder into `out`.
+pub fn plot_sweep(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
+    let data = SweepResults::read(src)?;
+    let key = match &opts.sweep_x {
+        None => 0,
+        Some(k) => data.keys.iter().position(|x| x == k).ok_or_else(|| {
+            Error::usage(format!(
+                "--sweep-x {k}: not a swept key of {} (keys: {})",
+                src.path("sweep.csv").display(),
+                data.keys.join(", ")
+            ))
+        })?,
+    };
+    let metrics = if opts.metrics.is_empty() {
+        sweep_lines::default_metrics(&data)
+    } else {
+        opts.metrics
+            .iter()
+            .map(|m| sweep_lines::metric_index(&data, m))
+            .collect::<Result<Vec<_>>>()?
+    };
+    let mut done = Plotted::default();
+    if data.keys.is_empty() {
+        done.notes.push(format!(
+            "sweep figures skipped: {} names no swept key",
+            src.path("sweep.csv").display()
+        ));
+        return Ok(done);
+    }
+    for metric in metrics {
+        done.add(render(
+            &SweepLines {
+                data: &data,
+                metric,
+                key,
+                log_x: opts.log_x.unwrap_or(false),
+                log_y: opts.log_y,
+            },
+            out,
+            opts.size,
+            opts.format,
+        )?);
+    }
+    Ok(done)
+}
+
+/// What kind of results folder `dir` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Model selection (`curves.csv`, ...).
+    Model,
+    /// Job-trace mode (`utilization.csv`, ...).
+    Jobs,
+    /// A sweep (`sweep.csv` and point folders).
+    Sweep,
+}
+
+/// Tell a model-mode, job-mode or sweep results folder apart.
+pub fn kind_of(dir: &Path) -> Result<Kind> {
+    if !dir.exists() {
+        return Err(Error::input(format!(
+            "results folder {} not found",
+            dir.display()
+        )));
+    }
+    if !dir.is_dir() {
+        return Err(Error::input(format!(
+            "{} is not a folder: expected a results folder",
+            dir.display()
+        )));
+    }
+    if dir.join("sweep.csv").exists() {
+        return Ok(Kind::Sweep);
+    }
+    if dir.join("utilization.csv").exists() {
+        return Ok(Kind::Jobs);
+    }
+    if dir.join("curves.csv").exists() {
+        return Ok(Kind::Model);
+    }
+    let manifest = std::fs::read_to_string(dir.join("run.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    match manifest {
+        Some(m) if m["mode"] == "jobs" => Ok(Kind::Jobs),
+        Some(_) => Ok(Kind::Model),
+        None => Err(Error::input(format!(
+            "{}: not a tenantsim results folder: expected curves.csv (model mode), \
+             utilization.csv (job mode) or sweep.csv (a sweep)",
+            dir.display()
+        ))),
+    }
+}
+
+/// Draw every figure of the results folder `dir` into `out` (default
+/// `dir/plots`). For a sweep, the sweep figures go to `out` and each
+/// point's figures to its own `plots/` (or `out/<point folder>` when `out`
+/// is given).
+pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Plotted> {
+    let default_out = dir.join(PLOTS_DIR);
+    let target = out.unwrap_or(&default_out);
+    let src = Source::dir(dir);
+    match kind_of(dir)? {
+        Kind::Model => plot_model(&src, target, opts),
+        Kind::Jobs => plot_jobs(&src, target, opts),
+        Kind::Sweep => {
+            // Every point folder must be a plain name inside the sweep folder.
+            let table = src.table("sweep.csv", &["folder"])?;
+            let col = table.col("folder")?;
+            let mut folders: Vec<String> = Vec::new();
+            for r in table.rows() {
+                let r = r?;
+                let f = r.name(col)?;
+                let mut parts = Path::new(f).components();
+                if !matches!(
+                    (parts.next(), parts.next()),
+                    (Some(Component::Normal(_)), None)
+                ) {
+                    return Err(Error::input(format!(
+                        "{}: line {}, column `folder`: expected a folder name inside the sweep folder, found `{f}`",
+                        src.path("sweep.csv").display(),
+                        r.line()
+                    )));
+                }
+                if !folders.iter().any(|x| x == f) {
+                    folders.push(f.to_string());
+                }
+            }
+            let mut done = plot_sweep(&src, target, opts)?;
+            for f in folders {
+                let point_out = match out {
+                    Some(o) => o.join(&f),
+                    None => dir.join(&f).join(PLOTS_DIR),
+                };
+                let point = plot_model(&Source::dir(&dir.join(&f)), &point_out, opts)?;
+                done.files.extend(point.files);
+                done.notes.extend(point.notes);
+            }
+            Ok(done)
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! Reading the CSVs of a results folder for plotting: from the folder on
+//! disk (`tenantsim plot`) or from the texts a run is about to write (the
+//! plots drawn at the end of `tenantsim run`), through the same parser, so
+//! both give the same figures. Every problem is an error that names the
+//! file, and the line and column where there is one.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::io_util::read_input;
+
+/// Where the CSVs come from.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    /// The results folder (named in errors; read when a file is not given
+    /// in `texts`).
+    pub dir: PathBuf,
+    /// File name → text, used instead of the file on disk.
+    pub texts: BTreeMap<&'a str, &'a str>,
+    /// The scenario name for titles, when the caller knows it (otherwise
+    /// read from `run.json`, else the folder's name).
+    pub name: Option<String>,
+}
+
+impl<'a> Source<'a> {
+    /// Read everything from the folder `dir`.
+    pub fn dir(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            texts: BTreeMap::new(),
+            name: None,
+        }
+    }
+
+    /// Use `texts` (name, text) for the files they name; the display name
+    /// of the folder is `dir`.
+    pub fn texts(dir: &Path, texts: &[(&'a str, &'a str)]) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            texts: texts.iter().copied().collect(),
+            name: None,
+        }
+    }
+
+    /// The path of `name` as shown in messages.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Whether `name` is available.
+    pub fn has(&self, name: &str) -> bool {
+        self.texts.contains_key(name) || (self.texts.is_empty() && self.path(name).is_file())
+    }
+
+    /// The text of `name`, an error naming it when it is missing or not
+    /// UTF-8.
+    pub fn text(&self, name: &str) -> Result<Cow<'a, str>> {
+        if let Some(t) = self.texts.get(name) {
+            return Ok(Cow::Borrowed(*t));
+        }
+        let path = self.path(name);
+        if !self.texts.is_empty() {
+            return Err(Error::input(format!(
+                "{} not found: no such file",
+                path.display()
+            )));
+        }
+        let bytes = read_input(&path, "results file")?;
+        String::from_utf8(bytes).map(Cow::Owned).map_err(|e| {
+            Error::input(format!(
+                "{}: invalid UTF-8 at byte {}: expected text",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })
+    }
+
+    /// Open `name` as a CSV with at least the columns `required`.
+    pub fn table(&self, name: &str, required: &[&str]) -> Result<Table<'a>> {
+        let text = self.text(name)?;
+        Table::parse(&self.path(name).display().to_string(), text, required)
+    }
+
+    /// `name` opened, or `None` when the file does not exist.
+    pub fn optional_table(&self, name: &str, required: &[&str]) -> Result<Option<Table<'a>>> {
+        if self.has(name) {
+            self.table(name, required).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// A CSV file: its header, checked when opened, and its text, whose rows
+/// are parsed one at a time as they are read (a `jobs.csv` of millions of
+/// rows is never held as strings).
+#[derive(Debug, Clone)]
+pub struct Table<'a> {
+    /// The file, for messages.
+    pub source: String,
+    text: Cow<'a, str>,
+    header: Vec<String>,
+}
+
+impl<'a> Table<'a> {
+    /// Open `text` (from `source`); every name in `required` must be a
+    /// column. Rows are checked as they are read (every row must have as
+    /// many fields as the header).
+    pub fn parse(source: &str, text: impl Into<Cow<'a, str>>, required: &[&str]) -> Result<Self> {
+        let text = text.into();
+        if text.trim().is_empty() {
+            return Err(Error::input(format!(
+                "{source}: empty file: expected a header line with the columns {}",
+                required.join(",")
+            )));
+        }
+        let header: Vec<String> = csv::ReaderBuilder::new()
+            .from_reader(text.as_bytes())
+            .headers()
+            .map_err(|e| crate::trace::csv_error_for(source, &e))?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        if let Some(missing) = required.iter().find(|c| !header.iter().any(|h| h == *c)) {
+            return Err(Error::input(format!(
+                "{source}: line 1: missing column `{missing}` (expected the columns {})",
+                required.join(",")
+            )));
+        }
+        Ok(Self {
+            source: source.to_string(),
+            text,
+            header,
+        })
+    }
+
+    /// The header.
+    pub fn header(&self) -> &[String] {
+        &self.header
+    }
+
+    /// Index of column `name`.
+    pub fn col(&self, name: &str) -> Result<usize> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| {
+            Error::input(format!("{}: line 1: missing column `{name}`", self.source))
+        })
+    }
+
+    /// An error unless the table has at least one row.
+    pub fn require_rows(&self, what: &str) -> Result<()> {
+        match self.rows().next() {
+            None => Err(Error::input(format!(
+                "{}: no data rows: expected {what}",
+                self.source
+            ))),
+            Some(r) => r.map(|_| ()),
+        }
+    }
+
+    /// The rows, parsed as they are read; a malformed row is an error
+    /// naming its line.
+    pub fn rows(&self) -> impl Iterator<Item = Result<Row<'_>>> + '_ {
+        let mut reader = csv::ReaderBuilder::new().from_reader(self.text.as_bytes());
+        // The header was read and checked when the table was opened.
+        let _ = reader.headers();
+        reader.into_records().map(move |rec| {
+            rec.map(|record| Row {
+                table: &self.source,
+                header: &self.header,
+                record,
+            })
+            .map_err(|e| crate::trace::csv_error_for(&self.source, &e))
+        })
+    }
+}
+
+/// A number cell that may say "never" or "not applicable".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell {
+    /// A finite number.
+    Num(f64),
+    /// `inf`.
+    Inf,
+    /// `n/a` (or an empty cell).
+    NotApplicable,
+}
+
+/// One row of a [`Table`].
+#[derive(Debug, Clone)]
+pub struct Row<'t> {
+    table: &'t str,
+    header: &'t [String],
+    record: csv::StringRecord,
+}
+
+impl Row<'_> {
+    /// The line of the row in its file.
+    pub fn line(&self) -> u64 {
+        self.record.position().map_or(0, csv::Position::line)
+    }
+
+    fn err(&self, col: usize, what: &str) -> Error {
+        let name = self.header.get(col).map_or("?", String::as_str);
+        Error::input(format!(
+            "{}: line {}, column `{name}`: {what}, found `{}`",
+            self.table,
+            self.line(),
+            self.str(col)
+        ))
+    }
+
+    /// The text of column `col`.
+    pub fn str(&self, col: usize) -> &str {
+        self.record.get(col).unwrap_or("")
+    }
+
+    /// A non-empty text.
+    pub fn name(&self, col: usize) -> Result<&str> {
+        let s = self.str(col);
+        if s.is_empty() {
+            Err(self.err(col, "expected a name"))
+        } else {
+            Ok(s)
+        }
+    }
+
+    /// A finite number.
+    pub fn num(&self, col: usize) -> Result<f64> {
+        match self.str(col).trim().parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(self.err(col, "expected a finite number")),
+        }
+    }
+
+    /// A finite number ≥ 0.
+    pub fn non_negative(&self, col: usize) -> Result<f64> {
+        let v = self.num(col)?;
+        if v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(self.err(col, "expected a number ≥ 0"))
+        }
+    }
+
+    /// A whole number ≥ 0.
+    pub fn count(&self, col: usize) -> Result<u64> {
+        self.str(col)
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| self.err(col, "expected a whole number ≥ 0"))
+    }
+
+    /// A time in seconds ≥ 0, or `inf` (`None`).
+    pub fn time_or_inf(&self, col: usize) -> Result<Option<f64>> {
+        if self.str(col).trim() == "inf" {
+            return Ok(None);
+        }
+        match self.str(col).trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+            _ => Err(self.err(col, "expected seconds ≥ 0 or `inf`")),
+        }
+    }
+
+    /// A number, `inf` or `n/a` (empty counts as `n/a`).
+    pub fn cell(&self, col: usize) -> Result<Cell> {
+        match self.str(col).trim() {
+            "inf" => Ok(Cell::Inf),
+            "n/a" | "" => Ok(Cell::NotApplicable),
+            s => match s.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(Cell::Num(v)),
+                _ => Err(self.err(col, "expected a number, `inf` or `n/a`")),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let t = Table::parse("r/curves.csv", "a,b\n1,2\n3,x\n", &["a", "b"]).expect("parse");
+        let b = t.col("b").expect("b");
+        let errs: Vec<String> = t
+            .rows()
+            .filter_map(|r| r.expect("row").num(b).err())
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            errs,
+            ["r/curves.csv: line 3, column `b`: expected a finite number, found `x`"]
+        );
+        let missing = Table::parse("f.csv", "a\n1\n", &["a", "b"]).expect_err("missing b");
+        assert!(
+            missing
+                .to_string()
+                .contains("f.csv: line 1: missing column `b`")
+        );
+        let ragged = Table::parse("f.csv", "a,b\n1\n", &["a"]).expect("header");
+        let err = ragged.require_rows("rows").expect_err("ragged");
+        assert!(err.to_string().contains("f.csv: line 2"), "{err}");
+        let empty = Table::parse("f.csv", "", &["a"]).expect_err("empty");
+        assert!(empty.to_string().contains("f.csv: empty file"));
+    }
+
+    #[test]
+    fn cells_read_inf_and_na() {
+        let t = Table::parse("f.csv", "s\n1.5\ninf\nn/a\n\n", &["s"]).expect("parse");
+        let cells: Vec<Cell> = t
+            .rows()
+            .map(|r| r.expect("row").cell(0).expect("cell"))
+            .collect();
+        assert_eq!(cells, [Cell::Num(1.5), Cell::Inf, Cell::NotApplicable]);
+    }
+}
