@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::stats::mean;
-use crate::metrics::LossCurve;
+use crate::metrics::{CompensatedSum, LossCurve};
 use crate::trace::Micros;
 
 /// T(θ) for each θ of M(τ) = mean over repetitions of L_r(τ).
@@ -84,29 +84,6 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
         }
     }
     result
-}
-
-/// Neumaier's compensated sum, used only to screen candidates.
-#[derive(Debug, Default, Clone, Copy)]
-struct CompensatedSum {
-    sum: f64,
-    compensation: f64,
-}
-
-impl CompensatedSum {
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.compensation += (self.sum - t) + x;
-        } else {
-            self.compensation += (x - t) + self.sum;
-        }
-        self.sum = t;
-    }
-
-    fn value(self) -> f64 {
-        self.sum + self.compensation
-    }
 }
 
 #[cfg(test)]

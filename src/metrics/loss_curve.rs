@@ -1,5 +1,6 @@
 //! The exact step function of the global loss.
 
+use super::CompensatedSum;
 use crate::engine::RunOutcome;
 use crate::trace::{Micros, Trace};
 
@@ -44,7 +45,7 @@ impl LossCurve {
         let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
         let mut best = vec![0.0f64; users.len()];
         let mut arrived_flag = vec![false; users.len()];
-        let mut sum = Neumaier::default();
+        let mut sum = CompensatedSum::default();
         let mut positive = 0usize;
         let mut arrived = 0u32;
         let mut curve = Self {
@@ -192,30 +193,6 @@ fn changes_in_order<'a>(
             (None, _) => arrivals_in_order.next(),
         }
     }))
-}
-
-/// Neumaier's compensated sum (Neumaier 1974), so long runs of small
-/// updates do not drift.
-#[derive(Debug, Default, Clone, Copy)]
-struct Neumaier {
-    sum: f64,
-    compensation: f64,
-}
-
-impl Neumaier {
-    fn add(&mut self, x: f64) {
-        let t = self.sum + x;
-        if self.sum.abs() >= x.abs() {
-            self.compensation += (self.sum - t) + x;
-        } else {
-            self.compensation += (x - t) + self.sum;
-        }
-        self.sum = t;
-    }
-
-    fn value(self) -> f64 {
-        self.sum + self.compensation
-    }
 }
 
 #[cfg(test)]

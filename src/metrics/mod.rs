@@ -1,10 +1,12 @@
 //! Metrics of one run (DESIGN §2): the loss step function L(τ), cumulative
 //! regret, time to quality and cluster figures.
 
+mod compensated_sum;
 mod loss_curve;
 mod run_metrics;
 mod tenant_metrics;
 
+pub use compensated_sum::CompensatedSum;
 pub use loss_curve::LossCurve;
 pub use run_metrics::RunMetrics;
 pub use tenant_metrics::{
