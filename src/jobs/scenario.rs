@@ -437,42 +437,8 @@ fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
             ),
         );
     }
-    let name = f.name.trim();
-    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
-        return bad(
-            "name",
-            format!(
-                "expected a non-empty label usable as a folder name (no `/`), got `{}`",
-                f.name
-            ),
-        );
-    }
-    if f.repetitions == 0 {
-        return bad("repetitions", "expected at least 1, got 0".into());
-    }
-    if f.policies.is_empty() {
-        return bad(
-            "[[policy]]",
-            "expected at least one policy table (`[[policy]]` with name and scheduler)".into(),
-        );
-    }
-    for (i, p) in f.policies.iter().enumerate() {
-        if p.name.trim().is_empty() {
-            return bad(
-                &format!("[[policy]] #{}", i + 1),
-                "`name` must not be empty".into(),
-            );
-        }
-        if f.policies[..i].iter().any(|q| q.name == p.name) {
-            return bad(
-                &format!("[[policy]] #{}", i + 1),
-                format!(
-                    "the name `{}` is used by two policies: names must be unique",
-                    p.name
-                ),
-            );
-        }
-    }
+    let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
+    crate::scenario::check_common(at, &f.name, f.repetitions, &names, "name and scheduler")?;
     Ok(())
 }
 

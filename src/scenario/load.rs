@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::common_checks::check_common;
 use super::{
     ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
     TraceSection, load_trace_source,
@@ -263,19 +264,14 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
             ),
         );
     }
-    let name = f.name.trim();
-    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
-        return bad(
-            "name",
-            format!(
-                "expected a non-empty label usable as a folder name (no `/`), got `{}`",
-                f.name
-            ),
-        );
-    }
-    if f.repetitions == 0 {
-        return bad("repetitions", "expected at least 1, got 0".into());
-    }
+    let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
+    check_common(
+        at,
+        &f.name,
+        f.repetitions,
+        &names,
+        "name, scheduler, selector",
+    )?;
     for (i, &t) in f.thresholds.iter().enumerate() {
         if !(t > 0.0 && t <= 1.0) {
             return bad(
@@ -306,30 +302,6 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
             "[cluster].max_jobs_per_tenant",
             "expected at least 1, got 0".into(),
         );
-    }
-    if f.policies.is_empty() {
-        return bad(
-            "[[policy]]",
-            "expected at least one policy table (`[[policy]]` with name, scheduler, selector)"
-                .into(),
-        );
-    }
-    for (i, p) in f.policies.iter().enumerate() {
-        if p.name.trim().is_empty() {
-            return bad(
-                &format!("[[policy]] #{}", i + 1),
-                "`name` must not be empty".into(),
-            );
-        }
-        if f.policies[..i].iter().any(|q| q.name == p.name) {
-            return bad(
-                &format!("[[policy]] #{}", i + 1),
-                format!(
-                    "the name `{}` is used by two policies: names must be unique",
-                    p.name
-                ),
-            );
-        }
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! and its validated form ([`Scenario`]).
 
 mod arrivals;
+mod common_checks;
 mod file;
 mod load;
 mod split;
@@ -9,6 +10,7 @@ mod sweep;
 mod trace_source;
 
 pub use arrivals::ArrivalPlan;
+pub use common_checks::check_common;
 pub use file::{
     ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
     ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,

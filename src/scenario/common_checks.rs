@@ -1,0 +1,48 @@
+//! Checks every scenario kind shares (model mode and job-trace mode).
+
+use crate::error::{Error, Result};
+
+/// `name` must be usable as a results folder name; `repetitions` ≥ 1;
+/// policies (given by their names) must exist, be named and be named
+/// uniquely. `policy_keys` names the keys a `[[policy]]` needs, for the
+/// message when there is none.
+pub fn check_common(
+    at: &str,
+    name: &str,
+    repetitions: u32,
+    policy_names: &[&str],
+    policy_keys: &str,
+) -> Result<()> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    let trimmed = name.trim();
+    if trimmed.is_empty() || trimmed == "." || trimmed == ".." || trimmed.contains(['/', '\\']) {
+        return bad(
+            "name",
+            format!("expected a non-empty label usable as a folder name (no `/`), got `{name}`"),
+        );
+    }
+    if repetitions == 0 {
+        return bad("repetitions", "expected at least 1, got 0".into());
+    }
+    if policy_names.is_empty() {
+        return bad(
+            "[[policy]]",
+            format!("expected at least one policy table (`[[policy]]` with {policy_keys})"),
+        );
+    }
+    for (i, p) in policy_names.iter().enumerate() {
+        if p.trim().is_empty() {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                "`name` must not be empty".into(),
+            );
+        }
+        if policy_names[..i].contains(p) {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                format!("the name `{p}` is used by two policies: names must be unique"),
+            );
+        }
+    }
+    Ok(())
+}
