@@ -168,6 +168,16 @@ impl TenantPosterior {
         assert!(j < n, "local model index {j} out of range 0..{n}");
         debug_assert!(y.is_finite(), "observation must be finite, got {y}");
         self.n_observed += 1;
+        self.rank_one_update(j, y, false);
+    }
+
+    /// The rank-one update of [`TenantPosterior::observe`] with observation
+    /// `y` of model `j` (s = Σ[j,j] + σ_n², k = Σ[:,j]: μ += k (y − μ_j)/s,
+    /// Σ −= k kᵀ/s), skipped when s is too small or not finite. With
+    /// `skip_observed_rows`, rows whose diagonal holds the NaN marker of
+    /// [`TenantPosterior::observe_once`] are left alone.
+    fn rank_one_update(&mut self, j: usize, y: f64, skip_observed_rows: bool) {
+        let n = self.models.len();
         let s = self.data[self.cov_index(j, j)] + self.noise_var;
         if !(s.abs() > MIN_INNOVATION_VARIANCE && s.is_finite()) {
             return;
@@ -190,9 +200,13 @@ impl TenantPosterior {
         let mut row = cov;
         for a in 0..n {
             let (this, rest) = row.split_at_mut(n - a);
-            let k_a = k[a];
-            for (entry, &k_b) in this.iter_mut().zip(&k[a..]) {
-                *entry -= k_a * k_b / s;
+            // A row starts with its diagonal: NaN marks a model observed
+            // once before, whose row is never read again.
+            if !(skip_observed_rows && this[0].is_nan()) {
+                let k_a = k[a];
+                for (entry, &k_b) in this.iter_mut().zip(&k[a..]) {
+                    *entry -= k_a * k_b / s;
+                }
             }
             row = rest;
         }
@@ -220,36 +234,7 @@ impl TenantPosterior {
         let jj = self.cov_index(j, j);
         debug_assert!(!self.data[jj].is_nan(), "model {j} observed twice");
         self.n_observed += 1;
-        let s = self.data[jj] + self.noise_var;
-        if s.abs() > MIN_INNOVATION_VARIANCE && s.is_finite() {
-            let mut stack = [0.0; STACK_COLUMN];
-            let mut heap = Vec::new();
-            let k: &mut [f64] = if n <= STACK_COLUMN {
-                &mut stack[..n]
-            } else {
-                heap.resize(n, 0.0);
-                &mut heap
-            };
-            self.column(j, k);
-            let (mean, cov) = self.data.split_at_mut(n);
-            let gain = (y - mean[j]) / s;
-            for (m, &k_a) in mean.iter_mut().zip(k.iter()) {
-                *m += k_a * gain;
-            }
-            let mut row = cov;
-            for a in 0..n {
-                let (this, rest) = row.split_at_mut(n - a);
-                // A row starts with its diagonal: NaN marks a model observed
-                // before, whose row is never read again.
-                if !this[0].is_nan() {
-                    let k_a = k[a];
-                    for (entry, &k_b) in this.iter_mut().zip(&k[a..]) {
-                        *entry -= k_a * k_b / s;
-                    }
-                }
-                row = rest;
-            }
-        }
+        self.rank_one_update(j, y, true);
         self.data[jj] = f64::NAN;
     }
 
