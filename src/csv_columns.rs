@@ -51,3 +51,29 @@ pub fn match_columns(
     }
     Ok(col)
 }
+
+/// The reading setup every trace-like CSV shares: a header row, fields
+/// trimmed of surrounding spaces. Returns the reader and its header (errors
+/// name `source` and the line).
+pub fn csv_with_header<R: std::io::Read>(
+    source: &str,
+    input: R,
+) -> Result<(csv::Reader<R>, csv::StringRecord)> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let headers = reader
+        .headers()
+        .map_err(|e| crate::trace::csv_error_for(source, &e))?
+        .clone();
+    Ok((reader, headers))
+}
+
+/// The position of the first header equal to one of `names` (a UTF-8 BOM
+/// on the first header is ignored).
+pub fn find_column(headers: &csv::StringRecord, names: &[&str]) -> Option<usize> {
+    headers
+        .iter()
+        .position(|h| names.contains(&h.trim_start_matches('\u{feff}')))
+}

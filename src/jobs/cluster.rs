@@ -298,19 +298,8 @@ impl Cluster {
 pub fn load_node_list(path: &Path) -> Result<Vec<(String, u32)>> {
     let source = path.display().to_string();
     let file = open_input(path, "node list")?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(file);
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(&source, &e))?
-        .clone();
-    let find = |names: &[&str]| {
-        headers
-            .iter()
-            .position(|h| names.contains(&h.trim_start_matches('\u{feff}')))
-    };
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
+    let find = |names: &[&str]| crate::csv_columns::find_column(&headers, names);
     let Some(gpu_col) = find(&["gpus", "gpu"]) else {
         return Err(Error::input(format!(
             "{source}: line 1: missing column `gpus` (or `gpu`): a node list needs the GPU count of each node"

@@ -271,11 +271,7 @@ pub fn load_job_trace(path: &Path) -> Result<JobTrace> {
 /// Parse and validate a job trace CSV read from `input`; `source` names it
 /// in error messages.
 pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(input);
-    let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
     let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
     let mut record = csv::StringRecord::new();

@@ -19,11 +19,7 @@ pub fn load_trace(path: &Path) -> Result<Trace> {
 /// Parse and validate a canonical trace CSV read from `input`; `source` names
 /// it in error messages.
 pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(input);
-    let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
     let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());
     let mut record = csv::StringRecord::new();

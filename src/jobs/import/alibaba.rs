@@ -40,19 +40,8 @@ const COLUMNS: [&str; 7] = [
 pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, "Alibaba pod list")?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(file);
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(&source, &e))?
-        .clone();
-    let find = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim_start_matches('\u{feff}') == name)
-    };
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
+    let find = |name: &str| crate::csv_columns::find_column(&headers, &[name]);
     let mut col = [0usize; 7];
     for (slot, name) in COLUMNS.iter().enumerate() {
         col[slot] = find(name).ok_or_else(|| {

@@ -81,19 +81,8 @@ pub(super) fn parse_time(text: &str) -> Option<std::result::Result<f64, ()>> {
 pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, &format!("{} job log", layout.format))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(file);
-    let headers = reader
-        .headers()
-        .map_err(|e| csv_error(&source, &e))?
-        .clone();
-    let find = |names: &[&str]| {
-        headers
-            .iter()
-            .position(|h| names.contains(&h.trim_start_matches('\u{feff}')))
-    };
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
+    let find = |names: &[&str]| crate::csv_columns::find_column(&headers, names);
     let need = |names: &[&str]| {
         find(names).ok_or_else(|| {
             Error::input(format!(

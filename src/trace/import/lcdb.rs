@@ -104,15 +104,9 @@ struct Raw {
 
 /// Parse LCDB CSV `text`; `source` names it in errors.
 pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers = reader.headers().map_err(|e| csv_error(source, &e))?.clone();
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, text.as_bytes())?;
     let find = |name: &str| -> Result<usize> {
-        headers
-            .iter()
-            .position(|h| h.trim_start_matches('\u{feff}') == name)
+        crate::csv_columns::find_column(&headers, &[name])
             .ok_or_else(|| {
                 Error::input(format!(
                     "{source}: line 1: missing column `{name}`: expected an LCDB header with openmlid, learner, {}, {RUNTIME_COLUMN}",
