@@ -1,19 +1,13 @@
 //! `tenantsim check`: passes on a fresh run of the bundled scenario against
 //! its golden results, and fails when any golden number is perturbed.
 
+mod common;
+use common::{repo, tenantsim};
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::str::contains;
-
-fn repo(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn tenantsim() -> Command {
-    Command::cargo_bin("tenantsim").expect("binary built")
-}
 
 fn fresh_quickstart(dir: &Path) -> PathBuf {
     let out = dir.join("quickstart");

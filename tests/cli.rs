@@ -1,19 +1,12 @@
 //! The real binary on the bundled scenario.
 
-use std::collections::BTreeMap;
+mod common;
+use common::{repo, tenantsim, tree};
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::str::contains;
-
-fn repo(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn tenantsim() -> Command {
-    Command::cargo_bin("tenantsim").expect("binary built")
-}
 
 fn run_quickstart(out: &Path, extra: &[&str]) {
     tenantsim()
@@ -104,24 +97,6 @@ fn quickstart_writes_its_results_folder() {
         let name = entry.expect("entry").file_name();
         assert!(!name.to_string_lossy().starts_with('.'), "left {name:?}");
     }
-}
-
-/// Every file under `dir`, relative path → bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for entry in fs::read_dir(dir).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).expect("prefix").to_path_buf();
-                out.insert(rel, fs::read(&path).expect("read"));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
 }
 
 /// `run.json` without the fields that legitimately vary between identical

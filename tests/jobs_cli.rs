@@ -1,21 +1,15 @@
 //! Job-trace mode through the real binary: `run`, `validate`,
 //! `import-jobs`, determinism, and the mode switch.
 
+mod common;
+use common::{repo, tenantsim};
+
 mod shared_data;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::str::contains;
-
-fn repo(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn tenantsim() -> Command {
-    Command::cargo_bin("tenantsim").expect("binary built")
-}
 
 fn run_quickstart(out: &Path, extra: &[&str]) {
     tenantsim()

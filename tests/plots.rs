@@ -5,23 +5,16 @@
 //! (speedup `inf`, `0`, `n/a`) still plot. Bad folders are errors naming
 //! the file (more cases in `tests/bad_inputs/plot_*`).
 
-use std::collections::BTreeMap;
+mod common;
+use common::{repo, tenantsim, tree};
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use tenantsim::plot::{Format, PlotOptions, Source, plot_sweep};
-
-fn repo(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
-}
 
 fn fixture(p: &str) -> PathBuf {
     repo("tests/fixtures/plots").join(p)
-}
-
-fn tenantsim() -> Command {
-    Command::cargo_bin("tenantsim").expect("binary built")
 }
 
 /// Width and height of a PNG file (decoding every pixel).
@@ -261,24 +254,6 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
     };
     let err = plot_sweep(&Source::dir(&fixture("sweep")), &out2, &bad).expect_err("unknown");
     assert!(err.to_string().contains("--metric nope"), "{err}");
-}
-
-/// Every file under `dir`, relative path → bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for entry in fs::read_dir(dir).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).expect("prefix").to_path_buf();
-                out.insert(rel, fs::read(&path).expect("read"));
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
 }
 
 /// The figures a run draws from the texts it writes are the figures

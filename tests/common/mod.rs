@@ -1,0 +1,37 @@
+//! Helpers shared by the integration tests (`mod common;` in each).
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// A path inside the repository.
+pub fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+}
+
+/// The tenantsim binary built for these tests.
+pub fn tenantsim() -> Command {
+    Command::cargo_bin("tenantsim").expect("binary built")
+}
+
+/// Every file under `dir`, relative path → bytes.
+/// Every file under `dir`, by path relative to it, with its bytes.
+pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for entry in fs::read_dir(dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("prefix").to_path_buf();
+                out.insert(rel, fs::read(&path).expect("read"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
