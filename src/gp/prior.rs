@@ -29,26 +29,35 @@ use crate::error::{Error, Result};
 use crate::trace::Trace;
 
 /// The covariance kernel of the GP prior (scenario key `kernel`).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kernel {
-    /// `empirical` (the default):
+    /// `rbf` (the default, as in every ease.ml prototype):
+    /// d²(k,l) = mean over prior users j having both k and l of
+    /// `(P[j,k] − P[j,l])²`, and `Σ[k,l] = v · exp(−d²(k,l) / (2ℓ²))`.
+    /// d²(k,k) = 0, so `Σ[k,k] = v` for every model, including one no prior
+    /// user has (its fallback variance is v).
+    ///
+    /// `None` means the data-driven default of DESIGN §3, computed from the
+    /// prior users of the repetition ([`rbf_defaults`]):
+    /// v = the mean per-model prior variance, ℓ = the median pairwise RMS
+    /// distance between the models' accuracy profiles.
+    Rbf {
+        /// v: finite, ≥ 0; `None` for the data-driven default.
+        variance: Option<f64>,
+        /// ℓ: finite, > 0; `None` for the data-driven default.
+        lengthscale: Option<f64>,
+    },
+    /// `empirical`:
     /// `Σ[k,l]` = mean over prior users j having both k and l of
     /// `(P[j,k] − m_k)(P[j,l] − m_l)`, where m_k is the *full* per-model mean
     /// (over every prior user having k), not a pair-specific mean.
     /// Fallback variance for a model no prior user has: the population
     /// variance of all prior cells about their grand mean.
-    #[default]
+    ///
+    /// Caveat (DESIGN §3): it gives erratic models a larger prior variance,
+    /// so with the full β_t GP-UCB tries the *least reliable* model first
+    /// (on LCDB, worse than random); it stays for comparison.
     Empirical,
-    /// `rbf`: d²(k,l) = mean over prior users j having both k and l of
-    /// `(P[j,k] − P[j,l])²`, and `Σ[k,l] = v · exp(−d²(k,l) / (2ℓ²))`.
-    /// d²(k,k) = 0, so `Σ[k,k] = v` for every model, including one no prior
-    /// user has (its fallback variance is v).
-    Rbf {
-        /// v: finite, ≥ 0.
-        variance: f64,
-        /// ℓ: finite, > 0.
-        lengthscale: f64,
-    },
     /// `flat`, the "no history" ablation: every model gets the same mean, the
     /// grand mean of all prior cells, and Σ = v · I, with v (finite, ≥ 0)
     /// defaulting to the population variance of all prior cells about their
@@ -57,6 +66,16 @@ pub enum Kernel {
         /// v, or `None` for the population variance of all prior cells.
         variance: Option<f64>,
     },
+}
+
+impl Default for Kernel {
+    /// `rbf` with the data-driven v and ℓ.
+    fn default() -> Self {
+        Kernel::Rbf {
+            variance: None,
+            lengthscale: None,
+        }
+    }
 }
 
 impl Kernel {
@@ -73,11 +92,15 @@ impl Kernel {
                 variance,
                 lengthscale,
             } => {
-                if !variance.is_finite() || variance < 0.0 {
-                    return bad("variance", "a finite number >= 0", variance);
+                if let Some(v) = variance
+                    && (!v.is_finite() || v < 0.0)
+                {
+                    return bad("variance", "a finite number >= 0", v);
                 }
-                if !lengthscale.is_finite() || lengthscale <= 0.0 {
-                    return bad("lengthscale", "a finite number > 0", lengthscale);
+                if let Some(l) = lengthscale
+                    && (!l.is_finite() || l <= 0.0)
+                {
+                    return bad("lengthscale", "a finite number > 0", l);
                 }
                 Ok(())
             }
@@ -87,6 +110,42 @@ impl Kernel {
             Kernel::Flat { .. } => Ok(()),
         }
     }
+}
+
+/// The data-driven `rbf` parameters of DESIGN §3, from the prior users'
+/// accuracy matrix P (missing cells skipped):
+///
+/// - v = mean over models k with at least one prior user of
+///   `mean over prior users j having k of (P[j,k] − m_k)²`
+///   (each model's population variance about its own mean m_k);
+/// - ℓ = median over model pairs k < l with at least one prior user having
+///   both of `√d²(k,l)`, d²(k,l) = mean over those users of
+///   `(P[j,k] − P[j,l])²` (the median heuristic; an even count takes the
+///   mean of the two middle values).
+///
+/// Both are `None` when undefined: v when no model has a prior user, ℓ when
+/// no pair of models shares one (e.g. a single model).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RbfDefaults {
+    /// v, or `None` when undefined.
+    pub variance: Option<f64>,
+    /// ℓ, or `None` when undefined.
+    pub lengthscale: Option<f64>,
+}
+
+/// [`RbfDefaults`] of `prior_users` (trace user indices).
+///
+/// Cost: O(K² · m) time and O(K²) memory for the pair distances, for m prior
+/// users and K trace models.
+///
+/// # Errors
+/// An input error if `prior_users` is empty, has an index out of range or a
+/// repeated index.
+pub fn rbf_defaults(trace: &Trace, prior_users: &[usize]) -> Result<RbfDefaults> {
+    check_prior_users(trace, prior_users)?;
+    let cells = PriorCells::new(trace, prior_users);
+    let mean = cells.model_means(0.0);
+    Ok(cells.rbf_defaults(&mean))
 }
 
 /// A GP prior over all K models of a trace: mean vector and K×K covariance
@@ -113,18 +172,11 @@ impl GpPrior {
         let n_models = cells.n_models;
         let (grand_mean, pooled_var) = cells.grand_mean_and_variance();
 
-        let mut mean = vec![grand_mean; n_models];
-        if !matches!(kernel, Kernel::Flat { .. }) {
-            // m_k = mean of P[·,k] over the prior users having k.
-            for (k, m_k) in mean.iter_mut().enumerate() {
-                let (sum, count) = cells
-                    .column(k)
-                    .fold((0.0, 0usize), |(s, c), x| (s + x, c + 1));
-                if count > 0 {
-                    *m_k = sum / count as f64;
-                }
-            }
-        }
+        let mean = if matches!(kernel, Kernel::Flat { .. }) {
+            vec![grand_mean; n_models]
+        } else {
+            cells.model_means(grand_mean)
+        };
 
         let mut cov = Array2::<f64>::zeros((n_models, n_models));
         match kernel {
@@ -156,6 +208,22 @@ impl GpPrior {
                 variance,
                 lengthscale,
             } => {
+                let (variance, lengthscale) = match (variance, lengthscale) {
+                    (Some(v), Some(l)) => (v, l),
+                    _ => {
+                        let defaults = cells.rbf_defaults(&mean);
+                        let m = prior_users.len();
+                        let v = match variance {
+                            Some(v) => v,
+                            None => data_driven("variance", "v", defaults.variance, m)?,
+                        };
+                        let l = match lengthscale {
+                            Some(l) => l,
+                            None => data_driven("lengthscale", "ℓ", defaults.lengthscale, m)?,
+                        };
+                        (v, l)
+                    }
+                };
                 let two_l2 = 2.0 * lengthscale * lengthscale;
                 for k in 0..n_models {
                     cov[[k, k]] = variance;
@@ -256,6 +324,64 @@ pub fn relative_cost_prior(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f
         .collect())
 }
 
+/// A data-driven `rbf` parameter (`key`, written `symbol` in DESIGN §3),
+/// or the error DESIGN §3 asks for when it is 0 or undefined: the prior
+/// cannot set it, so the user must.
+fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> Result<f64> {
+    let why = match value {
+        Some(x) if x > 0.0 && x.is_finite() => return Ok(x),
+        Some(_) => "is 0",
+        None => "is undefined",
+    };
+    let what = if key == "variance" {
+        "the mean per-model variance of the prior users' accuracies"
+    } else {
+        "the median RMS distance between two models' accuracy profiles over the prior users"
+    };
+    Err(Error::input(format!(
+        "kernel `rbf`: the data-driven {key} {symbol} ({what}) {why} with these \
+         {n_prior} prior user(s), so the prior cannot set it; set `variance` and \
+         `lengthscale` on the policy by hand (or give more prior users, or another `kernel`)"
+    )))
+}
+
+/// The `prior` belief of a model's runtime in seconds (DESIGN §3, used by
+/// `greedy`'s per-second score): per model k, ĉˢ_k = the mean over prior
+/// users j having k of c[j,k]; for a model no prior user has, the mean over
+/// all prior cells. Runtimes are the µs values rounded at load (DESIGN §7),
+/// shown in seconds (µs / 10⁶).
+///
+/// # Errors
+/// An input error if `prior_users` is empty, has an index out of range or a
+/// repeated index.
+pub fn runtime_prior_s(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f64>> {
+    check_prior_users(trace, prior_users)?;
+    let runtime = trace.runtime_matrix_us();
+    let n_models = trace.n_models();
+    let mut sum = vec![0.0; n_models];
+    let mut count = vec![0usize; n_models];
+    let (mut all_sum, mut all_count) = (0.0, 0usize);
+    for &j in prior_users {
+        for &k in trace.models_of(j) {
+            let seconds = runtime[[j, k]] as f64 / 1e6;
+            sum[k] += seconds;
+            count[k] += 1;
+            all_sum += seconds;
+            all_count += 1;
+        }
+    }
+    let overall = if all_count > 0 {
+        all_sum / all_count as f64
+    } else {
+        1.0 // cannot happen: every validated user has a model
+    };
+    Ok(sum
+        .iter()
+        .zip(&count)
+        .map(|(&s, &c)| if c > 0 { s / c as f64 } else { overall })
+        .collect())
+}
+
 /// Non-empty, in range, no repeats.
 fn check_prior_users(trace: &Trace, prior_users: &[usize]) -> Result<()> {
     if prior_users.is_empty() {
@@ -280,6 +406,22 @@ fn check_prior_users(trace: &Trace, prior_users: &[usize]) -> Result<()> {
         seen[j] = true;
     }
     Ok(())
+}
+
+/// The median of `values` (reordered in place), `None` if empty: the middle
+/// value of the sorted list, or the mean of the two middle values for an
+/// even count. Values are finite (√ of means of squares of accuracies).
+fn median(values: &mut [f64]) -> Option<f64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    values.sort_unstable_by(f64::total_cmp);
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
 }
 
 /// The prior users' accuracies, stored model-major so each model's column
@@ -334,6 +476,54 @@ impl PriorCells {
             n_models: self.n_models,
             values,
             present: self.present.clone(),
+        }
+    }
+
+    /// m_k = mean of P[·,k] over the prior users having k; `fallback` for
+    /// a model no prior user has.
+    fn model_means(&self, fallback: f64) -> Vec<f64> {
+        (0..self.n_models)
+            .map(|k| {
+                let (sum, count) = self
+                    .column(k)
+                    .fold((0.0, 0usize), |(s, c), x| (s + x, c + 1));
+                if count > 0 {
+                    sum / count as f64
+                } else {
+                    fallback
+                }
+            })
+            .collect()
+    }
+
+    /// [`RbfDefaults`] given the per-model means `mean` (DESIGN §3). Sums run
+    /// in prior-user order; models and pairs in index order.
+    fn rbf_defaults(&self, mean: &[f64]) -> RbfDefaults {
+        // v: mean over models with a prior user of their variance about m_k.
+        let (mut v_sum, mut v_count) = (0.0, 0usize);
+        for (k, &m_k) in mean.iter().enumerate().take(self.n_models) {
+            let (ss, count) = self.column(k).fold((0.0, 0usize), |(s, c), x| {
+                (s + (x - m_k) * (x - m_k), c + 1)
+            });
+            if count > 0 {
+                v_sum += ss / count as f64;
+                v_count += 1;
+            }
+        }
+        let variance = (v_count > 0).then(|| v_sum / v_count as f64);
+        // ℓ: median of √d² over the pairs sharing a prior user.
+        let mut distances = Vec::new();
+        for k in 0..self.n_models {
+            for l in k + 1..self.n_models {
+                let (sum, count) = self.pair_sum(k, l, |a, b| (a - b) * (a - b));
+                if count > 0 {
+                    distances.push((sum / count as f64).sqrt());
+                }
+            }
+        }
+        RbfDefaults {
+            variance,
+            lengthscale: median(&mut distances),
         }
     }
 
@@ -481,8 +671,8 @@ mod tests {
         // d²(b,c): u0: (0.7−0.9)² = 0.04 → 2·exp(−0.08)
         // diagonal 2 (d included); d shares no user → 0 off the diagonal.
         let p = build(Kernel::Rbf {
-            variance: 2.0,
-            lengthscale: 0.5,
+            variance: Some(2.0),
+            lengthscale: Some(0.5),
         });
         assert_vec(p.mean(), &MEANS);
         let e8 = 2.0 * (-0.08f64).exp(); // 1.8462326927...
@@ -497,6 +687,116 @@ mod tests {
                 [e16, e8, 2.0, 0.0],
                 [0.0, 0.0, 0.0, 2.0],
             ],
+        );
+    }
+
+    #[test]
+    fn rbf_defaults_by_hand_odd_pair_count() {
+        // tiny_trace, prior users u0..u2 (d has none, so it is in no pair).
+        // v: per-model variance about m_k (MEANS above):
+        //   a: (−0.1)² + 0.1² + 0² = 0.02, / 3 = 1/150
+        //   b: (−0.1)² + 0.1²      = 0.02, / 2 = 0.01
+        //   c: 0.15² + (−0.15)²    = 0.045, / 2 = 0.0225
+        //   v = (1/150 + 0.01 + 0.0225) / 3 = (47/1200) / 3 = 47/3600
+        //     = 0.013055…
+        // ℓ: √d² of the three pairs sharing a prior user (rbf_kernel_by_hand
+        //   has the d²): (a,b) √0.04 = 0.2, (a,c) √0.08 = 0.28284…,
+        //   (b,c) √0.04 = 0.2 → sorted 0.2, 0.2, 0.2828 → median 0.2.
+        let got = match rbf_defaults(&tiny_trace(), &[0, 1, 2]) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let (Some(v), Some(l)) = (got.variance, got.lengthscale) else {
+            panic!("{got:?}")
+        };
+        assert!(close(v, 47.0 / 3600.0), "v = {v}");
+        assert!(close(l, 0.2), "ℓ = {l}");
+    }
+
+    /// Three models where b and c share no prior user, so the median is over
+    /// an even count (two pairs).
+    ///
+    /// ```text
+    ///        a    b    c
+    /// p1    0.5  0.9   -
+    /// p2    0.6   -   0.2
+    /// p3    0.8  0.7   -
+    /// ```
+    #[test]
+    fn rbf_defaults_by_hand_even_pair_count() {
+        let csv = "user,model,accuracy,runtime_s\n\
+                   p1,a,0.5,1\np1,b,0.9,1\n\
+                   p2,a,0.6,1\np2,c,0.2,1\n\
+                   p3,a,0.8,1\np3,b,0.7,1\n";
+        let t = match parse_trace("even", csv.as_bytes()) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        // v: a: mean 1.9/3; deviations −4/30, −1/30, 5/30 → squares
+        //      (16 + 1 + 25)/900 = 42/900, / 3 = 14/900
+        //    b: mean 0.8; 0.1² + 0.1² = 0.02, / 2 = 0.01 = 9/900
+        //    c: one user → 0
+        //    v = (14/900 + 9/900 + 0) / 3 = 23/2700 = 0.0085185…
+        // ℓ: (a,b): p1 (0.5−0.9)² = 0.16, p3 (0.8−0.7)² = 0.01 → d² = 0.085,
+        //           √ = 0.2915475947…
+        //    (a,c): p2 (0.6−0.2)² = 0.16 → √ = 0.4
+        //    (b,c): no shared user, not counted
+        //    two values → ℓ = (0.2915475947 + 0.4) / 2 = 0.3457737974
+        let got = match rbf_defaults(&t, &[0, 1, 2]) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}"),
+        };
+        let (Some(v), Some(l)) = (got.variance, got.lengthscale) else {
+            panic!("{got:?}")
+        };
+        assert!(close(v, 23.0 / 2700.0), "v = {v}");
+        assert!((l - 0.345_773_797_4).abs() < 1e-10, "ℓ = {l}");
+        // The default kernel uses exactly these.
+        let Ok(default) = GpPrior::from_trace(&t, &[0, 1, 2], Kernel::default()) else {
+            panic!("default kernel")
+        };
+        let explicit = Kernel::Rbf {
+            variance: Some(v),
+            lengthscale: Some(l),
+        };
+        let Ok(explicit) = GpPrior::from_trace(&t, &[0, 1, 2], explicit) else {
+            panic!("explicit kernel")
+        };
+        assert_eq!(default, explicit);
+        assert_eq!(default.cov()[[0, 0]], v);
+    }
+
+    #[test]
+    fn rbf_defaults_undefined_or_zero_are_errors_naming_the_keys() {
+        // One prior user: every model's variance is 0, so v = 0.
+        let e = GpPrior::from_trace(&tiny_trace(), &[0], Kernel::default()).err();
+        let Some(e) = e else {
+            panic!("one prior user must fail")
+        };
+        let m = e.message();
+        assert!(
+            m.contains("variance") && m.contains("lengthscale") && m.contains("is 0"),
+            "{m}"
+        );
+        // With v given, ℓ = median of u0's pair distances is fine.
+        let k = Kernel::Rbf {
+            variance: Some(0.1),
+            lengthscale: None,
+        };
+        assert!(GpPrior::from_trace(&tiny_trace(), &[0], k).is_ok());
+        // A single model: no pair, ℓ undefined.
+        let csv = "user,model,accuracy,runtime_s\nu0,a,0.5,1\nu1,a,0.7,1\n";
+        let Ok(t) = parse_trace("one", csv.as_bytes()) else {
+            panic!("trace")
+        };
+        let e = GpPrior::from_trace(&t, &[0, 1], Kernel::default()).err();
+        let Some(e) = e else {
+            panic!("one model must fail")
+        };
+        assert!(
+            e.message().contains("lengthscale ℓ") && e.message().contains("undefined"),
+            "{}",
+            e.message()
         );
     }
 
@@ -556,6 +856,18 @@ mod tests {
     }
 
     #[test]
+    fn runtime_prior_by_hand() {
+        // Seconds over prior users u0..u2 (tiny_trace runtimes):
+        // a: (1 + 2 + 3)/3 = 2; b: (2 + 6)/2 = 4; c: (3 + 1)/2 = 2;
+        // d: no prior user → mean of all 7 prior cells (1+2+3+2+6+3+1)/7 = 18/7
+        let got = match runtime_prior_s(&tiny_trace(), &[0, 1, 2]) {
+            Ok(v) => v,
+            Err(e) => panic!("{e}"),
+        };
+        assert_vec(&got, &[2.0, 4.0, 2.0, 18.0 / 7.0]);
+    }
+
+    #[test]
     fn bad_inputs_are_clear_errors() {
         let t = tiny_trace();
         let e = GpPrior::from_trace(&t, &[], Kernel::Empirical).err();
@@ -568,16 +880,16 @@ mod tests {
         assert!(e.is_some_and(|e| e.message().contains("no prior users")));
         let bad_kernels = [
             Kernel::Rbf {
-                variance: 1.0,
-                lengthscale: 0.0,
+                variance: Some(1.0),
+                lengthscale: Some(0.0),
             },
             Kernel::Rbf {
-                variance: -1.0,
-                lengthscale: 1.0,
+                variance: Some(-1.0),
+                lengthscale: Some(1.0),
             },
             Kernel::Rbf {
-                variance: f64::NAN,
-                lengthscale: 1.0,
+                variance: Some(f64::NAN),
+                lengthscale: Some(1.0),
             },
             Kernel::Flat {
                 variance: Some(f64::INFINITY),
@@ -638,7 +950,7 @@ mod tests {
             let Ok(emp) = GpPrior::from_trace(&t, &prior_users, Kernel::Empirical) else {
                 panic!("empirical")
             };
-            let Ok(rbf) = GpPrior::from_trace(&t, &prior_users, Kernel::Rbf { variance: 0.3, lengthscale: 0.2 }) else {
+            let Ok(rbf) = GpPrior::from_trace(&t, &prior_users, Kernel::Rbf { variance: Some(0.3), lengthscale: Some(0.2) }) else {
                 panic!("rbf")
             };
             for k in 0..k_all {

@@ -21,7 +21,9 @@ use crate::engine::Tenants;
 use crate::error::Result;
 use crate::trace::Trace;
 
-/// A selector's proposal for a tenant's next job.
+/// A selector's proposal for a tenant's next job, with what schedulers may
+/// weigh it by. Fields a selector has no value for take their neutral value
+/// (NaN acquisition, no gain, costs of 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Proposal {
     /// Trace model index to run next (available and untried).
@@ -29,9 +31,38 @@ pub struct Proposal {
     /// The selector's acquisition value of that model (e.g. UCB); NaN for
     /// selectors that have none.
     pub acquisition: f64,
-    /// The cost the selector believes that model has, relative to the
+    /// The expected accuracy gain of that model when the acquisition is not
+    /// an optimistic accuracy: the EI for the EI selectors. `None` means the
+    /// gain is `acquisition − best_i` (UCB, UCB_c), see [`Proposal::gain`].
+    pub gain: Option<f64>,
+    /// The cost ĉ the selector believes that model has, relative to the
     /// tenant's mean (1.0 for cost-oblivious selectors).
     pub believed_cost: f64,
+    /// The runtime ĉˢ in seconds the selector believes that model has
+    /// (DESIGN §3; 1.0 for cost-oblivious selectors, which believe every
+    /// cost is 1).
+    pub believed_seconds: f64,
+}
+
+impl Proposal {
+    /// A proposal of `model` from a selector with no acquisition, gain or
+    /// cost belief (NaN acquisition, costs of 1).
+    pub fn plain(model: usize) -> Self {
+        Self {
+            model,
+            acquisition: f64::NAN,
+            gain: None,
+            believed_cost: 1.0,
+            believed_seconds: 1.0,
+        }
+    }
+
+    /// DESIGN §4's gain_i of a tenant whose best accuracy so far is `best`:
+    /// `a_i − best_i` for an optimistic-accuracy acquisition (UCB, UCB_c),
+    /// or the selector's own [`Proposal::gain`] (the EI).
+    pub fn gain(&self, best: f64) -> f64 {
+        self.gain.unwrap_or(self.acquisition - best)
+    }
 }
 
 /// Chooses which model a tenant trains next.
@@ -46,16 +77,6 @@ pub trait Selector: Send {
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
     fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
 
-    /// The score `greedy`-type schedulers rank tenants by when this
-    /// selector proposes `proposal` to a tenant whose best accuracy so far
-    /// is `best`: what the tenant stands to gain per unit of believed cost.
-    /// The default is [`gain_per_cost`], DESIGN §4's score for selectors
-    /// whose acquisition is an optimistic accuracy (UCB, UCB_c); selectors
-    /// whose acquisition already is an improvement (EI) override it.
-    fn greedy_score(&self, proposal: &Proposal, best: f64) -> f64 {
-        gain_per_cost(proposal, best)
-    }
-
     /// The GP-UCB exploration bonus `√β_t σ` of the model
     /// [`Selector::propose`] returns for `tenant` in the same state, for
     /// schedulers that weigh uncertainty (`easeml-proto`); `None` for
@@ -63,24 +84,6 @@ pub trait Selector: Send {
     fn exploration_bonus(&mut self, _tenants: &Tenants, _tenant: usize) -> Option<f64> {
         None
     }
-}
-
-/// DESIGN §4's `greedy` score of a tenant whose selector proposes
-/// `proposal` and whose best accuracy so far is `best`:
-///
-/// score_i = (a_i − best_i) / ĉ_i
-///
-/// where a_i is the selector's own acquisition value ([`Proposal::acquisition`]:
-/// UCB for `gp-ucb`, UCB_c for `gp-ucb-cost`) and ĉ_i the believed cost of
-/// the proposed model ([`Proposal::believed_cost`]: 1 for cost-oblivious
-/// selectors, so the score is a_i − best_i; DESIGN §4 divides by ĉ for
-/// `gp-ucb-cost`, and every cost-aware selector is treated alike).
-///
-/// Source: Li et al., "Ease.ml: Towards Multi-tenant Resource Sharing for
-/// Machine Learning Workloads", PVLDB 11(5), 2018 (arXiv 1708.07308), the
-/// greedy user-selection rule.
-pub fn gain_per_cost(proposal: &Proposal, best: f64) -> f64 {
-    (proposal.acquisition - best) / proposal.believed_cost
 }
 
 /// Chooses which tenant gets the next free GPU.

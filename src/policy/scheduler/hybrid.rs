@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::greedy::Greedy;
+use super::greedy::{Greedy, Score};
 use super::round_robin::RoundRobin;
 use crate::engine::Tenants;
 use crate::error::Result;
@@ -20,7 +20,8 @@ pub const SPEC: SchedulerSpec = SchedulerSpec {
 
 /// Default `switch_epsilon`: switch once the best greedy score is ≤ 0.01
 /// (no tenant is believed to gain more than one accuracy point per unit of
-/// relative cost).
+/// believed cost), in the units of the `score` in force: per GPU-second for
+/// `per-second`, per unit of relative cost for `per-relative-cost`.
 pub const DEFAULT_SWITCH_EPSILON: f64 = 0.01;
 
 /// Default `switch_after`: switch after 10 consecutive completed jobs none
@@ -36,8 +37,9 @@ fn parse(params: &mut Params) -> Result<SchedulerFactory> {
         ));
     }
     let after = params.u64("switch_after", DEFAULT_SWITCH_AFTER)?;
+    let score = Score::parse(params)?;
     Ok(Arc::new(move |ctx: &RepContext<'_>| {
-        Ok(Box::new(Hybrid::new(ctx.tenants.len(), epsilon, after)) as Box<dyn Scheduler>)
+        Ok(Box::new(Hybrid::new(ctx.tenants.len(), epsilon, after, score)) as Box<dyn Scheduler>)
     }))
 }
 
@@ -75,11 +77,11 @@ pub struct Hybrid {
 }
 
 impl Hybrid {
-    /// A scheduler over `n` tenants with threshold `epsilon` and count
-    /// `after`.
-    pub fn new(n: usize, epsilon: f64, after: u64) -> Self {
+    /// A scheduler over `n` tenants with threshold `epsilon`, count `after`
+    /// and greedy's `score`.
+    pub fn new(n: usize, epsilon: f64, after: u64, score: Score) -> Self {
         Self {
-            greedy: Greedy::new(n),
+            greedy: Greedy::new(n, score),
             rr: RoundRobin::new(n),
             epsilon,
             after,

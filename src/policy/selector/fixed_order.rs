@@ -97,11 +97,7 @@ impl Selector for FixedOrder {
         while let Some(&k) = self.order.get(c) {
             if self.trace.is_available(u, k) && !tenants.is_tried(tenant, k) {
                 self.cursor[tenant] = c;
-                return Some(Proposal {
-                    model: k,
-                    acquisition: f64::NAN,
-                    believed_cost: 1.0,
-                });
+                return Some(Proposal::plain(k));
             }
             c += 1;
         }

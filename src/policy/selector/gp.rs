@@ -25,16 +25,16 @@ use crate::engine::Tenants;
 use crate::error::{Error, Result};
 use crate::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement, relative_cost_prior,
-    ucb, ucb_cost,
+    runtime_prior_s, ucb, ucb_cost,
 };
 use crate::policy::registry::SelectorSpec;
-use crate::policy::{Params, Proposal, RepContext, Selector, SelectorFactory, gain_per_cost};
+use crate::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
 use crate::trace::Trace;
 
 /// `gp-ucb`: argmax UCB.
 pub const GP_UCB: SelectorSpec = SelectorSpec {
     name: "gp-ucb",
-    about: "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta)",
+    about: "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta, beta_scale)",
     provides_acquisition: true,
     parse: parse_ucb,
 };
@@ -67,6 +67,9 @@ pub const GP_EI_PER_SECOND: SelectorSpec = SelectorSpec {
 pub const DEFAULT_NOISE: f64 = 1e-4;
 /// Default δ of β_t (DESIGN §3).
 pub const DEFAULT_DELTA: f64 = 0.1;
+/// Default `beta_scale` s of β_t = s · 2 ln(K t² π² / (6δ)) (DESIGN §3): 1,
+/// the β_t of Srinivas et al. (2010).
+pub const DEFAULT_BETA_SCALE: f64 = 1.0;
 /// Default EI margin ξ: 0, the plain expected improvement of Jones et al.
 /// (1998).
 pub const DEFAULT_XI: f64 = 0.0;
@@ -100,6 +103,8 @@ struct GpConfig {
     kernel: Kernel,
     noise: f64,
     delta: f64,
+    /// s in β_t = s · 2 ln(K t² π² / (6δ)).
+    beta_scale: f64,
     acquisition: Acquisition,
 }
 
@@ -150,14 +155,16 @@ fn parse_xi(params: &mut Params) -> Result<f64> {
     Ok(xi)
 }
 
-/// The keys every GP selector takes: `kernel`, `variance`, `lengthscale`,
-/// `noise`, `delta`.
+/// The keys every GP selector takes: `kernel` (default `rbf`), `variance`,
+/// `lengthscale` (for `rbf` each defaults to its data-driven value of DESIGN
+/// §3, computed per repetition from its prior users), `noise`, `delta`,
+/// `beta_scale`.
 fn parse_common(
     params: &mut Params,
     name: &'static str,
     acquisition: Acquisition,
 ) -> Result<GpConfig> {
-    let kernel_name = params.string("kernel", "empirical")?;
+    let kernel_name = params.string("kernel", "rbf")?;
     let variance = params.opt_f64("variance")?;
     let lengthscale = params.opt_f64("lengthscale")?;
     let check_variance = |params: &Params, v: f64| {
@@ -176,35 +183,25 @@ fn parse_common(
                 if value.is_some() {
                     return Err(params.invalid(
                         key,
-                        "applies to kernel `rbf` (and `variance` to `flat`), not to the default `empirical`: set `kernel`",
+                        "applies to kernel `rbf` (and `variance` to `flat`), not to `empirical`",
                     ));
                 }
             }
             Kernel::Empirical
         }
         "rbf" => {
-            let v = variance.ok_or_else(|| {
-                params.invalid(
-                    "variance",
-                    "kernel `rbf` needs `variance` (v in Σ = v·exp(−d²/(2ℓ²)), a finite number >= 0)",
-                )
-            })?;
-            let l = lengthscale.ok_or_else(|| {
-                params.invalid(
-                    "lengthscale",
-                    "kernel `rbf` needs `lengthscale` (ℓ in Σ = v·exp(−d²/(2ℓ²)), a finite number > 0)",
-                )
-            })?;
-            let v = check_variance(params, v)?;
-            if !(l.is_finite() && l > 0.0) {
+            let variance = variance.map(|v| check_variance(params, v)).transpose()?;
+            if let Some(l) = lengthscale
+                && !(l.is_finite() && l > 0.0)
+            {
                 return Err(params.invalid(
                     "lengthscale",
                     format!("expected the kernel lengthscale ℓ, a finite number > 0, got {l}"),
                 ));
             }
             Kernel::Rbf {
-                variance: v,
-                lengthscale: l,
+                variance,
+                lengthscale,
             }
         }
         "flat" => {
@@ -237,11 +234,21 @@ fn parse_common(
             format!("expected the confidence δ of β_t strictly between 0 and 1, got {delta}"),
         ));
     }
+    let beta_scale = params.f64("beta_scale", DEFAULT_BETA_SCALE)?;
+    if !(beta_scale.is_finite() && beta_scale >= 0.0) {
+        return Err(params.invalid(
+            "beta_scale",
+            format!(
+                "expected the scale s of β_t = s·2 ln(K t² π² / 6δ), a finite number >= 0 (0 = exploit the posterior mean), got {beta_scale}"
+            ),
+        ));
+    }
     Ok(GpConfig {
         name,
         kernel,
         noise,
         delta,
+        beta_scale,
         acquisition,
     })
 }
@@ -277,7 +284,15 @@ struct PriorEntry {
     trace: Weak<Trace>,
     prior_users: Box<[usize]>,
     prior: Arc<GpPrior>,
-    relative_cost: Option<Arc<[f64]>>,
+    costs: Option<PriorCosts>,
+}
+
+/// The `prior` cost beliefs per trace model: relative cost ĉ
+/// ([`relative_cost_prior`]) and runtime in seconds ĉˢ ([`runtime_prior_s`]).
+#[derive(Debug, Clone)]
+struct PriorCosts {
+    relative: Arc<[f64]>,
+    seconds: Arc<[f64]>,
 }
 
 impl PriorEntry {
@@ -286,8 +301,8 @@ impl PriorEntry {
     }
 }
 
-/// A prior and, for `cost_belief = "prior"`, the relative costs.
-type PriorParts = (Arc<GpPrior>, Option<Arc<[f64]>>);
+/// A prior and, for `cost_belief = "prior"`, the prior cost beliefs.
+type PriorParts = (Arc<GpPrior>, Option<PriorCosts>);
 
 impl PriorCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PriorEntry>> {
@@ -307,13 +322,13 @@ impl PriorCache {
             let mut entries = self.lock();
             if let Some(at) = entries.iter().position(|e| e.matches(ctx)) {
                 let hit = entries.remove(at);
-                let parts = (Arc::clone(&hit.prior), hit.relative_cost.clone());
+                let parts = (Arc::clone(&hit.prior), hit.costs.clone());
                 entries.insert(0, hit);
                 return Ok(parts);
             }
         }
         // Built outside the lock, so threads do not wait on each other.
-        let (prior, relative_cost) = build()?;
+        let (prior, costs) = build()?;
         let mut entries = self.lock();
         if !entries.iter().any(|e| e.matches(ctx)) {
             entries.insert(
@@ -322,24 +337,24 @@ impl PriorCache {
                     trace: Arc::downgrade(ctx.trace),
                     prior_users: ctx.prior.into(),
                     prior: Arc::clone(&prior),
-                    relative_cost: relative_cost.clone(),
+                    costs: costs.clone(),
                 },
             );
             entries.truncate(PRIOR_CACHE_ENTRIES);
         }
-        Ok((prior, relative_cost))
+        Ok((prior, costs))
     }
 }
 
 /// Cost data behind the believed relative cost ĉ_ik.
 #[derive(Debug)]
 enum CostData {
-    /// Cost-oblivious: ĉ = 1.
+    /// Cost-oblivious: ĉ = ĉˢ = 1.
     None,
     /// Mean runtime (µs) of each tenant's available models.
     Oracle(Box<[f64]>),
-    /// Relative cost per trace model from the prior users.
-    Prior(Arc<[f64]>),
+    /// Cost beliefs per trace model from the prior users.
+    Prior(PriorCosts),
 }
 
 /// A tenant's cached proposal and the √β_t σ of its model.
@@ -390,19 +405,22 @@ impl GpSelector {
             Acquisition::Ucb | Acquisition::Ei { .. } => None,
             Acquisition::UcbCost(c) | Acquisition::EiPerSecond { cost: c, .. } => Some(c),
         };
-        let (prior, relative_cost) = cache
+        let (prior, costs) = cache
             .get_or_build(ctx, || {
                 let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel)?;
-                let relative_cost = match belief {
-                    Some(CostBelief::Prior) => Some(relative_cost_prior(trace, ctx.prior)?.into()),
+                let costs = match belief {
+                    Some(CostBelief::Prior) => Some(PriorCosts {
+                        relative: relative_cost_prior(trace, ctx.prior)?.into(),
+                        seconds: runtime_prior_s(trace, ctx.prior)?.into(),
+                    }),
                     _ => None,
                 };
-                Ok((Arc::new(prior), relative_cost))
+                Ok((Arc::new(prior), costs))
             })
             .map_err(context)?;
-        let cost = match (belief, relative_cost) {
+        let cost = match (belief, costs) {
             (None, _) => CostData::None,
-            (Some(CostBelief::Prior), Some(rel)) => CostData::Prior(rel),
+            (Some(CostBelief::Prior), Some(costs)) => CostData::Prior(costs),
             (Some(CostBelief::Prior), None) => {
                 return Err(Error::input("internal: no prior cost belief was built"));
             }
@@ -460,7 +478,20 @@ impl GpSelector {
         match &self.cost {
             CostData::None => 1.0,
             CostData::Oracle(mean) => self.trace.runtime_us(u, k) as f64 / mean[i],
-            CostData::Prior(rel) => rel[k],
+            CostData::Prior(costs) => costs.relative[k],
+        }
+    }
+
+    /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
+    /// (trace user) `u` (DESIGN §3), `cost_belief`:
+    /// - `oracle`: c[i,k], the tenant's runtime (µs as rounded at load / 10⁶);
+    /// - `prior`: the prior users' mean runtime of k ([`runtime_prior_s`]);
+    /// - 1 for cost-oblivious selectors (they believe every cost is 1).
+    fn seconds(&self, u: usize, k: usize) -> f64 {
+        match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(_) => self.trace.runtime_us(u, k) as f64 / 1e6,
+            CostData::Prior(costs) => costs.seconds[k],
         }
     }
 
@@ -511,7 +542,9 @@ impl GpSelector {
         for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
             *e = tenants.is_tried(i, k);
         }
-        let b = beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
+        // β_t = s · 2 ln(K_i t² π² / (6δ)) (DESIGN §3): `beta_scale` s times
+        // Srinivas et al.'s β_t; s = 0 leaves the posterior mean alone.
+        let b = self.cfg.beta_scale * beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
         // `Self::moments` and `Self::cost` with what they look up hoisted
         // out of the loop over models (same arithmetic).
@@ -525,7 +558,7 @@ impl GpSelector {
         let cost = |k: usize| match &self.cost {
             CostData::None => 1.0,
             CostData::Oracle(mean) => runtimes[k] as f64 / mean[i],
-            CostData::Prior(rel) => rel[k],
+            CostData::Prior(costs) => costs.relative[k],
         };
         let acquisition = |j: usize| {
             let k = models[j];
@@ -541,12 +574,22 @@ impl GpSelector {
         };
         let (j, value) = argmax_by(&self.scratch[..n], acquisition)?;
         let k = models[j];
-        let (_, sigma) = self.moments(i, j, k);
+        let (mu, sigma) = self.moments(i, j, k);
+        // For the EI selectors the gain of DESIGN §4 is the EI itself (not
+        // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
+        let gain = match self.cfg.acquisition {
+            Acquisition::Ucb | Acquisition::UcbCost(_) => None,
+            Acquisition::Ei { xi } | Acquisition::EiPerSecond { xi, .. } => {
+                Some(expected_improvement(mu, sigma, best, xi))
+            }
+        };
         Some(Cached {
             proposal: Proposal {
                 model: k,
                 acquisition: value,
+                gain,
                 believed_cost: self.cost(i, u, k),
+                believed_seconds: self.seconds(u, k),
             },
             bonus: b.sqrt() * sigma,
         })
@@ -595,19 +638,6 @@ impl Selector for GpSelector {
         }
     }
 
-    /// The UCB selectors use the default, [`gain_per_cost`]. For the EI
-    /// selectors the acquisition already is the expected gain over best_i
-    /// per believed cost (EI with ĉ = 1 for `gp-ei`, EI/ĉ for
-    /// `gp-ei-per-second`), so the greedy score is the acquisition itself:
-    /// DESIGN §4's rule with the optimistic gain a_i − best_i replaced by
-    /// the expected improvement.
-    fn greedy_score(&self, proposal: &Proposal, best: f64) -> f64 {
-        match self.cfg.acquisition {
-            Acquisition::Ucb | Acquisition::UcbCost(_) => gain_per_cost(proposal, best),
-            Acquisition::Ei { .. } | Acquisition::EiPerSecond { .. } => proposal.acquisition,
-        }
-    }
-
     fn exploration_bonus(&mut self, tenants: &Tenants, tenant: usize) -> Option<f64> {
         self.cached(tenants, tenant).map(|c| c.bonus)
     }
@@ -619,6 +649,7 @@ mod tests {
     use crate::engine::{SimConfig, SimInput, simulate};
     use crate::policy::Scheduler;
     use crate::policy::registry;
+    use crate::policy::scheduler::greedy::Score;
     use crate::trace::parse_trace;
 
     /// Prior users p1..p3 and one tenant t over models a, b, c.
@@ -660,7 +691,10 @@ mod tests {
     #[derive(Debug, Clone, Copy)]
     struct Seen {
         proposal: Proposal,
+        /// `greedy`'s `per-relative-cost` score (the pre-1.x semantics).
         score: f64,
+        /// `greedy`'s default `per-second` score.
+        per_second: f64,
         bonus: f64,
     }
 
@@ -674,11 +708,13 @@ mod tests {
         fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
             let i = (0..tenants.len()).find(|&i| tenants.is_eligible(i))?;
             let proposal = selector.propose(tenants, i)?;
-            let score = selector.greedy_score(&proposal, tenants.best(i));
+            let score = Score::PerRelativeCost.of(&proposal, tenants.best(i));
+            let per_second = Score::PerSecond.of(&proposal, tenants.best(i));
             let bonus = selector.exploration_bonus(tenants, i).unwrap_or(f64::NAN);
             self.seen.push(Seen {
                 proposal,
                 score,
+                per_second,
                 bonus,
             });
             Some(i)
@@ -693,13 +729,19 @@ mod tests {
         Params::new("test", map)
     }
 
-    /// Run `selector` with `pairs` on tenant t alone, one GPU.
+    /// Run `selector` with `pairs` on tenant t alone, one GPU, with
+    /// `kernel = "empirical"` named explicitly unless `pairs` names a kernel
+    /// (the hand computations of [`tiny`] are of that kernel).
     fn run(selector: &str, pairs: &[(&str, toml::Value)]) -> Vec<Seen> {
         let trace = tiny();
         let Some(spec) = registry::selector(selector) else {
             panic!("no selector {selector}")
         };
-        let mut p = params(pairs);
+        let mut pairs = pairs.to_vec();
+        if !pairs.iter().any(|(k, _)| *k == "kernel") {
+            pairs.push(("kernel", "empirical".into()));
+        }
+        let mut p = params(&pairs);
         let make = match (spec.parse)(&mut p, &trace) {
             Ok(f) => f,
             Err(e) => panic!("{e}"),
@@ -791,6 +833,76 @@ mod tests {
         // with a and b, so μ_c = 0.6, σ_c = 0 still. Step 3 (t = 3, best 0.9):
         //   UCB_c = 0.6; score = 0.6 − 0.9 = −0.3; bonus 0.
         check(&seen[2], 2, 0.6, 1.0, -0.3, 0.0);
+    }
+
+    /// `beta_scale = 0` is pure exploitation of the posterior mean: at step 2
+    /// of [`gp_ucb_by_hand_over_three_steps`] UCB picks a (0.8051) but the
+    /// mean prefers c (μ_c = 0.6 > μ_a = 0.5750933998).
+    #[test]
+    fn beta_scale_zero_exploits_the_posterior_mean() {
+        let seen = run("gp-ucb", &[("beta_scale", 0.0.into())]);
+        // Step 1: μ = (0.6, 0.7, 0.6) → b, acquisition = μ_b, no bonus.
+        check(&seen[0], 1, 0.7, 1.0, 0.7, 0.0);
+        // Step 2 (b = 0.6 observed): μ_a = 0.5750933998, μ_c = 0.6 → c.
+        check(&seen[1], 2, 0.6, 1.0, 0.0, 0.0);
+        // s = 0.25 (√s = 0.5): UCB_a = 0.5750933998 + 0.5·0.2300385588
+        // = 0.6901126792 > 0.6 → a again, with half the bonus.
+        let quarter = run("gp-ucb", &[("beta_scale", 0.25.into())]);
+        let mu_a = 0.805_131_958_552_025_6 - 0.230_038_558_801_091_56;
+        let half_bonus = 0.5 * 0.230_038_558_801_091_56;
+        check(
+            &quarter[1],
+            0,
+            mu_a + half_bonus,
+            1.0,
+            mu_a + half_bonus - 0.6,
+            half_bonus,
+        );
+    }
+
+    #[test]
+    fn beta_scale_out_of_domain_is_a_scenario_error() {
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let mut p = params(&[("beta_scale", bad.into())]);
+            let got = (GP_UCB.parse)(&mut p, &tiny());
+            let Err(e) = got else {
+                panic!("beta_scale = {bad} accepted")
+            };
+            assert!(e.message().contains("beta_scale"), "{}", e.message());
+        }
+    }
+
+    /// The believed runtime in seconds ĉˢ behind `greedy`'s per-second score.
+    #[test]
+    fn believed_seconds_by_hand() {
+        // gp-ucb: cost-oblivious, ĉˢ = 1 → per-second score = gain.
+        let seen = run("gp-ucb", &[]);
+        assert_eq!(seen[0].proposal.believed_seconds, 1.0);
+        assert_eq!(seen[0].per_second, seen[0].score);
+        // gp-ucb-cost, oracle: proposes a (t's runtime 1 s) → ĉˢ = 1, score
+        // 1.0560057125 / 1; per-relative-cost divides by ĉ = 0.25 instead.
+        let seen = run("gp-ucb-cost", &[]);
+        assert_eq!(seen[0].proposal.model, 0);
+        assert_eq!(seen[0].proposal.believed_seconds, 1.0);
+        assert!(close(seen[0].per_second, 1.056_005_712_486_610_5));
+        // Step 2 proposes c (t's runtime 3 s) or b (8 s): ĉˢ is t's runtime.
+        let k = seen[1].proposal.model;
+        let want = [1.0, 8.0, 3.0][k];
+        assert_eq!(seen[1].proposal.believed_seconds, want);
+        // gp-ucb-cost, prior: proposes b; prior users' runtimes of b are
+        // 2, 2, 1 s → ĉˢ = 5/3; score = 1.1560057125 / (5/3) = 0.6936034275.
+        let prior = run("gp-ucb-cost", &[("cost_belief", "prior".into())]);
+        assert_eq!(prior[0].proposal.model, 1);
+        assert!(close(prior[0].proposal.believed_seconds, 5.0 / 3.0));
+        assert!(close(
+            prior[0].per_second,
+            1.156_005_712_486_610_5 * 3.0 / 5.0
+        ));
+        // gp-ei-per-second: gain is the EI (0.6 for a at step 1), divided by
+        // ĉˢ = 1 s; per-relative-cost gives EI / 0.25 = the acquisition.
+        let ei = run("gp-ei-per-second", &[]);
+        assert_eq!(ei[0].proposal.model, 0);
+        assert!((ei[0].per_second - 0.6).abs() < 1e-10);
     }
 
     #[test]
@@ -930,6 +1042,7 @@ mod tests {
                 kernel: Kernel::Empirical,
                 noise: DEFAULT_NOISE,
                 delta: DEFAULT_DELTA,
+                beta_scale: DEFAULT_BETA_SCALE,
                 acquisition: Acquisition::Ucb,
             },
             &ctx,
@@ -965,6 +1078,7 @@ mod tests {
             kernel: Kernel::Empirical,
             noise: DEFAULT_NOISE,
             delta: DEFAULT_DELTA,
+            beta_scale: DEFAULT_BETA_SCALE,
             acquisition: Acquisition::UcbCost(CostBelief::Prior),
         };
         let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
@@ -1040,13 +1154,13 @@ mod tests {
             ),
             (
                 "gp-ucb",
-                &[("kernel", "rbf".into()), ("variance", 1.0.into())],
-                "needs `lengthscale`",
+                &[("kernel", "rbf".into()), ("variance", (-1.0).into())],
+                "key `variance`",
             ),
             (
                 "gp-ucb",
-                &[("kernel", "rbf".into()), ("lengthscale", 1.0.into())],
-                "needs `variance`",
+                &[("lengthscale", f64::NAN.into())],
+                "key `lengthscale`",
             ),
             (
                 "gp-ucb",
@@ -1069,8 +1183,13 @@ mod tests {
             ),
             (
                 "gp-ucb",
-                &[("variance", 1.0.into())],
-                "not to the default `empirical`",
+                &[("kernel", "empirical".into()), ("variance", 1.0.into())],
+                "not to `empirical`",
+            ),
+            (
+                "gp-ucb",
+                &[("beta_scale", (-0.5).into())],
+                "key `beta_scale`",
             ),
             (
                 "gp-ucb-cost",
@@ -1092,6 +1211,25 @@ mod tests {
                 e.contains(fragment),
                 "{selector} {pairs:?}: `{e}` lacks `{fragment}`"
             );
+        }
+    }
+
+    /// `rbf` (the default) takes `variance` and `lengthscale` each on its
+    /// own; the other one keeps its data-driven value.
+    #[test]
+    fn rbf_overrides_are_independent() {
+        for pairs in [
+            vec![("variance", toml::Value::from(0.5))],
+            vec![("lengthscale", toml::Value::from(0.3))],
+            vec![
+                ("kernel", "rbf".into()),
+                ("variance", 0.5.into()),
+                ("lengthscale", 0.3.into()),
+            ],
+        ] {
+            let mut p = params(&pairs);
+            assert!((GP_UCB.parse)(&mut p, &tiny()).is_ok(), "{pairs:?}");
+            assert!(p.finish("gp-ucb").is_ok(), "{pairs:?}");
         }
     }
 

@@ -62,11 +62,7 @@ impl Selector for RandomSelector {
                 k
             }
         };
-        Some(Proposal {
-            model,
-            acquisition: f64::NAN,
-            believed_cost: 1.0,
-        })
+        Some(Proposal::plain(model))
     }
 
     fn started(&mut self, tenant: usize, _model: usize) {
