@@ -13,6 +13,7 @@ mod mean_curve;
 mod policy;
 mod ratio;
 mod stats;
+mod up_to;
 
 use rayon::prelude::*;
 
@@ -22,6 +23,7 @@ pub use mean_curve::mean_time_to;
 pub use policy::{CurvePoint, PolicyAggregate, TenantSummary};
 pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
 pub use stats::{Band, mean, quantile, sample_sd, t_band, t_quantile};
+pub use up_to::{DEFAULT_POINTS as UP_TO_POINTS, UpTo, dense_thetas, up_to_speedup};
 
 use crate::experiment::ExperimentResult;
 use crate::metrics::{LossCurve, TenantAggregate};
