@@ -29,5 +29,6 @@ pub mod scenario;
 #[doc(hidden)]
 pub mod testing;
 pub mod trace;
+pub mod warnings;
 
 pub use error::{Error, ErrorKind, Result};

@@ -26,7 +26,10 @@ fn mean_regret(summary: &str, policy: &str) -> (f64, usize) {
         .filter(|f| f[p] == policy)
         .map(|f| f[r].parse().unwrap_or_else(|e| panic!("{}: {e}", f[r])))
         .collect();
-    (values.iter().sum::<f64>() / values.len() as f64, values.len())
+    (
+        values.iter().sum::<f64>() / values.len() as f64,
+        values.len(),
+    )
 }
 
 /// LCDB (the bundled `traces/lcdb.csv`) with every runtime set to 1 s: on

@@ -116,7 +116,10 @@ mod tests {
         // A tie keeps the smallest θ; no finite ratio gives None.
         let b2 = [Some(20 * s), Some(20 * s), None, None];
         let x2 = [Some(10 * s), Some(10 * s), None, None];
-        assert_eq!(up_to_speedup(&thetas, &b2, &x2).map(|u| u.theta), Some(0.01));
+        assert_eq!(
+            up_to_speedup(&thetas, &b2, &x2).map(|u| u.theta),
+            Some(0.01)
+        );
         assert_eq!(up_to_speedup(&thetas, &[None; 4], &x), None);
     }
 }

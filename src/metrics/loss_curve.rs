@@ -83,17 +83,21 @@ impl LossCurve {
             .collect();
         let completions = ends.len() as Micros;
         // Completion k is at k + 1: already in axis order.
-        let changes = outcome
-            .completion_order
-            .iter()
-            .enumerate()
-            .map(|(k, &j)| {
-                let job = &outcome.jobs[j as usize];
-                (k as Micros + 1, COMPLETION, job.tenant as usize, job.accuracy)
-            });
+        let changes = outcome.completion_order.iter().enumerate().map(|(k, &j)| {
+            let job = &outcome.jobs[j as usize];
+            (
+                k as Micros + 1,
+                COMPLETION,
+                job.tenant as usize,
+                job.accuracy,
+            )
+        });
         let mut order: Vec<usize> = (0..on_axis.len()).collect();
         order.sort_by_key(|&i| on_axis[i]);
-        let changes = merge_arrivals(changes, order.into_iter().map(|i| (on_axis[i], ARRIVAL, i, 0.0)));
+        let changes = merge_arrivals(
+            changes,
+            order.into_iter().map(|i| (on_axis[i], ARRIVAL, i, 0.0)),
+        );
         Self::from_changes(
             trace,
             users,
@@ -395,7 +399,9 @@ mod tests {
         // j = 0: 0.9 (t0 alone); j = 1: 0.4; j = 2: t1's completion is not
         // counted before t1 arrives, t1 arrives at 2 (two jobs done by 3 s)
         // with its best 0.8 already: (0.4 + 0) / 2 = 0.2; j = 3: 0.
-        let got: Vec<f64> = (0..4).map(|j| late.loss_at(j).unwrap_or(f64::NAN)).collect();
+        let got: Vec<f64> = (0..4)
+            .map(|j| late.loss_at(j).unwrap_or(f64::NAN))
+            .collect();
         for (g, w) in got.iter().zip([0.9, 0.4, 0.2, 0.0]) {
             assert!((g - w).abs() < 1e-12, "{got:?}");
         }
