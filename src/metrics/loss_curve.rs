@@ -52,7 +52,7 @@ impl LossCurve {
     }
 
     /// The same run's loss as a function of the number of completed jobs
-    /// (the ease.ml prototypes' per-trial view, docs/DESIGN.md): the curve's
+    /// (the ease.ml prototypes' per-trial view; README, Results): the curve's
     /// axis counts completions instead of µs. The j-th completion in the
     /// engine's processing order sits at j (1, 2, …); a tenant arriving at τ
     /// sits at the number of jobs completed by τ (completions come before
