@@ -78,7 +78,30 @@ fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    path.with_file_name(format!(
+        ".{}.tmp-{}",
+        hidden_stem(&name),
+        std::process::id()
+    ))
+}
+
+/// `name` as it appears in the hidden temporary names beside it
+/// (`.STEM.tmp-PID`, `.STEM.partial-PID`): itself, or, when it is too long
+/// for those to fit in 255 bytes, its first bytes and a hash of it.
+pub(crate) fn hidden_stem(name: &str) -> String {
+    const ROOM: usize = 200;
+    if name.len() <= ROOM {
+        return name.to_string();
+    }
+    let mut cut = ROOM - 17;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    // FNV-1a: stable across runs and builds, so leftovers are found again.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}~{hash:016x}", &name[..cut])
 }
 
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.

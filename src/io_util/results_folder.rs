@@ -22,7 +22,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::interrupt;
 
-use super::{create_dir_all, write_atomic};
+use super::{create_dir_all, hidden_stem, write_atomic};
 
 /// The file that marks a folder as written by tenantsim.
 pub const RESULTS_MARK: &str = ".tenantsim-results";
@@ -202,8 +202,9 @@ pub fn prepare_target(
 fn probe(parent: &Path, name: &str, shown: &Path) -> Result<()> {
     create_dir_all(parent)?;
     let pid = std::process::id();
-    let a = parent.join(format!(".{name}{STAGED_TAG}{pid}"));
-    let b = parent.join(format!(".{name}{STAGED_TAG}{pid}-probe"));
+    let stem = hidden_stem(name);
+    let a = parent.join(format!(".{stem}{STAGED_TAG}{pid}"));
+    let b = parent.join(format!(".{stem}{STAGED_TAG}{pid}-probe"));
     fs::create_dir(&a).map_err(|e| Error::io("create a folder beside", shown, &e))?;
     let renamed = fs::rename(&a, &b);
     let _ = fs::remove_dir(&a);
@@ -281,7 +282,7 @@ fn leftovers(parent: &Path, name: &str) -> Vec<Leftover> {
     let Ok(entries) = fs::read_dir(parent) else {
         return Vec::new();
     };
-    let prefix = format!(".{name}");
+    let prefix = format!(".{}", hidden_stem(name));
     let mut found: Vec<Leftover> = entries
         .filter_map(std::result::Result::ok)
         .filter_map(|e| {
@@ -461,7 +462,11 @@ impl StagedDir {
         let resolved = resolve(target)?;
         let (parent, name) = split(&resolved, target)?;
         create_dir_all(&parent)?;
-        let staged = parent.join(format!(".{name}{STAGED_TAG}{}", std::process::id()));
+        let staged = parent.join(format!(
+            ".{}{STAGED_TAG}{}",
+            hidden_stem(&name),
+            std::process::id()
+        ));
         if staged.exists() {
             let _ = fs::remove_dir_all(&staged);
         }
@@ -689,6 +694,24 @@ mod tests {
         );
         assert!(!old.exists());
         assert!(dir.join("res/summary.csv").exists());
+    }
+
+    #[test]
+    fn a_long_name_gets_short_hidden_names_and_its_leftovers_are_found() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let name = "n".repeat(250);
+        let target = tmp.path().join(&name);
+        let staged = StagedDir::new(&target).expect("stage a 250-byte name");
+        write_atomic(&staged.path().join("a.csv"), b"a").expect("write");
+        staged.commit().expect("commit");
+        assert!(target.join("a.csv").is_file());
+        let leftover = tmp
+            .path()
+            .join(format!(".{}.partial-4000000000", hidden_stem(&name)));
+        fs::create_dir(&leftover).expect("mkdir");
+        let notes = recover_leftovers(tmp.path(), &name).expect("recover");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(!leftover.exists());
     }
 
     #[cfg(target_os = "linux")]
