@@ -17,7 +17,7 @@ use crate::error::Result;
 #[derive(Debug, Parser)]
 #[command(name = "tenantsim", version, about, long_about = None)]
 #[command(after_help = "Start with: tenantsim run scenarios/quickstart.toml\n\
-Exit codes: 0 ok, 1 input or runtime error, 2 usage error.")]
+Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n.")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
