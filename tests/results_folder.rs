@@ -429,3 +429,25 @@ fn plot_out_refuses_a_users_folder_and_the_plotted_results() {
     let o = plot("r/plots", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn a_sweep_refuses_a_users_folder_and_replaces_its_own() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    layout(root);
+    let sweep = repo("scenarios/sweep.toml");
+    assert_refused(
+        root,
+        root,
+        &sweep,
+        "mydata",
+        &["--reps", "1"],
+        "not a results folder written by tenantsim",
+    );
+    for _ in 0..2 {
+        let o = run_in(root, &sweep, "sw", &["--reps", "1"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert!(root.join("sw").join(RESULTS_MARK).is_file());
+    assert!(root.join("sw/sweep.csv").is_file());
+}
