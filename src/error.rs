@@ -10,7 +10,8 @@ pub enum ErrorKind {
     Input,
     /// The command line itself is wrong (exit code 2).
     Usage,
-    /// The run was interrupted (SIGINT); exit code 1.
+    /// The run was stopped by a signal (SIGINT, SIGTERM, SIGHUP); exit
+    /// code 128 + the signal's number.
     Interrupted,
 }
 
@@ -75,7 +76,8 @@ impl Error {
     /// The process exit code for this error (DESIGN §7).
     pub fn exit_code(&self) -> i32 {
         match self.kind {
-            ErrorKind::Input | ErrorKind::Interrupted => 1,
+            ErrorKind::Input => 1,
+            ErrorKind::Interrupted => crate::interrupt::exit_code(),
             ErrorKind::Usage => 2,
         }
     }

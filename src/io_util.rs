@@ -2,13 +2,21 @@
 //!
 //! Every output file is written to a temporary name in its destination
 //! folder, flushed to disk, and renamed over the final name, so a reader
-//! never sees a half-written file under the final name (DESIGN §6).
+//! never sees a half-written file under the final name (DESIGN §6). Whole
+//! results folders are staged and replaced safely ([`StagedDir`],
+//! [`prepare_target`]).
 
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+mod results_folder;
+pub use results_folder::{
+    PAUSE_HOOK, Protected, RESULTS_MARK, StagedDir, is_results_folder, prepare_target,
+    recover_leftovers, resolve,
+};
 
 /// Open `path` for reading; `what` describes it in errors ("trace",
 /// "scenario"). A missing file or a directory gives a clear error.
@@ -70,7 +78,30 @@ fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    path.with_file_name(format!(
+        ".{}.tmp-{}",
+        hidden_stem(&name),
+        std::process::id()
+    ))
+}
+
+/// `name` as it appears in the hidden temporary names beside it
+/// (`.STEM.tmp-PID`, `.STEM.partial-PID`): itself, or, when it is too long
+/// for those to fit in 255 bytes, its first bytes and a hash of it.
+pub(crate) fn hidden_stem(name: &str) -> String {
+    const ROOM: usize = 200;
+    if name.len() <= ROOM {
+        return name.to_string();
+    }
+    let mut cut = ROOM - 17;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    // FNV-1a: stable across runs and builds, so leftovers are found again.
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{}~{hash:016x}", &name[..cut])
 }
 
 /// Write `bytes` to `path` atomically: temp file, fsync, rename.
@@ -89,122 +120,4 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = fs::remove_file(&tmp);
         Error::io("write", path, &e)
     })
-}
-
-/// A results folder built under a temporary name and moved into place only
-/// when complete, so an interrupted or killed run never leaves a folder that
-/// looks finished: the final folder is either the previous complete one,
-/// the new complete one, or absent.
-///
-/// Files go into [`StagedDir::path`] (`.<name>.partial-<pid>` beside the
-/// target); [`StagedDir::commit`] renames any existing target to
-/// `.<name>.old-<pid>`, renames the staged folder to the target, and removes
-/// the old one. Dropped without commit, the staged folder is removed.
-#[derive(Debug)]
-pub struct StagedDir {
-    target: PathBuf,
-    staged: PathBuf,
-    committed: bool,
-}
-
-impl StagedDir {
-    /// Start staging the folder `target`.
-    pub fn new(target: &Path) -> Result<Self> {
-        if target.exists() && !target.is_dir() {
-            return Err(Error::input(format!(
-                "output folder {} exists and is not a folder",
-                target.display()
-            )));
-        }
-        let name = target
-            .file_name()
-            .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
-        let parent = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        create_dir_all(parent)?;
-        let staged = parent.join(format!(".{name}.partial-{}", std::process::id()));
-        if staged.exists() {
-            let _ = fs::remove_dir_all(&staged);
-        }
-        fs::create_dir(&staged).map_err(|e| Error::io("create output folder", &staged, &e))?;
-        Ok(Self {
-            target: target.to_path_buf(),
-            staged,
-            committed: false,
-        })
-    }
-
-    /// Where to write the files.
-    pub fn path(&self) -> &Path {
-        &self.staged
-    }
-
-    /// Move the complete folder into place.
-    pub fn commit(mut self) -> Result<()> {
-        let old = self.staged.with_file_name(
-            self.staged
-                .file_name()
-                .map(|n| n.to_string_lossy().replace(".partial-", ".old-"))
-                .unwrap_or_default(),
-        );
-        let had_old = self.target.exists();
-        if had_old {
-            fs::rename(&self.target, &old)
-                .map_err(|e| Error::io("replace output folder", &self.target, &e))?;
-        }
-        fs::rename(&self.staged, &self.target)
-            .map_err(|e| Error::io("move results into", &self.target, &e))?;
-        self.committed = true;
-        if had_old {
-            let _ = fs::remove_dir_all(&old);
-        }
-        Ok(())
-    }
-}
-
-impl Drop for StagedDir {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_dir_all(&self.staged);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn staged_dir_appears_only_on_commit_and_replaces_the_old_one() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let target = tmp.path().join("res");
-        fs::create_dir(&target).expect("mkdir");
-        fs::write(target.join("old.csv"), "old").expect("write");
-        let staged = StagedDir::new(&target).expect("stage");
-        write_atomic(&staged.path().join("new.csv"), b"new").expect("write");
-        assert!(
-            target.join("old.csv").exists(),
-            "old folder intact before commit"
-        );
-        assert!(!target.join("new.csv").exists());
-        staged.commit().expect("commit");
-        assert!(!target.join("old.csv").exists());
-        assert_eq!(fs::read(target.join("new.csv")).expect("read"), b"new");
-        let leftovers: Vec<_> = fs::read_dir(tmp.path()).expect("ls").collect();
-        assert_eq!(leftovers.len(), 1, "only the results folder remains");
-    }
-
-    #[test]
-    fn dropped_staged_dir_leaves_nothing() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let target = tmp.path().join("res");
-        {
-            let staged = StagedDir::new(&target).expect("stage");
-            write_atomic(&staged.path().join("a.csv"), b"a").expect("write");
-        }
-        assert!(!target.exists());
-        assert_eq!(fs::read_dir(tmp.path()).expect("ls").count(), 0);
-    }
 }

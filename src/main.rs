@@ -1,5 +1,6 @@
 //! The `tenantsim` command: parse arguments, call the library, map errors to
-//! exit codes (0 ok, 1 input or runtime error, 2 usage error).
+//! exit codes (0 ok, 1 input or runtime error, 2 usage error, 128 + n after
+//! signal n).
 
 use std::process::ExitCode;
 

@@ -17,7 +17,7 @@ use crate::error::Result;
 #[derive(Debug, Parser)]
 #[command(name = "tenantsim", version, about, long_about = None)]
 #[command(after_help = "Start with: tenantsim run scenarios/quickstart.toml\n\
-Exit codes: 0 ok, 1 input or runtime error, 2 usage error.")]
+Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n.")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -76,9 +76,14 @@ pub struct PlotArgs {
     /// Log scale on value axes: loss, per-tenant regret area, sweep metric.
     #[arg(long)]
     pub log_y: bool,
-    /// Where to write the figures [default: RESULTS/plots].
+    /// Where to write the figures [default: RESULTS/plots]. The folder is
+    /// replaced as a whole, only if tenantsim wrote it (or with --force).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if tenantsim did not write it (never
+    /// one holding RESULTS or the current directory).
+    #[arg(long, requires = "out")]
+    pub force: bool,
     /// Repetition shown by the per-tenant accuracy and utilisation figures
     /// [default: the first].
     #[arg(long, value_name = "N")]
@@ -141,9 +146,14 @@ pub struct CheckArgs {
 pub struct RunArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
-    /// Results folder [default: results/<scenario name>].
+    /// Results folder [default: results/<scenario name>]. An existing one
+    /// is replaced only if tenantsim wrote it (or with --force).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the --out folder even if tenantsim did not write it (never
+    /// one holding the scenario, its trace or the current directory).
+    #[arg(long)]
+    pub force: bool,
     /// Also write jobs.csv with every job of every run.
     #[arg(long)]
     pub jobs: bool,

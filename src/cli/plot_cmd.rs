@@ -1,10 +1,15 @@
 //! `tenantsim plot RESULTS`.
 
+use std::path::{Path, PathBuf};
+
 use super::PlotArgs;
 use crate::error::Result;
+use crate::io_util::{Protected, StagedDir, prepare_target};
 use crate::plot::{PLOTS_DIR, PlotOptions, plot_dir};
 
-/// Draw the figures of a results folder and say what was written.
+/// Draw the figures of a results folder and say what was written. With
+/// `--out`, the figures are staged and replace that folder as a whole,
+/// like a results folder.
 pub fn plot(args: &PlotArgs) -> Result<()> {
     let opts = PlotOptions {
         format: args.format,
@@ -21,11 +26,32 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
         metrics: args.metric.clone(),
         sweep_x: args.sweep_x.clone(),
     };
-    let done = plot_dir(&args.results, args.out.as_deref(), &opts)?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.results.join(PLOTS_DIR));
+    let (done, out) = match &args.out {
+        Some(out) => {
+            crate::interrupt::install_handler();
+            let inputs = [Protected {
+                what: "the results folder being plotted",
+                path: &args.results,
+            }];
+            for note in prepare_target(out, args.force, &inputs)? {
+                eprintln!("warning: {note}");
+            }
+            let staged = StagedDir::new(out)?;
+            let mut done = plot_dir(&args.results, Some(staged.path()), &opts)?;
+            // Name the files where they will be, not where they were drawn.
+            done.files = done
+                .files
+                .iter()
+                .map(|f| moved(f, staged.path(), out))
+                .collect();
+            staged.commit()?;
+            (done, out.clone())
+        }
+        None => (
+            plot_dir(&args.results, None, &opts)?,
+            args.results.join(PLOTS_DIR),
+        ),
+    };
     for note in &done.notes {
         eprintln!("note: {note}");
     }
@@ -34,4 +60,9 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
         eprintln!("  {}", f.display());
     }
     Ok(())
+}
+
+fn moved(file: &Path, from: &Path, to: &Path) -> PathBuf {
+    file.strip_prefix(from)
+        .map_or_else(|_| file.to_path_buf(), |rest| to.join(rest))
 }

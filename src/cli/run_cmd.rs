@@ -11,7 +11,7 @@ use super::progress::Progress;
 use crate::aggregate::{Aggregate, aggregate};
 use crate::error::{Error, Result};
 use crate::experiment::{ExperimentResult, run_grid, thread_pool};
-use crate::io_util::{StagedDir, write_atomic};
+use crate::io_util::{Protected, StagedDir, prepare_target, write_atomic};
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
 use crate::report::{
     PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
@@ -37,9 +37,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(&name));
-    // Fail before simulating when the results folder cannot be made (the
-    // probe is removed again: an interrupted run leaves no folder behind).
-    drop(StagedDir::new(&out)?);
+    // Before simulating: may the results folder be replaced, can it be
+    // made, and what did killed runs leave beside it?
+    let mut inputs = vec![Protected {
+        what: "the scenario file",
+        path: &args.scenario,
+    }];
+    for s in &scenarios {
+        inputs.push(Protected {
+            what: "the trace",
+            path: &s.trace_path,
+        });
+    }
+    check_out(&out, args, &inputs)?;
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
     let total: u64 = scenarios
         .iter()
@@ -106,6 +116,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             sweep_json(&name, &out, points, &aggregates)
         }
     };
+    stopped_after_commit(&out)?;
     if args.json {
         let mut doc = doc;
         if let Some(obj) = doc.as_object_mut() {
@@ -118,6 +129,27 @@ pub fn run(args: &RunArgs) -> Result<()> {
         writeln!(stdout, "{text}")
             .and_then(|()| stdout.flush())
             .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Check the results folder `out` before anything runs (see
+/// [`prepare_target`]) and report what was found beside it.
+fn check_out(out: &Path, args: &RunArgs, inputs: &[Protected<'_>]) -> Result<()> {
+    for note in prepare_target(out, args.force, inputs)? {
+        eprintln!("warning: {note}");
+    }
+    Ok(())
+}
+
+/// A signal that arrived after the results were moved into place still
+/// stops the command with its exit code; the results stay.
+fn stopped_after_commit(out: &Path) -> Result<()> {
+    if crate::interrupt::requested() {
+        return Err(Error::interrupted(format!(
+            "interrupted after the results were complete: they are in {}",
+            out.display()
+        )));
     }
     Ok(())
 }

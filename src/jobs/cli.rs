@@ -13,6 +13,7 @@ use super::scenario::{JobScenario, load_job_scenario};
 use super::trace::{JobTrace, load_job_trace, write_job_trace};
 use crate::cli::RunArgs;
 use crate::error::{Error, Result};
+use crate::io_util::{Protected, prepare_target};
 use crate::scenario::Overrides;
 
 /// Arguments of `tenantsim import-jobs`.
@@ -143,8 +144,35 @@ pub fn run_jobs(args: &RunArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("results").join(scenario.name()));
+    // Before simulating: may the results folder be replaced (see
+    // `prepare_target`), and what did killed runs leave beside it?
+    let mut inputs = vec![
+        Protected {
+            what: "the scenario file",
+            path: &args.scenario,
+        },
+        Protected {
+            what: "the job trace",
+            path: &scenario.trace_path,
+        },
+    ];
+    if let Some(nodes) = &scenario.node_list_path {
+        inputs.push(Protected {
+            what: "the node list",
+            path: nodes,
+        });
+    }
+    for note in prepare_target(&out, args.force, &inputs)? {
+        eprintln!("warning: {note}");
+    }
     let result = run_job_experiment(&scenario, args.threads.map(|t| t as usize))?;
     let written = write_job_results(&out, &scenario, &result, args.jobs)?;
+    if crate::interrupt::requested() {
+        return Err(Error::interrupted(format!(
+            "interrupted after the results were complete: they are in {}",
+            out.display()
+        )));
+    }
     if args.json {
         let rows: Vec<_> = result
             .runs

@@ -17,15 +17,18 @@ pub fn tenantsim() -> Command {
     Command::cargo_bin("tenantsim").expect("binary built")
 }
 
-/// Every file under `dir`, relative path → bytes.
-/// Every file under `dir`, by path relative to it, with its bytes.
+/// The file that marks a folder as written by tenantsim.
+pub const RESULTS_MARK: &str = ".tenantsim-results";
+
+/// Every file under `dir` but the results mark ([`RESULTS_MARK`]), by path
+/// relative to it, with its bytes.
 pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         for entry in fs::read_dir(dir).expect("read_dir") {
             let path = entry.expect("entry").path();
             if path.is_dir() {
                 walk(root, &path, out);
-            } else {
+            } else if path.file_name().is_some_and(|n| n != RESULTS_MARK) {
                 let rel = path.strip_prefix(root).expect("prefix").to_path_buf();
                 out.insert(rel, fs::read(&path).expect("read"));
             }
