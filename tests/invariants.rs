@@ -95,7 +95,8 @@ fn gp_fallback(
                 .map(|(k, v)| (k.to_string(), toml::Value::from(v)))
                 .collect();
             let mut params = Params::new(sel.name, keys);
-            let make = (sel.parse)(&mut params, trace).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let make =
+                (sel.parse)(&mut params, trace).map_err(|e| TestCaseError::fail(e.to_string()))?;
             make(ctx).map_err(|e| TestCaseError::fail(e.to_string()))
         }
         Err(e) => Err(TestCaseError::fail(e.to_string())),
