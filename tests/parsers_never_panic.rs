@@ -7,7 +7,7 @@ use std::path::Path;
 use proptest::prelude::*;
 use tenantsim::scenario::{Overrides, parse_scenario};
 use tenantsim::trace::RuntimeModel;
-use tenantsim::trace::import::{aslib, fernandez_delgado, lcdb, matrix};
+use tenantsim::trace::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
 use tenantsim::trace::parse_trace;
 
 const TRACE: &str = include_str!("../traces/hand.csv");
@@ -69,5 +69,13 @@ proptest! {
             row_labels: None,
         };
         let _ = matrix::parse(&[part], None, Some("0"), None);
+    }
+
+    #[test]
+    fn model_metadata_never_panics(meta in mutated("model,model_year,model_citations\nm0,2012,5\nm1,2014,9\n")) {
+        let mut rows = ["m0", "m1"].map(|m| tenantsim::trace::TraceRow {
+            user: "u".into(), model: m.into(), accuracy: 0.5, runtime_s: 1.0, model_year: None, model_citations: None,
+        });
+        let _ = model_metadata::attach("meta.csv", &text(&meta), &mut rows);
     }
 }

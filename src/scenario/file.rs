@@ -181,6 +181,10 @@ pub struct TraceImportSection {
     /// matrix: the token meaning "missing".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub missing: Option<String>,
+    /// Any format: a `model,model_year,model_citations` CSV joined on the
+    /// imported model ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_metadata: Option<PathBuf>,
     /// aslib: the performance measure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<String>,

@@ -114,6 +114,7 @@ fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow
         row_labels: s.row_labels.iter().map(|p| base.join(p)).collect(),
         col_labels: s.col_labels.as_ref().map(|p| base.join(p)),
         missing: s.missing.clone(),
+        model_metadata: s.model_metadata.as_ref().map(|p| base.join(p)),
         measure: s.measure.clone(),
     };
     if args.inputs.is_empty() {

@@ -18,6 +18,11 @@
 //! caller must choose [`RuntimeModel::Unit`] (every job takes
 //! [`UNIT_RUNTIME_S`]), and the report says so.
 //!
+//! Any format can take `--model-metadata FILE` ([`model_metadata`]): a
+//! `model,model_year,model_citations` CSV joined on the imported model ids,
+//! for the "most recent" / "most cited" heuristics on data that has no
+//! such columns (none of the formats above has them).
+//!
 //! [`run_import`] is the command-line entry: it reads, validates, writes the
 //! trace atomically with [`write_trace`] and returns an [`ImportReport`].
 
@@ -25,6 +30,7 @@ pub mod aslib;
 pub mod fernandez_delgado;
 pub mod lcdb;
 pub mod matrix;
+pub mod model_metadata;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -182,6 +188,13 @@ pub struct ImportArgs {
     #[arg(long, value_name = "TOKEN")]
     pub missing: Option<String>,
 
+    /// Any format: CSV `model,model_year,model_citations` (either metadata
+    /// column may be left out) with one row per model of the imported
+    /// trace, joined on its model ids (matrix: the --col-labels ids, else
+    /// m0, m1, ... with column 1 = m0).
+    #[arg(long, value_name = "PATH")]
+    pub model_metadata: Option<PathBuf>,
+
     /// aslib: the performance measure that becomes accuracy; it must be
     /// maximised and lie in [0, 1] [default: the scenario's first measure,
     /// else predictive_accuracy].
@@ -256,7 +269,7 @@ pub fn run_import(args: &ImportArgs) -> Result<ImportReport> {
 /// (`args.out` is not used). Scenarios that import on the fly use this.
 pub fn import_rows(args: &ImportArgs) -> Result<Imported> {
     check_options(args)?;
-    Ok(match args.format {
+    let mut imported = match args.format {
         ImportFormat::Lcdb => {
             let opts = lcdb::LcdbOptions {
                 score: args.score.unwrap_or_default(),
@@ -285,7 +298,11 @@ pub fn import_rows(args: &ImportArgs) -> Result<Imported> {
             };
             matrix::read_with_stats(&parts, &opts)?
         }
-    })
+    };
+    if let Some(path) = &args.model_metadata {
+        model_metadata::attach_file(path, &mut imported.rows)?;
+    }
+    Ok(imported)
 }
 
 /// Reject options that do not apply to the chosen format.

@@ -24,6 +24,7 @@ fn args(format: ImportFormat, inputs: &[&str], out: &Path) -> ImportArgs {
         row_labels: Vec::new(),
         col_labels: None,
         missing: None,
+        model_metadata: None,
         measure: None,
     }
 }
@@ -241,4 +242,39 @@ fn clap_arguments_parse() {
         "--out is required"
     );
     assert!(Cli::try_parse_from(["import", "csv", "f.csv", "--out", "t"]).is_err());
+}
+
+#[test]
+fn model_metadata_is_joined_on_the_column_labels_and_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("t.csv");
+    let a = ImportArgs {
+        runtime_matrix: vec![fixture("matrix_time.txt")],
+        col_labels: Some(fixture("matrix_cols.txt")),
+        model_metadata: Some(fixture("matrix_meta.csv")),
+        ..args(ImportFormat::Matrix, &["matrix_acc.txt"], &out)
+    };
+    run_import(&a).expect("imports");
+    let trace = load_trace(&out).expect("loads back");
+    // Columns VGG-16, GoogLeNet, ResNet-50, AlexNet; the file lists them in
+    // another order.
+    assert_eq!(trace.model_year(), Some(&[2014, 2014, 2015, 2012][..]));
+    assert_eq!(
+        trace.model_citations(),
+        Some(&[80000, 40000, 150000, 90000][..])
+    );
+
+    // Without the labels the ids are m0..m3, which the file does not name.
+    let a = ImportArgs {
+        col_labels: None,
+        ..a
+    };
+    let e = run_import(&a).expect_err("unknown ids");
+    assert_eq!(e.kind(), ErrorKind::Input);
+    assert!(
+        e.message().contains(
+            "matrix_meta.csv: line 2, column `model`: unknown model `AlexNet`: expected one of the trace's model ids `m0`, `m1`, `m2`, `m3`"
+        ),
+        "{e}"
+    );
 }
