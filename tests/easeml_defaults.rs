@@ -1,8 +1,9 @@
 //! The ease.ml defaults (DESIGN §3–4 as revised) do what they are for: on
 //! LCDB at unit cost, round-robin + the default GP-UCB (rbf kernel with
-//! data-driven v and ℓ, β scale 1) has clearly less regret than round-robin
-//! + random. Under the old default (`kernel = "empirical"`) it did not
-//! (1.16× random's regret in this very set-up; docs/EXPERIMENTS.md).
+//! data-driven v and ℓ, β scale 1) has clearly less regret than
+//! round-robin with random models. Under the old default
+//! (`kernel = "empirical"`) it did not: 1.16× random's regret in this very
+//! set-up.
 
 mod common;
 

@@ -84,7 +84,7 @@ fn case() -> impl Strategy<Value = Case> {
 fn gp_fallback(
     built: tenantsim::error::Result<Box<dyn tenantsim::policy::Selector>>,
     sel: &tenantsim::policy::registry::SelectorSpec,
-    trace: &std::sync::Arc<tenantsim::trace::Trace>,
+    trace: &Arc<Trace>,
     ctx: &RepContext<'_>,
 ) -> Result<Box<dyn tenantsim::policy::Selector>, TestCaseError> {
     match built {
