@@ -17,6 +17,7 @@ pub use file::{
 };
 pub use load::{
     Overrides, Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario,
+    read_scenario_text, toml_error,
 };
 pub use split::{Split, SplitPlan};
 pub use sweep::{Plan, SweepAxis, SweepPoint, load_plan, parse_plan, value_text};

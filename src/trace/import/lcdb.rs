@@ -35,7 +35,6 @@ use std::path::Path;
 
 use super::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
 use crate::error::{Error, Result};
-use crate::trace::csv_read::csv_error;
 use crate::trace::{TraceBuilder, TraceRow};
 
 /// Which LCDB score becomes the accuracy.
@@ -124,13 +123,7 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
 
     let mut raws = Vec::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let where_ = format!("{source}: line {line}");
         let get = |i: usize| record.get(i).unwrap_or("");
         let id_text = get(user_col);
