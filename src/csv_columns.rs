@@ -99,29 +99,14 @@ impl<R: Read> CsvReader<R> {
             Ok(false) => {}
             Err(e) => return Err(csv_error_at(source, &e, reader.get_mut())),
         }
-        if !empty {
-            let start = record_start(&headers);
-            let line = reader.get_mut().line_at(start);
-            // Only a BOM that is the very first bytes of the file is one.
-            let at_file_start = reader.get_ref().first_content_offset() == Some(start);
-            let mut fields: Vec<String> = headers.iter().map(str::to_string).collect();
-            if at_file_start {
-                if let Some(f) = fields.first_mut() {
-                    if let Some(rest) = f.strip_prefix(BOM) {
-                        *f = if trim {
-                            rest.trim().to_string()
-                        } else {
-                            rest.to_string()
-                        };
-                    }
-                }
-            }
-            if fields.iter().any(|f| f.contains(BOM)) {
-                return Err(bom_error(source, line));
-            }
-            let mut clean = StringRecord::from(fields);
-            clean.set_position(headers.position().cloned());
-            headers = clean;
+        // The BOM at the start of the file was dropped by `LineIndex`; a
+        // second one right after it would be dropped by the csv crate.
+        if reader.get_ref().second_bom {
+            return Err(bom_error(source, 1));
+        }
+        if !empty && headers.as_slice().contains(BOM) {
+            let line = reader.get_mut().line_at(record_start(&headers));
+            return Err(bom_error(source, line));
         }
         // From here on every record must have as many fields as the header.
         Ok(Self {
@@ -215,8 +200,16 @@ struct LineIndex<R> {
     after_cr: bool,
     /// (offset, line) of the first content byte of each line.
     starts: std::collections::VecDeque<(u64, u64)>,
-    /// The offset of the first content byte of the file.
-    first_content: Option<u64>,
+    /// The first bytes of the input, held back until it is known whether
+    /// they are a UTF-8 byte order mark (then dropped: the csv crate drops
+    /// it only when its first read happens to hold all three bytes).
+    head: [u8; 6],
+    /// Bytes of `head` filled, and already handed out.
+    head_len: usize,
+    head_pos: usize,
+    head_done: bool,
+    /// Whether a second BOM followed the first.
+    second_bom: bool,
 }
 
 impl<R> LineIndex<R> {
@@ -228,7 +221,11 @@ impl<R> LineIndex<R> {
             at_line_start: true,
             after_cr: false,
             starts: std::collections::VecDeque::new(),
-            first_content: None,
+            head: [0; 6],
+            second_bom: false,
+            head_len: 0,
+            head_pos: 0,
+            head_done: false,
         }
     }
 
@@ -250,7 +247,6 @@ impl<R> LineIndex<R> {
                 _ => {
                     if self.at_line_start {
                         self.starts.push_back((self.offset, self.line));
-                        self.first_content.get_or_insert(self.offset);
                     }
                     self.after_cr = false;
                     self.at_line_start = false;
@@ -268,15 +264,36 @@ impl<R> LineIndex<R> {
         }
         self.starts.front().map_or(self.line, |&(_, line)| line)
     }
-
-    fn first_content_offset(&self) -> Option<u64> {
-        self.first_content
-    }
 }
 
 impl<R: Read> Read for LineIndex<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        if !self.head_done {
+            // Six bytes: a BOM, and whether another follows (the csv crate
+            // would silently drop that one too).
+            while self.head_len < 6 {
+                match self.inner.read(&mut self.head[self.head_len..]) {
+                    Ok(0) => break,
+                    Ok(n) => self.head_len += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            const BOM_BYTES: [u8; 3] = [0xef, 0xbb, 0xbf];
+            if self.head[..self.head_len].starts_with(&BOM_BYTES) {
+                self.head_pos = 3;
+                self.second_bom = self.head[3..self.head_len].starts_with(&BOM_BYTES);
+            }
+            self.head_done = true;
+        }
+        let n = if self.head_pos < self.head_len {
+            let n = buf.len().min(self.head_len - self.head_pos);
+            buf[..n].copy_from_slice(&self.head[self.head_pos..self.head_pos + n]);
+            self.head_pos += n;
+            n
+        } else {
+            self.inner.read(buf)?
+        };
         self.note(&buf[..n]);
         Ok(n)
     }
@@ -288,4 +305,126 @@ pub fn find_column(headers: &StringRecord, names: &[&str]) -> Option<usize> {
     headers
         .iter()
         .position(|h| names.contains(&h.trim_start_matches('\u{feff}')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out one byte per call, so record boundaries
+    /// fall everywhere relative to the reads.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match (self.0.split_first(), buf.is_empty()) {
+                (Some((&b, rest)), false) => {
+                    buf[0] = b;
+                    self.0 = rest;
+                    Ok(1)
+                }
+                _ => Ok(0),
+            }
+        }
+    }
+
+    /// (line, first field) of every record, or the error message.
+    fn lines_of(text: &str, trickle: bool) -> std::result::Result<Vec<(u64, String)>, String> {
+        let run = |input: Box<dyn Read + '_>| -> Result<Vec<(u64, String)>> {
+            let mut r = CsvReader::new("f.csv", input, true)?;
+            let mut rec = StringRecord::new();
+            let mut out = Vec::new();
+            while let Some(line) = r.read_record(&mut rec)? {
+                out.push((line, rec[0].to_string()));
+            }
+            Ok(out)
+        };
+        let input: Box<dyn Read> = if trickle {
+            Box::new(Trickle(text.as_bytes()))
+        } else {
+            Box::new(text.as_bytes())
+        };
+        run(input).map_err(|e| e.to_string())
+    }
+
+    fn both(text: &str) -> std::result::Result<Vec<(u64, String)>, String> {
+        let whole = lines_of(text, false);
+        assert_eq!(whole, lines_of(text, true), "trickled input differs");
+        whole
+    }
+
+    fn owned(v: &[(u64, &str)]) -> std::result::Result<Vec<(u64, String)>, String> {
+        Ok(v.iter().map(|&(l, s)| (l, s.to_string())).collect())
+    }
+
+    #[test]
+    fn blank_lines_count_toward_the_line_of_a_record() {
+        assert_eq!(
+            both("a,b\n\n\n1,2\n\n3,4\n"),
+            owned(&[(4, "1"), (6, "3")])
+        );
+        assert_eq!(
+            both("a,b\n\n\n1\n"),
+            Err("f.csv: line 4: expected 2 fields like the header, found 1".into())
+        );
+        // Blank lines before the header too.
+        assert_eq!(both("\n\na,b\n1,2\n"), owned(&[(4, "1")]));
+    }
+
+    #[test]
+    fn quoted_newlines_count_toward_later_lines() {
+        assert_eq!(
+            both("a,b\n\"x\ny\nz\",1\n2,3\n"),
+            owned(&[(2, "x\ny\nz"), (5, "2")])
+        );
+        assert_eq!(
+            both("a,b\n\"x\n\n\",1\n\n2\n"),
+            Err("f.csv: line 6: expected 2 fields like the header, found 1".into())
+        );
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_end_lines_once() {
+        assert_eq!(
+            both("a,b\r\n1,2\r\n\r\n3,4\r\n"),
+            owned(&[(2, "1"), (4, "3")])
+        );
+        assert_eq!(both("a,b\r1,2\r\r3,4"), owned(&[(2, "1"), (4, "3")]));
+    }
+
+    #[test]
+    fn invalid_utf8_names_its_physical_line() {
+        let mut bytes = b"a,b\n\n1,2\n\n\n3,".to_vec();
+        bytes.push(0xff);
+        bytes.push(b'\n');
+        let mut r = CsvReader::new("f.csv", bytes.as_slice(), true).expect("header");
+        let mut rec = StringRecord::new();
+        assert_eq!(r.read_record(&mut rec).expect("row"), Some(3));
+        let err = r.read_record(&mut rec).expect_err("bad utf-8").to_string();
+        assert!(err.starts_with("f.csv: line 6: invalid UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_bom_is_accepted_only_as_the_first_bytes_of_the_file() {
+        assert_eq!(both("\u{feff}a,b\n1,2\n"), owned(&[(2, "1")]));
+        let (_, headers) = csv_with_header("f.csv", "\u{feff}a,b\n".as_bytes()).expect("ok");
+        assert_eq!(&headers[0], "a");
+        let mid = both("a,b\n1,2\n\u{feff}3,4\n").expect_err("mid-file BOM");
+        assert!(mid.starts_with("f.csv: line 3: a byte order mark"), "{mid}");
+        let inner = both("a,b\n1,x\u{feff}y\n").expect_err("BOM inside a field");
+        assert!(inner.starts_with("f.csv: line 2: a byte order mark"), "{inner}");
+        let twice = both("\u{feff}\u{feff}a,b\n1,2\n").expect_err("two BOMs");
+        assert!(twice.starts_with("f.csv: line 1: a byte order mark"), "{twice}");
+        let late = both("\n\u{feff}a,b\n1,2\n").expect_err("BOM after a blank line");
+        assert!(late.starts_with("f.csv: line 2: a byte order mark"), "{late}");
+        let second_col = both("a,\u{feff}b\n1,2\n").expect_err("BOM in a later column");
+        assert!(second_col.starts_with("f.csv: line 1:"), "{second_col}");
+    }
+
+    #[test]
+    fn an_empty_input_has_an_empty_header() {
+        let r = CsvReader::new("f.csv", "".as_bytes(), true).expect("empty is not an error here");
+        assert!(r.headers().is_empty());
+        let r = CsvReader::new("f.csv", "\n\n".as_bytes(), true).expect("blank lines only");
+        assert!(r.headers().is_empty());
+    }
 }

@@ -84,7 +84,7 @@ impl ArrivalPlan {
                             && max_tenants as f64 * 3600.0 / r > MAX_ARRIVAL_S =>
                     {
                         err(format!(
-                            "rate_per_hour: at {r} arrivals per hour, {max_tenants} tenants take {:.3e} s on average to arrive, \
+                            "rate_per_hour: at {r:e} arrivals per hour, {max_tenants} tenants take {:.3e} s on average to arrive, \
                          beyond the limit of 1e12 s for simulated time: expected a rate of at least {:.3e}",
                             max_tenants as f64 * 3600.0 / r,
                             max_tenants as f64 * 3600.0 / MAX_ARRIVAL_S
