@@ -358,10 +358,7 @@ mod tests {
 
     #[test]
     fn blank_lines_count_toward_the_line_of_a_record() {
-        assert_eq!(
-            both("a,b\n\n\n1,2\n\n3,4\n"),
-            owned(&[(4, "1"), (6, "3")])
-        );
+        assert_eq!(both("a,b\n\n\n1,2\n\n3,4\n"), owned(&[(4, "1"), (6, "3")]));
         assert_eq!(
             both("a,b\n\n\n1\n"),
             Err("f.csv: line 4: expected 2 fields like the header, found 1".into())
@@ -411,11 +408,20 @@ mod tests {
         let mid = both("a,b\n1,2\n\u{feff}3,4\n").expect_err("mid-file BOM");
         assert!(mid.starts_with("f.csv: line 3: a byte order mark"), "{mid}");
         let inner = both("a,b\n1,x\u{feff}y\n").expect_err("BOM inside a field");
-        assert!(inner.starts_with("f.csv: line 2: a byte order mark"), "{inner}");
+        assert!(
+            inner.starts_with("f.csv: line 2: a byte order mark"),
+            "{inner}"
+        );
         let twice = both("\u{feff}\u{feff}a,b\n1,2\n").expect_err("two BOMs");
-        assert!(twice.starts_with("f.csv: line 1: a byte order mark"), "{twice}");
+        assert!(
+            twice.starts_with("f.csv: line 1: a byte order mark"),
+            "{twice}"
+        );
         let late = both("\n\u{feff}a,b\n1,2\n").expect_err("BOM after a blank line");
-        assert!(late.starts_with("f.csv: line 2: a byte order mark"), "{late}");
+        assert!(
+            late.starts_with("f.csv: line 2: a byte order mark"),
+            "{late}"
+        );
         let second_col = both("a,\u{feff}b\n1,2\n").expect_err("BOM in a later column");
         assert!(second_col.starts_with("f.csv: line 1:"), "{second_col}");
     }
