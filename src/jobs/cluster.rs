@@ -298,9 +298,14 @@ impl Cluster {
 /// GPU job). At most [`MAX_NODES`] nodes of at most [`MAX_GPUS_PER_NODE`]
 /// GPUs each. Returns (name, GPUs) per node in file order.
 pub fn load_node_list(path: &Path) -> Result<Vec<(String, u32)>> {
-    let source = path.display().to_string();
     let file = open_input(path, "node list")?;
-    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
+    parse_node_list(&path.display().to_string(), file)
+}
+
+/// [`load_node_list`] on a node list read from `input`; `source` names it
+/// in errors.
+pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Vec<(String, u32)>> {
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
     let find = |names: &[&str]| -> Result<Option<usize>> {
         let found: Vec<&str> = names
             .iter()

@@ -201,9 +201,20 @@ impl ArrivalPlan {
 }
 
 fn read_arrival_file(path: &Path, trace: &Trace) -> Result<HashMap<usize, Micros>> {
-    let source = path.display().to_string();
     let file = open_input(path, "arrivals file")?;
-    let mut reader = CsvReader::new(&source, file, true)?;
+    parse_arrival_times(&path.display().to_string(), file, trace)
+}
+
+/// Parse an arrivals CSV `user,arrival_s` read from `input` (`source`
+/// names it in errors): the arrival time, µs, of each listed user of
+/// `trace`, by user index. Unknown or repeated users, and times that are
+/// not seconds in [0, 1e12], are errors naming the line.
+pub fn parse_arrival_times(
+    source: &str,
+    input: impl std::io::Read,
+    trace: &Trace,
+) -> Result<HashMap<usize, Micros>> {
+    let mut reader = CsvReader::new(source, input, true)?;
     let names: Vec<&str> = reader.headers().iter().collect();
     if names != ["user", "arrival_s"] {
         return Err(Error::input(format!(

@@ -9,7 +9,7 @@ mod split;
 mod sweep;
 mod trace_source;
 
-pub use arrivals::ArrivalPlan;
+pub use arrivals::{ArrivalPlan, parse_arrival_times};
 pub use common_checks::check_common;
 pub use file::{
     ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
