@@ -228,3 +228,26 @@ fn a_fifo_as_trace_or_scenario_is_rejected_instead_of_blocking() {
         assert!(stderr.contains(fragment), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_ten_megabyte_bad_field_gives_a_short_message() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut trace = String::from("user,model,accuracy,runtime_s\nu1,m1,0.5,1\n");
+    trace.push_str("u1,m2,");
+    trace.push_str(&"7".repeat(10 << 20));
+    trace.push_str("\0x,1\n");
+    fs::write(tmp.path().join("t.csv"), trace).expect("write");
+    let out = tenantsim()
+        .current_dir(tmp.path())
+        .args(["validate", "t.csv"])
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.len() < 1024, "message of {} bytes", stderr.len());
+    assert!(
+        stderr.contains("t.csv: line 3: field `accuracy`: expected a number, got `777"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(10485762 bytes in all)"), "{stderr}");
+}

@@ -65,8 +65,9 @@ pub fn mode_of_text(path: &Path, text: &str) -> Result<Mode> {
         Some(toml::Value::String(s)) if s == "models" => Ok(Mode::Models),
         Some(toml::Value::String(s)) if s == "jobs" => Ok(Mode::Jobs),
         Some(v) => Err(Error::input(format!(
-            "{}: mode: expected \"models\" or \"jobs\", got `{v}`",
-            path.display()
+            "{}: mode: expected \"models\" or \"jobs\", got `{}`",
+            path.display(),
+            crate::echo::shown(&v.to_string())
         ))),
     }
 }
@@ -465,11 +466,15 @@ fn resolve_policy(
     p: &JobPolicySection,
     default_backfill: bool,
 ) -> Result<JobPolicy> {
-    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let context = format!(
+        "{at}: [[policy]] #{} (\"{}\")",
+        index + 1,
+        crate::echo::shown(&p.name)
+    );
     let spec = scheduler::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
-            p.scheduler,
+            crate::echo::shown(&p.scheduler),
             scheduler::scheduler_names()
         ))
     })?;

@@ -10,6 +10,7 @@ use super::{
     ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
     TraceSection, load_trace_source,
 };
+use crate::echo::shown;
 use crate::engine::{SimConfig, TenantLimits};
 use crate::error::{Error, Result};
 use crate::io_util::read_text;
@@ -214,13 +215,17 @@ pub fn build_scenario(
         .collect::<Result<Vec<_>>>()?;
     let baseline = match &file.baseline {
         None => 0,
-        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| {
-            let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
-            Error::input(format!(
-                "{at}: baseline: unknown policy `{name}`: expected the name of a [[policy]] ({})",
-                names.join(", ")
-            ))
-        })?,
+        Some(name) => policies
+            .iter()
+            .position(|p| &p.name == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
+                Error::input(format!(
+                    "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
+                    shown(name),
+                    names.join(", ")
+                ))
+            })?,
     };
     Ok(Scenario {
         arrivals,
@@ -355,13 +360,15 @@ fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<u
     for id in ids {
         let u = trace.user_index(id).ok_or_else(|| {
             Error::input(format!(
-                "{at}: [split].{key}: unknown user `{id}`: the trace {} has no such user",
+                "{at}: [split].{key}: unknown user `{}`: the trace {} has no such user",
+                shown(id),
                 trace.source()
             ))
         })?;
         if out.contains(&u) {
             return Err(Error::input(format!(
-                "{at}: [split].{key}: user `{id}` is listed twice"
+                "{at}: [split].{key}: user `{}` is listed twice",
+                shown(id)
             )));
         }
         out.push(u);
@@ -460,18 +467,18 @@ fn resolve_policy(
     trace: &Trace,
     prior_users: usize,
 ) -> Result<Policy> {
-    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
     let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown scheduler `{}`: expected one of {}",
-            p.scheduler,
+            shown(&p.scheduler),
             registry::scheduler_names()
         ))
     })?;
     let selector = registry::selector(&p.selector).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown selector `{}`: expected one of {}",
-            p.selector,
+            shown(&p.selector),
             registry::selector_names()
         ))
     })?;

@@ -62,7 +62,7 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
                 Error::input(format!(
                     "{source}: line {line}: field `{}`: expected an integer, got `{}`",
                     COLUMNS[slot],
-                    get(slot)
+                    crate::echo::shown(get(slot))
                 ))
             })
         };

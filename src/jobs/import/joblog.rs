@@ -127,7 +127,7 @@ pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, Impor
             Error::input(format!(
                 "{source}: line {line}: field `{}`: expected {what}, got `{}`",
                 &headers[c],
-                cell(c)
+                crate::echo::shown(cell(c))
             ))
         };
         let gpus_f: f64 = cell(c_gpus)

@@ -129,7 +129,8 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
         let id_text = get(user_col);
         let dataset = id_text.parse::<u64>().map_err(|_| {
             Error::input(format!(
-                "{where_}: field `{USER_COLUMN}`: expected an OpenML data set id (a whole number), got `{id_text}`"
+                "{where_}: field `{USER_COLUMN}`: expected an OpenML data set id (a whole number), got `{}`",
+                crate::echo::shown(id_text)
             ))
         })?;
         let accuracy = parse_number(get(score_col), opts.score.column(), &where_)?;
