@@ -1,5 +1,8 @@
-//! Matching a CSV header against the columns a format requires and allows,
-//! with the same messages for every format.
+//! Reading CSV inputs the same way in every format: [`CsvReader`] names the
+//! physical line of every record and error and accepts a byte order mark
+//! only at the start of the file; [`match_columns`] matches a header
+//! against the columns a format requires and allows, with the same
+//! messages for every format.
 
 use std::io::Read;
 
