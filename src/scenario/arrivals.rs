@@ -252,3 +252,68 @@ pub fn parse_arrival_times(
     }
     Ok(times)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand() -> Trace {
+        crate::trace::parse_trace("hand.csv", &include_bytes!("../../traces/hand.csv")[..])
+            .expect("hand trace")
+    }
+
+    #[test]
+    fn poisson_arrivals_beyond_the_time_limit_are_an_error_not_clamped() {
+        let trace = hand();
+        // About 3.6e12 s between arrivals: the first already lies beyond.
+        let slow = ArrivalPlan::Poisson {
+            rate_per_hour: 1e-9,
+        };
+        let err = slow
+            .sample(&[0, 1, 2], &trace, 1, 0)
+            .expect_err("beyond 1e12 s");
+        assert!(
+            err.to_string().contains("beyond the limit of 1e12 s"),
+            "{err}"
+        );
+        let fine = ArrivalPlan::Poisson { rate_per_hour: 1.0 };
+        let times = fine.sample(&[0, 1, 2], &trace, 1, 0).expect("in range");
+        assert!(times.iter().all(|&t| t < secs_to_us(MAX_ARRIVAL_S)));
+    }
+
+    #[test]
+    fn a_rate_too_low_for_the_tenants_is_rejected_when_the_scenario_loads() {
+        let trace = hand();
+        let section = ArrivalsSection {
+            kind: "poisson".into(),
+            rate_per_hour: Some(1e-8),
+            window_s: None,
+            path: None,
+        };
+        let err = ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 3)
+            .expect_err("mean arrival beyond 1e12 s");
+        assert!(
+            err.to_string().contains("expected a rate of at least"),
+            "{err}"
+        );
+        assert!(
+            ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 2).is_ok(),
+            "two tenants at 1e-8 per hour arrive within 7.2e11 s on average"
+        );
+    }
+
+    #[test]
+    fn arrival_files_name_the_physical_line() {
+        let trace = hand();
+        let err = parse_arrival_times(
+            "a.csv",
+            "user,arrival_s\n\nu1,0\n\n\nu2,x\n".as_bytes(),
+            &trace,
+        )
+        .expect_err("bad time");
+        assert_eq!(
+            err.to_string(),
+            "a.csv: line 6: field `arrival_s`: expected a number, got `x`"
+        );
+    }
+}
