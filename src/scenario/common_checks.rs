@@ -17,11 +17,16 @@ pub fn check_common(
 ) -> Result<()> {
     let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
     let trimmed = name.trim();
-    if trimmed.is_empty() || trimmed == "." || trimmed == ".." || trimmed.contains(['/', '\\']) {
+    if trimmed.is_empty()
+        || trimmed == "."
+        || trimmed == ".."
+        || trimmed.contains(['/', '\\'])
+        || name.contains(char::is_control)
+    {
         return bad(
             "name",
             format!(
-                "expected a non-empty label usable as a folder name (no `/`), got `{}`",
+                "expected a non-empty label usable as a folder name (no `/`, no control characters), got `{}`",
                 shown(name)
             ),
         );
