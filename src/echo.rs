@@ -10,7 +10,8 @@ pub const MAX_ECHO_BYTES: usize = 200;
 pub const MAX_MESSAGE_LINE_BYTES: usize = 300;
 
 /// `text` as it may appear in a message: control characters (NUL, escape
-/// sequences, newlines, U+FEFF) escaped as `\u{..}`, `\n`, `\t`…, and
+/// sequences, newlines), U+FEFF and the bidirectional overrides escaped as
+/// `\u{..}`, `\n`, `\t`…, and
 /// anything beyond [`MAX_ECHO_BYTES`] cut at a character boundary with a
 /// note of the full length.
 pub fn shown(text: &str) -> String {
@@ -28,6 +29,15 @@ pub fn capped_lines(message: &str) -> String {
         .join("\n")
 }
 
+/// Control characters, the byte order mark and the bidirectional
+/// overrides (which reorder what a terminal shows).
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || c == '\u{feff}'
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
 fn cut(text: &str, max: usize) -> String {
     let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
@@ -35,7 +45,7 @@ fn cut(text: &str, max: usize) -> String {
     }
     let mut out = String::with_capacity(end + 16);
     for c in text[..end].chars() {
-        if c.is_control() || c == '\u{feff}' {
+        if needs_escape(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -56,6 +66,7 @@ mod tests {
         assert_eq!(shown("a\0b\x1b[2Jc\n"), "a\\u{0}b\\u{1b}[2Jc\\n");
         assert_eq!(shown("\u{feff}id"), "\\u{feff}id");
         assert_eq!(shown("déjà vu"), "déjà vu");
+        assert_eq!(shown("a\u{202e}b"), "a\\u{202e}b");
     }
 
     #[test]
