@@ -19,13 +19,22 @@ pub use results_folder::{
 };
 
 /// Open `path` for reading; `what` describes it in errors ("trace",
-/// "scenario"). A missing file or a directory gives a clear error.
+/// "scenario"). A missing file, a directory, and anything that is not a
+/// regular file (a FIFO would block forever, a device such as `/dev/zero`
+/// never ends) give a clear error.
 pub fn open_input(path: &Path, what: &str) -> Result<File> {
     match fs::metadata(path) {
         Ok(m) if m.is_dir() => {
             return Err(Error::input(format!(
                 "{what} {} is a directory: expected a file",
                 path.display()
+            )));
+        }
+        Ok(m) if !m.is_file() => {
+            return Err(Error::input(format!(
+                "{what} {} is not a regular file ({}): expected a file",
+                path.display(),
+                special_kind(&m)
             )));
         }
         Ok(_) => {}
@@ -40,19 +49,66 @@ pub fn open_input(path: &Path, what: &str) -> Result<File> {
     File::open(path).map_err(|e| Error::io(&format!("open {what}"), path, &e))
 }
 
+/// What kind of special file `m` describes, for messages.
+fn special_kind(m: &fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = m;
+    "a special file"
+}
+
 /// Read a whole input file as bytes (see [`open_input`] for errors).
 pub fn read_input(path: &Path, what: &str) -> Result<Vec<u8>> {
-    let mut file = open_input(path, what)?;
-    let mut buf = Vec::new();
-    std::io::Read::read_to_end(&mut file, &mut buf)
-        .map_err(|e| Error::io(&format!("read {what}"), path, &e))?;
+    read_input_limited(path, what, u64::MAX)
+}
+
+/// [`read_input`] for a file of at most `max_bytes` bytes: a larger file
+/// is an error that names the limit, found before anything is read (and
+/// reading stops at the limit should the file grow meanwhile).
+pub fn read_input_limited(path: &Path, what: &str, max_bytes: u64) -> Result<Vec<u8>> {
+    let file = open_input(path, what)?;
+    let too_big = || {
+        Error::input(format!(
+            "{what} {} is larger than {max_bytes} bytes, the limit for a {what}",
+            path.display()
+        ))
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > max_bytes {
+        return Err(too_big());
+    }
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, max_bytes.saturating_add(1)),
+        &mut buf,
+    )
+    .map_err(|e| Error::io(&format!("read {what}"), path, &e))?;
+    if buf.len() as u64 > max_bytes {
+        return Err(too_big());
+    }
     Ok(buf)
 }
 
-/// Read a whole input file as UTF-8 text; `what` describes it in errors,
-/// `expected` says what kind of text it should be ("a TOML text file").
-pub fn read_text(path: &Path, what: &str, expected: &str) -> Result<String> {
-    String::from_utf8(read_input(path, what)?).map_err(|e| {
+/// Read a whole input file of at most `max_bytes` bytes as UTF-8 text;
+/// `what` describes it in errors, `expected` says what kind of text it
+/// should be ("a TOML text file").
+pub fn read_text(path: &Path, what: &str, expected: &str, max_bytes: u64) -> Result<String> {
+    String::from_utf8(read_input_limited(path, what, max_bytes)?).map_err(|e| {
         Error::input(format!(
             "{}: invalid UTF-8 at byte {}: expected {expected}",
             path.display(),

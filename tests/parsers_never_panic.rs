@@ -12,6 +12,10 @@ use tenantsim::trace::parse_trace;
 
 const TRACE: &str = include_str!("../traces/hand.csv");
 const SCENARIO: &str = include_str!("../scenarios/quickstart.toml");
+const ARRIVALS: &str = "user,arrival_s\nu1,0\nu2,3600\n\nu3,7200.5\n";
+const NODES: &str = "node,gpus,model\nn1,8,A100\n\nn2,0,-\nn3,4,V100\n";
+const SUMMARY: &str = "policy,rep,final_loss,time_to_0.05_s\na,0,0.1,inf\na,1,0.2,3.5\nb,0,0,n/a\n";
+const CURVES: &str = include_str!("../tests/fixtures/plots/model/curves.csv");
 const LCDB: &str = "openmlid,learner,traintime_mean_s,score_train_mean,score_valid_mean,score_test_mean\n\
 3,SVC_linear,0.07,0.97,0.96,0.97\n3,sklearn.tree.DecisionTreeClassifier,0.01,1.0,0.9,0.91\n";
 const ARFF: &str = "@relation runs\n@attribute instance_id string\n@attribute repetition numeric\n\
@@ -77,5 +81,28 @@ proptest! {
             user: "u".into(), model: m.into(), accuracy: 0.5, runtime_s: 1.0, model_year: None, model_citations: None,
         });
         let _ = model_metadata::attach("meta.csv", &text(&meta), &mut rows);
+    }
+
+    #[test]
+    fn arrival_and_node_list_parsers_never_panic(a in mutated(ARRIVALS), n in mutated(NODES)) {
+        let trace = parse_trace("hand.csv", TRACE.as_bytes()).expect("hand trace");
+        let _ = tenantsim::scenario::parse_arrival_times("a.csv", a.as_slice(), &trace);
+        let _ = tenantsim::jobs::cluster::parse_node_list("n.csv", n.as_slice());
+    }
+
+    #[test]
+    fn check_and_plot_readers_never_panic(s in mutated(SUMMARY), c in mutated(CURVES)) {
+        use tenantsim::check::{Tolerance, compare_summaries, parse_summary};
+        if let (Ok(x), Ok(y)) = (parse_summary("r.csv", s.as_slice()), parse_summary("g.csv", SUMMARY.as_bytes())) {
+            let _ = compare_summaries(&x, &y, Tolerance::default());
+        }
+        if let Ok(t) = tenantsim::plot::Table::parse("curves.csv", text(&c), &["policy", "mean_loss"]) {
+            for row in t.rows() {
+                let Ok(row) = row else { break };
+                for col in 0..t.header().len() {
+                    let _ = (row.num(col), row.cell(col), row.loss(col), row.count(col), row.time_or_inf(col));
+                }
+            }
+        }
     }
 }

@@ -4,5 +4,5 @@
 mod table;
 mod tolerance;
 
-pub use table::{SummaryTable, read_summary};
+pub use table::{SummaryTable, parse_summary, read_summary};
 pub use tolerance::{Drift, Tolerance, compare_summaries};

@@ -4,8 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::csv_columns::CsvReader;
+use crate::echo::shown;
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::open_input;
 
 /// A summary table keyed by (policy, rep).
 #[derive(Debug, Clone, PartialEq)]
@@ -24,12 +26,15 @@ pub struct SummaryTable {
 pub fn read_summary(dir: &Path) -> Result<SummaryTable> {
     let path = dir.join("summary.csv");
     let source = path.display().to_string();
-    let bytes = read_input(&path, "summary")?;
-    let mut reader = csv::ReaderBuilder::new().from_reader(bytes.as_slice());
-    let headers = reader
-        .headers()
-        .map_err(|e| Error::input(format!("{source}: {e}")))?
-        .clone();
+    let file = open_input(&path, "summary")?;
+    parse_summary(&source, file)
+}
+
+/// Parse a `summary.csv` read from `input`; `source` names it in errors.
+pub fn parse_summary(source: &str, input: impl std::io::Read) -> Result<SummaryTable> {
+    let source = source.to_string();
+    let mut reader = CsvReader::new(&source, input, false)?;
+    let headers = reader.headers().clone();
     let pos = |name: &str| headers.iter().position(|h| h == name);
     let (Some(p), Some(r)) = (pos("policy"), pos("rep")) else {
         return Err(Error::input(format!(
@@ -40,9 +45,8 @@ pub fn read_summary(dir: &Path) -> Result<SummaryTable> {
     let metrics = metric_idx.iter().map(|&i| headers[i].to_string()).collect();
     let mut rows = BTreeMap::new();
     let mut policies: Vec<String> = Vec::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| crate::trace::csv_error_for(&source, &e))?;
-        let line = rec.position().map_or(0, csv::Position::line);
+    let mut rec = csv::StringRecord::new();
+    while let Some(line) = reader.read_record(&mut rec)? {
         let key = (rec[p].to_string(), rec[r].to_string());
         if !policies.contains(&key.0) {
             policies.push(key.0.clone());
@@ -51,7 +55,8 @@ pub fn read_summary(dir: &Path) -> Result<SummaryTable> {
         if rows.insert(key.clone(), values).is_some() {
             return Err(Error::input(format!(
                 "{source}: line {line}: policy `{}` repetition {} appears twice",
-                key.0, key.1
+                shown(&key.0),
+                shown(&key.1)
             )));
         }
     }

@@ -58,13 +58,31 @@ pub fn compare_summaries(
     golden: &SummaryTable,
     tol: Tolerance,
 ) -> Result<Vec<Drift>> {
-    if results.policies != golden.policies {
+    // Rows are keyed by (policy, rep): the order they come in is not a
+    // difference, only which policies there are.
+    let mut got_policies: Vec<&String> = results.policies.iter().collect();
+    let mut want_policies: Vec<&String> = golden.policies.iter().collect();
+    got_policies.sort();
+    want_policies.sort();
+    if got_policies != want_policies {
+        let only = |a: &[String], b: &[String]| -> String {
+            let v: Vec<String> = a
+                .iter()
+                .filter(|p| !b.contains(p))
+                .map(|p| format!("`{}`", crate::echo::shown(p)))
+                .collect();
+            if v.is_empty() {
+                "none".into()
+            } else {
+                v.join(", ")
+            }
+        };
         return Err(Error::input(format!(
-            "policies differ: {} has [{}], {} has [{}]",
+            "policies differ: only in {}: {}; only in {}: {}",
             results.source,
-            results.policies.join(", "),
+            only(&results.policies, &golden.policies),
             golden.source,
-            golden.policies.join(", ")
+            only(&golden.policies, &results.policies)
         )));
     }
     if results.metrics != golden.metrics {
@@ -86,14 +104,21 @@ pub fn compare_summaries(
                 .keys()
                 .filter(|k| !golden.rows.contains_key(*k)),
         )
-        .map(|(p, r)| format!("{p}/rep {r}"))
+        .map(|(p, r)| format!("{}/rep {}", crate::echo::shown(p), crate::echo::shown(r)))
         .collect();
     if !missing.is_empty() {
+        const SHOWN: usize = 10;
+        let more = missing.len().saturating_sub(SHOWN);
         return Err(Error::input(format!(
-            "repetitions differ between {} and {}: {}",
+            "repetitions differ between {} and {}: {}{}",
             results.source,
             golden.source,
-            missing.join(", ")
+            missing[..missing.len().min(SHOWN)].join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         )));
     }
     let mut drifts = Vec::new();

@@ -231,8 +231,16 @@ pub fn validate_if_jobs(file: &Path, is_scenario: bool) -> Option<Result<()>> {
             Err(e) => Some(Err(e)),
         };
     }
-    let text = std::fs::read(file).ok()?;
-    let first = text.split(|&b| b == b'\n').next()?;
-    let header = std::str::from_utf8(first).ok()?;
+    // Only the header line is needed to tell the kinds apart; a file that
+    // cannot be read is left to the model-trace loader to report.
+    let input = crate::io_util::open_input(file, "trace").ok()?;
+    let mut first = Vec::new();
+    std::io::BufRead::read_until(
+        &mut std::io::BufReader::new(std::io::Read::take(input, 64 * 1024)),
+        b'\n',
+        &mut first,
+    )
+    .ok()?;
+    let header = std::str::from_utf8(&first).ok()?;
     super::trace::looks_like_job_trace(header).then(|| validate_job_trace(file))
 }

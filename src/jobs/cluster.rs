@@ -17,9 +17,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::trace::csv_error;
+use crate::echo::shown;
 use crate::error::{Error, Result};
 use crate::io_util::open_input;
+use crate::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 
 /// How a job's GPUs are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -291,39 +292,75 @@ impl Cluster {
 }
 
 /// Load a node list CSV: a header and one row per node. The GPU count is
-/// the column `gpus` (or `gpu`, as in the Alibaba v2023 node list); the node
-/// name is `node` (or `sn`); other columns are ignored. Nodes with 0 GPUs
-/// are skipped (they cannot run a GPU job). Returns (name, GPUs) per node in
-/// file order.
+/// the column `gpus` (or `gpu`, as in the Alibaba v2023 node list; giving
+/// both is an error); the node name is `node` (or `sn`, not both); other
+/// columns are ignored. Nodes with 0 GPUs are skipped (they cannot run a
+/// GPU job). At most [`MAX_NODES`] nodes of at most [`MAX_GPUS_PER_NODE`]
+/// GPUs each. Returns (name, GPUs) per node in file order.
 pub fn load_node_list(path: &Path) -> Result<Vec<(String, u32)>> {
-    let source = path.display().to_string();
     let file = open_input(path, "node list")?;
-    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
-    let find = |names: &[&str]| crate::csv_columns::find_column(&headers, names);
-    let Some(gpu_col) = find(&["gpus", "gpu"]) else {
+    parse_node_list(&path.display().to_string(), file)
+}
+
+/// [`load_node_list`] on a node list read from `input`; `source` names it
+/// in errors.
+pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Vec<(String, u32)>> {
+    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
+    let find = |names: &[&str]| -> Result<Option<usize>> {
+        let found: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|n| crate::csv_columns::find_column(&headers, &[n]).is_some())
+            .collect();
+        if found.len() > 1 {
+            return Err(Error::input(format!(
+                "{source}: line 1: columns `{}` and `{}` both given: they mean the same, keep one",
+                found[0], found[1]
+            )));
+        }
+        Ok(crate::csv_columns::find_column(&headers, names))
+    };
+    let Some(gpu_col) = find(&["gpus", "gpu"])? else {
         return Err(Error::input(format!(
             "{source}: line 1: missing column `gpus` (or `gpu`): a node list needs the GPU count of each node"
         )));
     };
-    let name_col = find(&["node", "sn"]);
+    let name_col = find(&["node", "sn"])?;
     let mut nodes = Vec::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let text = record.get(gpu_col).unwrap_or("");
-        let gpus: u32 = text.parse().map_err(|_| {
-            Error::input(format!(
-                "{source}: line {line}: field `{}`: expected a whole number of GPUs >= 0, got `{text}`",
-                &headers[gpu_col]
-            ))
-        })?;
+        let column = &headers[gpu_col];
+        let gpus = match text.parse::<u64>() {
+            Ok(g) if g <= MAX_GPUS_PER_NODE => g as u32,
+            Ok(_) => {
+                return Err(Error::input(format!(
+                    "{source}: line {line}: field `{column}`: {} GPUs on one node exceed the limit of {MAX_GPUS_PER_NODE} GPUs per node",
+                    shown(text)
+                )));
+            }
+            Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(Error::input(format!(
+                    "{source}: line {line}: field `{column}`: {} GPUs on one node exceed the limit of {MAX_GPUS_PER_NODE} GPUs per node",
+                    shown(text)
+                )));
+            }
+            Err(_) => {
+                return Err(Error::input(format!(
+                    "{source}: line {line}: field `{column}`: expected a whole number of GPUs >= 0, got `{}`",
+                    shown(text)
+                )));
+            }
+        };
         if gpus == 0 {
             continue;
+        }
+        if nodes.len() as u64 >= MAX_NODES {
+            return Err(Error::input(format!(
+                "{source}: line {line}: more than {} nodes with GPUs: the limit of a cluster is {} nodes",
+                grouped(MAX_NODES),
+                grouped(MAX_NODES)
+            )));
         }
         let name = name_col
             .and_then(|c| record.get(c))

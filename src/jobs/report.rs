@@ -171,6 +171,16 @@ pub fn run_manifest(scenario: &JobScenario, result: &JobExperiment) -> String {
         })).collect::<Vec<_>>(),
         "threads": result.threads,
         "wall_time_s": result.wall.as_secs_f64(),
+        // What may differ between two runs of the same scenario: paths as
+        // given on the command line (they change with the working
+        // directory) and measurements of the run.
+        "varying_fields": [
+            "scenario_path",
+            "job_trace.path",
+            "cluster.node_list",
+            "threads",
+            "wall_time_s",
+        ],
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     text.push('\n');

@@ -38,9 +38,10 @@ use super::scheduler::{self, JobParams, JobSchedulerFactory, JobSchedulerSpec};
 use super::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
 use crate::error::{Error, Result};
-use crate::io_util::{read_input, read_text};
+use crate::io_util::read_input;
+use crate::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 use crate::rng::{Purpose, stream};
-use crate::scenario::Overrides;
+use crate::scenario::{Overrides, read_scenario_text, toml_error};
 use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// Which simulation a scenario file asks for (its top-level `mode` key).
@@ -64,8 +65,9 @@ pub fn mode_of_text(path: &Path, text: &str) -> Result<Mode> {
         Some(toml::Value::String(s)) if s == "models" => Ok(Mode::Models),
         Some(toml::Value::String(s)) if s == "jobs" => Ok(Mode::Jobs),
         Some(v) => Err(Error::input(format!(
-            "{}: mode: expected \"models\" or \"jobs\", got `{v}`",
-            path.display()
+            "{}: mode: expected \"models\" or \"jobs\", got `{}`",
+            path.display(),
+            crate::echo::shown(&v.to_string())
         ))),
     }
 }
@@ -73,11 +75,8 @@ pub fn mode_of_text(path: &Path, text: &str) -> Result<Mode> {
 /// The mode of the scenario file at `path` (see [`mode_of_text`]);
 /// unreadable files are `Models` so the usual loader reports them.
 pub fn scenario_mode(path: &Path) -> Result<Mode> {
-    match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => mode_of_text(path, &text),
-            Err(_) => Ok(Mode::Models),
-        },
+    match read_scenario_text(path) {
+        Ok(text) => mode_of_text(path, &text),
         Err(_) => Ok(Mode::Models),
     }
 }
@@ -152,12 +151,14 @@ pub struct JobsSection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobClusterSection {
-    /// Number of identical nodes (with `gpus_per_node`).
+    /// Number of identical nodes (with `gpus_per_node`; at most
+    /// [`crate::limits::MAX_NODES`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    /// GPUs per node (with `nodes`).
+    pub nodes: Option<u64>,
+    /// GPUs per node (with `nodes`; at most
+    /// [`crate::limits::MAX_GPUS_PER_NODE`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gpus_per_node: Option<u32>,
+    pub gpus_per_node: Option<u64>,
     /// A node list CSV instead (relative to the scenario file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_list: Option<PathBuf>,
@@ -303,15 +304,14 @@ impl JobScenario {
 
 /// Read, parse and validate the job-mode scenario at `path`.
 pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenario> {
-    let text = read_text(path, "scenario", "a TOML text file")?;
+    let text = read_scenario_text(path)?;
     parse_job_scenario(path, &text, overrides)
 }
 
 /// Parse and validate job-mode scenario `text` as if read from `path`.
 pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
     let at = path.display().to_string();
-    let mut file: JobScenarioFile = toml::from_str(text)
-        .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    let mut file: JobScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
     if let Some(seed) = overrides.seed {
         file.seed = seed;
     }
@@ -334,10 +334,28 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
                     "expected at least 1 GPU, got 0".into(),
                 ));
             }
-            if u64::from(n) * u64::from(g) > u64::from(u32::MAX) {
-                return Err(bad("nodes", format!("{n} × {g} GPUs is too many")));
+            if n > MAX_NODES {
+                return Err(bad(
+                    "nodes",
+                    format!(
+                        "{} nodes exceed the limit of {} nodes",
+                        grouped(n),
+                        grouped(MAX_NODES)
+                    ),
+                ));
             }
-            (vec![g; n as usize], None)
+            if g > MAX_GPUS_PER_NODE {
+                return Err(bad(
+                    "gpus_per_node",
+                    format!(
+                        "{} GPUs per node exceed the limit of {} GPUs per node",
+                        grouped(g),
+                        grouped(MAX_GPUS_PER_NODE)
+                    ),
+                ));
+            }
+            // Both within their limits, so each fits in a u32.
+            (vec![g as u32; n as usize], None)
         }
         (None, None, Some(p)) => {
             let p = base.join(p);
@@ -448,11 +466,15 @@ fn resolve_policy(
     p: &JobPolicySection,
     default_backfill: bool,
 ) -> Result<JobPolicy> {
-    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let context = format!(
+        "{at}: [[policy]] #{} (\"{}\")",
+        index + 1,
+        crate::echo::shown(&p.name)
+    );
     let spec = scheduler::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
-            p.scheduler,
+            crate::echo::shown(&p.scheduler),
             scheduler::scheduler_names()
         ))
     })?;

@@ -7,8 +7,10 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
+use crate::echo::shown;
 use crate::error::{Error, Result};
 use crate::io_util::{open_input, write_atomic};
+use crate::limits::{MAX_GPUS_PER_NODE, MAX_JOB_GPUS, MAX_NODES, grouped};
 use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// Largest accepted submit time, in seconds (about 31,700 years): keeps
@@ -198,7 +200,8 @@ impl Builder {
         }
         if let Some(first) = self.seen.get(job_id) {
             return Err(Error::input(format!(
-                "{where_}: duplicate job_id `{job_id}`: already given at line {first}"
+                "{where_}: duplicate job_id `{}`: already given at line {first}",
+                shown(job_id)
             )));
         }
         self.seen.insert(job_id.to_string(), line);
@@ -275,13 +278,7 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
     let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
         let text = |slot: usize| field(slot).unwrap_or("");
         let where_ = || format!("{source}: line {line}");
@@ -305,34 +302,38 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
 fn parse_f64(text: &str, field: &str, where_: &dyn Fn() -> String) -> Result<f64> {
     text.parse::<f64>().map_err(|_| {
         Error::input(format!(
-            "{}: field `{field}`: expected a number, got `{text}`",
-            where_()
+            "{}: field `{field}`: expected a number, got `{}`",
+            where_(),
+            shown(text)
         ))
     })
 }
 
 fn parse_gpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {
-    text.parse::<u32>().map_err(|_| {
-        Error::input(format!(
-            "{}: field `gpus`: expected a whole number of GPUs >= 1, got `{text}`",
-            where_()
-        ))
-    })
-}
-
-/// A csv crate error as a message naming the file and line.
-pub(crate) fn csv_error(source: &str, err: &csv::Error) -> Error {
-    let line = err.position().map(csv::Position::line);
-    let at = line.map_or_else(String::new, |l| format!(": line {l}"));
-    let what = match err.kind() {
-        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8: expected text encoded as UTF-8".to_string(),
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("expected {expected_len} fields like the header, found {len}"),
-        csv::ErrorKind::Io(e) => format!("read error: {e}"),
-        _ => err.to_string(),
-    };
-    Error::input(format!("{source}{at}: {what}"))
+    match text.parse::<u64>() {
+        Ok(g) if g <= MAX_JOB_GPUS => Ok(g as u32),
+        Ok(g) => Err(Error::input(format!(
+            "{}: field `gpus`: {} GPUs exceed the limit of {} GPUs per job (the largest cluster: {} nodes × {} GPUs)",
+            where_(),
+            grouped(g),
+            grouped(MAX_JOB_GPUS),
+            grouped(MAX_NODES),
+            grouped(MAX_GPUS_PER_NODE)
+        ))),
+        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(Error::input(format!(
+                "{}: field `gpus`: {} GPUs exceed the limit of {} GPUs per job",
+                where_(),
+                shown(text),
+                grouped(MAX_JOB_GPUS)
+            )))
+        }
+        Err(_) => Err(Error::input(format!(
+            "{}: field `gpus`: expected a whole number of GPUs >= 1, got `{}`",
+            where_(),
+            shown(text)
+        ))),
+    }
 }
 
 /// Render rows as the neutral job CSV. `gpu_type` and `group` are written

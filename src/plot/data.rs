@@ -268,7 +268,7 @@ fn read_curves(t: &Table, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>
         }
         let point = CurvePoint {
             time: r.non_negative(time)?,
-            mean: r.num(mean)?,
+            mean: r.loss(mean)?,
             low: r.num(low)?,
             high: r.num(high)?,
             reps: r.count(reps)?,

@@ -259,9 +259,10 @@ pub fn kind_of(dir: &Path) -> Result<Kind> {
     if dir.join("curves.csv").exists() {
         return Ok(Kind::Model);
     }
-    let manifest = std::fs::read_to_string(dir.join("run.json"))
+    // Through `read_input`, which refuses a FIFO or device in its place.
+    let manifest = crate::io_util::read_input(&dir.join("run.json"), "manifest")
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok());
     match manifest {
         Some(m) if m["mode"] == "jobs" => Ok(Kind::Jobs),
         Some(_) => Ok(Kind::Model),

@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::csv_columns::CsvReader;
+use crate::echo::shown;
 use crate::error::{Error, Result};
 use crate::io_util::read_input;
 
@@ -116,10 +118,8 @@ impl<'a> Table<'a> {
                 required.join(",")
             )));
         }
-        let header: Vec<String> = csv::ReaderBuilder::new()
-            .from_reader(text.as_bytes())
+        let header: Vec<String> = CsvReader::new(source, text.as_bytes(), false)?
             .headers()
-            .map_err(|e| crate::trace::csv_error_for(source, &e))?
             .iter()
             .map(str::to_string)
             .collect();
@@ -160,18 +160,39 @@ impl<'a> Table<'a> {
     }
 
     /// The rows, parsed as they are read; a malformed row is an error
-    /// naming its line.
+    /// naming its physical line (and ends the rows).
     pub fn rows(&self) -> impl Iterator<Item = Result<Row<'_>>> + '_ {
-        let mut reader = csv::ReaderBuilder::new().from_reader(self.text.as_bytes());
         // The header was read and checked when the table was opened.
-        let _ = reader.headers();
-        reader.into_records().map(move |rec| {
-            rec.map(|record| Row {
-                table: &self.source,
-                header: &self.header,
-                record,
-            })
-            .map_err(|e| crate::trace::csv_error_for(&self.source, &e))
+        let mut reader = CsvReader::new(&self.source, self.text.as_bytes(), false);
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let reader = match &mut reader {
+                Ok(r) => r,
+                Err(e) => {
+                    done = true;
+                    return Some(Err(e.clone()));
+                }
+            };
+            let mut record = csv::StringRecord::new();
+            match reader.read_record(&mut record) {
+                Ok(Some(line)) => Some(Ok(Row {
+                    table: &self.source,
+                    header: &self.header,
+                    record,
+                    line,
+                })),
+                Ok(None) => {
+                    done = true;
+                    None
+                }
+                Err(e) => {
+                    done = true;
+                    Some(Err(e))
+                }
+            }
         })
     }
 }
@@ -193,12 +214,13 @@ pub struct Row<'t> {
     table: &'t str,
     header: &'t [String],
     record: csv::StringRecord,
+    line: u64,
 }
 
 impl Row<'_> {
     /// The line of the row in its file.
     pub fn line(&self) -> u64 {
-        self.record.position().map_or(0, csv::Position::line)
+        self.line
     }
 
     fn err(&self, col: usize, what: &str) -> Error {
@@ -207,7 +229,7 @@ impl Row<'_> {
             "{}: line {}, column `{name}`: {what}, found `{}`",
             self.table,
             self.line(),
-            self.str(col)
+            shown(self.str(col))
         ))
     }
 
@@ -231,6 +253,20 @@ impl Row<'_> {
         match self.str(col).trim().parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(v),
             _ => Err(self.err(col, "expected a finite number")),
+        }
+    }
+
+    /// A loss L(τ): a difference of accuracies, in [0, 1] (a value outside
+    /// would be drawn clipped to the axes, silently).
+    pub fn loss(&self, col: usize) -> Result<f64> {
+        let v = self.num(col)?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(self.err(
+                col,
+                "expected a loss in [0, 1] (a difference of accuracies)",
+            ))
         }
     }
 

@@ -8,6 +8,19 @@ use crate::scenario::{Scenario, value_text};
 /// The git commit the binary was built from, or "unknown".
 pub const GIT_COMMIT: &str = env!("TENANTSIM_GIT_COMMIT");
 
+/// The fields of `run.json` that may differ between two runs of the same
+/// scenario with the same binary, as dotted paths (`[]` = every element of
+/// a list): the paths are as given on the command line, so they change
+/// with the working directory; the rest measures the run. Every other
+/// field is identical. `run.json` lists them under `varying_fields`.
+pub const VARYING_FIELDS: [&str; 5] = [
+    "scenario_path",
+    "trace.path",
+    "threads",
+    "wall_time_s",
+    "policies[].events_per_s",
+];
+
 /// Where a results folder sits in a sweep.
 #[derive(Debug, Clone, Copy)]
 pub struct PointInfo<'a> {
@@ -26,9 +39,9 @@ pub struct PointInfo<'a> {
 /// and events per second of simulation (summed over repetitions; the rate
 /// divides by the summed worker time of its simulations).
 ///
-/// The fields that vary between identical runs are `threads`,
-/// `wall_time_s` and `policies[].events_per_s`; in a sweep `wall_time_s`
-/// is the wall time of the whole sweep.
+/// The fields that may differ between two runs of the same scenario are
+/// listed in the document itself, as `varying_fields` ([`VARYING_FIELDS`]);
+/// in a sweep `wall_time_s` is the wall time of the whole sweep.
 pub fn run_manifest(
     scenario: &Scenario,
     result: &ExperimentResult,
@@ -69,6 +82,7 @@ pub fn run_manifest(
         "threads": result.threads,
         "wall_time_s": result.wall.as_secs_f64(),
         "policies": policies,
+        "varying_fields": VARYING_FIELDS,
     });
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
         let values: serde_json::Map<String, Value> = pt

@@ -7,8 +7,10 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::ArrivalsSection;
+use crate::csv_columns::CsvReader;
+use crate::echo::shown;
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::open_input;
 use crate::rng::{Purpose, stream};
 use crate::trace::{Micros, Trace};
 
@@ -42,8 +44,15 @@ fn secs_to_us(s: f64) -> Micros {
 }
 
 impl ArrivalPlan {
-    /// Validate `[arrivals]`; `base` is the scenario's folder.
-    pub fn from_section(at: &str, base: &Path, s: &ArrivalsSection, trace: &Trace) -> Result<Self> {
+    /// Validate `[arrivals]`; `base` is the scenario's folder;
+    /// `max_tenants` is the most tenants a repetition can have.
+    pub fn from_section(
+        at: &str,
+        base: &Path,
+        s: &ArrivalsSection,
+        trace: &Trace,
+        max_tenants: usize,
+    ) -> Result<Self> {
         let err = |msg: String| Err(Error::input(format!("{at}: [arrivals]: {msg}")));
         let extra = |allowed: &str| -> Result<()> {
             let given = [
@@ -67,6 +76,20 @@ impl ArrivalPlan {
             "poisson" => {
                 extra("rate_per_hour")?;
                 match s.rate_per_hour {
+                    // The mean arrival time of the last of n tenants is
+                    // n / rate; beyond the time limit the run would fail.
+                    Some(r)
+                        if r.is_finite()
+                            && r > 0.0
+                            && max_tenants as f64 * 3600.0 / r > MAX_ARRIVAL_S =>
+                    {
+                        err(format!(
+                            "rate_per_hour: at {r:e} arrivals per hour, {max_tenants} tenants take {:.3e} s on average to arrive, \
+                         beyond the limit of 1e12 s for simulated time: expected a rate of at least {:.3e}",
+                            max_tenants as f64 * 3600.0 / r,
+                            max_tenants as f64 * 3600.0 / MAX_ARRIVAL_S
+                        ))
+                    }
                     Some(r) if r.is_finite() && r > 0.0 => Ok(Self::Poisson { rate_per_hour: r }),
                     Some(r) => err(format!(
                         "rate_per_hour: expected arrivals per hour > 0, got {r}"
@@ -132,10 +155,18 @@ impl ArrivalPlan {
                 let lambda = rate_per_hour / 3600.0;
                 let mut t = 0.0f64;
                 let mut times = Vec::with_capacity(n);
-                for _ in 0..n {
+                for j in 0..n {
                     let u: f64 = 1.0 - rng.r#gen::<f64>();
                     t += -libm::log(u) / lambda;
-                    times.push(secs_to_us(t.min(MAX_ARRIVAL_S)));
+                    if t > MAX_ARRIVAL_S {
+                        return Err(Error::input(format!(
+                            "[arrivals]: repetition {rep}: arrival {} of {n} of the Poisson process \
+                             (rate_per_hour = {rate_per_hour}) falls at {t:.3e} s, beyond the limit \
+                             of 1e12 s for simulated time: raise rate_per_hour",
+                            j + 1
+                        )));
+                    }
+                    times.push(secs_to_us(t));
                 }
                 let mut order: Vec<usize> = (0..n).collect();
                 order.shuffle(&mut rng);
@@ -170,39 +201,41 @@ impl ArrivalPlan {
 }
 
 fn read_arrival_file(path: &Path, trace: &Trace) -> Result<HashMap<usize, Micros>> {
-    let source = path.display().to_string();
-    let bytes = read_input(path, "arrivals file")?;
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(bytes.as_slice());
-    let headers = reader
-        .headers()
-        .map_err(|e| crate::trace::csv_error_for(&source, &e))?
-        .clone();
-    let names: Vec<&str> = headers
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}'))
-        .collect();
+    let file = open_input(path, "arrivals file")?;
+    parse_arrival_times(&path.display().to_string(), file, trace)
+}
+
+/// Parse an arrivals CSV `user,arrival_s` read from `input` (`source`
+/// names it in errors): the arrival time, µs, of each listed user of
+/// `trace`, by user index. Unknown or repeated users, and times that are
+/// not seconds in [0, 1e12], are errors naming the line.
+pub fn parse_arrival_times(
+    source: &str,
+    input: impl std::io::Read,
+    trace: &Trace,
+) -> Result<HashMap<usize, Micros>> {
+    let mut reader = CsvReader::new(source, input, true)?;
+    let names: Vec<&str> = reader.headers().iter().collect();
     if names != ["user", "arrival_s"] {
         return Err(Error::input(format!(
             "{source}: line 1: expected the header `user,arrival_s`, found `{}`",
-            names.join(",")
+            shown(&names.join(","))
         )));
     }
     let mut times = HashMap::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| crate::trace::csv_error_for(&source, &e))?;
-        let line = rec.position().map_or(0, csv::Position::line);
+    let mut rec = csv::StringRecord::new();
+    while let Some(line) = reader.read_record(&mut rec)? {
         let user = &rec[0];
         let Some(u) = trace.user_index(user) else {
             return Err(Error::input(format!(
-                "{source}: line {line}: field `user`: unknown user `{user}`: the trace has no such user"
+                "{source}: line {line}: field `user`: unknown user `{}`: the trace has no such user",
+                shown(user)
             )));
         };
         let t: f64 = rec[1].parse().map_err(|_| {
             Error::input(format!(
                 "{source}: line {line}: field `arrival_s`: expected a number, got `{}`",
-                &rec[1]
+                shown(&rec[1])
             ))
         })?;
         if !(t.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&t)) {
@@ -212,9 +245,75 @@ fn read_arrival_file(path: &Path, trace: &Trace) -> Result<HashMap<usize, Micros
         }
         if times.insert(u, secs_to_us(t)).is_some() {
             return Err(Error::input(format!(
-                "{source}: line {line}: user `{user}` is listed twice"
+                "{source}: line {line}: user `{}` is listed twice",
+                shown(user)
             )));
         }
     }
     Ok(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand() -> Trace {
+        crate::trace::parse_trace("hand.csv", &include_bytes!("../../traces/hand.csv")[..])
+            .expect("hand trace")
+    }
+
+    #[test]
+    fn poisson_arrivals_beyond_the_time_limit_are_an_error_not_clamped() {
+        let trace = hand();
+        // About 3.6e12 s between arrivals: the first already lies beyond.
+        let slow = ArrivalPlan::Poisson {
+            rate_per_hour: 1e-9,
+        };
+        let err = slow
+            .sample(&[0, 1, 2], &trace, 1, 0)
+            .expect_err("beyond 1e12 s");
+        assert!(
+            err.to_string().contains("beyond the limit of 1e12 s"),
+            "{err}"
+        );
+        let fine = ArrivalPlan::Poisson { rate_per_hour: 1.0 };
+        let times = fine.sample(&[0, 1, 2], &trace, 1, 0).expect("in range");
+        assert!(times.iter().all(|&t| t < secs_to_us(MAX_ARRIVAL_S)));
+    }
+
+    #[test]
+    fn a_rate_too_low_for_the_tenants_is_rejected_when_the_scenario_loads() {
+        let trace = hand();
+        let section = ArrivalsSection {
+            kind: "poisson".into(),
+            rate_per_hour: Some(1e-8),
+            window_s: None,
+            path: None,
+        };
+        let err = ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 3)
+            .expect_err("mean arrival beyond 1e12 s");
+        assert!(
+            err.to_string().contains("expected a rate of at least"),
+            "{err}"
+        );
+        assert!(
+            ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 2).is_ok(),
+            "two tenants at 1e-8 per hour arrive within 7.2e11 s on average"
+        );
+    }
+
+    #[test]
+    fn arrival_files_name_the_physical_line() {
+        let trace = hand();
+        let err = parse_arrival_times(
+            "a.csv",
+            "user,arrival_s\n\nu1,0\n\n\nu2,x\n".as_bytes(),
+            &trace,
+        )
+        .expect_err("bad time");
+        assert_eq!(
+            err.to_string(),
+            "a.csv: line 6: field `arrival_s`: expected a number, got `x`"
+        );
+    }
 }

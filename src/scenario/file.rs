@@ -247,8 +247,10 @@ pub struct SplitSection {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSection {
-    /// Identical GPUs (at least 1).
-    pub gpus: u32,
+    /// Identical GPUs (at least 1, at most [`crate::limits::MAX_GPUS`];
+    /// read as a 64-bit number so that a huge value is reported against
+    /// the limit).
+    pub gpus: u64,
     /// Concurrent jobs per tenant (default 1: sequential model selection).
     #[serde(default = "default_max_jobs")]
     pub max_jobs_per_tenant: u32,

@@ -10,9 +10,11 @@ use super::{
     ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
     TraceSection, load_trace_source,
 };
+use crate::echo::shown;
 use crate::engine::{SimConfig, TenantLimits};
 use crate::error::{Error, Result};
 use crate::io_util::read_text;
+use crate::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_SCENARIO_BYTES, MAX_THRESHOLDS, grouped};
 use crate::policy::registry::{self, SchedulerSpec, SelectorSpec};
 use crate::policy::{Params, SchedulerFactory, SelectorFactory};
 use crate::trace::Trace;
@@ -126,9 +128,24 @@ impl TraceCache {
     }
 }
 
+/// The text of the scenario file at `path`: a regular file of at most
+/// [`MAX_SCENARIO_BYTES`] bytes of UTF-8.
+pub fn read_scenario_text(path: &Path) -> Result<String> {
+    read_text(path, "scenario", "a TOML text file", MAX_SCENARIO_BYTES)
+}
+
+/// A TOML parse or deserialisation error of the scenario `at`, its lines
+/// (which quote the source) capped and escaped.
+pub fn toml_error(at: &str, e: &impl fmt::Display) -> Error {
+    Error::input(format!(
+        "{at}: {}",
+        crate::echo::capped_lines(e.to_string().trim_end())
+    ))
+}
+
 /// Read, parse and validate the scenario at `path` (and load its trace).
 pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
-    let text = read_text(path, "scenario", "a TOML text file")?;
+    let text = read_scenario_text(path)?;
     parse_scenario(path, &text, overrides)
 }
 
@@ -136,8 +153,7 @@ pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
 /// inside it resolve against `path`'s folder).
 pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
     let at = path.display().to_string();
-    let file: ScenarioFile = toml::from_str(text)
-        .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
     build_scenario(path, file, overrides, &mut TraceCache::default())
 }
 
@@ -168,12 +184,14 @@ pub fn build_scenario(
 
     let split = resolve_split(&at, &file, &trace)?;
     let config = SimConfig {
-        gpus: file.cluster.gpus,
+        // At most MAX_GPUS (checked above), so it fits.
+        gpus: u32::try_from(file.cluster.gpus).unwrap_or(u32::MAX),
         max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
         horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
         limits: resolve_limits(&at, &file.limits)?,
     };
-    let arrivals = ArrivalPlan::from_section(&at, base, &file.arrivals, &trace)?;
+    let max_tenants = split.resolve(file.seed, 0).tenants.len();
+    let arrivals = ArrivalPlan::from_section(&at, base, &file.arrivals, &trace, max_tenants)?;
     if let ArrivalPlan::File { times } = &arrivals {
         let fixed_prior = split.fixed_prior.as_deref().unwrap_or(&[]);
         if let Some(u) =
@@ -197,13 +215,17 @@ pub fn build_scenario(
         .collect::<Result<Vec<_>>>()?;
     let baseline = match &file.baseline {
         None => 0,
-        Some(name) => policies.iter().position(|p| &p.name == name).ok_or_else(|| {
-            let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
-            Error::input(format!(
-                "{at}: baseline: unknown policy `{name}`: expected the name of a [[policy]] ({})",
-                names.join(", ")
-            ))
-        })?,
+        Some(name) => policies
+            .iter()
+            .position(|p| &p.name == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
+                Error::input(format!(
+                    "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
+                    shown(name),
+                    names.join(", ")
+                ))
+            })?,
     };
     Ok(Scenario {
         arrivals,
@@ -272,6 +294,23 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
         &names,
         "name, scheduler, selector",
     )?;
+    if f.thresholds.is_empty() {
+        return bad(
+            "thresholds",
+            "expected at least one loss threshold θ in (0, 1] (e.g. [0.05, 0.02, 0.01]), got []: \
+             T(θ) and the speedups need one; omit the key for the default"
+                .into(),
+        );
+    }
+    if f.thresholds.len() > MAX_THRESHOLDS {
+        return bad(
+            "thresholds",
+            format!(
+                "{} thresholds exceed the limit of {MAX_THRESHOLDS}",
+                f.thresholds.len()
+            ),
+        );
+    }
     for (i, &t) in f.thresholds.iter().enumerate() {
         if !(t > 0.0 && t <= 1.0) {
             return bad(
@@ -297,6 +336,16 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
     if f.cluster.gpus == 0 {
         return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into());
     }
+    if f.cluster.gpus > MAX_GPUS {
+        return bad(
+            "[cluster].gpus",
+            format!(
+                "{} GPUs exceed the limit of {} GPUs",
+                grouped(f.cluster.gpus),
+                grouped(MAX_GPUS)
+            ),
+        );
+    }
     if f.cluster.max_jobs_per_tenant == 0 {
         return bad(
             "[cluster].max_jobs_per_tenant",
@@ -311,13 +360,15 @@ fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<u
     for id in ids {
         let u = trace.user_index(id).ok_or_else(|| {
             Error::input(format!(
-                "{at}: [split].{key}: unknown user `{id}`: the trace {} has no such user",
+                "{at}: [split].{key}: unknown user `{}`: the trace {} has no such user",
+                shown(id),
                 trace.source()
             ))
         })?;
         if out.contains(&u) {
             return Err(Error::input(format!(
-                "{at}: [split].{key}: user `{id}` is listed twice"
+                "{at}: [split].{key}: user `{}` is listed twice",
+                shown(id)
             )));
         }
         out.push(u);
@@ -416,18 +467,18 @@ fn resolve_policy(
     trace: &Trace,
     prior_users: usize,
 ) -> Result<Policy> {
-    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, p.name);
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
     let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown scheduler `{}`: expected one of {}",
-            p.scheduler,
+            shown(&p.scheduler),
             registry::scheduler_names()
         ))
     })?;
     let selector = registry::selector(&p.selector).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown selector `{}`: expected one of {}",
-            p.selector,
+            shown(&p.selector),
             registry::selector_names()
         ))
     })?;
@@ -442,6 +493,16 @@ fn resolve_policy(
             scheduler.name,
             gp.join(", "),
             selector.name
+        )));
+    }
+    if selector.provides_acquisition && trace.n_models() > MAX_GP_MODELS {
+        return Err(Error::input(format!(
+            "{context}: selector `{}` keeps a GP over all {} models of the trace {}, beyond the limit of \
+             {MAX_GP_MODELS} models for GP selectors (its cost grows with the cube of the models: \
+             see docs/PERFORMANCE.md); use a trace with fewer models or a non-GP selector",
+            selector.name,
+            grouped(trace.n_models() as u64),
+            trace.source()
         )));
     }
     if selector.provides_acquisition && prior_users == 0 {

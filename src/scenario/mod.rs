@@ -9,7 +9,7 @@ mod split;
 mod sweep;
 mod trace_source;
 
-pub use arrivals::ArrivalPlan;
+pub use arrivals::{ArrivalPlan, parse_arrival_times};
 pub use common_checks::check_common;
 pub use file::{
     ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
@@ -17,6 +17,7 @@ pub use file::{
 };
 pub use load::{
     Overrides, Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario,
+    read_scenario_text, toml_error,
 };
 pub use split::{Split, SplitPlan};
 pub use sweep::{Plan, SweepAxis, SweepPoint, load_plan, parse_plan, value_text};

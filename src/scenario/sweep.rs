@@ -13,9 +13,11 @@ use serde::Deserialize as _;
 use toml::{Table, Value};
 
 use super::ScenarioFile;
-use super::load::{Overrides, Scenario, TraceCache, build_scenario, parse_scenario};
+use super::load::{
+    Overrides, Scenario, TraceCache, build_scenario, parse_scenario, read_scenario_text, toml_error,
+};
 use crate::error::{Error, Result};
-use crate::io_util::read_text;
+use crate::limits::{MAX_SWEEP_POINTS, grouped};
 
 /// One swept key and its values, in the order listed.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,15 +102,14 @@ impl Plan {
 
 /// Read the scenario at `path` and expand its `[sweep]`, if any.
 pub fn load_plan(path: &Path, overrides: Overrides) -> Result<Plan> {
-    let text = read_text(path, "scenario", "a TOML text file")?;
+    let text = read_scenario_text(path)?;
     parse_plan(path, &text, overrides)
 }
 
 /// [`load_plan`] on scenario `text` as if read from `path`.
 pub fn parse_plan(path: &Path, text: &str, overrides: Overrides) -> Result<Plan> {
     let at = path.display().to_string();
-    let mut doc: Table = toml::from_str(text)
-        .map_err(|e| Error::input(format!("{at}: {}", e.to_string().trim_end())))?;
+    let mut doc: Table = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
     let Some(sweep) = doc.remove("sweep") else {
         // The plain path keeps toml's line and column in its messages.
         return Ok(Plan::Single(Box::new(parse_scenario(
@@ -116,6 +117,7 @@ pub fn parse_plan(path: &Path, text: &str, overrides: Overrides) -> Result<Plan>
         )?)));
     };
     let axes = parse_axes(&at, sweep)?;
+    check_point_count(&at, &axes)?;
     for (flag, key, set) in [
         ("--seed", "seed", overrides.seed.is_some()),
         ("--reps", "repetitions", overrides.repetitions.is_some()),
@@ -169,9 +171,35 @@ pub fn parse_plan(path: &Path, text: &str, overrides: Overrides) -> Result<Plan>
     Ok(Plan::Sweep { axes, points })
 }
 
+/// The grid's size is the product of the list lengths; it is counted
+/// before anything is expanded and must not exceed [`MAX_SWEEP_POINTS`].
+fn check_point_count(at: &str, axes: &[SweepAxis]) -> Result<()> {
+    let points = axes
+        .iter()
+        .try_fold(1u64, |n, a| n.checked_mul(a.values.len() as u64));
+    match points {
+        Some(n) if n <= MAX_SWEEP_POINTS => Ok(()),
+        _ => {
+            let sizes: Vec<String> = axes
+                .iter()
+                .map(|a| format!("{} ({})", a.key, a.values.len()))
+                .collect();
+            Err(Error::input(format!(
+                "{at}: [sweep]: {} grid points ({}) exceed the limit of {} points",
+                points.map_or_else(|| "more than 2^64".to_string(), grouped),
+                sizes.join(" × "),
+                grouped(MAX_SWEEP_POINTS)
+            )))
+        }
+    }
+}
+
 fn deserialize(doc: Table) -> Result<ScenarioFile> {
-    ScenarioFile::deserialize(Value::Table(doc))
-        .map_err(|e| Error::input(e.to_string().trim_end().replace('\n', " ")))
+    ScenarioFile::deserialize(Value::Table(doc)).map_err(|e| {
+        Error::input(crate::echo::capped_lines(
+            &e.to_string().trim_end().replace('\n', " "),
+        ))
+    })
 }
 
 /// The axes of a `[sweep]` table. Keys may be written quoted

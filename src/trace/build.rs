@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use ndarray::Array2;
 
 use super::{MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
+use crate::echo::shown;
 use crate::error::{Error, Result};
+use crate::limits::{MAX_TRACE_CELLS, grouped};
 
 /// Accumulates trace rows, checking each one, and builds a [`Trace`].
 ///
@@ -102,10 +104,21 @@ impl TraceBuilder {
         }
         let u = self.declare_user(&row.user);
         let k = self.model_idx(&row.model);
+        let cells = self.users.len() as u64 * self.models.len() as u64;
+        if cells > MAX_TRACE_CELLS {
+            return Err(Error::input(format!(
+                "{where_}: {} users × {} models exceed the limit of {} (user, model) cells of a trace \
+                 (the trace is held as a dense users × models table)",
+                grouped(self.users.len() as u64),
+                grouped(self.models.len() as u64),
+                grouped(MAX_TRACE_CELLS)
+            )));
+        }
         if let Some(first) = self.seen.get(&(u, k)) {
             return Err(Error::input(format!(
                 "{where_}: duplicate pair (user `{}`, model `{}`): already given at {first}",
-                row.user, row.model
+                shown(&row.user),
+                shown(&row.model)
             )));
         }
         check_meta(
@@ -142,7 +155,8 @@ impl TraceBuilder {
         if let Some(u) = self.rows_per_user.iter().position(|&n| n == 0) {
             return Err(Error::input(format!(
                 "{}: user `{}` has no available model: expected at least one row per user",
-                self.source, self.users[u]
+                self.source,
+                shown(&self.users[u])
             )));
         }
         let (n, k) = (self.users.len(), self.models.len());

@@ -4,6 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use super::{Trace, TraceBuilder, TraceRow};
+use crate::echo::shown;
 use crate::error::{Error, Result};
 use crate::io_util::open_input;
 
@@ -23,13 +24,7 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
     let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let where_ = format!("{source}: line {line}");
         let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
         let text = |slot: usize| field(slot).unwrap_or("");
@@ -49,7 +44,8 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
 fn parse_f64(text: &str, field: &str, where_: &str) -> Result<f64> {
     text.parse::<f64>().map_err(|_| {
         Error::input(format!(
-            "{where_}: field `{field}`: expected a number, got `{text}`"
+            "{where_}: field `{field}`: expected a number, got `{}`",
+            shown(text)
         ))
     })
 }
@@ -59,23 +55,9 @@ fn parse_opt_i64(text: Option<&str>, field: &str, where_: &str) -> Result<Option
         None | Some("") => Ok(None),
         Some(t) => t.parse::<i64>().map(Some).map_err(|_| {
             Error::input(format!(
-                "{where_}: field `{field}`: expected an integer, got `{t}`"
+                "{where_}: field `{field}`: expected an integer, got `{}`",
+                shown(t)
             ))
         }),
     }
-}
-
-/// Turn a csv crate error into a message naming the file and line.
-pub fn csv_error(source: &str, err: &csv::Error) -> Error {
-    let line = err.position().map(csv::Position::line);
-    let at = line.map_or_else(String::new, |l| format!(": line {l}"));
-    let what = match err.kind() {
-        csv::ErrorKind::Utf8 { .. } => "invalid UTF-8: expected text encoded as UTF-8".to_string(),
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => format!("expected {expected_len} fields like the header, found {len}"),
-        csv::ErrorKind::Io(e) => format!("read error: {e}"),
-        _ => err.to_string(),
-    };
-    Error::input(format!("{source}{at}: {what}"))
 }

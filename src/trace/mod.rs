@@ -20,7 +20,7 @@ mod row;
 mod time;
 
 pub use build::TraceBuilder;
-pub use csv_read::{csv_error as csv_error_for, load_trace, parse_trace};
+pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use generate::{
     CostDist, GenSynArgs, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace,

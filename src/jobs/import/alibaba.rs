@@ -24,7 +24,7 @@ use std::path::Path;
 use super::{Fractional, ImportOptions, ImportReport};
 use crate::error::{Error, Result};
 use crate::io_util::open_input;
-use crate::jobs::trace::{JobRow, csv_error};
+use crate::jobs::trace::JobRow;
 
 const COLUMNS: [&str; 7] = [
     "name",
@@ -54,21 +54,15 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
     let mut rows = Vec::new();
     let mut report = ImportReport::default();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&source, &e)),
-        }
+    while let Some(line) = reader.read_record(&mut record)? {
         report.rows += 1;
-        let line = record.position().map_or(0, csv::Position::line);
         let get = |slot: usize| record.get(col[slot]).unwrap_or("");
         let int = |slot: usize| -> Result<i64> {
             get(slot).parse::<i64>().map_err(|_| {
                 Error::input(format!(
                     "{source}: line {line}: field `{}`: expected an integer, got `{}`",
                     COLUMNS[slot],
-                    get(slot)
+                    crate::echo::shown(get(slot))
                 ))
             })
         };

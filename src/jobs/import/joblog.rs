@@ -8,7 +8,7 @@ use std::path::Path;
 use super::ImportReport;
 use crate::error::{Error, Result};
 use crate::io_util::open_input;
-use crate::jobs::trace::{JobRow, csv_error};
+use crate::jobs::trace::JobRow;
 
 /// Column names (first match wins) of one layout.
 #[derive(Debug, Clone, Copy)]
@@ -120,20 +120,14 @@ pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, Impor
     let mut kept: Vec<(JobRow, f64)> = Vec::new();
     let mut report = ImportReport::default();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(&source, &e)),
-        }
+    while let Some(line) = reader.read_record(&mut record)? {
         report.rows += 1;
-        let line = record.position().map_or(0, csv::Position::line);
         let cell = |c: usize| record.get(c).unwrap_or("");
         let bad = |c: usize, what: &str| {
             Error::input(format!(
                 "{source}: line {line}: field `{}`: expected {what}, got `{}`",
                 &headers[c],
-                cell(c)
+                crate::echo::shown(cell(c))
             ))
         };
         let gpus_f: f64 = cell(c_gpus)

@@ -64,7 +64,8 @@ fn percent_to_fraction(text: &str, where_: &str, column: &str) -> Result<f64> {
     let pct = parse_number(text, column, where_)?;
     if !(0.0..=100.0).contains(&pct) {
         return Err(Error::input(format!(
-            "{where_}: field `{column}`: expected a percentage in [0, 100], got `{text}`"
+            "{where_}: field `{column}`: expected a percentage in [0, 100], got `{}`",
+            crate::echo::shown(text)
         )));
     }
     // Shift the decimal point in the text so that `66.1` gives the f64

@@ -35,7 +35,6 @@ use std::path::Path;
 
 use super::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
 use crate::error::{Error, Result};
-use crate::trace::csv_read::csv_error;
 use crate::trace::{TraceBuilder, TraceRow};
 
 /// Which LCDB score becomes the accuracy.
@@ -124,19 +123,14 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
 
     let mut raws = Vec::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let where_ = format!("{source}: line {line}");
         let get = |i: usize| record.get(i).unwrap_or("");
         let id_text = get(user_col);
         let dataset = id_text.parse::<u64>().map_err(|_| {
             Error::input(format!(
-                "{where_}: field `{USER_COLUMN}`: expected an OpenML data set id (a whole number), got `{id_text}`"
+                "{where_}: field `{USER_COLUMN}`: expected an OpenML data set id (a whole number), got `{}`",
+                crate::echo::shown(id_text)
             ))
         })?;
         let accuracy = parse_number(get(score_col), opts.score.column(), &where_)?;

@@ -177,9 +177,10 @@ fn parse_matrix(t: NamedText<'_>, what: &str, missing: Option<&str>) -> Result<M
                         ""
                     };
                     return Err(Error::input(format!(
-                        "{}: line {line_no}, column {}: {what}: expected a finite number, got `{tok}`{hint}",
+                        "{}: line {line_no}, column {}: {what}: expected a finite number, got `{}`{hint}",
                         t.name,
-                        j + 1
+                        j + 1,
+                        crate::echo::shown(tok)
                     )));
                 }
             }

@@ -410,7 +410,8 @@ pub(crate) fn parse_number(text: &str, field: &str, where_: &str) -> Result<f64>
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(Error::input(format!(
-            "{where_}: field `{field}`: expected a finite number, got `{text}`"
+            "{where_}: field `{field}`: expected a finite number, got `{}`",
+            crate::echo::shown(text)
         ))),
     }
 }

@@ -1,0 +1,74 @@
+//! The documented maxima of every size a scenario, a trace or a node list
+//! can ask for (README, "Limits"). Each is checked when the input is read —
+//! by `validate` and by `run` alike — before anything of that size is
+//! allocated, and the message names the key and its limit. They are far
+//! above any real experiment; they exist so that a typo such as
+//! `gpus = 1000000000` is an error instead of an aborted allocation.
+
+/// `[cluster].gpus` of a model-selection scenario.
+pub const MAX_GPUS: u64 = 100_000;
+
+/// Nodes of a job-mode cluster (`[cluster].nodes`, or rows of a node list).
+pub const MAX_NODES: u64 = 100_000;
+
+/// GPUs on one node of a job-mode cluster (`[cluster].gpus_per_node`, the
+/// `gpus` of a node list row). The placement index keeps one bitset of
+/// nodes per free-GPU count, so nodes × GPUs per node bounds its size
+/// (at these maxima 13 MB).
+pub const MAX_GPUS_PER_NODE: u64 = 1_024;
+
+/// GPUs one job of a job trace may ask for (the largest cluster).
+pub const MAX_JOB_GPUS: u64 = MAX_NODES * MAX_GPUS_PER_NODE;
+
+/// `repetitions` (and `--reps`).
+pub const MAX_REPETITIONS: u64 = 1_000_000;
+
+/// Grid points of a `[sweep]` (the product of its list lengths, counted
+/// before the grid is expanded).
+pub const MAX_SWEEP_POINTS: u64 = 10_000;
+
+/// Entries of `thresholds`.
+pub const MAX_THRESHOLDS: usize = 100;
+
+/// Users × models of a model trace: the trace is held as two dense
+/// users × models matrices (17 bytes a cell, 170 MB at the limit).
+pub const MAX_TRACE_CELLS: u64 = 10_000_000;
+
+/// Models of the trace when a policy uses a GP selector (`gp-*`,
+/// `easeml-proto`): the GP prior is a models × models covariance and each
+/// tenant's posterior update costs grow with the cube of its models
+/// (docs/PERFORMANCE.md, "GP selectors and the number of models").
+pub const MAX_GP_MODELS: usize = 2_000;
+
+/// Bytes of a scenario file.
+pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
+
+/// Bytes of a scenario `name` (it names the results folder, and hidden
+/// staging folders add a suffix; file names are at most 255 bytes).
+pub const MAX_NAME_BYTES: usize = 128;
+
+/// `n` written with thousands separators (`1,000,000`) for messages.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_inserts_separators() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(102_400_000), "102,400,000");
+    }
+}
