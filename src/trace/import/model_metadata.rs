@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use super::read_text;
 use crate::csv_columns::{csv_with_header, match_columns};
 use crate::error::{Error, Result};
-use crate::trace::{TraceRow, csv_error_for as csv_error};
+use crate::trace::TraceRow;
 
 const REQUIRED: [&str; 1] = ["model"];
 const OPTIONAL: [&str; 2] = ["model_year", "model_citations"];
@@ -98,13 +98,7 @@ fn parse(
     }
     let mut got: Vec<Option<(ModelMeta, u64)>> = vec![None; models.len()];
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => return Err(csv_error(source, &e)),
-        }
-        let line = record.position().map_or(0, csv::Position::line);
+    while let Some(line) = reader.read_record(&mut record)? {
         let cell = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
         let id = cell(0).unwrap_or("");
         let at = |column: &str| format!("{source}: line {line}, column `{column}`");
