@@ -6,5 +6,6 @@ mod runner;
 
 pub use fold::{ExperimentResult, PolicyTotals};
 pub use runner::{
-    ExperimentRuns, RepResult, RunOptions, run_experiment, run_grid, simulate_one, thread_pool,
+    ExperimentRuns, RepResult, RunOptions, fold_in_order, run_experiment, run_grid, simulate_one,
+    thread_pool,
 };

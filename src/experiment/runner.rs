@@ -243,10 +243,9 @@ pub fn run_grid(
 /// simulated while the previous one is folded).
 const CHUNK_PER_THREAD: usize = 64;
 
-/// Simulate every (scenario, repetition, policy) of `scenarios` on `pool`,
-/// in chunks, and hand each run to `sink` with its scenario index, in
-/// (scenario, repetition, policy) order. A chunk is folded on one worker
-/// while the next one is simulated on the others.
+/// Simulate every (scenario, repetition, policy) of `scenarios` on `pool`
+/// and hand each run to `sink` with its scenario index, in (scenario,
+/// repetition, policy) order.
 fn run_tasks(
     pool: &rayon::ThreadPool,
     scenarios: &[&Scenario],
@@ -263,42 +262,62 @@ fn run_tasks(
         total += u64::from(sc.repetitions()) * sc.policies.len() as u64;
     }
     offsets.push(total);
-    let task = |k: u64| {
+    let simulate = |k: u64| {
         let s = offsets.partition_point(|&o| o <= k) - 1;
         let local = k - offsets[s];
         let n_pol = scenarios[s].policies.len() as u64;
-        (s, local / n_pol, (local % n_pol) as usize)
+        let r = simulate_rep(
+            scenarios[s],
+            local / n_pol,
+            (local % n_pol) as usize,
+            keep_jobs,
+        );
+        on_done();
+        r.map(|r| (s, r))
     };
-    let simulate = |k: u64| {
-        let (s, rep, p) = task(k);
+    let chunk = pool.current_num_threads().max(1) * CHUNK_PER_THREAD;
+    fold_in_order(pool, total, chunk, &simulate, &mut |(s, r)| sink(s, r))
+}
+
+/// Compute `task(k)` for k in `0..total` on `pool` and hand the results to
+/// `sink` in order of k, whatever the thread count: tasks run in chunks of
+/// `chunk`, and one chunk is folded (on one worker) while the next is
+/// computed (on the others), so at most two chunks of results are held.
+/// Stops with an error between tasks once an interrupt was requested.
+pub fn fold_in_order<T: Send>(
+    pool: &rayon::ThreadPool,
+    total: u64,
+    chunk: usize,
+    task: &(dyn Fn(u64) -> Result<T> + Sync),
+    sink: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<()> {
+    let run = |k: u64| {
         if crate::interrupt::requested() {
             return Err(Error::interrupted(
                 "interrupted: the run stopped before finishing; no results were written",
             ));
         }
-        let r = simulate_rep(scenarios[s], rep, p, keep_jobs);
-        on_done();
-        r.map(|r| (s, r))
+        task(k)
     };
-    let chunk = (pool.current_num_threads().max(1) * CHUNK_PER_THREAD) as u64;
-    let mut ready: Vec<(usize, RepResult)> = Vec::new();
+    let chunk = chunk.max(1) as u64;
+    let mut ready: Vec<T> = Vec::new();
     let mut from = 0u64;
     while from < total {
-        let to = total.min(from + chunk);
-        let (simulated, folded) = pool.install(|| {
+        let to = total.min(from.saturating_add(chunk));
+        let (computed, folded) = pool.install(|| {
             rayon::join(
                 || {
                     (from..to)
                         .into_par_iter()
-                        .map(simulate)
+                        .map(run)
                         .collect::<Result<Vec<_>>>()
                 },
-                || ready.drain(..).try_for_each(|(s, r)| sink(s, r)),
+                || ready.drain(..).try_for_each(&mut *sink),
             )
         });
         folded?;
-        ready = simulated?;
+        ready = computed?;
         from = to;
     }
-    ready.into_iter().try_for_each(|(s, r)| sink(s, r))
+    ready.into_iter().try_for_each(sink)
 }

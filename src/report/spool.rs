@@ -28,7 +28,7 @@ pub struct Spool {
 
 impl Spool {
     /// A new spool for the file `name`, starting with `header`.
-    fn new(name: &'static str, header: &str) -> Result<Self> {
+    pub fn new(name: &'static str, header: &str) -> Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir();
         let path = dir.join(format!(
@@ -55,14 +55,14 @@ impl Spool {
     }
 
     /// Append `text`.
-    fn write(&mut self, text: &str) -> Result<()> {
+    pub fn write(&mut self, text: &str) -> Result<()> {
         self.out
             .write_all(text.as_bytes())
             .map_err(|e| self.error(&e))
     }
 
     /// Flush what is buffered.
-    fn finish(&mut self) -> Result<()> {
+    pub fn finish(&mut self) -> Result<()> {
         self.out.flush().map_err(|e| self.error(&e))
     }
 
