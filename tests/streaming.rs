@@ -167,8 +167,22 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
     [curves, speedups, regret]
 }
 
-fn text(dir: &Path, name: &str) -> String {
-    fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+/// `dir/name` holds exactly `want`; otherwise fail naming the first line
+/// that differs.
+fn same_file(dir: &Path, name: &str, want: &str) {
+    let got = fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    if got == want {
+        return;
+    }
+    let (mut g, mut w) = (got.lines(), want.lines());
+    for line in 1.. {
+        let (a, b) = (g.next(), w.next());
+        assert_eq!(a, b, "{name}: line {line} (streamed vs in memory)");
+        if a.is_none() {
+            break;
+        }
+    }
+    panic!("{name}: differs only in line endings");
 }
 
 /// Every result file of the streamed run equals the in-memory one.
@@ -187,12 +201,12 @@ fn check_against_in_memory(scenario: &str, reps: u32) {
     .unwrap_or_else(|e| panic!("{e}"));
     let held = run_experiment(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(held.runs.len(), reps as usize * s.policies.len());
-    assert_eq!(text(&out, "summary.csv"), summary_csv(&s, &held.runs));
-    assert_eq!(text(&out, "tenants.csv"), tenants_csv(&s, &held.runs));
+    same_file(&out, "summary.csv", &summary_csv(&s, &held.runs));
+    same_file(&out, "tenants.csv", &tenants_csv(&s, &held.runs));
     let [curves, speedups, regret] = in_memory_aggregates(&s, &held.runs);
-    assert_eq!(text(&out, "curves.csv"), curves);
-    assert_eq!(text(&out, "speedups.csv"), speedups);
-    assert_eq!(text(&out, "regret.csv"), regret);
+    same_file(&out, "curves.csv", &curves);
+    same_file(&out, "speedups.csv", &speedups);
+    same_file(&out, "regret.csv", &regret);
 }
 
 #[test]
