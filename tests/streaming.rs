@@ -244,3 +244,79 @@ fn chunk_edges_and_threads_do_not_change_the_results() {
         assert!(bytes == &b[name], "{} differs", name.display());
     }
 }
+
+/// The rows are spooled to unlinked temporary files: nothing is left in
+/// the temporary folder after a run.
+#[test]
+fn spooled_rows_leave_nothing_in_the_temporary_folder() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let spool_dir = tmp.path().join("tmp");
+    fs::create_dir(&spool_dir).expect("mkdir");
+    let out = tmp.path().join("res");
+    tenantsim()
+        .env("TMPDIR", &spool_dir)
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .args(["--reps", "50", "--jobs", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(out.join("jobs.csv").is_file());
+    assert_eq!(fs::read_dir(&spool_dir).expect("ls").count(), 0);
+    // A temporary folder that does not exist is an error naming it.
+    tenantsim()
+        .env("TMPDIR", tmp.path().join("missing"))
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .args(["--quiet", "--out"])
+        .arg(tmp.path().join("res2"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("temporary file for summary.csv"))
+        .stderr(predicates::str::contains("missing"));
+}
+
+/// While a run is going, its spooled rows are open files whose names are
+/// already gone, so even SIGKILL leaves nothing in the temporary folder.
+#[cfg(target_os = "linux")]
+#[test]
+fn killed_run_leaves_no_spool_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let spool_dir = tmp.path().join("tmp");
+    fs::create_dir(&spool_dir).expect("mkdir");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("tenantsim"))
+        .env("TMPDIR", &spool_dir)
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .args(["--reps", "1000000", "--quiet", "--out"])
+        .arg(tmp.path().join("res"))
+        .spawn()
+        .expect("spawn");
+    // Wait until the process holds its spools open (deleted files in
+    // `spool_dir`, seen through /proc).
+    let fds = format!("/proc/{}/fd", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let open_spools = || {
+        fs::read_dir(&fds)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| fs::read_link(e.path()).ok())
+                    .filter(|t| t.starts_with(&spool_dir))
+                    .inspect(|t| assert!(t.to_string_lossy().ends_with("(deleted)"), "{t:?}"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    while open_spools() < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no spool opened within 30 s"
+        );
+        assert!(child.try_wait().expect("wait").is_none(), "run ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(fs::read_dir(&spool_dir).expect("ls").count(), 0);
+    child.kill().expect("kill");
+    child.wait().expect("wait");
+    assert_eq!(fs::read_dir(&spool_dir).expect("ls").count(), 0);
+}

@@ -22,8 +22,10 @@ pub struct Spool {
     /// What it will become (for messages).
     name: &'static str,
     out: BufWriter<File>,
-    /// Where it was created (shown in messages; already unlinked).
+    /// Where it was created (shown in messages).
     path: PathBuf,
+    /// Whether the name is still there (the unlink failed): removed on drop.
+    linked: bool,
 }
 
 impl Spool {
@@ -44,11 +46,12 @@ impl Spool {
             .map_err(|e| Error::io(&format!("create a temporary file for {name} in"), &dir, &e))?;
         // Unlinked now: the open file is all that holds the rows, and it
         // goes away with the process however that ends.
-        let _ = fs::remove_file(&path);
+        let linked = fs::remove_file(&path).is_err();
         let mut spool = Self {
             name,
             out: BufWriter::with_capacity(1 << 16, file),
             path,
+            linked,
         };
         spool.write(header)?;
         Ok(spool)
@@ -93,6 +96,14 @@ impl Spool {
             let _ = fs::remove_file(&tmp);
             Error::io("write", path, &e)
         })
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        if self.linked {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
