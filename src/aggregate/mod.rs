@@ -28,7 +28,7 @@ pub use grid::time_grid;
 pub use mean_curve::{mean_time_to, mean_time_to_reps};
 pub use policy::{CurvePoint, PolicyAggregate, RepFigures, TenantFold, TenantSummary};
 pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
-pub use rep_curves::RepCurves;
+pub use rep_curves::{BitKey, Interned, RepCurves};
 pub use stats::{
     Band, Counted, MeanFold, mean, quantile, sample_sd, t_band, t_band_of, t_quantile,
 };

@@ -14,34 +14,99 @@
 //! Memory: 4 bytes per repetition plus the distinct curves (~20 bytes per
 //! step each); when every repetition differs (random arrival times), that
 //! is the curves themselves.
+//!
+//! [`Interned`] works for any per-run value with a bitwise identity
+//! ([`BitKey`]): another per-run curve (say, loss after each completed job,
+//! a `Vec<f64>`) is folded the same way, with its own `Interned` in
+//! [`PolicyFold`](super::PolicyFold).
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use crate::metrics::LossCurve;
 
-/// The curves of one policy, repetition by repetition.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RepCurves {
-    /// Each distinct curve once, in order of first appearance.
-    distinct: Vec<LossCurve>,
-    /// Copies of each distinct curve.
+/// A per-run value that is interned by its bits: equal keys give the same
+/// bits in every figure derived from them.
+pub trait BitKey: Clone {
+    /// Feed the value's bits to `h`.
+    fn bit_hash(&self, h: &mut DefaultHasher);
+    /// Whether `self` and `other` are equal bit for bit.
+    fn bit_eq(&self, other: &Self) -> bool;
+}
+
+impl BitKey for LossCurve {
+    fn bit_hash(&self, h: &mut DefaultHasher) {
+        self.times.hash(h);
+        self.sum_loss.bit_hash(h);
+        self.arrived.hash(h);
+        self.last_arrival.hash(h);
+        self.end.hash(h);
+    }
+
+    fn bit_eq(&self, other: &Self) -> bool {
+        self.times == other.times
+            && self.arrived == other.arrived
+            && self.last_arrival == other.last_arrival
+            && self.end == other.end
+            && self.sum_loss.bit_eq(&other.sum_loss)
+    }
+}
+
+impl BitKey for Vec<f64> {
+    fn bit_hash(&self, h: &mut DefaultHasher) {
+        self.len().hash(h);
+        for v in self {
+            v.to_bits().hash(h);
+        }
+    }
+
+    fn bit_eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+}
+
+/// One policy's loss curves, repetition by repetition.
+pub type RepCurves = Interned<LossCurve>;
+
+/// Per-run values of one policy, repetition by repetition, each distinct
+/// value held once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interned<T> {
+    /// Each distinct value once, in order of first appearance.
+    distinct: Vec<T>,
+    /// Copies of each distinct value.
     counts: Vec<u64>,
-    /// Per repetition, in order: the index of its curve in `distinct`.
+    /// Per repetition, in order: the index of its value in `distinct`.
     ids: Vec<u32>,
-    /// Curve hash → indices of the distinct curves with that hash.
+    /// Hash → indices of the distinct values with that hash.
     index: HashMap<u64, Vec<u32>>,
 }
 
-impl RepCurves {
-    /// Append the next repetition's curve (cloned only when new).
-    pub fn push(&mut self, curve: &LossCurve) {
-        let h = curve_hash(curve);
-        let bucket = self.index.entry(h).or_default();
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Self {
+            distinct: Vec::new(),
+            counts: Vec::new(),
+            ids: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<T: BitKey> Interned<T> {
+    /// Append the next repetition's value (cloned only when new).
+    pub fn push(&mut self, curve: &T) {
+        let mut hasher = DefaultHasher::new();
+        curve.bit_hash(&mut hasher);
+        let bucket = self.index.entry(hasher.finish()).or_default();
         let id = match bucket
             .iter()
             .copied()
-            .find(|&i| same_curve(&self.distinct[i as usize], curve))
+            .find(|&i| self.distinct[i as usize].bit_eq(curve))
         {
             Some(i) => i,
             None => {
@@ -55,7 +120,9 @@ impl RepCurves {
         self.counts[id as usize] += 1;
         self.ids.push(id);
     }
+}
 
+impl<T> Interned<T> {
     /// Number of repetitions.
     pub fn len(&self) -> usize {
         self.ids.len()
@@ -66,50 +133,25 @@ impl RepCurves {
         self.ids.is_empty()
     }
 
-    /// The distinct curves.
-    pub fn distinct(&self) -> &[LossCurve] {
+    /// The distinct values.
+    pub fn distinct(&self) -> &[T] {
         &self.distinct
     }
 
-    /// Copies of each distinct curve.
+    /// Copies of each distinct value.
     pub fn counts(&self) -> &[u64] {
         &self.counts
     }
 
-    /// Per repetition, in order, the index of its distinct curve.
+    /// Per repetition, in order, the index of its distinct value.
     pub fn ids(&self) -> &[u32] {
         &self.ids
     }
 
-    /// Per repetition, in order, `per_curve` of its curve.
-    pub fn each_rep<'a, T: Copy>(&'a self, per_curve: &'a [T]) -> impl Iterator<Item = T> + 'a {
+    /// Per repetition, in order, `per_curve` of its distinct value.
+    pub fn each_rep<'a, V: Copy>(&'a self, per_curve: &'a [V]) -> impl Iterator<Item = V> + 'a {
         self.ids.iter().map(move |&i| per_curve[i as usize])
     }
-}
-
-fn curve_hash(c: &LossCurve) -> u64 {
-    let mut h = DefaultHasher::new();
-    c.times.hash(&mut h);
-    for v in &c.sum_loss {
-        v.to_bits().hash(&mut h);
-    }
-    c.arrived.hash(&mut h);
-    c.last_arrival.hash(&mut h);
-    c.end.hash(&mut h);
-    h.finish()
-}
-
-/// Equal bit for bit (so every figure derived from them is too).
-fn same_curve(a: &LossCurve, b: &LossCurve) -> bool {
-    a.times == b.times
-        && a.arrived == b.arrived
-        && a.last_arrival == b.last_arrival
-        && a.end == b.end
-        && a.sum_loss.len() == b.sum_loss.len()
-        && a.sum_loss
-            .iter()
-            .zip(&b.sum_loss)
-            .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 #[cfg(test)]
@@ -145,5 +187,15 @@ mod tests {
             )
             .collect();
         assert_eq!(last, [0.5, 0.25, 0.5, 0.5, 0.0, -0.0]);
+    }
+
+    #[test]
+    fn any_bit_keyed_value_interns_the_same_way() {
+        let mut r: Interned<Vec<f64>> = Interned::default();
+        for v in [vec![0.5, 0.1], vec![0.5], vec![0.5, 0.1], vec![]] {
+            r.push(&v);
+        }
+        assert_eq!(r.ids(), [0, 1, 0, 2]);
+        assert_eq!(r.counts(), [2, 1, 1]);
     }
 }
