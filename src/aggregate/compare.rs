@@ -40,10 +40,10 @@ pub fn speedups(policies: &[PolicyAggregate], baseline: usize, n_theta: usize) -
     for (p, x) in policies.iter().enumerate() {
         for th in 0..n_theta {
             let per_rep: Vec<Ratio> = base
-                .rep_time_to
-                .iter()
-                .zip(&x.rep_time_to)
-                .map(|(b, x)| time_ratio(b[th], x[th]))
+                .reps
+                .time_to(th)
+                .zip(x.reps.time_to(th))
+                .map(|(b, x)| time_ratio(b, x))
                 .collect();
             rows.push(SpeedupRow {
                 policy: p,
@@ -66,10 +66,10 @@ pub fn regret_ratios(policies: &[PolicyAggregate], baseline: usize) -> Vec<Regre
         .enumerate()
         .map(|(p, x)| {
             let per_rep: Vec<Ratio> = x
-                .rep_regret
-                .iter()
-                .zip(&base.rep_regret)
-                .map(|(&rx, &rb)| value_ratio(rx, rb))
+                .reps
+                .regret()
+                .zip(base.reps.regret())
+                .map(|(rx, rb)| value_ratio(rx, rb))
                 .collect();
             RegretRow {
                 policy: p,

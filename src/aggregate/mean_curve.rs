@@ -3,7 +3,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::stats::mean;
+use super::rep_curves::RepCurves;
+use super::stats::MeanFold;
 use crate::metrics::{CompensatedSum, LossCurve};
 use crate::trace::Micros;
 
@@ -15,13 +16,23 @@ use crate::trace::Micros;
 /// their range) of the L_r holding there. T(θ) is the first τ at or after
 /// the latest last arrival of any repetition (DESIGN §2) with M(τ) ≤ θ,
 /// `None` (∞) if there is none — computed on M itself, not on a grid.
-///
-/// The breakpoints are merged lazily (a heap over the repetitions) and the
-/// sweep stops once every θ is resolved. A compensated running sum screens
-/// breakpoints; each candidate within 1e-9 of θ is confirmed with the exact
-/// rep-order mean, so the answer is that of the definition above.
 pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Micros>> {
-    let n = curves.len();
+    let mut reps = RepCurves::default();
+    curves.iter().for_each(|c| reps.push(c));
+    mean_time_to_reps(&reps, thresholds)
+}
+
+/// [`mean_time_to`] of the repetitions `reps`.
+///
+/// The breakpoints of the distinct curves are merged lazily (a heap) and
+/// the sweep stops once every θ is resolved. A compensated running sum
+/// (each distinct curve weighted by its copies) screens breakpoints; each
+/// candidate within 1e-9 of θ is confirmed with the exact rep-order mean,
+/// so the answer is that of the definition above.
+pub fn mean_time_to_reps(reps: &RepCurves, thresholds: &[f64]) -> Vec<Option<Micros>> {
+    let n = reps.len();
+    let curves = reps.distinct();
+    let counts = reps.counts();
     let mut result = vec![None; thresholds.len()];
     if n == 0 {
         return result;
@@ -32,27 +43,27 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
         .enumerate()
         .filter_map(|(r, c)| c.times.first().map(|&t| Reverse((t, r))))
         .collect();
-    let mut next = vec![0usize; n];
-    let mut current: Vec<Option<f64>> = vec![None; n];
-    let mut defined = 0usize;
+    let mut next = vec![0usize; curves.len()];
+    let mut current: Vec<f64> = vec![0.0; curves.len()];
+    let mut defined = 0u64;
     let mut running = CompensatedSum::default();
     let mut open = thresholds.len();
-    let mut values = Vec::with_capacity(n);
     while let Some(&Reverse((t, _))) = heap.peek() {
         while let Some(&Reverse((u, r))) = heap.peek() {
             if u != t {
                 break;
             }
             heap.pop();
-            let c = curves[r];
+            let c = &curves[r];
             let v = c.loss_of_segment(next[r]);
-            match current[r].replace(v) {
-                Some(old) => running.add(v - old),
-                None => {
-                    defined += 1;
-                    running.add(v);
-                }
+            let copies = counts[r] as f64;
+            if next[r] == 0 {
+                defined += counts[r];
+                running.add(v * copies);
+            } else {
+                running.add((v - current[r]) * copies);
             }
+            current[r] = v;
             next[r] += 1;
             if let Some(&u2) = c.times.get(next[r]) {
                 heap.push(Reverse((u2, r)));
@@ -60,7 +71,7 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
         }
         // The segment starting at t counts if it reaches `from`.
         let covers_from = t >= from || heap.peek().is_none_or(|&Reverse((u, _))| u > from);
-        if !covers_from || defined < n {
+        if !covers_from || defined < n as u64 {
             continue;
         }
         let approx = running.value() / n as f64;
@@ -69,11 +80,7 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
             if result[k].is_some() || approx > theta + 1e-9 {
                 continue;
             }
-            let m = *exact.get_or_insert_with(|| {
-                values.clear();
-                values.extend(current.iter().flatten());
-                mean(&values)
-            });
+            let m = *exact.get_or_insert_with(|| MeanFold::of(reps.each_rep(&current)).value());
             if m <= theta + crate::metrics::THETA_SLACK {
                 result[k] = Some(t.max(from));
                 open -= 1;
@@ -89,6 +96,7 @@ pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Mic
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aggregate::mean;
 
     fn curve(steps: &[(u64, f64)], last_arrival: u64) -> LossCurve {
         LossCurve {

@@ -2,16 +2,23 @@
 //! Student-t and inter-quantile bands, the exact mean curve and its T(θ),
 //! speedups and regret ratios against the baseline policy.
 //!
-//! Aggregation starts after every repetition has finished and reads the
-//! repetitions in order; sums are never split across threads, so results
-//! are the same for any thread count. Policies are aggregated in parallel
-//! (each on its own, collected in order).
+//! Each run is folded into a [`RunFold`] as it finishes, in (repetition,
+//! policy) order ([`RunFold::add`] is the one place where a run's results
+//! enter the aggregates); nothing else of a run is kept. The figures that
+//! need every repetition at once (the time grid, known only when every run
+//! has ended; quantiles; the exact mean curve) are computed when the fold
+//! is finished, from each policy's [`RepCurves`] (every distinct curve
+//! once, plus one index per repetition). Sums run over the repetitions in
+//! order and are never split across threads, so results are the same for
+//! any thread count, and the same bits as aggregating held runs. Policies
+//! are aggregated in parallel (each on its own, collected in order).
 
 mod compare;
 mod grid;
 mod mean_curve;
 mod policy;
 mod ratio;
+mod rep_curves;
 mod stats;
 mod up_to;
 
@@ -19,14 +26,17 @@ use rayon::prelude::*;
 
 pub use compare::{RegretRow, SpeedupRow, regret_ratios, speedups};
 pub use grid::time_grid;
-pub use mean_curve::mean_time_to;
-pub use policy::{CurvePoint, PolicyAggregate, TenantSummary};
+pub use mean_curve::{mean_time_to, mean_time_to_reps};
+pub use policy::{CurvePoint, PolicyAggregate, RepFigures, TenantFold, TenantSummary};
 pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
-pub use stats::{Band, mean, quantile, sample_sd, t_band, t_quantile};
+pub use rep_curves::{BitKey, Interned, RepCurves};
+pub use stats::{
+    Band, Counted, MeanFold, mean, quantile, sample_sd, t_band, t_band_of, t_quantile,
+};
 pub use up_to::{DEFAULT_POINTS as UP_TO_POINTS, UpTo, dense_thetas, up_to_speedup};
 
-use crate::experiment::ExperimentResult;
-use crate::metrics::{LossCurve, TenantAggregate};
+use crate::experiment::{ExperimentResult, RepResult};
+use crate::metrics::LossCurve;
 use crate::scenario::{OutputSection, Scenario};
 use crate::trace::Micros;
 
@@ -64,11 +74,89 @@ pub struct Aggregate {
     pub regret: Vec<RegretRow>,
 }
 
+/// What the aggregates keep of one policy's runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PolicyFold {
+    /// Its loss curves, repetition by repetition.
+    pub curves: RepCurves,
+    /// Its per-tenant figures, folded.
+    pub tenants: TenantFold,
+}
+
+/// The aggregates of one scenario's runs, folded one run at a time.
+///
+/// Runs must be added in (repetition, policy) order (what
+/// [`run_grid`](crate::experiment::run_grid) does, whatever the thread
+/// count). To aggregate one more per-run figure, add its state to
+/// [`PolicyFold`], fold it in [`RunFold::add`] and finish it in
+/// [`aggregate`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFold {
+    /// Per policy, in scenario order.
+    pub policies: Vec<PolicyFold>,
+    /// Earliest first job completion of any run (`None`: none yet).
+    first_completion: Option<Micros>,
+    /// Latest end of any run.
+    last_end: Micros,
+}
+
+impl RunFold {
+    /// An empty fold for `policies` policies.
+    pub fn new(policies: usize) -> Self {
+        Self {
+            policies: vec![PolicyFold::default(); policies],
+            ..Self::default()
+        }
+    }
+
+    /// Fold the next run in.
+    pub fn add(&mut self, run: &RepResult) {
+        if self.policies.len() <= run.policy {
+            self.policies.resize(run.policy + 1, PolicyFold::default());
+        }
+        let p = &mut self.policies[run.policy];
+        p.curves.push(&run.curve);
+        p.tenants.add(&run.tenant_aggregate);
+        self.last_end = self.last_end.max(run.outcome.end);
+        if let Some(t) = run.first_completion {
+            self.first_completion = Some(self.first_completion.map_or(t, |f| f.min(t)));
+        }
+    }
+
+    /// The grid span of the runs: from the first job completion of any
+    /// (repetition, policy) to the last event of any (the latest end).
+    /// Without any completion the span is the single instant of the latest
+    /// end.
+    pub fn span(&self) -> (Micros, Micros) {
+        (
+            self.first_completion.unwrap_or(self.last_end),
+            self.last_end,
+        )
+    }
+}
+
 /// Aggregate the repetitions of each policy: `curves[p]` holds policy p's
 /// curves in repetition order.
 pub fn aggregate_curves(
     names: &[String],
     curves: &[Vec<&LossCurve>],
+    spec: &AggregateSpec<'_>,
+) -> Aggregate {
+    let reps: Vec<RepCurves> = curves
+        .iter()
+        .map(|c| {
+            let mut r = RepCurves::default();
+            c.iter().for_each(|c| r.push(c));
+            r
+        })
+        .collect();
+    aggregate_reps(names, &reps.iter().collect::<Vec<_>>(), spec)
+}
+
+/// [`aggregate_curves`] of each policy's [`RepCurves`].
+pub fn aggregate_reps(
+    names: &[String],
+    reps: &[&RepCurves],
     spec: &AggregateSpec<'_>,
 ) -> Aggregate {
     let grid = time_grid(
@@ -83,7 +171,7 @@ pub fn aggregate_curves(
     ];
     let policies: Vec<PolicyAggregate> = names
         .par_iter()
-        .zip(curves.par_iter())
+        .zip(reps.par_iter())
         .map(|(name, c)| {
             PolicyAggregate::of(name, c, &grid, spec.thresholds, spec.output.confidence, q)
         })
@@ -103,7 +191,7 @@ pub fn aggregate_curves(
         thresholds: spec.thresholds.to_vec(),
         baseline,
         confidence: spec.output.confidence,
-        repetitions: curves.first().map_or(0, Vec::len),
+        repetitions: reps.first().map_or(0, |r| r.len()),
         grid,
         policies,
         speedups,
@@ -111,41 +199,30 @@ pub fn aggregate_curves(
     }
 }
 
-/// The grid span of a run: from the first job completion of any
-/// (repetition, policy) to the last event of any (the latest end). Without
-/// any completion the span is the single instant of the latest end.
-pub fn grid_span(result: &ExperimentResult) -> (Micros, Micros) {
-    let last = result.runs.iter().map(|r| r.outcome.end).max().unwrap_or(0);
-    let first = result
-        .runs
-        .iter()
-        .filter_map(|r| r.first_completion)
-        .min()
-        .unwrap_or(last);
-    (first, last)
-}
-
 /// Aggregate a finished experiment of `scenario`.
 pub fn aggregate(scenario: &Scenario, result: &ExperimentResult) -> Aggregate {
+    aggregate_fold(scenario, &result.fold)
+}
+
+/// Aggregate the runs of `scenario` folded into `fold`.
+pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Aggregate {
     let names: Vec<String> = scenario.policies.iter().map(|p| p.name.clone()).collect();
-    let mut curves: Vec<Vec<&LossCurve>> = vec![Vec::new(); names.len()];
-    let mut tenants: Vec<Vec<&TenantAggregate>> = vec![Vec::new(); names.len()];
-    for r in &result.runs {
-        curves[r.policy].push(&r.curve);
-        tenants[r.policy].push(&r.tenant_aggregate);
-    }
-    let mut agg = aggregate_curves(
+    let empty = RepCurves::default();
+    let reps: Vec<&RepCurves> = (0..names.len())
+        .map(|p| fold.policies.get(p).map_or(&empty, |f| &f.curves))
+        .collect();
+    let mut agg = aggregate_reps(
         &names,
-        &curves,
+        &reps,
         &AggregateSpec {
             thresholds: &scenario.thresholds,
             baseline: scenario.baseline,
             output: scenario.output(),
-            span: grid_span(result),
+            span: fold.span(),
         },
     );
-    for (p, t) in agg.policies.iter_mut().zip(&tenants) {
-        p.tenants = Some(TenantSummary::of(t));
+    for (p, f) in agg.policies.iter_mut().zip(&fold.policies) {
+        p.tenants = Some(f.tenants.finish());
     }
     agg
 }

@@ -1,7 +1,8 @@
 //! Aggregation of one policy's repetitions.
 
-use super::mean_curve::mean_time_to;
-use super::stats::{Band, mean, quantile, sorted, t_band};
+use super::mean_curve::mean_time_to_reps;
+use super::rep_curves::RepCurves;
+use super::stats::{Band, Counted, MeanFold, t_band_of};
 use crate::metrics::{LossCurve, TenantAggregate};
 use crate::trace::Micros;
 
@@ -31,10 +32,8 @@ pub struct PolicyAggregate {
     pub curve: Vec<CurvePoint>,
     /// T(θ) of the exact mean curve per θ (`None` = ∞).
     pub time_to: Vec<Option<Micros>>,
-    /// T(θ) of each repetition: `[rep][θ]`.
-    pub rep_time_to: Vec<Vec<Option<Micros>>>,
-    /// Cumulative regret R(end) per repetition, accuracy·s.
-    pub rep_regret: Vec<f64>,
+    /// T(θ) and cumulative regret of each repetition.
+    pub reps: RepFigures,
     /// Mean cumulative regret with its band.
     pub regret: Band,
     /// Median cumulative regret.
@@ -44,6 +43,42 @@ pub struct PolicyAggregate {
     /// How individual tenants fared, over the repetitions (set by
     /// [`aggregate`](super::aggregate) from the per-tenant metrics).
     pub tenants: Option<TenantSummary>,
+}
+
+/// Per-repetition figures of one policy, held per distinct curve (see
+/// [`RepCurves`]) with each repetition's curve index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RepFigures {
+    /// Per repetition, in order: the index of its distinct curve.
+    ids: Vec<u32>,
+    /// Per distinct curve: T(θ) per θ (`None` = ∞).
+    time_to: Vec<Vec<Option<Micros>>>,
+    /// Per distinct curve: cumulative regret R(end), accuracy·s.
+    regret: Vec<f64>,
+}
+
+impl RepFigures {
+    /// Number of repetitions.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// T(θ) of each repetition for the θ of index `theta`, in order.
+    pub fn time_to(&self, theta: usize) -> impl Iterator<Item = Option<Micros>> + '_ {
+        self.ids
+            .iter()
+            .map(move |&i| self.time_to[i as usize][theta])
+    }
+
+    /// Cumulative regret of each repetition, in order.
+    pub fn regret(&self) -> impl Iterator<Item = f64> + '_ {
+        self.ids.iter().map(|&i| self.regret[i as usize])
+    }
 }
 
 /// Per-tenant figures of a policy, averaged over its repetitions (each
@@ -65,63 +100,114 @@ pub struct TenantSummary {
 impl TenantSummary {
     /// Average the per-repetition tenant aggregates (in repetition order).
     pub fn of(reps: &[&TenantAggregate]) -> Self {
-        let avg = |f: &dyn Fn(&TenantAggregate) -> f64| {
-            mean(&reps.iter().map(|a| f(a)).collect::<Vec<_>>())
+        let mut fold = TenantFold::default();
+        reps.iter().for_each(|a| fold.add(a));
+        fold.finish()
+    }
+}
+
+/// [`TenantSummary`] folded one repetition at a time, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TenantFold {
+    area_mean: MeanFold,
+    area_p90: MeanFold,
+    area_max: MeanFold,
+    /// `None` once a repetition had no Jain index.
+    jain: Option<MeanFold>,
+    abandoned: MeanFold,
+}
+
+impl TenantFold {
+    /// Fold the next repetition in.
+    pub fn add(&mut self, a: &TenantAggregate) {
+        let first = self.area_mean.count() == 0;
+        self.area_mean.add(a.area_mean);
+        self.area_p90.add(a.area_p90);
+        self.area_max.add(a.area_max);
+        self.abandoned.add(a.abandoned as f64);
+        self.jain = match (first, self.jain, a.jain) {
+            (true, _, Some(j)) => Some(MeanFold::of(std::iter::once(j))),
+            (false, Some(mut m), Some(j)) => {
+                m.add(j);
+                Some(m)
+            }
+            _ => None,
         };
-        let jains: Option<Vec<f64>> = reps.iter().map(|a| a.jain).collect();
-        Self {
-            area_mean: avg(&|a| a.area_mean),
-            area_p90: avg(&|a| a.area_p90),
-            area_max: avg(&|a| a.area_max),
-            jain: jains.filter(|j| !j.is_empty()).map(|j| mean(&j)),
-            abandoned: avg(&|a| a.abandoned as f64),
+    }
+
+    /// The summary of the repetitions folded.
+    pub fn finish(&self) -> TenantSummary {
+        TenantSummary {
+            area_mean: self.area_mean.value(),
+            area_p90: self.area_p90.value(),
+            area_max: self.area_max.value(),
+            jain: self.jain.filter(|j| j.count() > 0).map(|j| j.value()),
+            abandoned: self.abandoned.value(),
         }
     }
 }
 
 impl PolicyAggregate {
-    /// Aggregate `curves` (one per repetition, in repetition order).
+    /// Aggregate `reps` (one curve per repetition, in repetition order).
     pub fn of(
         name: &str,
-        curves: &[&LossCurve],
+        reps: &RepCurves,
         grid: &[Micros],
         thresholds: &[f64],
         level: f64,
         quantiles: [f64; 2],
     ) -> Self {
+        let distinct = reps.distinct();
+        let counts = reps.counts();
+        let mut at: Vec<Option<f64>> = Vec::with_capacity(distinct.len());
         let curve = grid
             .iter()
             .filter_map(|&t| {
-                let values: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
-                if values.is_empty() {
+                at.clear();
+                at.extend(distinct.iter().map(|c| c.loss_at(t)));
+                let values = || reps.each_rep(&at).flatten();
+                let s = Counted::new(
+                    at.iter()
+                        .zip(counts)
+                        .filter_map(|(v, &c)| v.map(|v| (v, c)))
+                        .collect(),
+                );
+                if s.is_empty() {
                     return None;
                 }
-                let s = sorted(&values);
                 Some(CurvePoint {
                     time: t,
-                    band: t_band(&values, level),
-                    median: quantile(&s, 0.5),
-                    q_low: quantile(&s, quantiles[0]),
-                    q_high: quantile(&s, quantiles[1]),
+                    band: t_band_of(values, level),
+                    median: s.quantile(0.5),
+                    q_low: s.quantile(quantiles[0]),
+                    q_high: s.quantile(quantiles[1]),
                 })
             })
             .collect();
-        let time_to = mean_time_to(curves, thresholds);
-        let rep_time_to = curves
+        let time_to = mean_time_to_reps(reps, thresholds);
+        let regret: Vec<f64> = distinct
             .iter()
-            .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
+            .map(|c| c.cumulative_regret(c.end))
             .collect();
-        let rep_regret: Vec<f64> = curves.iter().map(|c| c.cumulative_regret(c.end)).collect();
-        let finals: Vec<f64> = curves.iter().map(|c| c.final_loss()).collect();
+        let finals: Vec<f64> = distinct.iter().map(LossCurve::final_loss).collect();
+        let counted =
+            |per: &[f64]| Counted::new(per.iter().copied().zip(counts.iter().copied()).collect());
+        let figures = RepFigures {
+            ids: reps.ids().to_vec(),
+            time_to: distinct
+                .iter()
+                .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
+                .collect(),
+            regret,
+        };
         Self {
             name: name.to_string(),
             curve,
             time_to,
-            rep_time_to,
-            regret: t_band(&rep_regret, level),
-            regret_median: quantile(&sorted(&rep_regret), 0.5),
-            rep_regret,
-            final_loss: t_band(&finals, level),
+            regret: t_band_of(|| figures.regret(), level),
+            regret_median: counted(&figures.regret).quantile(0.5),
+            final_loss: t_band_of(|| reps.each_rep(&finals), level),
+            reps: figures,
             tenants: None,
         }
     }

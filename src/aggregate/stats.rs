@@ -26,28 +26,70 @@ pub struct Band {
 /// so identical repetitions give a mean curve equal to theirs and the same
 /// T(θ).
 pub fn mean(values: &[f64]) -> f64 {
-    let Some(&first) = values.first() else {
-        return 0.0;
-    };
-    let (mut sum, mut lo, mut hi) = (0.0, first, first);
-    for &v in values {
-        sum += v;
-        lo = lo.min(v);
-        hi = hi.max(v);
+    MeanFold::of(values.iter().copied()).value()
+}
+
+/// [`mean`] folded one value at a time, in the order the values come: the
+/// same sum, count and range, so the same bits as [`mean`] over the same
+/// values in the same order (it is how [`mean`] is computed).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MeanFold {
+    sum: f64,
+    lo: f64,
+    hi: f64,
+    n: usize,
+}
+
+impl MeanFold {
+    /// Fold `v` in.
+    pub fn add(&mut self, v: f64) {
+        if self.n == 0 {
+            (self.lo, self.hi) = (v, v);
+        }
+        self.sum += v;
+        self.lo = self.lo.min(v);
+        self.hi = self.hi.max(v);
+        self.n += 1;
     }
-    (sum / values.len() as f64).clamp(lo, hi)
+
+    /// The fold of `values`, in order.
+    pub fn of(values: impl Iterator<Item = f64>) -> Self {
+        let mut m = Self::default();
+        values.for_each(|v| m.add(v));
+        m
+    }
+
+    /// Values folded so far.
+    pub fn count(&self) -> usize {
+        self.n
+    }
+
+    /// The mean of the values folded so far (0 for none).
+    pub fn value(&self) -> f64 {
+        if self.n == 0 {
+            return 0.0;
+        }
+        (self.sum / self.n as f64).clamp(self.lo, self.hi)
+    }
 }
 
 /// Sample standard deviation s = √(Σ(x − x̄)² / (n − 1)), two-pass; 0 for
 /// fewer than two values.
 pub fn sample_sd(values: &[f64]) -> f64 {
-    let n = values.len();
+    sd_of(|| values.iter().copied())
+}
+
+/// [`sample_sd`] of the values `values()` yields (called twice: once for
+/// the mean, once for the squares, each pass in the same order).
+fn sd_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> f64 {
+    let first = MeanFold::of(values());
+    let n = first.count();
     if n < 2 {
         return 0.0;
     }
-    let m = mean(values);
+    let m = first.value();
     let mut ss = 0.0;
-    for &v in values {
+    for v in values() {
         ss += (v - m) * (v - m);
     }
     (ss / (n - 1) as f64).sqrt()
@@ -65,8 +107,17 @@ pub fn t_quantile(p: f64, df: usize) -> f64 {
 /// estimate: both bounds are the value itself. With no values every figure
 /// is 0 and `n` is 0.
 pub fn t_band(values: &[f64], level: f64) -> Band {
-    let n = values.len();
-    let m = mean(values);
+    t_band_of(|| values.iter().copied(), level)
+}
+
+/// [`t_band`] of the values `values()` yields, without holding them:
+/// `values` is called once per pass (mean, then squared deviations) and
+/// must yield the same values in the same order each time, which gives the
+/// bits of [`t_band`] over those values as a slice.
+pub fn t_band_of<I: Iterator<Item = f64>>(values: impl Fn() -> I, level: f64) -> Band {
+    let first = MeanFold::of(values());
+    let n = first.count();
+    let m = first.value();
     if n < 2 {
         return Band {
             mean: m,
@@ -75,7 +126,7 @@ pub fn t_band(values: &[f64], level: f64) -> Band {
             n,
         };
     }
-    let s = sample_sd(values);
+    let s = sd_of(values);
     let half = if s == 0.0 {
         0.0
     } else {
@@ -95,19 +146,79 @@ pub fn t_band(values: &[f64], level: f64) -> Band {
 /// x indexed from 0. Infinite values are allowed (the median of 3 and ∞ is
 /// ∞). Returns NaN for no values.
 pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    let n = sorted.len();
+    quantile_by(sorted.len(), p, |i| sorted[i])
+}
+
+/// [`quantile`] of `n` sorted values given by their rank: `at(i)` is the
+/// i-th smallest (from 0).
+fn quantile_by(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
     let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
     let i = h.floor() as usize;
     let frac = h - h.floor();
-    let lo = sorted[i.min(n - 1)];
-    let hi = sorted[(i + 1).min(n - 1)];
+    let lo = at(i.min(n - 1));
+    let hi = at((i + 1).min(n - 1));
     if frac == 0.0 || lo == hi {
         lo
     } else {
         lo + frac * (hi - lo)
+    }
+}
+
+/// A multiset of values as (value, count), ascending by [`f64::total_cmp`]
+/// with each value once: what [`sorted`] gives, without repeating the
+/// copies of a value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Counted {
+    values: Vec<(f64, u64)>,
+    n: u64,
+}
+
+impl Counted {
+    /// The multiset with `count` copies of each `value` (any order; counts
+    /// of 0 are left out).
+    pub fn new(mut values: Vec<(f64, u64)>) -> Self {
+        values.retain(|&(_, c)| c > 0);
+        values.sort_by(|a, b| a.0.total_cmp(&b.0));
+        values.dedup_by(|b, a| {
+            let same = a.0.total_cmp(&b.0).is_eq();
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        let n = values.iter().map(|&(_, c)| c).sum();
+        Self { values, n }
+    }
+
+    /// Number of values, copies included.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// [`quantile`] of the values with their copies, as if sorted out in
+    /// full.
+    pub fn quantile(&self, p: f64) -> f64 {
+        let n = usize::try_from(self.n).unwrap_or(usize::MAX);
+        quantile_by(n, p, |i| self.at(i as u64))
+    }
+
+    /// The i-th smallest value (from 0), copies counted.
+    fn at(&self, mut i: u64) -> f64 {
+        for &(v, c) in &self.values {
+            if i < c {
+                return v;
+            }
+            i -= c;
+        }
+        self.values.last().map_or(f64::NAN, |&(v, _)| v)
     }
 }
 
@@ -150,6 +261,39 @@ mod tests {
         let b = t_band(&v, 0.95);
         assert_eq!((b.mean, b.low, b.high), (v[0], v[0], v[0]));
         assert_eq!(mean(&[0.1, 0.2, 0.3]), (0.1 + 0.2 + 0.3) / 3.0);
+    }
+
+    #[test]
+    fn counted_quantiles_equal_those_of_the_sorted_copies() {
+        let v = [0.3, 0.1, 0.3, 0.7, 0.1, 0.1, 0.9, -0.0, 0.0];
+        let s = sorted(&v);
+        let c = Counted::new(v.iter().map(|&x| (x, 1)).collect());
+        assert_eq!(c.len(), 9);
+        for p in [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0] {
+            assert_eq!(
+                c.quantile(p).to_bits(),
+                quantile(&s, p).to_bits(),
+                "p = {p}"
+            );
+        }
+        let grouped = Counted::new(vec![
+            (0.1, 3),
+            (0.3, 2),
+            (0.7, 1),
+            (0.9, 1),
+            (0.0, 1),
+            (-0.0, 1),
+        ]);
+        assert_eq!(grouped, c);
+    }
+
+    #[test]
+    fn folded_mean_and_band_equal_the_slice_ones() {
+        let v = [0.1, 0.7, 0.2, 0.2, 1e-17, 0.3];
+        assert_eq!(MeanFold::of(v.iter().copied()).value(), mean(&v));
+        let b = t_band_of(|| v.iter().copied(), 0.9);
+        assert_eq!(b, t_band(&v, 0.9));
+        assert_eq!(MeanFold::default().value(), 0.0);
     }
 
     #[test]

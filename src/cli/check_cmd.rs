@@ -1,7 +1,7 @@
 //! `tenantsim check RESULTS --against GOLDEN`.
 
 use super::CheckArgs;
-use crate::check::{Tolerance, compare_summaries, read_summary};
+use crate::check::{Tolerance, compare_dirs};
 use crate::error::{Error, Result};
 
 /// Compare summaries; print a diff table and fail on drift.
@@ -13,18 +13,17 @@ pub fn check(args: &CheckArgs) -> Result<()> {
             )));
         }
     }
-    let got = read_summary(&args.results)?;
-    let golden = read_summary(&args.against)?;
     let tol = Tolerance {
         rtol: args.rtol,
         atol: args.atol,
     };
-    let drifts = compare_summaries(&got, &golden, tol)?;
-    let checked = golden.rows.len() * golden.metrics.len();
+    // Row by row when the files line up (see `check::compare_dirs`).
+    let cmp = compare_dirs(&args.results, &args.against, tol)?;
+    let (drifts, checked) = (&cmp.drifts, cmp.checked);
     if drifts.is_empty() {
         eprintln!(
             "ok: {checked} values of {} match {} (rtol {:e}, atol {:e})",
-            got.source, golden.source, tol.rtol, tol.atol
+            cmp.results, cmp.golden, tol.rtol, tol.atol
         );
         return Ok(());
     }
@@ -60,7 +59,7 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         drifts.len(),
         tol.rtol,
         tol.atol,
-        got.source,
-        golden.source
+        cmp.results,
+        cmp.golden
     )))
 }

@@ -1,8 +1,11 @@
 //! Running a scenario: every repetition × policy, fanned out with rayon
-//! (DESIGN §5).
+//! (DESIGN §5), each run folded into its scenario's result as it finishes.
 
+mod fold;
 mod runner;
 
+pub use fold::{ExperimentResult, PolicyTotals};
 pub use runner::{
-    ExperimentResult, RepResult, RunOptions, run_experiment, run_grid, simulate_one, thread_pool,
+    ExperimentRuns, RepResult, RunOptions, fold_in_order, run_experiment, run_grid, simulate_one,
+    thread_pool,
 };

@@ -4,6 +4,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::ExperimentResult;
 use crate::engine::{RunOutcome, SimInput, simulate};
 use crate::error::{Error, Result};
 use crate::metrics::{
@@ -21,7 +22,7 @@ pub struct RunOptions {
     /// Keep every run's job log (`outcome.jobs`, `outcome.completion_order`)
     /// for `jobs.csv`; without it they are dropped as soon as a run's curve
     /// and metrics are computed, which keeps memory (and page faults) down
-    /// when many repetitions are held until aggregation.
+    /// when many repetitions are held.
     pub keep_jobs: bool,
 }
 
@@ -57,9 +58,11 @@ pub struct RepResult {
     pub elapsed: Duration,
 }
 
-/// Every run of a scenario, in (repetition, policy) order.
+/// Every run of a scenario, held, in (repetition, policy) order (library
+/// use and tests; `tenantsim run` folds the runs instead, see
+/// [`ExperimentResult`]).
 #[derive(Debug, Clone)]
-pub struct ExperimentResult {
+pub struct ExperimentRuns {
     /// Runs, repetition-major, policy-minor.
     pub runs: Vec<RepResult>,
     /// Threads used.
@@ -183,62 +186,138 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 }
 
 /// Run every repetition × policy of `scenario`, in parallel, and return the
-/// results in (repetition, policy) order.
-pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentResult> {
+/// results in (repetition, policy) order, every run held.
+pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentRuns> {
     let pool = thread_pool(options.threads)?;
-    let mut all = run_grid(&pool, &[scenario], options.keep_jobs, &|| {})?;
-    all.pop()
-        .ok_or_else(|| Error::input("internal: no result for the scenario"))
+    let mut runs = Vec::new();
+    let start = Instant::now();
+    run_tasks(
+        &pool,
+        &[scenario],
+        options.keep_jobs,
+        &|| {},
+        &mut |_, r| {
+            runs.push(r);
+            Ok(())
+        },
+    )?;
+    Ok(ExperimentRuns {
+        runs,
+        threads: pool.current_num_threads(),
+        wall: start.elapsed(),
+    })
 }
 
 /// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
-/// flat list of tasks, calling `on_done` after each task (progress). Results
-/// come back per scenario in (repetition, policy) order whatever the thread
-/// count; job logs are kept only with `keep_jobs`. Every result's `wall` is
-/// the wall time of the whole call.
+/// flat list of tasks, calling `on_done` after each task (progress), and
+/// fold each run into its scenario's [`ExperimentResult`] as it finishes,
+/// in (repetition, policy) order whatever the thread count; job logs are
+/// written to `jobs.csv` rows only with `keep_jobs`. Every result's `wall`
+/// is the wall time of the whole call. Memory does not grow with the
+/// number of repetitions except for what the fold keeps (see
+/// [`RunFold`](crate::aggregate::RunFold)).
 pub fn run_grid(
     pool: &rayon::ThreadPool,
     scenarios: &[&Scenario],
     keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<ExperimentResult>> {
-    let tasks: Vec<(usize, u64, usize)> = scenarios
+    let mut results = scenarios
         .iter()
-        .enumerate()
-        .flat_map(|(s, sc)| {
-            let n_pol = sc.policies.len();
-            (0..u64::from(sc.repetitions()))
-                .flat_map(move |rep| (0..n_pol).map(move |p| (s, rep, p)))
-        })
-        .collect();
+        .map(|s| ExperimentResult::new(s, keep_jobs))
+        .collect::<Result<Vec<_>>>()?;
     let start = Instant::now();
-    let runs = pool.install(|| {
-        tasks
-            .par_iter()
-            .map(|&(s, rep, p)| {
-                if crate::interrupt::requested() {
-                    return Err(Error::interrupted(
-                        "interrupted: the run stopped before finishing; no results were written",
-                    ));
-                }
-                let r = simulate_rep(scenarios[s], rep, p, keep_jobs);
-                on_done();
-                r
-            })
-            .collect::<Result<Vec<_>>>()
+    run_tasks(pool, scenarios, keep_jobs, on_done, &mut |s, run| {
+        results[s].add(scenarios[s], &run)
     })?;
     let wall = start.elapsed();
     let threads = pool.current_num_threads();
-    let mut runs = runs.into_iter();
-    Ok(scenarios
-        .iter()
-        .map(|sc| {
-            let n = sc.repetitions() as usize * sc.policies.len();
-            ExperimentResult {
-                runs: runs.by_ref().take(n).collect(),
-                threads,
-                wall,
-            }
-        })
-        .collect())
+    for r in &mut results {
+        r.finish(threads, wall)?;
+    }
+    Ok(results)
+}
+
+/// Runs simulated per worker thread between two folds: the runs in memory
+/// at once are at most twice `CHUNK_PER_THREAD` × threads (one chunk being
+/// simulated while the previous one is folded).
+const CHUNK_PER_THREAD: usize = 64;
+
+/// Simulate every (scenario, repetition, policy) of `scenarios` on `pool`
+/// and hand each run to `sink` with its scenario index, in (scenario,
+/// repetition, policy) order.
+fn run_tasks(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    keep_jobs: bool,
+    on_done: &(dyn Fn() + Sync),
+    sink: &mut (dyn FnMut(usize, RepResult) -> Result<()> + Send),
+) -> Result<()> {
+    // Task k of scenario s is (rep, policy) = (k / policies, k % policies),
+    // numbered from offsets[s]; the list itself is never built.
+    let mut offsets = Vec::with_capacity(scenarios.len() + 1);
+    let mut total = 0u64;
+    for sc in scenarios {
+        offsets.push(total);
+        total += u64::from(sc.repetitions()) * sc.policies.len() as u64;
+    }
+    offsets.push(total);
+    let simulate = |k: u64| {
+        let s = offsets.partition_point(|&o| o <= k) - 1;
+        let local = k - offsets[s];
+        let n_pol = scenarios[s].policies.len() as u64;
+        let r = simulate_rep(
+            scenarios[s],
+            local / n_pol,
+            (local % n_pol) as usize,
+            keep_jobs,
+        );
+        on_done();
+        r.map(|r| (s, r))
+    };
+    let chunk = pool.current_num_threads().max(1) * CHUNK_PER_THREAD;
+    fold_in_order(pool, total, chunk, &simulate, &mut |(s, r)| sink(s, r))
+}
+
+/// Compute `task(k)` for k in `0..total` on `pool` and hand the results to
+/// `sink` in order of k, whatever the thread count: tasks run in chunks of
+/// `chunk`, and one chunk is folded (on one worker) while the next is
+/// computed (on the others), so at most two chunks of results are held.
+/// Stops with an error between tasks once an interrupt was requested.
+pub fn fold_in_order<T: Send>(
+    pool: &rayon::ThreadPool,
+    total: u64,
+    chunk: usize,
+    task: &(dyn Fn(u64) -> Result<T> + Sync),
+    sink: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<()> {
+    let run = |k: u64| {
+        if crate::interrupt::requested() {
+            return Err(Error::interrupted(
+                "interrupted: the run stopped before finishing; no results were written",
+            ));
+        }
+        task(k)
+    };
+    let chunk = chunk.max(1) as u64;
+    let mut ready: Vec<T> = Vec::new();
+    let mut from = 0u64;
+    while from < total {
+        let to = total.min(from.saturating_add(chunk));
+        let (computed, folded) = pool.install(|| {
+            rayon::join(
+                || {
+                    (from..to)
+                        .into_par_iter()
+                        .map(run)
+                        .collect::<Result<Vec<_>>>()
+                },
+                || ready.drain(..).try_for_each(&mut *sink),
+            )
+        });
+        folded?;
+        ready = computed?;
+        from = to;
+    }
+    ready.into_iter().try_for_each(sink)
 }

@@ -165,7 +165,7 @@ pub fn run_jobs(args: &RunArgs) -> Result<()> {
     for note in prepare_target(&out, args.force, &inputs)? {
         eprintln!("warning: {note}");
     }
-    let result = run_job_experiment(&scenario, args.threads.map(|t| t as usize))?;
+    let result = run_job_experiment(&scenario, args.threads.map(|t| t as usize), args.jobs)?;
     let written = write_job_results(&out, &scenario, &result, args.jobs)?;
     if crate::interrupt::requested() {
         return Err(Error::interrupted(format!(
@@ -202,7 +202,7 @@ pub fn run_jobs(args: &RunArgs) -> Result<()> {
             .map_err(|e| Error::input(format!("cannot write to stdout: {e}")))?;
     }
     if !args.quiet {
-        let jobs: usize = result.runs.iter().map(|r| r.jobs.jobs.len()).sum();
+        let jobs: usize = result.runs.iter().map(|r| r.jobs).sum();
         let secs = result.wall.as_secs_f64();
         eprintln!(
             "ran `{}` (jobs mode): {} repetition(s) × {} policies, {} jobs in {:.3} s ({:.0} jobs/s) on {} thread(s)",

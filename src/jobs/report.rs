@@ -19,12 +19,12 @@ use std::path::Path;
 use serde_json::json;
 
 use super::metrics::{user_metrics, utilization_timeline};
-use super::run::JobExperiment;
+use super::run::{JobExperiment, JobRun};
 use super::scenario::JobScenario;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::io_util::{StagedDir, write_atomic};
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_jobs};
-use crate::report::csv_field;
+use crate::report::{Spool, csv_field};
 use crate::trace::micros_to_secs_string;
 
 /// Points of the utilisation timeline per run.
@@ -35,109 +35,164 @@ fn secs(us: f64) -> String {
     format!("{:.6}", us / 1.0e6)
 }
 
-/// `summary.csv`.
-pub fn summary_csv(scenario: &JobScenario, result: &JobExperiment) -> String {
-    let mut out = String::from(
-        "policy,rep,jobs,mean_jct_s,median_jct_s,p95_jct_s,p99_jct_s,mean_queueing_delay_s,\
-         makespan_s,gpu_utilization,jain_index,preemptions,events\n",
+/// Header of `summary.csv`.
+const SUMMARY_HEADER: &str = "policy,rep,jobs,mean_jct_s,median_jct_s,p95_jct_s,p99_jct_s,\
+     mean_queueing_delay_s,makespan_s,gpu_utilization,jain_index,preemptions,events\n";
+
+/// The `summary.csv` row of run `r`.
+pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+    let m = &r.metrics;
+    let _ = writeln!(
+        out,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        csv_field(&scenario.policies[r.policy].name),
+        r.rep,
+        m.jobs,
+        secs(m.mean_jct),
+        secs(m.median_jct),
+        secs(m.p95_jct),
+        secs(m.p99_jct),
+        secs(m.mean_queueing),
+        micros_to_secs_string(m.makespan),
+        m.utilization,
+        m.jain,
+        m.preemptions,
+        m.events
     );
-    for r in &result.runs {
-        let m = &r.metrics;
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&scenario.policies[r.policy].name),
-            r.rep,
-            m.jobs,
-            secs(m.mean_jct),
-            secs(m.median_jct),
-            secs(m.p95_jct),
-            secs(m.p99_jct),
-            secs(m.mean_queueing),
-            micros_to_secs_string(m.makespan),
-            m.utilization,
-            m.jain,
-            m.preemptions,
-            m.events
-        );
-    }
-    out
 }
 
 /// `jobs.csv`: `policy,rep,job_id,user,submit_s,start_s,end_s,gpus`, jobs
 /// in file order within each (policy, repetition); `start_s` is the first
 /// start (a preempted job may run several times before `end_s`).
-pub fn jobs_csv(scenario: &JobScenario, result: &JobExperiment) -> String {
+pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     let trace = &scenario.trace;
-    let mut out = String::from("policy,rep,job_id,user,submit_s,start_s,end_s,gpus\n");
-    for r in &result.runs {
-        let policy = csv_field(&scenario.policies[r.policy].name);
-        for (k, j) in r.jobs.jobs.iter().enumerate() {
-            let i = r.jobs.index[k] as usize;
-            let _ = writeln!(
-                out,
-                "{policy},{},{},{},{},{},{},{}",
-                r.rep,
-                csv_field(&trace.ids()[i]),
-                csv_field(&trace.users()[j.user as usize]),
-                micros_to_secs_string(j.submit),
-                micros_to_secs_string(r.outcome.first_start[k]),
-                micros_to_secs_string(r.outcome.end[k]),
-                j.gpus
-            );
-        }
+    let policy = csv_field(&scenario.policies[r.policy].name);
+    for (k, j) in r.jobs.jobs.iter().enumerate() {
+        let i = r.jobs.index[k] as usize;
+        let _ = writeln!(
+            out,
+            "{policy},{},{},{},{},{},{},{}",
+            r.rep,
+            csv_field(&trace.ids()[i]),
+            csv_field(&trace.users()[j.user as usize]),
+            micros_to_secs_string(j.submit),
+            micros_to_secs_string(r.outcome.first_start[k]),
+            micros_to_secs_string(r.outcome.end[k]),
+            j.gpus
+        );
     }
-    out
 }
+
+/// Header of `jobs.csv`.
+const JOBS_HEADER: &str = "policy,rep,job_id,user,submit_s,start_s,end_s,gpus\n";
 
 /// `users.csv`: `policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho`
 /// for users with at least one job in the run.
-pub fn users_csv(scenario: &JobScenario, result: &JobExperiment) -> String {
+pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     let users = scenario.trace.users();
-    let mut out = String::from("policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho\n");
-    for r in &result.runs {
-        let policy = csv_field(&scenario.policies[r.policy].name);
-        for (u, m) in user_metrics(&r.jobs.jobs, users.len(), &r.outcome)
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.jobs > 0)
-        {
-            let _ = writeln!(
-                out,
-                "{policy},{},{},{},{},{},{}",
-                r.rep,
-                csv_field(&users[u]),
-                m.jobs,
-                secs(m.mean_jct),
-                m.mean_slowdown,
-                m.ftf_rho
-            );
-        }
+    let policy = csv_field(&scenario.policies[r.policy].name);
+    for (u, m) in user_metrics(&r.jobs.jobs, users.len(), &r.outcome)
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.jobs > 0)
+    {
+        let _ = writeln!(
+            out,
+            "{policy},{},{},{},{},{},{}",
+            r.rep,
+            csv_field(&users[u]),
+            m.jobs,
+            secs(m.mean_jct),
+            m.mean_slowdown,
+            m.ftf_rho
+        );
     }
-    out
 }
+
+/// Header of `users.csv`.
+const USERS_HEADER: &str = "policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho\n";
 
 /// `utilization.csv`: `policy,rep,time_s,duration_s,busy_gpus,utilization`
 /// — the time-averaged GPUs held in each bucket and that over the cluster
 /// size.
-pub fn utilization_csv(scenario: &JobScenario, result: &JobExperiment) -> String {
+pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     let gpus = scenario.gpus() as f64;
-    let mut out = String::from("policy,rep,time_s,duration_s,busy_gpus,utilization\n");
-    for r in &result.runs {
-        let policy = csv_field(&scenario.policies[r.policy].name);
-        for p in utilization_timeline(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS) {
-            let _ = writeln!(
-                out,
-                "{policy},{},{},{},{},{}",
-                r.rep,
-                micros_to_secs_string(p.time),
-                micros_to_secs_string(p.len),
-                p.busy_gpus,
-                p.busy_gpus / gpus
-            );
-        }
+    let policy = csv_field(&scenario.policies[r.policy].name);
+    for p in utilization_timeline(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS) {
+        let _ = writeln!(
+            out,
+            "{policy},{},{},{},{},{}",
+            r.rep,
+            micros_to_secs_string(p.time),
+            micros_to_secs_string(p.len),
+            p.busy_gpus,
+            p.busy_gpus / gpus
+        );
     }
-    out
+}
+
+/// Header of `utilization.csv`.
+const UTILIZATION_HEADER: &str = "policy,rep,time_s,duration_s,busy_gpus,utilization\n";
+
+/// The per-run files of a job-mode run, written row by row as the runs
+/// finish (see [`Spool`]).
+#[derive(Debug)]
+pub struct JobRows {
+    summary: Spool,
+    users: Spool,
+    utilization: Spool,
+    jobs: Option<Spool>,
+    /// The rows of the run being added (reused).
+    line: String,
+}
+
+impl JobRows {
+    /// Start the files (`jobs.csv` too with `with_jobs`).
+    pub fn new(with_jobs: bool) -> Result<Self> {
+        Ok(Self {
+            summary: Spool::new("summary.csv", SUMMARY_HEADER)?,
+            users: Spool::new("users.csv", USERS_HEADER)?,
+            utilization: Spool::new("utilization.csv", UTILIZATION_HEADER)?,
+            jobs: if with_jobs {
+                Some(Spool::new("jobs.csv", JOBS_HEADER)?)
+            } else {
+                None
+            },
+            line: String::new(),
+        })
+    }
+
+    /// Append the rows of the next run (runs come in (repetition, policy)
+    /// order).
+    pub fn add(&mut self, scenario: &JobScenario, run: &JobRun) -> Result<()> {
+        type Rows = fn(&mut String, &JobScenario, &JobRun);
+        let files: [(Option<&mut Spool>, Rows); 4] = [
+            (Some(&mut self.summary), summary_row),
+            (Some(&mut self.users), users_rows),
+            (Some(&mut self.utilization), utilization_rows),
+            (self.jobs.as_mut(), jobs_rows),
+        ];
+        for (spool, rows) in files {
+            if let Some(spool) = spool {
+                self.line.clear();
+                rows(&mut self.line, scenario, run);
+                spool.write(&self.line)?;
+                // A large run must not keep its buffer's size.
+                if self.line.capacity() > 1 << 20 {
+                    self.line = String::new();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every row is in: flush them.
+    pub fn finish(&mut self) -> Result<()> {
+        self.summary.finish()?;
+        self.users.finish()?;
+        self.utilization.finish()?;
+        self.jobs.as_mut().map_or(Ok(()), Spool::finish)
+    }
 }
 
 /// `run.json`.
@@ -188,7 +243,8 @@ pub fn run_manifest(scenario: &JobScenario, result: &JobExperiment) -> String {
 }
 
 /// Write the results folder `dir`; returns the names of the files written.
-/// Like model mode, the folder is staged and moved into place complete.
+/// Like model mode, the folder is staged and moved into place complete;
+/// the per-run files are copied from the rows written during the run.
 pub fn write_job_results(
     dir: &Path,
     scenario: &JobScenario,
@@ -198,23 +254,28 @@ pub fn write_job_results(
     let staged = StagedDir::new(dir)?;
     let tmp = staged.path().to_path_buf();
     let mut written = Vec::new();
-    let mut texts: Vec<(&'static str, String)> = Vec::new();
-    let mut put = |name: &'static str, text: String| -> Result<()> {
-        write_atomic(&tmp.join(name), text.as_bytes())?;
+    for (name, spool) in [
+        ("summary.csv", &result.rows.summary),
+        ("users.csv", &result.rows.users),
+        ("utilization.csv", &result.rows.utilization),
+    ] {
+        spool.copy_to(&tmp.join(name))?;
         written.push(name);
-        texts.push((name, text));
-        Ok(())
-    };
-    put("summary.csv", summary_csv(scenario, result))?;
-    put("users.csv", users_csv(scenario, result))?;
-    put("utilization.csv", utilization_csv(scenario, result))?;
-    if with_jobs {
-        put("jobs.csv", jobs_csv(scenario, result))?;
     }
-    put("run.json", run_manifest(scenario, result))?;
+    if with_jobs {
+        let jobs = result.rows.jobs.as_ref().ok_or_else(|| {
+            Error::input("internal: jobs.csv asked for, but its rows were not written")
+        })?;
+        jobs.copy_to(&tmp.join("jobs.csv"))?;
+        written.push("jobs.csv");
+    }
+    write_atomic(
+        &tmp.join("run.json"),
+        run_manifest(scenario, result).as_bytes(),
+    )?;
+    written.push("run.json");
     if scenario.file.output.plots {
-        let texts: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (*n, t.as_str())).collect();
-        let mut src = Source::texts(dir, &texts);
+        let mut src = Source::dir(&tmp);
         src.name = Some(scenario.name().to_string());
         plot_jobs(&src, &tmp.join(PLOTS_DIR), &PlotOptions::default())?;
         written.push("plots/");

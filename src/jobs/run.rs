@@ -1,15 +1,16 @@
 //! Running a job-mode scenario: every repetition × policy, fanned out with
-//! rayon; results in (repetition, policy) order whatever the thread count.
+//! rayon; each run's rows are written as it finishes, in (repetition,
+//! policy) order whatever the thread count, and only its summary figures
+//! are kept.
 
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use super::metrics::{JobMetrics, job_metrics};
+use super::report::JobRows;
 use super::scenario::{JobScenario, RepJobs};
 use super::scheduler::SchedInit;
 use super::simulation::{JobOutcome, JobSimInput, simulate_jobs};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// One (repetition, policy) run.
 #[derive(Debug, Clone)]
@@ -26,11 +27,26 @@ pub struct JobRun {
     pub metrics: JobMetrics,
 }
 
-/// Every run of a scenario.
-#[derive(Debug, Clone)]
+/// What is kept of a run once its rows are written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRunSummary {
+    /// Policy index in the scenario.
+    pub policy: usize,
+    /// Repetition, from 0.
+    pub rep: u64,
+    /// Jobs of the repetition.
+    pub jobs: usize,
+    /// Summary figures.
+    pub metrics: JobMetrics,
+}
+
+/// Every run of a scenario, folded.
+#[derive(Debug)]
 pub struct JobExperiment {
     /// Runs, repetition-major, policy-minor.
-    pub runs: Vec<JobRun>,
+    pub runs: Vec<JobRunSummary>,
+    /// The rows of the per-run files, written as the runs finished.
+    pub rows: JobRows,
     /// Threads used.
     pub threads: usize,
     /// Wall-clock time of the simulations.
@@ -68,33 +84,42 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
 }
 
 /// Run every repetition × policy of `scenario` on `threads` threads
-/// (default: all cores).
-pub fn run_job_experiment(scenario: &JobScenario, threads: Option<usize>) -> Result<JobExperiment> {
-    let threads = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::input(format!("cannot start {threads} worker threads: {e}")))?;
+/// (default: all cores), writing each run's rows (`jobs.csv` ones too with
+/// `with_jobs`) as it finishes. One run per thread is simulated at a time
+/// (a run of a large trace holds every job's outcome) while the previous
+/// ones are written.
+pub fn run_job_experiment(
+    scenario: &JobScenario,
+    threads: Option<usize>,
+    with_jobs: bool,
+) -> Result<JobExperiment> {
+    let pool = crate::experiment::thread_pool(threads)?;
+    let threads = pool.current_num_threads();
     let n_pol = scenario.policies.len() as u64;
     let tasks = u64::from(scenario.repetitions()) * n_pol;
+    let mut rows = JobRows::new(with_jobs)?;
+    let mut runs = Vec::new();
     let start = Instant::now();
-    let runs = pool.install(|| {
-        (0..tasks)
-            .into_par_iter()
-            .map(|t| {
-                if crate::interrupt::requested() {
-                    return Err(Error::interrupted(
-                        "interrupted: the run stopped before finishing; no results were written",
-                    ));
-                }
-                simulate_job_run(scenario, t / n_pol, (t % n_pol) as usize)
-            })
-            .collect::<Result<Vec<_>>>()
-    })?;
+    crate::experiment::fold_in_order(
+        &pool,
+        tasks,
+        threads,
+        &|t| simulate_job_run(scenario, t / n_pol, (t % n_pol) as usize),
+        &mut |r: JobRun| {
+            rows.add(scenario, &r)?;
+            runs.push(JobRunSummary {
+                policy: r.policy,
+                rep: r.rep,
+                jobs: r.jobs.jobs.len(),
+                metrics: r.metrics,
+            });
+            Ok(())
+        },
+    )?;
+    rows.finish()?;
     Ok(JobExperiment {
         runs,
+        rows,
         threads,
         wall: start.elapsed(),
     })

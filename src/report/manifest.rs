@@ -53,9 +53,8 @@ pub fn run_manifest(
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let runs = result.runs.iter().filter(|r| r.policy == i);
-            let events: u64 = runs.clone().map(|r| r.metrics.events).sum();
-            let secs: f64 = runs.map(|r| r.elapsed.as_secs_f64()).sum();
+            let totals = result.totals.get(i).copied().unwrap_or_default();
+            let (events, secs) = (totals.events, totals.secs);
             json!({
                 "name": p.name,
                 "events": events,

@@ -7,6 +7,7 @@ mod manifest;
 mod regret_csv;
 mod run_summary;
 mod speedups_csv;
+mod spool;
 mod summary_csv;
 mod sweep_csv;
 mod tenants_csv;
@@ -15,17 +16,18 @@ use std::path::Path;
 
 pub use csv_text::{csv_field, secs_or_inf};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
-pub use jobs_csv::jobs_csv;
+pub use jobs_csv::{JOBS_HEADER, jobs_csv, jobs_rows};
 pub use manifest::{GIT_COMMIT, PointInfo, run_manifest};
 pub use regret_csv::{REGRET_HEADER, regret_csv};
 pub use run_summary::{baseline_name, summary_json, summary_table};
 pub use speedups_csv::{SPEEDUPS_HEADER, speedups_csv};
-pub use summary_csv::summary_csv;
+pub use spool::{RowSpools, Spool};
+pub use summary_csv::{summary_csv, summary_header, summary_row};
 pub use sweep_csv::{SweepRow, sweep_csv};
-pub use tenants_csv::tenants_csv;
+pub use tenants_csv::{tenants_csv, tenants_header, tenants_rows};
 
 use crate::aggregate::Aggregate;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::experiment::ExperimentResult;
 use crate::io_util::{StagedDir, write_atomic};
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_model};
@@ -41,11 +43,12 @@ pub struct ReportOptions {
 
 /// Write the results folder `dir` of `scenario`'s run (`agg` is its
 /// aggregate; `point` places it in a sweep); returns the names of the files
-/// written (`plots/` for the figures). The folder is staged under a
-/// temporary name and moved into place when every file is written
+/// written (`plots/` for the figures). The per-run files are copied from
+/// the rows spooled while the runs were folded. The folder is staged under
+/// a temporary name and moved into place when every file is written
 /// ([`StagedDir`]), replacing an earlier one. Unless `[output] plots =
-/// false`, the figures are drawn from the CSV texts into the staged
-/// folder's `plots/` (PNG and SVG), exactly as `tenantsim plot` would.
+/// false`, the figures are drawn from the staged folder's CSVs into its
+/// `plots/` (PNG and SVG), exactly as `tenantsim plot` would.
 pub fn write_results(
     dir: &Path,
     scenario: &Scenario,
@@ -55,24 +58,38 @@ pub fn write_results(
     point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
     let staged = StagedDir::new(dir)?;
-    let mut files: Vec<(&'static str, String)> = vec![
-        ("summary.csv", summary_csv(scenario, result)),
-        ("tenants.csv", tenants_csv(scenario, result)),
+    let mut names: Vec<&'static str> = vec!["summary.csv", "tenants.csv"];
+    result
+        .rows
+        .summary
+        .copy_to(&staged.path().join("summary.csv"))?;
+    result
+        .rows
+        .tenants
+        .copy_to(&staged.path().join("tenants.csv"))?;
+    let files: [(&'static str, String); 3] = [
         ("curves.csv", curves_csv(agg)),
         ("speedups.csv", speedups_csv(agg)),
         ("regret.csv", regret_csv(agg)),
     ];
-    if options.jobs {
-        files.push(("jobs.csv", jobs_csv(scenario, result)));
-    }
-    files.push(("run.json", run_manifest(scenario, result, point)));
     for (name, text) in &files {
         write_atomic(&staged.path().join(name), text.as_bytes())?;
+        names.push(name);
     }
-    let mut names: Vec<&'static str> = files.iter().map(|(name, _)| *name).collect();
+    if options.jobs {
+        let jobs = result.rows.jobs.as_ref().ok_or_else(|| {
+            Error::input("internal: jobs.csv asked for, but the runs did not keep their job logs")
+        })?;
+        jobs.copy_to(&staged.path().join("jobs.csv"))?;
+        names.push("jobs.csv");
+    }
+    write_atomic(
+        &staged.path().join("run.json"),
+        run_manifest(scenario, result, point).as_bytes(),
+    )?;
+    names.push("run.json");
     if scenario.output().plots {
-        let texts: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
-        let mut src = Source::texts(dir, &texts);
+        let mut src = Source::dir(staged.path());
         src.name = Some(scenario.name().to_string());
         plot_model(
             &src,
