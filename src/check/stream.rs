@@ -10,6 +10,8 @@
 //! answer for aligned files and explain everything else.
 
 use std::io::BufReader;
+
+use crate::csv_columns::CsvReader;
 use std::path::Path;
 
 use super::{Drift, Tolerance, compare_summaries, read_summary};
@@ -49,7 +51,7 @@ pub fn compare_dirs(results: &Path, golden: &Path, tol: Tolerance) -> Result<Com
 
 /// One `summary.csv` opened for reading row by row.
 struct Rows {
-    reader: csv::Reader<BufReader<std::fs::File>>,
+    reader: CsvReader<BufReader<std::fs::File>>,
     source: String,
     /// Columns `policy` and `rep`.
     key: (usize, usize),
@@ -64,10 +66,13 @@ impl Rows {
     fn open(dir: &Path) -> Result<Option<Self>> {
         let path = dir.join("summary.csv");
         let file = open_input(&path, "summary")?;
-        let mut reader = csv::ReaderBuilder::new().from_reader(BufReader::new(file));
-        let Ok(headers) = reader.headers().cloned() else {
+        // Any trouble reading (a BOM inside, ragged rows, bad UTF-8) sends
+        // the caller to the keyed comparison, whose reader reports it.
+        let Ok(reader) = CsvReader::new(&path.display().to_string(), BufReader::new(file), false)
+        else {
             return Ok(None);
         };
+        let headers = reader.headers().clone();
         let pos = |name: &str| headers.iter().position(|h| h == name);
         let (Some(p), Some(r)) = (pos("policy"), pos("rep")) else {
             return Ok(None);
@@ -86,7 +91,7 @@ impl Rows {
     /// The next row into `rec`: `Some(false)` at the end, `None` on a row
     /// that does not parse.
     fn next(&mut self, rec: &mut csv::StringRecord) -> Option<bool> {
-        self.reader.read_record(rec).ok()
+        self.reader.read_record(rec).ok().map(|line| line.is_some())
     }
 }
 
