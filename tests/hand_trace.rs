@@ -105,6 +105,35 @@ fn round_robin_in_order_one_gpu_matches_paper() {
     assert!(close(r.metrics.gpu_busy_fraction, 1.0));
 }
 
+/// The same run on the job axis: L right after the j-th completion is the
+/// "S after" column of the table above over 3 tenants, row by row:
+/// S = 2.60, 1.90, 1.30, 0.80, 0.70, 0.55, 0.50, 0.40, 0.40, 0.40, 0.40, 0
+/// after 0..=11 jobs. Jobs to θ: 0.5 → 2 (L = 0.4333), 0.2 → 5 (0.1833),
+/// 0.05 → 11. Σ over j = 0..=10 of S = 2.6 + 1.9 + 1.3 + 0.8 + 0.7 + 0.55
+/// + 0.5 + 4 · 0.4 = 9.95 (the regret "per job").
+#[test]
+fn round_robin_in_order_by_jobs_matches_paper() {
+    let s = scenario(1, "round-robin", "in-order");
+    let r = simulate_one(&s, 0, 0).unwrap_or_else(|e| panic!("{e}"));
+    let sums = [
+        2.60, 1.90, 1.30, 0.80, 0.70, 0.55, 0.50, 0.40, 0.40, 0.40, 0.40, 0.0,
+    ];
+    let c = &r.job_curve;
+    assert_eq!(c.end, 11);
+    for (j, &sum) in sums.iter().enumerate() {
+        let got = c.loss_at(j as u64).unwrap_or(f64::NAN);
+        assert!(
+            close(got, sum / 3.0),
+            "after {j} jobs: L = {got}, want {}",
+            sum / 3.0
+        );
+    }
+    assert_eq!(c.time_to(0.5), Some(2));
+    assert_eq!(c.time_to(0.2), Some(5));
+    assert_eq!(c.time_to(0.05), Some(11));
+    assert!((c.cumulative_regret(11) * 1e6 - 9.95).abs() < 1e-9);
+}
+
 /// The quickstart's first policy: round-robin + in-order on 2 GPUs.
 ///
 /// | t  | completes (acc)            | starts (gpu)                        | S    |

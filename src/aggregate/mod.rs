@@ -37,7 +37,7 @@ pub use up_to::{DEFAULT_POINTS as UP_TO_POINTS, UpTo, dense_thetas, up_to_speedu
 
 use crate::experiment::{ExperimentResult, RepResult};
 use crate::metrics::LossCurve;
-use crate::scenario::{OutputSection, Scenario};
+use crate::scenario::{GridKind, OutputSection, Scenario};
 use crate::trace::Micros;
 
 /// How to aggregate.
@@ -72,13 +72,43 @@ pub struct Aggregate {
     pub speedups: Vec<SpeedupRow>,
     /// `regret.csv` ratios.
     pub regret: Vec<RegretRow>,
+    /// `speedups_up_to.csv` rows: each policy's largest speedup over the
+    /// baseline on a dense θ grid (time axis only; empty on the job axis).
+    pub up_to: Vec<UpToRow>,
+    /// The same aggregation of the loss as a function of completed jobs
+    /// (`curves_by_job.csv`): its `grid` counts jobs, its T(θ) are jobs to
+    /// θ. `None` on the job axis itself.
+    pub by_jobs: Option<Box<Aggregate>>,
 }
+
+/// One `speedups_up_to.csv` row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UpToRow {
+    /// Policy index.
+    pub policy: usize,
+    /// Baseline policy index.
+    pub baseline: usize,
+    /// The largest finite T_B/T_X and its θ, or `None` if no θ of the grid
+    /// has one.
+    pub up_to: Option<UpTo>,
+    /// The θ range searched, `[low, high]`.
+    pub range: (f64, f64),
+    /// Points of the θ grid.
+    pub points: usize,
+}
+
+/// At most this many job counts in the job-axis grid: every count from 0 to
+/// the most jobs any run completed when that is ≤ 1,000, else 1,001 evenly
+/// spaced counts.
+pub const JOB_GRID_POINTS: u32 = 1001;
 
 /// What the aggregates keep of one policy's runs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PolicyFold {
     /// Its loss curves, repetition by repetition.
     pub curves: RepCurves,
+    /// Its loss curves over completed jobs, repetition by repetition.
+    pub job_curves: RepCurves,
     /// Its per-tenant figures, folded.
     pub tenants: TenantFold,
 }
@@ -98,6 +128,8 @@ pub struct RunFold {
     first_completion: Option<Micros>,
     /// Latest end of any run.
     last_end: Micros,
+    /// Most jobs any run completed.
+    most_jobs: Micros,
 }
 
 impl RunFold {
@@ -116,6 +148,8 @@ impl RunFold {
         }
         let p = &mut self.policies[run.policy];
         p.curves.push(&run.curve);
+        p.job_curves.push(&run.job_curve);
+        self.most_jobs = self.most_jobs.max(run.job_curve.end);
         p.tenants.add(&run.tenant_aggregate);
         self.last_end = self.last_end.max(run.outcome.end);
         if let Some(t) = run.first_completion {
@@ -196,6 +230,8 @@ pub fn aggregate_reps(
         policies,
         speedups,
         regret,
+        up_to: Vec::new(),
+        by_jobs: None,
     }
 }
 
@@ -224,5 +260,72 @@ pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Aggregate {
     for (p, f) in agg.policies.iter_mut().zip(&fold.policies) {
         p.tenants = Some(f.tenants.finish());
     }
+    let range = up_to_range(scenario);
+    agg.up_to = up_to_rows(&reps, agg.baseline, range, UP_TO_POINTS);
+    // The job axis: the same figures over completed jobs, on a linear grid
+    // of job counts from 0 (the loss before any job completes).
+    let job_reps: Vec<&RepCurves> = (0..names.len())
+        .map(|p| fold.policies.get(p).map_or(&empty, |f| &f.job_curves))
+        .collect();
+    let job_output = OutputSection {
+        grid: GridKind::Linear,
+        grid_points: JOB_GRID_POINTS.min(u32::try_from(fold.most_jobs + 1).unwrap_or(u32::MAX)),
+        ..scenario.output().clone()
+    };
+    let jobs = aggregate_reps(
+        &names,
+        &job_reps,
+        &AggregateSpec {
+            thresholds: &scenario.thresholds,
+            baseline: scenario.baseline,
+            output: &job_output,
+            span: (0, fold.most_jobs),
+        },
+    );
+    agg.by_jobs = Some(Box::new(jobs));
     agg
+}
+
+/// The θ range of the "up to" speedup: `[output] up_to_thetas`, or from the
+/// smallest to the largest of the scenario's thresholds.
+fn up_to_range(scenario: &Scenario) -> (f64, f64) {
+    if let Some(&[low, high]) = scenario.output().up_to_thetas.as_deref() {
+        return (low, high);
+    }
+    let t = &scenario.thresholds;
+    let low = t.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = t.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if low.is_finite() {
+        (low, high)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// Each policy's [`up_to_speedup`] over `baseline` on `points` θ values of
+/// `range` ([`dense_thetas`]), from the exact T(θ) of the mean curves
+/// ([`mean_time_to_reps`]).
+fn up_to_rows(
+    reps: &[&RepCurves],
+    baseline: usize,
+    range: (f64, f64),
+    points: usize,
+) -> Vec<UpToRow> {
+    if reps.is_empty() || range.0 <= 0.0 {
+        return Vec::new();
+    }
+    let thetas = dense_thetas(range.0, range.1, points);
+    let times: Vec<Vec<Option<Micros>>> = reps
+        .par_iter()
+        .map(|r| mean_time_to_reps(r, &thetas))
+        .collect();
+    (0..reps.len())
+        .map(|p| UpToRow {
+            policy: p,
+            baseline,
+            up_to: up_to_speedup(&thetas, &times[baseline], &times[p]),
+            range,
+            points,
+        })
+        .collect()
 }

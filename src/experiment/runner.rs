@@ -44,6 +44,9 @@ pub struct RepResult {
     pub first_completion: Option<Micros>,
     /// L(τ) of the run.
     pub curve: LossCurve,
+    /// The same loss as a function of completed jobs
+    /// ([`LossCurve::by_jobs`]).
+    pub job_curve: LossCurve,
     /// Summary figures.
     pub metrics: RunMetrics,
     /// What each tenant experienced.
@@ -98,6 +101,7 @@ fn simulate_rep(
     let mut outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
         .map_err(|e| e.context(context()))?;
     let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    let job_curve = LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome);
     let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
     let limits = scenario.config.limits;
     let tenants = tenant_metrics(
@@ -137,6 +141,7 @@ fn simulate_rep(
         outcome,
         first_completion,
         curve,
+        job_curve,
         metrics,
         tenants,
         isolated_area,

@@ -1,12 +1,14 @@
 //! Writing a results folder (DESIGN §6). Every file is written atomically.
 
 mod csv_text;
+mod curves_by_job_csv;
 mod curves_csv;
 mod jobs_csv;
 mod manifest;
 mod regret_csv;
 mod run_summary;
 mod speedups_csv;
+mod speedups_up_to_csv;
 mod spool;
 mod summary_csv;
 mod sweep_csv;
@@ -15,12 +17,14 @@ mod tenants_csv;
 use std::path::Path;
 
 pub use csv_text::{csv_field, secs_or_inf};
+pub use curves_by_job_csv::{CURVES_BY_JOB_HEADER, curves_by_job_csv};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use jobs_csv::{JOBS_HEADER, jobs_csv, jobs_rows};
 pub use manifest::{GIT_COMMIT, PointInfo, run_manifest};
 pub use regret_csv::{REGRET_HEADER, regret_csv};
 pub use run_summary::{baseline_name, summary_json, summary_table};
 pub use speedups_csv::{SPEEDUPS_HEADER, speedups_csv};
+pub use speedups_up_to_csv::{SPEEDUPS_UP_TO_HEADER, speedups_up_to_csv};
 pub use spool::{RowSpools, Spool};
 pub use summary_csv::{summary_csv, summary_header, summary_row};
 pub use sweep_csv::{SweepRow, sweep_csv};
@@ -67,9 +71,11 @@ pub fn write_results(
         .rows
         .tenants
         .copy_to(&staged.path().join("tenants.csv"))?;
-    let files: [(&'static str, String); 3] = [
+    let files: [(&'static str, String); 5] = [
         ("curves.csv", curves_csv(agg)),
+        ("curves_by_job.csv", curves_by_job_csv(agg)),
         ("speedups.csv", speedups_csv(agg)),
+        ("speedups_up_to.csv", speedups_up_to_csv(agg)),
         ("regret.csv", regret_csv(agg)),
     ];
     for (name, text) in &files {

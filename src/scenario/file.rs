@@ -307,6 +307,11 @@ pub struct OutputSection {
     /// at the end of the run (default true).
     #[serde(default = "default_true")]
     pub plots: bool,
+    /// `[low, high]`: the θ range of the "up to" speedup
+    /// (`speedups_up_to.csv`); default: the smallest to the largest of
+    /// `thresholds`. 0 < low ≤ high ≤ 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up_to_thetas: Option<Vec<f64>>,
 }
 
 impl Default for OutputSection {
@@ -317,6 +322,7 @@ impl Default for OutputSection {
             confidence: default_confidence(),
             quantiles: default_quantiles(),
             plots: true,
+            up_to_thetas: None,
         }
     }
 }

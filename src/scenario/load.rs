@@ -265,12 +265,24 @@ fn check_output(at: &str, o: &OutputSection) -> Result<()> {
         );
     }
     match o.quantiles[..] {
-        [lo, hi] if (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo < hi => Ok(()),
-        _ => bad(
-            "quantiles",
+        [lo, hi] if (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo < hi => {}
+        _ => {
+            return bad(
+                "quantiles",
+                format!(
+                    "expected two quantile levels [low, high] with 0 <= low < high <= 1, got {:?}",
+                    o.quantiles
+                ),
+            );
+        }
+    }
+    match o.up_to_thetas.as_deref() {
+        None => Ok(()),
+        Some(&[lo, hi]) if lo > 0.0 && lo <= hi && hi <= 1.0 => Ok(()),
+        Some(other) => bad(
+            "up_to_thetas",
             format!(
-                "expected two quantile levels [low, high] with 0 <= low < high <= 1, got {:?}",
-                o.quantiles
+                "expected the θ range [low, high] of the \"up to\" speedup with 0 < low <= high <= 1, got {other:?}"
             ),
         ),
     }
