@@ -30,6 +30,7 @@ fn output(grid: GridKind, points: u32, confidence: f64) -> OutputSection {
         confidence,
         quantiles: vec![0.25, 0.75],
         plots: false,
+        up_to_thetas: None,
     }
 }
 

@@ -159,7 +159,10 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
         files,
         [
             "curves.csv",
+            "curves_by_job.csv",
             "jobs.csv",
+            "plots/regret-curves-by-job.png",
+            "plots/regret-curves-by-job.svg",
             "plots/regret-curves.png",
             "plots/regret-curves.svg",
             "plots/regret.png",
@@ -173,6 +176,7 @@ fn same_scenario_gives_byte_identical_results_for_any_thread_count() {
             "regret.csv",
             "run.json",
             "speedups.csv",
+            "speedups_up_to.csv",
             "summary.csv",
             "tenants.csv"
         ]
@@ -209,8 +213,8 @@ fn sweep_gives_byte_identical_results_for_any_thread_count() {
     }
     assert_eq!(
         tree(&a).len(),
-        1 + 4 + 6 * (7 + 10),
-        "sweep.csv + 2 sweep figures × 2 formats + 6 points × (7 files + 5 figures × 2 formats)"
+        1 + 4 + 6 * (9 + 12),
+        "sweep.csv + 2 sweep figures × 2 formats + 6 points × (9 files + 6 figures × 2 formats)"
     );
     for f in ["sweep-regret_mean", "sweep-time_to_0.2_s"] {
         for ext in ["png", "svg"] {

@@ -23,8 +23,11 @@ fn best_possible() -> BTreeMap<String, f64> {
     best
 }
 
-/// Per (policy, rep): the jobs as (end_s, user, accuracy), by end time.
-fn jobs(csv: &str) -> BTreeMap<(String, u64), Vec<(f64, String, f64)>> {
+/// A completed job: (end_s, user, accuracy).
+type Job = (f64, String, f64);
+
+/// Per (policy, rep): the jobs by end time.
+fn jobs(csv: &str) -> BTreeMap<(String, u64), Vec<Job>> {
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
     let col = |n: &str| header.iter().position(|h| *h == n).expect(n);
@@ -35,7 +38,7 @@ fn jobs(csv: &str) -> BTreeMap<(String, u64), Vec<(f64, String, f64)>> {
         col("end_s"),
         col("accuracy"),
     );
-    let mut out: BTreeMap<(String, u64), Vec<(f64, String, f64)>> = BTreeMap::new();
+    let mut out: BTreeMap<(String, u64), Vec<Job>> = BTreeMap::new();
     for line in lines {
         let f: Vec<&str> = line.split(',').collect();
         out.entry((f[p].to_string(), f[r].parse().expect("rep")))
@@ -53,7 +56,7 @@ fn jobs(csv: &str) -> BTreeMap<(String, u64), Vec<(f64, String, f64)>> {
 }
 
 /// L after each completion (index 0: before any), every tenant arrived at 0.
-fn losses(run: &[(f64, String, f64)], best_possible: &BTreeMap<String, f64>) -> Vec<(f64, f64)> {
+fn losses(run: &[Job], best_possible: &BTreeMap<String, f64>) -> Vec<(f64, f64)> {
     let mut best: BTreeMap<&str, f64> = BTreeMap::new();
     let n = best_possible.len() as f64;
     let loss = |best: &BTreeMap<&str, f64>| {

@@ -261,7 +261,7 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
 fn run_plots_equal_plot_command_output_in_both_modes() {
     let tmp = tempfile::tempdir().expect("tempdir");
     for (scenario, n) in [
-        ("scenarios/quickstart.toml", 10),
+        ("scenarios/quickstart.toml", 12),
         ("scenarios/jobs-quickstart.toml", 4),
     ] {
         let res = tmp.path().join("res");
@@ -467,6 +467,25 @@ fn regret_curves_honour_staggered_arrivals() {
             "last arrival (median over repetitions)",
             "L(τ): mean loss over the tenants that have arrived",
         ],
+    );
+    // The per-job view of the same run (curves_by_job.csv): a job axis, no
+    // arrival line.
+    check_figure(
+        &plots,
+        "regret-curves-by-job",
+        (1000, 640),
+        &[
+            "rr-in-order",
+            "random-random",
+            "completed jobs",
+            "mean loss (accuracy)",
+            "mean loss over the arrived tenants right after each completed job",
+        ],
+    );
+    let by_job = svg_texts(&plots.join("regret-curves-by-job.svg"), (1000, 640));
+    assert!(
+        !by_job.iter().any(|t| t.contains("last arrival")),
+        "{by_job:?}"
     );
     let texts = svg_texts(&plots.join("tenant-accuracy.svg"), (1000, 640));
     assert!(texts.iter().any(|t| t.contains("(arrives ")), "{texts:?}");

@@ -114,6 +114,10 @@ pub struct ModelResults {
     pub baseline: String,
     /// Per policy index: its `curves.csv` points, ascending in time.
     pub curves: Vec<Vec<CurvePoint>>,
+    /// Per policy index: its `curves_by_job.csv` points, ascending in the
+    /// number of completed jobs (held in [`CurvePoint::time`]); `None` for a
+    /// folder without that file (written before it existed).
+    pub curves_by_job: Option<Vec<Vec<CurvePoint>>>,
     /// Total repetitions (the largest `reps` of `curves.csv`).
     pub repetitions: u64,
     /// Level of the confidence bands (`run.json`), when known.
@@ -181,6 +185,9 @@ pub fn scenario_name(src: &Source<'_>) -> String {
 
 /// Columns of the files read (a subset of each file's header).
 pub const CURVES_COLUMNS: &[&str] = &["policy", "time_s", "mean_loss", "ci_low", "ci_high", "reps"];
+/// Columns of `curves_by_job.csv` read.
+pub const CURVES_BY_JOB_COLUMNS: &[&str] =
+    &["policy", "jobs", "mean_loss", "ci_low", "ci_high", "reps"];
 /// Columns of `speedups.csv` read.
 pub const SPEEDUPS_COLUMNS: &[&str] = &[
     "policy",
@@ -212,7 +219,7 @@ impl ModelResults {
         let mut policies = Policies::default();
         let curves_t = src.table("curves.csv", CURVES_COLUMNS)?;
         curves_t.require_rows("one row per (policy, grid instant)")?;
-        let curves = read_curves(&curves_t, &mut policies)?;
+        let curves = read_curves(&curves_t, "time_s", &mut policies)?;
         let repetitions = curves.iter().flatten().map(|p| p.reps).max().unwrap_or(0);
         let sp = src.table("speedups.csv", SPEEDUPS_COLUMNS)?;
         sp.require_rows("one row per (policy, θ)")?;
@@ -230,13 +237,22 @@ impl ModelResults {
             }
             None => (None, None),
         };
+        let curves_by_job = match src.optional_table("curves_by_job.csv", CURVES_BY_JOB_COLUMNS)? {
+            Some(t) => Some(read_curves(&t, "jobs", &mut policies)?),
+            None => None,
+        };
         let mut curves = curves;
         curves.resize(policies.0.len(), Vec::new());
+        let curves_by_job = curves_by_job.map(|mut c| {
+            c.resize(policies.0.len(), Vec::new());
+            c
+        });
         Ok(Self {
             name: scenario_name(src),
             policies,
             baseline,
             curves,
+            curves_by_job,
             repetitions,
             confidence: manifest(src).and_then(|v| v["scenario"]["output"]["confidence"].as_f64()),
             thresholds,
@@ -249,11 +265,13 @@ impl ModelResults {
     }
 }
 
-fn read_curves(t: &Table, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>>> {
+/// The points of `curves.csv` (axis column `time_s`) or
+/// `curves_by_job.csv` (`jobs`), per policy.
+fn read_curves(t: &Table, axis: &str, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>>> {
     let c = |n| t.col(n);
     let (p, time, mean, low, high, reps) = (
         c("policy")?,
-        c("time_s")?,
+        c(axis)?,
         c("mean_loss")?,
         c("ci_low")?,
         c("ci_high")?,
@@ -276,7 +294,7 @@ fn read_curves(t: &Table, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>
         if let Some(prev) = out[i].last() {
             if point.time < prev.time {
                 return Err(Error::input(format!(
-                    "{}: line {}, column `time_s`: times of a policy must ascend, found {} after {}",
+                    "{}: line {}, column `{axis}`: values of a policy must ascend, found {} after {}",
                     t.source,
                     r.line(),
                     point.time,

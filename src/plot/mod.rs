@@ -111,10 +111,25 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
     let (size, format) = (opts.size, opts.format);
     let curves = RegretCurves {
         data: &data,
+        by_jobs: false,
         log_x: log_time,
         log_y: opts.log_y,
     };
     done.add(render(&curves, out, size, format)?);
+    if data.curves_by_job.is_some() {
+        // Job counts are small integers: a linear axis unless asked.
+        let by_job = RegretCurves {
+            by_jobs: true,
+            log_x: opts.log_x.unwrap_or(false),
+            ..curves
+        };
+        done.add(render(&by_job, out, size, format)?);
+    } else {
+        done.notes.push(format!(
+            "regret-curves-by-job skipped: {} has no curves_by_job.csv (written by older versions)",
+            src.dir.display()
+        ));
+    }
     done.add(render(&SpeedupBars { data: &data }, out, size, format)?);
     done.add(render(&RegretBars { data: &data }, out, size, format)?);
     let spread = TenantRegret {

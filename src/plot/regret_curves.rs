@@ -1,6 +1,9 @@
 //! Figure `regret-curves`: the global mean loss L(τ) against simulated
 //! time, one line per policy with its shaded confidence band (from
-//! `curves.csv`), θ thresholds as dashed horizontal lines.
+//! `curves.csv`), θ thresholds as dashed horizontal lines; and figure
+//! `regret-curves-by-job`, the same against the number of completed jobs
+//! (from `curves_by_job.csv`, the per-trial view of the ease.ml
+//! prototypes).
 //!
 //! L(τ) is the mean loss over the tenants that have arrived (DESIGN §2):
 //! instants where no repetition has a tenant yet are absent from
@@ -29,7 +32,9 @@ use crate::error::Result;
 pub struct RegretCurves<'a> {
     /// The results.
     pub data: &'a ModelResults,
-    /// Log time axis (the default).
+    /// Against completed jobs (`curves_by_job.csv`) instead of time.
+    pub by_jobs: bool,
+    /// Log x axis (the default for time).
     pub log_x: bool,
     /// Log loss axis.
     pub log_y: bool,
@@ -52,12 +57,21 @@ pub fn median_last_arrival(data: &ModelResults) -> Option<f64> {
 
 impl Figure for RegretCurves<'_> {
     fn stem(&self) -> String {
-        "regret-curves".into()
+        if self.by_jobs {
+            "regret-curves-by-job".into()
+        } else {
+            "regret-curves".into()
+        }
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
-        let points = d.curves.iter().flatten();
+        let curves: &[Vec<super::data::CurvePoint>] = if self.by_jobs {
+            d.curves_by_job.as_deref().unwrap_or(&[])
+        } else {
+            &d.curves
+        };
+        let points = curves.iter().flatten();
         let (mut t_lo, mut t_hi) = (f64::INFINITY, 0.0f64);
         let (mut y_lo, mut y_hi) = (f64::INFINITY, 0.0f64);
         for p in points {
@@ -76,7 +90,7 @@ impl Figure for RegretCurves<'_> {
             y_hi = y_hi.max(th);
             y_lo = y_lo.min(th);
         }
-        let arrival = median_last_arrival(d);
+        let arrival = median_last_arrival(d).filter(|_| !self.by_jobs);
         if let Some(a) = arrival {
             t_hi = t_hi.max(a);
         }
@@ -100,37 +114,46 @@ impl Figure for RegretCurves<'_> {
             Some(c) => format!("{} % confidence band of the mean", num(c * 100.0)),
             None => "confidence band of the mean".to_string(),
         };
+        let (what, title) = if self.by_jobs {
+            (
+                "mean loss over the arrived tenants right after each completed job",
+                format!("{}: mean loss per completed job, per policy", d.name),
+            )
+        } else {
+            (
+                "L(τ): mean loss over the tenants that have arrived",
+                format!("{}: mean loss L(τ) per policy", d.name),
+            )
+        };
         let note = format!(
-            "L(τ): mean loss over the tenants that have arrived; shaded: {band_note} over {} repetition(s); dashed: θ thresholds",
+            "{what}; shaded: {band_note} over {} repetition(s); dashed: θ thresholds",
             d.repetitions
         );
-        let area = with_title(
-            root,
-            theme,
-            &format!("{}: mean loss L(τ) per policy", d.name),
-        )?;
+        let area = with_title(root, theme, &title)?;
         let area = with_note(&area, theme, &note)?;
         let xs = AxisSpec::new(
             x,
-            if self.log_x {
-                "simulated time τ (s, log scale)"
-            } else {
-                "simulated time τ (s)"
+            match (self.by_jobs, self.log_x) {
+                (true, true) => "completed jobs (log scale)",
+                (true, false) => "completed jobs",
+                (false, true) => "simulated time τ (s, log scale)",
+                (false, false) => "simulated time τ (s)",
             },
         );
         let ys = AxisSpec::new(
             y,
-            if self.log_y {
-                "mean loss L(τ) (accuracy, log scale)"
-            } else {
-                "mean loss L(τ) (accuracy)"
+            match (self.by_jobs, self.log_y) {
+                (true, true) => "mean loss (accuracy, log scale)",
+                (true, false) => "mean loss (accuracy)",
+                (false, true) => "mean loss L(τ) (accuracy, log scale)",
+                (false, false) => "mean loss L(τ) (accuracy)",
             },
         );
         let mut chart = frame(&area, theme, &xs, &ys, FrameOptions::default())?;
         let map = |t: f64, v: f64| (x.clamp_to(t), y.clamp_to(v));
         let mut occupied = Vec::new();
         // Bands first, so that every line stays visible on top of them.
-        for (i, pts) in d.curves.iter().enumerate() {
+        for (i, pts) in curves.iter().enumerate() {
             let s = series(i);
             let pts: Vec<_> = pts.iter().filter(|p| !self.log_x || p.time > 0.0).collect();
             let upper: Vec<(f64, f64)> = pts.iter().map(|p| map(p.time, p.high)).collect();
@@ -188,7 +211,7 @@ impl Figure for RegretCurves<'_> {
                 VPos::Top,
             )?;
         }
-        for (i, pts) in d.curves.iter().enumerate() {
+        for (i, pts) in curves.iter().enumerate() {
             let s = series(i);
             let pts: Vec<(f64, f64)> = pts
                 .iter()
@@ -200,7 +223,7 @@ impl Figure for RegretCurves<'_> {
             occupied.extend(trace_pixels(&chart, &stepped, theme.px(6.0)));
             // Markers on a few grid points, staggered between policies.
             let every = (pts.len() / 8).max(1);
-            let offset = (i * every / d.curves.len().max(1)) % every;
+            let offset = (i * every / curves.len().max(1)) % every;
             let marks: Vec<(f64, f64)> = pts.iter().skip(offset).step_by(every).copied().collect();
             markers(&mut chart, &marks, &s, theme)?;
         }
@@ -209,7 +232,7 @@ impl Figure for RegretCurves<'_> {
             .0
             .iter()
             .enumerate()
-            .filter(|(i, _)| d.curves.get(*i).is_some_and(|c| !c.is_empty()))
+            .filter(|(i, _)| curves.get(*i).is_some_and(|c| !c.is_empty()))
             .map(|(i, name)| Entry {
                 label: name.clone(),
                 style: series(i),

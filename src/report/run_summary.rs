@@ -19,6 +19,25 @@ fn num_text(x: f64) -> String {
     }
 }
 
+/// A θ of the dense grid for people: four significant digits.
+fn theta_text(theta: f64) -> String {
+    let text = format!("{theta:.3e}");
+    match text.split_once('e') {
+        Some((m, e)) => {
+            let exp: i32 = e.parse().unwrap_or(0);
+            let value: f64 = format!("{m}e{exp}").parse().unwrap_or(theta);
+            let decimals = (3 - exp).max(0) as usize;
+            let s = format!("{value:.decimals$}");
+            if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                s
+            }
+        }
+        None => text,
+    }
+}
+
 fn ratio_text(r: Ratio) -> String {
     match r {
         Ratio::Finite(x) => num_text(x),
@@ -79,6 +98,10 @@ pub fn summary_table(agg: &Aggregate) -> String {
     header.push(format!("± {level}"));
     header.push("regret/base".into());
     header.extend(agg.thresholds.iter().map(|t| format!("speedup@{t}")));
+    let with_up_to = !agg.up_to.is_empty();
+    if with_up_to {
+        header.push("up to (at θ)".into());
+    }
     let with_tenants = agg.policies.iter().any(|p| p.tenants.is_some());
     if with_tenants {
         header.extend(["tenant area", "worst tenant", "jain", "left"].map(String::from));
@@ -100,6 +123,18 @@ pub fn summary_table(agg: &Aggregate) -> String {
                 .filter(|s| s.policy == i)
                 .map(|s| ratio_text(s.speedup)),
         );
+        if with_up_to {
+            row.push(
+                agg.up_to
+                    .iter()
+                    .find(|u| u.policy == i)
+                    .and_then(|u| u.up_to)
+                    .map_or_else(
+                        || "n/a".to_string(),
+                        |u| format!("{} (@{})", num_text(u.speedup), theta_text(u.theta)),
+                    ),
+            );
+        }
         if let Some(t) = p.tenants.as_ref().filter(|_| with_tenants) {
             row.push(num_text(t.area_mean));
             row.push(num_text(t.area_max));
@@ -113,6 +148,12 @@ pub fn summary_table(agg: &Aggregate) -> String {
         baseline_name(agg),
         agg.repetitions
     );
+    if let Some(u) = agg.up_to.first() {
+        out.push_str(&format!(
+            "up to: the largest speedup over {} log-spaced θ from {} to {}, with the θ where it occurs (speedups_up_to.csv)\n",
+            u.points, u.range.0, u.range.1
+        ));
+    }
     if with_tenants {
         out.push_str(
             "tenant area: mean per-tenant regret area from arrival; worst tenant: the largest; \
@@ -152,6 +193,12 @@ pub fn summary_json(agg: &Aggregate) -> Value {
                     regret.map_or(Value::Null, |r| r.median_rep_ratio.to_json()),
                 "final_loss_mean": p.final_loss.mean,
                 "speedup": rows.iter().map(|s| s.speedup.to_json()).collect::<Vec<_>>(),
+                "up_to_speedup": agg
+                    .up_to
+                    .iter()
+                    .find(|u| u.policy == i)
+                    .and_then(|u| u.up_to)
+                    .map_or(Value::Null, |u| json!({"speedup": u.speedup, "theta": u.theta})),
                 "median_rep_speedup":
                     rows.iter().map(|s| s.median_rep_speedup.to_json()).collect::<Vec<_>>(),
                 "tenants": p.tenants.as_ref().map_or(Value::Null, |t| json!({
@@ -171,4 +218,18 @@ pub fn summary_json(agg: &Aggregate) -> Value {
         "confidence": agg.confidence,
         "policies": policies,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::theta_text;
+
+    #[test]
+    fn theta_text_has_four_significant_digits() {
+        assert_eq!(theta_text(0.05), "0.05");
+        assert_eq!(theta_text(0.11535097119037328), "0.1154");
+        assert_eq!(theta_text(0.023750000001), "0.02375");
+        assert_eq!(theta_text(0.2), "0.2");
+        assert_eq!(theta_text(0.000123456), "0.0001235");
+    }
 }
