@@ -8,6 +8,7 @@
 //! - [`never_reaches_warnings`], known after aggregation: a policy whose
 //!   mean loss curve reaches none of the thresholds.
 
+use crate::aggregate::Aggregate;
 use crate::scenario::Scenario;
 use crate::trace::Micros;
 
@@ -77,6 +78,16 @@ pub fn never_reaches_warnings(
             )
         })
         .collect()
+}
+
+/// Every warning of a finished run of `s` with aggregate `agg`, setup
+/// warnings first: what `run.json` records under `warnings`.
+pub fn run_warnings(s: &Scenario, agg: &Aggregate) -> Vec<String> {
+    let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
+    let times: Vec<Vec<Option<Micros>>> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
+    let mut out = setup_warnings(s);
+    out.extend(never_reaches_warnings(&names, &times, &agg.thresholds));
+    out
 }
 
 #[cfg(test)]

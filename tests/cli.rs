@@ -619,3 +619,66 @@ selector = "gp-ucb"
         "no budget ran out"
     );
 }
+
+/// Degenerate set-ups run, and say so on stderr and in run.json: here the
+/// horizon (0.5 s) is shorter than every job of the hand trace (the
+/// shortest takes 1 s), so no job finishes and no policy reaches any θ.
+#[test]
+fn degenerate_setups_warn_on_stderr_and_in_run_json() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = tmp.path().join("s.toml");
+    fs::write(
+        &scenario,
+        format!(
+            "name = \"w\"\nthresholds = [0.1]\nhorizon_s = 0.5\n[trace]\npath = \"{}\"\n\
+             [cluster]\ngpus = 1\n[output]\nplots = false\n\
+             [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"in-order\"\n",
+            repo("traces/hand.csv").display()
+        ),
+    )
+    .expect("scenario");
+    let out = tmp.path().join("out");
+    let run = tenantsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("warning: `w`: horizon_s = 0.5 is shorter than every job"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("policy `rr` never reaches any threshold (0.1)"),
+        "{stderr}"
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).expect("run.json"))
+            .expect("json");
+    let warnings: Vec<&str> = manifest["warnings"]
+        .as_array()
+        .expect("warnings array")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].contains("horizon_s = 0.5") && warnings[0].contains("1 s"));
+    assert!(warnings[1].contains("never reaches any threshold"));
+    // A healthy scenario has none.
+    let ok = tmp.path().join("ok");
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(&ok)
+        .arg("--quiet")
+        .assert()
+        .success();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(ok.join("run.json")).expect("run.json"))
+            .expect("json");
+    assert_eq!(manifest["warnings"], serde_json::json!([]));
+}

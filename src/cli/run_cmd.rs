@@ -50,6 +50,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         });
     }
     check_out(&out, args, &inputs)?;
+    // Degenerate set-ups are said before the run (and again in run.json);
+    // they never change a result.
+    for s in &scenarios {
+        for w in crate::warnings::setup_warnings(s) {
+            eprintln!("warning: `{}`: {w}", s.name());
+        }
+    }
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
     let total: u64 = scenarios
         .iter()
@@ -66,6 +73,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .map(|(s, r)| aggregate(s, r))
             .collect()
     });
+    for (s, agg) in scenarios.iter().zip(&aggregates) {
+        let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
+        let times: Vec<_> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
+        for w in crate::warnings::never_reaches_warnings(&names, &times, &agg.thresholds) {
+            eprintln!("warning: `{}`: {w}", s.name());
+        }
+    }
     let options = ReportOptions { jobs: args.jobs };
     let (threads, wall) = results
         .first()

@@ -45,6 +45,7 @@ pub struct PointInfo<'a> {
 pub fn run_manifest(
     scenario: &Scenario,
     result: &ExperimentResult,
+    warnings: &[String],
     point: Option<PointInfo<'_>>,
 ) -> String {
     let trace = &scenario.trace;
@@ -82,6 +83,7 @@ pub fn run_manifest(
         "wall_time_s": result.wall.as_secs_f64(),
         "policies": policies,
         "varying_fields": VARYING_FIELDS,
+        "warnings": warnings,
     });
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
         let values: serde_json::Map<String, Value> = pt

@@ -36,6 +36,7 @@ use crate::experiment::ExperimentResult;
 use crate::io_util::{StagedDir, write_atomic};
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_model};
 use crate::scenario::Scenario;
+use crate::warnings::run_warnings;
 
 /// What to write besides the always-written files.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,7 +92,7 @@ pub fn write_results(
     }
     write_atomic(
         &staged.path().join("run.json"),
-        run_manifest(scenario, result, point).as_bytes(),
+        run_manifest(scenario, result, &run_warnings(scenario, agg), point).as_bytes(),
     )?;
     names.push("run.json");
     if scenario.output().plots {
