@@ -294,9 +294,14 @@ fn read_curves(t: &Table, axis: &str, policies: &mut Policies) -> Result<Vec<Vec
         if let Some(prev) = out[i].last() {
             if point.time < prev.time {
                 return Err(Error::input(format!(
-                    "{}: line {}, column `{axis}`: values of a policy must ascend, found {} after {}",
+                    "{}: line {}, column `{axis}`: {} of a policy must ascend, found {} after {}",
                     t.source,
                     r.line(),
+                    if axis == "jobs" {
+                        "job counts"
+                    } else {
+                        "times"
+                    },
                     point.time,
                     prev.time
                 )));
