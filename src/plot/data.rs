@@ -128,8 +128,9 @@ pub struct ModelResults {
     pub speedups: Vec<Speedup>,
     /// `regret.csv`.
     pub regret: Vec<Regret>,
-    /// `tenants.csv`.
-    pub tenants: Vec<TenantRow>,
+    /// What the figures read of `tenants.csv` (not its rows: a million
+    /// repetitions write tens of millions of them).
+    pub tenants: TenantData,
     /// The jobs of `jobs.csv` in repetition `jobs_rep`, when the run wrote
     /// one (only the repetition shown is kept).
     pub jobs: Option<Vec<ModelJob>>,
@@ -229,10 +230,10 @@ impl ModelResults {
         let regret = read_regret(&rg, &mut policies)?;
         let tn = src.table("tenants.csv", TENANTS_COLUMNS)?;
         tn.require_rows("one row per (policy, repetition, tenant)")?;
-        let tenants = read_tenants(&tn, &mut policies)?;
+        let tenants = read_tenants(&tn, rep, &mut policies)?;
         let (jobs, jobs_rep) = match src.optional_table("jobs.csv", MODEL_JOBS_COLUMNS)? {
             Some(t) => {
-                let rep = choose_rep(tenants.iter().map(|t| t.rep), rep, &src.path("tenants.csv"))?;
+                let rep = tenants.shown_rep(rep, &src.path("tenants.csv"))?;
                 (Some(read_model_jobs(&t, rep, &mut policies)?), Some(rep))
             }
             None => (None, None),
@@ -370,7 +371,49 @@ fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
         .collect()
 }
 
-fn read_tenants(t: &Table, policies: &mut Policies) -> Result<Vec<TenantRow>> {
+/// What the figures need of `tenants.csv`, folded while it is read:
+/// O(rows) only in one f64 per row (the regret areas, every one of which the
+/// box plot uses), plus one f64 per repetition and the rows of the
+/// repetition shown.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TenantData {
+    /// Per policy index: every tenant's regret area, in file order.
+    pub areas: Vec<Vec<f64>>,
+    /// Per repetition (file order) of the file's first policy: its latest
+    /// arrival, seconds.
+    pub last_arrivals: Vec<f64>,
+    /// The rows of the repetition shown (`--rep`, default the lowest).
+    pub shown: Vec<TenantRow>,
+    /// Lowest and highest repetition in the file.
+    pub reps: Option<(u64, u64)>,
+    /// Whether the repetition asked for with `--rep` appears.
+    wanted_seen: bool,
+}
+
+impl TenantData {
+    /// The repetition shown: as [`choose_rep`] picks it, from the
+    /// repetitions of the file (`file` names it in errors).
+    pub fn shown_rep(&self, wanted: Option<u64>, file: &std::path::Path) -> Result<u64> {
+        let Some((lo, hi)) = self.reps else {
+            return Err(Error::input(format!(
+                "{}: no repetition to show",
+                file.display()
+            )));
+        };
+        match wanted {
+            None => Ok(lo),
+            Some(r) if self.wanted_seen => Ok(r),
+            Some(r) => Err(Error::usage(format!(
+                "--rep {r}: {} has repetitions {lo} to {hi}",
+                file.display()
+            ))),
+        }
+    }
+}
+
+/// Read `tenants.csv`, keeping the rows of repetition `wanted` (default:
+/// the lowest).
+fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Result<TenantData> {
     let c = |n| t.col(n);
     let (p, rep, user, arr, area) = (
         c("policy")?,
@@ -379,18 +422,65 @@ fn read_tenants(t: &Table, policies: &mut Policies) -> Result<Vec<TenantRow>> {
         c("arrival_s")?,
         c("regret_area")?,
     );
-    t.rows()
-        .map(|r| {
-            let r = r?;
-            Ok(TenantRow {
-                policy: policies.index(r.name(p)?),
-                rep: r.count(rep)?,
+    let mut data = TenantData::default();
+    let mut first_policy = None;
+    // (repetition, latest arrival) of the first policy's current run.
+    let mut current: Option<(u64, f64)> = None;
+    for r in t.rows() {
+        let r = r?;
+        let policy = policies.index(r.name(p)?);
+        let rep = r.count(rep)?;
+        let arrival = r.non_negative(arr)?;
+        let regret_area = r.non_negative(area)?;
+        if data.areas.len() <= policy {
+            data.areas.resize(policy + 1, Vec::new());
+        }
+        data.areas[policy].push(regret_area);
+        data.reps = Some(
+            data.reps
+                .map_or((rep, rep), |(lo, hi)| (lo.min(rep), hi.max(rep))),
+        );
+        if *first_policy.get_or_insert(policy) == policy {
+            match current.as_mut() {
+                Some((r0, latest)) if *r0 == rep => *latest = latest.max(arrival),
+                _ => {
+                    if let Some((_, latest)) = current.replace((rep, arrival)) {
+                        data.last_arrivals.push(latest);
+                    }
+                }
+            }
+        }
+        let keep = match wanted {
+            Some(w) => {
+                data.wanted_seen |= w == rep;
+                w == rep
+            }
+            None => {
+                // The lowest repetition so far: a lower one starts afresh.
+                match data.shown.first() {
+                    Some(s) if rep > s.rep => false,
+                    Some(s) if rep < s.rep => {
+                        data.shown.clear();
+                        true
+                    }
+                    _ => true,
+                }
+            }
+        };
+        if keep {
+            data.shown.push(TenantRow {
+                policy,
+                rep,
                 user: r.name(user)?.to_string(),
-                arrival: r.non_negative(arr)?,
-                regret_area: r.non_negative(area)?,
-            })
-        })
-        .collect()
+                arrival,
+                regret_area,
+            });
+        }
+    }
+    if let Some((_, latest)) = current {
+        data.last_arrivals.push(latest);
+    }
+    Ok(data)
 }
 
 fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<ModelJob>> {

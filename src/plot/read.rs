@@ -11,7 +11,11 @@ use std::path::{Path, PathBuf};
 use crate::csv_columns::CsvReader;
 use crate::echo::shown;
 use crate::error::{Error, Result};
-use crate::io_util::read_input;
+use crate::io_util::{open_input, read_input};
+
+/// Files on disk larger than this are read row by row from the file instead
+/// of as one text (a `tenants.csv` of a million repetitions is gigabytes).
+const STREAM_ABOVE_BYTES: u64 = 8 << 20;
 
 /// Where the CSVs come from.
 #[derive(Debug, Clone)]
@@ -79,10 +83,17 @@ impl<'a> Source<'a> {
         })
     }
 
-    /// Open `name` as a CSV with at least the columns `required`.
+    /// Open `name` as a CSV with at least the columns `required`. A large
+    /// file on disk is streamed from the file (see [`Table::open_file`]).
     pub fn table(&self, name: &str, required: &[&str]) -> Result<Table<'a>> {
+        let path = self.path(name);
+        if !self.texts.contains_key(name)
+            && std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > STREAM_ABOVE_BYTES)
+        {
+            return Table::open_file(&path, required);
+        }
         let text = self.text(name)?;
-        Table::parse(&self.path(name).display().to_string(), text, required)
+        Table::parse(&path.display().to_string(), text, required)
     }
 
     /// `name` opened, or `None` when the file does not exist.
@@ -102,8 +113,17 @@ impl<'a> Source<'a> {
 pub struct Table<'a> {
     /// The file, for messages.
     pub source: String,
-    text: Cow<'a, str>,
+    body: Body<'a>,
     header: Vec<String>,
+}
+
+/// Where a table's rows are read from.
+#[derive(Debug, Clone)]
+enum Body<'a> {
+    /// A text held in memory.
+    Text(Cow<'a, str>),
+    /// A file, opened afresh for each pass over the rows.
+    File(PathBuf),
 }
 
 impl<'a> Table<'a> {
@@ -131,9 +151,48 @@ impl<'a> Table<'a> {
         }
         Ok(Self {
             source: source.to_string(),
-            text,
+            body: Body::Text(text),
             header,
         })
+    }
+
+    /// Open the CSV file `path` without reading it whole: the rows are read
+    /// from the file as they are asked for, so only one row is held at a
+    /// time. Checks as [`Table::parse`]; invalid UTF-8 is an error naming
+    /// the line where it is met.
+    pub fn open_file(path: &Path, required: &[&str]) -> Result<Self> {
+        let source = path.display().to_string();
+        let file = open_input(path, "results file")?;
+        let reader = CsvReader::new(&source, std::io::BufReader::new(file), false)?;
+        let header: Vec<String> = reader.headers().iter().map(str::to_string).collect();
+        if header.iter().all(|h| h.trim().is_empty()) {
+            return Err(Error::input(format!(
+                "{source}: empty file: expected a header line with the columns {}",
+                required.join(",")
+            )));
+        }
+        if let Some(missing) = required.iter().find(|c| !header.iter().any(|h| h == *c)) {
+            return Err(Error::input(format!(
+                "{source}: line 1: missing column `{missing}` (expected the columns {})",
+                required.join(",")
+            )));
+        }
+        Ok(Self {
+            source,
+            body: Body::File(path.to_path_buf()),
+            header,
+        })
+    }
+
+    /// A fresh reader over the table's bytes.
+    fn bytes(&self) -> Result<Box<dyn std::io::Read + '_>> {
+        match &self.body {
+            Body::Text(t) => Ok(Box::new(t.as_bytes())),
+            Body::File(p) => Ok(Box::new(std::io::BufReader::new(open_input(
+                p,
+                "results file",
+            )?))),
+        }
     }
 
     /// The header.
@@ -163,7 +222,9 @@ impl<'a> Table<'a> {
     /// naming its physical line (and ends the rows).
     pub fn rows(&self) -> impl Iterator<Item = Result<Row<'_>>> + '_ {
         // The header was read and checked when the table was opened.
-        let mut reader = CsvReader::new(&self.source, self.text.as_bytes(), false);
+        let mut reader = self
+            .bytes()
+            .and_then(|b| CsvReader::new(&self.source, b, false));
         let mut done = false;
         std::iter::from_fn(move || {
             if done {
@@ -315,6 +376,55 @@ impl Row<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A table streamed from its file reads the same rows, lines and errors
+    /// as the same text held in memory.
+    #[test]
+    fn file_tables_read_like_text_tables() {
+        let text = "policy,x\n\np,1\n\"q\nr\",2\np,oops\n";
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, text).expect("write");
+        let held = Table::parse(&path.display().to_string(), text, &["policy"]).expect("text");
+        let streamed = Table::open_file(&path, &["policy"]).expect("file");
+        assert_eq!(held.header(), streamed.header());
+        let read = |t: &Table<'_>| -> Vec<(u64, String, std::result::Result<f64, String>)> {
+            t.rows()
+                .map(|r| {
+                    let r = r.expect("row");
+                    (
+                        r.line(),
+                        r.str(0).to_string(),
+                        r.num(1).map_err(|e| e.to_string()),
+                    )
+                })
+                .collect()
+        };
+        let rows = read(&streamed);
+        assert_eq!(rows, read(&held));
+        // Physical lines: the blank line 2 is skipped; the quoted newline
+        // makes the third record start on line 4 and the last on line 6.
+        let lines: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(lines, [3, 4, 6]);
+        assert!(
+            rows[2].2.as_ref().is_err_and(|e| e.contains("line 6")),
+            "{rows:?}"
+        );
+        // Missing columns and empty files are the same errors.
+        let err = Table::open_file(&path, &["policy", "y"]).expect_err("missing y");
+        assert!(
+            err.to_string().contains("line 1: missing column `y`"),
+            "{err}"
+        );
+        std::fs::write(&path, "").expect("write");
+        let err = Table::open_file(&path, &["policy"]).expect_err("empty");
+        assert!(err.to_string().contains("empty file"), "{err}");
+        // Invalid UTF-8 is named with its line.
+        std::fs::write(&path, b"policy,x\np,1\n\xff,2\n").expect("write");
+        let t = Table::open_file(&path, &["policy"]).expect("header");
+        let err = t.rows().find_map(|r| r.err()).expect("an error");
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
 
     #[test]
     fn errors_name_file_line_and_column() {

@@ -43,13 +43,10 @@ pub struct RegretCurves<'a> {
 /// Median over repetitions of the last arrival, when arrivals are
 /// staggered (some tenant arrives after 0).
 pub fn median_last_arrival(data: &ModelResults) -> Option<f64> {
-    let first = data.tenants.first()?.policy;
-    let mut last: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
-    for t in data.tenants.iter().filter(|t| t.policy == first) {
-        let e = last.entry(t.rep).or_insert(0.0);
-        *e = e.max(t.arrival);
+    if data.tenants.last_arrivals.is_empty() {
+        return None;
     }
-    let mut v: Vec<f64> = last.into_values().collect();
+    let mut v = data.tenants.last_arrivals.clone();
     v.sort_by(f64::total_cmp);
     let m = quantile(&v, 0.5);
     (m > 0.0).then_some(m)

@@ -53,10 +53,11 @@ impl TenantAccuracy<'_> {
         let mut users: Vec<(String, f64)> = Vec::new();
         let first_policy = d
             .tenants
+            .shown
             .iter()
             .find(|t| t.rep == self.rep)
             .map(|t| t.policy);
-        for t in &d.tenants {
+        for t in &d.tenants.shown {
             if t.rep == self.rep && Some(t.policy) == first_policy {
                 users.push((t.user.clone(), t.arrival));
             }

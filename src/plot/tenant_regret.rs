@@ -67,10 +67,8 @@ impl Figure for TenantRegret<'_> {
         let d = self.data;
         let n = d.policies.0.len();
         let mut per: Vec<Vec<f64>> = vec![Vec::new(); n];
-        for t in &d.tenants {
-            if let Some(v) = per.get_mut(t.policy) {
-                v.push(t.regret_area);
-            }
+        for (v, areas) in per.iter_mut().zip(&d.tenants.areas) {
+            v.extend_from_slice(areas);
         }
         for v in &mut per {
             v.sort_by(f64::total_cmp);
