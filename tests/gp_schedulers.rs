@@ -210,6 +210,14 @@ fn case() -> impl Strategy<Value = Case> {
 /// Policy keys as (key, value) pairs.
 type Keys = Vec<(&'static str, toml::Value)>;
 
+/// The pre-revision semantics, named explicitly: the tests written for
+/// them (tie-breaking, incremental rescoring, the hybrid switch) run with
+/// `kernel = "empirical"` and greedy's `per-relative-cost` score; the
+/// defaults have their own tests below.
+fn old_semantics() -> Keys {
+    vec![("kernel", "empirical".into())]
+}
+
 /// Every GP selector, with the keys that change its scores, and whether its
 /// acquisition is an expected improvement.
 fn gp_variants() -> Vec<(&'static str, Keys, bool)> {
@@ -307,12 +315,12 @@ fn greedy_rescores_only_changed_tenants() {
     let prior = [0, 1];
     let tenants: Vec<usize> = (2..302).collect();
     let arrivals = vec![0; tenants.len()];
-    let mut inner = selector("gp-ucb", &[], &trace, &prior, &tenants);
+    let mut inner = selector("gp-ucb", &old_semantics(), &trace, &prior, &tenants);
     let mut counting = Counting {
         inner: inner.as_mut(),
         proposals: 0,
     };
-    let mut greedy = Greedy::new(tenants.len(), Score::default());
+    let mut greedy = Greedy::new(tenants.len(), Score::PerRelativeCost);
     let jobs = run(
         &trace,
         &tenants,
@@ -345,24 +353,33 @@ fn tied_tenants_go_to_the_lowest_index() {
     let trace = trace_from_csv(csv);
     let (prior, tenants) = ([0, 1], [2, 3, 4]);
     let arrivals = [0, 0, 0];
-    for name in ["gp-ucb", "gp-ucb-cost", "gp-ei", "gp-ei-per-second"] {
-        let mut sel = selector(name, &[], &trace, &prior, &tenants);
-        let mut greedy = Greedy::new(3, Score::default());
-        let jobs = run(&trace, &tenants, &arrivals, 1, 1, &mut greedy, sel.as_mut());
-        assert_eq!(jobs[0].0, 1, "{name}: greedy's first pick {jobs:?}");
-        // With three GPUs all three start at 0, in score order with the tie
-        // broken by index: t1, t2, then t0.
-        let mut sel = selector(name, &[], &trace, &prior, &tenants);
-        let mut greedy = Greedy::new(3, Score::default());
-        let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut greedy, sel.as_mut());
-        let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
-        assert_eq!(first, [1, 2, 0], "{name}");
-        // `hybrid` before its switch is greedy.
-        let mut sel = selector(name, &[], &trace, &prior, &tenants);
-        let mut hybrid = Hybrid::new(3, f64::NEG_INFINITY, 0, Score::default());
-        let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut hybrid, sel.as_mut());
-        let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
-        assert_eq!(first, [1, 2, 0], "{name}: hybrid");
+    // The old semantics, then the defaults (rbf, per-second).
+    for (keys, score) in [
+        (old_semantics(), Score::PerRelativeCost),
+        (Vec::new(), Score::PerSecond),
+    ] {
+        for name in ["gp-ucb", "gp-ucb-cost", "gp-ei", "gp-ei-per-second"] {
+            let mut sel = selector(name, &keys, &trace, &prior, &tenants);
+            let mut greedy = Greedy::new(3, score);
+            let jobs = run(&trace, &tenants, &arrivals, 1, 1, &mut greedy, sel.as_mut());
+            assert_eq!(
+                jobs[0].0, 1,
+                "{name} {score:?}: greedy's first pick {jobs:?}"
+            );
+            // With three GPUs all three start at 0, in score order with the tie
+            // broken by index: t1, t2, then t0.
+            let mut sel = selector(name, &keys, &trace, &prior, &tenants);
+            let mut greedy = Greedy::new(3, score);
+            let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut greedy, sel.as_mut());
+            let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
+            assert_eq!(first, [1, 2, 0], "{name}");
+            // `hybrid` before its switch is greedy.
+            let mut sel = selector(name, &keys, &trace, &prior, &tenants);
+            let mut hybrid = Hybrid::new(3, f64::NEG_INFINITY, 0, score);
+            let jobs = run(&trace, &tenants, &arrivals, 3, 1, &mut hybrid, sel.as_mut());
+            let first: Vec<u32> = jobs.iter().take(3).map(|j| j.0).collect();
+            assert_eq!(first, [1, 2, 0], "{name}: hybrid");
+        }
     }
 }
 
@@ -420,7 +437,7 @@ fn hybrid_case() -> (Arc<Trace>, Scripted) {
 
 fn hybrid_sequence(epsilon: f64, after: u64) -> (Vec<u32>, bool) {
     let (trace, mut sel) = hybrid_case();
-    let mut hybrid = Hybrid::new(2, epsilon, after, Score::default());
+    let mut hybrid = Hybrid::new(2, epsilon, after, Score::PerRelativeCost);
     let jobs = run(&trace, &[0, 1], &[0, 0], 1, 1, &mut hybrid, &mut sel);
     (jobs.iter().map(|j| j.0).collect(), hybrid.switched())
 }
@@ -428,7 +445,7 @@ fn hybrid_sequence(epsilon: f64, after: u64) -> (Vec<u32>, bool) {
 #[test]
 fn hybrid_is_greedy_while_no_condition_holds() {
     let (trace, mut sel) = hybrid_case();
-    let mut greedy = Greedy::new(2, Score::default());
+    let mut greedy = Greedy::new(2, Score::PerRelativeCost);
     let jobs = run(&trace, &[0, 1], &[0, 0], 1, 1, &mut greedy, &mut sel);
     let greedy_seq: Vec<u32> = jobs.iter().map(|j| j.0).collect();
     assert_eq!(greedy_seq, [0, 0, 0, 0, 1, 1, 1, 1]);
