@@ -11,7 +11,7 @@ use crate::trace::Micros;
 /// T(θ) for each θ of M(τ) = mean over repetitions of L_r(τ).
 ///
 /// M is a step function whose breakpoints are the union of the
-/// repetitions' breakpoints; its value at a breakpoint is the [`mean`]
+/// repetitions' breakpoints; its value at a breakpoint is the [`mean`](crate::aggregate::mean)
 /// (left-to-right sum in repetition order over their number, clamped to
 /// their range) of the L_r holding there. T(θ) is the first τ at or after
 /// the latest last arrival of any repetition (DESIGN §2) with M(τ) ≤ θ,

@@ -168,7 +168,7 @@ fn quantile_by(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
 }
 
 /// A multiset of values as (value, count), ascending by [`f64::total_cmp`]
-/// with each value once: what [`sorted`] gives, without repeating the
+/// with each value once: what `sorted` gives, without repeating the
 /// copies of a value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counted {

@@ -27,10 +27,11 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a scenario (or every point of its [sweep]) and write its results
-    /// folder (summary.csv, tenants.csv, curves.csv, speedups.csv,
-    /// regret.csv, run.json, the figures in plots/, and jobs.csv with
-    /// --jobs; a sweep adds sweep.csv and one folder per grid point).
+    /// Run a scenario (or every point of its `[sweep]`) and write its results
+    /// folder (summary.csv, tenants.csv, curves.csv, curves_by_job.csv,
+    /// speedups.csv, speedups_up_to.csv, regret.csv, run.json, the figures
+    /// in plots/, and jobs.csv with --jobs; a sweep adds sweep.csv and one
+    /// folder per grid point).
     Run(RunArgs),
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
@@ -93,6 +94,7 @@ pub struct PlotArgs {
     pub size: (u32, u32),
     /// Sweep folders: a `sweep.csv` column to draw against the swept key
     /// (repeatable) [default: regret_mean and the first time_to_<θ>_s].
+    #[allow(rustdoc::broken_intra_doc_links)] // clap help text, not a link
     #[arg(long, value_name = "COLUMN")]
     pub metric: Vec<String>,
     /// Sweep folders: the swept key on the x axis [default: the first];
@@ -148,6 +150,7 @@ pub struct RunArgs {
     pub scenario: PathBuf,
     /// Results folder [default: results/<scenario name>]. An existing one
     /// is replaced only if tenantsim wrote it (or with --force).
+    #[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)] // clap help text
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Replace the --out folder even if tenantsim did not write it (never

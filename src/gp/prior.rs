@@ -347,7 +347,7 @@ fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> R
 
 /// The `prior` belief of a model's runtime in seconds (DESIGN §3, used by
 /// `greedy`'s per-second score): per model k, ĉˢ_k = the mean over prior
-/// users j having k of c[j,k]; for a model no prior user has, the mean over
+/// users j having k of c\[j,k\]; for a model no prior user has, the mean over
 /// all prior cells. Runtimes are the µs values rounded at load (DESIGN §7),
 /// shown in seconds (µs / 10⁶).
 ///

@@ -115,7 +115,7 @@ pub struct ModelResults {
     /// Per policy index: its `curves.csv` points, ascending in time.
     pub curves: Vec<Vec<CurvePoint>>,
     /// Per policy index: its `curves_by_job.csv` points, ascending in the
-    /// number of completed jobs (held in [`CurvePoint::time`]); `None` for a
+    /// number of completed jobs (held in `CurvePoint::time`); `None` for a
     /// folder without that file (written before it existed).
     pub curves_by_job: Option<Vec<Vec<CurvePoint>>>,
     /// Total repetitions (the largest `reps` of `curves.csv`).

@@ -38,7 +38,7 @@ pub fn skewed(per: &[Vec<f64>]) -> bool {
 pub struct TenantRegret<'a> {
     /// The results.
     pub data: &'a ModelResults,
-    /// Log scale on the regret-area axis (also chosen when [`skewed`]).
+    /// Log scale on the regret-area axis (also chosen when `skewed`).
     pub log: bool,
 }
 

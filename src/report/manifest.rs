@@ -40,7 +40,7 @@ pub struct PointInfo<'a> {
 /// divides by the summed worker time of its simulations).
 ///
 /// The fields that may differ between two runs of the same scenario are
-/// listed in the document itself, as `varying_fields` ([`VARYING_FIELDS`]);
+/// listed in the document itself, as `varying_fields` (`VARYING_FIELDS`);
 /// in a sweep `wall_time_s` is the wall time of the whole sweep.
 pub fn run_manifest(
     scenario: &Scenario,
