@@ -18,18 +18,17 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TENANTSIM_GIT_COMMIT");
     // Rebuild when HEAD moves: HEAD itself and the branch it points to.
     for name in ["HEAD", "packed-refs"] {
-        if let Some(p) = git(&["rev-parse", "--git-path", name]) {
-            if Path::new(&p).exists() {
-                println!("cargo:rerun-if-changed={p}");
-            }
+        if let Some(p) = git(&["rev-parse", "--git-path", name])
+            && Path::new(&p).exists()
+        {
+            println!("cargo:rerun-if-changed={p}");
         }
     }
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        if let Some(p) = git(&["rev-parse", "--git-path", &branch]) {
-            if Path::new(&p).exists() {
-                println!("cargo:rerun-if-changed={p}");
-            }
-        }
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
+        && let Some(p) = git(&["rev-parse", "--git-path", &branch])
+        && Path::new(&p).exists()
+    {
+        println!("cargo:rerun-if-changed={p}");
     }
     let commit = std::env::var("TENANTSIM_GIT_COMMIT")
         .ok()

@@ -389,21 +389,21 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
         &trace_path.display().to_string(),
         bytes.as_slice(),
     )?);
-    if let Some(k) = file.jobs.sample {
-        if k == 0 || k > trace.len() {
-            return Err(Error::input(format!(
-                "{at}: [jobs].sample: expected 1 to {} jobs (the trace has {}), got {k}",
-                trace.len(),
-                trace.len()
-            )));
-        }
+    if let Some(k) = file.jobs.sample
+        && (k == 0 || k > trace.len())
+    {
+        return Err(Error::input(format!(
+            "{at}: [jobs].sample: expected 1 to {} jobs (the trace has {}), got {k}",
+            trace.len(),
+            trace.len()
+        )));
     }
-    if let Some(s) = file.jobs.arrival_scale {
-        if !(s.is_finite() && s > 0.0 && s <= 1.0e6) {
-            return Err(Error::input(format!(
-                "{at}: [jobs].arrival_scale: expected a factor > 0 and <= 1e6, got {s}"
-            )));
-        }
+    if let Some(s) = file.jobs.arrival_scale
+        && !(s.is_finite() && s > 0.0 && s <= 1.0e6)
+    {
+        return Err(Error::input(format!(
+            "{at}: [jobs].arrival_scale: expected a factor > 0 and <= 1e6, got {s}"
+        )));
     }
     let placement = c.placement;
     if let Some(j) = first_unplaceable(trace.jobs(), &nodes, placement) {

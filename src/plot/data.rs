@@ -292,21 +292,21 @@ fn read_curves(t: &Table, axis: &str, policies: &mut Policies) -> Result<Vec<Vec
             high: r.num(high)?,
             reps: r.count(reps)?,
         };
-        if let Some(prev) = out[i].last() {
-            if point.time < prev.time {
-                return Err(Error::input(format!(
-                    "{}: line {}, column `{axis}`: {} of a policy must ascend, found {} after {}",
-                    t.source,
-                    r.line(),
-                    if axis == "jobs" {
-                        "job counts"
-                    } else {
-                        "times"
-                    },
-                    point.time,
-                    prev.time
-                )));
-            }
+        if let Some(prev) = out[i].last()
+            && point.time < prev.time
+        {
+            return Err(Error::input(format!(
+                "{}: line {}, column `{axis}`: {} of a policy must ascend, found {} after {}",
+                t.source,
+                r.line(),
+                if axis == "jobs" {
+                    "job counts"
+                } else {
+                    "times"
+                },
+                point.time,
+                prev.time
+            )));
         }
         out[i].push(point);
     }

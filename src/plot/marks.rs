@@ -138,10 +138,10 @@ pub fn steps(pts: &[(f64, f64)], end: Option<f64>) -> Vec<(f64, f64)> {
         }
         out.push((x, y));
     }
-    if let (Some(end), Some(&(x, y))) = (end, pts.last()) {
-        if end > x {
-            out.push((end, y));
-        }
+    if let (Some(end), Some(&(x, y))) = (end, pts.last())
+        && end > x
+    {
+        out.push((end, y));
     }
     out
 }

@@ -336,18 +336,16 @@ impl Figure for SweepLines<'_> {
                     match r.metrics[self.metric] {
                         Cell::Num(v) => {
                             pts.push((xc, y.clamp_to(v)));
-                            if let Some((a, b)) = ci {
-                                if let (Cell::Num(lo), Cell::Num(hi)) = (r.metrics[a], r.metrics[b])
-                                {
-                                    if hi > lo {
-                                        plain_line(
-                                            &mut chart,
-                                            &[(xc, y.clamp_to(lo)), (xc, y.clamp_to(hi))],
-                                            s.color.stroke_width(theme.upx(1.4)),
-                                            None,
-                                        )?;
-                                    }
-                                }
+                            if let Some((a, b)) = ci
+                                && let (Cell::Num(lo), Cell::Num(hi)) = (r.metrics[a], r.metrics[b])
+                                && hi > lo
+                            {
+                                plain_line(
+                                    &mut chart,
+                                    &[(xc, y.clamp_to(lo)), (xc, y.clamp_to(hi))],
+                                    s.color.stroke_width(theme.upx(1.4)),
+                                    None,
+                                )?;
                             }
                         }
                         Cell::Inf => infs.push((xc, top)),

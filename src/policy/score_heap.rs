@@ -201,10 +201,10 @@ mod tests {
     fn scan(present: &[Option<f64>]) -> Option<(usize, f64)> {
         let mut best: Option<(usize, f64)> = None;
         for (i, s) in present.iter().enumerate() {
-            if let Some(s) = *s {
-                if best.is_none_or(|(b, sb)| ranks_above(s, i, sb, b)) {
-                    best = Some((i, s));
-                }
+            if let Some(s) = *s
+                && best.is_none_or(|(b, sb)| ranks_above(s, i, sb, b))
+            {
+                best = Some((i, s));
             }
         }
         best

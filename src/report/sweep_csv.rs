@@ -84,10 +84,10 @@ pub fn sweep_csv(axes: &[SweepAxis], rows: &[SweepRow<'_>]) -> String {
             }
             for &t in &thetas {
                 out.push(',');
-                if let Some(k) = pos(t) {
-                    if let Some(s) = agg.speedups.iter().find(|s| s.policy == i && s.theta == k) {
-                        let _ = write!(out, "{}", s.speedup);
-                    }
+                if let Some(k) = pos(t)
+                    && let Some(s) = agg.speedups.iter().find(|s| s.policy == i && s.theta == k)
+                {
+                    let _ = write!(out, "{}", s.speedup);
                 }
             }
             out.push('\n');

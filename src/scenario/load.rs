@@ -337,13 +337,13 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
             );
         }
     }
-    if let Some(h) = f.horizon_s {
-        if !(h.is_finite() && h > 0.0 && h <= 1.0e12) {
-            return bad(
-                "horizon_s",
-                format!("expected seconds > 0 and <= 1e12, got {h}"),
-            );
-        }
+    if let Some(h) = f.horizon_s
+        && !(h.is_finite() && h > 0.0 && h <= 1.0e12)
+    {
+        return bad(
+            "horizon_s",
+            format!("expected seconds > 0 and <= 1e12, got {h}"),
+        );
     }
     if f.cluster.gpus == 0 {
         return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into());
@@ -413,13 +413,13 @@ fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan>
         .as_ref()
         .map(|t| user_list(at, "tenants", t, trace))
         .transpose()?;
-    if let (Some(p), Some(t)) = (&fixed_prior, &fixed_tenants) {
-        if let Some(&u) = p.iter().find(|u| t.contains(u)) {
-            return err(format!(
-                "user `{}` is listed both as a prior user and as a tenant",
-                trace.users()[u]
-            ));
-        }
+    if let (Some(p), Some(t)) = (&fixed_prior, &fixed_tenants)
+        && let Some(&u) = p.iter().find(|u| t.contains(u))
+    {
+        return err(format!(
+            "user `{}` is listed both as a prior user and as a tenant",
+            trace.users()[u]
+        ));
     }
     let listed =
         fixed_prior.as_ref().map_or(0, Vec::len) + fixed_tenants.as_ref().map_or(0, Vec::len);
@@ -435,12 +435,12 @@ fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan>
         }
         (None, c) => c,
     };
-    if let Some(c) = prior_count {
-        if c > pool {
-            return err(format!(
-                "{c} prior users requested but only {pool} users are available to sample from"
-            ));
-        }
+    if let Some(c) = prior_count
+        && c > pool
+    {
+        return err(format!(
+            "{c} prior users requested but only {pool} users are available to sample from"
+        ));
     }
     let left = pool - prior_count.unwrap_or(0);
     if let Some(t) = s.tenant_count {

@@ -1,10 +1,10 @@
 //! Job-trace mode through the real binary: `run`, `validate`,
 //! `import-jobs`, determinism, and the mode switch.
 
-mod common;
+use crate::common;
 use common::{RESULTS_MARK, repo, tenantsim};
 
-mod shared_data;
+use crate::shared_data;
 
 use std::fs;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! (speedup `inf`, `0`, `n/a`) still plot. Bad folders are errors naming
 //! the file (more cases in `tests/bad_inputs/plot_*`).
 
-mod common;
+use crate::common;
 use common::{repo, tenantsim, tree};
 
 use std::fs;

@@ -8,7 +8,7 @@
 //! (an allocation of the sizes of D2 aborts with exit 134, which the exit
 //! code check catches anyway).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

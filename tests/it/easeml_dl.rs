@@ -4,7 +4,7 @@
 //! section). Skipped with a note when the data is absent, a failure when
 //! `TENANTSIM_REQUIRE_SHARED_DATA=1`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

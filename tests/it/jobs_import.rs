@@ -2,7 +2,7 @@
 //! when `../shared/data` is absent), Philly and Helios on small fixtures
 //! written for these tests (`tests/fixtures/`).
 
-mod shared_data;
+use crate::shared_data;
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@
 //! force at every breakpoint of the union — then require the files the
 //! streaming run wrote to be the same bytes.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::fs;

@@ -1,6 +1,6 @@
 //! The real binary on the bundled scenario.
 
-mod common;
+use crate::common;
 use common::{RESULTS_MARK, repo, tenantsim, tree};
 
 use std::fs;

@@ -3,7 +3,7 @@
 //! holding the scenario, its trace, the plotted results or the current
 //! directory (not even with `--force`), and resolve what killed runs left.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -3,7 +3,7 @@
 //! θ range, with its θ), checked against a computation from `jobs.csv` and
 //! the trace alone, written out here from the definitions.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -10,12 +10,12 @@ use tenantsim::trace::RuntimeModel;
 use tenantsim::trace::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
 use tenantsim::trace::parse_trace;
 
-const TRACE: &str = include_str!("../traces/hand.csv");
-const SCENARIO: &str = include_str!("../scenarios/quickstart.toml");
+const TRACE: &str = include_str!("../../traces/hand.csv");
+const SCENARIO: &str = include_str!("../../scenarios/quickstart.toml");
 const ARRIVALS: &str = "user,arrival_s\nu1,0\nu2,3600\n\nu3,7200.5\n";
 const NODES: &str = "node,gpus,model\nn1,8,A100\n\nn2,0,-\nn3,4,V100\n";
 const SUMMARY: &str = "policy,rep,final_loss,time_to_0.05_s\na,0,0.1,inf\na,1,0.2,3.5\nb,0,0,n/a\n";
-const CURVES: &str = include_str!("../tests/fixtures/plots/model/curves.csv");
+const CURVES: &str = include_str!("../../tests/fixtures/plots/model/curves.csv");
 const LCDB: &str = "openmlid,learner,traintime_mean_s,score_train_mean,score_valid_mean,score_test_mean\n\
 3,SVC_linear,0.07,0.97,0.96,0.97\n3,sklearn.tree.DecisionTreeClassifier,0.01,1.0,0.9,0.91\n";
 const ARFF: &str = "@relation runs\n@attribute instance_id string\n@attribute repetition numeric\n\

@@ -5,7 +5,7 @@
 //! (`kernel = "empirical"`) it did not: 1.16× random's regret in this very
 //! set-up (docs/EXPERIMENTS.md §1b).
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -1,7 +1,7 @@
 //! `tenantsim check`: passes on a fresh run of the bundled scenario against
 //! its golden results, and fails when any golden number is perturbed.
 
-mod common;
+use crate::common;
 use common::{repo, tenantsim};
 
 use std::fs;

@@ -3,7 +3,7 @@
 //! `check` does not care about row order; a FIFO is rejected instead of
 //! read forever.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! results, and the next run reports and resolves every hidden leftover.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

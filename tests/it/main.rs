@@ -1,0 +1,34 @@
+//! tenantsim's integration tests, one binary with one module per file (as
+//! ripgrep and just do): the crate is linked once, not once per file.
+//! `common` holds the helpers they share, `shared_data` finds
+//! `../shared/data` (tests that need it skip without it, and fail when
+//! `TENANTSIM_REQUIRE_SHARED_DATA=1`).
+
+mod common;
+mod shared_data;
+
+mod aggregate;
+mod bad_inputs;
+mod bench_cmd;
+mod check_cmd;
+mod cli;
+mod easeml_defaults;
+mod easeml_dl;
+mod gp_schedulers;
+mod hand_trace;
+mod inputs;
+mod interrupt;
+mod invariants;
+mod jobs_cli;
+mod jobs_hand;
+mod jobs_import;
+mod jobs_invariants;
+mod lcdb_e2e;
+mod limits;
+mod online;
+mod paper_view;
+mod parsers_never_panic;
+mod plots;
+mod results_folder;
+mod streaming;
+mod trace_sources;
