@@ -20,6 +20,12 @@ e.g. "faster than both heuristics". It prints, per
 (policy, baseline), the maximum and the theta range where it holds, and, with
 --at, T and the speedup at fixed thetas (these equal speedups.csv).
 
+tenantsim itself writes speedups_up_to.csv: the same maximum over the
+scenario's one baseline, on 200 log-spaced thetas ([output] up_to_thetas).
+This script adds other baselines from the same run, the `A+B` baseline and
+the exact breakpoints; on the easeml-dl runs both give the same maxima
+(docs/EXPERIMENTS.md §7).
+
     python3 scripts/upto-speedup.py RESULTS/jobs.csv --baseline rr-most-recent \
         [--baseline rr-most-cited] [--policy ease.ml] \
         [--theta-min 0.001] [--theta-max 0.1] [--at 0.05 0.02 0.01]
