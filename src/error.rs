@@ -8,6 +8,11 @@ use std::path::Path;
 pub enum ErrorKind {
     /// Bad input data or a failure while running (exit code 1).
     Input,
+    /// A policy (scheduler or selector) gave an impossible answer: a tenant
+    /// that is not eligible, a model that is unavailable or already tried,
+    /// a job that is not waiting. A bug in the policy, not in the input
+    /// (exit code 1; the message starts with "policy error").
+    Policy,
     /// The command line itself is wrong (exit code 2).
     Usage,
     /// The run was stopped by a signal (SIGINT, SIGTERM, SIGHUP); exit
@@ -32,6 +37,15 @@ impl Error {
         Self {
             kind: ErrorKind::Input,
             message: message.into(),
+        }
+    }
+
+    /// A policy's impossible answer ([`ErrorKind::Policy`]); the message
+    /// is prefixed with "policy error: ".
+    pub fn policy(message: impl Into<String>) -> Self {
+        Self {
+            kind: ErrorKind::Policy,
+            message: format!("policy error: {}", message.into()),
         }
     }
 
@@ -76,7 +90,7 @@ impl Error {
     /// The process exit code for this error (DESIGN §7).
     pub fn exit_code(&self) -> i32 {
         match self.kind {
-            ErrorKind::Input => 1,
+            ErrorKind::Input | ErrorKind::Policy => 1,
             ErrorKind::Interrupted => crate::interrupt::exit_code(),
             ErrorKind::Usage => 2,
         }

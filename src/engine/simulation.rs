@@ -212,13 +212,13 @@ impl Component for ModelSelection<'_> {
                 break;
             };
             if i >= self.tenants.len() || !self.tenants.is_eligible(i) {
-                return Err(Error::input(format!(
-                    "internal error: the scheduler picked tenant {i}, which is not eligible"
+                return Err(Error::policy(format!(
+                    "the scheduler picked tenant {i}, which is not eligible"
                 )));
             }
             let Some(p) = self.selector.propose(&self.tenants, i) else {
-                return Err(Error::input(format!(
-                    "internal error: the selector proposed no model for eligible tenant {i}"
+                return Err(Error::policy(format!(
+                    "the selector proposed no model for eligible tenant {i}"
                 )));
             };
             let u = self.tenants.user(i);
@@ -226,8 +226,8 @@ impl Component for ModelSelection<'_> {
                 || !self.trace.is_available(u, p.model)
                 || self.tenants.is_tried(i, p.model)
             {
-                return Err(Error::input(format!(
-                    "internal error: the selector proposed model {} for tenant {i}, which is unavailable or already tried",
+                return Err(Error::policy(format!(
+                    "the selector proposed model {} for tenant {i}, which is unavailable or already tried",
                     p.model
                 )));
             }

@@ -329,8 +329,8 @@ impl<'a> Pass<'_, 'a> {
         let s = &mut *self.state;
         let i = j as usize;
         if s.status[i] != Status::Waiting {
-            return Err(Error::input(format!(
-                "internal error: the scheduler started job {j}, which is not waiting"
+            return Err(Error::policy(format!(
+                "the scheduler started job {j}, which is not waiting"
             )));
         }
         let off = s.alloc_offset[i];
@@ -394,8 +394,8 @@ impl<'a> Pass<'_, 'a> {
         let s = &mut *self.state;
         let i = j as usize;
         if s.status[i] != Status::Running {
-            return Err(Error::input(format!(
-                "internal error: the scheduler preempted job {j}, which is not running"
+            return Err(Error::policy(format!(
+                "the scheduler preempted job {j}, which is not running"
             )));
         }
         let t = Tentative {

@@ -42,6 +42,10 @@ pub struct Proposal {
     /// (DESIGN §3; 1.0 for cost-oblivious selectors, which believe every
     /// cost is 1).
     pub believed_seconds: f64,
+    /// The GP-UCB exploration bonus √β_t σ of that model, for schedulers
+    /// that weigh uncertainty (`easeml-proto`); `None` for selectors
+    /// without a posterior.
+    pub bonus: Option<f64>,
 }
 
 impl Proposal {
@@ -54,6 +58,7 @@ impl Proposal {
             gain: None,
             believed_cost: 1.0,
             believed_seconds: 1.0,
+            bonus: None,
         }
     }
 
@@ -76,14 +81,6 @@ pub trait Selector: Send {
 
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
     fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
-
-    /// The GP-UCB exploration bonus `√β_t σ` of the model
-    /// [`Selector::propose`] returns for `tenant` in the same state, for
-    /// schedulers that weigh uncertainty (`easeml-proto`); `None` for
-    /// selectors without a posterior.
-    fn exploration_bonus(&mut self, _tenants: &Tenants, _tenant: usize) -> Option<f64> {
-        None
-    }
 }
 
 /// Chooses which tenant gets the next free GPU.

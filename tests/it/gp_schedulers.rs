@@ -403,13 +403,12 @@ impl Selector for Scripted {
             .iter()
             .copied()
             .find(|&k| !tenants.is_tried(tenant, k))?;
+        let r = tenants.completed(tenant) as usize;
         Some(Proposal {
-            acquisition: self.acq[tenant][tenants.completed(tenant) as usize],
+            acquisition: self.acq[tenant][r],
+            bonus: Some(self.bonus[tenant][r]),
             ..Proposal::plain(model)
         })
-    }
-    fn exploration_bonus(&mut self, tenants: &Tenants, tenant: usize) -> Option<f64> {
-        Some(self.bonus[tenant][tenants.completed(tenant) as usize])
     }
 }
 
@@ -679,5 +678,57 @@ fn greedy_score_key_rejects_unknown_values() {
         e.message().contains("per-second") && e.message().contains("score"),
         "{}",
         e.message()
+    );
+}
+
+/// A policy that returns an impossible answer is a policy error (its own
+/// kind, "policy error: …"), not bad input: a scheduler picking a tenant
+/// that is not eligible, a selector proposing a model already tried.
+#[test]
+fn impossible_answers_are_policy_errors() {
+    use tenantsim::error::ErrorKind;
+
+    #[derive(Debug)]
+    struct PicksTenantOne;
+    impl Scheduler for PicksTenantOne {
+        fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+            Some(1) // tenant 1 does not exist: one tenant only
+        }
+    }
+    #[derive(Debug)]
+    struct AlwaysModelZero;
+    impl Selector for AlwaysModelZero {
+        fn propose(&mut self, _tenants: &Tenants, _tenant: usize) -> Option<Proposal> {
+            Some(Proposal::plain(0)) // tried after the first job
+        }
+    }
+    let trace = trace_from_csv("user,model,accuracy,runtime_s\nt,a,0.5,1\nt,b,0.7,1\n");
+    let input = SimInput {
+        trace: &trace,
+        tenants: &[0],
+        arrivals: &[0],
+        config: SimConfig {
+            gpus: 1,
+            max_jobs_per_tenant: 1,
+            horizon: None,
+            ..SimConfig::default()
+        },
+    };
+    let mut rr = tenantsim::policy::scheduler::round_robin::RoundRobin::new(1);
+    let err = simulate(&input, &mut PicksTenantOne, &mut AlwaysModelZero).expect_err("tenant 1");
+    assert_eq!(err.kind(), ErrorKind::Policy);
+    assert!(
+        err.message()
+            .starts_with("policy error: the scheduler picked tenant 1"),
+        "{err}"
+    );
+    assert_eq!(err.exit_code(), 1);
+    let err = simulate(&input, &mut rr, &mut AlwaysModelZero).expect_err("model a twice");
+    assert_eq!(err.kind(), ErrorKind::Policy);
+    assert!(
+        err.message().contains(
+            "the selector proposed model 0 for tenant 0, which is unavailable or already tried"
+        ),
+        "{err}"
     );
 }

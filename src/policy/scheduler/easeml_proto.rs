@@ -38,7 +38,7 @@ fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
 /// 2. Otherwise, over the eligible tenants E:
 ///
 ///    ```text
-///    b_i = √β_t σ_i(k_i)                       (the selector's exploration_bonus)
+///    b_i = √β_t σ_i(k_i)                       (the proposal's `bonus`)
 ///    b̄   = (1/|E|) Σ_{i∈E} b_i                 (summed in index order)
 ///    C   = { i ∈ E : b_i > b̄ },  or E if that is empty
 ///    Δ_i = a_i⁽ʳ⁻¹⁾ − a_i⁽ʳ⁾
@@ -117,7 +117,10 @@ impl Scheduler for EasemlProto {
         let (mut sum, mut count) = (0.0, 0usize);
         let mut i = self.eligible.next_at_or_after(0);
         while let Some(t) = i {
-            let b = selector.exploration_bonus(tenants, t).unwrap_or(f64::NAN);
+            let b = selector
+                .propose(tenants, t)
+                .and_then(|p| p.bonus)
+                .unwrap_or(f64::NAN);
             self.bonus[t] = b;
             sum += b;
             count += 1;

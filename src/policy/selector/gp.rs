@@ -357,13 +357,6 @@ enum CostData {
     Prior(PriorCosts),
 }
 
-/// A tenant's cached proposal and the √β_t σ of its model.
-#[derive(Debug, Clone, Copy)]
-struct Cached {
-    proposal: Proposal,
-    bonus: f64,
-}
-
 /// One repetition's GP selector.
 #[derive(Debug)]
 struct GpSelector {
@@ -380,7 +373,7 @@ struct GpSelector {
     /// Posterior per tenant, created at its first completed job.
     posteriors: Vec<Option<TenantPosterior>>,
     /// Proposal per tenant, until it starts or completes a job.
-    cache: Vec<Option<Cached>>,
+    cache: Vec<Option<Proposal>>,
     /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
     scratch: Vec<bool>,
 }
@@ -531,7 +524,7 @@ impl GpSelector {
     ///
     /// The proposal is the [`argmax_by`] of it (ties: lowest model index),
     /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
-    fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Cached> {
+    fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let u = tenants.user(i);
         // `Self::models_of`, spelt out so the borrow is of two fields only.
         let models: &[usize] = match &self.posteriors[i] {
@@ -583,19 +576,17 @@ impl GpSelector {
                 Some(expected_improvement(mu, sigma, best, xi))
             }
         };
-        Some(Cached {
-            proposal: Proposal {
-                model: k,
-                acquisition: value,
-                gain,
-                believed_cost: self.cost(i, u, k),
-                believed_seconds: self.seconds(u, k),
-            },
-            bonus: b.sqrt() * sigma,
+        Some(Proposal {
+            model: k,
+            acquisition: value,
+            gain,
+            believed_cost: self.cost(i, u, k),
+            believed_seconds: self.seconds(u, k),
+            bonus: Some(b.sqrt() * sigma),
         })
     }
 
-    fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Cached> {
+    fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         if let Some(c) = self.cache[i] {
             return Some(c);
         }
@@ -607,7 +598,7 @@ impl GpSelector {
 
 impl Selector for GpSelector {
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
-        self.cached(tenants, tenant).map(|c| c.proposal)
+        self.cached(tenants, tenant)
     }
 
     fn started(&mut self, tenant: usize, _model: usize) {
@@ -636,10 +627,6 @@ impl Selector for GpSelector {
         if let Some(p) = self.posteriors[tenant].as_mut() {
             p.observe_once(j, accuracy);
         }
-    }
-
-    fn exploration_bonus(&mut self, tenants: &Tenants, tenant: usize) -> Option<f64> {
-        self.cached(tenants, tenant).map(|c| c.bonus)
     }
 }
 
@@ -710,7 +697,7 @@ mod tests {
             let proposal = selector.propose(tenants, i)?;
             let score = Score::PerRelativeCost.of(&proposal, tenants.best(i));
             let per_second = Score::PerSecond.of(&proposal, tenants.best(i));
-            let bonus = selector.exploration_bonus(tenants, i).unwrap_or(f64::NAN);
+            let bonus = proposal.bonus.unwrap_or(f64::NAN);
             self.seen.push(Seen {
                 proposal,
                 score,
