@@ -103,4 +103,7 @@ fn describe_scenario(s: &Scenario) {
     if let Some(b) = s.policies.get(s.baseline) {
         eprintln!("  baseline `{}`", b.name);
     }
+    for w in crate::warnings::setup_warnings(s) {
+        eprintln!("  warning: {w}");
+    }
 }

@@ -651,6 +651,17 @@ fn degenerate_setups_warn_on_stderr_and_in_run_json() {
         stderr.contains("warning: `w`: horizon_s = 0.5 is shorter than every job"),
         "{stderr}"
     );
+    // `validate` says the set-up warning too (the other needs a run).
+    let validate = tenantsim()
+        .arg("validate")
+        .arg(&scenario)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&validate.get_output().stderr).into_owned();
+    assert!(
+        text.contains("  warning: horizon_s = 0.5 is shorter than every job"),
+        "{text}"
+    );
     assert!(
         stderr.contains("policy `rr` never reaches any threshold (0.1)"),
         "{stderr}"
