@@ -6,7 +6,8 @@
 //! (`/usr/bin/time -f %M`, the kernel's `ru_maxrss` of the child); where
 //! it is missing, the check falls back to exit code, message and time only
 //! (an allocation of the sizes of D2 aborts with exit 134, which the exit
-//! code check catches anyway).
+//! code check catches anyway). `.ci/run` installs GNU time and makes its
+//! absence a failure.
 
 use crate::common;
 
@@ -33,12 +34,20 @@ fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tenantsim"))
 }
 
+/// GNU time, or `None` where it is missing — except under `.ci/run`
+/// (`TENANTSIM_REQUIRE_SHARED_DATA=1`), which installs it (Debian package
+/// `time`), so there the memory bound is always checked.
 fn gnu_time() -> Option<PathBuf> {
     let p = PathBuf::from("/usr/bin/time");
     let ok = StdCommand::new(&p)
         .args(["-f", "%M", "true"])
         .output()
         .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var("TENANTSIM_REQUIRE_SHARED_DATA").as_deref() == Ok("1") {
+        panic!(
+            "/usr/bin/time (GNU time, Debian package `time`) is required here to check peak memory"
+        );
+    }
     ok.then_some(p)
 }
 
