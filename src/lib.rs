@@ -5,8 +5,132 @@
 //! models. The simulator replays a [`trace`] (accuracy and runtime per user
 //! and model) through the [`engine`] under the user scheduler and model
 //! selector a [`scenario`] names, and reports regret curves and time to
-//! quality ([`metrics`], [`report`]). The command line in `main.rs` is one
-//! user of this library.
+//! quality ([`metrics`], [`aggregate`], [`report`]). A second mode,
+//! [`jobs`], replays GPU-cluster job traces under classic cluster
+//! schedulers. The command line ([`cli`], `main.rs`) is one user of this
+//! library.
+//!
+//! The rules are written down in the repository's `docs/DESIGN.md`; a
+//! comment that cites "DESIGN §N" means section N of that file.
+//!
+//! # Definitions
+//!
+//! For tenant *i* with best possible accuracy A\*ᵢ and bestᵢ(τ), the highest
+//! accuracy among its jobs completed by simulated time τ (0 before the
+//! first), the loss is ℓᵢ(τ) = A\*ᵢ − bestᵢ(τ) (DESIGN §2.6), and
+//!
+//! - **L(τ)**, the global loss, is the mean of ℓᵢ(τ) over the tenants that
+//!   have arrived by τ (a step function; at an instant, its value after
+//!   every event at that instant);
+//! - **R(T)**, the cumulative regret, is ∫₀ᵀ Σᵢ ℓᵢ(τ) dτ over arrived
+//!   tenants, the exact integral of the step function in accuracy·seconds;
+//!   results report R at the end of the run;
+//! - **T(θ)**, the time to quality, is the first τ at or after the last
+//!   arrival with L(τ) ≤ θ (within 1e-12 for float rounding), ∞ if never;
+//! - the **speedup** of policy X over baseline B at θ is T_B(θ) / T_X(θ),
+//!   with T read off the mean loss curve over repetitions (DESIGN §6.5).
+//!
+//! # Determinism contract
+//!
+//! The same scenario and seed give byte-identical result files whatever
+//! the thread count (DESIGN §5):
+//!
+//! - simulated time is integer microseconds ([`trace::Micros`]); runtimes
+//!   are rounded once at load, so simultaneous events are exactly
+//!   simultaneous (DESIGN §7);
+//! - events at one instant are processed in (time, kind, sequence) order
+//!   and every tie is broken by the lowest index (DESIGN §2.4);
+//! - every random choice draws from a stream derived only from (seed,
+//!   repetition, purpose) ([`rng::stream`]);
+//! - runs are handed to the aggregation in (repetition, policy) order and
+//!   every sum over repetitions runs in repetition order
+//!   ([`experiment::fold_in_order`]).
+//!
+//! Only the `run.json` fields it lists under `varying_fields` (paths,
+//! thread count, wall times) differ between two runs (DESIGN §6.9).
+//!
+//! # Modules
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`trace`] | model traces: the CSV format, validation, importers, the synthetic generator |
+//! | [`scenario`] | the scenario file, its validation, splits, arrivals, sweeps |
+//! | [`engine`] | event queue and loop, GPU pool, tenant state, the model-selection simulation |
+//! | [`policy`] | user schedulers and model selectors behind two traits, found by name |
+//! | [`gp`] | GP priors, posteriors and acquisition functions |
+//! | [`metrics`] | L(τ), R(T), T(θ) and per-tenant figures of one run |
+//! | [`experiment`] | repetitions × policies on a thread pool, folded in order |
+//! | [`aggregate`] | time grid, Student-t and quantile statistics, mean-curve T(θ), speedups, regret ratios |
+//! | [`report`] | the results folder and the terminal and JSON summaries |
+//! | [`plot`] | the figures of a results folder |
+//! | [`jobs`] | job-trace mode: job traces, cluster and placement, schedulers, metrics |
+//! | [`check`] | comparison of results with golden files |
+//! | [`cli`] | the command line |
+//! | [`error`] | the error type and exit codes |
+//! | [`rng`], [`io_util`], [`csv_columns`], [`echo`], [`limits`], [`interrupt`], [`warnings`], [`bench`](mod@bench) | shared helpers |
+//!
+//! # Example
+//!
+//! Two tenants, two models each, one GPU, `round-robin` users and
+//! `in-order` models:
+//!
+//! | user | m1 (acc, s) | m2 (acc, s) | A\* |
+//! |------|-------------|-------------|-----|
+//! | a    | 0.5, 1      | 0.9, 2      | 0.9 |
+//! | b    | 0.8, 1      | 0.6, 3      | 0.8 |
+//!
+//! The summed loss starts at S = 0.9 + 0.8 = 1.7. At 0, a starts m1; at 1 it
+//! completes (S = 0.4 + 0.8 = 1.2) and b starts m1; at 2 that completes
+//! (S = 0.4 + 0 = 0.4) and a starts m2; at 4 it completes (S = 0) and b
+//! starts m2, which completes at 7 and changes nothing. So
+//! R = 1.7·1 + 1.2·1 + 0.4·2 = 3.7 accuracy·s, L = S/2 is 0.2 from τ = 2 s,
+//! hence T(0.25) = 2 s, and the run ends at 7 s after 4 jobs.
+//!
+//! ```
+//! use std::path::Path;
+//! use tenantsim::experiment::simulate_one;
+//! use tenantsim::scenario::{Overrides, parse_scenario};
+//! use tenantsim::trace::parse_trace;
+//!
+//! # fn main() -> tenantsim::Result<()> {
+//! let csv = "user,model,accuracy,runtime_s
+//! a,m1,0.5,1
+//! a,m2,0.9,2
+//! b,m1,0.8,1
+//! b,m2,0.6,3
+//! ";
+//! let trace = parse_trace("tiny.csv", csv.as_bytes())?;
+//! assert_eq!((trace.n_users(), trace.n_models()), (2, 2));
+//! assert_eq!(trace.runtime_us(1, 1), 3_000_000); // µs, rounded at load
+//!
+//! // A scenario reads its trace from a file next to it.
+//! let dir = std::env::temp_dir().join(format!("tenantsim-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).map_err(|e| tenantsim::Error::input(e.to_string()))?;
+//! std::fs::write(dir.join("tiny.csv"), csv).map_err(|e| tenantsim::Error::input(e.to_string()))?;
+//! let toml = r#"
+//! name = "tiny"
+//! thresholds = [0.25]
+//! [trace]
+//! path = "tiny.csv"
+//! [cluster]
+//! gpus = 1
+//! [[policy]]
+//! name = "rr"
+//! scheduler = "round-robin"
+//! selector = "in-order"
+//! "#;
+//! let scenario = parse_scenario(&dir.join("tiny.toml"), toml, Overrides::default());
+//! std::fs::remove_dir_all(&dir).map_err(|e| tenantsim::Error::input(e.to_string()))?;
+//! let scenario = scenario?;
+//!
+//! let run = simulate_one(&scenario, 0, 0)?; // repetition 0, policy 0
+//! let m = &run.metrics;
+//! assert!((m.cumulative_regret - 3.7).abs() < 1e-12);
+//! assert_eq!(m.time_to, [Some(2_000_000)]);
+//! assert_eq!((m.final_loss, m.jobs, m.end), (0.0, 4, 7_000_000));
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod aggregate;
 pub mod bench;

@@ -14,7 +14,7 @@ use crate::trace::Micros;
 /// repetitions' breakpoints; its value at a breakpoint is the [`mean`](crate::aggregate::mean)
 /// (left-to-right sum in repetition order over their number, clamped to
 /// their range) of the L_r holding there. T(θ) is the first τ at or after
-/// the latest last arrival of any repetition (DESIGN §2) with M(τ) ≤ θ,
+/// the latest last arrival of any repetition (DESIGN §6.5) with M(τ) ≤ θ,
 /// `None` (∞) if there is none — computed on M itself, not on a grid.
 pub fn mean_time_to(curves: &[&LossCurve], thresholds: &[f64]) -> Vec<Option<Micros>> {
     let mut reps = RepCurves::default();

@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Free GPUs of a cluster of identical GPUs. [`GpuPool::take_lowest`]
-/// returns the lowest free index (DESIGN §2: free GPUs are filled lowest
+/// returns the lowest free index (DESIGN §2.4: free GPUs are filled lowest
 /// index first). Never allocates after construction.
 #[derive(Debug, Clone)]
 pub struct GpuPool {

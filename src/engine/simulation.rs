@@ -12,7 +12,7 @@ use crate::trace::{Micros, Trace};
 pub struct SimConfig {
     /// Number of identical GPUs (at least 1).
     pub gpus: u32,
-    /// Concurrent jobs allowed per tenant (DESIGN default 1).
+    /// Concurrent jobs allowed per tenant (default 1, DESIGN §2.3).
     pub max_jobs_per_tenant: u32,
     /// Stop simulated time here (µs), if set.
     pub horizon: Option<Micros>,
@@ -45,7 +45,7 @@ pub struct SimInput<'a> {
     pub config: SimConfig,
 }
 
-/// Event kinds, in the order they are processed at one instant (DESIGN §2:
+/// Event kinds, in the order they are processed at one instant (DESIGN §2.4:
 /// completions, then arrivals, then free GPUs are filled). A patience
 /// deadline comes after both, so a job completing exactly at the deadline
 /// counts as in time.

@@ -4,7 +4,7 @@ use crate::trace::{Micros, Trace};
 
 /// State of the tenants of one run. Tenant `i` is trace user
 /// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
-/// index" tie-breaking is trace order (DESIGN §1).
+/// index" tie-breaking is trace order (DESIGN §1.1).
 ///
 /// What a decision reads of a tenant (eligibility, best_i, counts) sits in
 /// one 40-byte record per tenant, so checking a random tenant among 100,000
@@ -37,7 +37,7 @@ struct TenantState {
     exhausted: bool,
 }
 
-/// Per-tenant limits (DESIGN §2 leaves them to the scenario's `[limits]`).
+/// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TenantLimits {
     /// GPU-µs a tenant may use (completed plus running jobs); the job that
@@ -155,7 +155,7 @@ impl Tenants {
         self.max_running
     }
 
-    /// Eligible (DESIGN §2): arrived, has untried models, and fewer running
+    /// Eligible (DESIGN §2.3): arrived, has untried models, and fewer running
     /// jobs than the limit; and, with `[limits]`, has not left, is within
     /// its budget and has started fewer than `max_jobs` jobs.
     pub fn is_eligible(&self, i: usize) -> bool {

@@ -1,4 +1,4 @@
-//! Acquisition functions (DESIGN §3) and the tie-breaking argmax.
+//! Acquisition functions (DESIGN §3.5) and the tie-breaking argmax.
 //!
 //! All functions are pure scalar arithmetic: no allocation, no panics.
 //! Accuracy is maximised, so "improvement" means a higher value.
@@ -9,7 +9,7 @@ use statrs::function::erf::erfc;
 
 /// GP-UCB exploration weight β_t = 2 ln(K_i t² π² / (6δ)), for a tenant
 /// with `k_i` = K_i available models at step `t` = (completed jobs) + 1 and
-/// confidence `delta` = δ (DESIGN default 0.1).
+/// confidence `delta` = δ (default 0.1, DESIGN §3.4).
 ///
 /// Source: Srinivas, Krause, Kakade, Seeger, "Gaussian Process Optimization
 /// in the Bandit Setting: No Regret and Experimental Design", ICML 2010

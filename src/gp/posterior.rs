@@ -1,4 +1,4 @@
-//! One tenant's GP posterior over its available models (DESIGN §3),
+//! One tenant's GP posterior over its available models (DESIGN §3.3),
 //! updated incrementally.
 //!
 //! Memory: a tenant with K_i models stores its K_i mean values and the
@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 
 /// Floor on the innovation variance `s = Σ[j,j] + σ_n²` of an observation:
 /// when |s| ≤ this (or s is not finite) the observation is counted but does
-/// not change the posterior. The dense formula of DESIGN §3 is undefined
+/// not change the posterior. The dense formula of DESIGN §3.3 is undefined
 /// there (`Σ[S,S] + σ_n² I` is singular) and a division by such an s would
 /// only amplify rounding noise. It can only happen with σ_n² ≈ 0 and a model
 /// whose posterior variance is already ≈ 0 (or, for a non-PSD `empirical`
@@ -61,7 +61,7 @@ fn packed_row(n: usize, a: usize) -> usize {
 impl TenantPosterior {
     /// The prior restricted to `models` (trace model indices, strictly
     /// ascending, e.g. [`crate::trace::Trace::models_of`]): copies m_S and
-    /// `Σ[S,S]`. `noise_var` is σ_n² (DESIGN default 1e-4).
+    /// `Σ[S,S]`. `noise_var` is σ_n² (default 1e-4, DESIGN §3.3).
     ///
     /// # Errors
     /// An input error if a model index is out of the prior's range, the
@@ -145,7 +145,7 @@ impl TenantPosterior {
     /// ```
     ///
     /// By block elimination, the result after observing the set S equals
-    /// DESIGN §3's dense formulas whenever `Σ[S,S] + σ_n² I` is invertible:
+    /// DESIGN §3.3's dense formulas whenever `Σ[S,S] + σ_n² I` is invertible:
     /// ```text
     /// μ(k)  = m_k    + Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ (y − m_S)
     /// σ²(k) = Σ[k,k] − Σ[k,S] (Σ[S,S] + σ_n² I)⁻¹ Σ[S,k]
@@ -159,7 +159,7 @@ impl TenantPosterior {
     /// and only its upper triangle is stored and updated.
     ///
     /// Observing the same model twice is the GP update for a repeated noisy
-    /// measurement; the simulator never does it (DESIGN §2).
+    /// measurement; the simulator never does it (DESIGN §2.2).
     ///
     /// # Panics
     /// If `j >= self.n_models()`. `y` must be finite (trace accuracies are).
@@ -342,7 +342,7 @@ mod tests {
             .collect()
     }
 
-    /// DESIGN §3's dense posterior over `models` (trace indices) after
+    /// DESIGN §3.3's dense posterior over `models` (trace indices) after
     /// observing `obs` = [(trace model, y)]: (means, variances), unclamped.
     fn dense_posterior(
         prior: &GpPrior,

@@ -19,7 +19,7 @@
 //!   the update well defined).
 //!
 //! Pairwise deletion means the `empirical` matrix need not be positive
-//! semi-definite; it is used as is (DESIGN §3 fixes the formula), and the
+//! semi-definite; it is used as is (DESIGN §3.2 fixes the formula), and the
 //! posterior's rank-one update matches the dense formula whenever that is
 //! defined (see [`super::TenantPosterior::observe`]).
 
@@ -37,7 +37,7 @@ pub enum Kernel {
     /// d²(k,k) = 0, so `Σ[k,k] = v` for every model, including one no prior
     /// user has (its fallback variance is v).
     ///
-    /// `None` means the data-driven default of DESIGN §3, computed from the
+    /// `None` means the data-driven default of DESIGN §3.2, computed from the
     /// prior users of the repetition ([`rbf_defaults`]):
     /// v = the mean per-model prior variance, ℓ = the median pairwise RMS
     /// distance between the models' accuracy profiles.
@@ -54,7 +54,7 @@ pub enum Kernel {
     /// Fallback variance for a model no prior user has: the population
     /// variance of all prior cells about their grand mean.
     ///
-    /// Caveat (DESIGN §3): it gives erratic models a larger prior variance,
+    /// Caveat (DESIGN §3.2): it gives erratic models a larger prior variance,
     /// so with the full β_t GP-UCB tries the *least reliable* model first
     /// (on LCDB, worse than random); it stays for comparison.
     Empirical,
@@ -112,7 +112,7 @@ impl Kernel {
     }
 }
 
-/// The data-driven `rbf` parameters of DESIGN §3, from the prior users'
+/// The data-driven `rbf` parameters of DESIGN §3.2, from the prior users'
 /// accuracy matrix P (missing cells skipped):
 ///
 /// - v = mean over models k with at least one prior user of
@@ -324,8 +324,8 @@ pub fn relative_cost_prior(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f
         .collect())
 }
 
-/// A data-driven `rbf` parameter (`key`, written `symbol` in DESIGN §3),
-/// or the error DESIGN §3 asks for when it is 0 or undefined: the prior
+/// A data-driven `rbf` parameter (`key`, written `symbol` in DESIGN §3.2),
+/// or the error DESIGN §3.2 asks for when it is 0 or undefined: the prior
 /// cannot set it, so the user must.
 fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> Result<f64> {
     let why = match value {
@@ -345,7 +345,7 @@ fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> R
     )))
 }
 
-/// The `prior` belief of a model's runtime in seconds (DESIGN §3, used by
+/// The `prior` belief of a model's runtime in seconds (DESIGN §3.6, used by
 /// `greedy`'s per-second score): per model k, ĉˢ_k = the mean over prior
 /// users j having k of c\[j,k\]; for a model no prior user has, the mean over
 /// all prior cells. Runtimes are the µs values rounded at load (DESIGN §7),
@@ -496,7 +496,7 @@ impl PriorCells {
             .collect()
     }
 
-    /// [`RbfDefaults`] given the per-model means `mean` (DESIGN §3). Sums run
+    /// [`RbfDefaults`] given the per-model means `mean` (DESIGN §3.2). Sums run
     /// in prior-user order; models and pairs in index order.
     fn rbf_defaults(&self, mean: &[f64]) -> RbfDefaults {
         // v: mean over models with a prior user of their variance about m_k.
@@ -918,7 +918,7 @@ mod tests {
     }
 
     proptest! {
-        /// The built prior equals a direct reading of DESIGN §3 over the
+        /// The built prior equals a direct reading of DESIGN §3.2 over the
         /// trace accessors (by trace model index, which need not follow the
         /// CSV column order).
         #[test]

@@ -1,5 +1,5 @@
 //! The cluster of job-trace mode: nodes × GPUs, and the placement rules of
-//! DESIGN §9.
+//! DESIGN §9.1.
 //!
 //! - `consolidate`: a job's GPUs all come from one node; among the nodes
 //!   with enough free GPUs, the one with the fewest free GPUs (best fit),

@@ -1,6 +1,6 @@
 //! Metrics of one job-trace run.
 //!
-//! - JCT = end − submit; queueing delay = first start − submit (DESIGN §9).
+//! - JCT = end − submit; queueing delay = first start − submit (DESIGN §9.5).
 //! - Percentiles (median, p95, p99 of JCT) use linear interpolation between
 //!   closest ranks (Hyndman & Fan type 7, numpy's default): for the sorted
 //!   values `x_0 ≤ … ≤ x_{n−1}`, `P(p) = x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋)`

@@ -3,7 +3,7 @@
 //! model-selection mode, with job arrivals, completions and priority
 //! timers as events.
 //!
-//! At one instant (DESIGN §9): completions (kind 0), then arrivals
+//! At one instant (DESIGN §9.2): completions (kind 0), then arrivals
 //! (kind 1), then priority timers (kind 2, used by `las`), then one
 //! scheduling pass — only if something happened at that instant (stale
 //! events of preempted runs do not trigger a pass).

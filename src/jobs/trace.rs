@@ -1,4 +1,4 @@
-//! Job traces (DESIGN §9): the neutral CSV
+//! Job traces (DESIGN §1.5): the neutral CSV
 //! `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group]`, validated like
 //! model traces (every rejection names the file, the line and the field).
 

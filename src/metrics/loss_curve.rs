@@ -11,7 +11,7 @@ use crate::trace::{Micros, Trace};
 ///
 /// - ℓ_i(τ) = A*_i − best_i(τ)
 /// - S(τ)  = Σ ℓ_i(τ) over tenants arrived by τ
-/// - L(τ)  = S(τ) / (number of tenants arrived by τ)      (DESIGN §2)
+/// - L(τ)  = S(τ) / (number of tenants arrived by τ)      (DESIGN §2.6)
 ///
 /// `times[j]` is the j-th instant at which S or the arrived count changed;
 /// the values hold on `[times[j], times[j+1])`. At an instant, the value is
@@ -191,7 +191,7 @@ impl LossCurve {
     }
 
     /// Cumulative regret R(T) = ∫₀ᵀ S(τ) dτ in accuracy·seconds, the exact
-    /// integral of the step function up to `until` (DESIGN §2).
+    /// integral of the step function up to `until` (DESIGN §2.6).
     pub fn cumulative_regret(&self, until: Micros) -> f64 {
         let mut area = 0.0;
         for j in 0..self.times.len() {
@@ -206,7 +206,7 @@ impl LossCurve {
     }
 
     /// T(θ): the first τ at or after the last arrival with L(τ) ≤ θ, or
-    /// `None` (∞) if the run never gets there (DESIGN §2). The comparison
+    /// `None` (∞) if the run never gets there (DESIGN §2.6). The comparison
     /// allows [`THETA_SLACK`](super::THETA_SLACK) for float rounding.
     pub fn time_to(&self, theta: f64) -> Option<Micros> {
         let from = self

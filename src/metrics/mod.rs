@@ -1,4 +1,4 @@
-//! Metrics of one run (DESIGN §2): the loss step function L(τ), cumulative
+//! Metrics of one run (DESIGN §2.6): the loss step function L(τ), cumulative
 //! regret, time to quality and cluster figures.
 
 mod compensated_sum;

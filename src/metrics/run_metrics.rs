@@ -4,7 +4,7 @@ use super::LossCurve;
 use crate::engine::RunOutcome;
 use crate::trace::Micros;
 
-/// The `summary.csv` figures of one run (DESIGN §6).
+/// The `summary.csv` figures of one run (DESIGN §6.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunMetrics {
     /// L at the end of the run.

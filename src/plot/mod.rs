@@ -1,4 +1,4 @@
-//! Paper-style figures of a results folder (DESIGN §6: PNG and SVG in the
+//! Paper-style figures of a results folder (DESIGN §6.10: PNG and SVG in the
 //! folder's `plots/`), drawn with plotters from the folder's CSVs.
 //!
 //! | figure (file stem) | from | what |

@@ -5,7 +5,7 @@
 //! (from `curves_by_job.csv`, the per-trial view of the ease.ml
 //! prototypes).
 //!
-//! L(τ) is the mean loss over the tenants that have arrived (DESIGN §2):
+//! L(τ) is the mean loss over the tenants that have arrived (DESIGN §2.6):
 //! instants where no repetition has a tenant yet are absent from
 //! `curves.csv` and are not drawn, and with staggered arrivals a dotted
 //! vertical line marks the median (over repetitions) of the last arrival,

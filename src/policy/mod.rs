@@ -39,7 +39,7 @@ pub struct Proposal {
     /// tenant's mean (1.0 for cost-oblivious selectors).
     pub believed_cost: f64,
     /// The runtime ĉˢ in seconds the selector believes that model has
-    /// (DESIGN §3; 1.0 for cost-oblivious selectors, which believe every
+    /// (DESIGN §3.6; 1.0 for cost-oblivious selectors, which believe every
     /// cost is 1).
     pub believed_seconds: f64,
     /// The GP-UCB exploration bonus √β_t σ of that model, for schedulers
@@ -62,7 +62,7 @@ impl Proposal {
         }
     }
 
-    /// DESIGN §4's gain_i of a tenant whose best accuracy so far is `best`:
+    /// DESIGN §4.3's gain_i of a tenant whose best accuracy so far is `best`:
     /// `a_i − best_i` for an optimistic-accuracy acquisition (UCB, UCB_c),
     /// or the selector's own [`Proposal::gain`] (the EI).
     pub fn gain(&self, best: f64) -> f64 {

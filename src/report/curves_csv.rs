@@ -6,7 +6,8 @@ use super::csv_field;
 use crate::aggregate::Aggregate;
 use crate::trace::micros_to_secs_string;
 
-/// Header of `curves.csv`; the first six columns are fixed by DESIGN §6.
+/// Header of `curves.csv` (DESIGN §6.3); its first six columns are the
+/// shared contract's.
 pub const CURVES_HEADER: &str =
     "policy,time_s,mean_loss,ci_low,ci_high,reps,median_loss,q_low,q_high";
 

@@ -8,7 +8,7 @@ use crate::scenario::Scenario;
 use crate::trace::micros_to_secs_string;
 
 /// Render `jobs.csv`: `policy,rep,job,gpu,user,model,start_s,end_s,accuracy`
-/// (DESIGN §6). `job` numbers jobs in start order from 0 within a run; jobs
+/// (DESIGN §6.1). `job` numbers jobs in start order from 0 within a run; jobs
 /// cut off by the horizon are not listed (their accuracy was never seen).
 pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
     let mut out = String::from(JOBS_HEADER);

@@ -1,4 +1,4 @@
-//! Validation of trace rows into a dense [`Trace`] (DESIGN §1).
+//! Validation of trace rows into a dense [`Trace`] (DESIGN §1.1).
 
 use std::collections::HashMap;
 

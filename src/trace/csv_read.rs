@@ -1,4 +1,4 @@
-//! Reading the canonical trace CSV (DESIGN §1).
+//! Reading the canonical trace CSV (DESIGN §1.1).
 
 use std::io::Read;
 use std::path::Path;

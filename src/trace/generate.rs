@@ -9,7 +9,7 @@
 //!   (the engine's resolution) and kept within
 //!   [[`RUNTIME_FLOOR_S`], [`MAX_RUNTIME_S`]]: a draw below 1 µs (possible
 //!   with `uniform(0,…)`, with probability about 2.5e-7 per pair for the
-//!   default) becomes 1 µs, so every runtime is > 0 as DESIGN §1 requires;
+//!   default) becomes 1 µs, so every runtime is > 0 as DESIGN §1.1 requires;
 //! - synthetic model metadata, so the `most-recent` / `most-cited`
 //!   heuristics can run: `model_year` uniform over 2000..=2020 and
 //!   `model_citations = floor(10^(4v))`, v ~ U[0,1) (log-uniform over

@@ -6,7 +6,7 @@ use super::Micros;
 
 /// A validated model trace: `users × models` accuracy and runtime matrices
 /// with an availability mask. Users and models are indexed in order of first
-/// appearance in the source (DESIGN §1); every tie in the simulator is broken
+/// appearance in the source (DESIGN §1.1); every tie in the simulator is broken
 /// by the lowest index.
 #[derive(Debug, Clone)]
 pub struct Trace {

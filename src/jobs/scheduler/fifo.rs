@@ -1,4 +1,4 @@
-//! `fifo`: first in, first out (DESIGN §9, exact). The queue is ordered by
+//! `fifo`: first in, first out (DESIGN §9.3, exact). The queue is ordered by
 //! submit time, then job index; the pass scans it in that order and stops
 //! at the first job that does not fit unless backfilling is on.
 //!

@@ -1,4 +1,4 @@
-//! `sjf`: shortest job first with oracle durations (DESIGN §9, exact). The
+//! `sjf`: shortest job first with oracle durations (DESIGN §9.3, exact). The
 //! queue is ordered by duration (the trace's service time), then submit
 //! time, then job index; non-preemptive, with head-of-line blocking unless
 //! backfilling is on.

@@ -1,4 +1,4 @@
-//! The non-preemptive pass over a queue in a fixed order (DESIGN §9), shared
+//! The non-preemptive pass over a queue in a fixed order (DESIGN §9.3), shared
 //! by `fifo` and `sjf`: scan the queue in key order, start each job that
 //! fits; a job that does not fit stops the scan (head-of-line blocking)
 //! unless backfilling is on, in which case the scan goes on with later jobs.

@@ -1,5 +1,5 @@
 //! `greedy` (ease.ml): the eligible tenant with the highest score
-//! (DESIGN §4).
+//! (DESIGN §4.3).
 
 use std::sync::Arc;
 
@@ -25,7 +25,7 @@ fn parse(params: &mut Params) -> Result<SchedulerFactory> {
 }
 
 /// How `greedy` (and `hybrid`) turn a proposal into a score (key `score`,
-/// DESIGN §4).
+/// DESIGN §4.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Score {
     /// `per-second` (the default): score_i = gain_i / ĉˢ, the believed
@@ -56,7 +56,7 @@ impl Score {
         }
     }
 
-    /// DESIGN §4's score of a tenant whose selector proposes `proposal` and
+    /// DESIGN §4.3's score of a tenant whose selector proposes `proposal` and
     /// whose best accuracy so far is `best`:
     ///
     /// score_i = gain_i / ĉˢ (`per-second`) or gain_i / ĉ
@@ -77,7 +77,7 @@ impl Score {
 }
 
 /// Serves the eligible tenant with the highest [`Score::of`] of the
-/// selector's proposal for it (DESIGN §4), ties by the lowest tenant index.
+/// selector's proposal for it (DESIGN §4.3), ties by the lowest tenant index.
 ///
 /// Incremental: a tenant's score depends only on its own state (its
 /// posterior, completed count, best_i and untried models), which changes

@@ -1,5 +1,5 @@
 //! `hybrid` (ease.ml): `greedy` until a switch condition holds, then
-//! `round-robin` for the rest of the run (DESIGN §4).
+//! `round-robin` for the rest of the run (DESIGN §4.4).
 
 use std::sync::Arc;
 
@@ -49,9 +49,10 @@ fn parse(params: &mut Params) -> Result<SchedulerFactory> {
 /// - the last s completed jobs (s = `switch_after`, default
 ///   [`DEFAULT_SWITCH_AFTER`]; 0 disables it) all left their tenant's best
 ///   accuracy unchanged (a completion that raises best_i resets the count;
-///   with one GPU this is DESIGN §4's "s consecutive greedy picks with no
-///   tenant improving", and counting completions rather than picks keeps
-///   the rule meaningful when many GPUs are filled at one instant);
+///   with one GPU this is the shared contract's "s consecutive greedy
+///   picks with no tenant improving", and counting completions rather than
+///   picks keeps the rule meaningful when many GPUs are filled at one
+///   instant; DESIGN §4.4 and its list of differences);
 ///
 /// then [`RoundRobin`] for the rest of the run, its pointer starting just
 /// after the last tenant greedy served (round-robin's own rule: the pointer

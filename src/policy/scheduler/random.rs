@@ -1,4 +1,4 @@
-//! `random`: a uniformly random eligible tenant (DESIGN §4).
+//! `random`: a uniformly random eligible tenant (DESIGN §4.2).
 
 use std::sync::Arc;
 

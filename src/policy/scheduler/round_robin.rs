@@ -1,4 +1,4 @@
-//! `round-robin`: cycle over tenants in index order (DESIGN §4).
+//! `round-robin`: cycle over tenants in index order (DESIGN §4.1).
 
 use std::sync::Arc;
 

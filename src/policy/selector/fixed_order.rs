@@ -1,5 +1,5 @@
 //! Selectors that follow one fixed order of models: `in-order`,
-//! `most-recent` and `most-cited` (DESIGN §4).
+//! `most-recent` and `most-cited` (DESIGN §4.6).
 
 use std::sync::Arc;
 

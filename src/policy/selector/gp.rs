@@ -63,11 +63,11 @@ pub const GP_EI_PER_SECOND: SelectorSpec = SelectorSpec {
     parse: parse_ei_per_second,
 };
 
-/// Default observation noise variance σ_n² (DESIGN §3).
+/// Default observation noise variance σ_n² (DESIGN §3.3).
 pub const DEFAULT_NOISE: f64 = 1e-4;
-/// Default δ of β_t (DESIGN §3).
+/// Default δ of β_t (DESIGN §3.4).
 pub const DEFAULT_DELTA: f64 = 0.1;
-/// Default `beta_scale` s of β_t = s · 2 ln(K t² π² / (6δ)) (DESIGN §3): 1,
+/// Default `beta_scale` s of β_t = s · 2 ln(K t² π² / (6δ)) (DESIGN §3.4): 1,
 /// the β_t of Srinivas et al. (2010).
 pub const DEFAULT_BETA_SCALE: f64 = 1.0;
 /// Default EI margin ξ: 0, the plain expected improvement of Jones et al.
@@ -157,7 +157,7 @@ fn parse_xi(params: &mut Params) -> Result<f64> {
 
 /// The keys every GP selector takes: `kernel` (default `rbf`), `variance`,
 /// `lengthscale` (for `rbf` each defaults to its data-driven value of DESIGN
-/// §3, computed per repetition from its prior users), `noise`, `delta`,
+/// §3.2, computed per repetition from its prior users), `noise`, `delta`,
 /// `beta_scale`.
 fn parse_common(
     params: &mut Params,
@@ -458,7 +458,7 @@ impl GpSelector {
 
     /// The believed relative cost ĉ_ik of trace model `k` for tenant `i`
     /// (trace user `u`), `cost_belief`:
-    /// - `oracle` (DESIGN §3): ĉ_ik = c[i,k] / ((1/K_i) Σ_l c[i,l]), the sum
+    /// - `oracle` (DESIGN §3.6): ĉ_ik = c[i,k] / ((1/K_i) Σ_l c[i,l]), the sum
     ///   over i's K_i available models in index order, runtimes in µs as
     ///   rounded at load (DESIGN §7);
     /// - `prior`: the prior users' mean relative cost of k
@@ -476,7 +476,7 @@ impl GpSelector {
     }
 
     /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
-    /// (trace user) `u` (DESIGN §3), `cost_belief`:
+    /// (trace user) `u` (DESIGN §3.6), `cost_belief`:
     /// - `oracle`: c[i,k], the tenant's runtime (µs as rounded at load / 10⁶);
     /// - `prior`: the prior users' mean runtime of k ([`runtime_prior_s`]);
     /// - 1 for cost-oblivious selectors (they believe every cost is 1).
@@ -535,7 +535,7 @@ impl GpSelector {
         for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
             *e = tenants.is_tried(i, k);
         }
-        // β_t = s · 2 ln(K_i t² π² / (6δ)) (DESIGN §3): `beta_scale` s times
+        // β_t = s · 2 ln(K_i t² π² / (6δ)) (DESIGN §3.4): `beta_scale` s times
         // Srinivas et al.'s β_t; s = 0 leaves the posterior mean alone.
         let b = self.cfg.beta_scale * beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
@@ -568,7 +568,7 @@ impl GpSelector {
         let (j, value) = argmax_by(&self.scratch[..n], acquisition)?;
         let k = models[j];
         let (mu, sigma) = self.moments(i, j, k);
-        // For the EI selectors the gain of DESIGN §4 is the EI itself (not
+        // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
         // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
         let gain = match self.cfg.acquisition {
             Acquisition::Ucb | Acquisition::UcbCost(_) => None,

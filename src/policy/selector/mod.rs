@@ -1,4 +1,4 @@
-//! Model selectors: which model a tenant trains next (DESIGN §3, §4).
+//! Model selectors: which model a tenant trains next (DESIGN §3, §4.6).
 
 pub mod fixed_order;
 pub mod gp;

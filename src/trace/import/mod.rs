@@ -1,5 +1,5 @@
 //! Importers: turn published benchmark tables into canonical traces
-//! (DESIGN §1).
+//! (DESIGN §1.2).
 //!
 //! One module per input format; each documents what it reads, which column
 //! becomes `accuracy` and `runtime_s`, and what it drops and why:

@@ -3,7 +3,7 @@
 //!
 //! Published matrices (the ease.ml prototypes' `prior.txt` / `test.txt`, …)
 //! carry no `model_year` / `model_citations`, yet the "most recent first"
-//! and "most cited first" heuristics (DESIGN §4) need them. This file
+//! and "most cited first" heuristics (DESIGN §4.6) need them. This file
 //! supplies them, one row per model:
 //!
 //! ```text
