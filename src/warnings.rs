@@ -80,13 +80,19 @@ pub fn never_reaches_warnings(
         .collect()
 }
 
+/// The warnings only a finished run can give: [`never_reaches_warnings`]
+/// of `agg`'s policies.
+pub fn result_warnings(agg: &Aggregate) -> Vec<String> {
+    let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
+    let times: Vec<Vec<Option<Micros>>> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
+    never_reaches_warnings(&names, &times, &agg.thresholds)
+}
+
 /// Every warning of a finished run of `s` with aggregate `agg`, setup
 /// warnings first: what `run.json` records under `warnings`.
 pub fn run_warnings(s: &Scenario, agg: &Aggregate) -> Vec<String> {
-    let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
-    let times: Vec<Vec<Option<Micros>>> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
     let mut out = setup_warnings(s);
-    out.extend(never_reaches_warnings(&names, &times, &agg.thresholds));
+    out.extend(result_warnings(agg));
     out
 }
 

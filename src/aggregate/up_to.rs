@@ -1,5 +1,5 @@
 //! The "up to" speedup: the largest T_B(θ) / T_X(θ) over a dense range of
-//! θ, reported with the θ where it occurs (README, Results).
+//! θ, reported with the θ where it occurs (DESIGN §6.6).
 //!
 //! Papers quote "up to N× faster"; that figure is the maximum of a ratio of
 //! two step functions of θ and moves a lot with small changes of the data,

@@ -74,9 +74,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .collect()
     });
     for (s, agg) in scenarios.iter().zip(&aggregates) {
-        let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
-        let times: Vec<_> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
-        for w in crate::warnings::never_reaches_warnings(&names, &times, &agg.thresholds) {
+        for w in crate::warnings::result_warnings(agg) {
             eprintln!("warning: `{}`: {w}", s.name());
         }
     }

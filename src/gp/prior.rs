@@ -145,7 +145,7 @@ pub fn rbf_defaults(trace: &Trace, prior_users: &[usize]) -> Result<RbfDefaults>
     check_prior_users(trace, prior_users)?;
     let cells = PriorCells::new(trace, prior_users);
     let mean = cells.model_means(0.0);
-    Ok(cells.rbf_defaults(&mean))
+    Ok(cells.rbf_defaults(&mean, &cells.mean_squared_differences()))
 }
 
 /// A GP prior over all K models of a trace: mean vector and K×K covariance
@@ -208,10 +208,13 @@ impl GpPrior {
                 variance,
                 lengthscale,
             } => {
+                // d²(k,l) once for every pair (NaN: no shared prior user),
+                // for the data-driven ℓ and the kernel alike.
+                let d2 = cells.mean_squared_differences();
                 let (variance, lengthscale) = match (variance, lengthscale) {
                     (Some(v), Some(l)) => (v, l),
                     _ => {
-                        let defaults = cells.rbf_defaults(&mean);
+                        let defaults = cells.rbf_defaults(&mean, &d2);
                         let m = prior_users.len();
                         let v = match variance {
                             Some(v) => v,
@@ -225,19 +228,16 @@ impl GpPrior {
                     }
                 };
                 let two_l2 = 2.0 * lengthscale * lengthscale;
+                cov = d2;
+                cov.mapv_inplace(|d2| {
+                    if d2.is_nan() {
+                        0.0
+                    } else {
+                        variance * (-d2 / two_l2).exp()
+                    }
+                });
                 for k in 0..n_models {
                     cov[[k, k]] = variance;
-                    for l in k + 1..n_models {
-                        let (sum, count) = cells.pair_sum(k, l, |a, b| (a - b) * (a - b));
-                        let value = if count > 0 {
-                            let d2 = sum / count as f64;
-                            variance * (-d2 / two_l2).exp()
-                        } else {
-                            0.0
-                        };
-                        cov[[k, l]] = value;
-                        cov[[l, k]] = value;
-                    }
                 }
             }
         }
@@ -496,9 +496,30 @@ impl PriorCells {
             .collect()
     }
 
-    /// [`RbfDefaults`] given the per-model means `mean` (DESIGN §3.2). Sums run
-    /// in prior-user order; models and pairs in index order.
-    fn rbf_defaults(&self, mean: &[f64]) -> RbfDefaults {
+    /// d²(k,l) = mean over prior users having both of `(P[j,k] − P[j,l])²`,
+    /// K×K and symmetric, NaN for a pair no prior user shares, 0 on the
+    /// diagonal (DESIGN §3.2).
+    fn mean_squared_differences(&self) -> Array2<f64> {
+        let mut d2 = Array2::<f64>::zeros((self.n_models, self.n_models));
+        for k in 0..self.n_models {
+            for l in k + 1..self.n_models {
+                let (sum, count) = self.pair_sum(k, l, |a, b| (a - b) * (a - b));
+                let value = if count > 0 {
+                    sum / count as f64
+                } else {
+                    f64::NAN
+                };
+                d2[[k, l]] = value;
+                d2[[l, k]] = value;
+            }
+        }
+        d2
+    }
+
+    /// [`RbfDefaults`] given the per-model means `mean` and the pair
+    /// distances `d2` ([`Self::mean_squared_differences`]) (DESIGN §3.2).
+    /// Sums run in prior-user order; models and pairs in index order.
+    fn rbf_defaults(&self, mean: &[f64], d2: &Array2<f64>) -> RbfDefaults {
         // v: mean over models with a prior user of their variance about m_k.
         let (mut v_sum, mut v_count) = (0.0, 0usize);
         for (k, &m_k) in mean.iter().enumerate().take(self.n_models) {
@@ -515,9 +536,8 @@ impl PriorCells {
         let mut distances = Vec::new();
         for k in 0..self.n_models {
             for l in k + 1..self.n_models {
-                let (sum, count) = self.pair_sum(k, l, |a, b| (a - b) * (a - b));
-                if count > 0 {
-                    distances.push((sum / count as f64).sqrt());
+                if !d2[[k, l]].is_nan() {
+                    distances.push(d2[[k, l]].sqrt());
                 }
             }
         }

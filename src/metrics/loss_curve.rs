@@ -52,7 +52,7 @@ impl LossCurve {
     }
 
     /// The same run's loss as a function of the number of completed jobs
-    /// (the ease.ml prototypes' per-trial view; README, Results): the curve's
+    /// (the ease.ml prototypes' per-trial view; DESIGN §6.4): the curve's
     /// axis counts completions instead of µs. The j-th completion in the
     /// engine's processing order sits at j (1, 2, …); a tenant arriving at τ
     /// sits at the number of jobs completed by τ (completions come before
@@ -67,19 +67,19 @@ impl LossCurve {
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Self {
-        // Completion times in processing order (sorted for an engine log).
-        let ends: Vec<Micros> = outcome
+        // Completion times, sorted (an engine log already is), to count the
+        // jobs completed by each arrival.
+        let mut ends: Vec<Micros> = outcome
             .completion_order
             .iter()
             .map(|&j| outcome.jobs[j as usize].end)
             .collect();
-        let mut sorted_ends = ends.clone();
-        if !sorted_ends.windows(2).all(|w| w[0] <= w[1]) {
-            sorted_ends.sort_unstable();
+        if !ends.is_sorted() {
+            ends.sort_unstable();
         }
         let on_axis: Vec<Micros> = arrivals
             .iter()
-            .map(|&a| sorted_ends.partition_point(|&e| e <= a) as Micros)
+            .map(|&a| ends.partition_point(|&e| e <= a) as Micros)
             .collect();
         let completions = ends.len() as Micros;
         // Completion k is at k + 1: already in axis order.

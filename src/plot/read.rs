@@ -131,29 +131,7 @@ impl<'a> Table<'a> {
     /// column. Rows are checked as they are read (every row must have as
     /// many fields as the header).
     pub fn parse(source: &str, text: impl Into<Cow<'a, str>>, required: &[&str]) -> Result<Self> {
-        let text = text.into();
-        if text.trim().is_empty() {
-            return Err(Error::input(format!(
-                "{source}: empty file: expected a header line with the columns {}",
-                required.join(",")
-            )));
-        }
-        let header: Vec<String> = CsvReader::new(source, text.as_bytes(), false)?
-            .headers()
-            .iter()
-            .map(str::to_string)
-            .collect();
-        if let Some(missing) = required.iter().find(|c| !header.iter().any(|h| h == *c)) {
-            return Err(Error::input(format!(
-                "{source}: line 1: missing column `{missing}` (expected the columns {})",
-                required.join(",")
-            )));
-        }
-        Ok(Self {
-            source: source.to_string(),
-            body: Body::Text(text),
-            header,
-        })
+        Self::open(source.to_string(), Body::Text(text.into()), required)
     }
 
     /// Open the CSV file `path` without reading it whole: the rows are read
@@ -161,10 +139,25 @@ impl<'a> Table<'a> {
     /// time. Checks as [`Table::parse`]; invalid UTF-8 is an error naming
     /// the line where it is met.
     pub fn open_file(path: &Path, required: &[&str]) -> Result<Self> {
-        let source = path.display().to_string();
-        let file = open_input(path, "results file")?;
-        let reader = CsvReader::new(&source, std::io::BufReader::new(file), false)?;
+        Self::open(
+            path.display().to_string(),
+            Body::File(path.to_path_buf()),
+            required,
+        )
+    }
+
+    /// Read and check the header of `body`: not empty, every `required`
+    /// column present.
+    fn open(source: String, body: Body<'a>, required: &[&str]) -> Result<Self> {
+        let mut table = Self {
+            source,
+            body,
+            header: Vec::new(),
+        };
+        let reader = CsvReader::new(&table.source, table.bytes()?, false)?;
         let header: Vec<String> = reader.headers().iter().map(str::to_string).collect();
+        drop(reader);
+        let source = &table.source;
         if header.iter().all(|h| h.trim().is_empty()) {
             return Err(Error::input(format!(
                 "{source}: empty file: expected a header line with the columns {}",
@@ -177,11 +170,8 @@ impl<'a> Table<'a> {
                 required.join(",")
             )));
         }
-        Ok(Self {
-            source,
-            body: Body::File(path.to_path_buf()),
-            header,
-        })
+        table.header = header;
+        Ok(table)
     }
 
     /// A fresh reader over the table's bytes.
