@@ -15,12 +15,13 @@ use std::sync::Arc;
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
 use tenantsim::Result;
-use tenantsim::engine::decision_bench::DecisionHarness;
-use tenantsim::engine::{EventQueue, Tenants};
-use tenantsim::experiment::simulate_one;
-use tenantsim::policy::{Params, RepContext, Selector, registry};
-use tenantsim::scenario::{Overrides, Scenario, parse_scenario};
-use tenantsim::trace::{SynParams, Trace, TraceBuilder, generate_syn};
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::experiment::simulate_one;
+use tenantsim::models::policy::{Params, RepContext, Selector, registry};
+use tenantsim::models::scenario::{Scenario, parse_scenario};
+use tenantsim::models::sim::decision_bench::DecisionHarness;
+use tenantsim::models::sim::{EventQueue, Tenants};
+use tenantsim::models::trace::{SynParams, Trace, TraceBuilder, generate_syn};
 
 fn main() {
     divan::main();
@@ -75,7 +76,7 @@ fn gp_selector(
 /// The GP math of one tenant at K models.
 mod gp {
     use super::*;
-    use tenantsim::gp::{GpPrior, Kernel, TenantPosterior};
+    use tenantsim::models::gp::{GpPrior, Kernel, TenantPosterior};
 
     /// 50 prior users and one tenant (the last user) over `k` models.
     fn setup(k: usize) -> (Arc<Trace>, Vec<usize>, usize) {

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rand::Rng;
-use tenantsim::rng::{Purpose, stream};
-use tenantsim::trace::{TraceRow, write_trace};
+use tenantsim::core::rng::{Purpose, stream};
+use tenantsim::models::trace::{TraceRow, write_trace};
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, name: &str) -> Result<T, String> {
     args.get(i)

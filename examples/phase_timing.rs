@@ -14,10 +14,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tenantsim::aggregate::aggregate;
-use tenantsim::experiment::{run_grid, thread_pool};
-use tenantsim::report::{ReportOptions, write_results};
-use tenantsim::scenario::{Overrides, load_plan};
+use tenantsim::core::runner::thread_pool;
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::aggregate::aggregate;
+use tenantsim::models::experiment::run_grid;
+use tenantsim::models::report::{ReportOptions, write_results};
+use tenantsim::models::scenario::load_plan;
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().collect();

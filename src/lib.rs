@@ -2,13 +2,14 @@
 //! services.
 //!
 //! Many users share one GPU cluster; each brings a dataset and candidate
-//! models. The simulator replays a [`trace`] (accuracy and runtime per user
-//! and model) through the [`engine`] under the user scheduler and model
-//! selector a [`scenario`] names, and reports regret curves and time to
-//! quality ([`metrics`], [`aggregate`], [`report`]). A second mode,
-//! [`jobs`], replays GPU-cluster job traces under classic cluster
-//! schedulers. The command line ([`cli`], `main.rs`) is one user of this
-//! library.
+//! models. The simulator replays a [trace](models::trace) (accuracy and
+//! runtime per user and model) through the [simulation](models::sim) under
+//! the user scheduler and model selector a [scenario](models::scenario)
+//! names, and reports regret curves and time to quality
+//! ([`models::metrics`], [`models::aggregate`], [`models::report`]). A
+//! second mode, [`jobs`], replays GPU-cluster job traces under classic
+//! cluster schedulers. The command line ([`cli`], `main.rs`) is one user of
+//! this library.
 //!
 //! The rules are written down in the repository's `docs/DESIGN.md`; a
 //! comment that cites "DESIGN §N" means section N of that file.
@@ -35,39 +36,37 @@
 //! The same scenario and seed give byte-identical result files whatever
 //! the thread count (DESIGN §5):
 //!
-//! - simulated time is integer microseconds ([`trace::Micros`]); runtimes
+//! - simulated time is integer microseconds ([`core::time::Micros`]); runtimes
 //!   are rounded once at load, so simultaneous events are exactly
 //!   simultaneous (DESIGN §7);
 //! - events at one instant are processed in (time, kind, sequence) order
 //!   and every tie is broken by the lowest index (DESIGN §2.4);
 //! - every random choice draws from a stream derived only from (seed,
-//!   repetition, purpose) ([`rng::stream`]);
+//!   repetition, purpose) ([`core::rng::stream`]);
 //! - runs are handed to the aggregation in (repetition, policy) order and
 //!   every sum over repetitions runs in repetition order
-//!   ([`experiment::fold_in_order`]).
+//!   ([`core::runner::fold_in_order`]).
 //!
 //! Only the `run.json` fields it lists under `varying_fields` (paths,
 //! thread count, wall times) differ between two runs (DESIGN §6.9).
 //!
 //! # Modules
 //!
+//! The folders show the architecture. [`core`] knows neither mode; the two
+//! modes, [`models`] (model selection) and [`jobs`] (job-trace replay),
+//! have the same shape and never import each other; [`plot`] draws the
+//! figures of a results folder; [`cli`] is the command line and the only
+//! module that joins them. The dependency rule, `cli → {models, jobs,
+//! plot} → core`, is checked by a test (`tests/it/architecture.rs`,
+//! DESIGN §10).
+//!
 //! | module | holds |
 //! |---|---|
-//! | [`trace`] | model traces: the CSV format, validation, importers, the synthetic generator |
-//! | [`scenario`] | the scenario file, its validation, splits, arrivals, sweeps |
-//! | [`engine`] | event queue and loop, GPU pool, tenant state, the model-selection simulation |
-//! | [`policy`] | user schedulers and model selectors behind two traits, found by name |
-//! | [`gp`] | GP priors, posteriors and acquisition functions |
-//! | [`metrics`] | L(τ), R(T), T(θ) and per-tenant figures of one run |
-//! | [`experiment`] | repetitions × policies on a thread pool, folded in order |
-//! | [`aggregate`] | time grid, Student-t and quantile statistics, mean-curve T(θ), speedups, regret ratios |
-//! | [`report`] | the results folder and the terminal and JSON summaries |
+//! | [`core`] | time, the event queue and loop, RNG streams, errors, atomic writes and results folders, CSV helpers, statistics, the runner, sweep expansion, the golden comparison |
+//! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies, GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
+//! | [`jobs`] | job traces and importers, the job scenario, cluster and placement, the schedulers, JCT metrics, the results folder |
 //! | [`plot`] | the figures of a results folder |
-//! | [`jobs`] | job-trace mode: job traces, cluster and placement, schedulers, metrics |
-//! | [`check`] | comparison of results with golden files |
 //! | [`cli`] | the command line |
-//! | [`error`] | the error type and exit codes |
-//! | [`rng`], [`io_util`], [`csv_columns`], [`echo`], [`limits`], [`interrupt`], [`warnings`], [`bench`](mod@bench) | shared helpers |
 //!
 //! # Example
 //!
@@ -88,9 +87,10 @@
 //!
 //! ```
 //! use std::path::Path;
-//! use tenantsim::experiment::simulate_one;
-//! use tenantsim::scenario::{Overrides, parse_scenario};
-//! use tenantsim::trace::parse_trace;
+//! use tenantsim::models::experiment::simulate_one;
+//! use tenantsim::core::scenario::Overrides;
+//! use tenantsim::models::scenario::parse_scenario;
+//! use tenantsim::models::trace::parse_trace;
 //!
 //! # fn main() -> tenantsim::Result<()> {
 //! let csv = "user,model,accuracy,runtime_s
@@ -132,29 +132,10 @@
 //! # }
 //! ```
 
-pub mod aggregate;
-pub mod bench;
-pub mod check;
 pub mod cli;
-pub mod csv_columns;
-pub mod echo;
-pub mod engine;
-pub mod error;
-pub mod experiment;
-pub mod gp;
-pub mod interrupt;
-pub mod io_util;
+pub mod core;
 pub mod jobs;
-pub mod limits;
-pub mod metrics;
+pub mod models;
 pub mod plot;
-pub mod policy;
-pub mod report;
-pub mod rng;
-pub mod scenario;
-#[doc(hidden)]
-pub mod testing;
-pub mod trace;
-pub mod warnings;
 
-pub use error::{Error, ErrorKind, Result};
+pub use crate::core::error::{Error, ErrorKind, Result};

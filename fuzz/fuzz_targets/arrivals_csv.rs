@@ -5,14 +5,14 @@
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-fn trace() -> &'static tenantsim::trace::Trace {
-    static TRACE: OnceLock<tenantsim::trace::Trace> = OnceLock::new();
+fn trace() -> &'static tenantsim::models::trace::Trace {
+    static TRACE: OnceLock<tenantsim::models::trace::Trace> = OnceLock::new();
     TRACE.get_or_init(|| {
-        tenantsim::trace::parse_trace("hand.csv", &include_bytes!("../../traces/hand.csv")[..])
+        tenantsim::models::trace::parse_trace("hand.csv", &include_bytes!("../../traces/hand.csv")[..])
             .expect("the bundled hand trace is valid")
     })
 }
 
 fuzz_target!(|data: &[u8]| {
-    let _ = tenantsim::scenario::parse_arrival_times("fuzz.csv", data, trace());
+    let _ = tenantsim::models::scenario::parse_arrival_times("fuzz.csv", data, trace());
 });

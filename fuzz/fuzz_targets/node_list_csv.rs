@@ -6,11 +6,11 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(nodes) = tenantsim::jobs::cluster::parse_node_list("fuzz.csv", data) {
         assert!(!nodes.is_empty());
-        assert!(nodes.len() as u64 <= tenantsim::limits::MAX_NODES);
+        assert!(nodes.len() as u64 <= tenantsim::core::limits::MAX_NODES);
         assert!(
             nodes
                 .iter()
-                .all(|(_, g)| *g >= 1 && u64::from(*g) <= tenantsim::limits::MAX_GPUS_PER_NODE)
+                .all(|(_, g)| *g >= 1 && u64::from(*g) <= tenantsim::core::limits::MAX_GPUS_PER_NODE)
         );
     }
 });

@@ -8,6 +8,6 @@ use std::path::Path;
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenario.toml");
-        let _ = tenantsim::scenario::parse_scenario(&path, text, Default::default());
+        let _ = tenantsim::models::scenario::parse_scenario(&path, text, Default::default());
     }
 });

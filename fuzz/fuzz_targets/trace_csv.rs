@@ -3,5 +3,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = tenantsim::trace::parse_trace("fuzz.csv", data);
+    let _ = tenantsim::models::trace::parse_trace("fuzz.csv", data);
 });

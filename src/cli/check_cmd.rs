@@ -1,8 +1,8 @@
 //! `tenantsim check RESULTS --against GOLDEN`.
 
 use super::CheckArgs;
-use crate::check::{Tolerance, compare_dirs};
-use crate::error::{Error, Result};
+use crate::core::check::{Tolerance, compare_dirs};
+use crate::core::error::{Error, Result};
 
 /// Compare summaries; print a diff table and fail on drift.
 pub fn check(args: &CheckArgs) -> Result<()> {

@@ -1,6 +1,7 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
 mod check_cmd;
+pub mod jobs;
 mod plot_cmd;
 mod progress;
 mod run_cmd;
@@ -10,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// tenantsim: simulate a GPU cluster shared by many users who each search
 /// for their best model, and compare allocation policies by regret.
@@ -37,7 +38,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Convert a published results table (LCDB, Fernández-Delgado, ease.ml
     /// matrices, ASlib) into a canonical trace CSV.
-    Import(crate::trace::ImportArgs),
+    Import(crate::models::trace::ImportArgs),
     /// Generate a synthetic trace.
     #[command(subcommand)]
     Gen(GenCommand),
@@ -45,10 +46,10 @@ pub enum Command {
     Check(CheckArgs),
     /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
     /// job trace CSV for job-trace mode.
-    ImportJobs(crate::jobs::cli::ImportJobsArgs),
+    ImportJobs(jobs::ImportJobsArgs),
     /// Time built-in workloads (generated in memory): events, wall time and
     /// events per second, one line per workload.
-    Bench(crate::bench::BenchArgs),
+    Bench(crate::models::bench::BenchArgs),
     /// Draw the figures of a results folder (model mode, job mode or a
     /// sweep) as PNG and/or SVG into its plots/ folder.
     Plot(PlotArgs),
@@ -124,7 +125,7 @@ fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
 pub enum GenCommand {
     /// The ease.ml synthetic workload: model means a_k ~ N(0.5, S²), user
     /// accuracies ~ N(a_k, U²) clipped to [0, 1], costs from a distribution.
-    Syn(crate::trace::GenSynArgs),
+    Syn(crate::models::trace::GenSynArgs),
 }
 
 /// Arguments of `tenantsim check`.
@@ -191,18 +192,18 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Run(args) => run_cmd::run(&args),
         Command::Validate(args) => validate_cmd::validate(&args),
         Command::Import(args) => {
-            let report = crate::trace::run_import(&args)?;
+            let report = crate::models::trace::run_import(&args)?;
             eprintln!("{report}");
             Ok(())
         }
         Command::Gen(GenCommand::Syn(args)) => {
-            let report = crate::trace::run_gen_syn(&args)?;
+            let report = crate::models::trace::run_gen_syn(&args)?;
             eprintln!("{report}");
             Ok(())
         }
         Command::Check(args) => check_cmd::check(&args),
-        Command::ImportJobs(args) => crate::jobs::cli::import_jobs_cmd(&args),
-        Command::Bench(args) => crate::bench::run_bench(&args),
+        Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
+        Command::Bench(args) => crate::models::bench::run_bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
     }
 }

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::PlotArgs;
-use crate::error::Result;
-use crate::io_util::{Protected, StagedDir, prepare_target};
+use crate::core::error::Result;
+use crate::core::io::{Protected, StagedDir, prepare_target};
 use crate::plot::{PLOTS_DIR, PlotOptions, plot_dir};
 
 /// Draw the figures of a results folder and say what was written. With
@@ -28,7 +28,7 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
     };
     let (done, out) = match &args.out {
         Some(out) => {
-            crate::interrupt::install_handler();
+            crate::core::interrupt::install_handler();
             let inputs = [Protected {
                 what: "the results folder being plotted",
                 path: &args.results,

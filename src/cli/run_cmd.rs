@@ -8,21 +8,23 @@ use serde_json::{Value, json};
 
 use super::RunArgs;
 use super::progress::Progress;
-use crate::aggregate::{Aggregate, aggregate};
-use crate::error::{Error, Result};
-use crate::experiment::{ExperimentResult, run_grid, thread_pool};
-use crate::io_util::{Protected, StagedDir, prepare_target, write_atomic};
-use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
-use crate::report::{
+use crate::core::error::{Error, Result};
+use crate::core::io::{Protected, StagedDir, prepare_target, write_atomic};
+use crate::core::runner::thread_pool;
+use crate::core::scenario::Overrides;
+use crate::models::aggregate::{Aggregate, aggregate};
+use crate::models::experiment::{ExperimentResult, run_grid};
+use crate::models::report::{
     PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
-use crate::scenario::{Overrides, Plan, SweepAxis, SweepPoint, load_plan};
+use crate::models::scenario::{Plan, SweepAxis, SweepPoint, load_plan};
+use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
 
 /// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
-    crate::interrupt::install_handler();
-    if crate::jobs::cli::is_jobs_scenario(&args.scenario)? {
-        return crate::jobs::cli::run_jobs(args);
+    crate::core::interrupt::install_handler();
+    if crate::cli::jobs::is_jobs_scenario(&args.scenario)? {
+        return crate::cli::jobs::run_jobs(args);
     }
     let plan = load_plan(
         &args.scenario,
@@ -53,7 +55,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // Degenerate set-ups are said before the run (and again in run.json);
     // they never change a result.
     for s in &scenarios {
-        for w in crate::warnings::setup_warnings(s) {
+        for w in crate::models::warnings::setup_warnings(s) {
             eprintln!("warning: `{}`: {w}", s.name());
         }
     }
@@ -74,7 +76,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             .collect()
     });
     for (s, agg) in scenarios.iter().zip(&aggregates) {
-        for w in crate::warnings::result_warnings(agg) {
+        for w in crate::models::warnings::result_warnings(agg) {
             eprintln!("warning: `{}`: {w}", s.name());
         }
     }
@@ -157,7 +159,7 @@ fn check_out(out: &Path, args: &RunArgs, inputs: &[Protected<'_>]) -> Result<()>
 /// A signal that arrived after the results were moved into place still
 /// stops the command with its exit code; the results stay.
 fn stopped_after_commit(out: &Path) -> Result<()> {
-    if crate::interrupt::requested() {
+    if crate::core::interrupt::requested() {
         return Err(Error::interrupted(format!(
             "interrupted after the results were complete: they are in {}",
             out.display()

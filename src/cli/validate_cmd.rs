@@ -1,9 +1,10 @@
 //! `tenantsim validate FILE`.
 
 use super::ValidateArgs;
-use crate::error::Result;
-use crate::scenario::{Overrides, Plan, Scenario, load_plan};
-use crate::trace::{Trace, load_trace};
+use crate::core::error::Result;
+use crate::core::scenario::Overrides;
+use crate::models::scenario::{Plan, Scenario, load_plan};
+use crate::models::trace::{Trace, load_trace};
 
 fn describe_trace(t: &Trace) -> String {
     let cells = t.n_users() * t.n_models();
@@ -33,7 +34,7 @@ pub fn validate(args: &ValidateArgs) -> Result<()> {
         .file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    if let Some(done) = crate::jobs::cli::validate_if_jobs(&args.file, is_scenario) {
+    if let Some(done) = crate::cli::jobs::validate_if_jobs(&args.file, is_scenario) {
         return done;
     }
     if !is_scenario {
@@ -103,7 +104,7 @@ fn describe_scenario(s: &Scenario) {
     if let Some(b) = s.policies.get(s.baseline) {
         eprintln!("  baseline `{}`", b.name);
     }
-    for w in crate::warnings::setup_warnings(s) {
+    for w in crate::models::warnings::setup_warnings(s) {
         eprintln!("  warning: {w}");
     }
 }

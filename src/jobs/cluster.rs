@@ -17,10 +17,10 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::echo::shown;
-use crate::error::{Error, Result};
-use crate::io_util::open_input;
-use crate::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::io::open_input;
+use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 
 /// How a job's GPUs are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -305,12 +305,12 @@ pub fn load_node_list(path: &Path) -> Result<Vec<(String, u32)>> {
 /// [`load_node_list`] on a node list read from `input`; `source` names it
 /// in errors.
 pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Vec<(String, u32)>> {
-    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
+    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
     let find = |names: &[&str]| -> Result<Option<usize>> {
         let found: Vec<&str> = names
             .iter()
             .copied()
-            .filter(|n| crate::csv_columns::find_column(&headers, &[n]).is_some())
+            .filter(|n| crate::core::csv_columns::find_column(&headers, &[n]).is_some())
             .collect();
         if found.len() > 1 {
             return Err(Error::input(format!(
@@ -318,7 +318,7 @@ pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Vec<(S
                 found[0], found[1]
             )));
         }
-        Ok(crate::csv_columns::find_column(&headers, names))
+        Ok(crate::core::csv_columns::find_column(&headers, names))
     };
     let Some(gpu_col) = find(&["gpus", "gpu"])? else {
         return Err(Error::input(format!(

@@ -17,7 +17,7 @@
 
 use super::simulation::JobOutcome;
 use super::trace::Job;
-use crate::trace::Micros;
+use crate::core::time::Micros;
 
 /// The `summary.csv` figures of one run; times in µs.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,8 @@
 //!   rules; node lists.
 //! - [`scheduler`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`
 //!   behind one trait, found by name; optional backfilling.
-//! - [`simulation`]: the [`Component`](crate::engine::Component) driven by
-//!   [`run_events`](crate::engine::run_events); preemption semantics.
+//! - [`simulation`]: the [`Component`](crate::core::Component) driven by
+//!   [`run_events`](crate::core::run_events); preemption semantics.
 //! - [`metrics`], [`report`]: JCT statistics, utilisation, fairness; the
 //!   results folder.
 //! - [`scenario`], [`run`], [`cli`]: the `mode = "jobs"` scenario, its
@@ -16,7 +16,6 @@
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
 
-pub mod cli;
 pub mod cluster;
 pub mod heap;
 pub mod import;

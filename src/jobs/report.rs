@@ -21,11 +21,12 @@ use serde_json::json;
 use super::metrics::{user_metrics, utilization_timeline};
 use super::run::{JobExperiment, JobRun};
 use super::scenario::JobScenario;
-use crate::error::{Error, Result};
-use crate::io_util::{StagedDir, write_atomic};
+use crate::core::csv_text::csv_field;
+use crate::core::error::{Error, Result};
+use crate::core::io::{StagedDir, write_atomic};
+use crate::core::spool::Spool;
+use crate::core::time::micros_to_secs_string;
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_jobs};
-use crate::report::{Spool, csv_field};
-use crate::trace::micros_to_secs_string;
 
 /// Points of the utilisation timeline per run.
 pub const UTILIZATION_POINTS: usize = 1000;

@@ -10,7 +10,7 @@ use super::report::JobRows;
 use super::scenario::{JobScenario, RepJobs};
 use super::scheduler::SchedInit;
 use super::simulation::{JobOutcome, JobSimInput, simulate_jobs};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// One (repetition, policy) run.
 #[derive(Debug, Clone)]
@@ -93,14 +93,14 @@ pub fn run_job_experiment(
     threads: Option<usize>,
     with_jobs: bool,
 ) -> Result<JobExperiment> {
-    let pool = crate::experiment::thread_pool(threads)?;
+    let pool = crate::core::runner::thread_pool(threads)?;
     let threads = pool.current_num_threads();
     let n_pol = scenario.policies.len() as u64;
     let tasks = u64::from(scenario.repetitions()) * n_pol;
     let mut rows = JobRows::new(with_jobs)?;
     let mut runs = Vec::new();
     let start = Instant::now();
-    crate::experiment::fold_in_order(
+    crate::core::runner::fold_in_order(
         &pool,
         tasks,
         threads,

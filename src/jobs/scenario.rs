@@ -37,49 +37,12 @@ use super::cluster::{Placement, load_node_list};
 use super::scheduler::{self, JobParams, JobSchedulerFactory, JobSchedulerSpec};
 use super::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
-use crate::error::{Error, Result};
-use crate::io_util::read_input;
-use crate::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
-use crate::rng::{Purpose, stream};
-use crate::scenario::{Overrides, read_scenario_text, toml_error};
-use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
-
-/// Which simulation a scenario file asks for (its top-level `mode` key).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Model selection (DESIGN §2; the default).
-    Models,
-    /// Job-trace replay (DESIGN §9).
-    Jobs,
-}
-
-/// Read the top-level `mode` of the TOML text `text` from `path`. A text
-/// that is not valid TOML is reported as `Models`, so that the
-/// model-selection loader reports the syntax error as it always did.
-pub fn mode_of_text(path: &Path, text: &str) -> Result<Mode> {
-    let Ok(table) = text.parse::<toml::Table>() else {
-        return Ok(Mode::Models);
-    };
-    match table.get("mode") {
-        None => Ok(Mode::Models),
-        Some(toml::Value::String(s)) if s == "models" => Ok(Mode::Models),
-        Some(toml::Value::String(s)) if s == "jobs" => Ok(Mode::Jobs),
-        Some(v) => Err(Error::input(format!(
-            "{}: mode: expected \"models\" or \"jobs\", got `{}`",
-            path.display(),
-            crate::echo::shown(&v.to_string())
-        ))),
-    }
-}
-
-/// The mode of the scenario file at `path` (see [`mode_of_text`]);
-/// unreadable files are `Models` so the usual loader reports them.
-pub fn scenario_mode(path: &Path) -> Result<Mode> {
-    match read_scenario_text(path) {
-        Ok(text) => mode_of_text(path, &text),
-        Err(_) => Ok(Mode::Models),
-    }
-}
+use crate::core::error::{Error, Result};
+use crate::core::io::read_input;
+use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
+use crate::core::rng::{Purpose, stream};
+use crate::core::scenario::{Overrides, check_common, read_scenario_text, toml_error};
+use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// A job-mode scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,11 +115,11 @@ pub struct JobsSection {
 #[serde(deny_unknown_fields)]
 pub struct JobClusterSection {
     /// Number of identical nodes (with `gpus_per_node`; at most
-    /// [`crate::limits::MAX_NODES`]).
+    /// [`crate::core::limits::MAX_NODES`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
     /// GPUs per node (with `nodes`; at most
-    /// [`crate::limits::MAX_GPUS_PER_NODE`]).
+    /// [`crate::core::limits::MAX_GPUS_PER_NODE`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpus_per_node: Option<u64>,
     /// A node list CSV instead (relative to the scenario file).
@@ -456,7 +419,7 @@ fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
         );
     }
     let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
-    crate::scenario::check_common(at, &f.name, f.repetitions, &names, "name and scheduler")?;
+    check_common(at, &f.name, f.repetitions, &names, "name and scheduler")?;
     Ok(())
 }
 
@@ -469,12 +432,12 @@ fn resolve_policy(
     let context = format!(
         "{at}: [[policy]] #{} (\"{}\")",
         index + 1,
-        crate::echo::shown(&p.name)
+        crate::core::echo::shown(&p.name)
     );
     let spec = scheduler::scheduler(&p.scheduler).ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
-            crate::echo::shown(&p.scheduler),
+            crate::core::echo::shown(&p.scheduler),
             scheduler::scheduler_names()
         ))
     })?;

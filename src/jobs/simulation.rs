@@ -28,9 +28,9 @@
 use super::cluster::{Alloc, Cluster, Placement};
 use super::scheduler::JobScheduler;
 use super::trace::Job;
-use crate::engine::{Component, EventQueue, run_events};
-use crate::error::{Error, Result};
-use crate::trace::Micros;
+use crate::core::error::{Error, Result};
+use crate::core::time::Micros;
+use crate::core::{Component, EventQueue, run_events};
 
 const COMPLETION: u8 = 0;
 const ARRIVAL: u8 = 1;

@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use crate::echo::shown;
-use crate::error::{Error, Result};
-use crate::io_util::{open_input, write_atomic};
-use crate::limits::{MAX_GPUS_PER_NODE, MAX_JOB_GPUS, MAX_NODES, grouped};
-use crate::trace::{MAX_RUNTIME_S, Micros, secs_to_micros};
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::io::{open_input, write_atomic};
+use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_JOB_GPUS, MAX_NODES, grouped};
+use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// Largest accepted submit time, in seconds (about 31,700 years): keeps
 /// every event time far from `u64` overflow.
@@ -274,8 +274,8 @@ pub fn load_job_trace(path: &Path) -> Result<JobTrace> {
 /// Parse and validate a job trace CSV read from `input`; `source` names it
 /// in error messages.
 pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
-    let (mut reader, headers) = crate::csv_columns::csv_with_header(source, input)?;
-    let col = crate::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
+    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
+    let col = crate::core::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
     let mut record = csv::StringRecord::new();
     while let Some(line) = reader.read_record(&mut record)? {
@@ -353,8 +353,8 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
         let _ = write!(
             out,
             "{},{},{},{},{}",
-            crate::report::csv_field(&r.job_id),
-            crate::report::csv_field(&r.user),
+            crate::core::csv_text::csv_field(&r.job_id),
+            crate::core::csv_text::csv_field(&r.user),
             r.submit_s,
             r.duration_s,
             r.gpus
@@ -363,14 +363,14 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
             let _ = write!(
                 out,
                 ",{}",
-                crate::report::csv_field(r.gpu_type.as_deref().unwrap_or(""))
+                crate::core::csv_text::csv_field(r.gpu_type.as_deref().unwrap_or(""))
             );
         }
         if has_group {
             let _ = write!(
                 out,
                 ",{}",
-                crate::report::csv_field(r.group.as_deref().unwrap_or(""))
+                crate::core::csv_text::csv_field(r.group.as_deref().unwrap_or(""))
             );
         }
         out.push('\n');

@@ -9,8 +9,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::style::{Theme, ensure_font};
-use crate::error::{Error, Result};
-use crate::io_util::write_atomic;
+use crate::core::error::{Error, Result};
+use crate::core::io::write_atomic;
 
 /// Which files a figure becomes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use super::canvas::draw_err;
 use super::scale::{Axis, Ticked};
 use super::style::{Theme, tint};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// The coordinate system of every chart: f64 chart coordinates on both
 /// axes (log10 of the value on a log axis) with our own tick positions.

@@ -4,7 +4,7 @@
 //! optional `jobs.csv`) and sweeps (`sweep.csv`).
 
 use super::read::{Cell, Source, Table};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Policy names in the order of the results (scenario order): a policy's
 /// index picks its style in every figure.

@@ -14,8 +14,8 @@ use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
 use super::marks::{line, markers, plain_line, steps, trace_pixels};
 use super::scale::{Axis, num};
 use super::style::{Theme, series};
-use crate::aggregate::quantile;
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::stats::quantile;
 
 /// The JCT CDF figure.
 #[derive(Debug, Clone, Copy)]

@@ -13,7 +13,7 @@ use super::canvas::draw_err;
 use super::chart::text_width;
 use super::marks::marker_element;
 use super::style::{SeriesStyle, Theme};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// What stands before an entry's label.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

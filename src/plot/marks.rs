@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::canvas::draw_err;
 use super::chart::Chart;
 use super::style::{Marker, SeriesStyle, Theme};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// A polyline through `pts` in the series' colour and dash pattern.
 pub fn line<DB: DrawingBackend>(

@@ -47,10 +47,9 @@ pub use tenant_accuracy::TenantAccuracy;
 pub use tenant_regret::TenantRegret;
 pub use utilization::Utilization;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
-/// Name of the folder of figures inside a results folder.
-pub const PLOTS_DIR: &str = "plots";
+pub use crate::core::io::PLOTS_DIR;
 
 /// How to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -275,7 +274,7 @@ pub fn kind_of(dir: &Path) -> Result<Kind> {
         return Ok(Kind::Model);
     }
     // Through `read_input`, which refuses a FIFO or device in its place.
-    let manifest = crate::io_util::read_input(&dir.join("run.json"), "manifest")
+    let manifest = crate::core::io::read_input(&dir.join("run.json"), "manifest")
         .ok()
         .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok());
     match manifest {

@@ -8,10 +8,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::csv_columns::CsvReader;
-use crate::echo::shown;
-use crate::error::{Error, Result};
-use crate::io_util::{open_input, read_input};
+use crate::core::csv_columns::CsvReader;
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::io::{open_input, read_input};
 
 /// Files on disk larger than this are read row by row from the file instead
 /// of as one text (a `tenants.csv` of a million repetitions is gigabytes).

@@ -13,7 +13,7 @@ use super::marks::{plain_line, text};
 use super::read::Cell;
 use super::scale::{Axis, num};
 use super::style::{INK, Theme, series};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// The cumulative-regret figure.
 #[derive(Debug, Clone, Copy)]

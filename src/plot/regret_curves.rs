@@ -24,8 +24,8 @@ use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
 use super::marks::{band, line, markers, plain_line, steps, text, trace_pixels};
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};
-use crate::aggregate::quantile;
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::stats::quantile;
 
 /// The regret-curve figure.
 #[derive(Debug, Clone, Copy)]

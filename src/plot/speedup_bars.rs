@@ -19,7 +19,7 @@ use super::marks::{plain_line, text};
 use super::read::Cell;
 use super::scale::{Axis, num};
 use super::style::{INK, MUTED, Theme, series, tint};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// The speedup figure.
 #[derive(Debug, Clone, Copy)]
@@ -130,7 +130,7 @@ impl Figure for SpeedupBars<'_> {
                             )))
                             .map_err(draw_err)?;
                     }
-                    Ok::<(), crate::error::Error>(())
+                    Ok::<(), crate::core::error::Error>(())
                 };
                 match s.speedup {
                     Cell::Inf => {

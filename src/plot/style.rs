@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// DejaVu Sans, the only font the figures use.
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");

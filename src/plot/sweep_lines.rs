@@ -18,7 +18,7 @@ use super::marks::{line, markers, plain_line, trace_pixels};
 use super::read::Cell;
 use super::scale::Axis;
 use super::style::{Theme, series};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// Panels drawn at most.
 pub const MAX_PANELS: usize = 16;

@@ -21,7 +21,7 @@ use super::legend::{Entry, Swatch, draw_rows, rows_height};
 use super::marks::{line, markers, plain_line, steps};
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// Panels drawn at most.
 pub const MAX_PANELS: usize = 16;

@@ -17,8 +17,8 @@ use super::data::ModelResults;
 use super::marks::{marker_element, plain_line};
 use super::scale::Axis;
 use super::style::{INK, Marker, Theme, series, tint};
-use crate::aggregate::quantile;
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::stats::quantile;
 
 /// Dots drawn per policy at most.
 pub const MAX_DOTS: usize = 400;

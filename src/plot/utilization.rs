@@ -14,7 +14,7 @@ use super::data::JobResults;
 use super::marks::{band, line, steps};
 use super::scale::{Axis, num};
 use super::style::{Dash, Theme, series, tint};
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// Panels drawn at most.
 pub const MAX_PANELS: usize = 16;

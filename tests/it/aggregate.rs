@@ -3,12 +3,12 @@
 //! T(θ) on the exact mean curve and speedups with `inf`, `0` and `n/a`
 //! (`speedups.csv`), and regret ratios (`regret.csv`).
 
-use tenantsim::aggregate::{Aggregate, AggregateSpec, aggregate_curves};
-use tenantsim::metrics::LossCurve;
-use tenantsim::report::{
+use tenantsim::models::aggregate::{Aggregate, AggregateSpec, aggregate_curves};
+use tenantsim::models::metrics::LossCurve;
+use tenantsim::models::report::{
     CURVES_HEADER, REGRET_HEADER, SPEEDUPS_HEADER, curves_csv, regret_csv, speedups_csv,
 };
-use tenantsim::scenario::{GridKind, OutputSection};
+use tenantsim::models::scenario::{GridKind, OutputSection};
 
 const S: u64 = 1_000_000;
 
@@ -415,7 +415,8 @@ fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<u64> {
     times.into_iter().filter(|&t| t >= from).find(|&t| {
         let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
         v.len() == curves.len()
-            && tenantsim::aggregate::mean(&v) <= theta + tenantsim::metrics::THETA_SLACK
+            && tenantsim::models::aggregate::mean(&v)
+                <= theta + tenantsim::models::metrics::THETA_SLACK
     })
 }
 
@@ -453,7 +454,7 @@ proptest::proptest! {
             .collect();
         let refs: Vec<&LossCurve> = curves.iter().collect();
         let thetas: Vec<f64> = thetas.iter().map(|&t| f64::from(t) / 10.0).collect();
-        let got = tenantsim::aggregate::mean_time_to(&refs, &thetas);
+        let got = tenantsim::models::aggregate::mean_time_to(&refs, &thetas);
         for (k, &th) in thetas.iter().enumerate() {
             proptest::prop_assert_eq!(got[k], brute_mean_time_to(&refs, th), "θ = {}", th);
         }

@@ -58,9 +58,9 @@ fn quickstart_writes_its_results_folder() {
     let tenants = fs::read_to_string(out.join("tenants.csv")).expect("tenants.csv");
     assert_eq!(tenants.lines().count(), 1 + 40 * 3);
     for (file, header) in [
-        ("curves.csv", tenantsim::report::CURVES_HEADER),
-        ("speedups.csv", tenantsim::report::SPEEDUPS_HEADER),
-        ("regret.csv", tenantsim::report::REGRET_HEADER),
+        ("curves.csv", tenantsim::models::report::CURVES_HEADER),
+        ("speedups.csv", tenantsim::models::report::SPEEDUPS_HEADER),
+        ("regret.csv", tenantsim::models::report::REGRET_HEADER),
     ] {
         let text = fs::read_to_string(out.join(file)).expect(file);
         assert_eq!(text.lines().next(), Some(header), "{file}");

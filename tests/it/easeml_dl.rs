@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{repo, tenantsim};
-use tenantsim::testing::shared_data;
+use tenantsim::core::testing::shared_data;
 
 /// The reconstructed orders (1-based matrix columns), ambiguous positions
 /// resolved lowest column first, as docs/EXPERIMENTS.md states them.

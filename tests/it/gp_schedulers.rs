@@ -6,13 +6,13 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use tenantsim::engine::{SimConfig, SimInput, Tenants, simulate};
-use tenantsim::policy::registry::{self, SCHEDULERS, SELECTORS};
-use tenantsim::policy::scheduler::easeml_proto::EasemlProto;
-use tenantsim::policy::scheduler::greedy::{Greedy, Score};
-use tenantsim::policy::scheduler::hybrid::Hybrid;
-use tenantsim::policy::{Params, Proposal, RepContext, Scheduler, Selector};
-use tenantsim::trace::{Micros, Trace, TraceBuilder, TraceRow, parse_trace};
+use tenantsim::models::policy::registry::{self, SCHEDULERS, SELECTORS};
+use tenantsim::models::policy::scheduler::easeml_proto::EasemlProto;
+use tenantsim::models::policy::scheduler::greedy::{Greedy, Score};
+use tenantsim::models::policy::scheduler::hybrid::Hybrid;
+use tenantsim::models::policy::{Params, Proposal, RepContext, Scheduler, Selector};
+use tenantsim::models::sim::{SimConfig, SimInput, Tenants, simulate};
+use tenantsim::models::trace::{Micros, Trace, TraceBuilder, TraceRow, parse_trace};
 
 fn trace_from_csv(csv: &str) -> Arc<Trace> {
     match parse_trace("test", csv.as_bytes()) {
@@ -43,7 +43,7 @@ fn try_selector(
     trace: &Arc<Trace>,
     prior: &[usize],
     tenants: &[usize],
-) -> tenantsim::error::Result<Box<dyn Selector>> {
+) -> tenantsim::core::error::Result<Box<dyn Selector>> {
     let Some(spec) = registry::selector(name) else {
         panic!("no selector {name}")
     };
@@ -686,7 +686,7 @@ fn greedy_score_key_rejects_unknown_values() {
 /// that is not eligible, a selector proposing a model already tried.
 #[test]
 fn impossible_answers_are_policy_errors() {
-    use tenantsim::error::ErrorKind;
+    use tenantsim::core::error::ErrorKind;
 
     #[derive(Debug)]
     struct PicksTenantOne;
@@ -714,7 +714,7 @@ fn impossible_answers_are_policy_errors() {
             ..SimConfig::default()
         },
     };
-    let mut rr = tenantsim::policy::scheduler::round_robin::RoundRobin::new(1);
+    let mut rr = tenantsim::models::policy::scheduler::round_robin::RoundRobin::new(1);
     let err = simulate(&input, &mut PicksTenantOne, &mut AlwaysModelZero).expect_err("tenant 1");
     assert_eq!(err.kind(), ErrorKind::Policy);
     assert!(

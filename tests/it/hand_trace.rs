@@ -12,8 +12,9 @@
 
 use std::path::Path;
 
-use tenantsim::experiment::simulate_one;
-use tenantsim::scenario::{Overrides, Scenario, parse_scenario};
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::experiment::simulate_one;
+use tenantsim::models::scenario::{Scenario, parse_scenario};
 
 const S: u64 = 1_000_000;
 

@@ -8,11 +8,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use tenantsim::engine::{SimConfig, SimInput, TenantLimits, simulate};
-use tenantsim::metrics::LossCurve;
-use tenantsim::policy::registry::{SCHEDULERS, SELECTORS};
-use tenantsim::policy::{Params, RepContext};
-use tenantsim::trace::{Trace, TraceBuilder, TraceRow};
+use tenantsim::models::metrics::LossCurve;
+use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS};
+use tenantsim::models::policy::{Params, RepContext};
+use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
+use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
 #[derive(Debug, Clone)]
 struct Case {
@@ -82,11 +82,11 @@ fn case() -> impl Strategy<Value = Case> {
 /// of the repetition by DESIGN §3, tested in `src/gp/prior.rs`), the same
 /// selector with both set by hand: these tests are about the engine.
 fn gp_fallback(
-    built: tenantsim::error::Result<Box<dyn tenantsim::policy::Selector>>,
-    sel: &tenantsim::policy::registry::SelectorSpec,
+    built: tenantsim::core::error::Result<Box<dyn tenantsim::models::policy::Selector>>,
+    sel: &tenantsim::models::policy::registry::SelectorSpec,
     trace: &Arc<Trace>,
     ctx: &RepContext<'_>,
-) -> Result<Box<dyn tenantsim::policy::Selector>, TestCaseError> {
+) -> Result<Box<dyn tenantsim::models::policy::Selector>, TestCaseError> {
     match built {
         Ok(s) => Ok(s),
         Err(e) if e.message().contains("data-driven") => {

@@ -7,8 +7,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use tenantsim::experiment::{RunOptions, run_experiment};
-use tenantsim::scenario::{Overrides, parse_scenario};
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::experiment::{RunOptions, run_experiment};
+use tenantsim::models::scenario::parse_scenario;
 
 const POLICIES: &str = r#"
 [[policy]]

@@ -5,8 +5,9 @@
 use std::fs;
 use std::path::Path;
 
-use tenantsim::experiment::{RepResult, simulate_one};
-use tenantsim::scenario::{Overrides, parse_scenario};
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::experiment::{RepResult, simulate_one};
+use tenantsim::models::scenario::parse_scenario;
 
 const S: u64 = 1_000_000;
 
@@ -162,7 +163,7 @@ fn impatient_tenants_leave_and_never_run_again() {
     assert_eq!(r.tenants[1].gpu_us, 500_000);
 }
 
-fn syn_scenario(arrivals: &str, policies: usize) -> tenantsim::scenario::Scenario {
+fn syn_scenario(arrivals: &str, policies: usize) -> tenantsim::models::scenario::Scenario {
     let mut text = format!(
         "name = \"p\"\nseed = 11\nrepetitions = 2\n{arrivals}\n[trace.syn]\nusers = 400\nmodels = 3\n[cluster]\ngpus = 4\n"
     );

@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use tenantsim::scenario::{Overrides, parse_scenario};
-use tenantsim::trace::RuntimeModel;
-use tenantsim::trace::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
-use tenantsim::trace::parse_trace;
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::scenario::parse_scenario;
+use tenantsim::models::trace::RuntimeModel;
+use tenantsim::models::trace::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
+use tenantsim::models::trace::parse_trace;
 
 const TRACE: &str = include_str!("../../traces/hand.csv");
 const SCENARIO: &str = include_str!("../../scenarios/quickstart.toml");
@@ -77,7 +78,7 @@ proptest! {
 
     #[test]
     fn model_metadata_never_panics(meta in mutated("model,model_year,model_citations\nm0,2012,5\nm1,2014,9\n")) {
-        let mut rows = ["m0", "m1"].map(|m| tenantsim::trace::TraceRow {
+        let mut rows = ["m0", "m1"].map(|m| tenantsim::models::trace::TraceRow {
             user: "u".into(), model: m.into(), accuracy: 0.5, runtime_s: 1.0, model_year: None, model_citations: None,
         });
         let _ = model_metadata::attach("meta.csv", &text(&meta), &mut rows);
@@ -86,13 +87,13 @@ proptest! {
     #[test]
     fn arrival_and_node_list_parsers_never_panic(a in mutated(ARRIVALS), n in mutated(NODES)) {
         let trace = parse_trace("hand.csv", TRACE.as_bytes()).expect("hand trace");
-        let _ = tenantsim::scenario::parse_arrival_times("a.csv", a.as_slice(), &trace);
+        let _ = tenantsim::models::scenario::parse_arrival_times("a.csv", a.as_slice(), &trace);
         let _ = tenantsim::jobs::cluster::parse_node_list("n.csv", n.as_slice());
     }
 
     #[test]
     fn check_and_plot_readers_never_panic(s in mutated(SUMMARY), c in mutated(CURVES)) {
-        use tenantsim::check::{Tolerance, compare_summaries, parse_summary};
+        use tenantsim::core::check::{Tolerance, compare_summaries, parse_summary};
         if let (Ok(x), Ok(y)) = (parse_summary("r.csv", s.as_slice()), parse_summary("g.csv", SUMMARY.as_bytes())) {
             let _ = compare_summaries(&x, &y, Tolerance::default());
         }

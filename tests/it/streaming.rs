@@ -13,14 +13,15 @@ use std::fs;
 use std::path::Path;
 
 use common::{repo, tenantsim, tree};
-use tenantsim::aggregate::{
+use tenantsim::core::scenario::Overrides;
+use tenantsim::models::aggregate::{
     Ratio, mean, median_ratio, quantile, t_band, time_grid, time_ratio, value_ratio,
 };
-use tenantsim::experiment::{RepResult, RunOptions, run_experiment};
-use tenantsim::metrics::{LossCurve, THETA_SLACK};
-use tenantsim::report::{csv_field, secs_or_inf, summary_csv, tenants_csv};
-use tenantsim::scenario::{Overrides, Scenario, load_scenario};
-use tenantsim::trace::{Micros, micros_to_secs_string};
+use tenantsim::models::experiment::{RepResult, RunOptions, run_experiment};
+use tenantsim::models::metrics::{LossCurve, THETA_SLACK};
+use tenantsim::models::report::{csv_field, secs_or_inf, summary_csv, tenants_csv};
+use tenantsim::models::scenario::{Scenario, load_scenario};
+use tenantsim::models::trace::{Micros, micros_to_secs_string};
 
 /// Run `scenario` with `--reps reps` through the command line into `out`.
 fn run_cli(scenario: &Path, reps: u32, threads: u32, out: &Path) {
@@ -77,7 +78,7 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
     let grid = time_grid(out.grid, out.grid_points, first, last);
     let (ql, qh) = (out.quantiles[0], out.quantiles[1]);
 
-    let mut curves = String::from(tenantsim::report::CURVES_HEADER);
+    let mut curves = String::from(tenantsim::models::report::CURVES_HEADER);
     curves.push('\n');
     for (p, cs) in per_policy.iter().enumerate() {
         for &t in &grid {
@@ -115,7 +116,7 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
         })
         .collect();
     let baseline = csv_field(&s.policies[base].name);
-    let mut speedups = String::from(tenantsim::report::SPEEDUPS_HEADER);
+    let mut speedups = String::from(tenantsim::models::report::SPEEDUPS_HEADER);
     speedups.push('\n');
     for (p, cs) in per_policy.iter().enumerate() {
         for (k, &th) in s.thresholds.iter().enumerate() {
@@ -140,7 +141,7 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
         .iter()
         .map(|cs| cs.iter().map(|c| c.cumulative_regret(c.end)).collect())
         .collect();
-    let mut regret = String::from(tenantsim::report::REGRET_HEADER);
+    let mut regret = String::from(tenantsim::models::report::REGRET_HEADER);
     regret.push('\n');
     for (p, rs) in regrets.iter().enumerate() {
         let b = t_band(rs, out.confidence);

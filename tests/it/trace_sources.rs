@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
-use tenantsim::scenario::{Overrides, parse_scenario};
-use tenantsim::testing::shared_data;
+use tenantsim::core::scenario::Overrides;
+use tenantsim::core::testing::shared_data;
+use tenantsim::models::scenario::parse_scenario;
 
 fn scenario_text(trace_table: &str) -> String {
     format!(

@@ -22,8 +22,8 @@
 use std::path::Path;
 
 use super::{Fractional, ImportOptions, ImportReport};
-use crate::error::{Error, Result};
-use crate::io_util::open_input;
+use crate::core::error::{Error, Result};
+use crate::core::io::open_input;
 use crate::jobs::trace::JobRow;
 
 const COLUMNS: [&str; 7] = [
@@ -40,8 +40,8 @@ const COLUMNS: [&str; 7] = [
 pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, "Alibaba pod list")?;
-    let (mut reader, headers) = crate::csv_columns::csv_with_header(&source, file)?;
-    let find = |name: &str| crate::csv_columns::find_column(&headers, &[name]);
+    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(&source, file)?;
+    let find = |name: &str| crate::core::csv_columns::find_column(&headers, &[name]);
     let mut col = [0usize; 7];
     for (slot, name) in COLUMNS.iter().enumerate() {
         col[slot] = find(name).ok_or_else(|| {
@@ -62,7 +62,7 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
                 Error::input(format!(
                     "{source}: line {line}: field `{}`: expected an integer, got `{}`",
                     COLUMNS[slot],
-                    crate::echo::shown(get(slot))
+                    crate::core::echo::shown(get(slot))
                 ))
             })
         };

@@ -17,7 +17,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::trace::JobRow;
-use crate::error::Result;
+use crate::core::error::Result;
 
 /// A job-log format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

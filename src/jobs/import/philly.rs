@@ -21,7 +21,7 @@ use std::path::Path;
 
 use super::ImportReport;
 use super::joblog::{self, Layout};
-use crate::error::Result;
+use crate::core::error::Result;
 use crate::jobs::trace::JobRow;
 
 const LAYOUT: Layout = Layout {

@@ -18,10 +18,10 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::{JobParams, JobScheduler, JobSchedulerFactory, JobSchedulerSpec, SchedInit};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
+use crate::core::time::Micros;
 use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State};
-use crate::trace::Micros;
 
 /// Registry entry.
 pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {

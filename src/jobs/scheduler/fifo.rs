@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::static_order::StaticOrder;
 use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
-use crate::error::Result;
+use crate::core::error::Result;
 use crate::jobs::trace::Job;
 
 /// Registry entry.

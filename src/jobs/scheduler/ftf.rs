@@ -23,10 +23,10 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::{JobParams, JobScheduler, JobSchedulerFactory, JobSchedulerSpec};
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::time::Micros;
 use crate::jobs::simulation::{Pass, State};
 use crate::jobs::trace::Job;
-use crate::trace::Micros;
 
 /// Registry entry.
 pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {

@@ -24,8 +24,8 @@ pub use params::JobParams;
 
 use super::simulation::{Pass, State};
 use super::trace::Job;
-use crate::error::Result;
-use crate::trace::Micros;
+use crate::core::error::Result;
+use crate::core::time::Micros;
 
 /// A queue key: smaller is served first. Every scheduler's key ends with
 /// the job index, so keys are unique and ties go to the lowest index.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
 
 /// The keys of one `[[policy]]` table besides `name`, `scheduler` and
 /// `backfill`. Schedulers take the keys they understand;

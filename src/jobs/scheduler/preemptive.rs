@@ -30,11 +30,11 @@
 use std::cmp::Reverse;
 
 use super::{JobScheduler, Key};
-use crate::error::{Error, Result};
+use crate::core::error::{Error, Result};
+use crate::core::time::Micros;
 use crate::jobs::cluster::Placement;
 use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State, Tentative};
-use crate::trace::Micros;
 
 const UNTOUCHED: u64 = u64::MAX;
 

@@ -17,9 +17,9 @@ use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
 use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::time::Micros;
 use crate::jobs::simulation::State;
-use crate::trace::Micros;
 
 /// Registry entry.
 pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {

@@ -4,11 +4,11 @@
 //! unless backfilling is on, in which case the scan goes on with later jobs.
 
 use super::{JobScheduler, Key};
-use crate::error::Result;
+use crate::core::error::Result;
+use crate::core::time::Micros;
 use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State};
 use crate::jobs::trace::Job;
-use crate::trace::Micros;
 
 /// A waiting queue ordered by a key that never changes while a job waits.
 #[derive(Debug)]

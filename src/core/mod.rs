@@ -1,0 +1,25 @@
+//! The mode-agnostic core: what model-selection mode ([`crate::models`])
+//! and job-trace mode ([`crate::jobs`]) share. Nothing here knows either
+//! mode (DESIGN §10, the dependency rule).
+
+pub mod check;
+pub mod csv_columns;
+pub mod csv_text;
+pub mod echo;
+pub mod error;
+mod event_loop;
+mod event_queue;
+pub mod interrupt;
+pub mod io;
+pub mod limits;
+pub mod rng;
+pub mod runner;
+pub mod scenario;
+pub mod spool;
+pub mod stats;
+#[doc(hidden)]
+pub mod testing;
+pub mod time;
+
+pub use event_loop::{Component, LoopEnd, run_events};
+pub use event_queue::{EventQueue, QueuedEvent};

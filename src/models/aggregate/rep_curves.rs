@@ -1,0 +1,201 @@
+//! One policy's loss curves over the repetitions, each distinct curve held
+//! once.
+//!
+//! Aggregation needs every repetition's L_r(τ): the grid is only known once
+//! every run has ended, quantiles need every value and the exact mean curve
+//! every breakpoint. Many repetitions repeat a curve (a deterministic policy
+//! on a fixed trace gives the same one every time; a random one draws from
+//! a finite set of schedules), so the curves are interned: each distinct
+//! curve (bit for bit) is stored once with its number of copies, and the
+//! repetitions keep only the index of theirs, in repetition order. Sums
+//! still run over the repetitions in order (through the indices), so every
+//! figure has the bits of the held-in-memory computation.
+//!
+//! Memory: 4 bytes per repetition plus the distinct curves (~20 bytes per
+//! step each); when every repetition differs (random arrival times), that
+//! is the curves themselves.
+//!
+//! [`Interned`] works for any per-run value with a bitwise identity
+//! ([`BitKey`]): another per-run curve (say, loss after each completed job,
+//! a `Vec<f64>`) is folded the same way, with its own `Interned` in
+//! [`PolicyFold`](super::PolicyFold).
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use crate::models::metrics::LossCurve;
+
+/// A per-run value that is interned by its bits: equal keys give the same
+/// bits in every figure derived from them.
+pub trait BitKey: Clone {
+    /// Feed the value's bits to `h`.
+    fn bit_hash(&self, h: &mut DefaultHasher);
+    /// Whether `self` and `other` are equal bit for bit.
+    fn bit_eq(&self, other: &Self) -> bool;
+}
+
+impl BitKey for LossCurve {
+    fn bit_hash(&self, h: &mut DefaultHasher) {
+        self.times.hash(h);
+        self.sum_loss.bit_hash(h);
+        self.arrived.hash(h);
+        self.last_arrival.hash(h);
+        self.end.hash(h);
+    }
+
+    fn bit_eq(&self, other: &Self) -> bool {
+        self.times == other.times
+            && self.arrived == other.arrived
+            && self.last_arrival == other.last_arrival
+            && self.end == other.end
+            && self.sum_loss.bit_eq(&other.sum_loss)
+    }
+}
+
+impl BitKey for Vec<f64> {
+    fn bit_hash(&self, h: &mut DefaultHasher) {
+        self.len().hash(h);
+        for v in self {
+            v.to_bits().hash(h);
+        }
+    }
+
+    fn bit_eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self
+                .iter()
+                .zip(other)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+    }
+}
+
+/// One policy's loss curves, repetition by repetition.
+pub type RepCurves = Interned<LossCurve>;
+
+/// Per-run values of one policy, repetition by repetition, each distinct
+/// value held once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interned<T> {
+    /// Each distinct value once, in order of first appearance.
+    distinct: Vec<T>,
+    /// Copies of each distinct value.
+    counts: Vec<u64>,
+    /// Per repetition, in order: the index of its value in `distinct`.
+    ids: Vec<u32>,
+    /// Hash → indices of the distinct values with that hash.
+    index: HashMap<u64, Vec<u32>>,
+}
+
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Self {
+            distinct: Vec::new(),
+            counts: Vec::new(),
+            ids: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<T: BitKey> Interned<T> {
+    /// Append the next repetition's value (cloned only when new).
+    pub fn push(&mut self, curve: &T) {
+        let mut hasher = DefaultHasher::new();
+        curve.bit_hash(&mut hasher);
+        let bucket = self.index.entry(hasher.finish()).or_default();
+        let id = match bucket
+            .iter()
+            .copied()
+            .find(|&i| self.distinct[i as usize].bit_eq(curve))
+        {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.distinct.len()).unwrap_or(u32::MAX);
+                self.distinct.push(curve.clone());
+                self.counts.push(0);
+                bucket.push(i);
+                i
+            }
+        };
+        self.counts[id as usize] += 1;
+        self.ids.push(id);
+    }
+}
+
+impl<T> Interned<T> {
+    /// Number of repetitions.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The distinct values.
+    pub fn distinct(&self) -> &[T] {
+        &self.distinct
+    }
+
+    /// Copies of each distinct value.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// Per repetition, in order, the index of its distinct value.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
+    /// Per repetition, in order, `per_curve` of its distinct value.
+    pub fn each_rep<'a, V: Copy>(&'a self, per_curve: &'a [V]) -> impl Iterator<Item = V> + 'a {
+        self.ids.iter().map(move |&i| per_curve[i as usize])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(loss: f64) -> LossCurve {
+        LossCurve {
+            times: vec![0, 5],
+            sum_loss: vec![1.0, loss],
+            arrived: vec![1, 1],
+            last_arrival: 0,
+            end: 9,
+        }
+    }
+
+    #[test]
+    fn repeats_are_held_once_and_order_is_kept() {
+        let mut r = RepCurves::default();
+        for l in [0.5, 0.25, 0.5, 0.5, 0.0, -0.0] {
+            r.push(&curve(l));
+        }
+        assert_eq!(r.len(), 6);
+        assert_eq!(r.distinct().len(), 4, "0.0 and -0.0 differ in bits");
+        assert_eq!(r.ids(), [0, 1, 0, 0, 2, 3]);
+        assert_eq!(r.counts(), [3, 1, 1, 1]);
+        let last: Vec<f64> = r
+            .each_rep(
+                &r.distinct()
+                    .iter()
+                    .map(|c| c.sum_loss[1])
+                    .collect::<Vec<_>>(),
+            )
+            .collect();
+        assert_eq!(last, [0.5, 0.25, 0.5, 0.5, 0.0, -0.0]);
+    }
+
+    #[test]
+    fn any_bit_keyed_value_interns_the_same_way() {
+        let mut r: Interned<Vec<f64>> = Interned::default();
+        for v in [vec![0.5, 0.1], vec![0.5], vec![0.5, 0.1], vec![]] {
+            r.push(&v);
+        }
+        assert_eq!(r.ids(), [0, 1, 0, 2]);
+        assert_eq!(r.counts(), [2, 1, 1]);
+    }
+}

@@ -1,0 +1,72 @@
+//! A scenario's runs folded as they finish: the aggregates' state and the
+//! rows of the per-run files, never the runs themselves.
+
+use std::time::Duration;
+
+use super::RepResult;
+use crate::core::error::Result;
+use crate::models::aggregate::RunFold;
+use crate::models::report::RowSpools;
+use crate::models::scenario::Scenario;
+
+/// Simulated events and worker time of one policy, summed over its runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PolicyTotals {
+    /// Events processed.
+    pub events: u64,
+    /// Seconds its simulations took on their worker threads (never part of
+    /// a result file that must be reproducible).
+    pub secs: f64,
+}
+
+/// Every run of a scenario, folded in (repetition, policy) order.
+#[derive(Debug)]
+pub struct ExperimentResult {
+    /// The aggregates' state.
+    pub fold: RunFold,
+    /// `summary.csv`, `tenants.csv` (and `jobs.csv`) rows, written as the
+    /// runs are folded.
+    pub rows: RowSpools,
+    /// Per policy, in scenario order.
+    pub totals: Vec<PolicyTotals>,
+    /// Runs folded.
+    pub runs: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time of the simulations.
+    pub wall: Duration,
+}
+
+impl ExperimentResult {
+    /// An empty result of `scenario` (with `jobs.csv` rows when `jobs`).
+    pub fn new(scenario: &Scenario, jobs: bool) -> Result<Self> {
+        Ok(Self {
+            fold: RunFold::new(scenario.policies.len()),
+            rows: RowSpools::new(scenario, jobs)?,
+            totals: vec![PolicyTotals::default(); scenario.policies.len()],
+            runs: 0,
+            threads: 0,
+            wall: Duration::ZERO,
+        })
+    }
+
+    /// Fold the next run (runs come in (repetition, policy) order): the one
+    /// place where a run's results enter what is written.
+    pub fn add(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
+        self.fold.add(run);
+        self.rows.add(scenario, run)?;
+        if let Some(t) = self.totals.get_mut(run.policy) {
+            t.events += run.metrics.events;
+            t.secs += run.elapsed.as_secs_f64();
+        }
+        self.runs += 1;
+        Ok(())
+    }
+
+    /// Every run is in: flush the rows and record the threads and wall time.
+    pub fn finish(&mut self, threads: usize, wall: Duration) -> Result<()> {
+        self.threads = threads;
+        self.wall = wall;
+        self.rows.finish()
+    }
+}

@@ -1,0 +1,273 @@
+//! Fan-out of repetitions × policies.
+
+use std::time::{Duration, Instant};
+
+use super::ExperimentResult;
+use crate::core::error::Result;
+use crate::core::runner::{fold_in_order, thread_pool};
+use crate::models::metrics::{
+    LossCurve, RunMetrics, TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics,
+};
+use crate::models::policy::RepContext;
+use crate::models::scenario::{Scenario, Split};
+use crate::models::sim::{RunOutcome, SimInput, simulate};
+use crate::models::trace::Micros;
+
+/// How to run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Keep every run's job log (`outcome.jobs`, `outcome.completion_order`)
+    /// for `jobs.csv`; without it they are dropped as soon as a run's curve
+    /// and metrics are computed, which keeps memory (and page faults) down
+    /// when many repetitions are held.
+    pub keep_jobs: bool,
+}
+
+/// One (repetition, policy) run.
+#[derive(Debug, Clone)]
+pub struct RepResult {
+    /// Policy index in the scenario.
+    pub policy: usize,
+    /// Repetition, from 0.
+    pub rep: u64,
+    /// The repetition's split.
+    pub split: Split,
+    /// Arrival time per tenant, µs.
+    pub arrivals: Vec<Micros>,
+    /// The job log (`jobs` and `completion_order` are empty unless the run
+    /// kept them, see [`RunOptions::keep_jobs`]).
+    pub outcome: RunOutcome,
+    /// When the first job completed, µs (`None` if none did).
+    pub first_completion: Option<Micros>,
+    /// L(τ) of the run.
+    pub curve: LossCurve,
+    /// The same loss as a function of completed jobs
+    /// ([`LossCurve::by_jobs`]).
+    pub job_curve: LossCurve,
+    /// Summary figures.
+    pub metrics: RunMetrics,
+    /// What each tenant experienced.
+    pub tenants: Vec<TenantMetrics>,
+    /// Each tenant's regret area alone on the cluster (with `fairness`).
+    pub isolated_area: Option<Vec<f64>>,
+    /// Aggregates of `tenants`.
+    pub tenant_aggregate: TenantAggregate,
+    /// Wall-clock time this simulation took on its worker thread (for
+    /// events per second in `run.json`; never part of a result file that
+    /// must be reproducible).
+    pub elapsed: Duration,
+}
+
+/// Every run of a scenario, held, in (repetition, policy) order (library
+/// use and tests; `tenantsim run` folds the runs instead, see
+/// [`ExperimentResult`]).
+#[derive(Debug, Clone)]
+pub struct ExperimentRuns {
+    /// Runs, repetition-major, policy-minor.
+    pub runs: Vec<RepResult>,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time of the simulations.
+    pub wall: Duration,
+}
+
+/// Simulate policy `policy` in repetition `rep` of `scenario`, keeping the
+/// job log.
+///
+/// Everything random derives from `(seed, rep, purpose)`, so the result is
+/// the same whichever thread runs it and in whatever order.
+pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepResult> {
+    simulate_rep(scenario, rep, policy, true)
+}
+
+/// [`simulate_one`], dropping the job log unless `keep_jobs`.
+fn simulate_rep(
+    scenario: &Scenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+) -> Result<RepResult> {
+    let started = Instant::now();
+    let seed = scenario.seed();
+    let split = scenario.split.resolve(seed, rep);
+    let arrivals = scenario
+        .arrivals
+        .sample(&split.tenants, &scenario.trace, seed, rep)?;
+    let p = &scenario.policies[policy];
+    let context = || format!("policy `{}`, repetition {rep}", p.name);
+    let mut outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
+        .map_err(|e| e.context(context()))?;
+    let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    let job_curve = LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
+    let limits = scenario.config.limits;
+    let tenants = tenant_metrics(
+        &scenario.trace,
+        &split.tenants,
+        &arrivals,
+        &outcome,
+        limits,
+        &scenario.thresholds,
+    );
+    let isolated_area = if scenario.file.fairness {
+        let mut areas = Vec::with_capacity(split.tenants.len());
+        for &u in &split.tenants {
+            let alone = run_policy(scenario, policy, rep, &split, &[u], &[0])
+                .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
+            let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
+            areas.push(m[0].regret_area);
+        }
+        Some(areas)
+    } else {
+        None
+    };
+    let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref());
+    let first_completion = outcome
+        .completion_order
+        .first()
+        .map(|&j| outcome.jobs[j as usize].end);
+    if !keep_jobs {
+        outcome.jobs = Vec::new();
+        outcome.completion_order = Vec::new();
+    }
+    Ok(RepResult {
+        policy,
+        rep,
+        split,
+        arrivals,
+        outcome,
+        first_completion,
+        curve,
+        job_curve,
+        metrics,
+        tenants,
+        isolated_area,
+        tenant_aggregate,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Simulate policy `policy` for `tenants` (a subset of the split's tenants)
+/// arriving at `arrivals`, with fresh policies built for repetition `rep`.
+fn run_policy(
+    scenario: &Scenario,
+    policy: usize,
+    rep: u64,
+    split: &Split,
+    tenants: &[usize],
+    arrivals: &[Micros],
+) -> Result<RunOutcome> {
+    let ctx = RepContext {
+        trace: &scenario.trace,
+        tenants,
+        prior: &split.prior,
+        seed: scenario.seed(),
+        repetition: rep,
+    };
+    let p = &scenario.policies[policy];
+    let mut scheduler = (p.make_scheduler)(&ctx)?;
+    let mut selector = (p.make_selector)(&ctx)?;
+    let input = SimInput {
+        trace: &scenario.trace,
+        tenants,
+        arrivals,
+        config: scenario.config,
+    };
+    simulate(&input, scheduler.as_mut(), selector.as_mut())
+}
+
+/// Run every repetition × policy of `scenario`, in parallel, and return the
+/// results in (repetition, policy) order, every run held.
+pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentRuns> {
+    let pool = thread_pool(options.threads)?;
+    let mut runs = Vec::new();
+    let start = Instant::now();
+    run_tasks(
+        &pool,
+        &[scenario],
+        options.keep_jobs,
+        &|| {},
+        &mut |_, r| {
+            runs.push(r);
+            Ok(())
+        },
+    )?;
+    Ok(ExperimentRuns {
+        runs,
+        threads: pool.current_num_threads(),
+        wall: start.elapsed(),
+    })
+}
+
+/// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
+/// flat list of tasks, calling `on_done` after each task (progress), and
+/// fold each run into its scenario's [`ExperimentResult`] as it finishes,
+/// in (repetition, policy) order whatever the thread count; job logs are
+/// written to `jobs.csv` rows only with `keep_jobs`. Every result's `wall`
+/// is the wall time of the whole call. Memory does not grow with the
+/// number of repetitions except for what the fold keeps (see
+/// [`RunFold`](crate::models::aggregate::RunFold)).
+pub fn run_grid(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    keep_jobs: bool,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<ExperimentResult>> {
+    let mut results = scenarios
+        .iter()
+        .map(|s| ExperimentResult::new(s, keep_jobs))
+        .collect::<Result<Vec<_>>>()?;
+    let start = Instant::now();
+    run_tasks(pool, scenarios, keep_jobs, on_done, &mut |s, run| {
+        results[s].add(scenarios[s], &run)
+    })?;
+    let wall = start.elapsed();
+    let threads = pool.current_num_threads();
+    for r in &mut results {
+        r.finish(threads, wall)?;
+    }
+    Ok(results)
+}
+
+/// Runs simulated per worker thread between two folds: the runs in memory
+/// at once are at most twice `CHUNK_PER_THREAD` × threads (one chunk being
+/// simulated while the previous one is folded).
+const CHUNK_PER_THREAD: usize = 64;
+
+/// Simulate every (scenario, repetition, policy) of `scenarios` on `pool`
+/// and hand each run to `sink` with its scenario index, in (scenario,
+/// repetition, policy) order.
+fn run_tasks(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    keep_jobs: bool,
+    on_done: &(dyn Fn() + Sync),
+    sink: &mut (dyn FnMut(usize, RepResult) -> Result<()> + Send),
+) -> Result<()> {
+    // Task k of scenario s is (rep, policy) = (k / policies, k % policies),
+    // numbered from offsets[s]; the list itself is never built.
+    let mut offsets = Vec::with_capacity(scenarios.len() + 1);
+    let mut total = 0u64;
+    for sc in scenarios {
+        offsets.push(total);
+        total += u64::from(sc.repetitions()) * sc.policies.len() as u64;
+    }
+    offsets.push(total);
+    let simulate = |k: u64| {
+        let s = offsets.partition_point(|&o| o <= k) - 1;
+        let local = k - offsets[s];
+        let n_pol = scenarios[s].policies.len() as u64;
+        let r = simulate_rep(
+            scenarios[s],
+            local / n_pol,
+            (local % n_pol) as usize,
+            keep_jobs,
+        );
+        on_done();
+        r.map(|r| (s, r))
+    };
+    let chunk = pool.current_num_threads().max(1) * CHUNK_PER_THREAD;
+    fold_in_order(pool, total, chunk, &simulate, &mut |(s, r)| sink(s, r))
+}

@@ -1,0 +1,465 @@
+//! The exact step function of the global loss.
+
+use super::CompensatedSum;
+use crate::models::sim::RunOutcome;
+use crate::models::trace::{Micros, Trace};
+
+/// The global loss of one run as an exact step function.
+///
+/// With A*_i the best accuracy of tenant i and best_i(τ) the best accuracy
+/// among its jobs completed by τ (0 before the first):
+///
+/// - ℓ_i(τ) = A*_i − best_i(τ)
+/// - S(τ)  = Σ ℓ_i(τ) over tenants arrived by τ
+/// - L(τ)  = S(τ) / (number of tenants arrived by τ)      (DESIGN §2.6)
+///
+/// `times[j]` is the j-th instant at which S or the arrived count changed;
+/// the values hold on `[times[j], times[j+1])`. At an instant, the value is
+/// the one after every event at that instant (completions and arrivals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LossCurve {
+    /// Instants of change, strictly increasing, µs.
+    pub times: Vec<Micros>,
+    /// S(τ): summed loss of arrived tenants from `times[j]` on.
+    pub sum_loss: Vec<f64>,
+    /// Tenants arrived by `times[j]`.
+    pub arrived: Vec<u32>,
+    /// Time of the last arrival, µs.
+    pub last_arrival: Micros,
+    /// End of the run, µs.
+    pub end: Micros,
+}
+
+impl LossCurve {
+    /// Build the curve of a run of tenants `users` (trace indices) arriving
+    /// at `arrivals`.
+    ///
+    /// S is updated incrementally with Neumaier-compensated summation;
+    /// when no arrived tenant has positive loss, S is exactly 0.
+    pub fn from_outcome(
+        trace: &Trace,
+        users: &[usize],
+        arrivals: &[Micros],
+        outcome: &RunOutcome,
+    ) -> Self {
+        Self::from_changes(
+            trace,
+            users,
+            arrivals.iter().copied().max().unwrap_or(0),
+            outcome.end,
+            changes_in_order(arrivals, outcome),
+        )
+    }
+
+    /// The same run's loss as a function of the number of completed jobs
+    /// (the ease.ml prototypes' per-trial view; DESIGN §6.4): the curve's
+    /// axis counts completions instead of µs. The j-th completion in the
+    /// engine's processing order sits at j (1, 2, …); a tenant arriving at τ
+    /// sits at the number of jobs completed by τ (completions come before
+    /// arrivals at one instant, as in the engine); the curve ends at the
+    /// number of completed jobs. So `loss_at(j)` is L right after the j-th
+    /// completion, over the tenants arrived by then, `time_to(θ)` the jobs
+    /// needed to reach θ, and `cumulative_regret(end)` · 10⁶ the sum over
+    /// jobs of S after each one.
+    pub fn by_jobs(
+        trace: &Trace,
+        users: &[usize],
+        arrivals: &[Micros],
+        outcome: &RunOutcome,
+    ) -> Self {
+        // Completion times, sorted (an engine log already is), to count the
+        // jobs completed by each arrival.
+        let mut ends: Vec<Micros> = outcome
+            .completion_order
+            .iter()
+            .map(|&j| outcome.jobs[j as usize].end)
+            .collect();
+        if !ends.is_sorted() {
+            ends.sort_unstable();
+        }
+        let on_axis: Vec<Micros> = arrivals
+            .iter()
+            .map(|&a| ends.partition_point(|&e| e <= a) as Micros)
+            .collect();
+        let completions = ends.len() as Micros;
+        // Completion k is at k + 1: already in axis order.
+        let changes = outcome.completion_order.iter().enumerate().map(|(k, &j)| {
+            let job = &outcome.jobs[j as usize];
+            (
+                k as Micros + 1,
+                COMPLETION,
+                job.tenant as usize,
+                job.accuracy,
+            )
+        });
+        let mut order: Vec<usize> = (0..on_axis.len()).collect();
+        order.sort_by_key(|&i| on_axis[i]);
+        let changes = merge_arrivals(
+            changes,
+            order.into_iter().map(|i| (on_axis[i], ARRIVAL, i, 0.0)),
+        );
+        Self::from_changes(
+            trace,
+            users,
+            on_axis.iter().copied().max().unwrap_or(0),
+            completions,
+            changes,
+        )
+    }
+
+    /// The step function of the changes `changes`, in `(axis, kind)` order.
+    fn from_changes(
+        trace: &Trace,
+        users: &[usize],
+        last_arrival: Micros,
+        end: Micros,
+        changes: impl Iterator<Item = Change>,
+    ) -> Self {
+        let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
+        let mut best = vec![0.0f64; users.len()];
+        let mut arrived_flag = vec![false; users.len()];
+        let mut sum = CompensatedSum::default();
+        let mut positive = 0usize;
+        let mut arrived = 0u32;
+        let mut curve = Self {
+            times: Vec::new(),
+            sum_loss: Vec::new(),
+            arrived: Vec::new(),
+            last_arrival,
+            end,
+        };
+        let mut changes = changes.peekable();
+        while let Some(&(now, ..)) = changes.peek() {
+            while let Some((_, kind, i, acc)) = changes.next_if(|c| c.0 == now) {
+                let loss_before = best_possible[i] - best[i];
+                if kind == ARRIVAL {
+                    arrived_flag[i] = true;
+                    arrived += 1;
+                    sum.add(loss_before);
+                    if loss_before > 0.0 {
+                        positive += 1;
+                    }
+                } else if acc > best[i] {
+                    let old = best[i];
+                    best[i] = acc;
+                    if arrived_flag[i] {
+                        sum.add(old - acc);
+                        if loss_before > 0.0 && best_possible[i] - acc <= 0.0 {
+                            positive -= 1;
+                        }
+                    }
+                }
+            }
+            let s = if positive == 0 {
+                0.0
+            } else {
+                sum.value().max(0.0)
+            };
+            if curve.sum_loss.last() == Some(&s) && curve.arrived.last() == Some(&arrived) {
+                continue;
+            }
+            curve.times.push(now);
+            curve.sum_loss.push(s);
+            curve.arrived.push(arrived);
+        }
+        curve
+    }
+
+    /// L(τ): mean loss over tenants arrived by τ; `None` before the first
+    /// arrival.
+    pub fn loss_at(&self, t: Micros) -> Option<f64> {
+        let j = self.times.partition_point(|&x| x <= t).checked_sub(1)?;
+        Some(self.mean(j))
+    }
+
+    /// L on the j-th segment `[times[j], times[j+1])`.
+    pub fn loss_of_segment(&self, j: usize) -> f64 {
+        self.mean(j)
+    }
+
+    fn mean(&self, j: usize) -> f64 {
+        if self.arrived[j] == 0 {
+            0.0
+        } else {
+            self.sum_loss[j] / f64::from(self.arrived[j])
+        }
+    }
+
+    /// Loss at the end of the run.
+    pub fn final_loss(&self) -> f64 {
+        self.loss_at(self.end).unwrap_or(0.0)
+    }
+
+    /// Cumulative regret R(T) = ∫₀ᵀ S(τ) dτ in accuracy·seconds, the exact
+    /// integral of the step function up to `until` (DESIGN §2.6).
+    pub fn cumulative_regret(&self, until: Micros) -> f64 {
+        let mut area = 0.0;
+        for j in 0..self.times.len() {
+            let start = self.times[j];
+            if start >= until {
+                break;
+            }
+            let stop = self.times.get(j + 1).copied().unwrap_or(until).min(until);
+            area += self.sum_loss[j] * (stop - start) as f64;
+        }
+        area / 1.0e6
+    }
+
+    /// T(θ): the first τ at or after the last arrival with L(τ) ≤ θ, or
+    /// `None` (∞) if the run never gets there (DESIGN §2.6). The comparison
+    /// allows [`THETA_SLACK`](super::THETA_SLACK) for float rounding.
+    pub fn time_to(&self, theta: f64) -> Option<Micros> {
+        let from = self
+            .times
+            .partition_point(|&x| x <= self.last_arrival)
+            .checked_sub(1)?;
+        (from..self.times.len())
+            .find(|&j| self.mean(j) <= theta + super::THETA_SLACK)
+            .map(|j| self.times[j].max(self.last_arrival))
+    }
+}
+
+/// Change kinds, in the order the engine processes them at one instant.
+const COMPLETION: u8 = 0;
+const ARRIVAL: u8 = 1;
+
+/// One change of the step function: (time, kind, tenant, accuracy).
+type Change = (Micros, u8, usize, f64);
+
+/// Every completion and arrival of a run in `(time, kind)` order, stably:
+/// completions in the engine's processing order, arrivals in tenant order
+/// at equal times, completions before arrivals at one instant.
+///
+/// The engine processes completions in time order, so `completion_order`
+/// is already sorted: the arrivals are sorted (O(n log n) in tenants, O(n)
+/// when they all arrive at 0) and merged in, with no sort of every job
+/// (2 million at scale). A log whose completions are out of order (not one
+/// the engine wrote) is sorted whole instead, which gives the same order.
+fn changes_in_order<'a>(
+    arrivals: &'a [Micros],
+    outcome: &'a RunOutcome,
+) -> Box<dyn Iterator<Item = Change> + 'a> {
+    let completions = outcome.completion_order.iter().map(|&j| {
+        let job = &outcome.jobs[j as usize];
+        (job.end, COMPLETION, job.tenant as usize, job.accuracy)
+    });
+    let arrival = |i: usize| (arrivals[i], ARRIVAL, i, 0.0);
+    let sorted = completions
+        .clone()
+        .zip(completions.clone().skip(1))
+        .all(|(a, b)| a.0 <= b.0);
+    if !sorted {
+        let mut all: Vec<Change> = completions
+            .chain((0..arrivals.len()).map(arrival))
+            .collect();
+        all.sort_by_key(|c| (c.0, c.1));
+        return Box::new(all.into_iter());
+    }
+    let mut order: Vec<usize> = (0..arrivals.len()).collect();
+    order.sort_by_key(|&i| arrivals[i]);
+    Box::new(merge_arrivals(completions, order.into_iter().map(arrival)))
+}
+
+/// Merge `completions` and `arrivals`, each sorted by its axis value, into
+/// one `(axis, kind)`-ordered stream: completions first at equal values.
+fn merge_arrivals(
+    completions: impl Iterator<Item = Change>,
+    arrivals: impl Iterator<Item = Change>,
+) -> impl Iterator<Item = Change> {
+    let mut arrivals = arrivals.peekable();
+    let mut completions = completions.peekable();
+    std::iter::from_fn(move || match (completions.peek(), arrivals.peek()) {
+        (Some(c), Some(a)) if a.0 < c.0 => arrivals.next(),
+        (Some(_), _) => completions.next(),
+        (None, _) => arrivals.next(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::sim::JobRecord;
+    use proptest::prelude::*;
+
+    fn outcome(ends: &[(Micros, u32)]) -> RunOutcome {
+        let jobs = ends
+            .iter()
+            .map(|&(end, tenant)| JobRecord {
+                tenant,
+                model: 0,
+                gpu: 0,
+                start: 0,
+                end,
+                accuracy: f64::from(tenant) / 10.0,
+                completed: true,
+                cancelled: false,
+            })
+            .collect::<Vec<_>>();
+        RunOutcome {
+            completion_order: (0..jobs.len() as u32).collect(),
+            jobs,
+            ..RunOutcome::default()
+        }
+    }
+
+    /// The reference: every change in one list, stably sorted by (time, kind).
+    fn sorted(arrivals: &[Micros], o: &RunOutcome) -> Vec<Change> {
+        let mut all: Vec<Change> = o
+            .completion_order
+            .iter()
+            .map(|&j| {
+                let job = &o.jobs[j as usize];
+                (job.end, COMPLETION, job.tenant as usize, job.accuracy)
+            })
+            .chain(
+                arrivals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &t)| (t, ARRIVAL, i, 0.0)),
+            )
+            .collect();
+        all.sort_by_key(|c| (c.0, c.1));
+        all
+    }
+
+    proptest! {
+        /// Merging the sorted completions with the sorted arrivals gives
+        /// exactly the stable sort of both, for sorted and unsorted logs.
+        #[test]
+        fn merge_equals_the_stable_sort(
+            arrivals in proptest::collection::vec(0u64..6, 0..12),
+            mut ends in proptest::collection::vec((0u64..8, 0u32..12), 0..30),
+            keep_order in any::<bool>(),
+        ) {
+            if !keep_order {
+                ends.sort_by_key(|e| e.0);
+            }
+            let o = outcome(&ends);
+            let got: Vec<Change> = changes_in_order(&arrivals, &o).collect();
+            prop_assert_eq!(got, sorted(&arrivals, &o));
+        }
+    }
+
+    /// Two tenants: t0 (A* 0.9) arrives at 0, t1 (A* 0.8) at 1 s. t0's 0.5
+    /// and t1's 0.8 complete at 2 s (in that order), t0's 0.9 at 5 s.
+    fn two_tenants() -> (Trace, RunOutcome) {
+        let csv = "user,model,accuracy,runtime_s\n\
+                   t0,a,0.5,2\nt0,b,0.9,3\nt1,a,0.8,1\n";
+        let Ok(trace) = crate::models::trace::parse_trace("two", csv.as_bytes()) else {
+            panic!("trace")
+        };
+        let s = 1_000_000;
+        let job = |tenant, end, accuracy| JobRecord {
+            tenant,
+            model: 0,
+            gpu: 0,
+            start: 0,
+            end,
+            accuracy,
+            completed: true,
+            cancelled: false,
+        };
+        let jobs = vec![job(0, 2 * s, 0.5), job(1, 2 * s, 0.8), job(0, 5 * s, 0.9)];
+        let o = RunOutcome {
+            completion_order: vec![0, 1, 2],
+            jobs,
+            end: 5 * s,
+            ..RunOutcome::default()
+        };
+        (trace, o)
+    }
+
+    #[test]
+    fn loss_by_jobs_by_hand() {
+        // Job axis: both tenants have arrived before the first completion
+        // (0 jobs done by 1 s), so both sit at 0.
+        //   j = 0: (0.9 + 0.8) / 2        = 0.85
+        //   j = 1: t0 best 0.5: (0.4 + 0.8) / 2 = 0.6
+        //   j = 2: t1 best 0.8: (0.4 + 0) / 2   = 0.2
+        //   j = 3: t0 best 0.9: 0
+        // Jobs to θ = 0.5: 2. Σ_j S after job j over j = 0..2:
+        // 1.7 + 1.2 + 0.4 = 3.3 (the area with unit steps, in "µs" → / 10⁶).
+        let (trace, o) = two_tenants();
+        let c = LossCurve::by_jobs(&trace, &[0, 1], &[0, 1_000_000], &o);
+        let want = [0.85, 0.6, 0.2, 0.0];
+        for (j, w) in want.iter().enumerate() {
+            let got = c.loss_at(j as Micros).unwrap_or(f64::NAN);
+            assert!((got - w).abs() < 1e-12, "j = {j}: {got} ≠ {w}");
+        }
+        assert_eq!((c.end, c.last_arrival), (3, 0));
+        assert_eq!(c.time_to(0.5), Some(2));
+        assert_eq!(c.time_to(0.0), Some(3));
+        assert!((c.cumulative_regret(3) * 1e6 - 3.3).abs() < 1e-9);
+        // The time axis of the same run: 0.9 on [0, 1), 0.85 on [1, 2), 0.2
+        // on [2, 5) (both completions at 2 s collapse into one step), 0 from 5.
+        let t = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
+        assert_eq!(t.times, vec![0, 1_000_000, 2_000_000, 5_000_000]);
+        // A tenant arriving after the first completion sits after it.
+        let late = LossCurve::by_jobs(&trace, &[0, 1], &[0, 3_000_000], &o);
+        // j = 0: 0.9 (t0 alone); j = 1: 0.4; j = 2: t1's completion is not
+        // counted before t1 arrives, t1 arrives at 2 (two jobs done by 3 s)
+        // with its best 0.8 already: (0.4 + 0) / 2 = 0.2; j = 3: 0.
+        let got: Vec<f64> = (0..4)
+            .map(|j| late.loss_at(j).unwrap_or(f64::NAN))
+            .collect();
+        for (g, w) in got.iter().zip([0.9, 0.4, 0.2, 0.0]) {
+            assert!((g - w).abs() < 1e-12, "{got:?}");
+        }
+        assert_eq!(late.last_arrival, 2);
+    }
+
+    proptest! {
+        /// With one completion per instant and every tenant arriving at 0,
+        /// the loss after the j-th job is the time curve's value at the j-th
+        /// completion time.
+        #[test]
+        fn by_jobs_samples_the_time_curve_at_each_completion(
+            accs in proptest::collection::vec((0u32..3, 0u32..10), 1..25),
+        ) {
+            let mut csv = String::from("user,model,accuracy,runtime_s\n");
+            for (k, &(t, a)) in accs.iter().enumerate() {
+                csv.push_str(&format!("t{t},m{k},{},1\n", f64::from(a) / 10.0));
+            }
+            let Ok(trace) = crate::models::trace::parse_trace("p", csv.as_bytes()) else {
+                panic!("trace")
+            };
+            let users: Vec<usize> = (0..trace.n_users()).collect();
+            let ids: Vec<u32> = accs
+                .iter()
+                .map(|&(t, _)| {
+                    let name = format!("t{t}");
+                    trace.users().iter().position(|u| *u == name).unwrap_or(0) as u32
+                })
+                .collect();
+            let jobs: Vec<JobRecord> = accs
+                .iter()
+                .zip(&ids)
+                .enumerate()
+                .map(|(k, (&(_, a), &tenant))| JobRecord {
+                    tenant,
+                    model: 0,
+                    gpu: 0,
+                    start: 0,
+                    end: (k as Micros + 1) * 7,
+                    accuracy: f64::from(a) / 10.0,
+                    completed: true,
+                    cancelled: false,
+                })
+                .collect();
+            let o = RunOutcome {
+                completion_order: (0..jobs.len() as u32).collect(),
+                end: jobs.len() as Micros * 7,
+                jobs,
+                ..RunOutcome::default()
+            };
+            let arrivals = vec![0; users.len()];
+            let by_time = LossCurve::from_outcome(&trace, &users, &arrivals, &o);
+            let by_jobs = LossCurve::by_jobs(&trace, &users, &arrivals, &o);
+            prop_assert_eq!(by_jobs.end, o.jobs.len() as Micros);
+            for j in 0..=o.jobs.len() {
+                let t = j as Micros * 7;
+                prop_assert_eq!(by_jobs.loss_at(j as Micros), by_time.loss_at(t), "j = {}", j);
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+//! Summary figures of one (policy, repetition) run.
+
+use super::LossCurve;
+use crate::models::sim::RunOutcome;
+use crate::models::trace::Micros;
+
+/// The `summary.csv` figures of one run (DESIGN §6.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunMetrics {
+    /// L at the end of the run.
+    pub final_loss: f64,
+    /// R(end) in accuracy·seconds.
+    pub cumulative_regret: f64,
+    /// T(θ) per configured θ, µs; `None` = never (∞).
+    pub time_to: Vec<Option<Micros>>,
+    /// Jobs that completed.
+    pub jobs: usize,
+    /// Busy GPU time / (GPUs × end); 0 for a run of length 0.
+    pub gpu_busy_fraction: f64,
+    /// End of the run, µs.
+    pub end: Micros,
+    /// Events processed.
+    pub events: u64,
+}
+
+impl RunMetrics {
+    /// Compute the figures from a run's curve and log.
+    pub fn compute(curve: &LossCurve, outcome: &RunOutcome, thresholds: &[f64]) -> Self {
+        let capacity = u128::from(outcome.gpus) * u128::from(outcome.end);
+        Self {
+            final_loss: curve.final_loss(),
+            cumulative_regret: curve.cumulative_regret(outcome.end),
+            time_to: thresholds.iter().map(|&t| curve.time_to(t)).collect(),
+            jobs: outcome.completion_order.len(),
+            gpu_busy_fraction: if capacity == 0 {
+                0.0
+            } else {
+                outcome.busy as f64 / capacity as f64
+            },
+            end: outcome.end,
+            events: outcome.events,
+        }
+    }
+}

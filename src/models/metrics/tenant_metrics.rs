@@ -1,0 +1,226 @@
+//! Per-tenant figures of one run, and their aggregates: how each tenant
+//! experienced the service, not only the global mean.
+
+use crate::models::aggregate::quantile;
+use crate::models::sim::{RunOutcome, TenantLimits};
+use crate::models::trace::{Micros, Trace};
+
+/// What one tenant experienced in one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantMetrics {
+    /// Arrival time, µs.
+    pub arrival: Micros,
+    /// ∫ ℓ_i(τ) dτ from its arrival to the end of the run, accuracy·s.
+    pub regret_area: f64,
+    /// Per θ: time from arrival until ℓ_i ≤ θ (its own best within θ), µs;
+    /// `None` if never.
+    pub time_to: Vec<Option<Micros>>,
+    /// Time from arrival to the start of its first job, µs (`None`: never
+    /// served).
+    pub wait_first_job: Option<Micros>,
+    /// Longest interval, µs, between its arrival and the end of its demand
+    /// during which none of its jobs ran. Its demand ends at its last job's
+    /// end when it has nothing left to run (all models tried, or its job or
+    /// budget limit reached), else at the end of the run or when it left.
+    pub longest_gap: Micros,
+    /// Completed jobs.
+    pub jobs: u32,
+    /// GPU-µs its jobs ran (cancelled jobs up to the cancel).
+    pub gpu_us: u64,
+    /// Whether it left for lack of patience.
+    pub abandoned: bool,
+    /// Whether it hit its GPU-time budget.
+    pub budget_exhausted: bool,
+}
+
+/// Compute every tenant's figures. `users` are the run's tenants (trace
+/// indices), `arrivals` their arrival times.
+pub fn tenant_metrics(
+    trace: &Trace,
+    users: &[usize],
+    arrivals: &[Micros],
+    outcome: &RunOutcome,
+    limits: TenantLimits,
+    thresholds: &[f64],
+) -> Vec<TenantMetrics> {
+    let n = users.len();
+    let end = outcome.end;
+    // Jobs of each tenant in start order, as one list grouped by tenant
+    // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
+    let mut start = vec![0usize; n + 1];
+    for job in &outcome.jobs {
+        start[job.tenant as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut grouped = vec![0usize; outcome.jobs.len()];
+    for (j, job) in outcome.jobs.iter().enumerate() {
+        let slot = &mut fill[job.tenant as usize];
+        grouped[*slot] = j;
+        *slot += 1;
+    }
+    let mut completions: Vec<(Micros, f64)> = Vec::new();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let a_star = trace.best_accuracy(users[i]);
+        let arrival = arrivals[i];
+        let jobs = &grouped[start[i]..start[i + 1]];
+        // Completions of i in time order (ties: engine order = job order here).
+        completions.clear();
+        completions.extend(
+            jobs.iter()
+                .map(|&j| &outcome.jobs[j])
+                .filter(|j| j.completed)
+                .map(|j| (j.end, j.accuracy)),
+        );
+        completions.sort_by_key(|c| c.0);
+
+        // Regret area and per-θ times of the step function ℓ_i.
+        let mut best = 0.0f64;
+        let mut t = arrival.min(end);
+        let mut area = 0.0f64;
+        let mut time_to: Vec<Option<Micros>> = thresholds
+            .iter()
+            .map(|&th| (a_star <= th + super::THETA_SLACK).then_some(0))
+            .collect();
+        for &(at, acc) in &completions {
+            let at = at.min(end);
+            area += (a_star - best) * (at - t) as f64;
+            t = at;
+            if acc > best {
+                best = acc;
+                for (k, &th) in thresholds.iter().enumerate() {
+                    if time_to[k].is_none() && a_star - best <= th + super::THETA_SLACK {
+                        time_to[k] = Some(at - arrival);
+                    }
+                }
+            }
+        }
+        area += (a_star - best) * end.saturating_sub(t) as f64;
+
+        let first_start = jobs.first().map(|&j| outcome.jobs[j].start);
+        let finished_demand = jobs.len() == trace.models_of(users[i]).len()
+            || outcome.budget_exhausted[i]
+            || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
+        let demand_end = match outcome.left_at[i] {
+            Some(l) => l,
+            None if finished_demand => jobs
+                .iter()
+                .map(|&j| outcome.jobs[j].end)
+                .max()
+                .unwrap_or(end),
+            None => end,
+        }
+        .min(end);
+        // Merge the tenant's busy intervals (start order) and find gaps.
+        let mut gap = 0;
+        let mut covered_until = arrival;
+        for &j in jobs {
+            let job = &outcome.jobs[j];
+            if job.start > covered_until {
+                gap = gap.max(job.start.min(demand_end).saturating_sub(covered_until));
+            }
+            covered_until = covered_until.max(job.end);
+        }
+        gap = gap.max(demand_end.saturating_sub(covered_until));
+
+        out.push(TenantMetrics {
+            arrival,
+            regret_area: area / 1.0e6,
+            time_to,
+            wait_first_job: first_start.map(|s| s - arrival),
+            longest_gap: gap,
+            jobs: u32::try_from(completions.len()).unwrap_or(u32::MAX),
+            gpu_us: jobs
+                .iter()
+                .map(|&j| {
+                    let job = &outcome.jobs[j];
+                    job.end.min(end).saturating_sub(job.start)
+                })
+                .sum(),
+            abandoned: outcome.left_at[i].is_some(),
+            budget_exhausted: outcome.budget_exhausted[i],
+        });
+    }
+    out
+}
+
+/// Aggregates of the per-tenant figures of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TenantAggregate {
+    /// Mean regret area, accuracy·s.
+    pub area_mean: f64,
+    /// Median regret area.
+    pub area_p50: f64,
+    /// 90th percentile of the regret areas.
+    pub area_p90: f64,
+    /// Largest regret area (the worst-served tenant).
+    pub area_max: f64,
+    /// Jain's index over regret areas normalised by the isolated ones;
+    /// `None` without isolated runs.
+    pub jain: Option<f64>,
+    /// Tenants that left for lack of patience.
+    pub abandoned: usize,
+}
+
+/// Jain's fairness index J = (Σ x_i)² / (n · Σ x_i²) (Jain, Chiu, Hawe
+/// 1984): 1 when all x_i are equal, 1/n when one tenant takes everything.
+/// `None` for no values; 1 when every value is 0.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
+    if x.is_empty() {
+        return None;
+    }
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    Some(if sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (x.len() as f64 * sq)
+    })
+}
+
+/// Aggregate per-tenant figures. With `isolated` (each tenant's regret area
+/// alone on the cluster), the Jain index is taken over area_i / isolated_i,
+/// skipping tenants whose isolated area is 0 (nothing to normalise by).
+pub fn aggregate_tenants(tenants: &[TenantMetrics], isolated: Option<&[f64]>) -> TenantAggregate {
+    let mut areas: Vec<f64> = tenants.iter().map(|t| t.regret_area).collect();
+    let area_mean = if areas.is_empty() {
+        0.0
+    } else {
+        areas.iter().sum::<f64>() / areas.len() as f64
+    };
+    areas.sort_by(f64::total_cmp);
+    let jain = isolated.and_then(|iso| {
+        let ratios: Vec<f64> = tenants
+            .iter()
+            .zip(iso)
+            .filter(|(_, i)| **i > 0.0)
+            .map(|(t, &i)| t.regret_area / i)
+            .collect();
+        jain_index(&ratios)
+    });
+    TenantAggregate {
+        area_mean,
+        area_p50: quantile(&areas, 0.5),
+        area_p90: quantile(&areas, 0.9),
+        area_max: areas.last().copied().unwrap_or(0.0),
+        jain,
+        abandoned: tenants.iter().filter(|t| t.abandoned).count(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_extremes_and_hand_value() {
+        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), Some(1.0));
+        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+        // (1 + 3)² / (2 · (1 + 9)) = 16 / 20
+        assert_eq!(jain_index(&[1.0, 3.0]), Some(0.8));
+        assert_eq!(jain_index(&[]), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! `greedy` (ease.ml): the eligible tenant with the highest score
+//! (DESIGN §4.3).
+
+use std::sync::Arc;
+
+use crate::core::error::Result;
+use crate::models::policy::registry::SchedulerSpec;
+use crate::models::policy::score_heap::ScoreHeap;
+use crate::models::policy::{Params, Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
+use crate::models::sim::Tenants;
+
+/// Registry entry.
+pub const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "greedy",
+    about: "ease.ml: the eligible tenant with the highest gain (a − best) per believed cost of its selector's proposal, ties lowest index (needs a GP selector; key: score = per-second | per-relative-cost)",
+    needs_acquisition: true,
+    parse,
+};
+
+fn parse(params: &mut Params) -> Result<SchedulerFactory> {
+    let score = Score::parse(params)?;
+    Ok(Arc::new(move |ctx: &RepContext<'_>| {
+        Ok(Box::new(Greedy::new(ctx.tenants.len(), score)) as Box<dyn Scheduler>)
+    }))
+}
+
+/// How `greedy` (and `hybrid`) turn a proposal into a score (key `score`,
+/// DESIGN §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Score {
+    /// `per-second` (the default): score_i = gain_i / ĉˢ, the believed
+    /// accuracy gain per GPU-second of the proposed model
+    /// ([`Proposal::believed_seconds`]), comparable across tenants.
+    #[default]
+    PerSecond,
+    /// `per-relative-cost`: score_i = gain_i / ĉ, each tenant's cost measured
+    /// against its own mean runtime ([`Proposal::believed_cost`]).
+    PerRelativeCost,
+}
+
+impl Score {
+    /// The `score` key of `params` (default `per-second`).
+    ///
+    /// # Errors
+    /// A scenario error for any other value.
+    pub fn parse(params: &mut Params) -> Result<Self> {
+        match params.string("score", "per-second")?.as_str() {
+            "per-second" => Ok(Score::PerSecond),
+            "per-relative-cost" => Ok(Score::PerRelativeCost),
+            other => Err(params.invalid(
+                "score",
+                format!(
+                    "unknown greedy score `{other}`: expected `per-second` or `per-relative-cost`"
+                ),
+            )),
+        }
+    }
+
+    /// DESIGN §4.3's score of a tenant whose selector proposes `proposal` and
+    /// whose best accuracy so far is `best`:
+    ///
+    /// score_i = gain_i / ĉˢ (`per-second`) or gain_i / ĉ
+    /// (`per-relative-cost`), gain_i = [`Proposal::gain`] (a_i − best_i for
+    /// UCB and UCB_c, the EI for the EI selectors). Cost-oblivious selectors
+    /// believe both costs are 1, so their score is gain_i.
+    ///
+    /// Source: Li et al., "Ease.ml: Towards Multi-tenant Resource Sharing for
+    /// Machine Learning Workloads", PVLDB 11(5), 2018 (arXiv 1708.07308), the
+    /// greedy user-selection rule.
+    pub fn of(self, proposal: &Proposal, best: f64) -> f64 {
+        let cost = match self {
+            Score::PerSecond => proposal.believed_seconds,
+            Score::PerRelativeCost => proposal.believed_cost,
+        };
+        proposal.gain(best) / cost
+    }
+}
+
+/// Serves the eligible tenant with the highest [`Score::of`] of the
+/// selector's proposal for it (DESIGN §4.3), ties by the lowest tenant index.
+///
+/// Incremental: a tenant's score depends only on its own state (its
+/// posterior, completed count, best_i and untried models), which changes
+/// only through the events the engine reports by
+/// [`Scheduler::tenant_changed`]. Those tenants are marked dirty; a pick
+/// rescores the dirty tenants (one `propose` each, served from the
+/// selector's cache when unchanged) into an indexed max-heap and reads its
+/// top. A decision therefore costs O(d log n) for d tenants changed since
+/// the previous one (d is O(1) per event), not O(n). Nothing allocates
+/// after construction.
+#[derive(Debug, Clone)]
+pub struct Greedy {
+    score: Score,
+    heap: ScoreHeap,
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+}
+
+impl Greedy {
+    /// A scheduler over `n` tenants ranking them by `score`.
+    pub fn new(n: usize, score: Score) -> Self {
+        Self {
+            score,
+            heap: ScoreHeap::new(n),
+            dirty: Vec::with_capacity(n),
+            is_dirty: vec![false; n],
+        }
+    }
+
+    /// Rescore the tenants changed since the last call; the best eligible
+    /// tenant and its score.
+    pub fn best(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<(usize, f64)> {
+        for i in self.dirty.drain(..) {
+            let i = i as usize;
+            self.is_dirty[i] = false;
+            let proposal = if tenants.is_eligible(i) {
+                selector.propose(tenants, i)
+            } else {
+                None
+            };
+            match proposal {
+                Some(p) => self.heap.set(i, self.score.of(&p, tenants.best(i))),
+                None => self.heap.remove(i),
+            }
+        }
+        self.heap.top()
+    }
+}
+
+impl Scheduler for Greedy {
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+        self.best(tenants, selector).map(|(i, _)| i)
+    }
+
+    fn tenant_changed(&mut self, _tenants: &Tenants, tenant: usize) {
+        if !self.is_dirty[tenant] {
+            self.is_dirty[tenant] = true;
+            self.dirty.push(tenant as u32);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! `random`: a uniformly random eligible tenant (DESIGN §4.2).
+
+use std::sync::Arc;
+
+use rand::Rng;
+
+use crate::core::error::Result;
+use crate::core::rng::{Purpose, SimRng, stream};
+use crate::models::policy::registry::SchedulerSpec;
+use crate::models::policy::tenant_set::TenantSet;
+use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
+use crate::models::sim::Tenants;
+
+/// Registry entry.
+pub const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "random",
+    about: "a uniformly random eligible tenant (per-repetition RNG)",
+    needs_acquisition: false,
+    parse,
+};
+
+fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
+    Ok(Arc::new(|ctx: &RepContext<'_>| {
+        Ok(Box::new(RandomScheduler {
+            eligible: TenantSet::new(ctx.tenants.len()),
+            rng: stream(ctx.seed, ctx.repetition, Purpose::Scheduler),
+        }) as Box<dyn Scheduler>)
+    }))
+}
+
+/// Draws `r` uniform in `0..count` (rand 0.8 `gen_range`) from the
+/// repetition's scheduler stream and serves the `r`-th eligible tenant in
+/// index order.
+#[derive(Debug, Clone)]
+pub struct RandomScheduler {
+    eligible: TenantSet,
+    rng: SimRng,
+}
+
+impl Scheduler for RandomScheduler {
+    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+        let count = self.eligible.count();
+        if count == 0 {
+            return None;
+        }
+        let r = self.rng.gen_range(0..count);
+        self.eligible.nth(r)
+    }
+
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+        self.eligible.set(tenant, tenants.is_eligible(tenant));
+    }
+}

@@ -1,0 +1,63 @@
+//! `round-robin`: cycle over tenants in index order (DESIGN §4.1).
+
+use std::sync::Arc;
+
+use crate::core::error::Result;
+use crate::models::policy::registry::SchedulerSpec;
+use crate::models::policy::tenant_set::TenantSet;
+use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
+use crate::models::sim::Tenants;
+
+/// Registry entry.
+pub const SPEC: SchedulerSpec = SchedulerSpec {
+    name: "round-robin",
+    about: "cycle over tenants in index order, skipping ineligible ones; the pointer continues after the last tenant served",
+    needs_acquisition: false,
+    parse,
+};
+
+fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
+    Ok(Arc::new(|ctx: &RepContext<'_>| {
+        Ok(Box::new(RoundRobin::new(ctx.tenants.len())) as Box<dyn Scheduler>)
+    }))
+}
+
+/// Round-robin over eligible tenants. The cycle pointer starts at tenant 0;
+/// each pick serves the first eligible tenant at or after the pointer
+/// (wrapping around) and moves the pointer just past it.
+#[derive(Debug, Clone)]
+pub struct RoundRobin {
+    eligible: TenantSet,
+    pointer: usize,
+}
+
+impl RoundRobin {
+    /// A scheduler over `n` tenants, pointer at 0.
+    pub fn new(n: usize) -> Self {
+        Self {
+            eligible: TenantSet::new(n),
+            pointer: 0,
+        }
+    }
+
+    /// Move the cycle pointer: the next pick serves the first eligible
+    /// tenant at or after `pointer` (wrapping around).
+    pub fn set_pointer(&mut self, pointer: usize) {
+        self.pointer = pointer;
+    }
+}
+
+impl Scheduler for RoundRobin {
+    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+        let i = self
+            .eligible
+            .next_at_or_after(self.pointer)
+            .or_else(|| self.eligible.next_at_or_after(0))?;
+        self.pointer = i + 1;
+        Some(i)
+    }
+
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+        self.eligible.set(tenant, tenants.is_eligible(tenant));
+    }
+}

@@ -1,0 +1,107 @@
+//! Selectors that follow one fixed order of models: `in-order`,
+//! `most-recent` and `most-cited` (DESIGN §4.6).
+
+use std::sync::Arc;
+
+use crate::core::error::{Error, Result};
+use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::Tenants;
+use crate::models::trace::Trace;
+
+/// `in-order`: trace order (model index ascending).
+pub const IN_ORDER: SelectorSpec = SelectorSpec {
+    name: "in-order",
+    about: "the first untried model in trace order",
+    provides_acquisition: false,
+    parse: parse_in_order,
+};
+
+/// `most-recent`: model_year descending, then model_citations descending.
+pub const MOST_RECENT: SelectorSpec = SelectorSpec {
+    name: "most-recent",
+    about: "the first untried model by model_year desc, then model_citations desc (needs model_year)",
+    provides_acquisition: false,
+    parse: parse_most_recent,
+};
+
+/// `most-cited`: model_citations descending.
+pub const MOST_CITED: SelectorSpec = SelectorSpec {
+    name: "most-cited",
+    about: "the first untried model by model_citations desc (needs model_citations)",
+    provides_acquisition: false,
+    parse: parse_most_cited,
+};
+
+fn factory(order: Vec<usize>) -> SelectorFactory {
+    let order: Arc<[usize]> = order.into();
+    Arc::new(move |ctx: &RepContext<'_>| {
+        Ok(Box::new(FixedOrder {
+            trace: Arc::clone(ctx.trace),
+            order: Arc::clone(&order),
+            cursor: vec![0; ctx.tenants.len()],
+        }) as Box<dyn Selector>)
+    })
+}
+
+fn parse_in_order(_params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
+    Ok(factory((0..trace.n_models()).collect()))
+}
+
+fn missing(params: &Params, selector: &str, column: &str, trace: &Trace) -> Error {
+    Error::input(format!(
+        "{}: selector `{selector}` needs the trace column `{column}`, which {} does not have",
+        params.context(),
+        trace.source()
+    ))
+}
+
+fn parse_most_recent(params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
+    let year = trace
+        .model_year()
+        .ok_or_else(|| missing(params, "most-recent", "model_year", trace))?;
+    let cites = trace.model_citations();
+    let key = |k: usize| (year[k], cites.map_or(0, |c| c[k]));
+    Ok(factory(descending_order(trace.n_models(), key)))
+}
+
+fn parse_most_cited(params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
+    let cites = trace
+        .model_citations()
+        .ok_or_else(|| missing(params, "most-cited", "model_citations", trace))?;
+    Ok(factory(descending_order(trace.n_models(), |k| cites[k])))
+}
+
+/// Model indices sorted by `key` descending; ties by lowest index (the sort
+/// is stable over ascending indices).
+pub fn descending_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| std::cmp::Reverse(key(k)));
+    order
+}
+
+/// Each tenant takes the first model of `order` that is available to it and
+/// untried. A per-tenant cursor skips the prefix already used up, so a
+/// proposal costs amortised O(1).
+#[derive(Debug)]
+struct FixedOrder {
+    trace: Arc<Trace>,
+    order: Arc<[usize]>,
+    cursor: Vec<usize>,
+}
+
+impl Selector for FixedOrder {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        let u = tenants.user(tenant);
+        let mut c = self.cursor[tenant];
+        while let Some(&k) = self.order.get(c) {
+            if self.trace.is_available(u, k) && !tenants.is_tried(tenant, k) {
+                self.cursor[tenant] = c;
+                return Some(Proposal::plain(k));
+            }
+            c += 1;
+        }
+        self.cursor[tenant] = c;
+        None
+    }
+}

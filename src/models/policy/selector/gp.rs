@@ -1,0 +1,1249 @@
+//! Gaussian-process model selectors (DESIGN §3): `gp-ucb`, `gp-ucb-cost`,
+//! `gp-ei` and `gp-ei-per-second`.
+//!
+//! Each repetition builds one [`GpPrior`] from its prior users
+//! ([`GpPrior::from_trace`]) and gives every tenant a [`TenantPosterior`]
+//! over its available models, created at its first completed job (until
+//! then the posterior *is* the prior restricted to its models, read straight
+//! from the shared prior). A tenant proposes the argmax of the acquisition
+//! over its models neither completed nor running, ties by the lowest model
+//! index ([`argmax_by`]).
+//!
+//! The GP math (prior, posterior update, β_t, UCB, UCB_c, EI) lives in
+//! [`crate::models::gp`], where each formula is written out with its source.
+//!
+//! Memory per tenant: a [`TenantPosterior`] (its K_i means and the upper
+//! triangle of its `K_i × K_i` covariance, about 2 KB at K_i = 20) once it
+//! has completed a job, nothing of size K_i before; plus a cached proposal
+//! (about 40 bytes) and an empty posterior slot (48 bytes).
+//! `propose` never allocates: it fills a scratch mask sized at construction
+//! and caches its answer until the tenant starts or completes a job.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::core::error::{Error, Result};
+use crate::models::gp::{
+    GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement, relative_cost_prior,
+    runtime_prior_s, ucb, ucb_cost,
+};
+use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::Tenants;
+use crate::models::trace::Trace;
+
+/// `gp-ucb`: argmax UCB.
+pub const GP_UCB: SelectorSpec = SelectorSpec {
+    name: "gp-ucb",
+    about: "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta, beta_scale)",
+    provides_acquisition: true,
+    parse: parse_ucb,
+};
+
+/// `gp-ucb-cost`: argmax cost-aware UCB_c.
+pub const GP_UCB_COST: SelectorSpec = SelectorSpec {
+    name: "gp-ucb-cost",
+    about: "cost-aware GP-UCB, μ + √(β/ĉ)σ (keys: as gp-ucb, plus cost_belief)",
+    provides_acquisition: true,
+    parse: parse_ucb_cost,
+};
+
+/// `gp-ei`: argmax expected improvement.
+pub const GP_EI: SelectorSpec = SelectorSpec {
+    name: "gp-ei",
+    about: "GP expected improvement over best_i (keys: as gp-ucb, plus xi)",
+    provides_acquisition: true,
+    parse: parse_ei,
+};
+
+/// `gp-ei-per-second`: argmax expected improvement per believed cost.
+pub const GP_EI_PER_SECOND: SelectorSpec = SelectorSpec {
+    name: "gp-ei-per-second",
+    about: "GP expected improvement divided by the believed cost ĉ (keys: as gp-ei, plus cost_belief)",
+    provides_acquisition: true,
+    parse: parse_ei_per_second,
+};
+
+/// Default observation noise variance σ_n² (DESIGN §3.3).
+pub const DEFAULT_NOISE: f64 = 1e-4;
+/// Default δ of β_t (DESIGN §3.4).
+pub const DEFAULT_DELTA: f64 = 0.1;
+/// Default `beta_scale` s of β_t = s · 2 ln(K t² π² / (6δ)) (DESIGN §3.4): 1,
+/// the β_t of Srinivas et al. (2010).
+pub const DEFAULT_BETA_SCALE: f64 = 1.0;
+/// Default EI margin ξ: 0, the plain expected improvement of Jones et al.
+/// (1998).
+pub const DEFAULT_XI: f64 = 0.0;
+
+/// Which acquisition a GP selector maximises.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Acquisition {
+    /// [`ucb`].
+    Ucb,
+    /// [`ucb_cost`] with the believed cost.
+    UcbCost(CostBelief),
+    /// [`expected_improvement`] with margin ξ.
+    Ei { xi: f64 },
+    /// [`expected_improvement`] / ĉ.
+    EiPerSecond { xi: f64, cost: CostBelief },
+}
+
+/// Where the believed relative cost ĉ_ik comes from (key `cost_belief`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CostBelief {
+    /// `oracle` (default): the tenant's true runtimes, see [`GpSelector::cost`].
+    Oracle,
+    /// `prior`: [`relative_cost_prior`] of the prior users.
+    Prior,
+}
+
+/// A GP selector's validated parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GpConfig {
+    name: &'static str,
+    kernel: Kernel,
+    noise: f64,
+    delta: f64,
+    /// s in β_t = s · 2 ln(K t² π² / (6δ)).
+    beta_scale: f64,
+    acquisition: Acquisition,
+}
+
+fn parse_ucb(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
+    let cfg = parse_common(params, GP_UCB.name, Acquisition::Ucb)?;
+    Ok(factory(cfg))
+}
+
+fn parse_ucb_cost(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
+    let cost = parse_cost_belief(params)?;
+    let cfg = parse_common(params, GP_UCB_COST.name, Acquisition::UcbCost(cost))?;
+    Ok(factory(cfg))
+}
+
+fn parse_ei(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
+    let xi = parse_xi(params)?;
+    let cfg = parse_common(params, GP_EI.name, Acquisition::Ei { xi })?;
+    Ok(factory(cfg))
+}
+
+fn parse_ei_per_second(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
+    let xi = parse_xi(params)?;
+    let cost = parse_cost_belief(params)?;
+    let acquisition = Acquisition::EiPerSecond { xi, cost };
+    let cfg = parse_common(params, GP_EI_PER_SECOND.name, acquisition)?;
+    Ok(factory(cfg))
+}
+
+fn parse_cost_belief(params: &mut Params) -> Result<CostBelief> {
+    match params.string("cost_belief", "oracle")?.as_str() {
+        "oracle" => Ok(CostBelief::Oracle),
+        "prior" => Ok(CostBelief::Prior),
+        other => Err(params.invalid(
+            "cost_belief",
+            format!("unknown cost belief `{other}`: expected `oracle` or `prior`"),
+        )),
+    }
+}
+
+fn parse_xi(params: &mut Params) -> Result<f64> {
+    let xi = params.f64("xi", DEFAULT_XI)?;
+    if !(xi.is_finite() && xi >= 0.0) {
+        return Err(params.invalid(
+            "xi",
+            format!("expected the EI margin ξ, a finite number >= 0, got {xi}"),
+        ));
+    }
+    Ok(xi)
+}
+
+/// The keys every GP selector takes: `kernel` (default `rbf`), `variance`,
+/// `lengthscale` (for `rbf` each defaults to its data-driven value of DESIGN
+/// §3.2, computed per repetition from its prior users), `noise`, `delta`,
+/// `beta_scale`.
+fn parse_common(
+    params: &mut Params,
+    name: &'static str,
+    acquisition: Acquisition,
+) -> Result<GpConfig> {
+    let kernel_name = params.string("kernel", "rbf")?;
+    let variance = params.opt_f64("variance")?;
+    let lengthscale = params.opt_f64("lengthscale")?;
+    let check_variance = |params: &Params, v: f64| {
+        if v.is_finite() && v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(params.invalid(
+                "variance",
+                format!("expected the kernel variance v, a finite number >= 0, got {v}"),
+            ))
+        }
+    };
+    let kernel = match kernel_name.as_str() {
+        "empirical" => {
+            for (key, value) in [("variance", variance), ("lengthscale", lengthscale)] {
+                if value.is_some() {
+                    return Err(params.invalid(
+                        key,
+                        "applies to kernel `rbf` (and `variance` to `flat`), not to `empirical`",
+                    ));
+                }
+            }
+            Kernel::Empirical
+        }
+        "rbf" => {
+            let variance = variance.map(|v| check_variance(params, v)).transpose()?;
+            if let Some(l) = lengthscale
+                && !(l.is_finite() && l > 0.0)
+            {
+                return Err(params.invalid(
+                    "lengthscale",
+                    format!("expected the kernel lengthscale ℓ, a finite number > 0, got {l}"),
+                ));
+            }
+            Kernel::Rbf {
+                variance,
+                lengthscale,
+            }
+        }
+        "flat" => {
+            if lengthscale.is_some() {
+                return Err(params.invalid("lengthscale", "applies to kernel `rbf`, not `flat`"));
+            }
+            let variance = variance.map(|v| check_variance(params, v)).transpose()?;
+            Kernel::Flat { variance }
+        }
+        other => {
+            return Err(params.invalid(
+                "kernel",
+                format!("unknown kernel `{other}`: expected one of empirical, rbf, flat"),
+            ));
+        }
+    };
+    let noise = params.f64("noise", DEFAULT_NOISE)?;
+    if !(noise.is_finite() && noise >= 0.0) {
+        return Err(params.invalid(
+            "noise",
+            format!(
+                "expected the observation noise variance σ_n², a finite number >= 0, got {noise}"
+            ),
+        ));
+    }
+    let delta = params.f64("delta", DEFAULT_DELTA)?;
+    if !(delta > 0.0 && delta < 1.0) {
+        return Err(params.invalid(
+            "delta",
+            format!("expected the confidence δ of β_t strictly between 0 and 1, got {delta}"),
+        ));
+    }
+    let beta_scale = params.f64("beta_scale", DEFAULT_BETA_SCALE)?;
+    if !(beta_scale.is_finite() && beta_scale >= 0.0) {
+        return Err(params.invalid(
+            "beta_scale",
+            format!(
+                "expected the scale s of β_t = s·2 ln(K t² π² / 6δ), a finite number >= 0 (0 = exploit the posterior mean), got {beta_scale}"
+            ),
+        ));
+    }
+    Ok(GpConfig {
+        name,
+        kernel,
+        noise,
+        delta,
+        beta_scale,
+        acquisition,
+    })
+}
+
+fn factory(cfg: GpConfig) -> SelectorFactory {
+    let cache = PriorCache::default();
+    Arc::new(move |ctx: &RepContext<'_>| {
+        Ok(Box::new(GpSelector::with_cache(cfg, ctx, &cache)?) as Box<dyn Selector>)
+    })
+}
+
+/// How many (trace, prior users) pairs a factory remembers the prior of:
+/// enough for the repetitions in flight on a few threads (more threads only
+/// mean some rebuilds), and at most 8 priors of K² values alive per policy.
+const PRIOR_CACHE_ENTRIES: usize = 8;
+
+/// The GP priors (and `prior` cost beliefs) one factory has built, by trace
+/// and prior users, most recently used first. A repetition builds its
+/// selector once for the run and, with `fairness`, once more per tenant for
+/// its isolated run, always from the same prior users: those builds reuse
+/// the first prior instead of recomputing it (O(K² m) for m prior users).
+/// A prior is a pure function of the trace, the prior users and the
+/// factory's kernel, so a cached one is the very value a fresh build gives.
+#[derive(Debug, Default)]
+struct PriorCache {
+    entries: Mutex<Vec<PriorEntry>>,
+}
+
+#[derive(Debug)]
+struct PriorEntry {
+    /// The trace (weak: it keeps the allocation, so no other trace can take
+    /// its address while the entry lives).
+    trace: Weak<Trace>,
+    prior_users: Box<[usize]>,
+    prior: Arc<GpPrior>,
+    costs: Option<PriorCosts>,
+}
+
+/// The `prior` cost beliefs per trace model: relative cost ĉ
+/// ([`relative_cost_prior`]) and runtime in seconds ĉˢ ([`runtime_prior_s`]).
+#[derive(Debug, Clone)]
+struct PriorCosts {
+    relative: Arc<[f64]>,
+    seconds: Arc<[f64]>,
+}
+
+impl PriorEntry {
+    fn matches(&self, ctx: &RepContext<'_>) -> bool {
+        std::ptr::eq(self.trace.as_ptr(), Arc::as_ptr(ctx.trace)) && *self.prior_users == *ctx.prior
+    }
+}
+
+/// A prior and, for `cost_belief = "prior"`, the prior cost beliefs.
+type PriorParts = (Arc<GpPrior>, Option<PriorCosts>);
+
+impl PriorCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<PriorEntry>> {
+        // A panic elsewhere cannot leave the list inconsistent.
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The prior of `ctx`'s prior users, built by `build` unless cached.
+    fn get_or_build(
+        &self,
+        ctx: &RepContext<'_>,
+        build: impl FnOnce() -> Result<PriorParts>,
+    ) -> Result<PriorParts> {
+        {
+            let mut entries = self.lock();
+            if let Some(at) = entries.iter().position(|e| e.matches(ctx)) {
+                let hit = entries.remove(at);
+                let parts = (Arc::clone(&hit.prior), hit.costs.clone());
+                entries.insert(0, hit);
+                return Ok(parts);
+            }
+        }
+        // Built outside the lock, so threads do not wait on each other.
+        let (prior, costs) = build()?;
+        let mut entries = self.lock();
+        if !entries.iter().any(|e| e.matches(ctx)) {
+            entries.insert(
+                0,
+                PriorEntry {
+                    trace: Arc::downgrade(ctx.trace),
+                    prior_users: ctx.prior.into(),
+                    prior: Arc::clone(&prior),
+                    costs: costs.clone(),
+                },
+            );
+            entries.truncate(PRIOR_CACHE_ENTRIES);
+        }
+        Ok((prior, costs))
+    }
+}
+
+/// Cost data behind the believed relative cost ĉ_ik.
+#[derive(Debug)]
+enum CostData {
+    /// Cost-oblivious: ĉ = ĉˢ = 1.
+    None,
+    /// Mean runtime (µs) of each tenant's available models.
+    Oracle(Box<[f64]>),
+    /// Cost beliefs per trace model from the prior users.
+    Prior(PriorCosts),
+}
+
+/// One repetition's GP selector.
+#[derive(Debug)]
+struct GpSelector {
+    cfg: GpConfig,
+    trace: Arc<Trace>,
+    prior: Arc<GpPrior>,
+    /// √(max(Σ[k,k], 0)) of the prior per trace model.
+    prior_sd: Box<[f64]>,
+    /// `0..K`: the model list of every tenant that has all K trace models.
+    all_models: Box<[usize]>,
+    cost: CostData,
+    /// Trace user of each tenant.
+    users: Box<[usize]>,
+    /// Posterior per tenant, created at its first completed job.
+    posteriors: Vec<Option<TenantPosterior>>,
+    /// Proposal per tenant, until it starts or completes a job.
+    cache: Vec<Option<Proposal>>,
+    /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
+    scratch: Vec<bool>,
+}
+
+impl GpSelector {
+    #[cfg(test)]
+    fn new(cfg: GpConfig, ctx: &RepContext<'_>) -> Result<Self> {
+        Self::with_cache(cfg, ctx, &PriorCache::default())
+    }
+
+    fn with_cache(cfg: GpConfig, ctx: &RepContext<'_>, cache: &PriorCache) -> Result<Self> {
+        let trace = ctx.trace;
+        if ctx.prior.is_empty() {
+            return Err(Error::input(format!(
+                "selector `{}` builds its GP prior from the prior users, but there are none: \
+                 give `prior`, `prior_fraction` or `prior_count` in [split]",
+                cfg.name
+            )));
+        }
+        let context = |e: Error| e.context(format!("selector `{}`", cfg.name));
+        let belief = match cfg.acquisition {
+            Acquisition::Ucb | Acquisition::Ei { .. } => None,
+            Acquisition::UcbCost(c) | Acquisition::EiPerSecond { cost: c, .. } => Some(c),
+        };
+        let (prior, costs) = cache
+            .get_or_build(ctx, || {
+                let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel)?;
+                let costs = match belief {
+                    Some(CostBelief::Prior) => Some(PriorCosts {
+                        relative: relative_cost_prior(trace, ctx.prior)?.into(),
+                        seconds: runtime_prior_s(trace, ctx.prior)?.into(),
+                    }),
+                    _ => None,
+                };
+                Ok((Arc::new(prior), costs))
+            })
+            .map_err(context)?;
+        let cost = match (belief, costs) {
+            (None, _) => CostData::None,
+            (Some(CostBelief::Prior), Some(costs)) => CostData::Prior(costs),
+            (Some(CostBelief::Prior), None) => {
+                return Err(Error::input("internal: no prior cost belief was built"));
+            }
+            (Some(CostBelief::Oracle), _) => CostData::Oracle(
+                ctx.tenants
+                    .iter()
+                    .map(|&u| {
+                        let models = trace.models_of(u);
+                        let total: f64 =
+                            models.iter().map(|&k| trace.runtime_us(u, k) as f64).sum();
+                        total / models.len() as f64
+                    })
+                    .collect(),
+            ),
+        };
+        let widest = ctx
+            .tenants
+            .iter()
+            .map(|&u| trace.models_of(u).len())
+            .max()
+            .unwrap_or(0);
+        // Fail here, not later inside `observe`, if a posterior could not be
+        // built (it cannot after the checks above; this keeps it so).
+        if let Some(&u) = ctx.tenants.first() {
+            TenantPosterior::new(&prior, trace.models_of(u), cfg.noise).map_err(context)?;
+        }
+        Ok(Self {
+            cfg,
+            trace: Arc::clone(trace),
+            all_models: (0..trace.n_models()).collect(),
+            prior_sd: (0..prior.n_models())
+                .map(|k| prior.cov()[[k, k]].max(0.0).sqrt())
+                .collect(),
+            prior,
+            cost,
+            users: ctx.tenants.into(),
+            posteriors: vec![None; ctx.tenants.len()],
+            cache: vec![None; ctx.tenants.len()],
+            scratch: vec![false; widest],
+        })
+    }
+
+    /// The believed relative cost ĉ_ik of trace model `k` for tenant `i`
+    /// (trace user `u`), `cost_belief`:
+    /// - `oracle` (DESIGN §3.6): ĉ_ik = c[i,k] / ((1/K_i) Σ_l c[i,l]), the sum
+    ///   over i's K_i available models in index order, runtimes in µs as
+    ///   rounded at load (DESIGN §7);
+    /// - `prior`: the prior users' mean relative cost of k
+    ///   ([`relative_cost_prior`]);
+    /// - 1 for cost-oblivious selectors.
+    ///
+    /// Source: Li et al., PVLDB 11(5) 2018 (arXiv 1708.07308), the cost
+    /// model of ease.ml's cost-aware GP-UCB.
+    fn cost(&self, i: usize, u: usize, k: usize) -> f64 {
+        match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(mean) => self.trace.runtime_us(u, k) as f64 / mean[i],
+            CostData::Prior(costs) => costs.relative[k],
+        }
+    }
+
+    /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
+    /// (trace user) `u` (DESIGN §3.6), `cost_belief`:
+    /// - `oracle`: c[i,k], the tenant's runtime (µs as rounded at load / 10⁶);
+    /// - `prior`: the prior users' mean runtime of k ([`runtime_prior_s`]);
+    /// - 1 for cost-oblivious selectors (they believe every cost is 1).
+    fn seconds(&self, u: usize, k: usize) -> f64 {
+        match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(_) => self.trace.runtime_us(u, k) as f64 / 1e6,
+            CostData::Prior(costs) => costs.seconds[k],
+        }
+    }
+
+    /// Tenant `i`'s available models (trace user `u`), ascending. A tenant
+    /// with a posterior and all K trace models uses the shared `0..K`, so a
+    /// decision about it reads no per-tenant model list (at 100,000 tenants
+    /// each such read is a cache miss); the others read the trace's list.
+    fn models_of(&self, i: usize, u: usize) -> &[usize] {
+        match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        }
+    }
+
+    /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
+    /// of local model `j` (trace model `k`) of tenant `i`; before its first
+    /// completion, the prior's m_k and √Σ[k,k], which is what a fresh
+    /// [`TenantPosterior`] holds.
+    fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
+        match self.posteriors[i].as_ref() {
+            Some(p) => p.mean_and_std_dev(j),
+            None => (self.prior.mean()[k], self.prior_sd[k]),
+        }
+    }
+
+    /// Score the tenant's untried models and return the best (no
+    /// allocation). With β = β_t ([`beta`], t = completed jobs + 1, K = K_i),
+    /// μ, σ from [`Self::moments`] and ĉ from [`Self::cost`], the
+    /// acquisition of a model is
+    /// - `gp-ucb`: `ucb(μ, σ, β)` ([`ucb`]);
+    /// - `gp-ucb-cost`: `ucb_cost(μ, σ, β, ĉ)` ([`ucb_cost`]);
+    /// - `gp-ei`: `expected_improvement(μ, σ, best_i, ξ)`
+    ///   ([`expected_improvement`]);
+    /// - `gp-ei-per-second`: EI / ĉ, expected improvement per believed
+    ///   second (Snoek, Larochelle, Adams, "Practical Bayesian Optimization
+    ///   of Machine Learning Algorithms", NeurIPS 2012, §3.2).
+    ///
+    /// The proposal is the [`argmax_by`] of it (ties: lowest model index),
+    /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
+    fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+        let u = tenants.user(i);
+        // `Self::models_of`, spelt out so the borrow is of two fields only.
+        let models: &[usize] = match &self.posteriors[i] {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.trace.models_of(u),
+        };
+        let n = models.len();
+        for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
+            *e = tenants.is_tried(i, k);
+        }
+        // β_t = s · 2 ln(K_i t² π² / (6δ)) (DESIGN §3.4): `beta_scale` s times
+        // Srinivas et al.'s β_t; s = 0 leaves the posterior mean alone.
+        let b = self.cfg.beta_scale * beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
+        let best = tenants.best(i);
+        // `Self::moments` and `Self::cost` with what they look up hoisted
+        // out of the loop over models (same arithmetic).
+        let post = self.posteriors[i].as_ref();
+        let (prior_mean, prior_sd) = (self.prior.mean(), &self.prior_sd[..]);
+        let moments = |j: usize, k: usize| match post {
+            Some(p) => p.mean_and_std_dev(j),
+            None => (prior_mean[k], prior_sd[k]),
+        };
+        let runtimes = self.trace.runtime_matrix_us().row(u);
+        let cost = |k: usize| match &self.cost {
+            CostData::None => 1.0,
+            CostData::Oracle(mean) => runtimes[k] as f64 / mean[i],
+            CostData::Prior(costs) => costs.relative[k],
+        };
+        let acquisition = |j: usize| {
+            let k = models[j];
+            let (mu, sigma) = moments(j, k);
+            match self.cfg.acquisition {
+                Acquisition::Ucb => ucb(mu, sigma, b),
+                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, cost(k)),
+                Acquisition::Ei { xi } => expected_improvement(mu, sigma, best, xi),
+                Acquisition::EiPerSecond { xi, .. } => {
+                    expected_improvement(mu, sigma, best, xi) / cost(k)
+                }
+            }
+        };
+        let (j, value) = argmax_by(&self.scratch[..n], acquisition)?;
+        let k = models[j];
+        let (mu, sigma) = self.moments(i, j, k);
+        // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
+        // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
+        let gain = match self.cfg.acquisition {
+            Acquisition::Ucb | Acquisition::UcbCost(_) => None,
+            Acquisition::Ei { xi } | Acquisition::EiPerSecond { xi, .. } => {
+                Some(expected_improvement(mu, sigma, best, xi))
+            }
+        };
+        Some(Proposal {
+            model: k,
+            acquisition: value,
+            gain,
+            believed_cost: self.cost(i, u, k),
+            believed_seconds: self.seconds(u, k),
+            bonus: Some(b.sqrt() * sigma),
+        })
+    }
+
+    fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+        if let Some(c) = self.cache[i] {
+            return Some(c);
+        }
+        let c = self.compute(tenants, i)?;
+        self.cache[i] = Some(c);
+        Some(c)
+    }
+}
+
+impl Selector for GpSelector {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        self.cached(tenants, tenant)
+    }
+
+    fn started(&mut self, tenant: usize, _model: usize) {
+        self.cache[tenant] = None;
+    }
+
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
+        self.cache[tenant] = None;
+        // The posterior's models are the tenant's models in the trace (the
+        // list `compute` reads next; not the posterior's own copy).
+        let models = self.models_of(tenant, self.users[tenant]);
+        let Ok(j) = models.binary_search(&model) else {
+            return;
+        };
+        if self.posteriors[tenant].is_none() {
+            match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
+                Ok(p) => self.posteriors[tenant] = Some(p),
+                // Unreachable: `new` checked these arguments (same prior,
+                // same noise, models of the same trace).
+                Err(_) => return,
+            }
+        }
+        // Each pair runs once and only untried models are scored, so the
+        // cheaper update that stops tracking observed models gives the same
+        // proposals.
+        if let Some(p) = self.posteriors[tenant].as_mut() {
+            p.observe_once(j, accuracy);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::policy::Scheduler;
+    use crate::models::policy::registry;
+    use crate::models::policy::scheduler::greedy::Score;
+    use crate::models::sim::{SimConfig, SimInput, simulate};
+    use crate::models::trace::parse_trace;
+
+    /// Prior users p1..p3 and one tenant t over models a, b, c.
+    ///
+    /// ```text
+    ///        accuracy         runtime (s)
+    ///        a    b    c      a  b  c
+    /// p1    0.5  0.7  0.6     1  2  3
+    /// p2    0.7  0.9  0.6     2  2  2
+    /// p3    0.6  0.5  0.6     1  1  1
+    /// t     0.9  0.6  0.65    1  8  3
+    /// ```
+    ///
+    /// Prior (empirical): m = (0.6, 0.7, 0.6); deviations p1 (−0.1, 0, 0),
+    /// p2 (0.1, 0.2, 0), p3 (0, −0.2, 0), so Σ[a,a] = 0.02/3,
+    /// Σ[b,b] = 0.08/3, Σ[a,b] = 0.02/3 and every entry with c is 0:
+    /// σ_a = 0.0816496581, σ_b = 0.1632993162, σ_c = 0.
+    ///
+    /// Cost beliefs for t: oracle: mean runtime (1+8+3)/3 = 4, so
+    /// ĉ = (0.25, 2, 0.75); prior: p1 (0.5, 1, 1.5), p2 and p3 (1, 1, 1), so
+    /// ĉ = (2.5/3, 1, 3.5/3).
+    ///
+    /// β_t with K = 3, δ = 0.1: β_1 = 2 ln(3·π²/0.6) = 2 ln(49.3480220054)
+    /// = 7.7977953683, β_2 = 2 ln(4·49.348…) = 10.5703840906,
+    /// β_3 = 2 ln(9·49.348…) = 12.1922445229.
+    fn tiny() -> Arc<Trace> {
+        let csv = "user,model,accuracy,runtime_s\n\
+                   p1,a,0.5,1\np1,b,0.7,2\np1,c,0.6,3\n\
+                   p2,a,0.7,2\np2,b,0.9,2\np2,c,0.6,2\n\
+                   p3,a,0.6,1\np3,b,0.5,1\np3,c,0.6,1\n\
+                   t,a,0.9,1\nt,b,0.6,8\nt,c,0.65,3\n";
+        match parse_trace("tiny", csv.as_bytes()) {
+            Ok(t) => Arc::new(t),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// What the recording scheduler saw at one decision.
+    #[derive(Debug, Clone, Copy)]
+    struct Seen {
+        proposal: Proposal,
+        /// `greedy`'s `per-relative-cost` score (the pre-1.x semantics).
+        score: f64,
+        /// `greedy`'s default `per-second` score.
+        per_second: f64,
+        bonus: f64,
+    }
+
+    /// Serves the lowest eligible tenant and records the selector's view.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        seen: Vec<Seen>,
+    }
+
+    impl Scheduler for Recorder {
+        fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+            let i = (0..tenants.len()).find(|&i| tenants.is_eligible(i))?;
+            let proposal = selector.propose(tenants, i)?;
+            let score = Score::PerRelativeCost.of(&proposal, tenants.best(i));
+            let per_second = Score::PerSecond.of(&proposal, tenants.best(i));
+            let bonus = proposal.bonus.unwrap_or(f64::NAN);
+            self.seen.push(Seen {
+                proposal,
+                score,
+                per_second,
+                bonus,
+            });
+            Some(i)
+        }
+    }
+
+    fn params(pairs: &[(&str, toml::Value)]) -> Params {
+        let map = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), v.clone()))
+            .collect();
+        Params::new("test", map)
+    }
+
+    /// Run `selector` with `pairs` on tenant t alone, one GPU, with
+    /// `kernel = "empirical"` named explicitly unless `pairs` names a kernel
+    /// (the hand computations of [`tiny`] are of that kernel).
+    fn run(selector: &str, pairs: &[(&str, toml::Value)]) -> Vec<Seen> {
+        let trace = tiny();
+        let Some(spec) = registry::selector(selector) else {
+            panic!("no selector {selector}")
+        };
+        let mut pairs = pairs.to_vec();
+        if !pairs.iter().any(|(k, _)| *k == "kernel") {
+            pairs.push(("kernel", "empirical".into()));
+        }
+        let mut p = params(&pairs);
+        let make = match (spec.parse)(&mut p, &trace) {
+            Ok(f) => f,
+            Err(e) => panic!("{e}"),
+        };
+        if let Err(e) = p.finish(selector) {
+            panic!("{e}");
+        }
+        let (prior, tenants) = ([0, 1, 2], [3]);
+        let ctx = RepContext {
+            trace: &trace,
+            tenants: &tenants,
+            prior: &prior,
+            seed: 0,
+            repetition: 0,
+        };
+        let mut sel = match make(&ctx) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        let mut rec = Recorder::default();
+        let input = SimInput {
+            trace: &trace,
+            tenants: &tenants,
+            arrivals: &[0],
+            config: SimConfig {
+                gpus: 1,
+                max_jobs_per_tenant: 1,
+                horizon: None,
+                ..SimConfig::default()
+            },
+        };
+        if let Err(e) = simulate(&input, &mut rec, sel.as_mut()) {
+            panic!("{e}");
+        }
+        rec.seen
+    }
+
+    fn close(got: f64, want: f64) -> bool {
+        (got - want).abs() <= 1e-12
+    }
+
+    fn check(seen: &Seen, model: usize, acquisition: f64, cost: f64, score: f64, bonus: f64) {
+        let p = seen.proposal;
+        assert_eq!(p.model, model, "{seen:?}");
+        assert!(
+            close(p.acquisition, acquisition),
+            "{seen:?}: a ≠ {acquisition}"
+        );
+        assert!(close(p.believed_cost, cost), "{seen:?}: ĉ ≠ {cost}");
+        assert!(close(seen.score, score), "{seen:?}: score ≠ {score}");
+        assert!(close(seen.bonus, bonus), "{seen:?}: bonus ≠ {bonus}");
+    }
+
+    #[test]
+    fn gp_ucb_by_hand_over_three_steps() {
+        let seen = run("gp-ucb", &[]);
+        assert_eq!(seen.len(), 3);
+        // Step 1 (t = 1, best 0), √β_1 = 2.7924532885:
+        //   UCB_a = 0.6 + 2.7924532885·0.0816496581 = 0.8280028562
+        //   UCB_b = 0.7 + 2.7924532885·0.1632993162 = 1.1560057125  ← max
+        //   UCB_c = 0.6 + 0 = 0.6
+        // greedy score = UCB_b − 0 = 1.1560057125; √β σ_b = 0.4560057125.
+        check(
+            &seen[0],
+            1,
+            1.156_005_712_486_610_5,
+            1.0,
+            1.156_005_712_486_610_5,
+            0.456_005_712_486_610_5,
+        );
+        // b completes with y = 0.6 (σ_n² = 1e-4):
+        //   s = 0.08/3 + 1e-4 = 0.0267666667; gain = (0.6 − 0.7)/s = −3.7359900374
+        //   μ_a = 0.6 + (0.02/3)(−3.7359900374) = 0.5750933998
+        //   σ²_a = 0.02/3 − (0.02/3)²/s = 0.0050062267; σ_a = 0.0707546936
+        //   μ_c = 0.6, σ_c = 0 (no covariance with b).
+        // Step 2 (t = 2, best 0.6), √β_2 = 3.2512127660:
+        //   UCB_a = 0.5750933998 + 3.2512127660·0.0707546936 = 0.8051319586  ← max
+        //   UCB_c = 0.6
+        // score = 0.8051319586 − 0.6 = 0.2051319586; √β σ_a = 0.2300385588.
+        check(
+            &seen[1],
+            0,
+            0.805_131_958_552_025_6,
+            1.0,
+            0.205_131_958_552_025_6,
+            0.230_038_558_801_091_56,
+        );
+        // a completes with 0.9; c has zero prior variance and zero covariance
+        // with a and b, so μ_c = 0.6, σ_c = 0 still. Step 3 (t = 3, best 0.9):
+        //   UCB_c = 0.6; score = 0.6 − 0.9 = −0.3; bonus 0.
+        check(&seen[2], 2, 0.6, 1.0, -0.3, 0.0);
+    }
+
+    /// `beta_scale = 0` is pure exploitation of the posterior mean: at step 2
+    /// of [`gp_ucb_by_hand_over_three_steps`] UCB picks a (0.8051) but the
+    /// mean prefers c (μ_c = 0.6 > μ_a = 0.5750933998).
+    #[test]
+    fn beta_scale_zero_exploits_the_posterior_mean() {
+        let seen = run("gp-ucb", &[("beta_scale", 0.0.into())]);
+        // Step 1: μ = (0.6, 0.7, 0.6) → b, acquisition = μ_b, no bonus.
+        check(&seen[0], 1, 0.7, 1.0, 0.7, 0.0);
+        // Step 2 (b = 0.6 observed): μ_a = 0.5750933998, μ_c = 0.6 → c.
+        check(&seen[1], 2, 0.6, 1.0, 0.0, 0.0);
+        // s = 0.25 (√s = 0.5): UCB_a = 0.5750933998 + 0.5·0.2300385588
+        // = 0.6901126792 > 0.6 → a again, with half the bonus.
+        let quarter = run("gp-ucb", &[("beta_scale", 0.25.into())]);
+        let mu_a = 0.805_131_958_552_025_6 - 0.230_038_558_801_091_56;
+        let half_bonus = 0.5 * 0.230_038_558_801_091_56;
+        check(
+            &quarter[1],
+            0,
+            mu_a + half_bonus,
+            1.0,
+            mu_a + half_bonus - 0.6,
+            half_bonus,
+        );
+    }
+
+    #[test]
+    fn beta_scale_out_of_domain_is_a_scenario_error() {
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let mut p = params(&[("beta_scale", bad.into())]);
+            let got = (GP_UCB.parse)(&mut p, &tiny());
+            let Err(e) = got else {
+                panic!("beta_scale = {bad} accepted")
+            };
+            assert!(e.message().contains("beta_scale"), "{}", e.message());
+        }
+    }
+
+    /// The believed runtime in seconds ĉˢ behind `greedy`'s per-second score.
+    #[test]
+    fn believed_seconds_by_hand() {
+        // gp-ucb: cost-oblivious, ĉˢ = 1 → per-second score = gain.
+        let seen = run("gp-ucb", &[]);
+        assert_eq!(seen[0].proposal.believed_seconds, 1.0);
+        assert_eq!(seen[0].per_second, seen[0].score);
+        // gp-ucb-cost, oracle: proposes a (t's runtime 1 s) → ĉˢ = 1, score
+        // 1.0560057125 / 1; per-relative-cost divides by ĉ = 0.25 instead.
+        let seen = run("gp-ucb-cost", &[]);
+        assert_eq!(seen[0].proposal.model, 0);
+        assert_eq!(seen[0].proposal.believed_seconds, 1.0);
+        assert!(close(seen[0].per_second, 1.056_005_712_486_610_5));
+        // Step 2 proposes c (t's runtime 3 s) or b (8 s): ĉˢ is t's runtime.
+        let k = seen[1].proposal.model;
+        let want = [1.0, 8.0, 3.0][k];
+        assert_eq!(seen[1].proposal.believed_seconds, want);
+        // gp-ucb-cost, prior: proposes b; prior users' runtimes of b are
+        // 2, 2, 1 s → ĉˢ = 5/3; score = 1.1560057125 / (5/3) = 0.6936034275.
+        let prior = run("gp-ucb-cost", &[("cost_belief", "prior".into())]);
+        assert_eq!(prior[0].proposal.model, 1);
+        assert!(close(prior[0].proposal.believed_seconds, 5.0 / 3.0));
+        assert!(close(
+            prior[0].per_second,
+            1.156_005_712_486_610_5 * 3.0 / 5.0
+        ));
+        // gp-ei-per-second: gain is the EI (0.6 for a at step 1), divided by
+        // ĉˢ = 1 s; per-relative-cost gives EI / 0.25 = the acquisition.
+        let ei = run("gp-ei-per-second", &[]);
+        assert_eq!(ei[0].proposal.model, 0);
+        assert!((ei[0].per_second - 0.6).abs() < 1e-10);
+    }
+
+    #[test]
+    fn gp_ucb_cost_by_hand() {
+        // Oracle ĉ = (0.25, 2, 0.75), t = 1:
+        //   UCB_c(a) = 0.6 + √(7.7977953683/0.25)·0.0816496581 = 0.6 + 5.5849065770·0.0816496581 = 1.0560057125  ← max
+        //   UCB_c(b) = 0.7 + √(7.7977953683/2)·0.1632993162 = 0.7 + 1.9745656744·0.1632993162 = 1.0224447316
+        //   UCB_c(c) = 0.6
+        // greedy score = (1.0560057125 − 0)/0.25 = 4.2240228499;
+        // √β σ_a = 2.7924532885·0.0816496581 = 0.2280028562.
+        let seen = run("gp-ucb-cost", &[]);
+        check(
+            &seen[0],
+            0,
+            1.056_005_712_486_610_5,
+            0.25,
+            4.224_022_849_946_442,
+            0.228_002_856_243_305_3,
+        );
+        let oracle = run("gp-ucb-cost", &[("cost_belief", "oracle".into())]);
+        assert_eq!(oracle[0].proposal, seen[0].proposal);
+        // Prior ĉ = (0.8333333333, 1, 1.1666666667):
+        //   UCB_c(a) = 0.6 + √(7.7977953683·1.2)·0.0816496581 = 0.6 + 3.0589834434·0.0816496581 = 0.8497646151
+        //   UCB_c(b) = 0.7 + √7.7977953683·0.1632993162 = 1.1560057125  ← max (ĉ_b = 1)
+        let prior = run("gp-ucb-cost", &[("cost_belief", "prior".into())]);
+        check(
+            &prior[0],
+            1,
+            1.156_005_712_486_610_5,
+            1.0,
+            1.156_005_712_486_610_5,
+            0.456_005_712_486_610_5,
+        );
+    }
+
+    #[test]
+    fn gp_ei_by_hand() {
+        // statrs' erfc is good to ~1e-10 relative (see gp::expected_improvement).
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-10;
+        // Step 1, best 0, ξ = 0: z = μ/σ
+        //   a: z = 0.6/0.0816 = 7.35, EI = 0.6·Φ(7.35) + 0.0816·φ(7.35) = 0.6000000000
+        //   b: z = 0.7/0.1633 = 4.2866, Φ = 0.9999909, φ = 4.0e-5:
+        //      EI = 0.7·0.9999909 + 0.1633·4.03e-5 = 0.7000003154  ← max
+        //   c: σ = 0 → max(0.6 − 0, 0) = 0.6
+        let seen = run("gp-ei", &[]);
+        assert_eq!(seen[0].proposal.model, 1);
+        assert!(near(seen[0].proposal.acquisition, 0.700_000_315_412_801));
+        // greedy score = EI itself; ĉ = 1; bonus √β_1 σ_b as for gp-ucb.
+        assert!(near(seen[0].score, 0.700_000_315_412_801));
+        assert_eq!(seen[0].proposal.believed_cost, 1.0);
+        assert!(close(seen[0].bonus, 0.456_005_712_486_610_5));
+        // Step 2 (after b = 0.6), best 0.6, μ_a = 0.5750933998, σ_a = 0.0707546936:
+        //   a: d = −0.0249066002, z = −0.3520133, Φ = 0.3624141, φ = 0.3749744
+        //      EI = −0.0249066·0.3624141 + 0.0707547·0.3749744 = 0.0175047557  ← max
+        //   c: σ = 0 → max(0.6 − 0.6, 0) = 0
+        assert_eq!(seen[1].proposal.model, 0);
+        assert!(near(
+            seen[1].proposal.acquisition,
+            0.017_504_755_736_502_495
+        ));
+        // ξ = 0.05: d = −0.0749066002, z = −1.0586806:
+        //   EI = −0.0749066·0.1448771 + 0.0707547·0.2278940 = 0.0052651387
+        let xi = run("gp-ei", &[("xi", 0.05.into())]);
+        assert_eq!(xi[1].proposal.model, 0);
+        assert!(near(xi[1].proposal.acquisition, 0.005_265_138_685_196_26));
+    }
+
+    #[test]
+    fn gp_ei_per_second_by_hand() {
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-10;
+        // Step 1, oracle ĉ = (0.25, 2, 0.75): EI/ĉ =
+        //   a: 0.6000000000/0.25 = 2.4  ← max
+        //   b: 0.7000003154/2 = 0.3500001577
+        //   c: 0.6/0.75 = 0.8
+        let seen = run("gp-ei-per-second", &[]);
+        assert_eq!(seen[0].proposal.model, 0);
+        assert!(near(seen[0].proposal.acquisition, 2.400_000_000_000_004));
+        assert!(close(seen[0].proposal.believed_cost, 0.25));
+        // The greedy score is the acquisition, not divided by ĉ again.
+        assert_eq!(seen[0].score, seen[0].proposal.acquisition);
+    }
+
+    /// Two models with identical prior columns and identical runtimes tie
+    /// under every acquisition: the lower model index wins.
+    #[test]
+    fn tied_models_go_to_the_lowest_index() {
+        let csv = "user,model,accuracy,runtime_s\n\
+                   p,x,0.5,1\np,y,0.5,1\np,z,0.4,1\n\
+                   q,x,0.7,2\nq,y,0.7,2\nq,z,0.6,2\n\
+                   t,z,0.1,1\nt,y,0.2,1\nt,x,0.3,1\n";
+        let trace = match parse_trace("ties", csv.as_bytes()) {
+            Ok(t) => Arc::new(t),
+            Err(e) => panic!("{e}"),
+        };
+        let (prior, tenants) = ([0, 1], [2]);
+        let ctx = RepContext {
+            trace: &trace,
+            tenants: &tenants,
+            prior: &prior,
+            seed: 0,
+            repetition: 0,
+        };
+        let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
+        for spec in [GP_UCB, GP_UCB_COST, GP_EI, GP_EI_PER_SECOND] {
+            for kernel in ["empirical", "flat"] {
+                let mut p = params(&[("kernel", kernel.into())]);
+                let make = match (spec.parse)(&mut p, &trace) {
+                    Ok(f) => f,
+                    Err(e) => panic!("{e}"),
+                };
+                let mut sel = match make(&ctx) {
+                    Ok(s) => s,
+                    Err(e) => panic!("{e}"),
+                };
+                // x (index 0) and y (index 1) tie; z is worse (or tied too
+                // under `flat`, where every model has the same prior).
+                let got = sel.propose(&state, 0).map(|p| p.model);
+                assert_eq!(got, Some(0), "{} / {kernel}", spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn proposals_are_cached_until_the_tenant_changes() {
+        let trace = tiny();
+        let (prior, tenants) = ([0, 1, 2], [3]);
+        let ctx = RepContext {
+            trace: &trace,
+            tenants: &tenants,
+            prior: &prior,
+            seed: 0,
+            repetition: 0,
+        };
+        let Ok(mut sel) = GpSelector::new(
+            GpConfig {
+                name: "gp-ucb",
+                kernel: Kernel::Empirical,
+                noise: DEFAULT_NOISE,
+                delta: DEFAULT_DELTA,
+                beta_scale: DEFAULT_BETA_SCALE,
+                acquisition: Acquisition::Ucb,
+            },
+            &ctx,
+        ) else {
+            panic!("new")
+        };
+        let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
+        assert!(sel.cache[0].is_none() && sel.posteriors[0].is_none());
+        let first = sel.propose(&state, 0);
+        assert!(sel.cache[0].is_some());
+        assert_eq!(sel.propose(&state, 0), first);
+        sel.started(0, 1);
+        assert!(sel.cache[0].is_none());
+        assert!(
+            sel.posteriors[0].is_none(),
+            "no posterior before a completion"
+        );
+        let _ = sel.propose(&state, 0);
+        sel.observe(0, 1, 0.6);
+        assert!(sel.cache[0].is_none());
+        assert!(sel.posteriors[0].is_some());
+    }
+
+    /// A factory builds the prior of a (trace, prior users) pair once: the
+    /// selectors of a run and of its isolated runs share it; other prior
+    /// users or another trace get their own.
+    #[test]
+    fn prior_cache_shares_equal_keys_only() {
+        let trace = tiny();
+        let cache = PriorCache::default();
+        let cfg = GpConfig {
+            name: "gp-ucb-cost",
+            kernel: Kernel::Empirical,
+            noise: DEFAULT_NOISE,
+            delta: DEFAULT_DELTA,
+            beta_scale: DEFAULT_BETA_SCALE,
+            acquisition: Acquisition::UcbCost(CostBelief::Prior),
+        };
+        let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
+            let ctx = RepContext {
+                trace,
+                tenants,
+                prior,
+                seed: 0,
+                repetition: 0,
+            };
+            match GpSelector::with_cache(cfg, &ctx, &cache) {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            }
+        };
+        let run = make(&trace, &[0, 1, 2], &[3]);
+        let alone = make(&trace, &[0, 1, 2], &[3]);
+        assert!(Arc::ptr_eq(&run.prior, &alone.prior));
+        let other = make(&trace, &[0, 1], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &other.prior));
+        let fresh = match GpSelector::new(
+            cfg,
+            &RepContext {
+                trace: &trace,
+                tenants: &[3],
+                prior: &[0, 1],
+                seed: 0,
+                repetition: 0,
+            },
+        ) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(*other.prior, *fresh.prior);
+        let copy = Arc::new((*trace).clone());
+        let on_copy = make(&copy, &[0, 1, 2], &[3]);
+        assert!(!Arc::ptr_eq(&run.prior, &on_copy.prior));
+        assert_eq!(*run.prior, *on_copy.prior);
+        assert!(cache.lock().len() <= PRIOR_CACHE_ENTRIES);
+    }
+
+    fn parse_error(selector: &str, pairs: &[(&str, toml::Value)]) -> String {
+        let trace = tiny();
+        let Some(spec) = registry::selector(selector) else {
+            panic!("no selector {selector}")
+        };
+        let mut p = params(pairs);
+        match (spec.parse)(&mut p, &trace) {
+            Ok(_) => match p.finish(selector) {
+                Ok(()) => panic!("{selector} {pairs:?} accepted"),
+                Err(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn bad_keys_are_clear_errors() {
+        type Keys<'a> = &'a [(&'a str, toml::Value)];
+        let cases: &[(&str, Keys<'_>, &str)] = &[
+            ("gp-ucb", &[("noise", (-1e-4).into())], "key `noise`"),
+            ("gp-ucb", &[("noise", f64::NAN.into())], "key `noise`"),
+            ("gp-ucb", &[("delta", 0.0.into())], "key `delta`"),
+            (
+                "gp-ucb",
+                &[("delta", 1.0.into())],
+                "strictly between 0 and 1",
+            ),
+            (
+                "gp-ucb",
+                &[("kernel", "matern".into())],
+                "unknown kernel `matern`",
+            ),
+            (
+                "gp-ucb",
+                &[("kernel", "rbf".into()), ("variance", (-1.0).into())],
+                "key `variance`",
+            ),
+            (
+                "gp-ucb",
+                &[("lengthscale", f64::NAN.into())],
+                "key `lengthscale`",
+            ),
+            (
+                "gp-ucb",
+                &[
+                    ("kernel", "rbf".into()),
+                    ("variance", 1.0.into()),
+                    ("lengthscale", 0.0.into()),
+                ],
+                "key `lengthscale`",
+            ),
+            (
+                "gp-ucb",
+                &[("kernel", "flat".into()), ("variance", (-1.0).into())],
+                "key `variance`",
+            ),
+            (
+                "gp-ucb",
+                &[("kernel", "flat".into()), ("lengthscale", 1.0.into())],
+                "key `lengthscale`",
+            ),
+            (
+                "gp-ucb",
+                &[("kernel", "empirical".into()), ("variance", 1.0.into())],
+                "not to `empirical`",
+            ),
+            (
+                "gp-ucb",
+                &[("beta_scale", (-0.5).into())],
+                "key `beta_scale`",
+            ),
+            (
+                "gp-ucb-cost",
+                &[("cost_belief", "guess".into())],
+                "unknown cost belief `guess`",
+            ),
+            ("gp-ei", &[("xi", (-0.1).into())], "key `xi`"),
+            ("gp-ucb", &[("xi", 0.1.into())], "unknown key `xi`"),
+            (
+                "gp-ucb",
+                &[("cost_belief", "oracle".into())],
+                "unknown key `cost_belief`",
+            ),
+            ("gp-ucb", &[("kernel", 3.into())], "expected a string"),
+        ];
+        for (selector, pairs, fragment) in cases {
+            let e = parse_error(selector, pairs);
+            assert!(
+                e.contains(fragment),
+                "{selector} {pairs:?}: `{e}` lacks `{fragment}`"
+            );
+        }
+    }
+
+    /// `rbf` (the default) takes `variance` and `lengthscale` each on its
+    /// own; the other one keeps its data-driven value.
+    #[test]
+    fn rbf_overrides_are_independent() {
+        for pairs in [
+            vec![("variance", toml::Value::from(0.5))],
+            vec![("lengthscale", toml::Value::from(0.3))],
+            vec![
+                ("kernel", "rbf".into()),
+                ("variance", 0.5.into()),
+                ("lengthscale", 0.3.into()),
+            ],
+        ] {
+            let mut p = params(&pairs);
+            assert!((GP_UCB.parse)(&mut p, &tiny()).is_ok(), "{pairs:?}");
+            assert!(p.finish("gp-ucb").is_ok(), "{pairs:?}");
+        }
+    }
+
+    #[test]
+    fn zero_prior_users_is_an_error_naming_the_selector() {
+        let trace = tiny();
+        let tenants = [3];
+        let ctx = RepContext {
+            trace: &trace,
+            tenants: &tenants,
+            prior: &[],
+            seed: 0,
+            repetition: 0,
+        };
+        for spec in [GP_UCB, GP_UCB_COST, GP_EI, GP_EI_PER_SECOND] {
+            let mut p = params(&[]);
+            let Ok(make) = (spec.parse)(&mut p, &trace) else {
+                panic!("parse")
+            };
+            match make(&ctx) {
+                Ok(_) => panic!("{} accepted zero prior users", spec.name),
+                Err(e) => {
+                    let m = e.to_string();
+                    assert!(m.contains(&format!("selector `{}`", spec.name)), "{m}");
+                    assert!(m.contains("prior users"), "{m}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! `random`: a uniformly random untried model.
+
+use std::sync::Arc;
+
+use rand::Rng;
+
+use crate::core::error::Result;
+use crate::core::rng::{Purpose, SimRng, stream};
+use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::Tenants;
+use crate::models::trace::Trace;
+
+/// Registry entry.
+pub const SPEC: SelectorSpec = SelectorSpec {
+    name: "random",
+    about: "a uniformly random untried model (per-repetition RNG)",
+    provides_acquisition: false,
+    parse,
+};
+
+fn parse(_params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
+    Ok(Arc::new(|ctx: &RepContext<'_>| {
+        Ok(Box::new(RandomSelector {
+            trace: Arc::clone(ctx.trace),
+            rng: stream(ctx.seed, ctx.repetition, Purpose::Selector),
+            pending: vec![None; ctx.tenants.len()],
+        }) as Box<dyn Selector>)
+    }))
+}
+
+/// Draws `r` uniform in `0..untried` from the repetition's selector stream
+/// and proposes the tenant's `r`-th untried available model in index order.
+/// The draw is kept until the job starts, so asking twice gives the same
+/// answer.
+#[derive(Debug)]
+struct RandomSelector {
+    trace: Arc<Trace>,
+    rng: SimRng,
+    pending: Vec<Option<usize>>,
+}
+
+impl Selector for RandomSelector {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        let model = match self.pending[tenant] {
+            Some(k) => k,
+            None => {
+                let untried = tenants.untried(tenant) as usize;
+                if untried == 0 {
+                    return None;
+                }
+                let r = self.rng.gen_range(0..untried);
+                let u = tenants.user(tenant);
+                let k = self
+                    .trace
+                    .models_of(u)
+                    .iter()
+                    .copied()
+                    .filter(|&k| !tenants.is_tried(tenant, k))
+                    .nth(r)?;
+                self.pending[tenant] = Some(k);
+                k
+            }
+        };
+        Some(Proposal::plain(model))
+    }
+
+    fn started(&mut self, tenant: usize, _model: usize) {
+        self.pending[tenant] = None;
+    }
+}

@@ -1,0 +1,49 @@
+//! `jobs.csv`: every completed job of every run.
+
+use std::fmt::Write as _;
+
+use super::csv_field;
+use crate::models::experiment::RepResult;
+use crate::models::scenario::Scenario;
+use crate::models::trace::micros_to_secs_string;
+
+/// Render `jobs.csv`: `policy,rep,job,gpu,user,model,start_s,end_s,accuracy`
+/// (DESIGN §6.1). `job` numbers jobs in start order from 0 within a run; jobs
+/// cut off by the horizon are not listed (their accuracy was never seen).
+pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
+    let mut out = String::from(JOBS_HEADER);
+    for r in runs {
+        jobs_rows(&mut out, scenario, r);
+    }
+    out
+}
+
+/// The header line of `jobs.csv`.
+pub const JOBS_HEADER: &str = "policy,rep,job,gpu,user,model,start_s,end_s,accuracy\n";
+
+/// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.
+pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
+    let trace = &scenario.trace;
+    let policy = csv_field(&scenario.policies[r.policy].name);
+    for (j, job) in r
+        .outcome
+        .jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.completed)
+    {
+        let user = &trace.users()[r.split.tenants[job.tenant as usize]];
+        let model = &trace.models()[job.model as usize];
+        let _ = writeln!(
+            out,
+            "{policy},{},{j},{},{},{},{},{},{}",
+            r.rep,
+            job.gpu,
+            csv_field(user),
+            csv_field(model),
+            micros_to_secs_string(job.start),
+            micros_to_secs_string(job.end),
+            job.accuracy
+        );
+    }
+}

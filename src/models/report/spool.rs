@@ -1,0 +1,67 @@
+//! The per-run files of model mode (`summary.csv`, `tenants.csv`,
+//! `jobs.csv`), spooled row by row while the runs are folded.
+
+use super::{JOBS_HEADER, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows};
+use crate::core::error::Result;
+use crate::core::spool::Spool;
+use crate::models::experiment::RepResult;
+use crate::models::scenario::Scenario;
+
+/// The spooled rows of one scenario's per-run files.
+#[derive(Debug)]
+pub struct RowSpools {
+    /// `summary.csv`.
+    pub summary: Spool,
+    /// `tenants.csv`.
+    pub tenants: Spool,
+    /// `jobs.csv`, when the runs keep their job logs.
+    pub jobs: Option<Spool>,
+    /// The rows of the run being added (reused).
+    line: String,
+}
+
+impl RowSpools {
+    /// Start the files of `scenario` (`jobs.csv` too with `jobs`).
+    pub fn new(scenario: &Scenario, jobs: bool) -> Result<Self> {
+        Ok(Self {
+            summary: Spool::new("summary.csv", &summary_header(scenario))?,
+            tenants: Spool::new("tenants.csv", &tenants_header(scenario))?,
+            jobs: if jobs {
+                Some(Spool::new("jobs.csv", JOBS_HEADER)?)
+            } else {
+                None
+            },
+            line: String::new(),
+        })
+    }
+
+    /// Append the rows of the next run.
+    pub fn add(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
+        self.line.clear();
+        summary_row(&mut self.line, scenario, run);
+        self.summary.write(&self.line)?;
+        self.line.clear();
+        tenants_rows(&mut self.line, scenario, run);
+        self.tenants.write(&self.line)?;
+        if let Some(jobs) = &mut self.jobs {
+            self.line.clear();
+            jobs_rows(&mut self.line, scenario, run);
+            jobs.write(&self.line)?;
+        }
+        // A run with a huge job log must not keep its buffer's size.
+        if self.line.capacity() > 1 << 20 {
+            self.line = String::new();
+        }
+        Ok(())
+    }
+
+    /// Every row is in: flush them to the files.
+    pub fn finish(&mut self) -> Result<()> {
+        self.summary.finish()?;
+        self.tenants.finish()?;
+        if let Some(j) = &mut self.jobs {
+            j.finish()?;
+        }
+        Ok(())
+    }
+}

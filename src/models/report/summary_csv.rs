@@ -1,0 +1,71 @@
+//! `summary.csv`: one row per (policy, repetition).
+
+use std::fmt::Write as _;
+
+use super::{csv_field, secs_or_inf};
+use crate::models::experiment::RepResult;
+use crate::models::scenario::Scenario;
+use crate::models::trace::micros_to_secs_string;
+
+/// Render `summary.csv`.
+///
+/// Columns: `policy,rep,tenants,final_loss,cumulative_regret,`
+/// `time_to_<θ>_s` for each θ (seconds, `inf` if never reached),
+/// `jobs,gpu_busy_fraction,end_s,events`, then the per-tenant aggregates
+/// `regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max`
+/// (accuracy·s from each tenant's arrival), `jain_index` (over regret areas
+/// normalised by each tenant's isolated area; `n/a` with `fairness =
+/// false`) and `abandoned` (tenants that left). Floats use Rust's shortest
+/// round-trip formatting, so the text is the same on every machine.
+pub fn summary_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
+    let mut out = summary_header(scenario);
+    for r in runs {
+        summary_row(&mut out, scenario, r);
+    }
+    out
+}
+
+/// The header line of `summary.csv` (see [`summary_csv`]).
+pub fn summary_header(scenario: &Scenario) -> String {
+    let mut out = String::from("policy,rep,tenants,final_loss,cumulative_regret");
+    for t in &scenario.thresholds {
+        let _ = write!(out, ",time_to_{t}_s");
+    }
+    out.push_str(",jobs,gpu_busy_fraction,end_s,events");
+    out.push_str(
+        ",regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max,jain_index,abandoned\n",
+    );
+    out
+}
+
+/// Append the `summary.csv` row of run `r` to `out`.
+pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
+    let m = &r.metrics;
+    let _ = write!(
+        out,
+        "{},{},{},{},{}",
+        csv_field(&scenario.policies[r.policy].name),
+        r.rep,
+        r.split.tenants.len(),
+        m.final_loss,
+        m.cumulative_regret
+    );
+    for t in &m.time_to {
+        let _ = write!(out, ",{}", secs_or_inf(*t));
+    }
+    let a = &r.tenant_aggregate;
+    let _ = writeln!(
+        out,
+        ",{},{},{},{},{},{},{},{},{},{}",
+        m.jobs,
+        m.gpu_busy_fraction,
+        micros_to_secs_string(m.end),
+        m.events,
+        a.area_mean,
+        a.area_p50,
+        a.area_p90,
+        a.area_max,
+        a.jain.map_or_else(|| "n/a".to_string(), |j| j.to_string()),
+        a.abandoned
+    );
+}

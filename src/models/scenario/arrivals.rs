@@ -1,0 +1,322 @@
+//! Tenant arrival times, sampled per repetition.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use super::ArrivalsSection;
+use crate::core::csv_columns::CsvReader;
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::io::open_input;
+use crate::core::rng::{Purpose, stream};
+use crate::models::trace::{Micros, Trace};
+
+/// Largest accepted arrival time or window, seconds.
+const MAX_ARRIVAL_S: f64 = 1.0e12;
+
+/// How tenants arrive.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArrivalPlan {
+    /// Every tenant at t = 0.
+    AtStart,
+    /// A Poisson process of `rate_per_hour` arrivals per hour.
+    Poisson {
+        /// Arrivals per hour (> 0).
+        rate_per_hour: f64,
+    },
+    /// Independent uniform arrival times over `[0, window]`.
+    Uniform {
+        /// Window length, µs.
+        window: Micros,
+    },
+    /// Fixed times per trace user (µs), from a CSV `user,arrival_s`.
+    File {
+        /// Arrival per trace user index.
+        times: HashMap<usize, Micros>,
+    },
+}
+
+fn secs_to_us(s: f64) -> Micros {
+    (s * 1.0e6).round() as Micros
+}
+
+impl ArrivalPlan {
+    /// Validate `[arrivals]`; `base` is the scenario's folder;
+    /// `max_tenants` is the most tenants a repetition can have.
+    pub fn from_section(
+        at: &str,
+        base: &Path,
+        s: &ArrivalsSection,
+        trace: &Trace,
+        max_tenants: usize,
+    ) -> Result<Self> {
+        let err = |msg: String| Err(Error::input(format!("{at}: [arrivals]: {msg}")));
+        let extra = |allowed: &str| -> Result<()> {
+            let given = [
+                ("rate_per_hour", s.rate_per_hour.is_some()),
+                ("window_s", s.window_s.is_some()),
+                ("path", s.path.is_some()),
+            ];
+            if let Some((k, _)) = given.iter().find(|(k, g)| *g && *k != allowed) {
+                return Err(Error::input(format!(
+                    "{at}: [arrivals]: key `{k}` does not apply to kind `{}`",
+                    s.kind
+                )));
+            }
+            Ok(())
+        };
+        match s.kind.as_str() {
+            "at-start" => {
+                extra("")?;
+                Ok(Self::AtStart)
+            }
+            "poisson" => {
+                extra("rate_per_hour")?;
+                match s.rate_per_hour {
+                    // The mean arrival time of the last of n tenants is
+                    // n / rate; beyond the time limit the run would fail.
+                    Some(r)
+                        if r.is_finite()
+                            && r > 0.0
+                            && max_tenants as f64 * 3600.0 / r > MAX_ARRIVAL_S =>
+                    {
+                        err(format!(
+                            "rate_per_hour: at {r:e} arrivals per hour, {max_tenants} tenants take {:.3e} s on average to arrive, \
+                         beyond the limit of 1e12 s for simulated time: expected a rate of at least {:.3e}",
+                            max_tenants as f64 * 3600.0 / r,
+                            max_tenants as f64 * 3600.0 / MAX_ARRIVAL_S
+                        ))
+                    }
+                    Some(r) if r.is_finite() && r > 0.0 => Ok(Self::Poisson { rate_per_hour: r }),
+                    Some(r) => err(format!(
+                        "rate_per_hour: expected arrivals per hour > 0, got {r}"
+                    )),
+                    None => err("kind `poisson` needs `rate_per_hour`".into()),
+                }
+            }
+            "uniform" => {
+                extra("window_s")?;
+                match s.window_s {
+                    Some(w) if w.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&w) => {
+                        Ok(Self::Uniform {
+                            window: secs_to_us(w),
+                        })
+                    }
+                    Some(w) => err(format!("window_s: expected seconds in [0, 1e12], got {w}")),
+                    None => err("kind `uniform` needs `window_s`".into()),
+                }
+            }
+            "file" => {
+                extra("path")?;
+                let Some(p) = &s.path else {
+                    return err("kind `file` needs `path` (a CSV `user,arrival_s`)".into());
+                };
+                Ok(Self::File {
+                    times: read_arrival_file(&base.join(p), trace)?,
+                })
+            }
+            other => err(format!(
+                "kind: unknown kind `{other}`: expected at-start, poisson, uniform or file"
+            )),
+        }
+    }
+
+    /// Whether every tenant arrives at 0.
+    pub fn is_at_start(&self) -> bool {
+        matches!(self, Self::AtStart)
+    }
+
+    /// Arrival times of `tenants` (trace user indices, ascending) in
+    /// repetition `rep`, from the `(seed, rep, arrivals)` stream.
+    ///
+    /// - poisson: n gaps g_j = −ln(U_j) / λ with U_j uniform in (0, 1]
+    ///   (exponential inter-arrival times of a Poisson process of rate λ per
+    ///   second); arrival j is at g_1 + … + g_j; the j-th arrival goes to the
+    ///   j-th tenant of a uniformly shuffled tenant order (Fisher–Yates).
+    /// - uniform: each tenant independently uniform on [0, window].
+    /// - file: the listed time; a tenant missing from the file is an error.
+    ///
+    /// Times are rounded to whole microseconds.
+    pub fn sample(
+        &self,
+        tenants: &[usize],
+        trace: &Trace,
+        seed: u64,
+        rep: u64,
+    ) -> Result<Vec<Micros>> {
+        let n = tenants.len();
+        let mut rng = stream(seed, rep, Purpose::Arrivals);
+        Ok(match self {
+            Self::AtStart => vec![0; n],
+            Self::Poisson { rate_per_hour } => {
+                let lambda = rate_per_hour / 3600.0;
+                let mut t = 0.0f64;
+                let mut times = Vec::with_capacity(n);
+                for j in 0..n {
+                    let u: f64 = 1.0 - rng.r#gen::<f64>();
+                    t += -libm::log(u) / lambda;
+                    if t > MAX_ARRIVAL_S {
+                        return Err(Error::input(format!(
+                            "[arrivals]: repetition {rep}: arrival {} of {n} of the Poisson process \
+                             (rate_per_hour = {rate_per_hour}) falls at {t:.3e} s, beyond the limit \
+                             of 1e12 s for simulated time: raise rate_per_hour",
+                            j + 1
+                        )));
+                    }
+                    times.push(secs_to_us(t));
+                }
+                let mut order: Vec<usize> = (0..n).collect();
+                order.shuffle(&mut rng);
+                let mut out = vec![0; n];
+                for (j, &i) in order.iter().enumerate() {
+                    out[i] = times[j];
+                }
+                out
+            }
+            Self::Uniform { window } => (0..n)
+                .map(|_| {
+                    if *window == 0 {
+                        0
+                    } else {
+                        rng.gen_range(0..=*window)
+                    }
+                })
+                .collect(),
+            Self::File { times } => tenants
+                .iter()
+                .map(|u| {
+                    times.get(u).copied().ok_or_else(|| {
+                        Error::input(format!(
+                            "[arrivals] file has no arrival time for tenant `{}`",
+                            trace.users()[*u]
+                        ))
+                    })
+                })
+                .collect::<Result<_>>()?,
+        })
+    }
+}
+
+fn read_arrival_file(path: &Path, trace: &Trace) -> Result<HashMap<usize, Micros>> {
+    let file = open_input(path, "arrivals file")?;
+    parse_arrival_times(&path.display().to_string(), file, trace)
+}
+
+/// Parse an arrivals CSV `user,arrival_s` read from `input` (`source`
+/// names it in errors): the arrival time, µs, of each listed user of
+/// `trace`, by user index. Unknown or repeated users, and times that are
+/// not seconds in [0, 1e12], are errors naming the line.
+pub fn parse_arrival_times(
+    source: &str,
+    input: impl std::io::Read,
+    trace: &Trace,
+) -> Result<HashMap<usize, Micros>> {
+    let mut reader = CsvReader::new(source, input, true)?;
+    let names: Vec<&str> = reader.headers().iter().collect();
+    if names != ["user", "arrival_s"] {
+        return Err(Error::input(format!(
+            "{source}: line 1: expected the header `user,arrival_s`, found `{}`",
+            shown(&names.join(","))
+        )));
+    }
+    let mut times = HashMap::new();
+    let mut rec = csv::StringRecord::new();
+    while let Some(line) = reader.read_record(&mut rec)? {
+        let user = &rec[0];
+        let Some(u) = trace.user_index(user) else {
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `user`: unknown user `{}`: the trace has no such user",
+                shown(user)
+            )));
+        };
+        let t: f64 = rec[1].parse().map_err(|_| {
+            Error::input(format!(
+                "{source}: line {line}: field `arrival_s`: expected a number, got `{}`",
+                shown(&rec[1])
+            ))
+        })?;
+        if !(t.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&t)) {
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `arrival_s`: expected seconds in [0, 1e12], got {t}"
+            )));
+        }
+        if times.insert(u, secs_to_us(t)).is_some() {
+            return Err(Error::input(format!(
+                "{source}: line {line}: user `{}` is listed twice",
+                shown(user)
+            )));
+        }
+    }
+    Ok(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hand() -> Trace {
+        crate::models::trace::parse_trace(
+            "hand.csv",
+            &include_bytes!("../../../traces/hand.csv")[..],
+        )
+        .expect("hand trace")
+    }
+
+    #[test]
+    fn poisson_arrivals_beyond_the_time_limit_are_an_error_not_clamped() {
+        let trace = hand();
+        // About 3.6e12 s between arrivals: the first already lies beyond.
+        let slow = ArrivalPlan::Poisson {
+            rate_per_hour: 1e-9,
+        };
+        let err = slow
+            .sample(&[0, 1, 2], &trace, 1, 0)
+            .expect_err("beyond 1e12 s");
+        assert!(
+            err.to_string().contains("beyond the limit of 1e12 s"),
+            "{err}"
+        );
+        let fine = ArrivalPlan::Poisson { rate_per_hour: 1.0 };
+        let times = fine.sample(&[0, 1, 2], &trace, 1, 0).expect("in range");
+        assert!(times.iter().all(|&t| t < secs_to_us(MAX_ARRIVAL_S)));
+    }
+
+    #[test]
+    fn a_rate_too_low_for_the_tenants_is_rejected_when_the_scenario_loads() {
+        let trace = hand();
+        let section = ArrivalsSection {
+            kind: "poisson".into(),
+            rate_per_hour: Some(1e-8),
+            window_s: None,
+            path: None,
+        };
+        let err = ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 3)
+            .expect_err("mean arrival beyond 1e12 s");
+        assert!(
+            err.to_string().contains("expected a rate of at least"),
+            "{err}"
+        );
+        assert!(
+            ArrivalPlan::from_section("s.toml", Path::new(""), &section, &trace, 2).is_ok(),
+            "two tenants at 1e-8 per hour arrive within 7.2e11 s on average"
+        );
+    }
+
+    #[test]
+    fn arrival_files_name_the_physical_line() {
+        let trace = hand();
+        let err = parse_arrival_times(
+            "a.csv",
+            "user,arrival_s\n\nu1,0\n\n\nu2,x\n".as_bytes(),
+            &trace,
+        )
+        .expect_err("bad time");
+        assert_eq!(
+            err.to_string(),
+            "a.csv: line 6: field `arrival_s`: expected a number, got `x`"
+        );
+    }
+}

@@ -1,0 +1,540 @@
+//! Turning a scenario file into a validated [`Scenario`].
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{
+    ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
+    TraceSection, load_trace_source,
+};
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
+use crate::core::scenario::{Overrides, check_common, read_scenario_text, toml_error};
+use crate::models::policy::registry::{self, SchedulerSpec, SelectorSpec};
+use crate::models::policy::{Params, SchedulerFactory, SelectorFactory};
+use crate::models::sim::{SimConfig, TenantLimits};
+use crate::models::trace::Trace;
+
+/// One validated policy: its label, its scheduler and selector, and the
+/// factories that build them for each repetition.
+#[derive(Clone)]
+pub struct Policy {
+    /// Label used in every output.
+    pub name: String,
+    /// The scheduler's registry entry.
+    pub scheduler: &'static SchedulerSpec,
+    /// The selector's registry entry.
+    pub selector: &'static SelectorSpec,
+    /// Builds the scheduler of a repetition.
+    pub make_scheduler: SchedulerFactory,
+    /// Builds the selector of a repetition.
+    pub make_selector: SelectorFactory,
+}
+
+impl fmt::Debug for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Policy")
+            .field("name", &self.name)
+            .field("scheduler", &self.scheduler.name)
+            .field("selector", &self.selector.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A validated scenario, its trace loaded.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// The file's contents after command-line overrides (the "resolved
+    /// scenario" recorded in `run.json`).
+    pub file: ScenarioFile,
+    /// The trace file, resolved relative to the scenario (or how an
+    /// imported or generated trace was made).
+    pub trace_path: PathBuf,
+    /// SHA-256 of the trace file's bytes (or of the canonical CSV of an
+    /// imported or generated trace), hex.
+    pub trace_sha256: String,
+    /// The trace, shared read-only by every repetition.
+    pub trace: Arc<Trace>,
+    /// How users split, per repetition.
+    pub split: SplitPlan,
+    /// Cluster and limits.
+    pub config: SimConfig,
+    /// θ values.
+    pub thresholds: Vec<f64>,
+    /// When tenants arrive.
+    pub arrivals: ArrivalPlan,
+    /// Policies in file order.
+    pub policies: Vec<Policy>,
+    /// Index of the baseline policy (`baseline`, default 0).
+    pub baseline: usize,
+}
+
+impl Scenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+    /// The seed after overrides.
+    pub fn seed(&self) -> u64 {
+        self.file.seed
+    }
+    /// Repetitions after overrides.
+    pub fn repetitions(&self) -> u32 {
+        self.file.repetitions
+    }
+    /// The validated `[output]` table.
+    pub fn output(&self) -> &OutputSection {
+        &self.file.output
+    }
+}
+
+/// Traces already loaded, by resolved path, so the points of a sweep share
+/// one copy of each trace.
+#[derive(Debug, Default)]
+pub struct TraceCache {
+    loaded: HashMap<String, LoadedTrace>,
+}
+
+impl TraceCache {
+    /// The trace a `[trace]` table names (see [`load_trace_source`]),
+    /// loaded on first use; keyed by the scenario folder and the table.
+    fn get(&mut self, at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+        let key = format!(
+            "{}|{}",
+            base.display(),
+            serde_json::to_string(section).unwrap_or_default()
+        );
+        if let Some(hit) = self.loaded.get(&key) {
+            return Ok(hit.clone());
+        }
+        let loaded = load_trace_source(at, base, section)?;
+        self.loaded.insert(key, loaded.clone());
+        Ok(loaded)
+    }
+}
+
+/// Read, parse and validate the scenario at `path` (and load its trace).
+pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
+    let text = read_scenario_text(path)?;
+    parse_scenario(path, &text, overrides)
+}
+
+/// Parse and validate scenario `text` as if read from `path` (relative paths
+/// inside it resolve against `path`'s folder).
+pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
+    let at = path.display().to_string();
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+    build_scenario(path, file, overrides, &mut TraceCache::default())
+}
+
+/// Validate a deserialised scenario `file` read from `path`: apply the
+/// overrides, check every key, load the trace (through `cache`) and resolve
+/// split, policies and baseline.
+pub fn build_scenario(
+    path: &Path,
+    mut file: ScenarioFile,
+    overrides: Overrides,
+    cache: &mut TraceCache,
+) -> Result<Scenario> {
+    let at = path.display().to_string();
+    if let Some(seed) = overrides.seed {
+        file.seed = seed;
+    }
+    if let Some(reps) = overrides.repetitions {
+        file.repetitions = reps;
+    }
+    check_top_level(&at, &file)?;
+    check_output(&at, &file.output)?;
+
+    let base = path.parent().unwrap_or(Path::new(""));
+    let loaded = cache.get(&at, base, &file.trace)?;
+    let trace = loaded.trace;
+    let trace_path = loaded.origin;
+    let trace_sha256 = loaded.sha256;
+
+    let split = resolve_split(&at, &file, &trace)?;
+    let config = SimConfig {
+        // At most MAX_GPUS (checked above), so it fits.
+        gpus: u32::try_from(file.cluster.gpus).unwrap_or(u32::MAX),
+        max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
+        horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
+        limits: resolve_limits(&at, &file.limits)?,
+    };
+    let max_tenants = split.resolve(file.seed, 0).tenants.len();
+    let arrivals = ArrivalPlan::from_section(&at, base, &file.arrivals, &trace, max_tenants)?;
+    if let ArrivalPlan::File { times } = &arrivals {
+        let fixed_prior = split.fixed_prior.as_deref().unwrap_or(&[]);
+        if let Some(u) =
+            (0..trace.n_users()).find(|u| !fixed_prior.contains(u) && !times.contains_key(u))
+        {
+            return Err(Error::input(format!(
+                "{at}: [arrivals].path: no arrival time for user `{}`, which can be a tenant",
+                trace.users()[u]
+            )));
+        }
+    }
+    let prior_users = split
+        .fixed_prior
+        .as_ref()
+        .map_or(split.prior_count.unwrap_or(0), Vec::len);
+    let policies = file
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users))
+        .collect::<Result<Vec<_>>>()?;
+    let baseline = match &file.baseline {
+        None => 0,
+        Some(name) => policies
+            .iter()
+            .position(|p| &p.name == name)
+            .ok_or_else(|| {
+                let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
+                Error::input(format!(
+                    "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
+                    shown(name),
+                    names.join(", ")
+                ))
+            })?,
+    };
+    Ok(Scenario {
+        arrivals,
+        path: path.to_path_buf(),
+        thresholds: file.thresholds.clone(),
+        file,
+        trace_path,
+        trace_sha256,
+        trace,
+        split,
+        config,
+        policies,
+        baseline,
+    })
+}
+
+/// Checks of `[output]`.
+fn check_output(at: &str, o: &OutputSection) -> Result<()> {
+    let bad =
+        |field: &str, msg: String| Err(Error::input(format!("{at}: [output].{field}: {msg}")));
+    if !(2..=100_000).contains(&o.grid_points) {
+        return bad(
+            "grid_points",
+            format!(
+                "expected between 2 and 100000 points, got {}",
+                o.grid_points
+            ),
+        );
+    }
+    if !(o.confidence > 0.0 && o.confidence < 1.0) {
+        return bad(
+            "confidence",
+            format!(
+                "expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {}",
+                o.confidence
+            ),
+        );
+    }
+    match o.quantiles[..] {
+        [lo, hi] if (0.0..=1.0).contains(&lo) && (0.0..=1.0).contains(&hi) && lo < hi => {}
+        _ => {
+            return bad(
+                "quantiles",
+                format!(
+                    "expected two quantile levels [low, high] with 0 <= low < high <= 1, got {:?}",
+                    o.quantiles
+                ),
+            );
+        }
+    }
+    match o.up_to_thetas.as_deref() {
+        None => Ok(()),
+        Some(&[lo, hi]) if lo > 0.0 && lo <= hi && hi <= 1.0 => Ok(()),
+        Some(other) => bad(
+            "up_to_thetas",
+            format!(
+                "expected the θ range [low, high] of the \"up to\" speedup with 0 < low <= high <= 1, got {other:?}"
+            ),
+        ),
+    }
+}
+
+fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    if let Some(mode) = f.mode.as_deref().filter(|m| *m != "models") {
+        return bad(
+            "mode",
+            format!(
+                "expected \"models\" here (\"jobs\" scenarios have their own loader), got \"{mode}\""
+            ),
+        );
+    }
+    let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
+    check_common(
+        at,
+        &f.name,
+        f.repetitions,
+        &names,
+        "name, scheduler, selector",
+    )?;
+    if f.thresholds.is_empty() {
+        return bad(
+            "thresholds",
+            "expected at least one loss threshold θ in (0, 1] (e.g. [0.05, 0.02, 0.01]), got []: \
+             T(θ) and the speedups need one; omit the key for the default"
+                .into(),
+        );
+    }
+    if f.thresholds.len() > MAX_THRESHOLDS {
+        return bad(
+            "thresholds",
+            format!(
+                "{} thresholds exceed the limit of {MAX_THRESHOLDS}",
+                f.thresholds.len()
+            ),
+        );
+    }
+    for (i, &t) in f.thresholds.iter().enumerate() {
+        if !(t > 0.0 && t <= 1.0) {
+            return bad(
+                &format!("thresholds[{i}]"),
+                format!("expected a loss threshold θ in (0, 1], got {t}"),
+            );
+        }
+        if f.thresholds[..i].contains(&t) {
+            return bad(
+                &format!("thresholds[{i}]"),
+                format!("θ = {t} is listed twice"),
+            );
+        }
+    }
+    if let Some(h) = f.horizon_s
+        && !(h.is_finite() && h > 0.0 && h <= 1.0e12)
+    {
+        return bad(
+            "horizon_s",
+            format!("expected seconds > 0 and <= 1e12, got {h}"),
+        );
+    }
+    if f.cluster.gpus == 0 {
+        return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into());
+    }
+    if f.cluster.gpus > MAX_GPUS {
+        return bad(
+            "[cluster].gpus",
+            format!(
+                "{} GPUs exceed the limit of {} GPUs",
+                grouped(f.cluster.gpus),
+                grouped(MAX_GPUS)
+            ),
+        );
+    }
+    if f.cluster.max_jobs_per_tenant == 0 {
+        return bad(
+            "[cluster].max_jobs_per_tenant",
+            "expected at least 1, got 0".into(),
+        );
+    }
+    Ok(())
+}
+
+fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let u = trace.user_index(id).ok_or_else(|| {
+            Error::input(format!(
+                "{at}: [split].{key}: unknown user `{}`: the trace {} has no such user",
+                shown(id),
+                trace.source()
+            ))
+        })?;
+        if out.contains(&u) {
+            return Err(Error::input(format!(
+                "{at}: [split].{key}: user `{}` is listed twice",
+                shown(id)
+            )));
+        }
+        out.push(u);
+    }
+    Ok(out)
+}
+
+fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan> {
+    let s = &f.split;
+    let n = trace.n_users();
+    let err = |msg: String| Err(Error::input(format!("{at}: [split]: {msg}")));
+    let prior_ways = [
+        s.prior.is_some(),
+        s.prior_fraction.is_some(),
+        s.prior_count.is_some(),
+    ];
+    if prior_ways.iter().filter(|&&b| b).count() > 1 {
+        return err("give at most one of `prior`, `prior_fraction`, `prior_count`".into());
+    }
+    if s.tenants.is_some() && s.tenant_count.is_some() {
+        return err("give at most one of `tenants`, `tenant_count`".into());
+    }
+    let fixed_prior = s
+        .prior
+        .as_ref()
+        .map(|p| user_list(at, "prior", p, trace))
+        .transpose()?;
+    let fixed_tenants = s
+        .tenants
+        .as_ref()
+        .map(|t| user_list(at, "tenants", t, trace))
+        .transpose()?;
+    if let (Some(p), Some(t)) = (&fixed_prior, &fixed_tenants)
+        && let Some(&u) = p.iter().find(|u| t.contains(u))
+    {
+        return err(format!(
+            "user `{}` is listed both as a prior user and as a tenant",
+            trace.users()[u]
+        ));
+    }
+    let listed =
+        fixed_prior.as_ref().map_or(0, Vec::len) + fixed_tenants.as_ref().map_or(0, Vec::len);
+    let pool = n - listed;
+    let prior_count = match (s.prior_fraction, s.prior_count) {
+        (Some(fr), _) => {
+            if !(0.0..1.0).contains(&fr) {
+                return err(format!(
+                    "prior_fraction: expected a fraction in [0, 1), got {fr}"
+                ));
+            }
+            Some((fr * n as f64).round() as usize)
+        }
+        (None, c) => c,
+    };
+    if let Some(c) = prior_count
+        && c > pool
+    {
+        return err(format!(
+            "{c} prior users requested but only {pool} users are available to sample from"
+        ));
+    }
+    let left = pool - prior_count.unwrap_or(0);
+    if let Some(t) = s.tenant_count {
+        if t == 0 {
+            return err("tenant_count: expected at least 1 tenant, got 0".into());
+        }
+        if t > left {
+            return err(format!(
+                "tenant_count = {t} but only {left} users remain after the prior users (the trace has {n} users)"
+            ));
+        }
+    }
+    let tenants = match (&fixed_tenants, s.tenant_count) {
+        (Some(t), _) => t.len(),
+        (None, Some(t)) => t,
+        (None, None) => left,
+    };
+    if tenants == 0 {
+        return err("the split leaves no tenants: every user is a prior user".into());
+    }
+    Ok(SplitPlan {
+        fixed_prior,
+        fixed_tenants,
+        prior_count,
+        tenant_count: s.tenant_count,
+        n_users: n,
+    })
+}
+
+/// Resolve one `[[policy]]`; `prior_users` is the number of prior users of
+/// every repetition (GP selectors need at least one).
+fn resolve_policy(
+    at: &str,
+    index: usize,
+    p: &PolicySection,
+    trace: &Trace,
+    prior_users: usize,
+) -> Result<Policy> {
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
+    let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
+        Error::input(format!(
+            "{context}: unknown scheduler `{}`: expected one of {}",
+            shown(&p.scheduler),
+            registry::scheduler_names()
+        ))
+    })?;
+    let selector = registry::selector(&p.selector).ok_or_else(|| {
+        Error::input(format!(
+            "{context}: unknown selector `{}`: expected one of {}",
+            shown(&p.selector),
+            registry::selector_names()
+        ))
+    })?;
+    if scheduler.needs_acquisition && !selector.provides_acquisition {
+        let gp: Vec<&str> = registry::SELECTORS
+            .iter()
+            .filter(|s| s.provides_acquisition)
+            .map(|s| s.name)
+            .collect();
+        return Err(Error::input(format!(
+            "{context}: scheduler `{}` needs a GP selector ({}), not `{}`",
+            scheduler.name,
+            gp.join(", "),
+            selector.name
+        )));
+    }
+    if selector.provides_acquisition && trace.n_models() > MAX_GP_MODELS {
+        return Err(Error::input(format!(
+            "{context}: selector `{}` keeps a GP over all {} models of the trace {}, beyond the limit of \
+             {MAX_GP_MODELS} models for GP selectors (its cost grows with the cube of the models: \
+             see docs/PERFORMANCE.md); use a trace with fewer models or a non-GP selector",
+            selector.name,
+            grouped(trace.n_models() as u64),
+            trace.source()
+        )));
+    }
+    if selector.provides_acquisition && prior_users == 0 {
+        return Err(Error::input(format!(
+            "{context}: selector `{}` builds its GP prior from the prior users, but the split has none: \
+             give `prior`, `prior_fraction` or `prior_count` in [split]",
+            selector.name
+        )));
+    }
+    let mut params = Params::new(context, p.params.clone());
+    let make_scheduler = (scheduler.parse)(&mut params)?;
+    let make_selector = (selector.parse)(&mut params, trace)?;
+    params.finish(&format!(
+        "scheduler `{}` and selector `{}`",
+        scheduler.name, selector.name
+    ))?;
+    Ok(Policy {
+        name: p.name.clone(),
+        scheduler,
+        selector,
+        make_scheduler,
+        make_selector,
+    })
+}
+
+fn resolve_limits(at: &str, l: &LimitsSection) -> Result<TenantLimits> {
+    let secs = |key: &str, v: Option<f64>| -> Result<Option<u64>> {
+        match v {
+            None => Ok(None),
+            Some(x) if x.is_finite() && x > 0.0 && x <= 1.0e12 => {
+                Ok(Some((x * 1.0e6).round() as u64))
+            }
+            Some(x) => Err(Error::input(format!(
+                "{at}: [limits].{key}: expected seconds > 0 and <= 1e12, got {x}"
+            ))),
+        }
+    };
+    if l.max_jobs == Some(0) {
+        return Err(Error::input(format!(
+            "{at}: [limits].max_jobs: expected at least 1 job, got 0"
+        )));
+    }
+    Ok(TenantLimits {
+        budget: secs("budget_gpu_s", l.budget_gpu_s)?,
+        max_jobs: l.max_jobs,
+        patience: secs("patience_s", l.patience_s)?,
+    })
+}

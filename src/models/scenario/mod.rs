@@ -1,0 +1,19 @@
+//! Scenarios (DESIGN §8): the serde model of the TOML file ([`ScenarioFile`])
+//! and its validated form ([`Scenario`]).
+
+mod arrivals;
+mod file;
+mod load;
+mod split;
+mod sweep;
+mod trace_source;
+
+pub use arrivals::{ArrivalPlan, parse_arrival_times};
+pub use file::{
+    ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
+    ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,
+};
+pub use load::{Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario};
+pub use split::{Split, SplitPlan};
+pub use sweep::{Plan, SweepAxis, SweepPoint, load_plan, parse_plan, value_text};
+pub use trace_source::{LoadedTrace, load_trace_source};

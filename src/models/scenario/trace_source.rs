@@ -1,0 +1,160 @@
+//! Resolving a scenario's `[trace]` table into a loaded trace.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use sha2::{Digest, Sha256};
+
+use super::{TraceImportSection, TraceSection, TraceSynSection};
+use crate::core::error::{Error, Result};
+use crate::core::io::read_input;
+use crate::models::trace::generate::hex;
+use crate::models::trace::{
+    CostDist, ImportArgs, ImportFormat, RuntimeModel, SynParams, Trace, TraceBuilder, TraceRow,
+    generate_syn_trace, import_rows, parse_trace, trace_to_csv,
+};
+
+/// A trace ready for a scenario, with what identifies it in `run.json`.
+#[derive(Debug, Clone)]
+pub struct LoadedTrace {
+    /// The trace.
+    pub trace: Arc<Trace>,
+    /// The file it was read from, or a description of how it was made.
+    pub origin: PathBuf,
+    /// SHA-256 (hex) of the trace file's bytes, or of the canonical CSV
+    /// text of an imported or generated trace.
+    pub sha256: String,
+}
+
+/// Load the trace a `[trace]` table names; `at` names the scenario in
+/// errors, `base` is the scenario's folder.
+pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+    let given = [
+        section.path.is_some(),
+        section.import.is_some(),
+        section.syn.is_some(),
+    ];
+    if given.iter().filter(|&&g| g).count() != 1 {
+        return Err(Error::input(format!(
+            "{at}: [trace]: give exactly one of `path` (a trace CSV), [trace.import] or [trace.syn]"
+        )));
+    }
+    if let Some(p) = &section.path {
+        let path = base.join(p);
+        let bytes =
+            read_input(&path, "trace").map_err(|e| e.context(format!("{at}: [trace].path")))?;
+        let trace = parse_trace(&path.display().to_string(), bytes.as_slice())?;
+        return Ok(LoadedTrace {
+            trace: Arc::new(trace),
+            origin: path,
+            sha256: hex(&Sha256::digest(&bytes)),
+        });
+    }
+    if let Some(syn) = &section.syn {
+        let (params, origin) = syn_params(at, syn)?;
+        let generated = generate_syn_trace(&params, origin.display().to_string());
+        return Ok(LoadedTrace {
+            trace: Arc::new(generated.trace),
+            origin,
+            sha256: generated.csv_sha256,
+        });
+    }
+    let Some(imp) = &section.import else {
+        return Err(Error::input(format!("{at}: [trace]: no trace source")));
+    };
+    let (rows, origin) = import(at, base, imp)?;
+    let csv = trace_to_csv(&rows);
+    let source = origin.display().to_string();
+    let has_year = rows.iter().any(|r| r.model_year.is_some());
+    let has_cites = rows.iter().any(|r| r.model_citations.is_some());
+    let mut builder = TraceBuilder::new(source.clone(), has_year, has_cites);
+    for (i, row) in rows.iter().enumerate() {
+        builder.push(row, &format!("{source}: row {}", i + 1))?;
+    }
+    Ok(LoadedTrace {
+        trace: Arc::new(builder.finish()?),
+        origin,
+        sha256: hex(&Sha256::digest(csv.as_bytes())),
+    })
+}
+
+fn enum_value<T: ValueEnum>(at: &str, key: &str, value: &str) -> Result<T> {
+    T::from_str(value, true).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        Error::input(format!(
+            "{at}: [trace.import].{key}: unknown value `{value}`: expected one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
+fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow>, PathBuf)> {
+    let format: ImportFormat = enum_value(at, "format", &s.format)?;
+    let args = ImportArgs {
+        format,
+        inputs: s.inputs.iter().map(|p| base.join(p)).collect(),
+        out: PathBuf::new(),
+        runtime: s
+            .runtime
+            .as_deref()
+            .map(|r| enum_value::<RuntimeModel>(at, "runtime", r))
+            .transpose()?,
+        score: s
+            .score
+            .as_deref()
+            .map(|r| enum_value(at, "score", r))
+            .transpose()?,
+        complete_only: s.complete_only,
+        runtime_matrix: s.runtime_matrix.iter().map(|p| base.join(p)).collect(),
+        row_labels: s.row_labels.iter().map(|p| base.join(p)).collect(),
+        col_labels: s.col_labels.as_ref().map(|p| base.join(p)),
+        missing: s.missing.clone(),
+        model_metadata: s.model_metadata.as_ref().map(|p| base.join(p)),
+        measure: s.measure.clone(),
+    };
+    if args.inputs.is_empty() {
+        return Err(Error::input(format!(
+            "{at}: [trace.import].inputs: expected at least one input file"
+        )));
+    }
+    let imported = import_rows(&args)
+        .map_err(|e| Error::input(format!("{at}: [trace.import]: {}", e.message())))?;
+    let origin = PathBuf::from(format!(
+        "import {} {}",
+        format.name(),
+        args.inputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    ));
+    Ok((imported.rows, origin))
+}
+
+/// The generator parameters of `[trace.syn]`, validated, and the
+/// `gen syn` command line that makes the same trace (its origin).
+fn syn_params(at: &str, s: &TraceSynSection) -> Result<(SynParams, PathBuf)> {
+    let cost = CostDist::from_str(&s.cost)
+        .map_err(|e| Error::input(format!("{at}: [trace.syn].cost: {e}")))?;
+    let params = SynParams {
+        users: s.users,
+        models: s.models,
+        model_sd: s.model_sd,
+        user_sd: s.user_sd,
+        cost,
+        seed: s.seed,
+    };
+    params
+        .validate()
+        .map_err(|e| Error::input(format!("{at}: [trace.syn]: {}", e.message())))?;
+    let origin = PathBuf::from(format!(
+        "gen syn --users {} --models {} --model-sd {} --user-sd {} --cost {} --seed {}",
+        s.users, s.models, s.model_sd, s.user_sd, s.cost, s.seed
+    ));
+    Ok((params, origin))
+}

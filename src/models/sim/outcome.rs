@@ -1,0 +1,47 @@
+//! What one simulation produces.
+
+use crate::models::trace::Micros;
+
+/// One job: a (tenant, model) pair run on one GPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobRecord {
+    /// Tenant index in the run (see [`Tenants`](super::Tenants)).
+    pub tenant: u32,
+    /// Trace model index.
+    pub model: u32,
+    /// GPU index, from 0.
+    pub gpu: u32,
+    /// Start time, µs.
+    pub start: Micros,
+    /// End time, µs (start + runtime).
+    pub end: Micros,
+    /// Accuracy observed when the job completes.
+    pub accuracy: f64,
+    /// Whether the job completed within the run (false when the horizon
+    /// cut it off; its accuracy was then never observed).
+    pub completed: bool,
+    /// Whether the job was cancelled because its tenant left (`end` is
+    /// then the cancel time).
+    pub cancelled: bool,
+}
+
+/// The log of one simulation, from which every metric is computed.
+#[derive(Debug, Clone, Default)]
+pub struct RunOutcome {
+    /// Jobs in start order (the job number is the index).
+    pub jobs: Vec<JobRecord>,
+    /// Indices into `jobs` in the order the engine processed completions.
+    pub completion_order: Vec<u32>,
+    /// When the run ended, µs: the last event processed, or the horizon.
+    pub end: Micros,
+    /// GPU-µs of busy time up to `end`.
+    pub busy: u128,
+    /// Events processed (completions and arrivals).
+    pub events: u64,
+    /// Number of GPUs.
+    pub gpus: u32,
+    /// Per tenant: when it left for lack of patience.
+    pub left_at: Vec<Option<Micros>>,
+    /// Per tenant: whether it hit its GPU-time budget.
+    pub budget_exhausted: Vec<bool>,
+}

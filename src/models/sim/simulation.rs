@@ -1,0 +1,292 @@
+//! The model-selection simulation (DESIGN §2), a [`Component`] of the event
+//! loop.
+
+use super::{EventQueue, GpuPool, JobRecord, RunOutcome, TenantLimits, Tenants};
+use crate::core::error::{Error, Result};
+use crate::core::{Component, run_events};
+use crate::models::policy::{Scheduler, Selector};
+use crate::models::trace::{Micros, Trace};
+
+/// Cluster and limits of one simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Number of identical GPUs (at least 1).
+    pub gpus: u32,
+    /// Concurrent jobs allowed per tenant (default 1, DESIGN §2.3).
+    pub max_jobs_per_tenant: u32,
+    /// Stop simulated time here (µs), if set.
+    pub horizon: Option<Micros>,
+    /// Per-tenant limits.
+    pub limits: TenantLimits,
+}
+
+impl Default for SimConfig {
+    /// One GPU, one job per tenant at a time, no horizon, no limits.
+    fn default() -> Self {
+        Self {
+            gpus: 1,
+            max_jobs_per_tenant: 1,
+            horizon: None,
+            limits: TenantLimits::default(),
+        }
+    }
+}
+
+/// Everything one simulation reads.
+#[derive(Debug, Clone, Copy)]
+pub struct SimInput<'a> {
+    /// The trace.
+    pub trace: &'a Trace,
+    /// Trace user indices of the tenants, ascending.
+    pub tenants: &'a [usize],
+    /// Arrival time of each tenant, µs.
+    pub arrivals: &'a [Micros],
+    /// Cluster and limits.
+    pub config: SimConfig,
+}
+
+/// Event kinds, in the order they are processed at one instant (DESIGN §2.4:
+/// completions, then arrivals, then free GPUs are filled). A patience
+/// deadline comes after both, so a job completing exactly at the deadline
+/// counts as in time.
+const COMPLETION: u8 = 0;
+const ARRIVAL: u8 = 1;
+const PATIENCE: u8 = 2;
+
+/// An event of the model-selection simulation.
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// Job number `job` completes.
+    Completion {
+        /// Index into the job log.
+        job: u32,
+    },
+    /// Tenant `tenant` arrives.
+    Arrival {
+        /// Tenant index.
+        tenant: u32,
+    },
+    /// Tenant `tenant`'s patience runs out: it leaves if it has no
+    /// completed job.
+    Patience {
+        /// Tenant index.
+        tenant: u32,
+    },
+}
+
+/// No job (end of a per-tenant job chain).
+const NO_JOB: u32 = u32::MAX;
+
+struct ModelSelection<'a> {
+    trace: &'a Trace,
+    tenants: Tenants,
+    pool: GpuPool,
+    jobs: Vec<JobRecord>,
+    /// Per job: the previous job of the same tenant (a chain per tenant).
+    prev_job: Vec<u32>,
+    /// Per tenant: its latest job.
+    last_job: Vec<u32>,
+    left_at: Vec<Option<Micros>>,
+    completion_order: Vec<u32>,
+    scheduler: &'a mut dyn Scheduler,
+    selector: &'a mut dyn Selector,
+}
+
+/// Run one simulation.
+///
+/// Events are processed in `(time, kind, sequence)` order. At each instant,
+/// once every event at that time has been processed, free GPUs are filled
+/// lowest index first, one decision at a time: the scheduler picks an
+/// eligible tenant, the selector picks its model, the job starts, and the
+/// next decision sees that state. A GPU with no tenant picked stays idle
+/// until the next event. The run ends when the queue is empty (no job runs
+/// and no arrival is pending) or at the horizon: events at the horizon are
+/// processed, no job starts at it, and jobs still running are cut off (their
+/// accuracy is never observed; their GPU time up to the horizon counts as
+/// busy).
+///
+/// Per event nothing is allocated: the queue, the job log and the pools are
+/// sized up front.
+pub fn simulate(
+    input: &SimInput<'_>,
+    scheduler: &mut dyn Scheduler,
+    selector: &mut dyn Selector,
+) -> Result<RunOutcome> {
+    let SimInput {
+        trace,
+        tenants: users,
+        arrivals,
+        config,
+    } = *input;
+    if arrivals.len() != users.len() {
+        return Err(Error::input(format!(
+            "internal: {} arrival times for {} tenants",
+            arrivals.len(),
+            users.len()
+        )));
+    }
+    let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
+    let mut queue = EventQueue::with_capacity(2 * users.len() + config.gpus as usize);
+    for (i, &t) in arrivals.iter().enumerate() {
+        queue.push(t, ARRIVAL, Event::Arrival { tenant: i as u32 });
+    }
+    let mut sim = ModelSelection {
+        trace,
+        tenants: Tenants::new(
+            trace,
+            users,
+            arrivals,
+            config.max_jobs_per_tenant,
+            config.limits,
+        ),
+        pool: GpuPool::new(config.gpus),
+        jobs: Vec::with_capacity(n_jobs_max),
+        prev_job: Vec::with_capacity(n_jobs_max),
+        last_job: vec![NO_JOB; users.len()],
+        left_at: vec![None; users.len()],
+        completion_order: Vec::with_capacity(n_jobs_max),
+        scheduler,
+        selector,
+    };
+    let end = run_events(&mut sim, &mut queue, config.horizon)?;
+    let busy = sim
+        .jobs
+        .iter()
+        .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
+        .sum();
+    let budget_exhausted = (0..users.len())
+        .map(|i| sim.tenants.is_exhausted(i))
+        .collect();
+    Ok(RunOutcome {
+        jobs: sim.jobs,
+        completion_order: sim.completion_order,
+        end: end.end,
+        busy,
+        events: end.events,
+        gpus: config.gpus,
+        left_at: sim.left_at,
+        budget_exhausted,
+    })
+}
+
+impl Component for ModelSelection<'_> {
+    type Event = Event;
+
+    fn on_event(&mut self, now: Micros, event: Event, queue: &mut EventQueue<Event>) -> Result<()> {
+        match event {
+            Event::Completion { job } => {
+                let rec = &mut self.jobs[job as usize];
+                if rec.cancelled {
+                    return Ok(());
+                }
+                rec.completed = true;
+                let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                self.pool.release(rec.gpu);
+                self.tenants.complete(i, acc);
+                self.completion_order.push(job);
+                self.selector.observe(i, k, acc);
+                self.scheduler.tenant_changed(&self.tenants, i);
+            }
+            Event::Arrival { tenant } => {
+                self.tenants.arrive(tenant as usize);
+                self.scheduler
+                    .tenant_changed(&self.tenants, tenant as usize);
+                if let Some(p) = self.tenants.limits().patience {
+                    queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
+                }
+            }
+            Event::Patience { tenant } => {
+                let i = tenant as usize;
+                if self.tenants.completed(i) == 0 && !self.tenants.has_left(i) {
+                    self.leave(i, now);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fill free GPUs lowest index first, one decision at a time.
+    fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
+        while self.pool.free_count() > 0 {
+            let Some(i) = self.scheduler.pick(&self.tenants, self.selector) else {
+                break;
+            };
+            if i >= self.tenants.len() || !self.tenants.is_eligible(i) {
+                return Err(Error::policy(format!(
+                    "the scheduler picked tenant {i}, which is not eligible"
+                )));
+            }
+            let Some(p) = self.selector.propose(&self.tenants, i) else {
+                return Err(Error::policy(format!(
+                    "the selector proposed no model for eligible tenant {i}"
+                )));
+            };
+            let u = self.tenants.user(i);
+            if p.model >= self.trace.n_models()
+                || !self.trace.is_available(u, p.model)
+                || self.tenants.is_tried(i, p.model)
+            {
+                return Err(Error::policy(format!(
+                    "the selector proposed model {} for tenant {i}, which is unavailable or already tried",
+                    p.model
+                )));
+            }
+            let runtime = self.trace.runtime_us(u, p.model);
+            if self.tenants.would_exceed_budget(i, runtime) {
+                // The job that would cross the budget is not started; the
+                // tenant stops being eligible.
+                self.tenants.exhaust(i);
+                self.scheduler.tenant_changed(&self.tenants, i);
+                continue;
+            }
+            let Some(gpu) = self.pool.take_lowest() else {
+                break;
+            };
+            let finish = now.checked_add(runtime).ok_or_else(|| {
+                Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
+            })?;
+            let job = u32::try_from(self.jobs.len())
+                .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
+            self.jobs.push(JobRecord {
+                tenant: i as u32,
+                model: p.model as u32,
+                gpu,
+                start: now,
+                end: finish,
+                accuracy: self.trace.accuracy(u, p.model),
+                completed: false,
+                cancelled: false,
+            });
+            self.prev_job.push(self.last_job[i]);
+            self.last_job[i] = job;
+            self.tenants.start(i, p.model, runtime);
+            self.selector.started(i, p.model);
+            self.scheduler.tenant_changed(&self.tenants, i);
+            queue.push(finish, COMPLETION, Event::Completion { job });
+        }
+        Ok(())
+    }
+}
+
+impl ModelSelection<'_> {
+    /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
+    /// freed, their accuracy never observed), it is never eligible again and
+    /// its loss stays frozen.
+    fn leave(&mut self, i: usize, now: Micros) {
+        self.tenants.leave(i);
+        self.left_at[i] = Some(now);
+        let mut j = self.last_job[i];
+        while j != NO_JOB {
+            let rec = &mut self.jobs[j as usize];
+            if !rec.completed && !rec.cancelled {
+                rec.cancelled = true;
+                let planned = rec.end - rec.start;
+                rec.end = now;
+                self.pool.release(rec.gpu);
+                self.tenants.cancel_job(i, planned, now - rec.start);
+            }
+            j = self.prev_job[j as usize];
+        }
+        self.scheduler.tenant_changed(&self.tenants, i);
+    }
+}

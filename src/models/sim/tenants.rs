@@ -1,0 +1,210 @@
+//! Per-tenant state of one simulation, readable by every policy.
+
+use crate::models::trace::{Micros, Trace};
+
+/// State of the tenants of one run. Tenant `i` is trace user
+/// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
+/// index" tie-breaking is trace order (DESIGN §1.1).
+///
+/// What a decision reads of a tenant (eligibility, best_i, counts) sits in
+/// one 40-byte record per tenant, so checking a random tenant among 100,000
+/// touches one cache line, not one per field.
+#[derive(Debug, Clone)]
+pub struct Tenants {
+    user: Vec<usize>,
+    n_models: usize,
+    arrival: Vec<Micros>,
+    state: Vec<TenantState>,
+    /// `n × K` mask over trace models: completed or running.
+    tried: Vec<bool>,
+    max_running: u32,
+    limits: TenantLimits,
+}
+
+/// The per-tenant fields of [`Tenants`] that change during a run.
+#[derive(Debug, Clone, Copy, Default)]
+struct TenantState {
+    /// best_i: the highest accuracy among completed jobs, 0 before the first.
+    best: f64,
+    /// GPU-µs of completed plus running jobs.
+    used: u64,
+    running: u32,
+    completed: u32,
+    untried: u32,
+    started: u32,
+    arrived: bool,
+    left: bool,
+    exhausted: bool,
+}
+
+/// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TenantLimits {
+    /// GPU-µs a tenant may use (completed plus running jobs); the job that
+    /// would cross it is not started and the tenant stops being eligible.
+    pub budget: Option<Micros>,
+    /// Jobs a tenant may start in total.
+    pub max_jobs: Option<u32>,
+    /// A tenant with no completed job this long after arriving leaves.
+    pub patience: Option<Micros>,
+}
+
+impl Tenants {
+    /// Fresh state for trace users `users` (ascending), arriving at
+    /// `arrival` (µs), each allowed `max_running` concurrent jobs.
+    pub fn new(
+        trace: &Trace,
+        users: &[usize],
+        arrival: &[Micros],
+        max_running: u32,
+        limits: TenantLimits,
+    ) -> Self {
+        let n = users.len();
+        let k = trace.n_models();
+        Self {
+            user: users.to_vec(),
+            n_models: k,
+            arrival: arrival.to_vec(),
+            state: users
+                .iter()
+                .map(|&u| TenantState {
+                    untried: u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX),
+                    ..TenantState::default()
+                })
+                .collect(),
+            tried: vec![false; n * k],
+            max_running,
+            limits,
+        }
+    }
+
+    /// Jobs tenant `i` has started (running, completed or cancelled).
+    pub fn started(&self, i: usize) -> u32 {
+        self.state[i].started
+    }
+    /// GPU-µs of tenant `i`'s completed and running jobs.
+    pub fn used(&self, i: usize) -> u64 {
+        self.state[i].used
+    }
+    /// Whether tenant `i` left for lack of patience.
+    pub fn has_left(&self, i: usize) -> bool {
+        self.state[i].left
+    }
+    /// Whether tenant `i` hit its GPU-time budget.
+    pub fn is_exhausted(&self, i: usize) -> bool {
+        self.state[i].exhausted
+    }
+    /// The per-tenant limits.
+    pub fn limits(&self) -> TenantLimits {
+        self.limits
+    }
+    /// Whether starting a job of `runtime` µs would put tenant `i` over its
+    /// budget.
+    pub fn would_exceed_budget(&self, i: usize, runtime: Micros) -> bool {
+        self.limits
+            .budget
+            .is_some_and(|b| self.state[i].used.saturating_add(runtime) > b)
+    }
+
+    /// Number of tenants.
+    pub fn len(&self) -> usize {
+        self.user.len()
+    }
+    /// Whether there are no tenants.
+    pub fn is_empty(&self) -> bool {
+        self.user.is_empty()
+    }
+    /// Trace user index of tenant `i`.
+    pub fn user(&self, i: usize) -> usize {
+        self.user[i]
+    }
+    /// Trace user indices of all tenants.
+    pub fn users(&self) -> &[usize] {
+        &self.user
+    }
+    /// Arrival time of tenant `i` in µs.
+    pub fn arrival(&self, i: usize) -> Micros {
+        self.arrival[i]
+    }
+    /// Whether tenant `i` has arrived.
+    pub fn has_arrived(&self, i: usize) -> bool {
+        self.state[i].arrived
+    }
+    /// Jobs of tenant `i` running now.
+    pub fn running(&self, i: usize) -> u32 {
+        self.state[i].running
+    }
+    /// Jobs of tenant `i` completed so far.
+    pub fn completed(&self, i: usize) -> u32 {
+        self.state[i].completed
+    }
+    /// Available models of tenant `i` neither completed nor running.
+    pub fn untried(&self, i: usize) -> u32 {
+        self.state[i].untried
+    }
+    /// best_i: the highest accuracy among completed jobs, 0 before the first.
+    pub fn best(&self, i: usize) -> f64 {
+        self.state[i].best
+    }
+    /// Whether trace model `k` of tenant `i` has completed or is running.
+    pub fn is_tried(&self, i: usize, k: usize) -> bool {
+        self.tried[i * self.n_models + k]
+    }
+    /// The limit on concurrent jobs per tenant.
+    pub fn max_running(&self) -> u32 {
+        self.max_running
+    }
+
+    /// Eligible (DESIGN §2.3): arrived, has untried models, and fewer running
+    /// jobs than the limit; and, with `[limits]`, has not left, is within
+    /// its budget and has started fewer than `max_jobs` jobs.
+    pub fn is_eligible(&self, i: usize) -> bool {
+        let t = &self.state[i];
+        t.arrived
+            && t.untried > 0
+            && t.running < self.max_running
+            && !t.left
+            && !t.exhausted
+            && self.limits.max_jobs.is_none_or(|m| t.started < m)
+    }
+
+    pub(super) fn arrive(&mut self, i: usize) {
+        self.state[i].arrived = true;
+    }
+
+    pub(super) fn start(&mut self, i: usize, k: usize, runtime: Micros) {
+        let slot = &mut self.tried[i * self.n_models + k];
+        debug_assert!(!*slot, "pair started twice");
+        *slot = true;
+        self.state[i].untried -= 1;
+        self.state[i].running += 1;
+        self.state[i].started += 1;
+        self.state[i].used = self.state[i].used.saturating_add(runtime);
+    }
+
+    pub(super) fn exhaust(&mut self, i: usize) {
+        self.state[i].exhausted = true;
+    }
+
+    /// Tenant `i` leaves; its running jobs were cancelled after `ran` µs of
+    /// their `planned` µs.
+    pub(super) fn cancel_job(&mut self, i: usize, planned: Micros, ran: Micros) {
+        self.state[i].running -= 1;
+        self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
+    }
+
+    pub(super) fn leave(&mut self, i: usize) {
+        self.state[i].left = true;
+    }
+
+    /// Record a completion; returns the previous best.
+    pub(super) fn complete(&mut self, i: usize, accuracy: f64) -> f64 {
+        self.state[i].running -= 1;
+        self.state[i].completed += 1;
+        let old = self.state[i].best;
+        if accuracy > old {
+            self.state[i].best = accuracy;
+        }
+        old
+    }
+}

@@ -1,0 +1,250 @@
+//! Validation of trace rows into a dense [`Trace`] (DESIGN §1.1).
+
+use std::collections::HashMap;
+
+use ndarray::Array2;
+
+use super::{MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
+use crate::core::echo::shown;
+use crate::core::error::{Error, Result};
+use crate::core::limits::{MAX_TRACE_CELLS, grouped};
+
+/// Accumulates trace rows, checking each one, and builds a [`Trace`].
+///
+/// Every rejection names the row's location (`where_` as given by the
+/// caller, e.g. `traces/x.csv: line 4`), the field and what was expected.
+#[derive(Debug)]
+pub struct TraceBuilder {
+    source: String,
+    users: Vec<String>,
+    user_index: HashMap<String, usize>,
+    models: Vec<String>,
+    model_index: HashMap<String, usize>,
+    /// (user, model, accuracy, runtime µs)
+    cells: Vec<(usize, usize, f64, Micros)>,
+    seen: HashMap<(usize, usize), String>,
+    has_year: bool,
+    has_citations: bool,
+    /// Per model: (value, where it was first given).
+    year: Vec<Option<(i64, String)>>,
+    citations: Vec<Option<(i64, String)>>,
+    rows_per_user: Vec<usize>,
+}
+
+impl TraceBuilder {
+    /// A builder for a trace from `source`; `has_year` / `has_citations` say
+    /// whether the optional metadata columns are present (then every row must
+    /// carry them).
+    pub fn new(source: impl Into<String>, has_year: bool, has_citations: bool) -> Self {
+        Self {
+            source: source.into(),
+            users: Vec::new(),
+            user_index: HashMap::new(),
+            models: Vec::new(),
+            model_index: HashMap::new(),
+            cells: Vec::new(),
+            seen: HashMap::new(),
+            has_year,
+            has_citations,
+            year: Vec::new(),
+            citations: Vec::new(),
+            rows_per_user: Vec::new(),
+        }
+    }
+
+    /// Declare a user id so that it gets an index now (order of first
+    /// appearance) even before its rows come; a declared user that never gets
+    /// a row is an error in [`TraceBuilder::finish`].
+    pub fn declare_user(&mut self, id: &str) -> usize {
+        if let Some(&i) = self.user_index.get(id) {
+            return i;
+        }
+        let i = self.users.len();
+        self.users.push(id.to_string());
+        self.user_index.insert(id.to_string(), i);
+        self.rows_per_user.push(0);
+        i
+    }
+
+    fn model_idx(&mut self, id: &str) -> usize {
+        if let Some(&k) = self.model_index.get(id) {
+            return k;
+        }
+        let k = self.models.len();
+        self.models.push(id.to_string());
+        self.model_index.insert(id.to_string(), k);
+        self.year.push(None);
+        self.citations.push(None);
+        k
+    }
+
+    /// Check and add one row found at `where_`.
+    pub fn push(&mut self, row: &TraceRow, where_: &str) -> Result<()> {
+        if row.user.trim().is_empty() {
+            return Err(Error::input(format!(
+                "{where_}: field `user`: expected a non-empty id"
+            )));
+        }
+        if row.model.trim().is_empty() {
+            return Err(Error::input(format!(
+                "{where_}: field `model`: expected a non-empty id"
+            )));
+        }
+        if !row.accuracy.is_finite() || !(0.0..=1.0).contains(&row.accuracy) {
+            return Err(Error::input(format!(
+                "{where_}: field `accuracy`: expected a number in [0, 1], got {}",
+                row.accuracy
+            )));
+        }
+        if !row.runtime_s.is_finite() || row.runtime_s <= 0.0 || row.runtime_s > MAX_RUNTIME_S {
+            return Err(Error::input(format!(
+                "{where_}: field `runtime_s`: expected a number of seconds > 0 and <= {MAX_RUNTIME_S:e}, got {}",
+                row.runtime_s
+            )));
+        }
+        let u = self.declare_user(&row.user);
+        let k = self.model_idx(&row.model);
+        let cells = self.users.len() as u64 * self.models.len() as u64;
+        if cells > MAX_TRACE_CELLS {
+            return Err(Error::input(format!(
+                "{where_}: {} users × {} models exceed the limit of {} (user, model) cells of a trace \
+                 (the trace is held as a dense users × models table)",
+                grouped(self.users.len() as u64),
+                grouped(self.models.len() as u64),
+                grouped(MAX_TRACE_CELLS)
+            )));
+        }
+        if let Some(first) = self.seen.get(&(u, k)) {
+            return Err(Error::input(format!(
+                "{where_}: duplicate pair (user `{}`, model `{}`): already given at {first}",
+                shown(&row.user),
+                shown(&row.model)
+            )));
+        }
+        check_meta(
+            "model_year",
+            self.has_year,
+            row.model_year,
+            &mut self.year[k],
+            &row.model,
+            where_,
+        )?;
+        check_meta(
+            "model_citations",
+            self.has_citations,
+            row.model_citations,
+            &mut self.citations[k],
+            &row.model,
+            where_,
+        )?;
+        self.seen.insert((u, k), where_.to_string());
+        self.rows_per_user[u] += 1;
+        self.cells
+            .push((u, k, row.accuracy, secs_to_micros(row.runtime_s)));
+        Ok(())
+    }
+
+    /// Build the dense trace, rejecting an empty trace and users with no rows.
+    pub fn finish(self) -> Result<Trace> {
+        if self.cells.is_empty() {
+            return Err(Error::input(format!(
+                "{}: the trace has no rows: expected at least one (user, model) pair",
+                self.source
+            )));
+        }
+        if let Some(u) = self.rows_per_user.iter().position(|&n| n == 0) {
+            return Err(Error::input(format!(
+                "{}: user `{}` has no available model: expected at least one row per user",
+                self.source,
+                shown(&self.users[u])
+            )));
+        }
+        let (n, k) = (self.users.len(), self.models.len());
+        let mut accuracy = Array2::zeros((n, k));
+        let mut runtime_us = Array2::zeros((n, k));
+        let mut available = Array2::from_elem((n, k), false);
+        for &(u, m, a, r) in &self.cells {
+            accuracy[[u, m]] = a;
+            runtime_us[[u, m]] = r;
+            available[[u, m]] = true;
+        }
+        let models_of_user = (0..n)
+            .map(|u| (0..k).filter(|&m| available[[u, m]]).collect())
+            .collect();
+        let take = |v: Vec<Option<(i64, String)>>, has: bool| {
+            has.then(|| v.into_iter().map(|x| x.map_or(0, |(y, _)| y)).collect())
+        };
+        Ok(Trace {
+            source: self.source,
+            users: self.users,
+            models: self.models,
+            accuracy,
+            runtime_us,
+            available,
+            models_of_user,
+            model_year: take(self.year, self.has_year),
+            model_citations: take(self.citations, self.has_citations),
+        })
+    }
+}
+
+impl Trace {
+    /// A trace where every user has every model, from its dense parts (the
+    /// generators' fast path). The caller guarantees what
+    /// [`TraceBuilder`] would check: unique non-empty ids, accuracies in
+    /// [0, 1], runtimes of at least 1 µs and at most
+    /// [`MAX_RUNTIME_S`] as rounded by [`secs_to_micros`], metadata with
+    /// one value per model.
+    pub(crate) fn complete(
+        source: String,
+        users: Vec<String>,
+        models: Vec<String>,
+        accuracy: Array2<f64>,
+        runtime_us: Array2<Micros>,
+        model_year: Option<Vec<i64>>,
+        model_citations: Option<Vec<i64>>,
+    ) -> Trace {
+        let (n, k) = (users.len(), models.len());
+        debug_assert_eq!(accuracy.dim(), (n, k));
+        debug_assert_eq!(runtime_us.dim(), (n, k));
+        debug_assert!(accuracy.iter().all(|a| (0.0..=1.0).contains(a)));
+        debug_assert!(runtime_us.iter().all(|&r| r >= 1));
+        Trace {
+            source,
+            users,
+            models,
+            accuracy,
+            runtime_us,
+            available: Array2::from_elem((n, k), true),
+            models_of_user: (0..n).map(|_| (0..k).collect()).collect(),
+            model_year,
+            model_citations,
+        }
+    }
+}
+
+fn check_meta(
+    column: &str,
+    has: bool,
+    value: Option<i64>,
+    slot: &mut Option<(i64, String)>,
+    model: &str,
+    where_: &str,
+) -> Result<()> {
+    match (has, value) {
+        (false, _) => Ok(()),
+        (true, None) => Err(Error::input(format!(
+            "{where_}: field `{column}`: expected an integer (the column is present, so every row needs it)"
+        ))),
+        (true, Some(v)) => match slot {
+            None => {
+                *slot = Some((v, where_.to_string()));
+                Ok(())
+            }
+            Some((first, at)) if *first != v => Err(Error::input(format!(
+                "{where_}: field `{column}`: model `{model}` has {column} {v} here but {first} at {at}: expected one value per model"
+            ))),
+            Some(_) => Ok(()),
+        },
+    }
+}

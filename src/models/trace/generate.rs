@@ -1,0 +1,534 @@
+//! Synthetic traces (`gen syn`), after the ease.ml SYN workload.
+//!
+//! The model, for `K` models and `N` users:
+//! - model means `a_k ~ N(0.5, S²)` (`S` = `model_sd`), k = 0..K;
+//! - accuracy of user `i` on model `k`: `A[i,k] ~ N(a_k, U²)` (`U` =
+//!   `user_sd`), independent, clipped to [0, 1];
+//! - runtime of each pair drawn independently from [`CostDist`]
+//!   (default `uniform(0,2)`, mean 1 s), then rounded to whole microseconds
+//!   (the engine's resolution) and kept within
+//!   [[`RUNTIME_FLOOR_S`], [`MAX_RUNTIME_S`]]: a draw below 1 µs (possible
+//!   with `uniform(0,…)`, with probability about 2.5e-7 per pair for the
+//!   default) becomes 1 µs, so every runtime is > 0 as DESIGN §1.1 requires;
+//! - synthetic model metadata, so the `most-recent` / `most-cited`
+//!   heuristics can run: `model_year` uniform over 2000..=2020 and
+//!   `model_citations = floor(10^(4v))`, v ~ U[0,1) (log-uniform over
+//!   1..=9999), drawn independently of accuracy. They are made up: they
+//!   carry no information about accuracy, so those heuristics act as fixed
+//!   arbitrary orders on a synthetic trace.
+//!
+//! Every trace has all N·K pairs. Users are `u0…`, models `m0…`, zero-padded
+//! to equal width (`u00…u99` for 100 users).
+//!
+//! Randomness and platform independence: all draws come, in a fixed order,
+//! from one ChaCha8 stream `rng::stream(seed, 0, Purpose::Generator)`.
+//! A uniform is `(next_u64() >> 11) · 2⁻⁵³` in [0, 1). A normal is one
+//! Box–Muller draw from two consecutive uniforms `u1, u2`:
+//! `z = sqrt(−2 ln(1 − u1)) · cos(2π u2)` (the sine partner is not used).
+//! `ln`, `cos`, `exp` and `pow` come from the pure-Rust `libm` crate rather
+//! than the platform's C library, so the same seed gives bit-identical
+//! traces on every platform. Draw order: for each model k in order, `a_k`
+//! (two uniforms), year (one), citations (one); then for each user i, for
+//! each model k: the accuracy deviation (two uniforms), then the cost (two
+//! uniforms for `lognormal`, one for `uniform`, none for `constant`).
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use rand::RngCore;
+use rayon::prelude::*;
+
+use ndarray::Array2;
+use sha2::{Digest, Sha256};
+
+use super::csv_write::{CSV_HEADER_WITH_METADATA, push_csv_row};
+use super::{MAX_RUNTIME_S, RUNTIME_FLOOR_S, Trace, TraceRow, secs_to_micros, write_trace};
+use crate::core::error::{Error, Result};
+use crate::core::rng::{self, Purpose, SimRng};
+
+/// First `model_year` drawn.
+pub const YEAR_MIN: i64 = 2000;
+/// Last `model_year` drawn.
+pub const YEAR_MAX: i64 = 2020;
+/// `model_citations` lie in `1..CITATIONS_BOUND`.
+pub const CITATIONS_BOUND: i64 = 10_000;
+/// Largest `users × models` accepted (about 1 GB of rows).
+pub const MAX_PAIRS: usize = 10_000_000;
+
+/// The distribution of per-pair runtimes, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CostDist {
+    /// Uniform over [lo, hi).
+    Uniform {
+        /// Lower bound (≥ 0).
+        lo: f64,
+        /// Upper bound (≥ lo, > 0).
+        hi: f64,
+    },
+    /// `exp(N(mu, sigma²))`.
+    LogNormal {
+        /// Mean of the log.
+        mu: f64,
+        /// Standard deviation of the log (≥ 0).
+        sigma: f64,
+    },
+    /// Every pair takes this many seconds (> 0).
+    Constant(f64),
+}
+
+impl Default for CostDist {
+    fn default() -> Self {
+        Self::Uniform { lo: 0.0, hi: 2.0 }
+    }
+}
+
+impl fmt::Display for CostDist {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Uniform { lo, hi } => write!(f, "uniform({lo},{hi})"),
+            Self::LogNormal { mu, sigma } => write!(f, "lognormal({mu},{sigma})"),
+            Self::Constant(c) => write!(f, "constant({c})"),
+        }
+    }
+}
+
+const COST_SYNTAX: &str = "expected uniform(LO,HI), lognormal(MU,SIGMA) or constant(SECONDS)";
+
+impl FromStr for CostDist {
+    type Err = Error;
+
+    /// Parse `uniform(0,2)`, `lognormal(0,1)` or `constant(1)` (name
+    /// case-insensitive, spaces allowed) and check the parameters.
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |why: String| Error::usage(format!("cost `{s}`: {why}"));
+        let t = s.trim();
+        let (name, rest) = t
+            .split_once('(')
+            .ok_or_else(|| bad(COST_SYNTAX.to_string()))?;
+        let inner = rest
+            .trim_end()
+            .strip_suffix(')')
+            .ok_or_else(|| bad(format!("missing `)`: {COST_SYNTAX}")))?;
+        let mut args = Vec::new();
+        for a in inner.split(',') {
+            let a = a.trim();
+            match a.parse::<f64>() {
+                Ok(v) if v.is_finite() => args.push(v),
+                _ => return Err(bad(format!("`{a}` is not a finite number"))),
+            }
+        }
+        let name = name.trim().to_ascii_lowercase();
+        let want = |n: usize, names: &str| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(bad(format!(
+                    "{name} takes {n} number(s) ({names}), got {}",
+                    args.len()
+                )))
+            }
+        };
+        let dist = match name.as_str() {
+            "uniform" => {
+                want(2, "lo, hi")?;
+                Self::Uniform {
+                    lo: args[0],
+                    hi: args[1],
+                }
+            }
+            "lognormal" => {
+                want(2, "mu, sigma")?;
+                Self::LogNormal {
+                    mu: args[0],
+                    sigma: args[1],
+                }
+            }
+            "constant" => {
+                want(1, "seconds")?;
+                Self::Constant(args[0])
+            }
+            _ => return Err(bad(format!("unknown distribution `{name}`: {COST_SYNTAX}"))),
+        };
+        dist.validate().map_err(|e| bad(e.message().to_string()))?;
+        Ok(dist)
+    }
+}
+
+impl CostDist {
+    /// Check the parameters (usage error naming the rule broken).
+    pub fn validate(&self) -> Result<()> {
+        let ok = match *self {
+            Self::Uniform { lo, hi } => {
+                if !(lo.is_finite() && hi.is_finite() && lo >= 0.0 && lo <= hi && hi > 0.0) {
+                    return Err(Error::usage(format!(
+                        "uniform({lo},{hi}): expected 0 <= lo <= hi and hi > 0"
+                    )));
+                }
+                hi <= MAX_RUNTIME_S
+            }
+            Self::LogNormal { mu, sigma } => {
+                if !(mu.is_finite() && sigma.is_finite() && sigma >= 0.0) {
+                    return Err(Error::usage(format!(
+                        "lognormal({mu},{sigma}): expected a finite mu and sigma >= 0"
+                    )));
+                }
+                true
+            }
+            Self::Constant(c) => c.is_finite() && c > 0.0 && c <= MAX_RUNTIME_S,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::usage(format!(
+                "{self}: runtimes must be > 0 and <= {MAX_RUNTIME_S:e} s"
+            )))
+        }
+    }
+}
+
+/// Parameters of a synthetic trace (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SynParams {
+    /// Number of users N.
+    pub users: usize,
+    /// Number of models K.
+    pub models: usize,
+    /// S: standard deviation of the model means around 0.5.
+    pub model_sd: f64,
+    /// U: standard deviation of a user's accuracy around the model mean.
+    pub user_sd: f64,
+    /// Per-pair runtime distribution.
+    pub cost: CostDist,
+    /// Seed of the generator stream.
+    pub seed: u64,
+}
+
+impl Default for SynParams {
+    fn default() -> Self {
+        Self {
+            users: 100,
+            models: 100,
+            model_sd: 0.1,
+            user_sd: 0.05,
+            cost: CostDist::default(),
+            seed: 0,
+        }
+    }
+}
+
+impl SynParams {
+    /// Check the parameters: at least one user and model, at most
+    /// [`MAX_PAIRS`] pairs, finite non-negative SDs, a valid cost.
+    pub fn validate(&self) -> Result<()> {
+        if self.users == 0 || self.models == 0 {
+            return Err(Error::usage(format!(
+                "gen syn: expected at least 1 user and 1 model, got {} users and {} models",
+                self.users, self.models
+            )));
+        }
+        if self.users.saturating_mul(self.models) > MAX_PAIRS {
+            return Err(Error::usage(format!(
+                "gen syn: {} users x {} models is more than {MAX_PAIRS} pairs",
+                self.users, self.models
+            )));
+        }
+        for (name, v) in [("--model-sd", self.model_sd), ("--user-sd", self.user_sd)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::usage(format!(
+                    "gen syn: {name} {v}: expected a finite number >= 0"
+                )));
+            }
+        }
+        self.cost.validate()
+    }
+}
+
+/// Uniform in [0, 1) with 53 random bits.
+fn uniform(rng: &mut SimRng) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Standard normal by Box–Muller (cosine branch) from two uniforms.
+fn normal(rng: &mut SimRng) -> f64 {
+    let u1 = 1.0 - uniform(rng); // (0, 1]: ln is finite
+    let u2 = uniform(rng);
+    libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2)
+}
+
+/// Draw one runtime and bring it to whole microseconds within the bounds.
+fn draw_runtime(cost: CostDist, rng: &mut SimRng) -> f64 {
+    let c = match cost {
+        CostDist::Uniform { lo, hi } => lo + (hi - lo) * uniform(rng),
+        CostDist::LogNormal { mu, sigma } => libm::exp(mu + sigma * normal(rng)),
+        CostDist::Constant(c) => c,
+    };
+    let us = (c * 1e6).round() / 1e6;
+    us.clamp(RUNTIME_FLOOR_S, MAX_RUNTIME_S)
+}
+
+/// The per-model draws.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ModelDraw {
+    mean: f64,
+    year: i64,
+    citations: i64,
+}
+
+fn draw_models(p: &SynParams, rng: &mut SimRng) -> Vec<ModelDraw> {
+    (0..p.models)
+        .map(|_| {
+            let mean = 0.5 + p.model_sd * normal(rng);
+            let span = (YEAR_MAX - YEAR_MIN + 1) as f64;
+            let year = YEAR_MIN + (uniform(rng) * span) as i64;
+            let citations =
+                (libm::pow(10.0, 4.0 * uniform(rng)) as i64).clamp(1, CITATIONS_BOUND - 1);
+            ModelDraw {
+                mean,
+                year,
+                citations,
+            }
+        })
+        .collect()
+}
+
+/// `prefix` and `i`, zero-padded to the width of the largest index `n − 1`
+/// (`padded_id("u", 7, 100)` = `u07`).
+pub fn padded_id(prefix: &str, i: usize, n: usize) -> String {
+    let width = n.saturating_sub(1).max(1).to_string().len();
+    format!("{prefix}{i:0width$}")
+}
+
+/// Every draw of a synthetic trace in the documented order: the per-model
+/// draws (returned), then `pair(i, k, model_draw, accuracy, runtime_s)` for
+/// each user i and, within it, each model k in order. The one place the
+/// draw order lives: [`generate_syn`] and [`generate_syn_trace`] both call
+/// it.
+fn draw_pairs(
+    p: &SynParams,
+    mut pair: impl FnMut(usize, usize, &ModelDraw, f64, f64),
+) -> Vec<ModelDraw> {
+    let mut rng = rng::stream(p.seed, 0, Purpose::Generator);
+    let models = draw_models(p, &mut rng);
+    for i in 0..p.users {
+        for (k, m) in models.iter().enumerate() {
+            let accuracy = (m.mean + p.user_sd * normal(&mut rng)).clamp(0.0, 1.0);
+            let runtime_s = draw_runtime(p.cost, &mut rng);
+            pair(i, k, m, accuracy, runtime_s);
+        }
+    }
+    models
+}
+
+fn generate_parts(p: &SynParams) -> (Vec<ModelDraw>, Vec<TraceRow>) {
+    let model_ids: Vec<String> = (0..p.models).map(|k| padded_id("m", k, p.models)).collect();
+    let mut rows = Vec::with_capacity(p.users * p.models);
+    let mut user = String::new();
+    let models = draw_pairs(p, |i, k, m, accuracy, runtime_s| {
+        if k == 0 {
+            user = padded_id("u", i, p.users);
+        }
+        rows.push(TraceRow {
+            user: user.clone(),
+            model: model_ids[k].clone(),
+            accuracy,
+            runtime_s,
+            model_year: Some(m.year),
+            model_citations: Some(m.citations),
+        });
+    });
+    (models, rows)
+}
+
+/// Generate a synthetic trace: every (user, model) pair, users in order,
+/// models in order within a user. Deterministic in `p` (see the module docs);
+/// `p` should pass [`SynParams::validate`].
+pub fn generate_syn(p: &SynParams) -> Vec<TraceRow> {
+    generate_parts(p).1
+}
+
+/// A synthetic trace generated straight into its dense form, with the
+/// SHA-256 (hex) of its canonical CSV text.
+#[derive(Debug, Clone)]
+pub struct SynTrace {
+    /// The trace: the same as validating the rows of [`generate_syn`] with
+    /// a [`TraceBuilder`](super::TraceBuilder) whose source is `source`.
+    pub trace: Trace,
+    /// SHA-256 of [`trace_to_csv`](super::trace_to_csv) of those rows.
+    pub csv_sha256: String,
+}
+
+/// [`generate_syn`] without the rows: the draws go straight into the dense
+/// matrices; then the canonical CSV text is formatted in pieces of about
+/// 64 KiB, in parallel (rayon), and hashed piece by piece in order, never
+/// held whole. For 2 million pairs this takes a fraction of the time and
+/// memory of building rows (two `String`s each), their CSV text and a
+/// validating [`TraceBuilder`](super::TraceBuilder), and gives the same
+/// trace and hash. `p` must pass [`SynParams::validate`].
+pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace {
+    let users: Vec<String> = (0..p.users).map(|i| padded_id("u", i, p.users)).collect();
+    let model_ids: Vec<String> = (0..p.models).map(|k| padded_id("m", k, p.models)).collect();
+    let mut accuracy = Array2::<f64>::zeros((p.users, p.models));
+    let mut runtime_s = Array2::<f64>::zeros((p.users, p.models));
+    let models = draw_pairs(p, |i, k, _, acc, secs| {
+        accuracy[[i, k]] = acc;
+        runtime_s[[i, k]] = secs;
+    });
+    let runtime_us = runtime_s.mapv(secs_to_micros);
+
+    // The canonical CSV, as `trace_to_csv` of the rows would write it.
+    let row_text = |i: usize, out: &mut String| {
+        for (k, m) in models.iter().enumerate() {
+            push_csv_row(
+                out,
+                &users[i],
+                &model_ids[k],
+                accuracy[[i, k]],
+                runtime_s[[i, k]],
+                Some(Some(m.year)),
+                Some(Some(m.citations)),
+            );
+        }
+    };
+    let mut hasher = Sha256::new();
+    hasher.update(CSV_HEADER_WITH_METADATA.as_bytes());
+    let users_per_piece = (HASH_CHUNK / (48 * p.models.max(1))).max(1);
+    let pieces: Vec<(usize, usize)> = (0..p.users)
+        .step_by(users_per_piece)
+        .map(|a| (a, (a + users_per_piece).min(p.users)))
+        .collect();
+    for batch in pieces.chunks(PIECES_PER_BATCH) {
+        let texts: Vec<String> = batch
+            .par_iter()
+            .map(|&(a, b)| {
+                let mut text = String::with_capacity(HASH_CHUNK + 4096);
+                for i in a..b {
+                    row_text(i, &mut text);
+                }
+                text
+            })
+            .collect();
+        for text in &texts {
+            hasher.update(text.as_bytes());
+        }
+    }
+    let trace = Trace::complete(
+        source.into(),
+        users,
+        model_ids,
+        accuracy,
+        runtime_us,
+        Some(models.iter().map(|m| m.year).collect()),
+        Some(models.iter().map(|m| m.citations).collect()),
+    );
+    SynTrace {
+        trace,
+        csv_sha256: hex(&hasher.finalize()),
+    }
+}
+
+/// Pieces formatted in parallel before they are hashed (about 2 MiB).
+const PIECES_PER_BATCH: usize = 32;
+
+/// Bytes of CSV text per piece formatted by [`generate_syn_trace`].
+const HASH_CHUNK: usize = 64 * 1024;
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Command-line arguments of `tenantsim gen syn`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GenSynArgs {
+    /// Number of users (tenants / data sets).
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub users: usize,
+    /// Number of candidate models.
+    #[arg(long, default_value_t = 100, value_name = "K")]
+    pub models: usize,
+    /// S: model means are drawn from N(0.5, S²).
+    #[arg(long, default_value_t = 0.1, value_name = "S")]
+    pub model_sd: f64,
+    /// U: a user's accuracy on model k is drawn from N(a_k, U²), clipped to [0, 1].
+    #[arg(long, default_value_t = 0.05, value_name = "U")]
+    pub user_sd: f64,
+    /// Per-pair runtime distribution in seconds: uniform(LO,HI),
+    /// lognormal(MU,SIGMA) or constant(SECONDS); runtimes are rounded to
+    /// whole microseconds, at least 1 µs.
+    #[arg(long, default_value = "uniform(0,2)", value_name = "DIST")]
+    pub cost: CostDist,
+    /// Seed: the same seed always gives the same trace.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the canonical trace CSV (written atomically).
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+}
+
+impl GenSynArgs {
+    /// The generator parameters these arguments describe.
+    pub fn params(&self) -> SynParams {
+        SynParams {
+            users: self.users,
+            models: self.models,
+            model_sd: self.model_sd,
+            user_sd: self.user_sd,
+            cost: self.cost,
+            seed: self.seed,
+        }
+    }
+}
+
+/// What [`run_gen_syn`] did, for a one-line summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenSynReport {
+    /// The parameters used.
+    pub params: SynParams,
+    /// The trace written.
+    pub out: PathBuf,
+    /// Rows written (users × models).
+    pub pairs: usize,
+    /// Runtimes at the 1 µs floor.
+    pub runtime_floored: usize,
+}
+
+impl fmt::Display for GenSynReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = &self.params;
+        write!(
+            f,
+            "generated syn trace: {} users, {} models, {} pairs (S={}, U={}, cost {}, seed {})",
+            p.users, p.models, self.pairs, p.model_sd, p.user_sd, p.cost, p.seed
+        )?;
+        if self.runtime_floored > 0 {
+            write!(f, "; {} runtimes at the 1 µs floor", self.runtime_floored)?;
+        }
+        write!(f, "; wrote {}", self.out.display())
+    }
+}
+
+/// Validate the arguments, generate the trace and write it atomically.
+pub fn run_gen_syn(args: &GenSynArgs) -> Result<GenSynReport> {
+    let params = args.params();
+    params.validate()?;
+    let rows = generate_syn(&params);
+    write_trace(&args.out, &rows)?;
+    Ok(GenSynReport {
+        pairs: rows.len(),
+        runtime_floored: rows
+            .iter()
+            .filter(|r| r.runtime_s == RUNTIME_FLOOR_S)
+            .count(),
+        params,
+        out: args.out.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests;
