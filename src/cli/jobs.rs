@@ -138,6 +138,7 @@ pub fn run_jobs(args: &RunArgs) -> Result<()> {
         Overrides {
             seed: args.seed,
             repetitions: args.reps,
+            plots: args.no_plots.then_some(false),
         },
     )?;
     let out = args

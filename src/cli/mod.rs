@@ -173,6 +173,10 @@ pub struct RunArgs {
     /// Print nothing on stderr but errors (no progress bar, no summary).
     #[arg(long)]
     pub quiet: bool,
+    /// Draw no figures (as `[output] plots = false`); `tenantsim plot`
+    /// draws them later from the results folder.
+    #[arg(long)]
+    pub no_plots: bool,
     /// Print the summary as one JSON document on stdout (instead of the
     /// table on stderr).
     #[arg(long)]

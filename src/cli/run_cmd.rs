@@ -31,6 +31,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         Overrides {
             seed: args.seed,
             repetitions: args.reps,
+            plots: args.no_plots.then_some(false),
         },
     )?;
     let scenarios = plan.scenarios();

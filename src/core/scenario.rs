@@ -93,6 +93,8 @@ pub struct Overrides {
     pub seed: Option<u64>,
     /// Replaces `repetitions`.
     pub repetitions: Option<u32>,
+    /// Replaces `[output] plots` (`--no-plots` sets it to `false`).
+    pub plots: Option<bool>,
 }
 
 /// The text of the scenario file at `path`: a regular file of at most

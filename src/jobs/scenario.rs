@@ -281,6 +281,9 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
     if let Some(reps) = overrides.repetitions {
         file.repetitions = reps;
     }
+    if let Some(plots) = overrides.plots {
+        file.output.plots = plots;
+    }
     check_top_level(&at, &file)?;
     let base = path.parent().unwrap_or(Path::new(""));
 

@@ -148,6 +148,9 @@ pub fn build_scenario(
     if let Some(reps) = overrides.repetitions {
         file.repetitions = reps;
     }
+    if let Some(plots) = overrides.plots {
+        file.output.plots = plots;
+    }
     check_top_level(&at, &file)?;
     check_output(&at, &file.output)?;
 
