@@ -12,12 +12,13 @@ use crate::core::error::{Error, Result};
 use crate::core::io::{Protected, StagedDir, prepare_target, write_atomic};
 use crate::core::runner::thread_pool;
 use crate::core::scenario::Overrides;
+use crate::core::sweep::SweepAxis;
 use crate::models::aggregate::{Aggregate, aggregate};
 use crate::models::experiment::{ExperimentResult, run_grid};
 use crate::models::report::{
     PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
-use crate::models::scenario::{Plan, SweepAxis, SweepPoint, load_plan};
+use crate::models::scenario::{Plan, SweepPoint, load_plan};
 use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
 
 /// Run a scenario (or every point of its sweep) and write its results.

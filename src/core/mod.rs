@@ -17,6 +17,7 @@ pub mod runner;
 pub mod scenario;
 pub mod spool;
 pub mod stats;
+pub mod sweep;
 #[doc(hidden)]
 pub mod testing;
 pub mod time;

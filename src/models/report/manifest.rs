@@ -2,8 +2,9 @@
 
 use serde_json::{Value, json};
 
+use crate::core::sweep::value_text;
 use crate::models::experiment::ExperimentResult;
-use crate::models::scenario::{Scenario, value_text};
+use crate::models::scenario::Scenario;
 
 /// The git commit the binary was built from, or "unknown".
 pub const GIT_COMMIT: &str = env!("TENANTSIM_GIT_COMMIT");

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
+use crate::core::sweep::{SweepAxis, value_text};
 use crate::models::aggregate::Aggregate;
-use crate::models::scenario::{SweepAxis, value_text};
 
 /// One grid point as `sweep.csv` needs it.
 #[derive(Debug, Clone, Copy)]

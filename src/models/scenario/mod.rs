@@ -15,5 +15,5 @@ pub use file::{
 };
 pub use load::{Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario};
 pub use split::{Split, SplitPlan};
-pub use sweep::{Plan, SweepAxis, SweepPoint, load_plan, parse_plan, value_text};
+pub use sweep::{Plan, SweepPoint, load_plan, parse_plan};
 pub use trace_source::{LoadedTrace, load_trace_source};
