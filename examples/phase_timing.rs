@@ -18,7 +18,7 @@ use tenantsim::core::runner::thread_pool;
 use tenantsim::core::scenario::Overrides;
 use tenantsim::models::aggregate::aggregate;
 use tenantsim::models::experiment::run_grid;
-use tenantsim::models::report::{ReportOptions, write_results};
+use tenantsim::models::report::write_results;
 use tenantsim::models::scenario::load_plan;
 
 fn run() -> Result<(), String> {
@@ -45,8 +45,9 @@ fn run() -> Result<(), String> {
     });
     let t3 = Instant::now();
     let dir = std::env::temp_dir().join(format!("phase-timing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     for ((s, r), a) in scenarios.iter().zip(&results).zip(&aggs) {
-        write_results(&dir, s, r, a, ReportOptions::default(), None).map_err(|e| e.to_string())?;
+        write_results(&dir, s, r, a, false, None).map_err(|e| e.to_string())?;
     }
     let t4 = Instant::now();
     drop(results);

@@ -1,19 +1,13 @@
 //! The command line of job-trace mode: `tenantsim run` / `validate` on a
 //! `mode = "jobs"` scenario or a job trace, and `tenantsim import-jobs`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
-use crate::cli::RunArgs;
 use crate::core::error::{Error, Result};
-use crate::core::io::{Protected, prepare_target};
 use crate::core::scenario::Overrides;
+use crate::core::sweep::Plan;
 use crate::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
-use crate::jobs::report::write_job_results;
-use crate::jobs::run::run_job_experiment;
-use crate::jobs::scenario::{JobScenario, load_job_scenario};
+use crate::jobs::scenario::{JobScenario, load_job_plan};
 use crate::jobs::trace::{JobTrace, load_job_trace, write_job_trace};
 
 /// Arguments of `tenantsim import-jobs`.
@@ -94,12 +88,38 @@ fn describe_cluster(s: &JobScenario) -> String {
     )
 }
 
-/// `tenantsim validate SCENARIO.toml` for a job-mode scenario.
+/// `tenantsim validate SCENARIO.toml` for a job-mode scenario (every
+/// point of its `[sweep]`, if any).
 pub fn validate_job_scenario(path: &Path) -> Result<()> {
-    let s = load_job_scenario(path, Overrides::default())?;
-    eprintln!("ok: job scenario `{}` ({})", s.name(), path.display());
+    match load_job_plan(path, Overrides::default())? {
+        Plan::Single(s) => {
+            eprintln!("ok: job scenario `{}` ({})", s.name(), path.display());
+            describe_job_scenario(&s);
+        }
+        Plan::Sweep { axes, points } => {
+            let keys: Vec<String> = axes
+                .iter()
+                .map(|a| format!("{} ({} values)", a.key, a.values.len()))
+                .collect();
+            eprintln!(
+                "ok: job scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                points.first().map_or("", |p| p.scenario.name()),
+                path.display(),
+                points.len(),
+                keys.join(" × ")
+            );
+            if let Some(p) = points.first() {
+                eprintln!("point 0:");
+                describe_job_scenario(&p.scenario);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn describe_job_scenario(s: &JobScenario) {
     eprintln!("  {}", describe_job_trace(&s.trace));
-    eprintln!("  {}", describe_cluster(&s));
+    eprintln!("  {}", describe_cluster(s));
     eprintln!(
         "  seed {}, {} repetition(s){}",
         s.seed(),
@@ -123,101 +143,6 @@ pub fn validate_job_scenario(path: &Path) -> Result<()> {
             if p.backfill { ", backfill" } else { "" }
         );
     }
-    Ok(())
-}
-
-/// Whether the scenario at `path` says `mode = "jobs"`.
-pub fn is_jobs_scenario(path: &Path) -> Result<bool> {
-    Ok(crate::core::scenario::scenario_mode(path)? == crate::core::scenario::ScenarioMode::Jobs)
-}
-
-/// `tenantsim run SCENARIO.toml` for a job-mode scenario.
-pub fn run_jobs(args: &RunArgs) -> Result<()> {
-    let scenario = load_job_scenario(
-        &args.scenario,
-        Overrides {
-            seed: args.seed,
-            repetitions: args.reps,
-            plots: args.no_plots.then_some(false),
-        },
-    )?;
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(scenario.name()));
-    // Before simulating: may the results folder be replaced (see
-    // `prepare_target`), and what did killed runs leave beside it?
-    let mut inputs = vec![
-        Protected {
-            what: "the scenario file",
-            path: &args.scenario,
-        },
-        Protected {
-            what: "the job trace",
-            path: &scenario.trace_path,
-        },
-    ];
-    if let Some(nodes) = &scenario.node_list_path {
-        inputs.push(Protected {
-            what: "the node list",
-            path: nodes,
-        });
-    }
-    for note in prepare_target(&out, args.force, &inputs)? {
-        eprintln!("warning: {note}");
-    }
-    let result = run_job_experiment(&scenario, args.threads.map(|t| t as usize), args.jobs)?;
-    let written = write_job_results(&out, &scenario, &result, args.jobs)?;
-    if crate::core::interrupt::requested() {
-        return Err(Error::interrupted(format!(
-            "interrupted after the results were complete: they are in {}",
-            out.display()
-        )));
-    }
-    if args.json {
-        let rows: Vec<_> = result
-            .runs
-            .iter()
-            .map(|r| {
-                let m = &r.metrics;
-                json!({
-                    "policy": scenario.policies[r.policy].name,
-                    "rep": r.rep,
-                    "jobs": m.jobs,
-                    "mean_jct_s": m.mean_jct / 1e6,
-                    "median_jct_s": m.median_jct / 1e6,
-                    "p95_jct_s": m.p95_jct / 1e6,
-                    "p99_jct_s": m.p99_jct / 1e6,
-                    "mean_queueing_delay_s": m.mean_queueing / 1e6,
-                    "makespan_s": m.makespan as f64 / 1e6,
-                    "gpu_utilization": m.utilization,
-                    "jain_index": m.jain,
-                    "preemptions": m.preemptions,
-                })
-            })
-            .collect();
-        let text = serde_json::to_string_pretty(&json!({ "runs": rows }))
-            .map_err(|e| Error::input(format!("cannot render JSON: {e}")))?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{text}")
-            .map_err(|e| Error::input(format!("cannot write to stdout: {e}")))?;
-    }
-    if !args.quiet {
-        let jobs: usize = result.runs.iter().map(|r| r.jobs).sum();
-        let secs = result.wall.as_secs_f64();
-        eprintln!(
-            "ran `{}` (jobs mode): {} repetition(s) × {} policies, {} jobs in {:.3} s ({:.0} jobs/s) on {} thread(s)",
-            scenario.name(),
-            scenario.repetitions(),
-            scenario.policies.len(),
-            jobs,
-            secs,
-            jobs as f64 / secs.max(1e-9),
-            result.threads
-        );
-        eprintln!("results in {}: {}", out.display(), written.join(", "));
-    }
-    Ok(())
 }
 
 /// The job-mode half of `tenantsim validate FILE`: `Some(result)` when

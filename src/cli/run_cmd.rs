@@ -1,33 +1,35 @@
-//! `tenantsim run SCENARIO`.
+//! `tenantsim run SCENARIO`: either mode, one scenario or a sweep, through
+//! the shared runner ([`crate::core::runner`]).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use super::RunArgs;
 use super::progress::Progress;
 use crate::core::error::{Error, Result};
-use crate::core::io::{Protected, StagedDir, prepare_target, write_atomic};
-use crate::core::runner::thread_pool;
-use crate::core::scenario::Overrides;
-use crate::core::sweep::SweepAxis;
-use crate::models::aggregate::{Aggregate, aggregate};
-use crate::models::experiment::{ExperimentResult, run_grid};
-use crate::models::report::{
-    PointInfo, ReportOptions, SweepRow, summary_json, summary_table, sweep_csv, write_results,
-};
-use crate::models::scenario::{Plan, SweepPoint, load_plan};
-use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_sweep};
+use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
+use crate::core::mode::Mode;
+use crate::core::runner::{FigureJob, folder_width, run_reports, thread_pool, write_plan};
+use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
+use crate::core::sweep::{Plan, SweepPoint};
+use crate::jobs::JobMode;
+use crate::models::ModelMode;
+use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
 
 /// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
     crate::core::interrupt::install_handler();
-    if crate::cli::jobs::is_jobs_scenario(&args.scenario)? {
-        return crate::cli::jobs::run_jobs(args);
+    match scenario_mode(&args.scenario)? {
+        ScenarioMode::Jobs => run_mode(&JobMode, args),
+        ScenarioMode::Models => run_mode(&ModelMode, args),
     }
-    let plan = load_plan(
+}
+
+/// `tenantsim run` in mode `mode`.
+fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<()> {
+    let plan = mode.load_plan(
         &args.scenario,
         Overrides {
             seed: args.seed,
@@ -36,7 +38,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
         },
     )?;
     let scenarios = plan.scenarios();
-    let name = scenarios.first().map_or("run", |s| s.name()).to_string();
+    let name = scenarios
+        .first()
+        .map_or("run", |s| mode.name(s))
+        .to_string();
     let out = args
         .out
         .clone()
@@ -48,93 +53,79 @@ pub fn run(args: &RunArgs) -> Result<()> {
         path: &args.scenario,
     }];
     for s in &scenarios {
-        inputs.push(Protected {
-            what: "the trace",
-            path: &s.trace_path,
-        });
+        inputs.extend(mode.inputs(s));
     }
-    check_out(&out, args, &inputs)?;
+    for note in prepare_target(&out, args.force, &inputs)? {
+        eprintln!("warning: {note}");
+    }
     // Degenerate set-ups are said before the run (and again in run.json);
     // they never change a result.
     for s in &scenarios {
-        for w in crate::models::warnings::setup_warnings(s) {
-            eprintln!("warning: `{}`: {w}", s.name());
+        for w in mode.setup_warnings(s) {
+            eprintln!("warning: `{}`: {w}", mode.name(s));
         }
     }
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
-    let total: u64 = scenarios
-        .iter()
-        .map(|s| u64::from(s.repetitions()) * s.policies.len() as u64)
-        .sum();
+    let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
     let progress = Progress::new(total, !args.quiet);
-    let results = run_grid(&pool, &scenarios, args.jobs, &|| progress.inc());
+    let folded = run_reports(mode, &pool, &scenarios, args.jobs, &|| progress.inc());
     progress.finish();
-    let results = results?;
-    let aggregates: Vec<Aggregate> = pool.install(|| {
-        scenarios
-            .par_iter()
-            .zip(results.par_iter())
-            .map(|(s, r)| aggregate(s, r))
-            .collect()
-    });
-    for (s, agg) in scenarios.iter().zip(&aggregates) {
-        for w in crate::models::warnings::result_warnings(agg) {
-            eprintln!("warning: `{}`: {w}", s.name());
+    let folded = folded?;
+    let reports = &folded.folds;
+    let (threads, wall) = (folded.threads, folded.wall.as_secs_f64());
+    for (s, r) in scenarios.iter().zip(reports) {
+        for w in mode.result_warnings(r) {
+            eprintln!("warning: `{}`: {w}", mode.name(s));
         }
     }
-    let options = ReportOptions { jobs: args.jobs };
-    let (threads, wall) = results
-        .first()
-        .map_or((0, 0.0), |r| (r.threads, r.wall.as_secs_f64()));
-    let doc = match &plan {
+    let written = write_plan(mode, &out, &plan, reports, args.jobs, &draw_figures)?;
+    let mut doc = match &plan {
         Plan::Single(s) => {
-            let written = write_results(&out, s, &results[0], &aggregates[0], options, None)?;
             if !args.quiet {
-                eprintln!(
-                    "ran `{}`: {} repetition(s) × {} policies in {wall:.3} s on {threads} thread(s)",
-                    s.name(),
-                    s.repetitions(),
-                    s.policies.len(),
-                );
+                eprintln!("{}", mode.describe(s, &reports[0]));
                 eprintln!("results in {}: {}", out.display(), written.join(", "));
                 if !args.json {
-                    eprint!("\n{}", summary_table(&aggregates[0]));
+                    eprint!("\n{}", mode.summary_table(&reports[0]));
                 }
             }
-            let mut doc = summary_json(&aggregates[0]);
+            let mut doc = mode.summary_json(&reports[0]);
             if let Some(obj) = doc.as_object_mut() {
-                obj.insert("scenario".into(), json!(s.name()));
+                obj.insert("mode".into(), json!(M::NAME));
+                obj.insert("scenario".into(), json!(mode.name(s)));
                 obj.insert("results".into(), json!(out.display().to_string()));
             }
             doc
         }
-        Plan::Sweep { axes, points } => {
-            let files = write_sweep(&out, axes, points, &results, &aggregates, options)?;
+        Plan::Sweep { points, .. } => {
             if !args.quiet {
                 eprintln!(
                     "ran sweep `{name}`: {} point(s), {total} runs in {wall:.3} s on {threads} thread(s)",
                     points.len()
                 );
-                eprintln!("results in {}: sweep.csv and {files}", out.display());
+                let (first, rest) = written.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
+                eprintln!(
+                    "results in {}: {first} and {}",
+                    out.display(),
+                    rest.join(", ")
+                );
                 if !args.json {
                     let width = folder_width(points.len());
-                    for (p, agg) in points.iter().zip(&aggregates) {
+                    for (p, r) in points.iter().zip(reports) {
                         eprint!(
                             "\npoint {} ({}) in {}/\n{}",
                             p.index,
                             describe_values(&p.values),
                             p.folder_name(width),
-                            summary_table(agg)
+                            mode.summary_table(r)
                         );
                     }
                 }
             }
-            sweep_json(&name, &out, points, &aggregates)
+            sweep_json(mode, &name, &out, points, reports)
         }
     };
     stopped_after_commit(&out)?;
     if args.json {
-        let mut doc = doc;
         if let Some(obj) = doc.as_object_mut() {
             obj.insert("threads".into(), json!(threads));
             obj.insert("wall_time_s".into(), json!(wall));
@@ -149,11 +140,31 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Check the results folder `out` before anything runs (see
-/// [`prepare_target`]) and report what was found beside it.
-fn check_out(out: &Path, args: &RunArgs, inputs: &[Protected<'_>]) -> Result<()> {
-    for note in prepare_target(out, args.force, inputs)? {
-        eprintln!("warning: {note}");
+/// The figures hook of the runner: the figures of [`crate::plot`], drawn
+/// from the staged folder's CSVs exactly as `tenantsim plot` would.
+fn draw_figures(job: FigureJob<'_>) -> Result<()> {
+    let options = PlotOptions::default();
+    match job {
+        FigureJob::Results { mode, dir, name } => {
+            let mut src = Source::dir(dir);
+            src.name = Some(name.to_string());
+            let target = dir.join(PLOTS_DIR);
+            if mode == JobMode::NAME {
+                plot_jobs(&src, &target, &options)?;
+            } else {
+                plot_model(&src, &target, &options)?;
+            }
+        }
+        FigureJob::Sweep {
+            out,
+            dir,
+            sweep_csv,
+            name,
+        } => {
+            let mut src = Source::texts(out, &[("sweep.csv", sweep_csv)]);
+            src.name = Some(name.to_string());
+            plot_sweep(&src, &dir.join(PLOTS_DIR), &options)?;
+        }
     }
     Ok(())
 }
@@ -170,61 +181,6 @@ fn stopped_after_commit(out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn folder_width(points: usize) -> usize {
-    points.saturating_sub(1).to_string().len().max(3)
-}
-
-/// Write one results folder per point and `sweep.csv`; describe the files.
-fn write_sweep(
-    out: &Path,
-    axes: &[SweepAxis],
-    points: &[SweepPoint],
-    results: &[ExperimentResult],
-    aggregates: &[Aggregate],
-    options: ReportOptions,
-) -> Result<String> {
-    // The whole sweep folder is staged and moved into place complete.
-    let staged = StagedDir::new(out)?;
-    let dir = staged.path();
-    let width = folder_width(points.len());
-    let folders: Vec<String> = points.iter().map(|p| p.folder_name(width)).collect();
-    let mut written = Vec::new();
-    for (((p, r), agg), folder) in points.iter().zip(results).zip(aggregates).zip(&folders) {
-        let info = PointInfo {
-            index: p.index,
-            folder,
-            values: &p.values,
-        };
-        written = write_results(&dir.join(folder), &p.scenario, r, agg, options, Some(info))?;
-    }
-    let rows: Vec<SweepRow<'_>> = points
-        .iter()
-        .zip(aggregates)
-        .zip(&folders)
-        .map(|((p, agg), folder)| SweepRow {
-            index: p.index,
-            folder,
-            values: &p.values,
-            aggregate: agg,
-        })
-        .collect();
-    let sweep_text = sweep_csv(axes, &rows);
-    write_atomic(&dir.join("sweep.csv"), sweep_text.as_bytes())?;
-    let plots = points.first().is_some_and(|p| p.scenario.output().plots);
-    if plots {
-        let mut src = Source::texts(out, &[("sweep.csv", sweep_text.as_str())]);
-        src.name = points.first().map(|p| p.scenario.name().to_string());
-        plot_sweep(&src, &dir.join(PLOTS_DIR), &PlotOptions::default())?;
-    }
-    staged.commit()?;
-    Ok(format!(
-        "{}{} point folders ({})",
-        if plots { "plots/, " } else { "" },
-        points.len(),
-        written.join(", ")
-    ))
-}
-
 fn describe_values(values: &[(String, toml::Value)]) -> String {
     values
         .iter()
@@ -233,13 +189,22 @@ fn describe_values(values: &[(String, toml::Value)]) -> String {
         .join(", ")
 }
 
-fn sweep_json(name: &str, out: &Path, points: &[SweepPoint], aggregates: &[Aggregate]) -> Value {
+/// The `--json` document of a sweep: the mode, the scenario's name, the
+/// results folder and per point its summary with `index`, `folder` and
+/// `values`.
+fn sweep_json<M: Mode>(
+    mode: &M,
+    name: &str,
+    out: &Path,
+    points: &[SweepPoint<M::Scenario>],
+    reports: &[M::Report],
+) -> Value {
     let width = folder_width(points.len());
     let pts: Vec<Value> = points
         .iter()
-        .zip(aggregates)
-        .map(|(p, agg)| {
-            let mut v = summary_json(agg);
+        .zip(reports)
+        .map(|(p, r)| {
+            let mut v = mode.summary_json(r);
             if let Some(obj) = v.as_object_mut() {
                 obj.insert("index".into(), json!(p.index));
                 obj.insert("folder".into(), json!(p.folder_name(width)));
@@ -254,6 +219,7 @@ fn sweep_json(name: &str, out: &Path, points: &[SweepPoint], aggregates: &[Aggre
         })
         .collect();
     json!({
+        "mode": M::NAME,
         "scenario": name,
         "results": out.display().to_string(),
         "sweep": pts,

@@ -12,12 +12,14 @@ mod event_queue;
 pub mod interrupt;
 pub mod io;
 pub mod limits;
+pub mod mode;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod spool;
 pub mod stats;
 pub mod sweep;
+pub mod table;
 #[doc(hidden)]
 pub mod testing;
 pub mod time;

@@ -86,6 +86,22 @@ pub fn check_common(
     Ok(())
 }
 
+/// The index of the baseline policy: the one named `baseline`, or the
+/// first (DESIGN §6.5). `names` are the policies' names in order.
+pub fn resolve_baseline(at: &str, baseline: Option<&str>, names: &[&str]) -> Result<usize> {
+    let Some(name) = baseline else {
+        return Ok(0);
+    };
+    names.iter().position(|p| *p == name).ok_or_else(|| {
+        let listed: Vec<String> = names.iter().map(|p| format!("`{p}`")).collect();
+        Error::input(format!(
+            "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
+            shown(name),
+            listed.join(", ")
+        ))
+    })
+}
+
 /// Command-line values that replace the file's.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Overrides {

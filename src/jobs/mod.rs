@@ -9,10 +9,12 @@
 //!   behind one trait, found by name; optional backfilling.
 //! - [`simulation`]: the [`Component`](crate::core::Component) driven by
 //!   [`run_events`](crate::core::run_events); preemption semantics.
-//! - [`metrics`], [`report`]: JCT statistics, utilisation, fairness; the
-//!   results folder.
-//! - [`scenario`], [`run`], [`cli`]: the `mode = "jobs"` scenario, its
-//!   repetitions × policies, and the command line.
+//! - [`metrics`], [`report`], [`summary`]: JCT statistics, utilisation,
+//!   fairness; the results folder; the means over repetitions.
+//! - [`scenario`], [`run`], [`JobMode`]: the `mode = "jobs"` scenario (and
+//!   its `[sweep]`), its repetitions × policies, and the mode as the shared
+//!   runner sees it (DESIGN §10). The command line is
+//!   [`crate::cli::jobs`].
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
 
@@ -20,14 +22,17 @@ pub mod cluster;
 pub mod heap;
 pub mod import;
 pub mod metrics;
+mod mode;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod scheduler;
 pub mod simulation;
+pub mod summary;
 pub mod synthetic;
 pub mod trace;
 
 pub use cluster::{Alloc, Cluster, Placement};
+pub use mode::{JobFold, JobMode, JobReport};
 pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};
 pub use trace::{Job, JobRow, JobTrace, load_job_trace, parse_job_trace};

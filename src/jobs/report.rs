@@ -6,7 +6,7 @@
 //! | `users.csv` | per (policy, repetition, user): jobs, mean JCT, mean slowdown, FTF ρ |
 //! | `utilization.csv` | per (policy, repetition): GPUs held over time, ≤ 1000 buckets (data for the utilisation timeline plot) |
 //! | `jobs.csv` (with `--jobs`) | exactly `policy,rep,job_id,user,submit_s,start_s,end_s,gpus` (data for the JCT CDF plot) |
-//! | `run.json` | resolved scenario, seed, version, trace and node list, threads, wall time |
+//! | `run.json` | resolved scenario, seed, version, trace and node list, threads, wall time; in a sweep, the point |
 //!
 //! Times are seconds with six decimals (microsecond resolution; exact for
 //! submit, start, end and makespan, rounded for averages and percentiles);
@@ -23,10 +23,10 @@ use super::run::{JobExperiment, JobRun};
 use super::scenario::JobScenario;
 use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
-use crate::core::io::{StagedDir, write_atomic};
+use crate::core::io::write_atomic;
+use crate::core::mode::PointInfo;
 use crate::core::spool::Spool;
 use crate::core::time::micros_to_secs_string;
-use crate::plot::{PLOTS_DIR, PlotOptions, Source, plot_jobs};
 
 /// Points of the utilisation timeline per run.
 pub const UTILIZATION_POINTS: usize = 1000;
@@ -197,8 +197,12 @@ impl JobRows {
 }
 
 /// `run.json`.
-pub fn run_manifest(scenario: &JobScenario, result: &JobExperiment) -> String {
-    let doc = json!({
+pub fn run_manifest(
+    scenario: &JobScenario,
+    result: &JobExperiment,
+    point: Option<PointInfo<'_>>,
+) -> String {
+    let mut doc = json!({
         "tool": "tenantsim",
         "version": env!("CARGO_PKG_VERSION"),
         "mode": "jobs",
@@ -238,49 +242,45 @@ pub fn run_manifest(scenario: &JobScenario, result: &JobExperiment) -> String {
             "wall_time_s",
         ],
     });
+    if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
+        obj.insert("sweep_point".into(), pt.to_json());
+    }
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     text.push('\n');
     text
 }
 
-/// Write the results folder `dir`; returns the names of the files written.
-/// Like model mode, the folder is staged and moved into place complete;
-/// the per-run files are copied from the rows written during the run.
+/// Write the result files of a job-mode run into the folder `dir` (the
+/// runner stages it, [`crate::core::runner::write_plan`]); `point` places
+/// it in a sweep. Returns the names of the files written. The per-run
+/// files are copied from the rows written during the run.
 pub fn write_job_results(
     dir: &Path,
     scenario: &JobScenario,
     result: &JobExperiment,
     with_jobs: bool,
+    point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
-    let staged = StagedDir::new(dir)?;
-    let tmp = staged.path().to_path_buf();
     let mut written = Vec::new();
     for (name, spool) in [
         ("summary.csv", &result.rows.summary),
         ("users.csv", &result.rows.users),
         ("utilization.csv", &result.rows.utilization),
     ] {
-        spool.copy_to(&tmp.join(name))?;
+        spool.copy_to(&dir.join(name))?;
         written.push(name);
     }
     if with_jobs {
         let jobs = result.rows.jobs.as_ref().ok_or_else(|| {
             Error::input("internal: jobs.csv asked for, but its rows were not written")
         })?;
-        jobs.copy_to(&tmp.join("jobs.csv"))?;
+        jobs.copy_to(&dir.join("jobs.csv"))?;
         written.push("jobs.csv");
     }
     write_atomic(
-        &tmp.join("run.json"),
-        run_manifest(scenario, result).as_bytes(),
+        &dir.join("run.json"),
+        run_manifest(scenario, result, point).as_bytes(),
     )?;
     written.push("run.json");
-    if scenario.file.output.plots {
-        let mut src = Source::dir(&tmp);
-        src.name = Some(scenario.name().to_string());
-        plot_jobs(&src, &tmp.join(PLOTS_DIR), &PlotOptions::default())?;
-        written.push("plots/");
-    }
-    staged.commit()?;
     Ok(written)
 }

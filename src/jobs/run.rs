@@ -3,14 +3,16 @@
 //! policy) order whatever the thread count, and only its summary figures
 //! are kept.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::metrics::{JobMetrics, job_metrics};
+use super::mode::JobMode;
 use super::report::JobRows;
 use super::scenario::{JobScenario, RepJobs};
 use super::scheduler::SchedInit;
 use super::simulation::{JobOutcome, JobSimInput, simulate_jobs};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
+use crate::core::runner::{run_reports, thread_pool};
 
 /// One (repetition, policy) run.
 #[derive(Debug, Clone)]
@@ -84,43 +86,22 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
 }
 
 /// Run every repetition × policy of `scenario` on `threads` threads
-/// (default: all cores), writing each run's rows (`jobs.csv` ones too with
-/// `with_jobs`) as it finishes. One run per thread is simulated at a time
-/// (a run of a large trace holds every job's outcome) while the previous
-/// ones are written.
+/// (default: all cores) through the shared runner
+/// ([`crate::core::runner::run_scenarios`]), writing each run's rows
+/// (`jobs.csv` ones too with `with_jobs`) as it finishes. One run per
+/// thread is simulated at a time (a run of a large trace holds every job's
+/// outcome) while the previous ones are written.
 pub fn run_job_experiment(
     scenario: &JobScenario,
     threads: Option<usize>,
     with_jobs: bool,
 ) -> Result<JobExperiment> {
-    let pool = crate::core::runner::thread_pool(threads)?;
-    let threads = pool.current_num_threads();
-    let n_pol = scenario.policies.len() as u64;
-    let tasks = u64::from(scenario.repetitions()) * n_pol;
-    let mut rows = JobRows::new(with_jobs)?;
-    let mut runs = Vec::new();
-    let start = Instant::now();
-    crate::core::runner::fold_in_order(
-        &pool,
-        tasks,
-        threads,
-        &|t| simulate_job_run(scenario, t / n_pol, (t % n_pol) as usize),
-        &mut |r: JobRun| {
-            rows.add(scenario, &r)?;
-            runs.push(JobRunSummary {
-                policy: r.policy,
-                rep: r.rep,
-                jobs: r.jobs.jobs.len(),
-                metrics: r.metrics,
-            });
-            Ok(())
-        },
-    )?;
-    rows.finish()?;
-    Ok(JobExperiment {
-        runs,
-        rows,
-        threads,
-        wall: start.elapsed(),
-    })
+    let pool = thread_pool(threads)?;
+    let reports = run_reports(&JobMode, &pool, &[scenario], with_jobs, &|| {})?;
+    reports
+        .folds
+        .into_iter()
+        .next()
+        .map(|r| r.experiment)
+        .ok_or_else(|| Error::input("internal: no result for the scenario"))
 }

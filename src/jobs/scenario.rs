@@ -25,7 +25,7 @@
 //! plots = true                  # figures in plots/ (default true)
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -41,7 +41,10 @@ use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 use crate::core::rng::{Purpose, stream};
-use crate::core::scenario::{Overrides, check_common, read_scenario_text, toml_error};
+use crate::core::scenario::{
+    Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
+};
+use crate::core::sweep::{Expand, Plan, expand_plan};
 use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// A job-mode scenario file.
@@ -58,6 +61,10 @@ pub struct JobScenarioFile {
     /// Independent repetitions (default 1).
     #[serde(default = "one")]
     pub repetitions: u32,
+    /// The policy the others are compared with (its name; default the
+    /// first `[[policy]]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// The job trace.
     pub jobs: JobsSection,
     /// The cluster.
@@ -76,13 +83,21 @@ fn one() -> u32 {
 }
 
 /// `[output]` of a job-mode scenario.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JobOutputSection {
     /// Draw the figures (utilisation timeline, and the JCT CDF with
     /// `--jobs`) into the results folder's `plots/` (default true).
     #[serde(default = "yes")]
     pub plots: bool,
+    /// Level of the confidence interval of the mean over repetitions in the
+    /// terminal summary, `--json` and `sweep.csv` (default 0.95).
+    #[serde(default = "level_95")]
+    pub confidence: f64,
+}
+
+fn level_95() -> f64 {
+    0.95
 }
 
 fn yes() -> bool {
@@ -91,7 +106,10 @@ fn yes() -> bool {
 
 impl Default for JobOutputSection {
     fn default() -> Self {
-        Self { plots: true }
+        Self {
+            plots: true,
+            confidence: level_95(),
+        }
     }
 }
 
@@ -201,6 +219,8 @@ pub struct JobScenario {
     pub restart_overhead: Micros,
     /// Policies in file order.
     pub policies: Vec<JobPolicy>,
+    /// Index of the baseline policy (`baseline`, default 0).
+    pub baseline: usize,
 }
 
 /// The jobs of one repetition.
@@ -271,10 +291,89 @@ pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenari
     parse_job_scenario(path, &text, overrides)
 }
 
+/// Read the job-mode scenario at `path` and expand its `[sweep]`, if any
+/// ([`crate::core::sweep`]); the points share one copy of each job trace.
+pub fn load_job_plan(path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
+    let text = read_scenario_text(path)?;
+    expand_plan(&mut JobDocs::default(), path, &text, overrides)
+}
+
+/// Job-mode scenario documents, their traces read once.
+#[derive(Debug, Default)]
+struct JobDocs {
+    cache: JobTraceCache,
+}
+
+impl Expand<JobScenarioFile, JobScenario> for JobDocs {
+    fn plain(&mut self, path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
+        parse_job_scenario(path, text, overrides)
+    }
+
+    fn deserialize(&mut self, doc: toml::Table) -> Result<JobScenarioFile> {
+        JobScenarioFile::deserialize(toml::Value::Table(doc)).map_err(|e| {
+            Error::input(crate::core::echo::capped_lines(
+                &e.to_string().trim_end().replace('\n', " "),
+            ))
+        })
+    }
+
+    fn build(
+        &mut self,
+        path: &Path,
+        file: JobScenarioFile,
+        overrides: Overrides,
+    ) -> Result<JobScenario> {
+        build_job_scenario(path, file, overrides, &mut self.cache)
+    }
+}
+
 /// Parse and validate job-mode scenario `text` as if read from `path`.
 pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
     let at = path.display().to_string();
-    let mut file: JobScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+    let file: JobScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+    build_job_scenario(path, file, overrides, &mut JobTraceCache::default())
+}
+
+/// Job traces already read, by path, so the points of a sweep share one
+/// copy of each.
+#[derive(Debug, Default)]
+pub struct JobTraceCache {
+    loaded: HashMap<PathBuf, (Arc<JobTrace>, String)>,
+}
+
+impl JobTraceCache {
+    /// The job trace at `path` and its SHA-256, read and validated on first
+    /// use (`at` names the scenario in messages).
+    fn get(&mut self, at: &str, path: &Path) -> Result<(Arc<JobTrace>, String)> {
+        if let Some(hit) = self.loaded.get(path) {
+            return Ok(hit.clone());
+        }
+        let bytes =
+            read_input(path, "job trace").map_err(|e| e.context(format!("{at}: [jobs].path")))?;
+        let sha256: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let trace = Arc::new(parse_job_trace(
+            &path.display().to_string(),
+            bytes.as_slice(),
+        )?);
+        self.loaded
+            .insert(path.to_path_buf(), (Arc::clone(&trace), sha256.clone()));
+        Ok((trace, sha256))
+    }
+}
+
+/// Validate a deserialised job-mode scenario `file` read from `path`: apply
+/// the overrides, check every key, load the job trace (through `cache`)
+/// and the node list, and resolve the policies.
+pub fn build_job_scenario(
+    path: &Path,
+    mut file: JobScenarioFile,
+    overrides: Overrides,
+    cache: &mut JobTraceCache,
+) -> Result<JobScenario> {
+    let at = path.display().to_string();
     if let Some(seed) = overrides.seed {
         file.seed = seed;
     }
@@ -345,16 +444,7 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
     let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
 
     let trace_path = base.join(&file.jobs.path);
-    let bytes = read_input(&trace_path, "job trace")
-        .map_err(|e| e.context(format!("{at}: [jobs].path")))?;
-    let trace_sha256: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let trace = Arc::new(parse_job_trace(
-        &trace_path.display().to_string(),
-        bytes.as_slice(),
-    )?);
+    let (trace, trace_sha256) = cache.get(&at, &trace_path)?;
     if let Some(k) = file.jobs.sample
         && (k == 0 || k > trace.len())
     {
@@ -396,7 +486,10 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, default_backfill))
         .collect::<Result<Vec<_>>>()?;
+    let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+    let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
     Ok(JobScenario {
+        baseline,
         path: path.to_path_buf(),
         file,
         trace_path,
@@ -423,6 +516,14 @@ fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
     }
     let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
     check_common(at, &f.name, f.repetitions, &names, "name and scheduler")?;
+    resolve_baseline(at, f.baseline.as_deref(), &names)?;
+    let c = f.output.confidence;
+    if !(c > 0.0 && c < 1.0) {
+        return bad(
+            "[output].confidence",
+            format!("expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {c}"),
+        );
+    }
     Ok(())
 }
 

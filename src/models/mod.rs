@@ -6,9 +6,12 @@ pub mod bench;
 pub mod experiment;
 pub mod gp;
 pub mod metrics;
+mod mode;
 pub mod policy;
 pub mod report;
 pub mod scenario;
 pub mod sim;
 pub mod trace;
 pub mod warnings;
+
+pub use mode::{ModelMode, ModelReport};

@@ -73,7 +73,11 @@ pub fn metric_index(d: &SweepResults, name: &str) -> Result<usize> {
 /// The default metrics: `regret_mean` and the first `time_to_<θ>_s`.
 pub fn default_metrics(d: &SweepResults) -> Vec<usize> {
     let mut out = Vec::new();
-    if let Some(i) = d.metrics.iter().position(|m| m == "regret_mean") {
+    if let Some(i) = d
+        .metrics
+        .iter()
+        .position(|m| m == "regret_mean" || m == "mean_jct_s")
+    {
         out.push(i);
     }
     if let Some(i) = d.metrics.iter().position(|m| m.starts_with("time_to_")) {

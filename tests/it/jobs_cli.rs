@@ -131,8 +131,9 @@ fn json_summary_goes_to_stdout() {
         .expect("runs");
     assert!(output.status.success());
     let doc: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON on stdout");
-    assert_eq!(doc["runs"].as_array().map(Vec::len), Some(7));
-    assert_eq!(doc["runs"][0]["mean_jct_s"], 13.0);
+    assert_eq!(doc["mode"], "jobs");
+    assert_eq!(doc["policies"].as_array().map(Vec::len), Some(7));
+    assert_eq!(doc["policies"][0]["mean_jct_s"]["mean"], 13.0);
     assert!(output.stderr.is_empty(), "--quiet prints nothing");
 }
 

@@ -5,4 +5,6 @@ mod fold;
 mod runner;
 
 pub use fold::{ExperimentResult, PolicyTotals};
-pub use runner::{ExperimentRuns, RepResult, RunOptions, run_experiment, run_grid, simulate_one};
+pub use runner::{
+    ExperimentRuns, RepResult, RunOptions, run_experiment, run_grid, simulate_one, simulate_task,
+};

@@ -4,7 +4,9 @@ use std::time::{Duration, Instant};
 
 use super::ExperimentResult;
 use crate::core::error::Result;
-use crate::core::runner::{fold_in_order, thread_pool};
+use crate::core::mode::Mode as _;
+use crate::core::runner::{fold_in_order, run_scenarios, thread_pool};
+use crate::models::ModelMode;
 use crate::models::metrics::{
     LossCurve, RunMetrics, TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics,
 };
@@ -178,18 +180,29 @@ fn run_policy(
     simulate(&input, scheduler.as_mut(), selector.as_mut())
 }
 
+/// Simulate task `task` of `scenario`: repetition `task / policies`,
+/// policy `task % policies` (the numbering of the shared runner,
+/// [`crate::core::runner::run_scenarios`]); the job log is dropped unless
+/// `keep_jobs`.
+pub fn simulate_task(scenario: &Scenario, task: u64, keep_jobs: bool) -> Result<RepResult> {
+    let n_pol = scenario.policies.len().max(1) as u64;
+    simulate_rep(scenario, task / n_pol, (task % n_pol) as usize, keep_jobs)
+}
+
 /// Run every repetition × policy of `scenario`, in parallel, and return the
 /// results in (repetition, policy) order, every run held.
 pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<ExperimentRuns> {
     let pool = thread_pool(options.threads)?;
-    let mut runs = Vec::new();
     let start = Instant::now();
-    run_tasks(
+    let tasks = u64::from(scenario.repetitions()) * scenario.policies.len() as u64;
+    let chunk = pool.current_num_threads().max(1) * ModelMode::CHUNK_PER_THREAD;
+    let mut runs = Vec::new();
+    fold_in_order(
         &pool,
-        &[scenario],
-        options.keep_jobs,
-        &|| {},
-        &mut |_, r| {
+        tasks,
+        chunk,
+        &|k| simulate_task(scenario, k, options.keep_jobs),
+        &mut |r| {
             runs.push(r);
             Ok(())
         },
@@ -204,10 +217,11 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
 /// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
 /// flat list of tasks, calling `on_done` after each task (progress), and
 /// fold each run into its scenario's [`ExperimentResult`] as it finishes,
-/// in (repetition, policy) order whatever the thread count; job logs are
-/// written to `jobs.csv` rows only with `keep_jobs`. Every result's `wall`
-/// is the wall time of the whole call. Memory does not grow with the
-/// number of repetitions except for what the fold keeps (see
+/// in (repetition, policy) order whatever the thread count
+/// ([`crate::core::runner::run_scenarios`]); job logs are written to
+/// `jobs.csv` rows only with `keep_jobs`. Every result's `wall` is the wall
+/// time of the whole call. Memory does not grow with the number of
+/// repetitions except for what the fold keeps (see
 /// [`RunFold`](crate::models::aggregate::RunFold)).
 pub fn run_grid(
     pool: &rayon::ThreadPool,
@@ -215,59 +229,10 @@ pub fn run_grid(
     keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<ExperimentResult>> {
-    let mut results = scenarios
-        .iter()
-        .map(|s| ExperimentResult::new(s, keep_jobs))
-        .collect::<Result<Vec<_>>>()?;
-    let start = Instant::now();
-    run_tasks(pool, scenarios, keep_jobs, on_done, &mut |s, run| {
-        results[s].add(scenarios[s], &run)
-    })?;
-    let wall = start.elapsed();
-    let threads = pool.current_num_threads();
+    let folded = run_scenarios(&ModelMode, pool, scenarios, keep_jobs, on_done)?;
+    let mut results = folded.folds;
     for r in &mut results {
-        r.finish(threads, wall)?;
+        r.finish(folded.threads, folded.wall)?;
     }
     Ok(results)
-}
-
-/// Runs simulated per worker thread between two folds: the runs in memory
-/// at once are at most twice `CHUNK_PER_THREAD` × threads (one chunk being
-/// simulated while the previous one is folded).
-const CHUNK_PER_THREAD: usize = 64;
-
-/// Simulate every (scenario, repetition, policy) of `scenarios` on `pool`
-/// and hand each run to `sink` with its scenario index, in (scenario,
-/// repetition, policy) order.
-fn run_tasks(
-    pool: &rayon::ThreadPool,
-    scenarios: &[&Scenario],
-    keep_jobs: bool,
-    on_done: &(dyn Fn() + Sync),
-    sink: &mut (dyn FnMut(usize, RepResult) -> Result<()> + Send),
-) -> Result<()> {
-    // Task k of scenario s is (rep, policy) = (k / policies, k % policies),
-    // numbered from offsets[s]; the list itself is never built.
-    let mut offsets = Vec::with_capacity(scenarios.len() + 1);
-    let mut total = 0u64;
-    for sc in scenarios {
-        offsets.push(total);
-        total += u64::from(sc.repetitions()) * sc.policies.len() as u64;
-    }
-    offsets.push(total);
-    let simulate = |k: u64| {
-        let s = offsets.partition_point(|&o| o <= k) - 1;
-        let local = k - offsets[s];
-        let n_pol = scenarios[s].policies.len() as u64;
-        let r = simulate_rep(
-            scenarios[s],
-            local / n_pol,
-            (local % n_pol) as usize,
-            keep_jobs,
-        );
-        on_done();
-        r.map(|r| (s, r))
-    };
-    let chunk = pool.current_num_threads().max(1) * CHUNK_PER_THREAD;
-    fold_in_order(pool, total, chunk, &simulate, &mut |(s, r)| sink(s, r))
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::sweep::value_text;
+use crate::core::mode::PointInfo;
 use crate::models::experiment::ExperimentResult;
 use crate::models::scenario::Scenario;
 
@@ -21,17 +21,6 @@ pub const VARYING_FIELDS: [&str; 5] = [
     "wall_time_s",
     "policies[].events_per_s",
 ];
-
-/// Where a results folder sits in a sweep.
-#[derive(Debug, Clone, Copy)]
-pub struct PointInfo<'a> {
-    /// Grid point index.
-    pub index: usize,
-    /// Folder name.
-    pub folder: &'a str,
-    /// Swept keys and their values at this point.
-    pub values: &'a [(String, toml::Value)],
-}
 
 /// Render `run.json`: tool, version and git commit; the resolved scenario
 /// (after command-line overrides and sweep expansion) and, in a sweep, the
@@ -87,20 +76,7 @@ pub fn run_manifest(
         "warnings": warnings,
     });
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
-        let values: serde_json::Map<String, Value> = pt
-            .values
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    serde_json::to_value(v).unwrap_or_else(|_| json!(value_text(v))),
-                )
-            })
-            .collect();
-        obj.insert(
-            "sweep_point".into(),
-            json!({ "index": pt.index, "folder": pt.folder, "values": values }),
-        );
+        obj.insert("sweep_point".into(), pt.to_json());
     }
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     text.push('\n');

@@ -3,20 +3,13 @@
 
 use serde_json::{Value, json};
 
+use crate::core::table::{align, num_text};
 use crate::models::aggregate::{Aggregate, Ratio};
 use crate::models::trace::Micros;
 
 /// A time in seconds for people: three decimals, scientific from 10⁶ s.
 fn secs_text(t: Option<Micros>) -> String {
     t.map_or_else(|| "inf".to_string(), |us| num_text(us as f64 / 1.0e6))
-}
-
-fn num_text(x: f64) -> String {
-    if x != 0.0 && (x.abs() >= 1.0e6 || x.abs() < 1.0e-3) {
-        format!("{x:.3e}")
-    } else {
-        format!("{x:.3}")
-    }
 }
 
 /// A θ of the dense grid for people: four significant digits.
@@ -50,39 +43,6 @@ pub fn baseline_name(agg: &Aggregate) -> &str {
     agg.policies
         .get(agg.baseline)
         .map_or("", |p| p.name.as_str())
-}
-
-/// Columns padded to a common width: the first left-aligned, the others
-/// right-aligned, two spaces apart.
-fn align(rows: &[Vec<String>]) -> String {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        let mut line = String::new();
-        for (c, cell) in r.iter().enumerate() {
-            let pad = width[c].saturating_sub(cell.chars().count());
-            if c == 0 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str("  ");
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// The terminal table: per policy, T(θ) of the mean curve for each θ, the

@@ -12,7 +12,9 @@ use super::{
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
-use crate::core::scenario::{Overrides, check_common, read_scenario_text, toml_error};
+use crate::core::scenario::{
+    Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
+};
 use crate::models::policy::registry::{self, SchedulerSpec, SelectorSpec};
 use crate::models::policy::{Params, SchedulerFactory, SelectorFactory};
 use crate::models::sim::{SimConfig, TenantLimits};
@@ -191,20 +193,8 @@ pub fn build_scenario(
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users))
         .collect::<Result<Vec<_>>>()?;
-    let baseline = match &file.baseline {
-        None => 0,
-        Some(name) => policies
-            .iter()
-            .position(|p| &p.name == name)
-            .ok_or_else(|| {
-                let names: Vec<String> = policies.iter().map(|p| format!("`{}`", p.name)).collect();
-                Error::input(format!(
-                    "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
-                    shown(name),
-                    names.join(", ")
-                ))
-            })?,
-    };
+    let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
+    let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
     Ok(Scenario {
         arrivals,
         path: path.to_path_buf(),

@@ -1,0 +1,123 @@
+//! A simulation mode as the shared runner sees it (DESIGN §10).
+//!
+//! Model selection ([`crate::models::ModelMode`]) and job-trace replay
+//! ([`crate::jobs::JobMode`]) are two implementations of [`Mode`]. The
+//! runner ([`crate::core::runner`]) owns what they share: expanding the
+//! `[sweep]`, the flat task list over points × repetitions × policies on a
+//! thread pool, folding every run in task order whatever the thread count,
+//! interruption, the staged results folder, `sweep.csv` and the figures
+//! hook. A mode only says how to build a scenario, how to run and fold
+//! one task, and how to write and summarise what it folded.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::core::error::Result;
+use crate::core::io::Protected;
+use crate::core::scenario::Overrides;
+use crate::core::sweep::{Plan, SweepAxis, value_text};
+
+/// Where a results folder sits in a sweep.
+#[derive(Debug, Clone, Copy)]
+pub struct PointInfo<'a> {
+    /// Grid point index.
+    pub index: usize,
+    /// Folder name.
+    pub folder: &'a str,
+    /// Swept keys and their values at this point.
+    pub values: &'a [(String, toml::Value)],
+}
+
+impl PointInfo<'_> {
+    /// The `sweep_point` object of `run.json`: index, folder and the swept
+    /// values (as JSON; a value JSON cannot hold as its TOML text).
+    pub fn to_json(&self) -> Value {
+        let values: serde_json::Map<String, Value> = self
+            .values
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    serde_json::to_value(v).unwrap_or_else(|_| json!(value_text(v))),
+                )
+            })
+            .collect();
+        json!({ "index": self.index, "folder": self.folder, "values": values })
+    }
+}
+
+/// One simulation mode.
+///
+/// Task `k` of a scenario is repetition `k / policies`, policy
+/// `k % policies`; [`Mode::run`] must give the same result whichever
+/// thread runs it and in whatever order (every random choice derives
+/// from (seed, repetition, purpose), DESIGN §5).
+pub trait Mode: Sync {
+    /// A validated scenario (one grid point of a sweep).
+    type Scenario: Sync;
+    /// The result of one task.
+    type Run: Send;
+    /// The runs of one scenario, folded in task order.
+    type Fold: Send;
+    /// What is written and summarised of a scenario: its fold, finished.
+    type Report: Send;
+
+    /// `"models"` or `"jobs"` (the `mode` of `--json` and `run.json`).
+    const NAME: &'static str;
+    /// Tasks simulated per worker thread between two folds (bounds the
+    /// runs held in memory at once).
+    const CHUNK_PER_THREAD: usize;
+
+    /// Read the scenario at `path` and expand its `[sweep]`, if any.
+    fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<Self::Scenario>>;
+    /// The scenario's name (its default results folder).
+    fn name<'a>(&self, scenario: &'a Self::Scenario) -> &'a str;
+    /// Repetitions × policies.
+    fn tasks(&self, scenario: &Self::Scenario) -> u64;
+    /// The files the scenario reads (besides the scenario file itself).
+    fn inputs<'a>(&self, scenario: &'a Self::Scenario) -> Vec<Protected<'a>>;
+    /// Degenerate set-ups, said before the run (they never change a
+    /// result).
+    fn setup_warnings(&self, scenario: &Self::Scenario) -> Vec<String>;
+    /// An empty fold (with the job log's rows when `keep_jobs`).
+    fn start(&self, scenario: &Self::Scenario, keep_jobs: bool) -> Result<Self::Fold>;
+    /// Simulate task `task`; drop the job log unless `keep_jobs`.
+    fn run(&self, scenario: &Self::Scenario, task: u64, keep_jobs: bool) -> Result<Self::Run>;
+    /// Fold the next run (runs come in task order).
+    fn fold(&self, scenario: &Self::Scenario, fold: &mut Self::Fold, run: Self::Run) -> Result<()>;
+    /// Every run is in: flush, record `threads` and `wall` and aggregate.
+    fn finish(
+        &self,
+        scenario: &Self::Scenario,
+        fold: Self::Fold,
+        threads: usize,
+        wall: Duration,
+    ) -> Result<Self::Report>;
+    /// What the results say that a reader should know (never a change of
+    /// a result).
+    fn result_warnings(&self, report: &Self::Report) -> Vec<String>;
+    /// Whether the scenario asks for figures (`[output] plots`).
+    fn plots(&self, scenario: &Self::Scenario) -> bool;
+    /// Write the result files and `run.json` into the (staged) folder
+    /// `dir`; the names of the files written.
+    fn write(
+        &self,
+        dir: &Path,
+        scenario: &Self::Scenario,
+        report: &Self::Report,
+        keep_jobs: bool,
+        point: Option<PointInfo<'_>>,
+    ) -> Result<Vec<&'static str>>;
+    /// `sweep.csv`: one row per (point, policy), the columns `point,folder`,
+    /// the swept keys, `policy,baseline` and the mode's figures.
+    fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &Self::Report)]) -> String;
+    /// The terminal summary table.
+    fn summary_table(&self, report: &Self::Report) -> String;
+    /// The summary as JSON: an object with at least `repetitions`,
+    /// `baseline`, `confidence` and `policies`.
+    fn summary_json(&self, report: &Self::Report) -> Value;
+    /// One line about the run ("ran `x`: 3 repetition(s) × 2 policies").
+    fn describe(&self, scenario: &Self::Scenario, report: &Self::Report) -> String;
+}

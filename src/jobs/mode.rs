@@ -1,0 +1,170 @@
+//! Job-trace mode as the shared runner sees it ([`Mode`]).
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::report::{JobRows, write_job_results};
+use super::run::{JobExperiment, JobRun, JobRunSummary, simulate_job_run};
+use super::scenario::{JobScenario, load_job_plan};
+use super::summary::{JobSummary, summarize, sweep_csv};
+use crate::core::error::Result;
+use crate::core::io::Protected;
+use crate::core::mode::{Mode, PointInfo};
+use crate::core::scenario::Overrides;
+use crate::core::sweep::{Plan, SweepAxis};
+
+/// Job-trace replay: a GPU cluster's job trace under cluster schedulers
+/// (DESIGN §9).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JobMode;
+
+/// A job-mode scenario's runs as they are folded.
+#[derive(Debug)]
+pub struct JobFold {
+    rows: JobRows,
+    runs: Vec<JobRunSummary>,
+}
+
+/// A job-mode scenario's runs, folded and summarised.
+#[derive(Debug)]
+pub struct JobReport {
+    /// The runs' figures and the per-run files' rows.
+    pub experiment: JobExperiment,
+    /// Means over repetitions.
+    pub summary: JobSummary,
+}
+
+impl Mode for JobMode {
+    type Scenario = JobScenario;
+    type Run = JobRun;
+    type Fold = JobFold;
+    type Report = JobReport;
+
+    const NAME: &'static str = "jobs";
+    // A run of a large trace holds every job's outcome: one per thread is
+    // simulated at a time while the previous ones are written.
+    const CHUNK_PER_THREAD: usize = 1;
+
+    fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
+        load_job_plan(path, overrides)
+    }
+
+    fn name<'a>(&self, scenario: &'a JobScenario) -> &'a str {
+        scenario.name()
+    }
+
+    fn tasks(&self, scenario: &JobScenario) -> u64 {
+        u64::from(scenario.repetitions()) * scenario.policies.len() as u64
+    }
+
+    fn inputs<'a>(&self, scenario: &'a JobScenario) -> Vec<Protected<'a>> {
+        let mut inputs = vec![Protected {
+            what: "the job trace",
+            path: &scenario.trace_path,
+        }];
+        if let Some(nodes) = &scenario.node_list_path {
+            inputs.push(Protected {
+                what: "the node list",
+                path: nodes,
+            });
+        }
+        inputs
+    }
+
+    fn setup_warnings(&self, _scenario: &JobScenario) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn start(&self, _scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
+        Ok(JobFold {
+            rows: JobRows::new(keep_jobs)?,
+            runs: Vec::new(),
+        })
+    }
+
+    fn run(&self, scenario: &JobScenario, task: u64, _keep_jobs: bool) -> Result<JobRun> {
+        let n_pol = scenario.policies.len().max(1) as u64;
+        simulate_job_run(scenario, task / n_pol, (task % n_pol) as usize)
+    }
+
+    fn fold(&self, scenario: &JobScenario, fold: &mut JobFold, run: JobRun) -> Result<()> {
+        fold.rows.add(scenario, &run)?;
+        fold.runs.push(JobRunSummary {
+            policy: run.policy,
+            rep: run.rep,
+            jobs: run.jobs.jobs.len(),
+            metrics: run.metrics,
+        });
+        Ok(())
+    }
+
+    fn finish(
+        &self,
+        scenario: &JobScenario,
+        mut fold: JobFold,
+        threads: usize,
+        wall: Duration,
+    ) -> Result<JobReport> {
+        fold.rows.finish()?;
+        let summary = summarize(scenario, &fold.runs);
+        Ok(JobReport {
+            experiment: JobExperiment {
+                runs: fold.runs,
+                rows: fold.rows,
+                threads,
+                wall,
+            },
+            summary,
+        })
+    }
+
+    fn result_warnings(&self, _report: &JobReport) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn plots(&self, scenario: &JobScenario) -> bool {
+        scenario.file.output.plots
+    }
+
+    fn write(
+        &self,
+        dir: &Path,
+        scenario: &JobScenario,
+        report: &JobReport,
+        keep_jobs: bool,
+        point: Option<PointInfo<'_>>,
+    ) -> Result<Vec<&'static str>> {
+        write_job_results(dir, scenario, &report.experiment, keep_jobs, point)
+    }
+
+    fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobReport)]) -> String {
+        let rows: Vec<(PointInfo<'_>, &JobSummary)> =
+            points.iter().map(|(p, r)| (*p, &r.summary)).collect();
+        sweep_csv(axes, &rows)
+    }
+
+    fn summary_table(&self, report: &JobReport) -> String {
+        report.summary.table()
+    }
+
+    fn summary_json(&self, report: &JobReport) -> Value {
+        report.summary.json()
+    }
+
+    fn describe(&self, scenario: &JobScenario, report: &JobReport) -> String {
+        let jobs: usize = report.experiment.runs.iter().map(|r| r.jobs).sum();
+        let secs = report.experiment.wall.as_secs_f64();
+        format!(
+            "ran `{}` (jobs mode): {} repetition(s) × {} policies, {} jobs in {:.3} s ({:.0} jobs/s) on {} thread(s)",
+            scenario.name(),
+            scenario.repetitions(),
+            scenario.policies.len(),
+            jobs,
+            secs,
+            jobs as f64 / secs.max(1e-9),
+            report.experiment.threads
+        )
+    }
+}

@@ -1,0 +1,149 @@
+//! Model-selection mode as the shared runner sees it ([`Mode`]).
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::core::error::Result;
+use crate::core::io::Protected;
+use crate::core::mode::{Mode, PointInfo};
+use crate::core::scenario::Overrides;
+use crate::core::sweep::{Plan, SweepAxis};
+use crate::models::aggregate::{Aggregate, aggregate};
+use crate::models::experiment::{ExperimentResult, RepResult, simulate_task};
+use crate::models::report::{SweepRow, summary_json, summary_table, sweep_csv, write_results};
+use crate::models::scenario::{Scenario, load_plan};
+use crate::models::warnings::{result_warnings, setup_warnings};
+
+/// Model selection: tenants train candidate models on a shared cluster
+/// (DESIGN §2).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelMode;
+
+/// A scenario's runs, folded and aggregated.
+#[derive(Debug)]
+pub struct ModelReport {
+    /// The folded runs and the per-run files' rows.
+    pub result: ExperimentResult,
+    /// The aggregates over repetitions.
+    pub aggregate: Aggregate,
+}
+
+impl Mode for ModelMode {
+    type Scenario = Scenario;
+    type Run = RepResult;
+    type Fold = ExperimentResult;
+    type Report = ModelReport;
+
+    const NAME: &'static str = "models";
+    const CHUNK_PER_THREAD: usize = 64;
+
+    fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<Scenario>> {
+        load_plan(path, overrides)
+    }
+
+    fn name<'a>(&self, scenario: &'a Scenario) -> &'a str {
+        scenario.name()
+    }
+
+    fn tasks(&self, scenario: &Scenario) -> u64 {
+        u64::from(scenario.repetitions()) * scenario.policies.len() as u64
+    }
+
+    fn inputs<'a>(&self, scenario: &'a Scenario) -> Vec<Protected<'a>> {
+        vec![Protected {
+            what: "the trace",
+            path: &scenario.trace_path,
+        }]
+    }
+
+    fn setup_warnings(&self, scenario: &Scenario) -> Vec<String> {
+        setup_warnings(scenario)
+    }
+
+    fn start(&self, scenario: &Scenario, keep_jobs: bool) -> Result<ExperimentResult> {
+        ExperimentResult::new(scenario, keep_jobs)
+    }
+
+    fn run(&self, scenario: &Scenario, task: u64, keep_jobs: bool) -> Result<RepResult> {
+        simulate_task(scenario, task, keep_jobs)
+    }
+
+    fn fold(&self, scenario: &Scenario, fold: &mut ExperimentResult, run: RepResult) -> Result<()> {
+        fold.add(scenario, &run)
+    }
+
+    fn finish(
+        &self,
+        scenario: &Scenario,
+        mut fold: ExperimentResult,
+        threads: usize,
+        wall: Duration,
+    ) -> Result<ModelReport> {
+        fold.finish(threads, wall)?;
+        let aggregate = aggregate(scenario, &fold);
+        Ok(ModelReport {
+            result: fold,
+            aggregate,
+        })
+    }
+
+    fn result_warnings(&self, report: &ModelReport) -> Vec<String> {
+        result_warnings(&report.aggregate)
+    }
+
+    fn plots(&self, scenario: &Scenario) -> bool {
+        scenario.output().plots
+    }
+
+    fn write(
+        &self,
+        dir: &Path,
+        scenario: &Scenario,
+        report: &ModelReport,
+        keep_jobs: bool,
+        point: Option<PointInfo<'_>>,
+    ) -> Result<Vec<&'static str>> {
+        write_results(
+            dir,
+            scenario,
+            &report.result,
+            &report.aggregate,
+            keep_jobs,
+            point,
+        )
+    }
+
+    fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &ModelReport)]) -> String {
+        let rows: Vec<SweepRow<'_>> = points
+            .iter()
+            .map(|(p, r)| SweepRow {
+                index: p.index,
+                folder: p.folder,
+                values: p.values,
+                aggregate: &r.aggregate,
+            })
+            .collect();
+        sweep_csv(axes, &rows)
+    }
+
+    fn summary_table(&self, report: &ModelReport) -> String {
+        summary_table(&report.aggregate)
+    }
+
+    fn summary_json(&self, report: &ModelReport) -> Value {
+        summary_json(&report.aggregate)
+    }
+
+    fn describe(&self, scenario: &Scenario, report: &ModelReport) -> String {
+        format!(
+            "ran `{}`: {} repetition(s) × {} policies in {:.3} s on {} thread(s)",
+            scenario.name(),
+            scenario.repetitions(),
+            scenario.policies.len(),
+            report.result.wall.as_secs_f64(),
+            report.result.threads,
+        )
+    }
+}
