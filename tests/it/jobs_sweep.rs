@@ -351,3 +351,45 @@ fn job_scenarios_check_baseline_and_confidence() {
         assert!(!tmp.path().join("out").exists());
     }
 }
+
+/// Interruption is the shared runner's: a job-mode sweep stopped by SIGINT
+/// exits 130 and leaves no results folder and no staged leftovers.
+#[test]
+fn a_job_sweep_stopped_by_sigint_writes_nothing() {
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo("scenarios/jobs-sweep.toml")).expect("read");
+    let scenario = tmp.path().join("s.toml");
+    fs::write(
+        &scenario,
+        text.replace("../traces/", &format!("{}/", repo("traces").display())),
+    )
+    .expect("write");
+    let out = tmp.path().join("results");
+    // 6 points × 2 policies × 200,000 repetitions: far longer than the wait.
+    let child = Command::new(env!("CARGO_BIN_EXE_tenantsim"))
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--threads", "1", "--reps", "200000"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    std::thread::sleep(Duration::from_millis(700));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let left: Vec<String> = fs::read_dir(tmp.path())
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["s.toml"], "nothing but the scenario is left");
+}
