@@ -328,7 +328,13 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
                     Some(o) => o.join(&f),
                     None => dir.join(&f).join(PLOTS_DIR),
                 };
-                let point = plot_model(&Source::dir(&dir.join(&f)), &point_out, opts)?;
+                let point_dir = dir.join(&f);
+                let point_src = Source::dir(&point_dir);
+                // The points of a job-mode sweep are job-mode folders.
+                let point = match kind_of(&point_dir)? {
+                    Kind::Jobs => plot_jobs(&point_src, &point_out, opts)?,
+                    _ => plot_model(&point_src, &point_out, opts)?,
+                };
                 done.files.extend(point.files);
                 done.notes.extend(point.notes);
             }

@@ -393,3 +393,49 @@ fn a_job_sweep_stopped_by_sigint_writes_nothing() {
         .collect();
     assert_eq!(left, ["s.toml"], "nothing but the scenario is left");
 }
+
+/// Figures of a job sweep: a default run draws the sweep figure and each
+/// point's job-mode figures; `tenantsim plot` on a `--no-plots` run draws
+/// the same files, byte for byte (regression: `plot` took every sweep
+/// point for a model-mode folder and stopped at the missing curves.csv).
+#[test]
+fn plot_draws_a_job_sweeps_figures_like_the_run_does() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (drawn, later) = (tmp.path().join("drawn"), tmp.path().join("later"));
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/jobs-sweep.toml"))
+        .arg("--out")
+        .arg(&drawn)
+        .arg("--quiet")
+        .assert()
+        .success();
+    run_sweep(&later, &[]);
+    assert!(!later.join("plots").exists());
+    tenantsim().arg("plot").arg(&later).assert().success();
+    let figures = |root: &Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        tree(root)
+            .into_iter()
+            .filter(|(rel, _)| rel.components().any(|c| c.as_os_str() == "plots"))
+            .collect()
+    };
+    let (a, b) = (figures(&drawn), figures(&later));
+    assert!(
+        a.iter()
+            .any(|(rel, _)| rel.ends_with("plots/sweep-mean_jct_s.png")),
+        "the sweep figure plots the mean JCT: {:?}",
+        a.iter().map(|(r, _)| r).collect::<Vec<_>>()
+    );
+    assert!(
+        a.iter()
+            .any(|(rel, _)| rel.ends_with("plots/utilization.png")),
+        "each point has its utilisation figure"
+    );
+    assert_eq!(
+        a.iter().map(|(r, _)| r).collect::<Vec<_>>(),
+        b.iter().map(|(r, _)| r).collect::<Vec<_>>()
+    );
+    for ((rel, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{} differs", rel.display());
+    }
+}
