@@ -74,7 +74,7 @@ impl Spool {
         )
     }
 
-    /// Copy everything written (after [`RowSpools::finish`]) to `path`
+    /// Copy everything written (after the writer is finished) to `path`
     /// atomically: a temporary name beside it, fsync, rename.
     pub fn copy_to(&self, path: &Path) -> Result<()> {
         let name = path

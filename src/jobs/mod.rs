@@ -11,8 +11,8 @@
 //!   [`run_events`](crate::core::run_events); preemption semantics.
 //! - [`metrics`], [`report`]: JCT statistics, utilisation, fairness; the
 //!   results folder.
-//! - [`scenario`], [`run`], [`cli`]: the `mode = "jobs"` scenario, its
-//!   repetitions × policies, and the command line.
+//! - [`scenario`], [`run`]: the `mode = "jobs"` scenario and its
+//!   repetitions × policies (the command line is in `cli::jobs`).
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
 
