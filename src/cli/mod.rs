@@ -1,6 +1,10 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
+mod bench_cmd;
 mod check_cmd;
+mod choices;
+mod gen_cmd;
+mod import_cmd;
 pub mod jobs;
 mod plot_cmd;
 mod progress;
@@ -12,6 +16,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::core::error::Result;
+
+pub use bench_cmd::BenchArgs;
+pub use gen_cmd::GenSynArgs;
+pub use import_cmd::ImportArgs;
 
 /// tenantsim: simulate a GPU cluster shared by many users who each search
 /// for their best model, and compare allocation policies by regret.
@@ -38,7 +46,7 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Convert a published results table (LCDB, Fernández-Delgado, ease.ml
     /// matrices, ASlib) into a canonical trace CSV.
-    Import(crate::models::trace::ImportArgs),
+    Import(ImportArgs),
     /// Generate a synthetic trace.
     #[command(subcommand)]
     Gen(GenCommand),
@@ -49,7 +57,7 @@ pub enum Command {
     ImportJobs(jobs::ImportJobsArgs),
     /// Time built-in workloads (generated in memory): events, wall time and
     /// events per second, one line per workload.
-    Bench(crate::models::bench::BenchArgs),
+    Bench(BenchArgs),
     /// Draw the figures of a results folder (model mode, job mode or a
     /// sweep) as PNG and/or SVG into its plots/ folder.
     Plot(PlotArgs),
@@ -125,7 +133,7 @@ fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
 pub enum GenCommand {
     /// The ease.ml synthetic workload: model means a_k ~ N(0.5, S²), user
     /// accuracies ~ N(a_k, U²) clipped to [0, 1], costs from a distribution.
-    Syn(crate::models::trace::GenSynArgs),
+    Syn(GenSynArgs),
 }
 
 /// Arguments of `tenantsim check`.
@@ -195,19 +203,11 @@ pub fn execute(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run(args) => run_cmd::run(&args),
         Command::Validate(args) => validate_cmd::validate(&args),
-        Command::Import(args) => {
-            let report = crate::models::trace::run_import(&args)?;
-            eprintln!("{report}");
-            Ok(())
-        }
-        Command::Gen(GenCommand::Syn(args)) => {
-            let report = crate::models::trace::run_gen_syn(&args)?;
-            eprintln!("{report}");
-            Ok(())
-        }
+        Command::Import(args) => import_cmd::import(&args),
+        Command::Gen(GenCommand::Syn(args)) => gen_cmd::gen_syn(&args),
         Command::Check(args) => check_cmd::check(&args),
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
-        Command::Bench(args) => crate::models::bench::run_bench(&args),
+        Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
     }
 }

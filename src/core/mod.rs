@@ -3,6 +3,7 @@
 //! mode (DESIGN §10, the dependency rule).
 
 pub mod check;
+pub mod choice;
 pub mod csv_columns;
 pub mod csv_text;
 pub mod echo;

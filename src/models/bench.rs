@@ -13,16 +13,12 @@ use crate::core::scenario::Overrides;
 use crate::models::experiment::{RunOptions, run_experiment};
 use crate::models::scenario::parse_scenario;
 
-/// Command-line arguments of `tenantsim bench`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BenchArgs {
+/// Options of `tenantsim bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BenchOptions {
     /// Only the small workloads, fewer repetitions (a few seconds).
-    #[arg(long)]
     pub quick: bool,
-    /// Worker threads for the repetitions [default: 1, so the figures are
-    /// per core].
-    #[arg(long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    /// Worker threads for the repetitions (1: the figures are per core).
     pub threads: u32,
 }
 
@@ -233,7 +229,7 @@ pub fn format_line(l: &BenchLine) -> String {
 }
 
 /// `tenantsim bench`: run the workloads and print the table on stdout.
-pub fn run_bench(args: &BenchArgs) -> Result<()> {
+pub fn run_bench(args: &BenchOptions) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::input(format!("cannot write to stdout: {e}"));
     eprintln!(

@@ -9,11 +9,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::style::{Theme, ensure_font};
+use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 
-/// Which files a figure becomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which files a figure becomes (named as in [`Choice`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Format {
     /// PNG only.
     Png,
@@ -22,6 +23,26 @@ pub enum Format {
     /// PNG and SVG.
     #[default]
     Both,
+}
+
+impl Choice for Format {
+    const ALL: &'static [Self] = &[Self::Png, Self::Svg, Self::Both];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Svg => "svg",
+            Self::Both => "both",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Png => "PNG only",
+            Self::Svg => "SVG only",
+            Self::Both => "PNG and SVG",
+        }
+    }
 }
 
 impl Format {

@@ -8,6 +8,7 @@ mod common;
 mod shared_data;
 
 mod aggregate;
+mod architecture;
 mod bad_inputs;
 mod bench_cmd;
 mod check_cmd;

@@ -17,10 +17,11 @@ use std::fmt;
 use std::path::Path;
 
 use super::trace::JobRow;
+use crate::core::choice::Choice;
 use crate::core::error::Result;
 
-/// A job-log format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// A job-log format (named as in [`Choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportFormat {
     /// Alibaba GPU trace v2023 pod list (`openb_pod_list_*.csv`).
     Alibaba,
@@ -30,14 +31,53 @@ pub enum ImportFormat {
     Helios,
 }
 
-/// What to do with pods that asked for a fraction of one GPU (Alibaba).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+impl Choice for ImportFormat {
+    const ALL: &'static [Self] = &[Self::Alibaba, Self::Philly, Self::Helios];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Alibaba => "alibaba",
+            Self::Philly => "philly",
+            Self::Helios => "helios",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Alibaba => "Alibaba GPU trace v2023 pod list (`openb_pod_list_*.csv`)",
+            Self::Philly => "Philly job log, flattened to CSV",
+            Self::Helios => "Helios `cluster_log.csv`",
+        }
+    }
+}
+
+/// What to do with pods that asked for a fraction of one GPU (Alibaba;
+/// named as in [`Choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Fractional {
     /// Give the pod one whole GPU (the simulator does not share GPUs).
     #[default]
     Whole,
     /// Leave the pod out.
     Drop,
+}
+
+impl Choice for Fractional {
+    const ALL: &'static [Self] = &[Self::Whole, Self::Drop];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Whole => "whole",
+            Self::Drop => "drop",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Whole => "Give the pod one whole GPU (the simulator does not share GPUs)",
+            Self::Drop => "Leave the pod out",
+        }
+    }
 }
 
 /// Importer options.

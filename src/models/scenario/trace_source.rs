@@ -4,15 +4,15 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
-use clap::ValueEnum;
 use sha2::{Digest, Sha256};
 
 use super::{TraceImportSection, TraceSection, TraceSynSection};
+use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 use crate::models::trace::generate::hex;
 use crate::models::trace::{
-    CostDist, ImportArgs, ImportFormat, RuntimeModel, SynParams, Trace, TraceBuilder, TraceRow,
+    CostDist, ImportFormat, ImportOptions, RuntimeModel, SynParams, Trace, TraceBuilder, TraceRow,
     generate_syn_trace, import_rows, parse_trace, trace_to_csv,
 };
 
@@ -80,25 +80,20 @@ pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Resul
     })
 }
 
-fn enum_value<T: ValueEnum>(at: &str, key: &str, value: &str) -> Result<T> {
-    T::from_str(value, true).map_err(|_| {
-        let names: Vec<String> = T::value_variants()
-            .iter()
-            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
-            .collect();
+fn enum_value<T: Choice>(at: &str, key: &str, value: &str) -> Result<T> {
+    parse_choice(value).ok_or_else(|| {
         Error::input(format!(
             "{at}: [trace.import].{key}: unknown value `{value}`: expected one of {}",
-            names.join(", ")
+            choice_names::<T>()
         ))
     })
 }
 
 fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow>, PathBuf)> {
     let format: ImportFormat = enum_value(at, "format", &s.format)?;
-    let args = ImportArgs {
+    let args = ImportOptions {
         format,
         inputs: s.inputs.iter().map(|p| base.join(p)).collect(),
-        out: PathBuf::new(),
         runtime: s
             .runtime
             .as_deref()

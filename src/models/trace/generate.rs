@@ -33,7 +33,7 @@
 //! uniforms for `lognormal`, one for `uniform`, none for `constant`).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use rand::RngCore;
@@ -443,48 +443,6 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     out
 }
 
-/// Command-line arguments of `tenantsim gen syn`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct GenSynArgs {
-    /// Number of users (tenants / data sets).
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    pub users: usize,
-    /// Number of candidate models.
-    #[arg(long, default_value_t = 100, value_name = "K")]
-    pub models: usize,
-    /// S: model means are drawn from N(0.5, S²).
-    #[arg(long, default_value_t = 0.1, value_name = "S")]
-    pub model_sd: f64,
-    /// U: a user's accuracy on model k is drawn from N(a_k, U²), clipped to [0, 1].
-    #[arg(long, default_value_t = 0.05, value_name = "U")]
-    pub user_sd: f64,
-    /// Per-pair runtime distribution in seconds: uniform(LO,HI),
-    /// lognormal(MU,SIGMA) or constant(SECONDS); runtimes are rounded to
-    /// whole microseconds, at least 1 µs.
-    #[arg(long, default_value = "uniform(0,2)", value_name = "DIST")]
-    pub cost: CostDist,
-    /// Seed: the same seed always gives the same trace.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Where to write the canonical trace CSV (written atomically).
-    #[arg(long, value_name = "PATH")]
-    pub out: PathBuf,
-}
-
-impl GenSynArgs {
-    /// The generator parameters these arguments describe.
-    pub fn params(&self) -> SynParams {
-        SynParams {
-            users: self.users,
-            models: self.models,
-            model_sd: self.model_sd,
-            user_sd: self.user_sd,
-            cost: self.cost,
-            seed: self.seed,
-        }
-    }
-}
-
 /// What [`run_gen_syn`] did, for a one-line summary.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GenSynReport {
@@ -513,20 +471,19 @@ impl fmt::Display for GenSynReport {
     }
 }
 
-/// Validate the arguments, generate the trace and write it atomically.
-pub fn run_gen_syn(args: &GenSynArgs) -> Result<GenSynReport> {
-    let params = args.params();
+/// Validate `params`, generate the trace and write it to `out` atomically.
+pub fn run_gen_syn(params: &SynParams, out: &Path) -> Result<GenSynReport> {
     params.validate()?;
-    let rows = generate_syn(&params);
-    write_trace(&args.out, &rows)?;
+    let rows = generate_syn(params);
+    write_trace(out, &rows)?;
     Ok(GenSynReport {
         pairs: rows.len(),
         runtime_floored: rows
             .iter()
             .filter(|r| r.runtime_s == RUNTIME_FLOOR_S)
             .count(),
-        params,
-        out: args.out.clone(),
+        params: params.clone(),
+        out: out.to_path_buf(),
     })
 }
 

@@ -25,11 +25,10 @@ pub use build::TraceBuilder;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use generate::{
-    CostDist, GenSynArgs, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace,
-    run_gen_syn,
+    CostDist, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace, run_gen_syn,
 };
 pub use import::{
-    ImportArgs, ImportFormat, ImportReport, Imported, RuntimeModel, import_rows, run_import,
+    ImportFormat, ImportOptions, ImportReport, Imported, RuntimeModel, import_rows, run_import,
 };
 pub use model_trace::Trace;
 pub use row::TraceRow;

@@ -322,16 +322,15 @@ fn padded_ids() {
 fn run_gen_syn_writes_a_loadable_trace() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("syn.csv");
-    let args = GenSynArgs {
+    let params = SynParams {
         users: 4,
         models: 5,
         model_sd: 0.1,
         user_sd: 0.05,
         cost: CostDist::default(),
         seed: 1,
-        out: out.clone(),
     };
-    let report = run_gen_syn(&args).expect("written");
+    let report = run_gen_syn(&params, &out).expect("written");
     assert_eq!(report.pairs, 20);
     assert!(
         report
@@ -341,109 +340,9 @@ fn run_gen_syn_writes_a_loadable_trace() {
     let trace = crate::models::trace::load_trace(&out).expect("loads");
     assert_eq!(trace.n_pairs(), 20);
     assert_eq!(trace.model_citations().map(<[i64]>::len), Some(5));
-    let bad = GenSynArgs { users: 0, ..args };
+    let bad = SynParams { users: 0, ..params };
     assert_eq!(
-        run_gen_syn(&bad).map_err(|e| e.kind()).err(),
+        run_gen_syn(&bad, &out).map_err(|e| e.kind()).err(),
         Some(ErrorKind::Usage)
     );
-}
-
-#[derive(Debug, clap::Parser)]
-struct Cli {
-    #[command(flatten)]
-    syn: GenSynArgs,
-}
-
-#[test]
-fn clap_arguments_parse_with_defaults() {
-    use clap::{CommandFactory, Parser};
-    Cli::command().debug_assert();
-    let a = Cli::try_parse_from(["syn", "--out", "t.csv"])
-        .expect("parses")
-        .syn;
-    assert_eq!(a.params(), SynParams::default());
-    let a = Cli::try_parse_from([
-        "syn",
-        "--users",
-        "5",
-        "--models",
-        "7",
-        "--model-sd",
-        "0.2",
-        "--user-sd",
-        "0.01",
-        "--cost",
-        "lognormal(0,1)",
-        "--seed",
-        "9",
-        "--out",
-        "t.csv",
-    ])
-    .expect("parses")
-    .syn;
-    let want = SynParams {
-        users: 5,
-        models: 7,
-        model_sd: 0.2,
-        user_sd: 0.01,
-        cost: CostDist::LogNormal {
-            mu: 0.0,
-            sigma: 1.0,
-        },
-        seed: 9,
-    };
-    assert_eq!(a.params(), want);
-    let e =
-        Cli::try_parse_from(["syn", "--cost", "uniform(2,1)", "--out", "t"]).expect_err("bad cost");
-    assert!(e.to_string().contains("expected 0 <= lo <= hi"), "{e}");
-}
-
-/// The dense fast path gives exactly the trace that validating the rows
-/// gives, and the SHA-256 of the rows' canonical CSV (run.json records it),
-/// for every cost distribution, ids padded past one digit, and a CSV longer
-/// than one hashing chunk.
-#[test]
-fn fast_path_equals_rows_through_the_builder() {
-    use sha2::{Digest, Sha256};
-
-    use crate::models::trace::TraceBuilder;
-
-    for (users, models, cost) in [
-        (1, 1, CostDist::Constant(2.5)),
-        (13, 11, CostDist::default()),
-        (
-            1200,
-            20,
-            CostDist::LogNormal {
-                mu: 0.0,
-                sigma: 1.0,
-            },
-        ),
-    ] {
-        let p = SynParams {
-            cost,
-            ..params(users, models, 9)
-        };
-        let rows = generate_syn(&p);
-        let mut builder = TraceBuilder::new("src", true, true);
-        for row in &rows {
-            builder.push(row, "row").expect("valid row");
-        }
-        let want = builder.finish().expect("valid trace");
-        let got = generate_syn_trace(&p, "src");
-        let t = &got.trace;
-        assert_eq!(t.source(), want.source());
-        assert_eq!(t.users(), want.users());
-        assert_eq!(t.models(), want.models());
-        assert_eq!(t.accuracy_matrix(), want.accuracy_matrix());
-        assert_eq!(t.runtime_matrix_us(), want.runtime_matrix_us());
-        assert_eq!(t.available_mask(), want.available_mask());
-        for u in 0..users {
-            assert_eq!(t.models_of(u), want.models_of(u));
-        }
-        assert_eq!(t.model_year(), want.model_year());
-        assert_eq!(t.model_citations(), want.model_citations());
-        let csv = trace_to_csv(&rows);
-        assert_eq!(got.csv_sha256, hex(&Sha256::digest(csv.as_bytes())));
-    }
 }

@@ -34,11 +34,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
+use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::models::trace::{TraceBuilder, TraceRow};
 
-/// Which LCDB score becomes the accuracy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// Which LCDB score becomes the accuracy (named as in [`Choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LcdbScore {
     /// `score_test_mean`: accuracy on the held-out test split.
     #[default]
@@ -47,6 +48,26 @@ pub enum LcdbScore {
     Valid,
     /// `score_train_mean`: accuracy on the training data.
     Train,
+}
+
+impl Choice for LcdbScore {
+    const ALL: &'static [Self] = &[Self::Test, Self::Valid, Self::Train];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Test => "test",
+            Self::Valid => "valid",
+            Self::Train => "train",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Test => "`score_test_mean`: accuracy on the held-out test split",
+            Self::Valid => "`score_valid_mean`: accuracy on the validation split",
+            Self::Train => "`score_train_mean`: accuracy on the training data",
+        }
+    }
 }
 
 impl LcdbScore {

@@ -36,6 +36,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{Trace, TraceRow, write_trace};
+use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 
@@ -46,8 +47,9 @@ pub const UNIT_RUNTIME_S: f64 = 1.0;
 /// are counted in [`Imported::runtime_floored`].
 pub use super::RUNTIME_FLOOR_S;
 
-/// The input formats [`run_import`] understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The input formats [`run_import`] understands (named as in
+/// [`Choice`]; `--help` shows [`Choice::help`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImportFormat {
     /// LCDB `lcdb_final.csv` (one row per data set and learner).
     Lcdb,
@@ -59,9 +61,15 @@ pub enum ImportFormat {
     Aslib,
 }
 
-impl ImportFormat {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
+impl Choice for ImportFormat {
+    const ALL: &'static [Self] = &[
+        Self::Lcdb,
+        Self::FernandezDelgado,
+        Self::Matrix,
+        Self::Aslib,
+    ];
+
+    fn name(self) -> &'static str {
         match self {
             Self::Lcdb => "lcdb",
             Self::FernandezDelgado => "fernandez-delgado",
@@ -69,10 +77,22 @@ impl ImportFormat {
             Self::Aslib => "aslib",
         }
     }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Lcdb => "LCDB `lcdb_final.csv` (one row per data set and learner)",
+            Self::FernandezDelgado => {
+                "Fernández-Delgado et al. 2014 `results.txt` (accuracy in percent)"
+            }
+            Self::Matrix => "Whitespace-separated accuracy (and runtime) matrices, users × models",
+            Self::Aslib => "ASlib scenario `algorithm_runs.arff` (or the scenario folder)",
+        }
+    }
 }
 
-/// Where the runtimes of an imported trace come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// Where the runtimes of an imported trace come from (named as in
+/// [`Choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RuntimeModel {
     /// The runtimes measured in the data (only for formats that have them).
     #[default]
@@ -82,12 +102,23 @@ pub enum RuntimeModel {
     Unit,
 }
 
-impl RuntimeModel {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
+impl Choice for RuntimeModel {
+    const ALL: &'static [Self] = &[Self::Measured, Self::Unit];
+
+    fn name(self) -> &'static str {
         match self {
             Self::Measured => "measured",
             Self::Unit => "unit",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Measured => "The runtimes measured in the data (only for formats that have them)",
+            Self::Unit => {
+                "No runtime information: every job takes 1 s, so cost-aware policies see uniform \
+                 costs. Required for data without runtimes"
+            }
         }
     }
 }
@@ -135,71 +166,52 @@ impl Imported {
     }
 }
 
-/// Command-line arguments of `tenantsim import`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ImportArgs {
+/// What to import: the options of `tenantsim import` (and of a
+/// scenario's `[trace.import]`), without the output path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportOptions {
     /// Input format.
-    #[arg(value_enum, value_name = "FORMAT")]
     pub format: ImportFormat,
-
-    /// Input file(s). lcdb: lcdb_final.csv; fernandez-delgado: results.txt;
-    /// aslib: algorithm_runs.arff or the scenario folder; matrix: one or more
-    /// accuracy matrices (rows = users, columns = models), stacked in order.
-    #[arg(required = true, value_name = "INPUT")]
+    /// Input file(s); how many a format takes is checked by [`import_rows`].
     pub inputs: Vec<PathBuf>,
-
-    /// Where to write the canonical trace CSV (written atomically).
-    #[arg(long, value_name = "PATH")]
-    pub out: PathBuf,
-
-    /// Where runtimes come from: `measured` (the data's own; the default
-    /// where the format has them) or `unit` (every job takes 1 s; required
-    /// for fernandez-delgado, for aslib without a runtime column and for
-    /// matrix without --runtime-matrix).
-    #[arg(long, value_enum, value_name = "MODEL")]
+    /// Where runtimes come from [default: the format's own].
     pub runtime: Option<RuntimeModel>,
-
     /// lcdb: the score that becomes accuracy [default: test].
-    #[arg(long, value_enum, value_name = "SCORE")]
     pub score: Option<lcdb::LcdbScore>,
-
-    /// lcdb: keep only data sets that have a result for every learner in the
-    /// file (drops the others, counted as dropped pairs).
-    #[arg(long)]
+    /// lcdb: keep only data sets that have a result for every learner.
     pub complete_only: bool,
-
-    /// matrix: runtime matrix in seconds, same shape as its accuracy matrix,
-    /// or a single row of per-model runtimes applied to every user. Give it
-    /// once per input, in the same order.
-    #[arg(long, value_name = "PATH")]
+    /// matrix: one runtime matrix per input, in order.
     pub runtime_matrix: Vec<PathBuf>,
-
-    /// matrix: file with one user id per line, one file per input in order
-    /// [default: u0, u1, ... over all stacked rows].
-    #[arg(long, value_name = "PATH")]
+    /// matrix: one user-id file per input, in order.
     pub row_labels: Vec<PathBuf>,
-
-    /// matrix: file with one model id per line [default: m0, m1, ...].
-    #[arg(long, value_name = "PATH")]
+    /// matrix: file with one model id per line.
     pub col_labels: Option<PathBuf>,
-
-    /// matrix: a value that means "missing" (e.g. `0` or `NA`); such cells
-    /// become unavailable pairs, counted as dropped.
-    #[arg(long, value_name = "TOKEN")]
+    /// matrix: a value that means "missing".
     pub missing: Option<String>,
-
-    /// Any format: CSV `model,model_year,model_citations` (either metadata
-    /// column may be left out) with one row per model of the imported
-    /// trace, joined on its model ids (matrix: the --col-labels ids, else
-    /// m0, m1, ... with column 1 = m0).
-    #[arg(long, value_name = "PATH")]
+    /// Any format: `model,model_year,model_citations` CSV joined on the
+    /// model ids.
     pub model_metadata: Option<PathBuf>,
-
-    /// aslib: the performance measure that becomes accuracy; it must be
-    /// maximised and lie in [0, 1] [default: the scenario's first measure,
-    /// else predictive_accuracy].
-    #[arg(long, value_name = "NAME")]
+    /// aslib: the performance measure that becomes accuracy.
     pub measure: Option<String>,
+}
+
+impl ImportOptions {
+    /// `format` on `inputs`, every other option unset.
+    pub fn new(format: ImportFormat, inputs: Vec<PathBuf>) -> Self {
+        Self {
+            format,
+            inputs,
+            runtime: None,
+            score: None,
+            complete_only: false,
+            runtime_matrix: Vec::new(),
+            row_labels: Vec::new(),
+            col_labels: None,
+            missing: None,
+            model_metadata: None,
+            measure: None,
+        }
+    }
 }
 
 /// What [`run_import`] did, for a one-line summary.
@@ -246,16 +258,16 @@ impl fmt::Display for ImportReport {
 }
 
 /// Import `args.inputs` in `args.format`, validate, write the trace to
-/// `args.out` atomically and report the counts.
+/// `out` atomically and report the counts.
 ///
 /// Options that do not apply to the format, or a wrong number of inputs, are
 /// usage errors; malformed input is an input error naming file and line.
-pub fn run_import(args: &ImportArgs) -> Result<ImportReport> {
+pub fn run_import(args: &ImportOptions, out: &Path) -> Result<ImportReport> {
     let imported = import_rows(args)?;
-    write_trace(&args.out, &imported.rows)?;
+    write_trace(out, &imported.rows)?;
     Ok(ImportReport {
         format: args.format,
-        out: args.out.clone(),
+        out: out.to_path_buf(),
         users: imported.users,
         models: imported.models,
         pairs: imported.pairs(),
@@ -265,9 +277,9 @@ pub fn run_import(args: &ImportArgs) -> Result<ImportReport> {
     })
 }
 
-/// Import `args.inputs` in `args.format` and validate, without writing
-/// (`args.out` is not used). Scenarios that import on the fly use this.
-pub fn import_rows(args: &ImportArgs) -> Result<Imported> {
+/// Import `args.inputs` in `args.format` and validate, without writing.
+/// Scenarios that import on the fly use this.
+pub fn import_rows(args: &ImportOptions) -> Result<Imported> {
     check_options(args)?;
     let mut imported = match args.format {
         ImportFormat::Lcdb => {
@@ -306,7 +318,7 @@ pub fn import_rows(args: &ImportArgs) -> Result<Imported> {
 }
 
 /// Reject options that do not apply to the chosen format.
-fn check_options(args: &ImportArgs) -> Result<()> {
+fn check_options(args: &ImportOptions) -> Result<()> {
     let f = args.format;
     let mut given: Vec<(&str, bool, bool)> = vec![
         ("--score", args.score.is_some(), f == ImportFormat::Lcdb),
@@ -351,7 +363,7 @@ fn check_options(args: &ImportArgs) -> Result<()> {
     Ok(())
 }
 
-fn single_input(args: &ImportArgs) -> Result<&Path> {
+fn single_input(args: &ImportOptions) -> Result<&Path> {
     match args.inputs.as_slice() {
         [one] => Ok(one),
         many => Err(Error::usage(format!(
@@ -362,7 +374,7 @@ fn single_input(args: &ImportArgs) -> Result<&Path> {
     }
 }
 
-fn matrix_parts(args: &ImportArgs) -> Result<Vec<matrix::MatrixFiles>> {
+fn matrix_parts(args: &ImportOptions) -> Result<Vec<matrix::MatrixFiles>> {
     let n = args.inputs.len();
     let per_input = |list: &[PathBuf], option: &str| -> Result<Vec<Option<PathBuf>>> {
         match list.len() {

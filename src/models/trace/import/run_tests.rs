@@ -12,21 +12,8 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn args(format: ImportFormat, inputs: &[&str], out: &Path) -> ImportArgs {
-    ImportArgs {
-        format,
-        inputs: inputs.iter().map(|i| fixture(i)).collect(),
-        out: out.to_path_buf(),
-        runtime: None,
-        score: None,
-        complete_only: false,
-        runtime_matrix: Vec::new(),
-        row_labels: Vec::new(),
-        col_labels: None,
-        missing: None,
-        model_metadata: None,
-        measure: None,
-    }
+fn args(format: ImportFormat, inputs: &[&str]) -> ImportOptions {
+    ImportOptions::new(format, inputs.iter().map(|i| fixture(i)).collect())
 }
 
 #[test]
@@ -34,36 +21,33 @@ fn imports_each_fixture_and_the_written_trace_loads_back() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("sub/trace.csv");
     let cases = [
+        (args(ImportFormat::Lcdb, &["lcdb_small.csv"]), (2, 3, 5, 0)),
         (
-            args(ImportFormat::Lcdb, &["lcdb_small.csv"], &out),
-            (2, 3, 5, 0),
-        ),
-        (
-            ImportArgs {
+            ImportOptions {
                 runtime: Some(RuntimeModel::Unit),
-                ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"], &out)
+                ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"])
             },
             (3, 4, 10, 2),
         ),
         (
-            ImportArgs {
+            ImportOptions {
                 runtime: Some(RuntimeModel::Unit),
-                ..args(ImportFormat::Aslib, &["aslib_small"], &out)
+                ..args(ImportFormat::Aslib, &["aslib_small"])
             },
             (2, 2, 3, 1),
         ),
         (
-            ImportArgs {
+            ImportOptions {
                 runtime_matrix: vec![fixture("matrix_time.txt")],
                 row_labels: vec![fixture("matrix_rows.txt")],
                 col_labels: Some(fixture("matrix_cols.txt")),
-                ..args(ImportFormat::Matrix, &["matrix_acc.txt"], &out)
+                ..args(ImportFormat::Matrix, &["matrix_acc.txt"])
             },
             (3, 4, 12, 0),
         ),
     ];
     for (a, (users, models, pairs, dropped)) in cases {
-        let report = run_import(&a).expect("imports");
+        let report = run_import(&a, &out).expect("imports");
         assert_eq!(
             (report.users, report.models, report.pairs, report.dropped),
             (users, models, pairs, dropped),
@@ -90,11 +74,11 @@ fn imports_each_fixture_and_the_written_trace_loads_back() {
 fn report_line_says_where_runtimes_come_from() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("t.csv");
-    let a = ImportArgs {
+    let a = ImportOptions {
         runtime: Some(RuntimeModel::Unit),
-        ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"], &out)
+        ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"])
     };
-    let line = run_import(&a).expect("imports").to_string();
+    let line = run_import(&a, &out).expect("imports").to_string();
     assert_eq!(
         line,
         format!(
@@ -108,49 +92,41 @@ fn report_line_says_where_runtimes_come_from() {
 fn wrong_options_are_usage_errors_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("t.csv");
-    let usage = |a: ImportArgs, needle: &str| {
-        let e = run_import(&a).expect_err("usage error");
+    let usage = |a: ImportOptions, needle: &str| {
+        let e = run_import(&a, &out).expect_err("usage error");
         assert_eq!(e.kind(), ErrorKind::Usage, "{e}");
         assert!(e.message().contains(needle), "{e}");
     };
     usage(
-        ImportArgs {
+        ImportOptions {
             complete_only: true,
-            ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"], &out)
+            ..args(ImportFormat::FernandezDelgado, &["fd_small.txt"])
         },
         "option --complete-only does not apply to the fernandez-delgado format",
     );
     usage(
-        args(ImportFormat::FernandezDelgado, &["fd_small.txt"], &out),
+        args(ImportFormat::FernandezDelgado, &["fd_small.txt"]),
         "--runtime unit",
     );
     usage(
-        args(
-            ImportFormat::Lcdb,
-            &["lcdb_small.csv", "lcdb_small.csv"],
-            &out,
-        ),
+        args(ImportFormat::Lcdb, &["lcdb_small.csv", "lcdb_small.csv"]),
         "exactly one input, got 2",
     );
     usage(
-        args(ImportFormat::Matrix, &["matrix_acc.txt"], &out),
+        args(ImportFormat::Matrix, &["matrix_acc.txt"]),
         "--runtime unit",
     );
     usage(
-        ImportArgs {
+        ImportOptions {
             runtime_matrix: vec![fixture("matrix_time.txt")],
-            ..args(
-                ImportFormat::Matrix,
-                &["matrix_acc.txt", "matrix_acc.txt"],
-                &out,
-            )
+            ..args(ImportFormat::Matrix, &["matrix_acc.txt", "matrix_acc.txt"])
         },
         "--runtime-matrix was given 1 times for 2 input matrices",
     );
     usage(
-        ImportArgs {
+        ImportOptions {
             measure: Some("x".into()),
-            ..args(ImportFormat::Lcdb, &["lcdb_small.csv"], &out)
+            ..args(ImportFormat::Lcdb, &["lcdb_small.csv"])
         },
         "--measure does not apply",
     );
@@ -161,7 +137,7 @@ fn wrong_options_are_usage_errors_and_nothing_is_written() {
 fn malformed_input_is_an_input_error_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("t.csv");
-    let e = run_import(&args(ImportFormat::Lcdb, &["lcdb_bad_number.csv"], &out)).expect_err("bad");
+    let e = run_import(&args(ImportFormat::Lcdb, &["lcdb_bad_number.csv"]), &out).expect_err("bad");
     assert_eq!(e.kind(), ErrorKind::Input);
     assert!(e.message().contains("lcdb_bad_number.csv: line 3"), "{e}");
     assert!(!out.exists());
@@ -180,81 +156,17 @@ fn invalid_utf8_names_the_line() {
     );
 }
 
-#[derive(Debug, clap::Parser)]
-struct Cli {
-    #[command(flatten)]
-    import: ImportArgs,
-}
-
-#[test]
-fn clap_arguments_parse() {
-    use clap::{CommandFactory, Parser};
-    Cli::command().debug_assert();
-    let cli = Cli::try_parse_from([
-        "import",
-        "fernandez-delgado",
-        "results.txt",
-        "--out",
-        "t.csv",
-        "--runtime",
-        "unit",
-    ])
-    .expect("parses");
-    let a = cli.import;
-    assert_eq!(a.format, ImportFormat::FernandezDelgado);
-    assert_eq!(a.inputs, [PathBuf::from("results.txt")]);
-    assert_eq!(a.runtime, Some(RuntimeModel::Unit));
-    let a = Cli::try_parse_from([
-        "import",
-        "lcdb",
-        "f.csv",
-        "--out",
-        "t.csv",
-        "--score",
-        "valid",
-        "--complete-only",
-    ])
-    .expect("parses")
-    .import;
-    assert_eq!(
-        (a.score, a.complete_only),
-        (Some(lcdb::LcdbScore::Valid), true)
-    );
-    let a = Cli::try_parse_from([
-        "import",
-        "matrix",
-        "prior.txt",
-        "test.txt",
-        "--runtime-matrix",
-        "c.txt",
-        "--runtime-matrix",
-        "c.txt",
-        "--missing",
-        "0",
-        "--out",
-        "t.csv",
-    ])
-    .expect("parses")
-    .import;
-    assert_eq!((a.inputs.len(), a.runtime_matrix.len()), (2, 2));
-    assert!(
-        Cli::try_parse_from(["import", "lcdb", "f.csv"]).is_err(),
-        "--out is required"
-    );
-    assert!(Cli::try_parse_from(["import", "csv", "f.csv", "--out", "t"]).is_err());
-}
-
 #[test]
 fn model_metadata_is_joined_on_the_column_labels_and_written() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("t.csv");
-    let a = ImportArgs {
+    let a = ImportOptions {
         runtime_matrix: vec![fixture("matrix_time.txt")],
         col_labels: Some(fixture("matrix_cols.txt")),
         model_metadata: Some(fixture("matrix_meta.csv")),
-        ..args(ImportFormat::Matrix, &["matrix_acc.txt"], &out)
+        ..args(ImportFormat::Matrix, &["matrix_acc.txt"])
     };
-    run_import(&a).expect("imports");
+    run_import(&a, &out).expect("imports");
     let trace = load_trace(&out).expect("loads back");
     // Columns VGG-16, GoogLeNet, ResNet-50, AlexNet; the file lists them in
     // another order.
@@ -265,11 +177,11 @@ fn model_metadata_is_joined_on_the_column_labels_and_written() {
     );
 
     // Without the labels the ids are m0..m3, which the file does not name.
-    let a = ImportArgs {
+    let a = ImportOptions {
         col_labels: None,
         ..a
     };
-    let e = run_import(&a).expect_err("unknown ids");
+    let e = run_import(&a, &out).expect_err("unknown ids");
     assert_eq!(e.kind(), ErrorKind::Input);
     assert!(
         e.message().contains(

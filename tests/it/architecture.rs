@@ -1,0 +1,716 @@
+//! The dependency rule between top-level modules (issue 15), checked on the
+//! source text: `cli → {models, jobs, plot} → core`, `models` and `jobs`
+//! never import each other, `plot` imports only `core`, no cycle between
+//! top-level modules, and only `src/cli/` (and `src/main.rs`) names `clap`.
+//!
+//! The checker reads every `.rs` file under `src/`, blanks out comments
+//! (line, doc and nested block comments), string, byte-string, raw-string
+//! and char literals (keeping line breaks, so line numbers stay right), and
+//! finds the paths that leave a file's top-level module:
+//! - `crate::X…` and `$crate::X…` (also `crate::{X…, Y…}` groups);
+//! - `super::` chains that climb out of the top-level module, counting
+//!   inline `mod name { … }` blocks as one level each;
+//! - `tenantsim::X…` in `src/main.rs` (the binary sees the library by name).
+//!
+//! The nodes are the entries of `src/` (a new folder or file there is a new
+//! node automatically), plus `main` (`src/main.rs`) and `lib` (`src/lib.rs`,
+//! the crate root: a path such as `crate::Error` that names no module is an
+//! edge to `lib`). Every edge must be in [`ALLOWED`]; a new module needs a
+//! line there, which is the point.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+/// The allowed edges `from → to` between top-level modules. Anything else
+/// fails the test.
+const ALLOWED: &[(&str, &str)] = &[
+    ("main", "cli"),
+    ("lib", "core"),
+    ("cli", "models"),
+    ("cli", "jobs"),
+    ("cli", "plot"),
+    ("cli", "core"),
+    ("models", "core"),
+    ("jobs", "core"),
+    ("plot", "core"),
+];
+
+/// Files that may name `clap`: the command line and the binary.
+fn may_name_clap(path: &str) -> bool {
+    path.starts_with("src/cli/") || path == "src/main.rs"
+}
+
+#[test]
+fn top_level_modules_follow_the_dependency_rule() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    read_sources(root, &root.join("src"), &mut files);
+    assert!(
+        files.iter().any(|(p, _)| p == "src/lib.rs") && files.len() > 20,
+        "expected the crate's sources under {}, found {} files",
+        root.join("src").display(),
+        files.len()
+    );
+    let graph = Graph::from_sources(&files);
+    for module in ["core", "models", "jobs", "plot", "cli"] {
+        assert!(
+            graph.nodes.contains(module),
+            "top-level module `{module}` not found: {:?}",
+            graph.nodes
+        );
+    }
+    // The checker sees the real dependencies, not an empty graph.
+    assert!(graph.edges.contains_key(&("cli".into(), "models".into())));
+    assert!(graph.edges.contains_key(&("models".into(), "core".into())));
+    let problems = graph.problems(ALLOWED, &[]);
+    assert!(
+        problems.is_empty(),
+        "the module dependency rule (issue 15: cli → {{models, jobs, plot}} → core) is broken:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The checker on a few in-memory files: a forbidden edge, a cycle, a
+/// `super::` chain out of a module, comments and strings that must not
+/// count, and `clap` outside the cli.
+#[test]
+fn checker_finds_forbidden_edges_cycles_and_clap_but_not_comments() {
+    let files: Vec<(String, String)> = [
+        (
+            "src/core/mod.rs",
+            "//! Uses crate::models::x in a doc comment.\n\
+             // crate::jobs in a line comment\n\
+             /* crate::cli /* nested crate::plot */ still a comment crate::models */\n\
+             const S: &str = \"crate::models::y and clap\";\n\
+             const R: &str = r#\"crate::jobs \"quoted\" \"#;\n\
+             const C: char = '\"'; fn f<'a>(x: &'a str) -> &'a str { x }\n\
+             pub mod inner;\n",
+        ),
+        (
+            "src/core/inner.rs",
+            "use super::super::plot::Chart;\nuse super::Other;\n",
+        ),
+        ("src/plot/mod.rs", "use crate::core::error::Result;\n"),
+        (
+            "src/models/mod.rs",
+            "use crate::core::x;\n\nuse crate::jobs::Job;\n",
+        ),
+        (
+            "src/models/a.rs",
+            "#[derive(clap::Args)]\nstruct A;\n\
+             mod tests {\n    use super::super::b;\n}\n\
+             use super::super::core::y;\n",
+        ),
+        (
+            "src/jobs/mod.rs",
+            "use crate::{\n    core::e,\n    models::{M, N},\n};\n",
+        ),
+        (
+            "src/cli/mod.rs",
+            "use clap::Parser;\nuse crate::models::M;\n",
+        ),
+        (
+            "src/main.rs",
+            "use tenantsim::cli::Cli;\nuse clap::Parser;\n",
+        ),
+        ("src/lib.rs", "pub mod core;\npub use crate::core::Error;\n"),
+        (
+            "src/fresh.rs",
+            "pub(crate) fn f() -> crate::Error { todo!() }\n",
+        ),
+    ]
+    .iter()
+    .map(|(p, t)| (p.to_string(), t.to_string()))
+    .collect();
+    let graph = Graph::from_sources(&files);
+    assert_eq!(
+        graph.nodes,
+        [
+            "cli", "core", "fresh", "jobs", "lib", "main", "models", "plot"
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<BTreeSet<_>>()
+    );
+    let edges: Vec<(String, String, Vec<String>)> = graph
+        .edges
+        .iter()
+        .map(|((a, b), locs)| {
+            let at = locs.iter().map(|l| format!("{}:{}", l.file, l.line));
+            (a.clone(), b.clone(), at.collect())
+        })
+        .collect();
+    let want = |a: &str, b: &str, at: &[&str]| {
+        (
+            a.to_string(),
+            b.to_string(),
+            at.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    // Nothing from core/mod.rs's comments and literals; the inline `mod
+    // tests` keeps `super::super::b` inside models.
+    assert_eq!(
+        edges,
+        [
+            want("cli", "models", &["src/cli/mod.rs:2"]),
+            want("core", "plot", &["src/core/inner.rs:1"]),
+            want("fresh", "lib", &["src/fresh.rs:1"]),
+            want("jobs", "core", &["src/jobs/mod.rs:2"]),
+            want("jobs", "models", &["src/jobs/mod.rs:3"]),
+            want("lib", "core", &["src/lib.rs:2"]),
+            want("main", "cli", &["src/main.rs:1"]),
+            want(
+                "models",
+                "core",
+                &["src/models/a.rs:6", "src/models/mod.rs:1"]
+            ),
+            want("models", "jobs", &["src/models/mod.rs:3"]),
+            want("plot", "core", &["src/plot/mod.rs:1"]),
+        ]
+    );
+    let clap: Vec<String> = graph
+        .clap
+        .iter()
+        .map(|l| format!("{}:{}", l.file, l.line))
+        .collect();
+    assert_eq!(
+        clap,
+        ["src/cli/mod.rs:1", "src/main.rs:2", "src/models/a.rs:1"]
+    );
+
+    let problems = graph.problems(ALLOWED, &[("plot", "models")]);
+    let text = problems.join("\n");
+    for needle in [
+        "forbidden dependency core → plot:\n  src/core/inner.rs:1: super::super::plot",
+        "forbidden dependency models → jobs:\n  src/models/mod.rs:3: crate::jobs",
+        "forbidden dependency jobs → models:\n  src/jobs/mod.rs:3: crate::models",
+        "forbidden dependency fresh → lib:\n  src/fresh.rs:1: crate::Error",
+        "module cycle: jobs → models → jobs\n  jobs → models: src/jobs/mod.rs:3: crate::models",
+        "module cycle: core → plot → core",
+        "`clap` outside src/cli/:\n  src/models/a.rs:1",
+        "the tolerated edges list plot → models, which no longer exists",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
+    }
+    assert_eq!(problems.len(), 8, "{text}");
+    assert!(!text.contains("src/core/mod.rs"), "{text}");
+
+    // A tolerated edge is not reported, but the cycle it closes still is.
+    let known = [("models", "jobs"), ("jobs", "models")];
+    let text = graph.problems(ALLOWED, &known).join("\n");
+    assert!(
+        !text.contains("forbidden dependency models → jobs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("module cycle: jobs → models → jobs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn stripping_keeps_lines_and_code() {
+    let text =
+        "a /* x\n y */ b // c\n\"s\\\"\n\" 'q' b\"z\" br##\"w\"#\"## r#type\nlet c = '\\'';\n";
+    let stripped = strip(text);
+    assert_eq!(stripped.lines().count(), text.lines().count());
+    let words: Vec<&str> = stripped.split_whitespace().collect();
+    assert_eq!(words, ["a", "b", "r#type", "let", "c", "=", ";"]);
+}
+
+/// One reference: where, and the path as written.
+#[derive(Debug, Clone)]
+struct Loc {
+    file: String,
+    line: usize,
+    path: String,
+}
+
+/// Top-level modules and the references between them.
+#[derive(Debug, Default)]
+struct Graph {
+    nodes: BTreeSet<String>,
+    edges: BTreeMap<(String, String), Vec<Loc>>,
+    /// Every place a file names `clap` ([`may_name_clap`] filters them).
+    clap: Vec<Loc>,
+}
+
+impl Graph {
+    /// `files`: (path relative to the crate, e.g. `src/core/mod.rs`, text).
+    fn from_sources(files: &[(String, String)]) -> Self {
+        let mut g = Graph::default();
+        for (path, _) in files {
+            if let Some(node) = node_of(path) {
+                g.nodes.insert(node);
+            }
+        }
+        let modules: BTreeSet<String> = g
+            .nodes
+            .iter()
+            .filter(|n| *n != "lib" && *n != "main")
+            .cloned()
+            .collect();
+        for (path, text) in files {
+            let Some(node) = node_of(path) else { continue };
+            let tokens = tokens(&strip(text));
+            for r in references(path, &tokens) {
+                let target = if modules.contains(&r.first) {
+                    r.first.clone()
+                } else {
+                    "lib".to_string()
+                };
+                if target != node {
+                    let loc = Loc {
+                        file: path.clone(),
+                        line: r.line,
+                        path: r.written,
+                    };
+                    g.edges.entry((node.clone(), target)).or_default().push(loc);
+                }
+            }
+            for t in &tokens {
+                if t.text == "clap" {
+                    let loc = Loc {
+                        file: path.clone(),
+                        line: t.line,
+                        path: "clap".into(),
+                    };
+                    g.clap.push(loc);
+                }
+            }
+        }
+        g.clap
+            .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+        for locs in g.edges.values_mut() {
+            locs.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            locs.dedup_by(|a, b| a.file == b.file && a.line == b.line);
+        }
+        g
+    }
+
+    /// Everything wrong, one message per problem, naming files and lines.
+    /// `known` lists edges tolerated for a migration (none today); an entry
+    /// whose edge no longer exists is itself a problem.
+    fn problems(&self, allowed: &[(&str, &str)], known: &[(&str, &str)]) -> Vec<String> {
+        let listed = |list: &[(&str, &str)], a: &str, b: &str| list.contains(&(a, b));
+        let mut out = Vec::new();
+        for ((a, b), locs) in &self.edges {
+            if listed(allowed, a, b) || listed(known, a, b) {
+                continue;
+            }
+            let mut m = format!("forbidden dependency {a} → {b}:");
+            for l in locs {
+                let _ = write!(m, "\n  {}:{}: {}", l.file, l.line, l.path);
+            }
+            out.push(m);
+        }
+        for cycle in self.cycles() {
+            let mut m = format!("module cycle: {}", cycle.join(" → "));
+            for pair in cycle.windows(2) {
+                let l = &self.edges[&(pair[0].clone(), pair[1].clone())][0];
+                let _ = write!(
+                    m,
+                    "\n  {} → {}: {}:{}: {}",
+                    pair[0], pair[1], l.file, l.line, l.path
+                );
+            }
+            out.push(m);
+        }
+        let outside: Vec<&Loc> = self
+            .clap
+            .iter()
+            .filter(|l| !may_name_clap(&l.file))
+            .collect();
+        if !outside.is_empty() {
+            let mut m = "`clap` outside src/cli/:".to_string();
+            for l in outside {
+                let _ = write!(m, "\n  {}:{}", l.file, l.line);
+            }
+            out.push(m);
+        }
+        for (a, b) in known {
+            if !self.edges.contains_key(&(a.to_string(), b.to_string())) {
+                out.push(format!(
+                    "the tolerated edges list {a} → {b}, which no longer exists: remove the entry"
+                ));
+            }
+        }
+        out
+    }
+
+    /// One cycle per back edge of a depth-first search, each starting at
+    /// its smallest node (so a cycle is reported once, the same way).
+    fn cycles(&self) -> Vec<Vec<String>> {
+        let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (a, b) in self.edges.keys() {
+            next.entry(a).or_default().push(b);
+        }
+        let mut found = BTreeSet::new();
+        let mut done = BTreeSet::new();
+        for start in &self.nodes {
+            let mut stack = Vec::new();
+            self.visit(start, &next, &mut stack, &mut done, &mut found);
+        }
+        found.into_iter().collect()
+    }
+
+    fn visit<'a>(
+        &self,
+        node: &'a str,
+        next: &BTreeMap<&'a str, Vec<&'a str>>,
+        stack: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+        found: &mut BTreeSet<Vec<String>>,
+    ) {
+        if let Some(i) = stack.iter().position(|&n| n == node) {
+            let mut cycle: Vec<String> = stack[i..].iter().map(|s| s.to_string()).collect();
+            let min = (0..cycle.len()).min_by_key(|&k| &cycle[k]).unwrap_or(0);
+            cycle.rotate_left(min);
+            cycle.push(cycle[0].clone());
+            found.insert(cycle);
+            return;
+        }
+        if done.contains(node) {
+            return;
+        }
+        stack.push(node);
+        for &n in next.get(node).map(Vec::as_slice).unwrap_or(&[]) {
+            self.visit(n, next, stack, done, found);
+        }
+        stack.pop();
+        done.insert(node);
+    }
+}
+
+/// The top-level module a file belongs to: `src/X/…` or `src/X.rs` → `X`;
+/// `src/lib.rs` → `lib`, `src/main.rs` → `main`.
+fn node_of(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("src/")?;
+    let first = rest.split('/').next()?;
+    Some(first.strip_suffix(".rs").unwrap_or(first).to_string())
+}
+
+/// The module path of a file: `src/models/trace/mod.rs` → `[models,
+/// trace]`, `src/models/bench.rs` → `[models, bench]`, `src/lib.rs` → `[]`.
+fn module_path(path: &str) -> Vec<String> {
+    let rest = path.strip_prefix("src/").unwrap_or(path);
+    let rest = rest.strip_suffix(".rs").unwrap_or(rest);
+    let mut parts: Vec<String> = rest.split('/').map(str::to_string).collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// A path that leaves the crate root: its first segment after the root,
+/// the line, and the path as written.
+#[derive(Debug)]
+struct Reference {
+    first: String,
+    line: usize,
+    written: String,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    text: String,
+    line: usize,
+}
+
+/// Identifiers (with `$` and `r#` prefixes kept), `::` and single
+/// punctuation characters, with their line numbers.
+fn tokens(code: &str) -> Vec<Token> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c == ':' && chars.get(i + 1) == Some(&':') {
+            out.push(Token {
+                text: "::".into(),
+                line,
+            });
+            i += 2;
+        } else if is_ident(c) || (c == '$' && chars.get(i + 1).is_some_and(|&d| is_ident(d))) {
+            let start = i;
+            i += 1;
+            while i < chars.len() && (is_ident(chars[i]) || chars[i] == '#') {
+                i += 1;
+            }
+            out.push(Token {
+                text: chars[start..i].iter().collect(),
+                line,
+            });
+        } else {
+            out.push(Token {
+                text: c.to_string(),
+                line,
+            });
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths in `tokens` that leave the top-level module of `path`.
+fn references(path: &str, tokens: &[Token]) -> Vec<Reference> {
+    let file_module = module_path(path);
+    let is_main = path == "src/main.rs";
+    let mut inline: Vec<(String, usize)> = Vec::new(); // (name, brace depth inside)
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    let text = |i: usize| tokens.get(i).map_or("", |t| t.text.as_str());
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        match t.text.as_str() {
+            "{" => depth += 1,
+            "}" => {
+                if inline.last().is_some_and(|&(_, d)| d == depth) {
+                    inline.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            "mod" if text(i + 2) == "{" => {
+                inline.push((text(i + 1).to_string(), depth + 1));
+            }
+            _ => {}
+        }
+        let after_path = i > 0 && text(i - 1) == "::";
+        let root = match t.text.as_str() {
+            "crate" | "$crate" if !after_path && text(i + 1) == "::" => {
+                Some((i + 2, t.text.clone()))
+            }
+            "tenantsim" if is_main && !after_path && text(i + 1) == "::" => {
+                Some((i + 2, t.text.clone()))
+            }
+            "super" if !after_path && text(i + 1) == "::" => {
+                let mut up = 0;
+                let mut j = i;
+                while text(j) == "super" && text(j + 1) == "::" {
+                    up += 1;
+                    j += 2;
+                }
+                let here = file_module.len() + inline.len();
+                let written = vec!["super"; up].join("::");
+                // Only a chain that climbs to the crate root leaves the
+                // top-level module.
+                (up == here).then_some((j, written))
+            }
+            _ => None,
+        };
+        if let Some((j, written)) = root {
+            for (first, line) in first_segments(tokens, j) {
+                out.push(Reference {
+                    written: format!("{written}::{first}"),
+                    first,
+                    line,
+                });
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The first segment(s) of the path continuing at `tokens[j]`: one
+/// identifier, or the first identifier of each item of a `{…}` group.
+fn first_segments(tokens: &[Token], j: usize) -> Vec<(String, usize)> {
+    let Some(t) = tokens.get(j) else {
+        return Vec::new();
+    };
+    if t.text != "{" {
+        let ident = t.text.chars().next().is_some_and(is_ident);
+        return if ident && t.text != "self" {
+            vec![(t.text.clone(), t.line)]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut out = Vec::new();
+    let mut level = 0usize;
+    let mut expect_item = true;
+    for t in &tokens[j..] {
+        match t.text.as_str() {
+            "{" => {
+                level += 1;
+                if level > 1 {
+                    expect_item = false;
+                }
+            }
+            "}" => {
+                level -= 1;
+                if level == 0 {
+                    break;
+                }
+            }
+            "," if level == 1 => expect_item = true,
+            s if expect_item && level == 1 => {
+                if s.chars().next().is_some_and(is_ident) && s != "self" {
+                    out.push((s.to_string(), t.line));
+                }
+                expect_item = false;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `code` with comments and string / char literals replaced by spaces;
+/// line breaks are kept, so line numbers do not move.
+fn strip(code: &str) -> String {
+    let c: Vec<char> = code.chars().collect();
+    let mut out = String::with_capacity(code.len());
+    let blank = |out: &mut String, s: &[char]| {
+        for &ch in s {
+            out.push(if ch == '\n' { '\n' } else { ' ' });
+        }
+    };
+    let prev_ident = |i: usize| i > 0 && (is_ident(c[i - 1]) || c[i - 1] == '#');
+    let mut i = 0;
+    while i < c.len() {
+        let at = |k: usize| c.get(i + k).copied();
+        // Line comment (also `///` and `//!`).
+        if c[i] == '/' && at(1) == Some('/') {
+            let end = c[i..]
+                .iter()
+                .position(|&x| x == '\n')
+                .map_or(c.len(), |p| i + p);
+            blank(&mut out, &c[i..end]);
+            i = end;
+            continue;
+        }
+        // Block comment, nested.
+        if c[i] == '/' && at(1) == Some('*') {
+            let mut level = 0;
+            let mut j = i;
+            while j < c.len() {
+                if c[j] == '/' && c.get(j + 1) == Some(&'*') {
+                    level += 1;
+                    j += 2;
+                } else if c[j] == '*' && c.get(j + 1) == Some(&'/') {
+                    level -= 1;
+                    j += 2;
+                    if level == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            let j = j.min(c.len());
+            blank(&mut out, &c[i..j]);
+            i = j;
+            continue;
+        }
+        // Raw strings r"…", r#"…"#, br"…".
+        let raw_start = if !prev_ident(i) && c[i] == 'r' {
+            Some(i + 1)
+        } else if !prev_ident(i) && c[i] == 'b' && at(1) == Some('r') {
+            Some(i + 2)
+        } else {
+            None
+        };
+        if let Some(mut j) = raw_start {
+            let mut hashes = 0;
+            while c.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if c.get(j) == Some(&'"') {
+                j += 1;
+                while j < c.len() {
+                    if c[j] == '"' && (1..=hashes).all(|h| c.get(j + h) == Some(&'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                let j = j.min(c.len());
+                blank(&mut out, &c[i..j]);
+                i = j;
+                continue;
+            }
+        }
+        // Strings "…" and b"…".
+        let quote = if c[i] == '"' {
+            Some(i)
+        } else if c[i] == 'b' && !prev_ident(i) && at(1) == Some('"') {
+            Some(i + 1)
+        } else {
+            None
+        };
+        if let Some(q) = quote {
+            let mut j = q + 1;
+            while j < c.len() && c[j] != '"' {
+                j += if c[j] == '\\' { 2 } else { 1 };
+            }
+            let j = (j + 1).min(c.len());
+            blank(&mut out, &c[i..j]);
+            i = j;
+            continue;
+        }
+        // Char literals '…' (b'…'); a lifetime `'a` stays.
+        if c[i] == '\'' {
+            let end = if at(1) == Some('\\') {
+                // Skip the escaped character itself (`'\''`).
+                let from = (i + 3).min(c.len());
+                c[from..]
+                    .iter()
+                    .position(|&x| x == '\'')
+                    .map(|p| from + p + 1)
+            } else if at(2) == Some('\'') {
+                Some(i + 3)
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                blank(&mut out, &c[i..end]);
+                i = end;
+                continue;
+            }
+        }
+        out.push(c[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Every `.rs` file under `dir`, as (path relative to `root` with `/`,
+/// text), in sorted order.
+fn read_sources(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            read_sources(root, &p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            let text = fs::read_to_string(&p)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()));
+            let rel = p
+                .strip_prefix(root)
+                .expect("under the crate")
+                .to_string_lossy();
+            out.push((rel.replace('\\', "/"), text));
+        }
+    }
+}
