@@ -8,6 +8,80 @@
 //! interruption, the staged results folder, `sweep.csv` and the figures
 //! hook. A mode only says how to build a scenario, how to run and fold
 //! one task, and how to write and summarise what it folded.
+//!
+//! # Example: a mode of one's own
+//!
+//! A toy mode whose "simulation" of task k is the number k · step: the
+//! runner hands every run to the fold in task order whatever the thread
+//! count, then writes the staged results folder.
+//!
+//! ```
+//! use std::path::Path;
+//! use std::time::Duration;
+//! use serde_json::{Value, json};
+//! use tenantsim::Result;
+//! use tenantsim::core::io::{Protected, write_atomic};
+//! use tenantsim::core::mode::{Mode, PointInfo};
+//! use tenantsim::core::runner::{run_reports, thread_pool, write_plan};
+//! use tenantsim::core::scenario::Overrides;
+//! use tenantsim::core::sweep::{Plan, SweepAxis};
+//!
+//! struct Steps { reps: u32, step: u64 }
+//! struct StepMode;
+//!
+//! impl Mode for StepMode {
+//!     type Scenario = Steps;
+//!     type Run = u64;
+//!     type Fold = Vec<u64>;
+//!     type Report = Vec<u64>;
+//!     const NAME: &'static str = "steps";
+//!     const CHUNK_PER_THREAD: usize = 4;
+//!     fn load_plan(&self, _: &Path, o: Overrides) -> Result<Plan<Steps>> {
+//!         let reps = o.repetitions.unwrap_or(3);
+//!         Ok(Plan::Single(Box::new(Steps { reps, step: 10 })))
+//!     }
+//!     fn name<'a>(&self, _: &'a Steps) -> &'a str { "steps" }
+//!     fn tasks(&self, s: &Steps) -> u64 { u64::from(s.reps) } // one policy
+//!     fn inputs<'a>(&self, _: &'a Steps) -> Vec<Protected<'a>> { Vec::new() }
+//!     fn setup_warnings(&self, _: &Steps) -> Vec<String> { Vec::new() }
+//!     fn start(&self, _: &Steps, _: bool) -> Result<Vec<u64>> { Ok(Vec::new()) }
+//!     fn run(&self, s: &Steps, task: u64, _: bool) -> Result<u64> { Ok(task * s.step) }
+//!     fn fold(&self, _: &Steps, f: &mut Vec<u64>, run: u64) -> Result<()> {
+//!         f.push(run);
+//!         Ok(())
+//!     }
+//!     fn finish(&self, _: &Steps, f: Vec<u64>, _: usize, _: Duration) -> Result<Vec<u64>> {
+//!         Ok(f)
+//!     }
+//!     fn result_warnings(&self, _: &Vec<u64>) -> Vec<String> { Vec::new() }
+//!     fn plots(&self, _: &Steps) -> bool { false }
+//!     fn write(&self, dir: &Path, _: &Steps, r: &Vec<u64>, _: bool, _: Option<PointInfo<'_>>)
+//!         -> Result<Vec<&'static str>> {
+//!         let text: String = r.iter().map(|v| format!("{v}\n")).collect();
+//!         write_atomic(&dir.join("values.csv"), text.as_bytes())?;
+//!         Ok(vec!["values.csv"])
+//!     }
+//!     fn sweep_csv(&self, _: &[SweepAxis], _: &[(PointInfo<'_>, &Vec<u64>)]) -> String {
+//!         String::new()
+//!     }
+//!     fn summary_table(&self, r: &Vec<u64>) -> String { format!("{r:?}\n") }
+//!     fn summary_json(&self, r: &Vec<u64>) -> Value { json!({ "values": r }) }
+//!     fn describe(&self, _: &Steps, r: &Vec<u64>) -> String { format!("{} runs", r.len()) }
+//! }
+//!
+//! # fn main() -> tenantsim::Result<()> {
+//! let plan = StepMode.load_plan(Path::new("steps.toml"), Overrides::default())?;
+//! let pool = thread_pool(Some(2))?;
+//! let done = run_reports(&StepMode, &pool, &plan.scenarios(), false, &|| {})?;
+//! assert_eq!(done.folds[0], [0, 10, 20]); // task order, whatever the threads
+//! let out = std::env::temp_dir().join(format!("tenantsim-steps-{}", std::process::id()));
+//! let names = write_plan(&StepMode, &out, &plan, &done.folds, false, &|_| Ok(()))?;
+//! assert_eq!(names, ["values.csv"]);
+//! assert_eq!(std::fs::read_to_string(out.join("values.csv")).unwrap(), "0\n10\n20\n");
+//! # std::fs::remove_dir_all(&out).unwrap();
+//! # Ok(())
+//! # }
+//! ```
 
 use std::path::Path;
 use std::time::Duration;

@@ -106,6 +106,15 @@ pub fn t_quantile(p: f64, df: usize) -> f64 {
 /// standard deviation. With one value (n = 1) there is no spread to
 /// estimate: both bounds are the value itself. With no values every figure
 /// is 0 and `n` is 0.
+///
+/// ```
+/// use tenantsim::core::stats::t_band;
+/// // x̄ = 2, s = 1, n = 3: half-width t_{0.975, 2} · 1/√3 = 4.302653 / 1.732051.
+/// let b = t_band(&[1.0, 2.0, 3.0], 0.95);
+/// assert_eq!((b.mean, b.n), (2.0, 3));
+/// assert!((b.high - 2.0 - 4.302_652_729_911 / 3f64.sqrt()).abs() < 1e-9);
+/// assert!(((b.high - b.mean) - (b.mean - b.low)).abs() < 1e-12);
+/// ```
 pub fn t_band(values: &[f64], level: f64) -> Band {
     t_band_of(|| values.iter().copied(), level)
 }
@@ -145,6 +154,14 @@ pub fn t_band_of<I: Iterator<Item = f64>>(values: impl Fn() -> I, level: f64) ->
 /// NumPy): h = (n − 1)·p, Q = x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋), with
 /// x indexed from 0. Infinite values are allowed (the median of 3 and ∞ is
 /// ∞). Returns NaN for no values.
+///
+/// ```
+/// use tenantsim::core::stats::quantile;
+/// let x = [1.0, 2.0, 4.0, 8.0];
+/// assert_eq!(quantile(&x, 0.5), 3.0); // h = 1.5: 2 + 0.5 · (4 − 2)
+/// assert!((quantile(&x, 0.9) - 6.8).abs() < 1e-12); // h = 2.7: 4 + 0.7 · (8 − 4)
+/// assert_eq!(quantile(&x, 1.0), 8.0);
+/// ```
 pub fn quantile(sorted: &[f64], p: f64) -> f64 {
     quantile_by(sorted.len(), p, |i| sorted[i])
 }

@@ -23,6 +23,13 @@ pub fn secs_to_micros(secs: f64) -> Micros {
 
 /// Format microseconds as seconds with exactly six decimals, with no float
 /// rounding: `1_500_000` → `"1.500000"`.
+///
+/// ```
+/// use tenantsim::core::time::{micros_to_secs_string, secs_to_micros};
+/// assert_eq!(micros_to_secs_string(1_500_000), "1.500000");
+/// assert_eq!(micros_to_secs_string(secs_to_micros(0.1 + 0.2)), "0.300000");
+/// assert_eq!(secs_to_micros(1e-9), 1); // at least 1 µs
+/// ```
 pub fn micros_to_secs_string(us: Micros) -> String {
     format!("{}.{:06}", us / 1_000_000, us % 1_000_000)
 }

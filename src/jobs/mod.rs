@@ -17,6 +17,54 @@
 //!   [`crate::cli::jobs`].
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
+//!
+//! # Example
+//!
+//! Five jobs on one node of 2 GPUs under `fifo` (the hand example of
+//! `tests/it/jobs_hand.rs`): j0 holds both GPUs over 0–10 s; j1 and j2
+//! then run over 10–12 and 10–16; j3 needs 2 GPUs and waits for 16–17;
+//! j4 waits behind it (no backfilling) for 17–20. The JCTs are 10, 11, 14,
+//! 14 and 16 s, a mean of 13 s.
+//!
+//! ```
+//! use tenantsim::core::scenario::Overrides;
+//! use tenantsim::jobs::run::run_job_experiment;
+//! use tenantsim::jobs::scenario::parse_job_scenario;
+//!
+//! # fn main() -> tenantsim::Result<()> {
+//! let dir = std::env::temp_dir().join(format!("tenantsim-jobs-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! std::fs::write(
+//!     dir.join("jobs.csv"),
+//!     "job_id,user,submit_s,duration_s,gpus
+//! j0,alice,0,10,2
+//! j1,bob,1,2,1
+//! j2,alice,2,6,1
+//! j3,carol,3,1,2
+//! j4,bob,4,3,1
+//! ",
+//! )
+//! .unwrap();
+//! let text = r#"
+//! mode = "jobs"
+//! name = "hand"
+//! [jobs]
+//! path = "jobs.csv"
+//! [cluster]
+//! nodes = 1
+//! gpus_per_node = 2
+//! [[policy]]
+//! name = "fifo"
+//! scheduler = "fifo"
+//! "#;
+//! let scenario = parse_job_scenario(&dir.join("hand.toml"), text, Overrides::default())?;
+//! let result = run_job_experiment(&scenario, Some(1), false)?;
+//! assert_eq!(result.runs[0].metrics.mean_jct, 13.0e6); // µs
+//! assert_eq!(result.runs[0].metrics.makespan, 20_000_000);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod cluster;
 pub mod heap;
