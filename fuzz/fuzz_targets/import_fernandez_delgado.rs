@@ -1,8 +1,8 @@
 //! The Fernández-Delgado importer must never panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tenantsim::models::trace::RuntimeModel;
-use tenantsim::models::trace::import::fernandez_delgado::parse;
+use tenantsim::models::import::RuntimeModel;
+use tenantsim::models::import::fernandez_delgado::parse;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

@@ -2,7 +2,7 @@
 //! `#` line into an accuracy and a runtime matrix.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tenantsim::models::trace::import::matrix::{MatrixTexts, NamedText, parse};
+use tenantsim::models::import::matrix::{MatrixTexts, NamedText, parse};
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {

@@ -24,9 +24,9 @@ macro_rules! value_enum_from_choice {
 }
 
 value_enum_from_choice!(
-    crate::models::trace::ImportFormat,
-    crate::models::trace::RuntimeModel,
-    crate::models::trace::import::lcdb::LcdbScore,
+    crate::models::import::ImportFormat,
+    crate::models::import::RuntimeModel,
+    crate::models::import::lcdb::LcdbScore,
     crate::jobs::import::ImportFormat,
     crate::jobs::import::Fractional,
     crate::plot::Format,
@@ -52,9 +52,9 @@ mod tests {
 
     #[test]
     fn clap_and_scenarios_accept_the_same_names() {
-        agree::<crate::models::trace::ImportFormat>();
-        agree::<crate::models::trace::RuntimeModel>();
-        agree::<crate::models::trace::import::lcdb::LcdbScore>();
+        agree::<crate::models::import::ImportFormat>();
+        agree::<crate::models::import::RuntimeModel>();
+        agree::<crate::models::import::lcdb::LcdbScore>();
         agree::<crate::jobs::import::ImportFormat>();
         agree::<crate::jobs::import::Fractional>();
         agree::<crate::plot::Format>();

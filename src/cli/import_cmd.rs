@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use crate::core::error::Result;
-use crate::models::trace::import::lcdb::LcdbScore;
-use crate::models::trace::{ImportFormat, ImportOptions, RuntimeModel, run_import};
+use crate::models::import::lcdb::LcdbScore;
+use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, run_import};
 
 /// Command-line arguments of `tenantsim import`.
 #[derive(Debug, Clone, clap::Args)]

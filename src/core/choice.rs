@@ -20,7 +20,7 @@ pub trait Choice: Copy + PartialEq + 'static {
 ///
 /// ```
 /// use tenantsim::core::choice::{Choice, parse_choice};
-/// use tenantsim::models::trace::RuntimeModel;
+/// use tenantsim::models::import::RuntimeModel;
 /// assert_eq!(parse_choice::<RuntimeModel>("Unit"), Some(RuntimeModel::Unit));
 /// assert_eq!(parse_choice::<RuntimeModel>("fast"), None);
 /// ```

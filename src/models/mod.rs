@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod bench;
 pub mod experiment;
 pub mod gp;
+pub mod import;
 pub mod metrics;
 mod mode;
 pub mod policy;

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use tenantsim::core::scenario::Overrides;
+use tenantsim::models::import::RuntimeModel;
+use tenantsim::models::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
 use tenantsim::models::scenario::parse_scenario;
-use tenantsim::models::trace::RuntimeModel;
-use tenantsim::models::trace::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
 use tenantsim::models::trace::parse_trace;
 
 const TRACE: &str = include_str!("../../traces/hand.csv");

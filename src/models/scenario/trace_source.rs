@@ -10,10 +10,11 @@ use super::{TraceImportSection, TraceSection, TraceSynSection};
 use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
+use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
 use crate::models::trace::generate::hex;
 use crate::models::trace::{
-    CostDist, ImportFormat, ImportOptions, RuntimeModel, SynParams, Trace, TraceBuilder, TraceRow,
-    generate_syn_trace, import_rows, parse_trace, trace_to_csv,
+    CostDist, SynParams, Trace, TraceBuilder, TraceRow, generate_syn_trace, parse_trace,
+    trace_to_csv,
 };
 
 /// A trace ready for a scenario, with what identifies it in `run.json`.

@@ -6,7 +6,7 @@
 //! - [`Trace`] is the validated, dense, indexed form the simulator reads.
 //! - [`load_trace`] reads and validates the canonical CSV; [`write_trace`]
 //!   writes it (atomically).
-//! - [`import`] turns published benchmark tables (LCDB, Fernández-Delgado,
+//! - [`crate::models::import`] turns published benchmark tables (LCDB, Fernández-Delgado,
 //!   plain matrices, ASlib) into trace rows; [`generate`] makes synthetic
 //!   traces (`gen syn`).
 
@@ -14,7 +14,6 @@ mod build;
 mod csv_read;
 mod csv_write;
 pub mod generate;
-pub mod import;
 mod model_trace;
 mod row;
 
@@ -26,9 +25,6 @@ pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use generate::{
     CostDist, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace, run_gen_syn,
-};
-pub use import::{
-    ImportFormat, ImportOptions, ImportReport, Imported, RuntimeModel, import_rows, run_import,
 };
 pub use model_trace::Trace;
 pub use row::TraceRow;

@@ -11,7 +11,7 @@
 //! | `matrix` | [`matrix`] | from `--runtime-matrix` files, or `--runtime unit` |
 //! | `aslib` | [`aslib`] | the `runtime` attribute if present, else `--runtime unit` required |
 //!
-//! Every importer pushes its rows through [`TraceBuilder`](super::TraceBuilder), so what it
+//! Every importer pushes its rows through [`TraceBuilder`](crate::models::trace::TraceBuilder), so what it
 //! returns passes the same checks as a loaded trace, and it rejects
 //! malformed input with an [`Error::input`] naming the file and the line.
 //! No importer invents a runtime silently: where the data has none the
@@ -35,17 +35,17 @@ pub mod model_metadata;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::{Trace, TraceRow, write_trace};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
+use crate::models::trace::{Trace, TraceRow, write_trace};
 
 /// Seconds per job under [`RuntimeModel::Unit`].
 pub const UNIT_RUNTIME_S: f64 = 1.0;
 
 /// The 1 µs floor for measured runtimes (see each format); floored runtimes
 /// are counted in [`Imported::runtime_floored`].
-pub use super::RUNTIME_FLOOR_S;
+pub use crate::core::time::RUNTIME_FLOOR_S;
 
 /// The input formats [`run_import`] understands (named as in
 /// [`Choice`]; `--help` shows [`Choice::help`]).
