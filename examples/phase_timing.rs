@@ -16,7 +16,6 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tenantsim::core::runner::thread_pool;
 use tenantsim::core::scenario::Overrides;
-use tenantsim::models::aggregate::aggregate;
 use tenantsim::models::experiment::run_grid;
 use tenantsim::models::report::write_results;
 use tenantsim::models::scenario::load_plan;
@@ -40,7 +39,7 @@ fn run() -> Result<(), String> {
         scenarios
             .par_iter()
             .zip(results.par_iter())
-            .map(|(s, r)| aggregate(s, r))
+            .map(|(s, r)| r.aggregate(s))
             .collect()
     });
     let t3 = Instant::now();

@@ -10,7 +10,7 @@ use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
-use crate::models::aggregate::{Aggregate, aggregate};
+use crate::models::aggregate::Aggregate;
 use crate::models::experiment::{ExperimentResult, RepResult, simulate_task};
 use crate::models::report::{SweepRow, summary_json, summary_table, sweep_csv, write_results};
 use crate::models::scenario::{Scenario, load_plan};
@@ -82,7 +82,7 @@ impl Mode for ModelMode {
         wall: Duration,
     ) -> Result<ModelReport> {
         fold.finish(threads, wall)?;
-        let aggregate = aggregate(scenario, &fold);
+        let aggregate = fold.aggregate(scenario);
         Ok(ModelReport {
             result: fold,
             aggregate,

@@ -34,8 +34,7 @@ pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
 pub use rep_curves::{BitKey, Interned, RepCurves};
 pub use up_to::{DEFAULT_POINTS as UP_TO_POINTS, UpTo, dense_thetas, up_to_speedup};
 
-use crate::models::experiment::{ExperimentResult, RepResult};
-use crate::models::metrics::LossCurve;
+use crate::models::metrics::{LossCurve, TenantAggregate};
 use crate::models::scenario::{GridKind, OutputSection, Scenario};
 use crate::models::trace::Micros;
 
@@ -118,7 +117,7 @@ pub struct PolicyFold {
 /// [`run_grid`](crate::models::experiment::run_grid) does, whatever the thread
 /// count). To aggregate one more per-run figure, add its state to
 /// [`PolicyFold`], fold it in [`RunFold::add`] and finish it in
-/// [`aggregate`].
+/// [`aggregate_fold`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunFold {
     /// Per policy, in scenario order.
@@ -131,6 +130,23 @@ pub struct RunFold {
     most_jobs: Micros,
 }
 
+/// What the aggregation keeps of one (repetition, policy) run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunFigures<'a> {
+    /// Policy index in the scenario.
+    pub policy: usize,
+    /// L(τ) of the run.
+    pub curve: &'a LossCurve,
+    /// The loss against completed jobs.
+    pub job_curve: &'a LossCurve,
+    /// Aggregates of what each tenant experienced.
+    pub tenant_aggregate: &'a TenantAggregate,
+    /// When the run ended, µs.
+    pub end: Micros,
+    /// When its first job completed, µs (`None` if none did).
+    pub first_completion: Option<Micros>,
+}
+
 impl RunFold {
     /// An empty fold for `policies` policies.
     pub fn new(policies: usize) -> Self {
@@ -141,16 +157,16 @@ impl RunFold {
     }
 
     /// Fold the next run in.
-    pub fn add(&mut self, run: &RepResult) {
+    pub fn add(&mut self, run: &RunFigures<'_>) {
         if self.policies.len() <= run.policy {
             self.policies.resize(run.policy + 1, PolicyFold::default());
         }
         let p = &mut self.policies[run.policy];
-        p.curves.push(&run.curve);
-        p.job_curves.push(&run.job_curve);
+        p.curves.push(run.curve);
+        p.job_curves.push(run.job_curve);
         self.most_jobs = self.most_jobs.max(run.job_curve.end);
-        p.tenants.add(&run.tenant_aggregate);
-        self.last_end = self.last_end.max(run.outcome.end);
+        p.tenants.add(run.tenant_aggregate);
+        self.last_end = self.last_end.max(run.end);
         if let Some(t) = run.first_completion {
             self.first_completion = Some(self.first_completion.map_or(t, |f| f.min(t)));
         }
@@ -232,11 +248,6 @@ pub fn aggregate_reps(
         up_to: Vec::new(),
         by_jobs: None,
     }
-}
-
-/// Aggregate a finished experiment of `scenario`.
-pub fn aggregate(scenario: &Scenario, result: &ExperimentResult) -> Aggregate {
-    aggregate_fold(scenario, &result.fold)
 }
 
 /// Aggregate the runs of `scenario` folded into `fold`.

@@ -41,7 +41,7 @@ pub struct PolicyAggregate {
     /// Mean final loss with its band.
     pub final_loss: Band,
     /// How individual tenants fared, over the repetitions (set by
-    /// [`aggregate`](super::aggregate) from the per-tenant metrics).
+    /// [`aggregate_fold`](super::aggregate_fold) from the per-tenant metrics).
     pub tenants: Option<TenantSummary>,
 }
 

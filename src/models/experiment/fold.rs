@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::RepResult;
 use crate::core::error::Result;
-use crate::models::aggregate::RunFold;
+use crate::models::aggregate::{Aggregate, RunFigures, RunFold, aggregate_fold};
 use crate::models::report::RowSpools;
 use crate::models::scenario::Scenario;
 
@@ -53,7 +53,14 @@ impl ExperimentResult {
     /// Fold the next run (runs come in (repetition, policy) order): the one
     /// place where a run's results enter what is written.
     pub fn add(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
-        self.fold.add(run);
+        self.fold.add(&RunFigures {
+            policy: run.policy,
+            curve: &run.curve,
+            job_curve: &run.job_curve,
+            tenant_aggregate: &run.tenant_aggregate,
+            end: run.outcome.end,
+            first_completion: run.first_completion,
+        });
         self.rows.add(scenario, run)?;
         if let Some(t) = self.totals.get_mut(run.policy) {
             t.events += run.metrics.events;
@@ -61,6 +68,11 @@ impl ExperimentResult {
         }
         self.runs += 1;
         Ok(())
+    }
+
+    /// Aggregate the folded runs of `scenario` (DESIGN §6).
+    pub fn aggregate(&self, scenario: &Scenario) -> Aggregate {
+        aggregate_fold(scenario, &self.fold)
     }
 
     /// Every run is in: flush the rows and record the threads and wall time.

@@ -1,7 +1,7 @@
 //! Per-tenant figures of one run, and their aggregates: how each tenant
 //! experienced the service, not only the global mean.
 
-use crate::models::aggregate::quantile;
+use crate::core::stats::quantile;
 use crate::models::sim::{RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 
