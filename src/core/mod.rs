@@ -9,6 +9,7 @@ pub mod echo;
 pub mod error;
 mod event_loop;
 mod event_queue;
+pub mod heap;
 pub mod interrupt;
 pub mod io;
 pub mod limits;

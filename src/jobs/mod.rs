@@ -17,7 +17,6 @@
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
 
 pub mod cluster;
-pub mod heap;
 pub mod import;
 pub mod metrics;
 pub mod report;

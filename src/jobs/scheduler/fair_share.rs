@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use super::{JobParams, JobScheduler, JobSchedulerFactory, JobSchedulerSpec, SchedInit};
 use crate::core::error::{Error, Result};
+use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State};
 
 /// Registry entry.

@@ -9,7 +9,6 @@
 mod params;
 pub mod registry;
 pub mod scheduler;
-pub mod score_heap;
 pub mod selector;
 pub mod tenant_set;
 
