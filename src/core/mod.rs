@@ -13,6 +13,7 @@ pub mod heap;
 pub mod interrupt;
 pub mod io;
 pub mod limits;
+pub mod params;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
