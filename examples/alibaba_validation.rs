@@ -15,9 +15,9 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use tenantsim::core::stats::percentile;
 use tenantsim::jobs::cluster::load_node_list;
 use tenantsim::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
-use tenantsim::jobs::metrics::percentile;
 use tenantsim::jobs::scheduler::{Params, SchedInit, scheduler};
 use tenantsim::jobs::{JobSimInput, JobTrace, Placement, simulate_jobs};
 
