@@ -210,7 +210,7 @@ fn score_key(score: f64) -> u64 {
 }
 
 /// Scores of a subset of tenants `0..n`, with the best one on top by
-/// [`ranks_above`]: an [`IndexedHeap`] keyed by [`score_key`], beside the
+/// [`ranks_above`]: an [`IndexedHeap`] keyed by `score_key`, beside the
 /// scores as given.
 #[derive(Debug, Clone)]
 pub struct ScoreHeap {
