@@ -19,7 +19,7 @@ use std::io::Write as _;
 use std::time::Instant;
 
 use tenantsim::jobs::metrics::job_metrics;
-use tenantsim::jobs::scheduler::{JobParams, SCHEDULERS, SchedInit};
+use tenantsim::jobs::scheduler::{Params, SCHEDULERS, SchedInit};
 use tenantsim::jobs::synthetic::{SyntheticSpec, synthetic_jobs};
 use tenantsim::jobs::{JobRow, JobSimInput, Placement, simulate_jobs};
 
@@ -83,7 +83,7 @@ fn main() {
         let Some(spec) = SCHEDULERS.iter().find(|s| s.name == name) else {
             continue;
         };
-        let mut params = JobParams::new("bench", BTreeMap::new());
+        let mut params = Params::new("bench", BTreeMap::new());
         let factory = match (spec.parse)(&mut params) {
             Ok(f) => f,
             Err(e) => {

@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use tenantsim::core::stats::percentile;
 use tenantsim::jobs::cluster::load_node_list;
 use tenantsim::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
-use tenantsim::jobs::metrics::percentile;
-use tenantsim::jobs::scheduler::{JobParams, SchedInit, scheduler};
+use tenantsim::jobs::scheduler::{Params, SchedInit, scheduler};
 use tenantsim::jobs::{JobSimInput, JobTrace, Placement, simulate_jobs};
 
 fn fail(msg: impl std::fmt::Display) -> ! {
@@ -87,7 +87,7 @@ fn main() {
         let trace = JobTrace::from_rows("alibaba", &rows).unwrap_or_else(|e| fail(e));
         for placement in [Placement::Consolidate, Placement::Spread] {
             let spec = scheduler("fifo").unwrap_or_else(|| fail("no fifo"));
-            let mut p = JobParams::new("validation", Default::default());
+            let mut p = Params::new("validation", Default::default());
             let factory = (spec.parse)(&mut p).unwrap_or_else(|e| fail(e));
             let mut sched = factory(&SchedInit {
                 jobs: trace.jobs(),

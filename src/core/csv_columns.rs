@@ -310,9 +310,47 @@ pub fn find_column(headers: &StringRecord, names: &[&str]) -> Option<usize> {
         .position(|h| names.contains(&h.trim_start_matches('\u{feff}')))
 }
 
+/// The text of field `field` on `line` of `source`, parsed as a number
+/// (anything Rust's `f64` parser takes); the error names the file, line and
+/// field and shows the text.
+pub fn number_field(text: &str, source: &str, line: u64, field: &str) -> Result<f64> {
+    text.parse::<f64>()
+        .map_err(|_| field_error(text, source, line, field, "a number"))
+}
+
+/// [`number_field`] for an integer.
+pub fn integer_field(text: &str, source: &str, line: u64, field: &str) -> Result<i64> {
+    text.parse::<i64>()
+        .map_err(|_| field_error(text, source, line, field, "an integer"))
+}
+
+fn field_error(text: &str, source: &str, line: u64, field: &str, expected: &str) -> Error {
+    Error::input(format!(
+        "{source}: line {line}: field `{field}`: expected {expected}, got `{}`",
+        crate::core::echo::shown(text)
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_errors_name_file_line_and_field() {
+        assert_eq!(number_field("2.5e3", "t.csv", 4, "x").ok(), Some(2500.0));
+        assert_eq!(integer_field("-7", "t.csv", 4, "y").ok(), Some(-7));
+        let e = |r: Result<f64>| r.expect_err("an error").to_string();
+        assert_eq!(
+            e(number_field("1,5", "t.csv", 4, "x")),
+            "t.csv: line 4: field `x`: expected a number, got `1,5`"
+        );
+        assert_eq!(
+            integer_field("2.0", "t.csv", 9, "y")
+                .expect_err("an error")
+                .to_string(),
+            "t.csv: line 9: field `y`: expected an integer, got `2.0`"
+        );
+    }
 
     /// A reader that hands out one byte per call, so record boundaries
     /// fall everywhere relative to the reads.

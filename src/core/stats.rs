@@ -1,4 +1,5 @@
-//! Statistics over repetitions: mean, Student-t confidence band, quantiles.
+//! Statistics for both modes: mean, Student-t confidence band, quantiles
+//! and percentiles (type 7), Jain's fairness index.
 //!
 //! Every sum runs left to right over the values in repetition order, so the
 //! results do not depend on how the repetitions were scheduled.
@@ -166,13 +167,29 @@ pub fn quantile(sorted: &[f64], p: f64) -> f64 {
     quantile_by(sorted.len(), p, |i| sorted[i])
 }
 
+/// The `pct`-th percentile (0–100) of `sorted` (ascending): [`quantile`]
+/// at `pct / 100`, with `h = (n − 1)·pct/100` computed in that order (job
+/// mode's JCT percentiles; dividing last keeps h exact where `pct / 100`
+/// would round). Returns NaN for no values.
+pub fn percentile(sorted: &[u64], pct: f64) -> f64 {
+    let n = sorted.len();
+    let h = n.saturating_sub(1) as f64 * pct.clamp(0.0, 100.0) / 100.0;
+    type_7(n, h, |i| sorted[i] as f64)
+}
+
 /// [`quantile`] of `n` sorted values given by their rank: `at(i)` is the
 /// i-th smallest (from 0).
 fn quantile_by(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
+    let h = n.saturating_sub(1) as f64 * p.clamp(0.0, 1.0);
+    type_7(n, h, at)
+}
+
+/// The type-7 interpolation at fractional rank `h` (in `0..=n−1`) of `n`
+/// sorted values given by their rank; NaN for no values.
+fn type_7(n: usize, h: f64, at: impl Fn(usize) -> f64) -> f64 {
     if n == 0 {
         return f64::NAN;
     }
-    let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
     let i = h.floor() as usize;
     let frac = h - h.floor();
     let lo = at(i.min(n - 1));
@@ -239,6 +256,22 @@ impl Counted {
     }
 }
 
+/// Jain's fairness index J = (Σ x_i)² / (n · Σ x_i²) (Jain, Chiu, Hawe
+/// 1984): 1 when all x_i are equal, 1/n when one takes everything. `None`
+/// for no values; 1 when every value is 0.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
+    if x.is_empty() {
+        return None;
+    }
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    Some(if sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (x.len() as f64 * sq)
+    })
+}
+
 /// `values` sorted ascending (total order; the callers never pass NaN).
 pub fn sorted(values: &[f64]) -> Vec<f64> {
     let mut v = values.to_vec();
@@ -270,6 +303,61 @@ mod tests {
             quantile(&[f64::INFINITY, f64::INFINITY], 0.5),
             f64::INFINITY
         );
+    }
+
+    #[test]
+    fn percentiles_interpolate_linearly_between_ranks() {
+        let x = [10, 20, 30, 40];
+        assert_eq!(percentile(&x, 50.0), 25.0);
+        assert_eq!(percentile(&x, 0.0), 10.0);
+        assert_eq!(percentile(&x, 100.0), 40.0);
+        // h = 3 · 95 / 100 = 2.85 → 30 + 0.85 · 10.
+        assert!((percentile(&x, 95.0) - 38.5).abs() < 1e-9);
+        assert_eq!(percentile(&[7], 99.0), 7.0);
+        assert!(percentile(&[], 50.0).is_nan());
+    }
+
+    #[test]
+    fn percentiles_equal_the_textbook_formula_bit_for_bit() {
+        // The job-mode formula as it stood before it moved here: h =
+        // (n − 1)·p/100, x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋).
+        let textbook = |v: &[u64], p: f64| {
+            let n = v.len();
+            let h = (n - 1) as f64 * p / 100.0;
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            let (a, b) = (v[lo] as f64, v[hi] as f64);
+            a + (h - lo as f64) * (b - a)
+        };
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for n in 1..300 {
+            let mut v: Vec<u64> = (0..n)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state % 1_000_000_007
+                })
+                .collect();
+            v.sort_unstable();
+            for p in [0.0, 1.0, 25.0, 50.0, 90.0, 95.0, 99.0, 99.9, 100.0] {
+                assert_eq!(
+                    percentile(&v, p).to_bits(),
+                    textbook(&v, p).to_bits(),
+                    "n = {n}, p = {p}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn jain_index_extremes_and_hand_value() {
+        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), Some(1.0));
+        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
+        // (1 + 3)² / (2 · (1 + 9)) = 16 / 20
+        assert_eq!(jain_index(&[1.0, 3.0]), Some(0.8));
+        assert_eq!(jain_index(&[0.0, 0.0]), Some(1.0));
+        assert_eq!(jain_index(&[]), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! - Percentiles (median, p95, p99 of JCT) use linear interpolation between
 //!   closest ranks (Hyndman & Fan type 7, numpy's default): for the sorted
 //!   values `x_0 ≤ … ≤ x_{n−1}`, `P(p) = x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋)`
-//!   with `h = (n − 1)·p/100`.
+//!   with `h = (n − 1)·p/100` ([`crate::core::stats::percentile`]).
 //! - Makespan = last completion − first submit.
 //! - GPU utilisation = GPU-time held by jobs (restart overhead included) /
 //!   (GPUs × makespan).
@@ -17,6 +17,7 @@
 
 use super::simulation::JobOutcome;
 use super::trace::Job;
+use crate::core::stats::{jain_index, percentile};
 use crate::core::time::Micros;
 
 /// The `summary.csv` figures of one run; times in µs.
@@ -59,21 +60,6 @@ pub struct UserMetrics {
     pub ftf_rho: f64,
 }
 
-/// The `p`-th percentile (0–100) of sorted values, type 7 (see module docs).
-pub fn percentile(sorted: &[u64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0] as f64,
-        n => {
-            let h = (n - 1) as f64 * p / 100.0;
-            let lo = h.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            let (a, b) = (sorted[lo] as f64, sorted[hi] as f64);
-            a + (h - lo as f64) * (b - a)
-        }
-    }
-}
-
 /// Per-user metrics, by user index (users with no job in the run have
 /// `jobs = 0` and NaN figures).
 pub fn user_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> Vec<UserMetrics> {
@@ -100,18 +86,6 @@ pub fn user_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> Vec<Use
             }
         })
         .collect()
-}
-
-/// Jain's fairness index of `x`: `(Σx)² / (n Σx²)`; 1 for an empty or
-/// all-zero input.
-pub fn jain_index(x: &[f64]) -> f64 {
-    let s: f64 = x.iter().sum();
-    let s2: f64 = x.iter().map(|v| v * v).sum();
-    if x.is_empty() || s2 == 0.0 {
-        1.0
-    } else {
-        s * s / (x.len() as f64 * s2)
-    }
 }
 
 /// Compute the summary figures of a run.
@@ -156,7 +130,8 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
         } else {
             busy as f64 / capacity as f64
         },
-        jain: jain_index(&slowdowns),
+        // 1 when no user has a job (nobody is treated unequally).
+        jain: jain_index(&slowdowns).unwrap_or(1.0),
         preemptions: outcome.preemptions.iter().map(|&p| u64::from(p)).sum(),
         events: outcome.events,
     }
@@ -217,26 +192,4 @@ pub fn utilization_timeline(jobs: &[Job], outcome: &JobOutcome, points: usize) -
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentiles_interpolate_linearly_between_ranks() {
-        let x = [10, 20, 30, 40];
-        assert_eq!(percentile(&x, 50.0), 25.0);
-        assert_eq!(percentile(&x, 0.0), 10.0);
-        assert_eq!(percentile(&x, 100.0), 40.0);
-        // h = 3 · 0.95 = 2.85 → 30 + 0.85 · 10.
-        assert!((percentile(&x, 95.0) - 38.5).abs() < 1e-9);
-        assert_eq!(percentile(&[7], 99.0), 7.0);
-    }
-
-    #[test]
-    fn jain_is_one_for_equal_shares_and_one_over_n_for_one_winner() {
-        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), 1.0);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
-    }
 }

@@ -67,7 +67,6 @@
 //! ```
 
 pub mod cluster;
-pub mod heap;
 pub mod import;
 pub mod metrics;
 mod mode;

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::cluster::{Placement, load_node_list};
-use super::scheduler::{self, JobParams, JobSchedulerFactory, JobSchedulerSpec};
+use super::scheduler::{self, JobSchedulerFactory, JobSchedulerSpec, Params};
 use super::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
 use crate::core::error::{Error, Result};
@@ -545,9 +545,10 @@ fn resolve_policy(
             scheduler::scheduler_names()
         ))
     })?;
-    let mut params = JobParams::new(context, p.params.clone());
+    let mut params =
+        Params::new(context, p.params.clone()).with_table_keys(&["name", "scheduler", "backfill"]);
     let make = (spec.parse)(&mut params)?;
-    params.finish(spec.name)?;
+    params.finish(&format!("scheduler `{}`", spec.name))?;
     Ok(JobPolicy {
         name: p.name.clone(),
         spec,

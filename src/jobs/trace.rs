@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
+use crate::core::csv_columns::number_field;
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::core::io::{open_input, write_atomic};
@@ -282,8 +283,8 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
         let text = |slot: usize| field(slot).unwrap_or("");
         let where_ = || format!("{source}: line {line}");
-        let submit_s = parse_f64(text(2), "submit_s", &where_)?;
-        let duration_s = parse_f64(text(3), "duration_s", &where_)?;
+        let submit_s = number_field(text(2), source, line, "submit_s")?;
+        let duration_s = number_field(text(3), source, line, "duration_s")?;
         let gpus = parse_gpus(text(4), &where_)?;
         b.push(
             line,
@@ -297,16 +298,6 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         )?;
     }
     b.finish()
-}
-
-fn parse_f64(text: &str, field: &str, where_: &dyn Fn() -> String) -> Result<f64> {
-    text.parse::<f64>().map_err(|_| {
-        Error::input(format!(
-            "{}: field `{field}`: expected a number, got `{}`",
-            where_(),
-            shown(text)
-        ))
-    })
 }
 
 fn parse_gpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {

@@ -4,7 +4,7 @@
 use crate::common;
 use common::{RESULTS_MARK, repo, tenantsim};
 
-use crate::shared_data;
+use tenantsim::core::testing::shared_data;
 
 use std::fs;
 use std::path::Path;
@@ -233,12 +233,10 @@ fn model_scenarios_accept_mode_models_and_reject_job_keys() {
 /// on its own node list.
 #[test]
 fn import_jobs_alibaba_then_replay_on_its_node_list() {
-    let Some(pods) = shared_data::shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv")
-    else {
+    let Some(pods) = shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv") else {
         return;
     };
-    let Some(nodes) = shared_data::shared_data("alibaba-gpu-v2023/openb_node_list_gpu_node.csv")
-    else {
+    let Some(nodes) = shared_data("alibaba-gpu-v2023/openb_node_list_gpu_node.csv") else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");

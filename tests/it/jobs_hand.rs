@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tenantsim::jobs::scheduler::{JobParams, SchedInit, scheduler};
+use tenantsim::jobs::scheduler::{Params, SchedInit, scheduler};
 use tenantsim::jobs::{
     JobOutcome, JobSimInput, JobTrace, Placement, load_job_trace, simulate_jobs,
 };
@@ -39,7 +39,7 @@ fn run_with(
     overhead: u64,
 ) -> JobOutcome {
     let spec = scheduler(name).expect("known scheduler");
-    let mut p = JobParams::new("test", params);
+    let mut p = Params::new("test", params);
     let factory = (spec.parse)(&mut p).expect("params parse");
     p.finish(name).expect("no stray params");
     let mut sched = factory(&SchedInit {

@@ -2,7 +2,7 @@
 //! when `../shared/data` is absent), Philly and Helios on small fixtures
 //! written for these tests (`tests/fixtures/`).
 
-use crate::shared_data;
+use tenantsim::core::testing::shared_data;
 
 use std::path::{Path, PathBuf};
 
@@ -23,8 +23,7 @@ fn fixture(name: &str) -> PathBuf {
 /// them. Kept multi-GPU pods: 15 × 2, 15 × 4, 44 × 8 GPUs.
 #[test]
 fn alibaba_v2023_default_pod_list() {
-    let Some(path) = shared_data::shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv")
-    else {
+    let Some(path) = shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv") else {
         return;
     };
     let (rows, report) =

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use tenantsim::jobs::scheduler::{JobParams, SCHEDULERS, SchedInit};
+use tenantsim::jobs::scheduler::{Params, SCHEDULERS, SchedInit};
 use tenantsim::jobs::simulation::NEVER;
 use tenantsim::jobs::{Job, JobOutcome, JobSimInput, Placement, simulate_jobs};
 
@@ -88,7 +88,7 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
             ),
         );
     }
-    let mut p = JobParams::new("prop", params);
+    let mut p = Params::new("prop", params);
     let factory = (spec.parse)(&mut p).expect("params");
     let mut sched = factory(&SchedInit {
         jobs: &c.jobs,

@@ -1,11 +1,10 @@
 //! tenantsim's integration tests, one binary with one module per file (as
 //! ripgrep and just do): the crate is linked once, not once per file.
-//! `common` holds the helpers they share, `shared_data` finds
-//! `../shared/data` (tests that need it skip without it, and fail when
-//! `TENANTSIM_REQUIRE_SHARED_DATA=1`).
+//! `common` holds the helpers they share; tests on `../shared/data` find it
+//! with `tenantsim::core::testing::shared_data` (they skip without it, and
+//! fail when `TENANTSIM_REQUIRE_SHARED_DATA=1`).
 
 mod common;
-mod shared_data;
 
 mod aggregate;
 mod architecture;

@@ -57,14 +57,8 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
     while let Some(line) = reader.read_record(&mut record)? {
         report.rows += 1;
         let get = |slot: usize| record.get(col[slot]).unwrap_or("");
-        let int = |slot: usize| -> Result<i64> {
-            get(slot).parse::<i64>().map_err(|_| {
-                Error::input(format!(
-                    "{source}: line {line}: field `{}`: expected an integer, got `{}`",
-                    COLUMNS[slot],
-                    crate::core::echo::shown(get(slot))
-                ))
-            })
+        let int = |slot: usize| {
+            crate::core::csv_columns::integer_field(get(slot), &source, line, COLUMNS[slot])
         };
         let num_gpu = int(1)?;
         let milli = int(2)?;

@@ -17,10 +17,10 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{JobParams, JobScheduler, JobSchedulerFactory, JobSchedulerSpec, SchedInit};
+use super::{JobScheduler, JobSchedulerFactory, JobSchedulerSpec, Params, SchedInit};
 use crate::core::error::{Error, Result};
+use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State};
 
 /// Registry entry.
@@ -123,6 +123,6 @@ impl JobScheduler for FairShare {
     }
 }
 
-fn parse(_params: &mut JobParams) -> Result<JobSchedulerFactory> {
+fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| Box::new(FairShare::new(init))))
 }

@@ -22,7 +22,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::{JobParams, JobScheduler, JobSchedulerFactory, JobSchedulerSpec};
+use super::{JobScheduler, JobSchedulerFactory, JobSchedulerSpec, Params};
 use crate::core::error::Result;
 use crate::core::time::Micros;
 use crate::jobs::simulation::{Pass, State};
@@ -121,7 +121,7 @@ impl JobScheduler for Ftf {
     }
 }
 
-fn parse(_params: &mut JobParams) -> Result<JobSchedulerFactory> {
+fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| {
         let n = init.jobs.len();
         Box::new(Ftf {

@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
-use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
+use super::{JobSchedulerFactory, JobSchedulerSpec, Key, Params};
 use crate::core::error::Result;
 use crate::core::time::Micros;
 use crate::jobs::simulation::State;
@@ -79,7 +79,7 @@ impl Priority for Las {
 
 /// Parse and check thresholds (GPU-seconds): finite, > 0, strictly
 /// increasing; converted to GPU-µs.
-fn thresholds(params: &mut JobParams) -> Result<Vec<u128>> {
+fn thresholds(params: &mut Params) -> Result<Vec<u128>> {
     let key = "queue_thresholds_gpu_s";
     let list = params.f64_list(key, &DEFAULT_THRESHOLDS_GPU_S)?;
     let mut out: Vec<u128> = Vec::with_capacity(list.len());
@@ -105,7 +105,7 @@ fn thresholds(params: &mut JobParams) -> Result<Vec<u128>> {
     Ok(out)
 }
 
-fn parse(params: &mut JobParams) -> Result<JobSchedulerFactory> {
+fn parse(params: &mut Params) -> Result<JobSchedulerFactory> {
     let las = Las {
         thresholds: thresholds(params)?,
     };

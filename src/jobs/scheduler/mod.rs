@@ -12,7 +12,6 @@ pub mod fair_share;
 pub mod fifo;
 pub mod ftf;
 pub mod las;
-mod params;
 mod preemptive;
 pub mod sjf;
 pub mod srtf;
@@ -20,7 +19,7 @@ mod static_order;
 
 use std::sync::Arc;
 
-pub use params::JobParams;
+pub use crate::core::params::Params;
 
 use super::simulation::{Pass, State};
 use super::trace::Job;
@@ -72,7 +71,7 @@ pub struct JobSchedulerSpec {
     /// Whether it preempts running jobs.
     pub preemptive: bool,
     /// Take this scheduler's keys from the policy table and make a factory.
-    pub parse: fn(&mut JobParams) -> Result<JobSchedulerFactory>,
+    pub parse: fn(&mut Params) -> Result<JobSchedulerFactory>,
 }
 
 /// Every cluster scheduler.

@@ -31,9 +31,9 @@ use std::cmp::Reverse;
 
 use super::{JobScheduler, Key};
 use crate::core::error::{Error, Result};
+use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
 use crate::jobs::cluster::Placement;
-use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State, Tentative};
 
 const UNTOUCHED: u64 = u64::MAX;

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use super::static_order::StaticOrder;
-use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
+use super::{JobSchedulerFactory, JobSchedulerSpec, Key, Params};
 use crate::core::error::Result;
 use crate::jobs::trace::Job;
 
@@ -27,7 +27,7 @@ pub fn key(job: &Job, index: u32) -> Key {
     (job.duration, job.submit, index)
 }
 
-fn parse(_params: &mut JobParams) -> Result<JobSchedulerFactory> {
+fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| {
         Box::new(StaticOrder::new(init.jobs.len(), key))
     }))

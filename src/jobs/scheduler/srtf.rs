@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
-use super::{JobParams, JobSchedulerFactory, JobSchedulerSpec, Key};
+use super::{JobSchedulerFactory, JobSchedulerSpec, Key, Params};
 use crate::core::error::Result;
 use crate::core::time::Micros;
 use crate::jobs::simulation::State;
@@ -47,7 +47,7 @@ impl Priority for Srtf {
     }
 }
 
-fn parse(_params: &mut JobParams) -> Result<JobSchedulerFactory> {
+fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| {
         Box::new(Preemptive::new(init.jobs.len(), Srtf))
     }))

@@ -5,8 +5,8 @@
 
 use super::{JobScheduler, Key};
 use crate::core::error::Result;
+use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::heap::IndexedHeap;
 use crate::jobs::simulation::{Pass, State};
 use crate::jobs::trace::Job;
 

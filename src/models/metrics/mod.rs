@@ -9,9 +9,7 @@ mod tenant_metrics;
 pub use compensated_sum::CompensatedSum;
 pub use loss_curve::LossCurve;
 pub use run_metrics::RunMetrics;
-pub use tenant_metrics::{
-    TenantAggregate, TenantMetrics, aggregate_tenants, jain_index, tenant_metrics,
-};
+pub use tenant_metrics::{TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics};
 
 /// Slack in every "loss ≤ θ" test. Losses are differences of accuracies
 /// (A* − best), and float subtraction can land a hair above a threshold the

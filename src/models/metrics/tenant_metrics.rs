@@ -1,7 +1,7 @@
 //! Per-tenant figures of one run, and their aggregates: how each tenant
 //! experienced the service, not only the global mean.
 
-use crate::core::stats::quantile;
+use crate::core::stats::{jain_index, quantile};
 use crate::models::sim::{RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 
@@ -165,22 +165,6 @@ pub struct TenantAggregate {
     pub abandoned: usize,
 }
 
-/// Jain's fairness index J = (Σ x_i)² / (n · Σ x_i²) (Jain, Chiu, Hawe
-/// 1984): 1 when all x_i are equal, 1/n when one tenant takes everything.
-/// `None` for no values; 1 when every value is 0.
-pub fn jain_index(x: &[f64]) -> Option<f64> {
-    if x.is_empty() {
-        return None;
-    }
-    let sum: f64 = x.iter().sum();
-    let sq: f64 = x.iter().map(|v| v * v).sum();
-    Some(if sq == 0.0 {
-        1.0
-    } else {
-        sum * sum / (x.len() as f64 * sq)
-    })
-}
-
 /// Aggregate per-tenant figures. With `isolated` (each tenant's regret area
 /// alone on the cluster), the Jain index is taken over area_i / isolated_i,
 /// skipping tenants whose isolated area is 0 (nothing to normalise by).
@@ -208,19 +192,5 @@ pub fn aggregate_tenants(tenants: &[TenantMetrics], isolated: Option<&[f64]>) ->
         area_max: areas.last().copied().unwrap_or(0.0),
         jain,
         abandoned: tenants.iter().filter(|t| t.abandoned).count(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jain_index_extremes_and_hand_value() {
-        assert_eq!(jain_index(&[2.0, 2.0, 2.0]), Some(1.0));
-        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), Some(0.25));
-        // (1 + 3)² / (2 · (1 + 9)) = 16 / 20
-        assert_eq!(jain_index(&[1.0, 3.0]), Some(0.8));
-        assert_eq!(jain_index(&[]), None);
     }
 }

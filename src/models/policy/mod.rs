@@ -6,16 +6,14 @@
 //! means one file under `scheduler/` or `selector/` plus one line in the
 //! registry.
 
-mod params;
 pub mod registry;
 pub mod scheduler;
-pub mod score_heap;
 pub mod selector;
 pub mod tenant_set;
 
 use std::sync::Arc;
 
-pub use params::Params;
+pub use crate::core::params::Params;
 
 use crate::core::error::Result;
 use crate::models::sim::Tenants;

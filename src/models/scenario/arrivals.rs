@@ -7,7 +7,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::ArrivalsSection;
-use crate::core::csv_columns::CsvReader;
+use crate::core::csv_columns::{CsvReader, number_field};
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::core::io::open_input;
@@ -232,12 +232,7 @@ pub fn parse_arrival_times(
                 shown(user)
             )));
         };
-        let t: f64 = rec[1].parse().map_err(|_| {
-            Error::input(format!(
-                "{source}: line {line}: field `arrival_s`: expected a number, got `{}`",
-                shown(&rec[1])
-            ))
-        })?;
+        let t = number_field(&rec[1], source, line, "arrival_s")?;
         if !(t.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&t)) {
             return Err(Error::input(format!(
                 "{source}: line {line}: field `arrival_s`: expected seconds in [0, 1e12], got {t}"

@@ -4,8 +4,8 @@ use std::io::Read;
 use std::path::Path;
 
 use super::{Trace, TraceBuilder, TraceRow};
-use crate::core::echo::shown;
-use crate::core::error::{Error, Result};
+use crate::core::csv_columns::{integer_field, number_field};
+use crate::core::error::Result;
 use crate::core::io::open_input;
 
 const REQUIRED: [&str; 4] = ["user", "model", "accuracy", "runtime_s"];
@@ -31,33 +31,25 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
         let row = TraceRow {
             user: text(0).to_string(),
             model: text(1).to_string(),
-            accuracy: parse_f64(text(2), "accuracy", &where_)?,
-            runtime_s: parse_f64(text(3), "runtime_s", &where_)?,
-            model_year: parse_opt_i64(field(4), "model_year", &where_)?,
-            model_citations: parse_opt_i64(field(5), "model_citations", &where_)?,
+            accuracy: number_field(text(2), source, line, "accuracy")?,
+            runtime_s: number_field(text(3), source, line, "runtime_s")?,
+            model_year: opt_integer_field(field(4), source, line, "model_year")?,
+            model_citations: opt_integer_field(field(5), source, line, "model_citations")?,
         };
         builder.push(&row, &where_)?;
     }
     builder.finish()
 }
 
-fn parse_f64(text: &str, field: &str, where_: &str) -> Result<f64> {
-    text.parse::<f64>().map_err(|_| {
-        Error::input(format!(
-            "{where_}: field `{field}`: expected a number, got `{}`",
-            shown(text)
-        ))
-    })
-}
-
-fn parse_opt_i64(text: Option<&str>, field: &str, where_: &str) -> Result<Option<i64>> {
+/// An optional integer column: absent or empty is `None`.
+fn opt_integer_field(
+    text: Option<&str>,
+    source: &str,
+    line: u64,
+    field: &str,
+) -> Result<Option<i64>> {
     match text {
         None | Some("") => Ok(None),
-        Some(t) => t.parse::<i64>().map(Some).map_err(|_| {
-            Error::input(format!(
-                "{where_}: field `{field}`: expected an integer, got `{}`",
-                shown(t)
-            ))
-        }),
+        Some(t) => integer_field(t, source, line, field).map(Some),
     }
 }

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::core::heap::ranks_above;
 use crate::models::policy::registry::SchedulerSpec;
-use crate::models::policy::score_heap::ranks_above;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::core::heap::ScoreHeap;
 use crate::models::policy::registry::SchedulerSpec;
-use crate::models::policy::score_heap::ScoreHeap;
 use crate::models::policy::{Params, Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;
 
