@@ -330,10 +330,13 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
                 };
                 let point_dir = dir.join(&f);
                 let point_src = Source::dir(&point_dir);
-                // The points of a job-mode sweep are job-mode folders.
-                let point = match kind_of(&point_dir)? {
-                    Kind::Jobs => plot_jobs(&point_src, &point_out, opts)?,
-                    _ => plot_model(&point_src, &point_out, opts)?,
+                // The points of a job-mode sweep are job-mode folders; any
+                // other point is read as model mode, which names the file
+                // it misses.
+                let point = if point_dir.join("utilization.csv").is_file() {
+                    plot_jobs(&point_src, &point_out, opts)?
+                } else {
+                    plot_model(&point_src, &point_out, opts)?
                 };
                 done.files.extend(point.files);
                 done.notes.extend(point.notes);
