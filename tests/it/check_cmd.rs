@@ -12,7 +12,7 @@ use predicates::str::contains;
 fn fresh_quickstart(dir: &Path) -> PathBuf {
     let out = dir.join("quickstart");
     tenantsim()
-        .args(["run", "--quiet", "--out"])
+        .args(["run", "--quiet", "--no-plots", "--out"])
         .arg(&out)
         .arg(repo("scenarios/quickstart.toml"))
         .assert()

@@ -334,6 +334,7 @@ fn terminal_summary_json_and_quiet() {
         .arg(repo("scenarios/quickstart.toml"))
         .arg("--out")
         .arg(tmp.path().join("a"))
+        .arg("--no-plots")
         .output()
         .expect("runs");
     assert!(out.status.success());
@@ -375,7 +376,7 @@ fn terminal_summary_json_and_quiet() {
         .arg(repo("scenarios/quickstart.toml"))
         .arg("--out")
         .arg(tmp.path().join("b"))
-        .args(["--json", "--quiet"])
+        .args(["--json", "--quiet", "--no-plots"])
         .output()
         .expect("runs");
     assert!(out.status.success());
@@ -399,7 +400,7 @@ fn terminal_summary_json_and_quiet() {
         .arg(repo("scenarios/quickstart.toml"))
         .arg("--out")
         .arg(tmp.path().join("c"))
-        .arg("--quiet")
+        .args(["--quiet", "--no-plots"])
         .assert()
         .success()
         .stdout("")
@@ -410,8 +411,8 @@ fn terminal_summary_json_and_quiet() {
 fn seed_and_reps_overrides_apply() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    run_quickstart(&a, &["--reps", "3", "--seed", "1"]);
-    run_quickstart(&b, &["--reps", "3", "--seed", "2"]);
+    run_quickstart(&a, &["--reps", "3", "--seed", "1", "--no-plots"]);
+    run_quickstart(&b, &["--reps", "3", "--seed", "2", "--no-plots"]);
     let sa = fs::read_to_string(a.join("summary.csv")).expect("read");
     let sb = fs::read_to_string(b.join("summary.csv")).expect("read");
     assert_eq!(sa.lines().count(), 1 + 3 * 4);
@@ -490,7 +491,7 @@ fn easeml_hand_scenario_runs_every_gp_policy() {
         .arg(repo("scenarios/easeml-hand.toml"))
         .arg("--out")
         .arg(&out)
-        .arg("--quiet")
+        .args(["--quiet", "--no-plots"])
         .assert()
         .success();
     let summary = fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
@@ -528,7 +529,7 @@ fn json_summary_reports_per_tenant_fairness() {
         .arg(repo("scenarios/quickstart.toml"))
         .arg("--out")
         .arg(tmp.path().join("r"))
-        .args(["--json", "--quiet"])
+        .args(["--json", "--quiet", "--no-plots"])
         .output()
         .expect("runs");
     assert!(out.status.success());
@@ -577,6 +578,8 @@ budget_gpu_s = 4
 patience_s = 3
 [cluster]
 gpus = 3
+[output]
+plots = false
 [[policy]]
 name = "rr"
 scheduler = "round-robin"
@@ -685,7 +688,7 @@ fn degenerate_setups_warn_on_stderr_and_in_run_json() {
         .arg(repo("scenarios/quickstart.toml"))
         .arg("--out")
         .arg(&ok)
-        .arg("--quiet")
+        .args(["--quiet", "--no-plots"])
         .assert()
         .success();
     let manifest: serde_json::Value =

@@ -92,7 +92,15 @@ fn easeml_dl_imports_ts_ms_runs_the_heuristic_orders_and_beats_both() {
     let dir = tempfile::tempdir().expect("temp dir");
     let res = dir.path().join("r");
     let out = tenantsim()
-        .args(["run", "--quiet", "--jobs", "--reps", "3", "--out"])
+        .args([
+            "run",
+            "--quiet",
+            "--no-plots",
+            "--jobs",
+            "--reps",
+            "3",
+            "--out",
+        ])
         .arg(&res)
         .arg(&scenario)
         .output()

@@ -42,7 +42,7 @@ fn remove_field(doc: &mut Value, path: &str) -> bool {
 fn run_from(cwd: &Path, scenario: &str, out: &Path) -> Value {
     tenantsim()
         .current_dir(cwd)
-        .args(["run", "--quiet", scenario, "--out"])
+        .args(["run", "--quiet", "--no-plots", scenario, "--out"])
         .arg(out)
         .assert()
         .success();

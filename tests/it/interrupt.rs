@@ -24,7 +24,9 @@ fn bin() -> PathBuf {
 }
 
 /// A scenario whose repetitions take a fraction of a second each (debug
-/// build), so a run of 400 can be interrupted mid-run.
+/// build), so a run of 400 can be interrupted mid-run. It draws no figures:
+/// these tests check what a signal leaves, not what a figure shows
+/// (issue 15).
 fn slow_scenario(dir: &Path) -> PathBuf {
     let trace = dir.join("big.csv");
     let status = Command::new(bin())
@@ -40,7 +42,7 @@ fn slow_scenario(dir: &Path) -> PathBuf {
     fs::write(
         &scenario,
         "name = \"slow\"\nrepetitions = 400\n[trace]\npath = \"big.csv\"\n[split]\ntenant_count = 1500\n\
-         [cluster]\ngpus = 8\n[[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+         [cluster]\ngpus = 8\n[output]\nplots = false\n[[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
     )
     .expect("write scenario");
     scenario

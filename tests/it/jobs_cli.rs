@@ -31,7 +31,7 @@ fn jobs_quickstart_writes_its_results_folder() {
         .arg(repo("scenarios/jobs-quickstart.toml"))
         .arg("--out")
         .arg(&out)
-        .arg("--jobs")
+        .args(["--jobs", "--no-plots"])
         .assert()
         .success()
         .stderr(contains("(jobs mode)"))
@@ -126,7 +126,7 @@ fn json_summary_goes_to_stdout() {
         .arg(repo("scenarios/jobs-quickstart.toml"))
         .arg("--out")
         .arg(&out)
-        .args(["--json", "--quiet"])
+        .args(["--json", "--quiet", "--no-plots"])
         .output()
         .expect("runs");
     assert!(output.status.success());
@@ -159,7 +159,7 @@ fn sampled_jobs_differ_between_repetitions_but_not_between_policies() {
         .arg(&scenario)
         .arg("--out")
         .arg(&out)
-        .arg("--jobs")
+        .args(["--jobs", "--no-plots"])
         .assert()
         .success();
     let jobs = fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
@@ -273,7 +273,7 @@ fn import_jobs_alibaba_then_replay_on_its_node_list() {
         .arg(&scenario)
         .arg("--out")
         .arg(&out)
-        .arg("--quiet")
+        .args(["--quiet", "--no-plots"])
         .assert()
         .success();
     let summary = fs::read_to_string(out.join("summary.csv")).expect("summary");

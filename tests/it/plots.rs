@@ -368,6 +368,115 @@ fn output_plots_false_draws_nothing_in_either_mode() {
     }
 }
 
+/// `run RESULTS` with `--jobs` (and `extra`) from the bundled `scenario`:
+/// its stderr and its resolved scenario's `[output] plots` (run.json).
+fn run_bundled(scenario: &str, res: &Path, extra: &[&str]) -> (String, serde_json::Value) {
+    let out = tenantsim()
+        .arg("run")
+        .arg(repo(scenario))
+        .arg("--out")
+        .arg(res)
+        .arg("--jobs")
+        .args(extra)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{scenario} {extra:?}: {stderr}");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(res.join("run.json")).expect("run.json"))
+            .expect("run.json is JSON");
+    (stderr, manifest["scenario"]["output"]["plots"].clone())
+}
+
+/// `run --no-plots` (issue 15) draws nothing in either mode, says no
+/// `plots/` among the files written, and its run.json records the
+/// override in the resolved scenario; a default run records `true`.
+#[test]
+fn run_no_plots_draws_nothing_and_run_json_records_plots_false_in_either_mode() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for scenario in [
+        "scenarios/quickstart.toml",
+        "scenarios/jobs-quickstart.toml",
+    ] {
+        let res = tmp.path().join("bare");
+        let (stderr, plots) = run_bundled(scenario, &res, &["--no-plots"]);
+        assert!(res.join("summary.csv").is_file(), "{scenario}");
+        assert!(!res.join("plots").exists(), "{scenario}: drew figures");
+        assert!(stderr.contains("results in"), "{scenario}: {stderr}");
+        assert!(!stderr.contains("plots/"), "{scenario}: {stderr}");
+        assert_eq!(plots, serde_json::json!(false), "{scenario}: run.json");
+        fs::remove_dir_all(&res).expect("rm");
+        let (stderr, plots) = run_bundled(scenario, &res, &[]);
+        assert!(res.join("plots").is_dir(), "{scenario}: default run");
+        assert!(stderr.contains("plots/"), "{scenario}: {stderr}");
+        assert_eq!(plots, serde_json::json!(true), "{scenario}: run.json");
+        fs::remove_dir_all(&res).expect("rm");
+    }
+    // A sweep: no figure in any point's folder, no sweep figure.
+    let sweep = tmp.path().join("sweep");
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/sweep.toml"))
+        .arg("--out")
+        .arg(&sweep)
+        .args(["--reps", "1", "--quiet", "--no-plots"])
+        .assert()
+        .success();
+    assert!(sweep.join("sweep.csv").is_file());
+    let files = tree(&sweep);
+    assert_eq!(
+        files.len(),
+        1 + 6 * 8,
+        "sweep.csv + 6 points × 8 files (no jobs.csv without --jobs)"
+    );
+    assert!(
+        files.keys().all(|f| !f.iter().any(|c| c == "plots")),
+        "{:?}",
+        files.keys()
+    );
+}
+
+/// `tenantsim plot RESULTS` after `run --no-plots` draws the figure files
+/// a default run draws, in either mode.
+#[test]
+fn plot_after_run_no_plots_draws_the_figures_of_a_default_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for scenario in [
+        "scenarios/quickstart.toml",
+        "scenarios/jobs-quickstart.toml",
+    ] {
+        let (default, bare) = (tmp.path().join("default"), tmp.path().join("bare"));
+        run_bundled(scenario, &default, &["--quiet"]);
+        run_bundled(scenario, &bare, &["--quiet", "--no-plots"]);
+        assert!(!bare.join("plots").exists(), "{scenario}");
+        let output = tenantsim().arg("plot").arg(&bare).output().expect("runs");
+        assert!(
+            output.status.success(),
+            "{scenario}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let (drawn, later) = (tree(&default.join("plots")), tree(&bare.join("plots")));
+        assert!(
+            !drawn.is_empty(),
+            "{scenario}: the default run drew nothing"
+        );
+        assert_eq!(
+            drawn.keys().collect::<Vec<_>>(),
+            later.keys().collect::<Vec<_>>(),
+            "{scenario}: the figure files"
+        );
+        for (name, bytes) in &drawn {
+            assert!(
+                bytes == &later[name],
+                "{scenario}: {} differs",
+                name.display()
+            );
+        }
+        fs::remove_dir_all(&default).expect("rm");
+        fs::remove_dir_all(&bare).expect("rm");
+    }
+}
+
 #[test]
 fn missing_or_malformed_csvs_are_errors_naming_the_file() {
     let tmp = tempfile::tempdir().expect("tempdir");

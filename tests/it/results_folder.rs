@@ -441,11 +441,11 @@ fn a_sweep_refuses_a_users_folder_and_replaces_its_own() {
         root,
         &sweep,
         "mydata",
-        &["--reps", "1"],
+        &["--reps", "1", "--no-plots"],
         "not a results folder written by tenantsim",
     );
     for _ in 0..2 {
-        let o = run_in(root, &sweep, "sw", &["--reps", "1"]);
+        let o = run_in(root, &sweep, "sw", &["--reps", "1", "--no-plots"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
     assert!(root.join("sw").join(RESULTS_MARK).is_file());

@@ -36,7 +36,7 @@ fn run_cli(scenario: &Path, reps: u32, threads: u32, out: &Path) {
         ])
         .arg("--out")
         .arg(out)
-        .arg("--quiet")
+        .args(["--quiet", "--no-plots"])
         .assert()
         .success();
 }
@@ -258,7 +258,7 @@ fn spooled_rows_leave_nothing_in_the_temporary_folder() {
         .env("TMPDIR", &spool_dir)
         .arg("run")
         .arg(repo("scenarios/quickstart.toml"))
-        .args(["--reps", "50", "--jobs", "--quiet", "--out"])
+        .args(["--reps", "50", "--jobs", "--quiet", "--no-plots", "--out"])
         .arg(&out)
         .assert()
         .success();
