@@ -17,10 +17,11 @@ use divan::{Bencher, black_box};
 use tenantsim::Result;
 use tenantsim::core::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
-use tenantsim::models::policy::{Params, RepContext, Selector, registry};
+use tenantsim::models::policy::{Params, registry};
 use tenantsim::models::scenario::{Scenario, parse_scenario};
 use tenantsim::models::sim::decision_bench::DecisionHarness;
 use tenantsim::models::sim::{EventQueue, Tenants};
+use tenantsim::models::sim::{RepContext, Selector};
 use tenantsim::models::trace::{SynParams, Trace, TraceBuilder, generate_syn};
 
 fn main() {

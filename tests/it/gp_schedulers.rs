@@ -6,11 +6,12 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{self, SCHEDULERS, SELECTORS};
 use tenantsim::models::policy::scheduler::easeml_proto::EasemlProto;
 use tenantsim::models::policy::scheduler::greedy::{Greedy, Score};
 use tenantsim::models::policy::scheduler::hybrid::Hybrid;
-use tenantsim::models::policy::{Params, Proposal, RepContext, Scheduler, Selector};
+use tenantsim::models::sim::{Proposal, RepContext, Scheduler, Selector};
 use tenantsim::models::sim::{SimConfig, SimInput, Tenants, simulate};
 use tenantsim::models::trace::{Micros, Trace, TraceBuilder, TraceRow, parse_trace};
 

@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
+use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS};
-use tenantsim::models::policy::{Params, RepContext};
+use tenantsim::models::sim::RepContext;
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
@@ -82,11 +83,11 @@ fn case() -> impl Strategy<Value = Case> {
 /// of the repetition by DESIGN §3, tested in `src/gp/prior.rs`), the same
 /// selector with both set by hand: these tests are about the engine.
 fn gp_fallback(
-    built: tenantsim::core::error::Result<Box<dyn tenantsim::models::policy::Selector>>,
+    built: tenantsim::core::error::Result<Box<dyn tenantsim::models::sim::Selector>>,
     sel: &tenantsim::models::policy::registry::SelectorSpec,
     trace: &Arc<Trace>,
     ctx: &RepContext<'_>,
-) -> Result<Box<dyn tenantsim::models::policy::Selector>, TestCaseError> {
+) -> Result<Box<dyn tenantsim::models::sim::Selector>, TestCaseError> {
     match built {
         Ok(s) => Ok(s),
         Err(e) if e.message().contains("data-driven") => {

@@ -10,8 +10,8 @@ use crate::models::ModelMode;
 use crate::models::metrics::{
     LossCurve, RunMetrics, TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics,
 };
-use crate::models::policy::RepContext;
 use crate::models::scenario::{Scenario, Split};
+use crate::models::sim::RepContext;
 use crate::models::sim::{RunOutcome, SimInput, simulate};
 use crate::models::trace::Micros;
 

@@ -1,115 +1,17 @@
-//! User schedulers and model selectors.
+//! User schedulers and model selectors: one file per policy, found by
+//! name in the [`registry`].
 //!
-//! A [`Scheduler`] decides *which tenant* gets a free GPU; a [`Selector`]
-//! decides *which model* that tenant trains next. Both are built per
-//! repetition by factories found by name in the [`registry`]. Adding a policy
-//! means one file under `scheduler/` or `selector/` plus one line in the
-//! registry.
+//! A [`Scheduler`](crate::models::sim::Scheduler) decides *which tenant*
+//! gets a free GPU; a [`Selector`](crate::models::sim::Selector) decides
+//! *which model* that tenant trains next. The two traits are the policy
+//! API and live beside the state they read, in [`crate::models::sim`];
+//! both are built per repetition by factories found by name here. Adding a
+//! policy means one file under `scheduler/` or `selector/` plus one line
+//! in the registry.
 
 pub mod registry;
 pub mod scheduler;
 pub mod selector;
 pub mod tenant_set;
 
-use std::sync::Arc;
-
 pub use crate::core::params::Params;
-
-use crate::core::error::Result;
-use crate::models::sim::Tenants;
-use crate::models::trace::Trace;
-
-/// A selector's proposal for a tenant's next job, with what schedulers may
-/// weigh it by. Fields a selector has no value for take their neutral value
-/// (NaN acquisition, no gain, costs of 1).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Proposal {
-    /// Trace model index to run next (available and untried).
-    pub model: usize,
-    /// The selector's acquisition value of that model (e.g. UCB); NaN for
-    /// selectors that have none.
-    pub acquisition: f64,
-    /// The expected accuracy gain of that model when the acquisition is not
-    /// an optimistic accuracy: the EI for the EI selectors. `None` means the
-    /// gain is `acquisition − best_i` (UCB, UCB_c), see [`Proposal::gain`].
-    pub gain: Option<f64>,
-    /// The cost ĉ the selector believes that model has, relative to the
-    /// tenant's mean (1.0 for cost-oblivious selectors).
-    pub believed_cost: f64,
-    /// The runtime ĉˢ in seconds the selector believes that model has
-    /// (DESIGN §3.6; 1.0 for cost-oblivious selectors, which believe every
-    /// cost is 1).
-    pub believed_seconds: f64,
-    /// The GP-UCB exploration bonus √β_t σ of that model, for schedulers
-    /// that weigh uncertainty (`easeml-proto`); `None` for selectors
-    /// without a posterior.
-    pub bonus: Option<f64>,
-}
-
-impl Proposal {
-    /// A proposal of `model` from a selector with no acquisition, gain or
-    /// cost belief (NaN acquisition, costs of 1).
-    pub fn plain(model: usize) -> Self {
-        Self {
-            model,
-            acquisition: f64::NAN,
-            gain: None,
-            believed_cost: 1.0,
-            believed_seconds: 1.0,
-            bonus: None,
-        }
-    }
-
-    /// DESIGN §4.3's gain_i of a tenant whose best accuracy so far is `best`:
-    /// `a_i − best_i` for an optimistic-accuracy acquisition (UCB, UCB_c),
-    /// or the selector's own [`Proposal::gain`] (the EI).
-    pub fn gain(&self, best: f64) -> f64 {
-        self.gain.unwrap_or(self.acquisition - best)
-    }
-}
-
-/// Chooses which model a tenant trains next.
-pub trait Selector: Send {
-    /// The next model for tenant `tenant`, which is eligible: it has at least
-    /// one untried model. `None` only if it has none.
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal>;
-
-    /// A job of `tenant` on trace model `model` started.
-    fn started(&mut self, _tenant: usize, _model: usize) {}
-
-    /// A job of `tenant` on trace model `model` completed with `accuracy`.
-    fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
-}
-
-/// Chooses which tenant gets the next free GPU.
-pub trait Scheduler: Send {
-    /// The tenant that gets the GPU, or `None` to leave it idle. Must return
-    /// an eligible tenant ([`Tenants::is_eligible`]).
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize>;
-
-    /// Tenant `tenant` changed (arrived, started or completed a job). Lets
-    /// incremental schedulers rescore only what changed.
-    fn tenant_changed(&mut self, _tenants: &Tenants, _tenant: usize) {}
-}
-
-/// What a factory gets to build the policies of one repetition.
-#[derive(Debug, Clone, Copy)]
-pub struct RepContext<'a> {
-    /// The trace (shared read-only by every repetition).
-    pub trace: &'a Arc<Trace>,
-    /// Trace user indices of this repetition's tenants, ascending.
-    pub tenants: &'a [usize],
-    /// Trace user indices of this repetition's prior (history) users.
-    pub prior: &'a [usize],
-    /// Scenario seed.
-    pub seed: u64,
-    /// Repetition number, from 0.
-    pub repetition: u64,
-}
-
-/// Builds a scheduler for each repetition.
-pub type SchedulerFactory =
-    Arc<dyn Fn(&RepContext<'_>) -> Result<Box<dyn Scheduler>> + Send + Sync>;
-
-/// Builds a selector for each repetition.
-pub type SelectorFactory = Arc<dyn Fn(&RepContext<'_>) -> Result<Box<dyn Selector>> + Send + Sync>;

@@ -1,8 +1,9 @@
 //! Policies by name. Adding a policy: write its file under `scheduler/` or
 //! `selector/` with a `SPEC`, and list it here.
 
-use super::{Params, SchedulerFactory, SelectorFactory, scheduler, selector};
+use super::{Params, scheduler, selector};
 use crate::core::error::Result;
+use crate::models::sim::{SchedulerFactory, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// A user scheduler known by name.

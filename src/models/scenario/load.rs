@@ -15,8 +15,9 @@ use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
 use crate::core::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
+use crate::models::policy::Params;
 use crate::models::policy::registry::{self, SchedulerSpec, SelectorSpec};
-use crate::models::policy::{Params, SchedulerFactory, SelectorFactory};
+use crate::models::sim::{SchedulerFactory, SelectorFactory};
 use crate::models::sim::{SimConfig, TenantLimits};
 use crate::models::trace::Trace;
 

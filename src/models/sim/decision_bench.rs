@@ -3,7 +3,7 @@
 //! stable API.
 
 use super::Tenants;
-use crate::models::policy::{Scheduler, Selector};
+use super::{Scheduler, Selector};
 use crate::models::trace::Trace;
 
 /// Every tenant arrived at time 0; [`DecisionHarness::decide`] makes one

@@ -2,9 +2,9 @@
 //! loop.
 
 use super::{EventQueue, GpuPool, JobRecord, RunOutcome, TenantLimits, Tenants};
+use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::{Component, run_events};
-use crate::models::policy::{Scheduler, Selector};
 use crate::models::trace::{Micros, Trace};
 
 /// Cluster and limits of one simulation.

@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::heap::ranks_above;
+use crate::models::policy::Params;
 use crate::models::policy::registry::SchedulerSpec;
 use crate::models::policy::tenant_set::TenantSet;
-use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;
+use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {
@@ -47,7 +48,7 @@ fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
 ///
 ///    where k_i is the model the selector proposes for i now, β_t its β
 ///    (t = i's completed jobs + 1), and a_i⁽ʳ⁾, a_i⁽ʳ⁻¹⁾ are the
-///    acquisition values ([`crate::models::policy::Proposal::acquisition`]: UCB for
+///    acquisition values ([`crate::models::sim::Proposal::acquisition`]: UCB for
 ///    `gp-ucb`, UCB_c for `gp-ucb-cost`, EI for the EI selectors) of the
 ///    proposals i started at its latest and second-latest run, recorded
 ///    when they were picked.

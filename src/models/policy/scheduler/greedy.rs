@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::heap::ScoreHeap;
+use crate::models::policy::Params;
 use crate::models::policy::registry::SchedulerSpec;
-use crate::models::policy::{Params, Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;
+use crate::models::sim::{Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {

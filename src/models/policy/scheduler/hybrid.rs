@@ -6,9 +6,10 @@ use std::sync::Arc;
 use super::greedy::{Greedy, Score};
 use super::round_robin::RoundRobin;
 use crate::core::error::Result;
+use crate::models::policy::Params;
 use crate::models::policy::registry::SchedulerSpec;
-use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;
+use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {

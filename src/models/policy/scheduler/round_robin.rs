@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::models::policy::Params;
 use crate::models::policy::registry::SchedulerSpec;
 use crate::models::policy::tenant_set::TenantSet;
-use crate::models::policy::{Params, RepContext, Scheduler, SchedulerFactory, Selector};
 use crate::models::sim::Tenants;
+use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {

@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use crate::core::error::{Error, Result};
+use crate::models::policy::Params;
 use crate::models::policy::registry::SelectorSpec;
-use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::sim::Tenants;
+use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// `in-order`: trace order (model index ascending).

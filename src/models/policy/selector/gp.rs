@@ -26,9 +26,10 @@ use crate::models::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement, relative_cost_prior,
     runtime_prior_s, ucb, ucb_cost,
 };
+use crate::models::policy::Params;
 use crate::models::policy::registry::SelectorSpec;
-use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::sim::Tenants;
+use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// `gp-ucb`: argmax UCB.
@@ -633,9 +634,9 @@ impl Selector for GpSelector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::policy::Scheduler;
     use crate::models::policy::registry;
     use crate::models::policy::scheduler::greedy::Score;
+    use crate::models::sim::Scheduler;
     use crate::models::sim::{SimConfig, SimInput, simulate};
     use crate::models::trace::parse_trace;
 

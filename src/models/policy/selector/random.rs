@@ -6,9 +6,10 @@ use rand::Rng;
 
 use crate::core::error::Result;
 use crate::core::rng::{Purpose, SimRng, stream};
+use crate::models::policy::Params;
 use crate::models::policy::registry::SelectorSpec;
-use crate::models::policy::{Params, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::sim::Tenants;
+use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// Registry entry.
