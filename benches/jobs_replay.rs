@@ -19,7 +19,8 @@ use std::io::Write as _;
 use std::time::Instant;
 
 use tenantsim::jobs::metrics::job_metrics;
-use tenantsim::jobs::scheduler::{Params, SCHEDULERS, SchedInit};
+use tenantsim::jobs::policy::{Params, SCHEDULERS};
+use tenantsim::jobs::sim::SchedInit;
 use tenantsim::jobs::synthetic::{SyntheticSpec, synthetic_jobs};
 use tenantsim::jobs::{JobRow, JobSimInput, Placement, simulate_jobs};
 

@@ -16,9 +16,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use tenantsim::core::stats::percentile;
-use tenantsim::jobs::cluster::load_node_list;
 use tenantsim::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
-use tenantsim::jobs::scheduler::{Params, SchedInit, scheduler};
+use tenantsim::jobs::policy::{Params, scheduler};
+use tenantsim::jobs::sim::SchedInit;
+use tenantsim::jobs::sim::cluster::load_node_list;
 use tenantsim::jobs::{JobSimInput, JobTrace, Placement, simulate_jobs};
 
 fn fail(msg: impl std::fmt::Display) -> ! {

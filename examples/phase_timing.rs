@@ -16,8 +16,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tenantsim::core::runner::thread_pool;
 use tenantsim::core::scenario::Overrides;
-use tenantsim::models::experiment::run_grid;
 use tenantsim::models::report::write_results;
+use tenantsim::models::run_grid;
 use tenantsim::models::scenario::load_plan;
 
 fn run() -> Result<(), String> {

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(nodes) = tenantsim::jobs::cluster::parse_node_list("fuzz.csv", data) {
+    if let Ok(nodes) = tenantsim::jobs::sim::cluster::parse_node_list("fuzz.csv", data) {
         assert!(!nodes.is_empty());
         assert!(nodes.len() as u64 <= tenantsim::core::limits::MAX_NODES);
         assert!(

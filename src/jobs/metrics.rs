@@ -15,7 +15,7 @@
 //!   jobs: time in the shared cluster over time in isolation, where each
 //!   job would start at once and take its duration (Themis' ρ, per user).
 
-use super::simulation::JobOutcome;
+use super::sim::JobOutcome;
 use super::trace::Job;
 use crate::core::stats::{jain_index, percentile};
 use crate::core::time::Micros;

@@ -3,12 +3,12 @@
 //!
 //! - [`trace`]: the neutral job CSV `job_id,user,submit_s,duration_s,gpus`
 //!   (optional `gpu_type`, `group`), validated with file/line/field errors.
-//! - [`cluster`]: nodes × GPUs and the `consolidate` / `spread` placement
-//!   rules; node lists.
-//! - [`scheduler`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`
-//!   behind one trait, found by name; optional backfilling.
-//! - [`simulation`]: the [`Component`](crate::core::Component) driven by
-//!   [`run_events`](crate::core::run_events); preemption semantics.
+//! - [`sim`]: the cluster (nodes × GPUs, the `consolidate` / `spread`
+//!   placement rules, node lists), the simulation driven by the shared
+//!   event loop ([`run_events`](crate::core::run_events)) with its
+//!   preemption semantics, and the scheduler API ([`sim::JobScheduler`]).
+//! - [`policy`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`, one
+//!   file each, found by name; optional backfilling.
 //! - [`metrics`], [`report`], [`summary`]: JCT statistics, utilisation,
 //!   fairness; the results folder; the means over repetitions.
 //! - [`scenario`], [`run`], [`JobMode`]: the `mode = "jobs"` scenario (and
@@ -28,7 +28,7 @@
 //!
 //! ```
 //! use tenantsim::core::scenario::Overrides;
-//! use tenantsim::jobs::run::run_job_experiment;
+//! use tenantsim::jobs::run_job_experiment;
 //! use tenantsim::jobs::scenario::parse_job_scenario;
 //!
 //! # fn main() -> tenantsim::Result<()> {
@@ -66,20 +66,18 @@
 //! # }
 //! ```
 
-pub mod cluster;
 pub mod import;
 pub mod metrics;
 mod mode;
+pub mod policy;
 pub mod report;
 pub mod run;
 pub mod scenario;
-pub mod scheduler;
-pub mod simulation;
+pub mod sim;
 pub mod summary;
 pub mod synthetic;
 pub mod trace;
 
-pub use cluster::{Alloc, Cluster, Placement};
-pub use mode::{JobFold, JobMode, JobReport};
-pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};
+pub use mode::{JobExperiment, JobFold, JobMode, JobReport, run_job_experiment};
+pub use sim::{Alloc, Cluster, JobOutcome, JobSimInput, Placement, Segment, simulate_jobs};
 pub use trace::{Job, JobRow, JobTrace, load_job_trace, parse_job_trace};

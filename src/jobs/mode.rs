@@ -6,12 +6,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::report::{JobRows, write_job_results};
-use super::run::{JobExperiment, JobRun, JobRunSummary, simulate_job_run};
+use super::run::{JobRun, JobRunSummary, simulate_job_run};
 use super::scenario::{JobScenario, load_job_plan};
 use super::summary::{JobSummary, summarize, sweep_csv};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::runner::{run_reports, thread_pool};
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
 
@@ -19,6 +20,40 @@ use crate::core::sweep::{Plan, SweepAxis};
 /// (DESIGN §9).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JobMode;
+
+/// Every run of a scenario, folded.
+#[derive(Debug)]
+pub struct JobExperiment {
+    /// Runs, repetition-major, policy-minor.
+    pub runs: Vec<JobRunSummary>,
+    /// The rows of the per-run files, written as the runs finished.
+    pub rows: JobRows,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time of the simulations.
+    pub wall: Duration,
+}
+
+/// Run every repetition × policy of `scenario` on `threads` threads
+/// (default: all cores) through the shared runner
+/// ([`crate::core::runner::run_scenarios`]), writing each run's rows
+/// (`jobs.csv` ones too with `with_jobs`) as it finishes. One run per
+/// thread is simulated at a time (a run of a large trace holds every job's
+/// outcome) while the previous ones are written.
+pub fn run_job_experiment(
+    scenario: &JobScenario,
+    threads: Option<usize>,
+    with_jobs: bool,
+) -> Result<JobExperiment> {
+    let pool = thread_pool(threads)?;
+    let reports = run_reports(&JobMode, &pool, &[scenario], with_jobs, &|| {})?;
+    reports
+        .folds
+        .into_iter()
+        .next()
+        .map(|r| r.experiment)
+        .ok_or_else(|| Error::input("internal: no result for the scenario"))
+}
 
 /// A job-mode scenario's runs as they are folded.
 #[derive(Debug)]
@@ -136,7 +171,8 @@ impl Mode for JobMode {
         keep_jobs: bool,
         point: Option<PointInfo<'_>>,
     ) -> Result<Vec<&'static str>> {
-        write_job_results(dir, scenario, &report.experiment, keep_jobs, point)
+        let e = &report.experiment;
+        write_job_results(dir, scenario, &e.rows, e.threads, e.wall, keep_jobs, point)
     }
 
     fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobReport)]) -> String {

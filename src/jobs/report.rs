@@ -15,11 +15,12 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::json;
 
 use super::metrics::{user_metrics, utilization_timeline};
-use super::run::{JobExperiment, JobRun};
+use super::run::JobRun;
 use super::scenario::JobScenario;
 use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
@@ -199,7 +200,8 @@ impl JobRows {
 /// `run.json`.
 pub fn run_manifest(
     scenario: &JobScenario,
-    result: &JobExperiment,
+    threads: usize,
+    wall: Duration,
     point: Option<PointInfo<'_>>,
 ) -> String {
     let mut doc = json!({
@@ -229,8 +231,8 @@ pub fn run_manifest(
             "preemptive": p.spec.preemptive,
             "backfill": p.backfill,
         })).collect::<Vec<_>>(),
-        "threads": result.threads,
-        "wall_time_s": result.wall.as_secs_f64(),
+        "threads": threads,
+        "wall_time_s": wall.as_secs_f64(),
         // What may differ between two runs of the same scenario: paths as
         // given on the command line (they change with the working
         // directory) and measurements of the run.
@@ -257,21 +259,23 @@ pub fn run_manifest(
 pub fn write_job_results(
     dir: &Path,
     scenario: &JobScenario,
-    result: &JobExperiment,
+    rows: &JobRows,
+    threads: usize,
+    wall: Duration,
     with_jobs: bool,
     point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
     let mut written = Vec::new();
     for (name, spool) in [
-        ("summary.csv", &result.rows.summary),
-        ("users.csv", &result.rows.users),
-        ("utilization.csv", &result.rows.utilization),
+        ("summary.csv", &rows.summary),
+        ("users.csv", &rows.users),
+        ("utilization.csv", &rows.utilization),
     ] {
         spool.copy_to(&dir.join(name))?;
         written.push(name);
     }
     if with_jobs {
-        let jobs = result.rows.jobs.as_ref().ok_or_else(|| {
+        let jobs = rows.jobs.as_ref().ok_or_else(|| {
             Error::input("internal: jobs.csv asked for, but its rows were not written")
         })?;
         jobs.copy_to(&dir.join("jobs.csv"))?;
@@ -279,7 +283,7 @@ pub fn write_job_results(
     }
     write_atomic(
         &dir.join("run.json"),
-        run_manifest(scenario, result, point).as_bytes(),
+        run_manifest(scenario, threads, wall, point).as_bytes(),
     )?;
     written.push("run.json");
     Ok(written)

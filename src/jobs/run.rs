@@ -1,18 +1,11 @@
-//! Running a job-mode scenario: every repetition × policy, fanned out with
-//! rayon; each run's rows are written as it finishes, in (repetition,
-//! policy) order whatever the thread count, and only its summary figures
-//! are kept.
-
-use std::time::Duration;
+//! One run of a job-mode scenario: a (repetition, policy) task, and what
+//! is kept of it once its rows are written.
 
 use super::metrics::{JobMetrics, job_metrics};
-use super::mode::JobMode;
-use super::report::JobRows;
 use super::scenario::{JobScenario, RepJobs};
-use super::scheduler::SchedInit;
-use super::simulation::{JobOutcome, JobSimInput, simulate_jobs};
-use crate::core::error::{Error, Result};
-use crate::core::runner::{run_reports, thread_pool};
+use super::sim::SchedInit;
+use super::sim::{JobOutcome, JobSimInput, simulate_jobs};
+use crate::core::error::Result;
 
 /// One (repetition, policy) run.
 #[derive(Debug, Clone)]
@@ -40,19 +33,6 @@ pub struct JobRunSummary {
     pub jobs: usize,
     /// Summary figures.
     pub metrics: JobMetrics,
-}
-
-/// Every run of a scenario, folded.
-#[derive(Debug)]
-pub struct JobExperiment {
-    /// Runs, repetition-major, policy-minor.
-    pub runs: Vec<JobRunSummary>,
-    /// The rows of the per-run files, written as the runs finished.
-    pub rows: JobRows,
-    /// Threads used.
-    pub threads: usize,
-    /// Wall-clock time of the simulations.
-    pub wall: Duration,
 }
 
 /// Simulate policy `policy` in repetition `rep`.
@@ -83,25 +63,4 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         outcome,
         metrics,
     })
-}
-
-/// Run every repetition × policy of `scenario` on `threads` threads
-/// (default: all cores) through the shared runner
-/// ([`crate::core::runner::run_scenarios`]), writing each run's rows
-/// (`jobs.csv` ones too with `with_jobs`) as it finishes. One run per
-/// thread is simulated at a time (a run of a large trace holds every job's
-/// outcome) while the previous ones are written.
-pub fn run_job_experiment(
-    scenario: &JobScenario,
-    threads: Option<usize>,
-    with_jobs: bool,
-) -> Result<JobExperiment> {
-    let pool = thread_pool(threads)?;
-    let reports = run_reports(&JobMode, &pool, &[scenario], with_jobs, &|| {})?;
-    reports
-        .folds
-        .into_iter()
-        .next()
-        .map(|r| r.experiment)
-        .ok_or_else(|| Error::input("internal: no result for the scenario"))
 }

@@ -33,9 +33,10 @@ use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::cluster::{Placement, load_node_list};
-use super::scheduler::{self, JobSchedulerFactory, JobSchedulerSpec, Params};
-use super::simulation::first_unplaceable;
+use super::policy::{self as scheduler, JobSchedulerSpec, Params};
+use super::sim::JobSchedulerFactory;
+use super::sim::cluster::{Placement, load_node_list};
+use super::sim::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;

@@ -15,4 +15,4 @@ pub mod sim;
 pub mod trace;
 pub mod warnings;
 
-pub use mode::{ModelMode, ModelReport};
+pub use mode::{ModelMode, ModelReport, run_grid};

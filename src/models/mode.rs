@@ -8,11 +8,15 @@ use serde_json::Value;
 use crate::core::error::Result;
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::runner::run_scenarios;
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
 use crate::models::aggregate::Aggregate;
-use crate::models::experiment::{ExperimentResult, RepResult, simulate_task};
-use crate::models::report::{SweepRow, summary_json, summary_table, sweep_csv, write_results};
+use crate::models::experiment::{CHUNK_PER_THREAD, simulate_task};
+use crate::models::metrics::RepResult;
+use crate::models::report::{
+    ExperimentResult, SweepRow, summary_json, summary_table, sweep_csv, write_results,
+};
 use crate::models::scenario::{Scenario, load_plan};
 use crate::models::warnings::{result_warnings, setup_warnings};
 
@@ -37,7 +41,7 @@ impl Mode for ModelMode {
     type Report = ModelReport;
 
     const NAME: &'static str = "models";
-    const CHUNK_PER_THREAD: usize = 64;
+    const CHUNK_PER_THREAD: usize = CHUNK_PER_THREAD;
 
     fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<Scenario>> {
         load_plan(path, overrides)
@@ -146,4 +150,27 @@ impl Mode for ModelMode {
             report.result.threads,
         )
     }
+}
+
+/// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
+/// flat list of tasks, calling `on_done` after each task (progress), and
+/// fold each run into its scenario's [`ExperimentResult`] as it finishes,
+/// in (repetition, policy) order whatever the thread count
+/// ([`crate::core::runner::run_scenarios`]); job logs are written to
+/// `jobs.csv` rows only with `keep_jobs`. Every result's `wall` is the wall
+/// time of the whole call. Memory does not grow with the number of
+/// repetitions except for what the fold keeps (see
+/// [`RunFold`](crate::models::aggregate::RunFold)).
+pub fn run_grid(
+    pool: &rayon::ThreadPool,
+    scenarios: &[&Scenario],
+    keep_jobs: bool,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Vec<ExperimentResult>> {
+    let folded = run_scenarios(&ModelMode, pool, scenarios, keep_jobs, on_done)?;
+    let mut results = folded.folds;
+    for r in &mut results {
+        r.finish(folded.threads, folded.wall)?;
+    }
+    Ok(results)
 }

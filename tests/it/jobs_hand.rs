@@ -18,7 +18,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use tenantsim::jobs::scheduler::{Params, SchedInit, scheduler};
+use tenantsim::jobs::policy::{Params, scheduler};
+use tenantsim::jobs::sim::SchedInit;
 use tenantsim::jobs::{
     JobOutcome, JobSimInput, JobTrace, Placement, load_job_trace, simulate_jobs,
 };

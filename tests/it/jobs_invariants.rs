@@ -14,8 +14,9 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use tenantsim::jobs::scheduler::{Params, SCHEDULERS, SchedInit};
-use tenantsim::jobs::simulation::NEVER;
+use tenantsim::jobs::policy::{Params, SCHEDULERS};
+use tenantsim::jobs::sim::SchedInit;
+use tenantsim::jobs::sim::simulation::NEVER;
 use tenantsim::jobs::{Job, JobOutcome, JobSimInput, Placement, simulate_jobs};
 
 #[derive(Debug, Clone)]

@@ -6,7 +6,8 @@ use std::fs;
 use std::path::Path;
 
 use tenantsim::core::scenario::Overrides;
-use tenantsim::models::experiment::{RepResult, simulate_one};
+use tenantsim::models::experiment::simulate_one;
+use tenantsim::models::metrics::RepResult;
 use tenantsim::models::scenario::parse_scenario;
 
 const S: u64 = 1_000_000;

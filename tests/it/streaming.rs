@@ -17,7 +17,8 @@ use tenantsim::core::scenario::Overrides;
 use tenantsim::models::aggregate::{
     Ratio, mean, median_ratio, quantile, t_band, time_grid, time_ratio, value_ratio,
 };
-use tenantsim::models::experiment::{RepResult, RunOptions, run_experiment};
+use tenantsim::models::experiment::{RunOptions, run_experiment};
+use tenantsim::models::metrics::RepResult;
 use tenantsim::models::metrics::{LossCurve, THETA_SLACK};
 use tenantsim::models::report::{csv_field, secs_or_inf, summary_csv, tenants_csv};
 use tenantsim::models::scenario::{Scenario, load_scenario};

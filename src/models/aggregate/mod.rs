@@ -114,7 +114,7 @@ pub struct PolicyFold {
 /// The aggregates of one scenario's runs, folded one run at a time.
 ///
 /// Runs must be added in (repetition, policy) order (what
-/// [`run_grid`](crate::models::experiment::run_grid) does, whatever the thread
+/// [`run_grid`](crate::models::run_grid) does, whatever the thread
 /// count). To aggregate one more per-run figure, add its state to
 /// [`PolicyFold`], fold it in [`RunFold::add`] and finish it in
 /// [`aggregate_fold`].

@@ -2,14 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::ExperimentResult;
 use crate::core::error::Result;
-use crate::core::mode::Mode as _;
-use crate::core::runner::{fold_in_order, run_scenarios, thread_pool};
-use crate::models::ModelMode;
-use crate::models::metrics::{
-    LossCurve, RunMetrics, TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics,
-};
+use crate::core::runner::{fold_in_order, thread_pool};
+use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::RepContext;
 use crate::models::sim::{RunOutcome, SimInput, simulate};
@@ -27,44 +22,9 @@ pub struct RunOptions {
     pub keep_jobs: bool,
 }
 
-/// One (repetition, policy) run.
-#[derive(Debug, Clone)]
-pub struct RepResult {
-    /// Policy index in the scenario.
-    pub policy: usize,
-    /// Repetition, from 0.
-    pub rep: u64,
-    /// The repetition's split.
-    pub split: Split,
-    /// Arrival time per tenant, µs.
-    pub arrivals: Vec<Micros>,
-    /// The job log (`jobs` and `completion_order` are empty unless the run
-    /// kept them, see [`RunOptions::keep_jobs`]).
-    pub outcome: RunOutcome,
-    /// When the first job completed, µs (`None` if none did).
-    pub first_completion: Option<Micros>,
-    /// L(τ) of the run.
-    pub curve: LossCurve,
-    /// The same loss as a function of completed jobs
-    /// ([`LossCurve::by_jobs`]).
-    pub job_curve: LossCurve,
-    /// Summary figures.
-    pub metrics: RunMetrics,
-    /// What each tenant experienced.
-    pub tenants: Vec<TenantMetrics>,
-    /// Each tenant's regret area alone on the cluster (with `fairness`).
-    pub isolated_area: Option<Vec<f64>>,
-    /// Aggregates of `tenants`.
-    pub tenant_aggregate: TenantAggregate,
-    /// Wall-clock time this simulation took on its worker thread (for
-    /// events per second in `run.json`; never part of a result file that
-    /// must be reproducible).
-    pub elapsed: Duration,
-}
-
 /// Every run of a scenario, held, in (repetition, policy) order (library
 /// use and tests; `tenantsim run` folds the runs instead, see
-/// [`ExperimentResult`]).
+/// [`ExperimentResult`](crate::models::report::ExperimentResult)).
 #[derive(Debug, Clone)]
 pub struct ExperimentRuns {
     /// Runs, repetition-major, policy-minor.
@@ -74,6 +34,11 @@ pub struct ExperimentRuns {
     /// Wall-clock time of the simulations.
     pub wall: Duration,
 }
+
+/// Runs simulated per worker thread between two folds: the runs in memory
+/// at once are at most twice this × threads (one chunk being simulated
+/// while the previous one is folded).
+pub const CHUNK_PER_THREAD: usize = 64;
 
 /// Simulate policy `policy` in repetition `rep` of `scenario`, keeping the
 /// job log.
@@ -195,7 +160,7 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
     let pool = thread_pool(options.threads)?;
     let start = Instant::now();
     let tasks = u64::from(scenario.repetitions()) * scenario.policies.len() as u64;
-    let chunk = pool.current_num_threads().max(1) * ModelMode::CHUNK_PER_THREAD;
+    let chunk = pool.current_num_threads().max(1) * CHUNK_PER_THREAD;
     let mut runs = Vec::new();
     fold_in_order(
         &pool,
@@ -212,27 +177,4 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
         threads: pool.current_num_threads(),
         wall: start.elapsed(),
     })
-}
-
-/// Run every (scenario, repetition, policy) of `scenarios` on `pool` as one
-/// flat list of tasks, calling `on_done` after each task (progress), and
-/// fold each run into its scenario's [`ExperimentResult`] as it finishes,
-/// in (repetition, policy) order whatever the thread count
-/// ([`crate::core::runner::run_scenarios`]); job logs are written to
-/// `jobs.csv` rows only with `keep_jobs`. Every result's `wall` is the wall
-/// time of the whole call. Memory does not grow with the number of
-/// repetitions except for what the fold keeps (see
-/// [`RunFold`](crate::models::aggregate::RunFold)).
-pub fn run_grid(
-    pool: &rayon::ThreadPool,
-    scenarios: &[&Scenario],
-    keep_jobs: bool,
-    on_done: &(dyn Fn() + Sync),
-) -> Result<Vec<ExperimentResult>> {
-    let folded = run_scenarios(&ModelMode, pool, scenarios, keep_jobs, on_done)?;
-    let mut results = folded.folds;
-    for r in &mut results {
-        r.finish(folded.threads, folded.wall)?;
-    }
-    Ok(results)
 }

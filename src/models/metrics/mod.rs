@@ -3,11 +3,13 @@
 
 mod compensated_sum;
 mod loss_curve;
+mod rep_result;
 mod run_metrics;
 mod tenant_metrics;
 
 pub use compensated_sum::CompensatedSum;
 pub use loss_curve::LossCurve;
+pub use rep_result::RepResult;
 pub use run_metrics::RunMetrics;
 pub use tenant_metrics::{TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics};
 

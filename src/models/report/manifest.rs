@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::core::mode::PointInfo;
-use crate::models::experiment::ExperimentResult;
+use crate::models::report::ExperimentResult;
 use crate::models::scenario::Scenario;
 
 /// The git commit the binary was built from, or "unknown".

@@ -2,6 +2,7 @@
 
 mod curves_by_job_csv;
 mod curves_csv;
+mod fold;
 mod jobs_csv;
 mod manifest;
 mod regret_csv;
@@ -18,6 +19,7 @@ use std::path::Path;
 pub use crate::core::csv_text::{csv_field, secs_or_inf};
 pub use curves_by_job_csv::{CURVES_BY_JOB_HEADER, curves_by_job_csv};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
+pub use fold::{ExperimentResult, PolicyTotals};
 pub use jobs_csv::{JOBS_HEADER, jobs_csv, jobs_rows};
 pub use manifest::{GIT_COMMIT, run_manifest};
 pub use regret_csv::{REGRET_HEADER, regret_csv};
@@ -33,7 +35,6 @@ use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
 use crate::models::aggregate::Aggregate;
-use crate::models::experiment::ExperimentResult;
 use crate::models::scenario::Scenario;
 use crate::models::warnings::run_warnings;
 

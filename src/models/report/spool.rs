@@ -4,7 +4,7 @@
 use super::{JOBS_HEADER, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows};
 use crate::core::error::Result;
 use crate::core::spool::Spool;
-use crate::models::experiment::RepResult;
+use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 
 /// The spooled rows of one scenario's per-run files.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
-use crate::models::experiment::RepResult;
+use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 use crate::models::trace::micros_to_secs_string;
 

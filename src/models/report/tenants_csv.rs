@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::csv_field;
 use crate::core::csv_text::{push_secs, push_secs_or_inf};
-use crate::models::experiment::RepResult;
+use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 
 /// Render `tenants.csv`: `policy,rep,user,arrival_s,regret_area,`

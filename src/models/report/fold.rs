@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use super::RepResult;
+use super::RowSpools;
 use crate::core::error::Result;
 use crate::models::aggregate::{Aggregate, RunFigures, RunFold, aggregate_fold};
-use crate::models::report::RowSpools;
+use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 
 /// Simulated events and worker time of one policy, summed over its runs.

@@ -29,12 +29,12 @@
 
 use std::cmp::Reverse;
 
-use super::{JobScheduler, Key};
 use crate::core::error::{Error, Result};
 use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::cluster::Placement;
-use crate::jobs::simulation::{Pass, State, Tentative};
+use crate::jobs::sim::cluster::Placement;
+use crate::jobs::sim::simulation::{Pass, State, Tentative};
+use crate::jobs::sim::{JobScheduler, Key};
 
 const UNTOUCHED: u64 = u64::MAX;
 

@@ -23,10 +23,11 @@
 use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
-use super::{JobSchedulerFactory, JobSchedulerSpec, Key, Params};
+use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
 use crate::core::time::Micros;
-use crate::jobs::simulation::State;
+use crate::jobs::sim::simulation::State;
+use crate::jobs::sim::{JobSchedulerFactory, Key};
 
 /// Registry entry.
 pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {

@@ -22,10 +22,11 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::{JobScheduler, JobSchedulerFactory, JobSchedulerSpec, Params};
+use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
 use crate::core::time::Micros;
-use crate::jobs::simulation::{Pass, State};
+use crate::jobs::sim::simulation::{Pass, State};
+use crate::jobs::sim::{JobScheduler, JobSchedulerFactory};
 use crate::jobs::trace::Job;
 
 /// Registry entry.

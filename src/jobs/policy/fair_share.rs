@@ -17,11 +17,12 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{JobScheduler, JobSchedulerFactory, JobSchedulerSpec, Params, SchedInit};
+use super::{JobSchedulerSpec, Params};
 use crate::core::error::{Error, Result};
 use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::simulation::{Pass, State};
+use crate::jobs::sim::simulation::{Pass, State};
+use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, SchedInit};
 
 /// Registry entry.
 pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {

@@ -3,11 +3,11 @@
 //! fits; a job that does not fit stops the scan (head-of-line blocking)
 //! unless backfilling is on, in which case the scan goes on with later jobs.
 
-use super::{JobScheduler, Key};
 use crate::core::error::Result;
 use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
-use crate::jobs::simulation::{Pass, State};
+use crate::jobs::sim::simulation::{Pass, State};
+use crate::jobs::sim::{JobScheduler, Key};
 use crate::jobs::trace::Job;
 
 /// A waiting queue ordered by a key that never changes while a job waits.

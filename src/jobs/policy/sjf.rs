@@ -10,8 +10,9 @@
 use std::sync::Arc;
 
 use super::static_order::StaticOrder;
-use super::{JobSchedulerFactory, JobSchedulerSpec, Key, Params};
+use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::jobs::sim::{JobSchedulerFactory, Key};
 use crate::jobs::trace::Job;
 
 /// Registry entry.

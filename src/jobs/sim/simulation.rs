@@ -25,12 +25,12 @@
 //! segment log is reserved for one run per job (preemptions beyond a
 //! quarter of the job count grow it, amortised).
 
+use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
-use super::scheduler::JobScheduler;
-use super::trace::Job;
 use crate::core::error::{Error, Result};
 use crate::core::time::Micros;
 use crate::core::{Component, EventQueue, run_events};
+use crate::jobs::trace::Job;
 
 const COMPLETION: u8 = 0;
 const ARRIVAL: u8 = 1;

@@ -1,0 +1,12 @@
+//! The job-trace simulation and its scheduler API (DESIGN §9): the cluster
+//! and its placement rules ([`cluster`]), the simulation driven by the
+//! shared event loop ([`simulation`]), and the trait schedulers implement
+//! ([`JobScheduler`]).
+
+pub mod cluster;
+mod scheduler_api;
+pub mod simulation;
+
+pub use cluster::{Alloc, Cluster, Placement};
+pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
+pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};
