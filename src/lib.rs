@@ -58,7 +58,10 @@
 //! figures of a results folder; [`cli`] is the command line and the only
 //! module that joins them. The dependency rule, `cli → {models, jobs,
 //! plot} → core`, is checked by a test (`tests/it/architecture.rs`,
-//! DESIGN §10).
+//! DESIGN §10). Both modes implement one trait, [`core::mode::Mode`]; the
+//! shared [`core::runner`] runs either through the same flat task list,
+//! sweeps, staged results folders and interruption handling, and draws
+//! figures through a hook the command line injects.
 //!
 //! | module | holds |
 //! |---|---|
