@@ -8,7 +8,7 @@ mod import_cmd;
 pub mod jobs;
 mod plot_cmd;
 mod progress;
-mod run_cmd;
+pub mod run_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;

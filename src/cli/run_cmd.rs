@@ -21,14 +21,32 @@ use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
 /// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
     crate::core::interrupt::install_handler();
+    let doc = run_scenario(args)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{text}")
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+    }
+    Ok(())
+}
+
+/// What `tenantsim run` does, for library callers (the Python package):
+/// run the scenario `args.scenario` (either mode, any sweep), write its
+/// results folder, print what `args.quiet` / `args.json` allow on stderr,
+/// and return the `--json` document (DESIGN §10). Installs no signal
+/// handler: the caller keeps its own.
+pub fn run_scenario(args: &RunArgs) -> Result<Value> {
     match scenario_mode(&args.scenario)? {
         ScenarioMode::Jobs => run_mode(&JobMode, args),
         ScenarioMode::Models => run_mode(&ModelMode, args),
     }
 }
 
-/// `tenantsim run` in mode `mode`.
-fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<()> {
+/// `tenantsim run` in mode `mode`; the `--json` document.
+fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
     let plan = mode.load_plan(
         &args.scenario,
         Overrides {
@@ -125,19 +143,11 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<()> {
         }
     };
     stopped_after_commit(&out)?;
-    if args.json {
-        if let Some(obj) = doc.as_object_mut() {
-            obj.insert("threads".into(), json!(threads));
-            obj.insert("wall_time_s".into(), json!(wall));
-        }
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{text}")
-            .and_then(|()| stdout.flush())
-            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+    if let Some(obj) = doc.as_object_mut() {
+        obj.insert("threads".into(), json!(threads));
+        obj.insert("wall_time_s".into(), json!(wall));
     }
-    Ok(())
+    Ok(doc)
 }
 
 /// The figures hook of the runner: the figures of [`crate::plot`], drawn
