@@ -67,11 +67,10 @@ pub fn describe_job_trace(t: &JobTrace) -> String {
     )
 }
 
-/// `tenantsim validate JOBS.csv`.
-pub fn validate_job_trace(path: &Path) -> Result<()> {
+/// `tenantsim validate JOBS.csv`: the description it prints.
+pub fn validate_job_trace(path: &Path) -> Result<String> {
     let t = load_job_trace(path)?;
-    eprintln!("ok: {}", describe_job_trace(&t));
-    Ok(())
+    Ok(format!("ok: {}\n", describe_job_trace(&t)))
 }
 
 fn describe_cluster(s: &JobScenario) -> String {
@@ -89,58 +88,79 @@ fn describe_cluster(s: &JobScenario) -> String {
 }
 
 /// `tenantsim validate SCENARIO.toml` for a job-mode scenario (every
-/// point of its `[sweep]`, if any).
-pub fn validate_job_scenario(path: &Path) -> Result<()> {
+/// point of its `[sweep]`, if any): the description it prints.
+pub fn validate_job_scenario(path: &Path) -> Result<String> {
+    let mut text = String::new();
     match load_job_plan(path, Overrides::default())? {
         Plan::Single(s) => {
-            eprintln!("ok: job scenario `{}` ({})", s.name(), path.display());
-            describe_job_scenario(&s);
+            line(
+                &mut text,
+                format_args!("ok: job scenario `{}` ({})", s.name(), path.display()),
+            );
+            describe_job_scenario(&mut text, &s);
         }
         Plan::Sweep { axes, points } => {
             let keys: Vec<String> = axes
                 .iter()
                 .map(|a| format!("{} ({} values)", a.key, a.values.len()))
                 .collect();
-            eprintln!(
-                "ok: job scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
-                points.first().map_or("", |p| p.scenario.name()),
-                path.display(),
-                points.len(),
-                keys.join(" × ")
+            line(
+                &mut text,
+                format_args!(
+                    "ok: job scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                    points.first().map_or("", |p| p.scenario.name()),
+                    path.display(),
+                    points.len(),
+                    keys.join(" × ")
+                ),
             );
             if let Some(p) = points.first() {
-                eprintln!("point 0:");
-                describe_job_scenario(&p.scenario);
+                line(&mut text, format_args!("point 0:"));
+                describe_job_scenario(&mut text, &p.scenario);
             }
         }
     }
-    Ok(())
+    Ok(text)
 }
 
-fn describe_job_scenario(s: &JobScenario) {
-    eprintln!("  {}", describe_job_trace(&s.trace));
-    eprintln!("  {}", describe_cluster(s));
-    eprintln!(
-        "  seed {}, {} repetition(s){}",
-        s.seed(),
-        s.repetitions(),
-        if s.is_randomised() {
-            ", jobs sampled per repetition"
-        } else {
-            ""
-        }
-    );
-    for p in &s.policies {
-        eprintln!(
-            "  policy `{}`: scheduler {}{}{}",
-            p.name,
-            p.spec.name,
-            if p.spec.preemptive {
-                " (preemptive)"
+/// Append `args` and a newline to `text`.
+pub(super) fn line(text: &mut String, args: std::fmt::Arguments<'_>) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = text.write_fmt(args);
+    text.push('\n');
+}
+
+fn describe_job_scenario(text: &mut String, s: &JobScenario) {
+    line(text, format_args!("  {}", describe_job_trace(&s.trace)));
+    line(text, format_args!("  {}", describe_cluster(s)));
+    line(
+        text,
+        format_args!(
+            "  seed {}, {} repetition(s){}",
+            s.seed(),
+            s.repetitions(),
+            if s.is_randomised() {
+                ", jobs sampled per repetition"
             } else {
                 ""
-            },
-            if p.backfill { ", backfill" } else { "" }
+            }
+        ),
+    );
+    for p in &s.policies {
+        line(
+            text,
+            format_args!(
+                "  policy `{}`: scheduler {}{}{}",
+                p.name,
+                p.spec.name,
+                if p.spec.preemptive {
+                    " (preemptive)"
+                } else {
+                    ""
+                },
+                if p.backfill { ", backfill" } else { "" }
+            ),
         );
     }
 }
@@ -149,7 +169,7 @@ fn describe_job_scenario(s: &JobScenario) {
 /// `file` is a job-mode scenario (`is_scenario`) or a job trace (a CSV
 /// whose header has `job_id`), `None` to let the model-mode validator
 /// handle it.
-pub fn validate_if_jobs(file: &Path, is_scenario: bool) -> Option<Result<()>> {
+pub fn validate_if_jobs(file: &Path, is_scenario: bool) -> Option<Result<String>> {
     if is_scenario {
         return match crate::core::scenario::scenario_mode(file) {
             Ok(crate::core::scenario::ScenarioMode::Jobs) => Some(validate_job_scenario(file)),

@@ -20,6 +20,7 @@ use crate::core::error::Result;
 pub use bench_cmd::BenchArgs;
 pub use gen_cmd::GenSynArgs;
 pub use import_cmd::ImportArgs;
+pub use validate_cmd::validate_file;
 
 /// tenantsim: simulate a GPU cluster shared by many users who each search
 /// for their best model, and compare allocation policies by regret.

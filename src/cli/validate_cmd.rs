@@ -1,6 +1,9 @@
 //! `tenantsim validate FILE`.
 
+use std::path::Path;
+
 use super::ValidateArgs;
+use super::jobs::line;
 use crate::core::error::Result;
 use crate::core::scenario::Overrides;
 use crate::models::scenario::{Plan, Scenario, load_plan};
@@ -30,81 +33,106 @@ fn describe_trace(t: &Trace) -> String {
 
 /// Check a trace or scenario; describe it on stderr.
 pub fn validate(args: &ValidateArgs) -> Result<()> {
-    let is_scenario = args
-        .file
+    eprint!("{}", validate_file(&args.file)?);
+    Ok(())
+}
+
+/// What `tenantsim validate FILE` does, for library callers (the Python
+/// package): check a trace (CSV, either mode) or a scenario (`.toml`,
+/// every point of its sweep) and return the description it prints.
+pub fn validate_file(file: &Path) -> Result<String> {
+    let is_scenario = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    if let Some(done) = crate::cli::jobs::validate_if_jobs(&args.file, is_scenario) {
+    if let Some(done) = crate::cli::jobs::validate_if_jobs(file, is_scenario) {
         return done;
     }
     if !is_scenario {
-        let trace = load_trace(&args.file)?;
-        eprintln!("ok: {}", describe_trace(&trace));
-        return Ok(());
+        let trace = load_trace(file)?;
+        return Ok(format!("ok: {}\n", describe_trace(&trace)));
     }
-    match load_plan(&args.file, Overrides::default())? {
+    let mut text = String::new();
+    match load_plan(file, Overrides::default())? {
         Plan::Single(s) => {
-            eprintln!("ok: scenario `{}` ({})", s.name(), args.file.display());
-            describe_scenario(&s);
+            line(
+                &mut text,
+                format_args!("ok: scenario `{}` ({})", s.name(), file.display()),
+            );
+            describe_scenario(&mut text, &s);
         }
         Plan::Sweep { axes, points } => {
             let keys: Vec<String> = axes
                 .iter()
                 .map(|a| format!("{} ({} values)", a.key, a.values.len()))
                 .collect();
-            eprintln!(
-                "ok: scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
-                points.first().map_or("", |p| p.scenario.name()),
-                args.file.display(),
-                points.len(),
-                keys.join(" × ")
+            line(
+                &mut text,
+                format_args!(
+                    "ok: scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                    points.first().map_or("", |p| p.scenario.name()),
+                    file.display(),
+                    points.len(),
+                    keys.join(" × ")
+                ),
             );
             if let Some(p) = points.first() {
-                eprintln!("point 0:");
-                describe_scenario(&p.scenario);
+                line(&mut text, format_args!("point 0:"));
+                describe_scenario(&mut text, &p.scenario);
             }
         }
     }
-    Ok(())
+    Ok(text)
 }
 
-fn describe_scenario(s: &Scenario) {
-    eprintln!("  {}", describe_trace(&s.trace));
+fn describe_scenario(text: &mut String, s: &Scenario) {
+    line(text, format_args!("  {}", describe_trace(&s.trace)));
     let split = s.split.resolve(s.seed(), 0);
-    eprintln!(
-        "  split: {} prior users, {} tenants ({})",
-        split.prior.len(),
-        split.tenants.len(),
-        if s.split.is_fixed() {
-            "fixed"
-        } else {
-            "sampled per repetition"
-        }
+    line(
+        text,
+        format_args!(
+            "  split: {} prior users, {} tenants ({})",
+            split.prior.len(),
+            split.tenants.len(),
+            if s.split.is_fixed() {
+                "fixed"
+            } else {
+                "sampled per repetition"
+            }
+        ),
     );
-    eprintln!(
-        "  cluster: {} GPUs, up to {} job(s) per tenant{}",
-        s.config.gpus,
-        s.config.max_jobs_per_tenant,
-        s.file
-            .horizon_s
-            .map_or(String::new(), |h| format!(", horizon {h} s"))
+    line(
+        text,
+        format_args!(
+            "  cluster: {} GPUs, up to {} job(s) per tenant{}",
+            s.config.gpus,
+            s.config.max_jobs_per_tenant,
+            s.file
+                .horizon_s
+                .map_or(String::new(), |h| format!(", horizon {h} s"))
+        ),
     );
-    eprintln!(
-        "  seed {}, {} repetition(s), thresholds {:?}",
-        s.seed(),
-        s.repetitions(),
-        s.thresholds
+    line(
+        text,
+        format_args!(
+            "  seed {}, {} repetition(s), thresholds {:?}",
+            s.seed(),
+            s.repetitions(),
+            s.thresholds
+        ),
     );
     for p in &s.policies {
-        eprintln!(
-            "  policy `{}`: scheduler {}, selector {}",
-            p.name, p.scheduler.name, p.selector.name
+        line(
+            text,
+            format_args!(
+                "  policy `{}`: scheduler {}, selector {}",
+                p.name, p.scheduler.name, p.selector.name
+            ),
         );
     }
     if let Some(b) = s.policies.get(s.baseline) {
-        eprintln!("  baseline `{}`", b.name);
+        line(text, format_args!("  baseline `{}`", b.name));
     }
     for w in crate::models::warnings::setup_warnings(s) {
-        eprintln!("  warning: {w}");
+        line(text, format_args!("  warning: {w}"));
     }
 }

@@ -1,0 +1,263 @@
+//! `tenantsim._tenantsim`: the compiled half of the Python package. It calls
+//! the library exactly as the command line does (`tenantsim run`,
+//! `tenantsim validate`) and hands plain Python values (JSON text, column
+//! lists) to the pure-Python layer in `tenantsim/__init__.py`, which builds
+//! the DataFrames. Every library error becomes a `tenantsim.TenantsimError`
+//! subclass (by its `ErrorKind`) whose message is the error's Display text,
+//! the line the command line prints after `error: `.
+
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::path::{Path, PathBuf};
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use tenantsim::cli::RunArgs;
+use tenantsim::{Error, ErrorKind};
+
+create_exception!(
+    tenantsim,
+    TenantsimError,
+    PyException,
+    "Base class of every error tenantsim raises. Its message is the one the \
+     command line prints after `error: ` (it names the file, line or key)."
+);
+create_exception!(
+    tenantsim,
+    InputError,
+    TenantsimError,
+    "Bad input data (trace, scenario, node list...) or a failure while \
+     running or writing results (the command line's exit code 1)."
+);
+create_exception!(
+    tenantsim,
+    PolicyError,
+    TenantsimError,
+    "A policy gave an impossible answer (an ineligible tenant, an \
+     unavailable model, a job that is not waiting); the message starts \
+     with `policy error`."
+);
+create_exception!(
+    tenantsim,
+    UsageError,
+    TenantsimError,
+    "The call itself is wrong, as a command-line usage error (exit code 2) \
+     is: e.g. `threads=0`."
+);
+create_exception!(
+    tenantsim,
+    InterruptedRunError,
+    TenantsimError,
+    "The run was stopped by a signal before it finished; no results folder \
+     was left half-written."
+);
+
+/// The Python exception for a library error: the class by its kind, the
+/// message its Display text.
+fn py_err(e: &Error) -> PyErr {
+    let message = e.to_string();
+    match e.kind() {
+        ErrorKind::Input => InputError::new_err(message),
+        ErrorKind::Policy => PolicyError::new_err(message),
+        ErrorKind::Usage => UsageError::new_err(message),
+        ErrorKind::Interrupted => InterruptedRunError::new_err(message),
+    }
+}
+
+/// Run a scenario file into the results folder `out` (which `run`
+/// replaces only under the command line's rules) and return the `--json`
+/// document as JSON text. The job log (`jobs.csv`) is always written.
+#[pyfunction]
+#[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false))]
+fn run(
+    py: Python<'_>,
+    scenario: PathBuf,
+    out: PathBuf,
+    threads: Option<i64>,
+    seed: Option<u64>,
+    reps: Option<i64>,
+    no_plots: bool,
+) -> PyResult<String> {
+    // The command line's bounds (clap value parsers of `RunArgs`).
+    let threads = match threads {
+        None => None,
+        Some(t @ 1..=1024) => Some(t as u32),
+        Some(t) => {
+            return Err(UsageError::new_err(format!(
+                "threads: expected a number of worker threads from 1 to 1024, got {t}"
+            )));
+        }
+    };
+    let reps = match reps {
+        None => None,
+        Some(r) if (1..=i64::from(u32::MAX)).contains(&r) => Some(r as u32),
+        Some(r) => {
+            return Err(UsageError::new_err(format!(
+                "reps: expected a number of repetitions from 1 to {}, got {r}",
+                u32::MAX
+            )));
+        }
+    };
+    let args = RunArgs {
+        scenario,
+        out: Some(out),
+        force: false,
+        jobs: true,
+        threads,
+        seed,
+        reps,
+        quiet: true,
+        no_plots,
+        json: true,
+    };
+    // The simulation holds no Python object: other Python threads run
+    // meanwhile.
+    let doc = py
+        .detach(|| tenantsim::cli::run_cmd::run_scenario(&args))
+        .map_err(|e| py_err(&e))?;
+    serde_json::to_string(&doc)
+        .map_err(|e| InputError::new_err(format!("cannot render the JSON summary: {e}")))
+}
+
+/// Check a trace (either mode's CSV) or a scenario (`.toml`, every point of
+/// its sweep) and return the description `tenantsim validate` prints.
+#[pyfunction]
+fn validate(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    py.detach(|| tenantsim::cli::validate_file(&path))
+        .map_err(|e| py_err(&e))
+}
+
+/// The TOML text of a scenario given as JSON text (the pure-Python layer
+/// turns a dict into JSON first).
+#[pyfunction]
+fn scenario_toml(json: &str) -> PyResult<String> {
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| {
+        InputError::new_err(format!("scenario dict: not representable as TOML: {e}"))
+    })?;
+    if !value.is_object() {
+        return Err(InputError::new_err(
+            "scenario dict: expected a table (a dict) at the top level",
+        ));
+    }
+    toml::to_string(&value).map_err(|e| {
+        InputError::new_err(format!(
+            "scenario dict: not representable as TOML (None values have no TOML form): {e}"
+        ))
+    })
+}
+
+/// Whether the CSV at `path` is a job trace (its header has `job_id`), as
+/// `tenantsim validate` tells them apart; `false` if it cannot be read
+/// (the model-trace loader then reports why).
+fn is_job_trace(path: &Path) -> bool {
+    let Ok(file) = tenantsim::core::io::open_input(path, "trace") else {
+        return false;
+    };
+    let mut first = Vec::new();
+    if BufReader::new(file.take(64 * 1024))
+        .read_until(b'\n', &mut first)
+        .is_err()
+    {
+        return false;
+    }
+    std::str::from_utf8(&first).is_ok_and(tenantsim::jobs::trace::looks_like_job_trace)
+}
+
+/// Load and validate a trace CSV of either mode: `("models" | "jobs",
+/// {column: list})`, the columns as the simulator holds them.
+#[pyfunction]
+fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
+    let columns = PyDict::new(py);
+    if is_job_trace(&path) {
+        let t = py
+            .detach(|| tenantsim::jobs::trace::load_job_trace(&path))
+            .map_err(|e| py_err(&e))?;
+        let jobs = t.jobs();
+        let users = t.users();
+        columns.set_item("job_id", t.ids())?;
+        columns.set_item(
+            "user",
+            jobs.iter()
+                .map(|j| users[j.user as usize].as_str())
+                .collect::<Vec<_>>(),
+        )?;
+        columns.set_item("submit_s", seconds(jobs.iter().map(|j| j.submit)))?;
+        columns.set_item("duration_s", seconds(jobs.iter().map(|j| j.duration)))?;
+        columns.set_item("gpus", jobs.iter().map(|j| j.gpus).collect::<Vec<_>>())?;
+        if let Some(v) = t.gpu_types() {
+            columns.set_item("gpu_type", v)?;
+        }
+        if let Some(v) = t.groups() {
+            columns.set_item("group", v)?;
+        }
+        return Ok(("jobs", columns));
+    }
+    let t = py
+        .detach(|| tenantsim::models::trace::load_trace(&path))
+        .map_err(|e| py_err(&e))?;
+    let pairs: Vec<(usize, usize)> = (0..t.n_users())
+        .flat_map(|u| t.models_of(u).iter().map(move |&m| (u, m)))
+        .collect();
+    let (users, models) = (t.users(), t.models());
+    columns.set_item(
+        "user",
+        pairs
+            .iter()
+            .map(|&(u, _)| users[u].as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    columns.set_item(
+        "model",
+        pairs
+            .iter()
+            .map(|&(_, m)| models[m].as_str())
+            .collect::<Vec<_>>(),
+    )?;
+    columns.set_item(
+        "accuracy",
+        pairs
+            .iter()
+            .map(|&(u, m)| t.accuracy(u, m))
+            .collect::<Vec<_>>(),
+    )?;
+    columns.set_item(
+        "runtime_s",
+        seconds(pairs.iter().map(|&(u, m)| t.runtime_us(u, m))),
+    )?;
+    if let Some(year) = t.model_year() {
+        columns.set_item(
+            "model_year",
+            pairs.iter().map(|&(_, m)| year[m]).collect::<Vec<_>>(),
+        )?;
+    }
+    if let Some(cites) = t.model_citations() {
+        columns.set_item(
+            "model_citations",
+            pairs.iter().map(|&(_, m)| cites[m]).collect::<Vec<_>>(),
+        )?;
+    }
+    Ok(("models", columns))
+}
+
+/// Simulated microseconds as seconds.
+fn seconds(us: impl Iterator<Item = u64>) -> Vec<f64> {
+    us.map(|t| t as f64 / 1e6).collect()
+}
+
+/// The extension module.
+#[pymodule]
+fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("TenantsimError", py.get_type::<TenantsimError>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("PolicyError", py.get_type::<PolicyError>())?;
+    m.add("UsageError", py.get_type::<UsageError>())?;
+    m.add("InterruptedRunError", py.get_type::<InterruptedRunError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(load_trace, m)?)?;
+    Ok(())
+}

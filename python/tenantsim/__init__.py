@@ -1,0 +1,194 @@
+"""tenantsim from Python: run scenarios and read their results as pandas
+DataFrames.
+
+tenantsim is a discrete-event simulator for multi-tenant ML services: many
+users share one GPU cluster, each searching for its best model (model
+mode), or a GPU cluster replays a job trace under classic schedulers (job
+mode). This package runs the same library as the ``tenantsim`` command
+line, with the same results and the same error messages.
+
+Functions:
+    run(scenario, *, out=None, threads=None, seed=None, reps=None)
+        Run a scenario (a ``.toml`` path or a dict) and return its
+        :class:`Results`.
+    validate(path)
+        Check a trace or a scenario; return its description.
+    load_trace(path)
+        A trace CSV (model or job trace) as a DataFrame.
+
+Errors are :class:`TenantsimError` subclasses by kind: :class:`InputError`,
+:class:`PolicyError`, :class:`UsageError`, :class:`InterruptedRunError`.
+
+Example::
+
+    import tenantsim
+    r = tenantsim.run("scenarios/quickstart.toml")
+    r.regret[["policy", "mean_regret", "ratio_to_baseline"]]
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from json import loads as _json_loads
+from pathlib import Path
+from typing import Any, Mapping, Optional, Union
+
+import pandas as pd
+
+from . import _tenantsim
+from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
+from ._scenario import PATH_KEYS, resolve_paths, write_scenario
+from ._tenantsim import (
+    InputError,
+    InterruptedRunError,
+    PolicyError,
+    TenantsimError,
+    UsageError,
+)
+
+__version__: str = _tenantsim.__version__
+
+__all__ = [
+    "run",
+    "validate",
+    "load_trace",
+    "read_table",
+    "Results",
+    "TenantsimError",
+    "InputError",
+    "PolicyError",
+    "UsageError",
+    "InterruptedRunError",
+    "PATH_KEYS",
+    "MODEL_TABLES",
+    "JOB_TABLES",
+    "resolve_paths",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def run(
+    scenario: Union[PathLike, Mapping[str, Any]],
+    *,
+    out: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+    seed: Optional[int] = None,
+    reps: Optional[int] = None,
+    policies: Optional[Mapping[str, Any]] = None,
+) -> Results:
+    """Run a scenario (either mode, any ``[sweep]``) and return its results.
+
+    This is ``tenantsim run SCENARIO --jobs``: the same simulation, the same
+    files, the same errors.
+
+    Args:
+        scenario: a scenario file (``.toml``), or a dict with the structure
+            of one (``{"name": ..., "trace": {"path": ...}, "policy": [...]}``).
+            A dict is written as TOML into a temporary folder, which is
+            removed afterwards. Relative file paths in a dict
+            (``trace.path``, ``jobs.path``, ``arrivals.path``,
+            ``cluster.node_list``, the ``trace.import`` files; see
+            :data:`PATH_KEYS`), also as swept values, are resolved against
+            the current working directory; in a file they are resolved
+            against the file's folder, as always.
+        out: the results folder to write. ``None`` (default): nothing is
+            written; the run goes to a temporary folder that is removed once
+            its tables are read, and no figures are drawn. Given: the folder
+            the command line's ``--out`` would write, figures included
+            (unless the scenario says ``[output] plots = false``). An
+            existing folder is replaced only if tenantsim wrote it (or it is
+            empty); otherwise an :class:`InputError` is raised before
+            anything runs and nothing changes.
+        threads: worker threads (1 to 1024; default all cores). Results do
+            not depend on it.
+        seed: replaces the scenario's seed.
+        reps: replaces the scenario's number of repetitions.
+        policies: policies written in Python, by the name the scenario's
+            ``[[policy]]`` tables use. Not supported by this version: giving
+            any raises ``NotImplementedError``.
+
+    Returns:
+        A :class:`Results`: the tables as DataFrames (``jobs`` always), the
+        ``--json`` summary as ``.json`` and ``run.json`` as ``.manifest``;
+        for a sweep, ``.sweep`` and one :class:`Results` per point in
+        ``.points``.
+
+    Raises:
+        InputError: bad scenario, trace or results folder (the message
+            names the file, the line or the key, as the command line's).
+        PolicyError: a policy gave an impossible answer.
+        UsageError: bad ``threads`` or ``reps``, or ``seed``/``reps`` given
+            for a scenario that sweeps them.
+        InterruptedRunError: the process received SIGINT, SIGTERM or SIGHUP
+            while running (only when a handler of tenantsim's own is
+            installed; Python's Ctrl-C is seen when the run returns).
+    """
+    if policies:
+        raise NotImplementedError(
+            "policies written in Python are not supported by this version of the "
+            "tenantsim package; name built-in policies in the scenario"
+        )
+    with tempfile.TemporaryDirectory(prefix="tenantsim-") as tmp:
+        tmp_dir = Path(tmp)
+        if isinstance(scenario, Mapping):
+            scenario_path = write_scenario(scenario, tmp_dir)
+        else:
+            scenario_path = Path(os.fspath(scenario))
+        if out is None:
+            folder = tmp_dir / "results"
+            target = None
+        else:
+            folder = Path(os.fspath(out))
+            target = folder
+        doc = _json_loads(
+            _tenantsim.run(
+                str(scenario_path),
+                str(folder),
+                threads=threads,
+                seed=seed,
+                reps=reps,
+                no_plots=out is None,
+            )
+        )
+        return read_results(folder, doc, target)
+
+
+def validate(path: PathLike) -> str:
+    """Check a trace or a scenario and return its description.
+
+    Like ``tenantsim validate PATH``: a ``.toml`` file is a scenario (either
+    mode; every point of a ``[sweep]`` is checked), anything else a trace
+    CSV (a job trace if its header has ``job_id``, else a model trace).
+
+    Returns:
+        The text the command line prints, starting with ``ok:``.
+
+    Raises:
+        InputError: the file is invalid; the message names the file, the
+            line and the field, e.g. ``t.csv: line 3: accuracy: ...``.
+    """
+    return _tenantsim.validate(os.fspath(path))
+
+
+def load_trace(path: PathLike) -> pd.DataFrame:
+    """Load and validate a trace CSV and return it as a DataFrame.
+
+    A model trace gives ``user, model, accuracy, runtime_s`` (and
+    ``model_year``, ``model_citations`` if present): one row per available
+    (user, model) pair, users then models in order of first appearance in
+    the file (the simulator's indices). A job trace (header with
+    ``job_id``) gives ``job_id, user, submit_s, duration_s, gpus`` (and
+    ``gpu_type``, ``group`` if present), one row per job in file order.
+    Times are seconds as the simulator holds them: rounded once to whole
+    microseconds.
+
+    Raises:
+        InputError: the file is invalid (the same message as ``tenantsim
+            validate``).
+    """
+    kind, columns = _tenantsim.load_trace(os.fspath(path))
+    df = pd.DataFrame(columns)
+    df.attrs["kind"] = kind
+    return df

@@ -1,0 +1,81 @@
+"""Scenarios given as dicts: written as TOML into a temporary folder."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Mapping
+
+from . import _tenantsim
+
+# Scenario keys (dotted, as in `[sweep]`) whose values are file paths. A
+# scenario file resolves them against its own folder; a dict scenario has
+# no folder of its own, so relative ones are made absolute against the
+# current working directory before the TOML is written.
+PATH_KEYS = (
+    "trace.path",
+    "trace.import.inputs",
+    "trace.import.runtime_matrix",
+    "trace.import.row_labels",
+    "trace.import.col_labels",
+    "trace.import.model_metadata",
+    "arrivals.path",
+    "jobs.path",
+    "cluster.node_list",
+)
+
+
+def _absolute(value: Any, cwd: Path) -> Any:
+    """``value`` (a path or a list of paths) with relative paths joined to ``cwd``."""
+    if isinstance(value, (list, tuple)):
+        return [_absolute(v, cwd) for v in value]
+    if isinstance(value, (str, os.PathLike)):
+        p = Path(value)
+        return str(p if p.is_absolute() else cwd / p)
+    return value  # not a path: the scenario loader reports it
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with path objects as strings and tuples as lists (JSON-ready)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
+
+
+def resolve_paths(scenario: Mapping[str, Any], cwd: Path) -> Dict[str, Any]:
+    """A copy of ``scenario`` whose relative file paths (:data:`PATH_KEYS`,
+    also as swept values under ``sweep``) are absolute against ``cwd``."""
+    doc = _plain(copy.deepcopy(dict(scenario)))
+    for key in PATH_KEYS:
+        *parents, leaf = key.split(".")
+        table = doc
+        for p in parents:
+            table = table.get(p) if isinstance(table, dict) else None
+        if isinstance(table, dict) and leaf in table:
+            table[leaf] = _absolute(table[leaf], cwd)
+    sweep = doc.get("sweep")
+    if isinstance(sweep, dict):
+        for key in PATH_KEYS:
+            if isinstance(sweep.get(key), list):
+                sweep[key] = [_absolute(v, cwd) for v in sweep[key]]
+    return doc
+
+
+def write_scenario(scenario: Mapping[str, Any], folder: Path) -> Path:
+    """Write the dict ``scenario`` as ``folder/scenario.toml`` (paths resolved
+    against the current directory) and return its path."""
+    doc = resolve_paths(scenario, Path.cwd())
+    try:
+        text = json.dumps(doc, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise _tenantsim.InputError(f"scenario dict: not representable as TOML: {e}") from None
+    toml = _tenantsim.scenario_toml(text)
+    path = folder / "scenario.toml"
+    path.write_text(toml, encoding="utf-8")
+    return path
