@@ -121,9 +121,9 @@ def run(
         PolicyError: a policy gave an impossible answer.
         UsageError: bad ``threads`` or ``reps``, or ``seed``/``reps`` given
             for a scenario that sweeps them.
-        InterruptedRunError: the process received SIGINT, SIGTERM or SIGHUP
-            while running (only when a handler of tenantsim's own is
-            installed; Python's Ctrl-C is seen when the run returns).
+
+    The run holds no Python lock: other Python threads go on meanwhile.
+    Ctrl-C (KeyboardInterrupt) takes effect when the run returns.
     """
     if policies:
         raise NotImplementedError(
