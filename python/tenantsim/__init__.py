@@ -92,7 +92,9 @@ def run(
             ``cluster.node_list``, the ``trace.import`` files; see
             :data:`PATH_KEYS`), also as swept values, are resolved against
             the current working directory; in a file they are resolved
-            against the file's folder, as always.
+            against the file's folder, as always. (``run.json``'s
+            ``scenario_path`` then names the temporary file; its
+            ``scenario`` holds the whole resolved scenario.)
         out: the results folder to write. ``None`` (default): nothing is
             written; the run goes to a temporary folder that is removed once
             its tables are read, and no figures are drawn. Given: the folder

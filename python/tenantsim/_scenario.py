@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from pathlib import Path
@@ -51,10 +50,11 @@ def _plain(value: Any) -> Any:
 def resolve_paths(scenario: Mapping[str, Any], cwd: Path) -> Dict[str, Any]:
     """A copy of ``scenario`` whose relative file paths (:data:`PATH_KEYS`,
     also as swept values under ``sweep``) are absolute against ``cwd``."""
-    doc = _plain(copy.deepcopy(dict(scenario)))
+    # New containers all the way down: the caller's dict is never changed.
+    doc: Dict[str, Any] = _plain(scenario)
     for key in PATH_KEYS:
         *parents, leaf = key.split(".")
-        table = doc
+        table: Any = doc
         for p in parents:
             table = table.get(p) if isinstance(table, dict) else None
         if isinstance(table, dict) and leaf in table:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -142,7 +143,9 @@ def test_dict_path_objects_and_swept_paths_are_resolved(monkeypatch):
     s = quickstart_dict()
     s["trace"]["path"] = Path("traces") / "hand.csv"
     s["sweep"] = {"trace.path": ["traces/hand.csv", "traces/hand.csv"]}
+    before = copy.deepcopy(s)
     r = tenantsim.run(s, reps=1)
+    assert s == before  # the caller's dict is left as it was
     assert len(r.points) == 2
     for p in r.points:
         assert Path(p.manifest["scenario"]["trace"]["path"]).is_absolute()
