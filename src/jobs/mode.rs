@@ -1,13 +1,15 @@
 //! Job-trace mode as the shared runner sees it ([`Mode`]).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::policy::JobRegistry;
 use super::report::{JobRows, write_job_results};
 use super::run::{JobRun, JobRunSummary, simulate_job_run};
-use super::scenario::{JobScenario, load_job_plan};
+use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
 use crate::core::io::Protected;
@@ -18,8 +20,18 @@ use crate::core::sweep::{Plan, SweepAxis};
 
 /// Job-trace replay: a GPU cluster's job trace under cluster schedulers
 /// (DESIGN §9).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct JobMode;
+#[derive(Debug, Clone, Default)]
+pub struct JobMode {
+    /// The schedulers scenarios may name (default: the built-ins).
+    pub registry: Arc<JobRegistry>,
+}
+
+impl JobMode {
+    /// Job mode with the schedulers of `registry`.
+    pub fn new(registry: Arc<JobRegistry>) -> Self {
+        Self { registry }
+    }
+}
 
 /// Every run of a scenario, folded.
 #[derive(Debug)]
@@ -46,7 +58,7 @@ pub fn run_job_experiment(
     with_jobs: bool,
 ) -> Result<JobExperiment> {
     let pool = thread_pool(threads)?;
-    let reports = run_reports(&JobMode, &pool, &[scenario], with_jobs, &|| {})?;
+    let reports = run_reports(&JobMode::default(), &pool, &[scenario], with_jobs, &|| {})?;
     reports
         .folds
         .into_iter()
@@ -83,7 +95,7 @@ impl Mode for JobMode {
     const CHUNK_PER_THREAD: usize = 1;
 
     fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
-        load_job_plan(path, overrides)
+        load_job_plan_with(path, overrides, &self.registry)
     }
 
     fn name<'a>(&self, scenario: &'a JobScenario) -> &'a str {

@@ -1,0 +1,158 @@
+//! The open registry (issue 16): policies defined outside the crate are
+//! named by scenarios in both modes; the built-ins stay; names are unique.
+
+use std::fs;
+use std::sync::Arc;
+
+use tenantsim::core::scenario::Overrides;
+use tenantsim::jobs::policy::fifo;
+use tenantsim::models::scenario::{load_plan, load_plan_with};
+use tenantsim::prelude::*;
+
+use crate::common::{repo, tree};
+
+/// Always the lowest eligible tenant.
+struct Lowest;
+
+impl Scheduler for Lowest {
+    fn pick(&mut self, tenants: &Tenants, _: &mut dyn Selector) -> Option<usize> {
+        (0..tenants.len()).find(|&t| tenants.is_eligible(t))
+    }
+}
+
+fn lowest() -> SchedulerEntry {
+    SchedulerEntry::new(
+        "lowest-first",
+        "the lowest eligible tenant",
+        |_p: &mut Params| {
+            let f: SchedulerFactory =
+                Arc::new(|_c: &RepContext<'_>| Ok(Box::new(Lowest) as Box<dyn Scheduler>));
+            Ok(f)
+        },
+    )
+}
+
+fn scenario_naming(dir: &std::path::Path, scheduler: &str) -> std::path::PathBuf {
+    let path = dir.join("s.toml");
+    fs::write(
+        &path,
+        format!(
+            "name = \"s\"\nrepetitions = 2\n[trace]\npath = \"{}\"\n[cluster]\ngpus = 1\n\
+             [[policy]]\nname = \"p\"\nscheduler = \"{scheduler}\"\nselector = \"in-order\"\n",
+            repo("traces/hand.csv").display()
+        ),
+    )
+    .expect("write");
+    path
+}
+
+fn args(scenario: std::path::PathBuf, out: std::path::PathBuf) -> RunArgs {
+    RunArgs {
+        scenario,
+        out: Some(out),
+        force: false,
+        jobs: true,
+        threads: Some(2),
+        seed: None,
+        reps: None,
+        quiet: true,
+        no_plots: true,
+        json: false,
+    }
+}
+
+#[test]
+fn a_registered_scheduler_is_named_by_a_scenario_and_unknown_without_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = scenario_naming(tmp.path(), "lowest-first");
+    let e = load_plan(&path, Overrides::default()).expect_err("not a built-in");
+    assert!(
+        e.to_string()
+            .contains("unknown scheduler `lowest-first`: expected one of round-robin"),
+        "{e}"
+    );
+    let mut registry = Registry::builtin();
+    registry.add_scheduler(lowest()).expect("new name");
+    let plan = load_plan_with(&path, Overrides::default(), &registry.models).expect("loads");
+    assert_eq!(
+        plan.scenarios()[0].policies[0].scheduler.name,
+        "lowest-first"
+    );
+    // With one GPU, "lowest first" runs tenant 0's models before anyone
+    // else's: its 4 jobs come first in every repetition.
+    let out = tmp.path().join("out");
+    run_scenario_with(&args(path, out.clone()), &registry).expect("runs");
+    let jobs = fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    for rep in ["0", "1"] {
+        let users: Vec<&str> = jobs
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .filter(|c| c[1] == rep)
+            .map(|c| c[4])
+            .collect();
+        assert_eq!(users[..4], ["u1"; 4], "rep {rep}: {users:?}");
+        assert_eq!(users.len(), 11);
+    }
+}
+
+#[test]
+fn registered_names_are_unique_and_non_empty() {
+    let mut registry = Registry::builtin();
+    let e = registry
+        .add_scheduler(SchedulerEntry::new("round-robin", "", |_| unreachable!()))
+        .expect_err("built-in name");
+    assert!(
+        e.to_string()
+            .contains("`round-robin`: a scheduler of that name is already registered")
+    );
+    registry.add_scheduler(lowest()).expect("new");
+    assert!(registry.add_scheduler(lowest()).is_err(), "twice");
+    assert!(
+        registry
+            .add_selector(SelectorEntry::new(" ", "", |_, _| unreachable!()))
+            .is_err(),
+        "empty name"
+    );
+    let e = registry
+        .add_job_scheduler(JobSchedulerEntry::new("fifo", "", |_| unreachable!()))
+        .expect_err("built-in job scheduler");
+    assert!(e.to_string().contains("job scheduler `fifo`"), "{e}");
+}
+
+/// A job scheduler registered under a new name (here built from fifo's own
+/// factory) runs a job-mode scenario exactly like the built-in it wraps.
+#[test]
+fn a_registered_job_scheduler_runs_a_job_scenario() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo("scenarios/jobs-quickstart.toml")).expect("read");
+    let text = text.replace("../traces/", &format!("{}/", repo("traces").display()));
+    let mine = tmp.path().join("mine.toml");
+    fs::write(
+        &mine,
+        text.replacen("scheduler = \"fifo\"", "scheduler = \"my-fifo\"", 1),
+    )
+    .expect("write");
+    let builtin = tmp.path().join("builtin.toml");
+    fs::write(&builtin, &text).expect("write");
+    let mut registry = Registry::builtin();
+    registry
+        .add_job_scheduler(JobSchedulerEntry::new(
+            "my-fifo",
+            "fifo, registered from outside",
+            |p: &mut Params| (fifo::SPEC.parse)(p),
+        ))
+        .expect("new name");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run_scenario_with(&args(mine, a.clone()), &registry).expect("runs");
+    run_scenario_with(&args(builtin, b.clone()), &Registry::builtin()).expect("runs");
+    let (ta, tb) = (tree(&a), tree(&b));
+    for (rel, bytes) in &ta {
+        if rel.as_os_str() != "run.json" {
+            assert!(bytes == &tb[rel], "{} differs", rel.display());
+        }
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&ta[std::path::Path::new("run.json")]).expect("JSON");
+    assert_eq!(manifest["policies"][0]["scheduler"], "my-fifo");
+}
