@@ -156,3 +156,77 @@ fn a_registered_job_scheduler_runs_a_job_scenario() {
         serde_json::from_slice(&ta[std::path::Path::new("run.json")]).expect("JSON");
     assert_eq!(manifest["policies"][0]["scheduler"], "my-fifo");
 }
+
+/// `priority_order` turns a priority function into a job scheduler with
+/// the engine's scan, blocking and backfilling: priority = duration gives
+/// exactly `sjf` (duration, then submit, then index), on the hand trace
+/// with and without backfilling; a NaN priority is a policy error.
+#[test]
+fn a_priority_function_becomes_a_job_scheduler() {
+    use tenantsim::jobs::policy::priority_order;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo("scenarios/jobs-quickstart.toml")).expect("read");
+    let text = text.replace("../traces/", &format!("{}/", repo("traces").display()));
+    let mut registry = Registry::builtin();
+    registry
+        .add_job_scheduler(JobSchedulerEntry::new(
+            "shortest-by-priority",
+            "priority = duration",
+            |_p: &mut Params| {
+                let f: JobSchedulerFactory = Arc::new(|init: &SchedInit<'_>| {
+                    priority_order(init.jobs.len(), |job, _index, _now| Ok(job.duration as f64))
+                });
+                Ok(f)
+            },
+        ))
+        .expect("new");
+    registry
+        .add_job_scheduler(JobSchedulerEntry::new(
+            "nan",
+            "a broken priority",
+            |_p: &mut Params| {
+                let f: JobSchedulerFactory = Arc::new(|init: &SchedInit<'_>| {
+                    priority_order(init.jobs.len(), |_job, _index, _now| Ok(f64::NAN))
+                });
+                Ok(f)
+            },
+        ))
+        .expect("new");
+    for backfill in ["false", "true"] {
+        let t = text.replace("backfill = false", &format!("backfill = {backfill}"));
+        let sjf = tmp.path().join(format!("sjf-{backfill}.toml"));
+        let mine = tmp.path().join(format!("mine-{backfill}.toml"));
+        // Only the sjf policy, under both names.
+        let only = |sched: &str| {
+            let head = &t[..t.find("[[policy]]").expect("policies")];
+            format!("{head}[[policy]]\nname = \"p\"\nscheduler = \"{sched}\"\n")
+        };
+        fs::write(&sjf, only("sjf")).expect("write");
+        fs::write(&mine, only("shortest-by-priority")).expect("write");
+        let (a, b) = (
+            tmp.path().join(format!("a-{backfill}")),
+            tmp.path().join(format!("b-{backfill}")),
+        );
+        run_scenario_with(&args(sjf, a.clone()), &registry).expect("runs");
+        run_scenario_with(&args(mine, b.clone()), &registry).expect("runs");
+        for f in ["summary.csv", "jobs.csv", "users.csv", "utilization.csv"] {
+            assert_eq!(
+                fs::read(a.join(f)).expect("read"),
+                fs::read(b.join(f)).expect("read"),
+                "{f} with backfill = {backfill}"
+            );
+        }
+    }
+    let head = &text[..text.find("[[policy]]").expect("policies")];
+    let broken = tmp.path().join("nan.toml");
+    fs::write(
+        &broken,
+        format!("{head}[[policy]]\nname = \"p\"\nscheduler = \"nan\"\n"),
+    )
+    .expect("write");
+    let out = tmp.path().join("nan-out");
+    let e = run_scenario_with(&args(broken, out.clone()), &registry).expect_err("NaN priority");
+    assert_eq!(e.kind(), ErrorKind::Policy, "{e}");
+    assert!(e.to_string().contains("priority of job 0 is NaN"), "{e}");
+    assert!(!out.exists(), "no results folder after a policy error");
+}

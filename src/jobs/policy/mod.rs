@@ -19,6 +19,8 @@ pub mod sjf;
 pub mod srtf;
 mod static_order;
 
+pub use static_order::priority_order;
+
 use std::fmt;
 use std::sync::Arc;
 
