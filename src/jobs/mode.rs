@@ -7,13 +7,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::policy::JobRegistry;
-use super::report::{JobRows, write_job_results};
+use super::report::{JobRows, Measured, write_job_results};
 use super::run::{JobRun, JobRunSummary, simulate_job_run};
 use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::policy_clock::{PolicyTotals, with_policy_times};
 use crate::core::runner::{run_reports, thread_pool};
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
@@ -40,6 +41,8 @@ pub struct JobExperiment {
     pub runs: Vec<JobRunSummary>,
     /// The rows of the per-run files, written as the runs finished.
     pub rows: JobRows,
+    /// Per policy, in scenario order: events and time (policy and engine).
+    pub totals: Vec<PolicyTotals>,
     /// Threads used.
     pub threads: usize,
     /// Wall-clock time of the simulations.
@@ -72,6 +75,7 @@ pub fn run_job_experiment(
 pub struct JobFold {
     rows: JobRows,
     runs: Vec<JobRunSummary>,
+    totals: Vec<PolicyTotals>,
 }
 
 /// A job-mode scenario's runs, folded and summarised.
@@ -124,10 +128,11 @@ impl Mode for JobMode {
         Vec::new()
     }
 
-    fn start(&self, _scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
+    fn start(&self, scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
         Ok(JobFold {
             rows: JobRows::new(keep_jobs)?,
             runs: Vec::new(),
+            totals: vec![PolicyTotals::default(); scenario.policies.len()],
         })
     }
 
@@ -138,6 +143,13 @@ impl Mode for JobMode {
 
     fn fold(&self, scenario: &JobScenario, fold: &mut JobFold, run: JobRun) -> Result<()> {
         fold.rows.add(scenario, &run)?;
+        if let Some(t) = fold.totals.get_mut(run.policy) {
+            t.add(
+                run.outcome.events,
+                run.elapsed,
+                run.outcome.policy_clock.estimate(),
+            );
+        }
         fold.runs.push(JobRunSummary {
             policy: run.policy,
             rep: run.rep,
@@ -160,6 +172,7 @@ impl Mode for JobMode {
             experiment: JobExperiment {
                 runs: fold.runs,
                 rows: fold.rows,
+                totals: fold.totals,
                 threads,
                 wall,
             },
@@ -184,7 +197,12 @@ impl Mode for JobMode {
         point: Option<PointInfo<'_>>,
     ) -> Result<Vec<&'static str>> {
         let e = &report.experiment;
-        write_job_results(dir, scenario, &e.rows, e.threads, e.wall, keep_jobs, point)
+        let measured = Measured {
+            totals: &e.totals,
+            threads: e.threads,
+            wall: e.wall,
+        };
+        write_job_results(dir, scenario, &e.rows, &measured, keep_jobs, point)
     }
 
     fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobReport)]) -> String {
@@ -198,7 +216,9 @@ impl Mode for JobMode {
     }
 
     fn summary_json(&self, report: &JobReport) -> Value {
-        report.summary.json()
+        let mut doc = report.summary.json();
+        with_policy_times(&mut doc, &report.experiment.totals);
+        doc
     }
 
     fn describe(&self, scenario: &JobScenario, report: &JobReport) -> String {

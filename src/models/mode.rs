@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::core::error::Result;
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::policy_clock::with_policy_times;
 use crate::core::runner::run_scenarios;
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
@@ -149,7 +150,9 @@ impl Mode for ModelMode {
     }
 
     fn summary_json(&self, report: &ModelReport) -> Value {
-        summary_json(&report.aggregate)
+        let mut doc = summary_json(&report.aggregate);
+        with_policy_times(&mut doc, &report.result.totals);
+        doc
     }
 
     fn describe(&self, scenario: &Scenario, report: &ModelReport) -> String {

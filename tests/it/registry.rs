@@ -230,3 +230,70 @@ fn a_priority_function_becomes_a_job_scheduler() {
     assert!(e.to_string().contains("priority of job 0 is NaN"), "{e}");
     assert!(!out.exists(), "no results folder after a policy error");
 }
+
+/// Policies that sleep in every call: `run.json` and `--json` show that
+/// the time went to the policy, not to the engine (issue 16's cost
+/// accounting; the policy clock samples 1 call in 16, DESIGN §10).
+#[test]
+fn run_json_and_json_split_time_between_policy_and_engine() {
+    struct Sleepy;
+    impl Scheduler for Sleepy {
+        fn pick(&mut self, tenants: &Tenants, _: &mut dyn Selector) -> Option<usize> {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            (0..tenants.len()).find(|&t| tenants.is_eligible(t))
+        }
+        fn tenant_changed(&mut self, _: &Tenants, _: usize) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("s.toml");
+    fs::write(
+        &path,
+        format!(
+            "name = \"s\"\nrepetitions = 4\n[trace]\npath = \"{}\"\n[cluster]\ngpus = 1\n\
+             [[policy]]\nname = \"sleepy\"\nscheduler = \"sleepy\"\nselector = \"in-order\"\n\
+             [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"in-order\"\n",
+            repo("traces/hand.csv").display()
+        ),
+    )
+    .expect("write");
+    let mut registry = Registry::builtin();
+    registry
+        .add_scheduler(SchedulerEntry::new(
+            "sleepy",
+            "sleeps",
+            |_p: &mut Params| {
+                let f: SchedulerFactory =
+                    Arc::new(|_c: &RepContext<'_>| Ok(Box::new(Sleepy) as Box<dyn Scheduler>));
+                Ok(f)
+            },
+        ))
+        .expect("new");
+    let out = tmp.path().join("out");
+    let doc = run_scenario_with(&args(path, out.clone()), &registry).expect("runs");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("run.json")).expect("run.json")).expect("JSON");
+    for (what, policies) in [
+        ("run.json", &manifest["policies"]),
+        ("--json", &doc["policies"]),
+    ] {
+        let t = |i: usize, k: &str| policies[i]["time"][k].as_f64().unwrap_or(-1.0);
+        // 4 repetitions × ~36 sleeping calls of ≥ 1 ms each.
+        assert!(t(0, "simulation_s") > 0.1, "{what}: {policies}");
+        assert!(
+            t(0, "policy_share") > 0.8,
+            "{what}: the sleeping policy: {policies}"
+        );
+        assert!(
+            (t(0, "policy_s") + t(0, "engine_s") - t(0, "simulation_s")).abs() < 1e-9,
+            "{what}: policy + engine = simulation"
+        );
+        assert!(
+            t(1, "policy_s") < t(0, "policy_s") / 10.0,
+            "{what}: {policies}"
+        );
+    }
+    let varying = manifest["varying_fields"].to_string();
+    assert!(varying.contains("policies[].time"), "{varying}");
+}
