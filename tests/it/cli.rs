@@ -117,7 +117,10 @@ fn manifest_without_timing(bytes: &[u8]) -> serde_json::Value {
     for field in &varying {
         if let Some((list, key)) = field.split_once("[].") {
             for p in v[list].as_array_mut().expect("a list") {
-                assert!(p.as_object_mut().expect("object").remove(key).is_some(), "{field}");
+                assert!(
+                    p.as_object_mut().expect("object").remove(key).is_some(),
+                    "{field}"
+                );
             }
         } else {
             let mut parts: Vec<&str> = field.split('.').collect();

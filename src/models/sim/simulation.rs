@@ -187,7 +187,7 @@ impl Component for ModelSelection<'_> {
                 rec.completed = true;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
                 self.pool.release(rec.gpu);
-                self.tenants.complete(i, acc);
+                self.tenants.complete(i, k, acc);
                 self.completion_order.push(job);
                 let tick = self.clock.start();
                 self.selector.observe(i, k, acc);
@@ -302,7 +302,8 @@ impl ModelSelection<'_> {
                 let planned = rec.end - rec.start;
                 rec.end = now;
                 self.pool.release(rec.gpu);
-                self.tenants.cancel_job(i, planned, now - rec.start);
+                self.tenants
+                    .cancel_job(i, rec.model as usize, planned, now - rec.start);
             }
             j = self.prev_job[j as usize];
         }
