@@ -140,5 +140,7 @@ pub mod core;
 pub mod jobs;
 pub mod models;
 pub mod plot;
+pub mod prelude;
+pub mod registry;
 
 pub use crate::core::error::{Error, ErrorKind, Result};

@@ -15,8 +15,8 @@ use crate::core::runner::{FigureJob, folder_width, run_reports, thread_pool, wri
 use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
-use crate::models::ModelMode;
 use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
+use crate::registry::Registry;
 
 /// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
@@ -39,9 +39,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// and return the `--json` document (DESIGN §10). Installs no signal
 /// handler: the caller keeps its own.
 pub fn run_scenario(args: &RunArgs) -> Result<Value> {
+    run_scenario_with(args, &Registry::builtin())
+}
+
+/// [`run_scenario`] with the policies of `registry`: a scenario may name
+/// any policy registered there (DESIGN §10).
+pub fn run_scenario_with(args: &RunArgs, registry: &Registry) -> Result<Value> {
     match scenario_mode(&args.scenario)? {
-        ScenarioMode::Jobs => run_mode(&JobMode, args),
-        ScenarioMode::Models => run_mode(&ModelMode, args),
+        ScenarioMode::Jobs => run_mode(&registry.job_mode(), args),
+        ScenarioMode::Models => run_mode(&registry.model_mode(), args),
     }
 }
 

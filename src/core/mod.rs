@@ -16,6 +16,7 @@ pub mod io;
 pub mod limits;
 pub mod mode;
 pub mod params;
+pub mod policy_clock;
 pub mod rng;
 pub mod runner;
 pub mod scenario;

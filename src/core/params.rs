@@ -86,6 +86,15 @@ impl Params {
         }
     }
 
+    /// A boolean parameter, or `default`.
+    pub fn bool(&mut self, key: &str, default: bool) -> Result<bool> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(toml::Value::Boolean(b)) => Ok(b),
+            Some(v) => Err(self.wrong_type(key, "true or false", &v)),
+        }
+    }
+
     /// A string parameter, or `default`.
     pub fn string(&mut self, key: &str, default: &str) -> Result<String> {
         match self.take(key) {

@@ -1,25 +1,38 @@
 //! Job-trace mode as the shared runner sees it ([`Mode`]).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use super::report::{JobRows, write_job_results};
+use super::policy::JobRegistry;
+use super::report::{JobRows, Measured, write_job_results};
 use super::run::{JobRun, JobRunSummary, simulate_job_run};
-use super::scenario::{JobScenario, load_job_plan};
+use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::policy_clock::{PolicyTotals, with_policy_times};
 use crate::core::runner::{run_reports, thread_pool};
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
 
 /// Job-trace replay: a GPU cluster's job trace under cluster schedulers
 /// (DESIGN §9).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct JobMode;
+#[derive(Debug, Clone, Default)]
+pub struct JobMode {
+    /// The schedulers scenarios may name (default: the built-ins).
+    pub registry: Arc<JobRegistry>,
+}
+
+impl JobMode {
+    /// Job mode with the schedulers of `registry`.
+    pub fn new(registry: Arc<JobRegistry>) -> Self {
+        Self { registry }
+    }
+}
 
 /// Every run of a scenario, folded.
 #[derive(Debug)]
@@ -28,6 +41,8 @@ pub struct JobExperiment {
     pub runs: Vec<JobRunSummary>,
     /// The rows of the per-run files, written as the runs finished.
     pub rows: JobRows,
+    /// Per policy, in scenario order: events and time (policy and engine).
+    pub totals: Vec<PolicyTotals>,
     /// Threads used.
     pub threads: usize,
     /// Wall-clock time of the simulations.
@@ -46,7 +61,7 @@ pub fn run_job_experiment(
     with_jobs: bool,
 ) -> Result<JobExperiment> {
     let pool = thread_pool(threads)?;
-    let reports = run_reports(&JobMode, &pool, &[scenario], with_jobs, &|| {})?;
+    let reports = run_reports(&JobMode::default(), &pool, &[scenario], with_jobs, &|| {})?;
     reports
         .folds
         .into_iter()
@@ -60,6 +75,7 @@ pub fn run_job_experiment(
 pub struct JobFold {
     rows: JobRows,
     runs: Vec<JobRunSummary>,
+    totals: Vec<PolicyTotals>,
 }
 
 /// A job-mode scenario's runs, folded and summarised.
@@ -83,7 +99,7 @@ impl Mode for JobMode {
     const CHUNK_PER_THREAD: usize = 1;
 
     fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
-        load_job_plan(path, overrides)
+        load_job_plan_with(path, overrides, &self.registry)
     }
 
     fn name<'a>(&self, scenario: &'a JobScenario) -> &'a str {
@@ -112,10 +128,11 @@ impl Mode for JobMode {
         Vec::new()
     }
 
-    fn start(&self, _scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
+    fn start(&self, scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
         Ok(JobFold {
             rows: JobRows::new(keep_jobs)?,
             runs: Vec::new(),
+            totals: vec![PolicyTotals::default(); scenario.policies.len()],
         })
     }
 
@@ -126,6 +143,13 @@ impl Mode for JobMode {
 
     fn fold(&self, scenario: &JobScenario, fold: &mut JobFold, run: JobRun) -> Result<()> {
         fold.rows.add(scenario, &run)?;
+        if let Some(t) = fold.totals.get_mut(run.policy) {
+            t.add(
+                run.outcome.events,
+                run.elapsed,
+                run.outcome.policy_clock.estimate(),
+            );
+        }
         fold.runs.push(JobRunSummary {
             policy: run.policy,
             rep: run.rep,
@@ -148,6 +172,7 @@ impl Mode for JobMode {
             experiment: JobExperiment {
                 runs: fold.runs,
                 rows: fold.rows,
+                totals: fold.totals,
                 threads,
                 wall,
             },
@@ -172,7 +197,12 @@ impl Mode for JobMode {
         point: Option<PointInfo<'_>>,
     ) -> Result<Vec<&'static str>> {
         let e = &report.experiment;
-        write_job_results(dir, scenario, &e.rows, e.threads, e.wall, keep_jobs, point)
+        let measured = Measured {
+            totals: &e.totals,
+            threads: e.threads,
+            wall: e.wall,
+        };
+        write_job_results(dir, scenario, &e.rows, &measured, keep_jobs, point)
     }
 
     fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobReport)]) -> String {
@@ -186,7 +216,9 @@ impl Mode for JobMode {
     }
 
     fn summary_json(&self, report: &JobReport) -> Value {
-        report.summary.json()
+        let mut doc = report.summary.json();
+        with_policy_times(&mut doc, &report.experiment.totals);
+        doc
     }
 
     fn describe(&self, scenario: &JobScenario, report: &JobReport) -> String {

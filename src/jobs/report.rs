@@ -26,6 +26,7 @@ use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
+use crate::core::policy_clock::PolicyTotals;
 use crate::core::spool::Spool;
 use crate::core::time::micros_to_secs_string;
 
@@ -197,11 +198,21 @@ impl JobRows {
     }
 }
 
+/// What `run.json` records of how a run went (measurements, never results).
+#[derive(Debug, Clone, Copy)]
+pub struct Measured<'a> {
+    /// Per policy: events and time (policy and engine).
+    pub totals: &'a [PolicyTotals],
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time of the simulations.
+    pub wall: Duration,
+}
+
 /// `run.json`.
 pub fn run_manifest(
     scenario: &JobScenario,
-    threads: usize,
-    wall: Duration,
+    measured: &Measured<'_>,
     point: Option<PointInfo<'_>>,
 ) -> String {
     let mut doc = json!({
@@ -225,14 +236,19 @@ pub fn run_manifest(
             "placement": scenario.placement.name(),
             "restart_overhead_us": scenario.restart_overhead,
         },
-        "policies": scenario.policies.iter().map(|p| json!({
-            "name": p.name,
-            "scheduler": p.spec.name,
-            "preemptive": p.spec.preemptive,
-            "backfill": p.backfill,
-        })).collect::<Vec<_>>(),
-        "threads": threads,
-        "wall_time_s": wall.as_secs_f64(),
+        "policies": scenario.policies.iter().enumerate().map(|(i, p)| {
+            let totals = measured.totals.get(i).copied().unwrap_or_default();
+            json!({
+                "name": p.name,
+                "scheduler": p.spec.name,
+                "preemptive": p.spec.preemptive,
+                "backfill": p.backfill,
+                "events": totals.events,
+                "time": totals.time_json(),
+            })
+        }).collect::<Vec<_>>(),
+        "threads": measured.threads,
+        "wall_time_s": measured.wall.as_secs_f64(),
         // What may differ between two runs of the same scenario: paths as
         // given on the command line (they change with the working
         // directory) and measurements of the run.
@@ -242,6 +258,7 @@ pub fn run_manifest(
             "cluster.node_list",
             "threads",
             "wall_time_s",
+            "policies[].time",
         ],
     });
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
@@ -260,8 +277,7 @@ pub fn write_job_results(
     dir: &Path,
     scenario: &JobScenario,
     rows: &JobRows,
-    threads: usize,
-    wall: Duration,
+    measured: &Measured<'_>,
     with_jobs: bool,
     point: Option<PointInfo<'_>>,
 ) -> Result<Vec<&'static str>> {
@@ -283,7 +299,7 @@ pub fn write_job_results(
     }
     write_atomic(
         &dir.join("run.json"),
-        run_manifest(scenario, threads, wall, point).as_bytes(),
+        run_manifest(scenario, measured, point).as_bytes(),
     )?;
     written.push("run.json");
     Ok(written)

@@ -1,6 +1,8 @@
 //! One run of a job-mode scenario: a (repetition, policy) task, and what
 //! is kept of it once its rows are written.
 
+use std::time::{Duration, Instant};
+
 use super::metrics::{JobMetrics, job_metrics};
 use super::scenario::{JobScenario, RepJobs};
 use super::sim::SchedInit;
@@ -20,6 +22,8 @@ pub struct JobRun {
     pub outcome: JobOutcome,
     /// Summary figures.
     pub metrics: JobMetrics,
+    /// Wall-clock time of the run on its worker thread (a measurement).
+    pub elapsed: Duration,
 }
 
 /// What is kept of a run once its rows are written.
@@ -37,6 +41,7 @@ pub struct JobRunSummary {
 
 /// Simulate policy `policy` in repetition `rep`.
 pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Result<JobRun> {
+    let started = Instant::now();
     let jobs = scenario.rep_jobs(rep);
     let p = &scenario.policies[policy];
     let users = scenario.trace.users().len();
@@ -62,5 +67,6 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         jobs,
         outcome,
         metrics,
+        elapsed: started.elapsed(),
     })
 }

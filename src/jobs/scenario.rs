@@ -33,7 +33,7 @@ use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::policy::{self as scheduler, JobSchedulerSpec, Params};
+use super::policy::{JobRegistry, JobSchedulerEntry, Params};
 use super::sim::JobSchedulerFactory;
 use super::sim::cluster::{Placement, load_node_list};
 use super::sim::simulation::first_unplaceable;
@@ -180,7 +180,7 @@ pub struct JobPolicy {
     /// Label.
     pub name: String,
     /// The scheduler's registry entry.
-    pub spec: &'static JobSchedulerSpec,
+    pub spec: Arc<JobSchedulerEntry>,
     /// Backfilling for this policy.
     pub backfill: bool,
     /// Builds the scheduler of each run.
@@ -295,19 +295,35 @@ pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenari
 /// Read the job-mode scenario at `path` and expand its `[sweep]`, if any
 /// ([`crate::core::sweep`]); the points share one copy of each job trace.
 pub fn load_job_plan(path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
+    load_job_plan_with(path, overrides, &JobRegistry::builtin())
+}
+
+/// [`load_job_plan`] with the schedulers named in `registry`.
+pub fn load_job_plan_with(
+    path: &Path,
+    overrides: Overrides,
+    registry: &JobRegistry,
+) -> Result<Plan<JobScenario>> {
     let text = read_scenario_text(path)?;
-    expand_plan(&mut JobDocs::default(), path, &text, overrides)
+    let mut docs = JobDocs {
+        cache: JobTraceCache::default(),
+        registry,
+    };
+    expand_plan(&mut docs, path, &text, overrides)
 }
 
 /// Job-mode scenario documents, their traces read once.
-#[derive(Debug, Default)]
-struct JobDocs {
+#[derive(Debug)]
+struct JobDocs<'a> {
     cache: JobTraceCache,
+    registry: &'a JobRegistry,
 }
 
-impl Expand<JobScenarioFile, JobScenario> for JobDocs {
+impl Expand<JobScenarioFile, JobScenario> for JobDocs<'_> {
     fn plain(&mut self, path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
-        parse_job_scenario(path, text, overrides)
+        let at = path.display().to_string();
+        let file: JobScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+        build_job_scenario(path, file, overrides, &mut self.cache, self.registry)
     }
 
     fn deserialize(&mut self, doc: toml::Table) -> Result<JobScenarioFile> {
@@ -324,7 +340,7 @@ impl Expand<JobScenarioFile, JobScenario> for JobDocs {
         file: JobScenarioFile,
         overrides: Overrides,
     ) -> Result<JobScenario> {
-        build_job_scenario(path, file, overrides, &mut self.cache)
+        build_job_scenario(path, file, overrides, &mut self.cache, self.registry)
     }
 }
 
@@ -332,7 +348,13 @@ impl Expand<JobScenarioFile, JobScenario> for JobDocs {
 pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<JobScenario> {
     let at = path.display().to_string();
     let file: JobScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
-    build_job_scenario(path, file, overrides, &mut JobTraceCache::default())
+    build_job_scenario(
+        path,
+        file,
+        overrides,
+        &mut JobTraceCache::default(),
+        &JobRegistry::builtin(),
+    )
 }
 
 /// Job traces already read, by path, so the points of a sweep share one
@@ -373,6 +395,7 @@ pub fn build_job_scenario(
     mut file: JobScenarioFile,
     overrides: Overrides,
     cache: &mut JobTraceCache,
+    registry: &JobRegistry,
 ) -> Result<JobScenario> {
     let at = path.display().to_string();
     if let Some(seed) = overrides.seed {
@@ -485,7 +508,7 @@ pub fn build_job_scenario(
         .policies
         .iter()
         .enumerate()
-        .map(|(i, p)| resolve_policy(&at, i, p, default_backfill))
+        .map(|(i, p)| resolve_policy(&at, i, p, default_backfill, registry))
         .collect::<Result<Vec<_>>>()?;
     let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
     let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
@@ -533,17 +556,19 @@ fn resolve_policy(
     index: usize,
     p: &JobPolicySection,
     default_backfill: bool,
+    registry: &JobRegistry,
 ) -> Result<JobPolicy> {
     let context = format!(
         "{at}: [[policy]] #{} (\"{}\")",
         index + 1,
         crate::core::echo::shown(&p.name)
     );
-    let spec = scheduler::scheduler(&p.scheduler).ok_or_else(|| {
+    let spec = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
+        let names: Vec<&str> = registry.schedulers().map(|s| s.name.as_str()).collect();
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
             crate::core::echo::shown(&p.scheduler),
-            scheduler::scheduler_names()
+            names.join(", ")
         ))
     })?;
     let mut params =

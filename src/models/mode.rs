@@ -1,6 +1,7 @@
 //! Model-selection mode as the shared runner sees it ([`Mode`]).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -8,22 +9,34 @@ use serde_json::Value;
 use crate::core::error::Result;
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::policy_clock::with_policy_times;
 use crate::core::runner::run_scenarios;
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis};
 use crate::models::aggregate::Aggregate;
 use crate::models::experiment::{CHUNK_PER_THREAD, simulate_task};
 use crate::models::metrics::RepResult;
+use crate::models::policy::registry::ModelRegistry;
 use crate::models::report::{
     ExperimentResult, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
-use crate::models::scenario::{Scenario, load_plan};
+use crate::models::scenario::{Scenario, load_plan_with};
 use crate::models::warnings::{result_warnings, setup_warnings};
 
 /// Model selection: tenants train candidate models on a shared cluster
 /// (DESIGN §2).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ModelMode;
+#[derive(Debug, Clone, Default)]
+pub struct ModelMode {
+    /// The policies scenarios may name (default: the built-ins).
+    pub registry: Arc<ModelRegistry>,
+}
+
+impl ModelMode {
+    /// Model mode with the policies of `registry`.
+    pub fn new(registry: Arc<ModelRegistry>) -> Self {
+        Self { registry }
+    }
+}
 
 /// A scenario's runs, folded and aggregated.
 #[derive(Debug)]
@@ -44,7 +57,7 @@ impl Mode for ModelMode {
     const CHUNK_PER_THREAD: usize = CHUNK_PER_THREAD;
 
     fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<Scenario>> {
-        load_plan(path, overrides)
+        load_plan_with(path, overrides, &self.registry)
     }
 
     fn name<'a>(&self, scenario: &'a Scenario) -> &'a str {
@@ -137,7 +150,9 @@ impl Mode for ModelMode {
     }
 
     fn summary_json(&self, report: &ModelReport) -> Value {
-        summary_json(&report.aggregate)
+        let mut doc = summary_json(&report.aggregate);
+        with_policy_times(&mut doc, &report.result.totals);
+        doc
     }
 
     fn describe(&self, scenario: &Scenario, report: &ModelReport) -> String {
@@ -167,7 +182,7 @@ pub fn run_grid(
     keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Vec<ExperimentResult>> {
-    let folded = run_scenarios(&ModelMode, pool, scenarios, keep_jobs, on_done)?;
+    let folded = run_scenarios(&ModelMode::default(), pool, scenarios, keep_jobs, on_done)?;
     let mut results = folded.folds;
     for r in &mut results {
         r.finish(folded.threads, folded.wall)?;

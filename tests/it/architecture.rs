@@ -28,6 +28,17 @@ use std::path::Path;
 const ALLOWED: &[(&str, &str)] = &[
     ("main", "cli"),
     ("lib", "core"),
+    // The registry joins both modes' policies; the prelude re-exports what
+    // a policy author needs, and the cli runs scenarios with a registry.
+    ("registry", "models"),
+    ("registry", "jobs"),
+    ("registry", "core"),
+    ("prelude", "cli"),
+    ("prelude", "registry"),
+    ("prelude", "models"),
+    ("prelude", "jobs"),
+    ("prelude", "core"),
+    ("cli", "registry"),
     ("cli", "models"),
     ("cli", "jobs"),
     ("cli", "plot"),

@@ -103,19 +103,37 @@ fn quickstart_writes_its_results_folder() {
 }
 
 /// `run.json` without the fields that legitimately vary between identical
-/// runs: thread count, wall time and events per second.
+/// runs: those it lists itself under `varying_fields` (thread count, wall
+/// time, events per second, policy time, paths), each of which must exist.
 fn manifest_without_timing(bytes: &[u8]) -> serde_json::Value {
     let mut v: serde_json::Value = serde_json::from_slice(bytes).expect("run.json is JSON");
-    let obj = v.as_object_mut().expect("object");
-    assert!(obj.remove("threads").is_some());
-    assert!(obj.remove("wall_time_s").is_some());
-    for p in obj["policies"].as_array_mut().expect("policies") {
-        assert!(
-            p.as_object_mut()
-                .expect("policy")
-                .remove("events_per_s")
-                .is_some()
-        );
+    let varying: Vec<String> = v["varying_fields"]
+        .as_array()
+        .expect("varying_fields")
+        .iter()
+        .map(|f| f.as_str().expect("a dotted path").to_string())
+        .collect();
+    assert!(varying.iter().any(|f| f == "wall_time_s"), "{varying:?}");
+    for field in &varying {
+        if let Some((list, key)) = field.split_once("[].") {
+            for p in v[list].as_array_mut().expect("a list") {
+                assert!(
+                    p.as_object_mut().expect("object").remove(key).is_some(),
+                    "{field}"
+                );
+            }
+        } else {
+            let mut parts: Vec<&str> = field.split('.').collect();
+            let last = parts.pop().expect("a key");
+            let mut at = &mut v;
+            for p in parts {
+                at = &mut at[p];
+            }
+            assert!(
+                at.as_object_mut().expect("object").remove(last).is_some(),
+                "{field}"
+            );
+        }
     }
     v
 }

@@ -249,6 +249,13 @@ fn json_of_a_job_run_has_the_top_level_keys_of_a_model_run() {
     assert_eq!(jobs["policies"][0]["name"], "fifo");
     assert_eq!(jobs["policies"][0]["mean_jct_s"]["mean"], 13.0);
     assert_eq!(jobs["policies"][3]["name"], "srtf");
+    for doc in [&model, &jobs] {
+        let t = &doc["policies"][0]["time"];
+        assert!(
+            t["simulation_s"].as_f64().is_some() && t["policy_s"].as_f64().is_some(),
+            "every policy reports its time: {t}"
+        );
+    }
     let speedup = jobs["policies"][3]["speedup"].as_f64().expect("number");
     assert!((speedup - 13.0 / 6.2).abs() < 1e-12, "{speedup}");
     // Sweeps too: the same top-level keys in both modes, and per point the

@@ -30,6 +30,7 @@ mod online;
 mod paper_view;
 mod parsers_never_panic;
 mod plots;
+mod registry;
 mod results_folder;
 mod streaming;
 mod trace_sources;

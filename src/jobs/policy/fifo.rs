@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::static_order::StaticOrder;
+use super::static_order::by_key;
 use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
 use crate::jobs::sim::{JobSchedulerFactory, Key};
@@ -28,7 +28,5 @@ pub fn key(job: &Job, index: u32) -> Key {
 }
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
-    Ok(Arc::new(|init| {
-        Box::new(StaticOrder::new(init.jobs.len(), key))
-    }))
+    Ok(Arc::new(|init| by_key(init.jobs.len(), key)))
 }

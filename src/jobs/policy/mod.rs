@@ -19,9 +19,14 @@ pub mod sjf;
 pub mod srtf;
 mod static_order;
 
+pub use static_order::priority_order;
+
+use std::fmt;
+use std::sync::Arc;
+
 pub use crate::core::params::Params;
 
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::jobs::sim::JobSchedulerFactory;
 
 /// A cluster scheduler known by name.
@@ -59,4 +64,111 @@ pub fn scheduler_names() -> String {
         .map(|s| s.name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Turns a `[[policy]]` table's keys into a job-scheduler factory.
+pub type ParseJobScheduler = Arc<dyn Fn(&mut Params) -> Result<JobSchedulerFactory> + Send + Sync>;
+
+/// A cluster scheduler a job-mode scenario can name: built in or
+/// registered ([`JobRegistry::add_scheduler`]).
+#[derive(Clone)]
+pub struct JobSchedulerEntry {
+    /// Name used in scenarios.
+    pub name: String,
+    /// One-line description.
+    pub about: String,
+    /// Whether it preempts running jobs.
+    pub preemptive: bool,
+    /// Builds the factory from the policy table.
+    pub parse: ParseJobScheduler,
+}
+
+impl JobSchedulerEntry {
+    /// A non-preemptive scheduler called `name` whose factory `parse` makes
+    /// from the policy table.
+    pub fn new(
+        name: impl Into<String>,
+        about: impl Into<String>,
+        parse: impl Fn(&mut Params) -> Result<JobSchedulerFactory> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            about: about.into(),
+            preemptive: false,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+impl fmt::Debug for JobSchedulerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JobSchedulerEntry")
+            .field("name", &self.name)
+            .field("preemptive", &self.preemptive)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<&JobSchedulerSpec> for JobSchedulerEntry {
+    fn from(s: &JobSchedulerSpec) -> Self {
+        let parse = s.parse;
+        Self {
+            name: s.name.to_string(),
+            about: s.about.to_string(),
+            preemptive: s.preemptive,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+/// The cluster schedulers job-mode scenarios can name: the built-ins
+/// ([`JobRegistry::builtin`]) and any a user adds; names are unique.
+#[derive(Debug, Clone)]
+pub struct JobRegistry {
+    schedulers: Vec<Arc<JobSchedulerEntry>>,
+}
+
+impl Default for JobRegistry {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl JobRegistry {
+    /// Every built-in scheduler ([`SCHEDULERS`]).
+    pub fn builtin() -> Self {
+        Self {
+            schedulers: SCHEDULERS
+                .iter()
+                .map(|s| Arc::new(JobSchedulerEntry::from(s)))
+                .collect(),
+        }
+    }
+
+    /// Add a scheduler; its name must be new and non-empty.
+    pub fn add_scheduler(&mut self, entry: JobSchedulerEntry) -> Result<()> {
+        if entry.name.trim().is_empty() {
+            return Err(Error::usage(
+                "cannot register a job scheduler with an empty name",
+            ));
+        }
+        if self.scheduler(&entry.name).is_some() {
+            return Err(Error::usage(format!(
+                "cannot register the job scheduler `{}`: a job scheduler of that name is already registered",
+                entry.name
+            )));
+        }
+        self.schedulers.push(Arc::new(entry));
+        Ok(())
+    }
+
+    /// The scheduler called `name`.
+    pub fn scheduler(&self, name: &str) -> Option<&Arc<JobSchedulerEntry>> {
+        self.schedulers.iter().find(|s| s.name == name)
+    }
+
+    /// Every scheduler, built-ins first, then in the order added.
+    pub fn schedulers(&self) -> impl Iterator<Item = &JobSchedulerEntry> {
+        self.schedulers.iter().map(AsRef::as_ref)
+    }
 }

@@ -3,39 +3,93 @@
 //! fits; a job that does not fit stops the scan (head-of-line blocking)
 //! unless backfilling is on, in which case the scan goes on with later jobs.
 
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, Key};
 use crate::jobs::trace::Job;
 
-/// A waiting queue ordered by a key that never changes while a job waits.
+/// A waiting queue ordered by a key that never changes while a job waits:
+/// `key(job, index, now)` at its arrival. A key function that fails stops
+/// the run at the next scheduling pass with its error.
 #[derive(Debug)]
-pub(super) struct StaticOrder {
-    key: fn(&Job, u32) -> Key,
+pub(super) struct StaticOrder<K> {
+    key: K,
     waiting: IndexedHeap<Key>,
     skipped: Vec<u32>,
+    failed: Option<Error>,
 }
 
-impl StaticOrder {
-    pub(super) fn new(jobs: usize, key: fn(&Job, u32) -> Key) -> Self {
+impl<K: FnMut(&Job, u32, Micros) -> Result<Key>> StaticOrder<K> {
+    pub(super) fn new(jobs: usize, key: K) -> Self {
         Self {
             key,
             waiting: IndexedHeap::new(jobs),
             skipped: Vec::with_capacity(jobs),
+            failed: None,
         }
     }
 }
 
-impl JobScheduler for StaticOrder {
-    fn on_arrival(&mut self, job: u32, _now: Micros, state: &State<'_>) {
-        self.waiting.push(job, (self.key)(state.job(job), job));
+/// A static-order queue of `jobs` jobs with the key function `key`.
+pub(super) fn by_key(jobs: usize, key: fn(&Job, u32) -> Key) -> Box<dyn JobScheduler> {
+    Box::new(StaticOrder::new(
+        jobs,
+        move |j: &Job, i: u32, _now: Micros| Ok(key(j, i)),
+    ))
+}
+
+/// A non-preemptive scheduler that serves waiting jobs by a priority a
+/// user function gives each job at its arrival, smallest first; ties by
+/// submit time, then job index (DESIGN §9.3). The scan, head-of-line
+/// blocking, backfilling and placement are the engine's, as for `fifo`.
+/// `priority(job, index, now)` returning NaN or an error stops the run
+/// with a policy error at the next pass. This is how a priority function
+/// written elsewhere (e.g. in Python) becomes a job scheduler.
+pub fn priority_order(
+    jobs: usize,
+    mut priority: impl FnMut(&Job, u32, Micros) -> Result<f64> + Send + 'static,
+) -> Box<dyn JobScheduler> {
+    Box::new(StaticOrder::new(
+        jobs,
+        move |j: &Job, i: u32, now: Micros| {
+            let p = priority(j, i, now)?;
+            if p.is_nan() {
+                return Err(Error::policy(format!(
+                    "the priority of job {i} is NaN: expected a number (smaller runs first)"
+                )));
+            }
+            Ok((ordered_bits(p), j.submit, i))
+        },
+    ))
+}
+
+/// The bits of `x` (not NaN) as a `u64` in the order of the floats:
+/// −∞ < … < −0.0 = +0.0 < … < +∞.
+fn ordered_bits(x: f64) -> u64 {
+    let x = if x == 0.0 { 0.0 } else { x };
+    let b = x.to_bits();
+    if b >> 63 == 1 { !b } else { b | (1 << 63) }
+}
+
+impl<K: FnMut(&Job, u32, Micros) -> Result<Key> + Send> JobScheduler for StaticOrder<K> {
+    fn on_arrival(&mut self, job: u32, now: Micros, state: &State<'_>) {
+        if self.failed.is_some() {
+            return;
+        }
+        match (self.key)(state.job(job), job, now) {
+            Ok(k) => self.waiting.push(job, k),
+            Err(e) => self.failed = Some(e),
+        }
     }
 
     fn on_completion(&mut self, _job: u32, _now: Micros, _state: &State<'_>) {}
 
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         self.skipped.clear();
         while let Some((j, _)) = self.waiting.peek() {
             if pass.free_gpus() == 0 {
@@ -55,5 +109,36 @@ impl JobScheduler for StaticOrder {
             self.waiting.push(j, self.waiting.key(j));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordered_bits_sort_like_the_floats() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            2.5,
+            1e300,
+            f64::INFINITY,
+        ];
+        for w in xs.windows(2) {
+            assert!(
+                ordered_bits(w[0]) <= ordered_bits(w[1]),
+                "{} vs {}",
+                w[0],
+                w[1]
+            );
+            assert_eq!(ordered_bits(w[0]) == ordered_bits(w[1]), w[0] == w[1]);
+        }
     }
 }

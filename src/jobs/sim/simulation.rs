@@ -28,6 +28,7 @@
 use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
 use crate::core::error::{Error, Result};
+use crate::core::policy_clock::PolicyClock;
 use crate::core::time::Micros;
 use crate::core::{Component, EventQueue, run_events};
 use crate::jobs::trace::Job;
@@ -143,6 +144,10 @@ pub struct JobOutcome {
     pub end_time: Micros,
     /// GPUs in the cluster.
     pub gpus: u64,
+    /// Time spent inside the scheduler's calls, its scheduling passes
+    /// included (they contain the engine's placement of the jobs it
+    /// starts); sampled, a measurement only.
+    pub policy_clock: PolicyClock,
 }
 
 /// The state of every job and of the cluster, readable by schedulers.
@@ -460,6 +465,8 @@ struct JobSim<'a, 's> {
     next_arrival: usize,
     dirty: bool,
     done: usize,
+    /// Time inside the scheduler's calls.
+    clock: PolicyClock,
 }
 
 impl JobSim<'_, '_> {
@@ -487,7 +494,9 @@ impl Component for JobSim<'_, '_> {
         match event {
             JobEvent::Arrival { job } => {
                 self.state.status[job as usize] = Status::Waiting;
+                let tick = self.clock.start();
                 self.scheduler.on_arrival(job, now, &self.state);
+                self.clock.stop(tick);
                 self.push_next_arrival(queue);
                 self.dirty = true;
             }
@@ -507,7 +516,9 @@ impl Component for JobSim<'_, '_> {
                 let (cluster, alloc) = (&mut s.cluster, &s.alloc);
                 cluster.release(&alloc[off..off + len])?;
                 self.done += 1;
+                let tick = self.clock.start();
                 self.scheduler.on_completion(job, now, &self.state);
+                self.clock.stop(tick);
                 self.dirty = true;
             }
             JobEvent::Timer { job, run } => {
@@ -515,7 +526,10 @@ impl Component for JobSim<'_, '_> {
                 if self.state.run[i] != run || self.state.status[i] != Status::Running {
                     return Ok(());
                 }
-                if let Some(next) = self.scheduler.on_timer(job, now, &self.state) {
+                let tick = self.clock.start();
+                let next = self.scheduler.on_timer(job, now, &self.state);
+                self.clock.stop(tick);
+                if let Some(next) = next {
                     let mut pass = Pass {
                         now,
                         state: &mut self.state,
@@ -539,7 +553,10 @@ impl Component for JobSim<'_, '_> {
             state: &mut self.state,
             queue,
         };
-        self.scheduler.schedule(&mut pass)
+        let tick = self.clock.start();
+        let done = self.scheduler.schedule(&mut pass);
+        self.clock.stop(tick);
+        done
     }
 }
 
@@ -622,6 +639,7 @@ pub fn simulate_jobs(
         next_arrival: 0,
         dirty: false,
         done: 0,
+        clock: PolicyClock::default(),
     };
     let capacity = 2 * (gpus as usize).min(n) + 16;
     let mut queue = EventQueue::with_capacity(capacity);
@@ -643,5 +661,6 @@ pub fn simulate_jobs(
         events: end.events,
         end_time: end.end,
         gpus,
+        policy_clock: sim.clock,
     })
 }

@@ -78,11 +78,13 @@ fn simulate_rep(
         limits,
         &scenario.thresholds,
     );
+    let mut policy_time = outcome.policy_clock.estimate();
     let isolated_area = if scenario.file.fairness {
         let mut areas = Vec::with_capacity(split.tenants.len());
         for &u in &split.tenants {
             let alone = run_policy(scenario, policy, rep, &split, &[u], &[0])
                 .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
+            policy_time += alone.policy_clock.estimate();
             let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
             areas.push(m[0].regret_area);
         }
@@ -113,6 +115,7 @@ fn simulate_rep(
         isolated_area,
         tenant_aggregate,
         elapsed: started.elapsed(),
+        policy_time,
     })
 }
 

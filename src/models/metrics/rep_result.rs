@@ -41,4 +41,7 @@ pub struct RepResult {
     /// events per second in `run.json`; never part of a result file that
     /// must be reproducible).
     pub elapsed: Duration,
+    /// Of `elapsed`, the estimated time inside the policies' calls, the
+    /// runs of each tenant alone (`fairness`) included (a measurement).
+    pub policy_time: Duration,
 }

@@ -1,8 +1,11 @@
 //! Policies by name. Adding a policy: write its file under `scheduler/` or
 //! `selector/` with a `SPEC`, and list it here.
 
+use std::fmt;
+use std::sync::Arc;
+
 use super::{Params, scheduler, selector};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::models::sim::{SchedulerFactory, SelectorFactory};
 use crate::models::trace::Trace;
 
@@ -80,4 +83,206 @@ pub fn selector_names() -> String {
         .map(|s| s.name)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Turns a `[[policy]]` table's keys into a scheduler factory (an entry's
+/// `parse`; it must take every key it uses from the [`Params`]).
+pub type ParseScheduler = Arc<dyn Fn(&mut Params) -> Result<SchedulerFactory> + Send + Sync>;
+
+/// Turns a `[[policy]]` table's keys into a selector factory, given the
+/// scenario's trace.
+pub type ParseSelector = Arc<dyn Fn(&mut Params, &Trace) -> Result<SelectorFactory> + Send + Sync>;
+
+/// A scheduler a scenario can name: a built-in one or one a user
+/// registered ([`ModelRegistry::add_scheduler`]).
+#[derive(Clone)]
+pub struct SchedulerEntry {
+    /// Name used in scenarios (`scheduler = "…"`).
+    pub name: String,
+    /// One-line description.
+    pub about: String,
+    /// Whether it reads the selector's acquisition values (then the
+    /// scenario must pair it with a GP selector).
+    pub needs_acquisition: bool,
+    /// Builds the factory from the policy table.
+    pub parse: ParseScheduler,
+}
+
+impl SchedulerEntry {
+    /// A scheduler called `name` whose factory `parse` makes from the
+    /// policy table (needing no acquisition values).
+    pub fn new(
+        name: impl Into<String>,
+        about: impl Into<String>,
+        parse: impl Fn(&mut Params) -> Result<SchedulerFactory> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            about: about.into(),
+            needs_acquisition: false,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+impl fmt::Debug for SchedulerEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchedulerEntry")
+            .field("name", &self.name)
+            .field("needs_acquisition", &self.needs_acquisition)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<&SchedulerSpec> for SchedulerEntry {
+    fn from(s: &SchedulerSpec) -> Self {
+        let parse = s.parse;
+        Self {
+            name: s.name.to_string(),
+            about: s.about.to_string(),
+            needs_acquisition: s.needs_acquisition,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+/// A model selector a scenario can name: built in or registered
+/// ([`ModelRegistry::add_selector`]).
+#[derive(Clone)]
+pub struct SelectorEntry {
+    /// Name used in scenarios (`selector = "…"`).
+    pub name: String,
+    /// One-line description.
+    pub about: String,
+    /// Whether its proposals carry acquisition values (a GP selector).
+    pub provides_acquisition: bool,
+    /// Builds the factory from the policy table and the trace.
+    pub parse: ParseSelector,
+}
+
+impl SelectorEntry {
+    /// A selector called `name` whose factory `parse` makes from the policy
+    /// table and the trace (providing no acquisition values).
+    pub fn new(
+        name: impl Into<String>,
+        about: impl Into<String>,
+        parse: impl Fn(&mut Params, &Trace) -> Result<SelectorFactory> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            about: about.into(),
+            provides_acquisition: false,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+impl fmt::Debug for SelectorEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SelectorEntry")
+            .field("name", &self.name)
+            .field("provides_acquisition", &self.provides_acquisition)
+            .finish_non_exhaustive()
+    }
+}
+
+impl From<&SelectorSpec> for SelectorEntry {
+    fn from(s: &SelectorSpec) -> Self {
+        let parse = s.parse;
+        Self {
+            name: s.name.to_string(),
+            about: s.about.to_string(),
+            provides_acquisition: s.provides_acquisition,
+            parse: Arc::new(parse),
+        }
+    }
+}
+
+/// The schedulers and selectors model-mode scenarios can name: the
+/// built-ins ([`ModelRegistry::builtin`]) and any a user adds. Names are
+/// unique; a lookup is by exact name.
+#[derive(Debug, Clone)]
+pub struct ModelRegistry {
+    schedulers: Vec<Arc<SchedulerEntry>>,
+    selectors: Vec<Arc<SelectorEntry>>,
+}
+
+impl Default for ModelRegistry {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl ModelRegistry {
+    /// Every built-in scheduler and selector ([`SCHEDULERS`],
+    /// [`SELECTORS`]).
+    pub fn builtin() -> Self {
+        Self {
+            schedulers: SCHEDULERS
+                .iter()
+                .map(|s| Arc::new(SchedulerEntry::from(s)))
+                .collect(),
+            selectors: SELECTORS
+                .iter()
+                .map(|s| Arc::new(SelectorEntry::from(s)))
+                .collect(),
+        }
+    }
+
+    /// Add a scheduler; its name must be new and non-empty.
+    pub fn add_scheduler(&mut self, entry: SchedulerEntry) -> Result<()> {
+        check_new_name(
+            "scheduler",
+            &entry.name,
+            self.scheduler(&entry.name).is_some(),
+        )?;
+        self.schedulers.push(Arc::new(entry));
+        Ok(())
+    }
+
+    /// Add a selector; its name must be new and non-empty.
+    pub fn add_selector(&mut self, entry: SelectorEntry) -> Result<()> {
+        check_new_name(
+            "selector",
+            &entry.name,
+            self.selector(&entry.name).is_some(),
+        )?;
+        self.selectors.push(Arc::new(entry));
+        Ok(())
+    }
+
+    /// The scheduler called `name`.
+    pub fn scheduler(&self, name: &str) -> Option<&Arc<SchedulerEntry>> {
+        self.schedulers.iter().find(|s| s.name == name)
+    }
+
+    /// The selector called `name`.
+    pub fn selector(&self, name: &str) -> Option<&Arc<SelectorEntry>> {
+        self.selectors.iter().find(|s| s.name == name)
+    }
+
+    /// Every scheduler, built-ins first, then in the order added.
+    pub fn schedulers(&self) -> impl Iterator<Item = &SchedulerEntry> {
+        self.schedulers.iter().map(AsRef::as_ref)
+    }
+
+    /// Every selector, built-ins first, then in the order added.
+    pub fn selectors(&self) -> impl Iterator<Item = &SelectorEntry> {
+        self.selectors.iter().map(AsRef::as_ref)
+    }
+}
+
+/// A registered name must be non-empty and not taken.
+pub(crate) fn check_new_name(kind: &str, name: &str, taken: bool) -> Result<()> {
+    if name.trim().is_empty() {
+        return Err(Error::usage(format!(
+            "cannot register a {kind} with an empty name"
+        )));
+    }
+    if taken {
+        return Err(Error::usage(format!(
+            "cannot register the {kind} `{name}`: a {kind} of that name is already registered"
+        )));
+    }
+    Ok(())
 }

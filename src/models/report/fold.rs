@@ -5,19 +5,10 @@ use std::time::Duration;
 
 use super::RowSpools;
 use crate::core::error::Result;
+use crate::core::policy_clock::PolicyTotals;
 use crate::models::aggregate::{Aggregate, RunFigures, RunFold, aggregate_fold};
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
-
-/// Simulated events and worker time of one policy, summed over its runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PolicyTotals {
-    /// Events processed.
-    pub events: u64,
-    /// Seconds its simulations took on their worker threads (never part of
-    /// a result file that must be reproducible).
-    pub secs: f64,
-}
 
 /// Every run of a scenario, folded in (repetition, policy) order.
 #[derive(Debug)]
@@ -63,8 +54,7 @@ impl ExperimentResult {
         });
         self.rows.add(scenario, run)?;
         if let Some(t) = self.totals.get_mut(run.policy) {
-            t.events += run.metrics.events;
-            t.secs += run.elapsed.as_secs_f64();
+            t.add(run.metrics.events, run.elapsed, run.policy_time);
         }
         self.runs += 1;
         Ok(())

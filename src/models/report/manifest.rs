@@ -14,12 +14,13 @@ pub const GIT_COMMIT: &str = env!("TENANTSIM_GIT_COMMIT");
 /// a list): the paths are as given on the command line, so they change
 /// with the working directory; the rest measures the run. Every other
 /// field is identical. `run.json` lists them under `varying_fields`.
-pub const VARYING_FIELDS: [&str; 5] = [
+pub const VARYING_FIELDS: [&str; 6] = [
     "scenario_path",
     "trace.path",
     "threads",
     "wall_time_s",
     "policies[].events_per_s",
+    "policies[].time",
 ];
 
 /// Render `run.json`: tool, version and git commit; the resolved scenario
@@ -50,6 +51,7 @@ pub fn run_manifest(
                 "name": p.name,
                 "events": events,
                 "events_per_s": if secs > 0.0 { json!(events as f64 / secs) } else { Value::Null },
+                "time": totals.time_json(),
             })
         })
         .collect();

@@ -16,7 +16,7 @@ use crate::core::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
 use crate::models::policy::Params;
-use crate::models::policy::registry::{self, SchedulerSpec, SelectorSpec};
+use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
 use crate::models::sim::{SchedulerFactory, SelectorFactory};
 use crate::models::sim::{SimConfig, TenantLimits};
 use crate::models::trace::Trace;
@@ -28,9 +28,9 @@ pub struct Policy {
     /// Label used in every output.
     pub name: String,
     /// The scheduler's registry entry.
-    pub scheduler: &'static SchedulerSpec,
+    pub scheduler: Arc<SchedulerEntry>,
     /// The selector's registry entry.
-    pub selector: &'static SelectorSpec,
+    pub selector: Arc<SelectorEntry>,
     /// Builds the scheduler of a repetition.
     pub make_scheduler: SchedulerFactory,
     /// Builds the selector of a repetition.
@@ -130,19 +130,31 @@ pub fn load_scenario(path: &Path, overrides: Overrides) -> Result<Scenario> {
 /// Parse and validate scenario `text` as if read from `path` (relative paths
 /// inside it resolve against `path`'s folder).
 pub fn parse_scenario(path: &Path, text: &str, overrides: Overrides) -> Result<Scenario> {
+    parse_scenario_with(path, text, overrides, &ModelRegistry::builtin())
+}
+
+/// [`parse_scenario`], the policies named in `registry` (the built-ins
+/// and any a user registered).
+pub fn parse_scenario_with(
+    path: &Path,
+    text: &str,
+    overrides: Overrides,
+    registry: &ModelRegistry,
+) -> Result<Scenario> {
     let at = path.display().to_string();
     let file: ScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
-    build_scenario(path, file, overrides, &mut TraceCache::default())
+    build_scenario(path, file, overrides, &mut TraceCache::default(), registry)
 }
 
 /// Validate a deserialised scenario `file` read from `path`: apply the
 /// overrides, check every key, load the trace (through `cache`) and resolve
-/// split, policies and baseline.
+/// split, policies (by name in `registry`) and baseline.
 pub fn build_scenario(
     path: &Path,
     mut file: ScenarioFile,
     overrides: Overrides,
     cache: &mut TraceCache,
+    registry: &ModelRegistry,
 ) -> Result<Scenario> {
     let at = path.display().to_string();
     if let Some(seed) = overrides.seed {
@@ -192,7 +204,7 @@ pub fn build_scenario(
         .policies
         .iter()
         .enumerate()
-        .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users))
+        .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users, registry))
         .collect::<Result<Vec<_>>>()?;
     let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
     let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
@@ -447,27 +459,29 @@ fn resolve_policy(
     p: &PolicySection,
     trace: &Trace,
     prior_users: usize,
+    registry: &ModelRegistry,
 ) -> Result<Policy> {
     let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
-    let scheduler = registry::scheduler(&p.scheduler).ok_or_else(|| {
+    let names = |it: &mut dyn Iterator<Item = &str>| it.collect::<Vec<_>>().join(", ");
+    let scheduler = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown scheduler `{}`: expected one of {}",
             shown(&p.scheduler),
-            registry::scheduler_names()
+            names(&mut registry.schedulers().map(|s| s.name.as_str()))
         ))
     })?;
-    let selector = registry::selector(&p.selector).ok_or_else(|| {
+    let selector = registry.selector(&p.selector).cloned().ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown selector `{}`: expected one of {}",
             shown(&p.selector),
-            registry::selector_names()
+            names(&mut registry.selectors().map(|s| s.name.as_str()))
         ))
     })?;
     if scheduler.needs_acquisition && !selector.provides_acquisition {
-        let gp: Vec<&str> = registry::SELECTORS
-            .iter()
+        let gp: Vec<&str> = registry
+            .selectors()
             .filter(|s| s.provides_acquisition)
-            .map(|s| s.name)
+            .map(|s| s.name.as_str())
             .collect();
         return Err(Error::input(format!(
             "{context}: scheduler `{}` needs a GP selector ({}), not `{}`",

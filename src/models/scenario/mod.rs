@@ -13,7 +13,10 @@ pub use file::{
     ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
     ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,
 };
-pub use load::{Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario};
+pub use load::{
+    Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario,
+    parse_scenario_with,
+};
 pub use split::{Split, SplitPlan};
-pub use sweep::{Plan, SweepPoint, load_plan, parse_plan};
+pub use sweep::{Plan, SweepPoint, load_plan, load_plan_with, parse_plan, parse_plan_with};
 pub use trace_source::{LoadedTrace, load_trace_source};

@@ -61,7 +61,7 @@ impl<'a> DecisionHarness<'a> {
         self.selector.started(i, model);
         self.scheduler.tenant_changed(&self.tenants, i);
         let accuracy = self.trace.accuracy(u, model);
-        self.tenants.complete(i, accuracy);
+        self.tenants.complete(i, model, accuracy);
         self.selector.observe(i, model, accuracy);
         self.scheduler.tenant_changed(&self.tenants, i);
         Some(i)

@@ -44,4 +44,8 @@ pub struct RunOutcome {
     pub left_at: Vec<Option<Micros>>,
     /// Per tenant: whether it hit its GPU-time budget.
     pub budget_exhausted: Vec<bool>,
+    /// Time spent inside the scheduler's and selector's calls (sampled; a
+    /// measurement, never part of a result file that must be
+    /// reproducible).
+    pub policy_clock: crate::core::policy_clock::PolicyClock,
 }

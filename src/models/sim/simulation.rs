@@ -4,6 +4,7 @@
 use super::{EventQueue, GpuPool, JobRecord, RunOutcome, TenantLimits, Tenants};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
+use crate::core::policy_clock::PolicyClock;
 use crate::core::{Component, run_events};
 use crate::models::trace::{Micros, Trace};
 
@@ -90,6 +91,8 @@ struct ModelSelection<'a> {
     completion_order: Vec<u32>,
     scheduler: &'a mut dyn Scheduler,
     selector: &'a mut dyn Selector,
+    /// Time inside the policies' calls.
+    clock: PolicyClock,
 }
 
 /// Run one simulation.
@@ -147,6 +150,7 @@ pub fn simulate(
         completion_order: Vec::with_capacity(n_jobs_max),
         scheduler,
         selector,
+        clock: PolicyClock::default(),
     };
     let end = run_events(&mut sim, &mut queue, config.horizon)?;
     let busy = sim
@@ -166,6 +170,7 @@ pub fn simulate(
         gpus: config.gpus,
         left_at: sim.left_at,
         budget_exhausted,
+        policy_clock: sim.clock,
     })
 }
 
@@ -182,15 +187,19 @@ impl Component for ModelSelection<'_> {
                 rec.completed = true;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
                 self.pool.release(rec.gpu);
-                self.tenants.complete(i, acc);
+                self.tenants.complete(i, k, acc);
                 self.completion_order.push(job);
+                let tick = self.clock.start();
                 self.selector.observe(i, k, acc);
                 self.scheduler.tenant_changed(&self.tenants, i);
+                self.clock.stop(tick);
             }
             Event::Arrival { tenant } => {
                 self.tenants.arrive(tenant as usize);
+                let tick = self.clock.start();
                 self.scheduler
                     .tenant_changed(&self.tenants, tenant as usize);
+                self.clock.stop(tick);
                 if let Some(p) = self.tenants.limits().patience {
                     queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
                 }
@@ -208,7 +217,13 @@ impl Component for ModelSelection<'_> {
     /// Fill free GPUs lowest index first, one decision at a time.
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
         while self.pool.free_count() > 0 {
-            let Some(i) = self.scheduler.pick(&self.tenants, self.selector) else {
+            let tick = self.clock.start();
+            let picked = self.scheduler.pick(&self.tenants, self.selector);
+            let proposal = picked
+                .filter(|&i| i < self.tenants.len() && self.tenants.is_eligible(i))
+                .map(|i| self.selector.propose(&self.tenants, i));
+            self.clock.stop(tick);
+            let Some(i) = picked else {
                 break;
             };
             if i >= self.tenants.len() || !self.tenants.is_eligible(i) {
@@ -216,7 +231,7 @@ impl Component for ModelSelection<'_> {
                     "the scheduler picked tenant {i}, which is not eligible"
                 )));
             }
-            let Some(p) = self.selector.propose(&self.tenants, i) else {
+            let Some(p) = proposal.flatten() else {
                 return Err(Error::policy(format!(
                     "the selector proposed no model for eligible tenant {i}"
                 )));
@@ -236,7 +251,9 @@ impl Component for ModelSelection<'_> {
                 // The job that would cross the budget is not started; the
                 // tenant stops being eligible.
                 self.tenants.exhaust(i);
+                let tick = self.clock.start();
                 self.scheduler.tenant_changed(&self.tenants, i);
+                self.clock.stop(tick);
                 continue;
             }
             let Some(gpu) = self.pool.take_lowest() else {
@@ -260,8 +277,10 @@ impl Component for ModelSelection<'_> {
             self.prev_job.push(self.last_job[i]);
             self.last_job[i] = job;
             self.tenants.start(i, p.model, runtime);
+            let tick = self.clock.start();
             self.selector.started(i, p.model);
             self.scheduler.tenant_changed(&self.tenants, i);
+            self.clock.stop(tick);
             queue.push(finish, COMPLETION, Event::Completion { job });
         }
         Ok(())
@@ -283,10 +302,13 @@ impl ModelSelection<'_> {
                 let planned = rec.end - rec.start;
                 rec.end = now;
                 self.pool.release(rec.gpu);
-                self.tenants.cancel_job(i, planned, now - rec.start);
+                self.tenants
+                    .cancel_job(i, rec.model as usize, planned, now - rec.start);
             }
             j = self.prev_job[j as usize];
         }
+        let tick = self.clock.start();
         self.scheduler.tenant_changed(&self.tenants, i);
+        self.clock.stop(tick);
     }
 }

@@ -17,6 +17,9 @@ pub struct Tenants {
     state: Vec<TenantState>,
     /// `n × K` mask over trace models: completed or running.
     tried: Vec<bool>,
+    /// `n × K` mask: the model's job completed or was cancelled (so a tried
+    /// model is running exactly when it is not finished).
+    finished: Vec<bool>,
     max_running: u32,
     limits: TenantLimits,
 }
@@ -73,6 +76,7 @@ impl Tenants {
                 })
                 .collect(),
             tried: vec![false; n * k],
+            finished: vec![false; n * k],
             max_running,
             limits,
         }
@@ -155,6 +159,13 @@ impl Tenants {
         self.max_running
     }
 
+    /// Whether tenant `i`'s job on trace model `k` is running: started, and
+    /// neither completed nor cancelled.
+    pub fn is_running_model(&self, i: usize, k: usize) -> bool {
+        let at = i * self.n_models + k;
+        self.tried[at] && !self.finished[at]
+    }
+
     /// Eligible (DESIGN §2.3): arrived, has untried models, and fewer running
     /// jobs than the limit; and, with `[limits]`, has not left, is within
     /// its budget and has started fewer than `max_jobs` jobs.
@@ -186,9 +197,10 @@ impl Tenants {
         self.state[i].exhausted = true;
     }
 
-    /// Tenant `i` leaves; its running jobs were cancelled after `ran` µs of
-    /// their `planned` µs.
-    pub(super) fn cancel_job(&mut self, i: usize, planned: Micros, ran: Micros) {
+    /// Tenant `i` leaves; its running job on model `k` was cancelled after
+    /// `ran` µs of its `planned` µs.
+    pub(super) fn cancel_job(&mut self, i: usize, k: usize, planned: Micros, ran: Micros) {
+        self.finished[i * self.n_models + k] = true;
         self.state[i].running -= 1;
         self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
     }
@@ -197,8 +209,10 @@ impl Tenants {
         self.state[i].left = true;
     }
 
-    /// Record a completion; returns the previous best.
-    pub(super) fn complete(&mut self, i: usize, accuracy: f64) -> f64 {
+    /// Record the completion of tenant `i`'s job on model `k`; returns the
+    /// previous best.
+    pub(super) fn complete(&mut self, i: usize, k: usize, accuracy: f64) -> f64 {
+        self.finished[i * self.n_models + k] = true;
         self.state[i].running -= 1;
         self.state[i].completed += 1;
         let old = self.state[i].best;
@@ -206,5 +220,28 @@ impl Tenants {
             self.state[i].best = accuracy;
         }
         old
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_runs_from_its_start_until_it_completes_or_is_cancelled() {
+        let csv = "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n";
+        let trace = crate::models::trace::parse_trace("t.csv", csv.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut t = Tenants::new(&trace, &[0], &[0], 2, TenantLimits::default());
+        t.arrive(0);
+        assert!(!t.is_running_model(0, 0) && !t.is_running_model(0, 1));
+        t.start(0, 0, 1_000_000);
+        t.start(0, 1, 2_000_000);
+        assert!(t.is_running_model(0, 0) && t.is_running_model(0, 1));
+        t.complete(0, 0, 0.5);
+        assert!(!t.is_running_model(0, 0) && t.is_tried(0, 0));
+        t.cancel_job(0, 1, 2_000_000, 500_000);
+        assert!(!t.is_running_model(0, 1) && t.is_tried(0, 1));
+        assert_eq!(t.running(0), 0);
     }
 }

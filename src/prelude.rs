@@ -1,0 +1,21 @@
+//! What a policy author needs, in one `use tenantsim::prelude::*;`: the
+//! registry, the policy APIs of both modes with the state they read, and
+//! the entry points that run a scenario with a registry.
+//! `examples/custom_policy.rs` uses it end to end.
+
+pub use crate::cli::RunArgs;
+pub use crate::cli::run_cmd::run_scenario_with;
+pub use crate::core::error::{Error, ErrorKind, Result};
+pub use crate::core::params::Params;
+pub use crate::core::rng::{Purpose, stream};
+pub use crate::core::scenario::Overrides;
+pub use crate::core::time::Micros;
+pub use crate::jobs::policy::JobSchedulerEntry;
+pub use crate::jobs::sim::simulation::{Pass, State};
+pub use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
+pub use crate::models::policy::registry::{SchedulerEntry, SelectorEntry};
+pub use crate::models::sim::{
+    Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory, Tenants,
+};
+pub use crate::models::trace::Trace;
+pub use crate::registry::Registry;
