@@ -8,13 +8,17 @@
 
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenantsim::cli::RunArgs;
+use tenantsim::prelude::{Registry, RunArgs, run_scenario_with};
 use tenantsim::{Error, ErrorKind};
+
+mod policy;
+use policy::{Failures, PyPolicy};
 
 create_exception!(
     tenantsim,
@@ -68,8 +72,12 @@ fn py_err(e: &Error) -> PyErr {
 /// Run a scenario file into the results folder `out` (which `run`
 /// replaces only under the command line's rules) and return the `--json`
 /// document as JSON text. The job log (`jobs.csv`) is always written.
+///
+/// `policies` lists the Python policies to register: (name, class, kind
+/// `"scheduler"` or `"selector"`, the `tenantsim` base class).
 #[pyfunction]
-#[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false))]
+#[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false, policies=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     scenario: PathBuf,
@@ -78,6 +86,7 @@ fn run(
     seed: Option<u64>,
     reps: Option<i64>,
     no_plots: bool,
+    policies: Vec<(String, Py<PyAny>, String, Py<PyAny>)>,
 ) -> PyResult<String> {
     // The command line's bounds (clap value parsers of `RunArgs`).
     let threads = match threads {
@@ -111,13 +120,59 @@ fn run(
         no_plots,
         json: true,
     };
-    // The simulation holds no Python object: other Python threads run
-    // meanwhile.
-    let doc = py
-        .detach(|| tenantsim::cli::run_cmd::run_scenario(&args))
-        .map_err(|e| py_err(&e))?;
+    let failures = Arc::new(Failures::default());
+    let mut registry = Registry::builtin();
+    for (name, cls, kind, base) in policies {
+        let policy = PyPolicy {
+            name,
+            cls: Arc::new(cls),
+            base: Arc::new(base),
+            failures: Arc::clone(&failures),
+        };
+        let added = match kind.as_str() {
+            "scheduler" => registry.add_scheduler(policy.scheduler_entry()),
+            "selector" => registry.add_selector(policy.selector_entry()),
+            other => {
+                return Err(UsageError::new_err(format!(
+                    "policies: unknown policy kind `{other}`"
+                )));
+            }
+        };
+        added.map_err(|e| py_err(&e))?;
+    }
+    // The simulation holds the GIL only inside Python policies: other
+    // Python threads run meanwhile.
+    let result = py.detach(|| run_scenario_with(&args, &registry));
+    if let Some((rep, name, err)) = failures.first() {
+        // The engine stopped on the impossible answer that stands for it.
+        return Err(python_failure(py, rep, &name, err));
+    }
+    let doc = result.map_err(|e| py_err(&e))?;
     serde_json::to_string(&doc)
         .map_err(|e| InputError::new_err(format!("cannot render the JSON summary: {e}")))
+}
+
+/// A `PolicyError` for an exception raised inside the Python policy `name`
+/// in repetition `rep`: its traceback in the message, the exception as its
+/// cause.
+fn python_failure(py: Python<'_>, rep: u64, name: &str, err: PyErr) -> PyErr {
+    let traceback = py
+        .import("traceback")
+        .and_then(|m| {
+            m.call_method1(
+                "format_exception",
+                (err.get_type(py), err.value(py), err.traceback(py)),
+            )
+        })
+        .and_then(|lines| lines.extract::<Vec<String>>())
+        .map(|lines| lines.concat())
+        .unwrap_or_else(|_| policy::describe(py, &err));
+    let e = PolicyError::new_err(format!(
+        "policy error: the Python policy `{name}` failed in repetition {rep}:\n{}",
+        traceback.trim_end()
+    ));
+    e.set_cause(py, Some(err));
+    e
 }
 
 /// Check a trace (either mode's CSV) or a scenario (`.toml`, every point of
@@ -255,6 +310,8 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("UsageError", py.get_type::<UsageError>())?;
     m.add("InterruptedRunError", py.get_type::<InterruptedRunError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<policy::State>()?;
+    m.add_class::<policy::TenantView>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

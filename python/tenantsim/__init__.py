@@ -16,6 +16,9 @@ Functions:
     load_trace(path)
         A trace CSV (model or job trace) as a DataFrame.
 
+Policies in Python: subclass :class:`Scheduler` or :class:`Selector` and
+pass them as ``run(..., policies={"name": MyScheduler})``.
+
 Errors are :class:`TenantsimError` subclasses by kind: :class:`InputError`,
 :class:`PolicyError`, :class:`UsageError`, :class:`InterruptedRunError`.
 
@@ -32,17 +35,20 @@ import os
 import tempfile
 from json import loads as _json_loads
 from pathlib import Path
-from typing import Any, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 import pandas as pd
 
 from . import _tenantsim
 from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
+from ._policy import Scheduler, Selector
 from ._scenario import PATH_KEYS, resolve_paths, write_scenario
 from ._tenantsim import (
     InputError,
     InterruptedRunError,
     PolicyError,
+    State,
+    Tenant,
     TenantsimError,
     UsageError,
 )
@@ -55,6 +61,10 @@ __all__ = [
     "load_trace",
     "read_table",
     "Results",
+    "Scheduler",
+    "Selector",
+    "State",
+    "Tenant",
     "TenantsimError",
     "InputError",
     "PolicyError",
@@ -108,8 +118,12 @@ def run(
         seed: replaces the scenario's seed.
         reps: replaces the scenario's number of repetitions.
         policies: policies written in Python, by the name the scenario's
-            ``[[policy]]`` tables use. Not supported by this version: giving
-            any raises ``NotImplementedError``.
+            ``[[policy]]`` tables use for them (``scheduler = "py-rr"``):
+            :class:`Scheduler` and :class:`Selector` subclasses (model
+            mode). An exception inside one stops the run, writes no results
+            folder, and raises a :class:`PolicyError` with its traceback,
+            the policy's name and the repetition (the exception is its
+            ``__cause__``).
 
     Returns:
         A :class:`Results`: the tables as DataFrames (``jobs`` always), the
@@ -127,11 +141,17 @@ def run(
     The run holds no Python lock: other Python threads go on meanwhile.
     Ctrl-C (KeyboardInterrupt) takes effect when the run returns.
     """
-    if policies:
-        raise NotImplementedError(
-            "policies written in Python are not supported by this version of the "
-            "tenantsim package; name built-in policies in the scenario"
-        )
+    registered: List[Tuple[str, type, str, type]] = []
+    for name, cls in (policies or {}).items():
+        if isinstance(cls, type) and issubclass(cls, Scheduler):
+            registered.append((name, cls, "scheduler", Scheduler))
+        elif isinstance(cls, type) and issubclass(cls, Selector):
+            registered.append((name, cls, "selector", Selector))
+        else:
+            raise UsageError(
+                f"policies: `{name}` must be a subclass of tenantsim.Scheduler or "
+                f"tenantsim.Selector, got {cls!r}"
+            )
     with tempfile.TemporaryDirectory(prefix="tenantsim-") as tmp:
         tmp_dir = Path(tmp)
         if isinstance(scenario, Mapping):
@@ -152,6 +172,7 @@ def run(
                 seed=seed,
                 reps=reps,
                 no_plots=out is None,
+                policies=registered,
             )
         )
         return read_results(folder, doc, target)

@@ -1,7 +1,7 @@
 """Type hints of the compiled module ``tenantsim._tenantsim`` (use the
 functions of ``tenantsim`` instead: they return DataFrames)."""
 
-from typing import Dict, List, Literal, Optional, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -28,6 +28,7 @@ def run(
     seed: Optional[int] = None,
     reps: Optional[int] = None,
     no_plots: bool = False,
+    policies: Sequence[Tuple[str, type, str, type]] = ...,
 ) -> str:
     """Run the scenario file into ``out``; the ``--json`` document as JSON text."""
 
@@ -41,3 +42,34 @@ def load_trace(
     path: str,
 ) -> Tuple[Literal["models", "jobs"], Dict[str, Union[List[str], List[float], List[int]]]]:
     """The trace's kind and its columns."""
+
+class Tenant:
+    """One tenant as ``State.tenant(i)`` shows it."""
+
+    user: str
+    user_index: int
+    best: float
+    tried: List[int]
+    running: List[int]
+    arrival_s: float
+    arrived: bool
+    started: int
+    completed: int
+
+class State:
+    """The read-only view of a repetition a Python policy receives; its
+    tenant methods work only during ``pick``, ``propose`` and
+    ``tenant_changed``."""
+
+    @property
+    def n_tenants(self) -> int: ...
+    def eligible_tenants(self) -> List[int]: ...
+    def is_eligible(self, i: int) -> bool: ...
+    def tenant(self, i: int) -> Tenant: ...
+    def untried_models(self, i: int) -> List[int]: ...
+    @property
+    def n_models(self) -> int: ...
+    @property
+    def models(self) -> List[str]: ...
+    def accuracy(self, user_index: int, model: int) -> Optional[float]: ...
+    def runtime_s(self, user_index: int, model: int) -> Optional[float]: ...

@@ -206,9 +206,6 @@ def test_bad_threads_and_reps_are_usage_errors():
         tenantsim.run(QUICKSTART, reps=0)
 
 
-def test_python_policies_are_refused_until_supported():
-    with pytest.raises(NotImplementedError, match="policies written in Python"):
-        tenantsim.run(QUICKSTART, policies={"py-rr": object})
 
 
 def test_without_out_nothing_is_written(in_tmp, monkeypatch):

@@ -1,0 +1,463 @@
+//! Model-mode policies written in Python: a `tenantsim.Scheduler` or
+//! `tenantsim.Selector` subclass registered by name becomes a
+//! [`Scheduler`] / [`Selector`] of the library's registry.
+//!
+//! The library's `pick` and `propose` cannot fail, so a Python exception
+//! (or an answer of the wrong type) is recorded in [`Failures`] and the
+//! adapter answers with an impossible tenant or model: the engine stops the
+//! run with a policy error before any result is written, and `run` raises
+//! the recorded exception instead (with its traceback and the policy's
+//! name).
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use tenantsim::prelude::*;
+
+/// An answer no trace has: the engine rejects it with a policy error.
+const IMPOSSIBLE: usize = usize::MAX;
+
+/// Python errors raised inside policies during one `run`: (repetition,
+/// policy name, error).
+#[derive(Debug, Default)]
+pub struct Failures(Mutex<Vec<(u64, String, PyErr)>>);
+
+impl Failures {
+    fn lock(&self) -> MutexGuard<'_, Vec<(u64, String, PyErr)>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn record(&self, rep: u64, name: &str, err: PyErr) {
+        self.lock().push((rep, name.to_string(), err));
+    }
+
+    /// The failure of the lowest repetition (then the first recorded), if
+    /// any: the same one whatever the thread count.
+    pub fn first(&self) -> Option<(u64, String, PyErr)> {
+        let mut all = std::mem::take(&mut *self.lock());
+        all.sort_by_key(|(rep, _, _)| *rep);
+        all.into_iter().next()
+    }
+}
+
+/// A raw pointer to the engine's tenants, set only during a policy call.
+struct TenantsPtr(*const Tenants);
+// SAFETY: the pointer is only dereferenced while the `Tenants` it points to
+// is borrowed by the policy call that set it (`Attached` clears it before
+// that borrow ends), and `Tenants` is only read through it.
+unsafe impl Send for TenantsPtr {}
+
+/// The read-only view of a repetition's state a Python policy receives
+/// (`tenantsim.State`). Valid during `pick`, `propose` and
+/// `tenant_changed`; in `observe` only its trace methods work.
+#[pyclass(frozen, name = "State", module = "tenantsim")]
+pub struct State {
+    tenants: Mutex<TenantsPtr>,
+    trace: Arc<Trace>,
+}
+
+/// One tenant as `state.tenant(i)` shows it.
+#[pyclass(frozen, get_all, name = "Tenant", module = "tenantsim")]
+pub struct TenantView {
+    /// The tenant's user id (the trace's `user`).
+    user: String,
+    /// Its trace user index.
+    user_index: usize,
+    /// The best accuracy among its completed jobs (0 before the first).
+    best: f64,
+    /// The models it has started (trace model indices, ascending).
+    tried: Vec<usize>,
+    /// The models it is running now (ascending).
+    running: Vec<usize>,
+    /// Its arrival time, in seconds.
+    arrival_s: f64,
+    /// Whether it has arrived.
+    arrived: bool,
+    /// Jobs started and completed.
+    started: u32,
+    completed: u32,
+}
+
+/// Sets the state's pointer for the duration of a call.
+struct Attached<'a>(&'a State);
+
+impl<'a> Attached<'a> {
+    fn new(state: &'a State, tenants: &Tenants) -> Self {
+        state.ptr().0 = tenants;
+        Self(state)
+    }
+}
+
+impl Drop for Attached<'_> {
+    fn drop(&mut self) {
+        self.0.ptr().0 = std::ptr::null();
+    }
+}
+
+impl State {
+    fn new(trace: Arc<Trace>) -> Self {
+        Self {
+            tenants: Mutex::new(TenantsPtr(std::ptr::null())),
+            trace,
+        }
+    }
+
+    fn ptr(&self) -> MutexGuard<'_, TenantsPtr> {
+        self.tenants.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&Tenants) -> PyResult<R>) -> PyResult<R> {
+        let guard = self.ptr();
+        if guard.0.is_null() {
+            return Err(PyRuntimeError::new_err(
+                "the tenants of a State can be read only during pick, propose or tenant_changed",
+            ));
+        }
+        // SAFETY: see `TenantsPtr`; the lock keeps `Attached` from clearing
+        // it meanwhile.
+        f(unsafe { &*guard.0 })
+    }
+
+    fn check(tenants: &Tenants, i: usize) -> PyResult<()> {
+        if i < tenants.len() {
+            Ok(())
+        } else {
+            Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "tenant {i} out of range: there are {} tenants",
+                tenants.len()
+            )))
+        }
+    }
+}
+
+#[pymethods]
+impl State {
+    /// Number of tenants of the repetition (numbered 0 … n−1).
+    #[getter]
+    fn n_tenants(&self) -> PyResult<usize> {
+        self.with(|t| Ok(t.len()))
+    }
+
+    /// The eligible tenants, ascending.
+    fn eligible_tenants(&self) -> PyResult<Vec<usize>> {
+        self.with(|t| Ok((0..t.len()).filter(|&i| t.is_eligible(i)).collect()))
+    }
+
+    /// Whether tenant `i` may start a job now.
+    fn is_eligible(&self, i: usize) -> PyResult<bool> {
+        self.with(|t| {
+            Self::check(t, i)?;
+            Ok(t.is_eligible(i))
+        })
+    }
+
+    /// Tenant `i`: its `user`, `best`, `tried`, `running`, `arrival_s`...
+    fn tenant(&self, i: usize) -> PyResult<TenantView> {
+        let trace = &self.trace;
+        self.with(|t| {
+            Self::check(t, i)?;
+            let u = t.user(i);
+            let models = trace.models_of(u);
+            Ok(TenantView {
+                user: trace.users()[u].clone(),
+                user_index: u,
+                best: t.best(i),
+                tried: models
+                    .iter()
+                    .copied()
+                    .filter(|&k| t.is_tried(i, k))
+                    .collect(),
+                running: models
+                    .iter()
+                    .copied()
+                    .filter(|&k| t.is_running_model(i, k))
+                    .collect(),
+                arrival_s: t.arrival(i) as f64 / 1e6,
+                arrived: t.has_arrived(i),
+                started: t.started(i),
+                completed: t.completed(i),
+            })
+        })
+    }
+
+    /// The models tenant `i` may still train (trace indices, ascending).
+    fn untried_models(&self, i: usize) -> PyResult<Vec<usize>> {
+        let trace = &self.trace;
+        self.with(|t| {
+            Self::check(t, i)?;
+            Ok(trace
+                .models_of(t.user(i))
+                .iter()
+                .copied()
+                .filter(|&k| !t.is_tried(i, k))
+                .collect())
+        })
+    }
+
+    /// Number of models of the trace.
+    #[getter]
+    fn n_models(&self) -> usize {
+        self.trace.n_models()
+    }
+
+    /// The trace's model ids, by index.
+    #[getter]
+    fn models(&self) -> Vec<String> {
+        self.trace.models().to_vec()
+    }
+
+    /// The trace's accuracy of (trace user index, model), if available.
+    fn accuracy(&self, user_index: usize, model: usize) -> Option<f64> {
+        (user_index < self.trace.n_users()
+            && model < self.trace.n_models()
+            && self.trace.is_available(user_index, model))
+        .then(|| self.trace.accuracy(user_index, model))
+    }
+
+    /// The trace's runtime in seconds of (trace user index, model), if
+    /// available.
+    fn runtime_s(&self, user_index: usize, model: usize) -> Option<f64> {
+        (user_index < self.trace.n_users()
+            && model < self.trace.n_models()
+            && self.trace.is_available(user_index, model))
+        .then(|| self.trace.runtime_us(user_index, model) as f64 / 1e6)
+    }
+}
+
+/// A new instance of the Python class `cls` with `self.rng`, a
+/// `random.Random` seeded from (seed, repetition, policy name).
+fn instance(
+    py: Python<'_>,
+    cls: &Py<PyAny>,
+    name: &str,
+    ctx: &RepContext<'_>,
+) -> PyResult<Py<PyAny>> {
+    let obj = cls.call0(py)?;
+    let seed = format!("tenantsim/{}/{}/{name}", ctx.seed, ctx.repetition);
+    let rng = py.import("random")?.getattr("Random")?.call1((seed,))?;
+    obj.setattr(py, "rng", rng)?;
+    Ok(obj)
+}
+
+/// Whether `obj`'s class overrides `method` of the base class `base`.
+fn overrides(py: Python<'_>, obj: &Py<PyAny>, base: &Py<PyAny>, method: &str) -> PyResult<bool> {
+    let mine = obj.bind(py).get_type().getattr(method)?;
+    let theirs = base.bind(py).getattr(method)?;
+    Ok(!mine.is(&theirs))
+}
+
+/// What a registered Python policy needs to make its instances.
+#[derive(Clone)]
+pub struct PyPolicy {
+    pub name: String,
+    pub cls: Arc<Py<PyAny>>,
+    pub base: Arc<Py<PyAny>>,
+    pub failures: Arc<Failures>,
+}
+
+impl PyPolicy {
+    fn make(&self, ctx: &RepContext<'_>) -> Result<(Py<PyAny>, Py<State>, bool, bool)> {
+        Python::attach(|py| {
+            let obj = instance(py, &self.cls, &self.name, ctx)?;
+            let state = Py::new(py, State::new(Arc::clone(ctx.trace)))?;
+            let changed = overrides(py, &obj, &self.base, "tenant_changed").unwrap_or(false);
+            let observe = overrides(py, &obj, &self.base, "observe").unwrap_or(false);
+            Ok::<_, PyErr>((obj, state, changed, observe))
+        })
+        .map_err(|e| {
+            let msg = Python::attach(|py| describe(py, &e));
+            Error::policy(format!(
+                "policy `{}`: cannot make an instance: {msg}",
+                self.name
+            ))
+        })
+    }
+
+    /// The scheduler entry of this policy.
+    pub fn scheduler_entry(self) -> SchedulerEntry {
+        let about = format!("the Python scheduler `{}`", self.name);
+        SchedulerEntry::new(self.name.clone(), about, move |_params: &mut Params| {
+            let policy = self.clone();
+            let factory: SchedulerFactory = Arc::new(move |ctx: &RepContext<'_>| {
+                let (obj, state, changed, _) = policy.make(ctx)?;
+                Ok(Box::new(PyScheduler {
+                    obj,
+                    state,
+                    changed,
+                    rep: ctx.repetition,
+                    policy: policy.clone(),
+                    failed: false,
+                }) as Box<dyn Scheduler>)
+            });
+            Ok(factory)
+        })
+    }
+
+    /// The selector entry of this policy.
+    pub fn selector_entry(self) -> SelectorEntry {
+        let about = format!("the Python selector `{}`", self.name);
+        SelectorEntry::new(
+            self.name.clone(),
+            about,
+            move |_params: &mut Params, _trace: &Trace| {
+                let policy = self.clone();
+                let factory: SelectorFactory = Arc::new(move |ctx: &RepContext<'_>| {
+                    let (obj, state, _, observe) = policy.make(ctx)?;
+                    Ok(Box::new(PySelector {
+                        obj,
+                        state,
+                        observe,
+                        rep: ctx.repetition,
+                        policy: policy.clone(),
+                        failed: false,
+                    }) as Box<dyn Selector>)
+                });
+                Ok(factory)
+            },
+        )
+    }
+}
+
+/// `TypeName: message` of a Python error.
+pub fn describe(py: Python<'_>, e: &PyErr) -> String {
+    let ty = e
+        .get_type(py)
+        .name()
+        .map_or_else(|_| "Exception".to_string(), |n| n.to_string());
+    format!("{ty}: {}", e.value(py))
+}
+
+struct PyScheduler {
+    obj: Py<PyAny>,
+    state: Py<State>,
+    changed: bool,
+    rep: u64,
+    policy: PyPolicy,
+    failed: bool,
+}
+
+impl Scheduler for PyScheduler {
+    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+        if self.failed {
+            return Some(IMPOSSIBLE);
+        }
+        let answer = Python::attach(|py| {
+            let _attached = Attached::new(self.state.get(), tenants);
+            let v = self
+                .obj
+                .call_method1(py, "pick", (self.state.clone_ref(py),))?;
+            if v.is_none(py) {
+                return Ok(None);
+            }
+            v.extract::<usize>(py).map(Some).map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "pick returned {}: expected a tenant index (an int from 0) or None",
+                    v.bind(py)
+                        .repr()
+                        .map_or_else(|_| "?".into(), |r| r.to_string())
+                ))
+            })
+        });
+        match answer {
+            Ok(a) => a,
+            Err(e) => {
+                self.policy.failures.record(self.rep, &self.policy.name, e);
+                self.failed = true;
+                Some(IMPOSSIBLE)
+            }
+        }
+    }
+
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+        if !self.changed || self.failed {
+            return;
+        }
+        let r = Python::attach(|py| {
+            let _attached = Attached::new(self.state.get(), tenants);
+            self.obj
+                .call_method1(py, "tenant_changed", (self.state.clone_ref(py), tenant))
+                .map(drop)
+        });
+        if let Err(e) = r {
+            self.policy.failures.record(self.rep, &self.policy.name, e);
+            self.failed = true; // the next pick stops the run
+        }
+    }
+}
+
+struct PySelector {
+    obj: Py<PyAny>,
+    state: Py<State>,
+    observe: bool,
+    rep: u64,
+    policy: PyPolicy,
+    failed: bool,
+}
+
+/// A `propose` answer: a model index, or (model, acquisition,
+/// believed_cost).
+fn proposal(py: Python<'_>, v: &Py<PyAny>) -> PyResult<Proposal> {
+    let b = v.bind(py);
+    if let Ok(t) = b.cast::<PyTuple>() {
+        let (model, acquisition, cost): (usize, f64, f64) = t.extract()?;
+        let mut p = Proposal::plain(model);
+        p.acquisition = acquisition;
+        p.believed_cost = cost;
+        return Ok(p);
+    }
+    if b.is_instance_of::<PyString>() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "propose returned a str: expected a trace model index",
+        ));
+    }
+    b.extract::<usize>().map(Proposal::plain).map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "propose returned {}: expected a trace model index (an int from 0) or a tuple (model, acquisition, believed_cost)",
+            b.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+        ))
+    })
+}
+
+impl Selector for PySelector {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+        if self.failed {
+            return Some(Proposal::plain(IMPOSSIBLE));
+        }
+        let answer = Python::attach(|py| {
+            let _attached = Attached::new(self.state.get(), tenants);
+            let v = self
+                .obj
+                .call_method1(py, "propose", (self.state.clone_ref(py), tenant))?;
+            proposal(py, &v)
+        });
+        match answer {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.policy.failures.record(self.rep, &self.policy.name, e);
+                self.failed = true;
+                Some(Proposal::plain(IMPOSSIBLE))
+            }
+        }
+    }
+
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
+        if !self.observe || self.failed {
+            return;
+        }
+        let r = Python::attach(|py| {
+            self.obj
+                .call_method1(
+                    py,
+                    "observe",
+                    (self.state.clone_ref(py), tenant, model, accuracy),
+                )
+                .map(drop)
+        });
+        if let Err(e) = r {
+            self.policy.failures.record(self.rep, &self.policy.name, e);
+            self.failed = true; // the next proposal stops the run
+        }
+    }
+}

@@ -1,0 +1,185 @@
+"""Policies written in Python (model mode): registered by name, named in
+[[policy]] tables, checked by the engine like built-in ones."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import tenantsim
+from conftest import TRACES
+
+
+class PyRoundRobin(tenantsim.Scheduler):
+    """DESIGN §4.1: the first eligible tenant at or after a pointer
+    (wrapping); the pointer moves just past it."""
+
+    def __init__(self) -> None:
+        self.pointer = 0
+
+    def pick(self, state):
+        eligible = state.eligible_tenants()
+        if not eligible:
+            return None
+        chosen = next((t for t in eligible if t >= self.pointer), eligible[0])
+        self.pointer = chosen + 1
+        return chosen
+
+
+class PyInOrder(tenantsim.Selector):
+    """DESIGN §4.6: the first untried available model in trace order."""
+
+    def propose(self, state, tenant):
+        return state.untried_models(tenant)[0]
+
+
+class PyRandom(tenantsim.Scheduler):
+    """A random eligible tenant, drawn from self.rng."""
+
+    def pick(self, state):
+        eligible = state.eligible_tenants()
+        return self.rng.choice(eligible) if eligible else None
+
+
+def scenario(scheduler, selector, gpus=2, reps=10, **extra):
+    s = {
+        "name": "py",
+        "seed": 7,
+        "repetitions": reps,
+        "thresholds": [0.2, 0.1, 0.05],
+        "trace": {"path": str(TRACES / "hand.csv")},
+        "cluster": {"gpus": gpus},
+        "policy": [{"name": "p", "scheduler": scheduler, "selector": selector}],
+    }
+    s.update(extra)
+    return s
+
+
+POLICIES = {"py-rr": PyRoundRobin, "py-in-order": PyInOrder, "py-random": PyRandom}
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 3])
+def test_python_round_robin_in_order_gives_the_builtin_job_log(gpus):
+    builtin = tenantsim.run(scenario("round-robin", "in-order", gpus=gpus))
+    python = tenantsim.run(scenario("py-rr", "py-in-order", gpus=gpus), policies=POLICIES)
+    assert len(builtin.jobs) > 0
+    pd.testing.assert_frame_equal(builtin.jobs, python.jobs)
+    pd.testing.assert_frame_equal(builtin.summary, python.summary)
+
+
+def test_python_scheduler_pairs_with_a_builtin_selector_and_back():
+    a = tenantsim.run(scenario("round-robin", "most-cited"))
+    b = tenantsim.run(scenario("py-rr", "most-cited"), policies=POLICIES)
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    c = tenantsim.run(scenario("random", "in-order"))
+    d = tenantsim.run(scenario("random", "py-in-order"), policies=POLICIES)
+    pd.testing.assert_frame_equal(c.jobs, d.jobs)
+
+
+def test_python_policy_results_do_not_depend_on_threads():
+    s = scenario("py-random", "py-in-order", **{"split": {"tenant_count": 2}})
+    one = tenantsim.run(s, threads=1, policies=POLICIES)
+    two = tenantsim.run(s, threads=2, policies=POLICIES)
+    for name in one.tables:
+        pd.testing.assert_frame_equal(one.tables[name], two.tables[name], obj=name)
+    # self.rng is seeded per repetition: the repetitions do not all agree.
+    firsts = one.jobs[one.jobs["job"] == 0].groupby("rep")["user"].first()
+    assert firsts.nunique() > 1
+
+
+def test_rng_is_seeded_from_seed_repetition_and_policy():
+    seen = []
+
+    class Record(tenantsim.Scheduler):
+        def pick(self, state):
+            if not seen or seen[-1][0] is not self:
+                seen.append((self, self.rng.random()))
+            eligible = state.eligible_tenants()
+            return eligible[0] if eligible else None
+
+    tenantsim.run(scenario("rec", "in-order", reps=3), threads=1, policies={"rec": Record})
+    first = [x for _, x in seen]
+    seen.clear()
+    tenantsim.run(scenario("rec", "in-order", reps=3), threads=1, policies={"rec": Record})
+    assert [x for _, x in seen] == first  # the same draws run after run
+    assert len(set(first)) == 3  # a new instance and stream per repetition
+    seen.clear()
+    tenantsim.run(scenario("rec", "in-order", reps=3, seed=8), threads=1, policies={"rec": Record})
+    assert [x for _, x in seen] != first  # the seed changes them
+
+
+def test_ineligible_tenant_is_a_policy_error(tmp_path):
+    class Bad(tenantsim.Scheduler):
+        def pick(self, state):
+            return state.n_tenants + 5
+
+    with pytest.raises(tenantsim.PolicyError, match="picked tenant 8, which is not eligible"):
+        tenantsim.run(scenario("bad", "in-order"), policies={"bad": Bad}, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_tried_model_is_a_policy_error():
+    class Same(tenantsim.Selector):
+        def propose(self, state, tenant):
+            return 0
+
+    with pytest.raises(tenantsim.PolicyError, match="unavailable or already tried"):
+        tenantsim.run(scenario("round-robin", "same"), policies={"same": Same})
+
+
+def test_exception_inside_a_policy_stops_the_run_with_its_traceback(tmp_path):
+    class Boom(tenantsim.Selector):
+        def propose(self, state, tenant):
+            raise ValueError(f"no model for tenant {tenant}")
+
+    with pytest.raises(tenantsim.PolicyError) as e:
+        tenantsim.run(scenario("round-robin", "boom"), policies={"boom": Boom}, out=tmp_path / "out")
+    message = str(e.value)
+    assert "the Python policy `boom` failed in repetition 0" in message
+    assert "Traceback" in message and "in propose" in message
+    assert "ValueError: no model for tenant 0" in message
+    assert isinstance(e.value.__cause__, ValueError)
+    assert not (tmp_path / "out").exists()  # no results folder
+
+
+def test_wrong_answer_type_is_a_policy_error():
+    class Name(tenantsim.Scheduler):
+        def pick(self, state):
+            return "u1"
+
+    with pytest.raises(tenantsim.PolicyError, match="expected a tenant index"):
+        tenantsim.run(scenario("name", "in-order"), policies={"name": Name})
+
+
+def test_state_is_a_view_valid_during_the_call_only():
+    kept = []
+
+    class Look(tenantsim.Scheduler):
+        def pick(self, state):
+            kept.append(state)
+            eligible = state.eligible_tenants()
+            for t in eligible:
+                view = state.tenant(t)
+                assert view.user in {"u1", "u2", "u3"}
+                assert set(view.tried) | set(state.untried_models(t)) <= set(range(state.n_models))
+                assert not set(view.tried) & set(state.untried_models(t))
+                assert set(view.running) <= set(view.tried)
+                assert 0.0 <= view.best <= 1.0 and view.arrival_s == 0.0
+            return eligible[0] if eligible else None
+
+    tenantsim.run(scenario("look", "in-order", reps=1), policies={"look": Look})
+    assert kept and state_models(kept[0]) == ["linear", "forest", "boosting", "deepnet"]
+    with pytest.raises(RuntimeError, match="only during pick"):
+        kept[0].eligible_tenants()
+
+
+def state_models(state):
+    return state.models
+
+
+def test_policies_must_be_policy_classes():
+    with pytest.raises(tenantsim.UsageError, match="subclass of tenantsim.Scheduler"):
+        tenantsim.run(scenario("round-robin", "in-order"), policies={"x": object})
+    with pytest.raises(tenantsim.UsageError, match="`round-robin`: a scheduler of that name is already"):
+        # A name can be registered once: never a built-in's.
+        tenantsim.run(scenario("round-robin", "in-order"), policies={"round-robin": PyRoundRobin})
