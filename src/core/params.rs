@@ -128,6 +128,15 @@ impl Params {
             .collect()
     }
 
+    /// Every key not taken yet, with its value, now taken: for a policy
+    /// that accepts any keys (e.g. one written in Python, which receives
+    /// them as keyword arguments).
+    pub fn take_rest(&mut self) -> BTreeMap<String, toml::Value> {
+        let rest = std::mem::take(&mut self.values);
+        self.taken.extend(rest.keys().cloned());
+        rest
+    }
+
     /// An error about the value of `key`.
     pub fn invalid(&self, key: &str, message: impl std::fmt::Display) -> Error {
         Error::input(format!("{}: key `{key}`: {message}", self.context))
@@ -157,6 +166,21 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn take_rest_takes_every_remaining_key() {
+        let values: BTreeMap<String, toml::Value> = [
+            ("a".to_string(), toml::Value::Integer(1)),
+            ("b".to_string(), toml::Value::Boolean(true)),
+        ]
+        .into_iter()
+        .collect();
+        let mut p = Params::new("ctx", values);
+        assert_eq!(p.u64("a", 0).ok(), Some(1));
+        let rest = p.take_rest();
+        assert_eq!(rest.keys().collect::<Vec<_>>(), ["b"]);
+        assert!(p.finish("me").is_ok(), "nothing left to reject");
+    }
 
     fn params(toml_text: &str) -> Params {
         let table: toml::Table = toml_text.parse().expect("test TOML");

@@ -5,7 +5,7 @@
 //! shared between repetitions or threads, so results do not depend on the
 //! thread count or the order in which repetitions run.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The RNG type used everywhere in the simulator.
@@ -25,6 +25,20 @@ pub enum Purpose {
     Selector = 4,
     /// Trace generation (`gen syn`).
     Generator = 5,
+}
+
+/// A uniform integer in `0..n` (`n > 0`) from `rng`: rand 0.8's
+/// `gen_range(0..n)` (widening multiply with rejection). The built-in
+/// `random` scheduler and selector draw with it, and so do policies
+/// written in Python (`self.rng.below(n)`), so a re-implementation of
+/// those policies replays the same draws. `n == 0` gives 0 without a draw.
+pub fn below(rng: &mut SimRng, n: usize) -> usize {
+    if n == 0 { 0 } else { rng.gen_range(0..n) }
+}
+
+/// A uniform float in `[0, 1)` from `rng` (53 random bits).
+pub fn unit(rng: &mut SimRng) -> f64 {
+    rng.r#gen::<f64>()
 }
 
 /// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective mix of 64 bits.

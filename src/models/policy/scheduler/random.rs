@@ -2,10 +2,8 @@
 
 use std::sync::Arc;
 
-use rand::Rng;
-
 use crate::core::error::Result;
-use crate::core::rng::{Purpose, SimRng, stream};
+use crate::core::rng::{Purpose, SimRng, below, stream};
 use crate::models::policy::Params;
 use crate::models::policy::registry::SchedulerSpec;
 use crate::models::policy::tenant_set::TenantSet;
@@ -44,7 +42,7 @@ impl Scheduler for RandomScheduler {
         if count == 0 {
             return None;
         }
-        let r = self.rng.gen_range(0..count);
+        let r = below(&mut self.rng, count);
         self.eligible.nth(r)
     }
 

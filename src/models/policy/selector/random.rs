@@ -2,10 +2,8 @@
 
 use std::sync::Arc;
 
-use rand::Rng;
-
 use crate::core::error::Result;
-use crate::core::rng::{Purpose, SimRng, stream};
+use crate::core::rng::{Purpose, SimRng, below, stream};
 use crate::models::policy::Params;
 use crate::models::policy::registry::SelectorSpec;
 use crate::models::sim::Tenants;
@@ -50,7 +48,7 @@ impl Selector for RandomSelector {
                 if untried == 0 {
                     return None;
                 }
-                let r = self.rng.gen_range(0..untried);
+                let r = below(&mut self.rng, untried);
                 let u = tenants.user(tenant);
                 let k = self
                     .trace
