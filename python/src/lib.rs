@@ -74,9 +74,10 @@ fn py_err(e: &Error) -> PyErr {
 /// document as JSON text. The job log (`jobs.csv`) is always written.
 ///
 /// `policies` lists the Python policies to register: (name, class, kind
-/// `"scheduler"` or `"selector"`, the `tenantsim` base class).
+/// `"scheduler"` or `"selector"`, the `tenantsim` base class); `rng_class`
+/// is `tenantsim.Rng`, built on each policy instance's stream.
 #[pyfunction]
-#[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false, policies=Vec::new()))]
+#[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false, policies=Vec::new(), rng_class=None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -87,6 +88,7 @@ fn run(
     reps: Option<i64>,
     no_plots: bool,
     policies: Vec<(String, Py<PyAny>, String, Py<PyAny>)>,
+    rng_class: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     // The command line's bounds (clap value parsers of `RunArgs`).
     let threads = match threads {
@@ -122,8 +124,18 @@ fn run(
     };
     let failures = Arc::new(Failures::default());
     let mut registry = Registry::builtin();
+    let rng_class = match (rng_class, policies.is_empty()) {
+        (Some(c), _) => Arc::new(c),
+        (None, true) => Arc::new(py.None()),
+        (None, false) => {
+            return Err(UsageError::new_err(
+                "policies: rng_class (tenantsim.Rng) is required",
+            ));
+        }
+    };
     for (name, cls, kind, base) in policies {
         let policy = PyPolicy {
+            rng_class: Arc::clone(&rng_class),
             name,
             cls: Arc::new(cls),
             base: Arc::new(base),
@@ -312,6 +324,7 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<policy::State>()?;
     m.add_class::<policy::TenantView>()?;
+    m.add_class::<policy::Stream>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
+use rand::RngCore as _;
+use tenantsim::core::rng::{SimRng, below, unit};
 use tenantsim::prelude::*;
 
 /// An answer no trace has: the engine rejects it with a policy error.
@@ -226,17 +228,58 @@ impl State {
     }
 }
 
-/// A new instance of the Python class `cls` with `self.rng`, a
-/// `random.Random` seeded from (seed, repetition, policy name).
+/// The random stream of a Python policy: the library's stream for
+/// (seed, repetition, purpose), the one the built-in `random` policies
+/// draw from. `tenantsim.Rng` (a `random.Random`) draws through it.
+#[pyclass(frozen, name = "Stream", module = "tenantsim")]
+pub struct Stream(Mutex<SimRng>);
+
+#[pymethods]
+impl Stream {
+    /// A uniform integer in `0..n` (0 for `n == 0`), the built-in policies'
+    /// draw.
+    fn below(&self, n: usize) -> usize {
+        below(&mut self.lock(), n)
+    }
+
+    /// A uniform float in [0, 1) (53 random bits).
+    fn unit(&self) -> f64 {
+        unit(&mut self.lock())
+    }
+
+    /// The next `n` 64-bit words of the stream (`getrandbits` assembles
+    /// them).
+    fn words(&self, n: usize) -> Vec<u64> {
+        let mut rng = self.lock();
+        (0..n).map(|_| rng.next_u64()).collect()
+    }
+}
+
+impl Stream {
+    fn lock(&self) -> MutexGuard<'_, SimRng> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A new instance of the policy's Python class, built with the policy
+/// table's other keys as keyword arguments, with `self.rng` (a
+/// `tenantsim.Rng`) on the stream (seed, repetition, purpose).
 fn instance(
     py: Python<'_>,
-    cls: &Py<PyAny>,
-    name: &str,
+    policy: &PyPolicy,
+    purpose: Purpose,
     ctx: &RepContext<'_>,
+    kwargs_json: &str,
 ) -> PyResult<Py<PyAny>> {
-    let obj = cls.call0(py)?;
-    let seed = format!("tenantsim/{}/{}/{name}", ctx.seed, ctx.repetition);
-    let rng = py.import("random")?.getattr("Random")?.call1((seed,))?;
+    let kwargs = py.import("json")?.call_method1("loads", (kwargs_json,))?;
+    let obj = policy
+        .cls
+        .call(py, (), Some(kwargs.cast::<pyo3::types::PyDict>()?))?;
+    let s = Py::new(
+        py,
+        Stream(Mutex::new(stream(ctx.seed, ctx.repetition, purpose))),
+    )?;
+    let rng = policy.rng_class.call1(py, (s,))?;
     obj.setattr(py, "rng", rng)?;
     Ok(obj)
 }
@@ -251,16 +294,27 @@ fn overrides(py: Python<'_>, obj: &Py<PyAny>, base: &Py<PyAny>, method: &str) ->
 /// What a registered Python policy needs to make its instances.
 #[derive(Clone)]
 pub struct PyPolicy {
+    /// The name scenarios use.
     pub name: String,
+    /// The Python class.
     pub cls: Arc<Py<PyAny>>,
+    /// `tenantsim.Scheduler` or `tenantsim.Selector`.
     pub base: Arc<Py<PyAny>>,
+    /// `tenantsim.Rng`.
+    pub rng_class: Arc<Py<PyAny>>,
+    /// Where its exceptions go.
     pub failures: Arc<Failures>,
 }
 
 impl PyPolicy {
-    fn make(&self, ctx: &RepContext<'_>) -> Result<(Py<PyAny>, Py<State>, bool, bool)> {
+    fn make(
+        &self,
+        ctx: &RepContext<'_>,
+        purpose: Purpose,
+        kwargs: &str,
+    ) -> Result<(Py<PyAny>, Py<State>, bool, bool)> {
         Python::attach(|py| {
-            let obj = instance(py, &self.cls, &self.name, ctx)?;
+            let obj = instance(py, self, purpose, ctx, kwargs)?;
             let state = Py::new(py, State::new(Arc::clone(ctx.trace)))?;
             let changed = overrides(py, &obj, &self.base, "tenant_changed").unwrap_or(false);
             let observe = overrides(py, &obj, &self.base, "observe").unwrap_or(false);
@@ -278,10 +332,11 @@ impl PyPolicy {
     /// The scheduler entry of this policy.
     pub fn scheduler_entry(self) -> SchedulerEntry {
         let about = format!("the Python scheduler `{}`", self.name);
-        SchedulerEntry::new(self.name.clone(), about, move |_params: &mut Params| {
+        SchedulerEntry::new(self.name.clone(), about, move |params: &mut Params| {
             let policy = self.clone();
+            let kwargs = kwargs_json(params)?;
             let factory: SchedulerFactory = Arc::new(move |ctx: &RepContext<'_>| {
-                let (obj, state, changed, _) = policy.make(ctx)?;
+                let (obj, state, changed, _) = policy.make(ctx, Purpose::Scheduler, &kwargs)?;
                 Ok(Box::new(PyScheduler {
                     obj,
                     state,
@@ -301,10 +356,11 @@ impl PyPolicy {
         SelectorEntry::new(
             self.name.clone(),
             about,
-            move |_params: &mut Params, _trace: &Trace| {
+            move |params: &mut Params, _trace: &Trace| {
                 let policy = self.clone();
+                let kwargs = kwargs_json(params)?;
                 let factory: SelectorFactory = Arc::new(move |ctx: &RepContext<'_>| {
-                    let (obj, state, _, observe) = policy.make(ctx)?;
+                    let (obj, state, _, observe) = policy.make(ctx, Purpose::Selector, &kwargs)?;
                     Ok(Box::new(PySelector {
                         obj,
                         state,
@@ -318,6 +374,14 @@ impl PyPolicy {
             },
         )
     }
+}
+
+/// The policy table's remaining keys as a JSON object: the keyword
+/// arguments of the Python class.
+fn kwargs_json(params: &mut Params) -> Result<String> {
+    let context = params.context().to_string();
+    serde_json::to_string(&params.take_rest())
+        .map_err(|e| Error::input(format!("{context}: cannot pass the keys to Python: {e}")))
 }
 
 /// `TypeName: message` of a Python error.

@@ -41,7 +41,7 @@ import pandas as pd
 
 from . import _tenantsim
 from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
-from ._policy import Scheduler, Selector
+from ._policy import Rng, Scheduler, Selector
 from ._scenario import PATH_KEYS, resolve_paths, write_scenario
 from ._tenantsim import (
     InputError,
@@ -62,6 +62,7 @@ __all__ = [
     "read_table",
     "Results",
     "Scheduler",
+    "Rng",
     "Selector",
     "State",
     "Tenant",
@@ -173,6 +174,7 @@ def run(
                 reps=reps,
                 no_plots=out is None,
                 policies=registered,
+                rng_class=Rng,
             )
         )
         return read_results(folder, doc, target)

@@ -6,19 +6,66 @@ and name it in a ``[[policy]]`` table like a built-in one
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
 if TYPE_CHECKING:
-    from ._tenantsim import State
+    from ._tenantsim import State, Stream
+
+
+class Rng(random.Random):
+    """The random generator of a Python policy (``self.rng``): a
+    :class:`random.Random` whose every draw comes from tenantsim's stream
+    for (seed, repetition, purpose), where the purpose is the scheduler's
+    or the selector's: the stream the built-in ``random`` scheduler and
+    selector draw from. ``below(n)`` is their draw (uniform in
+    ``0..n``), so a Python re-implementation of them that calls it gives
+    their job log; ``random()``, ``choice()``, ``shuffle()``... work as
+    usual on the same stream. It cannot be reseeded.
+    """
+
+    def __init__(self, stream: "Stream") -> None:
+        self._stream = stream
+        super().__init__()
+
+    def seed(self, a: object = None, version: int = 2) -> None:  # noqa: D401
+        """Refuses to reseed: the stream is fixed by tenantsim."""
+        if a is not None:
+            raise TypeError("a policy's rng is seeded by tenantsim and cannot be reseeded")
+
+    def below(self, n: int) -> int:
+        """A uniform int in ``0..n`` (0 if ``n == 0``): the built-in
+        ``random`` policies' draw."""
+        return self._stream.below(n)
+
+    def random(self) -> float:
+        """A uniform float in [0, 1) (53 random bits)."""
+        return self._stream.unit()
+
+    def getrandbits(self, k: int) -> int:
+        """An int of ``k`` random bits."""
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        value = 0
+        for i, w in enumerate(self._stream.words((k + 63) // 64)):
+            value |= w << (64 * i)
+        return value & ((1 << k) - 1)
+
+    def getstate(self) -> Tuple[Any, ...]:
+        raise NotImplementedError("a policy's rng has no state to save")
+
+    def setstate(self, state: Tuple[Any, ...]) -> None:
+        raise NotImplementedError("a policy's rng cannot be restored")
 
 
 class Scheduler:
     """A user scheduler: which eligible tenant gets the next free GPU.
 
     Subclass it and define :meth:`pick`. A new instance is made for each
-    repetition, with ``self.rng``, a :class:`random.Random` seeded from
-    (seed, repetition, policy name), set before its first call: draw every
-    random choice from it and results stay the same whatever ``threads``.
+    repetition, with the ``[[policy]]`` table's other keys as keyword
+    arguments, and ``self.rng`` (a :class:`Rng`, a :class:`random.Random`
+    seeded from the scenario's seed, the repetition and the policy's
+    purpose) is set before its first call: draw every random choice from
+    it and results stay the same whatever ``threads``.
 
     Tenants are numbered 0 … n−1 in the repetition's tenant order
     (ascending trace order). ``state`` (a :class:`tenantsim.State`) is a
@@ -28,7 +75,7 @@ class Scheduler:
     ``state.models``, ``state.accuracy(u, k)``, ``state.runtime_s(u, k)``.
     """
 
-    rng: random.Random
+    rng: Rng
 
     def pick(self, state: "State") -> Optional[int]:
         """The eligible tenant to serve next, or ``None`` to leave the free
@@ -48,7 +95,7 @@ class Selector:
     Instances and ``self.rng`` as for :class:`Scheduler`.
     """
 
-    rng: random.Random
+    rng: Rng
 
     def propose(
         self, state: "State", tenant: int

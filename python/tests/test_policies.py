@@ -34,7 +34,24 @@ class PyInOrder(tenantsim.Selector):
 
 
 class PyRandom(tenantsim.Scheduler):
-    """A random eligible tenant, drawn from self.rng."""
+    """DESIGN §4.2: the r-th eligible tenant, r = self.rng.below(count)."""
+
+    def pick(self, state):
+        eligible = state.eligible_tenants()
+        return eligible[self.rng.below(len(eligible))] if eligible else None
+
+
+class PyRandomModel(tenantsim.Selector):
+    """DESIGN §4.6 `random`: the r-th untried model, r = self.rng.below(count)
+    (with round-robin users every draw starts its job at once)."""
+
+    def propose(self, state, tenant):
+        untried = state.untried_models(tenant)
+        return untried[self.rng.below(len(untried))]
+
+
+class PyChoice(tenantsim.Scheduler):
+    """A random eligible tenant with random.Random's own choice()."""
 
     def pick(self, state):
         eligible = state.eligible_tenants()
@@ -55,7 +72,13 @@ def scenario(scheduler, selector, gpus=2, reps=10, **extra):
     return s
 
 
-POLICIES = {"py-rr": PyRoundRobin, "py-in-order": PyInOrder, "py-random": PyRandom}
+POLICIES = {
+    "py-rr": PyRoundRobin,
+    "py-in-order": PyInOrder,
+    "py-random": PyRandom,
+    "py-random-model": PyRandomModel,
+    "py-choice": PyChoice,
+}
 
 
 @pytest.mark.parametrize("gpus", [1, 2, 3])
@@ -65,6 +88,41 @@ def test_python_round_robin_in_order_gives_the_builtin_job_log(gpus):
     assert len(builtin.jobs) > 0
     pd.testing.assert_frame_equal(builtin.jobs, python.jobs)
     pd.testing.assert_frame_equal(builtin.summary, python.summary)
+
+
+@pytest.mark.parametrize(
+    "builtin,python",
+    [
+        (("round-robin", "random"), ("py-rr", "py-random-model")),
+        (("random", "in-order"), ("py-random", "py-in-order")),
+        (("random", "random"), ("py-random", "py-random-model")),
+    ],
+)
+def test_python_random_policies_on_self_rng_replay_the_builtin_ones(builtin, python):
+    split = {"split": {"tenant_count": 2}}  # tenants sampled per repetition too
+    a = tenantsim.run(scenario(*builtin, **split))
+    b = tenantsim.run(scenario(*python, **split), policies=POLICIES)
+    assert a.jobs["user"].nunique() > 1
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+
+
+def test_policy_table_keys_are_keyword_arguments():
+    class Nth(tenantsim.Selector):
+        def __init__(self, nth=0):
+            self.nth = nth
+
+        def propose(self, state, tenant):
+            untried = state.untried_models(tenant)
+            return untried[min(self.nth, len(untried) - 1)]
+
+    s = scenario("round-robin", "nth", reps=1)
+    s["policy"][0]["nth"] = 1
+    r = tenantsim.run(s, policies={"nth": Nth})
+    first = r.jobs[(r.jobs["user"] == "u1")].iloc[0]
+    assert first["model"] == "forest"  # u1's second model
+    s["policy"][0]["bogus"] = True
+    with pytest.raises(tenantsim.PolicyError, match="unexpected keyword argument 'bogus'"):
+        tenantsim.run(s, policies={"nth": Nth})
 
 
 def test_python_scheduler_pairs_with_a_builtin_selector_and_back():
@@ -77,7 +135,7 @@ def test_python_scheduler_pairs_with_a_builtin_selector_and_back():
 
 
 def test_python_policy_results_do_not_depend_on_threads():
-    s = scenario("py-random", "py-in-order", **{"split": {"tenant_count": 2}})
+    s = scenario("py-choice", "py-in-order", **{"split": {"tenant_count": 2}})
     one = tenantsim.run(s, threads=1, policies=POLICIES)
     two = tenantsim.run(s, threads=2, policies=POLICIES)
     for name in one.tables:
