@@ -17,6 +17,7 @@ use pyo3::types::PyDict;
 use tenantsim::prelude::{Registry, RunArgs, run_scenario_with};
 use tenantsim::{Error, ErrorKind};
 
+mod job_policy;
 mod policy;
 use policy::{Failures, PyPolicy};
 
@@ -144,6 +145,7 @@ fn run(
         let added = match kind.as_str() {
             "scheduler" => registry.add_scheduler(policy.scheduler_entry()),
             "selector" => registry.add_selector(policy.selector_entry()),
+            "job-scheduler" => registry.add_job_scheduler(job_policy::entry(policy)),
             other => {
                 return Err(UsageError::new_err(format!(
                     "policies: unknown policy kind `{other}`"
@@ -167,7 +169,7 @@ fn run(
 /// A `PolicyError` for an exception raised inside the Python policy `name`
 /// in repetition `rep`: its traceback in the message, the exception as its
 /// cause.
-fn python_failure(py: Python<'_>, rep: u64, name: &str, err: PyErr) -> PyErr {
+fn python_failure(py: Python<'_>, rep: Option<u64>, name: &str, err: PyErr) -> PyErr {
     let traceback = py
         .import("traceback")
         .and_then(|m| {
@@ -179,8 +181,9 @@ fn python_failure(py: Python<'_>, rep: u64, name: &str, err: PyErr) -> PyErr {
         .and_then(|lines| lines.extract::<Vec<String>>())
         .map(|lines| lines.concat())
         .unwrap_or_else(|_| policy::describe(py, &err));
+    let when = rep.map_or_else(String::new, |r| format!(" in repetition {r}"));
     let e = PolicyError::new_err(format!(
-        "policy error: the Python policy `{name}` failed in repetition {rep}:\n{}",
+        "policy error: the Python policy `{name}` failed{when}:\n{}",
         traceback.trim_end()
     ));
     e.set_cause(py, Some(err));
@@ -325,6 +328,7 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::State>()?;
     m.add_class::<policy::TenantView>()?;
     m.add_class::<policy::Stream>()?;
+    m.add_class::<job_policy::JobView>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

@@ -21,23 +21,26 @@ use tenantsim::prelude::*;
 /// An answer no trace has: the engine rejects it with a policy error.
 const IMPOSSIBLE: usize = usize::MAX;
 
-/// Python errors raised inside policies during one `run`: (repetition,
-/// policy name, error).
+/// One failure: (repetition if known, policy name, error).
+pub type Failure = (Option<u64>, String, PyErr);
+
+/// Python errors raised inside policies during one `run`.
 #[derive(Debug, Default)]
-pub struct Failures(Mutex<Vec<(u64, String, PyErr)>>);
+pub struct Failures(Mutex<Vec<Failure>>);
 
 impl Failures {
-    fn lock(&self) -> MutexGuard<'_, Vec<(u64, String, PyErr)>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<Failure>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn record(&self, rep: u64, name: &str, err: PyErr) {
-        self.lock().push((rep, name.to_string(), err));
+    /// Record `err`, raised by policy `name` in repetition `rep`.
+    pub fn record(&self, rep: impl Into<Option<u64>>, name: &str, err: PyErr) {
+        self.lock().push((rep.into(), name.to_string(), err));
     }
 
     /// The failure of the lowest repetition (then the first recorded), if
     /// any: the same one whatever the thread count.
-    pub fn first(&self) -> Option<(u64, String, PyErr)> {
+    pub fn first(&self) -> Option<Failure> {
         let mut all = std::mem::take(&mut *self.lock());
         all.sort_by_key(|(rep, _, _)| *rep);
         all.into_iter().next()
@@ -378,7 +381,7 @@ impl PyPolicy {
 
 /// The policy table's remaining keys as a JSON object: the keyword
 /// arguments of the Python class.
-fn kwargs_json(params: &mut Params) -> Result<String> {
+pub fn kwargs_json(params: &mut Params) -> Result<String> {
     let context = params.context().to_string();
     serde_json::to_string(&params.take_rest())
         .map_err(|e| Error::input(format!("{context}: cannot pass the keys to Python: {e}")))

@@ -16,8 +16,8 @@ Functions:
     load_trace(path)
         A trace CSV (model or job trace) as a DataFrame.
 
-Policies in Python: subclass :class:`Scheduler` or :class:`Selector` and
-pass them as ``run(..., policies={"name": MyScheduler})``.
+Policies in Python: subclass :class:`Scheduler` or :class:`Selector` (model
+mode) or :class:`JobScheduler` (job mode) and pass them as ``run(..., policies={"name": MyScheduler})``.
 
 Errors are :class:`TenantsimError` subclasses by kind: :class:`InputError`,
 :class:`PolicyError`, :class:`UsageError`, :class:`InterruptedRunError`.
@@ -41,10 +41,11 @@ import pandas as pd
 
 from . import _tenantsim
 from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
-from ._policy import Rng, Scheduler, Selector
+from ._policy import JobScheduler, Rng, Scheduler, Selector
 from ._scenario import PATH_KEYS, resolve_paths, write_scenario
 from ._tenantsim import (
     InputError,
+    Job,
     InterruptedRunError,
     PolicyError,
     State,
@@ -62,6 +63,8 @@ __all__ = [
     "read_table",
     "Results",
     "Scheduler",
+    "JobScheduler",
+    "Job",
     "Rng",
     "Selector",
     "State",
@@ -121,7 +124,7 @@ def run(
         policies: policies written in Python, by the name the scenario's
             ``[[policy]]`` tables use for them (``scheduler = "py-rr"``):
             :class:`Scheduler` and :class:`Selector` subclasses (model
-            mode). An exception inside one stops the run, writes no results
+            mode), :class:`JobScheduler` subclasses (job mode). An exception inside one stops the run, writes no results
             folder, and raises a :class:`PolicyError` with its traceback,
             the policy's name and the repetition (the exception is its
             ``__cause__``).
@@ -148,10 +151,12 @@ def run(
             registered.append((name, cls, "scheduler", Scheduler))
         elif isinstance(cls, type) and issubclass(cls, Selector):
             registered.append((name, cls, "selector", Selector))
+        elif isinstance(cls, type) and issubclass(cls, JobScheduler):
+            registered.append((name, cls, "job-scheduler", JobScheduler))
         else:
             raise UsageError(
-                f"policies: `{name}` must be a subclass of tenantsim.Scheduler or "
-                f"tenantsim.Selector, got {cls!r}"
+                f"policies: `{name}` must be a subclass of tenantsim.Scheduler, "
+                f"tenantsim.Selector or tenantsim.JobScheduler, got {cls!r}"
             )
     with tempfile.TemporaryDirectory(prefix="tenantsim-") as tmp:
         tmp_dir = Path(tmp)

@@ -9,7 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
 if TYPE_CHECKING:
-    from ._tenantsim import State, Stream
+    from ._tenantsim import Job, State, Stream
 
 
 class Rng(random.Random):
@@ -110,3 +110,25 @@ class Selector:
         """Called when a job of ``tenant`` on ``model`` completes with
         ``accuracy`` (optional). Only the trace methods of ``state`` work
         here (``models``, ``accuracy``, ``runtime_s``)."""
+
+
+class JobScheduler:
+    """A job-mode cluster scheduler: a priority for each job, given once at
+    its arrival; waiting jobs are served smallest priority first (ties by
+    submit time, then job index).
+
+    The engine does the rest as for ``fifo``: it scans the waiting jobs in
+    that order and starts each that fits (placement by the scenario's
+    ``[cluster] placement``), a job that does not fit blocks the ones behind
+    it unless ``backfill`` is on; nothing is preempted. A new instance is
+    made for each run (repetition), with the ``[[policy]]`` table's other
+    keys as keyword arguments. Job-mode policies have no ``self.rng``: the
+    library does not tell a job scheduler its repetition yet.
+    """
+
+    def priority(self, job: "Job", now_s: float) -> float:
+        """The priority of ``job`` (``.index``, ``.user`` index,
+        ``.submit_s``, ``.duration_s``, ``.gpus``), arriving at ``now_s``.
+        NaN or an exception stops the run with a
+        :class:`tenantsim.PolicyError`."""
+        raise NotImplementedError(f"{type(self).__name__} must define priority(self, job, now_s)")

@@ -81,3 +81,12 @@ class Stream:
     def below(self, n: int) -> int: ...
     def unit(self) -> float: ...
     def words(self, n: int) -> List[int]: ...
+
+class Job:
+    """One job as ``JobScheduler.priority`` sees it."""
+
+    index: int
+    user: int
+    submit_s: float
+    duration_s: float
+    gpus: int

@@ -241,3 +241,72 @@ def test_policies_must_be_policy_classes():
     with pytest.raises(tenantsim.UsageError, match="`round-robin`: a scheduler of that name is already"):
         # A name can be registered once: never a built-in's.
         tenantsim.run(scenario("round-robin", "in-order"), policies={"round-robin": PyRoundRobin})
+
+
+class PyFifo(tenantsim.JobScheduler):
+    """fifo as a priority: the submit time (ties by index, as the engine's)."""
+
+    def priority(self, job, now_s):
+        return job.submit_s
+
+
+class PySjf(tenantsim.JobScheduler):
+    """sjf as a priority: the duration (ties by submit time, then index)."""
+
+    def priority(self, job, now_s):
+        return job.duration_s
+
+
+def job_scenario(scheduler, backfill=False, **extra):
+    s = {
+        "mode": "jobs",
+        "name": "py-jobs",
+        "seed": 1,
+        "repetitions": 1,
+        "jobs": {"path": str(TRACES / "jobs-hand.csv")},
+        "cluster": {"nodes": 1, "gpus_per_node": 2, "backfill": backfill},
+        "policy": [{"name": "p", "scheduler": scheduler}],
+    }
+    s.update(extra)
+    return s
+
+
+@pytest.mark.parametrize("backfill", [False, True])
+@pytest.mark.parametrize("builtin,python", [("fifo", PyFifo), ("sjf", PySjf)])
+def test_python_job_scheduler_gives_the_builtin_job_log(builtin, python, backfill):
+    a = tenantsim.run(job_scenario(builtin, backfill))
+    b = tenantsim.run(job_scenario("py", backfill), policies={"py": python})
+    assert a.mode == b.mode == "jobs" and len(a.jobs) == 5
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    pd.testing.assert_frame_equal(a.summary, b.summary)
+
+
+def test_python_job_scheduler_on_sampled_jobs_does_not_depend_on_threads():
+    s = job_scenario("py", repetitions=4, jobs={"path": str(TRACES / "jobs-hand.csv"), "sample": 3})
+    one = tenantsim.run(s, threads=1, policies={"py": PySjf})
+    two = tenantsim.run(s, threads=2, policies={"py": PySjf})
+    builtin = tenantsim.run(s | {"policy": [{"name": "p", "scheduler": "sjf"}]})
+    pd.testing.assert_frame_equal(one.jobs, two.jobs)
+    pd.testing.assert_frame_equal(one.jobs, builtin.jobs)
+
+
+def test_exception_in_a_python_job_scheduler_is_a_policy_error(tmp_path):
+    class Boom(tenantsim.JobScheduler):
+        def priority(self, job, now_s):
+            if job.index == 2:
+                raise KeyError("no priority")
+            return 0.0
+
+    with pytest.raises(tenantsim.PolicyError) as e:
+        tenantsim.run(job_scenario("boom"), policies={"boom": Boom}, out=tmp_path / "out")
+    assert "the Python policy `boom` failed" in str(e.value)
+    assert "in priority" in str(e.value) and "KeyError" in str(e.value)
+    assert isinstance(e.value.__cause__, KeyError)
+    assert not (tmp_path / "out").exists()
+
+    class Nan(tenantsim.JobScheduler):
+        def priority(self, job, now_s):
+            return float("nan")
+
+    with pytest.raises(tenantsim.PolicyError, match="NaN"):
+        tenantsim.run(job_scenario("nan"), policies={"nan": Nan})
