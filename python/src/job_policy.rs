@@ -35,6 +35,7 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
         let kwargs = kwargs_json(params)?;
         let factory: JobSchedulerFactory = Arc::new(move |init: &SchedInit<'_>| {
             let policy = policy.clone();
+            crate::policy::keep_thread_state();
             let made = Python::attach(|py| -> PyResult<Py<PyAny>> {
                 let kwargs = py
                     .import("json")?
@@ -48,6 +49,7 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
             let mut obj = Some(made);
             let mut instance: Option<Py<PyAny>> = None;
             priority_order(init.jobs.len(), move |job: &Job, i: u32, now: Micros| {
+                crate::policy::keep_thread_state();
                 let answer = Python::attach(|py| -> PyResult<f64> {
                     if let Some(made) = obj.take() {
                         instance = Some(made?);

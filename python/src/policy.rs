@@ -18,6 +18,34 @@ use rand::RngCore as _;
 use tenantsim::core::rng::{SimRng, below, unit};
 use tenantsim::prelude::*;
 
+/// Make the current thread's Python thread state permanent before the
+/// first `Python::attach` of a policy call on it. The runner's worker
+/// threads are not Python threads: without this, every call would create
+/// and destroy a thread state (`PyGILState_Ensure` / `Release` at count 0),
+/// most of the cost of a decision. With it, attaching is taking the GIL.
+pub fn keep_thread_state() {
+    thread_local!(static KEPT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    KEPT.with(|kept| {
+        if kept.get() {
+            return;
+        }
+        // SAFETY: called only from policy calls, during a run started from
+        // Python (the interpreter is initialised). A thread without a
+        // thread state (checked) cannot hold the GIL: `PyGILState_Ensure`
+        // makes its state and takes the GIL, `PyEval_SaveThread` releases
+        // the GIL and leaves the state registered with a count of one, so
+        // later `Ensure`/`Release` pairs only take and release the GIL. A
+        // thread that has a state (a Python thread) keeps it anyway.
+        unsafe {
+            if pyo3::ffi::PyGILState_GetThisThreadState().is_null() {
+                let _ = pyo3::ffi::PyGILState_Ensure();
+                pyo3::ffi::PyEval_SaveThread();
+            }
+        }
+        kept.set(true);
+    });
+}
+
 /// An answer no trace has: the engine rejects it with a policy error.
 const IMPOSSIBLE: usize = usize::MAX;
 
@@ -148,6 +176,17 @@ impl State {
     /// The eligible tenants, ascending.
     fn eligible_tenants(&self) -> PyResult<Vec<usize>> {
         self.with(|t| Ok((0..t.len()).filter(|&i| t.is_eligible(i)).collect()))
+    }
+
+    /// The first eligible tenant at or after `start`, wrapping around
+    /// (`None` if none is): a round-robin step without building the list.
+    #[pyo3(signature = (start=0))]
+    fn next_eligible(&self, start: usize) -> PyResult<Option<usize>> {
+        self.with(|t| {
+            let n = t.len();
+            let start = if n == 0 { 0 } else { start % n };
+            Ok((start..n).chain(0..start).find(|&i| t.is_eligible(i)))
+        })
     }
 
     /// Whether tenant `i` may start a job now.
@@ -316,6 +355,7 @@ impl PyPolicy {
         purpose: Purpose,
         kwargs: &str,
     ) -> Result<(Py<PyAny>, Py<State>, bool, bool)> {
+        keep_thread_state();
         Python::attach(|py| {
             let obj = instance(py, self, purpose, ctx, kwargs)?;
             let state = Py::new(py, State::new(Arc::clone(ctx.trace)))?;
@@ -441,6 +481,7 @@ impl Scheduler for PyScheduler {
         if !self.changed || self.failed {
             return;
         }
+        keep_thread_state();
         let r = Python::attach(|py| {
             let _attached = Attached::new(self.state.get(), tenants);
             self.obj
@@ -492,6 +533,7 @@ impl Selector for PySelector {
         if self.failed {
             return Some(Proposal::plain(IMPOSSIBLE));
         }
+        keep_thread_state();
         let answer = Python::attach(|py| {
             let _attached = Attached::new(self.state.get(), tenants);
             let v = self
@@ -513,6 +555,7 @@ impl Selector for PySelector {
         if !self.observe || self.failed {
             return;
         }
+        keep_thread_state();
         let r = Python::attach(|py| {
             self.obj
                 .call_method1(
