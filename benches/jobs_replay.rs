@@ -96,6 +96,8 @@ fn main() {
         let mut sched = factory(&SchedInit {
             jobs: &jobs,
             users: 100,
+            seed: 0,
+            repetition: 0,
         });
         let input = JobSimInput {
             jobs: &jobs,

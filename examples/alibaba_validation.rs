@@ -93,6 +93,8 @@ fn main() {
             let mut sched = factory(&SchedInit {
                 jobs: trace.jobs(),
                 users: trace.users().len(),
+                seed: 0,
+                repetition: 0,
             });
             let input = JobSimInput {
                 jobs: trace.jobs(),

@@ -48,6 +48,8 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
     let mut scheduler = (p.make)(&SchedInit {
         jobs: &jobs.jobs,
         users,
+        seed: scenario.seed(),
+        repetition: rep,
     });
     let input = JobSimInput {
         jobs: &jobs.jobs,

@@ -46,6 +46,8 @@ fn run_with(
     let mut sched = factory(&SchedInit {
         jobs: trace.jobs(),
         users: trace.users().len(),
+        seed: 0,
+        repetition: 0,
     });
     let input = JobSimInput {
         jobs: trace.jobs(),

@@ -94,6 +94,8 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
     let mut sched = factory(&SchedInit {
         jobs: &c.jobs,
         users: 3,
+        seed: 0,
+        repetition: 0,
     });
     let input = JobSimInput {
         jobs: &c.jobs,

@@ -297,3 +297,53 @@ fn run_json_and_json_split_time_between_policy_and_engine() {
     let varying = manifest["varying_fields"].to_string();
     assert!(varying.contains("policies[].time"), "{varying}");
 }
+
+/// A selector that meets an error where it cannot return one (here in
+/// `observe`) hands it over with `take_error`: the run stops with it as a
+/// policy error and writes nothing (issue 16: a Python exception in a
+/// policy leaves no results folder).
+#[test]
+fn an_error_a_policy_could_not_return_stops_the_run_and_writes_nothing() {
+    struct Failing {
+        error: Option<Error>,
+    }
+    impl Selector for Failing {
+        fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+            (0..4)
+                .find(|&k| !tenants.is_tried(tenant, k))
+                .map(Proposal::plain)
+        }
+        fn observe(&mut self, _: usize, _: usize, _: f64) {
+            self.error
+                .get_or_insert_with(|| Error::policy("observe failed on purpose"));
+        }
+        fn take_error(&mut self) -> Option<Error> {
+            self.error.take()
+        }
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("s.toml");
+    fs::write(
+        &path,
+        format!(
+            "name = \"s\"\n[trace]\npath = \"{}\"\n[cluster]\ngpus = 1\n\
+             [[policy]]\nname = \"p\"\nscheduler = \"round-robin\"\nselector = \"failing\"\n",
+            repo("traces/hand.csv").display()
+        ),
+    )
+    .expect("write");
+    let mut registry = Registry::builtin();
+    registry
+        .add_selector(SelectorEntry::new("failing", "", |_p: &mut Params, _t: &Trace| {
+            let f: SelectorFactory = Arc::new(|_c: &RepContext<'_>| {
+                Ok(Box::new(Failing { error: None }) as Box<dyn Selector>)
+            });
+            Ok(f)
+        }))
+        .expect("new");
+    let out = tmp.path().join("out");
+    let e = run_scenario_with(&args(path, out.clone()), &registry).expect_err("fails");
+    assert_eq!(e.kind(), ErrorKind::Policy, "{e}");
+    assert!(e.to_string().contains("observe failed on purpose"), "{e}");
+    assert!(!out.exists(), "no results folder");
+}

@@ -40,6 +40,11 @@ pub struct SchedInit<'a> {
     pub jobs: &'a [Job],
     /// Number of users.
     pub users: usize,
+    /// The scenario's seed (for a scheduler's own random stream, drawn
+    /// from `(seed, repetition, purpose)` only, DESIGN §5).
+    pub seed: u64,
+    /// The repetition, from 0.
+    pub repetition: u64,
 }
 
 /// Builds the scheduler of each run.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::Tenants;
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::models::trace::Trace;
 
 /// A selector's proposal for a tenant's next job, with what schedulers may
@@ -68,6 +68,14 @@ pub trait Selector: Send {
 
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
     fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
+
+    /// An error met in a call that cannot return one (`observe`,
+    /// `started`; e.g. a Python exception), handed over once: the engine
+    /// stops the run with it before the next decision, and no result is
+    /// written. Default: none.
+    fn take_error(&mut self) -> Option<Error> {
+        None
+    }
 }
 
 /// Chooses which tenant gets the next free GPU.
@@ -79,6 +87,13 @@ pub trait Scheduler: Send {
     /// Tenant `tenant` changed (arrived, started or completed a job). Lets
     /// incremental schedulers rescore only what changed.
     fn tenant_changed(&mut self, _tenants: &Tenants, _tenant: usize) {}
+
+    /// An error met in a call that cannot return one (`tenant_changed`,
+    /// or the reason `pick` gave up), handed over once: the engine stops
+    /// the run with it before the next decision. Default: none.
+    fn take_error(&mut self) -> Option<Error> {
+        None
+    }
 }
 
 /// What a factory gets to build the policies of one repetition.

@@ -153,6 +153,7 @@ pub fn simulate(
         clock: PolicyClock::default(),
     };
     let end = run_events(&mut sim, &mut queue, config.horizon)?;
+    sim.policy_errors()?;
     let busy = sim
         .jobs
         .iter()
@@ -178,6 +179,7 @@ impl Component for ModelSelection<'_> {
     type Event = Event;
 
     fn on_event(&mut self, now: Micros, event: Event, queue: &mut EventQueue<Event>) -> Result<()> {
+        self.tenants.set_now(now);
         match event {
             Event::Completion { job } => {
                 let rec = &mut self.jobs[job as usize];
@@ -216,7 +218,11 @@ impl Component for ModelSelection<'_> {
 
     /// Fill free GPUs lowest index first, one decision at a time.
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
+        self.policy_errors()?;
+        self.tenants.set_now(now);
         while self.pool.free_count() > 0 {
+            self.tenants
+                .set_free_gpus(u32::try_from(self.pool.free_count()).unwrap_or(u32::MAX));
             let tick = self.clock.start();
             let picked = self.scheduler.pick(&self.tenants, self.selector);
             let proposal = picked
@@ -288,6 +294,18 @@ impl Component for ModelSelection<'_> {
 }
 
 impl ModelSelection<'_> {
+    /// Stop with an error a policy met in a call that could not return it.
+    fn policy_errors(&mut self) -> Result<()> {
+        match self
+            .scheduler
+            .take_error()
+            .or_else(|| self.selector.take_error())
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
     /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
     /// freed, their accuracy never observed), it is never eligible again and
     /// its loss stays frozen.

@@ -22,6 +22,10 @@ pub struct Tenants {
     finished: Vec<bool>,
     max_running: u32,
     limits: TenantLimits,
+    /// The simulated time of the decision being made, µs.
+    now: Micros,
+    /// Free GPUs when the decision is made.
+    free_gpus: u32,
 }
 
 /// The per-tenant fields of [`Tenants`] that change during a run.
@@ -79,7 +83,28 @@ impl Tenants {
             finished: vec![false; n * k],
             max_running,
             limits,
+            now: 0,
+            free_gpus: 0,
         }
+    }
+
+    /// The simulated time of the current decision, µs.
+    pub fn now(&self) -> Micros {
+        self.now
+    }
+
+    /// Free GPUs at the current decision (counting the one being
+    /// assigned).
+    pub fn free_gpus(&self) -> u32 {
+        self.free_gpus
+    }
+
+    pub(super) fn set_now(&mut self, now: Micros) {
+        self.now = now;
+    }
+
+    pub(super) fn set_free_gpus(&mut self, free: u32) {
+        self.free_gpus = free;
     }
 
     /// Jobs tenant `i` has started (running, completed or cancelled).
