@@ -40,9 +40,22 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
                 let kwargs = py
                     .import("json")?
                     .call_method1("loads", (kwargs.as_str(),))?;
-                policy
+                let obj = policy
                     .cls
-                    .call(py, (), Some(kwargs.cast::<pyo3::types::PyDict>()?))
+                    .call(py, (), Some(kwargs.cast::<pyo3::types::PyDict>()?))?;
+                // `self.rng`: the library's scheduler stream of this
+                // (seed, repetition), as for model-mode policies.
+                let s = Py::new(
+                    py,
+                    crate::policy::Stream::new(stream(
+                        init.seed,
+                        init.repetition,
+                        Purpose::Scheduler,
+                    )),
+                )?;
+                let rng = policy.rng_class.call1(py, (s,))?;
+                obj.setattr(py, "rng", rng)?;
+                Ok(obj)
             });
             // The factory cannot fail: a failed construction stops the run
             // at the first priority asked for.

@@ -177,6 +177,18 @@ impl State {
         self.with(|t| Ok(t.len()))
     }
 
+    /// The simulated time of the decision, in seconds.
+    #[getter]
+    fn now_s(&self) -> PyResult<f64> {
+        self.with(|t| Ok(t.now() as f64 / 1e6))
+    }
+
+    /// Free GPUs at this decision (counting the one being assigned).
+    #[getter]
+    fn free_gpus(&self) -> PyResult<u32> {
+        self.with(|t| Ok(t.free_gpus()))
+    }
+
     /// The eligible tenants, ascending.
     fn eligible_tenants(&self) -> PyResult<Vec<usize>> {
         self.with(|t| Ok((0..t.len()).filter(|&i| t.is_eligible(i)).collect()))
@@ -302,6 +314,11 @@ impl Stream {
 }
 
 impl Stream {
+    /// A stream drawing from `rng`.
+    pub fn new(rng: SimRng) -> Self {
+        Self(Mutex::new(rng))
+    }
+
     fn lock(&self) -> MutexGuard<'_, SimRng> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -391,6 +408,7 @@ impl PyPolicy {
                     rep: ctx.repetition,
                     policy: policy.clone(),
                     failed: false,
+                    pending: false,
                 }) as Box<dyn Scheduler>)
             });
             Ok(factory)
@@ -415,6 +433,7 @@ impl PyPolicy {
                         rep: ctx.repetition,
                         policy: policy.clone(),
                         failed: false,
+                        pending: false,
                     }) as Box<dyn Selector>)
                 });
                 Ok(factory)
@@ -447,6 +466,14 @@ struct PyScheduler {
     rep: u64,
     policy: PyPolicy,
     failed: bool,
+    /// A failure in `tenant_changed` not yet handed to the engine.
+    pending: bool,
+}
+
+/// The engine-side error of a Python policy that raised; `run` raises the
+/// recorded Python exception itself (with its traceback).
+fn raised(name: &str) -> Error {
+    Error::policy(format!("the Python policy `{name}` raised an exception"))
 }
 
 impl Scheduler for PyScheduler {
@@ -494,8 +521,13 @@ impl Scheduler for PyScheduler {
         });
         if let Err(e) = r {
             self.policy.failures.record(self.rep, &self.policy.name, e);
-            self.failed = true; // the next pick stops the run
+            self.failed = true;
+            self.pending = true; // the engine stops before the next decision
         }
+    }
+
+    fn take_error(&mut self) -> Option<Error> {
+        std::mem::take(&mut self.pending).then(|| raised(&self.policy.name))
     }
 }
 
@@ -506,6 +538,8 @@ struct PySelector {
     rep: u64,
     policy: PyPolicy,
     failed: bool,
+    /// A failure in `observe` not yet handed to the engine.
+    pending: bool,
 }
 
 /// A `propose` answer: a model index, or (model, acquisition,
@@ -571,7 +605,12 @@ impl Selector for PySelector {
         });
         if let Err(e) = r {
             self.policy.failures.record(self.rep, &self.policy.name, e);
-            self.failed = true; // the next proposal stops the run
+            self.failed = true;
+            self.pending = true; // the engine stops before the next decision
         }
+    }
+
+    fn take_error(&mut self) -> Option<Error> {
+        std::mem::take(&mut self.pending).then(|| raised(&self.policy.name))
     }
 }

@@ -122,9 +122,11 @@ class JobScheduler:
     ``[cluster] placement``), a job that does not fit blocks the ones behind
     it unless ``backfill`` is on; nothing is preempted. A new instance is
     made for each run (repetition), with the ``[[policy]]`` table's other
-    keys as keyword arguments. Job-mode policies have no ``self.rng``: the
-    library does not tell a job scheduler its repetition yet.
+    keys as keyword arguments, and ``self.rng`` (a :class:`Rng`) on the
+    library's scheduler stream of the (seed, repetition).
     """
+
+    rng: Rng
 
     def priority(self, job: "Job", now_s: float) -> float:
         """The priority of ``job`` (``.index``, ``.user`` index,

@@ -310,3 +310,63 @@ def test_exception_in_a_python_job_scheduler_is_a_policy_error(tmp_path):
 
     with pytest.raises(tenantsim.PolicyError, match="NaN"):
         tenantsim.run(job_scenario("nan"), policies={"nan": Nan})
+
+
+def test_exception_in_observe_stops_the_run_and_writes_nothing(tmp_path):
+    """observe cannot return an error: the engine takes it before the next
+    decision (Selector.take_error), so no results folder is written."""
+
+    class FailsLate(tenantsim.Selector):
+        def propose(self, state, tenant):
+            return state.untried_models(tenant)[0]
+
+        def observe(self, state, tenant, model, accuracy):
+            raise RuntimeError("observe broke")
+
+    with pytest.raises(tenantsim.PolicyError) as e:
+        tenantsim.run(
+            scenario("round-robin", "late", reps=1), policies={"late": FailsLate}, out=tmp_path / "out"
+        )
+    assert "RuntimeError: observe broke" in str(e.value) and "in observe" in str(e.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_state_tells_the_time_and_the_free_gpus():
+    seen = []
+
+    class Clock(tenantsim.Scheduler):
+        def pick(self, state):
+            seen.append((state.now_s, state.free_gpus))
+            return state.next_eligible(0)
+
+    tenantsim.run(scenario("clock", "in-order", gpus=2, reps=1), policies={"clock": Clock})
+    # At 0 s both GPUs are free, then one: the hand trace's first
+    # completions are at 1 s (u2's linear) and 2 s (u1's linear).
+    assert seen[:2] == [(0.0, 2), (0.0, 1)]
+    # (Later picks include the runs of each tenant alone, `fairness`,
+    # whose clocks start again at 0.)
+    assert all(t >= 0.0 and 1 <= f <= 2 for t, f in seen)
+    assert max(t for t, _ in seen) > 0.0
+
+
+def test_python_job_scheduler_has_its_own_seeded_rng():
+    draws = []  # one list per instance (one instance per repetition)
+
+    class Lottery(tenantsim.JobScheduler):
+        def __init__(self) -> None:
+            self.mine = []
+            draws.append(self.mine)
+
+        def priority(self, job, now_s):
+            r = self.rng.random()
+            self.mine.append(r)
+            return r
+
+    s = job_scenario("lottery", repetitions=2)
+    a = tenantsim.run(s, policies={"lottery": Lottery})
+    first = sorted(draws)
+    draws.clear()
+    b = tenantsim.run(s, threads=1, policies={"lottery": Lottery})
+    pd.testing.assert_frame_equal(a.jobs, b.jobs)
+    assert sorted(draws) == first, "the same draws in every run"
+    assert len(first) == 2 and first[0] != first[1], "each repetition draws its own stream"
