@@ -370,3 +370,38 @@ def test_python_job_scheduler_has_its_own_seeded_rng():
     pd.testing.assert_frame_equal(a.jobs, b.jobs)
     assert sorted(draws) == first, "the same draws in every run"
     assert len(first) == 2 and first[0] != first[1], "each repetition draws its own stream"
+
+
+@pytest.mark.parametrize("name", ["quickstart", "sweep"])
+def test_python_policies_replay_the_builtins_on_the_bundled_scenarios(name):
+    """The bundled scenario as the library resolved it (run.json's
+    `scenario`), its built-in round-robin + in-order and random + random
+    policies replaced by the Python versions: the same job log, point by
+    point for the sweep."""
+    from conftest import SCENARIOS
+
+    builtin = tenantsim.run(str(SCENARIOS / f"{name}.toml"))
+    runs = builtin.points or [builtin]
+    python_names = {
+        ("round-robin", "in-order"): ("py-rr", "py-in-order"),
+        ("random", "random"): ("py-random", "py-random-model"),
+    }
+    compared = 0
+    for r in runs:
+        s = r.manifest["scenario"]
+        keep = [p for p in s["policy"] if (p["scheduler"], p["selector"]) in python_names]
+        assert keep, "the scenario has a policy the Python versions replay"
+        s["policy"] = [
+            dict(p, scheduler=python_names[(p["scheduler"], p["selector"])][0],
+                 selector=python_names[(p["scheduler"], p["selector"])][1])
+            for p in keep
+        ]
+        s["trace"] = {"path": str(TRACES / "hand.csv")}
+        if s.get("baseline") not in {p["name"] for p in keep}:
+            s.pop("baseline", None)
+        mine = tenantsim.run(s, policies=POLICIES)
+        names = {p["name"] for p in keep}
+        want = r.jobs[r.jobs["policy"].isin(names)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine.jobs, want)
+        compared += len(want)
+    assert compared > 0
