@@ -334,12 +334,16 @@ fn an_error_a_policy_could_not_return_stops_the_run_and_writes_nothing() {
     .expect("write");
     let mut registry = Registry::builtin();
     registry
-        .add_selector(SelectorEntry::new("failing", "", |_p: &mut Params, _t: &Trace| {
-            let f: SelectorFactory = Arc::new(|_c: &RepContext<'_>| {
-                Ok(Box::new(Failing { error: None }) as Box<dyn Selector>)
-            });
-            Ok(f)
-        }))
+        .add_selector(SelectorEntry::new(
+            "failing",
+            "",
+            |_p: &mut Params, _t: &Trace| {
+                let f: SelectorFactory = Arc::new(|_c: &RepContext<'_>| {
+                    Ok(Box::new(Failing { error: None }) as Box<dyn Selector>)
+                });
+                Ok(f)
+            },
+        ))
         .expect("new");
     let out = tmp.path().join("out");
     let e = run_scenario_with(&args(path, out.clone()), &registry).expect_err("fails");
