@@ -2,12 +2,12 @@
 //! `tenantsim.Selector` subclass registered by name becomes a
 //! [`Scheduler`] / [`Selector`] of the library's registry.
 //!
-//! The library's `pick` and `propose` cannot fail, so a Python exception
-//! (or an answer of the wrong type) is recorded in [`Failures`] and the
-//! adapter answers with an impossible tenant or model: the engine stops the
-//! run with a policy error before any result is written, and `run` raises
-//! the recorded exception instead (with its traceback and the policy's
-//! name).
+//! The library's policy calls cannot fail, so a Python exception (or an
+//! answer of the wrong type) is recorded in [`Failures`] and handed to the
+//! engine through `take_error` (the library's mechanism for this): the
+//! engine stops the run before the next decision, before any result is
+//! written, and `run` raises the recorded exception instead (with its
+//! traceback and the policy's name).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -49,9 +49,6 @@ pub fn keep_thread_state() {
         kept.set(true);
     });
 }
-
-/// An answer no trace has: the engine rejects it with a policy error.
-const IMPOSSIBLE: usize = usize::MAX;
 
 /// One failure: (repetition if known, policy name, error).
 pub type Failure = (Option<u64>, String, PyErr);
@@ -479,7 +476,7 @@ fn raised(name: &str) -> Error {
 impl Scheduler for PyScheduler {
     fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
         if self.failed {
-            return Some(IMPOSSIBLE);
+            return None;
         }
         let answer = Python::attach(|py| {
             let _attached = Attached::new(self.state.get(), tenants);
@@ -503,7 +500,8 @@ impl Scheduler for PyScheduler {
             Err(e) => {
                 self.policy.failures.record(self.rep, &self.policy.name, e);
                 self.failed = true;
-                Some(IMPOSSIBLE)
+                self.pending = true; // no GPU is given; the engine stops
+                None
             }
         }
     }
@@ -569,7 +567,7 @@ fn proposal(py: Python<'_>, v: &Py<PyAny>) -> PyResult<Proposal> {
 impl Selector for PySelector {
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
         if self.failed {
-            return Some(Proposal::plain(IMPOSSIBLE));
+            return None;
         }
         keep_thread_state();
         let answer = Python::attach(|py| {
@@ -584,7 +582,8 @@ impl Selector for PySelector {
             Err(e) => {
                 self.policy.failures.record(self.rep, &self.policy.name, e);
                 self.failed = true;
-                Some(Proposal::plain(IMPOSSIBLE))
+                self.pending = true;
+                None // the engine stops with a policy error at once
             }
         }
     }

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
 use crate::core::scenario::Overrides;
-use crate::core::sweep::Plan;
 use crate::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
 use crate::jobs::scenario::{JobScenario, load_job_plan};
 use crate::jobs::trace::{JobTrace, load_job_trace, write_job_trace};
@@ -90,37 +89,14 @@ fn describe_cluster(s: &JobScenario) -> String {
 /// `tenantsim validate SCENARIO.toml` for a job-mode scenario (every
 /// point of its `[sweep]`, if any): the description it prints.
 pub fn validate_job_scenario(path: &Path) -> Result<String> {
-    let mut text = String::new();
-    match load_job_plan(path, Overrides::default())? {
-        Plan::Single(s) => {
-            line(
-                &mut text,
-                format_args!("ok: job scenario `{}` ({})", s.name(), path.display()),
-            );
-            describe_job_scenario(&mut text, &s);
-        }
-        Plan::Sweep { axes, points } => {
-            let keys: Vec<String> = axes
-                .iter()
-                .map(|a| format!("{} ({} values)", a.key, a.values.len()))
-                .collect();
-            line(
-                &mut text,
-                format_args!(
-                    "ok: job scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
-                    points.first().map_or("", |p| p.scenario.name()),
-                    path.display(),
-                    points.len(),
-                    keys.join(" × ")
-                ),
-            );
-            if let Some(p) = points.first() {
-                line(&mut text, format_args!("point 0:"));
-                describe_job_scenario(&mut text, &p.scenario);
-            }
-        }
-    }
-    Ok(text)
+    let plan = load_job_plan(path, Overrides::default())?;
+    Ok(super::validate_cmd::describe_plan(
+        "job scenario",
+        path,
+        &plan,
+        JobScenario::name,
+        describe_job_scenario,
+    ))
 }
 
 /// Append `args` and a newline to `text`.

@@ -6,7 +6,8 @@ use super::ValidateArgs;
 use super::jobs::line;
 use crate::core::error::Result;
 use crate::core::scenario::Overrides;
-use crate::models::scenario::{Plan, Scenario, load_plan};
+use crate::core::sweep::Plan;
+use crate::models::scenario::{Scenario, load_plan};
 use crate::models::trace::{Trace, load_trace};
 
 fn describe_trace(t: &Trace) -> String {
@@ -51,14 +52,34 @@ pub fn validate_file(file: &Path) -> Result<String> {
         let trace = load_trace(file)?;
         return Ok(format!("ok: {}\n", describe_trace(&trace)));
     }
+    let plan = load_plan(file, Overrides::default())?;
+    Ok(describe_plan(
+        "scenario",
+        file,
+        &plan,
+        Scenario::name,
+        describe_scenario,
+    ))
+}
+
+/// The description `validate` prints of a plan of either mode: one
+/// scenario (`what`: "scenario" or "job scenario"), or a sweep's grid and
+/// its point 0, each scenario described by `describe`.
+pub(super) fn describe_plan<S>(
+    what: &str,
+    file: &Path,
+    plan: &Plan<S>,
+    name: impl Fn(&S) -> &str,
+    describe: impl Fn(&mut String, &S),
+) -> String {
     let mut text = String::new();
-    match load_plan(file, Overrides::default())? {
+    match plan {
         Plan::Single(s) => {
             line(
                 &mut text,
-                format_args!("ok: scenario `{}` ({})", s.name(), file.display()),
+                format_args!("ok: {what} `{}` ({})", name(s), file.display()),
             );
-            describe_scenario(&mut text, &s);
+            describe(&mut text, s);
         }
         Plan::Sweep { axes, points } => {
             let keys: Vec<String> = axes
@@ -68,8 +89,8 @@ pub fn validate_file(file: &Path) -> Result<String> {
             line(
                 &mut text,
                 format_args!(
-                    "ok: scenario `{}` ({}) sweeps {} point(s) over {}; every point validated",
-                    points.first().map_or("", |p| p.scenario.name()),
+                    "ok: {what} `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                    points.first().map_or("", |p| name(&p.scenario)),
                     file.display(),
                     points.len(),
                     keys.join(" × ")
@@ -77,11 +98,11 @@ pub fn validate_file(file: &Path) -> Result<String> {
             );
             if let Some(p) = points.first() {
                 line(&mut text, format_args!("point 0:"));
-                describe_scenario(&mut text, &p.scenario);
+                describe(&mut text, &p.scenario);
             }
         }
     }
-    Ok(text)
+    text
 }
 
 fn describe_scenario(text: &mut String, s: &Scenario) {

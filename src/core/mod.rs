@@ -15,6 +15,7 @@ pub mod interrupt;
 pub mod io;
 pub mod limits;
 pub mod mode;
+pub mod named;
 pub mod params;
 pub mod policy_clock;
 pub mod rng;

@@ -564,11 +564,10 @@ fn resolve_policy(
         crate::core::echo::shown(&p.name)
     );
     let spec = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
-        let names: Vec<&str> = registry.schedulers().map(|s| s.name.as_str()).collect();
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
             crate::core::echo::shown(&p.scheduler),
-            names.join(", ")
+            registry.schedulers.names()
         ))
     })?;
     let mut params =

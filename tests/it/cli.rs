@@ -1,7 +1,7 @@
 //! The real binary on the bundled scenario.
 
 use crate::common;
-use common::{RESULTS_MARK, repo, tenantsim, tree};
+use common::{RESULTS_MARK, assert_same_result_files, repo, run_scenario, tenantsim, tree};
 
 use std::fs;
 use std::path::Path;
@@ -9,14 +9,7 @@ use std::path::Path;
 use predicates::str::contains;
 
 fn run_quickstart(out: &Path, extra: &[&str]) {
-    tenantsim()
-        .arg("run")
-        .arg(repo("scenarios/quickstart.toml"))
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .assert()
-        .success();
+    run_scenario("scenarios/quickstart.toml", out, extra);
 }
 
 #[test]
@@ -332,13 +325,7 @@ fn sweep_points_equal_plain_runs_of_their_resolved_scenarios() {
             .arg("--quiet")
             .assert()
             .success();
-        let (tp, tq) = (tree(&dir), tree(&plain));
-        assert_eq!(tp.keys().collect::<Vec<_>>(), tq.keys().collect::<Vec<_>>());
-        for (rel, bytes) in &tp {
-            if rel.as_os_str() != "run.json" {
-                assert!(bytes == &tq[rel], "{folder}/{} differs", rel.display());
-            }
-        }
+        assert_same_result_files(&dir, &plain, folder);
     }
 }
 

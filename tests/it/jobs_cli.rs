@@ -2,7 +2,7 @@
 //! `import-jobs`, determinism, and the mode switch.
 
 use crate::common;
-use common::{RESULTS_MARK, repo, tenantsim};
+use common::{RESULTS_MARK, repo, run_scenario, tenantsim};
 
 use tenantsim::core::testing::shared_data;
 
@@ -12,14 +12,7 @@ use std::path::Path;
 use predicates::str::contains;
 
 fn run_quickstart(out: &Path, extra: &[&str]) {
-    tenantsim()
-        .arg("run")
-        .arg(repo("scenarios/jobs-quickstart.toml"))
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .assert()
-        .success();
+    run_scenario("scenarios/jobs-quickstart.toml", out, extra);
 }
 
 #[test]

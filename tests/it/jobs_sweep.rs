@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use crate::common::{RESULTS_MARK, repo, tenantsim, tree};
+use crate::common::{RESULTS_MARK, assert_same_result_files, repo, tenantsim, tree};
 
 fn run_sweep(out: &Path, extra: &[&str]) {
     tenantsim()
@@ -80,13 +80,7 @@ fn a_job_sweep_writes_sweep_csv_and_a_folder_per_point_identical_on_1_and_2_thre
             assert!(a.join(f).join(file).is_file(), "{f}/{file} missing");
         }
     }
-    let (ta, tb) = (tree(&a), tree(&b));
-    assert_eq!(ta.keys().collect::<Vec<_>>(), tb.keys().collect::<Vec<_>>());
-    for (rel, bytes) in &ta {
-        if rel.file_name().is_some_and(|n| n != "run.json") {
-            assert!(bytes == &tb[rel], "{} differs", rel.display());
-        }
-    }
+    assert_same_result_files(&a, &b, "1 and 2 threads");
 }
 
 /// `sweep.csv` has one row per (point, policy) and its figures are the
@@ -199,13 +193,7 @@ fn each_job_sweep_point_equals_a_plain_run_of_its_resolved_scenario() {
             .args(["--quiet", "--no-plots"])
             .assert()
             .success();
-        let (tp, tq) = (tree(&dir), tree(&plain));
-        assert_eq!(tp.keys().collect::<Vec<_>>(), tq.keys().collect::<Vec<_>>());
-        for (rel, bytes) in &tp {
-            if rel.as_os_str() != "run.json" {
-                assert!(bytes == &tq[rel], "{folder}/{} differs", rel.display());
-            }
-        }
+        assert_same_result_files(&dir, &plain, folder);
     }
 }
 

@@ -26,7 +26,8 @@ use std::sync::Arc;
 
 pub use crate::core::params::Params;
 
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
+use crate::core::named::{Named, NamedList};
 use crate::jobs::sim::JobSchedulerFactory;
 
 /// A cluster scheduler known by name.
@@ -125,7 +126,8 @@ impl From<&JobSchedulerSpec> for JobSchedulerEntry {
 /// ([`JobRegistry::builtin`]) and any a user adds; names are unique.
 #[derive(Debug, Clone)]
 pub struct JobRegistry {
-    schedulers: Vec<Arc<JobSchedulerEntry>>,
+    /// The schedulers, built-ins first, then in the order added.
+    pub schedulers: NamedList<JobSchedulerEntry>,
 }
 
 impl Default for JobRegistry {
@@ -138,37 +140,26 @@ impl JobRegistry {
     /// Every built-in scheduler ([`SCHEDULERS`]).
     pub fn builtin() -> Self {
         Self {
-            schedulers: SCHEDULERS
-                .iter()
-                .map(|s| Arc::new(JobSchedulerEntry::from(s)))
-                .collect(),
+            schedulers: NamedList::new(
+                "job scheduler",
+                SCHEDULERS.iter().map(JobSchedulerEntry::from),
+            ),
         }
     }
 
     /// Add a scheduler; its name must be new and non-empty.
     pub fn add_scheduler(&mut self, entry: JobSchedulerEntry) -> Result<()> {
-        if entry.name.trim().is_empty() {
-            return Err(Error::usage(
-                "cannot register a job scheduler with an empty name",
-            ));
-        }
-        if self.scheduler(&entry.name).is_some() {
-            return Err(Error::usage(format!(
-                "cannot register the job scheduler `{}`: a job scheduler of that name is already registered",
-                entry.name
-            )));
-        }
-        self.schedulers.push(Arc::new(entry));
-        Ok(())
+        self.schedulers.add(entry)
     }
 
     /// The scheduler called `name`.
     pub fn scheduler(&self, name: &str) -> Option<&Arc<JobSchedulerEntry>> {
-        self.schedulers.iter().find(|s| s.name == name)
+        self.schedulers.get(name)
     }
+}
 
-    /// Every scheduler, built-ins first, then in the order added.
-    pub fn schedulers(&self) -> impl Iterator<Item = &JobSchedulerEntry> {
-        self.schedulers.iter().map(AsRef::as_ref)
+impl Named for JobSchedulerEntry {
+    fn name(&self) -> &str {
+        &self.name
     }
 }

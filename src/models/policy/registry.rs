@@ -5,7 +5,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{Params, scheduler, selector};
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
+use crate::core::named::{Named, NamedList};
 use crate::models::sim::{SchedulerFactory, SelectorFactory};
 use crate::models::trace::Trace;
 
@@ -203,8 +204,10 @@ impl From<&SelectorSpec> for SelectorEntry {
 /// unique; a lookup is by exact name.
 #[derive(Debug, Clone)]
 pub struct ModelRegistry {
-    schedulers: Vec<Arc<SchedulerEntry>>,
-    selectors: Vec<Arc<SelectorEntry>>,
+    /// The schedulers, built-ins first, then in the order added.
+    pub schedulers: NamedList<SchedulerEntry>,
+    /// The selectors, built-ins first, then in the order added.
+    pub selectors: NamedList<SelectorEntry>,
 }
 
 impl Default for ModelRegistry {
@@ -218,71 +221,40 @@ impl ModelRegistry {
     /// [`SELECTORS`]).
     pub fn builtin() -> Self {
         Self {
-            schedulers: SCHEDULERS
-                .iter()
-                .map(|s| Arc::new(SchedulerEntry::from(s)))
-                .collect(),
-            selectors: SELECTORS
-                .iter()
-                .map(|s| Arc::new(SelectorEntry::from(s)))
-                .collect(),
+            schedulers: NamedList::new("scheduler", SCHEDULERS.iter().map(SchedulerEntry::from)),
+            selectors: NamedList::new("selector", SELECTORS.iter().map(SelectorEntry::from)),
         }
     }
 
     /// Add a scheduler; its name must be new and non-empty.
     pub fn add_scheduler(&mut self, entry: SchedulerEntry) -> Result<()> {
-        check_new_name(
-            "scheduler",
-            &entry.name,
-            self.scheduler(&entry.name).is_some(),
-        )?;
-        self.schedulers.push(Arc::new(entry));
-        Ok(())
+        self.schedulers.add(entry)
     }
 
     /// Add a selector; its name must be new and non-empty.
     pub fn add_selector(&mut self, entry: SelectorEntry) -> Result<()> {
-        check_new_name(
-            "selector",
-            &entry.name,
-            self.selector(&entry.name).is_some(),
-        )?;
-        self.selectors.push(Arc::new(entry));
-        Ok(())
+        self.selectors.add(entry)
     }
 
     /// The scheduler called `name`.
     pub fn scheduler(&self, name: &str) -> Option<&Arc<SchedulerEntry>> {
-        self.schedulers.iter().find(|s| s.name == name)
+        self.schedulers.get(name)
     }
 
     /// The selector called `name`.
     pub fn selector(&self, name: &str) -> Option<&Arc<SelectorEntry>> {
-        self.selectors.iter().find(|s| s.name == name)
-    }
-
-    /// Every scheduler, built-ins first, then in the order added.
-    pub fn schedulers(&self) -> impl Iterator<Item = &SchedulerEntry> {
-        self.schedulers.iter().map(AsRef::as_ref)
-    }
-
-    /// Every selector, built-ins first, then in the order added.
-    pub fn selectors(&self) -> impl Iterator<Item = &SelectorEntry> {
-        self.selectors.iter().map(AsRef::as_ref)
+        self.selectors.get(name)
     }
 }
 
-/// A registered name must be non-empty and not taken.
-pub(crate) fn check_new_name(kind: &str, name: &str, taken: bool) -> Result<()> {
-    if name.trim().is_empty() {
-        return Err(Error::usage(format!(
-            "cannot register a {kind} with an empty name"
-        )));
+impl Named for SchedulerEntry {
+    fn name(&self) -> &str {
+        &self.name
     }
-    if taken {
-        return Err(Error::usage(format!(
-            "cannot register the {kind} `{name}`: a {kind} of that name is already registered"
-        )));
+}
+
+impl Named for SelectorEntry {
+    fn name(&self) -> &str {
+        &self.name
     }
-    Ok(())
 }

@@ -462,24 +462,24 @@ fn resolve_policy(
     registry: &ModelRegistry,
 ) -> Result<Policy> {
     let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
-    let names = |it: &mut dyn Iterator<Item = &str>| it.collect::<Vec<_>>().join(", ");
     let scheduler = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown scheduler `{}`: expected one of {}",
             shown(&p.scheduler),
-            names(&mut registry.schedulers().map(|s| s.name.as_str()))
+            registry.schedulers.names()
         ))
     })?;
     let selector = registry.selector(&p.selector).cloned().ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown selector `{}`: expected one of {}",
             shown(&p.selector),
-            names(&mut registry.selectors().map(|s| s.name.as_str()))
+            registry.selectors.names()
         ))
     })?;
     if scheduler.needs_acquisition && !selector.provides_acquisition {
         let gp: Vec<&str> = registry
-            .selectors()
+            .selectors
+            .iter()
             .filter(|s| s.provides_acquisition)
             .map(|s| s.name.as_str())
             .collect();

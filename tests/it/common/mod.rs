@@ -38,3 +38,32 @@ pub fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walk(dir, dir, &mut out);
     out
 }
+
+/// Two results folders hold the same files, byte for byte, every
+/// `run.json` (which records paths and timings) excepted.
+pub fn assert_same_result_files(a: &Path, b: &Path, what: &str) {
+    let (ta, tb) = (tree(a), tree(b));
+    assert_eq!(
+        ta.keys().collect::<Vec<_>>(),
+        tb.keys().collect::<Vec<_>>(),
+        "{what}: different files"
+    );
+    for (rel, bytes) in &ta {
+        if rel.file_name().is_some_and(|n| n != "run.json") {
+            assert!(bytes == &tb[rel], "{what}: {} differs", rel.display());
+        }
+    }
+}
+
+/// `tenantsim run SCENARIO --out OUT EXTRA…` succeeds (`scenario` relative
+/// to the repository).
+pub fn run_scenario(scenario: &str, out: &Path, extra: &[&str]) {
+    tenantsim()
+        .arg("run")
+        .arg(repo(scenario))
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .assert()
+        .success();
+}
