@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod choice;
+pub mod cluster;
 pub mod csv_columns;
 pub mod csv_text;
 pub mod echo;

@@ -35,9 +35,10 @@ use sha2::{Digest, Sha256};
 
 use super::policy::{JobRegistry, JobSchedulerEntry, Params};
 use super::sim::JobSchedulerFactory;
-use super::sim::cluster::{Placement, load_node_list};
+use super::sim::cluster::Placement;
 use super::sim::simulation::first_unplaceable;
 use super::trace::{Job, JobTrace, parse_job_trace};
+use crate::core::cluster::{ClusterSpec, NodesField, groups_to_spec, load_node_list};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
@@ -134,9 +135,11 @@ pub struct JobsSection {
 #[serde(deny_unknown_fields)]
 pub struct JobClusterSection {
     /// Number of identical nodes (with `gpus_per_node`; at most
-    /// [`crate::core::limits::MAX_NODES`]).
+    /// [`crate::core::limits::MAX_NODES`]), or typed node groups
+    /// `[{type = "v100", count = 4, gpus_per_node = 8}, …]` (without
+    /// `gpus_per_node`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
+    pub nodes: Option<NodesField>,
     /// GPUs per node (with `nodes`; at most
     /// [`crate::core::limits::MAX_GPUS_PER_NODE`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,6 +217,8 @@ pub struct JobScenario {
     pub node_list_path: Option<PathBuf>,
     /// GPUs per node.
     pub nodes: Vec<u32>,
+    /// The cluster: nodes, their GPU types and counts (DESIGN §11).
+    pub cluster: ClusterSpec,
     /// Placement rule.
     pub placement: Placement,
     /// Restore time after a preemption, µs.
@@ -412,8 +417,9 @@ pub fn build_job_scenario(
 
     let c = &file.cluster;
     let bad = |field: &str, msg: String| Error::input(format!("{at}: [cluster].{field}: {msg}"));
-    let (nodes, node_list_path) = match (c.nodes, c.gpus_per_node, &c.node_list) {
-        (Some(n), Some(g), None) => {
+    let (cluster, node_list_path) = match (&c.nodes, c.gpus_per_node, &c.node_list) {
+        (Some(NodesField::Count(n)), Some(g), None) => {
+            let n = *n;
             if n == 0 {
                 return Err(bad("nodes", "expected at least 1 node, got 0".into()));
             }
@@ -444,20 +450,30 @@ pub fn build_job_scenario(
                 ));
             }
             // Both within their limits, so each fits in a u32.
-            (vec![g as u32; n as usize], None)
+            (ClusterSpec::untyped(&vec![g as u32; n as usize]), None)
+        }
+        (Some(NodesField::Groups(groups)), None, None) => {
+            (groups_to_spec(&at, "[cluster].nodes", groups)?, None)
+        }
+        (Some(NodesField::Groups(_)), Some(_), _) => {
+            return Err(bad(
+                "gpus_per_node",
+                "with typed node groups, give `gpus_per_node` inside each group: `nodes = [{type = \"v100\", count = 4, gpus_per_node = 8}]`".into(),
+            ));
         }
         (None, None, Some(p)) => {
             let p = base.join(p);
             let list =
                 load_node_list(&p).map_err(|e| e.context(format!("{at}: [cluster].node_list")))?;
-            (list.into_iter().map(|(_, g)| g).collect(), Some(p))
+            (list, Some(p))
         }
         _ => {
             return Err(Error::input(format!(
-                "{at}: [cluster]: give either `nodes` and `gpus_per_node`, or `node_list`"
+                "{at}: [cluster]: give either `nodes` and `gpus_per_node`, typed node groups `nodes = [{{type = \"v100\", count = 4, gpus_per_node = 8}}, …]`, or `node_list`"
             )));
         }
     };
+    let nodes = cluster.capacities();
     let o = c.restart_overhead_s;
     if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
         return Err(bad(
@@ -521,6 +537,7 @@ pub fn build_job_scenario(
         trace,
         node_list_path,
         nodes,
+        cluster,
         placement,
         restart_overhead,
         policies,

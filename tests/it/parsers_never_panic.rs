@@ -88,7 +88,7 @@ proptest! {
     fn arrival_and_node_list_parsers_never_panic(a in mutated(ARRIVALS), n in mutated(NODES)) {
         let trace = parse_trace("hand.csv", TRACE.as_bytes()).expect("hand trace");
         let _ = tenantsim::models::scenario::parse_arrival_times("a.csv", a.as_slice(), &trace);
-        let _ = tenantsim::jobs::sim::cluster::parse_node_list("n.csv", n.as_slice());
+        let _ = tenantsim::core::cluster::parse_node_list("n.csv", n.as_slice());
     }
 
     #[test]

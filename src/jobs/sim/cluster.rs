@@ -13,14 +13,9 @@
 //! cost a few word scans per GPU taken and nothing is allocated after
 //! construction.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
-use crate::core::io::open_input;
-use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 
 /// How a job's GPUs are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -289,90 +284,6 @@ impl Cluster {
         }
         Ok(())
     }
-}
-
-/// Load a node list CSV: a header and one row per node. The GPU count is
-/// the column `gpus` (or `gpu`, as in the Alibaba v2023 node list; giving
-/// both is an error); the node name is `node` (or `sn`, not both); other
-/// columns are ignored. Nodes with 0 GPUs are skipped (they cannot run a
-/// GPU job). At most [`MAX_NODES`] nodes of at most [`MAX_GPUS_PER_NODE`]
-/// GPUs each. Returns (name, GPUs) per node in file order.
-pub fn load_node_list(path: &Path) -> Result<Vec<(String, u32)>> {
-    let file = open_input(path, "node list")?;
-    parse_node_list(&path.display().to_string(), file)
-}
-
-/// [`load_node_list`] on a node list read from `input`; `source` names it
-/// in errors.
-pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Vec<(String, u32)>> {
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
-    let find = |names: &[&str]| -> Result<Option<usize>> {
-        let found: Vec<&str> = names
-            .iter()
-            .copied()
-            .filter(|n| crate::core::csv_columns::find_column(&headers, &[n]).is_some())
-            .collect();
-        if found.len() > 1 {
-            return Err(Error::input(format!(
-                "{source}: line 1: columns `{}` and `{}` both given: they mean the same, keep one",
-                found[0], found[1]
-            )));
-        }
-        Ok(crate::core::csv_columns::find_column(&headers, names))
-    };
-    let Some(gpu_col) = find(&["gpus", "gpu"])? else {
-        return Err(Error::input(format!(
-            "{source}: line 1: missing column `gpus` (or `gpu`): a node list needs the GPU count of each node"
-        )));
-    };
-    let name_col = find(&["node", "sn"])?;
-    let mut nodes = Vec::new();
-    let mut record = csv::StringRecord::new();
-    while let Some(line) = reader.read_record(&mut record)? {
-        let text = record.get(gpu_col).unwrap_or("");
-        let column = &headers[gpu_col];
-        let gpus = match text.parse::<u64>() {
-            Ok(g) if g <= MAX_GPUS_PER_NODE => g as u32,
-            Ok(_) => {
-                return Err(Error::input(format!(
-                    "{source}: line {line}: field `{column}`: {} GPUs on one node exceed the limit of {MAX_GPUS_PER_NODE} GPUs per node",
-                    shown(text)
-                )));
-            }
-            Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
-                return Err(Error::input(format!(
-                    "{source}: line {line}: field `{column}`: {} GPUs on one node exceed the limit of {MAX_GPUS_PER_NODE} GPUs per node",
-                    shown(text)
-                )));
-            }
-            Err(_) => {
-                return Err(Error::input(format!(
-                    "{source}: line {line}: field `{column}`: expected a whole number of GPUs >= 0, got `{}`",
-                    shown(text)
-                )));
-            }
-        };
-        if gpus == 0 {
-            continue;
-        }
-        if nodes.len() as u64 >= MAX_NODES {
-            return Err(Error::input(format!(
-                "{source}: line {line}: more than {} nodes with GPUs: the limit of a cluster is {} nodes",
-                grouped(MAX_NODES),
-                grouped(MAX_NODES)
-            )));
-        }
-        let name = name_col
-            .and_then(|c| record.get(c))
-            .map_or_else(|| format!("node{}", nodes.len()), str::to_string);
-        nodes.push((name, gpus));
-    }
-    if nodes.is_empty() {
-        return Err(Error::input(format!(
-            "{source}: the node list has no node with a GPU: expected at least one"
-        )));
-    }
-    Ok(nodes)
 }
 
 #[cfg(test)]
