@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn untyped_node_list_has_the_anonymous_type() {
-        let s = parse("node,gpus\na,2\nb,0\nc,4\n").unwrap();
+        let s = parse("node,gpus\na,2\nb,0\nc,4\n").expect("valid");
         assert!(!s.is_typed());
         assert_eq!(s.types(), [""]);
         assert_eq!(s.capacities(), [2, 4]);
@@ -381,7 +381,7 @@ mod tests {
         let s = parse(
             "sn,cpu_milli,memory_mib,gpu,model\nn0,1,1,2,P100\nn1,1,1,8,V100M16\nn2,1,1,0,\nn3,1,1,2,P100\n",
         )
-        .unwrap();
+        .expect("valid");
         assert!(s.is_typed());
         assert_eq!(s.types(), ["P100", "V100M16"]);
         assert_eq!(s.node_types(), [0, 1, 0]);
@@ -391,14 +391,18 @@ mod tests {
 
     #[test]
     fn typed_node_list_without_a_type_names_the_line() {
-        let e = parse("gpus,type\n2,v100\n4,\n").unwrap_err().to_string();
+        let e = parse("gpus,type\n2,v100\n4,\n")
+            .expect_err("an error")
+            .to_string();
         assert!(e.contains("nodes.csv: line 3: field `type`"), "{e}");
         assert!(e.contains("GPU type name"), "{e}");
     }
 
     #[test]
     fn two_type_columns_are_ambiguous() {
-        let e = parse("gpus,type,model\n2,a,b\n").unwrap_err().to_string();
+        let e = parse("gpus,type,model\n2,a,b\n")
+            .expect_err("an error")
+            .to_string();
         assert!(e.contains("both given"), "{e}");
     }
 
@@ -409,17 +413,18 @@ mod tests {
             count,
             gpus_per_node,
         };
-        let s = groups_to_spec("s", "f", &[g("a", 1, 2), g("b", 2, 1), g("a", 1, 4)]).unwrap();
+        let s =
+            groups_to_spec("s", "f", &[g("a", 1, 2), g("b", 2, 1), g("a", 1, 4)]).expect("valid");
         assert_eq!(s.types(), ["a", "b"]);
         assert_eq!(s.node_types(), [0, 1, 1, 0]);
         assert_eq!(s.capacities(), [2, 1, 1, 4]);
         assert_eq!(s.gpus_of_type(0), 6);
         let e = groups_to_spec("s.toml", "[cluster].nodes", &[g("a b", 1, 1)])
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert!(e.contains("s.toml: [cluster].nodes[0].type"), "{e}");
         let e = groups_to_spec("s.toml", "[cluster].nodes", &[g("a", 0, 1)])
-            .unwrap_err()
+            .expect_err("an error")
             .to_string();
         assert!(
             e.contains("[cluster].nodes[0].count: expected at least 1"),
@@ -434,10 +439,10 @@ mod tests {
         struct C {
             nodes: NodesField,
         }
-        let c: C = toml::from_str("nodes = 3").unwrap();
+        let c: C = toml::from_str("nodes = 3").expect("valid");
         assert_eq!(c.nodes, NodesField::Count(3));
-        let c: C =
-            toml::from_str("nodes = [{type = \"v100\", count = 2, gpus_per_node = 8}]").unwrap();
+        let c: C = toml::from_str("nodes = [{type = \"v100\", count = 2, gpus_per_node = 8}]")
+            .expect("valid");
         assert_eq!(
             c.nodes,
             NodesField::Groups(vec![NodeGroup {
