@@ -15,11 +15,11 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 
+use tenantsim::core::cluster::load_node_list;
 use tenantsim::core::stats::percentile;
 use tenantsim::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
 use tenantsim::jobs::policy::{Params, scheduler};
 use tenantsim::jobs::sim::SchedInit;
-use tenantsim::jobs::sim::cluster::load_node_list;
 use tenantsim::jobs::{JobSimInput, JobTrace, Placement, simulate_jobs};
 
 fn fail(msg: impl std::fmt::Display) -> ! {
@@ -59,9 +59,7 @@ fn main() {
         .map_or_else(|| data.join("openb_node_list_gpu_node.csv"), PathBuf::from);
     let nodes: Vec<u32> = load_node_list(&nodes_path)
         .unwrap_or_else(|e| fail(e))
-        .into_iter()
-        .map(|(_, g)| g)
-        .collect();
+        .capacities();
     let recorded = recorded_starts(&pods);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
