@@ -9,6 +9,7 @@ pub mod jobs;
 mod plot_cmd;
 mod progress;
 pub mod run_cmd;
+mod slurm_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;
@@ -20,6 +21,7 @@ use crate::core::error::Result;
 pub use bench_cmd::BenchArgs;
 pub use gen_cmd::GenSynArgs;
 pub use import_cmd::ImportArgs;
+pub use slurm_cmd::{SlurmArgs, write_slurm_scripts};
 pub use validate_cmd::validate_file;
 
 /// tenantsim: simulate a GPU cluster shared by many users who each search
@@ -62,6 +64,9 @@ pub enum Command {
     /// Draw the figures of a results folder (model mode, job mode or a
     /// sweep) as PNG and/or SVG into its plots/ folder.
     Plot(PlotArgs),
+    /// Write the Slurm scripts of a scenario split into N shards: a job
+    /// array (one shard per task), the merge, and a script submitting both.
+    Slurm(SlurmArgs),
 }
 
 /// Arguments of `tenantsim plot`.
@@ -210,5 +215,6 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
+        Command::Slurm(args) => slurm_cmd::slurm(&args),
     }
 }

@@ -21,6 +21,7 @@ pub mod policy_clock;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod slurm;
 pub mod spool;
 pub mod stats;
 pub mod sweep;
