@@ -32,5 +32,6 @@ mod parsers_never_panic;
 mod plots;
 mod registry;
 mod results_folder;
+mod slurm;
 mod streaming;
 mod trace_sources;
