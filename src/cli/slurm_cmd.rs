@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::core::error::{Error, Result};
 use crate::core::mode::Mode;
 use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::slurm::{Cache, SlurmJob, script_names, slurm_scripts};
+use crate::core::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
 use crate::registry::Registry;
 
 /// Slurm's default `MaxArraySize` (slurm.conf): the largest array index
@@ -18,9 +18,9 @@ const SLURM_DEFAULT_MAX_ARRAY_SIZE: u32 = 1001;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Writes <name>-array.sbatch, <name>-merge.sbatch and <name>-submit.sh \
-into the current folder; run ./<name>-submit.sh on the cluster's login node. The shard folders \
-and the job logs go to OUT-shards/ beside OUT; OUT, the shards and the cache must be on a file \
-system every node sees (docs/DISTRIBUTED.md)."
+into the current folder; run ./<name>-submit.sh on the cluster's login node. Shard I goes to \
+OUT.shard-I-of-N and the job logs to OUT.slurm-logs/, beside OUT; these and the cache must be on \
+a file system every node sees (docs/DISTRIBUTED.md)."
 )]
 pub struct SlurmArgs {
     /// The scenario file (TOML), checked as `validate` does.
@@ -85,7 +85,7 @@ pub fn write_slurm_scripts(args: &SlurmArgs) -> Result<Vec<String>> {
             .clone()
             .unwrap_or_else(|| PathBuf::from("results").join(&name)),
     )?;
-    let shards_dir = shards_dir_of(&out)?;
+    let logs = logs_folder(&out)?;
     let bin = match &args.bin {
         // A bare name (`tenantsim`) is looked up on the nodes' PATH.
         Some(b) if b.components().count() == 1 && !b.is_absolute() => b.clone(),
@@ -107,7 +107,6 @@ pub fn write_slurm_scripts(args: &SlurmArgs) -> Result<Vec<String>> {
         shards: args.shards,
         bin: &bin,
         workdir: &workdir,
-        shards_dir: &shards_dir,
         out: &out,
         partition: args.partition.as_deref(),
         time: args.time.as_deref(),
@@ -152,8 +151,11 @@ pub fn write_slurm_scripts(args: &SlurmArgs) -> Result<Vec<String>> {
         names[0], names[1], names[2], args.shards
     ));
     lines.push(format!(
-        "submit with: ./{}; results in {}",
+        "submit with: ./{}; shards in {}.shard-I-of-{}, logs in {}, results in {}",
         names[2],
+        out.display(),
+        args.shards,
+        logs.display(),
         out.display()
     ));
     Ok(lines)
@@ -177,19 +179,6 @@ fn name_and_tasks<M: Mode>(mode: &M, scenario: &Path) -> Result<(String, u64)> {
 fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path)
         .map_err(|e| Error::input(format!("cannot make {} absolute: {e}", path.display())))
-}
-
-/// `OUT-shards` beside the results folder `out`.
-fn shards_dir_of(out: &Path) -> Result<PathBuf> {
-    let file = out.file_name().ok_or_else(|| {
-        Error::input(format!(
-            "--out {}: expected a folder path that ends in a name",
-            out.display()
-        ))
-    })?;
-    let mut shards = file.to_os_string();
-    shards.push("-shards");
-    Ok(out.with_file_name(shards))
 }
 
 /// Write an executable script atomically.

@@ -40,9 +40,9 @@ pub struct SlurmJob<'a> {
     pub bin: &'a Path,
     /// The jobs' working directory and where the scripts live.
     pub workdir: &'a Path,
-    /// The folder holding one folder per shard (`shard-I`) and `logs/`.
-    pub shards_dir: &'a Path,
-    /// The merged results folder.
+    /// The merged results folder `OUT`; shard I of N is written to
+    /// `OUT.shard-I-of-N` beside it (what `run --shard I/N` names it by
+    /// default), the jobs' logs to `OUT.slurm-logs/`.
     pub out: &'a Path,
     /// `--partition` of both jobs.
     pub partition: Option<&'a str>,
@@ -153,6 +153,20 @@ fn shared_directives(job: &SlurmJob<'_>) -> Result<String> {
     Ok(text)
 }
 
+/// Where the jobs of results folder `out` write their logs:
+/// `OUT.slurm-logs` beside it.
+pub fn logs_folder(out: &Path) -> Result<PathBuf> {
+    let name = out.file_name().ok_or_else(|| {
+        Error::input(format!(
+            "--out {}: expected a folder path that ends in a name",
+            out.display()
+        ))
+    })?;
+    let mut logs = name.to_os_string();
+    logs.push(".slurm-logs");
+    Ok(out.with_file_name(logs))
+}
+
 /// The three scripts of `job`.
 pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
     if job.shards == 0 {
@@ -172,9 +186,8 @@ pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
     };
     let scenario = quote_path("the scenario file", job.scenario)?;
     let workdir = quote_path("the working folder", job.workdir)?;
-    let shards_dir = quote_path("the shards folder", job.shards_dir)?;
     let out = quote_path("the results folder", job.out)?;
-    let logs = job.shards_dir.join("logs");
+    let logs = logs_folder(job.out)?;
     let logs_q = quote_path("the logs folder", &logs)?;
     let cache = match &job.cache {
         Cache::Default => String::new(),
@@ -201,8 +214,8 @@ pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
 #SBATCH --cpus-per-task={cpus}
 {shared}set -euo pipefail
 shard=\"${{SLURM_ARRAY_TASK_ID:?not a Slurm job array task: submit the array with sbatch}}\"
-shards={shards_dir}
-exec {bin} run {scenario} --shard \"$shard/{n}\" --out \"$shards/shard-$shard\" --threads {cpus}{cache} --quiet
+out={out}
+exec {bin} run {scenario} --shard \"$shard/{n}\" --out \"$out.shard-$shard-of-{n}\" --threads {cpus}{cache} --quiet
 "
     );
 
@@ -215,12 +228,12 @@ exec {bin} run {scenario} --shard \"$shard/{n}\" --out \"$shards/shard-$shard\" 
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=1
 {shared}set -euo pipefail
-shards={shards_dir}
-dirs=()
+out={out}
+shards=()
 for ((i = 0; i < {n}; i++)); do
-  dirs+=(\"$shards/shard-$i\")
+  shards+=(\"$out.shard-$i-of-{n}\")
 done
-exec {bin} merge \"${{dirs[@]}}\" --out {out}
+exec {bin} merge \"${{shards[@]}}\" --out \"$out\"
 "
     );
 
@@ -259,15 +272,14 @@ echo \"logs: \"{logs_q}
 mod tests {
     use super::*;
 
-    fn job<'a>(root: &'a Path, paths: &'a [PathBuf; 4]) -> SlurmJob<'a> {
+    fn job<'a>(root: &'a Path, paths: &'a [PathBuf; 3]) -> SlurmJob<'a> {
         SlurmJob {
             name: "my sweep",
             scenario: &paths[0],
             shards: 4,
             bin: &paths[1],
             workdir: root,
-            shards_dir: &paths[2],
-            out: &paths[3],
+            out: &paths[2],
             partition: Some("short"),
             time: Some("1-02:00:00"),
             cpus: 3,
@@ -275,11 +287,10 @@ mod tests {
         }
     }
 
-    fn paths(root: &Path) -> [PathBuf; 4] {
+    fn paths(root: &Path) -> [PathBuf; 3] {
         [
             root.join("it's here/s.toml"),
             PathBuf::from("/opt/tenantsim/bin/tenantsim"),
-            root.join("results/my sweep-shards"),
             root.join("results/my sweep"),
         ]
     }
@@ -313,9 +324,9 @@ mod tests {
 #SBATCH --time=1-02:00:00
 set -euo pipefail
 shard=\"${SLURM_ARRAY_TASK_ID:?not a Slurm job array task: submit the array with sbatch}\"
-shards='/work dir/results/my sweep-shards'
+out='/work dir/results/my sweep'
 exec /opt/tenantsim/bin/tenantsim run '/work dir/it'\\''s here/s.toml' --shard \"$shard/4\" \
---out \"$shards/shard-$shard\" --threads 3 --cache '/work dir/cache' --quiet
+--out \"$out.shard-$shard-of-4\" --threads 3 --cache '/work dir/cache' --quiet
 ";
         assert_eq!(s.array, array);
         let merge = "#!/bin/bash
@@ -328,12 +339,12 @@ exec /opt/tenantsim/bin/tenantsim run '/work dir/it'\\''s here/s.toml' --shard \
 #SBATCH --partition=short
 #SBATCH --time=1-02:00:00
 set -euo pipefail
-shards='/work dir/results/my sweep-shards'
-dirs=()
+out='/work dir/results/my sweep'
+shards=()
 for ((i = 0; i < 4; i++)); do
-  dirs+=(\"$shards/shard-$i\")
+  shards+=(\"$out.shard-$i-of-4\")
 done
-exec /opt/tenantsim/bin/tenantsim merge \"${dirs[@]}\" --out '/work dir/results/my sweep'
+exec /opt/tenantsim/bin/tenantsim merge \"${shards[@]}\" --out \"$out\"
 ";
         assert_eq!(s.merge, merge);
         let submit = "#!/bin/bash
@@ -344,16 +355,16 @@ exec /opt/tenantsim/bin/tenantsim merge \"${dirs[@]}\" --out '/work dir/results/
 # --account=NAME).
 set -euo pipefail
 cd '/work dir'
-mkdir -p '/work dir/results/my sweep-shards/logs'
+mkdir -p '/work dir/results/my sweep.slurm-logs'
 array=$(sbatch --parsable --chdir='/work dir' \
---output='/work dir/results/my sweep-shards/logs/array-%A_%a.out' \"$@\" '/work dir/my sweep-array.sbatch')
+--output='/work dir/results/my sweep.slurm-logs/array-%A_%a.out' \"$@\" '/work dir/my sweep-array.sbatch')
 array=${array%%;*}
-merge=$(sbatch --parsable --chdir='/work dir' --output='/work dir/results/my sweep-shards/logs/merge-%j.out' \\
+merge=$(sbatch --parsable --chdir='/work dir' --output='/work dir/results/my sweep.slurm-logs/merge-%j.out' \\
   --dependency=\"afterok:$array\" --kill-on-invalid-dep=yes \"$@\" '/work dir/my sweep-merge.sbatch')
 merge=${merge%%;*}
 echo \"array job $array (4 shards), merge job $merge\"
 echo \"results: \"'/work dir/results/my sweep'
-echo \"logs: \"'/work dir/results/my sweep-shards/logs'
+echo \"logs: \"'/work dir/results/my sweep.slurm-logs'
 ";
         assert_eq!(s.submit, submit);
     }
@@ -376,7 +387,7 @@ echo \"logs: \"'/work dir/results/my sweep-shards/logs'
         assert!(
             s.array.ends_with(
                 "exec tenantsim run '/w/it'\\''s here/s.toml' --shard \"$shard/1\" \
-                 --out \"$shards/shard-$shard\" --threads 1 --no-cache --quiet\n"
+                 --out \"$out.shard-$shard-of-1\" --threads 1 --no-cache --quiet\n"
             ),
             "{}",
             s.array
@@ -391,16 +402,16 @@ echo \"logs: \"'/work dir/results/my sweep-shards/logs'
     fn percent_in_the_logs_folder_is_doubled_for_sbatch_output_patterns() {
         let root = Path::new("/w");
         let mut p = paths(root);
-        p[2] = PathBuf::from("/w/100%/shards");
+        p[2] = PathBuf::from("/w/100%/sweep");
         let s = slurm_scripts(&job(root, &p)).expect("scripts");
         assert!(
             s.submit
-                .contains("--output=/w/100%%/shards/logs/array-%A_%a.out "),
+                .contains("--output=/w/100%%/sweep.slurm-logs/array-%A_%a.out "),
             "{}",
             s.submit
         );
         assert!(
-            s.submit.contains("mkdir -p /w/100%/shards/logs\n"),
+            s.submit.contains("mkdir -p /w/100%/sweep.slurm-logs\n"),
             "{}",
             s.submit
         );
@@ -435,7 +446,7 @@ echo \"logs: \"'/work dir/results/my sweep-shards/logs'
     fn relative_paths_are_refused() {
         let root = Path::new("/w");
         let mut p = paths(root);
-        p[3] = PathBuf::from("results/x");
+        p[2] = PathBuf::from("results/x");
         let e = slurm_scripts(&job(root, &p)).expect_err("relative out");
         assert_eq!(
             e.message(),

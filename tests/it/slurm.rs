@@ -22,6 +22,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::{assert_same_result_files, repo, run_scenario, tenantsim};
+use tenantsim::core::slurm::shell_quote;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tenantsim"))
@@ -116,7 +117,10 @@ fn slurm_writes_three_executable_scripts_naming_this_binary_and_refuses_to_overw
     assert!(array.contains("--threads 2 --quiet"), "{array}");
     let merge = fs::read_to_string(cwd.join("sweep-merge.sbatch")).expect("merge");
     assert!(
-        merge.contains(&format!("--out {}", cwd.join("results/sweep").display())),
+        merge.contains(&format!(
+            "\nout={}\n",
+            shell_quote(&cwd.join("results/sweep").display().to_string())
+        )) && merge.contains("--out \"$out\"\n"),
         "the merge goes to results/<name> by default:\n{merge}"
     );
 
@@ -214,8 +218,7 @@ fn generated_scripts_pass_awkward_paths_intact_and_chain_the_merge_after_the_arr
         tmp.path(),
         &[("PATH", &path)],
     );
-    let shards = cwd.join("results/quickstart-shards");
-    let logs = shards.join("logs");
+    let logs = cwd.join("results/quickstart.slurm-logs");
     assert!(logs.is_dir(), "the submit script makes the logs folder");
     let cwd_s = cwd.display().to_string();
     assert_eq!(
@@ -245,7 +248,7 @@ fn generated_scripts_pass_awkward_paths_intact_and_chain_the_merge_after_the_arr
         &[("SLURM_ARRAY_TASK_ID", "2")],
     );
     run_bash(&cwd.join(format!("{name}-merge.sbatch")), tmp.path(), &[]);
-    let shard = |i: u32| format!("{}/shard-{i}", shards.display());
+    let shard = |i: u32| format!("{cwd_s}/results/quickstart.shard-{i}-of-3");
     assert_eq!(
         calls(&tenantsim_log),
         vec![
@@ -369,6 +372,48 @@ fn cluster() -> Option<Cluster> {
     Some(cluster)
 }
 
+fn run_json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).expect("run.json is JSON")
+}
+
+/// A `run.json` without the fields it lists itself as `varying_fields`
+/// (measurements, paths, how tasks were obtained: DESIGN §10.3), given as
+/// `key`, `a.b` or `list[].key`.
+fn without_varying(mut doc: serde_json::Value) -> serde_json::Value {
+    fn remove(v: &mut serde_json::Value, path: &[&str]) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        let (key, each) = match first.strip_suffix("[]") {
+            Some(k) => (k, true),
+            None => (*first, false),
+        };
+        let Some(obj) = v.as_object_mut() else {
+            return;
+        };
+        if rest.is_empty() {
+            obj.remove(key);
+        } else if let Some(child) = obj.get_mut(key) {
+            match (each, child.as_array_mut()) {
+                (true, Some(items)) => items.iter_mut().for_each(|i| remove(i, rest)),
+                _ => remove(child, rest),
+            }
+        }
+    }
+    let fields: Vec<String> = doc["varying_fields"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    for f in &fields {
+        remove(&mut doc, &f.split('.').collect::<Vec<_>>());
+    }
+    doc
+}
+
 /// `JobState` of a job, from `scontrol show job` (kept `MinJobAge` after
 /// it ends); `None` once Slurm forgot it.
 fn job_state(cluster: &Cluster, id: &str) -> Option<String> {
@@ -432,7 +477,7 @@ fn real_slurm_runs_a_four_shard_sweep_whose_merge_is_byte_identical_to_one_machi
         .nth(2)
         .expect("submit prints `merge job ID`")
         .to_string();
-    let logs = cwd.join("results/sweep-shards/logs");
+    let logs = cwd.join("results/sweep.slurm-logs");
     let deadline = Instant::now() + Duration::from_secs(600);
     let state = loop {
         let state = job_state(&cluster, &merge_id);
@@ -461,9 +506,40 @@ fn real_slurm_runs_a_four_shard_sweep_whose_merge_is_byte_identical_to_one_machi
         logs_text(&logs)
     );
     assert_same_result_files(&single, &merged, "4 Slurm shards merged vs one machine");
+    // Every run.json too, but the fields documented to differ.
+    let (ta, tb) = (common::tree(&single), common::tree(&merged));
+    let mut run_jsons = 0;
+    for (rel, bytes) in &ta {
+        if rel.file_name().is_some_and(|n| n == "run.json") {
+            let (a, b) = (run_json(bytes), run_json(&tb[rel]));
+            assert_eq!(
+                without_varying(a.clone()),
+                without_varying(b.clone()),
+                "{} differs beyond the varying fields",
+                rel.display()
+            );
+            run_jsons += 1;
+            if rel.parent().is_some_and(|p| p.as_os_str().is_empty()) {
+                continue; // the sweep's own run.json
+            }
+            let tasks = &b["execution"]["tasks"];
+            assert!(
+                tasks.as_u64().is_some_and(|t| t > 0),
+                "{}: {b}",
+                rel.display()
+            );
+            assert_eq!(
+                &b["execution"]["merged"],
+                tasks,
+                "{}: every task merged",
+                rel.display()
+            );
+        }
+    }
+    assert!(run_jsons > 1, "a sweep writes one run.json per point");
     for i in 0..4 {
         assert!(
-            cwd.join(format!("results/sweep-shards/shard-{i}")).is_dir(),
+            cwd.join(format!("results/sweep.shard-{i}-of-4")).is_dir(),
             "shard {i}'s folder is missing"
         );
     }
