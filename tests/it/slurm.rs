@@ -548,3 +548,62 @@ fn real_slurm_runs_a_four_shard_sweep_whose_merge_is_byte_identical_to_one_machi
         started.elapsed().as_secs_f64()
     );
 }
+
+/// The code blocks of docs/DISTRIBUTED.md that show the scripts are what
+/// the script generator writes for the command the page gives.
+#[test]
+fn distributed_md_shows_the_scripts_tenantsim_slurm_writes() {
+    use tenantsim::core::slurm::{Cache, SlurmJob, slurm_scripts};
+    let doc = fs::read_to_string(repo("docs/DISTRIBUTED.md")).expect("docs/DISTRIBUTED.md");
+    let block = |file: &str| -> String {
+        let start = doc
+            .find(&format!("`{file}`:\n\n```bash\n"))
+            .unwrap_or_else(|| panic!("DISTRIBUTED.md shows {file}"));
+        let body = &doc[start..];
+        let body = &body[body.find("```bash\n").expect("fence") + "```bash\n".len()..];
+        body[..body.find("```").expect("closing fence")].to_string()
+    };
+    // `tenantsim slurm scenarios/sweep.toml --shards 4 --cpus 2 --time
+    // 1:00:00 --partition short --cache /tmp/study/cache --bin
+    // /opt/tenantsim/bin/tenantsim`, run in /tmp/study.
+    let root = Path::new("/tmp/study");
+    let job = SlurmJob {
+        name: "sweep",
+        scenario: &root.join("scenarios/sweep.toml"),
+        shards: 4,
+        bin: Path::new("/opt/tenantsim/bin/tenantsim"),
+        workdir: root,
+        out: &root.join("results/sweep"),
+        partition: Some("short"),
+        time: Some("1:00:00"),
+        cpus: 2,
+        cache: Cache::Dir(root.join("cache")),
+    };
+    let s = slurm_scripts(&job).expect("scripts");
+    assert_eq!(block("sweep-array.sbatch"), s.array);
+    assert_eq!(block("sweep-merge.sbatch"), s.merge);
+    assert_eq!(block("sweep-submit.sh"), s.submit);
+}
+
+/// Job-trace scenarios get scripts too (one runner, both modes).
+#[test]
+fn slurm_writes_scripts_for_a_job_mode_sweep() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tenantsim()
+        .current_dir(tmp.path())
+        .args(["slurm", "--shards", "3"])
+        .arg(repo("scenarios/jobs-sweep.toml"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let array = fs::read_to_string(tmp.path().join("jobs-sweep-array.sbatch")).expect("array");
+    assert!(array.contains("#SBATCH --array=0-2\n"), "{array}");
+    assert!(
+        array.contains(&format!(
+            "\nout={}\n",
+            shell_quote(&tmp.path().join("results/jobs-sweep").display().to_string())
+        )),
+        "{array}"
+    );
+}
