@@ -78,7 +78,7 @@ fn shards(scenario: &Path, dir: &Path, count: u64, extra: &[&str]) -> Vec<PathBu
         .map(|i| {
             let out = dir.join(format!("shard-{i}"));
             let spec = format!("{i}/{count}");
-            let mut args = vec!["run", &*scenario.to_str().expect("utf-8")];
+            let mut args = vec!["run", scenario.to_str().expect("utf-8")];
             let out_s = s(&out);
             args.extend(["--shard", &spec, "--out", &out_s, "--quiet", "--no-cache"]);
             args.extend(extra);
