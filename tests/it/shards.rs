@@ -207,6 +207,13 @@ fn merge_refuses_other_runs_duplicates_and_missing_tasks_unless_allow_partial() 
     assert!(err.contains("seed 99"), "{err}");
     assert!(!out.exists(), "nothing is written");
 
+    // Even partial, every policy needs a repetition at every point: shard
+    // 0 of 4 alone holds only each point's first task (policy 0).
+    let err = refused(&merge(&parts[..1], &out, &["--allow-partial"]));
+    assert!(err.contains("nothing to aggregate"), "{err}");
+    assert!(err.contains("policy `random-random` at point 0"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+
     // --allow-partial: written, and marked partial.
     let o = merge(&without_2, &out, &["--allow-partial", "--json"]);
     let err = ok(&o);
