@@ -314,7 +314,7 @@ fn the_default_cache_follows_tenantsim_cache_and_xdg_cache_home() {
 }
 
 #[test]
-fn shards_sharing_a_cache_reuse_the_tasks_of_an_earlier_run() {
+fn concurrent_shards_and_runs_share_one_cache_and_merge_to_the_same_results() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let cache = tmp.path().join("cache").display().to_string();
     let scenario = scenario_with(
@@ -324,22 +324,38 @@ fn shards_sharing_a_cache_reuse_the_tasks_of_an_earlier_run() {
             ("random", "random", "random"),
         ],
     );
-    let whole = tmp.path().join("whole");
-    ok(&run(&scenario, &whole, &["--cache", &cache, "--quiet"]));
-    let mut parts = Vec::new();
-    for i in 0..3 {
-        let out = tmp.path().join(format!("s{i}"));
-        let spec = format!("{i}/3");
-        ok(&run(
-            &scenario,
-            &out,
-            &["--cache", &cache, "--quiet", "--shard", &spec],
-        ));
-        let m: Value =
-            serde_json::from_slice(&fs::read(out.join("manifest.json")).expect("manifest"))
-                .expect("JSON");
-        assert_eq!(m["ran"], 0, "shard {i}: every task was cached");
-        parts.push(out);
+    // Three shards and a whole run at once, on one empty cache: they
+    // write the same keys concurrently.
+    let parts: Vec<PathBuf> = (0..3).map(|i| tmp.path().join(format!("s{i}"))).collect();
+    let mut children: Vec<_> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, out)| {
+            Command::new(bin())
+                .arg("run")
+                .arg(&scenario)
+                .arg("--out")
+                .arg(out)
+                .args(["--cache", &cache, "--quiet", "--shard", &format!("{i}/3")])
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("shard starts")
+        })
+        .collect();
+    let together = tmp.path().join("together");
+    children.push(
+        Command::new(bin())
+            .arg("run")
+            .arg(&scenario)
+            .arg("--out")
+            .arg(&together)
+            .args(["--cache", &cache, "--quiet"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run starts"),
+    );
+    for c in children {
+        ok(&c.wait_with_output().expect("wait"));
     }
     let merged = tmp.path().join("merged");
     let o = tenantsim()
@@ -351,5 +367,27 @@ fn shards_sharing_a_cache_reuse_the_tasks_of_an_earlier_run() {
         .output()
         .expect("merge");
     ok(&o);
-    assert_same_result_files(&whole, &merged, "merged from cached shards");
+    let fresh = tmp.path().join("fresh");
+    ok(&run(&scenario, &fresh, &["--no-cache", "--quiet"]));
+    assert_same_result_files(&fresh, &merged, "merged from concurrent shards");
+    assert_same_result_files(&fresh, &together, "the concurrent whole run");
+    // Every entry is whole: a later run takes all 8 tasks from the cache.
+    let after = tmp.path().join("after");
+    ok(&run(&scenario, &after, &["--cache", &cache, "--quiet"]));
+    assert_eq!(counts(&after), (0, 8));
+    assert_same_result_files(&fresh, &after, "from the shared cache");
+    // And shards of a rerun take theirs from it too.
+    let again = tmp.path().join("again");
+    ok(&run(
+        &scenario,
+        &again,
+        &["--cache", &cache, "--quiet", "--shard", "1/3"],
+    ));
+    let m: Value =
+        serde_json::from_slice(&fs::read(again.join("manifest.json")).expect("manifest"))
+            .expect("JSON");
+    assert_eq!(
+        (m["ran"].as_u64(), m["from_cache"].as_u64()),
+        (Some(0), Some(3))
+    );
 }
