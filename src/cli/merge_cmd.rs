@@ -232,6 +232,9 @@ fn merge_mode<M: Mode>(
             r.scenario_path.display()
         )));
     }
+    if !missing.is_empty() {
+        empty_policies(mode, &scenarios, missing)?;
+    }
     let name = first.name.clone();
     let mut inputs = vec![Protected {
         what: "the scenario file",
@@ -303,4 +306,44 @@ fn merge_mode<M: Mode>(
     };
     let doc = write_and_summarise(mode, &plan, &name, &args.out, &folded, say)?;
     Ok(doc)
+}
+
+/// A partial merge still needs one repetition of every policy at every
+/// point: with none there is nothing to aggregate (no curve, no mean).
+fn empty_policies<M: Mode>(mode: &M, scenarios: &[&M::Scenario], missing: &[u64]) -> Result<()> {
+    let mut offset = 0u64;
+    let mut empty = Vec::new();
+    let mut next = missing.iter().peekable();
+    for (point, s) in scenarios.iter().enumerate() {
+        let tasks = mode.tasks(s);
+        let policies = mode.identity(s).policies;
+        let p = policies.len().max(1) as u64;
+        let mut lost = vec![0u64; policies.len().max(1)];
+        while let Some(&&k) = next.peek() {
+            if k >= offset + tasks {
+                break;
+            }
+            lost[((k - offset) % p) as usize] += 1;
+            next.next();
+        }
+        for (i, &n) in lost.iter().enumerate() {
+            if n == tasks / p && n > 0 {
+                let name = policies
+                    .get(i)
+                    .and_then(|v| v.get("name"))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?");
+                empty.push(format!("policy `{name}` at point {point}"));
+            }
+        }
+        offset += tasks;
+    }
+    if empty.is_empty() {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "cannot merge even with --allow-partial: no repetition of {} is in the shards given, so \
+         there is nothing to aggregate; give more shards",
+        empty.join(", ")
+    )))
 }
