@@ -1,8 +1,57 @@
 //! Records the git commit the binary is built from (for `run.json`), or
-//! "unknown" when git or the repository is not available. Never fails.
+//! "unknown" when git or the repository is not available, and the build
+//! identity of the result cache (`TENANTSIM_BUILD_ID`: SHA-256 of every
+//! file under `src/`, `Cargo.toml`, `Cargo.lock`, this file, the
+//! compiler's `rustc -vV`, the profile, target and flags; DESIGN §10.2).
+//! Never fails.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+/// Every file under `dir`, sorted by path.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// The build identity: what the code and its compilation are made of.
+fn build_id() -> String {
+    let mut h = Sha256::new();
+    let mut files = Vec::new();
+    files_under(Path::new("src"), &mut files);
+    files.sort();
+    for f in ["Cargo.toml", "Cargo.lock", "build.rs"] {
+        files.push(PathBuf::from(f));
+    }
+    for f in &files {
+        h.update(f.to_string_lossy().as_bytes());
+        h.update([0]);
+        let bytes = std::fs::read(f).unwrap_or_default();
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(&bytes);
+    }
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    if let Ok(out) = Command::new(rustc).arg("-vV").output() {
+        h.update(&out.stdout);
+    }
+    for var in ["PROFILE", "TARGET", "OPT_LEVEL", "CARGO_ENCODED_RUSTFLAGS"] {
+        h.update(var.as_bytes());
+        h.update(std::env::var(var).unwrap_or_default().as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
@@ -16,6 +65,11 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=TENANTSIM_GIT_COMMIT");
+    // The build identity reads these (a folder: any change under it).
+    for p in ["src", "Cargo.toml", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={p}");
+    }
+    println!("cargo:rustc-env=TENANTSIM_BUILD_ID={}", build_id());
     // Rebuild when HEAD moves: HEAD itself and the branch it points to.
     for name in ["HEAD", "packed-refs"] {
         if let Some(p) = git(&["rev-parse", "--git-path", name])

@@ -134,6 +134,9 @@ fn run() -> std::result::Result<(), String> {
         quiet: true,
         no_plots: true,
         json: true,
+        shard: None,
+        cache: None,
+        no_cache: false,
     };
     let summary = run_scenario_with(&args, &registry().map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;

@@ -46,7 +46,8 @@ fn run() -> Result<(), String> {
     let dir = std::env::temp_dir().join(format!("phase-timing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     for ((s, r), a) in scenarios.iter().zip(&results).zip(&aggs) {
-        write_results(&dir, s, r, a, false, None).map_err(|e| e.to_string())?;
+        write_results(&dir, s, r, a, false, None, &Default::default())
+            .map_err(|e| e.to_string())?;
     }
     let t4 = Instant::now();
     drop(results);

@@ -122,6 +122,9 @@ fn run(
         quiet: true,
         no_plots,
         json: true,
+        shard: None,
+        cache: None,
+        no_cache: false,
     };
     let failures = Arc::new(Failures::default());
     let mut registry = Registry::builtin();

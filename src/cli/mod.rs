@@ -6,9 +6,11 @@ mod choices;
 mod gen_cmd;
 mod import_cmd;
 pub mod jobs;
+mod merge_cmd;
 mod plot_cmd;
 mod progress;
 pub mod run_cmd;
+mod slurm_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;
@@ -20,6 +22,7 @@ use crate::core::error::Result;
 pub use bench_cmd::BenchArgs;
 pub use gen_cmd::GenSynArgs;
 pub use import_cmd::ImportArgs;
+pub use slurm_cmd::{SlurmArgs, write_slurm_scripts};
 pub use validate_cmd::validate_file;
 
 /// tenantsim: simulate a GPU cluster shared by many users who each search
@@ -62,6 +65,50 @@ pub enum Command {
     /// Draw the figures of a results folder (model mode, job mode or a
     /// sweep) as PNG and/or SVG into its plots/ folder.
     Plot(PlotArgs),
+    /// Merge the shard folders of `run --shard I/N` into the results folder
+    /// of the whole scenario, byte for byte what one `run` writes (but the
+    /// measurements of run.json).
+    Merge(MergeArgs),
+    /// Write the Slurm scripts of a scenario split into N shards: a job
+    /// array (one shard per task), the merge, and a script submitting both.
+    Slurm(SlurmArgs),
+}
+
+/// Arguments of `tenantsim merge`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Every shard of one `run SCENARIO --shard I/N` must be given once (a shell \
+glob such as results/NAME.shard-*-of-N does it); shards of another scenario, seed, trace or \
+tenantsim build are refused, and so are duplicated or missing tasks (listed), unless \
+--allow-partial."
+)]
+pub struct MergeArgs {
+    /// The shard folders written by `tenantsim run SCENARIO --shard I/N`.
+    #[arg(required = true, value_name = "SHARD_DIR")]
+    pub shards: Vec<PathBuf>,
+    /// The results folder to write. An existing one is replaced only if
+    /// tenantsim wrote it (or with --force).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Replace the --out folder even if tenantsim did not write it (never
+    /// one holding a shard, the scenario, its trace or the current
+    /// directory).
+    #[arg(long)]
+    pub force: bool,
+    /// Merge what is there when shards are missing: the results are marked
+    /// partial (run.json `partial`, the summary and --json) and list the
+    /// missing task ids.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Worker threads for the aggregation [default: all cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// Print nothing on stderr but errors.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the summary as one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `tenantsim plot`.
@@ -190,6 +237,22 @@ pub struct RunArgs {
     /// table on stderr).
     #[arg(long)]
     pub json: bool,
+    /// Run only shard I of N of the flat task list (task k when k mod N =
+    /// I) and write its raw runs into a shard folder [default
+    /// --out: results/<name>.shard-I-of-N]; `tenantsim merge` makes the
+    /// results folder of all N.
+    #[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)] // clap help text
+    #[arg(long, value_name = "I/N", value_parser = crate::core::shard::ShardSpec::parse)]
+    pub shard: Option<crate::core::shard::ShardSpec>,
+    /// The result cache: finished tasks are stored there and never run
+    /// again [default: $TENANTSIM_CACHE, else $XDG_CACHE_HOME/tenantsim,
+    /// else ~/.cache/tenantsim; TENANTSIM_CACHE=off turns it off].
+    #[allow(rustdoc::broken_intra_doc_links)] // clap help text
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache: Option<PathBuf>,
+    /// Use no result cache: simulate every task, store nothing.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Arguments of `tenantsim validate`.
@@ -210,5 +273,7 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
+        Command::Merge(args) => merge_cmd::merge(&args),
+        Command::Slurm(args) => slurm_cmd::slurm(&args),
     }
 }

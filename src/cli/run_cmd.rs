@@ -8,11 +8,18 @@ use serde_json::{Value, json};
 
 use super::RunArgs;
 use super::progress::Progress;
+use crate::core::cache::ResultCache;
 use crate::core::error::{Error, Result};
-use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
+use crate::core::execution::Execution;
+use crate::core::identity::{TOOL_BUILD, sha256_hex};
+use crate::core::io::{PLOTS_DIR, Protected, StagedDir, prepare_target, write_atomic};
 use crate::core::mode::Mode;
-use crate::core::runner::{FigureJob, folder_width, run_reports, thread_pool, write_plan};
+use crate::core::runner::{
+    FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, run_shard,
+    thread_pool, write_plan,
+};
 use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
+use crate::core::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
 use crate::core::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
 use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
@@ -21,7 +28,7 @@ use crate::registry::Registry;
 /// Run a scenario (or every point of its sweep) and write its results.
 pub fn run(args: &RunArgs) -> Result<()> {
     crate::core::interrupt::install_handler();
-    let doc = run_scenario(args)?;
+    let doc = run_with(args, &Registry::builtin(), true)?;
     if args.json {
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
@@ -37,7 +44,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// run the scenario `args.scenario` (either mode, any sweep), write its
 /// results folder, print what `args.quiet` / `args.json` allow on stderr,
 /// and return the `--json` document (DESIGN §10). Installs no signal
-/// handler: the caller keeps its own.
+/// handler: the caller keeps its own. Uses a result cache only when
+/// `args.cache` names one (a library caller's policies are not part of
+/// the cache key's build identity, DESIGN §10.2).
 pub fn run_scenario(args: &RunArgs) -> Result<Value> {
     run_scenario_with(args, &Registry::builtin())
 }
@@ -45,14 +54,99 @@ pub fn run_scenario(args: &RunArgs) -> Result<Value> {
 /// [`run_scenario`] with the policies of `registry`: a scenario may name
 /// any policy registered there (DESIGN §10).
 pub fn run_scenario_with(args: &RunArgs, registry: &Registry) -> Result<Value> {
+    run_with(args, registry, false)
+}
+
+/// `tenantsim run` on the command line: the built-in policies, and the
+/// default result cache unless `--no-cache`.
+fn run_with(args: &RunArgs, registry: &Registry, default_cache: bool) -> Result<Value> {
     match scenario_mode(&args.scenario)? {
-        ScenarioMode::Jobs => run_mode(&registry.job_mode(), args),
-        ScenarioMode::Models => run_mode(&registry.model_mode(), args),
+        ScenarioMode::Jobs => run_mode(&registry.job_mode(), args, default_cache),
+        ScenarioMode::Models => run_mode(&registry.model_mode(), args, default_cache),
     }
 }
 
+/// The result cache folder of a run: `--cache DIR`; none with
+/// `--no-cache`; else, when `default` (the command line), the default
+/// folder ([`default_cache_dir`]).
+pub fn cache_dir(args: &RunArgs, default: bool) -> Option<PathBuf> {
+    if args.no_cache {
+        return None;
+    }
+    if let Some(dir) = &args.cache {
+        return Some(dir.clone());
+    }
+    default.then(default_cache_dir).flatten()
+}
+
+/// The default result cache: `$TENANTSIM_CACHE` (empty, `off` or `0`:
+/// none), else `$XDG_CACHE_HOME/tenantsim`, else `$HOME/.cache/tenantsim`
+/// (none without a home). Never inside the working directory: a run
+/// writes only its results folder there.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(v) = std::env::var_os("TENANTSIM_CACHE") {
+        let off = v.is_empty() || v == "off" || v == "0";
+        return (!off).then(|| PathBuf::from(v));
+    }
+    if let Some(x) = var("XDG_CACHE_HOME").map(PathBuf::from)
+        && x.is_absolute()
+    {
+        return Some(x.join("tenantsim"));
+    }
+    var("HOME").map(|h| PathBuf::from(h).join(".cache").join("tenantsim"))
+}
+
+/// Open the cache of a run: an explicit `--cache` that cannot be made is
+/// an error; the default one a warning (the run goes on without).
+fn open_cache(args: &RunArgs, default: bool) -> Result<Option<ResultCache>> {
+    let Some(dir) = cache_dir(args, default) else {
+        return Ok(None);
+    };
+    match ResultCache::open(&dir) {
+        Ok(c) => Ok(Some(c)),
+        Err(e) if args.cache.is_none() => {
+            if !args.quiet {
+                eprintln!("warning: no result cache ({e}); every task runs");
+            }
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What a cache said during a run, on stderr.
+fn cache_notes(cache: Option<&ResultCache>) {
+    if let Some(c) = cache {
+        if c.corrupt_entries() > 0 {
+            eprintln!(
+                "warning: {} damaged result cache entr(y/ies) in {} were ignored and their tasks ran again",
+                c.corrupt_entries(),
+                c.dir().display()
+            );
+        }
+        if let Some(e) = c.write_error() {
+            eprintln!("warning: the result cache could not store every task: {e}");
+        }
+    }
+}
+
+/// The scenario and trace hashes of a plan's scenarios (a shard
+/// manifest's `scenario_sha256` and `trace_sha256`).
+pub(crate) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
+    let (mut full, mut inputs) = (String::new(), String::new());
+    for s in scenarios {
+        let id = mode.identity(s);
+        full.push_str(&id.full);
+        full.push('\n');
+        inputs.push_str(&id.inputs);
+        inputs.push('\n');
+    }
+    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()))
+}
+
 /// `tenantsim run` in mode `mode`; the `--json` document.
-fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
+fn run_mode<M: Mode>(mode: &M, args: &RunArgs, default_cache: bool) -> Result<Value> {
     let plan = mode.load_plan(
         &args.scenario,
         Overrides {
@@ -66,10 +160,10 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
         .first()
         .map_or("run", |s| mode.name(s))
         .to_string();
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&name));
+    let out = args.out.clone().unwrap_or_else(|| match args.shard {
+        Some(shard) => shard.default_folder(&name),
+        None => PathBuf::from("results").join(&name),
+    });
     // Before simulating: may the results folder be replaced, can it be
     // made, and what did killed runs leave beside it?
     let mut inputs = vec![Protected {
@@ -78,6 +172,13 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
     }];
     for s in &scenarios {
         inputs.extend(mode.inputs(s));
+    }
+    let cache = open_cache(args, default_cache)?;
+    if let Some(c) = &cache {
+        inputs.push(Protected {
+            what: "the result cache",
+            path: c.dir(),
+        });
     }
     for note in prepare_target(&out, args.force, &inputs)? {
         eprintln!("warning: {note}");
@@ -90,25 +191,112 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
         }
     }
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
+    let sources = Sources {
+        cache: cache.as_ref(),
+    };
+    if let Some(shard) = args.shard {
+        return run_shard_folder(mode, args, &pool, &scenarios, sources, shard, &name, &out);
+    }
     let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
     let progress = Progress::new(total, !args.quiet);
-    let folded = run_reports(mode, &pool, &scenarios, args.jobs, &|| progress.inc());
+    let folded = run_scenarios_from(mode, &pool, &scenarios, args.jobs, sources, &|| {
+        progress.inc();
+    });
     progress.finish();
-    let folded = folded?;
+    if !args.quiet {
+        cache_notes(cache.as_ref());
+    }
+    let folded = finish_reports(mode, &pool, &scenarios, folded?)?;
+    let say = Say {
+        quiet: args.quiet,
+        json: args.json,
+        jobs: args.jobs,
+    };
+    write_and_summarise(mode, &plan, &name, &out, &folded, say)
+}
+
+/// What the run prints and writes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Say {
+    pub quiet: bool,
+    pub json: bool,
+    pub jobs: bool,
+}
+
+/// Every task's count summed over the plan, for the summary and `--json`.
+fn execution_totals(executions: &[Execution]) -> Execution {
+    let mut t = Execution::default();
+    for e in executions {
+        t.tasks += e.tasks;
+        t.ran += e.ran;
+        t.from_cache += e.from_cache;
+        t.merged += e.merged;
+        t.missing.extend_from_slice(&e.missing);
+        if t.cache.is_none() {
+            t.cache.clone_from(&e.cache);
+        }
+        if t.shards.is_empty() {
+            t.shards.clone_from(&e.shards);
+        }
+    }
+    t
+}
+
+/// The line of the summary that says where the tasks came from.
+fn tasks_line(t: &Execution) -> String {
+    if !t.shards.is_empty() {
+        return format!(
+            "tasks: {} of {} merged from {} shard folder(s)",
+            t.merged,
+            t.tasks,
+            t.shards.len()
+        );
+    }
+    match &t.cache {
+        Some(dir) => format!(
+            "tasks: {} ran, {} from the result cache ({dir})",
+            t.ran, t.from_cache
+        ),
+        None => format!("tasks: {} ran (no result cache)", t.ran),
+    }
+}
+
+/// Write the results folder of `plan` from its reports and print what
+/// `say` allows; the `--json` document (shared by `run` and `merge`).
+pub(crate) fn write_and_summarise<M: Mode>(
+    mode: &M,
+    plan: &Plan<M::Scenario>,
+    name: &str,
+    out: &Path,
+    folded: &Folded<M::Report>,
+    say: Say,
+) -> Result<Value> {
     let reports = &folded.folds;
     let (threads, wall) = (folded.threads, folded.wall.as_secs_f64());
+    let scenarios = plan.scenarios();
     for (s, r) in scenarios.iter().zip(reports) {
         for w in mode.result_warnings(r) {
             eprintln!("warning: `{}`: {w}", mode.name(s));
         }
     }
-    let written = write_plan(mode, &out, &plan, reports, args.jobs, &draw_figures)?;
-    let mut doc = match &plan {
+    let totals = execution_totals(&folded.executions);
+    let written = write_plan(
+        mode,
+        out,
+        plan,
+        reports,
+        &folded.executions,
+        say.jobs,
+        &draw_figures,
+    )?;
+    let total = totals.tasks;
+    let mut doc = match plan {
         Plan::Single(s) => {
-            if !args.quiet {
+            if !say.quiet {
                 eprintln!("{}", mode.describe(s, &reports[0]));
+                eprintln!("{}", tasks_line(&totals));
                 eprintln!("results in {}: {}", out.display(), written.join(", "));
-                if !args.json {
+                if !say.json {
                     eprint!("\n{}", mode.summary_table(&reports[0]));
                 }
             }
@@ -121,18 +309,19 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
             doc
         }
         Plan::Sweep { points, .. } => {
-            if !args.quiet {
+            if !say.quiet {
                 eprintln!(
                     "ran sweep `{name}`: {} point(s), {total} runs in {wall:.3} s on {threads} thread(s)",
                     points.len()
                 );
+                eprintln!("{}", tasks_line(&totals));
                 let (first, rest) = written.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
                 eprintln!(
                     "results in {}: {first} and {}",
                     out.display(),
                     rest.join(", ")
                 );
-                if !args.json {
+                if !say.json {
                     let width = folder_width(points.len());
                     for (p, r) in points.iter().zip(reports) {
                         eprint!(
@@ -145,15 +334,137 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs) -> Result<Value> {
                     }
                 }
             }
-            sweep_json(mode, &name, &out, points, reports)
+            sweep_json(mode, name, out, points, reports)
         }
     };
-    stopped_after_commit(&out)?;
+    if totals.partial() {
+        eprintln!(
+            "warning: PARTIAL results in {}: {} of {} tasks are missing ({}); run.json says so",
+            out.display(),
+            totals.missing.len(),
+            total,
+            task_list(&totals.missing)
+        );
+    }
+    stopped_after_commit(out)?;
     if let Some(obj) = doc.as_object_mut() {
         obj.insert("threads".into(), json!(threads));
         obj.insert("wall_time_s".into(), json!(wall));
+        totals.insert_into(&mut doc);
     }
     Ok(doc)
+}
+
+/// Task ids as ranges: `0-3, 7, 9-10`.
+pub(crate) fn task_list(ids: &[u64]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            ids[i].to_string()
+        } else {
+            format!("{}-{}", ids[i], ids[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// `run --shard I/N`: the shard's tasks, their runs into the shard folder
+/// `out` (staged, moved into place complete) with its manifest.
+#[allow(clippy::too_many_arguments)]
+fn run_shard_folder<M: Mode>(
+    mode: &M,
+    args: &RunArgs,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    sources: Sources<'_>,
+    shard: ShardSpec,
+    name: &str,
+    out: &Path,
+) -> Result<Value> {
+    let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
+    let (scenario_sha256, trace_sha256) = plan_hashes(mode, scenarios);
+    let scenario_path = std::path::absolute(&args.scenario)
+        .map_err(|e| Error::io("resolve", &args.scenario, &e))?;
+    let staged = StagedDir::new(out)?;
+    let mut runs = RunsWriter::create(&staged.path().join(shard::RUNS))?;
+    let progress = Progress::new(shard.len(total), !args.quiet);
+    let done = run_shard(
+        mode,
+        pool,
+        scenarios,
+        args.jobs,
+        sources,
+        shard,
+        &mut |k, bytes| runs.push(k, bytes),
+        &|| progress.inc(),
+    );
+    progress.finish();
+    if !args.quiet {
+        cache_notes(sources.cache);
+    }
+    let done = done?;
+    runs.finish()?;
+    let manifest = Manifest {
+        format: shard::FORMAT.into(),
+        tool: TOOL_BUILD.into(),
+        mode: M::NAME.into(),
+        name: name.into(),
+        scenario_sha256,
+        trace_sha256,
+        recipe: Recipe {
+            scenario_path,
+            seed: args.seed,
+            repetitions: args.reps,
+            no_plots: args.no_plots,
+            jobs: args.jobs,
+        },
+        shard,
+        total_tasks: total,
+        tasks: done.tasks.clone(),
+        from_cache: done.from_cache,
+        ran: done.ran,
+    };
+    let text = serde_json::to_string_pretty(&manifest)
+        .map_err(|e| Error::input(format!("cannot render the shard manifest: {e}")))?;
+    write_atomic(
+        &staged.path().join(shard::MANIFEST),
+        format!("{text}\n").as_bytes(),
+    )?;
+    staged.commit()?;
+    let wall = done.wall.as_secs_f64();
+    if !args.quiet {
+        eprintln!(
+            "ran shard {shard} of `{name}`: {} of {total} tasks ({} ran, {} from the result cache) in {wall:.3} s on {} thread(s)",
+            done.tasks.len(),
+            done.ran,
+            done.from_cache,
+            done.threads
+        );
+        eprintln!(
+            "shard folder {}: merge all {} with `tenantsim merge SHARD_DIR... --out DIR`",
+            out.display(),
+            shard.count
+        );
+    }
+    stopped_after_commit(out)?;
+    Ok(json!({
+        "mode": M::NAME,
+        "scenario": name,
+        "shard": { "index": shard.index, "count": shard.count },
+        "results": out.display().to_string(),
+        "tasks": done.tasks.len(),
+        "total_tasks": total,
+        "ran": done.ran,
+        "from_cache": done.from_cache,
+        "threads": done.threads,
+        "wall_time_s": wall,
+    }))
 }
 
 /// The figures hook of the runner: the figures of [`crate::plot`], drawn

@@ -13,7 +13,9 @@
 //!
 //! A toy mode whose "simulation" of task k is the number k · step: the
 //! runner hands every run to the fold in task order whatever the thread
-//! count, then writes the staged results folder.
+//! count, then writes the staged results folder. `identity`,
+//! `encode_run` and `decode_run` are what the result cache and shards
+//! need (DESIGN §10.2–10.3).
 //!
 //! ```
 //! use std::path::Path;
@@ -21,6 +23,9 @@
 //! use serde_json::{Value, json};
 //! use tenantsim::Result;
 //! use tenantsim::core::io::{Protected, write_atomic};
+//! use tenantsim::core::codec::{Dec, Enc};
+//! use tenantsim::core::execution::Execution;
+//! use tenantsim::core::identity::Identity;
 //! use tenantsim::core::mode::{Mode, PointInfo};
 //! use tenantsim::core::runner::{run_reports, thread_pool, write_plan};
 //! use tenantsim::core::scenario::Overrides;
@@ -46,6 +51,17 @@
 //!     fn setup_warnings(&self, _: &Steps) -> Vec<String> { Vec::new() }
 //!     fn start(&self, _: &Steps, _: bool) -> Result<Vec<u64>> { Ok(Vec::new()) }
 //!     fn run(&self, s: &Steps, task: u64, _: bool) -> Result<u64> { Ok(task * s.step) }
+//!     fn identity(&self, s: &Steps) -> Identity {
+//!         let resolved = json!({ "step": s.step, "policy": [{ "name": "steps" }] });
+//!         Identity::from_resolved(resolved, String::new())
+//!     }
+//!     fn encode_run(&self, _: &Steps, run: &u64, out: &mut Vec<u8>) { Enc::new(out).u64(*run) }
+//!     fn decode_run(&self, _: &Steps, bytes: &[u8]) -> Result<u64> {
+//!         let mut d = Dec::new(bytes);
+//!         let run = d.u64()?;
+//!         d.finish()?;
+//!         Ok(run)
+//!     }
 //!     fn fold(&self, _: &Steps, f: &mut Vec<u64>, run: u64) -> Result<()> {
 //!         f.push(run);
 //!         Ok(())
@@ -55,8 +71,8 @@
 //!     }
 //!     fn result_warnings(&self, _: &Vec<u64>) -> Vec<String> { Vec::new() }
 //!     fn plots(&self, _: &Steps) -> bool { false }
-//!     fn write(&self, dir: &Path, _: &Steps, r: &Vec<u64>, _: bool, _: Option<PointInfo<'_>>)
-//!         -> Result<Vec<&'static str>> {
+//!     fn write(&self, dir: &Path, _: &Steps, r: &Vec<u64>, _: bool, _: Option<PointInfo<'_>>,
+//!         _: &Execution) -> Result<Vec<&'static str>> {
 //!         let text: String = r.iter().map(|v| format!("{v}\n")).collect();
 //!         write_atomic(&dir.join("values.csv"), text.as_bytes())?;
 //!         Ok(vec!["values.csv"])
@@ -75,7 +91,7 @@
 //! let done = run_reports(&StepMode, &pool, &plan.scenarios(), false, &|| {})?;
 //! assert_eq!(done.folds[0], [0, 10, 20]); // task order, whatever the threads
 //! let out = std::env::temp_dir().join(format!("tenantsim-steps-{}", std::process::id()));
-//! let names = write_plan(&StepMode, &out, &plan, &done.folds, false, &|_| Ok(()))?;
+//! let names = write_plan(&StepMode, &out, &plan, &done.folds, &done.executions, false, &|_| Ok(()))?;
 //! assert_eq!(names, ["values.csv"]);
 //! assert_eq!(std::fs::read_to_string(out.join("values.csv")).unwrap(), "0\n10\n20\n");
 //! # std::fs::remove_dir_all(&out).unwrap();
@@ -89,6 +105,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::core::error::Result;
+use crate::core::execution::Execution;
+use crate::core::identity::Identity;
 use crate::core::io::Protected;
 use crate::core::scenario::Overrides;
 use crate::core::sweep::{Plan, SweepAxis, value_text};
@@ -159,6 +177,18 @@ pub trait Mode: Sync {
     fn start(&self, scenario: &Self::Scenario, keep_jobs: bool) -> Result<Self::Fold>;
     /// Simulate task `task`; drop the job log unless `keep_jobs`.
     fn run(&self, scenario: &Self::Scenario, task: u64, keep_jobs: bool) -> Result<Self::Run>;
+    /// What every run of `scenario` depends on (the result cache's keys
+    /// and the shard manifests, DESIGN §10.2): the resolved scenario with
+    /// its `policy` list ([`Identity::from_resolved`]) and the content
+    /// hashes of every input the runs read.
+    fn identity(&self, scenario: &Self::Scenario) -> Identity;
+    /// Append `run` to `out`, exactly: [`Mode::decode_run`] gives back a
+    /// run whose fold writes the same bytes (f64 as bit patterns, the job
+    /// log when the run kept it; see [`crate::core::codec`]).
+    fn encode_run(&self, scenario: &Self::Scenario, run: &Self::Run, out: &mut Vec<u8>);
+    /// The run [`Mode::encode_run`] wrote; an error (never a panic) for
+    /// bytes it did not write.
+    fn decode_run(&self, scenario: &Self::Scenario, bytes: &[u8]) -> Result<Self::Run>;
     /// Fold the next run (runs come in task order).
     fn fold(&self, scenario: &Self::Scenario, fold: &mut Self::Fold, run: Self::Run) -> Result<()>;
     /// Every run is in: flush, record `threads` and `wall` and aggregate.
@@ -175,7 +205,8 @@ pub trait Mode: Sync {
     /// Whether the scenario asks for figures (`[output] plots`).
     fn plots(&self, scenario: &Self::Scenario) -> bool;
     /// Write the result files and `run.json` into the (staged) folder
-    /// `dir`; the names of the files written.
+    /// `dir`; the names of the files written. `run.json` records
+    /// `execution` ([`Execution::insert_into`]).
     fn write(
         &self,
         dir: &Path,
@@ -183,6 +214,7 @@ pub trait Mode: Sync {
         report: &Self::Report,
         keep_jobs: bool,
         point: Option<PointInfo<'_>>,
+        execution: &Execution,
     ) -> Result<Vec<&'static str>>;
     /// `sweep.csv`: one row per (point, policy), the columns `point,folder`,
     /// the swept keys, `policy,baseline` and the mode's figures.

@@ -62,6 +62,16 @@ impl PolicyClock {
         self.calls
     }
 
+    /// A clock that made `calls` calls and estimates `estimate` inside
+    /// them (a run read back from the result cache or a shard).
+    pub fn from_estimate(calls: u64, estimate: Duration) -> Self {
+        Self {
+            calls,
+            exact: estimate,
+            sampled: Duration::ZERO,
+        }
+    }
+
     /// The estimated time inside policy calls: the exactly timed calls'
     /// time plus the sampled calls' time × [`PolicyClock::SAMPLE`].
     pub fn estimate(&self) -> Duration {

@@ -7,9 +7,13 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::core::cache::ResultCache;
 use crate::core::error::{Error, Result};
+use crate::core::execution::Execution;
+use crate::core::identity::TaskKeys;
 use crate::core::io::{StagedDir, write_atomic};
 use crate::core::mode::{Mode, PointInfo};
+use crate::core::shard::ShardSpec;
 use crate::core::sweep::Plan;
 
 /// A rayon pool of `threads` workers (default: all cores).
@@ -76,6 +80,75 @@ pub struct Folded<F> {
     pub threads: usize,
     /// Wall-clock time of the simulations.
     pub wall: Duration,
+    /// Per scenario: how its tasks were obtained.
+    pub executions: Vec<Execution>,
+}
+
+/// Where a task's result may come from besides a simulation.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// The result cache: every task is looked up first, and every task
+    /// simulated is stored.
+    pub cache: Option<&'a ResultCache>,
+}
+
+/// The first flat task number of each scenario, and the total.
+fn offsets<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (Vec<u64>, u64) {
+    let mut offsets = Vec::with_capacity(scenarios.len() + 1);
+    let mut total = 0u64;
+    for s in scenarios {
+        offsets.push(total);
+        total += mode.tasks(s);
+    }
+    offsets.push(total);
+    (offsets, total)
+}
+
+/// The scenario of flat task `k`.
+fn scenario_of(offsets: &[u64], k: u64) -> usize {
+    offsets.partition_point(|&o| o <= k).saturating_sub(1)
+}
+
+/// Each scenario's task keys for the cache (only with a cache).
+fn task_keys<M: Mode>(
+    mode: &M,
+    scenarios: &[&M::Scenario],
+    keep_jobs: bool,
+    sources: Sources<'_>,
+) -> Vec<TaskKeys> {
+    if sources.cache.is_none() {
+        return Vec::new();
+    }
+    scenarios
+        .iter()
+        .map(|s| mode.identity(s).task_keys(keep_jobs))
+        .collect()
+}
+
+/// A task's run, from the cache or simulated (and then stored): the run
+/// and whether it came from the cache. An entry that does not decode is
+/// treated as missing (simulated again and replaced).
+fn obtain<M: Mode>(
+    mode: &M,
+    scenario: &M::Scenario,
+    task: u64,
+    keep_jobs: bool,
+    cache: Option<(&ResultCache, &TaskKeys)>,
+) -> Result<(M::Run, bool)> {
+    let key = cache.map(|(_, keys)| keys.key(task));
+    if let (Some((cache, _)), Some(key)) = (cache, &key)
+        && let Some(bytes) = cache.get(key)
+        && let Ok(run) = mode.decode_run(scenario, &bytes)
+    {
+        return Ok((run, true));
+    }
+    let run = mode.run(scenario, task, keep_jobs)?;
+    if let (Some((cache, _)), Some(key)) = (cache, &key) {
+        let mut bytes = Vec::new();
+        mode.encode_run(scenario, &run, &mut bytes);
+        cache.put(key, &bytes);
+    }
+    Ok((run, false))
 }
 
 /// Run every (scenario, repetition, policy) task of `scenarios` on `pool`
@@ -92,32 +165,189 @@ pub fn run_scenarios<M: Mode>(
     keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Folded<M::Fold>> {
+    run_scenarios_from(
+        mode,
+        pool,
+        scenarios,
+        keep_jobs,
+        Sources::default(),
+        on_done,
+    )
+}
+
+/// [`run_scenarios`], each task read from `sources.cache` when it holds
+/// it (and stored there when simulated, as soon as it finishes: an
+/// interrupted run leaves its finished tasks in the cache).
+pub fn run_scenarios_from<M: Mode>(
+    mode: &M,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    keep_jobs: bool,
+    sources: Sources<'_>,
+    on_done: &(dyn Fn() + Sync),
+) -> Result<Folded<M::Fold>> {
     let mut folds = scenarios
         .iter()
         .map(|s| mode.start(s, keep_jobs))
         .collect::<Result<Vec<_>>>()?;
-    let mut offsets = Vec::with_capacity(scenarios.len() + 1);
-    let mut total = 0u64;
-    for s in scenarios {
-        offsets.push(total);
-        total += mode.tasks(s);
-    }
-    offsets.push(total);
+    let (offsets, total) = offsets(mode, scenarios);
+    let keys = task_keys(mode, scenarios, keep_jobs, sources);
+    let mut executions = new_executions(mode, scenarios, sources);
     let start = Instant::now();
     let task = |k: u64| {
-        let s = offsets.partition_point(|&o| o <= k) - 1;
-        let run = mode.run(scenarios[s], k - offsets[s], keep_jobs);
+        let s = scenario_of(&offsets, k);
+        let cache = sources.cache.zip(keys.get(s));
+        let run = obtain(mode, scenarios[s], k - offsets[s], keep_jobs, cache);
         on_done();
-        run.map(|r| (s, r))
+        run.map(|(r, cached)| (s, r, cached))
     };
     let chunk = pool.current_num_threads().max(1) * M::CHUNK_PER_THREAD;
-    fold_in_order(pool, total, chunk, &task, &mut |(s, run)| {
+    fold_in_order(pool, total, chunk, &task, &mut |(s, run, cached)| {
+        count(&mut executions[s], cached);
         mode.fold(scenarios[s], &mut folds[s], run)
     })?;
     Ok(Folded {
         folds,
         threads: pool.current_num_threads(),
         wall: start.elapsed(),
+        executions,
+    })
+}
+
+fn new_executions<M: Mode>(
+    mode: &M,
+    scenarios: &[&M::Scenario],
+    sources: Sources<'_>,
+) -> Vec<Execution> {
+    scenarios
+        .iter()
+        .map(|s| Execution {
+            tasks: mode.tasks(s),
+            cache: sources.cache.map(|c| c.dir().display().to_string()),
+            ..Execution::default()
+        })
+        .collect()
+}
+
+fn count(e: &mut Execution, cached: bool) {
+    if cached {
+        e.from_cache += 1;
+    } else {
+        e.ran += 1;
+    }
+}
+
+/// What [`run_shard`] did.
+#[derive(Debug, Clone)]
+pub struct ShardRun {
+    /// The flat task ids written, ascending.
+    pub tasks: Vec<u64>,
+    /// Of those, read from the cache.
+    pub from_cache: u64,
+    /// And simulated.
+    pub ran: u64,
+    /// Threads used.
+    pub threads: usize,
+    /// Wall-clock time.
+    pub wall: Duration,
+}
+
+/// Run shard `shard` of the flat task list of `scenarios` (the tasks k
+/// with k mod N = I, [`ShardSpec`]) and hand each task's encoded run to
+/// `sink` in task order, with its flat id. Nothing is folded: merging the
+/// shards does that ([`merge_scenarios`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_shard<M: Mode>(
+    mode: &M,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    keep_jobs: bool,
+    sources: Sources<'_>,
+    shard: ShardSpec,
+    sink: &mut (dyn FnMut(u64, &[u8]) -> Result<()> + Send),
+    on_done: &(dyn Fn() + Sync),
+) -> Result<ShardRun> {
+    let (offsets, total) = offsets(mode, scenarios);
+    let keys = task_keys(mode, scenarios, keep_jobs, sources);
+    let start = Instant::now();
+    let task = |j: u64| {
+        let k = shard.task(j);
+        let s = scenario_of(&offsets, k);
+        let cache = sources.cache.zip(keys.get(s));
+        let got = obtain(mode, scenarios[s], k - offsets[s], keep_jobs, cache);
+        on_done();
+        let (run, cached) = got?;
+        let mut bytes = Vec::new();
+        mode.encode_run(scenarios[s], &run, &mut bytes);
+        Ok((k, bytes, cached))
+    };
+    let mut done = ShardRun {
+        tasks: Vec::new(),
+        from_cache: 0,
+        ran: 0,
+        threads: pool.current_num_threads(),
+        wall: Duration::ZERO,
+    };
+    let chunk = pool.current_num_threads().max(1) * M::CHUNK_PER_THREAD;
+    fold_in_order(pool, shard.len(total), chunk, &task, &mut |(
+        k,
+        bytes,
+        cached,
+    )| {
+        done.tasks.push(k);
+        if cached {
+            done.from_cache += 1;
+        } else {
+            done.ran += 1;
+        }
+        sink(k, &bytes)
+    })?;
+    done.wall = start.elapsed();
+    Ok(done)
+}
+
+/// Fold every task of `scenarios` from encoded runs, in flat task order:
+/// `next(k)` gives task k's encoding, or `None` when no shard holds it
+/// (the task is then left out and listed in the scenario's
+/// [`Execution::missing`]). Runs are decoded and folded one at a time,
+/// so memory is what the folds keep, never the shards' runs.
+pub fn merge_scenarios<M: Mode>(
+    mode: &M,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    keep_jobs: bool,
+    next: &mut dyn FnMut(u64) -> Result<Option<Vec<u8>>>,
+) -> Result<Folded<M::Fold>> {
+    let mut folds = scenarios
+        .iter()
+        .map(|s| mode.start(s, keep_jobs))
+        .collect::<Result<Vec<_>>>()?;
+    let (offsets, total) = offsets(mode, scenarios);
+    let mut executions = new_executions(mode, scenarios, Sources::default());
+    let start = Instant::now();
+    for k in 0..total {
+        if crate::core::interrupt::requested() {
+            return Err(Error::interrupted(
+                "interrupted: the merge stopped before finishing; no results were written",
+            ));
+        }
+        let s = scenario_of(&offsets, k);
+        match next(k)? {
+            Some(bytes) => {
+                let run = mode.decode_run(scenarios[s], &bytes).map_err(|e| {
+                    e.context(format!("task {k}: its run in the shard cannot be read"))
+                })?;
+                executions[s].merged += 1;
+                mode.fold(scenarios[s], &mut folds[s], run)?;
+            }
+            None => executions[s].missing.push(k),
+        }
+    }
+    Ok(Folded {
+        folds,
+        threads: pool.current_num_threads(),
+        wall: start.elapsed(),
+        executions,
     })
 }
 
@@ -131,11 +361,24 @@ pub fn run_reports<M: Mode>(
     keep_jobs: bool,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<Folded<M::Report>> {
+    let folded = run_scenarios(mode, pool, scenarios, keep_jobs, on_done)?;
+    finish_reports(mode, pool, scenarios, folded)
+}
+
+/// Every fold of `folded` finished ([`Mode::finish`], the aggregation),
+/// the scenarios in parallel on `pool`.
+pub fn finish_reports<M: Mode>(
+    mode: &M,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    folded: Folded<M::Fold>,
+) -> Result<Folded<M::Report>> {
     let Folded {
         folds,
         threads,
         wall,
-    } = run_scenarios(mode, pool, scenarios, keep_jobs, on_done)?;
+        executions,
+    } = folded;
     let reports = pool.install(|| {
         folds
             .into_par_iter()
@@ -147,6 +390,7 @@ pub fn run_reports<M: Mode>(
         folds: reports,
         threads,
         wall,
+        executions,
     })
 }
 
@@ -197,15 +441,18 @@ pub fn write_plan<M: Mode>(
     out: &Path,
     plan: &Plan<M::Scenario>,
     reports: &[M::Report],
+    executions: &[Execution],
     keep_jobs: bool,
     figures: Figures<'_>,
 ) -> Result<Vec<String>> {
+    let none = Execution::default();
+    let execution = |i: usize| executions.get(i).unwrap_or(&none);
     match plan {
         Plan::Single(s) => {
             let report = reports
                 .first()
                 .ok_or_else(|| Error::input("internal: no report for the scenario"))?;
-            write_folder(mode, out, s, report, keep_jobs, None, figures)
+            write_folder(mode, out, s, report, execution(0), keep_jobs, None, figures)
                 .map(|names| names.into_iter().map(String::from).collect())
         }
         Plan::Sweep { axes, points } => {
@@ -223,12 +470,13 @@ pub fn write_plan<M: Mode>(
                 })
                 .collect();
             let mut written = Vec::new();
-            for ((p, info), report) in points.iter().zip(&infos).zip(reports) {
+            for (i, ((p, info), report)) in points.iter().zip(&infos).zip(reports).enumerate() {
                 written = write_folder(
                     mode,
                     &dir.join(info.folder),
                     &p.scenario,
                     report,
+                    execution(i),
                     keep_jobs,
                     Some(*info),
                     figures,
@@ -264,17 +512,19 @@ pub fn write_plan<M: Mode>(
 }
 
 /// One results folder, staged, with its figures.
+#[allow(clippy::too_many_arguments)]
 fn write_folder<M: Mode>(
     mode: &M,
     dir: &Path,
     scenario: &M::Scenario,
     report: &M::Report,
+    execution: &Execution,
     keep_jobs: bool,
     point: Option<PointInfo<'_>>,
     figures: Figures<'_>,
 ) -> Result<Vec<&'static str>> {
     let staged = StagedDir::new(dir)?;
-    let mut names = mode.write(staged.path(), scenario, report, keep_jobs, point)?;
+    let mut names = mode.write(staged.path(), scenario, report, keep_jobs, point, execution)?;
     if mode.plots(scenario) {
         figures(FigureJob::Results {
             mode: M::NAME,

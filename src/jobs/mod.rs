@@ -72,6 +72,7 @@ mod mode;
 pub mod policy;
 pub mod report;
 pub mod run;
+pub mod run_codec;
 pub mod scenario;
 pub mod sim;
 pub mod summary;

@@ -9,9 +9,12 @@ use serde_json::Value;
 use super::policy::JobRegistry;
 use super::report::{JobRows, Measured, write_job_results};
 use super::run::{JobRun, JobRunSummary, simulate_job_run};
+use super::run_codec::{decode_job_run, encode_job_run};
 use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
+use crate::core::execution::Execution;
+use crate::core::identity::{Identity, sha256_hex};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
 use crate::core::policy_clock::{PolicyTotals, with_policy_times};
@@ -141,6 +144,26 @@ impl Mode for JobMode {
         simulate_job_run(scenario, task / n_pol, (task % n_pol) as usize)
     }
 
+    fn identity(&self, scenario: &JobScenario) -> Identity {
+        let resolved = serde_json::to_value(&scenario.file).unwrap_or(Value::Null);
+        // The job trace's bytes and the resolved cluster (a node list's
+        // nodes).
+        let inputs = format!(
+            "job trace {} nodes {}",
+            scenario.trace_sha256,
+            sha256_hex(format!("{:?}", scenario.nodes).as_bytes())
+        );
+        Identity::from_resolved(resolved, inputs)
+    }
+
+    fn encode_run(&self, _scenario: &JobScenario, run: &JobRun, out: &mut Vec<u8>) {
+        encode_job_run(run, out);
+    }
+
+    fn decode_run(&self, scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
+        decode_job_run(scenario, bytes)
+    }
+
     fn fold(&self, scenario: &JobScenario, fold: &mut JobFold, run: JobRun) -> Result<()> {
         fold.rows.add(scenario, &run)?;
         if let Some(t) = fold.totals.get_mut(run.policy) {
@@ -195,6 +218,7 @@ impl Mode for JobMode {
         report: &JobReport,
         keep_jobs: bool,
         point: Option<PointInfo<'_>>,
+        execution: &Execution,
     ) -> Result<Vec<&'static str>> {
         let e = &report.experiment;
         let measured = Measured {
@@ -202,7 +226,9 @@ impl Mode for JobMode {
             threads: e.threads,
             wall: e.wall,
         };
-        write_job_results(dir, scenario, &e.rows, &measured, keep_jobs, point)
+        write_job_results(
+            dir, scenario, &e.rows, &measured, keep_jobs, point, execution,
+        )
     }
 
     fn sweep_csv(&self, axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobReport)]) -> String {

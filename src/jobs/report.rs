@@ -24,6 +24,7 @@ use super::run::JobRun;
 use super::scenario::JobScenario;
 use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
+use crate::core::execution::Execution;
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
 use crate::core::policy_clock::PolicyTotals;
@@ -214,6 +215,7 @@ pub fn run_manifest(
     scenario: &JobScenario,
     measured: &Measured<'_>,
     point: Option<PointInfo<'_>>,
+    execution: &Execution,
 ) -> String {
     let mut doc = json!({
         "tool": "tenantsim",
@@ -259,11 +261,13 @@ pub fn run_manifest(
             "threads",
             "wall_time_s",
             "policies[].time",
+            "execution",
         ],
     });
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
         obj.insert("sweep_point".into(), pt.to_json());
     }
+    execution.insert_into(&mut doc);
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     text.push('\n');
     text
@@ -280,6 +284,7 @@ pub fn write_job_results(
     measured: &Measured<'_>,
     with_jobs: bool,
     point: Option<PointInfo<'_>>,
+    execution: &Execution,
 ) -> Result<Vec<&'static str>> {
     let mut written = Vec::new();
     for (name, spool) in [
@@ -299,7 +304,7 @@ pub fn write_job_results(
     }
     write_atomic(
         &dir.join("run.json"),
-        run_manifest(scenario, measured, point).as_bytes(),
+        run_manifest(scenario, measured, point, execution).as_bytes(),
     )?;
     written.push("run.json");
     Ok(written)

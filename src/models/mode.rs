@@ -7,6 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::core::error::Result;
+use crate::core::execution::Execution;
+use crate::core::identity::{Identity, sha256_hex};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
 use crate::core::policy_clock::with_policy_times;
@@ -20,6 +22,7 @@ use crate::models::policy::registry::ModelRegistry;
 use crate::models::report::{
     ExperimentResult, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
+use crate::models::run_codec::{decode_rep, encode_rep};
 use crate::models::scenario::{Scenario, load_plan_with};
 use crate::models::warnings::{result_warnings, setup_warnings};
 
@@ -87,6 +90,26 @@ impl Mode for ModelMode {
         simulate_task(scenario, task, keep_jobs)
     }
 
+    fn identity(&self, scenario: &Scenario) -> Identity {
+        let resolved = serde_json::to_value(&scenario.file).unwrap_or(Value::Null);
+        // The trace's bytes (or its canonical CSV when imported or
+        // generated) and the resolved arrivals (an arrivals file's times).
+        let inputs = format!(
+            "trace {} arrivals {}",
+            scenario.trace_sha256,
+            sha256_hex(format!("{:?}", scenario.arrivals).as_bytes())
+        );
+        Identity::from_resolved(resolved, inputs)
+    }
+
+    fn encode_run(&self, _scenario: &Scenario, run: &RepResult, out: &mut Vec<u8>) {
+        encode_rep(run, out);
+    }
+
+    fn decode_run(&self, _scenario: &Scenario, bytes: &[u8]) -> Result<RepResult> {
+        decode_rep(bytes)
+    }
+
     fn fold(&self, scenario: &Scenario, fold: &mut ExperimentResult, run: RepResult) -> Result<()> {
         fold.add(scenario, &run)
     }
@@ -121,6 +144,7 @@ impl Mode for ModelMode {
         report: &ModelReport,
         keep_jobs: bool,
         point: Option<PointInfo<'_>>,
+        execution: &Execution,
     ) -> Result<Vec<&'static str>> {
         write_results(
             dir,
@@ -129,6 +153,7 @@ impl Mode for ModelMode {
             &report.aggregate,
             keep_jobs,
             point,
+            execution,
         )
     }
 

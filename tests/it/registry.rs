@@ -58,6 +58,9 @@ fn args(scenario: std::path::PathBuf, out: std::path::PathBuf) -> RunArgs {
         quiet: true,
         no_plots: true,
         json: false,
+        shard: None,
+        cache: None,
+        no_cache: false,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use crate::core::execution::Execution;
 use crate::core::mode::PointInfo;
 use crate::models::report::ExperimentResult;
 use crate::models::scenario::Scenario;
@@ -14,13 +15,14 @@ pub const GIT_COMMIT: &str = env!("TENANTSIM_GIT_COMMIT");
 /// a list): the paths are as given on the command line, so they change
 /// with the working directory; the rest measures the run. Every other
 /// field is identical. `run.json` lists them under `varying_fields`.
-pub const VARYING_FIELDS: [&str; 6] = [
+pub const VARYING_FIELDS: [&str; 7] = [
     "scenario_path",
     "trace.path",
     "threads",
     "wall_time_s",
     "policies[].events_per_s",
     "policies[].time",
+    "execution",
 ];
 
 /// Render `run.json`: tool, version and git commit; the resolved scenario
@@ -33,11 +35,14 @@ pub const VARYING_FIELDS: [&str; 6] = [
 /// The fields that may differ between two runs of the same scenario are
 /// listed in the document itself, as `varying_fields` (`VARYING_FIELDS`);
 /// in a sweep `wall_time_s` is the wall time of the whole sweep.
+/// `execution` says how the tasks were obtained (simulated, from the
+/// result cache, merged from shards; `partial` when tasks are missing).
 pub fn run_manifest(
     scenario: &Scenario,
     result: &ExperimentResult,
     warnings: &[String],
     point: Option<PointInfo<'_>>,
+    execution: &Execution,
 ) -> String {
     let trace = &scenario.trace;
     let policies: Vec<Value> = scenario
@@ -80,6 +85,7 @@ pub fn run_manifest(
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
         obj.insert("sweep_point".into(), pt.to_json());
     }
+    execution.insert_into(&mut doc);
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     text.push('\n');
     text

@@ -32,6 +32,7 @@ pub use sweep_csv::{SweepRow, sweep_csv};
 pub use tenants_csv::{tenants_csv, tenants_header, tenants_rows};
 
 use crate::core::error::{Error, Result};
+use crate::core::execution::Execution;
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
 use crate::models::aggregate::Aggregate;
@@ -51,6 +52,7 @@ pub fn write_results(
     agg: &Aggregate,
     jobs: bool,
     point: Option<PointInfo<'_>>,
+    execution: &Execution,
 ) -> Result<Vec<&'static str>> {
     let mut names: Vec<&'static str> = vec!["summary.csv", "tenants.csv"];
     result.rows.summary.copy_to(&dir.join("summary.csv"))?;
@@ -75,7 +77,14 @@ pub fn write_results(
     }
     write_atomic(
         &dir.join("run.json"),
-        run_manifest(scenario, result, &run_warnings(scenario, agg), point).as_bytes(),
+        run_manifest(
+            scenario,
+            result,
+            &run_warnings(scenario, agg),
+            point,
+            execution,
+        )
+        .as_bytes(),
     )?;
     names.push("run.json");
     Ok(names)

@@ -1,0 +1,349 @@
+//! `tenantsim merge SHARD_DIR... --out DIR`: the shards of one
+//! `run --shard I/N` folded, in task order, into the results folder of the
+//! whole scenario (DESIGN §10.3).
+
+use std::io::Write as _;
+
+use serde_json::Value;
+
+use super::MergeArgs;
+use super::run_cmd::{Say, plan_hashes, task_list, write_and_summarise};
+use crate::core::error::{Error, Result};
+use crate::core::identity::TOOL_BUILD;
+use crate::core::io::{Protected, prepare_target};
+use crate::core::mode::Mode;
+use crate::core::runner::{finish_reports, merge_scenarios, thread_pool};
+use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
+use crate::core::shard::{Manifest, RunsReader};
+use crate::registry::Registry;
+
+/// With more shards than this, each shard's file is opened for each of
+/// its records and closed again (task k is in shard k mod N, so a merge
+/// reads the shards round-robin; keeping a thousand files open would
+/// meet the usual limit of 1,024 open files).
+const KEEP_OPEN: usize = 256;
+
+/// Merge shards and write the results folder.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    crate::core::interrupt::install_handler();
+    let doc = merge_shards(args, &Registry::builtin())?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{text}")
+            .and_then(|()| stdout.flush())
+            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+    }
+    Ok(())
+}
+
+/// The shards of a merge, checked.
+struct Checked {
+    /// One per shard folder, in command-line order.
+    manifests: Vec<Manifest>,
+    /// Per flat task: the shard holding it (`None`: missing).
+    owner: Vec<Option<u32>>,
+    /// The missing task ids.
+    missing: Vec<u64>,
+}
+
+/// The shards' manifests, checked against each other: one scenario, one
+/// trace, one build, one shard count, each task at most once.
+fn check_shards(args: &MergeArgs) -> Result<Checked> {
+    let manifests = args
+        .shards
+        .iter()
+        .map(|d| Manifest::read(d))
+        .collect::<Result<Vec<_>>>()?;
+    let first = &manifests[0];
+    let shown = |i: usize| args.shards[i].display().to_string();
+    for (i, m) in manifests.iter().enumerate().skip(1) {
+        let differs: Vec<String> = [
+            ("tenantsim build", &m.tool, &first.tool),
+            ("mode", &m.mode, &first.mode),
+            (
+                "scenario (resolved, with its seed, repetitions and policies)",
+                &m.scenario_sha256,
+                &first.scenario_sha256,
+            ),
+            (
+                "trace (its content hash)",
+                &m.trace_sha256,
+                &first.trace_sha256,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, a, b)| a != b)
+        .map(|(what, a, b)| format!("{what}: {a} there, {b} in {}", shown(0)))
+        .chain((m.recipe != first.recipe).then(|| {
+            format!(
+                "how it was run: {} there, {} in {}",
+                describe_recipe(m),
+                describe_recipe(first),
+                shown(0)
+            )
+        }))
+        .chain((m.shard.count != first.shard.count).then(|| {
+            format!(
+                "shard count: {} there, {} in {}",
+                m.shard.count,
+                first.shard.count,
+                shown(0)
+            )
+        }))
+        .collect();
+        if !differs.is_empty() {
+            return Err(Error::input(format!(
+                "cannot merge: shard {} is not of the same run as {}: different {}",
+                shown(i),
+                shown(0),
+                differs.join("; different ")
+            )));
+        }
+    }
+    let total = usize::try_from(first.total_tasks)
+        .map_err(|_| Error::input("shard manifest: too many tasks for this machine"))?;
+    let mut owner: Vec<Option<u32>> = vec![None; total];
+    for (i, m) in manifests.iter().enumerate() {
+        let mut last = None;
+        for &t in &m.tasks {
+            let slot = usize::try_from(t)
+                .ok()
+                .and_then(|t| owner.get_mut(t))
+                .ok_or_else(|| {
+                    Error::input(format!(
+                        "cannot merge: shard {} lists task {t}, but the scenario has {total} tasks",
+                        shown(i)
+                    ))
+                })?;
+            if last.is_some_and(|l| l >= t) {
+                return Err(Error::input(format!(
+                    "cannot merge: shard {} lists its tasks out of order (task {t}); the manifest is damaged",
+                    shown(i)
+                )));
+            }
+            last = Some(t);
+            if let Some(o) = *slot {
+                return Err(Error::input(format!(
+                    "cannot merge: task {t} is in two shards, {} and {} (duplicated shard?); give each shard once",
+                    shown(o as usize),
+                    shown(i)
+                )));
+            }
+            *slot = Some(i as u32);
+        }
+    }
+    let missing: Vec<u64> = owner
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.is_none())
+        .map(|(k, _)| k as u64)
+        .collect();
+    if !missing.is_empty() && !args.allow_partial {
+        let count = first.shard.count;
+        let mut absent: Vec<u64> = missing.iter().map(|k| k % count).collect();
+        absent.dedup();
+        absent.sort_unstable();
+        absent.dedup();
+        let shards: Vec<String> = absent.iter().map(|i| format!("{i}/{count}")).collect();
+        return Err(Error::input(format!(
+            "cannot merge: {} of {total} tasks are missing (task ids {}): shard(s) {} of `{}` were not given; \
+             run them (`tenantsim run SCENARIO --shard I/{count}`) or pass --allow-partial",
+            missing.len(),
+            task_list(&missing),
+            shards.join(", "),
+            first.name
+        )));
+    }
+    Ok(Checked {
+        manifests,
+        owner,
+        missing,
+    })
+}
+
+fn describe_recipe(m: &Manifest) -> String {
+    let r = &m.recipe;
+    format!(
+        "{} (seed {}, repetitions {}, jobs {}, no-plots {})",
+        r.scenario_path.display(),
+        r.seed.map_or("as in the file".into(), |s| s.to_string()),
+        r.repetitions
+            .map_or("as in the file".into(), |s| s.to_string()),
+        r.jobs,
+        r.no_plots
+    )
+}
+
+/// `tenantsim merge` with the policies of `registry`; the `--json`
+/// document.
+pub fn merge_shards(args: &MergeArgs, registry: &Registry) -> Result<Value> {
+    let Checked {
+        manifests,
+        owner,
+        missing,
+    } = check_shards(args)?;
+    let path = manifests[0].recipe.scenario_path.clone();
+    match scenario_mode(&path)? {
+        ScenarioMode::Jobs => merge_mode(&registry.job_mode(), args, &manifests, &owner, &missing),
+        ScenarioMode::Models => {
+            merge_mode(&registry.model_mode(), args, &manifests, &owner, &missing)
+        }
+    }
+}
+
+fn merge_mode<M: Mode>(
+    mode: &M,
+    args: &MergeArgs,
+    manifests: &[Manifest],
+    owner: &[Option<u32>],
+    missing: &[u64],
+) -> Result<Value> {
+    let first = &manifests[0];
+    if first.tool != TOOL_BUILD {
+        return Err(Error::input(format!(
+            "cannot merge: the shards were written by {}, this is {TOOL_BUILD}; \
+             merge with the binary that ran them (a run's encoding is that build's)",
+            first.tool
+        )));
+    }
+    let r = &first.recipe;
+    let plan = mode
+        .load_plan(
+            &r.scenario_path,
+            Overrides {
+                seed: r.seed,
+                repetitions: r.repetitions,
+                plots: r.no_plots.then_some(false),
+            },
+        )
+        .map_err(|e| e.context("loading the shards' scenario again"))?;
+    let scenarios = plan.scenarios();
+    let (scenario_sha256, trace_sha256) = plan_hashes(mode, &scenarios);
+    if scenario_sha256 != first.scenario_sha256 || trace_sha256 != first.trace_sha256 {
+        let what = if scenario_sha256 == first.scenario_sha256 {
+            "its trace (or another input) changed"
+        } else {
+            "the scenario file changed"
+        };
+        return Err(Error::input(format!(
+            "cannot merge: {what} since the shards were run ({}): run the shards again",
+            r.scenario_path.display()
+        )));
+    }
+    if !missing.is_empty() {
+        empty_policies(mode, &scenarios, missing)?;
+    }
+    let name = first.name.clone();
+    let mut inputs = vec![Protected {
+        what: "the scenario file",
+        path: &r.scenario_path,
+    }];
+    for s in &scenarios {
+        inputs.extend(mode.inputs(s));
+    }
+    for d in &args.shards {
+        inputs.push(Protected {
+            what: "a shard folder",
+            path: d,
+        });
+    }
+    for note in prepare_target(&args.out, args.force, &inputs)? {
+        eprintln!("warning: {note}");
+    }
+    let mut readers = args
+        .shards
+        .iter()
+        .map(|d| RunsReader::open(d))
+        .collect::<Result<Vec<_>>>()?;
+    let keep_open = readers.len() <= KEEP_OPEN;
+    let pool = thread_pool(args.threads.map(|t| t as usize))?;
+    let folded = merge_scenarios(mode, &pool, &scenarios, r.jobs, &mut |k| {
+        let Some(i) = usize::try_from(k)
+            .ok()
+            .and_then(|k| owner.get(k))
+            .copied()
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        let dir = &args.shards[i as usize];
+        let reader = &mut readers[i as usize];
+        let (task, bytes) = reader.next_record()?;
+        if !keep_open {
+            reader.close();
+        }
+        if task != k {
+            return Err(Error::input(format!(
+                "cannot merge: shard {} holds task {task} where its manifest says task {k}: the shard is damaged; run it again",
+                dir.display()
+            )));
+        }
+        Ok(Some(bytes))
+    })?;
+    let mut folded = finish_reports(mode, &pool, &scenarios, folded)?;
+    let shards: Vec<String> = args
+        .shards
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    for e in &mut folded.executions {
+        e.shards.clone_from(&shards);
+    }
+    debug_assert_eq!(
+        folded
+            .executions
+            .iter()
+            .map(|e| e.missing.len())
+            .sum::<usize>(),
+        missing.len()
+    );
+    let say = Say {
+        quiet: args.quiet,
+        json: args.json,
+        jobs: r.jobs,
+    };
+    let doc = write_and_summarise(mode, &plan, &name, &args.out, &folded, say)?;
+    Ok(doc)
+}
+
+/// A partial merge still needs one repetition of every policy at every
+/// point: with none there is nothing to aggregate (no curve, no mean).
+fn empty_policies<M: Mode>(mode: &M, scenarios: &[&M::Scenario], missing: &[u64]) -> Result<()> {
+    let mut offset = 0u64;
+    let mut empty = Vec::new();
+    let mut next = missing.iter().peekable();
+    for (point, s) in scenarios.iter().enumerate() {
+        let tasks = mode.tasks(s);
+        let policies = mode.identity(s).policies;
+        let p = policies.len().max(1) as u64;
+        let mut lost = vec![0u64; policies.len().max(1)];
+        while let Some(&&k) = next.peek() {
+            if k >= offset + tasks {
+                break;
+            }
+            lost[((k - offset) % p) as usize] += 1;
+            next.next();
+        }
+        for (i, &n) in lost.iter().enumerate() {
+            if n == tasks / p && n > 0 {
+                let name = policies
+                    .get(i)
+                    .and_then(|v| v.get("name"))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?");
+                empty.push(format!("policy `{name}` at point {point}"));
+            }
+        }
+        offset += tasks;
+    }
+    if empty.is_empty() {
+        return Ok(());
+    }
+    Err(Error::input(format!(
+        "cannot merge even with --allow-partial: no repetition of {} is in the shards given, so \
+         there is nothing to aggregate; give more shards",
+        empty.join(", ")
+    )))
+}

@@ -1,0 +1,323 @@
+//! Shards and merge (issue 19): `run --shard I/N` for every I, merged,
+//! writes the files of the unsharded run byte for byte (run.json but its
+//! documented measurements), in model mode and job mode; merge refuses
+//! shards of another run, duplicated tasks and missing tasks (listing
+//! them), unless `--allow-partial`, which marks the results partial.
+
+use crate::common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{assert_same_result_files, repo, tenantsim, tree};
+use serde_json::Value;
+
+/// The `run.json` fields that may differ between a merged and an
+/// unsharded run (docs/DESIGN.md §10.3): measurements and `execution`.
+fn without_measurements(mut doc: Value) -> Value {
+    if let Some(obj) = doc.as_object_mut() {
+        for key in ["threads", "wall_time_s", "execution", "scenario_path"] {
+            obj.remove(key);
+        }
+        if let Some(Value::Array(ps)) = obj.get_mut("policies") {
+            for p in ps {
+                if let Some(p) = p.as_object_mut() {
+                    p.remove("time");
+                    p.remove("events_per_s");
+                }
+            }
+        }
+    }
+    doc
+}
+
+/// Both folders hold the same files byte for byte, and every `run.json`
+/// is the same but for the documented fields.
+fn assert_same_results(a: &Path, b: &Path, what: &str) {
+    assert_same_result_files(a, b, what);
+    let (ta, tb) = (tree(a), tree(b));
+    for (rel, bytes) in &ta {
+        if rel.file_name().is_some_and(|n| n == "run.json") {
+            let parse =
+                |b: &[u8]| -> Value { serde_json::from_slice(b).expect("run.json is JSON") };
+            assert_eq!(
+                without_measurements(parse(bytes)),
+                without_measurements(parse(&tb[rel])),
+                "{what}: {} differs beyond the documented fields",
+                rel.display()
+            );
+        }
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    tenantsim().args(args).output().expect("tenantsim runs")
+}
+
+fn ok(o: &Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    err
+}
+
+fn refused(o: &Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Run `scenario` as `count` shards into `dir/shard-I`; their folders.
+fn shards(scenario: &Path, dir: &Path, count: u64, extra: &[&str]) -> Vec<PathBuf> {
+    (0..count)
+        .map(|i| {
+            let out = dir.join(format!("shard-{i}"));
+            let spec = format!("{i}/{count}");
+            let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+            let out_s = s(&out);
+            args.extend(["--shard", &spec, "--out", &out_s, "--quiet", "--no-cache"]);
+            args.extend(extra);
+            ok(&run(&args));
+            out
+        })
+        .collect()
+}
+
+fn merge(dirs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    tenantsim()
+        .arg("merge")
+        .args(dirs)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("merge runs")
+}
+
+fn sharded_merges_equal_the_unsharded_run(scenario: &str, extra: &[&str]) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo(scenario);
+    let whole = tmp.path().join("whole");
+    let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+    let whole_s = s(&whole);
+    args.extend(["--out", &whole_s, "--quiet", "--no-cache"]);
+    args.extend(extra);
+    ok(&run(&args));
+    for count in [3, 7] {
+        let dir = tmp.path().join(format!("by-{count}"));
+        let parts = shards(&scenario, &dir, count, extra);
+        let merged = dir.join("merged");
+        ok(&merge(&parts, &merged, &["--quiet"]));
+        assert_same_results(&whole, &merged, &format!("{count} shards"));
+        let point = fs::read_dir(&merged)
+            .expect("ls")
+            .filter_map(Result::ok)
+            .find(|e| e.path().is_dir())
+            .expect("a point folder")
+            .path();
+        let doc: Value =
+            serde_json::from_slice(&fs::read(point.join("run.json")).expect("run.json"))
+                .expect("JSON");
+        assert_eq!(
+            doc["execution"]["shards_merged"].as_array().map(Vec::len),
+            Some(count as usize),
+            "run.json lists the shards merged"
+        );
+        assert!(
+            doc.get("partial").is_none(),
+            "a complete merge is not partial"
+        );
+    }
+}
+
+#[test]
+fn three_and_seven_shards_of_a_model_sweep_merge_to_the_unsharded_results() {
+    // --jobs: the job logs travel through the shards too (jobs.csv).
+    sharded_merges_equal_the_unsharded_run(
+        "scenarios/sweep.toml",
+        &["--reps", "3", "--no-plots", "--jobs"],
+    );
+}
+
+#[test]
+fn three_and_seven_shards_of_a_job_sweep_merge_to_the_unsharded_results() {
+    sharded_merges_equal_the_unsharded_run(
+        "scenarios/jobs-sweep.toml",
+        &["--reps", "2", "--no-plots", "--jobs"],
+    );
+}
+
+#[test]
+fn merge_refuses_other_runs_duplicates_and_missing_tasks_unless_allow_partial() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/sweep.toml");
+    let extra = ["--reps", "2", "--no-plots"];
+    let parts = shards(&scenario, tmp.path(), 4, &extra);
+    let out = tmp.path().join("out");
+    // 6 points × 2 repetitions × 2 policies = 24 tasks; shard 2 of 4 holds
+    // the tasks k with k mod 4 = 2.
+    let missing: Vec<u64> = (0..24).filter(|k| k % 4 == 2).collect();
+    let without_2 = [parts[0].clone(), parts[1].clone(), parts[3].clone()];
+    let err = refused(&merge(&without_2, &out, &[]));
+    assert!(err.contains("6 of 24 tasks are missing"), "{err}");
+    assert!(err.contains("task ids 2, 6, 10, 14, 18, 22"), "{err}");
+    assert!(err.contains("shard(s) 2/4"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+
+    let twice = [
+        parts[0].clone(),
+        parts[1].clone(),
+        parts[2].clone(),
+        parts[3].clone(),
+        parts[1].clone(),
+    ];
+    let err = refused(&merge(&twice, &out, &[]));
+    assert!(err.contains("is in two shards"), "{err}");
+
+    // A shard of another seed: another scenario.
+    let other = tmp.path().join("other-seed");
+    let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+    let other_s = s(&other);
+    args.extend([
+        "--shard",
+        "2/4",
+        "--seed",
+        "99",
+        "--out",
+        &other_s,
+        "--quiet",
+        "--no-cache",
+    ]);
+    args.extend(extra);
+    ok(&run(&args));
+    let mixed = [
+        parts[0].clone(),
+        parts[1].clone(),
+        other.clone(),
+        parts[3].clone(),
+    ];
+    let err = refused(&merge(&mixed, &out, &[]));
+    assert!(err.contains("not of the same run"), "{err}");
+    assert!(err.contains("different scenario"), "{err}");
+    assert!(err.contains("seed 99"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+
+    // Even partial, every policy needs a repetition at every point: shard
+    // 0 of 4 alone holds only each point's first task (policy 0).
+    let err = refused(&merge(&parts[..1], &out, &["--allow-partial"]));
+    assert!(err.contains("nothing to aggregate"), "{err}");
+    assert!(err.contains("policy `random-random` at point 0"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+
+    // --allow-partial: written, and marked partial.
+    let o = merge(&without_2, &out, &["--allow-partial", "--json"]);
+    let err = ok(&o);
+    assert!(err.contains("PARTIAL results"), "{err}");
+    let doc: Value = serde_json::from_slice(&o.stdout).expect("--json");
+    let listed: Vec<u64> = doc["partial"]["missing_tasks"]
+        .as_array()
+        .expect("--json lists the missing tasks")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(listed, missing);
+    let mut in_points = Vec::new();
+    for e in fs::read_dir(&out).expect("ls").filter_map(Result::ok) {
+        if e.path().is_dir() {
+            let doc: Value =
+                serde_json::from_slice(&fs::read(e.path().join("run.json")).expect("run.json"))
+                    .expect("JSON");
+            in_points.extend(
+                doc["partial"]["missing_tasks"]
+                    .as_array()
+                    .expect("each point's run.json says it is partial")
+                    .iter()
+                    .filter_map(Value::as_u64),
+            );
+        }
+    }
+    in_points.sort_unstable();
+    assert_eq!(in_points, missing);
+}
+
+#[test]
+fn merge_refuses_a_damaged_shard_a_changed_scenario_and_a_folder_it_did_not_write() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = tmp.path().join("q.toml");
+    let text = fs::read_to_string(repo("scenarios/quickstart.toml"))
+        .expect("quickstart")
+        .replace("../traces/", &format!("{}/", repo("traces").display()));
+    fs::write(&scenario, &text).expect("write");
+    let extra = ["--reps", "3", "--no-plots"];
+    let parts = shards(&scenario, tmp.path(), 2, &extra);
+
+    // Not tenantsim's folder: left alone.
+    let mine = tmp.path().join("mine");
+    fs::create_dir(&mine).expect("mkdir");
+    fs::write(mine.join("notes.txt"), "mine").expect("write");
+    let err = refused(&merge(&parts, &mine, &[]));
+    assert!(err.contains("refusing to replace"), "{err}");
+    assert_eq!(
+        fs::read_to_string(mine.join("notes.txt")).expect("kept"),
+        "mine"
+    );
+
+    // A damaged record: named, refused.
+    let runs = parts[1].join("runs.bin");
+    let mut bytes = fs::read(&runs).expect("runs.bin");
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x55;
+    fs::write(&runs, &bytes).expect("damage");
+    let out = tmp.path().join("out");
+    let err = refused(&merge(&parts, &out, &[]));
+    assert!(
+        err.contains("damaged") || err.contains("truncated"),
+        "{err}"
+    );
+    assert!(err.contains("runs.bin"), "names the file: {err}");
+    assert!(!out.exists());
+
+    // The scenario file edited after the shards ran.
+    let parts = shards(&scenario, &tmp.path().join("again"), 2, &extra);
+    fs::write(&scenario, text.replace("seed = ", "seed = 1")).expect("edit");
+    let err = refused(&merge(&parts, &out, &[]));
+    assert!(
+        err.contains("scenario file changed since the shards were run"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_shard_folder_defaults_to_results_name_shard_i_of_n() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let o = tenantsim()
+        .current_dir(tmp.path())
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .args(["--shard", "1/2", "--reps", "2", "--no-plots", "--no-cache"])
+        .output()
+        .expect("runs");
+    let err = ok(&o);
+    let dir = tmp.path().join("results/quickstart.shard-1-of-2");
+    assert!(dir.join("manifest.json").is_file(), "{err}");
+    let m: Value = serde_json::from_slice(&fs::read(dir.join("manifest.json")).expect("manifest"))
+        .expect("JSON");
+    assert_eq!(m["shard"]["index"], 1);
+    assert_eq!(m["shard"]["count"], 2);
+    let tasks: Vec<u64> = m["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let total = m["total_tasks"].as_u64().expect("total");
+    assert_eq!(tasks, (0..total).filter(|k| k % 2 == 1).collect::<Vec<_>>());
+    for key in ["scenario_sha256", "trace_sha256", "tool"] {
+        assert!(m[key].as_str().is_some_and(|v| !v.is_empty()), "{key}");
+    }
+}
