@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::RunArgs;
 use super::progress::Progress;
 use crate::core::cache::ResultCache;
-use crate::core::error::{Error, Result};
+use crate::core::error::{Error, ErrorKind, Result};
 use crate::core::execution::Execution;
 use crate::core::identity::{TOOL_BUILD, sha256_hex};
 use crate::core::io::{PLOTS_DIR, Protected, StagedDir, prepare_target, write_atomic};
@@ -115,6 +115,18 @@ fn open_cache(args: &RunArgs, default: bool) -> Result<Option<ResultCache>> {
     }
 }
 
+/// An interrupted run with a cache says that a rerun resumes.
+fn resumable(e: Error, cache: Option<&ResultCache>) -> Error {
+    match cache {
+        Some(c) if e.kind() == ErrorKind::Interrupted => Error::interrupted(format!(
+            "{}; its finished tasks are in the result cache {}: run the same command again to resume",
+            e.message(),
+            c.dir().display()
+        )),
+        _ => e,
+    }
+}
+
 /// What a cache said during a run, on stderr.
 fn cache_notes(cache: Option<&ResultCache>) {
     if let Some(c) = cache {
@@ -206,7 +218,8 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs, default_cache: bool) -> Result<Va
     if !args.quiet {
         cache_notes(cache.as_ref());
     }
-    let folded = finish_reports(mode, &pool, &scenarios, folded?)?;
+    let folded = folded.map_err(|e| resumable(e, cache.as_ref()))?;
+    let folded = finish_reports(mode, &pool, &scenarios, folded)?;
     let say = Say {
         quiet: args.quiet,
         json: args.json,
@@ -408,7 +421,7 @@ fn run_shard_folder<M: Mode>(
     if !args.quiet {
         cache_notes(sources.cache);
     }
-    let done = done?;
+    let done = done.map_err(|e| resumable(e, sources.cache))?;
     runs.finish()?;
     let manifest = Manifest {
         format: shard::FORMAT.into(),
