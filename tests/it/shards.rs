@@ -366,3 +366,38 @@ fn a_run_of_either_mode_encodes_exactly_and_a_cut_encoding_is_an_error() {
     round_trips(&JobMode::default(), "scenarios/jobs-sweep.toml", true);
     round_trips(&JobMode::default(), "scenarios/jobs-quickstart.toml", false);
 }
+
+#[test]
+fn shards_of_one_scenario_read_from_two_paths_merge() {
+    // Two machines may mount the shared folder in different places: the
+    // scenario's content decides, not its path.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo("scenarios/quickstart.toml"))
+        .expect("quickstart")
+        .replace("../traces/", &format!("{}/", repo("traces").display()));
+    let extra = ["--reps", "2", "--no-plots"];
+    let mut parts = Vec::new();
+    for (i, place) in ["a", "b"].iter().enumerate() {
+        let dir = tmp.path().join(place);
+        fs::create_dir(&dir).expect("mkdir");
+        let scenario = dir.join("q.toml");
+        fs::write(&scenario, &text).expect("write");
+        let out = dir.join("shard");
+        let (spec, out_s) = (format!("{i}/2"), s(&out));
+        let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+        args.extend(["--shard", &spec, "--out", &out_s, "--quiet", "--no-cache"]);
+        args.extend(extra);
+        ok(&run(&args));
+        parts.push(out);
+    }
+    let merged = tmp.path().join("merged");
+    ok(&merge(&parts, &merged, &["--quiet"]));
+    let whole = tmp.path().join("whole");
+    let scenario = tmp.path().join("a/q.toml");
+    let whole_s = s(&whole);
+    let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+    args.extend(["--out", &whole_s, "--quiet", "--no-cache"]);
+    args.extend(extra);
+    ok(&run(&args));
+    assert_same_results(&whole, &merged, "shards from two paths");
+}
