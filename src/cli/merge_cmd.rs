@@ -7,7 +7,8 @@ use std::io::Write as _;
 use serde_json::Value;
 
 use super::MergeArgs;
-use super::run_cmd::{Say, plan_hashes, task_list, write_and_summarise};
+use super::run_cmd::{Say, task_list, write_and_summarise};
+use super::shard_cmd::plan_hashes;
 use crate::core::error::{Error, Result};
 use crate::core::identity::TOOL_BUILD;
 use crate::core::io::{Protected, prepare_target};
