@@ -7,14 +7,15 @@ use std::io::Write as _;
 use serde_json::Value;
 
 use super::MergeArgs;
-use super::run_cmd::{Say, plan_hashes, task_list, write_and_summarise};
+use super::run_cmd::{Say, task_list, write_and_summarise};
+use super::shard_cmd::plan_hashes;
 use crate::core::error::{Error, Result};
 use crate::core::identity::TOOL_BUILD;
 use crate::core::io::{Protected, prepare_target};
 use crate::core::mode::Mode;
 use crate::core::runner::{finish_reports, merge_scenarios, thread_pool};
 use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::shard::{Manifest, RunsReader};
+use crate::core::shard::{Manifest, Recipe, RunsReader};
 use crate::registry::Registry;
 
 /// With more shards than this, each shard's file is opened for each of
@@ -76,7 +77,7 @@ fn check_shards(args: &MergeArgs) -> Result<Checked> {
         .into_iter()
         .filter(|(_, a, b)| a != b)
         .map(|(what, a, b)| format!("{what}: {a} there, {b} in {}", shown(0)))
-        .chain((m.recipe != first.recipe).then(|| {
+        .chain(different_runs(&m.recipe, &first.recipe).then(|| {
             format!(
                 "how it was run: {} there, {} in {}",
                 describe_recipe(m),
@@ -161,6 +162,13 @@ fn check_shards(args: &MergeArgs) -> Result<Checked> {
         owner,
         missing,
     })
+}
+
+/// Whether two shards were run with different options. The scenario's
+/// path may differ (machines mount a shared folder in different places):
+/// its content is compared through the scenario hash.
+fn different_runs(a: &Recipe, b: &Recipe) -> bool {
+    (a.seed, a.repetitions, a.no_plots, a.jobs) != (b.seed, b.repetitions, b.no_plots, b.jobs)
 }
 
 fn describe_recipe(m: &Manifest) -> String {

@@ -1,6 +1,7 @@
 //! The command line: raw arguments (clap) turned into calls of the library.
 
 mod bench_cmd;
+pub mod cache_opts;
 mod check_cmd;
 mod choices;
 mod gen_cmd;
@@ -10,6 +11,7 @@ mod merge_cmd;
 mod plot_cmd;
 mod progress;
 pub mod run_cmd;
+mod shard_cmd;
 mod slurm_cmd;
 mod validate_cmd;
 

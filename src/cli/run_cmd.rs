@@ -7,19 +7,18 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::RunArgs;
+use super::cache_opts::{cache_notes, open_cache, resumable};
 use super::progress::Progress;
-use crate::core::cache::ResultCache;
+use super::shard_cmd;
 use crate::core::error::{Error, Result};
 use crate::core::execution::Execution;
-use crate::core::identity::{TOOL_BUILD, sha256_hex};
-use crate::core::io::{PLOTS_DIR, Protected, StagedDir, prepare_target, write_atomic};
+use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
 use crate::core::mode::Mode;
 use crate::core::runner::{
-    FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, run_shard,
-    thread_pool, write_plan,
+    FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, thread_pool,
+    write_plan,
 };
 use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
 use crate::core::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
 use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
@@ -64,85 +63,6 @@ fn run_with(args: &RunArgs, registry: &Registry, default_cache: bool) -> Result<
         ScenarioMode::Jobs => run_mode(&registry.job_mode(), args, default_cache),
         ScenarioMode::Models => run_mode(&registry.model_mode(), args, default_cache),
     }
-}
-
-/// The result cache folder of a run: `--cache DIR`; none with
-/// `--no-cache`; else, when `default` (the command line), the default
-/// folder ([`default_cache_dir`]).
-pub fn cache_dir(args: &RunArgs, default: bool) -> Option<PathBuf> {
-    if args.no_cache {
-        return None;
-    }
-    if let Some(dir) = &args.cache {
-        return Some(dir.clone());
-    }
-    default.then(default_cache_dir).flatten()
-}
-
-/// The default result cache: `$TENANTSIM_CACHE` (empty, `off` or `0`:
-/// none), else `$XDG_CACHE_HOME/tenantsim`, else `$HOME/.cache/tenantsim`
-/// (none without a home). Never inside the working directory: a run
-/// writes only its results folder there.
-pub fn default_cache_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(v) = std::env::var_os("TENANTSIM_CACHE") {
-        let off = v.is_empty() || v == "off" || v == "0";
-        return (!off).then(|| PathBuf::from(v));
-    }
-    if let Some(x) = var("XDG_CACHE_HOME").map(PathBuf::from)
-        && x.is_absolute()
-    {
-        return Some(x.join("tenantsim"));
-    }
-    var("HOME").map(|h| PathBuf::from(h).join(".cache").join("tenantsim"))
-}
-
-/// Open the cache of a run: an explicit `--cache` that cannot be made is
-/// an error; the default one a warning (the run goes on without).
-fn open_cache(args: &RunArgs, default: bool) -> Result<Option<ResultCache>> {
-    let Some(dir) = cache_dir(args, default) else {
-        return Ok(None);
-    };
-    match ResultCache::open(&dir) {
-        Ok(c) => Ok(Some(c)),
-        Err(e) if args.cache.is_none() => {
-            if !args.quiet {
-                eprintln!("warning: no result cache ({e}); every task runs");
-            }
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// What a cache said during a run, on stderr.
-fn cache_notes(cache: Option<&ResultCache>) {
-    if let Some(c) = cache {
-        if c.corrupt_entries() > 0 {
-            eprintln!(
-                "warning: {} damaged result cache entr(y/ies) in {} were ignored and their tasks ran again",
-                c.corrupt_entries(),
-                c.dir().display()
-            );
-        }
-        if let Some(e) = c.write_error() {
-            eprintln!("warning: the result cache could not store every task: {e}");
-        }
-    }
-}
-
-/// The scenario and trace hashes of a plan's scenarios (a shard
-/// manifest's `scenario_sha256` and `trace_sha256`).
-pub(crate) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
-    let (mut full, mut inputs) = (String::new(), String::new());
-    for s in scenarios {
-        let id = mode.identity(s);
-        full.push_str(&id.full);
-        full.push('\n');
-        inputs.push_str(&id.inputs);
-        inputs.push('\n');
-    }
-    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()))
 }
 
 /// `tenantsim run` in mode `mode`; the `--json` document.
@@ -195,7 +115,9 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs, default_cache: bool) -> Result<Va
         cache: cache.as_ref(),
     };
     if let Some(shard) = args.shard {
-        return run_shard_folder(mode, args, &pool, &scenarios, sources, shard, &name, &out);
+        return shard_cmd::run_shard_folder(
+            mode, args, &pool, &scenarios, sources, shard, &name, &out,
+        );
     }
     let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
     let progress = Progress::new(total, !args.quiet);
@@ -206,7 +128,8 @@ fn run_mode<M: Mode>(mode: &M, args: &RunArgs, default_cache: bool) -> Result<Va
     if !args.quiet {
         cache_notes(cache.as_ref());
     }
-    let folded = finish_reports(mode, &pool, &scenarios, folded?)?;
+    let folded = folded.map_err(|e| resumable(e, cache.as_ref()))?;
+    let folded = finish_reports(mode, &pool, &scenarios, folded)?;
     let say = Say {
         quiet: args.quiet,
         json: args.json,
@@ -374,99 +297,6 @@ pub(crate) fn task_list(ids: &[u64]) -> String {
     parts.join(", ")
 }
 
-/// `run --shard I/N`: the shard's tasks, their runs into the shard folder
-/// `out` (staged, moved into place complete) with its manifest.
-#[allow(clippy::too_many_arguments)]
-fn run_shard_folder<M: Mode>(
-    mode: &M,
-    args: &RunArgs,
-    pool: &rayon::ThreadPool,
-    scenarios: &[&M::Scenario],
-    sources: Sources<'_>,
-    shard: ShardSpec,
-    name: &str,
-    out: &Path,
-) -> Result<Value> {
-    let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
-    let (scenario_sha256, trace_sha256) = plan_hashes(mode, scenarios);
-    let scenario_path = std::path::absolute(&args.scenario)
-        .map_err(|e| Error::io("resolve", &args.scenario, &e))?;
-    let staged = StagedDir::new(out)?;
-    let mut runs = RunsWriter::create(&staged.path().join(shard::RUNS))?;
-    let progress = Progress::new(shard.len(total), !args.quiet);
-    let done = run_shard(
-        mode,
-        pool,
-        scenarios,
-        args.jobs,
-        sources,
-        shard,
-        &mut |k, bytes| runs.push(k, bytes),
-        &|| progress.inc(),
-    );
-    progress.finish();
-    if !args.quiet {
-        cache_notes(sources.cache);
-    }
-    let done = done?;
-    runs.finish()?;
-    let manifest = Manifest {
-        format: shard::FORMAT.into(),
-        tool: TOOL_BUILD.into(),
-        mode: M::NAME.into(),
-        name: name.into(),
-        scenario_sha256,
-        trace_sha256,
-        recipe: Recipe {
-            scenario_path,
-            seed: args.seed,
-            repetitions: args.reps,
-            no_plots: args.no_plots,
-            jobs: args.jobs,
-        },
-        shard,
-        total_tasks: total,
-        tasks: done.tasks.clone(),
-        from_cache: done.from_cache,
-        ran: done.ran,
-    };
-    let text = serde_json::to_string_pretty(&manifest)
-        .map_err(|e| Error::input(format!("cannot render the shard manifest: {e}")))?;
-    write_atomic(
-        &staged.path().join(shard::MANIFEST),
-        format!("{text}\n").as_bytes(),
-    )?;
-    staged.commit()?;
-    let wall = done.wall.as_secs_f64();
-    if !args.quiet {
-        eprintln!(
-            "ran shard {shard} of `{name}`: {} of {total} tasks ({} ran, {} from the result cache) in {wall:.3} s on {} thread(s)",
-            done.tasks.len(),
-            done.ran,
-            done.from_cache,
-            done.threads
-        );
-        eprintln!(
-            "shard folder {}: merge all {} with `tenantsim merge SHARD_DIR... --out DIR`",
-            out.display(),
-            shard.count
-        );
-    }
-    stopped_after_commit(out)?;
-    Ok(json!({
-        "mode": M::NAME,
-        "scenario": name,
-        "shard": { "index": shard.index, "count": shard.count },
-        "results": out.display().to_string(),
-        "tasks": done.tasks.len(),
-        "total_tasks": total,
-        "ran": done.ran,
-        "from_cache": done.from_cache,
-        "threads": done.threads,
-        "wall_time_s": wall,
-    }))
-}
-
 /// The figures hook of the runner: the figures of [`crate::plot`], drawn
 /// from the staged folder's CSVs exactly as `tenantsim plot` would.
 fn draw_figures(job: FigureJob<'_>) -> Result<()> {
@@ -498,7 +328,7 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
 
 /// A signal that arrived after the results were moved into place still
 /// stops the command with its exit code; the results stay.
-fn stopped_after_commit(out: &Path) -> Result<()> {
+pub(crate) fn stopped_after_commit(out: &Path) -> Result<()> {
     if crate::core::interrupt::requested() {
         return Err(Error::interrupted(format!(
             "interrupted after the results were complete: they are in {}",

@@ -321,3 +321,83 @@ fn a_shard_folder_defaults_to_results_name_shard_i_of_n() {
         assert!(m[key].as_str().is_some_and(|v| !v.is_empty()), "{key}");
     }
 }
+
+/// Encode, decode, encode again: the same bytes; every cut of the
+/// encoding is an error, never a panic or a run.
+fn round_trips<M: tenantsim::core::mode::Mode>(mode: &M, scenario: &str, keep_jobs: bool) {
+    use tenantsim::core::scenario::Overrides;
+    let plan = mode
+        .load_plan(&repo(scenario), Overrides::default())
+        .expect("scenario loads");
+    let scenarios = plan.scenarios();
+    let s = scenarios[0];
+    for task in 0..mode.tasks(s).min(4) {
+        let run = mode.run(s, task, keep_jobs).expect("runs");
+        let mut bytes = Vec::new();
+        mode.encode_run(s, &run, &mut bytes);
+        let back = mode.decode_run(s, &bytes).expect("decodes");
+        let mut again = Vec::new();
+        mode.encode_run(s, &back, &mut again);
+        assert!(bytes == again, "{scenario} task {task}: not the same bytes");
+        let step = (bytes.len() / 300).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            assert!(
+                mode.decode_run(s, &bytes[..cut]).is_err(),
+                "{scenario} task {task}: a cut at {cut} of {} decoded",
+                bytes.len()
+            );
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(
+            mode.decode_run(s, &longer).is_err(),
+            "a longer encoding decoded"
+        );
+    }
+}
+
+#[test]
+fn a_run_of_either_mode_encodes_exactly_and_a_cut_encoding_is_an_error() {
+    use tenantsim::jobs::JobMode;
+    use tenantsim::models::ModelMode;
+    // The sweep has fairness (isolated areas); --jobs keeps the job log.
+    round_trips(&ModelMode::default(), "scenarios/sweep.toml", true);
+    round_trips(&ModelMode::default(), "scenarios/quickstart.toml", false);
+    round_trips(&JobMode::default(), "scenarios/jobs-sweep.toml", true);
+    round_trips(&JobMode::default(), "scenarios/jobs-quickstart.toml", false);
+}
+
+#[test]
+fn shards_of_one_scenario_read_from_two_paths_merge() {
+    // Two machines may mount the shared folder in different places: the
+    // scenario's content decides, not its path.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo("scenarios/quickstart.toml"))
+        .expect("quickstart")
+        .replace("../traces/", &format!("{}/", repo("traces").display()));
+    let extra = ["--reps", "2", "--no-plots"];
+    let mut parts = Vec::new();
+    for (i, place) in ["a", "b"].iter().enumerate() {
+        let dir = tmp.path().join(place);
+        fs::create_dir(&dir).expect("mkdir");
+        let scenario = dir.join("q.toml");
+        fs::write(&scenario, &text).expect("write");
+        let out = dir.join("shard");
+        let (spec, out_s) = (format!("{i}/2"), s(&out));
+        let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+        args.extend(["--shard", &spec, "--out", &out_s, "--quiet", "--no-cache"]);
+        args.extend(extra);
+        ok(&run(&args));
+        parts.push(out);
+    }
+    let merged = tmp.path().join("merged");
+    ok(&merge(&parts, &merged, &["--quiet"]));
+    let whole = tmp.path().join("whole");
+    let scenario = tmp.path().join("a/q.toml");
+    let whole_s = s(&whole);
+    let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+    args.extend(["--out", &whole_s, "--quiet", "--no-cache"]);
+    args.extend(extra);
+    ok(&run(&args));
+    assert_same_results(&whole, &merged, "shards from two paths");
+}

@@ -1,0 +1,124 @@
+//! `tenantsim run SCENARIO --shard I/N`: one shard's tasks into a shard
+//! folder (DESIGN §10.3); `tenantsim merge` folds the shards.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::RunArgs;
+use super::cache_opts::{cache_notes, resumable};
+use super::progress::Progress;
+use super::run_cmd::stopped_after_commit;
+use crate::core::error::{Error, Result};
+use crate::core::identity::{TOOL_BUILD, sha256_hex};
+use crate::core::io::{StagedDir, write_atomic};
+use crate::core::mode::Mode;
+use crate::core::runner::{Sources, run_shard};
+use crate::core::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
+
+/// The scenario and trace hashes of a plan's scenarios (a shard
+/// manifest's `scenario_sha256` and `trace_sha256`).
+pub(crate) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
+    let (mut full, mut inputs) = (String::new(), String::new());
+    for s in scenarios {
+        let id = mode.identity(s);
+        full.push_str(&id.full);
+        full.push('\n');
+        inputs.push_str(&id.inputs);
+        inputs.push('\n');
+    }
+    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()))
+}
+
+/// `run --shard I/N`: the shard's tasks, their runs into the shard folder
+/// `out` (staged, moved into place complete) with its manifest.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_shard_folder<M: Mode>(
+    mode: &M,
+    args: &RunArgs,
+    pool: &rayon::ThreadPool,
+    scenarios: &[&M::Scenario],
+    sources: Sources<'_>,
+    shard: ShardSpec,
+    name: &str,
+    out: &Path,
+) -> Result<Value> {
+    let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
+    let (scenario_sha256, trace_sha256) = plan_hashes(mode, scenarios);
+    let scenario_path = std::path::absolute(&args.scenario)
+        .map_err(|e| Error::io("resolve", &args.scenario, &e))?;
+    let staged = StagedDir::new(out)?;
+    let mut runs = RunsWriter::create(&staged.path().join(shard::RUNS))?;
+    let progress = Progress::new(shard.len(total), !args.quiet);
+    let done = run_shard(
+        mode,
+        pool,
+        scenarios,
+        args.jobs,
+        sources,
+        shard,
+        &mut |k, bytes| runs.push(k, bytes),
+        &|| progress.inc(),
+    );
+    progress.finish();
+    if !args.quiet {
+        cache_notes(sources.cache);
+    }
+    let done = done.map_err(|e| resumable(e, sources.cache))?;
+    runs.finish()?;
+    let manifest = Manifest {
+        format: shard::FORMAT.into(),
+        tool: TOOL_BUILD.into(),
+        mode: M::NAME.into(),
+        name: name.into(),
+        scenario_sha256,
+        trace_sha256,
+        recipe: Recipe {
+            scenario_path,
+            seed: args.seed,
+            repetitions: args.reps,
+            no_plots: args.no_plots,
+            jobs: args.jobs,
+        },
+        shard,
+        total_tasks: total,
+        tasks: done.tasks.clone(),
+        from_cache: done.from_cache,
+        ran: done.ran,
+    };
+    let text = serde_json::to_string_pretty(&manifest)
+        .map_err(|e| Error::input(format!("cannot render the shard manifest: {e}")))?;
+    write_atomic(
+        &staged.path().join(shard::MANIFEST),
+        format!("{text}\n").as_bytes(),
+    )?;
+    staged.commit()?;
+    let wall = done.wall.as_secs_f64();
+    if !args.quiet {
+        eprintln!(
+            "ran shard {shard} of `{name}`: {} of {total} tasks ({} ran, {} from the result cache) in {wall:.3} s on {} thread(s)",
+            done.tasks.len(),
+            done.ran,
+            done.from_cache,
+            done.threads
+        );
+        eprintln!(
+            "shard folder {}: merge all {} with `tenantsim merge SHARD_DIR... --out DIR`",
+            out.display(),
+            shard.count
+        );
+    }
+    stopped_after_commit(out)?;
+    Ok(json!({
+        "mode": M::NAME,
+        "scenario": name,
+        "shard": { "index": shard.index, "count": shard.count },
+        "results": out.display().to_string(),
+        "tasks": done.tasks.len(),
+        "total_tasks": total,
+        "ran": done.ran,
+        "from_cache": done.from_cache,
+        "threads": done.threads,
+        "wall_time_s": wall,
+    }))
+}
