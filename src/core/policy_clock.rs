@@ -48,12 +48,16 @@ impl PolicyClock {
     #[inline]
     pub fn stop(&mut self, tick: Tick) {
         if let Some(t) = tick.0 {
-            let d = t.elapsed();
-            if self.calls <= Self::EXACT {
-                self.exact += d;
-            } else {
-                self.sampled += d;
-            }
+            self.add_timed(t.elapsed());
+        }
+    }
+
+    /// Add the time `d` of the current call, which was timed.
+    fn add_timed(&mut self, d: Duration) {
+        if self.calls <= Self::EXACT {
+            self.exact += d;
+        } else {
+            self.sampled += d;
         }
     }
 
@@ -133,30 +137,44 @@ pub fn with_policy_times(doc: &mut Value, totals: &[PolicyTotals]) {
 mod tests {
     use super::*;
 
+    /// The estimator's arithmetic on known durations (no clock): the
+    /// exact calls count once, each sampled call SAMPLE times.
     #[test]
     fn the_first_calls_are_timed_then_every_sixteenth_counts_sixteen_times() {
         let mut c = PolicyClock::default();
-        let mut slept = Duration::ZERO;
+        let mut expected = Duration::ZERO;
         for i in 1..=(PolicyClock::EXACT + 64) {
             let tick = c.start();
             let timed = i <= PolicyClock::EXACT || i.is_multiple_of(16);
             assert_eq!(tick.0.is_some(), timed, "call {i}");
-            // Only the timed calls take time here: the exact ones 10 µs,
-            // the 4 sampled ones 1 ms.
-            let d = if i <= PolicyClock::EXACT {
-                Duration::from_micros(10)
-            } else if timed {
-                Duration::from_millis(1)
-            } else {
-                Duration::ZERO
-            };
-            std::thread::sleep(d);
-            slept += if i <= PolicyClock::EXACT { d } else { d * 16 };
-            c.stop(tick);
+            if timed {
+                // Call i takes i µs.
+                let d = Duration::from_micros(i);
+                c.add_timed(d);
+                expected += if i <= PolicyClock::EXACT { d } else { d * 16 };
+            }
         }
         assert_eq!(c.calls(), PolicyClock::EXACT + 64);
-        let e = c.estimate();
-        assert!(e >= slept, "{e:?} < {slept:?}");
-        assert!(e < slept * 2, "{e:?} vs {slept:?}");
+        // 1 + … + 256 µs exactly, then calls 272, 288, 304, 320 × 16.
+        assert_eq!(
+            expected,
+            Duration::from_micros(256 * 257 / 2 + 16 * (272 + 288 + 304 + 320))
+        );
+        assert_eq!(c.estimate(), expected);
+    }
+
+    /// With the real clock, a timed call counts at least the time it slept
+    /// (an upper bound would depend on the machine's load).
+    #[test]
+    fn stop_counts_at_least_the_time_a_call_took() {
+        let mut c = PolicyClock::default();
+        let tick = c.start();
+        std::thread::sleep(Duration::from_millis(2));
+        c.stop(tick);
+        assert!(
+            c.estimate() >= Duration::from_millis(2),
+            "{:?}",
+            c.estimate()
+        );
     }
 }
