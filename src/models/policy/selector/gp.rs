@@ -1108,10 +1108,11 @@ mod tests {
             beta_scale: DEFAULT_BETA_SCALE,
             acquisition: Acquisition::UcbCost(CostBelief::Prior),
         };
+        let types = Arc::new(GpuTypes::untyped(1));
         let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
             let ctx = RepContext {
                 trace,
-                gpu_types: &Arc::new(GpuTypes::untyped(1)),
+                gpu_types: &types,
                 tenants,
                 prior,
                 seed: 0,
