@@ -112,6 +112,10 @@ struct ModelSelection<'a> {
 /// accuracy is never observed; their GPU time up to the horizon counts as
 /// busy).
 ///
+/// On a typed cluster ([`SimInput::gpu_types`], DESIGN §11.4) each
+/// decision is for the lowest free GPU, whose type the policies read in
+/// [`Tenants::gpu_type`]; the job runs the pair's runtime on that type.
+///
 /// Per event nothing is allocated: the queue, the job log and the pools are
 /// sized up front.
 pub fn simulate(
