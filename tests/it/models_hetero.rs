@@ -21,7 +21,7 @@ use tenantsim::models::sim::{
     Proposal, RepContext, Scheduler, Selector, SimInput, Tenants, simulate,
 };
 
-use crate::common::run_scenario;
+use crate::common::{repo, run_scenario};
 
 const S: u64 = 1_000_000;
 
@@ -450,4 +450,45 @@ fn greedy_scores_for_the_free_gpus_type() {
     let out = simulate(&input, &mut greedy, &mut TypeAware).unwrap_or_else(|e| panic!("{e}"));
     let first: Vec<(u32, u32)> = out.jobs[..2].iter().map(|j| (j.tenant, j.gpu)).collect();
     assert_eq!(first, [(1, 0), (0, 1)]);
+}
+
+/// Regression guard of the per-type machinery (per-type heaps in `greedy`
+/// and `hybrid`, per-type proposal caches and cost beliefs): on the bundled
+/// `lcdb-8gpu` scenario, one named type of speed 1, and two types of speed
+/// 1 each (4 + 4 GPUs, so decisions alternate between types), run every
+/// policy exactly as the untyped 8 GPUs do, with `cost_belief = "prior"`
+/// added for the prior-cost path.
+#[test]
+fn equal_speed_types_run_as_the_untyped_cluster_on_lcdb() {
+    let path = repo("scenarios/lcdb-8gpu.toml");
+    let text = fs::read_to_string(&path).expect("scenario");
+    let text = format!(
+        "{text}\n[[policy]]\nname = \"ease.ml-prior\"\nscheduler = \"greedy\"\n\
+         selector = \"gp-ucb-cost\"\ncost_belief = \"prior\"\n"
+    );
+    let load = |cluster: &str| {
+        let t = text.replace("gpus = 8", cluster);
+        parse_scenario(&path, &t, Overrides::default()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let untyped = load("gpus = 8");
+    let one = load("nodes = [{type = \"v100\", count = 8}]");
+    let two = load(
+        "nodes = [{type = \"a\", count = 2, gpus_per_node = 2}, {type = \"b\", count = 4}]\n\
+         [cluster.speed]\na = 1.0\nb = 1.0",
+    );
+    assert!(two.gpu_types.is_typed() && two.gpu_types.n_types() == 2);
+    for p in 0..untyped.policies.len() {
+        for rep in 0..2 {
+            let want = simulate_one(&untyped, rep, p).unwrap_or_else(|e| panic!("{e}"));
+            for typed in [&one, &two] {
+                let got = simulate_one(typed, rep, p).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(
+                    got.outcome.jobs, want.outcome.jobs,
+                    "policy {}, rep {rep}",
+                    untyped.policies[p].name
+                );
+                assert_eq!(got.metrics, want.metrics);
+            }
+        }
+    }
 }
