@@ -21,7 +21,7 @@ use tenantsim::models::policy::{Params, registry};
 use tenantsim::models::scenario::{Scenario, parse_scenario};
 use tenantsim::models::sim::decision_bench::DecisionHarness;
 use tenantsim::models::sim::{EventQueue, Tenants};
-use tenantsim::models::sim::{RepContext, Selector};
+use tenantsim::models::sim::{GpuTypes, RepContext, Selector};
 use tenantsim::models::trace::{SynParams, Trace, TraceBuilder, generate_syn};
 
 fn main() {
@@ -67,6 +67,7 @@ fn gp_selector(
     let make = ok((spec.parse)(&mut params, trace));
     ok(make(&RepContext {
         trace,
+        gpu_types: &Arc::new(GpuTypes::untyped(1)),
         tenants,
         prior,
         seed: 0,
@@ -143,6 +144,7 @@ mod greedy {
             .with_inputs(|| {
                 let ctx = RepContext {
                     trace: &trace,
+                    gpu_types: &Arc::new(GpuTypes::untyped(1)),
                     tenants: &users,
                     prior: &prior,
                     seed: 0,

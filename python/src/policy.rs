@@ -186,6 +186,13 @@ impl State {
         self.with(|t| Ok(t.free_gpus()))
     }
 
+    /// The GPU type index of the GPU this decision fills (0 on an untyped
+    /// cluster; DESIGN §11.4).
+    #[getter]
+    fn gpu_type(&self) -> PyResult<u16> {
+        self.with(|t| Ok(t.gpu_type()))
+    }
+
     /// The eligible tenants, ascending.
     fn eligible_tenants(&self) -> PyResult<Vec<usize>> {
         self.with(|t| Ok((0..t.len()).filter(|&i| t.is_eligible(i)).collect()))

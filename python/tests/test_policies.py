@@ -349,6 +349,27 @@ def test_state_tells_the_time_and_the_free_gpus():
     assert max(t for t, _ in seen) > 0.0
 
 
+def test_state_tells_the_type_of_the_gpu_being_filled():
+    seen = []
+
+    class Types(tenantsim.Scheduler):
+        def pick(self, state):
+            seen.append(state.gpu_type)
+            return state.next_eligible(0)
+
+    cluster = {"nodes": [{"type": "fast", "count": 1}, {"type": "slow", "count": 1}]}
+    tenantsim.run(
+        scenario("types", "in-order", reps=1, fairness=False) | {"cluster": cluster},
+        policies={"types": Types},
+    )
+    # At 0 s GPU 0 (`fast`, type 0) is filled first, then GPU 1 (`slow`).
+    assert seen[:2] == [0, 1]
+    assert set(seen) == {0, 1}
+    seen.clear()
+    tenantsim.run(scenario("types", "in-order", reps=1), policies={"types": Types})
+    assert seen and set(seen) == {0}
+
+
 def test_python_job_scheduler_has_its_own_seeded_rng():
     draws = []  # one list per instance (one instance per repetition)
 

@@ -132,6 +132,19 @@ fn describe_scenario(text: &mut String, s: &Scenario) {
                 .map_or(String::new(), |h| format!(", horizon {h} s"))
         ),
     );
+    let types = &s.gpu_types;
+    if types.is_typed() {
+        let each: Vec<String> = types
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| format!("{name} × {}", types.gpus_of_type(t as u16)))
+            .collect();
+        line(
+            text,
+            format_args!("  GPU types (DESIGN §11.4): {}", each.join(", ")),
+        );
+    }
     line(
         text,
         format_args!(

@@ -11,7 +11,7 @@ use tenantsim::models::policy::registry::{self, SCHEDULERS, SELECTORS};
 use tenantsim::models::policy::scheduler::easeml_proto::EasemlProto;
 use tenantsim::models::policy::scheduler::greedy::{Greedy, Score};
 use tenantsim::models::policy::scheduler::hybrid::Hybrid;
-use tenantsim::models::sim::{Proposal, RepContext, Scheduler, Selector};
+use tenantsim::models::sim::{GpuTypes, Proposal, RepContext, Scheduler, Selector};
 use tenantsim::models::sim::{SimConfig, SimInput, Tenants, simulate};
 use tenantsim::models::trace::{Micros, Trace, TraceBuilder, TraceRow, parse_trace};
 
@@ -62,6 +62,7 @@ fn try_selector(
     }
     let ctx = RepContext {
         trace,
+        gpu_types: &Arc::new(GpuTypes::untyped(1)),
         tenants,
         prior,
         seed: 0,
@@ -84,6 +85,7 @@ fn run(
         trace,
         tenants,
         arrivals,
+        gpu_types: &GpuTypes::untyped(gpus),
         config: SimConfig {
             gpus,
             max_jobs_per_tenant: max_jobs,
@@ -614,6 +616,7 @@ fn per_second_and_per_relative_cost_pick_different_tenants() {
     let (prior, tenants) = ([0, 1], [2, 3]);
     let ctx = RepContext {
         trace: &trace,
+        gpu_types: &Arc::new(GpuTypes::untyped(1)),
         tenants: &tenants,
         prior: &prior,
         seed: 0,
@@ -708,6 +711,7 @@ fn impossible_answers_are_policy_errors() {
         trace: &trace,
         tenants: &[0],
         arrivals: &[0],
+        gpu_types: &GpuTypes::untyped(1),
         config: SimConfig {
             gpus: 1,
             max_jobs_per_tenant: 1,

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS};
-use tenantsim::models::sim::RepContext;
+use tenantsim::models::sim::{GpuTypes, RepContext};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
@@ -128,6 +128,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             };
             let ctx = RepContext {
                 trace,
+                gpu_types: &Arc::new(GpuTypes::untyped(1)),
                 tenants: &tenants,
                 prior: &prior,
                 seed: c.seed,
@@ -140,6 +141,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
                 trace,
                 tenants: &tenants,
                 arrivals: &arrivals,
+                gpu_types: &GpuTypes::untyped(c.gpus),
                 config: SimConfig {
                     gpus: c.gpus,
                     max_jobs_per_tenant: c.max_jobs,
@@ -273,6 +275,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
             };
             let ctx = RepContext {
                 trace,
+                gpu_types: &Arc::new(GpuTypes::untyped(1)),
                 tenants: &tenants,
                 prior: &prior,
                 seed: c.seed,
@@ -287,6 +290,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
                 trace,
                 tenants: &tenants,
                 arrivals: &arrivals,
+                gpu_types: &GpuTypes::untyped(c.gpus),
                 config: SimConfig {
                     gpus: c.gpus,
                     max_jobs_per_tenant: c.max_jobs,

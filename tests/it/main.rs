@@ -27,6 +27,7 @@ mod jobs_invariants;
 mod jobs_sweep;
 mod lcdb_e2e;
 mod limits;
+mod models_hetero;
 mod online;
 mod paper_view;
 mod parsers_never_panic;

@@ -131,6 +131,7 @@ fn run_policy(
 ) -> Result<RunOutcome> {
     let ctx = RepContext {
         trace: &scenario.trace,
+        gpu_types: &scenario.gpu_types,
         tenants,
         prior: &split.prior,
         seed: scenario.seed(),
@@ -144,6 +145,7 @@ fn run_policy(
         tenants,
         arrivals,
         config: scenario.config,
+        gpu_types: &scenario.gpu_types,
     };
     simulate(&input, scheduler.as_mut(), selector.as_mut())
 }

@@ -16,4 +16,7 @@ mod prior;
 
 pub use acquisition::{argmax, argmax_by, beta, expected_improvement, ucb, ucb_cost};
 pub use posterior::{MIN_INNOVATION_VARIANCE, TenantPosterior};
-pub use prior::{GpPrior, Kernel, RbfDefaults, rbf_defaults, relative_cost_prior, runtime_prior_s};
+pub use prior::{
+    GpPrior, Kernel, RbfDefaults, rbf_defaults, relative_cost_prior, relative_cost_prior_on,
+    runtime_prior_s, runtime_prior_s_on,
+};

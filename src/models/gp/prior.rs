@@ -26,7 +26,7 @@
 use ndarray::Array2;
 
 use crate::core::error::{Error, Result};
-use crate::models::trace::Trace;
+use crate::models::trace::{Micros, Trace};
 
 /// The covariance kernel of the GP prior (scenario key `kernel`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -300,8 +300,21 @@ impl GpPrior {
 /// An input error if `prior_users` is empty, has an index out of range or a
 /// repeated index.
 pub fn relative_cost_prior(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f64>> {
+    relative_cost_prior_on(trace, trace.runtime_matrix_us(), prior_users)
+}
+
+/// [`relative_cost_prior`] with the runtimes `runtime` (µs, the trace's
+/// shape) in place of the trace's: the prior users' runtimes on one GPU
+/// type (DESIGN §11.4).
+///
+/// # Errors
+/// As [`relative_cost_prior`].
+pub fn relative_cost_prior_on(
+    trace: &Trace,
+    runtime: &Array2<Micros>,
+    prior_users: &[usize],
+) -> Result<Vec<f64>> {
     check_prior_users(trace, prior_users)?;
-    let runtime = trace.runtime_matrix_us();
     let n_models = trace.n_models();
     let mut sum = vec![0.0; n_models];
     let mut count = vec![0usize; n_models];
@@ -355,8 +368,21 @@ fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> R
 /// An input error if `prior_users` is empty, has an index out of range or a
 /// repeated index.
 pub fn runtime_prior_s(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f64>> {
+    runtime_prior_s_on(trace, trace.runtime_matrix_us(), prior_users)
+}
+
+/// [`runtime_prior_s`] with the runtimes `runtime` (µs, the trace's shape)
+/// in place of the trace's: the prior users' runtimes on one GPU type
+/// (DESIGN §11.4).
+///
+/// # Errors
+/// As [`runtime_prior_s`].
+pub fn runtime_prior_s_on(
+    trace: &Trace,
+    runtime: &Array2<Micros>,
+    prior_users: &[usize],
+) -> Result<Vec<f64>> {
     check_prior_users(trace, prior_users)?;
-    let runtime = trace.runtime_matrix_us();
     let n_models = trace.n_models();
     let mut sum = vec![0.0; n_models];
     let mut count = vec![0usize; n_models];

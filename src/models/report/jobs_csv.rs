@@ -10,21 +10,36 @@ use crate::models::trace::micros_to_secs_string;
 /// Render `jobs.csv`: `policy,rep,job,gpu,user,model,start_s,end_s,accuracy`
 /// (DESIGN §6.1). `job` numbers jobs in start order from 0 within a run; jobs
 /// cut off by the horizon are not listed (their accuracy was never seen).
+///
+/// On a typed cluster (DESIGN §11.4) a last column `gpu_type` names the
+/// type of the job's GPU ([`jobs_header`]); an untyped cluster's file is
+/// unchanged.
 pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
-    let mut out = String::from(JOBS_HEADER);
+    let mut out = String::from(jobs_header(scenario));
     for r in runs {
         jobs_rows(&mut out, scenario, r);
     }
     out
 }
 
-/// The header line of `jobs.csv`.
+/// The header line of `jobs.csv` on an untyped cluster.
 pub const JOBS_HEADER: &str = "policy,rep,job,gpu,user,model,start_s,end_s,accuracy\n";
+
+/// The header line of `jobs.csv` for `scenario`: [`JOBS_HEADER`], plus
+/// `gpu_type` on a typed cluster.
+pub fn jobs_header(scenario: &Scenario) -> &'static str {
+    if scenario.gpu_types.is_typed() {
+        "policy,rep,job,gpu,user,model,start_s,end_s,accuracy,gpu_type\n"
+    } else {
+        JOBS_HEADER
+    }
+}
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.
 pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
     let trace = &scenario.trace;
     let policy = csv_field(&scenario.policies[r.policy].name);
+    let types = &scenario.gpu_types;
     for (j, job) in r
         .outcome
         .jobs
@@ -34,7 +49,7 @@ pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
     {
         let user = &trace.users()[r.split.tenants[job.tenant as usize]];
         let model = &trace.models()[job.model as usize];
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{policy},{},{j},{},{},{},{},{},{}",
             r.rep,
@@ -45,5 +60,10 @@ pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
             micros_to_secs_string(job.end),
             job.accuracy
         );
+        if types.is_typed() {
+            out.push(',');
+            out.push_str(&types.names()[usize::from(types.type_of(job.gpu))]);
+        }
+        out.push('\n');
     }
 }

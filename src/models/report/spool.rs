@@ -1,7 +1,7 @@
 //! The per-run files of model mode (`summary.csv`, `tenants.csv`,
 //! `jobs.csv`), spooled row by row while the runs are folded.
 
-use super::{JOBS_HEADER, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows};
+use super::{jobs_header, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows};
 use crate::core::error::Result;
 use crate::core::spool::Spool;
 use crate::models::metrics::RepResult;
@@ -27,7 +27,7 @@ impl RowSpools {
             summary: Spool::new("summary.csv", &summary_header(scenario))?,
             tenants: Spool::new("tenants.csv", &tenants_header(scenario))?,
             jobs: if jobs {
-                Some(Spool::new("jobs.csv", JOBS_HEADER)?)
+                Some(Spool::new("jobs.csv", jobs_header(scenario))?)
             } else {
                 None
             },

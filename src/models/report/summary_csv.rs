@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
+use crate::core::cluster::GpuType;
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 use crate::models::trace::micros_to_secs_string;
@@ -17,6 +18,10 @@ use crate::models::trace::micros_to_secs_string;
 /// normalised by each tenant's isolated area; `n/a` with `fairness =
 /// false`) and `abandoned` (tenants that left). Floats use Rust's shortest
 /// round-trip formatting, so the text is the same on every machine.
+///
+/// On a typed cluster (DESIGN §11.4) one more column per GPU type follows,
+/// `gpu_busy_fraction.<type>`: busy GPU time on that type / (its GPUs ×
+/// end). An untyped cluster's file is unchanged.
 pub fn summary_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
     let mut out = summary_header(scenario);
     for r in runs {
@@ -33,8 +38,14 @@ pub fn summary_header(scenario: &Scenario) -> String {
     }
     out.push_str(",jobs,gpu_busy_fraction,end_s,events");
     out.push_str(
-        ",regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max,jain_index,abandoned\n",
+        ",regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max,jain_index,abandoned",
     );
+    if scenario.gpu_types.is_typed() {
+        for t in scenario.gpu_types.names() {
+            let _ = write!(out, ",gpu_busy_fraction.{t}");
+        }
+    }
+    out.push('\n');
     out
 }
 
@@ -54,7 +65,7 @@ pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
         let _ = write!(out, ",{}", secs_or_inf(*t));
     }
     let a = &r.tenant_aggregate;
-    let _ = writeln!(
+    let _ = write!(
         out,
         ",{},{},{},{},{},{},{},{},{},{}",
         m.jobs,
@@ -68,4 +79,17 @@ pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
         a.jain.map_or_else(|| "n/a".to_string(), |j| j.to_string()),
         a.abandoned
     );
+    let types = &scenario.gpu_types;
+    if types.is_typed() {
+        for (t, busy) in r.outcome.busy_by_type.iter().enumerate() {
+            let capacity = u128::from(types.gpus_of_type(t as GpuType)) * u128::from(r.outcome.end);
+            let f = if capacity == 0 {
+                0.0
+            } else {
+                *busy as f64 / capacity as f64
+            };
+            let _ = write!(out, ",{f}");
+        }
+    }
+    out.push('\n');
 }

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::cluster::NodeGroup;
+
 /// A scenario file. See the README's scenario reference for every key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -243,14 +245,29 @@ pub struct SplitSection {
     pub tenant_count: Option<usize>,
 }
 
-/// `[cluster]`.
+/// `[cluster]`: exactly one of `gpus` (identical GPUs) and `nodes` (typed
+/// node groups, DESIGN §11.4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSection {
     /// Identical GPUs (at least 1, at most [`crate::core::limits::MAX_GPUS`];
     /// read as a 64-bit number so that a huge value is reported against
     /// the limit).
-    pub gpus: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<u64>,
+    /// Typed node groups, `[{type = "v100", count = 8}, {type = "k80",
+    /// count = 4, gpus_per_node = 2}]`; GPUs are numbered node by node in
+    /// this order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<NodeGroup>>,
+    /// `[cluster.speed]`: per GPU type, the speed factor f (runtime on the
+    /// type = runtime_s / f; default 1).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub speed: BTreeMap<String, f64>,
+    /// `[cluster.model_speed.<type>]`: per GPU type, per model id, a speed
+    /// factor that overrides `speed` for that model.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_speed: BTreeMap<String, BTreeMap<String, f64>>,
     /// Concurrent jobs per tenant (default 1: sequential model selection).
     #[serde(default = "default_max_jobs")]
     pub max_jobs_per_tenant: u32,

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{
-    ArrivalPlan, LimitsSection, LoadedTrace, OutputSection, PolicySection, ScenarioFile, SplitPlan,
-    TraceSection, load_trace_source,
+    ArrivalPlan, ClusterSection, LimitsSection, LoadedTrace, OutputSection, PolicySection,
+    ScenarioFile, SplitPlan, TraceSection, load_trace_source,
 };
+use crate::core::cluster::{ClusterSpec, groups_to_spec};
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
@@ -17,8 +18,8 @@ use crate::core::scenario::{
 };
 use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
+use crate::models::sim::{GpuTypes, SimConfig, SpeedTable, TenantLimits};
 use crate::models::sim::{SchedulerFactory, SelectorFactory};
-use crate::models::sim::{SimConfig, TenantLimits};
 use crate::models::trace::Trace;
 
 /// One validated policy: its label, its scheduler and selector, and the
@@ -67,6 +68,9 @@ pub struct Scenario {
     pub split: SplitPlan,
     /// Cluster and limits.
     pub config: SimConfig,
+    /// The GPUs' types and the runtimes on each (untyped: one anonymous
+    /// type running the trace's runtimes).
+    pub gpu_types: Arc<GpuTypes>,
     /// θ values.
     pub thresholds: Vec<f64>,
     /// When tenants arrive.
@@ -176,9 +180,9 @@ pub fn build_scenario(
     let trace_sha256 = loaded.sha256;
 
     let split = resolve_split(&at, &file, &trace)?;
+    let gpu_types = Arc::new(resolve_cluster(&at, &file.cluster, &trace)?);
     let config = SimConfig {
-        // At most MAX_GPUS (checked above), so it fits.
-        gpus: u32::try_from(file.cluster.gpus).unwrap_or(u32::MAX),
+        gpus: gpu_types.gpus(),
         max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
         horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
         limits: resolve_limits(&at, &file.limits)?,
@@ -218,9 +222,65 @@ pub fn build_scenario(
         trace,
         split,
         config,
+        gpu_types,
         policies,
         baseline,
     })
+}
+
+/// `[cluster]`: `gpus` identical GPUs or typed `nodes` (exactly one), the
+/// speed factors, and the runtimes on each type (DESIGN §11.4).
+fn resolve_cluster(at: &str, c: &ClusterSection, trace: &Trace) -> Result<GpuTypes> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    let spec = match (c.gpus, &c.nodes) {
+        (Some(_), Some(_)) => {
+            return bad(
+                "[cluster]",
+                "give one of `gpus` (identical GPUs) and `nodes` (typed node groups), not both"
+                    .into(),
+            );
+        }
+        (None, None) => {
+            return bad(
+                "[cluster]",
+                "missing `gpus` (identical GPUs, e.g. `gpus = 8`) or `nodes` (typed node groups, \
+                 e.g. `nodes = [{type = \"v100\", count = 8}]`)"
+                    .into(),
+            );
+        }
+        (Some(0), None) => return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into()),
+        (Some(g), None) if g > MAX_GPUS => {
+            return bad(
+                "[cluster].gpus",
+                format!(
+                    "{} GPUs exceed the limit of {} GPUs",
+                    grouped(g),
+                    grouped(MAX_GPUS)
+                ),
+            );
+        }
+        // At most MAX_GPUS (checked above), so it fits.
+        (Some(g), None) => ClusterSpec::untyped(&[u32::try_from(g).unwrap_or(u32::MAX)]),
+        (None, Some(groups)) => {
+            let spec = groups_to_spec(at, "[cluster].nodes", groups)?;
+            if spec.gpus() > MAX_GPUS {
+                return bad(
+                    "[cluster].nodes",
+                    format!(
+                        "{} GPUs in all exceed the limit of {} GPUs",
+                        grouped(spec.gpus()),
+                        grouped(MAX_GPUS)
+                    ),
+                );
+            }
+            spec
+        }
+    };
+    let speeds = SpeedTable {
+        speed: c.speed.clone(),
+        model_speed: c.model_speed.clone(),
+    };
+    GpuTypes::build(at, &spec, trace, &speeds)
 }
 
 /// Checks of `[output]`.
@@ -324,19 +384,6 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
         return bad(
             "horizon_s",
             format!("expected seconds > 0 and <= 1e12, got {h}"),
-        );
-    }
-    if f.cluster.gpus == 0 {
-        return bad("[cluster].gpus", "expected at least 1 GPU, got 0".into());
-    }
-    if f.cluster.gpus > MAX_GPUS {
-        return bad(
-            "[cluster].gpus",
-            format!(
-                "{} GPUs exceed the limit of {} GPUs",
-                grouped(f.cluster.gpus),
-                grouped(MAX_GPUS)
-            ),
         );
     }
     if f.cluster.max_jobs_per_tenant == 0 {

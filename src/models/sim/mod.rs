@@ -12,6 +12,7 @@
 #[doc(hidden)]
 pub mod decision_bench;
 mod gpu_pool;
+mod gpu_types;
 mod outcome;
 mod policy_api;
 mod simulation;
@@ -19,6 +20,7 @@ mod tenants;
 
 pub use crate::core::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
 pub use gpu_pool::GpuPool;
+pub use gpu_types::{GpuTypes, SpeedTable};
 pub use outcome::{JobRecord, RunOutcome};
 pub use policy_api::{
     Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,

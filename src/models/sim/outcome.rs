@@ -36,6 +36,9 @@ pub struct RunOutcome {
     pub end: Micros,
     /// GPU-µs of busy time up to `end`.
     pub busy: u128,
+    /// On a typed cluster, GPU-µs of busy time up to `end` per GPU type
+    /// (empty when untyped).
+    pub busy_by_type: Vec<u128>,
     /// Events processed (completions and arrivals).
     pub events: u64,
     /// Number of GPUs.

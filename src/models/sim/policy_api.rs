@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::Tenants;
+use super::{GpuTypes, Tenants};
 use crate::core::error::{Error, Result};
 use crate::models::trace::Trace;
 
@@ -101,6 +101,10 @@ pub trait Scheduler: Send {
 pub struct RepContext<'a> {
     /// The trace (shared read-only by every repetition).
     pub trace: &'a Arc<Trace>,
+    /// The cluster's GPU types and the runtime of every pair on each
+    /// (DESIGN §11.4; [`GpuTypes::untyped`] for identical GPUs). The type
+    /// of the GPU a decision fills is [`Tenants::gpu_type`].
+    pub gpu_types: &'a Arc<GpuTypes>,
     /// Trace user indices of this repetition's tenants, ascending.
     pub tenants: &'a [usize],
     /// Trace user indices of this repetition's prior (history) users.

@@ -1,7 +1,7 @@
 //! The model-selection simulation (DESIGN §2), a [`Component`] of the event
 //! loop.
 
-use super::{EventQueue, GpuPool, JobRecord, RunOutcome, TenantLimits, Tenants};
+use super::{EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, TenantLimits, Tenants};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::policy_clock::PolicyClock;
@@ -44,6 +44,9 @@ pub struct SimInput<'a> {
     pub arrivals: &'a [Micros],
     /// Cluster and limits.
     pub config: SimConfig,
+    /// The GPUs' types and the runtimes on each ([`GpuTypes::untyped`]
+    /// for identical GPUs); its GPU count must be `config.gpus`.
+    pub gpu_types: &'a GpuTypes,
 }
 
 /// Event kinds, in the order they are processed at one instant (DESIGN §2.4:
@@ -80,6 +83,7 @@ const NO_JOB: u32 = u32::MAX;
 
 struct ModelSelection<'a> {
     trace: &'a Trace,
+    types: &'a GpuTypes,
     tenants: Tenants,
     pool: GpuPool,
     jobs: Vec<JobRecord>,
@@ -108,6 +112,10 @@ struct ModelSelection<'a> {
 /// accuracy is never observed; their GPU time up to the horizon counts as
 /// busy).
 ///
+/// On a typed cluster ([`SimInput::gpu_types`], DESIGN §11.4) each
+/// decision is for the lowest free GPU, whose type the policies read in
+/// [`Tenants::gpu_type`]; the job runs the pair's runtime on that type.
+///
 /// Per event nothing is allocated: the queue, the job log and the pools are
 /// sized up front.
 pub fn simulate(
@@ -120,7 +128,15 @@ pub fn simulate(
         tenants: users,
         arrivals,
         config,
+        gpu_types,
     } = *input;
+    if gpu_types.gpus() != config.gpus {
+        return Err(Error::input(format!(
+            "internal: a cluster of {} typed GPUs for a configuration of {} GPUs",
+            gpu_types.gpus(),
+            config.gpus
+        )));
+    }
     if arrivals.len() != users.len() {
         return Err(Error::input(format!(
             "internal: {} arrival times for {} tenants",
@@ -135,6 +151,7 @@ pub fn simulate(
     }
     let mut sim = ModelSelection {
         trace,
+        types: gpu_types,
         tenants: Tenants::new(
             trace,
             users,
@@ -159,6 +176,14 @@ pub fn simulate(
         .iter()
         .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
         .sum();
+    let mut busy_by_type = Vec::new();
+    if gpu_types.is_typed() {
+        busy_by_type = vec![0; gpu_types.n_types()];
+        for j in &sim.jobs {
+            busy_by_type[usize::from(gpu_types.type_of(j.gpu))] +=
+                u128::from(j.end.min(end.end).saturating_sub(j.start));
+        }
+    }
     let budget_exhausted = (0..users.len())
         .map(|i| sim.tenants.is_exhausted(i))
         .collect();
@@ -167,6 +192,7 @@ pub fn simulate(
         completion_order: sim.completion_order,
         end: end.end,
         busy,
+        busy_by_type,
         events: end.events,
         gpus: config.gpus,
         left_at: sim.left_at,
@@ -220,9 +246,11 @@ impl Component for ModelSelection<'_> {
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
         self.policy_errors()?;
         self.tenants.set_now(now);
-        while self.pool.free_count() > 0 {
+        while let Some(lowest) = self.pool.peek_lowest() {
             self.tenants
                 .set_free_gpus(u32::try_from(self.pool.free_count()).unwrap_or(u32::MAX));
+            let gpu_type = self.types.type_of(lowest);
+            self.tenants.set_gpu_type(gpu_type);
             let tick = self.clock.start();
             let picked = self.scheduler.pick(&self.tenants, self.selector);
             let proposal = picked
@@ -252,7 +280,7 @@ impl Component for ModelSelection<'_> {
                     p.model
                 )));
             }
-            let runtime = self.trace.runtime_us(u, p.model);
+            let runtime = self.types.runtime_us(self.trace, gpu_type, u, p.model);
             if self.tenants.would_exceed_budget(i, runtime) {
                 // The job that would cross the budget is not started; the
                 // tenant stops being eligible.

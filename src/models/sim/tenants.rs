@@ -1,5 +1,6 @@
 //! Per-tenant state of one simulation, readable by every policy.
 
+use crate::core::cluster::GpuType;
 use crate::models::trace::{Micros, Trace};
 
 /// State of the tenants of one run. Tenant `i` is trace user
@@ -26,6 +27,8 @@ pub struct Tenants {
     now: Micros,
     /// Free GPUs when the decision is made.
     free_gpus: u32,
+    /// Type of the GPU the decision fills.
+    gpu_type: GpuType,
 }
 
 /// The per-tenant fields of [`Tenants`] that change during a run.
@@ -85,6 +88,7 @@ impl Tenants {
             limits,
             now: 0,
             free_gpus: 0,
+            gpu_type: 0,
         }
     }
 
@@ -97,6 +101,18 @@ impl Tenants {
     /// assigned).
     pub fn free_gpus(&self) -> u32 {
         self.free_gpus
+    }
+
+    /// The GPU type (index into [`GpuTypes::names`](super::GpuTypes::names))
+    /// of the GPU the current decision fills: the lowest free GPU
+    /// (DESIGN §11.4). Always 0 on an untyped cluster. A selector proposes,
+    /// and a scheduler scores, for a job on this type.
+    pub fn gpu_type(&self) -> GpuType {
+        self.gpu_type
+    }
+
+    pub(super) fn set_gpu_type(&mut self, t: GpuType) {
+        self.gpu_type = t;
     }
 
     pub(super) fn set_now(&mut self, now: Micros) {

@@ -29,6 +29,10 @@ pub struct TraceBuilder {
     year: Vec<Option<(i64, String)>>,
     citations: Vec<Option<(i64, String)>>,
     rows_per_user: Vec<usize>,
+    /// GPU type names of the per-type runtime columns `runtime_s.<type>`.
+    typed_names: Vec<String>,
+    /// (column slot, user, model, runtime µs) of the per-type cells given.
+    typed_cells: Vec<(usize, usize, usize, Micros)>,
 }
 
 impl TraceBuilder {
@@ -49,7 +53,16 @@ impl TraceBuilder {
             year: Vec::new(),
             citations: Vec::new(),
             rows_per_user: Vec::new(),
+            typed_names: Vec::new(),
+            typed_cells: Vec::new(),
         }
+    }
+
+    /// Declare per-type runtime columns `runtime_s.<name>` (DESIGN §11.4),
+    /// one GPU type name each, in the order [`TraceBuilder::push_with_runtimes`]
+    /// gets their values.
+    pub fn set_runtime_columns(&mut self, names: Vec<String>) {
+        self.typed_names = names;
     }
 
     /// Declare a user id so that it gets an index now (order of first
@@ -80,6 +93,18 @@ impl TraceBuilder {
 
     /// Check and add one row found at `where_`.
     pub fn push(&mut self, row: &TraceRow, where_: &str) -> Result<()> {
+        self.push_with_runtimes(row, &[], where_)
+    }
+
+    /// [`TraceBuilder::push`], with the row's per-type runtimes in seconds,
+    /// one per column of [`TraceBuilder::set_runtime_columns`] (`None`: the
+    /// cell is empty, the type falls back to `runtime_s`).
+    pub fn push_with_runtimes(
+        &mut self,
+        row: &TraceRow,
+        typed: &[Option<f64>],
+        where_: &str,
+    ) -> Result<()> {
         if row.user.trim().is_empty() {
             return Err(Error::input(format!(
                 "{where_}: field `user`: expected a non-empty id"
@@ -137,6 +162,17 @@ impl TraceBuilder {
             &row.model,
             where_,
         )?;
+        for (slot, v) in typed.iter().enumerate() {
+            let Some(secs) = *v else { continue };
+            if !secs.is_finite() || secs <= 0.0 || secs > MAX_RUNTIME_S {
+                return Err(Error::input(format!(
+                    "{where_}: field `runtime_s.{}`: expected a number of seconds > 0 and <= {MAX_RUNTIME_S:e} \
+                     (or an empty cell: the type then takes `runtime_s`), got {secs}",
+                    self.typed_names.get(slot).map_or("?", String::as_str)
+                )));
+            }
+            self.typed_cells.push((slot, u, k, secs_to_micros(secs)));
+        }
         self.seen.insert((u, k), where_.to_string());
         self.rows_per_user[u] += 1;
         self.cells
@@ -171,6 +207,14 @@ impl TraceBuilder {
         let models_of_user = (0..n)
             .map(|u| (0..k).filter(|&m| available[[u, m]]).collect())
             .collect();
+        let mut typed: Vec<(String, Array2<Micros>)> = self
+            .typed_names
+            .into_iter()
+            .map(|name| (name, Array2::zeros((n, k))))
+            .collect();
+        for &(slot, u, m, r) in &self.typed_cells {
+            typed[slot].1[[u, m]] = r;
+        }
         let take = |v: Vec<Option<(i64, String)>>, has: bool| {
             has.then(|| v.into_iter().map(|x| x.map_or(0, |(y, _)| y)).collect())
         };
@@ -184,6 +228,7 @@ impl TraceBuilder {
             models_of_user,
             model_year: take(self.year, self.has_year),
             model_citations: take(self.citations, self.has_citations),
+            typed_runtime_us: typed,
         })
     }
 }
@@ -219,6 +264,7 @@ impl Trace {
             models_of_user: (0..n).map(|_| (0..k).collect()).collect(),
             model_year,
             model_citations,
+            typed_runtime_us: Vec::new(),
         }
     }
 }

@@ -22,6 +22,10 @@ pub struct Trace {
     pub(super) models_of_user: Vec<Vec<usize>>,
     pub(super) model_year: Option<Vec<i64>>,
     pub(super) model_citations: Option<Vec<i64>>,
+    /// Per-type runtime columns `runtime_s.<type>` (DESIGN §11.4): the GPU
+    /// type name and the runtime per (user, model) in µs, rounded once at
+    /// load; 0 where the cell is empty or the pair missing.
+    pub(super) typed_runtime_us: Vec<(String, Array2<Micros>)>,
 }
 
 impl Trace {
@@ -91,6 +95,16 @@ impl Trace {
     /// `model_citations` per model, if the trace has that column.
     pub fn model_citations(&self) -> Option<&[i64]> {
         self.model_citations.as_deref()
+    }
+    /// The per-type runtime columns `runtime_s.<type>` in file order: the
+    /// type name and the runtime matrix in µs (0 where the cell is empty:
+    /// that pair falls back to `runtime_s` on that type).
+    pub fn typed_runtimes_us(&self) -> &[(String, Array2<Micros>)] {
+        &self.typed_runtime_us
+    }
+    /// Index of a model id.
+    pub fn model_index(&self, id: &str) -> Option<usize> {
+        self.models.iter().position(|m| m == id)
     }
     /// Index of a user id.
     pub fn user_index(&self, id: &str) -> Option<usize> {

@@ -21,7 +21,11 @@ pub const SPEC: SchedulerSpec = SchedulerSpec {
 fn parse(params: &mut Params) -> Result<SchedulerFactory> {
     let score = Score::parse(params)?;
     Ok(Arc::new(move |ctx: &RepContext<'_>| {
-        Ok(Box::new(Greedy::new(ctx.tenants.len(), score)) as Box<dyn Scheduler>)
+        Ok(Box::new(Greedy::with_types(
+            ctx.tenants.len(),
+            ctx.gpu_types.n_types(),
+            score,
+        )) as Box<dyn Scheduler>)
     }))
 }
 
@@ -89,42 +93,66 @@ impl Score {
 /// top. A decision therefore costs O(d log n) for d tenants changed since
 /// the previous one (d is O(1) per event), not O(n). Nothing allocates
 /// after construction.
+///
+/// On a cluster of several GPU types (DESIGN §11.4) a score depends on the
+/// type of the GPU being filled ([`Tenants::gpu_type`]): the selector
+/// proposes for that type and `per-second` divides by the believed runtime
+/// on it. The scheduler keeps one heap and one dirty list per type; a
+/// change marks the tenant dirty in every type, and a pick for type t
+/// rescores t's dirty tenants only.
 #[derive(Debug, Clone)]
 pub struct Greedy {
     score: Score,
-    heap: ScoreHeap,
-    dirty: Vec<u32>,
+    /// Per GPU type.
+    heaps: Vec<ScoreHeap>,
+    /// Per GPU type: tenants changed since that type's last pick.
+    dirty: Vec<Vec<u32>>,
+    /// `t * n + i`: tenant i is in `dirty[t]`.
     is_dirty: Vec<bool>,
+    n: usize,
 }
 
 impl Greedy {
-    /// A scheduler over `n` tenants ranking them by `score`.
+    /// A scheduler over `n` tenants ranking them by `score` (one GPU type).
     pub fn new(n: usize, score: Score) -> Self {
+        Self::with_types(n, 1, score)
+    }
+
+    /// A scheduler over `n` tenants on a cluster of `types` GPU types (at
+    /// least 1), ranking them by `score`.
+    pub fn with_types(n: usize, types: usize, score: Score) -> Self {
+        let types = types.max(1);
         Self {
             score,
-            heap: ScoreHeap::new(n),
-            dirty: Vec::with_capacity(n),
-            is_dirty: vec![false; n],
+            heaps: (0..types).map(|_| ScoreHeap::new(n)).collect(),
+            dirty: (0..types).map(|_| Vec::with_capacity(n)).collect(),
+            is_dirty: vec![false; n * types],
+            n,
         }
     }
 
-    /// Rescore the tenants changed since the last call; the best eligible
-    /// tenant and its score.
+    /// Rescore the tenants changed since the last call for the type of
+    /// the GPU being filled; the best eligible tenant and its score.
     pub fn best(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<(usize, f64)> {
-        for i in self.dirty.drain(..) {
+        // A type beyond those given at construction (a hand-driven engine)
+        // falls back to the last heap.
+        let t = usize::from(tenants.gpu_type()).min(self.heaps.len() - 1);
+        let (heap, dirty) = (&mut self.heaps[t], &mut self.dirty[t]);
+        let is_dirty = &mut self.is_dirty[t * self.n..(t + 1) * self.n];
+        for i in dirty.drain(..) {
             let i = i as usize;
-            self.is_dirty[i] = false;
+            is_dirty[i] = false;
             let proposal = if tenants.is_eligible(i) {
                 selector.propose(tenants, i)
             } else {
                 None
             };
             match proposal {
-                Some(p) => self.heap.set(i, self.score.of(&p, tenants.best(i))),
-                None => self.heap.remove(i),
+                Some(p) => heap.set(i, self.score.of(&p, tenants.best(i))),
+                None => heap.remove(i),
             }
         }
-        self.heap.top()
+        heap.top()
     }
 }
 
@@ -134,9 +162,12 @@ impl Scheduler for Greedy {
     }
 
     fn tenant_changed(&mut self, _tenants: &Tenants, tenant: usize) {
-        if !self.is_dirty[tenant] {
-            self.is_dirty[tenant] = true;
-            self.dirty.push(tenant as u32);
+        for (t, dirty) in self.dirty.iter_mut().enumerate() {
+            let flag = &mut self.is_dirty[t * self.n + tenant];
+            if !*flag {
+                *flag = true;
+                dirty.push(tenant as u32);
+            }
         }
     }
 }

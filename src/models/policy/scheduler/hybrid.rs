@@ -40,7 +40,13 @@ fn parse(params: &mut Params) -> Result<SchedulerFactory> {
     let after = params.u64("switch_after", DEFAULT_SWITCH_AFTER)?;
     let score = Score::parse(params)?;
     Ok(Arc::new(move |ctx: &RepContext<'_>| {
-        Ok(Box::new(Hybrid::new(ctx.tenants.len(), epsilon, after, score)) as Box<dyn Scheduler>)
+        let greedy = Greedy::with_types(ctx.tenants.len(), ctx.gpu_types.n_types(), score);
+        Ok(Box::new(Hybrid::with_greedy(
+            greedy,
+            ctx.tenants.len(),
+            epsilon,
+            after,
+        )) as Box<dyn Scheduler>)
     }))
 }
 
@@ -82,8 +88,14 @@ impl Hybrid {
     /// A scheduler over `n` tenants with threshold `epsilon`, count `after`
     /// and greedy's `score`.
     pub fn new(n: usize, epsilon: f64, after: u64, score: Score) -> Self {
+        Self::with_greedy(Greedy::new(n, score), n, epsilon, after)
+    }
+
+    /// [`Hybrid::new`] starting from `greedy` (e.g. one built for several
+    /// GPU types, [`Greedy::with_types`]) over `n` tenants.
+    pub fn with_greedy(greedy: Greedy, n: usize, epsilon: f64, after: u64) -> Self {
         Self {
-            greedy: Greedy::new(n, score),
+            greedy,
             rr: RoundRobin::new(n),
             epsilon,
             after,

@@ -21,15 +21,16 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
+use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 use crate::models::gp::{
-    GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement, relative_cost_prior,
-    runtime_prior_s, ucb, ucb_cost,
+    GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement,
+    relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
 };
 use crate::models::policy::Params;
 use crate::models::policy::registry::SelectorSpec;
 use crate::models::sim::Tenants;
-use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::{GpuTypes, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// `gp-ucb`: argmax UCB.
@@ -283,13 +284,16 @@ struct PriorEntry {
     /// The trace (weak: it keeps the allocation, so no other trace can take
     /// its address while the entry lives).
     trace: Weak<Trace>,
+    /// The cluster's types and runtimes (weak, for the same reason).
+    gpu_types: Weak<GpuTypes>,
     prior_users: Box<[usize]>,
     prior: Arc<GpPrior>,
     costs: Option<PriorCosts>,
 }
 
-/// The `prior` cost beliefs per trace model: relative cost ĉ
-/// ([`relative_cost_prior`]) and runtime in seconds ĉˢ ([`runtime_prior_s`]).
+/// The `prior` cost beliefs per (GPU type, trace model), at `t * K + k`:
+/// relative cost ĉ ([`relative_cost_prior_on`]) and runtime in seconds ĉˢ
+/// ([`runtime_prior_s_on`]), from the prior users' runtimes on that type.
 #[derive(Debug, Clone)]
 struct PriorCosts {
     relative: Arc<[f64]>,
@@ -298,7 +302,9 @@ struct PriorCosts {
 
 impl PriorEntry {
     fn matches(&self, ctx: &RepContext<'_>) -> bool {
-        std::ptr::eq(self.trace.as_ptr(), Arc::as_ptr(ctx.trace)) && *self.prior_users == *ctx.prior
+        std::ptr::eq(self.trace.as_ptr(), Arc::as_ptr(ctx.trace))
+            && std::ptr::eq(self.gpu_types.as_ptr(), Arc::as_ptr(ctx.gpu_types))
+            && *self.prior_users == *ctx.prior
     }
 }
 
@@ -336,6 +342,7 @@ impl PriorCache {
                 0,
                 PriorEntry {
                     trace: Arc::downgrade(ctx.trace),
+                    gpu_types: Arc::downgrade(ctx.gpu_types),
                     prior_users: ctx.prior.into(),
                     prior: Arc::clone(&prior),
                     costs: costs.clone(),
@@ -352,9 +359,10 @@ impl PriorCache {
 enum CostData {
     /// Cost-oblivious: ĉ = ĉˢ = 1.
     None,
-    /// Mean runtime (µs) of each tenant's available models.
+    /// Mean runtime (µs) of each tenant's available models on each GPU
+    /// type, at `t * n + i` for n tenants.
     Oracle(Box<[f64]>),
-    /// Cost beliefs per trace model from the prior users.
+    /// Cost beliefs per (GPU type, trace model) from the prior users.
     Prior(PriorCosts),
 }
 
@@ -363,6 +371,8 @@ enum CostData {
 struct GpSelector {
     cfg: GpConfig,
     trace: Arc<Trace>,
+    /// The cluster's GPU types and the runtimes on each.
+    types: Arc<GpuTypes>,
     prior: Arc<GpPrior>,
     /// √(max(Σ[k,k], 0)) of the prior per trace model.
     prior_sd: Box<[f64]>,
@@ -373,8 +383,10 @@ struct GpSelector {
     users: Box<[usize]>,
     /// Posterior per tenant, created at its first completed job.
     posteriors: Vec<Option<TenantPosterior>>,
-    /// Proposal per tenant, until it starts or completes a job.
-    cache: Vec<Option<Proposal>>,
+    /// Proposal per tenant and the GPU type it was made for, until the
+    /// tenant starts or completes a job (a decision for another type
+    /// recomputes it).
+    cache: Vec<Option<(GpuType, Proposal)>>,
     /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
     scratch: Vec<bool>,
 }
@@ -403,10 +415,18 @@ impl GpSelector {
             .get_or_build(ctx, || {
                 let prior = GpPrior::from_trace(trace, ctx.prior, cfg.kernel)?;
                 let costs = match belief {
-                    Some(CostBelief::Prior) => Some(PriorCosts {
-                        relative: relative_cost_prior(trace, ctx.prior)?.into(),
-                        seconds: runtime_prior_s(trace, ctx.prior)?.into(),
-                    }),
+                    Some(CostBelief::Prior) => {
+                        let (mut relative, mut seconds) = (Vec::new(), Vec::new());
+                        for t in 0..ctx.gpu_types.n_types() {
+                            let m = ctx.gpu_types.runtime_matrix_us(trace, t as GpuType);
+                            relative.extend(relative_cost_prior_on(trace, m, ctx.prior)?);
+                            seconds.extend(runtime_prior_s_on(trace, m, ctx.prior)?);
+                        }
+                        Some(PriorCosts {
+                            relative: relative.into(),
+                            seconds: seconds.into(),
+                        })
+                    }
                     _ => None,
                 };
                 Ok((Arc::new(prior), costs))
@@ -419,13 +439,14 @@ impl GpSelector {
                 return Err(Error::input("internal: no prior cost belief was built"));
             }
             (Some(CostBelief::Oracle), _) => CostData::Oracle(
-                ctx.tenants
-                    .iter()
-                    .map(|&u| {
-                        let models = trace.models_of(u);
-                        let total: f64 =
-                            models.iter().map(|&k| trace.runtime_us(u, k) as f64).sum();
-                        total / models.len() as f64
+                (0..ctx.gpu_types.n_types())
+                    .flat_map(|t| {
+                        let m = ctx.gpu_types.runtime_matrix_us(trace, t as GpuType);
+                        ctx.tenants.iter().map(move |&u| {
+                            let models = trace.models_of(u);
+                            let total: f64 = models.iter().map(|&k| m[[u, k]] as f64).sum();
+                            total / models.len() as f64
+                        })
                     })
                     .collect(),
             ),
@@ -444,6 +465,7 @@ impl GpSelector {
         Ok(Self {
             cfg,
             trace: Arc::clone(trace),
+            types: Arc::clone(ctx.gpu_types),
             all_models: (0..trace.n_models()).collect(),
             prior_sd: (0..prior.n_models())
                 .map(|k| prior.cov()[[k, k]].max(0.0).sqrt())
@@ -458,34 +480,41 @@ impl GpSelector {
     }
 
     /// The believed relative cost ĉ_ik of trace model `k` for tenant `i`
-    /// (trace user `u`), `cost_belief`:
-    /// - `oracle` (DESIGN §3.6): ĉ_ik = c[i,k] / ((1/K_i) Σ_l c[i,l]), the sum
-    ///   over i's K_i available models in index order, runtimes in µs as
-    ///   rounded at load (DESIGN §7);
-    /// - `prior`: the prior users' mean relative cost of k
-    ///   ([`relative_cost_prior`]);
+    /// (trace user `u`) on GPU type `t`, `cost_belief`, with c_t the
+    /// runtimes on type t ([`GpuTypes::runtime_us`]; the trace's on an
+    /// untyped cluster):
+    /// - `oracle` (DESIGN §3.6): ĉ_ik = c_t[i,k] / ((1/K_i) Σ_l c_t[i,l]),
+    ///   the sum over i's K_i available models in index order, runtimes in
+    ///   µs as rounded at load (DESIGN §7);
+    /// - `prior`: the prior users' mean relative cost of k on type t
+    ///   ([`relative_cost_prior_on`]);
     /// - 1 for cost-oblivious selectors.
     ///
     /// Source: Li et al., PVLDB 11(5) 2018 (arXiv 1708.07308), the cost
     /// model of ease.ml's cost-aware GP-UCB.
-    fn cost(&self, i: usize, u: usize, k: usize) -> f64 {
+    fn cost(&self, i: usize, u: usize, k: usize, t: GpuType) -> f64 {
         match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle(mean) => self.trace.runtime_us(u, k) as f64 / mean[i],
-            CostData::Prior(costs) => costs.relative[k],
+            CostData::Oracle(mean) => {
+                self.types.runtime_us(&self.trace, t, u, k) as f64
+                    / mean[usize::from(t) * self.users.len() + i]
+            }
+            CostData::Prior(costs) => costs.relative[usize::from(t) * self.trace.n_models() + k],
         }
     }
 
     /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
-    /// (trace user) `u` (DESIGN §3.6), `cost_belief`:
-    /// - `oracle`: c[i,k], the tenant's runtime (µs as rounded at load / 10⁶);
-    /// - `prior`: the prior users' mean runtime of k ([`runtime_prior_s`]);
+    /// (trace user) `u` on GPU type `t` (DESIGN §3.6, §11.4), `cost_belief`:
+    /// - `oracle`: c_t[i,k], the tenant's runtime on type t (µs as rounded
+    ///   at load / 10⁶);
+    /// - `prior`: the prior users' mean runtime of k on type t
+    ///   ([`runtime_prior_s_on`]);
     /// - 1 for cost-oblivious selectors (they believe every cost is 1).
-    fn seconds(&self, u: usize, k: usize) -> f64 {
+    fn seconds(&self, u: usize, k: usize, t: GpuType) -> f64 {
         match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle(_) => self.trace.runtime_us(u, k) as f64 / 1e6,
-            CostData::Prior(costs) => costs.seconds[k],
+            CostData::Oracle(_) => self.types.runtime_us(&self.trace, t, u, k) as f64 / 1e6,
+            CostData::Prior(costs) => costs.seconds[usize::from(t) * self.trace.n_models() + k],
         }
     }
 
@@ -527,6 +556,7 @@ impl GpSelector {
     /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
     fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let u = tenants.user(i);
+        let t = tenants.gpu_type();
         // `Self::models_of`, spelt out so the borrow is of two fields only.
         let models: &[usize] = match &self.posteriors[i] {
             Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
@@ -548,11 +578,13 @@ impl GpSelector {
             Some(p) => p.mean_and_std_dev(j),
             None => (prior_mean[k], prior_sd[k]),
         };
-        let runtimes = self.trace.runtime_matrix_us().row(u);
+        let runtimes = self.types.runtime_matrix_us(&self.trace, t).row(u);
+        let (n_tenants, n_models) = (self.users.len(), self.trace.n_models());
+        let t_at = usize::from(t);
         let cost = |k: usize| match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle(mean) => runtimes[k] as f64 / mean[i],
-            CostData::Prior(costs) => costs.relative[k],
+            CostData::Oracle(mean) => runtimes[k] as f64 / mean[t_at * n_tenants + i],
+            CostData::Prior(costs) => costs.relative[t_at * n_models + k],
         };
         let acquisition = |j: usize| {
             let k = models[j];
@@ -581,18 +613,21 @@ impl GpSelector {
             model: k,
             acquisition: value,
             gain,
-            believed_cost: self.cost(i, u, k),
-            believed_seconds: self.seconds(u, k),
+            believed_cost: self.cost(i, u, k, t),
+            believed_seconds: self.seconds(u, k, t),
             bonus: Some(b.sqrt() * sigma),
         })
     }
 
     fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
-        if let Some(c) = self.cache[i] {
+        let t = tenants.gpu_type();
+        if let Some((for_type, c)) = self.cache[i]
+            && for_type == t
+        {
             return Some(c);
         }
         let c = self.compute(tenants, i)?;
-        self.cache[i] = Some(c);
+        self.cache[i] = Some((t, c));
         Some(c)
     }
 }
@@ -740,6 +775,7 @@ mod tests {
         let (prior, tenants) = ([0, 1, 2], [3]);
         let ctx = RepContext {
             trace: &trace,
+            gpu_types: &Arc::new(GpuTypes::untyped(1)),
             tenants: &tenants,
             prior: &prior,
             seed: 0,
@@ -754,6 +790,7 @@ mod tests {
             trace: &trace,
             tenants: &tenants,
             arrivals: &[0],
+            gpu_types: &GpuTypes::untyped(1),
             config: SimConfig {
                 gpus: 1,
                 max_jobs_per_tenant: 1,
@@ -988,6 +1025,7 @@ mod tests {
         let (prior, tenants) = ([0, 1], [2]);
         let ctx = RepContext {
             trace: &trace,
+            gpu_types: &Arc::new(GpuTypes::untyped(1)),
             tenants: &tenants,
             prior: &prior,
             seed: 0,
@@ -1019,6 +1057,7 @@ mod tests {
         let (prior, tenants) = ([0, 1, 2], [3]);
         let ctx = RepContext {
             trace: &trace,
+            gpu_types: &Arc::new(GpuTypes::untyped(1)),
             tenants: &tenants,
             prior: &prior,
             seed: 0,
@@ -1069,9 +1108,11 @@ mod tests {
             beta_scale: DEFAULT_BETA_SCALE,
             acquisition: Acquisition::UcbCost(CostBelief::Prior),
         };
+        let types = Arc::new(GpuTypes::untyped(1));
         let make = |trace: &Arc<Trace>, prior: &[usize], tenants: &[usize]| {
             let ctx = RepContext {
                 trace,
+                gpu_types: &types,
                 tenants,
                 prior,
                 seed: 0,
@@ -1091,6 +1132,7 @@ mod tests {
             cfg,
             &RepContext {
                 trace: &trace,
+                gpu_types: &Arc::new(GpuTypes::untyped(1)),
                 tenants: &[3],
                 prior: &[0, 1],
                 seed: 0,
@@ -1227,6 +1269,7 @@ mod tests {
         let tenants = [3];
         let ctx = RepContext {
             trace: &trace,
+            gpu_types: &Arc::new(GpuTypes::untyped(1)),
             tenants: &tenants,
             prior: &[],
             seed: 0,
