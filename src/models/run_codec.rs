@@ -18,26 +18,50 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
     e.usizes(&run.split.prior);
     e.usizes(&run.split.tenants);
     e.u64s(&run.arrivals);
-    let o = &run.outcome;
-    e.seq(&o.jobs, |e, j| {
-        e.u32(j.tenant);
-        e.u32(j.model);
-        e.u32(j.gpu);
-        e.u64(j.start);
-        e.u64(j.end);
-        e.f64(j.accuracy);
-        e.bool(j.completed);
-        e.bool(j.cancelled);
+    // Destructured without `..`: a field added to the outcome or a job
+    // record fails to compile here until it is encoded (and decoded).
+    let RunOutcome {
+        jobs,
+        completion_order,
+        end,
+        busy,
+        busy_by_type,
+        events,
+        gpus,
+        left_at,
+        budget_exhausted,
+        policy_clock,
+    } = &run.outcome;
+    e.seq(jobs, |e, j| {
+        let JobRecord {
+            tenant,
+            model,
+            gpu,
+            start,
+            end,
+            accuracy,
+            completed,
+            cancelled,
+        } = *j;
+        e.u32(tenant);
+        e.u32(model);
+        e.u32(gpu);
+        e.u64(start);
+        e.u64(end);
+        e.f64(accuracy);
+        e.bool(completed);
+        e.bool(cancelled);
     });
-    e.u32s(&o.completion_order);
-    e.u64(o.end);
-    e.u128(o.busy);
-    e.u64(o.events);
-    e.u32(o.gpus);
-    e.seq(&o.left_at, |e, t| e.option(t.as_ref(), |e, &t| e.u64(t)));
-    e.seq(&o.budget_exhausted, |e, &b| e.bool(b));
-    e.u64(o.policy_clock.calls());
-    e.duration(o.policy_clock.estimate());
+    e.u32s(completion_order);
+    e.u64(*end);
+    e.u128(*busy);
+    e.seq(busy_by_type, |e, &b| e.u128(b));
+    e.u64(*events);
+    e.u32(*gpus);
+    e.seq(left_at, |e, t| e.option(t.as_ref(), |e, &t| e.u64(t)));
+    e.seq(budget_exhausted, |e, &b| e.bool(b));
+    e.u64(policy_clock.calls());
+    e.duration(policy_clock.estimate());
     e.option(run.first_completion.as_ref(), |e, &t| e.u64(t));
     curve(&mut e, &run.curve);
     curve(&mut e, &run.job_curve);
@@ -120,6 +144,7 @@ pub fn decode_rep(bytes: &[u8]) -> Result<RepResult> {
         completion_order: d.u32s()?,
         end: d.u64()?,
         busy: d.u128()?,
+        busy_by_type: d.seq(16, Dec::u128)?,
         events: d.u64()?,
         gpus: d.u32()?,
         left_at: d.seq(1, opt_u64)?,

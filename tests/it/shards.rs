@@ -152,6 +152,31 @@ fn three_and_seven_shards_of_a_job_sweep_merge_to_the_unsharded_results() {
     );
 }
 
+/// A typed cluster's results (per-type busy time, each job's GPU type)
+/// travel through the shards too.
+fn three_shards_of_a_typed_scenario_merge_to_the_unsharded_results(scenario: &str) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo(scenario);
+    let extra = ["--reps", "3", "--no-plots", "--jobs"];
+    let whole = tmp.path().join("whole");
+    let whole_s = s(&whole);
+    let mut args = vec!["run", scenario.to_str().expect("utf-8")];
+    args.extend(["--out", &whole_s, "--quiet", "--no-cache"]);
+    args.extend(extra);
+    ok(&run(&args));
+    let parts = shards(&scenario, tmp.path(), 3, &extra);
+    let merged = tmp.path().join("merged");
+    ok(&merge(&parts, &merged, &["--quiet"]));
+    assert_same_results(&whole, &merged, "3 shards of a typed cluster");
+}
+
+#[test]
+fn shards_of_a_typed_model_scenario_keep_the_per_type_results() {
+    three_shards_of_a_typed_scenario_merge_to_the_unsharded_results(
+        "scenarios/easeml-dl-mixed.toml",
+    );
+}
+
 #[test]
 fn merge_refuses_other_runs_duplicates_and_missing_tasks_unless_allow_partial() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -363,6 +388,12 @@ fn a_run_of_either_mode_encodes_exactly_and_a_cut_encoding_is_an_error() {
     // The sweep has fairness (isolated areas); --jobs keeps the job log.
     round_trips(&ModelMode::default(), "scenarios/sweep.toml", true);
     round_trips(&ModelMode::default(), "scenarios/quickstart.toml", false);
+    // A typed cluster: per-type busy time and the GPU type of each job.
+    round_trips(
+        &ModelMode::default(),
+        "scenarios/easeml-dl-mixed.toml",
+        true,
+    );
     round_trips(&JobMode::default(), "scenarios/jobs-sweep.toml", true);
     round_trips(&JobMode::default(), "scenarios/jobs-quickstart.toml", false);
 }
