@@ -20,6 +20,7 @@ mod inputs;
 mod interrupt;
 mod invariants;
 mod jobs_cli;
+mod jobs_gavel;
 mod jobs_hand;
 mod jobs_hetero;
 mod jobs_import;
