@@ -385,3 +385,51 @@ fn typed_trace_errors_and_warnings_name_line_and_field() {
     .to_string();
     assert!(e.contains("unknown type policy `quickest`"), "{e}");
 }
+
+/// Typed outputs (DESIGN §11.2): `jobs.csv` ends with `gpu_type`,
+/// `summary.csv` with `gpu_utilization.<type>`, and
+/// `utilization_by_type.csv` is written. FIFO `fastest` on the main trace
+/// (see above): fast holds a for 0–10 s (2 GPUs); slow holds b 1–5 (2),
+/// c 5–17 (1), d 5–11 (1); makespan 17 s. fast: 20 / (2 × 17); slow:
+/// (8 + 12 + 6) / (2 × 17).
+#[test]
+fn typed_results_name_each_jobs_type_and_each_types_utilisation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("jobs.csv"), TRACE).expect("write");
+    let text = format!(
+        "mode = \"jobs\"\nname = \"h\"\n[jobs]\npath = \"jobs.csv\"\n{CLUSTER}\n{}",
+        policy("fastest", "fifo", "type_policy = \"fastest\"")
+    );
+    std::fs::write(tmp.path().join("s.toml"), text).expect("write");
+    let out = tmp.path().join("out");
+    super::common::tenantsim()
+        .arg("run")
+        .arg(tmp.path().join("s.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "--quiet", "--no-plots"])
+        .assert()
+        .success();
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    let lines: Vec<&str> = jobs.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,rep,job_id,user,submit_s,start_s,end_s,gpus,gpu_type"
+    );
+    assert_eq!(lines[1], "fastest,0,a,u,0.000000,0.000000,10.000000,2,fast");
+    assert_eq!(lines[2], "fastest,0,b,u,1.000000,1.000000,5.000000,2,slow");
+    let summary = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let mut rows = summary.lines();
+    let header: Vec<&str> = rows.next().expect("header").split(',').collect();
+    let row: Vec<&str> = rows.next().expect("row").split(',').collect();
+    let col = |name: &str| {
+        let i = header.iter().position(|h| *h == name).expect(name);
+        row[i].parse::<f64>().expect("number")
+    };
+    assert_eq!(col("gpu_utilization.slow"), 26.0 / 34.0);
+    assert_eq!(col("gpu_utilization.fast"), 20.0 / 34.0);
+    assert_eq!(col("gpu_utilization"), 46.0 / 68.0);
+    let by_type = std::fs::read_to_string(out.join("utilization_by_type.csv")).expect("file");
+    assert!(by_type.starts_with("policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n"));
+    assert!(by_type.lines().any(|l| l.starts_with("fastest,0,fast,")));
+}
