@@ -433,3 +433,27 @@ fn typed_results_name_each_jobs_type_and_each_types_utilisation() {
     assert!(by_type.starts_with("policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n"));
     assert!(by_type.lines().any(|l| l.starts_with("fastest,0,fast,")));
 }
+
+/// Regression (found by `jobs_types_invariants`): `srtf` compared a running
+/// job's real time to finish with a waiting job's work, so on a slow type
+/// two jobs preempted each other forever at one instant. In work units:
+///
+/// | job | submit | duration_s | slow | GPUs | gpu_type |
+/// | v   | 0      | 10         | 100  | 2    | slow     |
+/// | w   | 1      | 20         | 40   | 2    | slow     |
+///
+/// - t0: v → slow (100 s, ends 100).
+/// - t1: v has 10 − floor(1 × 10 / 100) = 10 work units left, w needs 20:
+///   no preemption; w waits for v and runs 100–140.
+#[test]
+fn srtf_on_a_slow_type_does_not_preempt_back_and_forth() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let trace = "job_id,user,submit_s,duration_s,gpus,gpu_type,duration_s.slow
+v,u,0,10,2,slow,100
+w,u,1,20,2,slow,40
+";
+    let s = scenario(tmp.path(), trace, CLUSTER, &policy("srtf", "srtf", "")).expect("loads");
+    let o = &run_all(&s)[0];
+    assert_eq!(ends_s(o), [100.0, 140.0]);
+    assert_eq!(o.preemptions, [0, 0]);
+}

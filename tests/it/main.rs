@@ -26,6 +26,7 @@ mod jobs_hetero;
 mod jobs_import;
 mod jobs_invariants;
 mod jobs_sweep;
+mod jobs_types_invariants;
 mod lcdb_e2e;
 mod limits;
 mod online;
