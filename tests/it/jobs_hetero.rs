@@ -457,3 +457,74 @@ w,u,1,20,2,slow,40
     assert_eq!(ends_s(o), [100.0, 140.0]);
     assert_eq!(o.preemptions, [0, 0]);
 }
+
+/// Alibaba `gpuspec33` (docs/VALIDATION.md): the importer carries
+/// `gpu_spec` into `gpu_type` and the node list's `model` column types the
+/// nodes. Compressed 10,000-fold under FIFO every pod runs only on nodes of
+/// a type its `gpu_spec` names, and constrained pods wait where the same
+/// pods without constraints (the `default` list) do not.
+#[test]
+fn alibaba_gpuspec33_runs_only_on_the_required_types() {
+    use tenantsim::core::testing::shared_data;
+    use tenantsim::jobs::import::{ImportFormat, ImportOptions, import_jobs};
+    let (Some(pods), Some(plain), Some(nodes)) = (
+        shared_data("alibaba-gpu-v2023/openb_pod_list_gpuspec33.csv"),
+        shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv"),
+        shared_data("alibaba-gpu-v2023/openb_node_list_gpu_node.csv"),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut waits = Vec::new();
+    for (file, name) in [(&pods, "gpuspec33"), (&plain, "default")] {
+        let (rows, _) =
+            import_jobs(ImportFormat::Alibaba, file, ImportOptions::default()).expect("imports");
+        let specs: Vec<String> = rows
+            .iter()
+            .map(|r| r.gpu_type.clone().unwrap_or_default())
+            .collect();
+        tenantsim::jobs::trace::write_job_trace(&tmp.path().join(format!("{name}.csv")), &rows)
+            .expect("writes");
+        let text = format!(
+            "mode = \"jobs\"\nname = \"a\"\n[jobs]\npath = \"{name}.csv\"\narrival_scale = 0.0001\n\
+             [cluster]\nnode_list = \"{}\"\n{}",
+            nodes.display(),
+            policy("fifo", "fifo", "")
+        );
+        let s = parse_job_scenario(&tmp.path().join("s.toml"), &text, Overrides::default())
+            .expect("loads");
+        let o = &run_all(&s)[0];
+        let types = s.cluster.types();
+        let node_types = s.cluster.node_types();
+        let mut constrained = 0;
+        for seg in &o.segments {
+            let spec = &specs[seg.job as usize];
+            if spec.is_empty() {
+                continue;
+            }
+            constrained += 1;
+            let allocs = &o.segment_allocs
+                [seg.alloc_offset as usize..(seg.alloc_offset + seg.alloc_len) as usize];
+            for a in allocs {
+                let t = &types[node_types[a.node as usize] as usize];
+                assert!(spec.split('|').any(|x| x == t), "{spec} ran on {t}");
+            }
+        }
+        if name == "gpuspec33" {
+            assert!(constrained > 2000, "{constrained} constrained pods");
+        }
+        let wait: u64 = o
+            .first_start
+            .iter()
+            .zip(&s.rep_jobs(0).jobs)
+            .map(|(st, j)| st - j.submit)
+            .sum();
+        waits.push(wait);
+    }
+    assert!(
+        waits[0] > waits[1],
+        "constrained {} vs default {}",
+        waits[0],
+        waits[1]
+    );
+}
