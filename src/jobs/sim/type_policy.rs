@@ -10,8 +10,6 @@
 //! `ceil(remaining × d_t / duration)` µs. With one type `d_t = duration`
 //! and work units are µs of service, as before types existed.
 
-use serde::{Deserialize, Serialize};
-
 use crate::core::cluster::GpuType;
 use crate::core::time::Micros;
 use crate::jobs::trace::Job;
@@ -35,18 +33,6 @@ pub enum TypePolicy {
         /// The wait bound, µs (`max_wait_s`).
         max_wait: Micros,
     },
-}
-
-/// The scenario names of [`TypePolicy`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TypePolicyName {
-    /// [`TypePolicy::Agnostic`].
-    Agnostic,
-    /// [`TypePolicy::Fastest`].
-    Fastest,
-    /// [`TypePolicy::FastestOrWait`].
-    FastestOrWait,
 }
 
 impl TypePolicy {
