@@ -528,3 +528,40 @@ fn alibaba_gpuspec33_runs_only_on_the_required_types() {
         waits[1]
     );
 }
+
+/// The `utilization-by-type` figure: one panel per (policy, GPU type),
+/// drawn at the end of `run` and the same from `tenantsim plot`.
+#[test]
+fn typed_runs_draw_a_utilisation_panel_per_type() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("jobs.csv"), TRACE).expect("write");
+    let text = format!(
+        "mode = \"jobs\"\nname = \"h\"\n[jobs]\npath = \"jobs.csv\"\n{CLUSTER}\n{}",
+        policy("fastest", "fifo", "type_policy = \"fastest\"")
+    );
+    std::fs::write(tmp.path().join("s.toml"), text).expect("write");
+    let out = tmp.path().join("out");
+    super::common::tenantsim()
+        .arg("run")
+        .arg(tmp.path().join("s.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet"])
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(out.join("plots/utilization-by-type.svg")).expect("figure");
+    assert!(svg.contains("fastest on slow: mean"), "no slow panel");
+    assert!(svg.contains("fastest on fast: mean"), "no fast panel");
+    let again = tmp.path().join("again");
+    super::common::tenantsim()
+        .arg("plot")
+        .arg(&out)
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(again.join("utilization-by-type.svg")).expect("replot"),
+        svg.as_bytes()
+    );
+}
