@@ -81,8 +81,15 @@ fn main() {
     );
     let mut peaks = Vec::new();
     for fractional in [Fractional::Whole, Fractional::Drop] {
-        let (rows, _) = import_jobs(ImportFormat::Alibaba, &pods, ImportOptions { fractional })
-            .unwrap_or_else(|e| fail(e));
+        let (rows, _) = import_jobs(
+            ImportFormat::Alibaba,
+            &pods,
+            ImportOptions {
+                fractional,
+                ..ImportOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| fail(e));
         let trace = JobTrace::from_rows("alibaba", &rows).unwrap_or_else(|e| fail(e));
         for placement in [Placement::Consolidate, Placement::Spread] {
             let spec = scheduler("fifo").unwrap_or_else(|| fail("no fifo"));
@@ -102,6 +109,7 @@ fn main() {
                 backfill: false,
                 restart_overhead: 0,
                 record_allocations: false,
+                types: None,
             };
             let o = simulate_jobs(&input, sched.as_mut()).unwrap_or_else(|e| fail(e));
             // error = simulated start − recorded start, in µs.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
 use crate::core::scenario::Overrides;
+use crate::jobs::import::gavel::GavelOptions;
 use crate::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
 use crate::jobs::scenario::{JobScenario, load_job_plan};
 use crate::jobs::trace::{JobTrace, load_job_trace, write_job_trace};
@@ -24,15 +25,34 @@ pub struct ImportJobsArgs {
     /// dropped.
     #[arg(long, value_enum, default_value_t = Fractional::Whole)]
     pub fractional: Fractional,
+    /// Gavel: the throughput table (`simulation_throughputs.json`).
+    #[arg(long, value_name = "FILE")]
+    pub throughputs: Option<PathBuf>,
+    /// Gavel: worker types to write `duration_s.<type>` columns for, in
+    /// order; the first one's duration is `duration_s` (default
+    /// v100,p100,k80).
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub worker_types: Vec<String>,
 }
 
 /// `tenantsim import-jobs FORMAT INPUT --out JOBS.csv`.
 pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
+    if args.format != ImportFormat::Gavel
+        && (args.throughputs.is_some() || !args.worker_types.is_empty())
+    {
+        return Err(Error::input(
+            "--throughputs and --worker-types are for `import-jobs gavel` only",
+        ));
+    }
     let (rows, report) = import_jobs(
         args.format,
         &args.input,
         ImportOptions {
             fractional: args.fractional,
+            gavel: GavelOptions {
+                throughputs: args.throughputs.clone(),
+                worker_types: args.worker_types.clone(),
+            },
         },
     )?;
     if rows.is_empty() {
@@ -44,6 +64,9 @@ pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
     // Validate what we write, so the output always loads.
     JobTrace::from_rows(&args.out.display().to_string(), &rows)?;
     write_job_trace(&args.out, &rows)?;
+    for note in &report.notes {
+        eprintln!("warning: {note}");
+    }
     eprintln!("{}: {report}", args.input.display());
     eprintln!("wrote {} jobs to {}", rows.len(), args.out.display());
     Ok(())
@@ -63,7 +86,14 @@ pub fn describe_job_trace(t: &JobTrace) -> String {
         max_gpus,
         last as f64 / 1e6,
         t.total_work() as f64 / 3.6e9
-    )
+    ) + &if t.type_columns().is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", durations per GPU type for {}",
+            t.type_columns().join(", ")
+        )
+    }
 }
 
 /// `tenantsim validate JOBS.csv`: the description it prints.
@@ -73,8 +103,20 @@ pub fn validate_job_trace(path: &Path) -> Result<String> {
 }
 
 fn describe_cluster(s: &JobScenario) -> String {
+    let types = if s.cluster.is_typed() {
+        let per: Vec<String> = s
+            .cluster
+            .types()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| format!("{name} {}", s.cluster.gpus_of_type(t as u16)))
+            .collect();
+        format!(" ({})", per.join(", "))
+    } else {
+        String::new()
+    };
     format!(
-        "cluster: {} nodes, {} GPUs, placement {}{}",
+        "cluster: {} nodes, {} GPUs{types}, placement {}{}",
         s.nodes.len(),
         s.gpus(),
         s.placement.name(),
@@ -138,6 +180,13 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
                 if p.backfill { ", backfill" } else { "" }
             ),
         );
+        if s.cluster.is_typed() {
+            text.pop();
+            line(text, format_args!(", type policy {}", p.type_policy.name()));
+        }
+    }
+    for w in &s.type_warnings {
+        line(text, format_args!("  warning: {w}"));
     }
 }
 

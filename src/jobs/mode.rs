@@ -124,16 +124,22 @@ impl Mode for JobMode {
                 path: nodes,
             });
         }
+        if let Some(speeds) = &scenario.speeds_path {
+            inputs.push(Protected {
+                what: "the speed table",
+                path: speeds,
+            });
+        }
         inputs
     }
 
-    fn setup_warnings(&self, _scenario: &JobScenario) -> Vec<String> {
-        Vec::new()
+    fn setup_warnings(&self, scenario: &JobScenario) -> Vec<String> {
+        scenario.type_warnings.clone()
     }
 
     fn start(&self, scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
         Ok(JobFold {
-            rows: JobRows::new(keep_jobs)?,
+            rows: JobRows::new(scenario, keep_jobs)?,
             runs: Vec::new(),
             totals: vec![PolicyTotals::default(); scenario.policies.len()],
         })

@@ -7,8 +7,9 @@ use super::metrics::JobMetrics;
 use super::run::JobRun;
 use super::scenario::JobScenario;
 use super::sim::{Alloc, JobOutcome, Segment};
+use crate::core::cluster::GpuType;
 use crate::core::codec::{Dec, Enc};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::policy_clock::PolicyClock;
 
 /// Append `run` to `out`.
@@ -16,45 +17,86 @@ pub fn encode_job_run(run: &JobRun, out: &mut Vec<u8>) {
     let mut e = Enc::new(out);
     e.usize(run.policy);
     e.u64(run.rep);
-    let o = &run.outcome;
-    e.u64s(&o.first_start);
-    e.u64s(&o.end);
-    e.u32s(&o.preemptions);
-    e.seq(&o.segments, |e, s| {
-        e.u32(s.job);
-        e.u32(s.gpus);
-        e.u64(s.start);
-        e.u64(s.end);
-        e.u64(s.overhead);
-        e.u32(s.alloc_offset);
-        e.u32(s.alloc_len);
+    // Destructured without `..`: a field added to the outcome, a segment or
+    // the metrics fails to compile here until it is encoded (and decoded).
+    let JobOutcome {
+        first_start,
+        end,
+        preemptions,
+        segments,
+        segment_allocs,
+        events,
+        end_time,
+        gpus,
+        gpus_by_type,
+        gpu_type,
+        policy_clock,
+    } = &run.outcome;
+    e.u64s(first_start);
+    e.u64s(end);
+    e.u32s(preemptions);
+    e.seq(segments, |e, s| {
+        let Segment {
+            job,
+            gpus,
+            start,
+            end,
+            overhead,
+            alloc_offset,
+            alloc_len,
+            gpu_type,
+        } = *s;
+        e.u32(job);
+        e.u32(gpus);
+        e.u64(start);
+        e.u64(end);
+        e.u64(overhead);
+        e.u32(alloc_offset);
+        e.u32(alloc_len);
+        e.u32(u32::from(gpu_type));
     });
-    e.seq(&o.segment_allocs, |e, a| {
+    e.seq(segment_allocs, |e, a| {
         e.u32(a.node);
         e.u32(a.gpus);
     });
-    e.u64(o.events);
-    e.u64(o.end_time);
-    e.u64(o.gpus);
-    e.u64(o.policy_clock.calls());
-    e.duration(o.policy_clock.estimate());
-    let m = &run.metrics;
-    e.usize(m.jobs);
-    for v in [
-        m.mean_jct,
-        m.median_jct,
-        m.p95_jct,
-        m.p99_jct,
-        m.mean_queueing,
-    ] {
-        e.f64(v);
+    e.u64(*events);
+    e.u64(*end_time);
+    e.u64(*gpus);
+    e.u64s(gpus_by_type);
+    e.seq(gpu_type, |e, &t| e.u32(u32::from(t)));
+    e.u64(policy_clock.calls());
+    e.duration(policy_clock.estimate());
+    let JobMetrics {
+        jobs,
+        mean_jct,
+        median_jct,
+        p95_jct,
+        p99_jct,
+        mean_queueing,
+        makespan,
+        utilization,
+        utilization_by_type,
+        jain,
+        preemptions,
+        events,
+    } = &run.metrics;
+    e.usize(*jobs);
+    for v in [mean_jct, median_jct, p95_jct, p99_jct, mean_queueing] {
+        e.f64(*v);
     }
-    e.u64(m.makespan);
-    e.f64(m.utilization);
-    e.f64(m.jain);
-    e.u64(m.preemptions);
-    e.u64(m.events);
+    e.u64(*makespan);
+    e.f64(*utilization);
+    e.f64s(utilization_by_type);
+    e.f64(*jain);
+    e.u64(*preemptions);
+    e.u64(*events);
     e.duration(run.elapsed);
+}
+
+fn gpu_type(d: &mut Dec<'_>) -> Result<GpuType> {
+    let t = d.u32()?;
+    GpuType::try_from(t)
+        .map_err(|_| Error::input(format!("encoded job run: GPU type {t} out of range")))
 }
 
 /// The run [`encode_job_run`] wrote into `bytes`, its jobs drawn again
@@ -67,7 +109,7 @@ pub fn decode_job_run(scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
         first_start: d.u64s()?,
         end: d.u64s()?,
         preemptions: d.u32s()?,
-        segments: d.seq(40, |d| {
+        segments: d.seq(44, |d| {
             Ok(Segment {
                 job: d.u32()?,
                 gpus: d.u32()?,
@@ -76,6 +118,7 @@ pub fn decode_job_run(scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
                 overhead: d.u64()?,
                 alloc_offset: d.u32()?,
                 alloc_len: d.u32()?,
+                gpu_type: gpu_type(d)?,
             })
         })?,
         segment_allocs: d.seq(8, |d| {
@@ -87,6 +130,8 @@ pub fn decode_job_run(scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
         events: d.u64()?,
         end_time: d.u64()?,
         gpus: d.u64()?,
+        gpus_by_type: d.u64s()?,
+        gpu_type: d.seq(4, gpu_type)?,
         policy_clock: PolicyClock::from_estimate(d.u64()?, d.duration()?),
     };
     let metrics = JobMetrics {
@@ -98,6 +143,7 @@ pub fn decode_job_run(scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
         mean_queueing: d.f64()?,
         makespan: d.u64()?,
         utilization: d.f64()?,
+        utilization_by_type: d.f64s()?,
         jain: d.f64()?,
         preemptions: d.u64()?,
         events: d.u64()?,
@@ -106,7 +152,7 @@ pub fn decode_job_run(scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
     d.finish()?;
     let jobs = scenario.rep_jobs(rep);
     if jobs.jobs.len() != outcome.end.len() {
-        return Err(crate::core::error::Error::input(format!(
+        return Err(Error::input(format!(
             "encoded job run: {} job outcomes for the {} jobs of repetition {rep}",
             outcome.end.len(),
             jobs.jobs.len()

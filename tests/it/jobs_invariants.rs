@@ -105,6 +105,7 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
         backfill,
         restart_overhead: c.overhead,
         record_allocations: true,
+        types: None,
     };
     simulate_jobs(&input, sched.as_mut()).expect("simulation runs")
 }

@@ -178,6 +178,13 @@ fn shards_of_a_typed_model_scenario_keep_the_per_type_results() {
 }
 
 #[test]
+fn shards_of_a_typed_job_scenario_keep_the_per_type_results() {
+    three_shards_of_a_typed_scenario_merge_to_the_unsharded_results(
+        "scenarios/gavel-16-16-16.toml",
+    );
+}
+
+#[test]
 fn merge_refuses_other_runs_duplicates_and_missing_tasks_unless_allow_partial() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let scenario = repo("scenarios/sweep.toml");
@@ -396,6 +403,7 @@ fn a_run_of_either_mode_encodes_exactly_and_a_cut_encoding_is_an_error() {
     );
     round_trips(&JobMode::default(), "scenarios/jobs-sweep.toml", true);
     round_trips(&JobMode::default(), "scenarios/jobs-quickstart.toml", false);
+    round_trips(&JobMode::default(), "scenarios/gavel-16-16-16.toml", true);
 }
 
 #[test]

@@ -6,7 +6,9 @@
 pub mod cluster;
 mod scheduler_api;
 pub mod simulation;
+pub mod type_policy;
 
 pub use cluster::{Alloc, Cluster, Placement};
 pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
-pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};
+pub use simulation::{JobOutcome, JobSimInput, Segment, SimTypes, simulate_jobs};
+pub use type_policy::{JobTypes, TypePolicy};
