@@ -24,6 +24,21 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// SHA-256 of `value`'s `Debug` text, lower-case hex, hashed as it is
+/// formatted (a large resolved input is never held as one string).
+pub fn sha256_debug(value: &impl std::fmt::Debug) -> String {
+    struct Hashing(Sha256);
+    impl std::fmt::Write for Hashing {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.update(s.as_bytes());
+            Ok(())
+        }
+    }
+    let mut h = Hashing(Sha256::new());
+    let _ = std::fmt::Write::write_fmt(&mut h, format_args!("{value:?}"));
+    hex(&h.0.finalize())
+}
+
 /// Lower-case hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;

@@ -14,7 +14,7 @@ use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
 use crate::core::execution::Execution;
-use crate::core::identity::{Identity, sha256_hex};
+use crate::core::identity::{Identity, sha256_debug};
 use crate::core::io::Protected;
 use crate::core::mode::{Mode, PointInfo};
 use crate::core::policy_clock::{PolicyTotals, with_policy_times};
@@ -152,12 +152,15 @@ impl Mode for JobMode {
 
     fn identity(&self, scenario: &JobScenario) -> Identity {
         let resolved = serde_json::to_value(&scenario.file).unwrap_or(Value::Null);
-        // The job trace's bytes and the resolved cluster (a node list's
-        // nodes).
+        // The job trace's bytes, the resolved cluster (a node list's nodes
+        // and their GPU types) and, on a typed cluster, every job's
+        // resolved allowed types and per-type durations (what a speed
+        // table file gave them).
         let inputs = format!(
-            "job trace {} nodes {}",
+            "job trace {} cluster {} job types {}",
             scenario.trace_sha256,
-            sha256_hex(format!("{:?}", scenario.nodes).as_bytes())
+            sha256_debug(&scenario.cluster),
+            sha256_debug(&scenario.job_types)
         );
         Identity::from_resolved(resolved, inputs)
     }

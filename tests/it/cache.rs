@@ -391,3 +391,68 @@ fn concurrent_shards_and_runs_share_one_cache_and_merge_to_the_same_results() {
         (Some(0), Some(3))
     );
 }
+
+/// Regression: the job-mode cache key named the node list's GPU counts
+/// and the trace but neither the GPU types nor the speed table file, so a
+/// run after editing `speeds.csv` was served the old results. Now the key
+/// holds the resolved cluster and every job's resolved per-type durations.
+#[test]
+fn editing_a_speed_table_or_a_node_lists_types_misses_the_cache() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    fs::write(
+        dir.join("jobs.csv"),
+        "job_id,user,submit_s,duration_s,gpus,group\na,u,0,8,1,g\nb,u,1,8,1,g\nc,v,2,8,1,h\n",
+    )
+    .expect("write");
+    fs::write(
+        dir.join("nodes.csv"),
+        "node,gpus,type\nn0,1,slow\nn1,1,fast\n",
+    )
+    .expect("write");
+    fs::write(dir.join("speeds.csv"), "group,gpu_type,speed\ng,fast,2\n").expect("write");
+    fs::write(
+        dir.join("s.toml"),
+        "mode = \"jobs\"\nname = \"t\"\n[jobs]\npath = \"jobs.csv\"\nspeeds = \"speeds.csv\"\n\
+         [cluster]\nnode_list = \"nodes.csv\"\n[[policy]]\nname = \"f\"\nscheduler = \"fifo\"\n\
+         type_policy = \"fastest\"\n[output]\nplots = false\n",
+    )
+    .expect("write");
+    let cache = dir.join("cache");
+    let run_into = |name: &str| {
+        let out = dir.join(name);
+        ok(&tenantsim()
+            .arg("run")
+            .arg(dir.join("s.toml"))
+            .arg("--out")
+            .arg(&out)
+            .arg("--cache")
+            .arg(&cache)
+            .arg("--quiet")
+            .output()
+            .expect("runs"));
+        out
+    };
+    let first = run_into("first");
+    assert_eq!(counts(&first), (1, 0));
+    assert_eq!(
+        counts(&run_into("again")),
+        (0, 1),
+        "an unchanged rerun hits"
+    );
+    fs::write(dir.join("speeds.csv"), "group,gpu_type,speed\ng,fast,4\n").expect("write");
+    let faster = run_into("faster");
+    assert_eq!(counts(&faster), (1, 0), "a changed speed table misses");
+    let jct = |d: &Path| fs::read_to_string(d.join("summary.csv")).expect("summary");
+    assert_ne!(jct(&first), jct(&faster), "and its results are new");
+    fs::write(
+        dir.join("nodes.csv"),
+        "node,gpus,type\nn0,1,fast\nn1,1,slow\n",
+    )
+    .expect("write");
+    assert_eq!(
+        counts(&run_into("swapped")),
+        (1, 0),
+        "node types changed with the same GPU counts miss"
+    );
+}
