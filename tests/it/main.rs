@@ -26,6 +26,7 @@ mod jobs_invariants;
 mod jobs_sweep;
 mod lcdb_e2e;
 mod limits;
+mod max_min_fairness;
 mod online;
 mod paper_view;
 mod parsers_never_panic;

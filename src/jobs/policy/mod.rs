@@ -14,6 +14,7 @@ pub mod fair_share;
 pub mod fifo;
 pub mod ftf;
 pub mod las;
+pub mod max_min_fairness;
 mod preemptive;
 pub mod sjf;
 pub mod srtf;
