@@ -23,6 +23,7 @@ mod jobs_cli;
 mod jobs_hand;
 mod jobs_import;
 mod jobs_invariants;
+mod jobs_rounds;
 mod jobs_sweep;
 mod lcdb_e2e;
 mod limits;

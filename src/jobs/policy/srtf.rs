@@ -27,6 +27,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "srtf",
     about: "shortest remaining time first (oracle), preemptive",
     preemptive: true,
+    needs_rounds: false,
     parse,
 };
 

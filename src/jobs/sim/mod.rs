@@ -4,9 +4,11 @@
 //! ([`JobScheduler`]).
 
 pub mod cluster;
+pub mod rounds;
 mod scheduler_api;
 pub mod simulation;
 
 pub use cluster::{Alloc, Cluster, Placement};
+pub use rounds::simulate_jobs_in_rounds;
 pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
 pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};

@@ -20,6 +20,12 @@
 //! every job receives exactly its `duration` of service, checked by the
 //! property tests from the run's segments.
 //!
+//! # Rounds
+//!
+//! With `[cluster] round_s` ([`super::rounds`], DESIGN §11.3) the pass runs
+//! only at round boundaries (kind 4 events) instead of after every instant
+//! with an event.
+//!
 //! Nothing is allocated per event: job state is sized up front, the
 //! arrival events are fed one at a time from a pre-sorted order, and the
 //! segment log is reserved for one run per job (preemptions beyond a
@@ -27,6 +33,7 @@
 
 use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
+use super::rounds::Rounds;
 use crate::core::error::{Error, Result};
 use crate::core::policy_clock::PolicyClock;
 use crate::core::time::Micros;
@@ -63,6 +70,12 @@ pub enum JobEvent {
         job: u32,
         /// Run number when scheduled.
         run: u32,
+    },
+    /// A round boundary ([`super::rounds`]); stale unless `seq` is the
+    /// pending boundary's.
+    Boundary {
+        /// Sequence number when scheduled.
+        seq: u32,
     },
 }
 
@@ -178,6 +191,7 @@ pub struct State<'a> {
     record_allocations: bool,
     overhead: Micros,
     backfill: bool,
+    round: Option<Micros>,
 }
 
 impl State<'_> {
@@ -204,6 +218,11 @@ impl State<'_> {
     /// The restart overhead, µs.
     pub fn restart_overhead(&self) -> Micros {
         self.overhead
+    }
+    /// The round length in rounds mode (DESIGN §11.3), µs; `None` when
+    /// event-driven.
+    pub fn round(&self) -> Option<Micros> {
+        self.round
     }
     /// Whether job `j`'s next start pays the restart overhead.
     pub fn owes_restore(&self, j: u32) -> bool {
@@ -465,6 +484,10 @@ struct JobSim<'a, 's> {
     next_arrival: usize,
     dirty: bool,
     done: usize,
+    /// Jobs submitted so far.
+    arrived: usize,
+    /// The round clock in rounds mode.
+    rounds: Option<Rounds>,
     /// Time inside the scheduler's calls.
     clock: PolicyClock,
 }
@@ -494,11 +517,15 @@ impl Component for JobSim<'_, '_> {
         match event {
             JobEvent::Arrival { job } => {
                 self.state.status[job as usize] = Status::Waiting;
+                self.arrived += 1;
                 let tick = self.clock.start();
                 self.scheduler.on_arrival(job, now, &self.state);
                 self.clock.stop(tick);
                 self.push_next_arrival(queue);
                 self.dirty = true;
+                if let Some(r) = &mut self.rounds {
+                    r.on_arrival(now, queue);
+                }
             }
             JobEvent::Completion { job, run } => {
                 let s = &mut self.state;
@@ -520,6 +547,10 @@ impl Component for JobSim<'_, '_> {
                 self.scheduler.on_completion(job, now, &self.state);
                 self.clock.stop(tick);
                 self.dirty = true;
+                if let Some(r) = &mut self.rounds {
+                    let idle = self.state.cluster.free_total() == self.state.cluster.total();
+                    r.on_completion(now, idle, queue);
+                }
             }
             JobEvent::Timer { job, run } => {
                 let i = job as usize;
@@ -539,12 +570,21 @@ impl Component for JobSim<'_, '_> {
                 }
                 self.dirty = true;
             }
+            JobEvent::Boundary { seq } => {
+                if let Some(r) = &mut self.rounds {
+                    r.on_boundary(seq);
+                }
+            }
         }
         Ok(())
     }
 
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        if !self.dirty {
+        let run = match &mut self.rounds {
+            Some(r) => r.take_boundary(),
+            None => self.dirty,
+        };
+        if !run {
             return Ok(());
         }
         self.dirty = false;
@@ -556,7 +596,11 @@ impl Component for JobSim<'_, '_> {
         let tick = self.clock.start();
         let done = self.scheduler.schedule(&mut pass);
         self.clock.stop(tick);
-        done
+        done?;
+        if let Some(r) = &mut self.rounds {
+            r.after_pass(now, self.arrived > self.done, queue)?;
+        }
+        Ok(())
     }
 }
 
@@ -571,9 +615,19 @@ pub fn first_unplaceable(jobs: &[Job], nodes: &[u32], placement: Placement) -> O
     jobs.iter().position(|j| u64::from(j.gpus) > limit)
 }
 
-/// Replay `input.jobs` on the cluster under `scheduler`.
+/// Replay `input.jobs` on the cluster under `scheduler`, event-driven
+/// (rounds: [`super::rounds::simulate_jobs_in_rounds`]).
 pub fn simulate_jobs(
     input: &JobSimInput<'_>,
+    scheduler: &mut dyn JobScheduler,
+) -> Result<JobOutcome> {
+    simulate(input, None, scheduler)
+}
+
+/// Replay `input.jobs`, event-driven or in rounds.
+pub(super) fn simulate(
+    input: &JobSimInput<'_>,
+    rounds: Option<Rounds>,
     scheduler: &mut dyn JobScheduler,
 ) -> Result<JobOutcome> {
     let jobs = input.jobs;
@@ -630,6 +684,7 @@ pub fn simulate_jobs(
         record_allocations: input.record_allocations,
         overhead: input.restart_overhead,
         backfill: input.backfill,
+        round: rounds.as_ref().map(Rounds::round),
     };
     let gpus = state.cluster.total();
     let mut sim = JobSim {
@@ -639,6 +694,8 @@ pub fn simulate_jobs(
         next_arrival: 0,
         dirty: false,
         done: 0,
+        arrived: 0,
+        rounds,
         clock: PolicyClock::default(),
     };
     let capacity = 2 * (gpus as usize).min(n) + 16;

@@ -1,0 +1,140 @@
+//! Rounds (`[cluster] round_s`, DESIGN §11.3): hand-computed schedules of
+//! `fifo` and `max-min-fairness` in rounds on the 5-job hand trace
+//! (`traces/jobs-hand.csv`, the table in `jobs_hand.rs`: submit 0..4 s,
+//! durations 10, 2, 6, 1, 3 s, GPUs 2, 1, 1, 2, 1), one node, no restart
+//! overhead; derivations in the comments. A round ends early when its last
+//! running job completes; with nothing waiting or running there is no
+//! round, and the next arrival is a boundary.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use tenantsim::jobs::policy::{Params, scheduler};
+use tenantsim::jobs::sim::{SchedInit, simulate_jobs_in_rounds};
+use tenantsim::jobs::{
+    JobOutcome, JobSimInput, JobTrace, Placement, load_job_trace, simulate_jobs,
+};
+
+const S: u64 = 1_000_000;
+
+fn hand_trace() -> JobTrace {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/jobs-hand.csv");
+    load_job_trace(&path).expect("traces/jobs-hand.csv loads")
+}
+
+fn input<'a>(trace: &'a JobTrace, nodes: &'a [u32]) -> JobSimInput<'a> {
+    JobSimInput {
+        jobs: trace.jobs(),
+        users: trace.users().len(),
+        nodes,
+        placement: Placement::Consolidate,
+        backfill: false,
+        restart_overhead: 0,
+        record_allocations: false,
+    }
+}
+
+fn run(
+    name: &str,
+    nodes: &[u32],
+    round: Option<u64>,
+) -> tenantsim::core::error::Result<JobOutcome> {
+    let trace = hand_trace();
+    let spec = scheduler(name).expect("known scheduler");
+    let mut p = Params::new("test", BTreeMap::new());
+    let factory = (spec.parse)(&mut p).expect("params parse");
+    let mut sched = factory(&SchedInit {
+        jobs: trace.jobs(),
+        users: trace.users().len(),
+        seed: 0,
+        repetition: 0,
+    });
+    let input = input(&trace, nodes);
+    match round {
+        Some(r) => simulate_jobs_in_rounds(&input, r, sched.as_mut()),
+        None => simulate_jobs(&input, sched.as_mut()),
+    }
+}
+
+fn secs(v: &[u64]) -> Vec<u64> {
+    v.iter()
+        .map(|&t| {
+            assert_eq!(t % S, 0, "whole seconds expected");
+            t / S
+        })
+        .collect()
+}
+
+/// FIFO, 3 GPUs, 5 s rounds: jobs start only at boundaries.
+/// - t0: j0 arrives, no round under way → boundary; j0 (2 GPUs) runs to 10.
+///   Next boundary 5.
+/// - t1: j1 arrives; 1 GPU is free but it waits for the boundary.
+/// - t5: queue j1..j4; j1 (1 GPU) runs to 7; j2 finds no GPU (stop).
+/// - t7: j1 completes mid-round; its GPU idles (j0 still runs).
+/// - t10: j0 completes and the cluster is idle → the round ends: boundary;
+///   j2 (1 GPU) to 16, j3 (2 GPUs) to 11; j4 waits. Next boundary 15.
+/// - t11: j3 completes mid-round. t15: j4 starts, to 18.
+///
+/// Ends 10, 7, 16, 11, 18 → JCT 10, 6, 14, 8, 14. Event-driven FIFO would
+/// start j1 at 1.
+#[test]
+fn fifo_in_rounds_starts_only_at_boundaries() {
+    let o = run("fifo", &[3], Some(5 * S)).expect("runs");
+    assert_eq!(secs(&o.first_start), [0, 5, 10, 10, 15]);
+    assert_eq!(secs(&o.end), [10, 7, 16, 11, 18]);
+    assert_eq!(o.preemptions, [0; 5]);
+    let exact = run("fifo", &[3], None).expect("runs");
+    assert_eq!(
+        secs(&exact.first_start)[1],
+        1,
+        "event-driven starts j1 at once"
+    );
+}
+
+/// max-min-fairness, 2 GPUs, 5 s rounds. One type, so X is equal
+/// time-sharing (lp.rs): X_j = min(1, λ/sf_j), Σ min(sf_j, λ) = 2.
+/// received starts at round/2 = 2.5 s at each reset; priority
+/// X · Σ received / received; ties by deficit, X, index.
+/// - t0: j0 alone: X0 = 1; it runs (2 GPUs, to 10). Next boundary 5.
+/// - t5: j0 credited 5 s. Active j0..j4 (sf 2,1,1,2,1): λ = 0.4, X = .2,
+///   .4, .4, .2, .4; reset: deficit j0 += 1·5 − (7.5 − 2.5) = 0; all
+///   received 2.5, priority 5X = 1, 2, 2, 1, 2. Picked: j1, j2 (2 GPUs);
+///   j0 is preempted with 5 s done. j1 runs to 7, j2 to 11.
+/// - t7: j1 completes mid-round. t10: j2 credited 5 s. Active j0, j2, j3,
+///   j4: λ = .5, X = .25, .5, .25, .5. Deficits (+X·5 − (received − 2.5)):
+///   j0 1, j2 2 − 5 = −3, j3 1, j4 2. Priorities 4X = 1, 2, 1, 2: order j4
+///   (deficit 2), j2 (−3), j0, j3. j4 starts (to 13), j2 keeps running (to
+///   11).
+/// - t11: j2 completes. t13: j4 completes, the cluster is idle → boundary.
+///   Active j0, j3: X = .5 each, deficits 1 + .25·3 = 1.75 each, equal
+///   priorities → lowest index: j0 resumes (5 s left, to 18).
+/// - t18: j0 completes → boundary; j3 alone runs, to 19.
+///
+/// Ends 18, 7, 11, 19, 13 → JCT 18, 6, 9, 16, 9; j0 preempted once.
+#[test]
+fn max_min_fairness_time_slices_by_round() {
+    let o = run("max-min-fairness", &[2], Some(5 * S)).expect("runs");
+    assert_eq!(secs(&o.first_start), [0, 5, 5, 18, 10]);
+    assert_eq!(secs(&o.end), [18, 7, 11, 19, 13]);
+    assert_eq!(o.preemptions, [1, 0, 0, 0, 0]);
+    // Work is conserved: every job received exactly its duration.
+    let trace = hand_trace();
+    for (j, job) in trace.jobs().iter().enumerate() {
+        let got: u64 = o
+            .segments
+            .iter()
+            .filter(|s| s.job as usize == j)
+            .map(|s| s.service())
+            .sum();
+        assert_eq!(got, job.duration, "job {j}");
+    }
+}
+
+/// Without rounds the scheduler refuses to run (the scenario check names
+/// the file and field: the bad-input case
+/// `jobs_max_min_fairness_without_round_s`).
+#[test]
+fn max_min_fairness_needs_rounds() {
+    let e = run("max-min-fairness", &[2], None).expect_err("needs rounds");
+    assert!(e.message().contains("round_s"), "{}", e.message());
+}
