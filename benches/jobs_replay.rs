@@ -59,6 +59,7 @@ fn main() {
                 gpus: j.gpus,
                 gpu_type: None,
                 group: None,
+                type_durations: Vec::new(),
             })
             .collect();
         if let Err(e) = tenantsim::jobs::trace::write_job_trace(std::path::Path::new(&path), &rows)
@@ -107,6 +108,7 @@ fn main() {
             backfill: false,
             restart_overhead: 0,
             record_allocations: false,
+            types: None,
         };
         let outcome = match simulate_jobs(&input, sched.as_mut()) {
             Ok(o) => o,

@@ -102,6 +102,7 @@ fn main() {
                 backfill: false,
                 restart_overhead: 0,
                 record_allocations: false,
+                types: None,
             };
             let o = simulate_jobs(&input, sched.as_mut()).unwrap_or_else(|e| fail(e));
             // error = simulated start − recorded start, in µs.

@@ -77,6 +77,7 @@ pub mod sim;
 pub mod summary;
 pub mod synthetic;
 pub mod trace;
+pub mod typing;
 
 pub use mode::{JobExperiment, JobFold, JobMode, JobReport, run_job_experiment};
 pub use sim::{Alloc, Cluster, JobOutcome, JobSimInput, Placement, Segment, simulate_jobs};

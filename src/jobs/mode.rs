@@ -121,11 +121,17 @@ impl Mode for JobMode {
                 path: nodes,
             });
         }
+        if let Some(speeds) = &scenario.speeds_path {
+            inputs.push(Protected {
+                what: "the speed table",
+                path: speeds,
+            });
+        }
         inputs
     }
 
-    fn setup_warnings(&self, _scenario: &JobScenario) -> Vec<String> {
-        Vec::new()
+    fn setup_warnings(&self, scenario: &JobScenario) -> Vec<String> {
+        scenario.type_warnings.clone()
     }
 
     fn start(&self, scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {

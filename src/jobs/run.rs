@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::metrics::{JobMetrics, job_metrics};
 use super::scenario::{JobScenario, RepJobs};
 use super::sim::SchedInit;
-use super::sim::{JobOutcome, JobSimInput, simulate_jobs, simulate_jobs_in_rounds};
+use super::sim::{JobOutcome, JobSimInput, SimTypes, simulate_jobs, simulate_jobs_in_rounds};
 use crate::core::error::Result;
 
 /// One (repetition, policy) run.
@@ -51,6 +51,7 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         seed: scenario.seed(),
         repetition: rep,
     });
+    let node_types = scenario.cluster.node_types();
     let input = JobSimInput {
         jobs: &jobs.jobs,
         users,
@@ -59,6 +60,11 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         backfill: p.backfill,
         restart_overhead: scenario.restart_overhead,
         record_allocations: false,
+        types: jobs.types.as_ref().map(|t| SimTypes {
+            node_types: &node_types,
+            jobs: t,
+            policy: p.type_policy,
+        }),
     };
     let outcome = match scenario.round {
         None => simulate_jobs(&input, scheduler.as_mut()),

@@ -10,9 +10,11 @@
 //! path = "jobs.csv"             # relative to the scenario file
 //! # sample = 1000               # optional: jobs drawn per repetition
 //! # arrival_scale = 0.5         # optional: submit times × this (load knob)
+//! # speeds = "speeds.csv"       # optional: group,gpu_type,speed (§11.2)
 //! [cluster]
 //! nodes = 2                     # either nodes × gpus_per_node ...
 //! gpus_per_node = 4
+//! # nodes = [{type = "v100", count = 2, gpus_per_node = 4}]  # ... typed groups
 //! # node_list = "nodes.csv"     # ... or a node list CSV
 //! placement = "consolidate"     # or "spread" (default consolidate)
 //! backfill = false              # default false
@@ -22,6 +24,8 @@
 //! name = "fifo"
 //! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
 //! # backfill = true            # optional: overrides [cluster].backfill
+//! # type_policy = "fastest"     # agnostic (default) | fastest | fastest-or-wait
+//! # max_wait_s = 3600           # fastest-or-wait: the wait bound
 //! [output]                      # optional
 //! plots = true                  # figures in plots/ (default true)
 //! ```
@@ -38,7 +42,9 @@ use super::policy::{JobRegistry, JobSchedulerEntry, Params};
 use super::sim::JobSchedulerFactory;
 use super::sim::cluster::Placement;
 use super::sim::simulation::first_unplaceable;
+use super::sim::type_policy::{JobTypes, TypePolicy};
 use super::trace::{Job, JobTrace, parse_job_trace};
+use super::typing::{load_speed_table, resolve_job_types};
 use crate::core::cluster::{ClusterSpec, NodesField, groups_to_spec, load_node_list};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
@@ -129,6 +135,10 @@ pub struct JobsSection {
     /// Multiply every submit time by this (> 0; < 1 raises the load).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrival_scale: Option<f64>,
+    /// A speed table CSV `group,gpu_type,speed` (relative to the scenario
+    /// file; typed clusters only, DESIGN §11.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speeds: Option<PathBuf>,
 }
 
 /// `[cluster]` of a job-mode scenario.
@@ -191,6 +201,8 @@ pub struct JobPolicy {
     pub spec: Arc<JobSchedulerEntry>,
     /// Backfilling for this policy.
     pub backfill: bool,
+    /// How a job's GPU type is chosen (`type_policy`, `max_wait_s`).
+    pub type_policy: TypePolicy,
     /// Builds the scheduler of each run.
     pub make: JobSchedulerFactory,
 }
@@ -201,6 +213,7 @@ impl std::fmt::Debug for JobPolicy {
             .field("name", &self.name)
             .field("scheduler", &self.spec.name)
             .field("backfill", &self.backfill)
+            .field("type_policy", &self.type_policy)
             .finish_non_exhaustive()
     }
 }
@@ -224,6 +237,13 @@ pub struct JobScenario {
     pub nodes: Vec<u32>,
     /// The cluster: nodes, their GPU types and counts (DESIGN §11).
     pub cluster: ClusterSpec,
+    /// On a typed cluster: every trace job's allowed types and per-type
+    /// durations (by trace index; DESIGN §11.2). `None` when untyped.
+    pub job_types: Option<Arc<JobTypes>>,
+    /// The speed table file, if any.
+    pub speeds_path: Option<PathBuf>,
+    /// What the type resolution ignored (unknown type names).
+    pub type_warnings: Vec<String>,
     /// Placement rule.
     pub placement: Placement,
     /// Restore time after a preemption, µs.
@@ -244,6 +264,8 @@ pub struct RepJobs {
     pub jobs: Vec<Job>,
     /// Trace index of each.
     pub index: Vec<u32>,
+    /// Their allowed types and per-type durations (typed clusters).
+    pub types: Option<JobTypes>,
 }
 
 impl JobScenario {
@@ -295,7 +317,8 @@ impl JobScenario {
                 j
             })
             .collect();
-        RepJobs { jobs, index }
+        let types = self.job_types.as_ref().map(|t| t.select(&index));
+        RepJobs { jobs, index, types }
     }
 }
 
@@ -522,7 +545,27 @@ pub fn build_job_scenario(
         )));
     }
     let placement = c.placement;
-    if let Some(j) = first_unplaceable(trace.jobs(), &nodes, placement) {
+    let speeds_path = file.jobs.speeds.as_ref().map(|p| base.join(p));
+    let (job_types, type_warnings) = if cluster.is_typed() {
+        let speeds = match &speeds_path {
+            Some(p) => {
+                Some(load_speed_table(p).map_err(|e| e.context(format!("{at}: [jobs].speeds")))?)
+            }
+            None => None,
+        };
+        let r = resolve_job_types(&trace, &cluster, placement, speeds.as_ref())?;
+        (Some(Arc::new(r.jobs)), r.warnings)
+    } else {
+        if file.jobs.speeds.is_some() {
+            return Err(Error::input(format!(
+                "{at}: [jobs].speeds: a speed table needs a typed cluster (`nodes = [{{type = …}}]` or a node list with a type column)"
+            )));
+        }
+        (None, Vec::new())
+    };
+    if job_types.is_none()
+        && let Some(j) = first_unplaceable(trace.jobs(), &nodes, placement)
+    {
         let largest = nodes.iter().copied().max().unwrap_or(0);
         let total: u64 = nodes.iter().map(|&g| u64::from(g)).sum();
         let why = match placement {
@@ -571,6 +614,9 @@ pub fn build_job_scenario(
         node_list_path,
         nodes,
         cluster,
+        job_types,
+        speeds_path,
+        type_warnings,
         placement,
         restart_overhead,
         round,
@@ -623,12 +669,58 @@ fn resolve_policy(
     })?;
     let mut params =
         Params::new(context, p.params.clone()).with_table_keys(&["name", "scheduler", "backfill"]);
+    let type_policy = parse_type_policy(&mut params)?;
     let make = (spec.parse)(&mut params)?;
     params.finish(&format!("scheduler `{}`", spec.name))?;
     Ok(JobPolicy {
         name: p.name.clone(),
         spec,
         backfill: p.backfill.unwrap_or(default_backfill),
+        type_policy,
         make,
     })
+}
+
+/// `type_policy` (default `agnostic`) and, for `fastest-or-wait`,
+/// `max_wait_s` of a `[[policy]]` table.
+fn parse_type_policy(params: &mut Params) -> Result<TypePolicy> {
+    let name = params.string("type_policy", "agnostic")?;
+    let max_wait = params.opt_f64("max_wait_s")?;
+    let policy = match name.as_str() {
+        "agnostic" => TypePolicy::Agnostic,
+        "fastest" => TypePolicy::Fastest,
+        "fastest-or-wait" => {
+            let Some(w) = max_wait else {
+                return Err(params.invalid(
+                    "max_wait_s",
+                    "`fastest-or-wait` needs `max_wait_s`, the seconds a job waits for its fastest GPU type",
+                ));
+            };
+            if !(w.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&w)) {
+                return Err(params.invalid(
+                    "max_wait_s",
+                    format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {w}"),
+                ));
+            }
+            TypePolicy::FastestOrWait {
+                max_wait: if w == 0.0 { 0 } else { secs_to_micros(w) },
+            }
+        }
+        other => {
+            return Err(params.invalid(
+                "type_policy",
+                format!(
+                    "unknown type policy `{}`: expected agnostic, fastest or fastest-or-wait",
+                    crate::core::echo::shown(other)
+                ),
+            ));
+        }
+    };
+    if max_wait.is_some() && !matches!(policy, TypePolicy::FastestOrWait { .. }) {
+        return Err(params.invalid(
+            "max_wait_s",
+            "only `type_policy = \"fastest-or-wait\"` takes `max_wait_s`",
+        ));
+    }
+    Ok(policy)
 }

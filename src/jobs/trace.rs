@@ -1,6 +1,14 @@
-//! Job traces (DESIGN §1.5): the neutral CSV
-//! `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group]`, validated like
-//! model traces (every rejection names the file, the line and the field).
+//! Job traces (DESIGN §1.5, §11.2): the neutral CSV
+//! `job_id,user,submit_s,duration_s,gpus[,gpu_type][,group][,duration_s.<type>…]`,
+//! validated like model traces (every rejection names the file, the line
+//! and the field).
+//!
+//! GPU types (DESIGN §11.2): `gpu_type` is the set of types a job may run
+//! on, `|`-separated (`V100M16|V100M32`, as Alibaba's `gpu_spec`); empty
+//! means any type. A column `duration_s.<type>` gives the job's service
+//! time on that type; an empty cell (or no column) means `duration_s`, the
+//! fallback. The trace only holds the names: they are resolved against the
+//! scenario's cluster when it is loaded ([`crate::jobs::typing`]).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,6 +28,9 @@ pub const MAX_SUBMIT_S: f64 = 1.0e12;
 
 const REQUIRED: [&str; 5] = ["job_id", "user", "submit_s", "duration_s", "gpus"];
 const OPTIONAL: [&str; 2] = ["gpu_type", "group"];
+
+/// Prefix of a per-type duration column, `duration_s.<type>`.
+pub const TYPE_DURATION_PREFIX: &str = "duration_s.";
 
 /// One job as the simulator sees it: integer microseconds (DESIGN §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,10 +58,13 @@ pub struct JobRow {
     pub duration_s: f64,
     /// GPUs needed.
     pub gpus: u32,
-    /// Optional GPU type (carried through; not used by the schedulers).
+    /// Optional allowed GPU types, `|`-separated; empty = any.
     pub gpu_type: Option<String>,
     /// Optional group, e.g. a virtual cluster (carried through).
     pub group: Option<String>,
+    /// Service time per GPU type, seconds (`duration_s.<type>` columns);
+    /// types without an entry use `duration_s`.
+    pub type_durations: Vec<(String, f64)>,
 }
 
 /// A validated job trace. Jobs are indexed in file order; every tie in the
@@ -64,6 +78,11 @@ pub struct JobTrace {
     lines: Vec<u64>,
     gpu_type: Option<Vec<String>>,
     group: Option<Vec<String>>,
+    /// Type names of the `duration_s.<type>` columns, in header order.
+    type_columns: Vec<String>,
+    /// `len() × type_columns.len()` durations, µs, row-major; 0 = empty
+    /// cell (the fallback `duration_s`).
+    type_durations: Vec<Micros>,
 }
 
 impl JobTrace {
@@ -72,9 +91,19 @@ impl JobTrace {
     pub fn from_rows(source: &str, rows: &[JobRow]) -> Result<Self> {
         let has_type = rows.iter().any(|r| r.gpu_type.is_some());
         let has_group = rows.iter().any(|r| r.group.is_some());
+        let columns = type_columns_of(rows);
         let mut b = Builder::new(source, has_type, has_group, rows.len());
+        b.type_columns.clone_from(&columns);
+        let mut cells = vec![None; columns.len()];
         for (i, r) in rows.iter().enumerate() {
             let line = i as u64 + 2;
+            cells.fill(None);
+            for (t, d) in &r.type_durations {
+                if let Some(k) = columns.iter().position(|c| c == t) {
+                    cells[k] = Some(*d);
+                }
+            }
+            b.push_type_durations(line, &cells)?;
             b.push(
                 line,
                 &r.job_id,
@@ -125,7 +154,17 @@ impl JobTrace {
     pub fn groups(&self) -> Option<&[String]> {
         self.group.as_deref()
     }
-    /// Total GPU-µs of service the jobs ask for.
+    /// Type names of the `duration_s.<type>` columns, in header order.
+    pub fn type_columns(&self) -> &[String] {
+        &self.type_columns
+    }
+    /// Job `i`'s duration on the type of column `k` of
+    /// [`JobTrace::type_columns`], µs; `None` for an empty cell.
+    pub fn type_duration(&self, i: usize, k: usize) -> Option<Micros> {
+        let d = self.type_durations[i * self.type_columns.len() + k];
+        (d > 0).then_some(d)
+    }
+    /// Total GPU-µs of service the jobs ask for (at `duration_s`).
     pub fn total_work(&self) -> u128 {
         self.jobs
             .iter()
@@ -144,6 +183,33 @@ struct Builder {
     lines: Vec<u64>,
     gpu_type: Option<Vec<String>>,
     group: Option<Vec<String>>,
+    type_columns: Vec<String>,
+    type_durations: Vec<Micros>,
+}
+
+/// The type names of every row's `type_durations`, in order of first
+/// appearance.
+fn type_columns_of(rows: &[JobRow]) -> Vec<String> {
+    let mut columns: Vec<String> = Vec::new();
+    for r in rows {
+        for (t, _) in &r.type_durations {
+            if !columns.contains(t) {
+                columns.push(t.clone());
+            }
+        }
+    }
+    columns
+}
+
+/// Check a duration in seconds read from `field` (`duration_s` or
+/// `duration_s.<type>`).
+fn check_duration(where_: &str, field: &str, duration_s: f64) -> Result<()> {
+    if !duration_s.is_finite() || duration_s <= 0.0 || duration_s > MAX_RUNTIME_S {
+        return Err(Error::input(format!(
+            "{where_}: field `{field}`: expected seconds > 0 and <= {MAX_RUNTIME_S:e}, got {duration_s}"
+        )));
+    }
+    Ok(())
 }
 
 impl Builder {
@@ -158,7 +224,26 @@ impl Builder {
             lines: Vec::with_capacity(capacity),
             gpu_type: has_type.then(Vec::new),
             group: has_group.then(Vec::new),
+            type_columns: Vec::new(),
+            type_durations: Vec::new(),
         }
+    }
+
+    /// The per-type durations of the row at `line`, one per
+    /// `type_columns` entry (`None` = empty cell), before its `push`.
+    fn push_type_durations(&mut self, line: u64, cells: &[Option<f64>]) -> Result<()> {
+        for (k, cell) in cells.iter().enumerate() {
+            let d = match *cell {
+                None => 0,
+                Some(d) => {
+                    let field = format!("{TYPE_DURATION_PREFIX}{}", self.type_columns[k]);
+                    check_duration(&format!("{}: line {line}", self.source), &field, d)?;
+                    secs_to_micros(d)
+                }
+            };
+            self.type_durations.push(d);
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -189,11 +274,7 @@ impl Builder {
                 "{where_}: field `submit_s`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {submit_s}"
             )));
         }
-        if !duration_s.is_finite() || duration_s <= 0.0 || duration_s > MAX_RUNTIME_S {
-            return Err(Error::input(format!(
-                "{where_}: field `duration_s`: expected seconds > 0 and <= {MAX_RUNTIME_S:e}, got {duration_s}"
-            )));
-        }
+        check_duration(&where_, "duration_s", duration_s)?;
         if gpus == 0 {
             return Err(Error::input(format!(
                 "{where_}: field `gpus`: expected a whole number of GPUs >= 1, got 0"
@@ -253,6 +334,8 @@ impl Builder {
             lines: self.lines,
             gpu_type: self.gpu_type,
             group: self.group,
+            type_columns: self.type_columns,
+            type_durations: self.type_durations,
         })
     }
 }
@@ -276,8 +359,42 @@ pub fn load_job_trace(path: &Path) -> Result<JobTrace> {
 /// in error messages.
 pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
     let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
-    let col = crate::core::csv_columns::match_columns(source, &headers, &REQUIRED, &OPTIONAL)?;
+    // `duration_s.<type>` columns are set aside; the others are matched.
+    let mut named = csv::StringRecord::new();
+    let mut named_index = Vec::new();
+    let mut type_columns: Vec<String> = Vec::new();
+    let mut type_index = Vec::new();
+    for (i, h) in headers.iter().enumerate() {
+        let h = h.trim_start_matches('\u{feff}');
+        match h.strip_prefix(TYPE_DURATION_PREFIX) {
+            Some(t) => {
+                crate::core::cluster::check_type_name(
+                    &format!("{source}: line 1: column `{}`", shown(h)),
+                    t,
+                )?;
+                if type_columns.iter().any(|c| c == t) {
+                    return Err(Error::input(format!(
+                        "{source}: line 1: column `{}` appears twice",
+                        shown(h)
+                    )));
+                }
+                type_columns.push(t.to_string());
+                type_index.push(i);
+            }
+            None => {
+                named.push_field(h);
+                named_index.push(i);
+            }
+        }
+    }
+    let col: Vec<Option<usize>> =
+        crate::core::csv_columns::match_columns(source, &named, &REQUIRED, &OPTIONAL)?
+            .into_iter()
+            .map(|c| c.map(|k| named_index[k]))
+            .collect();
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
+    b.type_columns.clone_from(&type_columns);
+    let mut cells: Vec<Option<f64>> = vec![None; type_columns.len()];
     let mut record = csv::StringRecord::new();
     while let Some(line) = reader.read_record(&mut record)? {
         let field = |slot: usize| col[slot].map(|i| record.get(i).unwrap_or(""));
@@ -286,6 +403,16 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         let submit_s = number_field(text(2), source, line, "submit_s")?;
         let duration_s = number_field(text(3), source, line, "duration_s")?;
         let gpus = parse_gpus(text(4), &where_)?;
+        for (k, &i) in type_index.iter().enumerate() {
+            let cell = record.get(i).unwrap_or("");
+            cells[k] = if cell.is_empty() {
+                None
+            } else {
+                let name = format!("{TYPE_DURATION_PREFIX}{}", type_columns[k]);
+                Some(number_field(cell, source, line, &name)?)
+            };
+        }
+        b.push_type_durations(line, &cells)?;
         b.push(
             line,
             text(0),
@@ -339,6 +466,13 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
     if has_group {
         out.push_str(",group");
     }
+    let columns = type_columns_of(rows);
+    for t in &columns {
+        out.push(',');
+        out.push_str(&crate::core::csv_text::csv_field(&format!(
+            "{TYPE_DURATION_PREFIX}{t}"
+        )));
+    }
     out.push('\n');
     for r in rows {
         let _ = write!(
@@ -363,6 +497,12 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
                 ",{}",
                 crate::core::csv_text::csv_field(r.group.as_deref().unwrap_or(""))
             );
+        }
+        for t in &columns {
+            out.push(',');
+            if let Some((_, d)) = r.type_durations.iter().find(|(n, _)| n == t) {
+                let _ = write!(out, "{d}");
+            }
         }
         out.push('\n');
     }
@@ -463,6 +603,7 @@ mod tests {
             gpus: 4,
             gpu_type: Some("V100".into()),
             group: None,
+            type_durations: Vec::new(),
         }];
         let text = job_rows_to_csv(&rows);
         assert!(looks_like_job_trace(text.lines().next().unwrap_or("")));

@@ -57,6 +57,7 @@ fn run_with(
         backfill,
         restart_overhead: overhead,
         record_allocations: false,
+        types: None,
     };
     simulate_jobs(&input, sched.as_mut()).expect("simulation runs")
 }
@@ -189,6 +190,7 @@ fn srtf_restart_overhead_is_paid_on_resume() {
                 gpus: 1,
                 gpu_type: None,
                 group: None,
+                type_durations: Vec::new(),
             },
             tenantsim::jobs::JobRow {
                 job_id: "j1".into(),
@@ -198,6 +200,7 @@ fn srtf_restart_overhead_is_paid_on_resume() {
                 gpus: 1,
                 gpu_type: None,
                 group: None,
+                type_durations: Vec::new(),
             },
         ],
     )
@@ -240,6 +243,7 @@ fn rows(spec: &[(&str, f64, f64, u32)]) -> JobTrace {
             gpus,
             gpu_type: None,
             group: None,
+            type_durations: Vec::new(),
         })
         .collect();
     JobTrace::from_rows("rows", &rows).expect("valid rows")

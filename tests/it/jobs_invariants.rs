@@ -106,6 +106,7 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
         backfill,
         restart_overhead: c.overhead,
         record_allocations: true,
+        types: None,
     };
     if spec.needs_rounds {
         // Time-slicing schedulers run in rounds (DESIGN §11.3), of 4 µs here.

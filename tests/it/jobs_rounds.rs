@@ -31,6 +31,7 @@ fn input<'a>(trace: &'a JobTrace, nodes: &'a [u32]) -> JobSimInput<'a> {
         backfill: false,
         restart_overhead: 0,
         record_allocations: false,
+        types: None,
     }
 }
 

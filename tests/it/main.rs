@@ -21,6 +21,7 @@ mod interrupt;
 mod invariants;
 mod jobs_cli;
 mod jobs_hand;
+mod jobs_hetero;
 mod jobs_import;
 mod jobs_invariants;
 mod jobs_rounds;

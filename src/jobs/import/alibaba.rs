@@ -109,6 +109,7 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
             gpus,
             gpu_type: spec_col.map(|c| record.get(c).unwrap_or("").to_string()),
             group: None,
+            type_durations: Vec::new(),
         });
     }
     Ok((rows, report))

@@ -182,6 +182,7 @@ pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, Impor
                 gpus: gpus_f as u32,
                 gpu_type: None,
                 group: c_group.map(|c| cell(c).to_string()),
+                type_durations: Vec::new(),
             },
             submit,
         ));

@@ -29,6 +29,7 @@
 
 use std::cmp::Reverse;
 
+use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 use crate::core::heap::IndexedHeap;
 use crate::core::time::Micros;
@@ -62,12 +63,17 @@ pub(super) struct Preemptive<P> {
     victims: Vec<Tentative>,
     candidates: Vec<u32>,
     node_acc: Vec<u64>,
+    /// Under `spread`: GPUs that would be free per GPU type.
+    type_acc: Vec<u64>,
     touched: Vec<usize>,
     /// Bumped by every change that can let a job fit: a completion, a
     /// timer (priorities change), a start or a final preemption.
     epoch: u64,
     /// `epoch` when a job last failed to start even with preemption.
     failed_at: Vec<u64>,
+    /// The types the job could start on when it last failed (under
+    /// `fastest-or-wait` they grow when its wait bound passes).
+    failed_types: Vec<u64>,
 }
 
 impl<P: Priority> Preemptive<P> {
@@ -80,9 +86,11 @@ impl<P: Priority> Preemptive<P> {
             victims: Vec::with_capacity(64),
             candidates: Vec::with_capacity(64),
             node_acc: Vec::new(),
+            type_acc: Vec::new(),
             touched: Vec::with_capacity(64),
             epoch: 0,
             failed_at: vec![u64::MAX; jobs],
+            failed_types: vec![0; jobs],
         }
     }
 
@@ -105,7 +113,8 @@ impl<P: Priority> Preemptive<P> {
     /// keeps a blocked head of the queue from costing a victim search at
     /// every arrival.
     fn try_start(&mut self, pass: &mut Pass<'_, '_>, w: u32) -> Result<bool> {
-        if self.failed_at[w as usize] == self.epoch {
+        let types = pass.start_types(w);
+        if self.failed_at[w as usize] == self.epoch && self.failed_types[w as usize] == types {
             return Ok(false);
         }
         if pass.start(w)? {
@@ -114,6 +123,7 @@ impl<P: Priority> Preemptive<P> {
         }
         if !self.select_victims(pass, w) {
             self.failed_at[w as usize] = self.epoch;
+            self.failed_types[w as usize] = types;
             return Ok(false);
         }
         self.victims.clear();
@@ -158,16 +168,26 @@ impl<P: Priority> Preemptive<P> {
     /// `false` (and changes nothing) if no room can be made. On success the
     /// victims are in `candidates`, lowest priority first, out of the
     /// running queue.
+    ///
+    /// GPU types (DESIGN §11.2): only GPUs of the types `w` may start on
+    /// now count; under `spread` they are counted per type (a job never
+    /// spans types) and the first type to have room wins, its victims
+    /// being the jobs taken on it.
     fn select_victims(&mut self, pass: &Pass<'_, '_>, w: u32) -> bool {
         let (now, st, g) = (pass.now(), pass.state(), u64::from(pass.gpus(w)));
         let cluster = st.cluster();
         let consolidate = cluster.placement() == Placement::Consolidate;
+        let types = pass.start_types(w);
         if self.node_acc.len() != cluster.nodes() {
             self.node_acc = vec![UNTOUCHED; cluster.nodes()];
         }
+        if !consolidate {
+            self.type_acc.clear();
+            self.type_acc
+                .extend((0..cluster.types()).map(|t| cluster.free_of_type(t as GpuType)));
+        }
         self.candidates.clear();
         self.touched.clear();
-        let mut total = cluster.free_total();
         let mut winner = None;
         while let Some((v, _)) = self.running.peek() {
             if !self.prio.may_preempt(w, v, now, st) {
@@ -175,8 +195,12 @@ impl<P: Priority> Preemptive<P> {
             }
             self.running.pop();
             self.candidates.push(v);
+            let a = st.allocs(v)[0];
+            let vt = cluster.node_type(a.node as usize);
+            if types & (1 << vt) == 0 {
+                continue;
+            }
             if consolidate {
-                let a = st.allocs(v)[0];
                 let n = a.node as usize;
                 if self.node_acc[n] == UNTOUCHED {
                     self.node_acc[n] = u64::from(cluster.free(n));
@@ -188,9 +212,10 @@ impl<P: Priority> Preemptive<P> {
                     break;
                 }
             } else {
-                total += u64::from(st.job(v).gpus);
-                if total >= g {
-                    winner = Some(0);
+                let acc = &mut self.type_acc[vt as usize];
+                *acc += u64::from(st.job(v).gpus);
+                if *acc >= g {
+                    winner = Some(u32::from(vt));
                     break;
                 }
             }
@@ -198,7 +223,16 @@ impl<P: Priority> Preemptive<P> {
         for &n in &self.touched {
             self.node_acc[n] = UNTOUCHED;
         }
-        let keep = |v: u32| !consolidate || winner.is_some_and(|n| st.allocs(v)[0].node == n);
+        let keep = |v: u32| {
+            let node = st.allocs(v)[0].node;
+            winner.is_some_and(|x| {
+                if consolidate {
+                    node == x
+                } else {
+                    u32::from(cluster.node_type(node as usize)) == x
+                }
+            })
+        };
         let running = &mut self.running;
         self.candidates.retain(|&v| {
             let k = keep(v);

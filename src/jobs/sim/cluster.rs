@@ -9,12 +9,15 @@
 //!   free GPUs.
 //!
 //! Nodes are kept in buckets by their number of free GPUs (one bitset of
-//! nodes per free count, plus a bitset of non-empty buckets), so both rules
-//! cost a few word scans per GPU taken and nothing is allocated after
-//! construction.
+//! nodes per free count, plus a bitset of non-empty buckets), one such
+//! structure per GPU type, so both rules cost a few word scans per GPU
+//! taken and nothing is allocated after construction. A placement is made
+//! on one type ([`Cluster::place_on`]); which type is the type policy's
+//! choice (DESIGN §11.2, [`super::type_policy`]).
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 
 /// How a job's GPUs are chosen.
@@ -93,68 +96,161 @@ impl BitSet {
     }
 }
 
-/// Free and used GPUs per node, with the placement rule.
+/// The nodes of one GPU type, kept in buckets by their number of free
+/// GPUs. Local node `k` is the pool's `k`-th node in cluster order, so the
+/// lowest local index is the lowest cluster index.
 #[derive(Debug, Clone)]
-pub struct Cluster {
-    placement: Placement,
-    capacity: Vec<u32>,
-    free: Vec<u32>,
+struct Pool {
+    /// Cluster index of each local node.
+    nodes: Vec<u32>,
     total: u64,
     free_total: u64,
     max_capacity: u32,
-    /// `buckets[f]`: nodes with exactly `f` free GPUs.
+    /// `buckets[f]`: local nodes with exactly `f` free GPUs.
     buckets: Vec<BitSet>,
     bucket_len: Vec<u32>,
     /// Free counts `f` with `bucket_len[f] > 0`.
     nonempty: BitSet,
 }
 
-impl Cluster {
-    /// A cluster with `capacity[n]` GPUs on node `n`, all free. Every node
-    /// has at least one GPU (checked when the scenario is loaded).
-    pub fn new(capacity: &[u32], placement: Placement) -> Self {
-        let max_capacity = capacity.iter().copied().max().unwrap_or(0);
+impl Pool {
+    fn new(nodes: Vec<u32>, capacity: &[u32]) -> Self {
+        let max_capacity = nodes
+            .iter()
+            .map(|&n| capacity[n as usize])
+            .max()
+            .unwrap_or(0);
         let levels = max_capacity as usize + 1;
-        let mut c = Self {
-            placement,
-            capacity: capacity.to_vec(),
-            free: capacity.to_vec(),
-            total: capacity.iter().map(|&g| u64::from(g)).sum(),
-            free_total: 0,
+        let total = nodes.iter().map(|&n| u64::from(capacity[n as usize])).sum();
+        let mut p = Self {
+            total,
+            free_total: total,
             max_capacity,
-            buckets: (0..levels).map(|_| BitSet::new(capacity.len())).collect(),
+            buckets: (0..levels).map(|_| BitSet::new(nodes.len())).collect(),
             bucket_len: vec![0; levels],
             nonempty: BitSet::new(levels),
+            nodes,
         };
-        c.free_total = c.total;
-        for (n, &g) in capacity.iter().enumerate() {
-            c.insert(n, g);
+        for k in 0..p.nodes.len() {
+            let g = capacity[p.nodes[k] as usize];
+            p.insert(k, g);
         }
-        c
+        p
     }
 
-    fn insert(&mut self, node: usize, free: u32) {
+    fn insert(&mut self, local: usize, free: u32) {
         let f = free as usize;
-        self.buckets[f].set(node);
+        self.buckets[f].set(local);
         self.bucket_len[f] += 1;
         if self.bucket_len[f] == 1 {
             self.nonempty.set(f);
         }
     }
 
-    fn remove(&mut self, node: usize, free: u32) {
+    fn remove(&mut self, local: usize, free: u32) {
         let f = free as usize;
-        self.buckets[f].clear(node);
+        self.buckets[f].clear(local);
         self.bucket_len[f] -= 1;
         if self.bucket_len[f] == 0 {
             self.nonempty.clear(f);
         }
     }
 
+    /// Best fit: (free GPUs, cluster index) of the node with the fewest
+    /// free GPUs among those with at least `gpus` free, then the lowest
+    /// index.
+    fn best_fit(&self, gpus: u32) -> Option<(u32, usize)> {
+        let f = self.nonempty.first_from(gpus as usize)?;
+        let k = self.buckets[f].first_from(0)?;
+        Some((f as u32, self.nodes[k] as usize))
+    }
+
+    /// The cluster index of the node with the most free GPUs (then the
+    /// lowest index), if any GPU is free.
+    fn most_free(&self) -> Option<usize> {
+        let f = self.nonempty.last().filter(|&f| f > 0)?;
+        let k = self.buckets[f].first_from(0)?;
+        Some(self.nodes[k] as usize)
+    }
+}
+
+/// Free and used GPUs per node, with the placement rule; one bucket
+/// structure per GPU type (DESIGN §11.2), so a placement looks only at the
+/// nodes of the types it may use and a job never spans types.
+#[derive(Debug, Clone)]
+pub struct Cluster {
+    placement: Placement,
+    capacity: Vec<u32>,
+    free: Vec<u32>,
+    node_type: Vec<GpuType>,
+    /// Index of each node within its type's pool.
+    local: Vec<u32>,
+    total: u64,
+    free_total: u64,
+    max_capacity: u32,
+    pools: Vec<Pool>,
+}
+
+impl Cluster {
+    /// A cluster with `capacity[n]` GPUs on node `n`, all free and of one
+    /// anonymous type. Every node has at least one GPU (checked when the
+    /// scenario is loaded).
+    pub fn new(capacity: &[u32], placement: Placement) -> Self {
+        Self::typed(capacity, &[], 1, placement)
+    }
+
+    /// A cluster with `capacity[n]` GPUs of type `node_type[n]` on node
+    /// `n` (an empty `node_type`: every node has type 0). Types are
+    /// `0..max(types, max(node_type) + 1)`; a type with no node has an
+    /// empty pool.
+    pub fn typed(
+        capacity: &[u32],
+        node_type: &[GpuType],
+        types: usize,
+        placement: Placement,
+    ) -> Self {
+        let node_type: Vec<GpuType> = if node_type.is_empty() {
+            vec![0; capacity.len()]
+        } else {
+            node_type.to_vec()
+        };
+        let types = node_type
+            .iter()
+            .map(|&t| t as usize + 1)
+            .max()
+            .unwrap_or(1)
+            .max(types);
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); types];
+        let mut local = Vec::with_capacity(capacity.len());
+        for (n, &t) in node_type.iter().enumerate() {
+            local.push(members[t as usize].len() as u32);
+            members[t as usize].push(n as u32);
+        }
+        let pools: Vec<Pool> = members
+            .into_iter()
+            .map(|m| Pool::new(m, capacity))
+            .collect();
+        let total = capacity.iter().map(|&g| u64::from(g)).sum();
+        Self {
+            placement,
+            capacity: capacity.to_vec(),
+            free: capacity.to_vec(),
+            node_type,
+            local,
+            total,
+            free_total: total,
+            max_capacity: capacity.iter().copied().max().unwrap_or(0),
+            pools,
+        }
+    }
+
     fn set_free(&mut self, node: usize, free: u32) {
         let old = self.free[node];
-        self.remove(node, old);
-        self.insert(node, free);
+        let pool = &mut self.pools[self.node_type[node] as usize];
+        let k = self.local[node] as usize;
+        pool.remove(k, old);
+        pool.insert(k, free);
+        pool.free_total = pool.free_total - u64::from(old) + u64::from(free);
         self.free[node] = free;
         self.free_total = self.free_total - u64::from(old) + u64::from(free);
     }
@@ -187,40 +283,89 @@ impl Cluster {
     pub fn max_capacity(&self) -> u32 {
         self.max_capacity
     }
-
-    /// The node a `consolidate` job of `gpus` GPUs goes to: the fewest free
-    /// GPUs among nodes with at least `gpus` free, then the lowest index.
-    fn best_fit(&self, gpus: u32) -> Option<usize> {
-        let f = self.nonempty.first_from(gpus as usize)?;
-        self.buckets[f].first_from(0)
+    /// Number of GPU types (1 when untyped).
+    pub fn types(&self) -> usize {
+        self.pools.len()
+    }
+    /// The GPU type of node `n`.
+    pub fn node_type(&self, n: usize) -> GpuType {
+        self.node_type[n]
+    }
+    /// GPUs of type `t`.
+    pub fn total_of_type(&self, t: GpuType) -> u64 {
+        self.pools[t as usize].total
+    }
+    /// Free GPUs of type `t`.
+    pub fn free_of_type(&self, t: GpuType) -> u64 {
+        self.pools[t as usize].free_total
+    }
+    /// GPUs on the largest node of type `t`.
+    pub fn max_capacity_of_type(&self, t: GpuType) -> u32 {
+        self.pools[t as usize].max_capacity
     }
 
-    /// The node with the most free GPUs (then the lowest index), if any GPU
-    /// is free.
-    fn most_free(&self) -> Option<usize> {
-        let f = self.nonempty.last().filter(|&f| f > 0)?;
-        self.buckets[f].first_from(0)
-    }
-
-    /// Whether a job of `gpus` GPUs fits now under the placement rule.
-    pub fn fits(&self, gpus: u32) -> bool {
+    /// Whether a job of `gpus` GPUs fits now on type `t` under the
+    /// placement rule.
+    pub fn fits_on(&self, gpus: u32, t: GpuType) -> bool {
+        let pool = &self.pools[t as usize];
         match self.placement {
-            Placement::Consolidate => self.best_fit(gpus).is_some(),
-            Placement::Spread => self.free_total >= u64::from(gpus),
+            Placement::Consolidate => pool.best_fit(gpus).is_some(),
+            Placement::Spread => pool.free_total >= u64::from(gpus),
         }
     }
 
-    /// Place a job of `gpus` GPUs by the placement rule, writing its
-    /// per-node allocation into `out` (at least `min(gpus, nodes)` long)
-    /// and returning how many entries were written; `None` (and nothing
-    /// changed) if it does not fit.
+    /// Whether a job of `gpus` GPUs fits now on some type (any type when
+    /// untyped).
+    pub fn fits(&self, gpus: u32) -> bool {
+        (0..self.pools.len()).any(|t| self.fits_on(gpus, t as GpuType))
+    }
+
+    /// The type a job of `gpus` GPUs that may use the types of `mask` (bit
+    /// `t` = type `t`) goes to under the placement rule alone (type
+    /// policy `agnostic`): under `consolidate` the type of the best-fit
+    /// node among the nodes of those types (fewest free GPUs, then lowest
+    /// node index); under `spread` the lowest type index with enough free
+    /// GPUs. `None` if it fits on none.
+    pub fn agnostic_type(&self, gpus: u32, mask: u64) -> Option<GpuType> {
+        match self.placement {
+            Placement::Consolidate => {
+                let mut best: Option<(u32, usize)> = None;
+                for (t, pool) in self.pools.iter().enumerate() {
+                    if mask & (1 << t) == 0 {
+                        continue;
+                    }
+                    if let Some(c) = pool.best_fit(gpus)
+                        && best.is_none_or(|b| c < b)
+                    {
+                        best = Some(c);
+                    }
+                }
+                best.map(|(_, n)| self.node_type[n])
+            }
+            Placement::Spread => (0..self.pools.len())
+                .find(|&t| mask & (1 << t) != 0 && self.fits_on(gpus, t as GpuType))
+                .map(|t| t as GpuType),
+        }
+    }
+
+    /// Place a job of `gpus` GPUs on the lowest type it fits on (type 0
+    /// when untyped), as [`Cluster::place_on`].
     pub fn place(&mut self, gpus: u32, out: &mut [Alloc]) -> Option<usize> {
-        if !self.fits(gpus) {
+        let t = (0..self.pools.len()).find(|&t| self.fits_on(gpus, t as GpuType))?;
+        self.place_on(gpus, t as GpuType, out)
+    }
+
+    /// Place a job of `gpus` GPUs on nodes of type `t` by the placement
+    /// rule, writing its per-node allocation into `out` (at least
+    /// `min(gpus, nodes)` long) and returning how many entries were
+    /// written; `None` (and nothing changed) if it does not fit there.
+    pub fn place_on(&mut self, gpus: u32, t: GpuType, out: &mut [Alloc]) -> Option<usize> {
+        if !self.fits_on(gpus, t) {
             return None;
         }
         match self.placement {
             Placement::Consolidate => {
-                let n = self.best_fit(gpus)?;
+                let (_, n) = self.pools[t as usize].best_fit(gpus)?;
                 self.set_free(n, self.free[n] - gpus);
                 out[0] = Alloc {
                     node: n as u32,
@@ -231,7 +376,7 @@ impl Cluster {
             Placement::Spread => {
                 let mut len = 0;
                 for _ in 0..gpus {
-                    let n = self.most_free()?;
+                    let n = self.pools[t as usize].most_free()?;
                     self.set_free(n, self.free[n] - 1);
                     match out[..len].iter_mut().find(|a| a.node == n as u32) {
                         Some(a) => a.gpus += 1,
@@ -373,5 +518,35 @@ mod tests {
         assert_eq!(take(&mut c, 1), [Alloc { node: 0, gpus: 1 }]);
         let mut s = Cluster::new(&caps, Placement::Spread);
         assert_eq!(take(&mut s, 1), [Alloc { node: 150, gpus: 1 }]);
+    }
+
+    #[test]
+    fn typed_pools_place_only_on_their_type_and_never_span() {
+        // Nodes: 0 a(4), 1 b(2), 2 a(2), 3 b(8).
+        let mut c = Cluster::typed(&[4, 2, 2, 8], &[0, 1, 0, 1], 2, Placement::Consolidate);
+        assert_eq!(c.types(), 2);
+        assert_eq!((c.total_of_type(0), c.total_of_type(1)), (6, 10));
+        let mut out = [Alloc::default(); 8];
+        // 2 GPUs on type a: best fit is node 2 (2 free), not node 1 (type b).
+        assert_eq!(c.place_on(2, 0, &mut out), Some(1));
+        assert_eq!(out[0], Alloc { node: 2, gpus: 2 });
+        // 8 GPUs do not fit on type a at all.
+        assert!(!c.fits_on(8, 0));
+        assert!(c.fits_on(8, 1));
+        // Agnostic over both types: 2 GPUs go to node 1 (2 free, type b).
+        assert_eq!(c.agnostic_type(2, 0b11), Some(1));
+        assert_eq!(c.agnostic_type(2, 0b01), Some(0));
+        assert_eq!(c.agnostic_type(5, 0b01), None);
+        // Spread within a type takes GPUs from its own nodes only.
+        let mut s = Cluster::typed(&[4, 2, 2, 8], &[0, 1, 0, 1], 2, Placement::Spread);
+        assert_eq!(s.place_on(6, 0, &mut out), Some(2));
+        assert_eq!(
+            out[..2],
+            [Alloc { node: 0, gpus: 4 }, Alloc { node: 2, gpus: 2 }]
+        );
+        assert_eq!(s.free_of_type(0), 0);
+        assert_eq!(s.free_of_type(1), 10);
+        assert!(!s.fits_on(1, 0));
+        assert_eq!(s.agnostic_type(3, 0b11), Some(1));
     }
 }

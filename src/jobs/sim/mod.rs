@@ -7,8 +7,10 @@ pub mod cluster;
 pub mod rounds;
 mod scheduler_api;
 pub mod simulation;
+pub mod type_policy;
 
 pub use cluster::{Alloc, Cluster, Placement};
 pub use rounds::simulate_jobs_in_rounds;
 pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
-pub use simulation::{JobOutcome, JobSimInput, Segment, simulate_jobs};
+pub use simulation::{JobOutcome, JobSimInput, Segment, SimTypes, simulate_jobs};
+pub use type_policy::{JobTypes, TypePolicy};

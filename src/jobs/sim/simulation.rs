@@ -20,6 +20,18 @@
 //! every job receives exactly its `duration` of service, checked by the
 //! property tests from the run's segments.
 //!
+//! # GPU types (DESIGN §11.2)
+//!
+//! With [`JobSimInput::types`] each node has a GPU type and each job a set
+//! of allowed types and a duration per type. [`Pass::start`] places a job
+//! on one type, chosen by the run's [`TypePolicy`], and never across types;
+//! its run takes its duration on that type. Progress is kept in work units
+//! ([`super::type_policy`]): a job resumed on another type needs the
+//! fraction of the job it has not done yet, at that type's speed. Under
+//! `fastest-or-wait` a job's wait bound is an event (kind 3) that triggers
+//! a pass, so a job waiting for its fastest type starts elsewhere as soon
+//! as the bound is reached.
+//!
 //! # Rounds
 //!
 //! With `[cluster] round_s` ([`super::rounds`], DESIGN §11.3) the pass runs
@@ -34,6 +46,8 @@
 use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
 use super::rounds::Rounds;
+use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
+use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 use crate::core::policy_clock::PolicyClock;
 use crate::core::time::Micros;
@@ -43,6 +57,7 @@ use crate::jobs::trace::Job;
 const COMPLETION: u8 = 0;
 const ARRIVAL: u8 = 1;
 const TIMER: u8 = 2;
+const WAIT_OVER: u8 = 3;
 
 /// "Never": no start time yet.
 pub const NEVER: Micros = Micros::MAX;
@@ -70,6 +85,12 @@ pub enum JobEvent {
         job: u32,
         /// Run number when scheduled.
         run: u32,
+    },
+    /// `job` has waited its `fastest-or-wait` bound: it may now start on
+    /// any allowed type (a pass runs if it is still waiting).
+    WaitOver {
+        /// Job index.
+        job: u32,
     },
     /// A round boundary ([`super::rounds`]); stale unless `seq` is the
     /// pending boundary's.
@@ -110,6 +131,8 @@ pub struct Segment {
     pub alloc_offset: u32,
     /// Number of allocation entries (0 when not recorded).
     pub alloc_len: u32,
+    /// The GPU type of the segment's GPUs (0 when untyped).
+    pub gpu_type: GpuType,
 }
 
 impl Segment {
@@ -136,6 +159,20 @@ pub struct JobSimInput<'a> {
     pub restart_overhead: Micros,
     /// Record each segment's per-node allocation (for tests).
     pub record_allocations: bool,
+    /// GPU types; `None`: one anonymous type, every job's duration its
+    /// `duration`.
+    pub types: Option<SimTypes<'a>>,
+}
+
+/// The GPU types of one simulation (DESIGN §11.2).
+#[derive(Debug, Clone, Copy)]
+pub struct SimTypes<'a> {
+    /// Each node's type, in node order (types `0..jobs.types()`).
+    pub node_types: &'a [GpuType],
+    /// Each job's allowed types and per-type durations.
+    pub jobs: &'a JobTypes,
+    /// How a job's type is chosen.
+    pub policy: TypePolicy,
 }
 
 /// What one simulation produces.
@@ -157,6 +194,10 @@ pub struct JobOutcome {
     pub end_time: Micros,
     /// GPUs in the cluster.
     pub gpus: u64,
+    /// GPUs per type (one entry when untyped).
+    pub gpus_by_type: Vec<u64>,
+    /// The GPU type each job last ran on (0 when untyped).
+    pub gpu_type: Vec<GpuType>,
     /// Time spent inside the scheduler's calls, its scheduling passes
     /// included (they contain the engine's placement of the jobs it
     /// starts); sampled, a measurement only.
@@ -168,12 +209,17 @@ pub struct JobOutcome {
 pub struct State<'a> {
     jobs: &'a [Job],
     cluster: Cluster,
+    types: Option<&'a JobTypes>,
+    type_policy: TypePolicy,
     status: Vec<Status>,
-    /// Service still owed at the start of the current run (or now, if not
-    /// running).
+    /// Work still owed at the start of the current run (or now, if not
+    /// running), in work units (µs at the job's `duration`; §11.2).
     remaining: Vec<Micros>,
-    /// Service received before the current run.
+    /// Service received before the current run, µs of GPU holding without
+    /// restores.
     attained: Vec<Micros>,
+    /// The type of the current (or last) run.
+    run_type: Vec<GpuType>,
     run_start: Vec<Micros>,
     progress_start: Vec<Micros>,
     /// Planned end of the current run; the completion time once done.
@@ -241,9 +287,75 @@ impl State<'_> {
         }
     }
 
-    /// Service job `j` still needs at `now`, µs.
+    /// Job `j`'s duration on type `t`, µs (its `duration` when untyped).
+    pub fn duration_on(&self, j: u32, t: GpuType) -> Micros {
+        match self.types {
+            None => self.jobs[j as usize].duration,
+            Some(x) => x.duration(j as usize, t),
+        }
+    }
+
+    /// The types job `j` may use, as a mask (bit `t` = type `t`).
+    pub fn allowed_types(&self, j: u32) -> u64 {
+        self.types.map_or(1, |x| x.allowed(j as usize))
+    }
+
+    /// The type of job `j`'s current (or last) run.
+    pub fn run_type(&self, j: u32) -> GpuType {
+        self.run_type[j as usize]
+    }
+
+    /// The types job `j` may start on at `now` under the type policy: its
+    /// allowed types, or under `fastest-or-wait` before its bound only its
+    /// fastest allowed type.
+    pub fn start_types(&self, j: u32, now: Micros) -> u64 {
+        let allowed = self.allowed_types(j);
+        match (self.type_policy, self.types) {
+            (TypePolicy::FastestOrWait { max_wait }, Some(x))
+                if now.saturating_sub(self.jobs[j as usize].submit) < max_wait =>
+            {
+                x.fastest_in(j as usize, allowed).map_or(0, |t| 1 << t)
+            }
+            _ => allowed,
+        }
+    }
+
+    /// The type job `j` would start on at `now` under the type policy and
+    /// the placement rule, if it fits anywhere it may go.
+    pub fn choose_type(&self, j: u32, now: Micros) -> Option<GpuType> {
+        let gpus = self.jobs[j as usize].gpus;
+        let Some(x) = self.types else {
+            return self.cluster.fits_on(gpus, 0).then_some(0);
+        };
+        let mask = self.start_types(j, now);
+        match self.type_policy {
+            TypePolicy::Agnostic => self.cluster.agnostic_type(gpus, mask),
+            TypePolicy::Fastest | TypePolicy::FastestOrWait { .. } => {
+                let mut best: Option<(Micros, GpuType)> = None;
+                for t in 0..x.types() {
+                    let t = t as GpuType;
+                    if mask & (1 << t) != 0 && self.cluster.fits_on(gpus, t) {
+                        let d = x.duration(j as usize, t);
+                        if best.is_none_or(|(b, _)| d < b) {
+                            best = Some((d, t));
+                        }
+                    }
+                }
+                best.map(|(_, t)| t)
+            }
+        }
+    }
+
+    fn work_done(&self, j: usize, elapsed: Micros) -> Micros {
+        let d = self.duration_on(j as u32, self.run_type[j]);
+        work_in_time(elapsed, self.jobs[j].duration, d).min(self.remaining[j])
+    }
+
+    /// Work job `j` still needs at `now`, in work units: µs of service at
+    /// its `duration` (exactly µs of service when untyped; §11.2).
     pub fn remaining(&self, j: u32, now: Micros) -> Micros {
-        self.remaining[j as usize] - self.progress(j as usize, now)
+        let i = j as usize;
+        self.remaining[i] - self.work_done(i, self.progress(i, now))
     }
 
     /// Service job `j` has received by `now`, µs.
@@ -290,6 +402,7 @@ impl State<'_> {
             overhead,
             alloc_offset,
             alloc_len,
+            gpu_type: self.run_type[j],
         });
     }
 }
@@ -337,17 +450,22 @@ impl<'a> Pass<'_, 'a> {
     pub fn gpus(&self, j: u32) -> u32 {
         self.state.jobs[j as usize].gpus
     }
-    /// Whether job `j` fits now under the placement rule.
+    /// Whether job `j` fits now under the type policy and the placement
+    /// rule.
     pub fn fits(&self, j: u32) -> bool {
-        self.state.cluster.fits(self.gpus(j))
+        self.state.choose_type(j, self.now).is_some()
+    }
+    /// The types job `j` may start on now ([`State::start_types`]).
+    pub fn start_types(&self, j: u32) -> u64 {
+        self.state.start_types(j, self.now)
     }
     /// Free GPUs in the cluster.
     pub fn free_gpus(&self) -> u64 {
         self.state.cluster.free_total()
     }
 
-    /// Start waiting job `j` if it fits (placement rule); returns whether
-    /// it started.
+    /// Start waiting job `j` if it fits (type policy, then placement rule
+    /// on the chosen type); returns whether it started.
     pub fn start(&mut self, j: u32) -> Result<bool> {
         let now = self.now;
         let s = &mut *self.state;
@@ -357,20 +475,50 @@ impl<'a> Pass<'_, 'a> {
                 "the scheduler started job {j}, which is not waiting"
             )));
         }
+        let Some(t) = s.choose_type(j, now) else {
+            return Ok(false);
+        };
+        self.start_on(j, t)
+    }
+
+    /// Start waiting job `j` on GPU type `t` (one of its allowed types) if
+    /// it fits there under the placement rule; returns whether it started.
+    /// For schedulers that choose the type themselves (`max-min-fairness`).
+    pub fn start_on(&mut self, j: u32, t: GpuType) -> Result<bool> {
+        let now = self.now;
+        let s = &mut *self.state;
+        let i = j as usize;
+        if s.status[i] != Status::Waiting {
+            return Err(Error::policy(format!(
+                "the scheduler started job {j}, which is not waiting"
+            )));
+        }
+        if usize::from(t) >= s.cluster.types().min(64) || s.allowed_types(j) & (1 << t) == 0 {
+            return Err(Error::policy(format!(
+                "the scheduler started job {j} on GPU type {t}, which it may not use"
+            )));
+        }
+        if !s.cluster.fits_on(s.jobs[i].gpus, t) {
+            return Ok(false);
+        }
         let off = s.alloc_offset[i];
         let cap = s.alloc_offset.get(i + 1).copied().unwrap_or(s.alloc.len()) - off;
         let Some(len) = s
             .cluster
-            .place(s.jobs[i].gpus, &mut s.alloc[off..off + cap])
+            .place_on(s.jobs[i].gpus, t, &mut s.alloc[off..off + cap])
         else {
-            return Ok(false);
+            return Err(Error::input(format!(
+                "internal error: job {j} fits on type {t} but could not be placed"
+            )));
         };
         s.alloc_len[i] = len as u32;
+        s.run_type[i] = t;
         let overhead = if s.restore[i] { s.overhead } else { 0 };
         s.restore[i] = false;
         let progress_start = now + overhead;
+        let run_time = time_for_work(s.remaining[i], s.jobs[i].duration, s.duration_on(j, t));
         let end = progress_start
-            .checked_add(s.remaining[i])
+            .checked_add(run_time)
             .ok_or_else(|| Error::input("simulated time overflowed 2^64 µs"))?;
         s.status[i] = Status::Running;
         s.run_start[i] = now;
@@ -430,9 +578,10 @@ impl<'a> Pass<'_, 'a> {
             run: s.run[i],
         };
         let progress = now.saturating_sub(s.progress_start[i]);
+        let work = s.work_done(i, progress);
         // A job preempted while restoring its checkpoint still owes it.
         s.restore[i] = s.overhead > 0;
-        s.remaining[i] -= progress;
+        s.remaining[i] -= work;
         s.attained[i] += progress;
         s.run[i] = s.run[i].wrapping_add(1);
         s.status[i] = Status::Waiting;
@@ -493,6 +642,20 @@ struct JobSim<'a, 's> {
 }
 
 impl JobSim<'_, '_> {
+    /// Under `fastest-or-wait`, the event at which arriving job `j` may
+    /// stop waiting for its fastest type (only if it has another type).
+    fn push_wait_over(&self, j: u32, queue: &mut EventQueue<JobEvent>) {
+        let s = &self.state;
+        if let TypePolicy::FastestOrWait { max_wait } = s.type_policy
+            && s.types.is_some()
+            && s.allowed_types(j).count_ones() > 1
+            && max_wait > 0
+        {
+            let at = s.jobs[j as usize].submit.saturating_add(max_wait);
+            queue.push(at, WAIT_OVER, JobEvent::WaitOver { job: j });
+        }
+    }
+
     fn push_next_arrival(&mut self, queue: &mut EventQueue<JobEvent>) {
         if let Some(&j) = self.order.get(self.next_arrival) {
             self.next_arrival += 1;
@@ -521,10 +684,16 @@ impl Component for JobSim<'_, '_> {
                 let tick = self.clock.start();
                 self.scheduler.on_arrival(job, now, &self.state);
                 self.clock.stop(tick);
+                self.push_wait_over(job, queue);
                 self.push_next_arrival(queue);
                 self.dirty = true;
                 if let Some(r) = &mut self.rounds {
                     r.on_arrival(now, queue);
+                }
+            }
+            JobEvent::WaitOver { job } => {
+                if self.state.status[job as usize] == Status::Waiting {
+                    self.dirty = true;
                 }
             }
             JobEvent::Completion { job, run } => {
@@ -534,7 +703,7 @@ impl Component for JobSim<'_, '_> {
                     return Ok(());
                 }
                 s.push_segment(i, now);
-                s.attained[i] += s.remaining[i];
+                s.attained[i] += now - s.progress_start[i];
                 s.remaining[i] = 0;
                 s.status[i] = Status::Done;
                 s.end[i] = now;
@@ -608,11 +777,42 @@ impl Component for JobSim<'_, '_> {
 /// must fit on the largest node, under `spread` in the whole cluster.
 /// Returns the index of the first job that cannot.
 pub fn first_unplaceable(jobs: &[Job], nodes: &[u32], placement: Placement) -> Option<usize> {
-    let limit = match placement {
-        Placement::Consolidate => u64::from(nodes.iter().copied().max().unwrap_or(0)),
-        Placement::Spread => nodes.iter().map(|&g| u64::from(g)).sum(),
-    };
-    jobs.iter().position(|j| u64::from(j.gpus) > limit)
+    first_unplaceable_typed(jobs, nodes, &[], None, placement)
+}
+
+/// The most GPUs one job can get on type `t` under `placement`: the
+/// largest node of the type (`consolidate`) or all its GPUs (`spread`).
+/// `node_types` empty: every node has type 0.
+pub fn type_limit(nodes: &[u32], node_types: &[GpuType], t: GpuType, placement: Placement) -> u64 {
+    let of_t = nodes
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| node_types.get(*n).copied().unwrap_or(0) == t)
+        .map(|(_, &g)| u64::from(g));
+    match placement {
+        Placement::Consolidate => of_t.max().unwrap_or(0),
+        Placement::Spread => of_t.sum(),
+    }
+}
+
+/// [`first_unplaceable`] on a typed cluster: a job can run if one of its
+/// allowed types can give it its GPUs on an empty cluster ([`type_limit`];
+/// a job never spans types). `types` `None`: one anonymous type.
+pub fn first_unplaceable_typed(
+    jobs: &[Job],
+    nodes: &[u32],
+    node_types: &[GpuType],
+    types: Option<&JobTypes>,
+    placement: Placement,
+) -> Option<usize> {
+    let n_types = types.map_or(1, JobTypes::types);
+    let limits: Vec<u64> = (0..n_types)
+        .map(|t| type_limit(nodes, node_types, t as GpuType, placement))
+        .collect();
+    jobs.iter().enumerate().position(|(j, job)| {
+        let mask = types.map_or(1, |x| x.allowed(j));
+        !(0..n_types).any(|t| mask & (1 << t) != 0 && u64::from(job.gpus) <= limits[t])
+    })
 }
 
 /// Replay `input.jobs` on the cluster under `scheduler`, event-driven
@@ -637,7 +837,23 @@ pub(super) fn simulate(
             "internal error: every node needs at least one GPU",
         ));
     }
-    if let Some(j) = first_unplaceable(jobs, input.nodes, input.placement) {
+    let node_types: &[GpuType] = input.types.map_or(&[], |t| t.node_types);
+    if let Some(t) = input.types
+        && (t.jobs.len() != n
+            || node_types.len() != input.nodes.len()
+            || node_types.iter().any(|&x| x as usize >= t.jobs.types()))
+    {
+        return Err(Error::input(
+            "internal error: the GPU types do not match the jobs or the nodes",
+        ));
+    }
+    if let Some(j) = first_unplaceable_typed(
+        jobs,
+        input.nodes,
+        node_types,
+        input.types.map(|t| t.jobs),
+        input.placement,
+    ) {
         return Err(Error::input(format!(
             "job {j} needs {} GPUs, more than the cluster can ever give it under `{}` placement",
             jobs[j].gpus,
@@ -659,12 +875,21 @@ pub(super) fn simulate(
     }
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&j| (jobs[j as usize].submit, j));
+    let cluster = Cluster::typed(
+        input.nodes,
+        node_types,
+        input.types.map_or(1, |t| t.jobs.types()),
+        input.placement,
+    );
     let state = State {
         jobs,
-        cluster: Cluster::new(input.nodes, input.placement),
+        cluster,
+        types: input.types.map(|t| t.jobs),
+        type_policy: input.types.map_or(TypePolicy::Agnostic, |t| t.policy),
         status: vec![Status::Future; n],
         remaining: jobs.iter().map(|j| j.duration).collect(),
         attained: vec![0; n],
+        run_type: vec![0; n],
         run_start: vec![0; n],
         progress_start: vec![0; n],
         end: vec![NEVER; n],
@@ -687,6 +912,9 @@ pub(super) fn simulate(
         round: rounds.as_ref().map(Rounds::round),
     };
     let gpus = state.cluster.total();
+    let gpus_by_type: Vec<u64> = (0..state.cluster.types())
+        .map(|t| state.cluster.total_of_type(t as GpuType))
+        .collect();
     let mut sim = JobSim {
         state,
         scheduler,
@@ -718,6 +946,8 @@ pub(super) fn simulate(
         events: end.events,
         end_time: end.end,
         gpus,
+        gpus_by_type,
+        gpu_type: s.run_type,
         policy_clock: sim.clock,
     })
 }

@@ -44,6 +44,7 @@ use std::sync::Arc;
 pub use lp::{Allocation, LpJob, max_min_allocation};
 
 use super::{JobSchedulerSpec, Params};
+use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 use crate::core::time::Micros;
 use crate::jobs::sim::simulation::{Pass, State, Status};
@@ -59,7 +60,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
 };
 
 /// No type chosen.
-const NONE: u16 = u16::MAX;
+const NONE: GpuType = GpuType::MAX;
 
 #[derive(Debug)]
 struct MaxMin {
@@ -75,11 +76,11 @@ struct MaxMin {
     received: Vec<f64>,
     deficit: Vec<f64>,
     /// Type picked for each job this round (`NONE`: not picked).
-    picked: Vec<u16>,
+    picked: Vec<GpuType>,
     last_boundary: Micros,
     last_reset: Micros,
     /// Scratch: (job, type, priority, deficit, allocation) entries.
-    entries: Vec<(u32, u16, f64, f64, f64)>,
+    entries: Vec<(u32, GpuType, f64, f64, f64)>,
     /// Scratch: jobs to start this round.
     starts: Vec<u32>,
     /// Scratch: GPUs of each type not yet given out.
@@ -148,7 +149,7 @@ impl MaxMin {
             .map(|&j| LpJob {
                 scale_factor: state.job(j).gpus,
                 weight: 1.0,
-                throughput: (0..m).map(|t| throughput(state, j, t as u16)).collect(),
+                throughput: (0..m).map(|t| throughput(state, j, t as GpuType)).collect(),
             })
             .collect();
         let a = max_min_allocation(&jobs, &self.gpus)?;
@@ -167,25 +168,21 @@ impl MaxMin {
     }
 }
 
-/// GPUs of each type (one anonymous type until the cluster is typed).
+/// GPUs of each type.
 fn gpus_by_type(state: &State<'_>) -> Vec<u32> {
-    vec![u32::try_from(state.cluster().total()).unwrap_or(u32::MAX)]
+    let c = state.cluster();
+    (0..c.types())
+        .map(|t| u32::try_from(c.total_of_type(t as GpuType)).unwrap_or(u32::MAX))
+        .collect()
 }
 
-/// Job `j`'s throughput on type `t`, jobs per second (0: may not run
-/// there).
-fn throughput(state: &State<'_>, j: u32, _t: u16) -> f64 {
-    1.0e6 / state.job(j).duration.max(1) as f64
-}
-
-/// The type job `j` runs on.
-fn run_type(_state: &State<'_>, _j: u32) -> u16 {
-    0
-}
-
-/// Start job `j` on type `t`.
-fn start_on(pass: &mut Pass<'_, '_>, j: u32, _t: u16) -> Result<bool> {
-    pass.start(j)
+/// Job `j`'s throughput on type `t`: the job (all its work) per second,
+/// `1 / duration on t`; 0 where it may not run.
+fn throughput(state: &State<'_>, j: u32, t: GpuType) -> f64 {
+    if t >= 64 || state.allowed_types(j) & (1 << t) == 0 {
+        return 0.0;
+    }
+    1.0e6 / state.duration_on(j, t).max(1) as f64
 }
 
 impl JobScheduler for MaxMin {
@@ -214,7 +211,7 @@ impl JobScheduler for MaxMin {
         let elapsed = (now - self.last_boundary) as f64;
         for &j in &self.active {
             if pass.state().status(j) == Status::Running {
-                let t = run_type(pass.state(), j) as usize;
+                let t = usize::from(pass.state().run_type(j));
                 self.received[j as usize * m + t] += elapsed;
             }
         }
@@ -235,7 +232,7 @@ impl JobScheduler for MaxMin {
             let first = self.entries.len();
             for &j in &self.active {
                 let c = j as usize * m + t;
-                if throughput(pass.state(), j, t as u16) <= 0.0 || pass.gpus(j) > self.gpus[t] {
+                if throughput(pass.state(), j, t as GpuType) <= 0.0 || pass.gpus(j) > self.gpus[t] {
                     continue;
                 }
                 let x = self.x[c];
@@ -244,7 +241,8 @@ impl JobScheduler for MaxMin {
                 } else {
                     x * total / self.received[c]
                 };
-                self.entries.push((j, t as u16, prio, self.deficit[c], x));
+                self.entries
+                    .push((j, t as GpuType, prio, self.deficit[c], x));
             }
             // 4. Per type: priority, deficit, allocation, largest first.
             self.entries[first..].sort_by(|a, b| {
@@ -270,7 +268,7 @@ impl JobScheduler for MaxMin {
         // 5. Preempt what does not continue, then start the rest.
         for &j in &self.active {
             if pass.state().status(j) == Status::Running
-                && self.picked[j as usize] != run_type(pass.state(), j)
+                && self.picked[j as usize] != pass.state().run_type(j)
             {
                 let t = pass.preempt(j)?;
                 pass.commit(t);
@@ -283,7 +281,7 @@ impl JobScheduler for MaxMin {
             .sort_by_key(|&j| std::cmp::Reverse(state.job(j).gpus));
         for k in 0..self.starts.len() {
             let j = self.starts[k];
-            start_on(pass, j, self.picked[j as usize])?;
+            pass.start_on(j, self.picked[j as usize])?;
         }
         for &j in &self.active {
             self.picked[j as usize] = NONE;
