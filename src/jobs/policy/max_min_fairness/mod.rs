@@ -47,6 +47,7 @@ use super::{JobSchedulerSpec, Params};
 use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
 use crate::core::time::Micros;
+use crate::jobs::sim::Placement;
 use crate::jobs::sim::simulation::{Pass, State, Status};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, SchedInit};
 
@@ -81,8 +82,9 @@ struct MaxMin {
     last_reset: Micros,
     /// Scratch: (job, type, priority, deficit, allocation) entries.
     entries: Vec<(u32, GpuType, f64, f64, f64)>,
-    /// Scratch: jobs to start this round.
-    starts: Vec<u32>,
+    /// Scratch: jobs to start this round, keyed (most GPUs first, then
+    /// pick order).
+    starts: Vec<(std::cmp::Reverse<u32>, u32, u32)>,
     /// Scratch: GPUs of each type not yet given out.
     left: Vec<u64>,
     /// GPUs of each type.
@@ -177,9 +179,17 @@ fn gpus_by_type(state: &State<'_>) -> Vec<u32> {
 }
 
 /// Job `j`'s throughput on type `t`: the job (all its work) per second,
-/// `1 / duration on t`; 0 where it may not run.
+/// `1 / duration on t`; 0 where it may not run (not an allowed type, or
+/// its GPUs never fit there: more than the largest node of the type under
+/// `consolidate`, more than the type under `spread`).
 fn throughput(state: &State<'_>, j: u32, t: GpuType) -> f64 {
-    if t >= 64 || state.allowed_types(j) & (1 << t) == 0 {
+    let c = state.cluster();
+    let gpus = state.job(j).gpus;
+    let room = match c.placement() {
+        Placement::Consolidate => u64::from(c.max_capacity_of_type(t)),
+        Placement::Spread => c.total_of_type(t),
+    };
+    if t >= 64 || state.allowed_types(j) & (1 << t) == 0 || u64::from(gpus) > room {
         return 0.0;
     }
     1.0e6 / state.duration_on(j, t).max(1) as f64
@@ -245,7 +255,9 @@ impl JobScheduler for MaxMin {
                     .push((j, t as GpuType, prio, self.deficit[c], x));
             }
             // 4. Per type: priority, deficit, allocation, largest first.
-            self.entries[first..].sort_by(|a, b| {
+            // Keys end with the job index: unique, so an unstable sort
+            // (which allocates nothing) is deterministic.
+            self.entries[first..].sort_unstable_by(|a, b| {
                 b.2.total_cmp(&a.2)
                     .then(b.3.total_cmp(&a.3))
                     .then(b.4.total_cmp(&a.4))
@@ -263,7 +275,9 @@ impl JobScheduler for MaxMin {
             }
             self.left[ti] -= sf;
             self.picked[j as usize] = t;
-            self.starts.push(j);
+            let order = self.starts.len() as u32;
+            self.starts
+                .push((std::cmp::Reverse(pass.gpus(j)), order, j));
         }
         // 5. Preempt what does not continue, then start the rest.
         for &j in &self.active {
@@ -275,12 +289,10 @@ impl JobScheduler for MaxMin {
             }
         }
         self.starts
-            .retain(|&j| pass.state().status(j) == Status::Waiting);
-        let state = pass.state();
-        self.starts
-            .sort_by_key(|&j| std::cmp::Reverse(state.job(j).gpus));
+            .retain(|&(_, _, j)| pass.state().status(j) == Status::Waiting);
+        self.starts.sort_unstable();
         for k in 0..self.starts.len() {
-            let j = self.starts[k];
+            let j = self.starts[k].2;
             pass.start_on(j, self.picked[j as usize])?;
         }
         for &j in &self.active {
