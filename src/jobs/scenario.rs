@@ -22,7 +22,7 @@
 //! # round_s = 360               # decide in rounds (DESIGN §11.3); default event-driven
 //! [[policy]]
 //! name = "fifo"
-//! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
+//! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf | max-min-fairness
 //! # backfill = true            # optional: overrides [cluster].backfill
 //! # type_policy = "fastest"     # agnostic (default) | fastest | fastest-or-wait
 //! # max_wait_s = 3600           # fastest-or-wait: the wait bound
