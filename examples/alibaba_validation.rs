@@ -81,8 +81,15 @@ fn main() {
     );
     let mut peaks = Vec::new();
     for fractional in [Fractional::Whole, Fractional::Drop] {
-        let (rows, _) = import_jobs(ImportFormat::Alibaba, &pods, ImportOptions { fractional })
-            .unwrap_or_else(|e| fail(e));
+        let (rows, _) = import_jobs(
+            ImportFormat::Alibaba,
+            &pods,
+            ImportOptions {
+                fractional,
+                ..ImportOptions::default()
+            },
+        )
+        .unwrap_or_else(|e| fail(e));
         let trace = JobTrace::from_rows("alibaba", &rows).unwrap_or_else(|e| fail(e));
         for placement in [Placement::Consolidate, Placement::Spread] {
             let spec = scheduler("fifo").unwrap_or_else(|| fail("no fifo"));

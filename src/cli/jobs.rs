@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
 use crate::core::scenario::Overrides;
+use crate::jobs::import::gavel::GavelOptions;
 use crate::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
 use crate::jobs::scenario::{JobScenario, load_job_plan};
 use crate::jobs::trace::{JobTrace, load_job_trace, write_job_trace};
@@ -24,15 +25,34 @@ pub struct ImportJobsArgs {
     /// dropped.
     #[arg(long, value_enum, default_value_t = Fractional::Whole)]
     pub fractional: Fractional,
+    /// Gavel: the throughput table (`simulation_throughputs.json`).
+    #[arg(long, value_name = "FILE")]
+    pub throughputs: Option<PathBuf>,
+    /// Gavel: worker types to write `duration_s.<type>` columns for, in
+    /// order; the first one's duration is `duration_s` (default
+    /// v100,p100,k80).
+    #[arg(long, value_name = "TYPES", value_delimiter = ',')]
+    pub worker_types: Vec<String>,
 }
 
 /// `tenantsim import-jobs FORMAT INPUT --out JOBS.csv`.
 pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
+    if args.format != ImportFormat::Gavel
+        && (args.throughputs.is_some() || !args.worker_types.is_empty())
+    {
+        return Err(Error::input(
+            "--throughputs and --worker-types are for `import-jobs gavel` only",
+        ));
+    }
     let (rows, report) = import_jobs(
         args.format,
         &args.input,
         ImportOptions {
             fractional: args.fractional,
+            gavel: GavelOptions {
+                throughputs: args.throughputs.clone(),
+                worker_types: args.worker_types.clone(),
+            },
         },
     )?;
     if rows.is_empty() {
@@ -44,6 +64,9 @@ pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
     // Validate what we write, so the output always loads.
     JobTrace::from_rows(&args.out.display().to_string(), &rows)?;
     write_job_trace(&args.out, &rows)?;
+    for note in &report.notes {
+        eprintln!("warning: {note}");
+    }
     eprintln!("{}: {report}", args.input.display());
     eprintln!("wrote {} jobs to {}", rows.len(), args.out.display());
     Ok(())

@@ -7,7 +7,8 @@
 //!   with `h = (n − 1)·p/100` ([`crate::core::stats::percentile`]).
 //! - Makespan = last completion − first submit.
 //! - GPU utilisation = GPU-time held by jobs (restart overhead included) /
-//!   (GPUs × makespan).
+//!   (GPUs × makespan); per GPU type the same over that type's GPUs
+//!   (DESIGN §11.2).
 //! - Slowdown of a job = JCT / duration (≥ 1). Jain's fairness index over
 //!   users' average slowdown `x_u`: `(Σ x_u)² / (n · Σ x_u²)`, 1 when every
 //!   user is slowed down equally.
@@ -17,6 +18,7 @@
 
 use super::sim::JobOutcome;
 use super::trace::Job;
+use crate::core::cluster::GpuType;
 use crate::core::stats::{jain_index, percentile};
 use crate::core::time::Micros;
 
@@ -39,6 +41,9 @@ pub struct JobMetrics {
     pub makespan: Micros,
     /// GPU-time held / (GPUs × makespan).
     pub utilization: f64,
+    /// Per GPU type (one entry when untyped): GPU-time held on the type /
+    /// (its GPUs × makespan).
+    pub utilization_by_type: Vec<f64>,
     /// Jain's index over users' average slowdown.
     pub jain: f64,
     /// Preemptions in the run.
@@ -112,6 +117,20 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
         .map(|s| u128::from(s.end - s.start) * u128::from(s.gpus))
         .sum();
     let capacity = u128::from(outcome.gpus) * u128::from(makespan);
+    let mut busy_by_type = vec![0u128; outcome.gpus_by_type.len()];
+    for s in &outcome.segments {
+        if let Some(b) = busy_by_type.get_mut(s.gpu_type as usize) {
+            *b += u128::from(s.end - s.start) * u128::from(s.gpus);
+        }
+    }
+    let utilization_by_type = busy_by_type
+        .iter()
+        .zip(&outcome.gpus_by_type)
+        .map(|(&b, &g)| {
+            let c = u128::from(g) * u128::from(makespan);
+            if c == 0 { 0.0 } else { b as f64 / c as f64 }
+        })
+        .collect();
     let slowdowns: Vec<f64> = user_metrics(jobs, users, outcome)
         .iter()
         .filter(|u| u.jobs > 0)
@@ -130,6 +149,7 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
         } else {
             busy as f64 / capacity as f64
         },
+        utilization_by_type,
         // 1 when no user has a job (nobody is treated unequally).
         jain: jain_index(&slowdowns).unwrap_or(1.0),
         preemptions: outcome.preemptions.iter().map(|&p| u64::from(p)).sum(),
@@ -152,6 +172,17 @@ pub struct UtilPoint {
 /// most `points` equal buckets (the last may be shorter), each with the
 /// time-averaged number of GPUs held. Computed exactly from the segments.
 pub fn utilization_timeline(jobs: &[Job], outcome: &JobOutcome, points: usize) -> Vec<UtilPoint> {
+    utilization_timeline_of(jobs, outcome, points, None)
+}
+
+/// [`utilization_timeline`] counting only the GPUs of type `gpu_type`
+/// (all with `None`); the buckets are the same for every type.
+pub fn utilization_timeline_of(
+    jobs: &[Job],
+    outcome: &JobOutcome,
+    points: usize,
+    gpu_type: Option<GpuType>,
+) -> Vec<UtilPoint> {
     let t0 = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let t1 = outcome.end.iter().copied().max().unwrap_or(0);
     if t1 <= t0 || points == 0 {
@@ -163,7 +194,7 @@ pub fn utilization_timeline(jobs: &[Job], outcome: &JobOutcome, points: usize) -
     let mut acc = vec![0u128; b];
     let mut diff = vec![0i128; b + 1];
     for s in &outcome.segments {
-        if s.end <= s.start {
+        if s.end <= s.start || gpu_type.is_some_and(|t| t != s.gpu_type) {
             continue;
         }
         let g = u128::from(s.gpus);

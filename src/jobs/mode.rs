@@ -136,7 +136,7 @@ impl Mode for JobMode {
 
     fn start(&self, scenario: &JobScenario, keep_jobs: bool) -> Result<JobFold> {
         Ok(JobFold {
-            rows: JobRows::new(keep_jobs)?,
+            rows: JobRows::new(scenario, keep_jobs)?,
             runs: Vec::new(),
             totals: vec![PolicyTotals::default(); scenario.policies.len()],
         })

@@ -5,7 +5,12 @@
 //! | `summary.csv` | per (policy, repetition): JCT mean / median / p95 / p99, mean queueing delay, makespan, GPU utilisation, Jain index, preemptions, events (handled by the loop, including stale completions of preempted runs) |
 //! | `users.csv` | per (policy, repetition, user): jobs, mean JCT, mean slowdown, FTF ρ |
 //! | `utilization.csv` | per (policy, repetition): GPUs held over time, ≤ 1000 buckets (data for the utilisation timeline plot) |
-//! | `jobs.csv` (with `--jobs`) | exactly `policy,rep,job_id,user,submit_s,start_s,end_s,gpus` (data for the JCT CDF plot) |
+//! | `jobs.csv` (with `--jobs`) | exactly `policy,rep,job_id,user,submit_s,start_s,end_s,gpus` (data for the JCT CDF plot); on a typed cluster a last column `gpu_type`, the type of the job's last run |
+//! | `utilization_by_type.csv` (typed clusters only) | per (policy, repetition, GPU type): GPUs of that type held over time, the buckets of `utilization.csv` |
+//!
+//! On a typed cluster (DESIGN §11.2) `summary.csv` ends with one column
+//! `gpu_utilization.<type>` per GPU type. Untyped runs write exactly the
+//! files and columns they wrote before types existed.
 //! | `run.json` | resolved scenario, seed, version, trace and node list, threads, wall time; in a sweep, the point |
 //!
 //! Times are seconds with six decimals (microsecond resolution; exact for
@@ -19,9 +24,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::metrics::{user_metrics, utilization_timeline};
+use super::metrics::{user_metrics, utilization_timeline, utilization_timeline_of};
 use super::run::JobRun;
 use super::scenario::JobScenario;
+use crate::core::cluster::GpuType;
 use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
@@ -42,10 +48,24 @@ fn secs(us: f64) -> String {
 const SUMMARY_HEADER: &str = "policy,rep,jobs,mean_jct_s,median_jct_s,p95_jct_s,p99_jct_s,\
      mean_queueing_delay_s,makespan_s,gpu_utilization,jain_index,preemptions,events\n";
 
+/// The `summary.csv` header of `scenario`: [`SUMMARY_HEADER`], and on a
+/// typed cluster one `gpu_utilization.<type>` column per type.
+fn summary_header(scenario: &JobScenario) -> String {
+    let mut h = SUMMARY_HEADER.trim_end().to_string();
+    if scenario.cluster.is_typed() {
+        for t in scenario.cluster.types() {
+            h.push(',');
+            h.push_str(&csv_field(&format!("gpu_utilization.{t}")));
+        }
+    }
+    h.push('\n');
+    h
+}
+
 /// The `summary.csv` row of run `r`.
 pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     let m = &r.metrics;
-    let _ = writeln!(
+    let _ = write!(
         out,
         "{},{},{},{},{},{},{},{},{},{},{},{},{}",
         csv_field(&scenario.policies[r.policy].name),
@@ -62,6 +82,12 @@ pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         m.preemptions,
         m.events
     );
+    if scenario.cluster.is_typed() {
+        for u in &m.utilization_by_type {
+            let _ = write!(out, ",{u}");
+        }
+    }
+    out.push('\n');
 }
 
 /// `jobs.csv`: `policy,rep,job_id,user,submit_s,start_s,end_s,gpus`, jobs
@@ -83,6 +109,11 @@ pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
             micros_to_secs_string(r.outcome.end[k]),
             j.gpus
         );
+        if scenario.cluster.is_typed() {
+            out.pop();
+            let t = &scenario.cluster.types()[r.outcome.gpu_type[k] as usize];
+            let _ = writeln!(out, ",{}", csv_field(t));
+        }
     }
 }
 
@@ -137,6 +168,33 @@ pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
 /// Header of `utilization.csv`.
 const UTILIZATION_HEADER: &str = "policy,rep,time_s,duration_s,busy_gpus,utilization\n";
 
+/// `utilization_by_type.csv` (typed clusters):
+/// `policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization`, the
+/// GPUs of each type held, over that type's GPUs.
+pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+    let policy = csv_field(&scenario.policies[r.policy].name);
+    for (t, name) in scenario.cluster.types().iter().enumerate() {
+        let t = t as GpuType;
+        let gpus = scenario.cluster.gpus_of_type(t) as f64;
+        let name = csv_field(name);
+        for p in utilization_timeline_of(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS, Some(t)) {
+            let _ = writeln!(
+                out,
+                "{policy},{},{name},{},{},{},{}",
+                r.rep,
+                micros_to_secs_string(p.time),
+                micros_to_secs_string(p.len),
+                p.busy_gpus,
+                p.busy_gpus / gpus
+            );
+        }
+    }
+}
+
+/// Header of `utilization_by_type.csv`.
+const UTILIZATION_BY_TYPE_HEADER: &str =
+    "policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n";
+
 /// The per-run files of a job-mode run, written row by row as the runs
 /// finish (see [`Spool`]).
 #[derive(Debug)]
@@ -144,20 +202,35 @@ pub struct JobRows {
     summary: Spool,
     users: Spool,
     utilization: Spool,
+    utilization_by_type: Option<Spool>,
     jobs: Option<Spool>,
     /// The rows of the run being added (reused).
     line: String,
 }
 
 impl JobRows {
-    /// Start the files (`jobs.csv` too with `with_jobs`).
-    pub fn new(with_jobs: bool) -> Result<Self> {
+    /// Start the files of `scenario` (`jobs.csv` too with `with_jobs`).
+    pub fn new(scenario: &JobScenario, with_jobs: bool) -> Result<Self> {
+        let typed = scenario.cluster.is_typed();
+        let jobs_header = if typed {
+            format!("{},gpu_type\n", JOBS_HEADER.trim_end())
+        } else {
+            JOBS_HEADER.to_string()
+        };
         Ok(Self {
-            summary: Spool::new("summary.csv", SUMMARY_HEADER)?,
+            summary: Spool::new("summary.csv", &summary_header(scenario))?,
             users: Spool::new("users.csv", USERS_HEADER)?,
             utilization: Spool::new("utilization.csv", UTILIZATION_HEADER)?,
+            utilization_by_type: if typed {
+                Some(Spool::new(
+                    "utilization_by_type.csv",
+                    UTILIZATION_BY_TYPE_HEADER,
+                )?)
+            } else {
+                None
+            },
             jobs: if with_jobs {
-                Some(Spool::new("jobs.csv", JOBS_HEADER)?)
+                Some(Spool::new("jobs.csv", &jobs_header)?)
             } else {
                 None
             },
@@ -169,10 +242,11 @@ impl JobRows {
     /// order).
     pub fn add(&mut self, scenario: &JobScenario, run: &JobRun) -> Result<()> {
         type Rows = fn(&mut String, &JobScenario, &JobRun);
-        let files: [(Option<&mut Spool>, Rows); 4] = [
+        let files: [(Option<&mut Spool>, Rows); 5] = [
             (Some(&mut self.summary), summary_row),
             (Some(&mut self.users), users_rows),
             (Some(&mut self.utilization), utilization_rows),
+            (self.utilization_by_type.as_mut(), utilization_by_type_rows),
             (self.jobs.as_mut(), jobs_rows),
         ];
         for (spool, rows) in files {
@@ -194,6 +268,9 @@ impl JobRows {
         self.summary.finish()?;
         self.users.finish()?;
         self.utilization.finish()?;
+        if let Some(s) = self.utilization_by_type.as_mut() {
+            s.finish()?;
+        }
         self.jobs.as_mut().map_or(Ok(()), Spool::finish)
     }
 }
@@ -261,6 +338,21 @@ pub fn run_manifest(
             "policies[].time",
         ],
     });
+    if scenario.cluster.is_typed() {
+        let c = &scenario.cluster;
+        doc["cluster"]["gpu_types"] = c
+            .types()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| json!({"name": name, "gpus": c.gpus_of_type(t as GpuType)}))
+            .collect::<Vec<_>>()
+            .into();
+        if let Some(list) = doc["policies"].as_array_mut() {
+            for (p, entry) in scenario.policies.iter().zip(list) {
+                entry["type_policy"] = p.type_policy.name().into();
+            }
+        }
+    }
     if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
         obj.insert("sweep_point".into(), pt.to_json());
     }
@@ -289,6 +381,10 @@ pub fn write_job_results(
     ] {
         spool.copy_to(&dir.join(name))?;
         written.push(name);
+    }
+    if let Some(spool) = &rows.utilization_by_type {
+        spool.copy_to(&dir.join("utilization_by_type.csv"))?;
+        written.push("utilization_by_type.csv");
     }
     if with_jobs {
         let jobs = rows.jobs.as_ref().ok_or_else(|| {

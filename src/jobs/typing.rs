@@ -250,7 +250,7 @@ pub fn resolve_job_types(
     }
     if !unknown_names.is_empty() {
         warnings.push(format!(
-            "{source}: field `gpu_type` names GPU types the cluster does not have ({}; it has {}): jobs may not run on them, and run on the others they name",
+            "{source}: field `gpu_type` names GPU types the cluster does not have ({}; it has {}): ignored, those jobs run on the types they name that the cluster has",
             unknown_names.join(", "),
             names.join(", ")
         ));

@@ -385,3 +385,146 @@ fn typed_trace_errors_and_warnings_name_line_and_field() {
     .to_string();
     assert!(e.contains("unknown type policy `quickest`"), "{e}");
 }
+
+/// Typed outputs (DESIGN §11.2): `jobs.csv` ends with `gpu_type`,
+/// `summary.csv` with `gpu_utilization.<type>`, and
+/// `utilization_by_type.csv` is written. FIFO `fastest` on the main trace
+/// (see above): fast holds a for 0–10 s (2 GPUs); slow holds b 1–5 (2),
+/// c 5–17 (1), d 5–11 (1); makespan 17 s. fast: 20 / (2 × 17); slow:
+/// (8 + 12 + 6) / (2 × 17).
+#[test]
+fn typed_results_name_each_jobs_type_and_each_types_utilisation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("jobs.csv"), TRACE).expect("write");
+    let text = format!(
+        "mode = \"jobs\"\nname = \"h\"\n[jobs]\npath = \"jobs.csv\"\n{CLUSTER}\n{}",
+        policy("fastest", "fifo", "type_policy = \"fastest\"")
+    );
+    std::fs::write(tmp.path().join("s.toml"), text).expect("write");
+    let out = tmp.path().join("out");
+    super::common::tenantsim()
+        .arg("run")
+        .arg(tmp.path().join("s.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--jobs", "--quiet", "--no-plots"])
+        .assert()
+        .success();
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+    let lines: Vec<&str> = jobs.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,rep,job_id,user,submit_s,start_s,end_s,gpus,gpu_type"
+    );
+    assert_eq!(lines[1], "fastest,0,a,u,0.000000,0.000000,10.000000,2,fast");
+    assert_eq!(lines[2], "fastest,0,b,u,1.000000,1.000000,5.000000,2,slow");
+    let summary = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
+    let mut rows = summary.lines();
+    let header: Vec<&str> = rows.next().expect("header").split(',').collect();
+    let row: Vec<&str> = rows.next().expect("row").split(',').collect();
+    let col = |name: &str| {
+        let i = header.iter().position(|h| *h == name).expect(name);
+        row[i].parse::<f64>().expect("number")
+    };
+    assert_eq!(col("gpu_utilization.slow"), 26.0 / 34.0);
+    assert_eq!(col("gpu_utilization.fast"), 20.0 / 34.0);
+    assert_eq!(col("gpu_utilization"), 46.0 / 68.0);
+    let by_type = std::fs::read_to_string(out.join("utilization_by_type.csv")).expect("file");
+    assert!(by_type.starts_with("policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n"));
+    assert!(by_type.lines().any(|l| l.starts_with("fastest,0,fast,")));
+}
+
+/// Regression (found by `jobs_types_invariants`): `srtf` compared a running
+/// job's real time to finish with a waiting job's work, so on a slow type
+/// two jobs preempted each other forever at one instant. In work units:
+///
+/// | job | submit | duration_s | slow | GPUs | gpu_type |
+/// | v   | 0      | 10         | 100  | 2    | slow     |
+/// | w   | 1      | 20         | 40   | 2    | slow     |
+///
+/// - t0: v → slow (100 s, ends 100).
+/// - t1: v has 10 − floor(1 × 10 / 100) = 10 work units left, w needs 20:
+///   no preemption; w waits for v and runs 100–140.
+#[test]
+fn srtf_on_a_slow_type_does_not_preempt_back_and_forth() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let trace = "job_id,user,submit_s,duration_s,gpus,gpu_type,duration_s.slow
+v,u,0,10,2,slow,100
+w,u,1,20,2,slow,40
+";
+    let s = scenario(tmp.path(), trace, CLUSTER, &policy("srtf", "srtf", "")).expect("loads");
+    let o = &run_all(&s)[0];
+    assert_eq!(ends_s(o), [100.0, 140.0]);
+    assert_eq!(o.preemptions, [0, 0]);
+}
+
+/// Alibaba `gpuspec33` (docs/VALIDATION.md): the importer carries
+/// `gpu_spec` into `gpu_type` and the node list's `model` column types the
+/// nodes. Compressed 10,000-fold under FIFO every pod runs only on nodes of
+/// a type its `gpu_spec` names, and constrained pods wait where the same
+/// pods without constraints (the `default` list) do not.
+#[test]
+fn alibaba_gpuspec33_runs_only_on_the_required_types() {
+    use tenantsim::core::testing::shared_data;
+    use tenantsim::jobs::import::{ImportFormat, ImportOptions, import_jobs};
+    let (Some(pods), Some(plain), Some(nodes)) = (
+        shared_data("alibaba-gpu-v2023/openb_pod_list_gpuspec33.csv"),
+        shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv"),
+        shared_data("alibaba-gpu-v2023/openb_node_list_gpu_node.csv"),
+    ) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut waits = Vec::new();
+    for (file, name) in [(&pods, "gpuspec33"), (&plain, "default")] {
+        let (rows, _) =
+            import_jobs(ImportFormat::Alibaba, file, ImportOptions::default()).expect("imports");
+        let specs: Vec<String> = rows
+            .iter()
+            .map(|r| r.gpu_type.clone().unwrap_or_default())
+            .collect();
+        tenantsim::jobs::trace::write_job_trace(&tmp.path().join(format!("{name}.csv")), &rows)
+            .expect("writes");
+        let text = format!(
+            "mode = \"jobs\"\nname = \"a\"\n[jobs]\npath = \"{name}.csv\"\narrival_scale = 0.0001\n\
+             [cluster]\nnode_list = \"{}\"\n{}",
+            nodes.display(),
+            policy("fifo", "fifo", "")
+        );
+        let s = parse_job_scenario(&tmp.path().join("s.toml"), &text, Overrides::default())
+            .expect("loads");
+        let o = &run_all(&s)[0];
+        let types = s.cluster.types();
+        let node_types = s.cluster.node_types();
+        let mut constrained = 0;
+        for seg in &o.segments {
+            let spec = &specs[seg.job as usize];
+            if spec.is_empty() {
+                continue;
+            }
+            constrained += 1;
+            let allocs = &o.segment_allocs
+                [seg.alloc_offset as usize..(seg.alloc_offset + seg.alloc_len) as usize];
+            for a in allocs {
+                let t = &types[node_types[a.node as usize] as usize];
+                assert!(spec.split('|').any(|x| x == t), "{spec} ran on {t}");
+            }
+        }
+        if name == "gpuspec33" {
+            assert!(constrained > 2000, "{constrained} constrained pods");
+        }
+        let wait: u64 = o
+            .first_start
+            .iter()
+            .zip(&s.rep_jobs(0).jobs)
+            .map(|(st, j)| st - j.submit)
+            .sum();
+        waits.push(wait);
+    }
+    assert!(
+        waits[0] > waits[1],
+        "constrained {} vs default {}",
+        waits[0],
+        waits[1]
+    );
+}

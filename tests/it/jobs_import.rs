@@ -54,6 +54,7 @@ fn alibaba_v2023_default_pod_list() {
         &path,
         ImportOptions {
             fractional: Fractional::Drop,
+            ..ImportOptions::default()
         },
     )
     .expect("imports");

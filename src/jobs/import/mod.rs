@@ -4,11 +4,14 @@
 //! - [`alibaba`]: Alibaba `cluster-trace-gpu-v2023` pod lists.
 //! - [`philly`]: Microsoft Philly job logs flattened to CSV.
 //! - [`helios`]: SenseTime Helios `cluster_log.csv`.
+//! - [`gavel`]: Gavel traces with Gavel's throughput table (per-type
+//!   durations, DESIGN §11.2).
 //!
 //! Every importer reads columns by name, keeps the input's row order,
 //! and reports what it skipped and why.
 
 pub mod alibaba;
+pub mod gavel;
 pub mod helios;
 mod joblog;
 pub mod philly;
@@ -29,16 +32,19 @@ pub enum ImportFormat {
     Philly,
     /// Helios `cluster_log.csv`.
     Helios,
+    /// Gavel `.trace` (10 tab-separated columns) with `--throughputs`.
+    Gavel,
 }
 
 impl Choice for ImportFormat {
-    const ALL: &'static [Self] = &[Self::Alibaba, Self::Philly, Self::Helios];
+    const ALL: &'static [Self] = &[Self::Alibaba, Self::Philly, Self::Helios, Self::Gavel];
 
     fn name(self) -> &'static str {
         match self {
             Self::Alibaba => "alibaba",
             Self::Philly => "philly",
             Self::Helios => "helios",
+            Self::Gavel => "gavel",
         }
     }
 
@@ -47,6 +53,7 @@ impl Choice for ImportFormat {
             Self::Alibaba => "Alibaba GPU trace v2023 pod list (`openb_pod_list_*.csv`)",
             Self::Philly => "Philly job log, flattened to CSV",
             Self::Helios => "Helios `cluster_log.csv`",
+            Self::Gavel => "Gavel `.trace` with its throughput table (--throughputs)",
         }
     }
 }
@@ -81,10 +88,12 @@ impl Choice for Fractional {
 }
 
 /// Importer options.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Fractional-GPU pods (Alibaba only).
     pub fractional: Fractional,
+    /// The throughput table and worker types (Gavel only).
+    pub gavel: gavel::GavelOptions,
 }
 
 /// What an import kept and skipped.
@@ -106,6 +115,11 @@ pub struct ImportReport {
     pub fractional_dropped: usize,
     /// GPUs over the kept jobs.
     pub gpus: u64,
+    /// Skipped: a duplicated line (Gavel's repeated first job).
+    pub duplicates: usize,
+    /// What the import could not carry or changed, one sentence each
+    /// (printed as warnings).
+    pub notes: Vec<String>,
 }
 
 impl fmt::Display for ImportReport {
@@ -121,6 +135,9 @@ impl fmt::Display for ImportReport {
                 "; {} fractional-GPU jobs given one whole GPU",
                 self.fractional_rounded
             )?;
+        }
+        if self.duplicates > 0 {
+            write!(f, "; {} duplicated lines dropped", self.duplicates)?;
         }
         if self.fractional_dropped > 0 {
             write!(
@@ -143,5 +160,6 @@ pub fn import_jobs(
         ImportFormat::Alibaba => alibaba::import(input, options),
         ImportFormat::Philly => philly::import(input),
         ImportFormat::Helios => helios::import(input),
+        ImportFormat::Gavel => gavel::import(input, &options.gavel),
     }
 }

@@ -7,7 +7,12 @@
 //! index. A waiting job preempts a running one only if it would finish
 //! strictly sooner. Running jobs keep their relative order over time (all
 //! progress at the same rate), so the only decision points are arrivals
-//! and completions. The pass is the shared preemptive pass (see
+//! and completions. On a typed cluster (DESIGN §11.2) the time to finish
+//! is in work units (remaining work at the job's `duration_s`, plus
+//! restore time), the one scale on which jobs on different types compare;
+//! victims are still sought from the latest planned end, which there may
+//! differ from the work-unit order (a victim search can then stop early,
+//! never preempt a job that needs less). The pass is the shared preemptive pass (see
 //! `preemptive.rs`): victims are taken from the job that would finish last.
 //!
 //! Source: Schrage's SRPT/SRTF rule (Schrage, *Operations Research* 1968);

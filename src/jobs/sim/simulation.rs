@@ -364,12 +364,15 @@ impl State<'_> {
     }
 
     /// Time from `now` until `j` would finish if it ran from now on without
-    /// interruption: `end − now` when running, remaining service plus any
-    /// owed restore otherwise.
+    /// interruption, in work units (§11.2): when running, its remaining
+    /// work plus what is left of its restore (`end − now` when untyped);
+    /// otherwise its remaining work plus any owed restore. In work units
+    /// every job's figure is on one scale whatever type it runs on, so a
+    /// job preempted for one that needs less never preempts it back.
     pub fn time_to_finish(&self, j: u32, now: Micros) -> Micros {
         let i = j as usize;
         if self.status[i] == Status::Running {
-            self.end[i] - now
+            self.remaining(j, now) + self.progress_start[i].saturating_sub(now)
         } else {
             self.remaining[i] + if self.restore[i] { self.overhead } else { 0 }
         }
