@@ -222,84 +222,9 @@ proptest! {
     }
 }
 
-/// The jobs of Gavel's generated 500-job trace (`../shared/data/gavel/`,
-/// SOURCE.md) as a job trace CSV, by the importer's rule: the duration on
-/// type `w` is `total_steps / throughput[w][(job_type, scale_factor)]["null"]`,
-/// `gpus` = scale factor, `submit_s` = arrival; a type with throughput 0 is
-/// excluded through `gpu_type`. `typed`: with `duration_s.<type>` columns
-/// for v100, p100 and k80; otherwise the V100 duration only. `None` without
-/// the shared data.
-pub fn gavel_jobs_csv(typed: bool) -> Option<String> {
-    let trace = tenantsim::core::testing::shared_data("gavel/gavel-generated-500.trace")?;
-    let throughputs = tenantsim::core::testing::shared_data("gavel/simulation_throughputs.json")?;
-    let th: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(throughputs).expect("readable"))
-            .expect("throughputs are JSON");
-    let types = ["v100", "p100", "k80"];
-    let mut out = String::from("job_id,user,submit_s,duration_s,gpus");
-    if typed {
-        out.push_str(",gpu_type,duration_s.v100,duration_s.p100,duration_s.k80");
-    }
-    out.push('\n');
-    let text = std::fs::read_to_string(trace).expect("readable");
-    for (i, line) in text.lines().enumerate() {
-        let f: Vec<&str> = line.split('\t').collect();
-        assert_eq!(f.len(), 10, "line {}: 10 columns", i + 1);
-        let steps: f64 = f[5].parse().expect("total_steps");
-        let sf: u32 = f[6].parse().expect("scale_factor");
-        let key = format!("('{}', {sf})", f[0]);
-        let d: Vec<Option<f64>> = types
-            .iter()
-            .map(|w| {
-                let t = th[w][&key]["null"].as_f64().expect("a throughput");
-                (t > 0.0).then(|| steps / t)
-            })
-            .collect();
-        let v100 = d[0].expect("every job runs on a V100");
-        out.push_str(&format!("j{i},u,{},{v100},{sf}", f[9]));
-        if typed {
-            let allowed: Vec<&str> = types
-                .iter()
-                .zip(&d)
-                .filter(|(_, d)| d.is_some())
-                .map(|(w, _)| *w)
-                .collect();
-            let allowed = if allowed.len() == types.len() {
-                String::new()
-            } else {
-                allowed.join("|")
-            };
-            let cell = |x: &Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-            out.push_str(&format!(
-                ",{allowed},{},{},{}",
-                cell(&d[0]),
-                cell(&d[1]),
-                cell(&d[2])
-            ));
-        }
-        out.push('\n');
-    }
-    Some(out)
-}
-
-/// Run a job scenario (`[cluster]` and policies as TOML text) on a Gavel
-/// trace CSV; the mean JCT of each policy in hours, in policy order.
-pub fn run_gavel(csv: &str, cluster_and_policies: &str) -> Vec<(String, f64)> {
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("gavel.csv"), csv).expect("write trace");
-    let scenario = format!(
-        "mode = \"jobs\"\nname = \"gavel\"\n[jobs]\npath = \"gavel.csv\"\n{cluster_and_policies}\n[output]\nplots = false\n"
-    );
-    let s = dir.path().join("s.toml");
-    std::fs::write(&s, scenario).expect("write scenario");
-    let out = dir.path().join("out");
-    crate::common::tenantsim()
-        .arg("run")
-        .arg(&s)
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success();
+/// The mean JCT of each policy in a results folder's `summary.csv`, in
+/// hours, in policy order.
+pub fn mean_jct_h(out: &std::path::Path) -> Vec<(String, f64)> {
     let summary = std::fs::read_to_string(out.join("summary.csv")).expect("summary.csv");
     let mut lines = summary.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
@@ -318,48 +243,48 @@ pub fn run_gavel(csv: &str, cluster_and_policies: &str) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// Run a bundled scenario without figures; the mean JCT per policy, hours.
+fn run_bundled(scenario: &str) -> Vec<(String, f64)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    crate::common::run_scenario(scenario, &out, &["--no-plots"]);
+    mean_jct_h(&out)
+}
+
 /// Gavel's `max_min_fairness` on 32 V100s, 360 s rounds (its default):
-/// 15.232 h (SOURCE.md). Differences expected: Gavel recomputes the
-/// allocation at most every 1,920 s, and its LP answer for jobs of
-/// different sizes is whatever ECOS returns (here water-filling).
+/// 15.232 h (../shared/data/gavel/SOURCE.md), on the bundled import of the
+/// same trace (`traces/gavel-500.csv`). Differences expected: Gavel
+/// recomputes the allocation at most every 1,920 s, and keeps ECOS's
+/// optimum for jobs of different sizes where tenantsim water-fills.
 #[test]
 fn gavel_max_min_fairness_on_32_v100_is_near_gavels() {
-    let Some(csv) = gavel_jobs_csv(false) else {
-        return;
-    };
-    let got = run_gavel(
-        &csv,
-        "[cluster]\nnodes = 1\ngpus_per_node = 32\nround_s = 360\n[[policy]]\nname = \"mmf\"\nscheduler = \"max-min-fairness\"\n",
-    );
+    let got = run_bundled("scenarios/gavel-v100-32-rounds.toml");
+    assert_eq!(got[1].0, "max-min-fairness");
     let gavel = 15.232;
-    let err = (got[0].1 - gavel) / gavel;
+    let err = (got[1].1 - gavel) / gavel;
     assert!(
         err.abs() < 0.02,
         "max-min-fairness {:.3} h vs Gavel {gavel} h ({:+.2} %)",
-        got[0].1,
+        got[1].1,
         100.0 * err
     );
 }
 
-/// Gavel's qualitative result on a heterogeneous cluster (OSDI '20, §7):
-/// the heterogeneity-aware max-min policy gives a lower average JCT than
-/// the heterogeneity-agnostic baseline. 16 V100 + 16 P100 + 16 K80, 360 s
+/// Gavel's qualitative result on a heterogeneous cluster (OSDI '20): the
+/// heterogeneity-aware max-min policy gives a lower average JCT than the
+/// heterogeneity-agnostic baseline. 16 V100 + 16 P100 + 16 K80, 360 s
 /// rounds for every policy.
 #[test]
 fn heterogeneity_aware_max_min_beats_fifo_agnostic_on_16_16_16() {
-    let Some(csv) = gavel_jobs_csv(true) else {
-        return;
-    };
-    let got = run_gavel(
-        &csv,
-        "[cluster]\nnodes = [{type = \"v100\", count = 2, gpus_per_node = 8}, {type = \"p100\", count = 2, gpus_per_node = 8}, {type = \"k80\", count = 2, gpus_per_node = 8}]\nround_s = 360\n\
-         [[policy]]\nname = \"fifo-agnostic\"\nscheduler = \"fifo\"\n\
-         [[policy]]\nname = \"max-min-fairness\"\nscheduler = \"max-min-fairness\"\n",
+    let got = run_bundled("scenarios/gavel-16-16-16-rounds.toml");
+    assert_eq!(
+        (got[0].0.as_str(), got[2].0.as_str()),
+        ("fifo-agnostic", "max-min-fairness")
     );
     assert!(
-        got[1].1 < got[0].1,
+        got[2].1 < got[0].1,
         "max-min {:.3} h should beat FIFO-agnostic {:.3} h",
-        got[1].1,
+        got[2].1,
         got[0].1
     );
 }
