@@ -2,7 +2,9 @@
 //! `fifo` and `max-min-fairness` in rounds on the 5-job hand trace
 //! (`traces/jobs-hand.csv`, the table in `jobs_hand.rs`: submit 0..4 s,
 //! durations 10, 2, 6, 1, 3 s, GPUs 2, 1, 1, 2, 1), one node, no restart
-//! overhead; derivations in the comments. A round ends early when its last
+//! overhead; a two-type max-min case with per-type rates; FIFO and
+//! max-min on Gavel's trace against Gavel's results (`traces/gavel-500.csv`);
+//! derivations in the comments. A round ends early when its last
 //! running job completes; with nothing waiting or running there is no
 //! round, and the next arrival is a boundary.
 
@@ -173,5 +175,87 @@ fn gavel_fifo_in_60_s_rounds_is_near_gavels_aligned_result() {
         "FIFO in rounds {:.3} h vs Gavel {gavel} h ({:+.2} %)",
         got[0].1,
         100.0 * err
+    );
+}
+
+/// max-min-fairness on two types, one GPU each (type 0 fast, type 1 slow),
+/// 5 s rounds; jobs A and B (1 GPU, submit 0) both take 10 s on type 0 and
+/// 20 s on type 1. LP (lp.rs): P = (1/10 + 1/20)/2, so
+/// r = (4/3)·x0 + (2/3)·x1 for both; max-min with both GPUs busy is
+/// X_A = X_B = [1/2, 1/2], r = 1.
+/// - t0: received 2.5 s everywhere, priority X · 5 / 2.5 = 1 for all;
+///   ties → index: A on type 0, then B on type 1.
+/// - t5: A credited 5 s on type 0, B on type 1 (7.5 s each). Type 0:
+///   B's priority .5 · 10 / 2.5 = 2 beats A's .5 · 10 / 7.5; type 1: A's 2
+///   beats B's. Both switch type (both preempted): A has done 5/10 = 0.5 of
+///   its work, B 5/20 = 0.25.
+/// - t10: all received 7.5 s, priorities equal → A on type 0 again (0.5 +
+///   0.25 done; 0.25 left = 2.5 s there, to 12.5), B on type 1 (0.75 done;
+///   0.25 left = 5 s there, to 15).
+///
+/// Ends 12.5 and 15 s; each job preempted twice; last types 0 and 1.
+#[test]
+fn max_min_fairness_on_two_types_switches_types_at_their_rates() {
+    use tenantsim::jobs::Job;
+    use tenantsim::jobs::sim::{JobTypes, SimTypes, TypePolicy};
+    let jobs = vec![
+        Job {
+            submit: 0,
+            duration: 10 * S,
+            gpus: 1,
+            user: 0,
+        },
+        Job {
+            submit: 0,
+            duration: 10 * S,
+            gpus: 1,
+            user: 1,
+        },
+    ];
+    let types = JobTypes::new(2, vec![0b11, 0b11], vec![10 * S, 20 * S, 10 * S, 20 * S]);
+    let node_types = [0u16, 1];
+    let spec = scheduler("max-min-fairness").expect("registered");
+    let factory = (spec.parse)(&mut Params::new("test", BTreeMap::new())).expect("parses");
+    let mut sched = factory(&SchedInit {
+        jobs: &jobs,
+        users: 2,
+        seed: 0,
+        repetition: 0,
+    });
+    let input = JobSimInput {
+        jobs: &jobs,
+        users: 2,
+        nodes: &[1, 1],
+        placement: Placement::Consolidate,
+        backfill: false,
+        restart_overhead: 0,
+        record_allocations: false,
+        types: Some(SimTypes {
+            node_types: &node_types,
+            jobs: &types,
+            policy: TypePolicy::Agnostic,
+        }),
+    };
+    let o = simulate_jobs_in_rounds(&input, 5 * S, sched.as_mut()).expect("runs");
+    assert_eq!(o.end, [12_500_000, 15 * S]);
+    assert_eq!(o.preemptions, [2, 2]);
+    assert_eq!(o.gpu_type, [0, 1]);
+    // Segments: A 0–5 on 0, 5–10 on 1, 10–12.5 on 0; B 0–5 on 1, 5–10 on 0, 10–15 on 1.
+    let mut segs: Vec<(u32, u64, u64, u16)> = o
+        .segments
+        .iter()
+        .map(|s| (s.job, s.start / 100_000, s.end / 100_000, s.gpu_type))
+        .collect();
+    segs.sort_unstable();
+    assert_eq!(
+        segs,
+        [
+            (0, 0, 50, 0),
+            (0, 50, 100, 1),
+            (0, 100, 125, 0),
+            (1, 0, 50, 1),
+            (1, 50, 100, 0),
+            (1, 100, 150, 1)
+        ]
     );
 }
