@@ -2,8 +2,8 @@
 //! `fifo` and `max-min-fairness` in rounds on the 5-job hand trace
 //! (`traces/jobs-hand.csv`, the table in `jobs_hand.rs`: submit 0..4 s,
 //! durations 10, 2, 6, 1, 3 s, GPUs 2, 1, 1, 2, 1), one node, no restart
-//! overhead; a two-type max-min case with per-type rates; FIFO and
-//! max-min on Gavel's trace against Gavel's results (`traces/gavel-500.csv`);
+//! overhead; a two-type max-min case with per-type rates; FIFO on
+//! Gavel's trace against Gavel's aligned result (`traces/gavel-500.csv`);
 //! derivations in the comments. A round ends early when its last
 //! running job completes; with nothing waiting or running there is no
 //! round, and the next arrival is a boundary.
