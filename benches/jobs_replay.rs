@@ -7,7 +7,15 @@
 //! cargo bench --bench jobs_replay -- --all        # every scheduler
 //! cargo bench --bench jobs_replay -- --load 0.95     # another offered load
 //! cargo bench --bench jobs_replay -- --jobs 100000 --write-trace /tmp/jobs.csv
+//! cargo bench --bench jobs_replay -- --types     # 3 GPU types, fifo fastest
 //! ```
+//!
+//! With `--types` (DESIGN §11.2) the 125 nodes get three GPU types in
+//! blocks (nodes 0–41 type 0, 42–83 type 1, 84–124 type 2: 336 / 336 / 328
+//! GPUs); a job's duration is its synthetic duration on type 0, 1.5× on
+//! type 1 and 2.5× on type 2; every tenth job may use types 0 and 1 only;
+//! and `fifo` runs with the `fastest` type policy (and `agnostic`, for
+//! comparison).
 //!
 //! The workload (`tenantsim::jobs::synthetic`): Poisson arrivals at 85 %
 //! offered load, 1/2/4/8-GPU jobs (70/10/10/10 %), heavy-tailed durations
@@ -20,7 +28,7 @@ use std::time::Instant;
 
 use tenantsim::jobs::metrics::job_metrics;
 use tenantsim::jobs::policy::{Params, SCHEDULERS};
-use tenantsim::jobs::sim::SchedInit;
+use tenantsim::jobs::sim::{JobTypes, SchedInit, SimTypes, TypePolicy};
 use tenantsim::jobs::synthetic::{SyntheticSpec, synthetic_jobs};
 use tenantsim::jobs::{JobRow, JobSimInput, Placement, simulate_jobs};
 
@@ -36,6 +44,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
     let all = args.iter().any(|a| a == "--all");
+    let typed = args.iter().any(|a| a == "--types");
     let load: f64 = value("--load").and_then(|v| v.parse().ok()).unwrap_or(0.85);
     let nodes = vec![8u32; 125];
     let spec = SyntheticSpec {
@@ -69,19 +78,35 @@ fn main() {
         }
         eprintln!("wrote {n} jobs to {path}");
     }
-    let names: Vec<&str> = if all {
-        SCHEDULERS.iter().map(|s| s.name).collect()
+    let node_types: Vec<u16> = (0..125u16).map(|i| i / 42).collect();
+    let job_types = JobTypes::new(
+        3,
+        (0..jobs.len())
+            .map(|i| if i % 10 == 9 { 0b011 } else { 0b111 })
+            .collect(),
+        jobs.iter()
+            .flat_map(|j| [j.duration, j.duration * 3 / 2, j.duration * 5 / 2])
+            .collect(),
+    );
+    let runs: Vec<(&str, Option<TypePolicy>)> = if typed {
+        vec![
+            ("fifo", Some(TypePolicy::Fastest)),
+            ("fifo", Some(TypePolicy::Agnostic)),
+        ]
+    } else if all {
+        SCHEDULERS.iter().map(|s| (s.name, None)).collect()
     } else {
-        vec!["fifo", "las"]
+        vec![("fifo", None), ("las", None)]
     };
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "{n} synthetic jobs, 1000 GPUs (125 × 8, consolidate), load {}",
+        "{n} synthetic jobs, 1000 GPUs (125 × 8, consolidate{}), load {}",
+        if typed { ", 3 GPU types" } else { "" },
         spec.load
     );
     let mut total = 0.0;
-    for name in names {
+    for (name, type_policy) in runs {
         let Some(spec) = SCHEDULERS.iter().find(|s| s.name == name) else {
             continue;
         };
@@ -108,7 +133,11 @@ fn main() {
             backfill: false,
             restart_overhead: 0,
             record_allocations: false,
-            types: None,
+            types: type_policy.map(|policy| SimTypes {
+                node_types: &node_types,
+                jobs: &job_types,
+                policy,
+            }),
         };
         let outcome = match simulate_jobs(&input, sched.as_mut()) {
             Ok(o) => o,
@@ -120,9 +149,13 @@ fn main() {
         let secs = started.elapsed().as_secs_f64();
         total += secs;
         let m = job_metrics(&jobs, 100, &outcome);
+        let label = match type_policy {
+            Some(p) => format!("{name} {}", p.name()),
+            None => name.to_string(),
+        };
         let _ = writeln!(
             out,
-            "{name:>10}: {secs:7.3} s, {:>10.0} jobs/s, {} events, {} preemptions, \
+            "{label:>14}: {secs:7.3} s, {:>10.0} jobs/s, {} events, {} preemptions, \
              mean JCT {:.0} s, mean queueing {:.0} s, utilisation {:.3}",
             n as f64 / secs,
             m.events,

@@ -86,7 +86,14 @@ pub fn describe_job_trace(t: &JobTrace) -> String {
         max_gpus,
         last as f64 / 1e6,
         t.total_work() as f64 / 3.6e9
-    )
+    ) + &if t.type_columns().is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", durations per GPU type for {}",
+            t.type_columns().join(", ")
+        )
+    }
 }
 
 /// `tenantsim validate JOBS.csv`: the description it prints.
@@ -96,8 +103,20 @@ pub fn validate_job_trace(path: &Path) -> Result<String> {
 }
 
 fn describe_cluster(s: &JobScenario) -> String {
+    let types = if s.cluster.is_typed() {
+        let per: Vec<String> = s
+            .cluster
+            .types()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| format!("{name} {}", s.cluster.gpus_of_type(t as u16)))
+            .collect();
+        format!(" ({})", per.join(", "))
+    } else {
+        String::new()
+    };
     format!(
-        "cluster: {} nodes, {} GPUs, placement {}{}",
+        "cluster: {} nodes, {} GPUs{types}, placement {}{}",
         s.nodes.len(),
         s.gpus(),
         s.placement.name(),
@@ -161,6 +180,13 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
                 if p.backfill { ", backfill" } else { "" }
             ),
         );
+        if s.cluster.is_typed() {
+            text.pop();
+            line(text, format_args!(", type policy {}", p.type_policy.name()));
+        }
+    }
+    for w in &s.type_warnings {
+        line(text, format_args!("  warning: {w}"));
     }
 }
 

@@ -520,8 +520,12 @@ pub struct UtilBucket {
     pub time: f64,
     /// Bucket length, seconds.
     pub duration: f64,
-    /// Fraction of the cluster's GPUs held, time-averaged over the bucket.
+    /// Fraction of the cluster's GPUs held, time-averaged over the bucket
+    /// (in `utilization_by_type.csv`: of the type's GPUs).
     pub utilization: f64,
+    /// GPU type index in [`JobResults::gpu_types`] (0 in
+    /// `utilization.csv`).
+    pub gpu_type: usize,
 }
 
 /// Everything the job-mode figures read.
@@ -533,6 +537,11 @@ pub struct JobResults {
     pub policies: Policies,
     /// `utilization.csv`.
     pub utilization: Vec<UtilBucket>,
+    /// `utilization_by_type.csv` (typed clusters; empty without it).
+    pub by_type: Vec<UtilBucket>,
+    /// GPU type names in order of first appearance in
+    /// `utilization_by_type.csv`.
+    pub gpu_types: Vec<String>,
     /// Per policy index, the job completion times (end − submit, seconds)
     /// of `jobs.csv` over every repetition, sorted; `None` without
     /// `jobs.csv`.
@@ -543,6 +552,15 @@ pub struct JobResults {
 
 /// Columns of `utilization.csv` read.
 pub const UTILIZATION_COLUMNS: &[&str] = &["policy", "rep", "time_s", "duration_s", "utilization"];
+/// Columns of `utilization_by_type.csv` read.
+pub const UTILIZATION_BY_TYPE_COLUMNS: &[&str] = &[
+    "policy",
+    "rep",
+    "gpu_type",
+    "time_s",
+    "duration_s",
+    "utilization",
+];
 /// Columns of job-mode `jobs.csv` read.
 pub const TRACE_JOBS_COLUMNS: &[&str] = &["policy", "rep", "submit_s", "end_s"];
 
@@ -570,9 +588,44 @@ impl JobResults {
                     time: r.non_negative(time)?,
                     duration: r.non_negative(dur)?,
                     utilization: r.non_negative(util)?,
+                    gpu_type: 0,
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let mut gpu_types: Vec<String> = Vec::new();
+        let mut by_type = Vec::new();
+        if let Some(t) =
+            src.optional_table("utilization_by_type.csv", UTILIZATION_BY_TYPE_COLUMNS)?
+        {
+            let c = |n| t.col(n);
+            let (p, rep, ty, time, dur, util) = (
+                c("policy")?,
+                c("rep")?,
+                c("gpu_type")?,
+                c("time_s")?,
+                c("duration_s")?,
+                c("utilization")?,
+            );
+            for r in t.rows() {
+                let r = r?;
+                let name = r.name(ty)?;
+                let k = match gpu_types.iter().position(|g| g == name) {
+                    Some(k) => k,
+                    None => {
+                        gpu_types.push(name.to_string());
+                        gpu_types.len() - 1
+                    }
+                };
+                by_type.push(UtilBucket {
+                    policy: policies.index(r.name(p)?),
+                    rep: r.count(rep)?,
+                    time: r.non_negative(time)?,
+                    duration: r.non_negative(dur)?,
+                    utilization: r.non_negative(util)?,
+                    gpu_type: k,
+                });
+            }
+        }
         let mut jct_reps = std::collections::BTreeSet::new();
         let jcts = match src.optional_table("jobs.csv", TRACE_JOBS_COLUMNS)? {
             None => None,
@@ -608,6 +661,8 @@ impl JobResults {
             name: scenario_name(src),
             policies,
             utilization,
+            by_type,
+            gpu_types,
             jcts,
             jct_reps: jct_reps.len(),
         })

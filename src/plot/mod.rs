@@ -11,6 +11,7 @@
 //! | `sweep-<metric>` | `sweep.csv` | a metric against the swept key, one line per policy |
 //! | `jct-cdf` | job mode `jobs.csv` | CDF of job completion times per policy; needs `--jobs` |
 //! | `utilization` | `utilization.csv` | GPU utilisation over time, one panel per policy |
+//! | `utilization-by-type` | `utilization_by_type.csv` (typed clusters) | the same, one panel per (policy, GPU type) |
 //!
 //! The same code draws the figures at the end of `tenantsim run` (from the
 //! texts about to be written, into the staged folder) and in `tenantsim
@@ -168,11 +169,25 @@ pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plo
             data: &data,
             rep,
             log_x: opts.log_x.unwrap_or(false),
+            by_type: false,
         },
         out,
         opts.size,
         opts.format,
     )?);
+    if !data.by_type.is_empty() {
+        done.add(render(
+            &Utilization {
+                data: &data,
+                rep,
+                log_x: opts.log_x.unwrap_or(false),
+                by_type: true,
+            },
+            out,
+            opts.size,
+            opts.format,
+        )?);
+    }
     if let Some(jcts) = &data.jcts {
         done.add(render(
             &JctCdf {

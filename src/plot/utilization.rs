@@ -2,6 +2,10 @@
 //! repetition, one panel per scheduler (from `utilization.csv`: the
 //! time-averaged share of the cluster's GPUs held in each bucket, restores
 //! after preemption included), all panels on the same time axis.
+//!
+//! Figure `utilization-by-type` (typed clusters, DESIGN §11.2): the same
+//! from `utilization_by_type.csv`, one panel per (scheduler, GPU type),
+//! each over that type's GPUs.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -28,20 +32,37 @@ pub struct Utilization<'a> {
     pub rep: u64,
     /// Log time axis.
     pub log_x: bool,
+    /// One panel per (policy, GPU type), from `utilization_by_type.csv`.
+    pub by_type: bool,
 }
 
 impl Figure for Utilization<'_> {
     fn stem(&self) -> String {
-        "utilization".into()
+        if self.by_type {
+            "utilization-by-type".into()
+        } else {
+            "utilization".into()
+        }
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
-        let n = d.policies.0.len().min(MAX_PANELS);
-        let buckets: Vec<_> = d
-            .utilization
+        // Panels: (policy, type) pairs, policy-major.
+        let types = if self.by_type {
+            d.gpu_types.len().max(1)
+        } else {
+            1
+        };
+        let all_panels = d.policies.0.len() * types;
+        let n = all_panels.min(MAX_PANELS);
+        let source = if self.by_type {
+            &d.by_type
+        } else {
+            &d.utilization
+        };
+        let buckets: Vec<_> = source
             .iter()
-            .filter(|b| b.rep == self.rep && b.policy < n)
+            .filter(|b| b.rep == self.rep && b.policy * types + b.gpu_type < n)
             .collect();
         let t_end = buckets
             .iter()
@@ -62,15 +83,25 @@ impl Figure for Utilization<'_> {
             root,
             theme,
             &format!(
-                "{}: GPU utilisation over time (repetition {})",
-                d.name, self.rep
+                "{}: GPU utilisation over time{} (repetition {})",
+                d.name,
+                if self.by_type { " per GPU type" } else { "" },
+                self.rep
             ),
         )?;
-        let mut note = "share of the cluster's GPUs held (restores after preemption included), averaged over each time bucket of utilization.csv; a run's line ends at its makespan".to_string();
-        if d.policies.0.len() > MAX_PANELS {
+        let mut note = if self.by_type {
+            "share of each GPU type's GPUs held (restores after preemption included), averaged over each time bucket of utilization_by_type.csv; a run's line ends at its makespan".to_string()
+        } else {
+            "share of the cluster's GPUs held (restores after preemption included), averaged over each time bucket of utilization.csv; a run's line ends at its makespan".to_string()
+        };
+        if all_panels > MAX_PANELS {
             note.push_str(&format!(
-                "\nthe first {MAX_PANELS} of {} policies",
-                d.policies.0.len()
+                "\nthe first {MAX_PANELS} of {all_panels} {}",
+                if self.by_type {
+                    "(policy, GPU type) panels"
+                } else {
+                    "policies"
+                }
             ));
         }
         let area = with_note(&area, theme, &note)?;
@@ -82,17 +113,30 @@ impl Figure for Utilization<'_> {
             } else {
                 "simulated time (s)"
             },
-            "GPUs held (% of the cluster)",
+            if self.by_type {
+                "GPUs held (% of the type's GPUs)"
+            } else {
+                "GPUs held (% of the cluster)"
+            },
         )?;
         let (iw, ih) = inner.dim_in_pixel();
         let (rows, cols) = grid_shape(n, iw, ih * 2);
         let cells = inner.split_evenly((rows, cols));
-        for (p, cell) in cells.iter().enumerate().take(n) {
-            let mine: Vec<_> = buckets.iter().filter(|b| b.policy == p).collect();
+        for (k, cell) in cells.iter().enumerate().take(n) {
+            let (p, t) = (k / types, k % types);
+            let mine: Vec<_> = buckets
+                .iter()
+                .filter(|b| b.policy == p && b.gpu_type == t)
+                .collect();
             let busy: f64 = mine.iter().map(|b| b.utilization * b.duration).sum();
             let span: f64 = mine.iter().map(|b| b.duration).sum();
             let mean = if span > 0.0 { busy / span } else { 0.0 };
-            let caption = format!("{}: mean {} %", d.policies.0[p], num(mean * 100.0));
+            let caption = if self.by_type {
+                let ty = d.gpu_types.get(t).map_or("", String::as_str);
+                format!("{} on {ty}: mean {} %", d.policies.0[p], num(mean * 100.0))
+            } else {
+                format!("{}: mean {} %", d.policies.0[p], num(mean * 100.0))
+            };
             let xs = AxisSpec::new(x, "");
             let ys = AxisSpec::new(y, "");
             let mut chart = frame(
@@ -118,7 +162,7 @@ impl Figure for Utilization<'_> {
                 .fold(0.0f64, f64::max);
             let stepped = steps(&pts, Some(x.clamp_to(own_end)));
             let floor: Vec<(f64, f64)> = stepped.iter().map(|&(t, _)| (t, 0.0)).collect();
-            let s = series(p);
+            let s = series(if self.by_type { t } else { p });
             band(&mut chart, &stepped, &floor, tint(s.color, 0.35).filled())?;
             let solid = super::style::SeriesStyle {
                 dash: Dash::Solid,
