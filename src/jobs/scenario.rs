@@ -589,11 +589,26 @@ pub fn build_job_scenario(
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, default_backfill, registry))
         .collect::<Result<Vec<_>>>()?;
+    let time_sliced = policies
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.spec.needs_rounds);
+    if let (Some(r), Some((i, p))) = (round, time_sliced)
+        && restart_overhead >= r
+    {
+        // A job resumed at a boundary would spend the whole round
+        // restoring and could be preempted again without progress, forever.
+        return Err(Error::input(format!(
+            "{at}: [cluster].restart_overhead_s: {} s is not shorter than round_s = {} s, so [[policy]] #{} (\"{}\", scheduler `{}`, which preempts at every boundary) could make no progress",
+            restart_overhead as f64 / 1e6,
+            r as f64 / 1e6,
+            i + 1,
+            crate::core::echo::shown(&p.name),
+            p.spec.name
+        )));
+    }
     if round.is_none()
-        && let Some((i, p)) = policies
-            .iter()
-            .enumerate()
-            .find(|(_, p)| p.spec.needs_rounds)
+        && let Some((i, p)) = time_sliced
     {
         return Err(Error::input(format!(
             "{at}: [cluster].round_s: [[policy]] #{} (\"{}\") uses scheduler `{}`, which time-slices in rounds: set a round length, e.g. `round_s = 360` (Gavel's default)",
