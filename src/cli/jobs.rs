@@ -116,7 +116,7 @@ fn describe_cluster(s: &JobScenario) -> String {
         String::new()
     };
     format!(
-        "cluster: {} nodes, {} GPUs{types}, placement {}{}",
+        "cluster: {} nodes, {} GPUs{types}, placement {}{}{}",
         s.nodes.len(),
         s.gpus(),
         s.placement.name(),
@@ -124,6 +124,10 @@ fn describe_cluster(s: &JobScenario) -> String {
             format!(", restart overhead {} s", s.restart_overhead as f64 / 1e6)
         } else {
             String::new()
+        },
+        match s.round {
+            Some(r) => format!(", in rounds of {} s", r as f64 / 1e6),
+            None => String::new(),
         }
     )
 }
@@ -180,7 +184,13 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
                 if p.backfill { ", backfill" } else { "" }
             ),
         );
-        if s.cluster.is_typed() {
+        if p.spec.needs_rounds {
+            text.pop();
+            line(
+                text,
+                format_args!(", time-sliced in rounds, chooses GPU types itself"),
+            );
+        } else if s.cluster.is_typed() {
             text.pop();
             line(text, format_args!(", type policy {}", p.type_policy.name()));
         }

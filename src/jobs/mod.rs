@@ -7,7 +7,7 @@
 //!   placement rules, node lists), the simulation driven by the shared
 //!   event loop ([`run_events`](crate::core::run_events)) with its
 //!   preemption semantics, and the scheduler API ([`sim::JobScheduler`]).
-//! - [`policy`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`, one
+//! - [`policy`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`, `max-min-fairness`, one
 //!   file each, found by name; optional backfilling.
 //! - [`metrics`], [`report`], [`summary`]: JCT statistics, utilisation,
 //!   fairness; the results folder; the means over repetitions.

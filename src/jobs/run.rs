@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::metrics::{JobMetrics, job_metrics};
 use super::scenario::{JobScenario, RepJobs};
 use super::sim::SchedInit;
-use super::sim::{JobOutcome, JobSimInput, SimTypes, simulate_jobs};
+use super::sim::{JobOutcome, JobSimInput, SimTypes, simulate_jobs, simulate_jobs_in_rounds};
 use crate::core::error::Result;
 
 /// One (repetition, policy) run.
@@ -66,8 +66,11 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
             policy: p.type_policy,
         }),
     };
-    let outcome = simulate_jobs(&input, scheduler.as_mut())
-        .map_err(|e| e.context(format!("policy `{}`, repetition {rep}", p.name)))?;
+    let outcome = match scenario.round {
+        None => simulate_jobs(&input, scheduler.as_mut()),
+        Some(round) => simulate_jobs_in_rounds(&input, round, scheduler.as_mut()),
+    }
+    .map_err(|e| e.context(format!("policy `{}`, repetition {rep}", p.name)))?;
     let metrics = job_metrics(&jobs.jobs, users, &outcome);
     Ok(JobRun {
         policy,

@@ -19,9 +19,10 @@
 //! placement = "consolidate"     # or "spread" (default consolidate)
 //! backfill = false              # default false
 //! # restart_overhead_s = 0.0    # preemptive schedulers: restore time
+//! # round_s = 360               # decide in rounds (DESIGN §11.3); default event-driven
 //! [[policy]]
 //! name = "fifo"
-//! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf
+//! scheduler = "fifo"            # fifo | sjf | srtf | las | fair-share | ftf | max-min-fairness
 //! # backfill = true            # optional: overrides [cluster].backfill
 //! # type_policy = "fastest"     # agnostic (default) | fastest | fastest-or-wait
 //! # max_wait_s = 3600           # fastest-or-wait: the wait bound
@@ -166,6 +167,10 @@ pub struct JobClusterSection {
     /// Restore time paid on each resumption after a preemption, seconds.
     #[serde(default)]
     pub restart_overhead_s: f64,
+    /// Round length, seconds: schedulers decide only at round boundaries
+    /// (DESIGN §11.3). Absent: event-driven (the default, exact mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_s: Option<f64>,
 }
 
 fn consolidate() -> Placement {
@@ -243,6 +248,9 @@ pub struct JobScenario {
     pub placement: Placement,
     /// Restore time after a preemption, µs.
     pub restart_overhead: Micros,
+    /// Round length in rounds mode, µs (`[cluster].round_s`); `None`:
+    /// event-driven.
+    pub round: Option<Micros>,
     /// Policies in file order.
     pub policies: Vec<JobPolicy>,
     /// Index of the baseline policy (`baseline`, default 0).
@@ -505,6 +513,18 @@ pub fn build_job_scenario(
         ));
     }
     let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
+    let round = match c.round_s {
+        None => None,
+        Some(r) if (1e-6..=MAX_RUNTIME_S).contains(&r) => Some(secs_to_micros(r)),
+        Some(r) => {
+            return Err(bad(
+                "round_s",
+                format!(
+                    "expected a round length in seconds >= 1e-6 and <= {MAX_RUNTIME_S:e}, got {r}"
+                ),
+            ));
+        }
+    };
 
     let trace_path = base.join(&file.jobs.path);
     let (trace, trace_sha256) = cache.get(&at, &trace_path)?;
@@ -569,6 +589,34 @@ pub fn build_job_scenario(
         .enumerate()
         .map(|(i, p)| resolve_policy(&at, i, p, default_backfill, registry))
         .collect::<Result<Vec<_>>>()?;
+    let time_sliced = policies
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.spec.needs_rounds);
+    if let (Some(r), Some((i, p))) = (round, time_sliced)
+        && restart_overhead >= r
+    {
+        // A job resumed at a boundary would spend the whole round
+        // restoring and could be preempted again without progress, forever.
+        return Err(Error::input(format!(
+            "{at}: [cluster].restart_overhead_s: {} s is not shorter than round_s = {} s, so [[policy]] #{} (\"{}\", scheduler `{}`, which preempts at every boundary) could make no progress",
+            restart_overhead as f64 / 1e6,
+            r as f64 / 1e6,
+            i + 1,
+            crate::core::echo::shown(&p.name),
+            p.spec.name
+        )));
+    }
+    if round.is_none()
+        && let Some((i, p)) = time_sliced
+    {
+        return Err(Error::input(format!(
+            "{at}: [cluster].round_s: [[policy]] #{} (\"{}\") uses scheduler `{}`, which time-slices in rounds: set a round length, e.g. `round_s = 360` (Gavel's default)",
+            i + 1,
+            crate::core::echo::shown(&p.name),
+            p.spec.name
+        )));
+    }
     let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
     let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
     Ok(JobScenario {
@@ -586,6 +634,7 @@ pub fn build_job_scenario(
         type_warnings,
         placement,
         restart_overhead,
+        round,
         policies,
     })
 }

@@ -29,6 +29,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "fair-share",
     about: "max-min fair share of GPUs across users (fewest GPUs held first), FIFO per user",
     preemptive: false,
+    needs_rounds: false,
     parse,
 };
 

@@ -19,6 +19,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "fifo",
     about: "first in, first out: submit time, then job index",
     preemptive: false,
+    needs_rounds: false,
     parse,
 };
 

@@ -34,6 +34,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "ftf",
     about: "Themis finish-time fairness: worst rho = (wait + duration) / duration first",
     preemptive: false,
+    needs_rounds: false,
     parse,
 };
 

@@ -34,6 +34,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "las",
     about: "Tiresias discretised 2D least attained service (queue_thresholds_gpu_s), preemptive",
     preemptive: true,
+    needs_rounds: false,
     parse,
 };
 

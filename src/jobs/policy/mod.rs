@@ -8,12 +8,14 @@
 //! [`JobScheduler::schedule`](crate::jobs::sim::JobScheduler::schedule),
 //! where it starts and — if preemptive — preempts jobs through a
 //! [`Pass`](crate::jobs::sim::simulation::Pass). Non-preemptive: [`fifo`], [`sjf`], [`fair_share`], [`ftf`];
-//! preemptive: [`srtf`], [`las`].
+//! preemptive: [`srtf`], [`las`]; time-sliced in rounds (DESIGN §11.3):
+//! [`max_min_fairness`].
 
 pub mod fair_share;
 pub mod fifo;
 pub mod ftf;
 pub mod las;
+pub mod max_min_fairness;
 mod preemptive;
 pub mod sjf;
 pub mod srtf;
@@ -39,6 +41,9 @@ pub struct JobSchedulerSpec {
     pub about: &'static str,
     /// Whether it preempts running jobs.
     pub preemptive: bool,
+    /// Whether it time-slices in rounds and so needs `[cluster].round_s`
+    /// (DESIGN §11.3).
+    pub needs_rounds: bool,
     /// Take this scheduler's keys from the policy table and make a factory.
     pub parse: fn(&mut Params) -> Result<JobSchedulerFactory>,
 }
@@ -51,6 +56,7 @@ pub const SCHEDULERS: &[JobSchedulerSpec] = &[
     las::SPEC,
     fair_share::SPEC,
     ftf::SPEC,
+    max_min_fairness::SPEC,
 ];
 
 /// The scheduler called `name`.
@@ -80,6 +86,8 @@ pub struct JobSchedulerEntry {
     pub about: String,
     /// Whether it preempts running jobs.
     pub preemptive: bool,
+    /// Whether it needs `[cluster].round_s` (DESIGN §11.3).
+    pub needs_rounds: bool,
     /// Builds the factory from the policy table.
     pub parse: ParseJobScheduler,
 }
@@ -96,6 +104,7 @@ impl JobSchedulerEntry {
             name: name.into(),
             about: about.into(),
             preemptive: false,
+            needs_rounds: false,
             parse: Arc::new(parse),
         }
     }
@@ -117,6 +126,7 @@ impl From<&JobSchedulerSpec> for JobSchedulerEntry {
             name: s.name.to_string(),
             about: s.about.to_string(),
             preemptive: s.preemptive,
+            needs_rounds: s.needs_rounds,
             parse: Arc::new(parse),
         }
     }

@@ -20,6 +20,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "sjf",
     about: "shortest job first (oracle duration), then submit time, then index",
     preemptive: false,
+    needs_rounds: false,
     parse,
 };
 

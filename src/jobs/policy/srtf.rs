@@ -32,6 +32,7 @@ pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
     name: "srtf",
     about: "shortest remaining time first (oracle), preemptive",
     preemptive: true,
+    needs_rounds: false,
     parse,
 };
 

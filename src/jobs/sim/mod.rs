@@ -4,11 +4,13 @@
 //! ([`JobScheduler`]).
 
 pub mod cluster;
+pub mod rounds;
 mod scheduler_api;
 pub mod simulation;
 pub mod type_policy;
 
 pub use cluster::{Alloc, Cluster, Placement};
+pub use rounds::simulate_jobs_in_rounds;
 pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
 pub use simulation::{JobOutcome, JobSimInput, Segment, SimTypes, simulate_jobs};
 pub use type_policy::{JobTypes, TypePolicy};

@@ -32,6 +32,12 @@
 //! a pass, so a job waiting for its fastest type starts elsewhere as soon
 //! as the bound is reached.
 //!
+//! # Rounds
+//!
+//! With `[cluster] round_s` ([`super::rounds`], DESIGN §11.3) the pass runs
+//! only at round boundaries (kind 4 events) instead of after every instant
+//! with an event.
+//!
 //! Nothing is allocated per event: job state is sized up front, the
 //! arrival events are fed one at a time from a pre-sorted order, and the
 //! segment log is reserved for one run per job (preemptions beyond a
@@ -39,6 +45,7 @@
 
 use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
+use super::rounds::Rounds;
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
 use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
@@ -84,6 +91,12 @@ pub enum JobEvent {
     WaitOver {
         /// Job index.
         job: u32,
+    },
+    /// A round boundary ([`super::rounds`]); stale unless `seq` is the
+    /// pending boundary's.
+    Boundary {
+        /// Sequence number when scheduled.
+        seq: u32,
     },
 }
 
@@ -224,6 +237,7 @@ pub struct State<'a> {
     record_allocations: bool,
     overhead: Micros,
     backfill: bool,
+    round: Option<Micros>,
 }
 
 impl State<'_> {
@@ -250,6 +264,11 @@ impl State<'_> {
     /// The restart overhead, µs.
     pub fn restart_overhead(&self) -> Micros {
         self.overhead
+    }
+    /// The round length in rounds mode (DESIGN §11.3), µs; `None` when
+    /// event-driven.
+    pub fn round(&self) -> Option<Micros> {
+        self.round
     }
     /// Whether job `j`'s next start pays the restart overhead.
     pub fn owes_restore(&self, j: u32) -> bool {
@@ -462,6 +481,29 @@ impl<'a> Pass<'_, 'a> {
         let Some(t) = s.choose_type(j, now) else {
             return Ok(false);
         };
+        self.start_on(j, t)
+    }
+
+    /// Start waiting job `j` on GPU type `t` (one of its allowed types) if
+    /// it fits there under the placement rule; returns whether it started.
+    /// For schedulers that choose the type themselves (`max-min-fairness`).
+    pub fn start_on(&mut self, j: u32, t: GpuType) -> Result<bool> {
+        let now = self.now;
+        let s = &mut *self.state;
+        let i = j as usize;
+        if s.status[i] != Status::Waiting {
+            return Err(Error::policy(format!(
+                "the scheduler started job {j}, which is not waiting"
+            )));
+        }
+        if usize::from(t) >= s.cluster.types().min(64) || s.allowed_types(j) & (1 << t) == 0 {
+            return Err(Error::policy(format!(
+                "the scheduler started job {j} on GPU type {t}, which it may not use"
+            )));
+        }
+        if !s.cluster.fits_on(s.jobs[i].gpus, t) {
+            return Ok(false);
+        }
         let off = s.alloc_offset[i];
         let cap = s.alloc_offset.get(i + 1).copied().unwrap_or(s.alloc.len()) - off;
         let Some(len) = s
@@ -594,6 +636,10 @@ struct JobSim<'a, 's> {
     next_arrival: usize,
     dirty: bool,
     done: usize,
+    /// Jobs submitted so far.
+    arrived: usize,
+    /// The round clock in rounds mode.
+    rounds: Option<Rounds>,
     /// Time inside the scheduler's calls.
     clock: PolicyClock,
 }
@@ -637,12 +683,16 @@ impl Component for JobSim<'_, '_> {
         match event {
             JobEvent::Arrival { job } => {
                 self.state.status[job as usize] = Status::Waiting;
+                self.arrived += 1;
                 let tick = self.clock.start();
                 self.scheduler.on_arrival(job, now, &self.state);
                 self.clock.stop(tick);
                 self.push_wait_over(job, queue);
                 self.push_next_arrival(queue);
                 self.dirty = true;
+                if let Some(r) = &mut self.rounds {
+                    r.on_arrival(now, queue);
+                }
             }
             JobEvent::WaitOver { job } => {
                 if self.state.status[job as usize] == Status::Waiting {
@@ -669,6 +719,10 @@ impl Component for JobSim<'_, '_> {
                 self.scheduler.on_completion(job, now, &self.state);
                 self.clock.stop(tick);
                 self.dirty = true;
+                if let Some(r) = &mut self.rounds {
+                    let idle = self.state.cluster.free_total() == self.state.cluster.total();
+                    r.on_completion(now, idle, queue);
+                }
             }
             JobEvent::Timer { job, run } => {
                 let i = job as usize;
@@ -688,12 +742,21 @@ impl Component for JobSim<'_, '_> {
                 }
                 self.dirty = true;
             }
+            JobEvent::Boundary { seq } => {
+                if let Some(r) = &mut self.rounds {
+                    r.on_boundary(seq);
+                }
+            }
         }
         Ok(())
     }
 
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        if !self.dirty {
+        let run = match &mut self.rounds {
+            Some(r) => r.take_boundary(),
+            None => self.dirty,
+        };
+        if !run {
             return Ok(());
         }
         self.dirty = false;
@@ -705,7 +768,11 @@ impl Component for JobSim<'_, '_> {
         let tick = self.clock.start();
         let done = self.scheduler.schedule(&mut pass);
         self.clock.stop(tick);
-        done
+        done?;
+        if let Some(r) = &mut self.rounds {
+            r.after_pass(now, self.arrived > self.done, queue)?;
+        }
+        Ok(())
     }
 }
 
@@ -751,9 +818,19 @@ pub fn first_unplaceable_typed(
     })
 }
 
-/// Replay `input.jobs` on the cluster under `scheduler`.
+/// Replay `input.jobs` on the cluster under `scheduler`, event-driven
+/// (rounds: [`super::rounds::simulate_jobs_in_rounds`]).
 pub fn simulate_jobs(
     input: &JobSimInput<'_>,
+    scheduler: &mut dyn JobScheduler,
+) -> Result<JobOutcome> {
+    simulate(input, None, scheduler)
+}
+
+/// Replay `input.jobs`, event-driven or in rounds.
+pub(super) fn simulate(
+    input: &JobSimInput<'_>,
+    rounds: Option<Rounds>,
     scheduler: &mut dyn JobScheduler,
 ) -> Result<JobOutcome> {
     let jobs = input.jobs;
@@ -835,6 +912,7 @@ pub fn simulate_jobs(
         record_allocations: input.record_allocations,
         overhead: input.restart_overhead,
         backfill: input.backfill,
+        round: rounds.as_ref().map(Rounds::round),
     };
     let gpus = state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..state.cluster.types())
@@ -847,6 +925,8 @@ pub fn simulate_jobs(
         next_arrival: 0,
         dirty: false,
         done: 0,
+        arrived: 0,
+        rounds,
         clock: PolicyClock::default(),
     };
     let capacity = 2 * (gpus as usize).min(n) + 16;
