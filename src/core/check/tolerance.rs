@@ -58,6 +58,35 @@ pub fn compare_summaries(
     golden: &SummaryTable,
     tol: Tolerance,
 ) -> Result<Vec<Drift>> {
+    if let Some(message) = differences(results, golden, true) {
+        return Err(Error::input(message));
+    }
+    let mut drifts = Vec::new();
+    for (key, want) in &golden.rows {
+        let got = &results.rows[key];
+        for (i, metric) in golden.metrics.iter().enumerate() {
+            if !tol.matches(&got[i], &want[i]) {
+                drifts.push(Drift {
+                    policy: key.0.clone(),
+                    rep: key.1.clone(),
+                    metric: metric.clone(),
+                    got: got[i].clone(),
+                    golden: want[i].clone(),
+                });
+            }
+        }
+    }
+    Ok(drifts)
+}
+
+/// How `results` and `golden` differ in shape: other policies, other metric
+/// columns or (with `check_reps`) other repetitions; `None` when they have
+/// the same shape. The message names what is only on either side.
+pub fn differences(
+    results: &SummaryTable,
+    golden: &SummaryTable,
+    check_reps: bool,
+) -> Option<String> {
     // Rows are keyed by (policy, rep): the order they come in is not a
     // difference, only which policies there are.
     let mut got_policies: Vec<&String> = results.policies.iter().collect();
@@ -77,22 +106,22 @@ pub fn compare_summaries(
                 v.join(", ")
             }
         };
-        return Err(Error::input(format!(
+        return Some(format!(
             "policies differ: only in {}: {}; only in {}: {}",
             results.source,
             only(&results.policies, &golden.policies),
             golden.source,
             only(&golden.policies, &results.policies)
-        )));
+        ));
     }
     if results.metrics != golden.metrics {
-        return Err(Error::input(format!(
+        return Some(format!(
             "columns differ (thresholds or metrics changed): {} has [{}], {} has [{}]",
             results.source,
             results.metrics.join(", "),
             golden.source,
             golden.metrics.join(", ")
-        )));
+        ));
     }
     let missing: Vec<String> = golden
         .rows
@@ -112,10 +141,10 @@ pub fn compare_summaries(
             )
         })
         .collect();
-    if !missing.is_empty() {
+    if check_reps && !missing.is_empty() {
         const SHOWN: usize = 10;
         let more = missing.len().saturating_sub(SHOWN);
-        return Err(Error::input(format!(
+        return Some(format!(
             "repetitions differ between {} and {}: {}{}",
             results.source,
             golden.source,
@@ -125,24 +154,9 @@ pub fn compare_summaries(
             } else {
                 String::new()
             }
-        )));
+        ));
     }
-    let mut drifts = Vec::new();
-    for (key, want) in &golden.rows {
-        let got = &results.rows[key];
-        for (i, metric) in golden.metrics.iter().enumerate() {
-            if !tol.matches(&got[i], &want[i]) {
-                drifts.push(Drift {
-                    policy: key.0.clone(),
-                    rep: key.1.clone(),
-                    metric: metric.clone(),
-                    got: got[i].clone(),
-                    golden: want[i].clone(),
-                });
-            }
-        }
-    }
-    Ok(drifts)
+    None
 }
 
 #[cfg(test)]
