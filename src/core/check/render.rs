@@ -90,6 +90,16 @@ fn num(x: f64) -> String {
     }
 }
 
+/// A number for JSON: a JSON number when finite, else the text "inf",
+/// "-inf" or "nan" (JSON has no such numbers).
+fn jnum(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!(num(x))
+    }
+}
+
 /// A number rounded to 4 significant decimals for people.
 fn short(x: f64) -> String {
     if x.is_finite() {
@@ -250,15 +260,15 @@ fn json_text(r: &Report) -> String {
                 v["deviations"] = c
                     .deviations
                     .iter()
-                    .map(|d| json!({"rep": d.rep, "got": d.got, "golden": d.golden, "rel_dev": num(d.size)}))
+                    .map(|d| json!({"rep": d.rep, "got": d.got, "golden": d.golden, "rel_dev": jnum(d.size)}))
                     .collect();
             }
             if let Some(s) = &c.stat {
                 v["stat"] = json!({
                     "n_golden": s.n.0, "n_results": s.n.1,
-                    "mean_golden": num(s.mean.0), "mean_results": num(s.mean.1),
-                    "t": num(s.t), "df": num(s.df), "p": num(s.p), "p_holm": num(s.p_holm),
-                    "hedges_g": num(s.g),
+                    "mean_golden": jnum(s.mean.0), "mean_results": jnum(s.mean.1),
+                    "t": jnum(s.t), "df": jnum(s.df), "p": jnum(s.p), "p_holm": jnum(s.p_holm),
+                    "hedges_g": jnum(s.g),
                 });
             }
             if let Some(u) = &c.untested {
