@@ -34,7 +34,8 @@ pub use validate_cmd::validate_file;
 #[derive(Debug, Parser)]
 #[command(name = "tenantsim", version, about, long_about = None)]
 #[command(after_help = "Start with: tenantsim run scenarios/quickstart.toml\n\
-Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n.")]
+Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n\n\
+(check: 0 same, 1 drift, 2 trouble).")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
