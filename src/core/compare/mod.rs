@@ -120,7 +120,7 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
             opts.level
         )));
     }
-    let points = match (layout(a, "A")?, layout(b, "B")?) {
+    let points = match (layout(a, "first")?, layout(b, "second")?) {
         (Layout::Single, Layout::Single) => vec![(String::new(), a.to_path_buf(), b.to_path_buf())],
         (Layout::Sweep(pa), Layout::Sweep(pb)) => {
             if pa != pb {
