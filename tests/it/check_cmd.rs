@@ -284,6 +284,18 @@ fn job_mode_results_check_against_a_job_golden_and_not_a_model_golden() {
         .code(2)
         .stderr(contains("holds job-mode results but the golden"))
         .stderr(contains("holds model-mode results"));
+    // A job-mode sweep against the model-mode sweep golden: trouble too,
+    // not "every point missing".
+    let sweep = tmp.path().join("jobs-sweep");
+    run_into(&repo("scenarios/jobs-sweep.toml"), &sweep, &[]);
+    tenantsim()
+        .arg("check")
+        .arg(&sweep)
+        .arg("--against")
+        .arg(repo("tests/golden/sweep"))
+        .assert()
+        .code(2)
+        .stderr(contains("holds job-mode results but the golden"));
 }
 
 #[test]

@@ -155,6 +155,11 @@ pub fn check_folders(
             pairs.push((String::new(), results.to_path_buf(), golden.to_path_buf()));
         }
         (Layout::Sweep(got), Layout::Sweep(want)) => {
+            // Sweeps of the other mode share no point: say so, not "every
+            // point missing".
+            if let (Some(p), Some(q)) = (got.first(), want.first()) {
+                same_mode(&results.join(p), &golden.join(q), mode_of)?;
+            }
             for p in want.iter().filter(|p| !got.contains(p)) {
                 problems.push(Problem {
                     point: p.clone(),
@@ -191,16 +196,7 @@ pub fn check_folders(
     let mut cases = Vec::new();
     let mut checked = 0;
     for (point, r, g) in &pairs {
-        let (hr, hg) = (summary_header(r)?, summary_header(g)?);
-        if let (Some(mr), Some(mg)) = (mode_of(&hr), mode_of(&hg))
-            && mr != mg
-        {
-            return Err(Error::input(format!(
-                "{} holds {mr}-mode results but the golden {} holds {mg}-mode results: check against a golden of the same mode",
-                r.join("summary.csv").display(),
-                g.join("summary.csv").display()
-            )));
-        }
+        same_mode(r, g, mode_of)?;
         let got = read_summary(r)?;
         let want = read_summary(g)?;
         let exact = matches!(method, Method::Exact(_));
@@ -243,6 +239,22 @@ pub fn check_folders(
         problems,
         checked,
     })
+}
+
+/// An error unless the `summary.csv` files of `r` and `g` belong to the
+/// same mode (or `mode_of` knows neither).
+fn same_mode(r: &Path, g: &Path, mode_of: ModeOf<'_>) -> Result<()> {
+    let (hr, hg) = (summary_header(r)?, summary_header(g)?);
+    if let (Some(mr), Some(mg)) = (mode_of(&hr), mode_of(&hg))
+        && mr != mg
+    {
+        return Err(Error::input(format!(
+            "{} holds {mr}-mode results but the golden {} holds {mg}-mode results: check against a golden of the same mode",
+            r.join("summary.csv").display(),
+            g.join("summary.csv").display()
+        )));
+    }
+    Ok(())
 }
 
 /// Repetitions in numeric order (text that is not a number after them, as

@@ -123,7 +123,7 @@ pub fn differences(
             golden.metrics.join(", ")
         ));
     }
-    let missing: Vec<String> = golden
+    let mut keys: Vec<&(String, String)> = golden
         .rows
         .keys()
         .filter(|k| !results.rows.contains_key(*k))
@@ -133,6 +133,11 @@ pub fn differences(
                 .keys()
                 .filter(|k| !golden.rows.contains_key(*k)),
         )
+        .collect();
+    // Repetitions in numeric order (0, 1, 2, 10), not as text.
+    keys.sort_by(|a, b| a.0.cmp(&b.0).then(super::rep_order(&a.1, &b.1)));
+    let missing: Vec<String> = keys
+        .into_iter()
         .map(|(p, r)| {
             format!(
                 "{}/rep {}",
@@ -177,5 +182,17 @@ mod tests {
         assert!(t.matches("0.0000005", "0"));
         assert!(t.matches("abc", "abc"));
         assert!(!t.matches("abc", "abd"));
+    }
+
+    #[test]
+    fn missing_repetitions_are_listed_in_numeric_order() {
+        let t = |text: &str| {
+            crate::core::check::parse_summary("s.csv", text.as_bytes()).expect("parses")
+        };
+        let golden = t("policy,rep,x\na,0,1\na,2,1\na,10,1\na,1,1\n");
+        let results = t("policy,rep,x\na,0,1\n");
+        let msg = differences(&results, &golden, true).expect("differs");
+        assert!(msg.ends_with("a/rep 1, a/rep 2, a/rep 10"), "{msg}");
+        assert_eq!(differences(&results, &golden, false), None);
     }
 }
