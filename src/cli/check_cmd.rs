@@ -1,11 +1,92 @@
-//! `tenantsim check RESULTS --against GOLDEN`.
+//! `tenantsim check RESULTS --against GOLDEN`: exit 0 the same, 1 drift,
+//! 2 trouble (bad input, missing files, usage), like `diff`.
 
-use super::CheckArgs;
-use crate::core::check::{Tolerance, compare_dirs};
+use std::io::Write as _;
+use std::path::Path;
+
+use super::{CheckArgs, ReportFormat};
+use crate::core::check::{Format, Method, Tolerance, check_folders, render};
 use crate::core::error::{Error, Result};
+use crate::core::io::write_atomic;
 
-/// Compare summaries; print a diff table and fail on drift.
+/// The mode a `summary.csv` header belongs to (DESIGN §6.1, §9.6).
+fn mode_of(header: &[String]) -> Option<&'static str> {
+    let has = |c: &str| header.iter().any(|h| h == c);
+    if has("mean_jct_s") {
+        Some("job")
+    } else if has("cumulative_regret") {
+        Some("model")
+    } else {
+        None
+    }
+}
+
+/// The report format a `--report` file's extension names.
+fn format_of(path: &Path) -> Result<Format> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Ok(Format::Json),
+        Some("xml") => Ok(Format::Junit),
+        Some("md") => Ok(Format::Markdown),
+        Some("txt") => Ok(Format::Text),
+        _ => Err(Error::usage(format!(
+            "--report {}: expected a .json, .xml (JUnit), .md (markdown) or .txt file",
+            path.display()
+        ))),
+    }
+}
+
+/// Compare; print the capped text on stderr, the chosen report on stdout,
+/// write the `--report` files; drift is an input error (exit 1), any other
+/// error a usage error (exit 2).
 pub fn check(args: &CheckArgs) -> Result<()> {
+    let method = method(args)?;
+    let reports: Vec<(&Path, Format)> = args
+        .report
+        .iter()
+        .map(|p| format_of(p).map(|f| (p.as_path(), f)))
+        .collect::<Result<_>>()?;
+    let report = check_folders(&args.results, &args.against, method, &mode_of)
+        .map_err(|e| Error::usage(e.message()))?;
+    for (path, format) in reports {
+        write_atomic(path, render(&report, format).as_bytes())
+            .map_err(|e| Error::usage(e.message()))?;
+    }
+    let stdout_format = match args.format {
+        ReportFormat::Text => None,
+        ReportFormat::Json => Some(Format::Json),
+        ReportFormat::Junit => Some(Format::Junit),
+        ReportFormat::Markdown => Some(Format::Markdown),
+    };
+    if let Some(f) = stdout_format {
+        let mut out = std::io::stdout().lock();
+        out.write_all(render(&report, f).as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| Error::usage(format!("cannot write the report to stdout: {e}")))?;
+    }
+    let text = render(&report, Format::Text);
+    if !report.drifted() {
+        eprint!("{text}");
+        return Ok(());
+    }
+    // The verdict (the last line) becomes the error main prints.
+    let body = text.trim_end_matches('\n');
+    let (table, verdict) = body.rsplit_once('\n').unwrap_or(("", body));
+    if !table.is_empty() {
+        eprintln!("{table}");
+    }
+    Err(Error::input(verdict))
+}
+
+fn method(args: &CheckArgs) -> Result<Method> {
+    if args.stat {
+        if !(args.alpha > 0.0 && args.alpha < 1.0) {
+            return Err(Error::usage(format!(
+                "--alpha: expected a level in (0, 1), got {}",
+                args.alpha
+            )));
+        }
+        return Ok(Method::Stat { alpha: args.alpha });
+    }
     for (name, v) in [("--rtol", args.rtol), ("--atol", args.atol)] {
         if !(v.is_finite() && v >= 0.0) {
             return Err(Error::usage(format!(
@@ -13,53 +94,8 @@ pub fn check(args: &CheckArgs) -> Result<()> {
             )));
         }
     }
-    let tol = Tolerance {
+    Ok(Method::Exact(Tolerance {
         rtol: args.rtol,
         atol: args.atol,
-    };
-    // Row by row when the files line up (see `check::compare_dirs`).
-    let cmp = compare_dirs(&args.results, &args.against, tol)?;
-    let (drifts, checked) = (&cmp.drifts, cmp.checked);
-    if drifts.is_empty() {
-        eprintln!(
-            "ok: {checked} values of {} match {} (rtol {:e}, atol {:e})",
-            cmp.results, cmp.golden, tol.rtol, tol.atol
-        );
-        return Ok(());
-    }
-    let header = ["policy", "rep", "metric", "got", "golden"];
-    let rows: Vec<[&str; 5]> = drifts
-        .iter()
-        .map(|d| [d.policy.as_str(), &d.rep, &d.metric, &d.got, &d.golden])
-        .collect();
-    let width = |c: usize| {
-        rows.iter()
-            .map(|r| r[c].chars().count())
-            .chain([header[c].len()])
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..5).map(width).collect();
-    let line = |cells: [&str; 5]| {
-        cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
-    eprintln!("{}", line(header));
-    for r in rows {
-        eprintln!("{}", line(r));
-    }
-    Err(Error::input(format!(
-        "{} of {checked} values drifted beyond rtol {:e} / atol {:e} ({} vs {})",
-        drifts.len(),
-        tol.rtol,
-        tol.atol,
-        cmp.results,
-        cmp.golden
-    )))
+    }))
 }

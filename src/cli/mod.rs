@@ -4,6 +4,7 @@ mod bench_cmd;
 pub mod cache_opts;
 mod check_cmd;
 mod choices;
+mod compare_cmd;
 mod gen_cmd;
 mod import_cmd;
 pub mod jobs;
@@ -22,6 +23,7 @@ use clap::{Parser, Subcommand};
 use crate::core::error::Result;
 
 pub use bench_cmd::BenchArgs;
+pub use compare_cmd::CompareArgs;
 pub use gen_cmd::GenSynArgs;
 pub use import_cmd::ImportArgs;
 pub use slurm_cmd::{SlurmArgs, write_slurm_scripts};
@@ -32,7 +34,8 @@ pub use validate_cmd::validate_file;
 #[derive(Debug, Parser)]
 #[command(name = "tenantsim", version, about, long_about = None)]
 #[command(after_help = "Start with: tenantsim run scenarios/quickstart.toml\n\
-Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n.")]
+Exit codes: 0 ok, 1 input or runtime error, 2 usage error, 128+n stopped by signal n\n\
+(check: 0 same, 1 drift, 2 trouble).")]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -56,8 +59,12 @@ pub enum Command {
     /// Generate a synthetic trace.
     #[command(subcommand)]
     Gen(GenCommand),
-    /// Compare a results folder with golden results; exit 1 on any drift.
+    /// Compare a results folder (a run or a sweep) with golden results:
+    /// exit 0 the same, 1 drift, 2 trouble (bad input, missing files, usage).
     Check(CheckArgs),
+    /// The difference B − A per policy and metric with a confidence
+    /// interval (paired by repetition when the seeds match).
+    Compare(CompareArgs),
     /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
     /// job trace CSV for job-trace mode.
     ImportJobs(jobs::ImportJobsArgs),
@@ -189,9 +196,10 @@ pub enum GenCommand {
 /// Arguments of `tenantsim check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The results folder to check (its summary.csv).
+    /// The results folder to check: one run (its summary.csv, either mode)
+    /// or a sweep (sweep.csv and its point-* folders).
     pub results: PathBuf,
-    /// The golden results folder to compare against.
+    /// The golden results folder to compare against (the same kind).
     #[arg(long, value_name = "GOLDEN_DIR")]
     pub against: PathBuf,
     /// Relative tolerance: |x − g| ≤ atol + rtol·|g| passes.
@@ -200,6 +208,35 @@ pub struct CheckArgs {
     /// Absolute tolerance.
     #[arg(long, default_value_t = 1e-12, value_name = "A")]
     pub atol: f64,
+    /// Compare distributions instead of values: per policy and metric,
+    /// Welch's t test of the per-repetition values, Holm–Bonferroni across
+    /// all of them (docs/CI.md).
+    #[arg(long, conflicts_with_all = ["rtol", "atol"])]
+    pub stat: bool,
+    /// Family-wise significance level of --stat.
+    #[arg(long, default_value_t = 0.01, value_name = "ALPHA", requires = "stat")]
+    pub alpha: f64,
+    /// The report printed on stdout: text prints nothing there (the human
+    /// text always goes to stderr).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// Also write the report to FILE, in the format its extension names
+    /// (.json, .xml = JUnit, .md = markdown, .txt); repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub report: Vec<PathBuf>,
+}
+
+/// Formats of `check --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// The capped human text.
+    Text,
+    /// JSON.
+    Json,
+    /// JUnit XML, one testcase per (point, policy, metric).
+    Junit,
+    /// Markdown (for $GITHUB_STEP_SUMMARY).
+    Markdown,
 }
 
 /// Arguments of `tenantsim run`.
@@ -272,6 +309,7 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::Import(args) => import_cmd::import(&args),
         Command::Gen(GenCommand::Syn(args)) => gen_cmd::gen_syn(&args),
         Command::Check(args) => check_cmd::check(&args),
+        Command::Compare(args) => compare_cmd::compare(&args),
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),

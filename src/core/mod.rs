@@ -7,6 +7,7 @@ pub mod check;
 pub mod choice;
 pub mod cluster;
 pub mod codec;
+pub mod compare;
 pub mod csv_columns;
 pub mod csv_text;
 pub mod echo;

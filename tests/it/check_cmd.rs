@@ -106,3 +106,405 @@ fn different_thresholds_or_policies_fail_the_check() {
         .code(1)
         .stderr(contains("policies differ"));
 }
+
+/// Run `scenario` into `out` with extra arguments (no plots, quiet).
+fn run_into(scenario: &Path, out: &Path, extra: &[&str]) {
+    tenantsim()
+        .args(["run", "--quiet", "--no-plots", "--out"])
+        .arg(out)
+        .args(extra)
+        .arg(scenario)
+        .assert()
+        .success();
+}
+
+/// Copy the files of `from` (one level of sub-folders) into `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    for (rel, bytes) in common::tree(from) {
+        let dest = to.join(rel);
+        fs::create_dir_all(dest.parent().expect("parent")).expect("mkdir");
+        fs::write(dest, bytes).expect("write");
+    }
+}
+
+/// The quickstart scenario with `policy`'s scheduler and selector replaced
+/// (the name kept), the trace path made absolute, written into `dir`.
+fn quickstart_with(dir: &Path, policy: &str, scheduler: &str, selector: &str) -> PathBuf {
+    let text = fs::read_to_string(repo("scenarios/quickstart.toml")).expect("scenario");
+    let text = text.replace(
+        "\"../traces/hand.csv\"",
+        &format!("{:?}", repo("traces/hand.csv").display().to_string()),
+    );
+    let start = text
+        .find(&format!("name = \"{policy}\""))
+        .expect("policy exists");
+    let end = text[start..]
+        .find("[[policy]]")
+        .map_or(text.len(), |i| start + i);
+    let changed = format!(
+        "{}name = \"{policy}\"\nscheduler = \"{scheduler}\"\nselector = \"{selector}\"\n\n{}",
+        &text[..start],
+        &text[end..]
+    );
+    let path = dir.join(format!("{policy}-{scheduler}-{selector}.toml"));
+    fs::write(&path, changed).expect("write scenario");
+    path
+}
+
+#[test]
+fn sweep_golden_with_one_perturbed_value_fails_and_the_junit_report_names_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("sweep");
+    run_into(&repo("scenarios/sweep.toml"), &out, &[]);
+    // The committed sweep golden passes.
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(repo("tests/golden/sweep"))
+        .assert()
+        .success()
+        .stderr(contains("ok: 1440 values"));
+    let golden = tmp.path().join("golden");
+    copy_tree(&repo("tests/golden/sweep"), &golden);
+    let point = "point-003-cluster.gpus=2+split.tenant_count=3";
+    let file = golden.join(point).join("summary.csv");
+    let text = fs::read_to_string(&file).expect("golden point");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "cumulative_regret")
+        .expect("column");
+    let row = lines
+        .iter()
+        .position(|l| l.starts_with("random-random,5,"))
+        .expect("row");
+    let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
+    let v: f64 = cells[col].parse().expect("number");
+    cells[col] = format!("{}", v + 0.5);
+    lines[row] = cells.join(",");
+    fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let report = tmp.path().join("report.xml");
+    let assert = tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(&golden)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .code(1)
+        .stderr(contains("1 of 1440 values drifted"));
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains(point), "{stderr}");
+    let xml = fs::read_to_string(&report).expect("report written");
+    let doc = roxmltree::Document::parse(&xml).expect("valid XML");
+    let failed: Vec<(String, String, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter(|n| n.children().any(|c| c.has_tag_name("failure")))
+        .map(|n| {
+            let failure = n
+                .children()
+                .find(|c| c.has_tag_name("failure"))
+                .expect("failure");
+            (
+                n.attribute("classname").unwrap_or("").to_string(),
+                n.attribute("name").unwrap_or("").to_string(),
+                failure.text().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{xml}");
+    assert_eq!(failed[0].0, format!("tenantsim.check.{point}"));
+    assert_eq!(failed[0].1, "random-random cumulative_regret");
+    assert!(failed[0].2.starts_with("rep 5: got "), "{}", failed[0].2);
+    let suite = doc
+        .descendants()
+        .find(|n| n.has_tag_name("testsuite"))
+        .expect("suite");
+    // 6 points × 2 policies × 15 metrics.
+    assert_eq!(suite.attribute("tests"), Some("180"));
+    assert_eq!(suite.attribute("failures"), Some("1"));
+
+    // A point folder removed from the results: drift naming it.
+    let gone = "point-005-cluster.gpus=3+split.tenant_count=3";
+    fs::remove_dir_all(out.join(gone)).expect("remove point");
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(repo("tests/golden/sweep"))
+        .assert()
+        .code(1)
+        .stderr(contains(format!(
+            "point {gone} is missing from the results"
+        )));
+    // A golden that is not there: trouble.
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(tmp.path().join("no-such-golden"))
+        .assert()
+        .code(2)
+        .stderr(contains("golden folder"))
+        .stderr(contains("no-such-golden not found"));
+    // A sweep against a one-run golden: trouble.
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(repo("tests/golden/quickstart"))
+        .assert()
+        .code(2)
+        .stderr(contains("are a sweep but the golden"));
+}
+
+#[test]
+fn job_mode_results_check_against_a_job_golden_and_not_a_model_golden() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("jobs");
+    run_into(&repo("scenarios/jobs-quickstart.toml"), &out, &[]);
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(repo("tests/golden/jobs-quickstart"))
+        .assert()
+        .success()
+        .stderr(contains("ok: "));
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(repo("tests/golden/quickstart"))
+        .assert()
+        .code(2)
+        .stderr(contains("holds job-mode results but the golden"))
+        .stderr(contains("holds model-mode results"));
+    // A job-mode sweep against the model-mode sweep golden: trouble too,
+    // not "every point missing".
+    let sweep = tmp.path().join("jobs-sweep");
+    run_into(&repo("scenarios/jobs-sweep.toml"), &sweep, &[]);
+    tenantsim()
+        .arg("check")
+        .arg(&sweep)
+        .arg("--against")
+        .arg(repo("tests/golden/sweep"))
+        .assert()
+        .code(2)
+        .stderr(contains("holds job-mode results but the golden"));
+}
+
+#[test]
+fn stat_passes_a_different_seed_that_fails_the_exact_check() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/quickstart.toml");
+    let (golden, other) = (tmp.path().join("seed1"), tmp.path().join("seed2"));
+    run_into(&scenario, &golden, &["--reps", "20", "--seed", "1"]);
+    run_into(&scenario, &other, &["--reps", "20", "--seed", "2"]);
+    tenantsim()
+        .arg("check")
+        .arg(&other)
+        .arg("--against")
+        .arg(&golden)
+        .assert()
+        .code(1);
+    tenantsim()
+        .arg("check")
+        .arg(&other)
+        .arg("--against")
+        .arg(&golden)
+        .arg("--stat")
+        .assert()
+        .success()
+        .stderr(contains("ok: 64 Welch tests at alpha 0.01"));
+}
+
+#[test]
+fn stat_fails_a_worse_policy_under_the_same_name_and_reports_the_effect_size() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (golden, worse) = (tmp.path().join("golden"), tmp.path().join("worse"));
+    run_into(
+        &repo("scenarios/quickstart.toml"),
+        &golden,
+        &["--reps", "20", "--seed", "1"],
+    );
+    // rr-most-cited becomes random scheduling and random selection.
+    let scenario = quickstart_with(tmp.path(), "rr-most-cited", "random", "random");
+    run_into(&scenario, &worse, &["--reps", "20", "--seed", "1"]);
+    let assert = tenantsim()
+        .arg("check")
+        .arg(&worse)
+        .arg("--against")
+        .arg(&golden)
+        .args(["--stat", "--format", "json"])
+        .assert()
+        .code(1)
+        .stderr(contains("hedges_g"))
+        .stderr(contains("rr-most-cited"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&assert.get_output().stdout).expect("JSON report");
+    assert_eq!(doc["verdict"], "drift");
+    let failed: Vec<&serde_json::Value> = doc["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert!(!failed.is_empty());
+    for c in &failed {
+        assert_eq!(c["policy"], "rr-most-cited", "{c}");
+        let g = c["stat"]["hedges_g"].as_f64().expect("a finite g");
+        assert!(g.abs() > 1.0, "{c}");
+    }
+}
+
+/// A tiny summary.csv pair: policies a and b, repetitions 0, 1, 2, 10.
+fn tiny(dir: &Path, tweak: &[(&str, &str, &str)]) -> PathBuf {
+    fs::create_dir_all(dir).expect("mkdir");
+    let mut text = String::from("policy,rep,loss,jobs\n");
+    for p in ["a", "b"] {
+        for (r, loss) in [("0", "0.5"), ("1", "0.25"), ("2", "0.75"), ("10", "1")] {
+            let key = format!("{p},{r}");
+            let loss = tweak
+                .iter()
+                .find(|t| t.0 == key)
+                .map_or(loss.to_string(), |t| t.1.to_string());
+            let jobs = tweak
+                .iter()
+                .find(|t| t.0 == key)
+                .map_or("3".to_string(), |t| t.2.to_string());
+            text += &format!("{key},{loss},{jobs}\n");
+        }
+    }
+    fs::write(dir.join("summary.csv"), text).expect("write");
+    dir.to_path_buf()
+}
+
+#[test]
+fn text_is_capped_largest_first_with_repetitions_in_numeric_order() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let golden = tiny(&tmp.path().join("g"), &[]);
+    // Equal deviations of 1 in reps 10, 2 and 0 of b; a larger one in a/1.
+    let results = tiny(
+        &tmp.path().join("r"),
+        &[
+            ("b,10", "1", "4"),
+            ("b,2", "0.75", "4"),
+            ("b,0", "0.5", "4"),
+            ("a,1", "0.25", "9"),
+        ],
+    );
+    let out = tenantsim()
+        .arg("check")
+        .arg(&results)
+        .arg("--against")
+        .arg(&golden)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines[0].starts_with("policy"), "{stderr}");
+    let reps: Vec<(&str, &str)> = lines[1..5]
+        .iter()
+        .map(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            (c[0], c[1])
+        })
+        .collect();
+    assert_eq!(reps, [("a", "1"), ("b", "0"), ("b", "2"), ("b", "10")]);
+    assert!(
+        lines[5].starts_with("error: drift: 4 of 16 values"),
+        "{stderr}"
+    );
+
+    // A different seed on the quickstart moves hundreds of values: at most
+    // 20 lines of them, then "and N more", then the verdict.
+    let a = tmp.path().join("s1");
+    run_into(&repo("scenarios/quickstart.toml"), &a, &["--seed", "99"]);
+    let out = tenantsim()
+        .arg("check")
+        .arg(&a)
+        .arg("--against")
+        .arg(repo("tests/golden/quickstart"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 23, "{stderr}");
+    assert!(lines[21].starts_with("and ") && lines[21].ends_with(" more"));
+    let more: usize = lines[21]["and ".len()..lines[21].len() - " more".len()]
+        .parse()
+        .expect("count");
+    let drifted: usize = lines[22]
+        .trim_start_matches("error: drift: ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("verdict count");
+    assert_eq!(more + 20, drifted, "{stderr}");
+    // Largest relative deviation first.
+    let dev = |l: &str| -> f64 {
+        l.split_whitespace()
+            .last()
+            .and_then(|v| v.parse().ok())
+            .expect("rel_dev")
+    };
+    for w in lines[1..21].windows(2) {
+        assert!(dev(w[0]) >= dev(w[1]), "{stderr}");
+    }
+}
+
+#[test]
+fn markdown_and_json_reports_match_their_snapshots() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    tiny(&tmp.path().join("golden"), &[]);
+    tiny(
+        &tmp.path().join("results"),
+        &[("b,10", "1.5", "3"), ("a,2", "0.75", "4")],
+    );
+    for (file, snapshot) in [
+        ("report.md", "tests/snapshots/check_exact.md"),
+        ("report.json", "tests/snapshots/check_exact.json"),
+    ] {
+        tenantsim()
+            .current_dir(tmp.path())
+            .args(["check", "results", "--against", "golden", "--report", file])
+            .assert()
+            .code(1);
+        let got = fs::read_to_string(tmp.path().join(file)).expect("report");
+        let want = fs::read_to_string(repo(snapshot)).expect("snapshot");
+        assert_eq!(got, want, "{snapshot}");
+    }
+    // The statistical report: b's loss shifted by +10 in every repetition.
+    tiny(
+        &tmp.path().join("shifted"),
+        &[
+            ("b,0", "10.5", "3"),
+            ("b,1", "10.25", "3"),
+            ("b,2", "10.75", "3"),
+            ("b,10", "11", "3"),
+        ],
+    );
+    tenantsim()
+        .current_dir(tmp.path())
+        .args([
+            "check",
+            "shifted",
+            "--against",
+            "golden",
+            "--stat",
+            "--report",
+            "stat.md",
+        ])
+        .assert()
+        .code(1);
+    let got = fs::read_to_string(tmp.path().join("stat.md")).expect("report");
+    let want = fs::read_to_string(repo("tests/snapshots/check_stat.md")).expect("snapshot");
+    assert_eq!(got, want);
+}

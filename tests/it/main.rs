@@ -13,6 +13,7 @@ mod bench_cmd;
 mod cache;
 mod check_cmd;
 mod cli;
+mod compare;
 mod easeml_defaults;
 mod easeml_dl;
 mod gp_schedulers;

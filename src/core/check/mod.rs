@@ -1,10 +1,21 @@
-//! `tenantsim check`: compare a results folder against golden results, so
-//! CI notices when a change moves a regret number.
+//! `tenantsim check`: compare a results folder (one run or a sweep, either
+//! mode) against golden results, exactly within a tolerance or
+//! statistically (`--stat`), so CI notices when a change moves a number.
 
+mod folder;
+mod render;
+mod report;
 mod stream;
 mod table;
 mod tolerance;
+pub mod welch;
 
+pub use folder::{Layout, layout, summary_header};
+pub use render::{Format, render};
+pub use report::{
+    Case, Deviation, Method, ModeOf, Problem, Report, StatTest, check_folders, column, numbers,
+    rep_order,
+};
 pub use stream::{Comparison, compare_dirs};
 pub use table::{SummaryTable, parse_summary, read_summary};
-pub use tolerance::{Drift, Tolerance, compare_summaries};
+pub use tolerance::{Drift, Tolerance, compare_summaries, differences};

@@ -58,6 +58,35 @@ pub fn compare_summaries(
     golden: &SummaryTable,
     tol: Tolerance,
 ) -> Result<Vec<Drift>> {
+    if let Some(message) = differences(results, golden, true) {
+        return Err(Error::input(message));
+    }
+    let mut drifts = Vec::new();
+    for (key, want) in &golden.rows {
+        let got = &results.rows[key];
+        for (i, metric) in golden.metrics.iter().enumerate() {
+            if !tol.matches(&got[i], &want[i]) {
+                drifts.push(Drift {
+                    policy: key.0.clone(),
+                    rep: key.1.clone(),
+                    metric: metric.clone(),
+                    got: got[i].clone(),
+                    golden: want[i].clone(),
+                });
+            }
+        }
+    }
+    Ok(drifts)
+}
+
+/// How `results` and `golden` differ in shape: other policies, other metric
+/// columns or (with `check_reps`) other repetitions; `None` when they have
+/// the same shape. The message names what is only on either side.
+pub fn differences(
+    results: &SummaryTable,
+    golden: &SummaryTable,
+    check_reps: bool,
+) -> Option<String> {
     // Rows are keyed by (policy, rep): the order they come in is not a
     // difference, only which policies there are.
     let mut got_policies: Vec<&String> = results.policies.iter().collect();
@@ -77,24 +106,24 @@ pub fn compare_summaries(
                 v.join(", ")
             }
         };
-        return Err(Error::input(format!(
+        return Some(format!(
             "policies differ: only in {}: {}; only in {}: {}",
             results.source,
             only(&results.policies, &golden.policies),
             golden.source,
             only(&golden.policies, &results.policies)
-        )));
+        ));
     }
     if results.metrics != golden.metrics {
-        return Err(Error::input(format!(
+        return Some(format!(
             "columns differ (thresholds or metrics changed): {} has [{}], {} has [{}]",
             results.source,
             results.metrics.join(", "),
             golden.source,
             golden.metrics.join(", ")
-        )));
+        ));
     }
-    let missing: Vec<String> = golden
+    let mut keys: Vec<&(String, String)> = golden
         .rows
         .keys()
         .filter(|k| !results.rows.contains_key(*k))
@@ -104,6 +133,11 @@ pub fn compare_summaries(
                 .keys()
                 .filter(|k| !golden.rows.contains_key(*k)),
         )
+        .collect();
+    // Repetitions in numeric order (0, 1, 2, 10), not as text.
+    keys.sort_by(|a, b| a.0.cmp(&b.0).then(super::rep_order(&a.1, &b.1)));
+    let missing: Vec<String> = keys
+        .into_iter()
         .map(|(p, r)| {
             format!(
                 "{}/rep {}",
@@ -112,10 +146,10 @@ pub fn compare_summaries(
             )
         })
         .collect();
-    if !missing.is_empty() {
+    if check_reps && !missing.is_empty() {
         const SHOWN: usize = 10;
         let more = missing.len().saturating_sub(SHOWN);
-        return Err(Error::input(format!(
+        return Some(format!(
             "repetitions differ between {} and {}: {}{}",
             results.source,
             golden.source,
@@ -125,24 +159,9 @@ pub fn compare_summaries(
             } else {
                 String::new()
             }
-        )));
+        ));
     }
-    let mut drifts = Vec::new();
-    for (key, want) in &golden.rows {
-        let got = &results.rows[key];
-        for (i, metric) in golden.metrics.iter().enumerate() {
-            if !tol.matches(&got[i], &want[i]) {
-                drifts.push(Drift {
-                    policy: key.0.clone(),
-                    rep: key.1.clone(),
-                    metric: metric.clone(),
-                    got: got[i].clone(),
-                    golden: want[i].clone(),
-                });
-            }
-        }
-    }
-    Ok(drifts)
+    None
 }
 
 #[cfg(test)]
@@ -163,5 +182,17 @@ mod tests {
         assert!(t.matches("0.0000005", "0"));
         assert!(t.matches("abc", "abc"));
         assert!(!t.matches("abc", "abd"));
+    }
+
+    #[test]
+    fn missing_repetitions_are_listed_in_numeric_order() {
+        let t = |text: &str| {
+            crate::core::check::parse_summary("s.csv", text.as_bytes()).expect("parses")
+        };
+        let golden = t("policy,rep,x\na,0,1\na,2,1\na,10,1\na,1,1\n");
+        let results = t("policy,rep,x\na,0,1\n");
+        let msg = differences(&results, &golden, true).expect("differs");
+        assert!(msg.ends_with("a/rep 1, a/rep 2, a/rep 10"), "{msg}");
+        assert_eq!(differences(&results, &golden, false), None);
     }
 }

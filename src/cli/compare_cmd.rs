@@ -1,0 +1,160 @@
+//! `tenantsim compare A B`: B − A per policy and metric with an interval.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::core::compare::{Options, Row, compare_folders};
+use crate::core::error::{Error, Result};
+
+/// Arguments of `tenantsim compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The reference results folder (a run or a sweep).
+    pub a: PathBuf,
+    /// The results folder compared with it (the same kind).
+    pub b: PathBuf,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95, value_name = "L")]
+    pub level: f64,
+    /// Bootstrap resamples of a paired interval.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub resamples: usize,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Formats of `compare --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// An aligned table.
+    Text,
+    /// CSV.
+    Csv,
+    /// A JSON array of rows.
+    Json,
+}
+
+/// A number as written: shortest round-trip text, `nan`/`inf` as words.
+fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else if x.is_nan() {
+        "nan".into()
+    } else if x > 0.0 {
+        "inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+fn json_num(x: f64) -> serde_json::Value {
+    if x.is_finite() { json!(x) } else { json!(null) }
+}
+
+const HEADER: [&str; 11] = [
+    "point", "policy", "metric", "n_a", "n_b", "mean_a", "mean_b", "diff", "ci_low", "ci_high",
+    "paired",
+];
+
+fn cells(r: &Row) -> [String; 11] {
+    [
+        r.point.clone(),
+        r.policy.clone(),
+        r.metric.clone(),
+        r.n.0.to_string(),
+        r.n.1.to_string(),
+        num(r.mean.0),
+        num(r.mean.1),
+        num(r.diff),
+        num(r.ci_low),
+        num(r.ci_high),
+        r.paired.to_string(),
+    ]
+}
+
+/// The rows in `format`.
+pub fn render(rows: &[Row], format: CompareFormat) -> Result<String> {
+    match format {
+        CompareFormat::Json => {
+            let v: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|r| {
+                    json!({
+                        "point": r.point, "policy": r.policy, "metric": r.metric,
+                        "n_a": r.n.0, "n_b": r.n.1,
+                        "mean_a": json_num(r.mean.0), "mean_b": json_num(r.mean.1),
+                        "diff": json_num(r.diff), "ci_low": json_num(r.ci_low),
+                        "ci_high": json_num(r.ci_high), "paired": r.paired,
+                    })
+                })
+                .collect();
+            serde_json::to_string_pretty(&v)
+                .map(|s| s + "\n")
+                .map_err(|e| Error::input(format!("cannot render the JSON: {e}")))
+        }
+        CompareFormat::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            let io = |e: csv::Error| Error::input(format!("cannot render the CSV: {e}"));
+            w.write_record(HEADER).map_err(io)?;
+            for r in rows {
+                w.write_record(cells(r)).map_err(io)?;
+            }
+            let bytes = w
+                .into_inner()
+                .map_err(|e| Error::input(format!("cannot render the CSV: {e}")))?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        CompareFormat::Text => {
+            let all: Vec<[String; 11]> = rows.iter().map(cells).collect();
+            let widths: Vec<usize> = (0..11)
+                .map(|c| {
+                    all.iter()
+                        .map(|r| r[c].chars().count())
+                        .chain([HEADER[c].len()])
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: Vec<&str>| {
+                cells
+                    .iter()
+                    .zip(&widths)
+                    .map(|(c, w)| format!("{c:<w$}"))
+                    .collect::<Vec<_>>()
+                    .join("  ")
+                    .trim_end()
+                    .to_string()
+                    + "\n"
+            };
+            let mut out = line(HEADER.to_vec());
+            for r in &all {
+                out += &line(r.iter().map(String::as_str).collect());
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Compare and print.
+pub fn compare(args: &CompareArgs) -> Result<()> {
+    let rows = compare_folders(
+        &args.a,
+        &args.b,
+        Options {
+            level: args.level,
+            resamples: args.resamples,
+            seed: args.seed,
+        },
+    )?;
+    let text = render(&rows, args.format)?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::input(format!("cannot write to stdout: {e}")))
+}

@@ -1,0 +1,387 @@
+//! Checking a results folder (one run or a sweep) against a golden one,
+//! exactly (within a tolerance) or statistically (`--stat`), into a
+//! [`Report`] that the renderers ([`super::render`]) turn into text, JSON,
+//! JUnit XML or markdown.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::folder::{Layout, layout, summary_header};
+use super::welch::{hedges_g, holm, mean_var, welch};
+use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary};
+use crate::core::error::{Error, Result};
+
+/// How values are compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Method {
+    /// Every value within the tolerance of its golden value.
+    Exact(Tolerance),
+    /// Per (point, policy, metric): Welch's t test of the per-repetition
+    /// values, Holm–Bonferroni across every test, drift where the adjusted
+    /// p-value is ≤ `alpha`.
+    Stat {
+        /// Family-wise significance level.
+        alpha: f64,
+    },
+}
+
+/// One value beyond the tolerance (exact check).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deviation {
+    /// Repetition.
+    pub rep: String,
+    /// Value in the results.
+    pub got: String,
+    /// Golden value.
+    pub golden: String,
+    /// |got − golden| / |golden| (|got − golden| when golden is 0; inf for
+    /// text or infinities that differ): what "largest first" sorts by.
+    pub size: f64,
+}
+
+/// The statistical test of one (point, policy, metric).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatTest {
+    /// Repetitions in the golden and the results.
+    pub n: (usize, usize),
+    /// Means over repetitions: golden, results.
+    pub mean: (f64, f64),
+    /// Welch's t (results − golden) and its degrees of freedom.
+    pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: f64,
+    /// Two-sided p-value.
+    pub p: f64,
+    /// Holm-adjusted p-value (over every test of the check).
+    pub p_holm: f64,
+    /// Hedges' g of the results against the golden.
+    pub g: f64,
+}
+
+/// One (point, policy, metric) of the golden.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// The sweep point's folder ("" for a single run).
+    pub point: String,
+    /// Policy label.
+    pub policy: String,
+    /// Metric column.
+    pub metric: String,
+    /// Exact check: the values beyond the tolerance, repetitions in
+    /// numeric order.
+    pub deviations: Vec<Deviation>,
+    /// Statistical check: the test, or `None` when not tested.
+    pub stat: Option<StatTest>,
+    /// Statistical check: why the case was not tested.
+    pub untested: Option<String>,
+    /// Whether this case drifted.
+    pub failed: bool,
+}
+
+/// A difference of shape: a missing or extra point, other policies,
+/// metrics or repetitions. Always drift.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The sweep point's folder ("" for a single run).
+    pub point: String,
+    /// What differs.
+    pub message: String,
+}
+
+/// The outcome of [`check_folders`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// How values were compared.
+    pub method: Method,
+    /// The results folder, as named in messages.
+    pub results: String,
+    /// The golden folder.
+    pub golden: String,
+    /// Every (point, policy, metric) compared, in point, policy (golden
+    /// order) and metric (column) order.
+    pub cases: Vec<Case>,
+    /// Differences of shape.
+    pub problems: Vec<Problem>,
+    /// Values compared (exact) or tests run (stat).
+    pub checked: usize,
+}
+
+impl Report {
+    /// Whether anything drifted (exit code 1).
+    pub fn drifted(&self) -> bool {
+        !self.problems.is_empty() || self.cases.iter().any(|c| c.failed)
+    }
+
+    /// The failed cases, worst first: exact, by the largest relative
+    /// deviation of the case; stat, by the smallest adjusted p, then the
+    /// largest |g|; ties in case order.
+    pub fn failures_largest_first(&self) -> Vec<&Case> {
+        let mut v: Vec<&Case> = self.cases.iter().filter(|c| c.failed).collect();
+        v.sort_by(|a, b| match (&a.stat, &b.stat) {
+            (Some(x), Some(y)) => x
+                .p_holm
+                .total_cmp(&y.p_holm)
+                .then(y.g.abs().total_cmp(&x.g.abs())),
+            _ => largest(b).total_cmp(&largest(a)),
+        });
+        v
+    }
+}
+
+/// The largest relative deviation of a case.
+fn largest(c: &Case) -> f64 {
+    c.deviations.iter().map(|d| d.size).fold(0.0, f64::max)
+}
+
+/// Tells the modes apart from a `summary.csv` header: `Some(name)` when
+/// the columns are a known mode's.
+pub type ModeOf<'a> = &'a dyn Fn(&[String]) -> Option<&'static str>;
+
+/// Check `results` against `golden` (each one run or a sweep, the same
+/// kind). Errors are trouble (exit 2): a folder missing or of the wrong
+/// kind or mode, a file that does not parse. Drift is in the report.
+pub fn check_folders(
+    results: &Path,
+    golden: &Path,
+    method: Method,
+    mode_of: ModeOf<'_>,
+) -> Result<Report> {
+    let lr = layout(results, "results")?;
+    let lg = layout(golden, "golden")?;
+    let mut problems = Vec::new();
+    let mut pairs: Vec<(String, std::path::PathBuf, std::path::PathBuf)> = Vec::new();
+    match (&lr, &lg) {
+        (Layout::Single, Layout::Single) => {
+            pairs.push((String::new(), results.to_path_buf(), golden.to_path_buf()));
+        }
+        (Layout::Sweep(got), Layout::Sweep(want)) => {
+            // Sweeps of the other mode share no point: say so, not "every
+            // point missing".
+            if let (Some(p), Some(q)) = (got.first(), want.first()) {
+                same_mode(&results.join(p), &golden.join(q), mode_of)?;
+            }
+            for p in want.iter().filter(|p| !got.contains(p)) {
+                problems.push(Problem {
+                    point: p.clone(),
+                    message: format!(
+                        "point {p} is missing from the results {}",
+                        results.display()
+                    ),
+                });
+            }
+            for p in got.iter().filter(|p| !want.contains(p)) {
+                problems.push(Problem {
+                    point: p.clone(),
+                    message: format!("point {p} is not in the golden {}", golden.display()),
+                });
+            }
+            for p in want.iter().filter(|p| got.contains(p)) {
+                pairs.push((p.clone(), results.join(p), golden.join(p)));
+            }
+        }
+        _ => {
+            let kind = |l: &Layout| match l {
+                Layout::Single => "one run",
+                Layout::Sweep(_) => "a sweep",
+            };
+            return Err(Error::input(format!(
+                "the results {} are {} but the golden {} is {}: check a sweep against a sweep golden, a run against a run golden",
+                results.display(),
+                kind(&lr),
+                golden.display(),
+                kind(&lg)
+            )));
+        }
+    }
+    let mut cases = Vec::new();
+    let mut checked = 0;
+    for (point, r, g) in &pairs {
+        same_mode(r, g, mode_of)?;
+        let got = read_summary(r)?;
+        let want = read_summary(g)?;
+        let exact = matches!(method, Method::Exact(_));
+        if let Some(message) = differences(&got, &want, exact) {
+            problems.push(Problem {
+                point: point.clone(),
+                message,
+            });
+            continue;
+        }
+        match method {
+            Method::Exact(tol) => {
+                checked += want.rows.len() * want.metrics.len();
+                exact_cases(point, &got, &want, tol, &mut cases)?;
+            }
+            Method::Stat { .. } => stat_cases(point, &got, &want, &mut cases),
+        }
+    }
+    if let Method::Stat { alpha } = method {
+        let tested: Vec<usize> = (0..cases.len())
+            .filter(|&i| cases[i].stat.is_some())
+            .collect();
+        let p: Vec<f64> = tested
+            .iter()
+            .filter_map(|&i| cases[i].stat.as_ref().map(|s| s.p))
+            .collect();
+        for (&i, adj) in tested.iter().zip(holm(&p)) {
+            if let Some(s) = cases[i].stat.as_mut() {
+                s.p_holm = adj;
+                cases[i].failed = adj <= alpha;
+            }
+        }
+        checked = tested.len();
+    }
+    Ok(Report {
+        method,
+        results: results.display().to_string(),
+        golden: golden.display().to_string(),
+        cases,
+        problems,
+        checked,
+    })
+}
+
+/// An error unless the `summary.csv` files of `r` and `g` belong to the
+/// same mode (or `mode_of` knows neither).
+fn same_mode(r: &Path, g: &Path, mode_of: ModeOf<'_>) -> Result<()> {
+    let (hr, hg) = (summary_header(r)?, summary_header(g)?);
+    if let (Some(mr), Some(mg)) = (mode_of(&hr), mode_of(&hg))
+        && mr != mg
+    {
+        return Err(Error::input(format!(
+            "{} holds {mr}-mode results but the golden {} holds {mg}-mode results: check against a golden of the same mode",
+            r.join("summary.csv").display(),
+            g.join("summary.csv").display()
+        )));
+    }
+    Ok(())
+}
+
+/// Repetitions in numeric order (text that is not a number after them, as
+/// text).
+pub fn rep_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        _ => a.cmp(b),
+    }
+}
+
+/// The relative size of a deviation (see [`Deviation::size`]).
+fn deviation_size(got: &str, golden: &str) -> f64 {
+    match (got.parse::<f64>(), golden.parse::<f64>()) {
+        (Ok(x), Ok(g)) if x.is_finite() && g.is_finite() => {
+            let d = (x - g).abs();
+            if g == 0.0 { d } else { d / g.abs() }
+        }
+        _ => f64::INFINITY,
+    }
+}
+
+fn exact_cases(
+    point: &str,
+    got: &SummaryTable,
+    want: &SummaryTable,
+    tol: Tolerance,
+    cases: &mut Vec<Case>,
+) -> Result<()> {
+    let drifts = compare_summaries(got, want, tol)?;
+    let mut by_case: BTreeMap<(&str, &str), Vec<Deviation>> = BTreeMap::new();
+    for d in &drifts {
+        by_case
+            .entry((d.policy.as_str(), d.metric.as_str()))
+            .or_default()
+            .push(Deviation {
+                rep: d.rep.clone(),
+                got: d.got.clone(),
+                golden: d.golden.clone(),
+                size: deviation_size(&d.got, &d.golden),
+            });
+    }
+    for policy in &want.policies {
+        for metric in &want.metrics {
+            let mut deviations = by_case
+                .remove(&(policy.as_str(), metric.as_str()))
+                .unwrap_or_default();
+            deviations.sort_by(|a, b| rep_order(&a.rep, &b.rep));
+            cases.push(Case {
+                point: point.to_string(),
+                policy: policy.clone(),
+                metric: metric.clone(),
+                failed: !deviations.is_empty(),
+                deviations,
+                stat: None,
+                untested: None,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One policy's values of metric column `i`, repetitions in numeric order.
+pub fn column<'a>(t: &'a SummaryTable, policy: &str, i: usize) -> Vec<(&'a str, &'a str)> {
+    let mut v: Vec<(&str, &str)> = t
+        .rows
+        .iter()
+        .filter(|((p, _), _)| p == policy)
+        .map(|((_, r), vals)| (r.as_str(), vals[i].as_str()))
+        .collect();
+    v.sort_by(|a, b| rep_order(a.0, b.0));
+    v
+}
+
+/// The finite numbers of a column, or `None` if any value is not one.
+pub fn numbers(values: &[(&str, &str)]) -> Option<Vec<f64>> {
+    values
+        .iter()
+        .map(|(_, v)| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+        .collect()
+}
+
+fn stat_cases(point: &str, got: &SummaryTable, want: &SummaryTable, cases: &mut Vec<Case>) {
+    for policy in &want.policies {
+        for (i, metric) in want.metrics.iter().enumerate() {
+            let (a, b) = (column(want, policy, i), column(got, policy, i));
+            let mut case = Case {
+                point: point.to_string(),
+                policy: policy.clone(),
+                metric: metric.clone(),
+                deviations: Vec::new(),
+                stat: None,
+                untested: None,
+                failed: false,
+            };
+            match (numbers(&a), numbers(&b)) {
+                (Some(x), Some(y)) if x.len() >= 2 && y.len() >= 2 => {
+                    let w = welch(&x, &y);
+                    case.stat = Some(StatTest {
+                        n: (x.len(), y.len()),
+                        mean: (mean_var(&x).0, mean_var(&y).0),
+                        t: w.t,
+                        df: w.df,
+                        p: w.p,
+                        p_holm: w.p,
+                        g: hedges_g(&x, &y),
+                    });
+                }
+                (Some(_), Some(_)) => {
+                    case.untested = Some("fewer than 2 repetitions on a side".into());
+                }
+                _ => {
+                    let mut sa: Vec<&str> = a.iter().map(|v| v.1).collect();
+                    let mut sb: Vec<&str> = b.iter().map(|v| v.1).collect();
+                    sa.sort_unstable();
+                    sb.sort_unstable();
+                    if sa == sb {
+                        case.untested = Some("not all finite numbers; the same values".into());
+                    } else {
+                        case.untested =
+                            Some("not all finite numbers (inf or n/a): not tested".into());
+                    }
+                }
+            }
+            cases.push(case);
+        }
+    }
+}
