@@ -30,6 +30,8 @@ value_enum_from_choice!(
     crate::jobs::import::ImportFormat,
     crate::jobs::import::Fractional,
     crate::plot::Format,
+    crate::plot::Style,
+    crate::plot::PaperWidth,
 );
 
 #[cfg(test)]
@@ -58,5 +60,7 @@ mod tests {
         agree::<crate::jobs::import::ImportFormat>();
         agree::<crate::jobs::import::Fractional>();
         agree::<crate::plot::Format>();
+        agree::<crate::plot::Style>();
+        agree::<crate::plot::PaperWidth>();
     }
 }

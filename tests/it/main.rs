@@ -30,6 +30,7 @@ mod limits;
 mod online;
 mod paper_view;
 mod parsers_never_panic;
+mod pdf;
 mod plots;
 mod registry;
 mod results_folder;
