@@ -32,6 +32,7 @@ value_enum_from_choice!(
     crate::plot::Format,
     crate::plot::Style,
     crate::plot::PaperWidth,
+    crate::plot::table::TableFormat,
 );
 
 #[cfg(test)]
@@ -62,5 +63,6 @@ mod tests {
         agree::<crate::plot::Format>();
         agree::<crate::plot::Style>();
         agree::<crate::plot::PaperWidth>();
+        agree::<crate::plot::table::TableFormat>();
     }
 }

@@ -10,9 +10,11 @@ pub mod jobs;
 mod merge_cmd;
 mod plot_cmd;
 mod progress;
+mod report_cmd;
 pub mod run_cmd;
 mod shard_cmd;
 mod slurm_cmd;
+mod table_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;
@@ -65,8 +67,16 @@ pub enum Command {
     /// events per second, one line per workload.
     Bench(BenchArgs),
     /// Draw the figures of a results folder (model mode, job mode or a
-    /// sweep) as PNG and/or SVG into its plots/ folder.
+    /// sweep) as PNG, SVG and/or PDF into its plots/ folder.
     Plot(PlotArgs),
+    /// Print the summary table of a results folder as LaTeX (booktabs),
+    /// markdown or CSV: T(θ), speedups and cumulative regret (model mode),
+    /// JCT statistics (job mode), one row per swept point and policy
+    /// (sweeps).
+    Table(table_cmd::TableArgs),
+    /// Write one self-contained HTML page of a results folder: scenario,
+    /// manifest, tables and every figure inline (no network needed).
+    Report(report_cmd::ReportArgs),
     /// Merge the shard folders of `run --shard I/N` into the results folder
     /// of the whole scenario, byte for byte what one `run` writes (but the
     /// measurements of run.json).
@@ -270,6 +280,8 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
+        Command::Table(args) => table_cmd::table(&args),
+        Command::Report(args) => report_cmd::report(&args),
         Command::Merge(args) => merge_cmd::merge(&args),
         Command::Slurm(args) => slurm_cmd::slurm(&args),
     }
