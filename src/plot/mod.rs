@@ -19,6 +19,7 @@
 mod canvas;
 mod chart;
 mod data;
+mod font_subset;
 mod jct_cdf;
 mod legend;
 mod marks;

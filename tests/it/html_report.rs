@@ -180,3 +180,55 @@ fn report_opens_offline_in_headless_chromium() {
         "the screenshot looks blank (gray variance {var})"
     );
 }
+
+/// Issue 18: SVGs named a generic `sans-serif`. A paper SVG carries its
+/// glyphs of the bundled font, and Chromium loads that font (its font
+/// sanitiser accepts the subset).
+#[test]
+fn the_font_embedded_in_a_paper_svg_loads_in_chromium() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("figs");
+    tenantsim()
+        .arg("plot")
+        .arg(repo("tests/fixtures/plots/model"))
+        .args(["--style", "paper", "--format", "svg", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let svg = fs::read_to_string(out.join("regret.svg")).expect("svg");
+    assert!(
+        svg.contains(
+            "@font-face{font-family:\"tenantsim-DejaVuSans\";src:url(data:font/ttf;base64,"
+        )
+    );
+    assert!(
+        !svg.contains("font-family=\"sans-serif\""),
+        "a text without the embedded font"
+    );
+    if !external_tool("chromium") {
+        return;
+    }
+    // A test page (with a script, unlike reports) that asks the browser
+    // whether the embedded face loaded.
+    let page = tmp.path().join("font.html");
+    fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html><html><body>{svg}<div id=\"r\">pending</div><script>\
+             document.fonts.ready.then(()=>{{let s=[];document.fonts.forEach(f=>s.push(f.family+':'+f.status));\
+             document.getElementById('r').textContent=s.join(';');}});</script></body></html>"
+        ),
+    )
+    .expect("page");
+    let dom = chromium(
+        &tmp.path().join("profile"),
+        &["--virtual-time-budget=3000", "--dump-dom"],
+        &page,
+    );
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        dom.contains("<div id=\"r\">tenantsim-DejaVuSans:loaded</div>"),
+        "the embedded font did not load: {}",
+        dom.lines().find(|l| l.contains("id=\"r\"")).unwrap_or("")
+    );
+}
