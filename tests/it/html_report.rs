@@ -232,3 +232,39 @@ fn the_font_embedded_in_a_paper_svg_loads_in_chromium() {
         dom.lines().find(|l| l.contains("id=\"r\"")).unwrap_or("")
     );
 }
+
+/// A sweep's report: the sweep table and figures, then per point a table
+/// and the point's figures.
+#[test]
+fn a_sweep_report_has_a_table_and_the_figures_of_every_point() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let results = tmp.path().join("sweep");
+    run_scenario("scenarios/sweep.toml", &results, &["--quiet"]);
+    let html = report(&results, &tmp.path().join("sweep.html"));
+    assert_self_contained(&html);
+    let scratch = tmp.path().join("plots");
+    tenantsim()
+        .arg("plot")
+        .arg(&results)
+        .args(["--format", "svg", "--out"])
+        .arg(&scratch)
+        .assert()
+        .success();
+    let mut svgs = 0;
+    let mut points = 0;
+    for e in fs::read_dir(&scratch).expect("plots") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            points += 1;
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            assert!(html.contains(&format!("<h2>Point {name}</h2>")), "{name}");
+            svgs += fs::read_dir(&p).expect("point").count();
+        } else if p.extension().is_some_and(|x| x == "svg") {
+            svgs += 1;
+        }
+    }
+    assert!(points >= 2, "{points} points");
+    assert_eq!(html.matches("<svg ").count(), svgs, "one <svg> per figure");
+    // The sweep table and one per point.
+    assert_eq!(html.matches("<table>").count(), points + 1);
+}
