@@ -30,6 +30,9 @@ value_enum_from_choice!(
     crate::jobs::import::ImportFormat,
     crate::jobs::import::Fractional,
     crate::plot::Format,
+    crate::plot::Style,
+    crate::plot::PaperWidth,
+    crate::plot::table::TableFormat,
 );
 
 #[cfg(test)]
@@ -58,5 +61,8 @@ mod tests {
         agree::<crate::jobs::import::ImportFormat>();
         agree::<crate::jobs::import::Fractional>();
         agree::<crate::plot::Format>();
+        agree::<crate::plot::Style>();
+        agree::<crate::plot::PaperWidth>();
+        agree::<crate::plot::table::TableFormat>();
     }
 }

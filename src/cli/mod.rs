@@ -11,9 +11,11 @@ pub mod jobs;
 mod merge_cmd;
 mod plot_cmd;
 mod progress;
+mod report_cmd;
 pub mod run_cmd;
 mod shard_cmd;
 mod slurm_cmd;
+mod table_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;
@@ -72,8 +74,16 @@ pub enum Command {
     /// events per second, one line per workload.
     Bench(BenchArgs),
     /// Draw the figures of a results folder (model mode, job mode or a
-    /// sweep) as PNG and/or SVG into its plots/ folder.
+    /// sweep) as PNG, SVG and/or PDF into its plots/ folder.
     Plot(PlotArgs),
+    /// Print the summary table of a results folder as LaTeX (booktabs),
+    /// markdown or CSV: T(θ), speedups and cumulative regret (model mode),
+    /// JCT statistics (job mode), one row per swept point and policy
+    /// (sweeps).
+    Table(table_cmd::TableArgs),
+    /// Write one self-contained HTML page of a results folder: scenario,
+    /// manifest, tables and every figure inline (no network needed).
+    Report(report_cmd::ReportArgs),
     /// Merge the shard folders of `run --shard I/N` into the results folder
     /// of the whole scenario, byte for byte what one `run` writes (but the
     /// measurements of run.json).
@@ -155,9 +165,20 @@ pub struct PlotArgs {
     /// [default: the first].
     #[arg(long, value_name = "N")]
     pub rep: Option<u64>,
-    /// Canvas size in pixels.
-    #[arg(long, value_name = "WxH", default_value = "1000x640", value_parser = parse_size)]
-    pub size: (u32, u32),
+    /// screen: sized in pixels, text scaled with it, titles and notes drawn;
+    /// paper: sized in inches or points, fonts fixed in points (8 pt
+    /// labels, 7 pt ticks), no title or notes (they go to captions.md).
+    #[arg(long, value_enum, default_value_t = crate::plot::Style::Screen)]
+    pub style: crate::plot::Style,
+    /// Figure size, WIDTHxHEIGHT, each in px (the default unit), pt or in:
+    /// `1000x640`, `3.33inx2.2in`, `240ptx160pt` [default: 1000x640 on
+    /// screen, the --width preset on paper].
+    #[arg(long, value_name = "WxH", value_parser = crate::plot::parse_size)]
+    pub size: Option<(crate::plot::Length, crate::plot::Length)>,
+    /// Paper presets: single column 3.33in x 2.2in, double 7in x 2.6in
+    /// [default: single].
+    #[arg(long, value_enum)]
+    pub width: Option<crate::plot::PaperWidth>,
     /// Sweep folders: a `sweep.csv` column to draw against the swept key
     /// (repeatable) [default: regret_mean and the first time_to_<θ>_s].
     #[allow(rustdoc::broken_intra_doc_links)] // clap help text, not a link
@@ -167,22 +188,6 @@ pub struct PlotArgs {
     /// the other keys get one panel per combination of values.
     #[arg(long, value_name = "KEY")]
     pub sweep_x: Option<String>,
-}
-
-fn parse_size(s: &str) -> std::result::Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected WIDTHxHEIGHT, e.g. 1000x640, got `{s}`"))?;
-    let parse = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|n| (200..=4000).contains(n))
-            .ok_or_else(|| {
-                format!("expected a width and height from 200 to 4000 pixels, got `{s}`")
-            })
-    };
-    Ok((parse(w)?, parse(h)?))
 }
 
 /// Generators of `tenantsim gen`.
@@ -313,6 +318,8 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
+        Command::Table(args) => table_cmd::table(&args),
+        Command::Report(args) => report_cmd::report(&args),
         Command::Merge(args) => merge_cmd::merge(&args),
         Command::Slurm(args) => slurm_cmd::slurm(&args),
     }

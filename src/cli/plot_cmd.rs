@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::PlotArgs;
 use crate::core::error::Result;
 use crate::core::io::{Protected, StagedDir, prepare_target};
-use crate::plot::{PLOTS_DIR, PlotOptions, plot_dir};
+use crate::plot::{PLOTS_DIR, PlotOptions, canvas_for, plot_dir};
 
 /// Draw the figures of a results folder and say what was written. With
 /// `--out`, the figures are staged and replace that folder as a whole,
@@ -13,7 +13,7 @@ use crate::plot::{PLOTS_DIR, PlotOptions, plot_dir};
 pub fn plot(args: &PlotArgs) -> Result<()> {
     let opts = PlotOptions {
         format: args.format,
-        size: args.size,
+        canvas: canvas_for(args.style, args.size, args.width)?,
         log_x: if args.log_x {
             Some(true)
         } else if args.linear_x {

@@ -44,6 +44,32 @@ fn resolve(path: PathBuf, required: bool) -> Option<PathBuf> {
     None
 }
 
+/// Environment variable that turns a missing external tool (poppler's
+/// `pdfinfo`, Debian's `chromium`: `scripts/install-viewers`) into a test
+/// failure instead of a skip.
+pub const REQUIRE_TOOLS_ENV: &str = "TENANTSIM_REQUIRE_TOOLS";
+
+/// Whether the program `name` is on `PATH`; when it is not, a note on
+/// stderr and `false`, the same rule as [`shared_data`].
+///
+/// # Panics
+/// When it is absent and `TENANTSIM_REQUIRE_TOOLS=1`.
+pub fn external_tool(name: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()));
+    if !found {
+        let required = std::env::var(REQUIRE_TOOLS_ENV).is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "{name} is not installed but {REQUIRE_TOOLS_ENV}=1 requires it (scripts/install-viewers)"
+        );
+        eprintln!(
+            "note: skipping test: {name} is not installed (scripts/install-viewers; set {REQUIRE_TOOLS_ENV}=1 to make this a failure)"
+        );
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

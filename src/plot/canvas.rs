@@ -1,6 +1,7 @@
 //! Turning a figure into files: the same drawing code runs on plotters'
 //! bitmap backend (encoded to PNG with the `png` crate) and on its SVG
-//! backend. Files are written atomically; nothing depends on the clock,
+//! backend; the PDF is the SVG converted by svg2pdf (vector, the bundled
+//! font embedded as a subset, text extractable). Files are written atomically; nothing depends on the clock,
 //! the thread count or the machine, so the bytes are reproducible.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::style::{Theme, ensure_font};
+use super::style::{FONT, Style, Theme, UNITS_PER_PT, ensure_font};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
@@ -20,19 +21,25 @@ pub enum Format {
     Png,
     /// SVG only.
     Svg,
+    /// PDF only.
+    Pdf,
     /// PNG and SVG.
     #[default]
     Both,
+    /// PNG, SVG and PDF.
+    All,
 }
 
 impl Choice for Format {
-    const ALL: &'static [Self] = &[Self::Png, Self::Svg, Self::Both];
+    const ALL: &'static [Self] = &[Self::Png, Self::Svg, Self::Pdf, Self::Both, Self::All];
 
     fn name(self) -> &'static str {
         match self {
             Self::Png => "png",
             Self::Svg => "svg",
+            Self::Pdf => "pdf",
             Self::Both => "both",
+            Self::All => "all",
         }
     }
 
@@ -40,17 +47,22 @@ impl Choice for Format {
         match self {
             Self::Png => "PNG only",
             Self::Svg => "SVG only",
+            Self::Pdf => "PDF only (vector, font embedded)",
             Self::Both => "PNG and SVG",
+            Self::All => "PNG, SVG and PDF",
         }
     }
 }
 
 impl Format {
     fn png(self) -> bool {
-        matches!(self, Self::Png | Self::Both)
+        matches!(self, Self::Png | Self::Both | Self::All)
     }
     fn svg(self) -> bool {
-        matches!(self, Self::Svg | Self::Both)
+        matches!(self, Self::Svg | Self::Both | Self::All)
+    }
+    fn pdf(self) -> bool {
+        matches!(self, Self::Pdf | Self::All)
     }
 }
 
@@ -67,30 +79,86 @@ pub fn draw_err<E: std::fmt::Display>(e: E) -> Error {
     Error::input(format!("cannot draw the figure: {e}"))
 }
 
-/// Render `fig` at `size` into `dir` in `format`; returns the paths written.
-pub fn render<F: Figure>(
-    fig: &F,
-    dir: &Path,
-    size: (u32, u32),
-    format: Format,
-) -> Result<Vec<PathBuf>> {
+/// A canvas: its size in units (pixels in screen style, [`UNITS_PER_PT`]
+/// per point in paper style) and the style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Canvas {
+    /// Width and height in canvas units.
+    pub size: (u32, u32),
+    /// Screen or paper.
+    pub style: Style,
+}
+
+impl Canvas {
+    /// A screen canvas of `w` × `h` pixels.
+    pub fn screen(w: u32, h: u32) -> Self {
+        Self {
+            size: (w, h),
+            style: Style::Screen,
+        }
+    }
+
+    /// The physical size in points: a paper unit is 1/4 pt, a screen
+    /// pixel 0.75 pt (96 per inch, as CSS and SVG viewers take it).
+    pub fn size_pt(&self) -> (f64, f64) {
+        let per_unit = match self.style {
+            Style::Screen => 0.75,
+            Style::Paper => 1.0 / UNITS_PER_PT,
+        };
+        (
+            f64::from(self.size.0) * per_unit,
+            f64::from(self.size.1) * per_unit,
+        )
+    }
+}
+
+/// What rendering one figure gave.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Files written.
+    pub files: Vec<PathBuf>,
+    /// The figure's title and notes (paper style, which does not draw
+    /// them); empty in screen style.
+    pub caption: Vec<String>,
+}
+
+/// Render `fig` on `canvas` into `dir` in `format`; returns the paths
+/// written and, in paper style, the caption text left out of the figure.
+pub fn render<F: Figure>(fig: &F, dir: &Path, canvas: Canvas, format: Format) -> Result<Rendered> {
     ensure_font()?;
-    let theme = Theme::for_size(size.0, size.1);
     let stem = fig.stem();
-    let mut written = Vec::new();
+    let mut out = Rendered::default();
     if format.png() {
-        let bytes = png_bytes(fig, size, &theme).map_err(|e| e.context(format!("{stem}.png")))?;
+        let (bytes, caption) =
+            png_bytes(fig, canvas).map_err(|e| e.context(format!("{stem}.png")))?;
         let path = dir.join(format!("{stem}.png"));
         write_atomic(&path, &bytes)?;
-        written.push(path);
+        out.files.push(path);
+        out.caption = caption;
     }
-    if format.svg() {
-        let text = svg_text(fig, size, &theme).map_err(|e| e.context(format!("{stem}.svg")))?;
-        let path = dir.join(format!("{stem}.svg"));
-        write_atomic(&path, text.as_bytes())?;
-        written.push(path);
+    if format.svg() || format.pdf() {
+        let (text, caption) =
+            svg_text(fig, canvas).map_err(|e| e.context(format!("{stem}.svg")))?;
+        if format.svg() {
+            let path = dir.join(format!("{stem}.svg"));
+            write_atomic(&path, text.as_bytes())?;
+            out.files.push(path);
+        }
+        if format.pdf() {
+            let bytes = pdf_bytes(&text).map_err(|e| e.context(format!("{stem}.pdf")))?;
+            let path = dir.join(format!("{stem}.pdf"));
+            write_atomic(&path, &bytes)?;
+            out.files.push(path);
+        }
+        out.caption = caption;
     }
-    Ok(written)
+    Ok(out)
+}
+
+/// The SVG of `fig` as text (what `--format svg` writes).
+pub fn svg_string<F: Figure>(fig: &F, canvas: Canvas) -> Result<String> {
+    ensure_font()?;
+    Ok(svg_text(fig, canvas)?.0)
 }
 
 /// PNGs are drawn at this many times their size and averaged down: the
@@ -138,7 +206,8 @@ fn downsample(src: &[u8], w: usize, h: usize, k: usize) -> Vec<u8> {
     out
 }
 
-fn png_bytes<F: Figure>(fig: &F, (w, h): (u32, u32), _theme: &Theme) -> Result<Vec<u8>> {
+fn png_bytes<F: Figure>(fig: &F, canvas: Canvas) -> Result<(Vec<u8>, Vec<String>)> {
+    let (w, h) = canvas.size;
     // Very large canvases are drawn as they are (memory).
     let k = if u64::from(w) * u64::from(h) <= 6_000_000 {
         SUPERSAMPLE
@@ -147,8 +216,8 @@ fn png_bytes<F: Figure>(fig: &F, (w, h): (u32, u32), _theme: &Theme) -> Result<V
     };
     let (bw, bh) = (w * k, h * k);
     let mut big = vec![255u8; bw as usize * bh as usize * 3];
+    let theme = Theme::new(canvas.style, (bw, bh), k);
     {
-        let theme = Theme::for_size(bw, bh);
         let root = BitMapBackend::with_buffer(&mut big, (bw, bh)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
         fig.draw(&root, &theme)?;
@@ -169,18 +238,140 @@ fn png_bytes<F: Figure>(fig: &F, (w, h): (u32, u32), _theme: &Theme) -> Result<V
         writer.write_image_data(&rgb).map_err(encode_err)?;
         writer.finish().map_err(encode_err)?;
     }
-    Ok(out)
+    Ok((out, theme.caption.take()))
 }
 
-fn svg_text<F: Figure>(fig: &F, size: (u32, u32), theme: &Theme) -> Result<String> {
+fn svg_text<F: Figure>(fig: &F, canvas: Canvas) -> Result<(String, Vec<String>)> {
+    let size = canvas.size;
+    let theme = Theme::new(canvas.style, size, 1);
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err)?;
-        fig.draw(&root, theme)?;
+        fig.draw(&root, &theme)?;
         root.present().map_err(draw_err)?;
     }
-    Ok(text)
+    if canvas.style == Style::Paper {
+        // The physical size, so viewers, LaTeX and the PDF converter put
+        // a point of text at a point.
+        let (wpt, hpt) = canvas.size_pt();
+        let from = format!("<svg width=\"{}\" height=\"{}\" ", size.0, size.1);
+        let to = format!("<svg width=\"{wpt}pt\" height=\"{hpt}pt\" ");
+        text = text.replacen(&from, &to, 1);
+        text = with_embedded_font(&text)?;
+    }
+    Ok((text, theme.caption.take()))
+}
+
+/// The family name of the font embedded in paper SVGs.
+pub const EMBEDDED_FAMILY: &str = "tenantsim-DejaVuSans";
+
+/// `svg` with the glyphs it uses of the bundled font embedded (an
+/// `@font-face` with a TrueType data URI) and every text set in it, so it
+/// looks the same in every viewer; viewers that skip `@font-face` (and the
+/// PDF converter) fall back to DejaVu Sans, then `sans-serif`.
+fn with_embedded_font(svg: &str) -> Result<String> {
+    let chars: std::collections::BTreeSet<char> = svg.chars().collect();
+    let font = super::font_subset::subset(FONT, &chars)?;
+    let face = format!(
+        "<defs><style>@font-face{{font-family:\"{EMBEDDED_FAMILY}\";src:url(data:font/ttf;base64,{}) format(\"truetype\");}}</style></defs>\n",
+        super::font_subset::base64(&font)
+    );
+    let Some(end) = svg.find(">\n") else {
+        return Err(Error::input("the drawn SVG has no root element"));
+    };
+    let body = svg[end + 2..].replace(
+        "font-family=\"sans-serif\"",
+        &format!("font-family=\"{EMBEDDED_FAMILY}, DejaVu Sans, sans-serif\""),
+    );
+    Ok(format!("{}{face}{body}", &svg[..end + 2]))
+}
+
+/// The PDF of an SVG drawn by [`svg_text`]: one page of the SVG's size
+/// (96 user units per inch), the bundled font embedded.
+fn pdf_bytes(svg: &str) -> Result<Vec<u8>> {
+    use std::sync::{Arc, OnceLock};
+    static FONTS: OnceLock<Arc<usvg::fontdb::Database>> = OnceLock::new();
+    let fonts = FONTS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_font_data(FONT.to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
+        Arc::new(db)
+    });
+    let opts = usvg::Options {
+        fontdb: Arc::clone(fonts),
+        font_family: "DejaVu Sans".to_string(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &opts)
+        .map_err(|e| Error::input(format!("cannot read the drawn SVG: {e}")))?;
+    let pdf = svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions { dpi: 96.0 },
+    )
+    .map_err(|e| Error::input(format!("cannot convert the figure to PDF: {e}")))?;
+    Ok(sorted_resources(pdf))
+}
+
+/// svg2pdf lists a page's resources (`/xo1 10 0 R` lines of its
+/// `/XObject` and `/ExtGState` dictionaries) in hash-map order, which
+/// changes from process to process. Sort each run of such lines outside
+/// streams: the same bytes in another order, so every offset of the
+/// cross-reference table stays right, and the file is reproducible.
+fn sorted_resources(mut pdf: Vec<u8>) -> Vec<u8> {
+    fn is_ref(line: &[u8]) -> bool {
+        let t = line.trim_ascii();
+        let mut parts = t.split(|&b| b == b' ');
+        matches!(
+            (parts.next(), parts.next(), parts.next(), parts.next(), parts.next()),
+            (Some(name), Some(num), Some(b"0"), Some(b"R"), None)
+                if name.len() > 1 && name[0] == b'/' && !num.is_empty()
+                    && num.iter().all(u8::is_ascii_digit)
+        )
+    }
+    let mut lines: Vec<(usize, usize)> = Vec::new(); // (start, end) without '\n'
+    let mut start = 0;
+    for (i, &b) in pdf.iter().enumerate() {
+        if b == b'\n' {
+            lines.push((start, i));
+            start = i + 1;
+        }
+    }
+    let mut in_stream = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let (a, b) = lines[i];
+        let line = &pdf[a..b];
+        if in_stream {
+            in_stream = line != b"endstream";
+            i += 1;
+            continue;
+        }
+        if line == b"stream" {
+            in_stream = true;
+            i += 1;
+            continue;
+        }
+        if !is_ref(line) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < lines.len() && is_ref(&pdf[lines[j].0..lines[j].1]) {
+            j += 1;
+        }
+        let (from, to) = (lines[i].0, lines[j - 1].1);
+        let mut run: Vec<Vec<u8>> = lines[i..j]
+            .iter()
+            .map(|&(a, b)| pdf[a..b].to_vec())
+            .collect();
+        run.sort();
+        let joined = run.join(&b'\n');
+        pdf[from..to].copy_from_slice(&joined);
+        i = j;
+    }
+    pdf
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ pub fn frame<'a, DB: DrawingBackend>(
         .x_label_area_size(x_area)
         .y_label_area_size(y_area);
     if let Some(caption) = opts.caption {
-        let style = if opts.compact {
+        let style = if opts.compact || theme.paper {
             theme.panel_title()
         } else {
             theme.title()
@@ -197,13 +197,14 @@ pub fn frame<'a, DB: DrawingBackend>(
 }
 
 /// Draw `note` (muted; `\n` separates lines) along the bottom of `root`
-/// and return the area above it for the chart.
+/// and return the area above it for the chart. Paper style keeps it for
+/// the caption instead.
 pub fn with_note<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     theme: &Theme,
     note: &str,
 ) -> Result<DrawingArea<DB, Shift>> {
-    if note.is_empty() {
+    if note.is_empty() || !theme.draws_or_keeps(&note.replace('\n', " ")) {
         return Ok(root.clone());
     }
     let lines: Vec<&str> = note.lines().collect();
@@ -229,12 +230,15 @@ pub fn with_note<DB: DrawingBackend>(
 }
 
 /// Draw a figure title centred at the top of `root` and return the area
-/// below it.
+/// below it. Paper style keeps it for the caption instead.
 pub fn with_title<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     theme: &Theme,
     title: &str,
 ) -> Result<DrawingArea<DB, Shift>> {
+    if !theme.draws_or_keeps(title) {
+        return Ok(root.clone());
+    }
     let (w, _) = root.dim_in_pixel();
     let band = theme.px(36.0);
     let (upper, lower) = root.split_vertically(band);

@@ -20,29 +20,35 @@
 mod canvas;
 mod chart;
 mod data;
+mod font_subset;
 mod jct_cdf;
 mod legend;
 mod marks;
 mod read;
 mod regret_bars;
 mod regret_curves;
+pub mod report;
 mod scale;
+mod size;
 mod speedup_bars;
 pub mod style;
 mod sweep_lines;
+pub mod table;
 mod tenant_accuracy;
 mod tenant_regret;
 mod utilization;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use canvas::{Figure, Format, render};
+pub use canvas::{Canvas, Figure, Format, Rendered, render, svg_string};
 pub use data::{JobResults, ModelResults, SweepResults, choose_rep};
 pub use jct_cdf::JctCdf;
 pub use read::{Source, Table};
 pub use regret_bars::RegretBars;
 pub use regret_curves::RegretCurves;
+pub use size::{Length, PaperWidth, canvas_for, parse_size};
 pub use speedup_bars::SpeedupBars;
+pub use style::Style;
 pub use sweep_lines::SweepLines;
 pub use tenant_accuracy::TenantAccuracy;
 pub use tenant_regret::TenantRegret;
@@ -55,10 +61,10 @@ pub use crate::core::io::PLOTS_DIR;
 /// How to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlotOptions {
-    /// PNG, SVG or both.
+    /// PNG, SVG, PDF or several.
     pub format: Format,
-    /// Canvas size in pixels (width, height).
-    pub size: (u32, u32),
+    /// Canvas size and style (screen: pixels; paper: see [`canvas_for`]).
+    pub canvas: Canvas,
     /// Log scale on time axes: `None` = each figure's default (log for
     /// regret curves, per-tenant accuracy and JCT CDF; linear otherwise).
     pub log_x: Option<bool>,
@@ -77,7 +83,7 @@ impl Default for PlotOptions {
     fn default() -> Self {
         Self {
             format: Format::Both,
-            size: (1000, 640),
+            canvas: Canvas::screen(1000, 640),
             log_x: None,
             log_y: false,
             rep: None,
@@ -94,12 +100,61 @@ pub struct Plotted {
     pub files: Vec<PathBuf>,
     /// Figures skipped and why.
     pub notes: Vec<String>,
+    /// Paper style: each figure's stem and the caption text left out of it.
+    pub captions: Vec<(String, Vec<String>)>,
 }
 
 impl Plotted {
-    fn add(&mut self, files: Vec<PathBuf>) {
-        self.files.extend(files);
+    /// Render `fig` into `out` as `opts` say and keep what it gave.
+    fn draw<F: Figure>(&mut self, fig: &F, out: &Path, opts: &PlotOptions) -> Result<()> {
+        let done = render(fig, out, opts.canvas, opts.format)?;
+        self.files.extend(done.files);
+        if !done.caption.is_empty() {
+            self.captions.push((fig.stem(), done.caption));
+        }
+        Ok(())
     }
+
+    /// Paper style: write `captions.md` into `out` (one section per
+    /// figure: the title, then the notes the figure leaves out).
+    fn write_captions(&mut self, out: &Path) -> Result<()> {
+        if self.captions.is_empty() {
+            return Ok(());
+        }
+        let path = out.join(CAPTIONS_FILE);
+        crate::core::io::write_atomic(&path, captions_markdown(&self.captions).as_bytes())?;
+        self.files.push(path);
+        Ok(())
+    }
+}
+
+/// The captions file that paper-style figures get beside them.
+pub const CAPTIONS_FILE: &str = "captions.md";
+
+/// `captions.md`: `## <figure file stem>` then the caption: the title as a
+/// sentence, then the notes.
+pub fn captions_markdown(captions: &[(String, Vec<String>)]) -> String {
+    let mut md = String::from(
+        "# Figure captions\n\nThe titles and notes that paper-style figures leave out, \
+         per figure file.\n",
+    );
+    for (stem, parts) in captions {
+        md.push_str(&format!("\n## {stem}\n\n"));
+        let text: Vec<String> = parts
+            .iter()
+            .map(|p| {
+                let p = p.trim();
+                if p.ends_with('.') {
+                    p.to_string()
+                } else {
+                    format!("{p}.")
+                }
+            })
+            .collect();
+        md.push_str(&text.join(" "));
+        md.push('\n');
+    }
+    md
 }
 
 /// Draw the figures of a model-mode results folder into `out`.
@@ -108,14 +163,13 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
     let data = ModelResults::read(src, opts.rep)?;
     let mut done = Plotted::default();
     let log_time = opts.log_x.unwrap_or(true);
-    let (size, format) = (opts.size, opts.format);
     let curves = RegretCurves {
         data: &data,
         by_jobs: false,
         log_x: log_time,
         log_y: opts.log_y,
     };
-    done.add(render(&curves, out, size, format)?);
+    done.draw(&curves, out, opts)?;
     if data.curves_by_job.is_some() {
         // Job counts are small integers: a linear axis unless asked.
         let by_job = RegretCurves {
@@ -123,20 +177,20 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
             log_x: opts.log_x.unwrap_or(false),
             ..curves
         };
-        done.add(render(&by_job, out, size, format)?);
+        done.draw(&by_job, out, opts)?;
     } else {
         done.notes.push(format!(
             "regret-curves-by-job skipped: {} has no curves_by_job.csv (written by older versions)",
             src.dir.display()
         ));
     }
-    done.add(render(&SpeedupBars { data: &data }, out, size, format)?);
-    done.add(render(&RegretBars { data: &data }, out, size, format)?);
+    done.draw(&SpeedupBars { data: &data }, out, opts)?;
+    done.draw(&RegretBars { data: &data }, out, opts)?;
     let spread = TenantRegret {
         data: &data,
         log: opts.log_y,
     };
-    done.add(render(&spread, out, size, format)?);
+    done.draw(&spread, out, opts)?;
     match (&data.jobs, data.jobs_rep) {
         (Some(jobs), Some(rep)) => {
             let fig = TenantAccuracy {
@@ -145,13 +199,14 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
                 rep,
                 log_x: log_time,
             };
-            done.add(render(&fig, out, size, format)?);
+            done.draw(&fig, out, opts)?;
         }
         _ => done.notes.push(format!(
             "tenant-accuracy skipped: {} has no jobs.csv (run with --jobs)",
             src.dir.display()
         )),
     }
+    done.write_captions(out)?;
     Ok(done)
 }
 
@@ -164,7 +219,7 @@ pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plo
         opts.rep,
         &src.path("utilization.csv"),
     )?;
-    done.add(render(
+    done.draw(
         &Utilization {
             data: &data,
             rep,
@@ -172,11 +227,10 @@ pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plo
             by_type: false,
         },
         out,
-        opts.size,
-        opts.format,
-    )?);
+        opts,
+    )?;
     if !data.by_type.is_empty() {
-        done.add(render(
+        done.draw(
             &Utilization {
                 data: &data,
                 rep,
@@ -184,27 +238,26 @@ pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plo
                 by_type: true,
             },
             out,
-            opts.size,
-            opts.format,
-        )?);
+            opts,
+        )?;
     }
     if let Some(jcts) = &data.jcts {
-        done.add(render(
+        done.draw(
             &JctCdf {
                 data: &data,
                 jcts,
                 log_x: opts.log_x.unwrap_or(true),
             },
             out,
-            opts.size,
-            opts.format,
-        )?);
+            opts,
+        )?;
     } else {
         done.notes.push(format!(
             "jct-cdf skipped: {} has no jobs.csv (run with --jobs)",
             src.dir.display()
         ));
     }
+    done.write_captions(out)?;
     Ok(done)
 }
 
@@ -238,7 +291,7 @@ pub fn plot_sweep(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
         return Ok(done);
     }
     for metric in metrics {
-        done.add(render(
+        done.draw(
             &SweepLines {
                 data: &data,
                 metric,
@@ -247,10 +300,10 @@ pub fn plot_sweep(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
                 log_y: opts.log_y,
             },
             out,
-            opts.size,
-            opts.format,
-        )?);
+            opts,
+        )?;
     }
+    done.write_captions(out)?;
     Ok(done)
 }
 

@@ -4,8 +4,9 @@
 //! The font is DejaVu Sans (`assets/fonts/`, Bitstream Vera licence),
 //! compiled into the binary and registered once with plotters' `ab_glyph`
 //! renderer as the `sans-serif` family, so PNGs render the same on a
-//! machine with no font library at all. SVGs name `sans-serif` and leave
-//! the glyphs to the viewer.
+//! machine with no font library at all. Screen SVGs name `sans-serif` and
+//! leave the glyphs to the viewer; paper SVGs embed the glyphs they use
+//! (`font_subset`), PDFs embed the font (svg2pdf, [`FONT`]).
 //!
 //! Policies keep one [`SeriesStyle`] across every figure of a results
 //! folder: a colour from a colour-blind-safe palette (Okabe–Ito, without
@@ -20,7 +21,7 @@ use plotters::style::{FontStyle, register_font};
 use crate::core::error::{Error, Result};
 
 /// DejaVu Sans, the only font the figures use.
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+pub static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// The font family every text of every figure uses.
 pub const FAMILY: &str = "sans-serif";
@@ -121,12 +122,88 @@ pub fn series(i: usize) -> SeriesStyle {
 
 /// Sizes of one canvas: every length of a figure is a base length (for a
 /// 1000 × 640 canvas) times [`Theme::scale`], so text and lines keep their
-/// proportions at any requested size.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// proportions at any requested size ([`Style::Screen`]). In
+/// [`Style::Paper`] the canvas is measured in [`UNITS_PER_PT`] units per
+/// point, lengths do not grow with the canvas and the text has fixed sizes
+/// in points ([`PAPER_PT`]); titles and notes are not drawn but collected
+/// as the figure's caption.
+#[derive(Debug, Clone, Default)]
 pub struct Theme {
     /// Factor applied to every base length.
     pub scale: f64,
+    /// Paper style: text in points, no title or note.
+    pub paper: bool,
+    /// The title and notes a paper figure leaves out, in drawing order.
+    pub caption: std::rc::Rc<std::cell::RefCell<Vec<String>>>,
 }
+
+/// How a figure is laid out: for a screen (fonts and lines scale with the
+/// canvas, title and notes drawn) or for a paper (physical size, fonts in
+/// points, caption text beside the figure).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Style {
+    /// Sized in pixels; everything scales with the canvas.
+    #[default]
+    Screen,
+    /// Sized in inches or points; fonts fixed in points, no title.
+    Paper,
+}
+
+impl crate::core::choice::Choice for Style {
+    const ALL: &'static [Self] = &[Self::Screen, Self::Paper];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Screen => "screen",
+            Self::Paper => "paper",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Screen => "pixels, text scaled with the canvas, titles and notes drawn",
+            Self::Paper => {
+                "inches or points (default 3.33in x 2.2in), 8 pt labels and 7 pt ticks at any \
+                 size, no title: captions go to captions.md"
+            }
+        }
+    }
+}
+
+/// Canvas units per point in paper style (PNG: 288 dpi).
+pub const UNITS_PER_PT: f64 = 4.0;
+
+/// Paper text sizes in points: axis labels, ticks, small-panel ticks,
+/// panel titles, legend, annotations (values on bars, line labels).
+pub const PAPER_PT: PaperFonts = PaperFonts {
+    axis_title: 8.0,
+    tick: 7.0,
+    small_tick: 6.0,
+    panel_title: 7.5,
+    legend: 7.0,
+    annotation: 6.5,
+};
+
+/// Text sizes of the paper style, points.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PaperFonts {
+    /// Axis titles.
+    pub axis_title: f64,
+    /// Tick labels.
+    pub tick: f64,
+    /// Tick labels of small panels.
+    pub small_tick: f64,
+    /// Panel titles of small multiples.
+    pub panel_title: f64,
+    /// Legend entries.
+    pub legend: f64,
+    /// Values on bars, labels of reference lines.
+    pub annotation: f64,
+}
+
+/// plotters sizes text by its line height, 1.24 em (both the bitmap and the
+/// SVG backend divide by it): the size to ask for to get `em` units.
+const PLOTTERS_EM: f64 = 1.24;
 
 impl Theme {
     /// The theme of a `width` × `height` canvas.
@@ -134,6 +211,40 @@ impl Theme {
         let s = (f64::from(width) / 1000.0).min(f64::from(height) / 640.0);
         Self {
             scale: s.clamp(0.25, 16.0),
+            ..Self::default()
+        }
+    }
+
+    /// The paper theme at `units_per_pt` canvas units per point (the PNG
+    /// supersampling draws at a multiple of [`UNITS_PER_PT`]).
+    pub fn paper(units_per_pt: f64) -> Self {
+        // Base lengths were designed around 14 px ticks; paper ticks are
+        // 7 pt: one base pixel is half a point.
+        Self {
+            scale: 0.5 * units_per_pt,
+            paper: true,
+            caption: Default::default(),
+        }
+    }
+
+    /// The theme of `style` for a canvas of `size` units.
+    pub fn new(style: Style, size: (u32, u32), supersample: u32) -> Self {
+        match style {
+            Style::Screen => Self::for_size(size.0, size.1),
+            Style::Paper => Self::paper(UNITS_PER_PT * f64::from(supersample)),
+        }
+    }
+
+    /// Keep `text` for the caption (paper style); true when it is to be
+    /// drawn instead (screen style).
+    pub fn draws_or_keeps(&self, text: &str) -> bool {
+        if self.paper {
+            if !text.is_empty() {
+                self.caption.borrow_mut().push(text.to_string());
+            }
+            false
+        } else {
+            true
         }
     }
 
@@ -147,48 +258,53 @@ impl Theme {
         self.px(base).unsigned_abs()
     }
 
-    fn font(&self, base: f64, color: RGBColor) -> TextStyle<'static> {
-        (FAMILY, f64::from(self.px(base))).into_font().color(&color)
+    fn font(&self, base: f64, paper_pt: f64, color: RGBColor) -> TextStyle<'static> {
+        let size = if self.paper {
+            paper_pt * (self.scale / 0.5) * PLOTTERS_EM
+        } else {
+            f64::from(self.px(base))
+        };
+        (FAMILY, size).into_font().color(&color)
     }
 
-    /// Figure titles.
+    /// Figure titles (not drawn in paper style).
     pub fn title(&self) -> TextStyle<'static> {
-        self.font(21.0, INK)
+        self.font(21.0, 10.0, INK)
     }
 
     /// Panel titles of small-multiple figures.
     pub fn panel_title(&self) -> TextStyle<'static> {
-        self.font(15.0, INK)
+        self.font(15.0, PAPER_PT.panel_title, INK)
     }
 
     /// Axis titles.
     pub fn axis_title(&self) -> TextStyle<'static> {
-        self.font(17.0, INK)
+        self.font(17.0, PAPER_PT.axis_title, INK)
     }
 
     /// Tick labels.
     pub fn tick(&self) -> TextStyle<'static> {
-        self.font(14.0, INK)
+        self.font(14.0, PAPER_PT.tick, INK)
     }
 
     /// Tick labels of small panels.
     pub fn small_tick(&self) -> TextStyle<'static> {
-        self.font(12.0, INK)
+        self.font(12.0, PAPER_PT.small_tick, INK)
     }
 
     /// Legend entries.
     pub fn legend(&self) -> TextStyle<'static> {
-        self.font(14.0, INK)
+        self.font(14.0, PAPER_PT.legend, INK)
     }
 
     /// Values printed on bars and other annotations.
     pub fn annotation(&self) -> TextStyle<'static> {
-        self.font(13.0, INK)
+        self.font(13.0, PAPER_PT.annotation, INK)
     }
 
     /// Notes under a figure and labels of reference lines.
     pub fn note(&self) -> TextStyle<'static> {
-        self.font(12.5, MUTED)
+        self.font(12.5, PAPER_PT.annotation, MUTED)
     }
 
     /// Width of data lines.

@@ -11,7 +11,7 @@ use common::{repo, tenantsim, tree};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tenantsim::plot::{Format, PlotOptions, Source, plot_sweep};
+use tenantsim::plot::{Canvas, Format, PlotOptions, Source, plot_sweep};
 
 fn fixture(p: &str) -> PathBuf {
     repo("tests/fixtures/plots").join(p)
@@ -203,7 +203,7 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tmp.path().join("p");
     let opts = PlotOptions {
-        size: (900, 600),
+        canvas: Canvas::screen(900, 600),
         ..PlotOptions::default()
     };
     let done = plot_sweep(&Source::dir(&fixture("sweep")), &out, &opts).expect("plots");
@@ -212,7 +212,7 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
     check_figure(
         &out,
         "sweep-regret_mean",
-        opts.size,
+        opts.canvas.size,
         &[
             "alpha-base",
             "gamma-never",
@@ -225,7 +225,7 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
     check_figure(
         &out,
         "sweep-time_to_0.2_s",
-        opts.size,
+        opts.canvas.size,
         &["T(0.2) of the mean loss curve (s)", "inf (θ never reached)"],
     );
     // A non-numeric key on x, a chosen metric, SVG only.
@@ -238,7 +238,7 @@ fn sweep_figures_draw_a_metric_against_the_swept_key() {
     let out2 = tmp.path().join("q");
     let done = plot_sweep(&Source::dir(&fixture("sweep")), &out2, &opts).expect("plots");
     assert_eq!(done.files, [out2.join("sweep-speedup_0.2.svg")]);
-    let texts = svg_texts(&done.files[0], opts.size);
+    let texts = svg_texts(&done.files[0], opts.canvas.size);
     for s in [
         "in-order",
         "random",
@@ -598,4 +598,105 @@ fn regret_curves_honour_staggered_arrivals() {
     );
     let texts = svg_texts(&plots.join("tenant-accuracy.svg"), (1000, 640));
     assert!(texts.iter().any(|t| t.contains("(arrives ")), "{texts:?}");
+}
+
+/// Every `<text>` of a paper-style SVG with its font size in points (the
+/// root's `width` is in `pt`; its viewBox in canvas units).
+fn svg_text_points(path: &Path) -> Vec<(String, f64)> {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc = roxmltree::Document::parse(&text)
+        .unwrap_or_else(|e| panic!("{} is not XML: {e}", path.display()));
+    let root = doc.root_element();
+    let width_pt: f64 = root
+        .attribute("width")
+        .and_then(|w| w.strip_suffix("pt"))
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{}: width not in pt", path.display()));
+    let view_w: f64 = root
+        .attribute("viewBox")
+        .and_then(|v| v.split_whitespace().nth(2))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{}: no viewBox", path.display()));
+    let per_pt = view_w / width_pt;
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| {
+            let size: f64 = n
+                .attribute("font-size")
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("{}: a text without font-size", path.display()));
+            (n.text().unwrap_or("").trim().to_string(), size / per_pt)
+        })
+        .collect()
+}
+
+/// Issue 18: at single-column width the ticks came out at about 2.7 pt.
+/// Paper style keeps 8 pt axis labels and 7 pt ticks at both preset
+/// widths, draws no title and writes it to captions.md instead.
+#[test]
+fn paper_style_fonts_are_the_requested_points_at_both_widths() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for (width, (w_pt, h_pt)) in [("single", (239.76, 158.4)), ("double", (504.0, 187.2))] {
+        let out = tmp.path().join(width);
+        plot_cli(
+            &fixture("model"),
+            &out,
+            &["--style", "paper", "--width", width, "--format", "svg"],
+        );
+        let svg = out.join("regret-curves.svg");
+        let text = fs::read_to_string(&svg).expect("svg");
+        let doc = roxmltree::Document::parse(&text).expect("xml");
+        let root = doc.root_element();
+        let w: f64 = root
+            .attribute("width")
+            .and_then(|w| w.strip_suffix("pt"))
+            .and_then(|w| w.parse().ok())
+            .expect("width");
+        let h: f64 = root
+            .attribute("height")
+            .and_then(|w| w.strip_suffix("pt"))
+            .and_then(|w| w.parse().ok())
+            .expect("height");
+        assert!(
+            (w - w_pt).abs() / w_pt < 0.01 && (h - h_pt).abs() / h_pt < 0.01,
+            "{width}: {w} x {h} pt"
+        );
+        let texts = svg_text_points(&svg);
+        let size_of = |s: &str| {
+            texts
+                .iter()
+                .find(|(t, _)| t == s)
+                .map(|(_, p)| *p)
+                .unwrap_or_else(|| panic!("{width}: no text `{s}` in {texts:?}"))
+        };
+        for tick in ["0.2", "0.4", "1", "10"] {
+            assert!(
+                (size_of(tick) - 7.0).abs() < 0.01,
+                "{width}: tick {tick} at {} pt",
+                size_of(tick)
+            );
+        }
+        for label in [
+            "simulated time τ (s, log scale)",
+            "mean loss L(τ) (accuracy)",
+        ] {
+            assert!(
+                (size_of(label) - 8.0).abs() < 0.01,
+                "{width}: {label} at {} pt",
+                size_of(label)
+            );
+        }
+        assert!(
+            !texts
+                .iter()
+                .any(|(t, _)| t.contains("mean loss L(τ) per policy")),
+            "{width}: the title is drawn: {texts:?}"
+        );
+        let captions = fs::read_to_string(out.join("captions.md")).expect("captions.md");
+        assert!(
+            captions.contains("## regret-curves\n\nfixture: mean loss L(τ) per policy."),
+            "{captions}"
+        );
+        assert!(captions.contains("## speedups"), "{captions}");
+    }
 }

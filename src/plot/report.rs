@@ -1,0 +1,159 @@
+//! `tenantsim report`: one self-contained HTML page of a results folder —
+//! the scenario and the manifest (`run.json`), the summary table, and every
+//! figure as inline SVG; for a sweep, the sweep table and figures, then
+//! each point's table and figures. No script, no stylesheet, font or image
+//! from elsewhere: it opens offline.
+
+use std::path::{Path, PathBuf};
+
+use super::table::{grid_of, render_html};
+use super::{Kind, PlotOptions, kind_of, plot_dir};
+use crate::core::error::{Error, Result};
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;background:#fff}\
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;margin-top:1.6em}h3{font-size:1.1em}\
+table{border-collapse:collapse;margin:0.5em 0;font-size:0.9em}th,td{padding:0.25em 0.6em;border-bottom:1px solid #e4e4e4}\
+th{text-align:left;border-bottom:2px solid #444}.num{text-align:right;font-variant-numeric:tabular-nums}\
+pre{background:#f6f6f6;padding:0.6em;overflow:auto;font-size:0.85em;max-height:30em}\
+figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}figcaption{color:#555;font-size:0.9em}";
+
+/// The tag that marks a page `report` wrote.
+pub const GENERATOR: &str = "<meta name=\"generator\" content=\"tenantsim report\">";
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A scratch folder for the figures, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Self> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "tenantsim-report-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Error::input(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The figures of `dir` (SVG, screen size), in drawing order: (stem, SVG).
+fn figures_in(folder: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.parent() != Some(folder) || f.extension().is_none_or(|e| e != "svg") {
+            continue;
+        }
+        let stem = f
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Error::input(format!("cannot read {}: {e}", f.display())))?;
+        out.push((stem, text));
+    }
+    Ok(out)
+}
+
+fn section_figures(html: &mut String, figures: &[(String, String)]) {
+    for (stem, svg) in figures {
+        // The XML declaration, if any, is not allowed inside HTML.
+        let svg = svg.trim_start_matches(|c| c != '<');
+        html.push_str(&format!(
+            "<figure id=\"fig-{0}\">\n{svg}\n<figcaption>{0}</figcaption>\n</figure>\n",
+            esc(stem)
+        ));
+    }
+}
+
+fn manifest_sections(html: &mut String, dir: &Path) -> Result<String> {
+    let path = dir.join("run.json");
+    let Ok(bytes) = crate::core::io::read_input(&path, "manifest") else {
+        html.push_str("<p>No run.json in this folder.</p>\n");
+        return Ok(dir.display().to_string());
+    };
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Error::input(format!("{}: not JSON: {e}", path.display())))?;
+    let name = value["scenario"]["name"]
+        .as_str()
+        .map_or_else(|| dir.display().to_string(), str::to_string);
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    html.push_str("<h2>Scenario</h2>\n");
+    if let Some(p) = value["scenario_path"].as_str() {
+        html.push_str(&format!("<p>From <code>{}</code>.</p>\n", esc(p)));
+    }
+    html.push_str(&format!(
+        "<pre>{}</pre>\n",
+        esc(&pretty(&value["scenario"]))
+    ));
+    html.push_str("<h2>Manifest (run.json)</h2>\n<details><summary>show</summary>\n");
+    html.push_str(&format!(
+        "<pre>{}</pre>\n</details>\n",
+        esc(&pretty(&value))
+    ));
+    Ok(name)
+}
+
+/// The report of the results folder `dir` as HTML text.
+pub fn report_html(dir: &Path) -> Result<String> {
+    let kind = kind_of(dir)?;
+    let scratch = Scratch::new()?;
+    let opts = PlotOptions {
+        format: super::Format::Svg,
+        ..PlotOptions::default()
+    };
+    let drawn = plot_dir(dir, Some(&scratch.0), &opts)?;
+    let mut body = String::new();
+    let name = manifest_sections(&mut body, dir)?;
+    body.push_str("<h2>Summary</h2>\n");
+    body.push_str(&render_html(&grid_of(dir, &[])?, 2));
+    body.push_str(
+        "<p>Numbers of the results CSVs rounded to 2 decimals; best per column in bold.</p>\n",
+    );
+    body.push_str("<h2>Figures</h2>\n");
+    section_figures(&mut body, &figures_in(&scratch.0, &drawn.files)?);
+    if kind == Kind::Sweep {
+        let mut points: Vec<String> = Vec::new();
+        for f in &drawn.files {
+            if let Ok(rest) = f.strip_prefix(&scratch.0)
+                && let Some(first) = rest.components().next()
+                && rest.components().count() > 1
+            {
+                let p = first.as_os_str().to_string_lossy().into_owned();
+                if !points.contains(&p) {
+                    points.push(p);
+                }
+            }
+        }
+        for p in points {
+            body.push_str(&format!("<h2>Point {}</h2>\n", esc(&p)));
+            body.push_str(&render_html(&grid_of(&dir.join(&p), &[])?, 2));
+            section_figures(&mut body, &figures_in(&scratch.0.join(&p), &drawn.files)?);
+        }
+    }
+    for note in &drawn.notes {
+        body.push_str(&format!("<p class=\"note\">Note: {}</p>\n", esc(note)));
+    }
+    Ok(format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         {GENERATOR}\n\
+         <title>{0} — tenantsim report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>{0}</h1>\n{body}</body>\n</html>\n",
+        esc(&name)
+    ))
+}
