@@ -2,8 +2,6 @@
 //! `run --shard I/N` folded, in task order, into the results folder of the
 //! whole scenario (DESIGN §10.3).
 
-use std::io::Write as _;
-
 use serde_json::Value;
 
 use super::MergeArgs;
@@ -29,12 +27,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     crate::core::interrupt::install_handler();
     let doc = merge_shards(args, &Registry::builtin())?;
     if args.json {
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{text}")
-            .and_then(|()| stdout.flush())
-            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+        super::run_cmd::print_json(&doc)?;
     }
     Ok(())
 }

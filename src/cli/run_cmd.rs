@@ -29,14 +29,19 @@ pub fn run(args: &RunArgs) -> Result<()> {
     crate::core::interrupt::install_handler();
     let doc = run_with(args, &Registry::builtin(), true)?;
     if args.json {
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{text}")
-            .and_then(|()| stdout.flush())
-            .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))?;
+        print_json(&doc)?;
     }
     Ok(())
+}
+
+/// Print the `--json` document on stdout (`run` and `merge`).
+pub(crate) fn print_json(doc: &Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(doc)
+        .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{text}")
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))
 }
 
 /// What `tenantsim run` does, for library callers (the Python package):
