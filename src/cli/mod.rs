@@ -188,6 +188,10 @@ pub struct PlotArgs {
     /// the other keys get one panel per combination of values.
     #[arg(long, value_name = "KEY")]
     pub sweep_x: Option<String>,
+    /// Curve traces: the tenant (user id) of the promotions figure
+    /// [default: the one with the most low-fidelity jobs].
+    #[arg(long, value_name = "USER")]
+    pub tenant: Option<String>,
 }
 
 /// Generators of `tenantsim gen`.

@@ -25,6 +25,7 @@ pub fn plot(args: &PlotArgs) -> Result<()> {
         rep: args.rep,
         metrics: args.metric.clone(),
         sweep_x: args.sweep_x.clone(),
+        tenant: args.tenant.clone(),
     };
     let (done, out) = match &args.out {
         Some(out) => {

@@ -101,6 +101,18 @@ pub struct ModelJob {
     pub end: f64,
     /// Accuracy seen at completion.
     pub accuracy: f64,
+    /// On a curve trace (`jobs.csv` with a `fidelity` column): the model
+    /// and the fidelity it trained at.
+    pub eval: Option<Evaluation>,
+}
+
+/// What a job of a curve trace evaluated (`jobs.csv` `model`, `fidelity`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// Model id.
+    pub model: String,
+    /// Fidelity trained at (> 0).
+    pub fidelity: f64,
 }
 
 /// Everything the model-mode figures read.
@@ -492,6 +504,11 @@ fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<M
         c("end_s")?,
         c("accuracy")?,
     );
+    // A curve trace's jobs also name the model and fidelity.
+    let curve = match t.header().iter().position(|h| h == "fidelity") {
+        Some(f) => Some((c("model")?, f)),
+        None => None,
+    };
     let mut out = Vec::new();
     for r in t.rows() {
         let r = r?;
@@ -499,14 +516,36 @@ fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<M
         if r.count(rep_col)? != rep {
             continue;
         }
+        let eval = match curve {
+            Some((m, f)) => Some(Evaluation {
+                model: r.name(m)?.to_string(),
+                fidelity: positive(&r, f, t)?,
+            }),
+            None => None,
+        };
         out.push(ModelJob {
             policy,
             user: r.name(user)?.to_string(),
             end: r.non_negative(end)?,
             accuracy: r.num(acc)?,
+            eval,
         });
     }
     Ok(out)
+}
+
+/// A finite number > 0 in column `col` of `r` (a fidelity).
+fn positive(r: &super::read::Row<'_>, col: usize, t: &Table) -> Result<f64> {
+    let v = r.num(col)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(Error::input(format!(
+            "{}: line {}, column `fidelity`: expected a number > 0, found `{v}`",
+            t.source,
+            r.line()
+        )))
+    }
 }
 
 /// One bucket of `utilization.csv`.

@@ -8,6 +8,7 @@
 //! | `regret` | `regret.csv` | mean cumulative regret per policy with its confidence interval |
 //! | `tenant-regret` | `tenants.csv` | per-tenant regret areas per policy: box and strip |
 //! | `tenant-accuracy` | `jobs.csv` + `tenants.csv` | best-so-far accuracy per tenant (≤ 16 panels) in one repetition; needs `--jobs` |
+//! | `promotions` | `jobs.csv` with `fidelity` (curve traces) | one tenant's evaluations at (fidelity, accuracy), joined rung to rung, one panel per policy that trained below the top fidelity; needs `--jobs` |
 //! | `sweep-<metric>` | `sweep.csv` | a metric against the swept key, one line per policy |
 //! | `jct-cdf` | job mode `jobs.csv` | CDF of job completion times per policy; needs `--jobs` |
 //! | `utilization` | `utilization.csv` | GPU utilisation over time, one panel per policy |
@@ -24,6 +25,7 @@ mod font_subset;
 mod jct_cdf;
 mod legend;
 mod marks;
+mod promotions;
 mod read;
 mod regret_bars;
 mod regret_curves;
@@ -43,6 +45,7 @@ use std::path::{Component, Path, PathBuf};
 pub use canvas::{Canvas, Figure, Format, Rendered, render, svg_string};
 pub use data::{JobResults, ModelResults, SweepResults, choose_rep};
 pub use jct_cdf::JctCdf;
+pub use promotions::Promotions;
 pub use read::{Source, Table};
 pub use regret_bars::RegretBars;
 pub use regret_curves::RegretCurves;
@@ -77,6 +80,8 @@ pub struct PlotOptions {
     pub metrics: Vec<String>,
     /// The swept key on the x axis of sweep figures (default: the first).
     pub sweep_x: Option<String>,
+    /// The tenant of the `promotions` figure (default: see [`Promotions`]).
+    pub tenant: Option<String>,
 }
 
 impl Default for PlotOptions {
@@ -89,6 +94,7 @@ impl Default for PlotOptions {
             rep: None,
             metrics: Vec::new(),
             sweep_x: None,
+            tenant: None,
         }
     }
 }
@@ -200,6 +206,26 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
                 log_x: log_time,
             };
             done.draw(&fig, out, opts)?;
+            match Promotions::new(&data, jobs, rep, opts.tenant.as_deref())? {
+                Some(fig) => done.draw(&fig, out, opts)?,
+                None if promotions::has_fidelity(jobs) => done.notes.push(format!(
+                    "promotions skipped: every job of repetition {rep} in {} ran at its tenant's largest fidelity",
+                    src.path("jobs.csv").display()
+                )),
+                None if opts.tenant.is_some() => {
+                    return Err(Error::usage(format!(
+                        "--tenant: {} has no fidelity column (the promotions figure needs a curve trace)",
+                        src.path("jobs.csv").display()
+                    )));
+                }
+                None => {}
+            }
+        }
+        _ if opts.tenant.is_some() => {
+            return Err(Error::usage(format!(
+                "--tenant: {} has no jobs.csv (run with --jobs)",
+                src.dir.display()
+            )));
         }
         _ => done.notes.push(format!(
             "tenant-accuracy skipped: {} has no jobs.csv (run with --jobs)",

@@ -1,0 +1,321 @@
+//! Figure `promotions` (curve traces, DESIGN §12): for one tenant in one
+//! repetition, one panel per policy that trained below the largest
+//! fidelity, with each model's evaluations (from `jobs.csv`, written with
+//! `--jobs`) at (fidelity, accuracy) joined by a line from rung to rung: a
+//! model whose line goes on was promoted, one whose line stops at a rung
+//! was not. Fidelity is on a log axis.
+//!
+//! "Below the top" is measured per tenant: a job is low-fidelity when its
+//! fidelity is below the largest fidelity of any job of that tenant in the
+//! repetition (under any policy). The figure is drawn only when some job
+//! is; on a plain trace (no `fidelity` column) it is never drawn, so the
+//! figures of plain runs are unchanged. The tenant shown is `--tenant`, or
+//! by default the tenant with the most low-fidelity jobs under the first
+//! policy (results order) that has any, ties to the tenant first seen in
+//! `jobs.csv`.
+
+use std::collections::BTreeMap;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::canvas::Figure;
+use super::chart::{
+    AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
+};
+use super::data::{ModelJob, ModelResults};
+use super::legend::{Entry, Swatch, draw_rows, rows_height};
+use super::marks::{line, markers};
+use super::scale::Axis;
+use super::style::{Dash, MUTED, Marker, SeriesStyle, Theme, series};
+use crate::core::error::{Error, Result};
+
+/// Models named in the legend at most; the others are drawn grey.
+pub const MAX_LABELLED: usize = 12;
+
+/// The promotions figure of one tenant.
+#[derive(Debug, Clone)]
+pub struct Promotions<'a> {
+    /// The results.
+    pub data: &'a ModelResults,
+    /// The completed jobs of repetition `rep` (`jobs.csv`).
+    pub jobs: &'a [ModelJob],
+    /// The repetition shown.
+    pub rep: u64,
+    /// The tenant (user id) shown.
+    pub user: String,
+    /// Policy indices drawn, one panel each: those with a low-fidelity job.
+    pub policies: Vec<usize>,
+    /// How the tenant was chosen (for the note).
+    pub chosen: String,
+}
+
+/// Whether `jobs` (one repetition) are curve-trace jobs at all.
+pub fn has_fidelity(jobs: &[ModelJob]) -> bool {
+    jobs.iter().any(|j| j.eval.is_some())
+}
+
+impl<'a> Promotions<'a> {
+    /// The figure for repetition `rep`, or `None` when no job of it ran
+    /// below its tenant's largest fidelity. `wanted` picks the tenant
+    /// (`--tenant`): a usage error when it has no job in the repetition.
+    pub fn new(
+        data: &'a ModelResults,
+        jobs: &'a [ModelJob],
+        rep: u64,
+        wanted: Option<&str>,
+    ) -> Result<Option<Self>> {
+        // Users in order of first appearance, and each one's top fidelity.
+        let mut users: Vec<&str> = Vec::new();
+        let mut top: BTreeMap<&str, f64> = BTreeMap::new();
+        for j in jobs {
+            let Some(e) = &j.eval else { continue };
+            let t = top.entry(j.user.as_str()).or_insert_with(|| {
+                users.push(j.user.as_str());
+                e.fidelity
+            });
+            *t = t.max(e.fidelity);
+        }
+        // Low-fidelity jobs per (policy, user).
+        let mut low: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        for j in jobs {
+            let Some(e) = &j.eval else { continue };
+            if e.fidelity < top[j.user.as_str()] {
+                *low.entry((j.policy, j.user.as_str())).or_default() += 1;
+            }
+        }
+        let mut policies: Vec<usize> = low.keys().map(|&(p, _)| p).collect();
+        policies.dedup();
+        let Some(&first) = policies.first() else {
+            return Ok(None);
+        };
+        let (user, chosen) = match wanted {
+            Some(w) => {
+                if !top.contains_key(w) {
+                    return Err(Error::usage(format!(
+                        "--tenant {w}: no job of user `{w}` in repetition {rep} of jobs.csv"
+                    )));
+                }
+                (w.to_string(), "chosen with --tenant".to_string())
+            }
+            None => {
+                let mut best: Option<(&str, usize)> = None;
+                for &u in &users {
+                    let n = low.get(&(first, u)).copied().unwrap_or(0);
+                    if best.is_none_or(|(_, m)| n > m) {
+                        best = Some((u, n));
+                    }
+                }
+                let (u, n) = best.unwrap_or((users[0], 0));
+                (
+                    u.to_string(),
+                    format!(
+                        "the tenant with the most low-fidelity jobs ({n}) under {}; --tenant picks another",
+                        data.policies.0.get(first).map_or("?", String::as_str)
+                    ),
+                )
+            }
+        };
+        Ok(Some(Self {
+            data,
+            jobs,
+            rep,
+            user,
+            policies,
+            chosen,
+        }))
+    }
+
+    /// Per policy drawn: model → its (fidelity, accuracy) evaluations in
+    /// ascending fidelity.
+    fn evaluations(&self) -> Vec<BTreeMap<&str, Vec<(f64, f64)>>> {
+        self.policies
+            .iter()
+            .map(|&p| {
+                let mut by: BTreeMap<&str, Vec<(f64, f64)>> = BTreeMap::new();
+                for j in self
+                    .jobs
+                    .iter()
+                    .filter(|j| j.policy == p && j.user == self.user)
+                {
+                    if let Some(e) = &j.eval {
+                        by.entry(e.model.as_str())
+                            .or_default()
+                            .push((e.fidelity, j.accuracy));
+                    }
+                }
+                for pts in by.values_mut() {
+                    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                }
+                by
+            })
+            .collect()
+    }
+}
+
+/// The models of every panel ranked for the legend: highest fidelity
+/// reached first, then best accuracy, then id.
+fn ranked<'m>(panels: &[BTreeMap<&'m str, Vec<(f64, f64)>>]) -> Vec<&'m str> {
+    let mut reach: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    for by in panels {
+        for (&m, pts) in by {
+            let r = reach
+                .entry(m)
+                .or_insert((f64::NEG_INFINITY, f64::NEG_INFINITY));
+            for &(f, a) in pts {
+                r.0 = r.0.max(f);
+                r.1 = r.1.max(a);
+            }
+        }
+    }
+    let mut models: Vec<(&str, (f64, f64))> = reach.into_iter().collect();
+    models.sort_by(|a, b| {
+        b.1.0
+            .total_cmp(&a.1.0)
+            .then(b.1.1.total_cmp(&a.1.1))
+            .then(a.0.cmp(b.0))
+    });
+    models.into_iter().map(|(m, _)| m).collect()
+}
+
+/// The look of the `i`-th ranked model: the series colours and dashes,
+/// every marker a circle; past [`MAX_LABELLED`], grey and solid.
+fn model_style(i: usize) -> SeriesStyle {
+    if i < MAX_LABELLED {
+        SeriesStyle {
+            marker: Marker::Circle,
+            ..series(i)
+        }
+    } else {
+        SeriesStyle {
+            color: MUTED,
+            dash: Dash::Solid,
+            marker: Marker::Circle,
+        }
+    }
+}
+
+impl Figure for Promotions<'_> {
+    fn stem(&self) -> String {
+        "promotions".into()
+    }
+
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
+        let d = self.data;
+        let panels = self.evaluations();
+        let models = ranked(&panels);
+        let style_of: BTreeMap<&str, usize> =
+            models.iter().enumerate().map(|(i, &m)| (m, i)).collect();
+        let all = panels.iter().flat_map(|by| by.values().flatten());
+        let (mut f_lo, mut f_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut a_lo, mut a_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &(f, a) in all {
+            f_lo = f_lo.min(f);
+            f_hi = f_hi.max(f);
+            a_lo = a_lo.min(a);
+            a_hi = a_hi.max(a);
+        }
+        if !a_lo.is_finite() {
+            (f_lo, f_hi, a_lo, a_hi) = (1.0, 10.0, 0.0, 1.0);
+        }
+        let x = Axis::log(f_lo, f_hi);
+        let pad = ((a_hi - a_lo) * 0.08).max(0.01);
+        let y_top = if a_hi <= 1.0 {
+            (a_hi + pad).min(1.0)
+        } else {
+            a_hi + pad
+        };
+        let y = Axis::linear(a_lo - pad, y_top);
+        let area = with_title(
+            root,
+            theme,
+            &format!(
+                "{}: promotions of tenant {} (repetition {})",
+                d.name, self.user, self.rep
+            ),
+        )?;
+        let labelled = models.len().min(MAX_LABELLED);
+        let grey = if models.len() > MAX_LABELLED {
+            format!(
+                "; the {labelled} models reaching the highest fidelities named, {} more in grey",
+                models.len() - MAX_LABELLED
+            )
+        } else {
+            String::new()
+        };
+        let area = with_note(
+            &area,
+            theme,
+            &format!(
+                "each marker one evaluation; a line joins a model's evaluations from rung to rung \
+                 (a promotion){grey}\ntenant: {}",
+                self.chosen
+            ),
+        )?;
+        let entries: Vec<Entry> = models
+            .iter()
+            .take(MAX_LABELLED)
+            .enumerate()
+            .map(|(i, &m)| Entry {
+                label: m.to_string(),
+                style: model_style(i),
+                swatch: Swatch::Line,
+            })
+            .collect();
+        let (w, _) = area.dim_in_pixel();
+        let w = i32::try_from(w).unwrap_or(0);
+        let legend_h = rows_height(root, w - theme.px(40.0), &entries, theme) + theme.px(4.0);
+        let (legend_area, rest) = area.split_vertically(legend_h);
+        let top = legend_area.get_base_pixel().1;
+        draw_rows(
+            root,
+            theme.px(20.0),
+            w - theme.px(20.0),
+            top,
+            &entries,
+            theme,
+        )?;
+        let inner = with_shared_titles(&rest, theme, "fidelity (log scale)", "accuracy")?;
+        let (iw, ih) = inner.dim_in_pixel();
+        let (rows, cols) = grid_shape(panels.len(), iw, ih);
+        let cells = inner.split_evenly((rows, cols));
+        for ((&p, by), cell) in self.policies.iter().zip(&panels).zip(&cells) {
+            let n: usize = by.values().map(Vec::len).sum();
+            let name = d.policies.0.get(p).map_or("?", String::as_str);
+            let caption = if n == 0 {
+                format!("{name}: no job of this tenant done")
+            } else {
+                format!(
+                    "{name}: {n} evaluations of {} models, {} promotions",
+                    by.len(),
+                    n - by.len()
+                )
+            };
+            let mut chart = frame(
+                cell,
+                theme,
+                &AxisSpec::new(x, ""),
+                &AxisSpec::new(y, ""),
+                FrameOptions {
+                    caption: Some(&caption),
+                    compact: true,
+                    ..FrameOptions::default()
+                },
+            )?;
+            // Grey models first, the named ones on top, best ranked last.
+            let mut order: Vec<(&str, &Vec<(f64, f64)>)> =
+                by.iter().map(|(&m, pts)| (m, pts)).collect();
+            order.sort_by_key(|(m, _)| std::cmp::Reverse(style_of[m]));
+            for (m, pts) in order {
+                let s = model_style(style_of[m]);
+                let pts: Vec<(f64, f64)> = pts
+                    .iter()
+                    .map(|&(f, a)| (x.clamp_to(f), y.clamp_to(a)))
+                    .collect();
+                line(&mut chart, &pts, &s, theme)?;
+                markers(&mut chart, &pts, &s, theme)?;
+            }
+        }
+        Ok(())
+    }
+}
