@@ -47,12 +47,19 @@ impl AshaRungs {
     /// A tenant with `n_rungs` rungs (at most 255), `n_models` trace models
     /// and new models taken in `order`.
     pub fn new(eta: u32, n_rungs: usize, n_models: usize, order: Vec<usize>) -> Self {
-        let cap = order.len();
+        // Rung j + 1 holds at most ⌊n_j/η⌋ results (its models come from
+        // rung j's top ⌊n_j/η⌋), so rung j at most ⌊K/η^j⌋.
+        let mut cap = order.len();
+        let results = (0..n_rungs.clamp(1, 255))
+            .map(|_| {
+                let v = Vec::with_capacity(cap.max(1));
+                cap /= eta.max(2) as usize;
+                v
+            })
+            .collect();
         Self {
             eta: eta as usize,
-            results: (0..n_rungs.clamp(1, 255))
-                .map(|_| Vec::with_capacity(cap))
-                .collect(),
+            results,
             reached: vec![NONE; n_models],
             order,
             next: 0,

@@ -104,7 +104,7 @@ impl SyncRung {
             if self.rung >= self.last || self.members.is_empty() {
                 return Step::Finished;
             }
-            self.results.sort_by(|&a, &b| better(a, b));
+            self.results.sort_unstable_by(|&a, &b| better(a, b));
             let keep = promoted_count(self.results.len(), self.eta);
             self.members.clear();
             self.members
