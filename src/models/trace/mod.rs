@@ -13,6 +13,7 @@
 mod build;
 mod csv_read;
 mod csv_write;
+mod curves;
 pub mod generate;
 mod model_trace;
 mod row;
@@ -23,6 +24,8 @@ pub use crate::core::time::{
 pub use build::TraceBuilder;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
+pub use curves::CostMode;
+use curves::Curves;
 pub use generate::{
     CostDist, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace, run_gen_syn,
 };
