@@ -124,11 +124,7 @@ impl Hyperband {
             .map(|&u| {
                 let models = ctx.trace.models_of(u);
                 let mut run = SyncRung::with_capacity(keys.eta, models.len());
-                run.reset(
-                    first.start_rung,
-                    top,
-                    models.iter().copied().take(first.n),
-                );
+                run.reset(first.start_rung, top, models.iter().copied().take(first.n));
                 run
             })
             .collect();

@@ -178,11 +178,9 @@ impl Ladder {
         let u = tenants.user(i);
         let level = self.level_of(u, k, rung);
         let best = tenants.best(i);
-        let from = tenants.level_done(i, k).and_then(|d| {
-            (0..rung)
-                .rev()
-                .find(|&j| self.level_of(u, k, j) <= d)
-        });
+        let from = tenants
+            .level_done(i, k)
+            .and_then(|d| (0..rung).rev().find(|&j| self.level_of(u, k, j) <= d));
         let mut p = Proposal::plain(k).at_level(level);
         match (
             self.prior.gain(k, rung, best),
