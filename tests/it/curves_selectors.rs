@@ -417,3 +417,36 @@ fn collapsed_rungs_run_each_triple_once() {
         vec![(0, 2.0), (1, 2.0), (2, 2.0), (1, 4.0), (0, 4.0), (2, 4.0)]
     );
 }
+
+/// With no prior users the proposals are neutral (DESIGN §12.3): gain
+/// max(0, 1 − best_t) = 1 before any completion, believed seconds 1; ASHA
+/// then takes its new models in a random order from the repetition's
+/// stream, the same for the same seed.
+#[test]
+fn without_prior_users_proposals_are_neutral() {
+    let t = trace(CostMode::FromScratch, 0.0);
+    let tenants_idx = [2usize];
+    let ctx = RepContext {
+        trace: &t,
+        gpu_types: &Arc::new(GpuTypes::untyped(1)),
+        tenants: &tenants_idx,
+        prior: &[],
+        seed: 7,
+        repetition: 0,
+    };
+    let tenants = Tenants::new(&t, &tenants_idx, &[0], 1, TenantLimits::default());
+    for name in ["successive-halving", "asha", "hyperband"] {
+        let mut params = Params::new("test", Default::default());
+        let make = (spec(name).parse)(&mut params, &t).unwrap_or_else(|e| panic!("{e}"));
+        let mut sel = make(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        let p = sel
+            .propose(&tenants, 0)
+            .unwrap_or_else(|| panic!("{name}: no proposal"));
+        assert!(close(p.gain(0.0), 1.0), "{name}: gain {}", p.gain(0.0));
+        assert!(close(p.believed_seconds, 1.0) && close(p.believed_cost, 1.0));
+        let again = make(&ctx)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .propose(&tenants, 0);
+        assert_eq!(again.map(|q| q.model), Some(p.model), "{name}");
+    }
+}

@@ -146,3 +146,56 @@ fn level(trace: &Trace, nominal: &[f64], p: usize, k: usize, j: usize) -> usize 
         trace.level_at_least(p, k, f)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::trace::{CostMode, parse_trace};
+
+    /// Prior users p (fidelities 1, 2, 4) and q (1, 4 only: its rungs 1 and
+    /// 2 snap to the same level) of m0; m1 only the tenant t has.
+    const CSV: &str = "user,model,fidelity,accuracy,runtime_s\n\
+        p,m0,1,0.6,1\np,m0,2,0.7,1\np,m0,4,0.8,1\n\
+        q,m0,1,0.2,3\nq,m0,4,0.4,5\n\
+        t,m0,1,0.5,1\nt,m0,4,0.5,1\nt,m1,1,0.5,1\n";
+
+    fn curves(cost: CostMode, restore_us: u64) -> PriorCurves {
+        let mut t = parse_trace("c.csv", CSV.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        t.set_cost_mode(cost, restore_us);
+        // η = 2 from 1 to 4: rungs 1, 2, 4.
+        PriorCurves::new(&t, &[1.0, 2.0, 4.0], &[0, 1])
+    }
+
+    fn close(a: Option<f64>, b: f64) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-12)
+    }
+
+    #[test]
+    fn gain_is_the_mean_positive_improvement_over_best() {
+        let c = curves(CostMode::FromScratch, 0);
+        // Rung 1: p at f = 2 (0.7), q at f = 4 (0.4). best 0.5: (0.2 + 0)/2.
+        assert!(close(c.gain(0, 1, 0.5), 0.1));
+        // Rung 0: 0.6 and 0.2 over best 0.1: (0.5 + 0.1)/2.
+        assert!(close(c.gain(0, 0, 0.1), 0.3));
+        // Nobody beats 0.9.
+        assert!(close(c.gain(0, 2, 0.9), 0.0));
+        // A model no prior user has: no belief.
+        assert_eq!((c.gain(1, 0, 0.0), c.seconds(1, 0, None)), (None, None));
+        assert_eq!((c.users_of(0), c.users_of(1)), (2, 0));
+    }
+
+    #[test]
+    fn believed_seconds_are_the_prior_mean_cost_of_that_job() {
+        let c = curves(CostMode::FromScratch, 0);
+        // Top rung from scratch: p 1 s, q 5 s.
+        assert!(close(c.seconds(0, 2, None), 3.0));
+        let c = curves(CostMode::Incremental, 500_000);
+        // No checkpoint, top: p 1 + 1 + 1, q 3 + 5 → 5.5.
+        assert!(close(c.seconds(0, 2, None), 5.5));
+        // Rung 1 → 2: p 1 + 0.5 restore; q's rungs 1 and 2 are one level:
+        // nothing to run, 0 → 0.75.
+        assert!(close(c.seconds(0, 2, Some(1)), 0.75));
+        // Rung 0 → 1: p 1 + 0.5, q 5 + 0.5 → 3.5.
+        assert!(close(c.seconds(0, 1, Some(0)), 3.5));
+    }
+}
