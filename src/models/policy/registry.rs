@@ -56,6 +56,9 @@ pub const SELECTORS: &[SelectorSpec] = &[
     selector::gp::GP_UCB_COST,
     selector::gp::GP_EI,
     selector::gp::GP_EI_PER_SECOND,
+    selector::successive_halving::SPEC,
+    selector::hyperband::SPEC,
+    selector::asha::SPEC,
 ];
 
 /// The scheduler called `name`.
