@@ -13,6 +13,8 @@
 mod build;
 mod csv_read;
 mod csv_write;
+mod curve_csv_write;
+mod curve_row;
 pub mod generate;
 mod model_trace;
 mod row;
@@ -23,6 +25,8 @@ pub use crate::core::time::{
 pub use build::TraceBuilder;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
+pub use curve_csv_write::{curve_trace_to_csv, write_curve_trace};
+pub use curve_row::CurveRow;
 pub use generate::{
     CostDist, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace, run_gen_syn,
 };
