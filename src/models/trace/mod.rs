@@ -16,6 +16,7 @@ mod csv_write;
 mod curve_csv_write;
 mod curve_row;
 pub mod generate;
+pub mod generate_curves;
 mod model_trace;
 mod row;
 
