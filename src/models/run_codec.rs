@@ -36,6 +36,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
         let JobRecord {
             tenant,
             model,
+            level,
             gpu,
             start,
             end,
@@ -45,6 +46,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
         } = *j;
         e.u32(tenant);
         e.u32(model);
+        e.u32(level);
         e.u32(gpu);
         e.u64(start);
         e.u64(end);
@@ -129,10 +131,11 @@ pub fn decode_rep(bytes: &[u8]) -> Result<RepResult> {
     };
     let arrivals = d.u64s()?;
     let outcome = RunOutcome {
-        jobs: d.seq(34, |d| {
+        jobs: d.seq(38, |d| {
             Ok(JobRecord {
                 tenant: d.u32()?,
                 model: d.u32()?,
+                level: d.u32()?,
                 gpu: d.u32()?,
                 start: d.u64()?,
                 end: d.u64()?,

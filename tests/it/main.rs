@@ -14,6 +14,7 @@ mod cache;
 mod check_cmd;
 mod cli;
 mod compare;
+mod curves_core;
 mod easeml_defaults;
 mod easeml_dl;
 mod gp_schedulers;

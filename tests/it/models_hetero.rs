@@ -421,6 +421,7 @@ impl Selector for TypeAware {
             believed_cost: 1.0,
             believed_seconds: seconds,
             bonus: None,
+            level: None,
         })
     }
 }

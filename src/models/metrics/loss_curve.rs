@@ -287,6 +287,7 @@ mod tests {
             .map(|&(end, tenant)| JobRecord {
                 tenant,
                 model: 0,
+                level: 0,
                 gpu: 0,
                 start: 0,
                 end,
@@ -352,6 +353,7 @@ mod tests {
         let job = |tenant, end, accuracy| JobRecord {
             tenant,
             model: 0,
+            level: 0,
             gpu: 0,
             start: 0,
             end,
@@ -438,6 +440,7 @@ mod tests {
                 .map(|(k, (&(_, a), &tenant))| JobRecord {
                     tenant,
                     model: 0,
+                    level: 0,
                     gpu: 0,
                     start: 0,
                     end: (k as Micros + 1) * 7,

@@ -11,11 +11,12 @@ use crate::models::trace::micros_to_secs_string;
 /// (DESIGN §6.1). `job` numbers jobs in start order from 0 within a run; jobs
 /// cut off by the horizon are not listed (their accuracy was never seen).
 ///
-/// On a typed cluster (DESIGN §11.4) a last column `gpu_type` names the
-/// type of the job's GPU ([`jobs_header`]); an untyped cluster's file is
-/// unchanged.
+/// On a curve trace (DESIGN §12.1) a column `fidelity` follows: the
+/// fidelity the job trained at. On a typed cluster (DESIGN §11.4) a last
+/// column `gpu_type` names the type of the job's GPU ([`jobs_header`]). A
+/// plain trace on an untyped cluster gives the file unchanged.
 pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
-    let mut out = String::from(jobs_header(scenario));
+    let mut out = jobs_header(scenario);
     for r in runs {
         jobs_rows(&mut out, scenario, r);
     }
@@ -26,13 +27,17 @@ pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 pub const JOBS_HEADER: &str = "policy,rep,job,gpu,user,model,start_s,end_s,accuracy\n";
 
 /// The header line of `jobs.csv` for `scenario`: [`JOBS_HEADER`], plus
-/// `gpu_type` on a typed cluster.
-pub fn jobs_header(scenario: &Scenario) -> &'static str {
-    if scenario.gpu_types.is_typed() {
-        "policy,rep,job,gpu,user,model,start_s,end_s,accuracy,gpu_type\n"
-    } else {
-        JOBS_HEADER
+/// `fidelity` on a curve trace and `gpu_type` on a typed cluster.
+pub fn jobs_header(scenario: &Scenario) -> String {
+    let mut h = JOBS_HEADER.trim_end().to_string();
+    if scenario.trace.is_curve() {
+        h.push_str(",fidelity");
     }
+    if scenario.gpu_types.is_typed() {
+        h.push_str(",gpu_type");
+    }
+    h.push('\n');
+    h
 }
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.
@@ -60,6 +65,11 @@ pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
             micros_to_secs_string(job.end),
             job.accuracy
         );
+        if trace.is_curve() {
+            let u = r.split.tenants[job.tenant as usize];
+            let f = trace.level_fidelity(u, job.model as usize, job.level as usize);
+            let _ = write!(out, ",{f}");
+        }
         if types.is_typed() {
             out.push(',');
             out.push_str(&types.names()[usize::from(types.type_of(job.gpu))]);

@@ -27,7 +27,7 @@ impl RowSpools {
             summary: Spool::new("summary.csv", &summary_header(scenario))?,
             tenants: Spool::new("tenants.csv", &tenants_header(scenario))?,
             jobs: if jobs {
-                Some(Spool::new("jobs.csv", jobs_header(scenario))?)
+                Some(Spool::new("jobs.csv", &jobs_header(scenario))?)
             } else {
                 None
             },

@@ -6,7 +6,7 @@ use super::{csv_field, secs_or_inf};
 use crate::core::cluster::GpuType;
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
-use crate::models::trace::micros_to_secs_string;
+use crate::models::trace::{Micros, micros_to_secs_string};
 
 /// Render `summary.csv`.
 ///
@@ -21,7 +21,10 @@ use crate::models::trace::micros_to_secs_string;
 ///
 /// On a typed cluster (DESIGN §11.4) one more column per GPU type follows,
 /// `gpu_busy_fraction.<type>`: busy GPU time on that type / (its GPUs ×
-/// end). An untyped cluster's file is unchanged.
+/// end). On a curve trace (DESIGN §12.1) a last column
+/// `low_fidelity_gpu_s` gives the GPU-seconds (up to the run's end) of jobs
+/// below their pair's top fidelity. A plain trace on an untyped cluster
+/// gives the file unchanged.
 pub fn summary_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
     let mut out = summary_header(scenario);
     for r in runs {
@@ -45,8 +48,26 @@ pub fn summary_header(scenario: &Scenario) -> String {
             let _ = write!(out, ",gpu_busy_fraction.{t}");
         }
     }
+    if scenario.trace.is_curve() {
+        out.push_str(",low_fidelity_gpu_s");
+    }
     out.push('\n');
     out
+}
+
+/// GPU-µs (up to the run's end) of run `r`'s jobs below their pair's top
+/// fidelity (DESIGN §12.1).
+pub fn low_fidelity_gpu_us(scenario: &Scenario, r: &RepResult) -> u128 {
+    let trace = &scenario.trace;
+    r.outcome
+        .jobs
+        .iter()
+        .filter(|j| {
+            let u = r.split.tenants[j.tenant as usize];
+            (j.level as usize) < trace.top_level(u, j.model as usize)
+        })
+        .map(|j| u128::from(j.end.min(r.outcome.end).saturating_sub(j.start)))
+        .sum()
 }
 
 /// Append the `summary.csv` row of run `r` to `out`.
@@ -90,6 +111,14 @@ pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
             };
             let _ = write!(out, ",{f}");
         }
+    }
+    if scenario.trace.is_curve() {
+        let us = low_fidelity_gpu_us(scenario, r);
+        let _ = write!(
+            out,
+            ",{}",
+            micros_to_secs_string(Micros::try_from(us).unwrap_or(Micros::MAX))
+        );
     }
     out.push('\n');
 }

@@ -151,6 +151,14 @@ pub struct TraceSection {
     /// Generate a synthetic trace when the scenario loads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syn: Option<TraceSynSection>,
+    /// How a curve trace's `runtime_s` reads: `"from-scratch"` (default)
+    /// or `"incremental"` (DESIGN §12.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<String>,
+    /// Seconds a job pays to restore a checkpoint when it continues a model
+    /// under `cost = "incremental"` (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_s: Option<f64>,
 }
 
 /// `[trace.import]`: the options of `tenantsim import`, with paths relative

@@ -13,8 +13,8 @@ use crate::core::io::read_input;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
 use crate::models::trace::generate::hex;
 use crate::models::trace::{
-    CostDist, SynParams, Trace, TraceBuilder, TraceRow, generate_syn_trace, parse_trace,
-    trace_to_csv,
+    CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceRow,
+    generate_syn_trace, parse_trace, secs_to_micros, trace_to_csv,
 };
 
 /// A trace ready for a scenario, with what identifies it in `run.json`.
@@ -30,8 +30,50 @@ pub struct LoadedTrace {
 }
 
 /// Load the trace a `[trace]` table names; `at` names the scenario in
-/// errors, `base` is the scenario's folder.
+/// errors, `base` is the scenario's folder. The table's `cost` and
+/// `restore_s` say how a curve trace's costs read (DESIGN §12.1).
 pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+    let cost = match section.cost.as_deref() {
+        None | Some("from-scratch") => CostMode::FromScratch,
+        Some("incremental") => CostMode::Incremental,
+        Some(other) => {
+            return Err(Error::input(format!(
+                "{at}: [trace].cost: expected \"from-scratch\" or \"incremental\", got {other:?}"
+            )));
+        }
+    };
+    let restore_s = section.restore_s.unwrap_or(0.0);
+    if !restore_s.is_finite() || !(0.0..=MAX_RUNTIME_S).contains(&restore_s) {
+        return Err(Error::input(format!(
+            "{at}: [trace].restore_s: expected a number of seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {restore_s}"
+        )));
+    }
+    if section.restore_s.is_some() && cost != CostMode::Incremental {
+        return Err(Error::input(format!(
+            "{at}: [trace].restore_s: only meaningful with cost = \"incremental\" (a from-scratch job restores nothing)"
+        )));
+    }
+    let mut loaded = load_trace_base(at, base, section)?;
+    if cost != CostMode::FromScratch || restore_s > 0.0 {
+        if !loaded.trace.is_curve() {
+            return Err(Error::input(format!(
+                "{at}: [trace].cost = \"incremental\" needs a curve trace (one with a `fidelity` column); {} has one fidelity per pair",
+                loaded.origin.display()
+            )));
+        }
+        let mut trace = (*loaded.trace).clone();
+        let restore_us = if restore_s > 0.0 {
+            secs_to_micros(restore_s)
+        } else {
+            0
+        };
+        trace.set_cost_mode(cost, restore_us);
+        loaded.trace = Arc::new(trace);
+    }
+    Ok(loaded)
+}
+
+fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
     let given = [
         section.path.is_some(),
         section.import.is_some(),

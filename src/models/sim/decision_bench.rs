@@ -57,11 +57,11 @@ impl<'a> DecisionHarness<'a> {
         let model = self.selector.propose(&self.tenants, i)?.model;
         let u = self.tenants.user(i);
         self.tenants
-            .start(i, model, self.trace.runtime_us(u, model));
+            .start(i, model, 0, true, self.trace.runtime_us(u, model));
         self.selector.started(i, model);
         self.scheduler.tenant_changed(&self.tenants, i);
         let accuracy = self.trace.accuracy(u, model);
-        self.tenants.complete(i, model, accuracy);
+        self.tenants.complete(i, model, 0, accuracy);
         self.selector.observe(i, model, accuracy);
         self.scheduler.tenant_changed(&self.tenants, i);
         Some(i)

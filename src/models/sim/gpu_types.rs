@@ -249,6 +249,21 @@ impl GpuTypes {
             None => trace.runtime_us(u, k),
         }
     }
+
+    /// A curve job's cost `cost` µs (DESIGN §12.1) on a GPU of type `t`:
+    /// scaled by the pair's speed on that type, ⌊cost · r_t / r⌋ with r_t
+    /// the pair's runtime on type t and r its runtime in the trace (at
+    /// least 1 µs); `cost` itself on an untyped cluster.
+    pub fn scaled_us(&self, trace: &Trace, t: GpuType, u: usize, k: usize, cost: Micros) -> Micros {
+        match self.runtimes.get(usize::from(t)) {
+            Some(m) => {
+                let base = u128::from(trace.runtime_us(u, k).max(1));
+                let scaled = u128::from(cost) * u128::from(m[[u, k]]) / base;
+                Micros::try_from(scaled).unwrap_or(Micros::MAX).max(1)
+            }
+            None => cost,
+        }
+    }
 }
 
 #[cfg(test)]

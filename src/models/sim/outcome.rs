@@ -9,6 +9,9 @@ pub struct JobRecord {
     pub tenant: u32,
     /// Trace model index.
     pub model: u32,
+    /// Level (index into the pair's fidelities, ascending) the job trains
+    /// at; 0 on a plain trace (DESIGN §12.1).
+    pub level: u32,
     /// GPU index, from 0.
     pub gpu: u32,
     /// Start time, µs.

@@ -33,6 +33,9 @@ pub struct Proposal {
     /// that weigh uncertainty (`easeml-proto`); `None` for selectors
     /// without a posterior.
     pub bonus: Option<f64>,
+    /// The level (index into the pair's fidelities, ascending) to train at
+    /// on a curve trace (DESIGN §12.2); `None`: the pair's largest.
+    pub level: Option<usize>,
 }
 
 impl Proposal {
@@ -46,6 +49,15 @@ impl Proposal {
             believed_cost: 1.0,
             believed_seconds: 1.0,
             bonus: None,
+            level: None,
+        }
+    }
+
+    /// This proposal at level `level` of the pair's fidelities.
+    pub fn at_level(self, level: usize) -> Self {
+        Self {
+            level: Some(level),
+            ..self
         }
     }
 
@@ -60,7 +72,9 @@ impl Proposal {
 /// Chooses which model a tenant trains next.
 pub trait Selector: Send {
     /// The next model for tenant `tenant`, which is eligible: it has at least
-    /// one untried model. `None` only if it has none.
+    /// one untried model. `None`: nothing to start now; the tenant then
+    /// waits until one of its running jobs completes, and with none running
+    /// it is done (DESIGN §12.2).
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal>;
 
     /// A job of `tenant` on trace model `model` started.

@@ -214,8 +214,9 @@ impl Component for ModelSelection<'_> {
                 }
                 rec.completed = true;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                let level = rec.level as usize;
                 self.pool.release(rec.gpu);
-                self.tenants.complete(i, k, acc);
+                self.tenants.complete(i, k, level, acc);
                 self.completion_order.push(job);
                 let tick = self.clock.start();
                 self.selector.observe(i, k, acc);
@@ -266,9 +267,16 @@ impl Component for ModelSelection<'_> {
                 )));
             }
             let Some(p) = proposal.flatten() else {
-                return Err(Error::policy(format!(
-                    "the selector proposed no model for eligible tenant {i}"
-                )));
+                // A policy that failed (a Python exception) answers
+                // nothing: stop with its error. Otherwise nothing to start
+                // now: the tenant waits for one of its jobs to complete
+                // (DESIGN §12.2).
+                self.policy_errors()?;
+                self.tenants.wait(i);
+                let tick = self.clock.start();
+                self.scheduler.tenant_changed(&self.tenants, i);
+                self.clock.stop(tick);
+                continue;
             };
             let u = self.tenants.user(i);
             if p.model >= self.trace.n_models()
@@ -280,7 +288,30 @@ impl Component for ModelSelection<'_> {
                     p.model
                 )));
             }
-            let runtime = self.types.runtime_us(self.trace, gpu_type, u, p.model);
+            let top = self.trace.top_level(u, p.model);
+            let level = p.level.unwrap_or(top);
+            if level > top
+                || self
+                    .tenants
+                    .level_started(i, p.model)
+                    .is_some_and(|s| level <= s)
+            {
+                return Err(Error::policy(format!(
+                    "the selector proposed level {level} of model {} for tenant {i}: expected a level above the highest started so far ({}) and at most the pair's top level {top}",
+                    p.model,
+                    self.tenants
+                        .level_started(i, p.model)
+                        .map_or("none".to_string(), |s| s.to_string()),
+                )));
+            }
+            let runtime = if self.trace.is_curve() {
+                let cost =
+                    self.trace
+                        .cost_us(u, p.model, self.tenants.level_done(i, p.model), level);
+                self.types.scaled_us(self.trace, gpu_type, u, p.model, cost)
+            } else {
+                self.types.runtime_us(self.trace, gpu_type, u, p.model)
+            };
             if self.tenants.would_exceed_budget(i, runtime) {
                 // The job that would cross the budget is not started; the
                 // tenant stops being eligible.
@@ -301,16 +332,17 @@ impl Component for ModelSelection<'_> {
             self.jobs.push(JobRecord {
                 tenant: i as u32,
                 model: p.model as u32,
+                level: level as u32,
                 gpu,
                 start: now,
                 end: finish,
-                accuracy: self.trace.accuracy(u, p.model),
+                accuracy: self.trace.level_accuracy(u, p.model, level),
                 completed: false,
                 cancelled: false,
             });
             self.prev_job.push(self.last_job[i]);
             self.last_job[i] = job;
-            self.tenants.start(i, p.model, runtime);
+            self.tenants.start(i, p.model, level, level == top, runtime);
             let tick = self.clock.start();
             self.selector.started(i, p.model);
             self.scheduler.tenant_changed(&self.tenants, i);

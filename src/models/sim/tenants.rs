@@ -16,11 +16,15 @@ pub struct Tenants {
     n_models: usize,
     arrival: Vec<Micros>,
     state: Vec<TenantState>,
-    /// `n × K` mask over trace models: completed or running.
-    tried: Vec<bool>,
-    /// `n × K` mask: the model's job completed or was cancelled (so a tried
-    /// model is running exactly when it is not finished).
-    finished: Vec<bool>,
+    /// `n × K` mask over trace models: started at the model's top level
+    /// (for a plain trace: started at all), so never proposed again.
+    closed: Vec<bool>,
+    /// `n × K` mask: a job of the model is running.
+    running_model: Vec<bool>,
+    /// `n × K`: the highest level started / completed, [`NO_LEVEL`] for
+    /// none (DESIGN §12.1; always level 0 on a plain trace).
+    level_started: Vec<u16>,
+    level_done: Vec<u16>,
     max_running: u32,
     limits: TenantLimits,
     /// The simulated time of the decision being made, µs.
@@ -45,7 +49,13 @@ struct TenantState {
     arrived: bool,
     left: bool,
     exhausted: bool,
+    /// The selector proposed nothing for the tenant; it waits for one of
+    /// its running jobs to complete (DESIGN §12.2).
+    waiting: bool,
 }
+
+/// No level started or completed yet.
+const NO_LEVEL: u16 = u16::MAX;
 
 /// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,8 +92,10 @@ impl Tenants {
                     ..TenantState::default()
                 })
                 .collect(),
-            tried: vec![false; n * k],
-            finished: vec![false; n * k],
+            closed: vec![false; n * k],
+            running_model: vec![false; n * k],
+            level_started: vec![NO_LEVEL; if trace.is_curve() { n * k } else { 0 }],
+            level_done: vec![NO_LEVEL; if trace.is_curve() { n * k } else { 0 }],
             max_running,
             limits,
             now: 0,
@@ -183,7 +195,8 @@ impl Tenants {
     pub fn completed(&self, i: usize) -> u32 {
         self.state[i].completed
     }
-    /// Available models of tenant `i` neither completed nor running.
+    /// Available models of tenant `i` not closed: not started at their top
+    /// level (on a plain trace: neither completed nor running; DESIGN §12.2).
     pub fn untried(&self, i: usize) -> u32 {
         self.state[i].untried
     }
@@ -191,9 +204,40 @@ impl Tenants {
     pub fn best(&self, i: usize) -> f64 {
         self.state[i].best
     }
-    /// Whether trace model `k` of tenant `i` has completed or is running.
+    /// Whether trace model `k` of tenant `i` is running or may not be
+    /// proposed again: it was started at its top level (on a plain trace,
+    /// at all). Selectors that run every model at its largest fidelity
+    /// propose only untried models.
     pub fn is_tried(&self, i: usize, k: usize) -> bool {
-        self.tried[i * self.n_models + k]
+        let at = i * self.n_models + k;
+        self.closed[at] || self.running_model[at]
+    }
+
+    /// The highest level of model `k` tenant `i` has started (running,
+    /// completed or cancelled), if any (DESIGN §12.1). On a plain trace
+    /// the one level 0 once the model was started.
+    pub fn level_started(&self, i: usize, k: usize) -> Option<usize> {
+        let at = i * self.n_models + k;
+        match self.level_started.get(at) {
+            Some(&l) => (l != NO_LEVEL).then_some(usize::from(l)),
+            None => self.closed[at].then_some(0),
+        }
+    }
+
+    /// The highest level of model `k` tenant `i` has completed, if any: the
+    /// checkpoint a continued job starts from under `incremental` cost.
+    pub fn level_done(&self, i: usize, k: usize) -> Option<usize> {
+        let at = i * self.n_models + k;
+        match self.level_done.get(at) {
+            Some(&l) => (l != NO_LEVEL).then_some(usize::from(l)),
+            None => (self.closed[at] && !self.running_model[at]).then_some(0),
+        }
+    }
+
+    /// Whether tenant `i` waits: its selector proposed nothing while it
+    /// was eligible, and none of its jobs has completed since.
+    pub fn is_waiting(&self, i: usize) -> bool {
+        self.state[i].waiting
     }
     /// The limit on concurrent jobs per tenant.
     pub fn max_running(&self) -> u32 {
@@ -203,17 +247,18 @@ impl Tenants {
     /// Whether tenant `i`'s job on trace model `k` is running: started, and
     /// neither completed nor cancelled.
     pub fn is_running_model(&self, i: usize, k: usize) -> bool {
-        let at = i * self.n_models + k;
-        self.tried[at] && !self.finished[at]
+        self.running_model[i * self.n_models + k]
     }
 
     /// Eligible (DESIGN §2.3): arrived, has untried models, and fewer running
     /// jobs than the limit; and, with `[limits]`, has not left, is within
-    /// its budget and has started fewer than `max_jobs` jobs.
+    /// its budget and has started fewer than `max_jobs` jobs; and is not
+    /// waiting (DESIGN §12.2).
     pub fn is_eligible(&self, i: usize) -> bool {
         let t = &self.state[i];
         t.arrived
             && t.untried > 0
+            && !t.waiting
             && t.running < self.max_running
             && !t.left
             && !t.exhausted
@@ -224,11 +269,22 @@ impl Tenants {
         self.state[i].arrived = true;
     }
 
-    pub(super) fn start(&mut self, i: usize, k: usize, runtime: Micros) {
-        let slot = &mut self.tried[i * self.n_models + k];
-        debug_assert!(!*slot, "pair started twice");
-        *slot = true;
-        self.state[i].untried -= 1;
+    /// Tenant `i` starts model `k` at `level`, which is the model's top
+    /// level when `top`, for `runtime` µs.
+    pub(super) fn start(&mut self, i: usize, k: usize, level: usize, top: bool, runtime: Micros) {
+        let at = i * self.n_models + k;
+        debug_assert!(
+            !self.closed[at] && !self.running_model[at],
+            "model started twice"
+        );
+        self.running_model[at] = true;
+        if let Some(l) = self.level_started.get_mut(at) {
+            *l = u16::try_from(level).unwrap_or(NO_LEVEL - 1);
+        }
+        if top {
+            self.closed[at] = true;
+            self.state[i].untried -= 1;
+        }
         self.state[i].running += 1;
         self.state[i].started += 1;
         self.state[i].used = self.state[i].used.saturating_add(runtime);
@@ -241,7 +297,7 @@ impl Tenants {
     /// Tenant `i` leaves; its running job on model `k` was cancelled after
     /// `ran` µs of its `planned` µs.
     pub(super) fn cancel_job(&mut self, i: usize, k: usize, planned: Micros, ran: Micros) {
-        self.finished[i * self.n_models + k] = true;
+        self.running_model[i * self.n_models + k] = false;
         self.state[i].running -= 1;
         self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
     }
@@ -250,10 +306,20 @@ impl Tenants {
         self.state[i].left = true;
     }
 
-    /// Record the completion of tenant `i`'s job on model `k`; returns the
-    /// previous best.
-    pub(super) fn complete(&mut self, i: usize, k: usize, accuracy: f64) -> f64 {
-        self.finished[i * self.n_models + k] = true;
+    /// The selector proposed nothing for eligible tenant `i`: it waits.
+    pub(super) fn wait(&mut self, i: usize) {
+        self.state[i].waiting = true;
+    }
+
+    /// Record the completion of tenant `i`'s job on model `k` at `level`;
+    /// returns the previous best. A waiting tenant stops waiting.
+    pub(super) fn complete(&mut self, i: usize, k: usize, level: usize, accuracy: f64) -> f64 {
+        let at = i * self.n_models + k;
+        self.running_model[at] = false;
+        if let Some(l) = self.level_done.get_mut(at) {
+            *l = u16::try_from(level).unwrap_or(NO_LEVEL - 1);
+        }
+        self.state[i].waiting = false;
         self.state[i].running -= 1;
         self.state[i].completed += 1;
         let old = self.state[i].best;
@@ -276,10 +342,10 @@ mod tests {
         let mut t = Tenants::new(&trace, &[0], &[0], 2, TenantLimits::default());
         t.arrive(0);
         assert!(!t.is_running_model(0, 0) && !t.is_running_model(0, 1));
-        t.start(0, 0, 1_000_000);
-        t.start(0, 1, 2_000_000);
+        t.start(0, 0, 0, true, 1_000_000);
+        t.start(0, 1, 0, true, 2_000_000);
         assert!(t.is_running_model(0, 0) && t.is_running_model(0, 1));
-        t.complete(0, 0, 0.5);
+        t.complete(0, 0, 0, 0.5);
         assert!(!t.is_running_model(0, 0) && t.is_tried(0, 0));
         t.cancel_job(0, 1, 2_000_000, 500_000);
         assert!(!t.is_running_model(0, 1) && t.is_tried(0, 1));

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use ndarray::Array2;
 
-use super::{MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
+use super::{CostMode, Curves, MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::core::limits::{MAX_TRACE_CELLS, grouped};
@@ -33,7 +33,17 @@ pub struct TraceBuilder {
     typed_names: Vec<String>,
     /// (column slot, user, model, runtime µs) of the per-type cells given.
     typed_cells: Vec<(usize, usize, usize, Micros)>,
+    /// Whether rows carry a fidelity (a curve trace, DESIGN §12.1).
+    curve: bool,
+    /// Curve rows: (user, model, fidelity, accuracy, runtime µs).
+    levels: Vec<(usize, usize, f64, f64, Micros)>,
+    /// Per curve pair: its last fidelity, its number of levels and where it
+    /// was first given.
+    pair_last: HashMap<(usize, usize), (f64, usize, String)>,
 }
+
+/// The most levels one (user, model) pair may have.
+pub const MAX_LEVELS: usize = u16::MAX as usize;
 
 impl TraceBuilder {
     /// A builder for a trace from `source`; `has_year` / `has_citations` say
@@ -55,7 +65,17 @@ impl TraceBuilder {
             rows_per_user: Vec::new(),
             typed_names: Vec::new(),
             typed_cells: Vec::new(),
+            curve: false,
+            levels: Vec::new(),
+            pair_last: HashMap::new(),
         }
+    }
+
+    /// Make this a curve trace's builder: rows come through
+    /// [`TraceBuilder::push_level`], several per (user, model) pair, one per
+    /// fidelity, in strictly increasing fidelity per pair (DESIGN §12.1).
+    pub fn set_curve(&mut self) {
+        self.curve = true;
     }
 
     /// Declare per-type runtime columns `runtime_s.<name>` (DESIGN §11.4),
@@ -105,6 +125,22 @@ impl TraceBuilder {
         typed: &[Option<f64>],
         where_: &str,
     ) -> Result<()> {
+        let (u, k) = self.check_row(row, typed, where_)?;
+        self.seen.insert((u, k), where_.to_string());
+        self.rows_per_user[u] += 1;
+        self.cells
+            .push((u, k, row.accuracy, secs_to_micros(row.runtime_s)));
+        Ok(())
+    }
+
+    /// Check one row's fields, ids, metadata and per-type runtimes (and,
+    /// for a plain trace, that its pair is new); index its user and model.
+    fn check_row(
+        &mut self,
+        row: &TraceRow,
+        typed: &[Option<f64>],
+        where_: &str,
+    ) -> Result<(usize, usize)> {
         if row.user.trim().is_empty() {
             return Err(Error::input(format!(
                 "{where_}: field `user`: expected a non-empty id"
@@ -139,7 +175,7 @@ impl TraceBuilder {
                 grouped(MAX_TRACE_CELLS)
             )));
         }
-        if let Some(first) = self.seen.get(&(u, k)) {
+        if let Some(first) = self.seen.get(&(u, k)).filter(|_| !self.curve) {
             return Err(Error::input(format!(
                 "{where_}: duplicate pair (user `{}`, model `{}`): already given at {first}",
                 shown(&row.user),
@@ -173,15 +209,64 @@ impl TraceBuilder {
             }
             self.typed_cells.push((slot, u, k, secs_to_micros(secs)));
         }
-        self.seen.insert((u, k), where_.to_string());
-        self.rows_per_user[u] += 1;
-        self.cells
-            .push((u, k, row.accuracy, secs_to_micros(row.runtime_s)));
+        Ok((u, k))
+    }
+
+    /// Check and add one row of a curve trace (see
+    /// [`TraceBuilder::set_curve`]) at fidelity `fidelity`, found at
+    /// `where_`. A pair's rows must come in strictly increasing fidelity.
+    pub fn push_level(&mut self, row: &TraceRow, fidelity: f64, where_: &str) -> Result<()> {
+        if !self.curve {
+            return Err(Error::input(format!(
+                "{where_}: internal: a fidelity row for a trace without a `fidelity` column"
+            )));
+        }
+        if !fidelity.is_finite() || fidelity <= 0.0 {
+            return Err(Error::input(format!(
+                "{where_}: field `fidelity`: expected a finite number > 0, got {fidelity}"
+            )));
+        }
+        let (u, k) = self.check_row(row, &[], where_)?;
+        match self.pair_last.get_mut(&(u, k)) {
+            None => {
+                self.pair_last
+                    .insert((u, k), (fidelity, 1, where_.to_string()));
+                self.rows_per_user[u] += 1;
+            }
+            Some((last, n, first)) => {
+                if fidelity == *last {
+                    return Err(Error::input(format!(
+                        "{where_}: duplicate row (user `{}`, model `{}`, fidelity {fidelity}): the pair was first given at {first}",
+                        shown(&row.user),
+                        shown(&row.model)
+                    )));
+                }
+                if fidelity < *last {
+                    return Err(Error::input(format!(
+                        "{where_}: field `fidelity`: expected the fidelities of (user `{}`, model `{}`) in strictly increasing order, got {fidelity} after {last}",
+                        shown(&row.user),
+                        shown(&row.model)
+                    )));
+                }
+                if *n >= MAX_LEVELS {
+                    return Err(Error::input(format!(
+                        "{where_}: (user `{}`, model `{}`) has more than {MAX_LEVELS} fidelities",
+                        shown(&row.user),
+                        shown(&row.model)
+                    )));
+                }
+                *last = fidelity;
+                *n += 1;
+            }
+        }
+        self.levels
+            .push((u, k, fidelity, row.accuracy, secs_to_micros(row.runtime_s)));
         Ok(())
     }
 
     /// Build the dense trace, rejecting an empty trace and users with no rows.
-    pub fn finish(self) -> Result<Trace> {
+    pub fn finish(mut self) -> Result<Trace> {
+        let curves = self.curve.then(|| self.take_curves());
         if self.cells.is_empty() {
             return Err(Error::input(format!(
                 "{}: the trace has no rows: expected at least one (user, model) pair",
@@ -229,7 +314,45 @@ impl TraceBuilder {
             model_year: take(self.year, self.has_year),
             model_citations: take(self.citations, self.has_citations),
             typed_runtime_us: typed,
+            curves,
         })
+    }
+
+    /// Group the curve rows by pair into [`Curves`], and make each pair's
+    /// top level its cell (accuracy, and the from-scratch cost there; the
+    /// scenario's `cost` mode may change it, [`Trace::set_cost_mode`]).
+    fn take_curves(&mut self) -> Curves {
+        let k = self.models.len();
+        let mut levels = std::mem::take(&mut self.levels);
+        // Stable: a pair's rows keep their (increasing) file order.
+        levels.sort_by_key(|l| l.0 * k + l.1);
+        let n_pairs = self.users.len() * k;
+        let mut offsets = vec![0u32; n_pairs + 1];
+        for l in &levels {
+            offsets[l.0 * k + l.1 + 1] += 1;
+        }
+        for p in 0..n_pairs {
+            offsets[p + 1] += offsets[p];
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (i, l) in levels.iter().enumerate() {
+            lo = lo.min(l.2);
+            hi = hi.max(l.2);
+            let top = levels.get(i + 1).is_none_or(|n| (n.0, n.1) != (l.0, l.1));
+            if top {
+                self.cells.push((l.0, l.1, l.3, l.4));
+            }
+        }
+        Curves {
+            offsets,
+            fidelity: levels.iter().map(|l| l.2).collect(),
+            accuracy: levels.iter().map(|l| l.3).collect(),
+            runtime_us: levels.iter().map(|l| l.4).collect(),
+            cost: CostMode::FromScratch,
+            restore_us: 0,
+            min_fidelity: lo,
+            max_fidelity: hi,
+        }
     }
 }
 
@@ -265,6 +388,7 @@ impl Trace {
             model_year,
             model_citations,
             typed_runtime_us: Vec::new(),
+            curves: None,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::open_input;
 
 const REQUIRED: [&str; 4] = ["user", "model", "accuracy", "runtime_s"];
-const OPTIONAL: [&str; 2] = ["model_year", "model_citations"];
+const OPTIONAL: [&str; 3] = ["model_year", "model_citations", "fidelity"];
 
 /// Load and validate a canonical trace CSV from `path`.
 pub fn load_trace(path: &Path) -> Result<Trace> {
@@ -20,6 +20,9 @@ pub fn load_trace(path: &Path) -> Result<Trace> {
 
 /// Parse and validate a canonical trace CSV read from `input`; `source` names
 /// it in error messages.
+///
+/// A `fidelity` column makes it a curve trace (DESIGN §12.1): one row per
+/// (user, model, fidelity), fidelities > 0 and strictly increasing per pair.
 ///
 /// Besides the columns of DESIGN §1.1, a trace may carry per-type runtime
 /// columns `runtime_s.<type>` (DESIGN §11.4), e.g. `runtime_s.k80`: the
@@ -33,6 +36,15 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
     // Back to indices of the file's columns.
     let col: Vec<Option<usize>> = base_col.iter().map(|c| c.map(|i| base.1[i])).collect();
     let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());
+    let curve = col[6].is_some();
+    if curve {
+        if let Some((name, _)) = typed.first() {
+            return Err(Error::input(format!(
+                "{source}: line 1: column `runtime_s.{name}`: per-type runtime columns are not supported in a curve trace (one with a `fidelity` column); give the cluster's `[cluster.speed]` factors instead"
+            )));
+        }
+        builder.set_curve();
+    }
     builder.set_runtime_columns(typed.iter().map(|(name, _)| name.clone()).collect());
     let mut typed_values: Vec<Option<f64>> = vec![None; typed.len()];
     let mut record = csv::StringRecord::new();
@@ -54,7 +66,13 @@ pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
             model_year: opt_integer_field(field(4), source, line, "model_year")?,
             model_citations: opt_integer_field(field(5), source, line, "model_citations")?,
         };
-        builder.push_with_runtimes(&row, &typed_values, &where_)?;
+        match col[6] {
+            Some(i) => {
+                let fidelity = number_field(record.get(i).unwrap_or(""), source, line, "fidelity")?;
+                builder.push_level(&row, fidelity, &where_)?;
+            }
+            None => builder.push_with_runtimes(&row, &typed_values, &where_)?,
+        }
     }
     builder.finish()
 }

@@ -2,7 +2,7 @@
 
 use ndarray::Array2;
 
-use super::Micros;
+use super::{CostMode, Curves, Micros};
 
 /// A validated model trace: `users × models` accuracy and runtime matrices
 /// with an availability mask. Users and models are indexed in order of first
@@ -26,6 +26,11 @@ pub struct Trace {
     /// type name and the runtime per (user, model) in µs, rounded once at
     /// load; 0 where the cell is empty or the pair missing.
     pub(super) typed_runtime_us: Vec<(String, Array2<Micros>)>,
+    /// The levels of a curve trace (DESIGN §12.1); `None` for a plain
+    /// trace (one level per pair: the matrices above). For a curve trace
+    /// the matrices hold each pair's top level: its accuracy, and the cost
+    /// of training it there with no checkpoint.
+    pub(super) curves: Option<Curves>,
 }
 
 impl Trace {
@@ -81,12 +86,19 @@ impl Trace {
     pub fn models_of(&self, user: usize) -> &[usize] {
         &self.models_of_user[user]
     }
-    /// A*_u: the best accuracy among the user's available models.
+    /// A*_u: the best accuracy among the user's available models; for a
+    /// curve trace, among all of the user's rows at any fidelity (DESIGN
+    /// §12.1).
     pub fn best_accuracy(&self, user: usize) -> f64 {
-        self.models_of_user[user]
-            .iter()
-            .map(|&k| self.accuracy[[user, k]])
-            .fold(0.0, f64::max)
+        let models = self.models_of_user[user].iter();
+        match &self.curves {
+            None => models
+                .map(|&k| self.accuracy[[user, k]])
+                .fold(0.0, f64::max),
+            Some(c) => models
+                .flat_map(|&k| c.accuracy[c.range(user * self.n_models() + k)].iter())
+                .fold(0.0, |a, &b| a.max(b)),
+        }
     }
     /// `model_year` per model, if the trace has that column.
     pub fn model_year(&self) -> Option<&[i64]> {
@@ -109,5 +121,96 @@ impl Trace {
     /// Index of a user id.
     pub fn user_index(&self, id: &str) -> Option<usize> {
         self.users.iter().position(|u| u == id)
+    }
+
+    /// Whether this is a curve trace (a `fidelity` column, DESIGN §12.1).
+    pub fn is_curve(&self) -> bool {
+        self.curves.is_some()
+    }
+    /// How `runtime_s` reads ([`CostMode::FromScratch`] for a plain trace).
+    pub fn cost_mode(&self) -> CostMode {
+        self.curves
+            .as_ref()
+            .map_or(CostMode::FromScratch, |c| c.cost)
+    }
+    /// The restore cost of a continued job under `incremental`, µs.
+    pub fn restore_us(&self) -> Micros {
+        self.curves.as_ref().map_or(0, |c| c.restore_us)
+    }
+    /// Number of fidelities ("levels") of pair (`user`, `model`): 1 for an
+    /// available pair of a plain trace, 0 for a missing pair.
+    pub fn n_levels(&self, user: usize, model: usize) -> usize {
+        match &self.curves {
+            None => usize::from(self.available[[user, model]]),
+            Some(c) => c.range(user * self.n_models() + model).len(),
+        }
+    }
+    /// The top level of an available pair: `n_levels − 1`.
+    pub fn top_level(&self, user: usize, model: usize) -> usize {
+        self.n_levels(user, model).saturating_sub(1)
+    }
+    /// Fidelity of level `level` of a pair; a plain trace's single level
+    /// has fidelity 1.
+    pub fn level_fidelity(&self, user: usize, model: usize, level: usize) -> f64 {
+        match &self.curves {
+            None => 1.0,
+            Some(c) => c.fidelity[c.range(user * self.n_models() + model).start + level],
+        }
+    }
+    /// Accuracy of level `level` of a pair.
+    pub fn level_accuracy(&self, user: usize, model: usize, level: usize) -> f64 {
+        match &self.curves {
+            None => self.accuracy[[user, model]],
+            Some(c) => c.accuracy[c.range(user * self.n_models() + model).start + level],
+        }
+    }
+    /// The row's `runtime_s` of level `level` of a pair in µs, as given
+    /// (under `incremental`, the increment over the previous level).
+    pub fn level_runtime_us(&self, user: usize, model: usize, level: usize) -> Micros {
+        match &self.curves {
+            None => self.runtime_us[[user, model]],
+            Some(c) => c.runtime_us[c.range(user * self.n_models() + model).start + level],
+        }
+    }
+    /// The lowest level of a pair whose fidelity is at least `fidelity`,
+    /// or its top level when none is: a rung "snapped to the next available
+    /// fidelity" (DESIGN §12.1).
+    pub fn level_at_least(&self, user: usize, model: usize, fidelity: f64) -> usize {
+        let n = self.n_levels(user, model);
+        (0..n)
+            .find(|&j| self.level_fidelity(user, model, j) >= fidelity)
+            .unwrap_or(n.saturating_sub(1))
+    }
+    /// The smallest fidelity of any row (1 for a plain trace).
+    pub fn min_fidelity(&self) -> f64 {
+        self.curves.as_ref().map_or(1.0, |c| c.min_fidelity)
+    }
+    /// The largest fidelity of any row (1 for a plain trace).
+    pub fn max_fidelity(&self) -> f64 {
+        self.curves.as_ref().map_or(1.0, |c| c.max_fidelity)
+    }
+    /// GPU time of a job training the pair at level `to` when its highest
+    /// completed level is `from` (`None`: never completed), µs (DESIGN
+    /// §12.1). For a plain trace, the pair's runtime.
+    pub fn cost_us(&self, user: usize, model: usize, from: Option<usize>, to: usize) -> Micros {
+        match &self.curves {
+            None => self.runtime_us[[user, model]],
+            Some(c) => c.cost_us(user * self.n_models() + model, from, to),
+        }
+    }
+    /// Set how a curve trace's `runtime_s` reads and the restore cost
+    /// (`[trace] cost`, `[trace] restore_s`); the runtime matrix becomes
+    /// each pair's cost at its top level with no checkpoint. A plain trace
+    /// is unchanged (its one level has no previous one).
+    pub fn set_cost_mode(&mut self, cost: CostMode, restore_us: Micros) {
+        let Some(c) = &mut self.curves else { return };
+        c.cost = cost;
+        c.restore_us = restore_us;
+        let k = self.models.len();
+        for u in 0..self.users.len() {
+            for &m in &self.models_of_user[u] {
+                self.runtime_us[[u, m]] = c.full_cost_us(u * k + m);
+            }
+        }
     }
 }

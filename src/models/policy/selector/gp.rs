@@ -616,6 +616,7 @@ impl GpSelector {
             believed_cost: self.cost(i, u, k, t),
             believed_seconds: self.seconds(u, k, t),
             bonus: Some(b.sqrt() * sigma),
+            level: None,
         })
     }
 
