@@ -9,6 +9,7 @@ use std::fs;
 use tenantsim::core::testing::shared_data;
 use tenantsim::models::import::lcdb::LcdbOptions;
 use tenantsim::models::import::lcdb_curves;
+use tenantsim::models::trace::{CurveRow, Trace, load_trace, parse_trace, secs_to_micros};
 
 use crate::common::{repo, tenantsim};
 
@@ -72,6 +73,11 @@ fn lcdb_curves_import_keeps_all_72224_rows_of_4367_pairs() {
         (mlp.user.as_str(), mlp.model.as_str(), mlp.fidelity),
         ("openml-1000", "MLPClassifier", 32.0)
     );
+
+    // Written and loaded back, the trace holds every row as its levels.
+    let text = tenantsim::models::trace::curve_trace_to_csv(&imp.rows);
+    let trace = parse_trace("lcdb-curves.csv", text.as_bytes()).expect("loads back");
+    assert_same_levels(&trace, &imp.rows);
 
     let valid = LcdbOptions {
         score: tenantsim::models::import::lcdb::LcdbScore::Valid,
@@ -151,6 +157,62 @@ fn bundled_curve_top_levels_equal_the_bundled_lcdb_trace() {
     assert_eq!(pairs, 4_367);
 }
 
+/// `trace` holds exactly `rows` (each pair's rows adjacent, in increasing
+/// fidelity), level by level.
+fn assert_same_levels(trace: &Trace, rows: &[CurveRow]) {
+    assert!(trace.is_curve());
+    let mut i = 0;
+    while i < rows.len() {
+        let (user, model) = (&rows[i].user, &rows[i].model);
+        let u = trace.user_index(user).expect("user");
+        let k = trace.model_index(model).expect("model");
+        let n = trace.n_levels(u, k);
+        for (j, r) in rows[i..i + n].iter().enumerate() {
+            assert_eq!((&r.user, &r.model), (user, model), "row {}", i + j);
+            assert_eq!(
+                (
+                    trace.level_fidelity(u, k, j),
+                    trace.level_accuracy(u, k, j),
+                    trace.level_runtime_us(u, k, j)
+                ),
+                (r.fidelity, r.accuracy, secs_to_micros(r.runtime_s)),
+                "row {}",
+                i + j
+            );
+        }
+        i += n;
+    }
+}
+
+/// The bundled curve trace loads as a curve trace whose top levels are the
+/// bundled plain LCDB trace: same ids, accuracy and runtime matrices.
+#[test]
+fn bundled_lcdb_curves_loads_with_the_plain_trace_as_its_top_levels() {
+    let curves = load_trace(&repo("traces/lcdb-curves.csv")).expect("curve trace loads");
+    let plain = load_trace(&repo("traces/lcdb.csv")).expect("plain trace loads");
+    assert!(curves.is_curve() && !plain.is_curve());
+    assert_eq!(
+        (curves.n_users(), curves.n_models(), curves.n_pairs()),
+        (248, 20, 4_367)
+    );
+    assert_eq!(
+        (curves.users(), curves.models()),
+        (plain.users(), plain.models())
+    );
+    assert_eq!(curves.accuracy_matrix(), plain.accuracy_matrix());
+    assert_eq!(curves.runtime_matrix_us(), plain.runtime_matrix_us());
+    let levels: usize = (0..curves.n_users())
+        .flat_map(|u| curves.models_of(u).iter().map(move |&k| (u, k)))
+        .map(|(u, k)| curves.n_levels(u, k))
+        .sum();
+    assert_eq!(levels, 72_224);
+    // The smallest and largest size_train of the raw file.
+    assert_eq!(
+        (curves.min_fidelity(), curves.max_fidelity()),
+        (16.0, 2_205_023.0)
+    );
+}
+
 /// `--fidelities 1` (the default) writes today's `gen syn` trace byte for
 /// byte; `--fidelities 3` writes a curve trace whose top levels are it.
 #[test]
@@ -185,4 +247,9 @@ fn gen_syn_with_one_fidelity_is_byte_identical_to_plain_gen_syn() {
         .collect();
     let plain_rows: Vec<&str> = plain.lines().skip(1).collect();
     assert_eq!(tops, plain_rows);
+    let c = parse_trace("three.csv", curves.as_bytes()).expect("curve trace loads");
+    let p = parse_trace("plain.csv", plain.as_bytes()).expect("plain trace loads");
+    assert_eq!((c.n_levels(0, 0), c.min_fidelity()), (3, 0.25));
+    assert_eq!(c.accuracy_matrix(), p.accuracy_matrix());
+    assert_eq!(c.runtime_matrix_us(), p.runtime_matrix_us());
 }

@@ -74,11 +74,10 @@ struct Raw {
     floored: bool,
 }
 
-/// Per pair: the last anchor seen, where, and the row index holding it.
+/// Per pair: the last anchor seen and where.
 struct PairState {
     last: f64,
     where_: String,
-    top: usize,
 }
 
 /// Parse LCDB curves CSV `text`; `source` names it in errors.
@@ -150,7 +149,6 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
             }
         };
         let key = (dataset, learner);
-        let index = raws.len();
         match pairs.get_mut(&key) {
             None => {
                 pair_order.push(key);
@@ -159,7 +157,6 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
                     PairState {
                         last: fidelity,
                         where_: where_.clone(),
-                        top: index,
                     },
                 );
             }
@@ -180,7 +177,6 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
                 }
                 state.last = fidelity;
                 state.where_.clone_from(&where_);
-                state.top = index;
             }
         }
         raws.push(Raw {
@@ -220,11 +216,13 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
     }
     let kept = |d: u64| keep_dataset.as_ref().is_none_or(|s| s.contains(&d));
 
-    // The largest fidelity of each pair goes through the trace builder, so
-    // the curve trace's top levels pass every check of a plain trace.
+    // Every row goes through the curve trace builder, so what is written
+    // passes every check `load_trace` makes of a curve trace.
     let mut builder = TraceBuilder::new(source, false, false);
-    for key in pair_order.iter().filter(|(d, _)| kept(*d)) {
-        let r = &raws[pairs[key].top];
+    builder.set_curve();
+    let mut rows = Vec::with_capacity(raws.len());
+    let mut runtime_floored = 0;
+    for r in raws.iter().filter(|r| kept(r.dataset)) {
         let row = TraceRow {
             user: user_id(r.dataset),
             model: ids[r.learner].clone(),
@@ -233,17 +231,11 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
             model_year: None,
             model_citations: None,
         };
-        builder.push(&row, &r.where_)?;
-    }
-    let trace = builder.finish()?;
-
-    let mut rows = Vec::with_capacity(raws.len());
-    let mut runtime_floored = 0;
-    for r in raws.iter().filter(|r| kept(r.dataset)) {
+        builder.push_level(&row, r.fidelity, &r.where_)?;
         runtime_floored += usize::from(r.floored);
         rows.push(CurveRow {
-            user: user_id(r.dataset),
-            model: ids[r.learner].clone(),
+            user: row.user,
+            model: row.model,
             fidelity: r.fidelity,
             accuracy: r.accuracy,
             runtime_s: r.runtime_s,
@@ -251,6 +243,7 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
             model_citations: None,
         });
     }
+    let trace = builder.finish()?;
     Ok(CurvesImported {
         rows,
         users: trace.n_users(),
@@ -356,7 +349,8 @@ pub fn run_import_curves(input: &Path, opts: &LcdbOptions, out: &Path) -> Result
 mod tests {
     use super::*;
     use crate::core::error::ErrorKind;
-    use crate::models::trace::curve_trace_to_csv;
+    use crate::models::trace::generate_curves::assert_same_levels;
+    use crate::models::trace::{curve_trace_to_csv, parse_trace};
 
     const HEADER: &str = "openmlid,learner,size_train,n_runs,traintime_mean_s,score_train_mean,score_valid_mean,score_test_mean\n";
 
@@ -414,6 +408,25 @@ mod tests {
         let got: Vec<(f64, f64)> = imp.rows.iter().map(|r| (r.accuracy, r.runtime_s)).collect();
         assert_eq!(got, [(0.92, 1.0), (0.82, 1.0)]);
         assert_eq!(imp.runtime, RuntimeModel::Unit);
+    }
+
+    #[test]
+    fn written_rows_load_back_with_the_same_levels() {
+        let text = curves(
+            "3,A,16,1,0.5,1,1,0.5\n3,A,32,1,0.75,1,1,0.55\n3,A,64,1,1.5,1,1,0.54\n\
+             3,sklearn.x.B,16,1,0.0,1,1,0.52\n6,A,23,1,2,1,1,0.7\n6,A,45,1,4,1,1,0.8\n",
+        );
+        let imp = parse("c.csv", &text, &opts()).expect("valid");
+        let csv = curve_trace_to_csv(&imp.rows);
+        let trace = parse_trace("rt.csv", csv.as_bytes()).expect("loads back");
+        assert_same_levels(&trace, &imp.rows);
+        assert_eq!(
+            (trace.n_users(), trace.n_models(), trace.n_pairs()),
+            (2, 2, 3)
+        );
+        // A* of openml-3 is A's middle anchor (0.55 at 32), above every top.
+        assert_eq!(trace.best_accuracy(0), 0.55);
+        assert_eq!(trace.accuracy(0, 0), 0.54, "the matrix holds the top level");
     }
 
     #[test]

@@ -203,11 +203,61 @@ pub fn run_gen_syn_curves(
     })
 }
 
+/// Test helper: `trace` holds exactly `rows`, level by level (each pair's
+/// rows in increasing fidelity, as the writer's input has them).
+#[cfg(test)]
+pub(crate) fn assert_same_levels(trace: &super::Trace, rows: &[CurveRow]) {
+    assert!(trace.is_curve());
+    let mut levels = 0;
+    let mut i = 0;
+    while i < rows.len() {
+        let r = &rows[i];
+        let u = trace.user_index(&r.user).expect("user");
+        let k = trace.model_index(&r.model).expect("model");
+        let n = trace.n_levels(u, k);
+        for j in 0..n {
+            let row = &rows[i + j];
+            assert_eq!(
+                (&row.user, &row.model),
+                (&r.user, &r.model),
+                "row {}",
+                i + j
+            );
+            assert_eq!(trace.level_fidelity(u, k, j), row.fidelity, "row {}", i + j);
+            assert_eq!(trace.level_accuracy(u, k, j), row.accuracy, "row {}", i + j);
+            assert_eq!(
+                trace.level_runtime_us(u, k, j),
+                super::secs_to_micros(row.runtime_s),
+                "row {}",
+                i + j
+            );
+        }
+        levels += n;
+        i += n;
+    }
+    assert_eq!(levels, rows.len());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::core::error::ErrorKind;
-    use crate::models::trace::{CostDist, curve_trace_to_csv};
+    use crate::models::trace::{CostDist, curve_trace_to_csv, parse_trace};
+
+    #[test]
+    fn written_curves_load_back_with_the_same_levels() {
+        let p = params(6, 4, 2);
+        let rows = generate_syn_curves(&p, 4);
+        let text = curve_trace_to_csv(&rows);
+        let trace = parse_trace("syn-curves.csv", text.as_bytes()).expect("loads");
+        assert_same_levels(&trace, &rows);
+        assert_eq!((trace.min_fidelity(), trace.max_fidelity()), (0.125, 1.0));
+        // The top levels are the plain trace: same accuracy and runtime matrices.
+        let plain = super::super::generate_syn_trace(&p, "plain").trace;
+        assert_eq!(trace.accuracy_matrix(), plain.accuracy_matrix());
+        assert_eq!(trace.runtime_matrix_us(), plain.runtime_matrix_us());
+        assert_eq!(trace.model_year(), plain.model_year());
+    }
 
     fn params(users: usize, models: usize, seed: u64) -> SynParams {
         SynParams {
