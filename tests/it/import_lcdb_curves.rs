@@ -253,3 +253,63 @@ fn gen_syn_with_one_fidelity_is_byte_identical_to_plain_gen_syn() {
     assert_eq!(c.accuracy_matrix(), p.accuracy_matrix());
     assert_eq!(c.runtime_matrix_us(), p.runtime_matrix_us());
 }
+
+/// `[trace.syn] fidelities = L` loads the curve trace `gen syn --fidelities
+/// L` writes (same SHA-256 of the CSV text); `fidelities = 1` is the plain
+/// trace of the same table without the key.
+#[test]
+fn scenario_trace_syn_fidelities_is_the_gen_syn_curve_trace() {
+    use sha2::{Digest, Sha256};
+    use tenantsim::core::scenario::Overrides;
+    use tenantsim::models::scenario::parse_scenario;
+
+    let scenario = |syn: &str| {
+        let text = format!(
+            "name = \"c\"\n[trace]\ncost = \"from-scratch\"\n[trace.syn]\nusers = 9\nmodels = 4\nseed = 2\n{syn}\
+             [cluster]\ngpus = 1\n[[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n"
+        );
+        parse_scenario(&repo("scenarios/x.toml"), &text, Overrides::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("c.csv");
+    tenantsim()
+        .args(["gen", "syn", "--users", "9", "--models", "4", "--seed", "2"])
+        .args(["--fidelities", "3", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let bytes = fs::read(&out).expect("written");
+    let want: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let s = scenario("fidelities = 3\n");
+    assert!(s.trace.is_curve());
+    assert_eq!(s.trace_sha256, want);
+    assert!(
+        s.trace_path
+            .display()
+            .to_string()
+            .ends_with("--seed 2 --fidelities 3"),
+        "{}",
+        s.trace_path.display()
+    );
+    let plain = scenario("");
+    let one = scenario("fidelities = 1\n");
+    assert!(!one.trace.is_curve());
+    assert_eq!(one.trace_sha256, plain.trace_sha256);
+    assert_eq!(s.trace.accuracy_matrix(), plain.trace.accuracy_matrix());
+    let e = parse_scenario(
+        &repo("scenarios/x.toml"),
+        "name = \"c\"\n[trace.syn]\nusers = 2\nmodels = 2\nfidelities = 0\n[cluster]\ngpus = 1\n\
+         [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+        Overrides::default(),
+    )
+    .expect_err("zero fidelities");
+    assert!(
+        e.to_string()
+            .contains("[trace.syn]: gen syn: --fidelities 0: expected 1 to 30"),
+        "{e}"
+    );
+}
