@@ -26,12 +26,16 @@ use super::chart::{
 use super::data::{ModelJob, ModelResults};
 use super::legend::{Entry, Swatch, draw_rows, rows_height};
 use super::marks::{line, markers};
-use super::scale::Axis;
+use super::scale::{Axis, num};
 use super::style::{Dash, MUTED, Marker, SeriesStyle, Theme, series};
 use crate::core::error::{Error, Result};
 
 /// Models named in the legend at most; the others are drawn grey.
 pub const MAX_LABELLED: usize = 12;
+
+/// Distinct fidelities labelled one by one on the x axis at most (beyond,
+/// the log axis's own ticks).
+pub const MAX_RUNG_TICKS: usize = 10;
 
 /// The promotions figure of one tenant.
 #[derive(Debug, Clone)]
@@ -219,6 +223,18 @@ impl Figure for Promotions<'_> {
             (f_lo, f_hi, a_lo, a_hi) = (1.0, 10.0, 0.0, 1.0);
         }
         let x = Axis::log(f_lo, f_hi);
+        // The rungs as the x ticks when they are few enough to label.
+        let mut rungs: Vec<f64> = panels
+            .iter()
+            .flat_map(|by| by.values().flatten().map(|p| p.0))
+            .collect();
+        rungs.sort_by(f64::total_cmp);
+        rungs.dedup();
+        let x_spec = if (2..=MAX_RUNG_TICKS).contains(&rungs.len()) {
+            AxisSpec::with_ticks(x, rungs.iter().map(|&f| (x.to(f), num(f))).collect(), "")
+        } else {
+            AxisSpec::new(x, "")
+        };
         let pad = ((a_hi - a_lo) * 0.08).max(0.01);
         let y_top = if a_hi <= 1.0 {
             (a_hi + pad).min(1.0)
@@ -294,7 +310,7 @@ impl Figure for Promotions<'_> {
             let mut chart = frame(
                 cell,
                 theme,
-                &AxisSpec::new(x, ""),
+                &x_spec,
                 &AxisSpec::new(y, ""),
                 FrameOptions {
                     caption: Some(&caption),

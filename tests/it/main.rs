@@ -44,6 +44,7 @@ mod paper_view;
 mod parsers_never_panic;
 mod pdf;
 mod plots;
+mod promotions_plot;
 mod registry;
 mod results_folder;
 mod shards;
