@@ -41,6 +41,8 @@ pub struct Workload {
     pub fairness: bool,
     /// Repetitions in the full run and with `--quick` (0: skipped).
     pub reps: (u32, u32),
+    /// Fidelities per pair (`[trace.syn] fidelities`; 1: a plain trace).
+    pub fidelities: usize,
 }
 
 const GREEDY: (&str, &str) = ("greedy", "gp-ucb-cost");
@@ -56,6 +58,7 @@ pub const WORKLOADS: &[Workload] = &[
         policy: GREEDY,
         fairness: false,
         reps: (1000, 200),
+        fidelities: 1,
     },
     Workload {
         name: "lcdb-sized-fairness",
@@ -66,6 +69,7 @@ pub const WORKLOADS: &[Workload] = &[
         policy: GREEDY,
         fairness: true,
         reps: (200, 40),
+        fidelities: 1,
     },
     Workload {
         name: "k179",
@@ -76,6 +80,7 @@ pub const WORKLOADS: &[Workload] = &[
         policy: GREEDY,
         fairness: false,
         reps: (3, 1),
+        fidelities: 1,
     },
     Workload {
         name: "rr-in-order-10k",
@@ -86,6 +91,7 @@ pub const WORKLOADS: &[Workload] = &[
         policy: ("round-robin", "in-order"),
         fairness: false,
         reps: (3, 1),
+        fidelities: 1,
     },
     Workload {
         name: "greedy-10k",
@@ -96,6 +102,7 @@ pub const WORKLOADS: &[Workload] = &[
         policy: GREEDY,
         fairness: false,
         reps: (3, 1),
+        fidelities: 1,
     },
     Workload {
         name: "scale",
@@ -106,22 +113,51 @@ pub const WORKLOADS: &[Workload] = &[
         policy: GREEDY,
         fairness: false,
         reps: (1, 0),
+        fidelities: 1,
+    },
+    // Learning curves (DESIGN §12): 4 fidelities per pair, from scratch.
+    Workload {
+        name: "asha-curves-10k",
+        tenants: 10_000,
+        models: 20,
+        prior: 200,
+        gpus: 64,
+        policy: ("round-robin", "asha"),
+        fairness: false,
+        reps: (3, 1),
+        fidelities: 4,
+    },
+    Workload {
+        name: "sh-curves-10k",
+        tenants: 10_000,
+        models: 20,
+        prior: 200,
+        gpus: 64,
+        policy: ("round-robin", "successive-halving"),
+        fairness: false,
+        reps: (3, 1),
+        fidelities: 4,
     },
 ];
 
 impl Workload {
     /// The scenario text: a `[trace.syn]` of `tenants + prior` users
-    /// (seed 1, defaults otherwise), `prior` of them sampled as prior users
-    /// in each repetition.
+    /// (seed 1, `fidelities` when above 1, defaults otherwise), `prior` of
+    /// them sampled as prior users in each repetition.
     pub fn scenario_text(&self, reps: u32) -> String {
         let split = if self.prior > 0 {
             format!("[split]\nprior_count = {}\n", self.prior)
         } else {
             String::new()
         };
+        let levels = if self.fidelities > 1 {
+            format!("fidelities = {}\n", self.fidelities)
+        } else {
+            String::new()
+        };
         format!(
             "name = \"bench-{name}\"\nseed = 1\nrepetitions = {reps}\nfairness = {fair}\n\
-             [trace.syn]\nusers = {users}\nmodels = {models}\nseed = 1\n{split}\
+             [trace.syn]\nusers = {users}\nmodels = {models}\nseed = 1\n{levels}{split}\
              [cluster]\ngpus = {gpus}\n\
              [[policy]]\nname = \"{name}\"\nscheduler = \"{sched}\"\nselector = \"{sel}\"\n",
             name = self.name,
@@ -269,6 +305,14 @@ mod tests {
                 Ok(l) => l,
                 Err(e) => panic!("{}: {e}", w.name),
             };
+            if w.fidelities > 1 {
+                // Every tenant arrives; jobs below the top, then every
+                // model at its top (the multi-fidelity selectors' sweep).
+                assert_eq!(line.events, 6 + line.jobs, "{}", w.name);
+                assert!(line.jobs > 30, "{}: {} jobs", w.name, line.jobs);
+                assert!(format_line(&line).starts_with(w.name));
+                continue;
+            }
             // Every tenant arrives and runs all 5 models.
             let main = 6 + 6 * 5;
             let isolated = if w.fairness { 6 * (1 + 5) } else { 0 };
