@@ -5,10 +5,13 @@
 //! model whose line goes on was promoted, one whose line stops at a rung
 //! was not. Fidelity is on a log axis.
 //!
-//! "Below the top" is measured per tenant: a job is low-fidelity when its
-//! fidelity is below the largest fidelity of any job of that tenant in the
-//! repetition (under any policy). The figure is drawn only when some job
-//! is; on a plain trace (no `fidelity` column) it is never drawn, so the
+//! "Below the top" is read off `jobs.csv`: a job is low-fidelity when its
+//! fidelity is below the largest fidelity of any job of the same (tenant,
+//! model) pair in the repetition, under any policy (pairs have their own
+//! tops: LCDB's anchors stop at each data set's size and learner). With a
+//! full-fidelity baseline in the run, or the multi-fidelity selectors'
+//! sweep at the top, that is the pair's top level. The figure is drawn
+//! only when some job is low-fidelity; on a plain trace (no `fidelity` column) it is never drawn, so the
 //! figures of plain runs are unchanged. The tenant shown is `--tenant`, or
 //! by default the tenant with the most low-fidelity jobs under the first
 //! policy (results order) that has any, ties to the tenant first seen in
@@ -69,22 +72,25 @@ impl<'a> Promotions<'a> {
         rep: u64,
         wanted: Option<&str>,
     ) -> Result<Option<Self>> {
-        // Users in order of first appearance, and each one's top fidelity.
+        // Users in order of first appearance, and each pair's top fidelity.
         let mut users: Vec<&str> = Vec::new();
-        let mut top: BTreeMap<&str, f64> = BTreeMap::new();
+        let mut seen: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut top: BTreeMap<(&str, &str), f64> = BTreeMap::new();
         for j in jobs {
             let Some(e) = &j.eval else { continue };
-            let t = top.entry(j.user.as_str()).or_insert_with(|| {
+            if seen.insert(j.user.as_str()) {
                 users.push(j.user.as_str());
-                e.fidelity
-            });
+            }
+            let t = top
+                .entry((j.user.as_str(), e.model.as_str()))
+                .or_insert(e.fidelity);
             *t = t.max(e.fidelity);
         }
         // Low-fidelity jobs per (policy, user).
         let mut low: BTreeMap<(usize, &str), usize> = BTreeMap::new();
         for j in jobs {
             let Some(e) = &j.eval else { continue };
-            if e.fidelity < top[j.user.as_str()] {
+            if e.fidelity < top[&(j.user.as_str(), e.model.as_str())] {
                 *low.entry((j.policy, j.user.as_str())).or_default() += 1;
             }
         }
@@ -95,7 +101,7 @@ impl<'a> Promotions<'a> {
         };
         let (user, chosen) = match wanted {
             Some(w) => {
-                if !top.contains_key(w) {
+                if !seen.contains(w) {
                     return Err(Error::usage(format!(
                         "--tenant {w}: no job of user `{w}` in repetition {rep} of jobs.csv"
                     )));

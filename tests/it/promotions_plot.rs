@@ -133,16 +133,16 @@ fn check_promotions(svg: &Path, out: &Path, rep: &str, user: &str) {
     let (texts, circles) = svg_texts_and_circles(svg);
     assert_eq!(titled_tenant(&texts), user);
     let jobs = jobs_of(out, rep);
-    // Each tenant's top fidelity in the repetition; the policies with a
-    // job below its tenant's.
-    let mut top: BTreeMap<&str, f64> = BTreeMap::new();
-    for (_, u, _, f) in &jobs {
-        let t = top.entry(u.as_str()).or_insert(*f);
+    // Each (tenant, model) pair's top fidelity in the repetition; the
+    // policies with a job below its pair's.
+    let mut top: BTreeMap<(&str, &str), f64> = BTreeMap::new();
+    for (_, u, m, f) in &jobs {
+        let t = top.entry((u.as_str(), m.as_str())).or_insert(*f);
         *t = t.max(*f);
     }
     let low: BTreeSet<&str> = jobs
         .iter()
-        .filter(|(_, u, _, f)| *f < top[u.as_str()])
+        .filter(|(_, u, m, f)| *f < top[&(u.as_str(), m.as_str())])
         .map(|(p, ..)| p.as_str())
         .collect();
     assert!(low.contains("rr-asha") && low.contains("rr-sh"), "{low:?}");
@@ -312,4 +312,31 @@ fn promotions_tenant_without_jobs_is_a_usage_error() {
         "{err}"
     );
     assert!(!tmp.path().join("p").exists(), "nothing written");
+}
+
+/// Regression: "below the top" was measured against the tenant's largest
+/// fidelity, so on LCDB (pairs of one data set stop at different anchors)
+/// the full-fidelity `random` baseline got a panel and was chosen. It is
+/// measured per (tenant, model) pair now.
+#[test]
+fn pairs_with_different_tops_give_a_full_fidelity_policy_no_panel() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // m1 and m3 stop at fidelity 3; m0 and m2 go on to 9.
+    let trace: String = curve_trace()
+        .lines()
+        .filter(|l| !(l.contains(",m1,9,") || l.contains(",m3,9,")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(trace.contains(",m1,3,") && !trace.contains(",m1,9,"));
+    let a = tmp.path().join("a");
+    fs::create_dir(&a).expect("mkdir");
+    let out = run_in(&a, &trace, &[("rr-random", "round-robin", "random")]);
+    assert!(!out.join("plots/promotions.svg").exists());
+    // With ASHA beside it, the figure is drawn without a random panel.
+    let b = tmp.path().join("b");
+    fs::create_dir(&b).expect("mkdir");
+    let out = run_in(&b, &trace, &MULTI);
+    let svg = out.join("plots/promotions.svg");
+    let (texts, _) = svg_texts_and_circles(&svg);
+    check_promotions(&svg, &out, "0", &titled_tenant(&texts));
 }
