@@ -106,19 +106,31 @@ mod lcdb_curves {
 /// with 10,200 users (200 prior, drawn per repetition) × 20 models ×
 /// `L` fidelities (2^(j−L+1), the top at 1; `gen syn --fidelities L`), 64
 /// GPUs, round-robin, from scratch. L = 4 and 8: the same tenants with
-/// more rungs, so more jobs per tenant.
+/// more rungs; `asha_40_models`: the same tenants with twice the models,
+/// so about twice the events (the allocation count tells whether anything
+/// is allocated per event).
 mod syn_curves {
     use super::*;
 
     fn syn(levels: u32, selector: &str) -> Scenario {
-        let trace =
-            format!("[trace.syn]\nusers = 10200\nmodels = 20\nseed = 1\nfidelities = {levels}");
+        syn_k(levels, 20, selector)
+    }
+
+    fn syn_k(levels: u32, models: u32, selector: &str) -> Scenario {
+        let trace = format!(
+            "[trace.syn]\nusers = 10200\nmodels = {models}\nseed = 1\nfidelities = {levels}"
+        );
         scenario(&trace, "prior_count = 200", 64, "round-robin", selector)
     }
 
     #[divan::bench(args = [4, 8], sample_count = 5, sample_size = 1)]
     fn asha(bencher: Bencher, levels: u32) {
         bench_rep(bencher, &syn(levels, "asha"));
+    }
+
+    #[divan::bench(args = [4], sample_count = 5, sample_size = 1)]
+    fn asha_40_models(bencher: Bencher, levels: u32) {
+        bench_rep(bencher, &syn_k(levels, 40, "asha"));
     }
 
     #[divan::bench(args = [4, 8], sample_count = 5, sample_size = 1)]
