@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use crate::core::error::Result;
-use crate::models::trace::{CostDist, SynParams, run_gen_syn};
+use crate::models::trace::generate_curves::run_gen_syn_curves;
+use crate::models::trace::{CostDist, SynParams};
 
 /// Command-line arguments of `tenantsim gen syn`.
 #[derive(Debug, Clone, clap::Args)]
@@ -28,6 +29,12 @@ pub struct GenSynArgs {
     /// Seed: the same seed always gives the same trace.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Fidelities per pair: 1 writes the plain trace; L > 1 a curve trace
+    /// with fidelities 2^-(L-1), ..., 1/2, 1 whose top level is the plain
+    /// trace (saturating power-law curves, runtime ∝ fidelity; see
+    /// `models::trace::generate_curves`).
+    #[arg(long, default_value_t = 1, value_name = "L")]
+    pub fidelities: usize,
     /// Where to write the canonical trace CSV (written atomically).
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
@@ -49,7 +56,7 @@ impl GenSynArgs {
 
 /// `tenantsim gen syn`: generate, write and report on stderr.
 pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
-    let report = run_gen_syn(&args.params(), &args.out)?;
+    let report = run_gen_syn_curves(&args.params(), args.fidelities, &args.out)?;
     eprintln!("{report}");
     Ok(())
 }
@@ -73,6 +80,7 @@ mod tests {
             .expect("parses")
             .syn;
         assert_eq!(a.params(), SynParams::default());
+        assert_eq!(a.fidelities, 1, "one fidelity: the plain trace");
         let a = Cli::try_parse_from([
             "syn",
             "--users",
@@ -87,11 +95,14 @@ mod tests {
             "lognormal(0,1)",
             "--seed",
             "9",
+            "--fidelities",
+            "4",
             "--out",
             "t.csv",
         ])
         .expect("parses")
         .syn;
+        assert_eq!(a.fidelities, 4);
         let want = SynParams {
             users: 5,
             models: 7,

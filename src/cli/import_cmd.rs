@@ -1,19 +1,63 @@
-//! `tenantsim import`: the arguments, turned into [`ImportOptions`].
+//! `tenantsim import`: the arguments, turned into [`ImportOptions`] (model
+//! traces) or [`LcdbOptions`] (the `lcdb-curves` curve trace).
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
-use crate::core::error::Result;
-use crate::models::import::lcdb::LcdbScore;
+use clap::ValueEnum;
+use clap::builder::PossibleValue;
+
+use crate::core::choice::Choice;
+use crate::core::error::{Error, Result};
+use crate::models::import::lcdb::{LcdbOptions, LcdbScore};
+use crate::models::import::lcdb_curves::run_import_curves;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, run_import};
+
+/// The formats of `tenantsim import`: every model-trace format of
+/// [`ImportFormat`], then `lcdb-curves`, which writes a curve trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportCmdFormat {
+    /// A model-trace format.
+    Trace(ImportFormat),
+    /// LCDB `lcdb_curves_mean.csv` into a curve trace.
+    LcdbCurves,
+}
+
+const LCDB_CURVES: &str = "lcdb-curves";
+
+static FORMATS: LazyLock<Vec<ImportCmdFormat>> = LazyLock::new(|| {
+    ImportFormat::ALL
+        .iter()
+        .map(|&f| ImportCmdFormat::Trace(f))
+        .chain([ImportCmdFormat::LcdbCurves])
+        .collect()
+});
+
+impl ValueEnum for ImportCmdFormat {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FORMATS
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            Self::Trace(f) => PossibleValue::new(f.name()).help(f.help()),
+            Self::LcdbCurves => PossibleValue::new(LCDB_CURVES).help(
+                "LCDB `lcdb_curves_mean.csv` (one row per data set, learner and training-set \
+                 size) into a curve trace (fidelity = size_train; cost from-scratch)",
+            ),
+        })
+    }
+}
 
 /// Command-line arguments of `tenantsim import`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ImportArgs {
     /// Input format.
     #[arg(value_enum, value_name = "FORMAT")]
-    pub format: ImportFormat,
+    pub format: ImportCmdFormat,
 
-    /// Input file(s). lcdb: lcdb_final.csv; fernandez-delgado: results.txt;
+    /// Input file(s). lcdb: lcdb_final.csv; lcdb-curves: lcdb_curves_mean.csv;
+    /// fernandez-delgado: results.txt;
     /// aslib: algorithm_runs.arff or the scenario folder; matrix: one or more
     /// accuracy matrices (rows = users, columns = models), stacked in order.
     #[arg(required = true, value_name = "INPUT")]
@@ -30,11 +74,11 @@ pub struct ImportArgs {
     #[arg(long, value_enum, value_name = "MODEL")]
     pub runtime: Option<RuntimeModel>,
 
-    /// lcdb: the score that becomes accuracy [default: test].
-    #[arg(long, value_enum, value_name = "SCORE")]
+    /// lcdb, lcdb-curves: the score that becomes accuracy [default: test].
+    #[arg(long, visible_alias = "accuracy", value_enum, value_name = "SCORE")]
     pub score: Option<LcdbScore>,
 
-    /// lcdb: keep only data sets that have a result for every learner in the
+    /// lcdb, lcdb-curves: keep only data sets that have a result for every learner in the
     /// file (drops the others, counted as dropped pairs).
     #[arg(long)]
     pub complete_only: bool,
@@ -74,10 +118,11 @@ pub struct ImportArgs {
 }
 
 impl ImportArgs {
-    /// The library's options for these arguments (all but `--out`).
-    pub fn options(&self) -> ImportOptions {
+    /// The library's options for these arguments (all but `--out`), for a
+    /// model-trace `format` (the curve format has [`ImportArgs::curve_options`]).
+    pub fn options(&self, format: ImportFormat) -> ImportOptions {
         ImportOptions {
-            format: self.format,
+            format,
             inputs: self.inputs.clone(),
             runtime: self.runtime,
             score: self.score,
@@ -90,12 +135,51 @@ impl ImportArgs {
             measure: self.measure.clone(),
         }
     }
+
+    /// The options of `lcdb-curves`: the lcdb options; any option of
+    /// another format is a usage error naming it.
+    pub fn curve_options(&self) -> Result<LcdbOptions> {
+        let others = [
+            ("--runtime-matrix", !self.runtime_matrix.is_empty()),
+            ("--row-labels", !self.row_labels.is_empty()),
+            ("--col-labels", self.col_labels.is_some()),
+            ("--missing", self.missing.is_some()),
+            ("--model-metadata", self.model_metadata.is_some()),
+            ("--measure", self.measure.is_some()),
+        ];
+        if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
+            return Err(Error::usage(format!(
+                "option {name} does not apply to the {LCDB_CURVES} format"
+            )));
+        }
+        if self.inputs.len() != 1 {
+            return Err(Error::usage(format!(
+                "the {LCDB_CURVES} format takes exactly one input, got {}",
+                self.inputs.len()
+            )));
+        }
+        Ok(LcdbOptions {
+            score: self.score.unwrap_or_default(),
+            complete_only: self.complete_only,
+            runtime: self.runtime.unwrap_or_default(),
+        })
+    }
 }
 
-/// `tenantsim import`: import, write and report on stderr.
+/// `tenantsim import`: import, write and report on stderr. An existing
+/// `--out` is replaced (atomically), for every format.
 pub fn import(args: &ImportArgs) -> Result<()> {
-    let report = run_import(&args.options(), &args.out)?;
-    eprintln!("{report}");
+    match args.format {
+        ImportCmdFormat::Trace(format) => {
+            let report = run_import(&args.options(format), &args.out)?;
+            eprintln!("{report}");
+        }
+        ImportCmdFormat::LcdbCurves => {
+            let opts = args.curve_options()?;
+            let report = run_import_curves(&args.inputs[0], &opts, &args.out)?;
+            eprintln!("{report}");
+        }
+    }
     Ok(())
 }
 
@@ -125,7 +209,10 @@ mod tests {
         ])
         .expect("parses");
         let a = cli.import;
-        assert_eq!(a.format, ImportFormat::FernandezDelgado);
+        assert_eq!(
+            a.format,
+            ImportCmdFormat::Trace(ImportFormat::FernandezDelgado)
+        );
         assert_eq!(a.inputs, [PathBuf::from("results.txt")]);
         assert_eq!(a.runtime, Some(RuntimeModel::Unit));
         let a = Cli::try_parse_from([
@@ -158,7 +245,7 @@ mod tests {
         .expect("parses")
         .import;
         assert_eq!((a.inputs.len(), a.runtime_matrix.len()), (2, 2));
-        let o = a.options();
+        let o = a.options(ImportFormat::Matrix);
         assert_eq!(o.format, ImportFormat::Matrix);
         assert_eq!((o.inputs, o.runtime_matrix), (a.inputs, a.runtime_matrix));
         assert_eq!(o.missing.as_deref(), Some("0"));
@@ -167,5 +254,66 @@ mod tests {
             "--out is required"
         );
         assert!(Cli::try_parse_from(["import", "csv", "f.csv", "--out", "t"]).is_err());
+    }
+
+    #[test]
+    fn lcdb_curves_takes_the_lcdb_options_and_rejects_the_others() {
+        let a = Cli::try_parse_from([
+            "import",
+            "lcdb-curves",
+            "c.csv",
+            "--out",
+            "t.csv",
+            "--accuracy",
+            "valid",
+        ])
+        .expect("parses")
+        .import;
+        assert_eq!(a.format, ImportCmdFormat::LcdbCurves);
+        let o = a.curve_options().expect("applies");
+        assert_eq!(
+            (o.score, o.complete_only, o.runtime),
+            (LcdbScore::Valid, false, RuntimeModel::Measured)
+        );
+        let a = Cli::try_parse_from(["import", "lcdb-curves", "c.csv", "--out", "t.csv"])
+            .expect("parses")
+            .import;
+        assert_eq!(a.curve_options().expect("applies"), LcdbOptions::default());
+        let a = Cli::try_parse_from([
+            "import",
+            "lcdb-curves",
+            "c.csv",
+            "--out",
+            "t.csv",
+            "--missing",
+            "0",
+        ])
+        .expect("parses")
+        .import;
+        let e = a.curve_options().expect_err("not an lcdb-curves option");
+        assert_eq!(
+            e.message(),
+            "option --missing does not apply to the lcdb-curves format"
+        );
+        let a = Cli::try_parse_from(["import", "lcdb-curves", "a.csv", "b.csv", "--out", "t"])
+            .expect("parses")
+            .import;
+        let e = a.curve_options().expect_err("two inputs");
+        assert!(e.message().contains("exactly one input, got 2"), "{e}");
+        let names: Vec<String> = ImportCmdFormat::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "lcdb",
+                "fernandez-delgado",
+                "matrix",
+                "aslib",
+                "lcdb-curves"
+            ]
+        );
     }
 }

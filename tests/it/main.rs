@@ -20,6 +20,7 @@ mod easeml_dl;
 mod gp_schedulers;
 mod hand_trace;
 mod html_report;
+mod import_lcdb_curves;
 mod inputs;
 mod interrupt;
 mod invariants;

@@ -227,7 +227,7 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
 
 /// Short model id per distinct learner name; learners whose short name is
 /// shared with another learner keep their full name.
-fn model_names<'a>(learners: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+pub(crate) fn model_names<'a>(learners: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
     let distinct: HashSet<&str> = learners.collect();
     let mut by_short: HashMap<&str, usize> = HashMap::new();
     for l in &distinct {

@@ -29,6 +29,7 @@
 pub mod aslib;
 pub mod fernandez_delgado;
 pub mod lcdb;
+pub mod lcdb_curves;
 pub mod matrix;
 pub mod model_metadata;
 

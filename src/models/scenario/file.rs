@@ -220,6 +220,10 @@ pub struct TraceSynSection {
     /// Generator seed (default 0; independent of the scenario seed).
     #[serde(default)]
     pub seed: u64,
+    /// Fidelities per pair (default 1: the plain trace; L > 1: the curve
+    /// trace of `gen syn --fidelities L`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelities: Option<usize>,
 }
 
 fn default_model_sd() -> f64 {

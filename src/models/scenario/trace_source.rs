@@ -12,9 +12,10 @@ use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
 use crate::models::trace::generate::hex;
+use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels};
 use crate::models::trace::{
     CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceRow,
-    generate_syn_trace, parse_trace, secs_to_micros, trace_to_csv,
+    curve_trace_to_csv, generate_syn_trace, parse_trace, secs_to_micros, trace_to_csv,
 };
 
 /// A trace ready for a scenario, with what identifies it in `run.json`.
@@ -97,6 +98,19 @@ fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<Load
     }
     if let Some(syn) = &section.syn {
         let (params, origin) = syn_params(at, syn)?;
+        let levels = syn.fidelities.unwrap_or(1);
+        if levels != 1 {
+            validate_levels(&params, levels)
+                .map_err(|e| Error::input(format!("{at}: [trace.syn]: {}", e.message())))?;
+            let origin = PathBuf::from(format!("{} --fidelities {levels}", origin.display()));
+            let text = curve_trace_to_csv(&generate_syn_curves(&params, levels));
+            let trace = parse_trace(&origin.display().to_string(), text.as_bytes())?;
+            return Ok(LoadedTrace {
+                trace: Arc::new(trace),
+                origin,
+                sha256: hex(&Sha256::digest(text.as_bytes())),
+            });
+        }
         let generated = generate_syn_trace(&params, origin.display().to_string());
         return Ok(LoadedTrace {
             trace: Arc::new(generated.trace),

@@ -245,12 +245,12 @@ impl SynParams {
 }
 
 /// Uniform in [0, 1) with 53 random bits.
-fn uniform(rng: &mut SimRng) -> f64 {
+pub(crate) fn uniform(rng: &mut SimRng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// Standard normal by Box–Muller (cosine branch) from two uniforms.
-fn normal(rng: &mut SimRng) -> f64 {
+pub(crate) fn normal(rng: &mut SimRng) -> f64 {
     let u1 = 1.0 - uniform(rng); // (0, 1]: ln is finite
     let u2 = uniform(rng);
     libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2)

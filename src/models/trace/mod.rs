@@ -13,8 +13,11 @@
 mod build;
 mod csv_read;
 mod csv_write;
+mod curve_csv_write;
+mod curve_row;
 mod curves;
 pub mod generate;
+pub mod generate_curves;
 mod model_trace;
 mod row;
 
@@ -24,6 +27,8 @@ pub use crate::core::time::{
 pub use build::TraceBuilder;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
+pub use curve_csv_write::{curve_trace_to_csv, write_curve_trace};
+pub use curve_row::CurveRow;
 pub use curves::CostMode;
 use curves::Curves;
 pub use generate::{
