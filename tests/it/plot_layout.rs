@@ -221,6 +221,35 @@ fn laid_out(path: &Path) -> (Vec<(TextEl, Rect)>, (f64, f64)) {
     (texts, (view[2], view[3]))
 }
 
+/// What is wrong with the text boxes of `path`: boxes outside the canvas
+/// and pairs that intersect (empty: none); and how many texts it has.
+fn overlaps(path: &Path) -> (Vec<String>, usize) {
+    let (texts, (w, h)) = laid_out(path);
+    let slack = 0.01;
+    let mut bad = Vec::new();
+    for (t, b) in &texts {
+        if b.0 < -slack || b.1 < -slack || b.2 > w + slack || b.3 > h + slack {
+            bad.push(format!(
+                "`{}` at ({:.1}, {:.1})–({:.1}, {:.1}) leaves the {w} × {h} canvas",
+                t.text, b.0, b.1, b.2, b.3
+            ));
+        }
+    }
+    for (i, (ta, a)) in texts.iter().enumerate() {
+        for (tb, b) in &texts[i + 1..] {
+            let dx = a.2.min(b.2) - a.0.max(b.0);
+            let dy = a.3.min(b.3) - a.1.max(b.1);
+            if dx > slack && dy > slack {
+                bad.push(format!(
+                    "`{}` and `{}` overlap by {dx:.1} × {dy:.1}",
+                    ta.text, tb.text
+                ));
+            }
+        }
+    }
+    (bad, texts.len())
+}
+
 /// The SVG files under `dir`, recursively, sorted.
 fn svgs(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -271,6 +300,20 @@ fn every_figure_type(tmp: &Path) -> Vec<PathBuf> {
         run_scenario(&format!("scenarios/{s}.toml"), &out, &["--jobs", "--quiet"]);
         dirs.push(out);
     }
+    // The model fixture with the longest policy names of the bundled
+    // experiments (ablation-lcdb's).
+    let long = tmp.join("long-names");
+    fs::create_dir_all(&long).expect("dir");
+    for e in fs::read_dir(repo("tests/fixtures/plots/model")).expect("fixture") {
+        let p = e.expect("entry").path();
+        let text = fs::read_to_string(&p).expect("fixture file");
+        let text = text
+            .replace("alpha-base", "cost-belief-prior")
+            .replace("beta-fast", "per-relative-cost")
+            .replace("gamma-never", "kernel-empirical");
+        fs::write(long.join(p.file_name().expect("name")), text).expect("copy");
+    }
+    dirs.push(long);
     let typed = tmp.join("typed-results");
     tenantsim()
         .arg("run")
@@ -321,6 +364,42 @@ const FIGURE_TYPES: [&str; 10] = [
     "utilization",
     "utilization-by-type",
 ];
+
+/// Issue 18: at `--style paper --width single` the labels of `speedups`
+/// overlapped. For every figure type at both paper presets (and on the
+/// default screen canvas), no two text boxes intersect and every box lies
+/// inside the canvas.
+#[test]
+fn paper_figures_have_no_overlapping_text_at_either_preset_width() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dirs = every_figure_type(tmp.path());
+    for width in ["single", "double", "screen"] {
+        let mut drawn = Vec::new();
+        for (i, dir) in dirs.iter().enumerate() {
+            let out = tmp.path().join(format!("{width}-{i}"));
+            let paper = ["--style", "paper", "--width", width];
+            plot(dir, &out, if width == "screen" { &[] } else { &paper });
+            drawn.extend(svgs(&out));
+        }
+        assert_eq!(
+            stems(&drawn),
+            FIGURE_TYPES.iter().map(|s| s.to_string()).collect(),
+            "{width}: not every figure type was drawn"
+        );
+        let mut texts = 0;
+        let mut bad = Vec::new();
+        for f in &drawn {
+            let (problems, n) = overlaps(f);
+            texts += n;
+            if !problems.is_empty() {
+                let name = f.strip_prefix(tmp.path()).unwrap_or(f);
+                bad.push(format!("{}:\n  {}", name.display(), problems.join("\n  ")));
+            }
+        }
+        assert!(bad.is_empty(), "{width}:\n{}", bad.join("\n"));
+        assert!(texts > 300, "{width}: {texts} texts checked");
+    }
+}
 
 /// Issue 18: screen SVGs named `sans-serif` and looked different on every
 /// machine. Every SVG of every figure type, screen style included,
