@@ -41,6 +41,7 @@ mod online;
 mod paper_view;
 mod parsers_never_panic;
 mod pdf;
+mod plot_layout;
 mod plots;
 mod registry;
 mod results_folder;
