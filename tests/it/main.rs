@@ -15,6 +15,8 @@ mod check_cmd;
 mod cli;
 mod compare;
 mod curves_core;
+mod curves_invariants;
+mod curves_selectors;
 mod easeml_defaults;
 mod easeml_dl;
 mod gp_schedulers;
