@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use rand::RngCore as _;
 use tenantsim::core::rng::{SimRng, below, unit};
 use tenantsim::prelude::*;
@@ -288,6 +288,46 @@ impl State {
             && self.trace.is_available(user_index, model))
         .then(|| self.trace.runtime_us(user_index, model) as f64 / 1e6)
     }
+
+    /// The fidelities of (trace user index, model), ascending: its levels
+    /// 0, 1, … (DESIGN §12.1); `[1.0]` for a plain trace's pair, empty for
+    /// a missing pair.
+    fn fidelities(&self, user_index: usize, model: usize) -> Vec<f64> {
+        if user_index >= self.trace.n_users() || model >= self.trace.n_models() {
+            return Vec::new();
+        }
+        (0..self.trace.n_levels(user_index, model))
+            .map(|j| self.trace.level_fidelity(user_index, model, j))
+            .collect()
+    }
+
+    /// The trace's accuracy of (trace user index, model) at level `level`,
+    /// if that row exists.
+    fn level_accuracy(&self, user_index: usize, model: usize, level: usize) -> Option<f64> {
+        (user_index < self.trace.n_users()
+            && model < self.trace.n_models()
+            && level < self.trace.n_levels(user_index, model))
+        .then(|| self.trace.level_accuracy(user_index, model, level))
+    }
+
+    /// The highest level of `model` tenant `i` has started, if any.
+    fn level_started(&self, i: usize, model: usize) -> PyResult<Option<usize>> {
+        let n = self.trace.n_models();
+        self.with(|t| {
+            Self::check(t, i)?;
+            Ok((model < n).then(|| t.level_started(i, model)).flatten())
+        })
+    }
+
+    /// The highest level of `model` tenant `i` has completed, if any (its
+    /// checkpoint under `cost = "incremental"`).
+    fn level_done(&self, i: usize, model: usize) -> PyResult<Option<usize>> {
+        let n = self.trace.n_models();
+        self.with(|t| {
+            Self::check(t, i)?;
+            Ok((model < n).then(|| t.level_done(i, model)).flatten())
+        })
+    }
 }
 
 /// The random stream of a Python policy: the library's stream for
@@ -547,23 +587,73 @@ struct PySelector {
     pending: bool,
 }
 
-/// A `propose` answer: a model index, or (model, acquisition,
-/// believed_cost).
-fn proposal(py: Python<'_>, v: &Py<PyAny>) -> PyResult<Proposal> {
+/// A `propose` answer: a model index, a tuple (model, acquisition,
+/// believed_cost), or a dict with `model` and any of `level`,
+/// `acquisition`, `gain`, `believed_cost`, `believed_seconds`; or `None`:
+/// nothing to start now (the tenant waits, DESIGN §12.2).
+fn proposal(py: Python<'_>, v: &Py<PyAny>) -> PyResult<Option<Proposal>> {
     let b = v.bind(py);
+    if b.is_none() {
+        return Ok(None);
+    }
+    if let Ok(d) = b.cast::<PyDict>() {
+        const KEYS: [&str; 6] = [
+            "model",
+            "level",
+            "acquisition",
+            "gain",
+            "believed_cost",
+            "believed_seconds",
+        ];
+        for (k, _) in d.iter() {
+            let name: String = k.extract().unwrap_or_default();
+            if !KEYS.contains(&name.as_str()) {
+                return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                    "propose returned a dict with key {}: expected some of {}",
+                    k.repr().map_or_else(|_| "?".into(), |r| r.to_string()),
+                    KEYS.join(", ")
+                )));
+            }
+        }
+        let model: usize = d
+            .get_item("model")?
+            .ok_or_else(|| {
+                pyo3::exceptions::PyKeyError::new_err(
+                    "propose returned a dict without `model`: expected a trace model index",
+                )
+            })?
+            .extract()?;
+        let mut p = Proposal::plain(model);
+        if let Some(l) = d.get_item("level")?.filter(|l| !l.is_none()) {
+            p.level = Some(l.extract()?);
+        }
+        if let Some(a) = d.get_item("acquisition")? {
+            p.acquisition = a.extract()?;
+        }
+        if let Some(g) = d.get_item("gain")?.filter(|g| !g.is_none()) {
+            p.gain = Some(g.extract()?);
+        }
+        if let Some(c) = d.get_item("believed_cost")? {
+            p.believed_cost = c.extract()?;
+        }
+        if let Some(c) = d.get_item("believed_seconds")? {
+            p.believed_seconds = c.extract()?;
+        }
+        return Ok(Some(p));
+    }
     if let Ok(t) = b.cast::<PyTuple>() {
         let (model, acquisition, cost): (usize, f64, f64) = t.extract()?;
         let mut p = Proposal::plain(model);
         p.acquisition = acquisition;
         p.believed_cost = cost;
-        return Ok(p);
+        return Ok(Some(p));
     }
     if b.is_instance_of::<PyString>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(
             "propose returned a str: expected a trace model index",
         ));
     }
-    b.extract::<usize>().map(Proposal::plain).map_err(|_| {
+    b.extract::<usize>().map(|k| Some(Proposal::plain(k))).map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(format!(
             "propose returned {}: expected a trace model index (an int from 0) or a tuple (model, acquisition, believed_cost)",
             b.repr().map_or_else(|_| "?".into(), |r| r.to_string())
@@ -585,7 +675,7 @@ impl Selector for PySelector {
             proposal(py, &v)
         });
         match answer {
-            Ok(p) => Some(p),
+            Ok(p) => p,
             Err(e) => {
                 self.policy.failures.record(self.rep, &self.policy.name, e);
                 self.failed = true;

@@ -426,3 +426,53 @@ def test_python_policies_replay_the_builtins_on_the_bundled_scenarios(name):
         pd.testing.assert_frame_equal(mine.jobs, want)
         compared += len(want)
     assert compared > 0
+
+
+class TwoRungs(tenantsim.Selector):
+    """A two-rung schedule on a curve trace (DESIGN §12): every model at its
+    lowest fidelity first, then the best of them at its largest; nothing
+    (the tenant waits) while a first-rung job still runs."""
+
+    def propose(self, state, tenant):
+        t = state.tenant(tenant)
+        models = [k for k in range(state.n_models) if state.fidelities(t.user_index, k)]
+        fresh = [k for k in models if state.level_started(tenant, k) is None]
+        if fresh:
+            return {"model": fresh[0], "level": 0}
+        if t.running:
+            return None
+        if any(state.level_done(tenant, k) == len(state.fidelities(t.user_index, k)) - 1
+               for k in models):
+            return None  # the schedule is over
+        best = max(models, key=lambda k: (state.level_accuracy(t.user_index, k, 0), -k))
+        return {"model": best, "level": None}
+
+
+def test_a_python_selector_proposes_levels_and_waits(tmp_path):
+    trace = tmp_path / "curves.csv"
+    trace.write_text(
+        "user,model,fidelity,accuracy,runtime_s\n"
+        "a,m0,10,0.5,1\na,m0,40,0.6,4\n"
+        "a,m1,10,0.7,2\na,m1,40,0.9,8\n"
+    )
+    s = {
+        "name": "py-curves",
+        "repetitions": 1,
+        "thresholds": [0.05],
+        "trace": {"path": str(trace)},
+        "cluster": {"gpus": 2, "max_jobs_per_tenant": 2},
+        "policy": [{"name": "p", "scheduler": "round-robin", "selector": "two-rungs"}],
+    }
+    r = tenantsim.run(s, policies={"two-rungs": TwoRungs})
+    jobs = r.jobs.sort_values("job")
+    # m0@10 [0,1] and m1@10 [0,2] on both GPUs; the tenant waits until both
+    # are done, then m1 (0.7 > 0.5) runs at 40 for 8 s: [2,10].
+    assert list(zip(jobs["model"], jobs["fidelity"], jobs["start_s"], jobs["end_s"])) == [
+        ("m0", 10, 0, 1), ("m1", 10, 0, 2), ("m1", 40, 2, 10)
+    ]
+    assert r.summary["low_fidelity_gpu_s"].tolist() == [3]
+    with pytest.raises(tenantsim.PolicyError, match="with key 'levle'"):
+        class Typo(tenantsim.Selector):
+            def propose(self, state, tenant):
+                return {"model": 0, "levle": 0}
+        tenantsim.run(s, policies={"two-rungs": Typo})

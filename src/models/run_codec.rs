@@ -26,6 +26,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
         end,
         busy,
         busy_by_type,
+        low_fidelity_busy,
         events,
         gpus,
         left_at,
@@ -58,6 +59,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
     e.u64(*end);
     e.u128(*busy);
     e.seq(busy_by_type, |e, &b| e.u128(b));
+    e.u128(*low_fidelity_busy);
     e.u64(*events);
     e.u32(*gpus);
     e.seq(left_at, |e, t| e.option(t.as_ref(), |e, &t| e.u64(t)));
@@ -148,6 +150,7 @@ pub fn decode_rep(bytes: &[u8]) -> Result<RepResult> {
         end: d.u64()?,
         busy: d.u128()?,
         busy_by_type: d.seq(16, Dec::u128)?,
+        low_fidelity_busy: d.u128()?,
         events: d.u64()?,
         gpus: d.u32()?,
         left_at: d.seq(1, opt_u64)?,

@@ -1,8 +1,10 @@
 //! Turning a figure into files: the same drawing code runs on plotters'
 //! bitmap backend (encoded to PNG with the `png` crate) and on its SVG
-//! backend; the PDF is the SVG converted by svg2pdf (vector, the bundled
-//! font embedded as a subset, text extractable). Files are written atomically; nothing depends on the clock,
-//! the thread count or the machine, so the bytes are reproducible.
+//! backend; the SVG embeds the glyphs of the bundled font its text uses
+//! (`embedded_font`); the PDF is the SVG converted by svg2pdf (vector, the
+//! bundled font embedded as a subset, text extractable). Files are
+//! written atomically; nothing depends on the clock, the thread count or
+//! the machine, so the bytes are reproducible.
 
 use std::path::{Path, PathBuf};
 
@@ -258,33 +260,9 @@ fn svg_text<F: Figure>(fig: &F, canvas: Canvas) -> Result<(String, Vec<String>)>
         let from = format!("<svg width=\"{}\" height=\"{}\" ", size.0, size.1);
         let to = format!("<svg width=\"{wpt}pt\" height=\"{hpt}pt\" ");
         text = text.replacen(&from, &to, 1);
-        text = with_embedded_font(&text)?;
     }
-    Ok((text, theme.caption.take()))
-}
-
-/// The family name of the font embedded in paper SVGs.
-pub const EMBEDDED_FAMILY: &str = "tenantsim-DejaVuSans";
-
-/// `svg` with the glyphs it uses of the bundled font embedded (an
-/// `@font-face` with a TrueType data URI) and every text set in it, so it
-/// looks the same in every viewer; viewers that skip `@font-face` (and the
-/// PDF converter) fall back to DejaVu Sans, then `sans-serif`.
-fn with_embedded_font(svg: &str) -> Result<String> {
-    let chars: std::collections::BTreeSet<char> = svg.chars().collect();
-    let font = super::font_subset::subset(FONT, &chars)?;
-    let face = format!(
-        "<defs><style>@font-face{{font-family:\"{EMBEDDED_FAMILY}\";src:url(data:font/ttf;base64,{}) format(\"truetype\");}}</style></defs>\n",
-        super::font_subset::base64(&font)
-    );
-    let Some(end) = svg.find(">\n") else {
-        return Err(Error::input("the drawn SVG has no root element"));
-    };
-    let body = svg[end + 2..].replace(
-        "font-family=\"sans-serif\"",
-        &format!("font-family=\"{EMBEDDED_FAMILY}, DejaVu Sans, sans-serif\""),
-    );
-    Ok(format!("{}{face}{body}", &svg[..end + 2]))
+    // Every SVG carries the glyphs of the bundled font it uses.
+    Ok((super::embedded_font::embed(&text)?, theme.caption.take()))
 }
 
 /// The PDF of an SVG drawn by [`svg_text`]: one page of the SVG's size

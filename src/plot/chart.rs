@@ -70,14 +70,15 @@ impl AxisSpec {
         }
     }
 
-    fn spec(&self) -> Ticked {
+    /// Major ticks (chart coordinate, label) and light grid positions.
+    fn ticks(&self) -> (Vec<(f64, String)>, Vec<f64>) {
         match &self.ticks {
-            Some(t) => Ticked::new(
-                self.axis.range(),
-                t.iter().map(|(c, _)| *c).collect(),
-                Vec::new(),
-            ),
-            None => self.axis.spec(),
+            Some(t) => (t.clone(), Vec::new()),
+            None => {
+                let (major, minor) = self.axis.ticks();
+                let labelled = major.iter().map(|&c| (c, self.axis.label(c))).collect();
+                (labelled, minor)
+            }
         }
     }
 
@@ -92,16 +93,6 @@ impl AxisSpec {
             None => self.axis.label(c),
         }
     }
-
-    fn labels(&self) -> Vec<String> {
-        match &self.ticks {
-            Some(t) => t.iter().map(|(_, s)| s.clone()).collect(),
-            None => {
-                let (major, _) = self.axis.ticks();
-                major.iter().map(|&c| self.axis.label(c)).collect()
-            }
-        }
-    }
 }
 
 /// Options of a chart frame.
@@ -113,6 +104,9 @@ pub struct FrameOptions<'t> {
     pub compact: bool,
     /// Extra room right of the plot (base pixels), for labels drawn there.
     pub extra_right: f64,
+    /// Lines the caption takes at least (panels side by side keep their
+    /// plots level when their captions wrap differently).
+    pub caption_lines: usize,
 }
 
 /// Width of `text` in `style` on `area`, pixels.
@@ -125,8 +119,143 @@ pub fn text_width<DB: DrawingBackend>(
         .map_or(0, |(w, _)| i32::try_from(w).unwrap_or(i32::MAX))
 }
 
+/// The height of a line of text in `style`, pixels (plotters' size of a
+/// font is its line height).
+pub fn line_height(style: &TextStyle<'_>) -> i32 {
+    style.font.get_size().ceil() as i32
+}
+
+/// `text` broken at spaces into lines no wider than `max` pixels in
+/// `style` (a word wider than `max` keeps a line of its own).
+pub fn wrap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    style: &TextStyle<'_>,
+    max: i32,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        match lines.last_mut() {
+            Some(line) if text_width(area, &format!("{line} {word}"), style) <= max => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
+/// The first of `candidates` no wider than `max` pixels in `style` (the
+/// last when none is): a label with a shorter form for narrow charts.
+pub fn fitting<'s, DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    candidates: &[&'s str],
+    style: &TextStyle<'_>,
+    max: i32,
+) -> &'s str {
+    candidates
+        .iter()
+        .find(|c| text_width(area, c, style) <= max)
+        .or(candidates.last())
+        .copied()
+        .unwrap_or("")
+}
+
+/// The ticks of `ticks` (sorted by position) kept so that no two labels
+/// collide: every `k`-th from the first, the smallest `k` whose labels
+/// keep `gap` pixels apart, where a label at `c` spans `extent(label)`
+/// pixels around `to_px(c)`. The dropped ticks become light grid lines.
+fn thinned(
+    ticks: Vec<(f64, String)>,
+    minor: Vec<f64>,
+    to_px: impl Fn(f64) -> f64,
+    extent: impl Fn(&str) -> f64,
+    gap: f64,
+) -> (Vec<(f64, String)>, Vec<f64>) {
+    let n = ticks.len();
+    let fits = |k: usize| {
+        let kept: Vec<&(f64, String)> = ticks.iter().step_by(k).collect();
+        kept.windows(2).all(|w| {
+            (to_px(w[1].0) - to_px(w[0].0)).abs() >= (extent(&w[0].1) + extent(&w[1].1)) / 2.0 + gap
+        })
+    };
+    let k = (1..n.max(1)).find(|&k| fits(k)).unwrap_or(n.max(1));
+    if k == 1 {
+        return (ticks, minor);
+    }
+    let mut light = minor;
+    let mut kept = Vec::new();
+    for (i, t) in ticks.into_iter().enumerate() {
+        if i % k == 0 {
+            kept.push(t);
+        } else {
+            light.push(t.0);
+        }
+    }
+    light.sort_by(f64::total_cmp);
+    (kept, light)
+}
+
+/// The lines `caption` takes above a chart [`frame`] draws on `area`.
+pub fn caption_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    caption: &str,
+    theme: &Theme,
+    compact: bool,
+) -> Vec<String> {
+    let style = if compact || theme.paper {
+        theme.panel_title()
+    } else {
+        theme.title()
+    };
+    let (w, _) = area.dim_in_pixel();
+    wrap(
+        area,
+        caption,
+        &style,
+        i32::try_from(w).unwrap_or(i32::MAX) - theme.px(4.0),
+    )
+}
+
+/// Draw `title` (an axis title, wrapped to `[x0, x1)`) centred under
+/// `[x0, x1)` along the bottom of `area`, and return the area above it:
+/// the one x-axis title of charts side by side.
+pub fn with_x_title<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    title: &str,
+    (x0, x1): (i32, i32),
+) -> Result<DrawingArea<DB, Shift>> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let style = theme.axis_title();
+    let line = theme.px(17.0).max(line_height(&style));
+    let lines = wrap(area, title, &style, x1 - x0);
+    let (_, h) = area.dim_in_pixel();
+    let h = i32::try_from(h).unwrap_or(i32::MAX);
+    let n = i32::try_from(lines.len()).unwrap_or(1);
+    let strip = line * n + theme.px(6.0);
+    let (upper, bottom) = area.split_vertically(h - strip);
+    for (i, l) in lines.iter().enumerate() {
+        bottom
+            .draw(&Text::new(
+                l.clone(),
+                (
+                    (x0 + x1) / 2,
+                    line * i32::try_from(i).unwrap_or(0) + line / 2,
+                ),
+                style.pos(Pos::new(HPos::Center, VPos::Center)),
+            ))
+            .map_err(draw_err)?;
+    }
+    Ok(upper)
+}
+
 /// Build and draw the frame (axes, ticks, grid, titles) of a chart on
-/// `area`; the caller draws the data on the returned chart.
+/// `area`; the caller draws the data on the returned chart. The caption
+/// and the axis titles are wrapped to the room they have, and tick labels
+/// that would collide are thinned out, so that no text of the frame
+/// overlaps another at any size.
 pub fn frame<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     theme: &Theme,
@@ -134,40 +263,140 @@ pub fn frame<'a, DB: DrawingBackend>(
     y: &AxisSpec,
     opts: FrameOptions<'_>,
 ) -> Result<Chart<'a, DB>> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
     let tick = if opts.compact {
         theme.small_tick()
     } else {
         theme.tick()
     };
-    let tick_h = theme.px(if opts.compact { 12.0 } else { 14.0 });
-    let title_h = theme.px(17.0);
-    let widest = y
-        .labels()
+    let tick_h = theme
+        .px(if opts.compact { 12.0 } else { 14.0 })
+        .max(line_height(&tick));
+    let axis_title = theme.axis_title();
+    let title_h = theme.px(17.0).max(line_height(&axis_title));
+    let gap = theme.px(if opts.compact { 6.0 } else { 10.0 });
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (
+        i32::try_from(w).unwrap_or(i32::MAX),
+        i32::try_from(h).unwrap_or(i32::MAX),
+    );
+    // Half a tick label sticks out above the plot and right of it.
+    let margin_top = theme
+        .px(if opts.compact { 4.0 } else { 10.0 })
+        .max(tick_h / 2 + 1);
+    let margin_right = theme.px(if opts.compact { 16.0 } else { 28.0 } + opts.extra_right);
+    let margin_left = theme.px(if opts.compact { 2.0 } else { 8.0 });
+    let margin_bottom = theme.px(if opts.compact { 2.0 } else { 6.0 });
+    let caption_style = if opts.compact || theme.paper {
+        theme.panel_title()
+    } else {
+        theme.title()
+    };
+    let caption = opts
+        .caption
+        .map(|c| caption_lines(area, c, theme, opts.compact))
+        .unwrap_or_default();
+    let caption_line = line_height(&caption_style);
+    // Room above the first line for its ascenders.
+    let caption_pad = caption_line / 8 + 1;
+    let caption_n = caption.len().max(opts.caption_lines);
+    let caption_h = if caption_n == 0 {
+        0
+    } else {
+        caption_pad + caption_line * i32::try_from(caption_n).unwrap_or(1) + theme.px(4.0)
+    };
+    let (x_ticks, x_minor) = x.ticks();
+    let (y_ticks, y_minor) = y.ticks();
+    let widest = y_ticks
         .iter()
-        .map(|l| text_width(area, l, &tick))
+        .map(|(_, l)| text_width(area, l, &tick))
         .max()
         .unwrap_or(0);
-    let gap = theme.px(if opts.compact { 6.0 } else { 10.0 });
-    let y_area = widest + gap + if y.title.is_empty() { 0 } else { title_h + gap };
-    let x_area = tick_h + gap + if x.title.is_empty() { 0 } else { title_h + gap };
-    let mut builder = ChartBuilder::on(area);
+    let lines = |n: usize| i32::try_from(n).unwrap_or(1);
+    // Label areas: ticks, then the title's lines.
+    let areas = |x_lines: usize, y_lines: usize| {
+        let title = |n: usize| {
+            if n == 0 { 0 } else { title_h * lines(n) + gap }
+        };
+        (tick_h + gap + title(x_lines), widest + gap + title(y_lines))
+    };
+    // The titles wrap to the plot's size, which depends on their lines:
+    // two rounds settle it.
+    let (mut x_title, mut y_title) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        let (x_area, y_area) = areas(x_title.len(), y_title.len());
+        let plot_w = w - margin_left - margin_right - y_area;
+        let plot_h = h - caption_h - margin_top - margin_bottom - x_area;
+        x_title = if x.title.is_empty() {
+            Vec::new()
+        } else {
+            wrap(area, &x.title, &axis_title, plot_w.max(1))
+        };
+        y_title = if y.title.is_empty() {
+            Vec::new()
+        } else {
+            wrap(area, &y.title, &axis_title, plot_h.max(1))
+        };
+    }
+    let (x_area, y_area) = areas(x_title.len(), y_title.len());
+    let plot_w = f64::from((w - margin_left - margin_right - y_area).max(1));
+    let plot_h = f64::from((h - caption_h - margin_top - margin_bottom - x_area).max(1));
+    let along = |axis: &AxisSpec, len: f64| {
+        let r = axis.axis.range();
+        let span = if r.end > r.start {
+            r.end - r.start
+        } else {
+            1.0
+        };
+        move |c: f64| (c - r.start) / span * len
+    };
+    let (x_ticks, x_minor) = thinned(
+        x_ticks,
+        x_minor,
+        along(x, plot_w),
+        |l| f64::from(text_width(area, l, &tick)),
+        f64::from(theme.px(6.0)),
+    );
+    let (y_ticks, y_minor) = thinned(
+        y_ticks,
+        y_minor,
+        along(y, plot_h),
+        |_| f64::from(tick_h),
+        f64::from(theme.px(1.0)),
+    );
+    let (top, body) = area.split_vertically(caption_h);
+    let centred = |s: TextStyle<'static>| s.pos(Pos::new(HPos::Center, VPos::Center));
+    for (i, line) in caption.iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (
+                w / 2,
+                caption_pad + caption_line * lines(i) + caption_line / 2,
+            ),
+            centred(caption_style.clone()),
+        ))
+        .map_err(draw_err)?;
+    }
+    let mut builder = ChartBuilder::on(&body);
     builder
-        .margin_top(theme.px(if opts.compact { 4.0 } else { 10.0 }))
-        .margin_right(theme.px(if opts.compact { 16.0 } else { 28.0 } + opts.extra_right))
-        .margin_left(theme.px(if opts.compact { 2.0 } else { 8.0 }))
-        .margin_bottom(theme.px(if opts.compact { 2.0 } else { 6.0 }))
+        .margin_top(margin_top)
+        .margin_right(margin_right)
+        .margin_left(margin_left)
+        .margin_bottom(margin_bottom)
         .x_label_area_size(x_area)
         .y_label_area_size(y_area);
-    if let Some(caption) = opts.caption {
-        let style = if opts.compact || theme.paper {
-            theme.panel_title()
-        } else {
-            theme.title()
-        };
-        builder.caption(caption, style);
-    }
+    let x_spec = Ticked::new(
+        x.axis.range(),
+        x_ticks.iter().map(|t| t.0).collect(),
+        x_minor,
+    );
+    let y_spec = Ticked::new(
+        y.axis.range(),
+        y_ticks.iter().map(|t| t.0).collect(),
+        y_minor,
+    );
     let mut chart = builder
-        .build_cartesian_2d(x.spec(), y.spec())
+        .build_cartesian_2d(x_spec, y_spec)
         .map_err(draw_err)?;
     let xf = |c: &f64| x.label(*c);
     let yf = |c: &f64| y.label(*c);
@@ -175,17 +404,10 @@ pub fn frame<'a, DB: DrawingBackend>(
     mesh.x_label_formatter(&xf)
         .y_label_formatter(&yf)
         .label_style(tick.clone())
-        .axis_desc_style(theme.axis_title())
         .bold_line_style(theme.grid())
         .light_line_style(tint(super::style::GRID, 0.45).stroke_width(1))
         .axis_style(theme.axis())
         .set_all_tick_mark_size(theme.px(4.0));
-    if !x.title.is_empty() {
-        mesh.x_desc(x.title.as_str());
-    }
-    if !y.title.is_empty() {
-        mesh.y_desc(y.title.as_str());
-    }
     if !x.grid {
         mesh.disable_x_mesh();
     }
@@ -193,6 +415,32 @@ pub fn frame<'a, DB: DrawingBackend>(
         mesh.disable_y_mesh();
     }
     mesh.draw().map_err(draw_err)?;
+    // The axis titles, along the outer edges of the label areas.
+    let (xr, yr) = chart.plotting_area().get_pixel_range();
+    let (bx, by) = body.get_base_pixel();
+    let (_, bh) = body.dim_in_pixel();
+    let bh = i32::try_from(bh).unwrap_or(i32::MAX);
+    let x_mid = (xr.start + xr.end) / 2 - bx;
+    let y_mid = (yr.start + yr.end) / 2 - by;
+    let n = lines(x_title.len());
+    for (i, line) in x_title.iter().enumerate() {
+        let cy = bh - margin_bottom - title_h * (n - lines(i)) + title_h / 2;
+        body.draw(&Text::new(
+            line.clone(),
+            (x_mid, cy),
+            centred(axis_title.clone()),
+        ))
+        .map_err(draw_err)?;
+    }
+    for (i, line) in y_title.iter().enumerate() {
+        let cx = margin_left + title_h * lines(i) + title_h / 2;
+        body.draw(&Text::new(
+            line.clone(),
+            (cx, y_mid),
+            centred(axis_title.clone()).transform(FontTransform::Rotate270),
+        ))
+        .map_err(draw_err)?;
+    }
     Ok(chart)
 }
 

@@ -1,9 +1,18 @@
 //! A standalone subset of the bundled font for embedding in SVGs (as an
 //! `@font-face` data URI): only the glyphs of the characters a figure uses
 //! (and the components of composite glyphs), renumbered, with a fresh
-//! Unicode `cmap` (format 4), full metrics and `post` format 3. The
-//! layout tables (kerning, ligatures) are dropped; the hinting programs
-//! are kept. Deterministic: the same characters give the same bytes.
+//! Unicode `cmap` (format 4), full metrics and `post` format 3.
+//!
+//! Only what a browser needs to draw SVG text at the advance widths
+//! plotters laid it out with is kept: the outlines, `hmtx`, `head`,
+//! `hhea`, `maxp`, `OS/2` and a short `name` (the copyright, the family
+//! and style names, the licence's address; the licence itself is
+//! `assets/fonts/LICENSE-DejaVu.txt`). Dropped: the layout tables (kerning
+//! and ligatures, which plotters' widths do not assume either), and the
+//! hinting — the `fpgm`, `prep` and `cvt ` programs, `gasp` and every
+//! glyph's own instructions, which only move outlines on a pixel grid and
+//! never change an advance. Deterministic: the same characters give the
+//! same bytes.
 
 use std::collections::BTreeSet;
 
@@ -105,6 +114,101 @@ fn remap_components(glyph: &mut [u8], map: &dyn Fn(u16) -> u16) -> Result<()> {
     }
 }
 
+/// `glyph` without its hinting instructions: a simple glyph's
+/// `instructionLength` becomes 0, a composite glyph loses the instructions
+/// after its last component and the flag that announces them.
+fn without_instructions(glyph: &[u8]) -> Result<Vec<u8>> {
+    if glyph.len() < 10 {
+        return Ok(glyph.to_vec());
+    }
+    let contours = i16::from_be_bytes([glyph[0], glyph[1]]);
+    if let Ok(contours) = usize::try_from(contours) {
+        let at = 10 + 2 * contours;
+        let len = usize::from(u16_at(glyph, at)?);
+        let rest = glyph
+            .get(at + 2 + len..)
+            .ok_or_else(|| err("glyph instructions"))?;
+        let mut out = Vec::with_capacity(glyph.len() - len);
+        out.extend_from_slice(&glyph[..at]);
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(rest);
+        return Ok(out);
+    }
+    const WE_HAVE_INSTRUCTIONS: u16 = 0x0100;
+    let mut out = glyph.to_vec();
+    let mut at = 10;
+    loop {
+        let flags = u16_at(&out, at)?;
+        out[at..at + 2].copy_from_slice(&(flags & !WE_HAVE_INSTRUCTIONS).to_be_bytes());
+        at += 4 + if flags & 0x0001 != 0 { 4 } else { 2 };
+        at += if flags & 0x0008 != 0 {
+            2
+        } else if flags & 0x0040 != 0 {
+            4
+        } else if flags & 0x0080 != 0 {
+            8
+        } else {
+            0
+        };
+        if flags & 0x0020 == 0 {
+            if at > out.len() {
+                return Err(err("composite glyph"));
+            }
+            out.truncate(at);
+            return Ok(out);
+        }
+    }
+}
+
+/// The `name` records a subset keeps (Windows, Unicode BMP): copyright,
+/// family, style, unique id, full name, version, PostScript name, licence
+/// address.
+const NAME_IDS: [u16; 8] = [0, 1, 2, 3, 4, 5, 6, 14];
+
+/// A `name` table (format 0) of the Windows records of `name` whose ids
+/// are in [`NAME_IDS`].
+fn short_name(name: &[u8]) -> Result<Vec<u8>> {
+    let count = usize::from(u16_at(name, 2)?);
+    let strings = usize::from(u16_at(name, 4)?);
+    let mut kept: Vec<([u16; 4], &[u8])> = Vec::new();
+    for i in 0..count {
+        let rec = 6 + 12 * i;
+        let ids = [
+            u16_at(name, rec)?,
+            u16_at(name, rec + 2)?,
+            u16_at(name, rec + 4)?,
+            u16_at(name, rec + 6)?,
+        ];
+        let len = usize::from(u16_at(name, rec + 8)?);
+        let off = strings + usize::from(u16_at(name, rec + 10)?);
+        if ids[0] == 3 && ids[1] == 1 && NAME_IDS.contains(&ids[3]) {
+            let text = name
+                .get(off..off + len)
+                .ok_or_else(|| err("name string bounds"))?;
+            kept.push((ids, text));
+        }
+    }
+    kept.sort_by_key(|k| k.0);
+    let header = 6 + 12 * kept.len();
+    let mut out = Vec::new();
+    for v in [0u16, kept.len() as u16, header as u16] {
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+    let mut offset = 0usize;
+    for (ids, text) in &kept {
+        for v in ids {
+            out.extend_from_slice(&v.to_be_bytes());
+        }
+        out.extend_from_slice(&(text.len() as u16).to_be_bytes());
+        out.extend_from_slice(&(offset as u16).to_be_bytes());
+        offset += text.len();
+    }
+    for (_, text) in &kept {
+        out.extend_from_slice(text);
+    }
+    Ok(out)
+}
+
 /// A TrueType font holding the glyphs of `chars` (BMP characters the font
 /// has; others are left out and fall back to the viewer's fonts).
 pub fn subset(font: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>> {
@@ -185,7 +289,7 @@ pub fn subset(font: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>> {
     let (mut new_glyf, mut new_loca, mut new_hmtx) = (Vec::new(), Vec::new(), Vec::new());
     for &g in &old {
         new_loca.extend_from_slice(&(new_glyf.len() as u32).to_be_bytes());
-        let mut data = glyph(usize::from(g))?.to_vec();
+        let mut data = without_instructions(glyph(usize::from(g))?)?;
         remap_components(&mut data, &new_id)?;
         new_glyf.extend_from_slice(&data);
         while new_glyf.len() % 4 != 0 {
@@ -204,6 +308,12 @@ pub fn subset(font: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>> {
     new_hhea[34..36].copy_from_slice(&n_new.to_be_bytes());
     let mut new_maxp = maxp.to_vec();
     new_maxp[4..6].copy_from_slice(&n_new.to_be_bytes());
+    if new_maxp.len() >= 32 {
+        // Version 1.0: no twilight zone, storage, functions, stack or
+        // instructions any more.
+        new_maxp[14..16].copy_from_slice(&1u16.to_be_bytes());
+        new_maxp[16..28].fill(0);
+    }
     let mut new_post = post.get(..32).ok_or_else(|| err("post"))?.to_vec();
     new_post[0..4].copy_from_slice(&0x0003_0000u32.to_be_bytes());
     // cmap: one format-4 subtable (Windows, Unicode BMP), a segment per
@@ -262,12 +372,11 @@ pub fn subset(font: &[u8], chars: &BTreeSet<char>) -> Result<Vec<u8>> {
         (*b"hmtx", new_hmtx),
         (*b"loca", new_loca),
         (*b"maxp", new_maxp),
+        (*b"name", short_name(table(b"name")?)?),
         (*b"post", new_post),
     ];
-    for tag in [b"OS/2", b"name", b"cvt ", b"fpgm", b"prep", b"gasp"] {
-        if let Ok(d) = table(tag) {
-            out_tables.push((*tag, d.to_vec()));
-        }
+    if let Ok(d) = table(b"OS/2") {
+        out_tables.push((*b"OS/2", d.to_vec()));
     }
     out_tables.sort_by_key(|t| t.0);
     let n = out_tables.len() as u16;
@@ -346,5 +455,75 @@ mod tests {
             }
         }
         assert!(face.glyph_index('Z').is_none());
+    }
+
+    /// Issue 18: a subset was about 30 KB per SVG, most of it the licence
+    /// text of `name` (14 KB) and the hinting programs and instructions.
+    /// They are gone; the advance widths and outlines are the font's.
+    #[test]
+    fn a_subset_has_no_hinting_nor_licence_text_and_keeps_every_metric() {
+        let full = ttf_parser::Face::parse(super::super::style::FONT, 0).expect("font");
+        let chars: BTreeSet<char> = "mean loss L(τ) (accuracy) 0.25 ×∞ θ = 0.05 ÅŒé"
+            .chars()
+            .collect();
+        let bytes = subset(super::super::style::FONT, &chars).expect("subset");
+        let tags: Vec<[u8; 4]> = tables(&bytes)
+            .expect("tables")
+            .iter()
+            .map(|t| t.0)
+            .collect();
+        for gone in [
+            b"fpgm", b"prep", b"cvt ", b"gasp", b"kern", b"GPOS", b"GSUB",
+        ] {
+            assert!(!tags.contains(gone), "{}", String::from_utf8_lossy(gone));
+        }
+        let face = ttf_parser::Face::parse(&bytes, 0).expect("a valid font");
+        for c in chars {
+            let (g, f) = (
+                face.glyph_index(c).expect("mapped"),
+                full.glyph_index(c).expect("in the font"),
+            );
+            assert_eq!(face.glyph_hor_advance(g), full.glyph_hor_advance(f), "{c}");
+            assert_eq!(
+                face.glyph_bounding_box(g),
+                full.glyph_bounding_box(f),
+                "{c}"
+            );
+            let glyph = {
+                let t = tables(&bytes).expect("tables");
+                let (head, loca, glyf) = (
+                    t.iter().find(|t| &t.0 == b"head").expect("head").1,
+                    t.iter().find(|t| &t.0 == b"loca").expect("loca").1,
+                    t.iter().find(|t| &t.0 == b"glyf").expect("glyf").1,
+                );
+                assert_eq!(u16_at(head, 50).expect("format"), 1, "long loca");
+                let i = usize::from(g.0);
+                let a = u32_at(loca, 4 * i).expect("loca") as usize;
+                let b = u32_at(loca, 4 * i + 4).expect("loca") as usize;
+                glyf[a..b].to_vec()
+            };
+            if glyph.len() >= 10 {
+                let contours = i16::from_be_bytes([glyph[0], glyph[1]]);
+                if let Ok(n) = usize::try_from(contours) {
+                    assert_eq!(u16_at(&glyph, 10 + 2 * n).expect("len"), 0, "{c}: hinted");
+                }
+            }
+        }
+        assert_eq!(face.ascender(), full.ascender());
+        assert_eq!(face.descender(), full.descender());
+        assert_eq!(face.units_per_em(), full.units_per_em());
+        let names: Vec<String> = face
+            .names()
+            .into_iter()
+            .filter_map(|n| n.to_string())
+            .collect();
+        assert!(names.iter().any(|n| n == "DejaVu Sans"), "{names:?}");
+        assert!(
+            names
+                .iter()
+                .any(|n| n.starts_with("Copyright (c) 2003 by Bitstream")),
+            "{names:?}"
+        );
+        assert!(bytes.len() < 12_000, "{} bytes", bytes.len());
     }
 }

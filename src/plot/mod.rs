@@ -21,6 +21,7 @@
 mod canvas;
 mod chart;
 mod data;
+pub mod embedded_font;
 mod font_subset;
 mod jct_cdf;
 mod legend;

@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::canvas::Figure;
-use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
+use super::chart::{AxisSpec, FrameOptions, frame, line_height, with_note, with_title};
 use super::data::ModelResults;
 use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
 use super::marks::{band, line, markers, plain_line, steps, text, trace_pixels};
@@ -165,6 +165,7 @@ impl Figure for RegretCurves<'_> {
         let mut thetas = d.thresholds.clone();
         thetas.sort_by(|a, b| b.total_cmp(a));
         let mut groups: Vec<(i32, Vec<f64>)> = Vec::new();
+        let label_h = theme.px(15.0).max(line_height(&theme.note()));
         for &th in &thetas {
             let yc = y.clamp_to(th);
             plain_line(
@@ -175,7 +176,7 @@ impl Figure for RegretCurves<'_> {
             )?;
             let py = chart.backend_coord(&(xr1, yc)).1;
             match groups.last_mut() {
-                Some((top, members)) if py - *top < theme.px(15.0) => members.push(th),
+                Some((top, members)) if py - *top < label_h => members.push(th),
                 _ => groups.push((py, vec![th])),
             }
         }

@@ -2,10 +2,17 @@
 //! the scenario and the manifest (`run.json`), the summary table, and every
 //! figure as inline SVG; for a sweep, the sweep table and figures, then
 //! each point's table and figures. No script, no stylesheet, font or image
-//! from elsewhere: it opens offline.
+//! from elsewhere: it opens offline. The figures' text is set in the
+//! bundled font: each figure's own `@font-face` is stripped and the page
+//! declares one, holding the glyphs of every figure's text (faces of one
+//! family with different subsets would conflict: the browser would use one
+//! of them for all).
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeSet;
+
+use super::embedded_font::{font_face, strip_face, text_chars};
 use super::table::{grid_of, render_html};
 use super::{Kind, PlotOptions, kind_of, plot_dir};
 use crate::core::error::{Error, Result};
@@ -69,10 +76,13 @@ fn figures_in(folder: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>>
     Ok(out)
 }
 
-fn section_figures(html: &mut String, figures: &[(String, String)]) {
+/// Inline `figures` into `html` without their own font faces; the
+/// characters of their text go to `chars` (for the page's face).
+fn section_figures(html: &mut String, figures: &[(String, String)], chars: &mut BTreeSet<char>) {
     for (stem, svg) in figures {
         // The XML declaration, if any, is not allowed inside HTML.
-        let svg = svg.trim_start_matches(|c| c != '<');
+        let svg = strip_face(svg.trim_start_matches(|c| c != '<'));
+        text_chars(&svg, chars);
         html.push_str(&format!(
             "<figure id=\"fig-{0}\">\n{svg}\n<figcaption>{0}</figcaption>\n</figure>\n",
             esc(stem)
@@ -125,7 +135,12 @@ pub fn report_html(dir: &Path) -> Result<String> {
         "<p>Numbers of the results CSVs rounded to 2 decimals; best per column in bold.</p>\n",
     );
     body.push_str("<h2>Figures</h2>\n");
-    section_figures(&mut body, &figures_in(&scratch.0, &drawn.files)?);
+    let mut chars = BTreeSet::new();
+    section_figures(
+        &mut body,
+        &figures_in(&scratch.0, &drawn.files)?,
+        &mut chars,
+    );
     if kind == Kind::Sweep {
         let mut points: Vec<String> = Vec::new();
         for f in &drawn.files {
@@ -142,17 +157,22 @@ pub fn report_html(dir: &Path) -> Result<String> {
         for p in points {
             body.push_str(&format!("<h2>Point {}</h2>\n", esc(&p)));
             body.push_str(&render_html(&grid_of(&dir.join(&p), &[])?, 2));
-            section_figures(&mut body, &figures_in(&scratch.0.join(&p), &drawn.files)?);
+            section_figures(
+                &mut body,
+                &figures_in(&scratch.0.join(&p), &drawn.files)?,
+                &mut chars,
+            );
         }
     }
     for note in &drawn.notes {
         body.push_str(&format!("<p class=\"note\">Note: {}</p>\n", esc(note)));
     }
+    let face = font_face(&chars)?;
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          {GENERATOR}\n\
-         <title>{0} — tenantsim report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <title>{0} — tenantsim report</title>\n<style>{STYLE}\n{face}</style>\n</head>\n<body>\n\
          <h1>{0}</h1>\n{body}</body>\n</html>\n",
         esc(&name)
     ))

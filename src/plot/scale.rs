@@ -152,12 +152,6 @@ impl Axis {
         }
     }
 
-    /// The plotters coordinate spec with our ticks.
-    pub fn spec(&self) -> Ticked {
-        let (major, minor) = self.ticks();
-        Ticked::new(self.range(), major, minor)
-    }
-
     /// The label of the tick at chart coordinate `c`.
     pub fn label(&self, c: f64) -> String {
         num(self.from(c))

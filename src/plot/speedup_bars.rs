@@ -13,7 +13,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::canvas::{Figure, draw_err};
-use super::chart::{AxisSpec, FrameOptions, frame, text_width, with_note, with_title};
+use super::chart::{
+    AxisSpec, FrameOptions, caption_lines, fitting, frame, text_width, with_note, with_title,
+    with_x_title,
+};
 use super::data::ModelResults;
 use super::marks::{plain_line, text};
 use super::read::Cell;
@@ -72,11 +75,37 @@ impl Figure for SpeedupBars<'_> {
         let k = d.thresholds.len().max(1);
         let (w, _) = area.dim_in_pixel();
         let w = i32::try_from(w).unwrap_or(0);
+        // One x-axis title under all panels.
+        let area = with_x_title(
+            &area,
+            theme,
+            "speedup T_B(θ) / T_X(θ) (×, log scale)",
+            (names_w, w),
+        )?;
         let base = (w - names_w) / i32::try_from(k).unwrap_or(1);
         let breaks: Vec<i32> = (1..k)
             .map(|j| names_w + base * i32::try_from(j).unwrap_or(0))
             .collect();
         let panels = area.split_by_breakpoints(breaks, Vec::<i32>::new());
+        let caption_of = |theta: f64| {
+            let t_b = d
+                .speedups
+                .iter()
+                .find(|s| s.theta == theta)
+                .and_then(|s| s.t_baseline);
+            match t_b {
+                Some(t) => format!("θ = {}  (baseline: {}\u{a0}s)", num(theta), num(t)),
+                None => format!("θ = {}  (baseline: never)", num(theta)),
+            }
+        };
+        // Every panel's caption takes as many lines as the longest.
+        let lines = d
+            .thresholds
+            .iter()
+            .zip(&panels)
+            .map(|(&theta, panel)| caption_lines(panel, &caption_of(theta), theme, false).len())
+            .max()
+            .unwrap_or(1);
         let one = x.to(1.0);
         let pad = (x1 - x0) * 0.012;
         for (j, (&theta, panel)) in d.thresholds.iter().zip(&panels).enumerate() {
@@ -85,17 +114,9 @@ impl Figure for SpeedupBars<'_> {
             } else {
                 vec![String::new(); n]
             };
-            let xs = AxisSpec::new(x, "speedup T_B(θ) / T_X(θ) (×, log scale)");
+            let xs = AxisSpec::new(x, "");
             let ys = AxisSpec::categories(cats, "");
-            let t_b = d
-                .speedups
-                .iter()
-                .find(|s| s.theta == theta)
-                .and_then(|s| s.t_baseline);
-            let caption = match t_b {
-                Some(t) => format!("θ = {}  (baseline: {} s)", num(theta), num(t)),
-                None => format!("θ = {}  (baseline: never)", num(theta)),
-            };
+            let caption = caption_of(theta);
             let mut chart = frame(
                 panel,
                 theme,
@@ -104,11 +125,16 @@ impl Figure for SpeedupBars<'_> {
                 FrameOptions {
                     caption: Some(&caption),
                     compact: false,
+                    caption_lines: lines,
                     ..FrameOptions::default()
                 },
             )?;
             let note = theme.annotation();
             let muted = theme.annotation().color(&MUTED);
+            // Pixels between two x values of this panel: the room of a label.
+            let room = |chart: &super::chart::Chart<'_, DB>, a: f64, b: f64| {
+                chart.backend_coord(&(b, 0.0)).0 - chart.backend_coord(&(a, 0.0)).0
+            };
             for s in d.speedups.iter().filter(|s| s.theta == theta) {
                 let pos = (n - 1 - s.policy.min(n - 1)) as f64;
                 let st = series(s.policy);
@@ -135,7 +161,14 @@ impl Figure for SpeedupBars<'_> {
                 match s.speedup {
                     Cell::Inf => {
                         bar(&mut chart, one, x1, true)?;
-                        let label = "∞ (baseline never reaches θ)";
+                        // The long forms where they fit (the note and the
+                        // caption say what the short ones mean).
+                        let label = fitting(
+                            root,
+                            &["∞ (baseline never reaches θ)", "∞ (baseline never)", "∞"],
+                            &note,
+                            room(&chart, one + pad, x1 - pad),
+                        );
                         text(
                             &mut chart,
                             label,
@@ -146,9 +179,15 @@ impl Figure for SpeedupBars<'_> {
                         )?;
                     }
                     Cell::NotApplicable => {
+                        let label = fitting(
+                            root,
+                            &[" n/a (neither reaches θ)", " n/a"],
+                            &muted,
+                            room(&chart, one, x1),
+                        );
                         text(
                             &mut chart,
-                            " n/a (neither reaches θ)",
+                            label,
                             (one, pos),
                             &muted,
                             HPos::Left,
@@ -157,9 +196,15 @@ impl Figure for SpeedupBars<'_> {
                     }
                     Cell::Num(_) if s.t_policy.is_none() => {
                         bar(&mut chart, x0, one, true)?;
+                        let label = fitting(
+                            root,
+                            &["never reached", "never"],
+                            &note,
+                            room(&chart, x0 + pad, one),
+                        );
                         text(
                             &mut chart,
-                            "never reached",
+                            label,
                             (x0 + pad, pos),
                             &note.color(&INK),
                             HPos::Left,

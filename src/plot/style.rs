@@ -4,9 +4,9 @@
 //! The font is DejaVu Sans (`assets/fonts/`, Bitstream Vera licence),
 //! compiled into the binary and registered once with plotters' `ab_glyph`
 //! renderer as the `sans-serif` family, so PNGs render the same on a
-//! machine with no font library at all. Screen SVGs name `sans-serif` and
-//! leave the glyphs to the viewer; paper SVGs embed the glyphs they use
-//! (`font_subset`), PDFs embed the font (svg2pdf, [`FONT`]).
+//! machine with no font library at all. SVGs (screen and paper style)
+//! embed the glyphs they use (`embedded_font`), PDFs embed the font
+//! (svg2pdf, [`FONT`]).
 //!
 //! Policies keep one [`SeriesStyle`] across every figure of a results
 //! folder: a colour from a colour-blind-safe palette (Okabe–Ito, without

@@ -367,3 +367,32 @@ fn a_single_fidelity_curve_trace_gives_the_plain_traces_results() {
         );
     }
 }
+
+/// Regression: `summary.csv`'s `low_fidelity_gpu_s` was summed from the job
+/// log, which a run without `--jobs` drops, so it read 0 there. The engine
+/// now counts it; with and without `--jobs` the summary is the same.
+#[test]
+fn low_fidelity_gpu_time_does_not_need_the_job_log() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("t.csv"), CURVES).expect("write");
+    let scenario = dir.path().join("s.toml");
+    fs::write(
+        &scenario,
+        "name = \"c\"\nthresholds = [0.05]\n[trace]\npath = \"t.csv\"\n\
+         [cluster]\ngpus = 1\n[[policy]]\nname = \"sh\"\nscheduler = \"round-robin\"\n\
+         selector = \"successive-halving\"\neta = 2\n",
+    )
+    .expect("write");
+    let summary = |extra: &[&str], name: &str| {
+        let out = dir.path().join(name);
+        run_scenario(scenario.to_str().expect("utf-8"), &out, extra);
+        fs::read_to_string(out.join("summary.csv")).expect("summary.csv")
+    };
+    let with_log = summary(&["--jobs"], "a");
+    let without = summary(&[], "b");
+    assert_eq!(with_log, without);
+    // η = 2, rungs 10, 20, 40: m0@10 (1 s) and m1@10 (1 s), then the
+    // better m0 (0.5 > 0.4) at 20 (2 s) run below the top: 4 s.
+    let row = without.lines().nth(1).expect("row");
+    assert!(row.ends_with(",4.000000"), "{row}");
+}

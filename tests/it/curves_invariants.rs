@@ -1,7 +1,8 @@
 //! Invariants of multi-fidelity runs (DESIGN §12), on random small curve
 //! traces × selectors {successive-halving, hyperband, asha, random,
-//! gp-ucb} × schedulers {round-robin, random, greedy} × 1 or 3 GPUs × 1 or
-//! 2 jobs per tenant × cost from scratch or incremental (restore 0 or 1 s):
+//! gp-ucb} × schedulers {round-robin, random, greedy, hybrid, easeml-proto}
+//! × 1 or 3 GPUs × 1 or 2 jobs per tenant × cost from scratch or
+//! incremental (restore 0 or 1 s):
 //!
 //! - every (tenant, model, fidelity) runs at most once;
 //! - a model's later job follows its previous job, completed, at a lower
@@ -283,9 +284,11 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
             };
             let prior: Vec<usize> = (0..n_prior).collect();
             let tenants: Vec<usize> = (n_prior..trace.n_users()).collect();
-            for scheduler in ["round-robin", "random", "greedy"] {
-                if scheduler == "greedy" && selector == "random" {
-                    continue; // greedy needs a selector with a score
+            for scheduler in ["round-robin", "random", "greedy", "hybrid", "easeml-proto"] {
+                let sch = registry::scheduler(scheduler)
+                    .ok_or_else(|| TestCaseError::fail("scheduler"))?;
+                if sch.needs_acquisition && selector == "random" {
+                    continue; // greedy and the like need a selector with a score
                 }
                 for gpus in [1, 3] {
                     for per_tenant in [1, 2] {
@@ -313,7 +316,7 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
     #[test]
     fn multi_fidelity_runs_keep_the_invariants(c in case()) {
         check_case(&c)?;

@@ -450,3 +450,31 @@ fn without_prior_users_proposals_are_neutral() {
         assert_eq!(again.map(|q| q.model), Some(p.model), "{name}");
     }
 }
+
+/// A scenario may pair the multi-fidelity selectors with greedy and give
+/// no prior users: they are scored selectors but build no GP prior (the
+/// loader once required prior users of every selector with a score).
+#[test]
+fn a_scenario_without_prior_users_accepts_the_multi_fidelity_selectors() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("t.csv"), TRACE).unwrap_or_else(|e| panic!("{e}"));
+    for selector in ["successive-halving", "hyperband", "asha"] {
+        let text = format!(
+            "name = \"mf\"\n[trace]\npath = \"t.csv\"\ncost = \"incremental\"\n\
+             [cluster]\ngpus = 2\n[[policy]]\nname = \"p\"\nscheduler = \"greedy\"\n\
+             selector = \"{selector}\"\neta = 2\n"
+        );
+        let path = dir.path().join("s.toml");
+        let s = tenantsim::models::scenario::parse_scenario(
+            &path,
+            &text,
+            tenantsim::core::scenario::Overrides::default(),
+        )
+        .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let r = tenantsim::models::experiment::simulate_one(&s, 0, 0)
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        // Three tenants, three models each, every one ends at its top.
+        let top: Vec<_> = r.outcome.jobs.iter().filter(|j| j.level == 2).collect();
+        assert_eq!(top.len(), 9, "{selector}");
+    }
+}

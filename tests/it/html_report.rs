@@ -11,6 +11,9 @@ use std::path::Path;
 use std::process::Command;
 
 use tenantsim::core::testing::external_tool;
+use tenantsim::plot::embedded_font::EMBEDDED_FAMILY;
+
+use crate::plot_layout::{data_uri_fonts, svg_fragments, text_elements};
 
 fn report(results: &Path, out: &Path) -> String {
     tenantsim()
@@ -70,12 +73,18 @@ fn chromium(profile: &Path, args: &[&str], page: &Path) -> std::process::Output 
         .expect("chromium runs")
 }
 
-/// The report has no script, stylesheet, font or image from elsewhere.
+/// The report has no script, stylesheet, font or image from elsewhere
+/// (its one `url(` is the data URI of its font).
 fn assert_self_contained(html: &str) {
-    for bad in [
-        "<script", "<link", "<img", "<iframe", "@import", "url(", "src=",
-    ] {
+    for bad in ["<script", "<link", "<img", "<iframe", "@import", "src="] {
         assert!(!html.contains(bad), "the report holds `{bad}`");
+    }
+    for (at, _) in html.match_indices("url(") {
+        assert!(
+            html[at..].starts_with("url(data:font/ttf;base64,"),
+            "the report loads `{}`",
+            &html[at..(at + 40).min(html.len())]
+        );
     }
     let external = html
         .match_indices("http")
@@ -181,56 +190,140 @@ fn report_opens_offline_in_headless_chromium() {
     );
 }
 
-/// Issue 18: SVGs named a generic `sans-serif`. A paper SVG carries its
-/// glyphs of the bundled font, and Chromium loads that font (its font
-/// sanitiser accepts the subset).
+/// Issue 18: SVGs named a generic `sans-serif`. A paper or screen SVG
+/// carries its glyphs of the bundled font, and Chromium loads that font
+/// (its font sanitiser accepts the subset, hinting and licence text
+/// dropped).
 #[test]
-fn the_font_embedded_in_a_paper_svg_loads_in_chromium() {
+fn the_font_embedded_in_a_paper_or_screen_svg_loads_in_chromium() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = tmp.path().join("figs");
-    tenantsim()
-        .arg("plot")
-        .arg(repo("tests/fixtures/plots/model"))
-        .args(["--style", "paper", "--format", "svg", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    let svg = fs::read_to_string(out.join("regret.svg")).expect("svg");
-    assert!(
-        svg.contains(
-            "@font-face{font-family:\"tenantsim-DejaVuSans\";src:url(data:font/ttf;base64,"
-        )
-    );
-    assert!(
-        !svg.contains("font-family=\"sans-serif\""),
-        "a text without the embedded font"
-    );
-    if !external_tool("chromium") {
-        return;
+    for style in ["paper", "screen"] {
+        let out = tmp.path().join(style);
+        tenantsim()
+            .arg("plot")
+            .arg(repo("tests/fixtures/plots/model"))
+            .args(["--style", style, "--format", "svg", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let svg = fs::read_to_string(out.join("regret.svg")).expect("svg");
+        assert!(
+            svg.contains(&format!(
+                "@font-face{{font-family:\"{EMBEDDED_FAMILY}\";src:url(data:font/ttf;base64,"
+            )),
+            "{style}"
+        );
+        assert!(
+            !svg.contains("font-family=\"sans-serif\""),
+            "{style}: a text without the embedded font"
+        );
+        if !external_tool("chromium") {
+            return;
+        }
+        assert_eq!(
+            loaded_faces(
+                &tmp.path().join(format!("{style}-page")),
+                &format!("<!DOCTYPE html><html><body>{svg}</body></html>")
+            ),
+            format!("{EMBEDDED_FAMILY}:loaded"),
+            "{style}: the embedded font did not load"
+        );
     }
-    // A test page (with a script, unlike reports) that asks the browser
-    // whether the embedded face loaded.
-    let page = tmp.path().join("font.html");
+}
+
+/// The font faces of the HTML page `html` and their status once Chromium
+/// has loaded it (`family:status;…`), from a copy of the page with a
+/// script (reports have none) written into `dir`.
+fn loaded_faces(dir: &Path, html: &str) -> String {
+    let body = html.rfind("</body>").expect("a body");
+    let page = dir.join("fonts.html");
+    fs::create_dir_all(dir).expect("dir");
     fs::write(
         &page,
         format!(
-            "<!DOCTYPE html><html><body>{svg}<div id=\"r\">pending</div><script>\
+            "{}<div id=\"r\">pending</div><script>\
              document.fonts.ready.then(()=>{{let s=[];document.fonts.forEach(f=>s.push(f.family+':'+f.status));\
-             document.getElementById('r').textContent=s.join(';');}});</script></body></html>"
+             document.getElementById('r').textContent=s.join(';');}});</script>{}",
+            &html[..body],
+            &html[body..]
         ),
     )
     .expect("page");
     let dom = chromium(
-        &tmp.path().join("profile"),
+        &dir.join("profile"),
         &["--virtual-time-budget=3000", "--dump-dom"],
         &page,
     );
     let dom = String::from_utf8_lossy(&dom.stdout);
-    assert!(
-        dom.contains("<div id=\"r\">tenantsim-DejaVuSans:loaded</div>"),
-        "the embedded font did not load: {}",
-        dom.lines().find(|l| l.contains("id=\"r\"")).unwrap_or("")
+    let line = dom
+        .lines()
+        .find(|l| l.contains("<div id=\"r\">"))
+        .unwrap_or_else(|| panic!("no result in the DOM: {dom}"));
+    let start = line.find("<div id=\"r\">").expect("div") + "<div id=\"r\">".len();
+    let end = line[start..].find("</div>").expect("end") + start;
+    line[start..end].to_string()
+}
+
+/// Issue 18: the report inlines several SVGs, each with its own
+/// `@font-face` of one family and a different subset, and the browser used
+/// one of them for every figure. The report now declares one face, whose
+/// cmap covers every character of every inline figure's text, and the
+/// figures none.
+#[test]
+fn a_report_has_one_font_face_covering_the_text_of_every_figure() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let jobs = tmp.path().join("jobs-quickstart");
+    run_scenario(
+        "scenarios/jobs-quickstart.toml",
+        &jobs,
+        &["--jobs", "--quiet"],
     );
+    for (fixture, results) in [
+        ("model", repo("tests/fixtures/plots/model")),
+        ("jobs", jobs),
+    ] {
+        let page = tmp.path().join(format!("{fixture}.html"));
+        let html = report(&results, &page);
+        assert_eq!(html.matches("@font-face").count(), 1, "{fixture}");
+        let fonts = data_uri_fonts(&html);
+        assert_eq!(fonts.len(), 1, "{fixture}");
+        let face = ttf_parser::Face::parse(&fonts[0], 0).expect("the face is a font");
+        let head = &html[..html.find("</head>").expect("head")];
+        assert!(
+            head.contains(&format!("@font-face{{font-family:\"{EMBEDDED_FAMILY}\"")),
+            "{fixture}: the face is not in the page's style"
+        );
+        let figures = svg_fragments(&html);
+        assert!(figures.len() >= 2, "{fixture}: {} figures", figures.len());
+        let mut checked = 0;
+        for svg in figures {
+            let doc = roxmltree::Document::parse(svg).expect("an inline figure is XML");
+            for t in text_elements(&doc) {
+                assert!(
+                    t.family.starts_with(EMBEDDED_FAMILY),
+                    "{fixture}: `{}` is set in {}",
+                    t.text,
+                    t.family
+                );
+                for c in t.text.chars() {
+                    assert!(
+                        face.glyph_index(c).is_some(),
+                        "{fixture}: `{c}` of `{}` is not in the report's font",
+                        t.text
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{fixture}: {checked} characters");
+        if external_tool("chromium") {
+            assert_eq!(
+                loaded_faces(&tmp.path().join(fixture), &html),
+                format!("{EMBEDDED_FAMILY}:loaded"),
+                "{fixture}: the page's one face did not load"
+            );
+        }
+    }
 }
 
 /// A sweep's report: the sweep table and figures, then per point a table

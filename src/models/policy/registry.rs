@@ -33,6 +33,10 @@ pub struct SelectorSpec {
     pub about: &'static str,
     /// Whether its proposals carry acquisition values.
     pub provides_acquisition: bool,
+    /// Whether it builds a GP prior from the prior users: a scenario then
+    /// needs at least one prior user and a trace of at most
+    /// `MAX_GP_MODELS` models.
+    pub gp_prior: bool,
     /// Take this selector's keys from the policy table and make a factory.
     pub parse: fn(&mut Params, &Trace) -> Result<SelectorFactory>,
 }
@@ -158,8 +162,12 @@ pub struct SelectorEntry {
     pub name: String,
     /// One-line description.
     pub about: String,
-    /// Whether its proposals carry acquisition values (a GP selector).
+    /// Whether its proposals carry acquisition values (a GP or
+    /// multi-fidelity selector).
     pub provides_acquisition: bool,
+    /// Whether it builds a GP prior from the prior users
+    /// ([`SelectorSpec::gp_prior`]).
+    pub gp_prior: bool,
     /// Builds the factory from the policy table and the trace.
     pub parse: ParseSelector,
 }
@@ -176,6 +184,7 @@ impl SelectorEntry {
             name: name.into(),
             about: about.into(),
             provides_acquisition: false,
+            gp_prior: false,
             parse: Arc::new(parse),
         }
     }
@@ -186,6 +195,7 @@ impl fmt::Debug for SelectorEntry {
         f.debug_struct("SelectorEntry")
             .field("name", &self.name)
             .field("provides_acquisition", &self.provides_acquisition)
+            .field("gp_prior", &self.gp_prior)
             .finish_non_exhaustive()
     }
 }
@@ -197,6 +207,7 @@ impl From<&SelectorSpec> for SelectorEntry {
             name: s.name.to_string(),
             about: s.about.to_string(),
             provides_acquisition: s.provides_acquisition,
+            gp_prior: s.gp_prior,
             parse: Arc::new(parse),
         }
     }

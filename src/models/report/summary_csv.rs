@@ -55,21 +55,6 @@ pub fn summary_header(scenario: &Scenario) -> String {
     out
 }
 
-/// GPU-µs (up to the run's end) of run `r`'s jobs below their pair's top
-/// fidelity (DESIGN §12.1).
-pub fn low_fidelity_gpu_us(scenario: &Scenario, r: &RepResult) -> u128 {
-    let trace = &scenario.trace;
-    r.outcome
-        .jobs
-        .iter()
-        .filter(|j| {
-            let u = r.split.tenants[j.tenant as usize];
-            (j.level as usize) < trace.top_level(u, j.model as usize)
-        })
-        .map(|j| u128::from(j.end.min(r.outcome.end).saturating_sub(j.start)))
-        .sum()
-}
-
 /// Append the `summary.csv` row of run `r` to `out`.
 pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
     let m = &r.metrics;
@@ -113,7 +98,7 @@ pub fn summary_row(out: &mut String, scenario: &Scenario, r: &RepResult) {
         }
     }
     if scenario.trace.is_curve() {
-        let us = low_fidelity_gpu_us(scenario, r);
+        let us = r.outcome.low_fidelity_busy;
         let _ = write!(
             out,
             ",{}",

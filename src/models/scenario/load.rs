@@ -531,13 +531,13 @@ fn resolve_policy(
             .map(|s| s.name.as_str())
             .collect();
         return Err(Error::input(format!(
-            "{context}: scheduler `{}` needs a GP selector ({}), not `{}`",
+            "{context}: scheduler `{}` needs a GP or multi-fidelity selector ({}), not `{}`",
             scheduler.name,
             gp.join(", "),
             selector.name
         )));
     }
-    if selector.provides_acquisition && trace.n_models() > MAX_GP_MODELS {
+    if selector.gp_prior && trace.n_models() > MAX_GP_MODELS {
         return Err(Error::input(format!(
             "{context}: selector `{}` keeps a GP over all {} models of the trace {}, beyond the limit of \
              {MAX_GP_MODELS} models for GP selectors (its cost grows with the cube of the models: \
@@ -547,7 +547,7 @@ fn resolve_policy(
             trace.source()
         )));
     }
-    if selector.provides_acquisition && prior_users == 0 {
+    if selector.gp_prior && prior_users == 0 {
         return Err(Error::input(format!(
             "{context}: selector `{}` builds its GP prior from the prior users, but the split has none: \
              give `prior`, `prior_fraction` or `prior_count` in [split]",

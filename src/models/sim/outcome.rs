@@ -42,6 +42,9 @@ pub struct RunOutcome {
     /// On a typed cluster, GPU-µs of busy time up to `end` per GPU type
     /// (empty when untyped).
     pub busy_by_type: Vec<u128>,
+    /// GPU-µs of busy time up to `end` of jobs below their pair's top
+    /// level (DESIGN §12.2; 0 on a plain trace).
+    pub low_fidelity_busy: u128,
     /// Events processed (completions and arrivals).
     pub events: u64,
     /// Number of GPUs.

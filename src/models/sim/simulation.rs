@@ -184,6 +184,17 @@ pub fn simulate(
                 u128::from(j.end.min(end.end).saturating_sub(j.start));
         }
     }
+    let low_fidelity_busy = if trace.is_curve() {
+        sim.jobs
+            .iter()
+            .filter(|j| {
+                (j.level as usize) < trace.top_level(users[j.tenant as usize], j.model as usize)
+            })
+            .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
+            .sum()
+    } else {
+        0
+    };
     let budget_exhausted = (0..users.len())
         .map(|i| sim.tenants.is_exhausted(i))
         .collect();
@@ -193,6 +204,7 @@ pub fn simulate(
         end: end.end,
         busy,
         busy_by_type,
+        low_fidelity_busy,
         events: end.events,
         gpus: config.gpus,
         left_at: sim.left_at,

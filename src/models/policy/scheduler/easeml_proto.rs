@@ -15,7 +15,7 @@ use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {
     name: "easeml-proto",
-    about: "ease.ml prototype: two round-robin warm-up runs per tenant, then the largest drop of the acquisition between a tenant's last two runs among tenants with √β·σ above the average (needs a GP selector)",
+    about: "ease.ml prototype: two round-robin warm-up runs per tenant, then the largest drop of the acquisition between a tenant's last two runs among tenants with √β·σ above the average (needs a GP or multi-fidelity selector)",
     needs_acquisition: true,
     parse,
 };

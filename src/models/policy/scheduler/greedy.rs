@@ -13,7 +13,7 @@ use crate::models::sim::{Proposal, RepContext, Scheduler, SchedulerFactory, Sele
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {
     name: "greedy",
-    about: "ease.ml: the eligible tenant with the highest gain (a − best) per believed cost of its selector's proposal, ties lowest index (needs a GP selector; key: score = per-second | per-relative-cost)",
+    about: "ease.ml: the eligible tenant with the highest gain (a − best) per believed cost of its selector's proposal, ties lowest index (needs a GP or multi-fidelity selector; key: score = per-second | per-relative-cost)",
     needs_acquisition: true,
     parse,
 };

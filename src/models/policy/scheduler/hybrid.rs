@@ -14,7 +14,7 @@ use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 /// Registry entry.
 pub const SPEC: SchedulerSpec = SchedulerSpec {
     name: "hybrid",
-    about: "ease.ml: greedy until the best score is <= switch_epsilon or switch_after jobs in a row improve no tenant, then round-robin (needs a GP selector)",
+    about: "ease.ml: greedy until the best score is <= switch_epsilon or switch_after jobs in a row improve no tenant, then round-robin (needs a GP or multi-fidelity selector)",
     needs_acquisition: true,
     parse,
 };

@@ -34,6 +34,7 @@ pub const SPEC: SelectorSpec = SelectorSpec {
     name: "asha",
     about: "asynchronous successive halving per tenant (Li et al. 2020), new models by prior mean or at random, then the rest at the top fidelity (keys: eta, min_fidelity)",
     provides_acquisition: true,
+    gp_prior: false,
     parse,
 };
 

@@ -15,6 +15,7 @@ pub const IN_ORDER: SelectorSpec = SelectorSpec {
     name: "in-order",
     about: "the first untried model in trace order",
     provides_acquisition: false,
+    gp_prior: false,
     parse: parse_in_order,
 };
 
@@ -23,6 +24,7 @@ pub const MOST_RECENT: SelectorSpec = SelectorSpec {
     name: "most-recent",
     about: "the first untried model by model_year desc, then model_citations desc (needs model_year)",
     provides_acquisition: false,
+    gp_prior: false,
     parse: parse_most_recent,
 };
 
@@ -31,6 +33,7 @@ pub const MOST_CITED: SelectorSpec = SelectorSpec {
     name: "most-cited",
     about: "the first untried model by model_citations desc (needs model_citations)",
     provides_acquisition: false,
+    gp_prior: false,
     parse: parse_most_cited,
 };
 

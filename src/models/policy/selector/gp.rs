@@ -38,6 +38,7 @@ pub const GP_UCB: SelectorSpec = SelectorSpec {
     name: "gp-ucb",
     about: "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta, beta_scale)",
     provides_acquisition: true,
+    gp_prior: true,
     parse: parse_ucb,
 };
 
@@ -46,6 +47,7 @@ pub const GP_UCB_COST: SelectorSpec = SelectorSpec {
     name: "gp-ucb-cost",
     about: "cost-aware GP-UCB, μ + √(β/ĉ)σ (keys: as gp-ucb, plus cost_belief)",
     provides_acquisition: true,
+    gp_prior: true,
     parse: parse_ucb_cost,
 };
 
@@ -54,6 +56,7 @@ pub const GP_EI: SelectorSpec = SelectorSpec {
     name: "gp-ei",
     about: "GP expected improvement over best_i (keys: as gp-ucb, plus xi)",
     provides_acquisition: true,
+    gp_prior: true,
     parse: parse_ei,
 };
 
@@ -62,6 +65,7 @@ pub const GP_EI_PER_SECOND: SelectorSpec = SelectorSpec {
     name: "gp-ei-per-second",
     about: "GP expected improvement divided by the believed cost ĉ (keys: as gp-ei, plus cost_belief)",
     provides_acquisition: true,
+    gp_prior: true,
     parse: parse_ei_per_second,
 };
 

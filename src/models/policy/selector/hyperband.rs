@@ -33,6 +33,7 @@ pub const SPEC: SelectorSpec = SelectorSpec {
     name: "hyperband",
     about: "Hyperband's brackets (Li et al. 2018) per tenant on the successive-halving rungs, then the rest at the top fidelity (keys: eta, min_fidelity)",
     provides_acquisition: true,
+    gp_prior: false,
     parse,
 };
 

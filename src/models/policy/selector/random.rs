@@ -15,6 +15,7 @@ pub const SPEC: SelectorSpec = SelectorSpec {
     name: "random",
     about: "a uniformly random untried model (per-repetition RNG)",
     provides_acquisition: false,
+    gp_prior: false,
     parse,
 };
 

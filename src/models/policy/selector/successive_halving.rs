@@ -26,6 +26,7 @@ pub const SPEC: SelectorSpec = SelectorSpec {
     name: "successive-halving",
     about: "synchronous successive halving per tenant on rungs min_fidelity·eta^j, then the rest at the top fidelity (keys: eta, min_fidelity)",
     provides_acquisition: true,
+    gp_prior: false,
     parse,
 };
 
