@@ -30,10 +30,10 @@ use super::data::{ModelJob, ModelResults};
 use super::legend::{Entry, Swatch, draw_rows, rows_height};
 use super::marks::{line, markers};
 use super::scale::{Axis, num};
-use super::style::{Dash, MUTED, Marker, SeriesStyle, Theme, series};
+use super::style::{Dash, MUTED, Marker, SeriesStyle, Theme, series, tint};
 use crate::core::error::{Error, Result};
 
-/// Models named in the legend at most; the others are drawn grey.
+/// Models named in the legend at most; the others are drawn light grey.
 pub const MAX_LABELLED: usize = 12;
 
 /// Distinct fidelities labelled one by one on the x axis at most (beyond,
@@ -189,7 +189,8 @@ fn ranked<'m>(panels: &[BTreeMap<&'m str, Vec<(f64, f64)>>]) -> Vec<&'m str> {
 }
 
 /// The look of the `i`-th ranked model: the series colours and dashes,
-/// every marker a circle; past [`MAX_LABELLED`], grey and solid.
+/// every marker a circle; past [`MAX_LABELLED`], light grey (the palette
+/// has a dark grey) and solid.
 fn model_style(i: usize) -> SeriesStyle {
     if i < MAX_LABELLED {
         SeriesStyle {
@@ -198,7 +199,7 @@ fn model_style(i: usize) -> SeriesStyle {
         }
     } else {
         SeriesStyle {
-            color: MUTED,
+            color: tint(MUTED, 0.45),
             dash: Dash::Solid,
             marker: Marker::Circle,
         }
@@ -259,7 +260,7 @@ impl Figure for Promotions<'_> {
         let labelled = models.len().min(MAX_LABELLED);
         let grey = if models.len() > MAX_LABELLED {
             format!(
-                "; the {labelled} models reaching the highest fidelities named, {} more in grey",
+                "; the {labelled} models reaching the highest fidelities named, {} more in light grey",
                 models.len() - MAX_LABELLED
             )
         } else {
