@@ -47,15 +47,13 @@ impl AshaRungs {
     /// A tenant with `n_rungs` rungs (at most 255), `n_models` trace models
     /// and new models taken in `order`.
     pub fn new(eta: u32, n_rungs: usize, n_models: usize, order: Vec<usize>) -> Self {
-        // Rung j + 1 holds at most ⌊n_j/η⌋ results (its models come from
-        // rung j's top ⌊n_j/η⌋), so rung j at most ⌊K/η^j⌋.
-        let mut cap = order.len();
+        // A rung may hold every model: promotions are asynchronous, so a
+        // model promoted while in rung j's top ⌊n_j/η⌋ stays promoted when
+        // later results push it out, and over a run more than ⌊n_j/η⌋
+        // models leave rung j. Sized for K, no buffer grows.
+        let cap = order.len().max(1);
         let results = (0..n_rungs.clamp(1, 255))
-            .map(|_| {
-                let v = Vec::with_capacity(cap.max(1));
-                cap /= eta.max(2) as usize;
-                v
-            })
+            .map(|_| Vec::with_capacity(cap))
             .collect();
         Self {
             eta: eta as usize,
