@@ -1,6 +1,6 @@
 //! The bundled font inside SVGs. Every SVG a figure becomes (screen and
 //! paper style) carries the glyphs its text uses, a subset of DejaVu Sans
-//! ([`super::font_subset`]), as one CSS `@font-face` with a TrueType data
+//! (`font_subset`), as one CSS `@font-face` with a TrueType data
 //! URI, and every text names that face first: the SVG looks the same in
 //! every viewer. A page that inlines several figures (the HTML report)
 //! strips each figure's face ([`strip_face`]) and declares one face with
