@@ -210,6 +210,24 @@ pub fn draw_rows<DB: DrawingBackend>(
     Ok(m.row * i32::try_from(rows.len()).unwrap_or(1))
 }
 
+/// Draw `entries` as legend rows across the top of `area` (20 px margins
+/// each side) and return the area below them: the layout of the
+/// small-multiple figures, whose panels share one legend.
+pub fn rows_above<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    area: &DrawingArea<DB, Shift>,
+    entries: &[Entry],
+    theme: &Theme,
+) -> Result<DrawingArea<DB, Shift>> {
+    let (w, _) = area.dim_in_pixel();
+    let w = i32::try_from(w).unwrap_or(0);
+    let h = rows_height(root, w - theme.px(40.0), entries, theme) + theme.px(4.0);
+    let (legend_area, rest) = area.split_vertically(h);
+    let top = legend_area.get_base_pixel().1;
+    draw_rows(root, theme.px(20.0), w - theme.px(20.0), top, entries, theme)?;
+    Ok(rest)
+}
+
 /// Height [`draw_rows`] will use for `entries` in `[x0, x1)`.
 pub fn rows_height<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,

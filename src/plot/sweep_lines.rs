@@ -13,7 +13,7 @@ use super::chart::{
     AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
 };
 use super::data::SweepResults;
-use super::legend::{Entry, Swatch, best_corner, box_size, draw_box, draw_rows, rows_height};
+use super::legend::{Entry, Swatch, best_corner, box_size, draw_box, rows_above};
 use super::marks::{line, markers, plain_line, trace_pixels};
 use super::read::Cell;
 use super::scale::Axis;
@@ -261,19 +261,7 @@ impl Figure for SweepLines<'_> {
         let (inner, y_title_in_frame) = if single {
             (area.clone(), true)
         } else {
-            let (w, _) = area.dim_in_pixel();
-            let w = i32::try_from(w).unwrap_or(0);
-            let h = rows_height(root, w - theme.px(40.0), &entries, theme) + theme.px(4.0);
-            let (legend_area, rest) = area.split_vertically(h);
-            let top = legend_area.get_base_pixel().1;
-            draw_rows(
-                root,
-                theme.px(20.0),
-                w - theme.px(20.0),
-                top,
-                &entries,
-                theme,
-            )?;
+            let rest = rows_above(root, &area, &entries, theme)?;
             (
                 with_shared_titles(&rest, theme, key, &metric_title(metric))?,
                 false,

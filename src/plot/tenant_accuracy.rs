@@ -17,7 +17,7 @@ use super::chart::{
     AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
 };
 use super::data::{ModelJob, ModelResults};
-use super::legend::{Entry, Swatch, draw_rows, rows_height};
+use super::legend::{Entry, Swatch, rows_above};
 use super::marks::{line, markers, plain_line, steps};
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};
@@ -150,19 +150,7 @@ impl Figure for TenantAccuracy<'_> {
                 swatch: Swatch::Line,
             })
             .collect();
-        let (w, _) = area.dim_in_pixel();
-        let w = i32::try_from(w).unwrap_or(0);
-        let legend_h = rows_height(root, w - theme.px(40.0), &entries, theme) + theme.px(4.0);
-        let (legend_area, rest) = area.split_vertically(legend_h);
-        let top = legend_area.get_base_pixel().1;
-        draw_rows(
-            root,
-            theme.px(20.0),
-            w - theme.px(20.0),
-            top,
-            &entries,
-            theme,
-        )?;
+        let rest = rows_above(root, &area, &entries, theme)?;
         let inner = with_shared_titles(
             &rest,
             theme,
