@@ -224,7 +224,14 @@ pub fn rows_above<DB: DrawingBackend>(
     let h = rows_height(root, w - theme.px(40.0), entries, theme) + theme.px(4.0);
     let (legend_area, rest) = area.split_vertically(h);
     let top = legend_area.get_base_pixel().1;
-    draw_rows(root, theme.px(20.0), w - theme.px(20.0), top, entries, theme)?;
+    draw_rows(
+        root,
+        theme.px(20.0),
+        w - theme.px(20.0),
+        top,
+        entries,
+        theme,
+    )?;
     Ok(rest)
 }
 

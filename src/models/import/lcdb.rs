@@ -165,12 +165,9 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
                         "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0, got {t}"
                     )));
                 }
-                if t < RUNTIME_FLOOR_S {
-                    floored = true;
-                    RUNTIME_FLOOR_S
-                } else {
-                    t
-                }
+                let (t, raised) = floor_runtime(t);
+                floored = raised;
+                t
             }
         };
         raws.push(Raw {
@@ -186,19 +183,7 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
     let names = model_names(raws.iter().map(|r| r.learner.as_str()));
     let mut dropped = 0;
     if opts.complete_only {
-        let all: HashSet<&str> = raws.iter().map(|r| r.learner.as_str()).collect();
-        let mut per_dataset: HashMap<u64, HashSet<&str>> = HashMap::new();
-        for r in &raws {
-            per_dataset
-                .entry(r.dataset)
-                .or_default()
-                .insert(r.learner.as_str());
-        }
-        let complete: HashSet<u64> = per_dataset
-            .into_iter()
-            .filter(|(_, s)| s.len() == all.len())
-            .map(|(d, _)| d)
-            .collect();
+        let complete = complete_datasets(raws.iter().map(|r| (r.dataset, r.learner.as_str())));
         let before = raws.len();
         raws.retain(|r| complete.contains(&r.dataset));
         dropped = before - raws.len();
@@ -223,6 +208,32 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
     }
     let trace = builder.finish()?;
     Ok(Imported::new(rows, &trace, dropped, floored, opts.runtime))
+}
+
+/// The data sets with a row of every learner of the table
+/// (`--complete-only`), from (data set, learner) of every row or pair.
+pub(crate) fn complete_datasets<'a>(rows: impl Iterator<Item = (u64, &'a str)>) -> HashSet<u64> {
+    let mut all: HashSet<&str> = HashSet::new();
+    let mut per_dataset: HashMap<u64, HashSet<&str>> = HashMap::new();
+    for (d, l) in rows {
+        all.insert(l);
+        per_dataset.entry(d).or_default().insert(l);
+    }
+    per_dataset
+        .into_iter()
+        .filter(|(_, s)| s.len() == all.len())
+        .map(|(d, _)| d)
+        .collect()
+}
+
+/// A measured runtime raised to the 1 µs floor ([`RUNTIME_FLOOR_S`]), and
+/// whether it was.
+pub(crate) fn floor_runtime(t: f64) -> (f64, bool) {
+    if t < RUNTIME_FLOOR_S {
+        (RUNTIME_FLOOR_S, true)
+    } else {
+        (t, false)
+    }
 }
 
 /// Short model id per distinct learner name; learners whose short name is

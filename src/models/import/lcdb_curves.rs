@@ -12,7 +12,7 @@
 //! - `accuracy` = `score_test_mean` by default, or `score_valid_mean` /
 //!   `score_train_mean` ([`LcdbScore`]);
 //! - `runtime_s` = `traintime_mean_s`, raised to the 1 µs floor
-//!   ([`RUNTIME_FLOOR_S`]) when below it and counted; negative is an error;
+//!   ([`RUNTIME_FLOOR_S`](super::RUNTIME_FLOOR_S)) when below it and counted; negative is an error;
 //!   with [`RuntimeModel::Unit`] every point takes 1 s.
 //!
 //! LCDB fits each anchor from scratch, so `runtime_s` is the full cost of
@@ -28,8 +28,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::lcdb::{LcdbOptions, LcdbScore, model_names};
-use super::{RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
+use super::lcdb::{LcdbOptions, LcdbScore, complete_datasets, floor_runtime, model_names};
+use super::{RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
 use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
 use crate::models::trace::{CurveRow, MAX_RUNTIME_S, TraceBuilder, TraceRow, write_curve_trace};
@@ -52,7 +52,7 @@ pub struct CurvesImported {
     pub pairs: usize,
     /// Pairs of the input left out (`complete_only`).
     pub dropped: usize,
-    /// Runtimes raised to [`RUNTIME_FLOOR_S`].
+    /// Runtimes raised to [`RUNTIME_FLOOR_S`](super::RUNTIME_FLOOR_S).
     pub runtime_floored: usize,
     /// Where the runtimes came from.
     pub runtime: RuntimeModel,
@@ -199,15 +199,8 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImpor
     let mut dropped = 0;
     let mut keep_dataset: Option<HashSet<u64>> = None;
     if opts.complete_only {
-        let mut per_dataset: HashMap<u64, usize> = HashMap::new();
-        for &(d, _) in &pair_order {
-            *per_dataset.entry(d).or_default() += 1;
-        }
-        let complete: HashSet<u64> = per_dataset
-            .iter()
-            .filter(|&(_, &n)| n == learners.len())
-            .map(|(&d, _)| d)
-            .collect();
+        let complete =
+            complete_datasets(pair_order.iter().map(|&(d, l)| (d, learners[l].as_str())));
         dropped = pair_order
             .iter()
             .filter(|(d, _)| !complete.contains(d))
@@ -268,11 +261,7 @@ fn measured_runtime(text: &str, where_: &str) -> Result<(f64, bool)> {
             "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {t}"
         )));
     }
-    Ok(if t < RUNTIME_FLOOR_S {
-        (RUNTIME_FLOOR_S, true)
-    } else {
-        (t, false)
-    })
+    Ok(floor_runtime(t))
 }
 
 /// What [`run_import_curves`] did, for a one-line summary.
