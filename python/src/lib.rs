@@ -63,7 +63,9 @@ create_exception!(
 fn py_err(e: &Error) -> PyErr {
     let message = e.to_string();
     match e.kind() {
-        ErrorKind::Input => InputError::new_err(message),
+        // OutputClosed comes only from writes to the process's stdout,
+        // which the package never makes; an input error if it ever did.
+        ErrorKind::Input | ErrorKind::OutputClosed => InputError::new_err(message),
         ErrorKind::Policy => PolicyError::new_err(message),
         ErrorKind::Usage => UsageError::new_err(message),
         ErrorKind::Interrupted => InterruptedRunError::new_err(message),

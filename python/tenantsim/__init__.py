@@ -15,6 +15,8 @@ Functions:
         Check a trace or a scenario; return its description.
     load_trace(path)
         A trace CSV (model or job trace) as a DataFrame.
+    load_scenario(path)
+        A scenario file as a dict with absolute paths, to edit and ``run``.
 
 Policies in Python: subclass :class:`Scheduler` or :class:`Selector` (model
 mode) or :class:`JobScheduler` (job mode) and pass them as ``run(..., policies={"name": MyScheduler})``.
@@ -42,7 +44,14 @@ import pandas as pd
 from . import _tenantsim
 from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
 from ._policy import JobScheduler, Rng, Scheduler, Selector
-from ._scenario import PATH_KEYS, resolve_paths, write_scenario
+from ._scenario import (
+    PATH_KEYS,
+    ScenarioDict,
+    dict_label,
+    load_scenario,
+    resolve_paths,
+    write_scenario,
+)
 from ._tenantsim import (
     InputError,
     Job,
@@ -60,6 +69,8 @@ __all__ = [
     "run",
     "validate",
     "load_trace",
+    "load_scenario",
+    "ScenarioDict",
     "read_table",
     "Results",
     "Scheduler",
@@ -106,8 +117,11 @@ def run(
             ``cluster.node_list``, the ``trace.import`` files; see
             :data:`PATH_KEYS`), also as swept values, are resolved against
             the current working directory; in a file they are resolved
-            against the file's folder, as always. (``run.json``'s
-            ``scenario_path`` then names the temporary file; its
+            against the file's folder, as always. To start from a bundled
+            scenario, :func:`load_scenario` gives its dict with every path
+            already absolute. Errors name the dict ("scenario dict", or
+            "scenario dict loaded from FILE"), never the temporary file.
+            (``run.json``'s ``scenario_path`` names the temporary file; its
             ``scenario`` holds the whole resolved scenario.)
         out: the results folder to write. ``None`` (default): nothing is
             written; the run goes to a temporary folder that is removed once
@@ -170,8 +184,8 @@ def run(
         else:
             folder = Path(os.fspath(out))
             target = folder
-        doc = _json_loads(
-            _tenantsim.run(
+        try:
+            text = _tenantsim.run(
                 str(scenario_path),
                 str(folder),
                 threads=threads,
@@ -181,8 +195,14 @@ def run(
                 policies=registered,
                 rng_class=Rng,
             )
-        )
-        return read_results(folder, doc, target)
+        except TenantsimError as e:
+            if not isinstance(scenario, Mapping) or str(scenario_path) not in str(e):
+                raise
+            # The temporary file means nothing to the caller: name the dict.
+            renamed = type(e)(str(e).replace(str(scenario_path), dict_label(scenario)))
+            renamed.__cause__ = e.__cause__
+            raise renamed from e.__cause__
+        return read_results(folder, _json_loads(text), target)
 
 
 def validate(path: PathLike) -> str:

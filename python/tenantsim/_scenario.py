@@ -1,11 +1,12 @@
-"""Scenarios given as dicts: written as TOML into a temporary folder."""
+"""Scenarios given as dicts: written as TOML into a temporary folder; and
+scenario files read into such dicts (:func:`load_scenario`)."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Mapping
+from typing import Any, Dict, Mapping, Optional
 
 from . import _tenantsim
 
@@ -79,3 +80,55 @@ def write_scenario(scenario: Mapping[str, Any], folder: Path) -> Path:
     path = folder / "scenario.toml"
     path.write_text(toml, encoding="utf-8")
     return path
+
+
+class ScenarioDict(dict):
+    """A scenario read by :func:`load_scenario`: a plain ``dict`` (edit it,
+    copy it, pass it to :func:`tenantsim.run`) that remembers the file it
+    came from in :attr:`source`, so errors name that file rather than the
+    temporary one a dict is written to."""
+
+    source: Optional[Path] = None
+
+
+def _parse_toml(text: str, path: Path) -> Dict[str, Any]:
+    try:
+        import tomllib  # Python 3.11+
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.9 and 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _tenantsim.InputError(f"{path}: not valid TOML: {e}") from None
+
+
+def load_scenario(path: "os.PathLike[str] | str") -> ScenarioDict:
+    """Read the scenario file ``path`` into a dict with the TOML file's
+    structure, every relative file path (:data:`PATH_KEYS`, also as swept
+    values) already made absolute against the file's folder, as ``tenantsim
+    run`` resolves them. Edit the dict and pass it to :func:`tenantsim.run`:
+    it runs wherever the working directory is, and errors name ``path``.
+
+    Raises:
+        InputError: the file cannot be read or is not valid TOML (the
+            scenario's keys are checked when it runs, or by
+            :func:`tenantsim.validate` on the file).
+    """
+    p = Path(os.fspath(path))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise _tenantsim.InputError(f"cannot read scenario {p}: {e}") from None
+    folder = p.resolve().parent
+    doc = ScenarioDict(resolve_paths(_parse_toml(text, p), folder))
+    doc.source = p
+    return doc
+
+
+def dict_label(scenario: Mapping[str, Any]) -> str:
+    """How error messages name a dict scenario: the file it was loaded from,
+    or "scenario dict"."""
+    source = getattr(scenario, "source", None)
+    if source is not None:
+        return f"scenario dict loaded from {source}"
+    return "scenario dict"

@@ -271,3 +271,43 @@ def test_out_refuses_a_folder_tenantsim_did_not_write(in_tmp):
     tenantsim.run(QUICKSTART, out=in_tmp / "res", reps=1)
     r = tenantsim.run(QUICKSTART, out=in_tmp / "res", reps=2)
     assert len(tenantsim.read_table(in_tmp / "res" / "summary.csv")) == len(r.summary) == 8
+
+
+def test_load_scenario_gives_absolute_paths_and_runs_from_anywhere(in_tmp):
+    # Issue 27: "load a bundled scenario with tomllib, add my policy" failed
+    # with an error naming a temporary file.
+    s = tenantsim.load_scenario(QUICKSTART)
+    assert isinstance(s, dict) and s.source == QUICKSTART
+    assert s["trace"]["path"] == str(REPO / "traces" / "hand.csv")
+    from_file = tenantsim.run(QUICKSTART, threads=1)
+    from_dict = tenantsim.run(s, threads=1)  # the working directory is in_tmp
+    assert_same_tables(from_file, from_dict)
+    s["policy"].append({"name": "rr-random", "scheduler": "round-robin", "selector": "random"})
+    r = tenantsim.run(s, reps=2)
+    assert list(r.regret["policy"])[-1] == "rr-random"
+    assert os.listdir(in_tmp) == []  # nothing written into the working directory
+
+
+def test_errors_of_a_dict_scenario_name_the_dict_not_a_temporary_file():
+    s = tenantsim.load_scenario(QUICKSTART)
+    s["policy"][0]["scheduler"] = "round-robbin"
+    with pytest.raises(tenantsim.InputError) as e:
+        tenantsim.run(s)
+    message = str(e.value)
+    assert f"scenario dict loaded from {QUICKSTART}" in message, message
+    assert "round-robbin" in message and "tenantsim-" not in message, message
+    plain = quickstart_dict()
+    plain["policy"][0]["scheduler"] = "round-robbin"
+    with pytest.raises(tenantsim.InputError) as e:
+        tenantsim.run(plain)
+    assert str(e.value).startswith("scenario dict"), str(e.value)
+    assert "tenantsim-" not in str(e.value)
+
+
+def test_load_scenario_of_a_missing_or_broken_file_is_an_input_error(tmp_path):
+    with pytest.raises(tenantsim.InputError, match="cannot read scenario"):
+        tenantsim.load_scenario(tmp_path / "absent.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n", encoding="utf-8")
+    with pytest.raises(tenantsim.InputError, match="bad.toml: not valid TOML"):
+        tenantsim.load_scenario(bad)

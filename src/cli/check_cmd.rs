@@ -61,7 +61,7 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(render(&report, f).as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|e| Error::usage(format!("cannot write the report to stdout: {e}")))?;
+            .map_err(|e| Error::stdout("the report", &e))?;
     }
     let text = render(&report, Format::Text);
     if !report.drifted() {

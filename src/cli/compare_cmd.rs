@@ -156,5 +156,5 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| Error::input(format!("cannot write to stdout: {e}")))
+        .map_err(|e| Error::stdout("the comparison", &e))
 }

@@ -1,12 +1,32 @@
 //! The progress bar over (repetition, policy) runs.
 //!
 //! Drawn on stderr only when stderr is a terminal and `--quiet` is not
-//! given. It only counts finished runs: nothing it does feeds back into a
-//! simulation, so results do not depend on it.
+//! given. It counts finished runs and, redrawn five times a second, the
+//! events simulated so far ([`EVENTS_HANDLED`]), so a long single task (one
+//! repetition of a big scenario) shows that it moves. Nothing it does feeds
+//! back into a simulation, so results do not depend on it.
 
 use std::io::IsTerminal;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+
+use crate::core::EVENTS_HANDLED;
+
+/// The bar's line: runs done, events simulated, time.
+const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, ETA {eta}";
+
+/// Events as a person reads them: `812`, `45.3 k`, `1.27 M`, `3.40 G`.
+fn events_text(n: u64) -> String {
+    let x = n as f64;
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..1_000_000 => format!("{:.1} k", x / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.2} M", x / 1e6),
+        _ => format!("{:.2} G", x / 1e9),
+    }
+}
 
 /// A progress bar, or nothing.
 #[derive(Debug)]
@@ -21,11 +41,21 @@ impl Progress {
             return Self { bar: None };
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
-            "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {elapsed} elapsed, ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+        // Counted from here: events of earlier commands in the same process
+        // (a library caller) are not this run's.
+        let start = EVENTS_HANDLED.load(Ordering::Relaxed);
+        let style = ProgressStyle::with_template(TEMPLATE)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .with_key(
+                "events",
+                move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let n = EVENTS_HANDLED.load(Ordering::Relaxed).saturating_sub(start);
+                    let _ = w.write_str(&events_text(n));
+                },
+            );
         bar.set_style(style.progress_chars("=> "));
+        // Redrawn on a timer, not only when a run finishes.
+        bar.enable_steady_tick(Duration::from_millis(200));
         Self { bar: Some(bar) }
     }
 
@@ -41,5 +71,25 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_shown_with_a_unit_prefix() {
+        assert_eq!(events_text(0), "0");
+        assert_eq!(events_text(999), "999");
+        assert_eq!(events_text(45_300), "45.3 k");
+        assert_eq!(events_text(1_270_000), "1.27 M");
+        assert_eq!(events_text(3_400_000_000), "3.40 G");
+    }
+
+    #[test]
+    fn the_template_names_the_events_key() {
+        assert!(TEMPLATE.contains("{events} events"));
+        assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
     }
 }

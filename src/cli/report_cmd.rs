@@ -67,7 +67,7 @@ pub fn write_or_print(out: Option<&Path>, force: bool, bytes: &[u8], what: &str)
             stdout
                 .write_all(bytes)
                 .and_then(|()| stdout.flush())
-                .map_err(|e| Error::input(format!("cannot write the {what} to stdout: {e}")))
+                .map_err(|e| Error::stdout(&format!("the {what}"), &e))
         }
     }
 }

@@ -41,7 +41,7 @@ pub(crate) fn print_json(doc: &Value) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "{text}")
         .and_then(|()| stdout.flush())
-        .map_err(|e| Error::input(format!("cannot write the JSON summary to stdout: {e}")))
+        .map_err(|e| Error::stdout("the JSON summary", &e))
 }
 
 /// What `tenantsim run` does, for library callers (the Python package):

@@ -18,6 +18,10 @@ pub enum ErrorKind {
     /// The run was stopped by a signal (SIGINT, SIGTERM, SIGHUP); exit
     /// code 128 + the signal's number.
     Interrupted,
+    /// The reader of standard output went away (`tenantsim run --json |
+    /// head`): not a failure of the command, so exit code 0 and no message
+    /// (DESIGN §7). Everything written to files is complete by then.
+    OutputClosed,
 }
 
 /// An error with a message meant for a human: it names the file, the line or
@@ -65,6 +69,19 @@ impl Error {
         }
     }
 
+    /// A failed write of `what` to standard output: [`ErrorKind::OutputClosed`]
+    /// when the reader closed the pipe, an input error otherwise.
+    pub fn stdout(what: &str, err: &std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            Self {
+                kind: ErrorKind::OutputClosed,
+                message: format!("the reader of stdout closed it while {what} was written"),
+            }
+        } else {
+            Self::input(format!("cannot write {what} to stdout: {err}"))
+        }
+    }
+
     /// An I/O failure on `path`, phrased as "`verb` `path`: cause".
     pub fn io(verb: &str, path: &Path, err: &std::io::Error) -> Self {
         Self::input(format!("cannot {verb} {}: {err}", path.display()))
@@ -90,6 +107,7 @@ impl Error {
     /// The process exit code for this error (DESIGN §7).
     pub fn exit_code(&self) -> i32 {
         match self.kind {
+            ErrorKind::OutputClosed => 0,
             ErrorKind::Input | ErrorKind::Policy => 1,
             ErrorKind::Interrupted => crate::core::interrupt::exit_code(),
             ErrorKind::Usage => 2,

@@ -37,5 +37,5 @@ pub mod table;
 pub mod testing;
 pub mod time;
 
-pub use event_loop::{Component, LoopEnd, run_events};
+pub use event_loop::{Component, EVENTS_HANDLED, LoopEnd, PROGRESS_STEP, run_events};
 pub use event_queue::{EventQueue, QueuedEvent};

@@ -17,6 +17,8 @@
 //!   [`crate::cli::jobs`].
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
+//! - [`warnings`]: degenerate runs (an under-loaded cluster, policies that
+//!   cannot be told apart), on stderr and in `run.json`.
 //!
 //! # Example
 //!
@@ -79,6 +81,7 @@ pub mod summary;
 pub mod synthetic;
 pub mod trace;
 pub mod typing;
+pub mod warnings;
 
 pub use mode::{JobExperiment, JobFold, JobMode, JobReport, run_job_experiment};
 pub use sim::{Alloc, Cluster, JobOutcome, JobSimInput, Placement, Segment, simulate_jobs};

@@ -212,8 +212,8 @@ impl Mode for JobMode {
         })
     }
 
-    fn result_warnings(&self, _report: &JobReport) -> Vec<String> {
-        Vec::new()
+    fn result_warnings(&self, report: &JobReport) -> Vec<String> {
+        crate::jobs::warnings::result_warnings(&report.summary)
     }
 
     fn plots(&self, scenario: &JobScenario) -> bool {
@@ -230,10 +230,13 @@ impl Mode for JobMode {
         execution: &Execution,
     ) -> Result<Vec<&'static str>> {
         let e = &report.experiment;
+        let mut warnings = self.setup_warnings(scenario);
+        warnings.extend(self.result_warnings(report));
         let measured = Measured {
             totals: &e.totals,
             threads: e.threads,
             wall: e.wall,
+            warnings: &warnings,
         };
         write_job_results(
             dir, scenario, &e.rows, &measured, keep_jobs, point, execution,

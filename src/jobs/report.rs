@@ -276,7 +276,8 @@ impl JobRows {
     }
 }
 
-/// What `run.json` records of how a run went (measurements, never results).
+/// What `run.json` records of how a run went: measurements and warnings,
+/// never results.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured<'a> {
     /// Per policy: events and time (policy and engine).
@@ -285,6 +286,8 @@ pub struct Measured<'a> {
     pub threads: usize,
     /// Wall-clock time of the simulations.
     pub wall: Duration,
+    /// The run's warnings, setup warnings first ([`crate::jobs::warnings`]).
+    pub warnings: &'a [String],
 }
 
 /// `run.json`.
@@ -340,6 +343,7 @@ pub fn run_manifest(
             "policies[].time",
             "execution",
         ],
+        "warnings": measured.warnings,
     });
     if scenario.cluster.is_typed() {
         let c = &scenario.cluster;

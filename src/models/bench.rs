@@ -267,7 +267,7 @@ pub fn format_line(l: &BenchLine) -> String {
 /// `tenantsim bench`: run the workloads and print the table on stdout.
 pub fn run_bench(args: &BenchOptions) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    let io = |e: std::io::Error| Error::input(format!("cannot write to stdout: {e}"));
+    let io = |e: std::io::Error| Error::stdout("the benchmark table", &e);
     eprintln!(
         "tenantsim bench{}: built-in SYN workloads on {} thread(s); wall_s covers the repetitions \
          (simulation and metrics), setup_s the trace generation",

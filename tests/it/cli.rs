@@ -701,3 +701,32 @@ fn degenerate_setups_warn_on_stderr_and_in_run_json() {
             .expect("json");
     assert_eq!(manifest["warnings"], serde_json::json!([]));
 }
+
+/// Regression (issue 27): `tenantsim run … --json | head -c 10` exited 1
+/// with "Broken pipe". Here the reader closes the pipe before the JSON is
+/// written (as `head` does once it has its bytes), so every write to
+/// stdout fails: the run still ends with 0, says nothing about stdout, and
+/// its results folder is complete.
+#[test]
+fn broken_pipe_on_json_stdout_exits_0_quietly() {
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("res");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("tenantsim"))
+        .arg("run")
+        .arg(repo("scenarios/quickstart.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--json", "--no-plots"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tenantsim");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    assert!(out.join("summary.csv").is_file() && out.join("run.json").is_file());
+}

@@ -277,3 +277,69 @@ fn import_jobs_alibaba_then_replay_on_its_node_list() {
             .is_some_and(|l| l.starts_with("fifo,0,6203,"))
     );
 }
+
+/// Regression (issue 27): an under-loaded job scenario, where every
+/// scheduler gives the same result, ran without a word, and job-mode
+/// `run.json` had no `warnings`. The 5-job hand trace on 50 nodes of 2
+/// GPUs: no job waits, so each ends at submit + duration (10, 3, 8, 4,
+/// 7 s): JCTs 10, 2, 6, 1, 3 (mean 4.4 s), makespan 10 s, GPU-time held
+/// 2·10 + 2 + 6 + 2·1 + 3 = 33 GPU-s of 100 × 10: utilisation 3.3 %.
+#[test]
+fn under_loaded_job_run_where_policies_agree_is_warned_in_run_json_and_stderr() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = tmp.path().join("idle.toml");
+    fs::write(
+        &scenario,
+        format!(
+            "mode = \"jobs\"\nname = \"idle\"\nseed = 1\nrepetitions = 1\n\
+             [jobs]\npath = \"{}\"\n[cluster]\nnodes = 50\ngpus_per_node = 2\n\
+             [[policy]]\nname = \"fifo\"\nscheduler = \"fifo\"\n\
+             [[policy]]\nname = \"sjf\"\nscheduler = \"sjf\"\n",
+            repo("traces/jobs-hand.csv").display()
+        ),
+    )
+    .expect("write scenario");
+    let out = tmp.path().join("res");
+    let assert = tenantsim()
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .arg("--no-plots")
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    let under = "warning: `idle`: the cluster is under-loaded: GPU utilisation is at most 3.3 % under every policy (below 10 %)";
+    let same = "warning: `idle`: every policy gives the same result (mean JCT 4.4 s, makespan 10 s): the 2 policies cannot be told apart on this workload";
+    assert!(stderr.contains(under), "{stderr}");
+    assert!(stderr.contains(same), "{stderr}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    let warnings: Vec<&str> = manifest["warnings"]
+        .as_array()
+        .expect("warnings list")
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    let prefix = "warning: `idle`: ";
+    assert!(
+        warnings[0].starts_with(&under[prefix.len()..]),
+        "{warnings:?}"
+    );
+    assert_eq!(warnings[1], &same[prefix.len()..]);
+}
+
+/// The hand scenario itself (one node of 2 GPUs, 82.5 % busy under FIFO,
+/// schedulers that differ) gets no warning.
+#[test]
+fn busy_job_run_whose_policies_differ_has_an_empty_warnings_list() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("res");
+    run_quickstart(&out, &["--no-plots"]);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("run.json")).expect("run.json"))
+            .expect("JSON");
+    assert_eq!(manifest["warnings"], serde_json::json!([]));
+}

@@ -12,6 +12,7 @@ use std::process::Output;
 
 use common::{assert_same_result_files, repo, tenantsim, tree};
 use serde_json::Value;
+use tenantsim::core::testing::scenario_data;
 
 /// The `run.json` fields that may differ between a merged and an
 /// unsharded run (docs/DESIGN.md §10.3): measurements and `execution`.
@@ -157,6 +158,9 @@ fn three_and_seven_shards_of_a_job_sweep_merge_to_the_unsharded_results() {
 fn three_shards_of_a_typed_scenario_merge_to_the_unsharded_results(scenario: &str) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let scenario = repo(scenario);
+    if !scenario_data(&scenario) {
+        return;
+    }
     let extra = ["--reps", "3", "--no-plots", "--jobs"];
     let whole = tmp.path().join("whole");
     let whole_s = s(&whole);
@@ -358,6 +362,9 @@ fn a_shard_folder_defaults_to_results_name_shard_i_of_n() {
 /// encoding is an error, never a panic or a run.
 fn round_trips<M: tenantsim::core::mode::Mode>(mode: &M, scenario: &str, keep_jobs: bool) {
     use tenantsim::core::scenario::Overrides;
+    if !scenario_data(&repo(scenario)) {
+        return;
+    }
     let plan = mode
         .load_plan(&repo(scenario), Overrides::default())
         .expect("scenario loads");
