@@ -2,8 +2,9 @@
 //! "unknown" when git or the repository is not available, and the build
 //! identity of the result cache (`TENANTSIM_BUILD_ID`: SHA-256 of every
 //! file under `src/`, `Cargo.toml`, `Cargo.lock`, this file, the
-//! compiler's `rustc -vV`, the profile, target and flags; DESIGN §10.2).
-//! Never fails.
+//! compiler's `rustc -vV`, the profile, target and flags; DESIGN §10.2),
+//! and the name of the cargo profile (`TENANTSIM_BUILD_PROFILE`: `debug`,
+//! `release`, `optimized`…, which `tenantsim bench` prints). Never fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,6 +54,19 @@ fn build_id() -> String {
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The cargo profile of this build: the folder of the target directory
+/// that `OUT_DIR` lies in (`<target>/<profile>/build/<package>/out`), or
+/// "unknown". Cargo itself tells build scripts only `debug` or `release`
+/// (`PROFILE`), not which named profile (`--profile optimized`).
+fn profile_name() -> String {
+    let out = std::env::var("OUT_DIR").unwrap_or_default();
+    Path::new(&out)
+        .ancestors()
+        .nth(3)
+        .and_then(|d| d.file_name())
+        .map_or_else(|| "unknown".into(), |n| n.to_string_lossy().into_owned())
+}
+
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
     if !out.status.success() {
@@ -70,6 +84,7 @@ fn main() {
         println!("cargo:rerun-if-changed={p}");
     }
     println!("cargo:rustc-env=TENANTSIM_BUILD_ID={}", build_id());
+    println!("cargo:rustc-env=TENANTSIM_BUILD_PROFILE={}", profile_name());
     // Rebuild when HEAD moves: HEAD itself and the branch it points to.
     for name in ["HEAD", "packed-refs"] {
         if let Some(p) = git(&["rev-parse", "--git-path", name])

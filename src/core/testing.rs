@@ -42,7 +42,14 @@ pub fn shared_data(relative: &str) -> Option<PathBuf> {
         .join("../shared/data")
         .join(relative);
     let required = std::env::var(REQUIRE_SHARED_DATA_ENV).is_ok_and(|v| v == "1");
-    resolve(path, required)
+    let found = resolve(path.clone(), required);
+    if found.is_none() {
+        note(&format!(
+            "{} is absent (set {REQUIRE_SHARED_DATA_ENV}=1 to make this a failure)",
+            path.display()
+        ));
+    }
+    found
 }
 
 fn resolve(path: PathBuf, required: bool) -> Option<PathBuf> {
@@ -54,17 +61,13 @@ fn resolve(path: PathBuf, required: bool) -> Option<PathBuf> {
         "{} is absent but {REQUIRE_SHARED_DATA_ENV}=1 requires the shared data",
         path.display()
     );
-    note(&format!(
-        "{} is absent (set {REQUIRE_SHARED_DATA_ENV}=1 to make this a failure)",
-        path.display()
-    ));
     None
 }
 
 /// Whether every `shared/data/…` file the scenario file `scenario` names
 /// (written as `"…/shared/data/<relative>"` anywhere in it) is present,
-/// by [`shared_data`]'s rule: a note for each absent one and `false`, or a
-/// panic under `TENANTSIM_REQUIRE_SHARED_DATA=1`. A scenario that names no
+/// by [`shared_data`]'s rule: a note for the first absent one and `false`,
+/// or a panic under `TENANTSIM_REQUIRE_SHARED_DATA=1`. A scenario that names no
 /// such file needs nothing: `true`.
 ///
 /// Use it as `if !scenario_data(&path) { return; }` before running a
@@ -78,7 +81,7 @@ pub fn scenario_data(scenario: &Path) -> bool {
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", scenario.display()));
     shared_paths(&text)
         .iter()
-        .fold(true, |all, rel| shared_data(rel).is_some() && all)
+        .all(|rel| shared_data(rel).is_some())
 }
 
 /// The `<relative>` of every `…shared/data/<relative>` in `text`, up to a

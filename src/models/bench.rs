@@ -264,16 +264,29 @@ pub fn format_line(l: &BenchLine) -> String {
     )
 }
 
+/// The cargo profile this binary was built with (build.rs).
+pub const BUILD_PROFILE: &str = env!("TENANTSIM_BUILD_PROFILE");
+
+/// The profile benchmarks are measured with (Cargo.toml: fat LTO, one
+/// codegen unit; docs/PERFORMANCE.md).
+pub const MEASURED_PROFILE: &str = "optimized";
+
 /// `tenantsim bench`: run the workloads and print the table on stdout.
 pub fn run_bench(args: &BenchOptions) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let io = |e: std::io::Error| Error::stdout("the benchmark table", &e);
     eprintln!(
-        "tenantsim bench{}: built-in SYN workloads on {} thread(s); wall_s covers the repetitions \
+        "tenantsim bench{}: built-in SYN workloads on {} thread(s), `{BUILD_PROFILE}` build; wall_s covers the repetitions \
          (simulation and metrics), setup_s the trace generation",
         if args.quick { " --quick" } else { "" },
         args.threads
     );
+    if BUILD_PROFILE != MEASURED_PROFILE {
+        eprintln!(
+            "note: docs/PERFORMANCE.md's numbers come from the `{MEASURED_PROFILE}` profile (fat LTO, one codegen unit): \
+             `cargo run --profile {MEASURED_PROFILE} -- bench`; this is a `{BUILD_PROFILE}` build"
+        );
+    }
     writeln!(out, "{HEADER}").map_err(io)?;
     for w in WORKLOADS {
         let reps = if args.quick { w.reps.1 } else { w.reps.0 };
@@ -289,6 +302,21 @@ pub fn run_bench(args: &BenchOptions) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// build.rs names the profile folder the test binary itself lies in
+    /// (`<target>/<profile>/deps/<test binary>`).
+    #[test]
+    fn the_build_profile_is_the_target_folder_of_this_build() {
+        let exe = std::env::current_exe().expect("test binary path");
+        let folder = exe
+            .parent()
+            .and_then(|deps| deps.parent())
+            .and_then(|p| p.file_name())
+            .expect("target/<profile>/deps")
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(BUILD_PROFILE, folder);
+    }
 
     /// Every workload's scenario is valid; a tiny run reports its events
     /// (no timing is asserted).
