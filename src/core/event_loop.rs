@@ -72,7 +72,7 @@ pub fn run_events<C: Component>(
         while queue.peek_time() == Some(now) {
             let Some(ev) = queue.pop() else { break };
             events += 1;
-            if events % PROGRESS_STEP == 0 {
+            if events.is_multiple_of(PROGRESS_STEP) {
                 EVENTS_HANDLED.fetch_add(PROGRESS_STEP, Ordering::Relaxed);
             }
             component.on_event(now, ev.payload, queue)?;
