@@ -26,7 +26,8 @@ h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;margin-top:1.
 table{border-collapse:collapse;margin:0.5em 0;font-size:0.9em}th,td{padding:0.25em 0.6em;border-bottom:1px solid #e4e4e4}\
 th{text-align:left;border-bottom:2px solid #444}.num{text-align:right;font-variant-numeric:tabular-nums}\
 pre{background:#f6f6f6;padding:0.6em;overflow:auto;font-size:0.85em;max-height:30em}\
-figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}figcaption{color:#555;font-size:0.9em}";
+figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}figcaption{color:#555;font-size:0.9em}\
+dl.defs{font-size:0.9em;margin:0.5em 0 1em}dl.defs dt{font-weight:bold;margin-top:0.4em}dl.defs dd{margin:0.1em 0 0 1.5em;color:#444}";
 
 /// The tag that marks a page `report` wrote.
 pub const GENERATOR: &str = "<meta name=\"generator\" content=\"tenantsim report\">";
@@ -123,7 +124,9 @@ pub fn figure_definition(stem: &str) -> String {
         Some(metric) => {
             let what = super::table::sweep_definition(metric)
                 .map_or_else(String::new, |d| format!("; {metric}: {d}"));
-            format!("{metric} of sweep.csv against the swept key, one line per policy (DESIGN §6.10){what}")
+            format!(
+                "{metric} of sweep.csv against the swept key, one line per policy (DESIGN §6.10){what}"
+            )
         }
         None => "a figure of the results CSVs (DESIGN §6.10)".to_string(),
     }
@@ -169,7 +172,10 @@ fn definitions(grid: &Grid) -> String {
 /// A table of the report: the grid, its notes, then what every column
 /// means.
 fn table_section(html: &mut String, grid: &Grid) {
-    html.push_str(&render_html(grid, Precision::Significant(DEFAULT_SIGNIFICANT)));
+    html.push_str(&render_html(
+        grid,
+        Precision::Significant(DEFAULT_SIGNIFICANT),
+    ));
     html.push_str(&definitions(grid));
 }
 

@@ -191,7 +191,12 @@ pub struct Column {
 }
 
 impl Column {
-    fn new(title: impl Into<String>, better: Option<Better>, quantity: Quantity, metric: &'static str) -> Self {
+    fn new(
+        title: impl Into<String>,
+        better: Option<Better>,
+        quantity: Quantity,
+        metric: &'static str,
+    ) -> Self {
         Self {
             title: title.into(),
             better,
@@ -224,7 +229,7 @@ pub struct Grid {
 pub fn definition(metric: &str) -> Option<&'static str> {
     Some(match metric {
         "regret" => {
-            "cumulative regret R = ∫ S(τ) dτ over the run, S(τ) the summed loss A*ᵢ − bestᵢ(τ) of the tenants arrived by τ, in accuracy·time; the mean over repetitions (DESIGN §2.6, §6.7)"
+            "cumulative regret R = ∫ S(τ) dτ over the run, S(τ) the summed loss A*ᵢ − bestᵢ(τ) of the tenants arrived by τ (A*ᵢ: tenant i's best accuracy, bestᵢ(τ): the best it has found by τ); the mean over repetitions. Unit: accuracy × time (acc·s: one unit of accuracy missing for one second; acc·min, acc·h when scaled) (DESIGN §2.6, §6.7)"
         }
         "regret-interval" => {
             "the Student-t confidence interval of the mean cumulative regret over repetitions, at [output] confidence (DESIGN §6.3, §6.7)"
@@ -242,7 +247,9 @@ pub fn definition(metric: &str) -> Option<&'static str> {
             "the mean loss over tenants L at the end of the run, averaged over repetitions (DESIGN §2.6)"
         }
         "mean-jct" => "mean job completion time, JCT = end − submit (DESIGN §9.5)",
-        "median-jct" => "median JCT (percentiles: linear interpolation between closest ranks; DESIGN §9.5)",
+        "median-jct" => {
+            "median JCT (percentiles: linear interpolation between closest ranks; DESIGN §9.5)"
+        }
         "p95-jct" => "95th percentile of JCT (DESIGN §9.5)",
         "p99-jct" => "99th percentile of JCT (DESIGN §9.5)",
         "queueing" => "mean queueing delay = first start − submit (DESIGN §9.5)",
@@ -473,10 +480,34 @@ pub fn model_grid(src: &Source<'_>, metrics: &[String]) -> Result<Grid> {
 /// The columns of a job-mode `summary.csv` the table knows: (column,
 /// title, best direction, quantity, definition key).
 const JOB_COLUMNS: [(&str, &str, Better, Quantity, &str); 7] = [
-    ("mean_jct_s", "mean JCT", Better::Lower, Quantity::Time, "mean-jct"),
-    ("median_jct_s", "median JCT", Better::Lower, Quantity::Time, "median-jct"),
-    ("p95_jct_s", "p95 JCT", Better::Lower, Quantity::Time, "p95-jct"),
-    ("p99_jct_s", "p99 JCT", Better::Lower, Quantity::Time, "p99-jct"),
+    (
+        "mean_jct_s",
+        "mean JCT",
+        Better::Lower,
+        Quantity::Time,
+        "mean-jct",
+    ),
+    (
+        "median_jct_s",
+        "median JCT",
+        Better::Lower,
+        Quantity::Time,
+        "median-jct",
+    ),
+    (
+        "p95_jct_s",
+        "p95 JCT",
+        Better::Lower,
+        Quantity::Time,
+        "p95-jct",
+    ),
+    (
+        "p99_jct_s",
+        "p99 JCT",
+        Better::Lower,
+        Quantity::Time,
+        "p99-jct",
+    ),
     (
         "mean_queueing_delay_s",
         "mean queueing delay",
@@ -484,7 +515,13 @@ const JOB_COLUMNS: [(&str, &str, Better, Quantity, &str); 7] = [
         Quantity::Time,
         "queueing",
     ),
-    ("makespan_s", "makespan", Better::Lower, Quantity::Time, "makespan"),
+    (
+        "makespan_s",
+        "makespan",
+        Better::Lower,
+        Quantity::Time,
+        "makespan",
+    ),
     (
         "gpu_utilization",
         "GPU utilisation",
@@ -870,7 +907,12 @@ fn largest(grid: &Grid, c: usize) -> Option<f64> {
 /// Units, printed values and bold of `grid` (DESIGN §6.11). With
 /// `base_units` every column keeps the CSVs' unit (s, acc·s).
 pub fn prepare(grid: &Grid, precision: Precision, base_units: bool) -> Prepared {
-    let root = |c: usize| grid.columns[c].unit_of.filter(|&u| u < grid.columns.len()).unwrap_or(c);
+    let root = |c: usize| {
+        grid.columns[c]
+            .unit_of
+            .filter(|&u| u < grid.columns.len())
+            .unwrap_or(c)
+    };
     let big: Vec<Option<f64>> = (0..grid.columns.len()).map(|c| largest(grid, c)).collect();
     let units: Vec<(&str, f64)> = (0..grid.columns.len())
         .map(|c| {
@@ -1110,7 +1152,11 @@ pub fn render(grid: &Grid, format: TableFormat, precision: Precision) -> String 
                     .map(|k| md_escape(k))
                     .chain(prep.cells[i].iter().enumerate().map(|(c, p)| {
                         let t = cell_text(p, str::to_string, "∞");
-                        if prep.bold[i][c] { format!("**{t}**") } else { t }
+                        if prep.bold[i][c] {
+                            format!("**{t}**")
+                        } else {
+                            t
+                        }
                     }))
                     .collect();
                 out.push_str(&format!("| {} |\n", cells.join(" | ")));
@@ -1196,11 +1242,10 @@ pub fn render_html(grid: &Grid, precision: Precision) -> String {
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
-    out.push_str(&format!("<p>{}", html_escape(&legend(precision))));
+    out.push_str(&format!("<p>{}</p>\n", html_escape(&legend(precision))));
     for n in &grid.notes {
-        out.push_str(&format!(" {}", html_escape(n)));
+        out.push_str(&format!("<p>{}</p>\n", html_escape(n)));
     }
-    out.push_str("</p>\n");
     out
 }
 
@@ -1228,4 +1273,146 @@ pub fn full_grid_of(dir: &std::path::Path) -> Result<Grid> {
         Kind::Sweep => Vec::new(),
     };
     grid_of(dir, &metrics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How many significant digits a plain or scientific text shows.
+    fn shown_digits(s: &str) -> usize {
+        let mant = s.split('e').next().unwrap_or(s);
+        let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+        let trimmed = digits.trim_start_matches('0');
+        // A plain integer like 1690 shows its trailing zeros as padding.
+        if !mant.contains('.') {
+            trimmed.trim_end_matches('0').len().max(1)
+        } else {
+            trimmed.len()
+        }
+    }
+
+    #[test]
+    fn significant_digits_round_within_half_a_unit_of_the_last_digit() {
+        // Deterministic values over 10 decades, both signs.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for i in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let frac = (x >> 11) as f64 / (1u64 << 53) as f64;
+            let v = 10f64.powf(-6.0 + 13.0 * frac) * if i % 2 == 0 { 1.0 } else { -1.0 };
+            for n in 1..=5 {
+                let s = number(v, Precision::Significant(n));
+                let back: f64 = s.parse().expect("reads back");
+                // Independent: the last shown digit's place from log10 of
+                // the printed value.
+                let mag = back.abs().log10().floor() as i32;
+                let half = 0.5 * 10f64.powi(mag + 1 - n as i32);
+                assert!(
+                    (back - v).abs() <= half * (1.0 + 1e-9),
+                    "{v} to {n} digits: {s}"
+                );
+                assert!(back != 0.0, "{v} printed as zero");
+                if !(s.ends_with('0') && !s.contains('.') && !s.contains('e')) {
+                    assert_eq!(shown_digits(&s), n, "{v} to {n} digits: {s}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn significant_digits_by_hand() {
+        let sig3 = |v| number(v, Precision::Significant(3));
+        assert_eq!(sig3(0.0), "0");
+        assert_eq!(sig3(0.0042), "0.00420");
+        assert_eq!(sig3(0.0001), "0.000100");
+        assert_eq!(sig3(0.0000456), "4.56e-5");
+        assert_eq!(sig3(1686.7), "1690");
+        assert_eq!(sig3(999.6), "1000");
+        assert_eq!(sig3(999_999.0), "1.00e6");
+        assert_eq!(sig3(6_072_174.02), "6.07e6");
+        assert_eq!(sig3(-12.345), "-12.3");
+        assert_eq!(sig3(17.05), "17.1"); // 17.05 is 17.050000000000000710… in binary
+        assert_eq!(number(0.125, Precision::Significant(2)), "0.12"); // an exact tie: to even
+        assert_eq!(number(2.0, Precision::Significant(1)), "2");
+    }
+
+    #[test]
+    fn fixed_decimals_never_print_a_non_zero_value_as_zero() {
+        assert_eq!(number(0.004, Precision::Decimals(2)), "0.004");
+        assert_eq!(number(-0.001, Precision::Decimals(2)), "-0.001");
+        assert_eq!(number(0.006, Precision::Decimals(2)), "0.01");
+        assert_eq!(number(12.345_6, Precision::Decimals(2)), "12.35");
+        assert_eq!(number(0.0, Precision::Decimals(2)), "0");
+        assert_eq!(number(6_072_174.02, Precision::Full), "6072174.02");
+    }
+
+    #[test]
+    fn units_switch_at_600_and_36000_base_units() {
+        assert_eq!(unit_for(Quantity::Time, Some(599.9)), ("s", 1.0));
+        assert_eq!(unit_for(Quantity::Time, Some(600.0)), ("min", 60.0));
+        assert_eq!(unit_for(Quantity::Time, Some(35_999.0)), ("min", 60.0));
+        assert_eq!(unit_for(Quantity::Time, Some(36_000.0)), ("h", 3600.0));
+        assert_eq!(unit_for(Quantity::Time, None), ("s", 1.0));
+        assert_eq!(unit_for(Quantity::Regret, Some(1e5)), ("acc·h", 3600.0));
+        assert_eq!(unit_for(Quantity::Pure, Some(1e9)), ("", 1.0));
+    }
+
+    #[test]
+    fn an_interval_takes_the_unit_of_its_mean() {
+        // The mean alone would stay in acc·s; its interval reaches 700.
+        let mut interval =
+            Column::new("regret interval", None, Quantity::Regret, "regret-interval");
+        interval.unit_of = Some(0);
+        let grid = Grid {
+            keys: vec!["policy".into()],
+            columns: vec![
+                Column::new("regret", Some(Better::Lower), Quantity::Regret, "regret"),
+                interval,
+            ],
+            rows: vec![(
+                0,
+                vec!["a".into()],
+                vec![Value::One(Cell::Num(590.0)), Value::Interval(480.0, 700.0)],
+            )],
+            notes: Vec::new(),
+        };
+        let p = prepare(&grid, Precision::Significant(3), false);
+        assert_eq!(p.heads, ["regret (acc·min)", "regret interval (acc·min)"]);
+        assert_eq!(
+            p.cells[0],
+            [
+                Printed::Num("9.83".into()),
+                Printed::Interval("8.00".into(), "11.7".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn every_column_the_tables_make_has_a_definition_citing_design() {
+        let mut keys: Vec<&str> = JOB_COLUMNS.iter().map(|c| c.4).collect();
+        keys.extend([
+            "regret",
+            "regret-interval",
+            "rel-regret",
+            "T",
+            "speedup",
+            "rel-jct",
+        ]);
+        for h in [
+            "time_to_0.1_s",
+            "speedup_0.1",
+            "speedup",
+            "regret_mean",
+            "regret_ratio",
+            "final_loss_mean",
+        ] {
+            keys.push(sweep_column(h).metric);
+        }
+        for k in keys {
+            let d = definition(k).unwrap_or_else(|| panic!("no definition of {k}"));
+            assert!(d.contains("DESIGN §"), "{k}: {d}");
+        }
+    }
 }

@@ -170,8 +170,13 @@ fn job_mode_tables_the_jct_statistics_of_summary_csv() {
     run_scenario("scenarios/jobs-quickstart.toml", &out, &["--quiet"]);
     let mut args = vec!["--format", "csv", "--digits", "3"];
     for m in [
-        "mean_jct_s", "median_jct_s", "p95_jct_s", "p99_jct_s", "mean_queueing_delay_s",
-        "makespan_s", "gpu_utilization",
+        "mean_jct_s",
+        "median_jct_s",
+        "p95_jct_s",
+        "p99_jct_s",
+        "mean_queueing_delay_s",
+        "makespan_s",
+        "gpu_utilization",
     ] {
         args.extend(["--metric", m]);
     }
@@ -385,8 +390,14 @@ fn bold_marks_every_row_tied_in_print_and_none_when_all_tie() {
     let md = table(
         &dir,
         &[
-            "--format", "markdown", "--metric", "mean_jct_s", "--metric", "makespan_s",
-            "--metric", "gpu_utilization",
+            "--format",
+            "markdown",
+            "--metric",
+            "mean_jct_s",
+            "--metric",
+            "makespan_s",
+            "--metric",
+            "gpu_utilization",
         ],
     );
     let expected = "| policy | mean JCT (s) | makespan (s) | GPU utilisation |\n\
