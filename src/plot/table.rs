@@ -602,8 +602,12 @@ pub fn jobs_grid(src: &Source<'_>, metrics: &[String]) -> Result<Grid> {
             .iter()
             .map(|&c| r.cell(c).map(Value::One))
             .collect::<Result<Vec<_>>>()?;
+        // An empty or `n/a` mean JCT gives an `n/a` ratio.
         let m = match (with_ratio, mean) {
-            (true, Some(c)) => Some(r.non_negative(c)?),
+            (true, Some(c)) => match r.cell(c)? {
+                Cell::Num(x) => Some(x),
+                _ => None,
+            },
             _ => None,
         };
         rows.push((r.name(p)?.to_string(), r.count(rep)?, values, m));

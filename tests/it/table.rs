@@ -432,3 +432,29 @@ fn digits_and_sig_digits_cannot_both_be_given() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn job_ratio_uses_the_run_json_baseline_and_names_a_missing_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("base");
+    job_folder(
+        &dir,
+        &format!("{SUMMARY_HEAD}a,0,1,10,1,1,1,1,100,0.5\nb,0,1,40,1,1,1,1,100,0.5\n"),
+    );
+    fs::write(dir.join("run.json"), r#"{"scenario": {"baseline": "b"}}"#).expect("write");
+    let md = table(&dir, &["--format", "markdown", "--metric", "ratio"]);
+    assert!(md.contains("| a | **0.250** |\n| b | 1.00 |"), "{md}");
+    assert!(md.contains("that of the baseline, b,"), "{md}");
+    fs::write(dir.join("run.json"), r#"{"scenario": {"baseline": "zz"}}"#).expect("write");
+    let bad = tenantsim().arg("table").arg(&dir).output().expect("runs");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("summary.csv") && err.contains("`zz`"), "{err}");
+    fs::write(dir.join("run.json"), "{not json").expect("write");
+    let bad = tenantsim().arg("table").arg(&dir).output().expect("runs");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("run.json: line 1: not JSON"),
+        "{err}"
+    );
+}
