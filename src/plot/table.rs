@@ -23,6 +23,9 @@
 //!   printed form are bold, all of them when several tie; none when every
 //!   comparable row prints the same (one row, or all tied), since then
 //!   nothing stands out. CSV has no bold.
+//! - **LaTeX layout.** Numeric headers on two lines (title, then unit), no
+//!   outer padding, 4 pt column gaps: the quickstart's default table is
+//!   256 pt wide in a 10 pt article (measured, DESIGN §6.11).
 //!
 //! | folder | rows | columns (`--metric`) |
 //! |---|---|---|
@@ -1086,6 +1089,20 @@ fn cell_text(p: &Printed, num: fn(&str) -> String, inf: &str) -> String {
     }
 }
 
+/// A header on two lines: the title and `(unit)`, or without a unit the
+/// text before and after its last space (`rel.` / `regret`).
+fn two_lines(h: &str) -> (String, String) {
+    if h.ends_with(')')
+        && let Some(i) = h.rfind(" (")
+    {
+        return (h[..i].to_string(), h[i + 1..].to_string());
+    }
+    match h.rfind(' ') {
+        Some(i) => (h[..i].to_string(), h[i + 1..].to_string()),
+        None => (h.to_string(), String::new()),
+    }
+}
+
 /// Render `grid` in `format` at `precision` (DESIGN §6.11).
 pub fn render(grid: &Grid, format: TableFormat, precision: Precision) -> String {
     let prep = prepare(grid, precision, format == TableFormat::Csv);
@@ -1099,18 +1116,26 @@ pub fn render(grid: &Grid, format: TableFormat, precision: Precision) -> String 
             for n in &grid.notes {
                 out.push_str(&format!("% {n}\n"));
             }
+            // Narrower gaps and no outer padding (`@{}`), and each numeric
+            // header on two lines (title, then unit), so that the default
+            // columns fit one paper column (DESIGN §6.11).
             out.push_str(&format!(
-                "\\begin{{tabular}}{{{}{}}}\n\\toprule\n",
+                "{{\\setlength{{\\tabcolsep}}{{4pt}}%\n\\begin{{tabular}}{{@{{}}{}{}@{{}}}}\n\\toprule\n",
                 "l".repeat(grid.keys.len()),
                 "r".repeat(grid.columns.len())
             ));
-            let head: Vec<String> = grid
+            let (first, second): (Vec<String>, Vec<String>) = grid
                 .keys
                 .iter()
-                .chain(&prep.heads)
-                .map(|k| latex_escape(k))
-                .collect();
-            out.push_str(&head.join(" & "));
+                .map(|k| (k.clone(), String::new()))
+                .chain(prep.heads.iter().map(|h| two_lines(h)))
+                .map(|(a, b)| (latex_escape(&a), latex_escape(&b)))
+                .unzip();
+            out.push_str(&first.join(" & "));
+            if second.iter().any(|s| !s.is_empty()) {
+                out.push_str(" \\\\\n");
+                out.push_str(&second.join(" & "));
+            }
             out.push_str(" \\\\\n\\midrule\n");
             let mut last_group = None;
             for (i, (g, keys, _)) in grid.rows.iter().enumerate() {
@@ -1133,7 +1158,7 @@ pub fn render(grid: &Grid, format: TableFormat, precision: Precision) -> String 
                 out.push_str(&cells.join(" & "));
                 out.push_str(" \\\\\n");
             }
-            out.push_str("\\bottomrule\n\\end{tabular}\n");
+            out.push_str("\\bottomrule\n\\end{tabular}}\n");
         }
         TableFormat::Markdown => {
             let head: Vec<String> = grid

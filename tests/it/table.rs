@@ -80,6 +80,30 @@ fn rounded(v: &str) -> String {
     }
 }
 
+/// The headers of a LaTeX table: each column's two header lines (title,
+/// then unit) joined by a space.
+fn latex_heads(tex: &str) -> Vec<String> {
+    let head = tex
+        .split("\\toprule\n")
+        .nth(1)
+        .and_then(|h| h.split("\\midrule").next())
+        .expect("a booktabs header");
+    let lines: Vec<Vec<&str>> = head
+        .lines()
+        .map(|l| l.trim_end_matches(" \\\\").split(" & ").collect())
+        .collect();
+    (0..lines[0].len())
+        .map(|c| {
+            lines
+                .iter()
+                .map(|l| l[c].trim())
+                .filter(|t| !t.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 fn csv_rows(path: &std::path::Path) -> Vec<Vec<String>> {
     let mut r = csv::Reader::from_path(path).expect("csv");
     r.records()
@@ -101,15 +125,12 @@ fn latex_names_every_policy_and_matches_speedups_and_regret_csv() {
     );
     assert!(tex.contains("to 3 significant digits"), "{tex}");
     let rows = latex_rows(&tex);
-    let head = tex
-        .lines()
-        .find(|l| l.starts_with("policy &"))
-        .expect("header");
-    let titles: Vec<&str> = head.trim_end_matches(" \\\\").split(" & ").collect();
+    // The header's two lines (title, then unit) joined by a space.
+    let titles = latex_heads(&tex);
     let col = |t: &str| {
         titles
             .iter()
-            .position(|x| x.starts_with(t))
+            .position(|x| x == t)
             .unwrap_or_else(|| panic!("no column {t}: {titles:?}"))
     };
     // speedups.csv: policy, baseline, theta, t_baseline_s, t_policy_s, speedup, …
@@ -330,6 +351,10 @@ fn a_makespan_of_70_days_prints_in_hours_with_3_significant_digits() {
                     | srtf | **15.0** | **1500** | **0.0417** |\n";
     assert!(md.starts_with(expected), "{md}");
     assert!(!md.contains("6072174"), "{md}");
+    assert_eq!(
+        latex_heads(&table(&dir, &[])),
+        ["policy", "mean JCT (min)", "makespan (h)", "rel. JCT"]
+    );
     // CSV keeps seconds and every digit, for machines.
     let csv_text = table(&dir, &["--format", "csv"]);
     assert_eq!(
