@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::core::error::Result;
-use crate::plot::table::{TableFormat, TableOptions, table_of};
+use crate::plot::table::{Precision, TableFormat, TableOptions, table_of};
 
 /// Arguments of `tenantsim table`.
 #[derive(Debug, Args)]
@@ -16,15 +16,23 @@ pub struct TableArgs {
     /// Output syntax.
     #[arg(long, value_enum, default_value_t = TableFormat::Latex)]
     pub format: TableFormat,
-    /// Model mode: a column group, `time`, `speedup` or `regret`; job mode
-    /// and sweeps: a summary.csv / sweep.csv column (repeatable)
-    /// [default: all groups; the JCT columns; regret_mean, time_to_*,
-    /// speedup_*].
+    /// Model mode: a column group, `regret` (the mean and its interval),
+    /// `ratio` (regret / the baseline's), `time` (T(θ) per θ) or `speedup`;
+    /// job mode: a summary.csv column or `ratio` (mean JCT / the
+    /// baseline's); sweeps: a sweep.csv column (repeatable) [default: model
+    /// mode regret (no interval), ratio, time; job mode mean_jct_s,
+    /// makespan_s, ratio; sweeps regret_mean, time_to_*, speedup_* or
+    /// mean_jct_s, makespan_s, speedup].
     #[arg(long, value_name = "NAME")]
     pub metric: Vec<String>,
-    /// Decimals of every number (the CSVs' values, rounded).
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=12))]
-    pub digits: u8,
+    /// Significant digits of every number [default: 3; CSV: full
+    /// precision]. A non-zero value never prints as zero.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=17))]
+    pub sig_digits: Option<u8>,
+    /// Fixed decimals instead of significant digits (a non-zero value that
+    /// would print as zero gets one significant digit).
+    #[arg(long, value_name = "N", conflicts_with = "sig_digits", value_parser = clap::value_parser!(u8).range(0..=12))]
+    pub digits: Option<u8>,
     /// Write the table to FILE (atomically) instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -39,7 +47,11 @@ pub fn table(args: &TableArgs) -> Result<()> {
     let opts = TableOptions {
         format: args.format,
         metrics: args.metric.clone(),
-        digits: usize::from(args.digits),
+        precision: match (args.sig_digits, args.digits) {
+            (Some(n), _) => Some(Precision::Significant(usize::from(n))),
+            (None, Some(d)) => Some(Precision::Decimals(usize::from(d))),
+            (None, None) => None,
+        },
     };
     let text = table_of(&args.results, &opts)?;
     super::report_cmd::write_or_print(args.out.as_deref(), args.force, text.as_bytes(), "table")

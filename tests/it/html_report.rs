@@ -361,3 +361,50 @@ fn a_sweep_report_has_a_table_and_the_figures_of_every_point() {
     // The sweep table and one per point.
     assert_eq!(html.matches("<table>").count(), points + 1);
 }
+
+/// The texts between `open` and `close` in `html`, in order.
+fn between<'h>(html: &'h str, open: &str, close: &str) -> Vec<&'h str> {
+    html.split(open)
+        .skip(1)
+        .filter_map(|rest| rest.split(close).next())
+        .collect()
+}
+
+#[test]
+fn report_defines_every_metric_of_its_tables_and_figures() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let jobs = tmp.path().join("jobs");
+    run_scenario(
+        "scenarios/jobs-quickstart.toml",
+        &jobs,
+        &["--quiet", "--jobs"],
+    );
+    for (name, dir) in [
+        ("model", repo("tests/fixtures/plots/model")),
+        ("jobs", jobs),
+    ] {
+        let html = report(&dir, &tmp.path().join(format!("{name}.html")));
+        let heads = between(&html, "<th class=\"num\">", "</th>");
+        assert!(heads.len() >= 8, "{name}: every column: {heads:?}");
+        // Each header is named by a <dt> whose <dd> gives the formula's
+        // DESIGN section.
+        let defs: Vec<(&str, &str)> = between(&html, "<dt>", "</dd>")
+            .into_iter()
+            .filter_map(|d| d.split_once("</dt><dd>"))
+            .collect();
+        for h in &heads {
+            let (_, dd) = defs
+                .iter()
+                .find(|(dt, _)| dt.split(", ").any(|t| t == *h))
+                .unwrap_or_else(|| panic!("{name}: no definition of `{h}`: {defs:?}"));
+            assert!(dd.contains("DESIGN §"), "{name}: `{h}`: {dd}");
+        }
+        // Every figure's caption says what it shows, with its section.
+        let captions = between(&html, "<figcaption>", "</figcaption>");
+        assert_eq!(captions.len(), html.matches("<figure ").count(), "{name}");
+        assert!(!captions.is_empty(), "{name}");
+        for c in captions {
+            assert!(c.contains("DESIGN §"), "{name}: {c}");
+        }
+    }
+}
