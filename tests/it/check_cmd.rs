@@ -608,7 +608,10 @@ fn stat_fails_a_doubled_easeml_regret_and_passes_a_reseed_of_lcdb_1gpu() {
         c["stat"]["p"].as_f64().expect("p"),
         c["stat"]["p_holm"].as_f64().expect("p_holm"),
     );
-    assert!((p_holm - (20.0 * p).min(1.0)).abs() < 1e-15, "{c}");
+    assert!(
+        (p_holm - (20.0 * p).min(1.0)).abs() <= 1e-12 * p_holm,
+        "{c}"
+    );
     let mean = |k: &str| c["stat"][k].as_f64().expect("mean");
     assert!((mean("mean_results") - 2.0 * mean("mean_golden")).abs() < 1e-6 * mean("mean_golden"));
     // The text names it on stderr, worst first.
@@ -737,6 +740,11 @@ fn stat_metric_flag_and_check_toml_choose_the_family_and_secondary_metrics_never
         (&b_loss["status"], &b_loss["family"]),
         (&"moved".into(), &"secondary".into())
     );
+    // Holm within the secondary family: a's and b's loss, m = 2.
+    let p = b_loss["stat"]["p"].as_f64().expect("p");
+    let p_holm = b_loss["stat"]["p_holm"].as_f64().expect("p_holm");
+    assert!((p_holm - 2.0 * p).abs() <= 1e-12 * p, "{b_loss}");
+    assert_eq!(doc["secondary_checked"], 2);
     // A comma list and repeated flags are the same family.
     check(&["--metric", "jobs,loss"]).code(1);
     check(&["--metric", "jobs", "--metric", "loss"]).code(1);
