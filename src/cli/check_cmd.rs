@@ -45,7 +45,7 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         .iter()
         .map(|p| format_of(p).map(|f| (p.as_path(), f)))
         .collect::<Result<_>>()?;
-    let report = check_folders(&args.results, &args.against, method, &mode_of)
+    let report = check_folders(&args.results, &args.against, method, &args.metric, &mode_of)
         .map_err(|e| Error::usage(e.message()))?;
     for (path, format) in reports {
         write_atomic(path, render(&report, format).as_bytes())

@@ -219,12 +219,20 @@ pub struct CheckArgs {
     pub atol: f64,
     /// Compare distributions instead of values: per policy and metric,
     /// Welch's t test of the per-repetition values, Holm–Bonferroni across
-    /// all of them (docs/CI.md).
+    /// the pass/fail family of metrics (docs/CI.md).
     #[arg(long, conflicts_with_all = ["rtol", "atol"])]
     pub stat: bool,
     /// Family-wise significance level of --stat.
     #[arg(long, default_value_t = 0.01, value_name = "ALPHA", requires = "stat")]
     pub alpha: f64,
+    /// The metric columns whose drift fails --stat (repeatable or a comma
+    /// list; `all` = every column). Default: `[check] metrics` of the
+    /// golden's check.toml, else the mode's primary metrics (model:
+    /// cumulative_regret and every time_to_<θ>_s; job: mean_jct_s and
+    /// makespan_s). The other metrics are tested and shown as secondary,
+    /// never failing the check.
+    #[arg(long, value_name = "NAME", value_delimiter = ',', requires = "stat")]
+    pub metric: Vec<String>,
     /// The report printed on stdout: text prints nothing there (the human
     /// text always goes to stderr).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]

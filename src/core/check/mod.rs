@@ -1,7 +1,9 @@
 //! `tenantsim check`: compare a results folder (one run or a sweep, either
 //! mode) against golden results, exactly within a tolerance or
-//! statistically (`--stat`), so CI notices when a change moves a number.
+//! statistically (`--stat`, on a pass/fail family of metrics), so CI
+//! notices when a change moves a number.
 
+mod family;
 mod folder;
 mod render;
 mod report;
@@ -10,11 +12,12 @@ mod table;
 mod tolerance;
 pub mod welch;
 
+pub use family::{ALL, CHECK_FILE, Family, FamilySource, is_primary, read_check_file, resolve};
 pub use folder::{Layout, layout, summary_header};
 pub use render::{Format, render};
 pub use report::{
     Case, Deviation, Method, ModeOf, Problem, Report, StatTest, check_folders, column, numbers,
-    rep_order,
+    rep_order, same_value,
 };
 pub use stream::{Comparison, compare_dirs};
 pub use table::{SummaryTable, parse_summary, read_summary};

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{Case, Method, Report, rep_order};
+use super::{Case, Method, Report, rep_order, same_value};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +38,6 @@ pub fn render(report: &Report, format: Format) -> String {
 
 /// The one-line verdict.
 pub fn verdict(r: &Report) -> String {
-    let failed = r.cases.iter().filter(|c| c.failed).count();
     let shape = if r.problems.is_empty() {
         String::new()
     } else {
@@ -63,16 +62,27 @@ pub fn verdict(r: &Report) -> String {
             }
         }
         Method::Stat { alpha } => {
-            let untested = r.cases.iter().filter(|c| c.stat.is_none()).count();
+            let count = |f: &dyn Fn(&Case) -> bool| r.cases.iter().filter(|c| f(c)).count();
+            let untested = count(&|c| c.untested.is_some());
+            let rejected = count(&|c| c.failed && c.stat.is_some());
+            let constant = count(&|c| !c.secondary && c.constant.is_some());
+            let differ = count(&|c| c.failed && c.constant.is_some());
+            let secondary = r.secondary_checked + count(&|c| c.secondary && c.constant.is_some());
+            let moved = count(&|c| c.moved);
+            let family = r.family.as_ref().map_or(String::new(), |f| f.describe());
+            let rest = format!(
+                "{untested} not tested; family: {family}; secondary (not in the verdict): {moved} of {secondary} moved ({} vs {})",
+                r.results, r.golden
+            );
             if r.drifted() {
                 format!(
-                    "drift: {shape}{failed} of {} Welch tests reject at alpha {alpha} (Holm-adjusted; {untested} not tested) ({} vs {})",
-                    r.checked, r.results, r.golden
+                    "drift: {shape}{rejected} of {} Welch tests reject at alpha {alpha} (Holm-adjusted), {differ} of {constant} constant metrics differ; {rest}",
+                    r.checked
                 )
             } else {
                 format!(
-                    "ok: {} Welch tests at alpha {alpha} (Holm-adjusted), no distribution moved; {untested} not tested ({} vs {})",
-                    r.checked, r.results, r.golden
+                    "ok: {} Welch tests at alpha {alpha} (Holm-adjusted), no distribution moved; {constant} constant metrics the same; {rest}",
+                    r.checked
                 )
             }
         }
@@ -155,11 +165,77 @@ fn deviations_largest_first(r: &Report) -> Vec<(&Case, usize)> {
     v
 }
 
+/// Whether the report is of a sweep (its tables get a point column).
+fn is_sweep(r: &Report) -> bool {
+    r.cases.iter().any(|c| !c.point.is_empty()) || r.problems.iter().any(|p| !p.point.is_empty())
+}
+
+/// The statistical table of `cases` (worst first), at most `cap` rows
+/// (and how many were left out). A constant compared exactly shows its
+/// two values as the means, g ±inf (or n/a for text) and p `exact`.
+fn stat_rows(
+    r: &Report,
+    cases: Vec<&Case>,
+    cap: usize,
+) -> (Vec<&'static str>, Vec<Vec<String>>, usize) {
+    let sweep = is_sweep(r);
+    let mut header: Vec<&'static str> = if sweep { vec!["point"] } else { vec![] };
+    header.extend([
+        "policy",
+        "metric",
+        "golden_mean",
+        "results_mean",
+        "hedges_g",
+        "p",
+        "p_holm",
+    ]);
+    let total = cases.len();
+    let mut rows = Vec::new();
+    for c in cases.into_iter().take(cap) {
+        let mut row = if sweep { vec![c.point.clone()] } else { vec![] };
+        row.extend([c.policy.clone(), c.metric.clone()]);
+        match (&c.stat, &c.constant) {
+            (Some(s), _) => row.extend([
+                short(s.mean.0),
+                short(s.mean.1),
+                short(s.g),
+                format!("{:.3e}", s.p),
+                format!("{:.3e}", s.p_holm),
+            ]),
+            (None, Some((g, v))) => row.extend([
+                g.clone(),
+                v.clone(),
+                constant_g(g, v),
+                "exact".into(),
+                "exact".into(),
+            ]),
+            _ => continue,
+        }
+        rows.push(row);
+    }
+    (header, rows, total.saturating_sub(cap))
+}
+
+/// Hedges' g of two constants: 0 when the same, ±inf by the direction of
+/// the change between numbers, `n/a` between texts.
+fn constant_g(golden: &str, results: &str) -> String {
+    if same_value(golden, results) {
+        return "0".into();
+    }
+    match (golden.parse::<f64>(), results.parse::<f64>()) {
+        (Ok(g), Ok(v)) if v > g => "inf".into(),
+        (Ok(g), Ok(v)) if v < g => "-inf".into(),
+        _ => "n/a".into(),
+    }
+}
+
 /// The rows of the failure table, worst first, at most `cap` (and how
 /// many were left out).
 fn failure_rows(r: &Report, cap: usize) -> (Vec<&'static str>, Vec<Vec<String>>, usize) {
-    let sweep = r.cases.iter().any(|c| !c.point.is_empty())
-        || r.problems.iter().any(|p| !p.point.is_empty());
+    if let Method::Stat { .. } = r.method {
+        return stat_rows(r, r.failures_largest_first(), cap);
+    }
+    let sweep = is_sweep(r);
     let mut header: Vec<&'static str> = if sweep { vec!["point"] } else { vec![] };
     let mut rows = Vec::new();
     let total;
@@ -182,33 +258,7 @@ fn failure_rows(r: &Report, cap: usize) -> (Vec<&'static str>, Vec<Vec<String>>,
                 rows.push(row);
             }
         }
-        Method::Stat { .. } => {
-            header.extend([
-                "policy",
-                "metric",
-                "golden_mean",
-                "results_mean",
-                "hedges_g",
-                "p",
-                "p_holm",
-            ]);
-            let all = r.failures_largest_first();
-            total = all.len();
-            for c in all.into_iter().take(cap) {
-                let Some(s) = &c.stat else { continue };
-                let mut row = if sweep { vec![c.point.clone()] } else { vec![] };
-                row.extend([
-                    c.policy.clone(),
-                    c.metric.clone(),
-                    short(s.mean.0),
-                    short(s.mean.1),
-                    short(s.g),
-                    format!("{:.3e}", s.p),
-                    format!("{:.3e}", s.p_holm),
-                ]);
-                rows.push(row);
-            }
-        }
+        Method::Stat { .. } => total = 0,
     }
     (header, rows, total.saturating_sub(cap))
 }
@@ -232,8 +282,20 @@ fn text(r: &Report) -> String {
     if more > 0 {
         let _ = writeln!(out, "and {more} more");
     }
+    let (header, rows, more) = stat_rows(r, r.moved_largest_first(), TEXT_CAP);
+    if !rows.is_empty() {
+        out += MOVED_TITLE;
+        out.push('\n');
+        out += &table(&header, &rows);
+    }
+    if more > 0 {
+        let _ = writeln!(out, "and {more} more");
+    }
     out + &verdict(r) + "\n"
 }
+
+/// The title of the table of secondary cases that moved.
+const MOVED_TITLE: &str = "secondary metrics that moved (not part of the verdict):";
 
 /// Exact or stat, with its parameters, as JSON.
 fn method_json(m: Method) -> Value {
@@ -254,8 +316,14 @@ fn json_text(r: &Report) -> String {
                 "point": c.point,
                 "policy": c.policy,
                 "metric": c.metric,
-                "status": if c.failed { "fail" } else if c.untested.is_some() { "untested" } else { "pass" },
+                "status": if c.failed { "fail" } else if c.moved { "moved" } else if c.untested.is_some() { "untested" } else { "pass" },
             });
+            if let Method::Stat { .. } = r.method {
+                v["family"] = json!(if c.secondary { "secondary" } else { "primary" });
+            }
+            if let Some((g, x)) = &c.constant {
+                v["constant"] = json!({"golden": g, "results": x});
+            }
             if let Method::Exact(_) = r.method {
                 v["deviations"] = c
                     .deviations
@@ -282,7 +350,7 @@ fn json_text(r: &Report) -> String {
         .iter()
         .map(|p| json!({"point": p.point, "message": p.message}))
         .collect();
-    let doc = json!({
+    let mut doc = json!({
         "verdict": if r.drifted() { "drift" } else { "same" },
         "summary": verdict(r),
         "method": method_json(r.method),
@@ -293,6 +361,11 @@ fn json_text(r: &Report) -> String {
         "problems": problems,
         "cases": cases,
     });
+    if let Some(f) = &r.family {
+        doc["family"] = json!({"source": f.describe(), "metrics": f.metrics});
+        doc["secondary_checked"] = json!(r.secondary_checked);
+        doc["moved"] = json!(r.cases.iter().filter(|c| c.moved).count());
+    }
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
 
@@ -329,6 +402,12 @@ fn failure_detail(c: &Case) -> String {
             num(s.p_holm),
             short(s.g)
         ),
+        None if c.constant.is_some() => {
+            let (g, v) = c.constant.clone().unwrap_or_default();
+            format!(
+                "constant: golden {g} in every repetition, results {v} in every repetition (compared exactly)"
+            )
+        }
         None => c
             .deviations
             .iter()
@@ -389,6 +468,15 @@ fn junit(r: &Report) -> String {
                 xml(first),
                 xml(&detail)
             );
+        } else if c.moved {
+            let _ = writeln!(
+                out,
+                ">\n      <system-out>{}</system-out>\n    </testcase>",
+                xml(&format!(
+                    "moved (a secondary metric, not part of the verdict): {}",
+                    failure_detail(c)
+                ))
+            );
         } else if let Some(u) = &c.untested {
             let _ = writeln!(
                 out,
@@ -415,7 +503,17 @@ fn markdown(r: &Report) -> String {
     let how = match r.method {
         Method::Exact(t) => format!("exact, rtol {:e}, atol {:e}", t.rtol, t.atol),
         Method::Stat { alpha } => {
-            format!("statistical: Welch's t per policy and metric, Holm-Bonferroni, alpha {alpha}")
+            let family = r.family.as_ref().map_or(String::new(), |f| {
+                let names: Vec<String> = f.metrics.iter().map(|m| format!("`{}`", md(m))).collect();
+                format!(
+                    "; pass/fail family: {} ({}), other metrics secondary",
+                    names.join(", "),
+                    md(&f.describe())
+                )
+            });
+            format!(
+                "statistical: Welch's t per policy and metric, Holm-Bonferroni, alpha {alpha}{family}"
+            )
         }
     };
     let _ = writeln!(
@@ -430,8 +528,20 @@ fn markdown(r: &Report) -> String {
     if !r.problems.is_empty() {
         out.push('\n');
     }
-    let (header, rows, more) = failure_rows(r, MARKDOWN_CAP);
-    if !rows.is_empty() {
+    let tables = [
+        (None, failure_rows(r, MARKDOWN_CAP)),
+        (
+            Some(MOVED_TITLE),
+            stat_rows(r, r.moved_largest_first(), MARKDOWN_CAP),
+        ),
+    ];
+    for (title, (header, rows, more)) in tables {
+        if rows.is_empty() {
+            continue;
+        }
+        if let Some(t) = title {
+            let _ = writeln!(out, "{}\n", capitalised(t));
+        }
         let _ = writeln!(out, "| {} |", header.join(" | "));
         let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
         for row in &rows {
@@ -445,4 +555,12 @@ fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(out, "**{}**", md(&verdict(r)));
     out
+}
+
+/// `s` with its first letter upper-case.
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or(String::new(), |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
 }

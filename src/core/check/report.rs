@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::family::{Family, resolve};
 use super::folder::{Layout, layout, summary_header};
 use super::welch::{hedges_g, holm, mean_var, welch};
 use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary};
@@ -17,8 +18,10 @@ pub enum Method {
     /// Every value within the tolerance of its golden value.
     Exact(Tolerance),
     /// Per (point, policy, metric): Welch's t test of the per-repetition
-    /// values, Holm–Bonferroni across every test, drift where the adjusted
-    /// p-value is ≤ `alpha`.
+    /// values, Holm–Bonferroni within the pass/fail family ([`Family`]),
+    /// drift where the adjusted p-value is ≤ `alpha`; columns constant on
+    /// both sides compared exactly, outside Holm's m; the other metrics
+    /// tested as a secondary family that never fails the check.
     Stat {
         /// Family-wise significance level.
         alpha: f64,
@@ -52,7 +55,8 @@ pub struct StatTest {
     pub df: f64,
     /// Two-sided p-value.
     pub p: f64,
-    /// Holm-adjusted p-value (over every test of the check).
+    /// Holm-adjusted p-value, over the tests of the case's family (the
+    /// pass/fail family or the secondary one).
     pub p_holm: f64,
     /// Hedges' g of the results against the golden.
     pub g: f64,
@@ -74,8 +78,41 @@ pub struct Case {
     pub stat: Option<StatTest>,
     /// Statistical check: why the case was not tested.
     pub untested: Option<String>,
-    /// Whether this case drifted.
+    /// Statistical check: the values are constant on both sides (zero
+    /// variance, or the same text such as `inf` or `n/a` in every
+    /// repetition), compared exactly rather than tested: (golden value,
+    /// results value) as written.
+    pub constant: Option<(String, String)>,
+    /// Statistical check: the metric is not in the pass/fail family; the
+    /// case is tested in the secondary family and never fails the check.
+    pub secondary: bool,
+    /// Whether this case drifted (fails the check).
     pub failed: bool,
+    /// A secondary case that would have drifted (its Holm-adjusted p ≤ α
+    /// within the secondary family, or a constant that differs): shown,
+    /// not part of the verdict.
+    pub moved: bool,
+}
+
+impl Case {
+    /// What "worst first" sorts statistical cases by: the Holm-adjusted p
+    /// (0 for a constant that differs), then −|g| (−inf for a constant).
+    fn severity(&self) -> (f64, f64) {
+        match (&self.stat, &self.constant) {
+            (Some(s), _) => (s.p_holm, -s.g.abs()),
+            (None, Some((g, r))) if !same_value(g, r) => (0.0, f64::NEG_INFINITY),
+            _ => (1.0, 0.0),
+        }
+    }
+}
+
+/// Whether two values as written are the same: equal numbers (`1` and
+/// `1.0`; `inf` and `inf`), else equal text.
+pub fn same_value(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x == y || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
 }
 
 /// A difference of shape: a missing or extra point, other policies,
@@ -102,8 +139,13 @@ pub struct Report {
     pub cases: Vec<Case>,
     /// Differences of shape.
     pub problems: Vec<Problem>,
-    /// Values compared (exact) or tests run (stat).
+    /// Values compared (exact) or Welch tests of the pass/fail family
+    /// (stat; constant columns not counted).
     pub checked: usize,
+    /// Statistical check: the pass/fail family.
+    pub family: Option<Family>,
+    /// Statistical check: Welch tests of the secondary family.
+    pub secondary_checked: usize,
 }
 
 impl Report {
@@ -113,17 +155,27 @@ impl Report {
     }
 
     /// The failed cases, worst first: exact, by the largest relative
-    /// deviation of the case; stat, by the smallest adjusted p, then the
-    /// largest |g|; ties in case order.
+    /// deviation of the case; stat, by the smallest adjusted p (a constant
+    /// that differs first), then the largest |g|; ties in case order.
     pub fn failures_largest_first(&self) -> Vec<&Case> {
-        let mut v: Vec<&Case> = self.cases.iter().filter(|c| c.failed).collect();
-        v.sort_by(|a, b| match (&a.stat, &b.stat) {
-            (Some(x), Some(y)) => x
-                .p_holm
-                .total_cmp(&y.p_holm)
-                .then(y.g.abs().total_cmp(&x.g.abs())),
-            _ => largest(b).total_cmp(&largest(a)),
-        });
+        self.worst_first(|c| c.failed)
+    }
+
+    /// The secondary cases that moved, worst first (as
+    /// [`Report::failures_largest_first`]).
+    pub fn moved_largest_first(&self) -> Vec<&Case> {
+        self.worst_first(|c| c.moved)
+    }
+
+    fn worst_first(&self, keep: impl Fn(&Case) -> bool) -> Vec<&Case> {
+        let mut v: Vec<&Case> = self.cases.iter().filter(|c| keep(c)).collect();
+        match self.method {
+            Method::Stat { .. } => v.sort_by(|a, b| {
+                let (x, y) = (a.severity(), b.severity());
+                x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1))
+            }),
+            Method::Exact(_) => v.sort_by(|a, b| largest(b).total_cmp(&largest(a))),
+        }
         v
     }
 }
@@ -138,12 +190,16 @@ fn largest(c: &Case) -> f64 {
 pub type ModeOf<'a> = &'a dyn Fn(&[String]) -> Option<&'static str>;
 
 /// Check `results` against `golden` (each one run or a sweep, the same
-/// kind). Errors are trouble (exit 2): a folder missing or of the wrong
-/// kind or mode, a file that does not parse. Drift is in the report.
+/// kind). `metrics` names the pass/fail family of the statistical check
+/// (`--metric`; empty: the golden's `check.toml`, else the mode's primary
+/// metrics, [`resolve`]). Errors are trouble (exit 2): a folder missing
+/// or of the wrong kind or mode, a file that does not parse, an unknown
+/// metric. Drift is in the report.
 pub fn check_folders(
     results: &Path,
     golden: &Path,
     method: Method,
+    metrics: &[String],
     mode_of: ModeOf<'_>,
 ) -> Result<Report> {
     let lr = layout(results, "results")?;
@@ -193,16 +249,38 @@ pub fn check_folders(
             )));
         }
     }
-    let mut cases = Vec::new();
-    let mut checked = 0;
+    let mut tables = Vec::new();
+    // The golden's metric columns over every point, in first-seen order:
+    // the names `--metric` and check.toml may use.
+    let mut known: Vec<String> = Vec::new();
     for (point, r, g) in &pairs {
         same_mode(r, g, mode_of)?;
         let got = read_summary(r)?;
         let want = read_summary(g)?;
+        for m in &want.metrics {
+            if !known.contains(m) {
+                known.push(m.clone());
+            }
+        }
+        tables.push((point, got, want));
+    }
+    let family = match method {
+        Method::Stat { .. } => {
+            let mode = match pairs.first() {
+                Some((_, _, g)) => mode_of(&summary_header(g)?),
+                None => None,
+            };
+            Some(resolve(metrics, golden, &known, mode)?)
+        }
+        Method::Exact(_) => None,
+    };
+    let mut cases = Vec::new();
+    let mut checked = 0;
+    for (point, got, want) in &tables {
         let exact = matches!(method, Method::Exact(_));
-        if let Some(message) = differences(&got, &want, exact) {
+        if let Some(message) = differences(got, want, exact) {
             problems.push(Problem {
-                point: point.clone(),
+                point: point.to_string(),
                 message,
             });
             continue;
@@ -210,26 +288,42 @@ pub fn check_folders(
         match method {
             Method::Exact(tol) => {
                 checked += want.rows.len() * want.metrics.len();
-                exact_cases(point, &got, &want, tol, &mut cases)?;
+                exact_cases(point, got, want, tol, &mut cases)?;
             }
-            Method::Stat { .. } => stat_cases(point, &got, &want, &mut cases),
+            Method::Stat { .. } => {
+                if let Some(f) = &family {
+                    stat_cases(point, got, want, f, &mut cases);
+                }
+            }
         }
     }
+    let mut secondary_checked = 0;
     if let Method::Stat { alpha } = method {
-        let tested: Vec<usize> = (0..cases.len())
-            .filter(|&i| cases[i].stat.is_some())
-            .collect();
-        let p: Vec<f64> = tested
-            .iter()
-            .filter_map(|&i| cases[i].stat.as_ref().map(|s| s.p))
-            .collect();
-        for (&i, adj) in tested.iter().zip(holm(&p)) {
-            if let Some(s) = cases[i].stat.as_mut() {
-                s.p_holm = adj;
-                cases[i].failed = adj <= alpha;
+        // Holm within each family: the pass/fail one and the secondary one.
+        for secondary in [false, true] {
+            let tested: Vec<usize> = (0..cases.len())
+                .filter(|&i| cases[i].stat.is_some() && cases[i].secondary == secondary)
+                .collect();
+            let p: Vec<f64> = tested
+                .iter()
+                .filter_map(|&i| cases[i].stat.as_ref().map(|s| s.p))
+                .collect();
+            for (&i, adj) in tested.iter().zip(holm(&p)) {
+                if let Some(s) = cases[i].stat.as_mut() {
+                    s.p_holm = adj;
+                }
+                if secondary {
+                    cases[i].moved = adj <= alpha;
+                } else {
+                    cases[i].failed = adj <= alpha;
+                }
+            }
+            if secondary {
+                secondary_checked = tested.len();
+            } else {
+                checked = tested.len();
             }
         }
-        checked = tested.len();
     }
     Ok(Report {
         method,
@@ -238,6 +332,8 @@ pub fn check_folders(
         cases,
         problems,
         checked,
+        family,
+        secondary_checked,
     })
 }
 
@@ -313,6 +409,9 @@ fn exact_cases(
                 deviations,
                 stat: None,
                 untested: None,
+                constant: None,
+                secondary: false,
+                moved: false,
             });
         }
     }
@@ -339,10 +438,24 @@ pub fn numbers(values: &[(&str, &str)]) -> Option<Vec<f64>> {
         .collect()
 }
 
-fn stat_cases(point: &str, got: &SummaryTable, want: &SummaryTable, cases: &mut Vec<Case>) {
+/// The one value of a column of at least 2 repetitions when every value
+/// is the same ([`same_value`]): zero variance.
+fn constant<'a>(values: &[(&str, &'a str)]) -> Option<&'a str> {
+    let first = values.first()?.1;
+    (values.len() >= 2 && values.iter().all(|v| same_value(v.1, first))).then_some(first)
+}
+
+fn stat_cases(
+    point: &str,
+    got: &SummaryTable,
+    want: &SummaryTable,
+    family: &Family,
+    cases: &mut Vec<Case>,
+) {
     for policy in &want.policies {
         for (i, metric) in want.metrics.iter().enumerate() {
             let (a, b) = (column(want, policy, i), column(got, policy, i));
+            let secondary = !family.contains(metric);
             let mut case = Case {
                 point: point.to_string(),
                 policy: policy.clone(),
@@ -350,8 +463,22 @@ fn stat_cases(point: &str, got: &SummaryTable, want: &SummaryTable, cases: &mut 
                 deviations: Vec::new(),
                 stat: None,
                 untested: None,
+                constant: None,
+                secondary,
                 failed: false,
+                moved: false,
             };
+            // Zero variance on both sides: no test (its p would be 1 or 0
+            // and still count in Holm's m) but an exact comparison.
+            if let (Some(u), Some(v)) = (constant(&a), constant(&b)) {
+                if !same_value(u, v) {
+                    case.failed = !secondary;
+                    case.moved = secondary;
+                }
+                case.constant = Some((u.to_string(), v.to_string()));
+                cases.push(case);
+                continue;
+            }
             match (numbers(&a), numbers(&b)) {
                 (Some(x), Some(y)) if x.len() >= 2 && y.len() >= 2 => {
                     let w = welch(&x, &y);
