@@ -23,6 +23,7 @@ mod gp_schedulers;
 mod hand_trace;
 mod html_report;
 mod import_lcdb_curves;
+mod import_table;
 mod inputs;
 mod interrupt;
 mod invariants;
