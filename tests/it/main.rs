@@ -20,6 +20,7 @@ mod curves_selectors;
 mod easeml_defaults;
 mod easeml_dl;
 mod gp_schedulers;
+mod guide;
 mod hand_trace;
 mod html_report;
 mod import_lcdb_curves;
