@@ -217,10 +217,7 @@ impl ImportArgs {
             ("--model", self.model.is_some()),
             ("--model-year", self.model_year.is_some()),
             ("--model-citations", self.model_citations.is_some()),
-            (
-                "--accuracy",
-                self.accuracy.is_some() && !accuracy_is_score,
-            ),
+            ("--accuracy", self.accuracy.is_some() && !accuracy_is_score),
         ];
         match table_only.iter().find(|(_, given)| *given) {
             Some((name, _)) => Err(Error::usage(format!(
@@ -503,7 +500,13 @@ mod tests {
             Cli::try_parse_from(argv).expect("parses").import
         };
         let full = [
-            "--user", "dataset", "--model", "learner", "--accuracy", "acc", "--runtime",
+            "--user",
+            "dataset",
+            "--model",
+            "learner",
+            "--accuracy",
+            "acc",
+            "--runtime",
             "seconds",
         ];
         let a = parse(&full);
@@ -515,7 +518,14 @@ mod tests {
         );
         assert_eq!(c.runtime.as_deref(), Some("seconds"));
         let unit = parse(&[
-            "--user", "d", "--model", "m", "--accuracy", "a", "--runtime", "unit",
+            "--user",
+            "d",
+            "--model",
+            "m",
+            "--accuracy",
+            "a",
+            "--runtime",
+            "unit",
         ]);
         assert_eq!(unit.table_columns().expect("applies").runtime, None);
         let msg = |extra: &[&str]| {
@@ -534,16 +544,25 @@ mod tests {
             "option --score does not apply to the table format"
         );
         // The table's options are usage errors for the other formats.
-        let a = Cli::try_parse_from([
-            "import", "lcdb", "l.csv", "--out", "t.csv", "--user", "x",
-        ])
-        .expect("parses")
-        .import;
-        let e = a.options(ImportFormat::Lcdb).expect_err("not an lcdb option");
-        assert!(e.message().starts_with("option --user does not apply to the lcdb format"));
+        let a = Cli::try_parse_from(["import", "lcdb", "l.csv", "--out", "t.csv", "--user", "x"])
+            .expect("parses")
+            .import;
+        let e = a
+            .options(ImportFormat::Lcdb)
+            .expect_err("not an lcdb option");
+        assert!(
+            e.message()
+                .starts_with("option --user does not apply to the lcdb format")
+        );
         // --accuracy still names the LCDB score, as the alias of --score did.
         let a = Cli::try_parse_from([
-            "import", "lcdb", "l.csv", "--out", "t.csv", "--accuracy", "valid",
+            "import",
+            "lcdb",
+            "l.csv",
+            "--out",
+            "t.csv",
+            "--accuracy",
+            "valid",
         ])
         .expect("parses")
         .import;
@@ -552,11 +571,22 @@ mod tests {
             Some(LcdbScore::Valid)
         );
         let a = Cli::try_parse_from([
-            "import", "matrix", "m.txt", "--out", "t.csv", "--runtime", "fast",
+            "import",
+            "matrix",
+            "m.txt",
+            "--out",
+            "t.csv",
+            "--runtime",
+            "fast",
         ])
         .expect("parses")
         .import;
-        let e = a.options(ImportFormat::Matrix).expect_err("not a runtime model");
-        assert!(e.message().contains("expected one of measured, unit"), "{e}");
+        let e = a
+            .options(ImportFormat::Matrix)
+            .expect_err("not a runtime model");
+        assert!(
+            e.message().contains("expected one of measured, unit"),
+            "{e}"
+        );
     }
 }

@@ -67,9 +67,10 @@ fn sh_blocks(text: &str) -> Vec<ShBlock> {
             blocks.push(b);
         } else if other_fence {
             other_fence = false;
-        } else if let Some(rest) = line.strip_prefix("```sh").filter(|r| {
-            r.is_empty() || r.starts_with(' ') || r.starts_with('\t')
-        }) {
+        } else if let Some(rest) = line
+            .strip_prefix("```sh")
+            .filter(|r| r.is_empty() || r.starts_with(' ') || r.starts_with('\t'))
+        {
             open = Some(ShBlock {
                 line: i + 1,
                 info: rest.trim().to_string(),
@@ -150,7 +151,10 @@ fn every_sh_block_of_the_guide_is_run_by_run_guide_or_marked_for_a_ci_step() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    assert!(run >= 15 && marked >= 3, "{run} blocks run, {marked} marked");
+    assert!(
+        run >= 15 && marked >= 3,
+        "{run} blocks run, {marked} marked"
+    );
 
     // scripts/run-guide --list sees exactly these blocks.
     let out = Command::new(repo("scripts/run-guide"))

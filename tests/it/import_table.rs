@@ -68,7 +68,11 @@ fn import_table_renames_columns_into_the_exact_trace_bytes() {
         )
     );
     // The written trace is one `validate` accepts.
-    let v = tenantsim().arg("validate").arg(&out).output().expect("runs");
+    let v = tenantsim()
+        .arg("validate")
+        .arg(&out)
+        .output()
+        .expect("runs");
     assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
 }
 
@@ -82,7 +86,14 @@ fn import_table_with_runtime_unit_gives_every_job_one_second() {
         .args(["import", "table"])
         .arg(&input)
         .args([
-            "--user", "task", "--model", "algo", "--accuracy", "score", "--runtime", "unit",
+            "--user",
+            "task",
+            "--model",
+            "algo",
+            "--accuracy",
+            "score",
+            "--runtime",
+            "unit",
             "--out",
         ])
         .arg(&out)
@@ -108,7 +119,12 @@ fn help_names_gavel_among_the_import_jobs_formats() {
         let line = text
             .lines()
             .find(|l| l.contains("job log"))
-            .unwrap_or_else(|| panic!("`tenantsim {}` describes import-jobs:\n{text}", args.join(" ")));
+            .unwrap_or_else(|| {
+                panic!(
+                    "`tenantsim {}` describes import-jobs:\n{text}",
+                    args.join(" ")
+                )
+            });
         assert!(line.contains("Gavel"), "{}: {line}", args.join(" "));
     }
 }

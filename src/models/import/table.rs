@@ -353,10 +353,9 @@ mod tests {
             msg(&format!("{head}d,m,0.5,1\n\nd,n,high,1\n")),
             "t.csv: line 4: column `acc`: expected a number, got `high`"
         );
-        assert!(
-            msg(&format!("{head}d,m,87.5,1\n"))
-                .starts_with("t.csv: line 2: column `acc` (the accuracy): expected a number in [0, 1], got 87.5")
-        );
+        assert!(msg(&format!("{head}d,m,87.5,1\n")).starts_with(
+            "t.csv: line 2: column `acc` (the accuracy): expected a number in [0, 1], got 87.5"
+        ));
         assert_eq!(
             msg(&format!("{head}d,m,0.5,-1\n")),
             "t.csv: line 2: column `seconds` (the runtime): expected seconds >= 0, got -1"
