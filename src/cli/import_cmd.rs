@@ -61,6 +61,10 @@ impl ValueEnum for ImportCmdFormat {
 
 /// Command-line arguments of `tenantsim import`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "Your own results table, whatever its column names:\n  \
+tenantsim import table results.csv --user dataset --model learner --accuracy acc \
+--runtime seconds --out traces/mine.csv\n\
+(docs/guide/bring-your-own-data.md; the options: docs/REFERENCE.md, \"Importing your own table\")")]
 pub struct ImportArgs {
     /// Input format.
     #[arg(value_enum, value_name = "FORMAT")]
