@@ -1,6 +1,6 @@
 //! Any long CSV table, one row per (user, model) pair, with its own column
 //! names: `tenantsim import table FILE --user COL --model COL --accuracy
-//! COL --runtime COL` (the "bring your own data" path).
+//! COL --runtime COL` (the "bring your own data" path; DESIGN §1.2).
 //!
 //! What becomes what (every column is named on the command line; the
 //! other columns of the file are ignored):
