@@ -9,7 +9,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 import pandas as pd
 
-# Tables per mode: the CSV files of a results folder (README "Results
+# Tables per mode: the CSV files of a results folder (docs/REFERENCE.md "Results
 # folder", docs/DESIGN.md §6 and §9.6). `jobs.csv` is always there: the
 # package runs with the command line's `--jobs`.
 MODEL_TABLES = (
@@ -76,7 +76,7 @@ class Results:
     ``curves``, ``curves_by_job``, ``speedups``, ``speedups_up_to``,
     ``regret``, ``tenants`` and ``jobs``; job mode (``mode == "jobs"``) has
     ``summary``, ``users``, ``utilization`` and ``jobs``. Their columns are
-    those of the CSV files of the same names (README, "Results folder").
+    those of the CSV files of the same names (docs/REFERENCE.md, "Results folder").
     Asking for a table the mode does not have raises ``AttributeError``.
 
     A sweep (a scenario with ``[sweep]``) has no tables of its own: its

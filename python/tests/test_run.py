@@ -23,7 +23,7 @@ SWEEP = SCENARIOS / "sweep.toml"
 
 THETAS = ["0.2", "0.1", "0.05"]  # quickstart.toml's thresholds
 
-# The documented columns (README "Results folder", docs/DESIGN.md §6, §9.6).
+# The documented columns (docs/REFERENCE.md "Results folder", docs/DESIGN.md §6, §9.6).
 MODEL_COLUMNS = {
     "summary": ["policy", "rep", "tenants", "final_loss", "cumulative_regret"]
     + [f"time_to_{t}_s" for t in THETAS]

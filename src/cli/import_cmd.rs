@@ -1,5 +1,6 @@
 //! `tenantsim import`: the arguments, turned into [`ImportOptions`] (model
-//! traces) or [`LcdbOptions`] (the `lcdb-curves` curve trace).
+//! traces), [`LcdbOptions`] (the `lcdb-curves` curve trace) or
+//! [`TableColumns`] (`table`: any long CSV with its own column names).
 
 use std::path::PathBuf;
 use std::sync::LazyLock;
@@ -7,10 +8,11 @@ use std::sync::LazyLock;
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
-use crate::core::choice::Choice;
+use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::models::import::lcdb::{LcdbOptions, LcdbScore};
 use crate::models::import::lcdb_curves::run_import_curves;
+use crate::models::import::table::{TableColumns, run_import_table};
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, run_import};
 
 /// The formats of `tenantsim import`: every model-trace format of
@@ -21,15 +23,19 @@ pub enum ImportCmdFormat {
     Trace(ImportFormat),
     /// LCDB `lcdb_curves_mean.csv` into a curve trace.
     LcdbCurves,
+    /// Any long CSV, one row per (user, model), columns named on the
+    /// command line.
+    Table,
 }
 
 const LCDB_CURVES: &str = "lcdb-curves";
+const TABLE: &str = "table";
 
 static FORMATS: LazyLock<Vec<ImportCmdFormat>> = LazyLock::new(|| {
     ImportFormat::ALL
         .iter()
         .map(|&f| ImportCmdFormat::Trace(f))
-        .chain([ImportCmdFormat::LcdbCurves])
+        .chain([ImportCmdFormat::LcdbCurves, ImportCmdFormat::Table])
         .collect()
 });
 
@@ -45,19 +51,27 @@ impl ValueEnum for ImportCmdFormat {
                 "LCDB `lcdb_curves_mean.csv` (one row per data set, learner and training-set \
                  size) into a curve trace (fidelity = size_train; cost from-scratch)",
             ),
+            Self::Table => PossibleValue::new(TABLE).help(
+                "Any long CSV, one row per (user, model) pair, with its own column names: \
+                 --user, --model, --accuracy and --runtime name them",
+            ),
         })
     }
 }
 
 /// Command-line arguments of `tenantsim import`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "Your own results table, whatever its column names:\n  \
+tenantsim import table results.csv --user dataset --model learner --accuracy acc \
+--runtime seconds --out traces/mine.csv\n\
+(docs/guide/bring-your-own-data.md; the options: docs/REFERENCE.md, \"Importing your own table\")")]
 pub struct ImportArgs {
     /// Input format.
     #[arg(value_enum, value_name = "FORMAT")]
     pub format: ImportCmdFormat,
 
     /// Input file(s). lcdb: lcdb_final.csv; lcdb-curves: lcdb_curves_mean.csv;
-    /// fernandez-delgado: results.txt;
+    /// table: one CSV; fernandez-delgado: results.txt;
     /// aslib: algorithm_runs.arff or the scenario folder; matrix: one or more
     /// accuracy matrices (rows = users, columns = models), stacked in order.
     #[arg(required = true, value_name = "INPUT")]
@@ -70,13 +84,37 @@ pub struct ImportArgs {
     /// Where runtimes come from: `measured` (the data's own; the default
     /// where the format has them) or `unit` (every job takes 1 s; required
     /// for fernandez-delgado, for aslib without a runtime column and for
-    /// matrix without --runtime-matrix).
-    #[arg(long, value_enum, value_name = "MODEL")]
-    pub runtime: Option<RuntimeModel>,
+    /// matrix without --runtime-matrix). table: the column of training
+    /// seconds, or `unit`.
+    #[arg(long, value_name = "MODEL|COLUMN")]
+    pub runtime: Option<String>,
 
     /// lcdb, lcdb-curves: the score that becomes accuracy [default: test].
-    #[arg(long, visible_alias = "accuracy", value_enum, value_name = "SCORE")]
+    #[arg(long, value_enum, value_name = "SCORE")]
     pub score: Option<LcdbScore>,
+
+    /// table: the column that becomes `accuracy` (numbers in [0, 1]).
+    /// lcdb, lcdb-curves: the same as --score.
+    #[arg(long, value_name = "COLUMN")]
+    pub accuracy: Option<String>,
+
+    /// table: the column that becomes `user` (the task or data set id).
+    #[arg(long, value_name = "COLUMN")]
+    pub user: Option<String>,
+
+    /// table: the column that becomes `model`.
+    #[arg(long, value_name = "COLUMN")]
+    pub model: Option<String>,
+
+    /// table: the column that becomes `model_year` (integers, constant per
+    /// model).
+    #[arg(long, value_name = "COLUMN")]
+    pub model_year: Option<String>,
+
+    /// table: the column that becomes `model_citations` (integers, constant
+    /// per model).
+    #[arg(long, value_name = "COLUMN")]
+    pub model_citations: Option<String>,
 
     /// lcdb, lcdb-curves: keep only data sets that have a result for every learner in the
     /// file (drops the others, counted as dropped pairs).
@@ -99,7 +137,8 @@ pub struct ImportArgs {
     pub col_labels: Option<PathBuf>,
 
     /// matrix: a value that means "missing" (e.g. `0` or `NA`); such cells
-    /// become unavailable pairs, counted as dropped.
+    /// become unavailable pairs, counted as dropped. table: rows with this
+    /// text in the accuracy or runtime column are dropped (counted).
     #[arg(long, value_name = "TOKEN")]
     pub missing: Option<String>,
 
@@ -119,13 +158,17 @@ pub struct ImportArgs {
 
 impl ImportArgs {
     /// The library's options for these arguments (all but `--out`), for a
-    /// model-trace `format` (the curve format has [`ImportArgs::curve_options`]).
-    pub fn options(&self, format: ImportFormat) -> ImportOptions {
-        ImportOptions {
+    /// model-trace `format` (the curve format has [`ImportArgs::curve_options`],
+    /// the table format [`ImportArgs::table_columns`]). An option of the
+    /// table format, or a `--runtime` other than `measured` / `unit`, is a
+    /// usage error.
+    pub fn options(&self, format: ImportFormat) -> Result<ImportOptions> {
+        self.reject_table_options(format.name(), format == ImportFormat::Lcdb)?;
+        Ok(ImportOptions {
             format,
             inputs: self.inputs.clone(),
-            runtime: self.runtime,
-            score: self.score,
+            runtime: self.runtime_model()?,
+            score: self.lcdb_score()?,
             complete_only: self.complete_only,
             runtime_matrix: self.runtime_matrix.clone(),
             row_labels: self.row_labels.clone(),
@@ -133,12 +176,131 @@ impl ImportArgs {
             missing: self.missing.clone(),
             model_metadata: self.model_metadata.clone(),
             measure: self.measure.clone(),
+        })
+    }
+
+    /// `--runtime` as a runtime model (every format but `table`).
+    fn runtime_model(&self) -> Result<Option<RuntimeModel>> {
+        self.runtime
+            .as_deref()
+            .map(|name| {
+                parse_choice::<RuntimeModel>(name).ok_or_else(|| {
+                    Error::usage(format!(
+                        "invalid value `{}` for --runtime: expected one of {} (a runtime column \
+                         is named this way only by the {TABLE} format)",
+                        crate::core::echo::shown(name),
+                        choice_names::<RuntimeModel>()
+                    ))
+                })
+            })
+            .transpose()
+    }
+
+    /// `--score`, or `--accuracy` naming a score (lcdb, lcdb-curves).
+    fn lcdb_score(&self) -> Result<Option<LcdbScore>> {
+        match (self.score, self.accuracy.as_deref()) {
+            (Some(_), Some(_)) => Err(Error::usage(
+                "give the LCDB score once: --score or --accuracy, not both",
+            )),
+            (score, None) => Ok(score),
+            (None, Some(name)) => parse_choice::<LcdbScore>(name).map(Some).ok_or_else(|| {
+                Error::usage(format!(
+                    "invalid value `{}` for --accuracy: expected an LCDB score, one of {}",
+                    crate::core::echo::shown(name),
+                    choice_names::<LcdbScore>()
+                ))
+            }),
         }
+    }
+
+    /// The options only `table` takes are a usage error for `format`
+    /// (`--accuracy` is allowed where it names an LCDB score).
+    fn reject_table_options(&self, format: &str, accuracy_is_score: bool) -> Result<()> {
+        let table_only = [
+            ("--user", self.user.is_some()),
+            ("--model", self.model.is_some()),
+            ("--model-year", self.model_year.is_some()),
+            ("--model-citations", self.model_citations.is_some()),
+            ("--accuracy", self.accuracy.is_some() && !accuracy_is_score),
+        ];
+        match table_only.iter().find(|(_, given)| *given) {
+            Some((name, _)) => Err(Error::usage(format!(
+                "option {name} does not apply to the {format} format (it names a column of \
+                 `import {TABLE}`)"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The columns of `table`: `--user`, `--model`, `--accuracy` and
+    /// `--runtime` (a column, or `unit`) are required; options of the other
+    /// formats are usage errors.
+    pub fn table_columns(&self) -> Result<TableColumns> {
+        let others = [
+            ("--score", self.score.is_some()),
+            ("--complete-only", self.complete_only),
+            ("--runtime-matrix", !self.runtime_matrix.is_empty()),
+            ("--row-labels", !self.row_labels.is_empty()),
+            ("--col-labels", self.col_labels.is_some()),
+            ("--measure", self.measure.is_some()),
+            (
+                "--model-metadata together with --model-year or --model-citations",
+                self.model_metadata.is_some()
+                    && (self.model_year.is_some() || self.model_citations.is_some()),
+            ),
+        ];
+        if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
+            return Err(Error::usage(format!(
+                "option {name} does not apply to the {TABLE} format"
+            )));
+        }
+        if self.inputs.len() != 1 {
+            return Err(Error::usage(format!(
+                "the {TABLE} format takes exactly one input, got {}",
+                self.inputs.len()
+            )));
+        }
+        let required = |value: &Option<String>, option: &str, what: &str| {
+            value.clone().ok_or_else(|| {
+                Error::usage(format!(
+                    "import {TABLE} needs {option} COLUMN: the column that becomes {what}"
+                ))
+            })
+        };
+        let user = required(&self.user, "--user", "`user`")?;
+        let model = required(&self.model, "--model", "`model`")?;
+        let accuracy = required(&self.accuracy, "--accuracy", "`accuracy`")?;
+        let runtime = match self.runtime.as_deref() {
+            None => {
+                return Err(Error::usage(format!(
+                    "import {TABLE} needs --runtime COLUMN (the training seconds), or --runtime \
+                     unit when the table has no runtimes (every job then takes 1 s)"
+                )));
+            }
+            Some(m) if m.eq_ignore_ascii_case(RuntimeModel::Unit.name()) => None,
+            Some(m) if m.eq_ignore_ascii_case(RuntimeModel::Measured.name()) => {
+                return Err(Error::usage(format!(
+                    "import {TABLE}: --runtime names the runtime column (or is `unit`), not \
+                     `measured`"
+                )));
+            }
+            Some(column) => Some(column.to_string()),
+        };
+        Ok(TableColumns {
+            user,
+            model,
+            accuracy,
+            runtime,
+            model_year: self.model_year.clone(),
+            model_citations: self.model_citations.clone(),
+            missing: self.missing.clone(),
+        })
     }
 
     /// The options of `lcdb-curves`: the lcdb options; any option of
     /// another format is a usage error naming it.
     pub fn curve_options(&self) -> Result<LcdbOptions> {
+        self.reject_table_options(LCDB_CURVES, true)?;
         let others = [
             ("--runtime-matrix", !self.runtime_matrix.is_empty()),
             ("--row-labels", !self.row_labels.is_empty()),
@@ -159,9 +321,9 @@ impl ImportArgs {
             )));
         }
         Ok(LcdbOptions {
-            score: self.score.unwrap_or_default(),
+            score: self.lcdb_score()?.unwrap_or_default(),
             complete_only: self.complete_only,
-            runtime: self.runtime.unwrap_or_default(),
+            runtime: self.runtime_model()?.unwrap_or_default(),
         })
     }
 }
@@ -171,7 +333,17 @@ impl ImportArgs {
 pub fn import(args: &ImportArgs) -> Result<()> {
     match args.format {
         ImportCmdFormat::Trace(format) => {
-            let report = run_import(&args.options(format), &args.out)?;
+            let report = run_import(&args.options(format)?, &args.out)?;
+            eprintln!("{report}");
+        }
+        ImportCmdFormat::Table => {
+            let cols = args.table_columns()?;
+            let report = run_import_table(
+                &args.inputs[0],
+                &cols,
+                args.model_metadata.as_deref(),
+                &args.out,
+            )?;
             eprintln!("{report}");
         }
         ImportCmdFormat::LcdbCurves => {
@@ -214,7 +386,13 @@ mod tests {
             ImportCmdFormat::Trace(ImportFormat::FernandezDelgado)
         );
         assert_eq!(a.inputs, [PathBuf::from("results.txt")]);
-        assert_eq!(a.runtime, Some(RuntimeModel::Unit));
+        assert_eq!(a.runtime.as_deref(), Some("unit"));
+        assert_eq!(
+            a.options(ImportFormat::FernandezDelgado)
+                .expect("applies")
+                .runtime,
+            Some(RuntimeModel::Unit)
+        );
         let a = Cli::try_parse_from([
             "import",
             "lcdb",
@@ -245,7 +423,7 @@ mod tests {
         .expect("parses")
         .import;
         assert_eq!((a.inputs.len(), a.runtime_matrix.len()), (2, 2));
-        let o = a.options(ImportFormat::Matrix);
+        let o = a.options(ImportFormat::Matrix).expect("applies");
         assert_eq!(o.format, ImportFormat::Matrix);
         assert_eq!((o.inputs, o.runtime_matrix), (a.inputs, a.runtime_matrix));
         assert_eq!(o.missing.as_deref(), Some("0"));
@@ -312,8 +490,107 @@ mod tests {
                 "fernandez-delgado",
                 "matrix",
                 "aslib",
-                "lcdb-curves"
+                "lcdb-curves",
+                "table"
             ]
+        );
+    }
+
+    #[test]
+    fn table_takes_its_columns_and_rejects_other_formats_options() {
+        let parse = |extra: &[&str]| {
+            let mut argv = vec!["import", "table", "r.csv", "--out", "t.csv"];
+            argv.extend_from_slice(extra);
+            Cli::try_parse_from(argv).expect("parses").import
+        };
+        let full = [
+            "--user",
+            "dataset",
+            "--model",
+            "learner",
+            "--accuracy",
+            "acc",
+            "--runtime",
+            "seconds",
+        ];
+        let a = parse(&full);
+        assert_eq!(a.format, ImportCmdFormat::Table);
+        let c = a.table_columns().expect("applies");
+        assert_eq!(
+            (c.user.as_str(), c.model.as_str(), c.accuracy.as_str()),
+            ("dataset", "learner", "acc")
+        );
+        assert_eq!(c.runtime.as_deref(), Some("seconds"));
+        let unit = parse(&[
+            "--user",
+            "d",
+            "--model",
+            "m",
+            "--accuracy",
+            "a",
+            "--runtime",
+            "unit",
+        ]);
+        assert_eq!(unit.table_columns().expect("applies").runtime, None);
+        let msg = |extra: &[&str]| {
+            parse(extra)
+                .table_columns()
+                .expect_err("usage error")
+                .message()
+                .to_string()
+        };
+        assert!(msg(&full[..6]).contains("needs --runtime COLUMN"));
+        assert!(msg(&full[2..]).contains("needs --user COLUMN"));
+        let mut with_score = full.to_vec();
+        with_score.extend(["--score", "test"]);
+        assert_eq!(
+            msg(&with_score),
+            "option --score does not apply to the table format"
+        );
+        // The table's options are usage errors for the other formats.
+        let a = Cli::try_parse_from(["import", "lcdb", "l.csv", "--out", "t.csv", "--user", "x"])
+            .expect("parses")
+            .import;
+        let e = a
+            .options(ImportFormat::Lcdb)
+            .expect_err("not an lcdb option");
+        assert!(
+            e.message()
+                .starts_with("option --user does not apply to the lcdb format")
+        );
+        // --accuracy still names the LCDB score, as the alias of --score did.
+        let a = Cli::try_parse_from([
+            "import",
+            "lcdb",
+            "l.csv",
+            "--out",
+            "t.csv",
+            "--accuracy",
+            "valid",
+        ])
+        .expect("parses")
+        .import;
+        assert_eq!(
+            a.options(ImportFormat::Lcdb).expect("applies").score,
+            Some(LcdbScore::Valid)
+        );
+        let a = Cli::try_parse_from([
+            "import",
+            "matrix",
+            "m.txt",
+            "--out",
+            "t.csv",
+            "--runtime",
+            "fast",
+        ])
+        .expect("parses")
+        .import;
+        let e = a
+            .options(ImportFormat::Matrix)
+            .expect_err("not a runtime model");
+        assert!(
+            e.message().contains("expected one of measured, unit"),
+            "{e}"
         );
     }
 }

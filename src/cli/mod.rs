@@ -56,7 +56,8 @@ pub enum Command {
     /// Check a trace (.csv) or a scenario (.toml) and describe it.
     Validate(ValidateArgs),
     /// Convert a published results table (LCDB, Fernández-Delgado, ease.ml
-    /// matrices, ASlib) into a canonical trace CSV.
+    /// matrices, ASlib), or any long CSV whose columns you name (`table`),
+    /// into a canonical trace CSV.
     Import(ImportArgs),
     /// Generate a synthetic trace.
     #[command(subcommand)]
@@ -67,8 +68,9 @@ pub enum Command {
     /// The difference B − A per policy and metric with a confidence
     /// interval (paired by repetition when the seeds match).
     Compare(CompareArgs),
-    /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) into a
-    /// job trace CSV for job-trace mode.
+    /// Convert a GPU-cluster job log (Alibaba v2023, Philly, Helios) or a
+    /// Gavel trace with its throughput table into a job trace CSV for
+    /// job-trace mode.
     ImportJobs(jobs::ImportJobsArgs),
     /// Time built-in workloads (generated in memory): events, wall time and
     /// events per second, one line per workload.

@@ -1,5 +1,5 @@
 //! The documented maxima of every size a scenario, a trace or a node list
-//! can ask for (README, "Limits"). Each is checked when the input is read —
+//! can ask for (docs/REFERENCE.md, "Limits"). Each is checked when the input is read —
 //! by `validate` and by `run` alike — before anything of that size is
 //! allocated, and the message names the key and its limit. They are far
 //! above any real experiment; they exist so that a typo such as

@@ -1,6 +1,7 @@
 //! Results folders: which folders tenantsim may replace, how it replaces
 //! them without ever losing the old or the new one, and how it finds and
-//! resolves what a killed run left behind (README "Results folders").
+//! resolves what a killed run left behind (docs/REFERENCE.md, "Replacing a
+//! results folder safely").
 //!
 //! - Every folder tenantsim writes carries the mark [`RESULTS_MARK`]. A
 //!   command replaces an existing folder only when it is empty, marked (or
@@ -27,7 +28,7 @@ use super::{create_dir_all, hidden_stem, write_atomic};
 /// The file that marks a folder as written by tenantsim.
 pub const RESULTS_MARK: &str = ".tenantsim-results";
 
-/// Test hook (documented in the README): milliseconds to sleep between the
+/// Test hook (documented in docs/REFERENCE.md): milliseconds to sleep between the
 /// two renames of a commit, so tests can kill a run in that window.
 pub const PAUSE_HOOK: &str = "TENANTSIM_TEST_PAUSE_BETWEEN_RENAMES";
 
@@ -323,7 +324,7 @@ fn modified(p: &Path) -> std::time::SystemTime {
 }
 
 /// Find the hidden folders that killed runs left beside `parent/name` and
-/// resolve them, as the README documents:
+/// resolve them, as docs/REFERENCE.md documents:
 /// - `.NAME.partial-PID` (a new folder not yet complete) is removed;
 /// - `.NAME.old-PID` (the earlier folder, moved aside while being
 ///   replaced) is renamed back to `NAME` when `NAME` is missing (the newest

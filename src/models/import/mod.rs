@@ -10,6 +10,7 @@
 //! | `fernandez-delgado` | [`fernandez_delgado`] | none in the data: `--runtime unit` required |
 //! | `matrix` | [`matrix`] | from `--runtime-matrix` files, or `--runtime unit` |
 //! | `aslib` | [`aslib`] | the `runtime` attribute if present, else `--runtime unit` required |
+//! | `table` (command line only) | [`table`] | the column `--runtime` names, or `--runtime unit` |
 //!
 //! Every importer pushes its rows through [`TraceBuilder`](crate::models::trace::TraceBuilder), so what it
 //! returns passes the same checks as a loaded trace, and it rejects
@@ -32,6 +33,7 @@ pub mod lcdb;
 pub mod lcdb_curves;
 pub mod matrix;
 pub mod model_metadata;
+pub mod table;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

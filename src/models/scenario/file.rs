@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::cluster::NodeGroup;
 
-/// A scenario file. See the README's scenario reference for every key.
+/// A scenario file. See the scenario reference (docs/REFERENCE.md, "Scenario
+/// reference") for every key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
