@@ -1,4 +1,4 @@
-//! The figures' data, read from a results folder's CSVs (README "Results
+//! The figures' data, read from a results folder's CSVs (docs/REFERENCE.md "Results
 //! folder"): model mode (`curves.csv`, `speedups.csv`, `regret.csv`,
 //! `tenants.csv`, optional `jobs.csv`), job mode (`utilization.csv`,
 //! optional `jobs.csv`) and sweeps (`sweep.csv`).
