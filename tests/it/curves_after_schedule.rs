@@ -4,6 +4,7 @@
 //! goes to the other tenants; `"sweep"` trains every model not yet at its
 //! top fidelity. Every case is computed on paper below.
 
+use std::fs;
 use std::sync::Arc;
 
 use tenantsim::models::metrics::LossCurve;
@@ -13,6 +14,8 @@ use tenantsim::models::sim::{
     EndReason, GpuTypes, RepContext, RunOutcome, SimConfig, SimInput, TenantLimits, simulate,
 };
 use tenantsim::models::trace::{Trace, parse_trace};
+
+use crate::common::run_scenario;
 
 /// A one-run setup: the trace, the tenants (trace users) and the prior
 /// users.
@@ -35,6 +38,17 @@ impl Setup {
     /// Run `selector` (keys `keys`) under round-robin on one GPU, one job
     /// per tenant at a time, every tenant arriving at 0.
     fn run(&self, selector: &str, keys: &[(&str, toml::Value)]) -> RunOutcome {
+        self.run_with(selector, keys, TenantLimits::default(), None)
+    }
+
+    /// [`Setup::run`] with `limits` and a horizon (µs).
+    fn run_with(
+        &self,
+        selector: &str,
+        keys: &[(&str, toml::Value)],
+        limits: TenantLimits,
+        horizon: Option<u64>,
+    ) -> RunOutcome {
         let values = keys
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
@@ -64,8 +78,8 @@ impl Setup {
             config: SimConfig {
                 gpus: 1,
                 max_jobs_per_tenant: 1,
-                horizon: None,
-                limits: TenantLimits::default(),
+                horizon,
+                limits,
             },
         };
         simulate(&input, scheduler.as_mut(), selector.as_mut()).unwrap_or_else(|e| panic!("{e}"))
@@ -331,4 +345,101 @@ fn bad_after_schedule_is_a_clear_error() {
             );
         }
     }
+}
+
+/// Why a tenant ended, under each limit, on the three-model trace with
+/// successive halving (jobs m0@1 0–1, m1@1 1–2, m2@1 2–3, m1@3 3–6, m1@9
+/// 6–15):
+///
+/// - `max_jobs = 2`: m0@1, m1@1 started, then no more: `max-jobs`;
+/// - `budget_gpu_s = 4`: m1@3 would take 3 + 3 = 6 GPU-s > 4: `budget`;
+/// - horizon 5 s: m1@3 (3–6) still runs at 5: `horizon`;
+/// - two tenants t, u (the same curves), `patience_s = 1.5`: t runs m0@1
+///   first (0–1, in time), u then runs m0@1 (1–2) and has no completed job
+///   at 1.5, so it leaves (`patience`, its job cancelled), while t goes on
+///   to the end of its schedule: `schedule-over`.
+#[test]
+fn each_tenant_says_why_it_ended() {
+    let s = Setup::new(THREE_MODELS, &[0], &[]);
+    let limited = |limits: TenantLimits| s.run_with("successive-halving", &[], limits, None);
+    let out = limited(TenantLimits {
+        max_jobs: Some(2),
+        ..TenantLimits::default()
+    });
+    assert_eq!((out.jobs.len(), out.ended[0]), (2, EndReason::MaxJobs));
+    let out = limited(TenantLimits {
+        budget: Some(4_000_000),
+        ..TenantLimits::default()
+    });
+    assert_eq!((out.jobs.len(), out.ended[0]), (3, EndReason::Budget));
+    let out = s.run_with(
+        "successive-halving",
+        &[],
+        TenantLimits::default(),
+        Some(5_000_000),
+    );
+    assert_eq!(out.ended, vec![EndReason::Horizon]);
+
+    let rows_of_u = THREE_MODELS.replace("\nt,", "\nu,");
+    let two = THREE_MODELS.to_string() + rows_of_u.split_once('\n').map_or("", |(_, r)| r);
+    let s = Setup::new(&two, &[0, 1], &[]);
+    assert_eq!(s.trace.n_users(), 2, "{two}");
+    let out = s.run_with(
+        "successive-halving",
+        &[],
+        TenantLimits {
+            patience: Some(1_500_000),
+            ..TenantLimits::default()
+        },
+        None,
+    );
+    assert_eq!(
+        out.ended,
+        vec![EndReason::ScheduleOver, EndReason::Patience]
+    );
+    assert_eq!(out.left_at, vec![None, Some(1_500_000)]);
+}
+
+/// `tenants.csv` on a curve trace ends with `ended`; a scenario run with
+/// both settings on the three-model trace: stop ends `schedule-over` at 15
+/// s, sweep `all-models-run` (DESIGN §12.3).
+#[test]
+fn tenants_csv_says_why_each_tenant_ended() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    fs::write(dir.path().join("t.csv"), THREE_MODELS).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = dir.path().join("s.toml");
+    fs::write(
+        &scenario,
+        "name = \"ended\"\nthresholds = [0.05]\n[trace]\npath = \"t.csv\"\n\
+         [cluster]\ngpus = 1\n\
+         [[policy]]\nname = \"stop\"\nscheduler = \"round-robin\"\n\
+         selector = \"successive-halving\"\n\
+         [[policy]]\nname = \"sweep\"\nscheduler = \"round-robin\"\n\
+         selector = \"successive-halving\"\nafter_schedule = \"sweep\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    run_scenario(
+        scenario.to_str().unwrap_or_else(|| panic!("utf-8")),
+        &out,
+        &[],
+    );
+    let text = fs::read_to_string(out.join("tenants.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let mut lines = text.lines();
+    assert!(
+        lines
+            .next()
+            .is_some_and(|h| h.ends_with(",abandoned,budget_exhausted,ended")),
+        "{text}"
+    );
+    let rows: Vec<(&str, &str)> = lines
+        .map(|l| {
+            let first = l.split(',').next().unwrap_or("");
+            (first, l.rsplit(',').next().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![("stop", "schedule-over"), ("sweep", "all-models-run")]
+    );
 }
