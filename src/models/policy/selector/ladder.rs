@@ -36,8 +36,8 @@ pub struct RungKeys {
 impl RungKeys {
     /// Take `eta`, `min_fidelity` and `after_schedule` from `params`.
     /// Errors name the key: η not an integer ≥ 2, r₀ not a finite number
-    /// > 0 or above every fidelity of the trace, `after_schedule` neither
-    /// `"stop"` nor `"sweep"`.
+    /// above 0 or above every fidelity of the trace, `after_schedule`
+    /// neither `"stop"` nor `"sweep"`.
     pub fn parse(params: &mut Params, trace: &Trace) -> Result<Self> {
         let eta = params.u64("eta", DEFAULT_ETA)?;
         if !(2..=u64::from(u32::MAX)).contains(&eta) {
