@@ -4,11 +4,11 @@
 //! the same bytes as a fold of the runs themselves.
 
 use crate::core::codec::{Dec, Enc};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::policy_clock::PolicyClock;
 use crate::models::metrics::{LossCurve, RepResult, RunMetrics, TenantAggregate, TenantMetrics};
 use crate::models::scenario::Split;
-use crate::models::sim::{JobRecord, RunOutcome};
+use crate::models::sim::{EndReason, JobRecord, RunOutcome};
 
 /// Append `run` to `out`.
 pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
@@ -31,6 +31,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
         gpus,
         left_at,
         budget_exhausted,
+        ended,
         policy_clock,
     } = &run.outcome;
     e.seq(jobs, |e, j| {
@@ -64,6 +65,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
     e.u32(*gpus);
     e.seq(left_at, |e, t| e.option(t.as_ref(), |e, &t| e.u64(t)));
     e.seq(budget_exhausted, |e, &b| e.bool(b));
+    e.seq(ended, |e, &r| e.u8(r.code()));
     e.u64(policy_clock.calls());
     e.duration(policy_clock.estimate());
     e.option(run.first_completion.as_ref(), |e, &t| e.u64(t));
@@ -87,6 +89,7 @@ pub fn encode_rep(run: &RepResult, out: &mut Vec<u8>) {
         e.u64(t.gpu_us);
         e.bool(t.abandoned);
         e.bool(t.budget_exhausted);
+        e.u8(t.ended.code());
     });
     e.option(run.isolated_area.as_ref(), |e, v| e.f64s(v));
     let a = &run.tenant_aggregate;
@@ -115,6 +118,16 @@ fn read_curve(d: &mut Dec<'_>) -> Result<LossCurve> {
         arrived: d.u32s()?,
         last_arrival: d.u64()?,
         end: d.u64()?,
+    })
+}
+
+fn end_reason(d: &mut Dec<'_>) -> Result<EndReason> {
+    let c = d.u8()?;
+    EndReason::from_code(c).ok_or_else(|| {
+        Error::input(format!(
+            "encoded run: expected a tenant's end reason (0 to {}), got {c}",
+            EndReason::ALL.len() - 1
+        ))
     })
 }
 
@@ -155,6 +168,7 @@ pub fn decode_rep(bytes: &[u8]) -> Result<RepResult> {
         gpus: d.u32()?,
         left_at: d.seq(1, opt_u64)?,
         budget_exhausted: d.seq(1, Dec::bool)?,
+        ended: d.seq(1, end_reason)?,
         policy_clock: PolicyClock::from_estimate(d.u64()?, d.duration()?),
     };
     let first_completion = opt_u64(&mut d)?;
@@ -180,6 +194,7 @@ pub fn decode_rep(bytes: &[u8]) -> Result<RepResult> {
             gpu_us: d.u64()?,
             abandoned: d.bool()?,
             budget_exhausted: d.bool()?,
+            ended: end_reason(d)?,
         })
     })?;
     let isolated_area = d.option(Dec::f64s)?;

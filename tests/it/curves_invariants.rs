@@ -14,6 +14,15 @@
 //! - no GPU runs two jobs at once, no tenant more than its limit;
 //! - the loss never rises, and every pair ends trained at its top;
 //! - ASHA's and random's runs are the same when repeated (same seed).
+//!
+//! The multi-fidelity selectors run with `after_schedule = "sweep"` for
+//! the above and again with `"stop"` (DESIGN §12.3), where instead of
+//! "every pair ends at its top": a tenant ends `all-models-run` exactly
+//! when each of its pairs reached its top, else `schedule-over`; successive
+//! halving and ASHA still start every pair; and since successive halving's
+//! and Hyperband's schedule per tenant does not depend on timing, their
+//! stop run's (tenant, model, level) triples are a subset of the sweep
+//! run's (the sweep only adds jobs).
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -24,7 +33,8 @@ use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry;
 use tenantsim::models::sim::{
-    GpuTypes, JobRecord, RepContext, RunOutcome, SimConfig, SimInput, TenantLimits, simulate,
+    EndReason, GpuTypes, JobRecord, RepContext, RunOutcome, SimConfig, SimInput, TenantLimits,
+    simulate,
 };
 use tenantsim::models::trace::{CostMode, Trace, parse_trace};
 
@@ -95,6 +105,8 @@ struct Setup<'a> {
     prior: &'a [usize],
     tenants: &'a [usize],
     seed: u64,
+    /// `after_schedule` of a multi-fidelity selector (`None`: not set).
+    after: Option<&'a str>,
 }
 
 fn run(s: &Setup<'_>) -> Result<RunOutcome, TestCaseError> {
@@ -104,6 +116,9 @@ fn run(s: &Setup<'_>) -> Result<RunOutcome, TestCaseError> {
         // Tiny random priors have no data-driven v or ℓ: set them.
         keys.insert("variance".to_string(), toml::Value::from(0.02));
         keys.insert("lengthscale".to_string(), toml::Value::from(0.2));
+    }
+    if let Some(a) = s.after {
+        keys.insert("after_schedule".to_string(), toml::Value::from(a));
     }
     let mut params = Params::new(label.clone(), keys);
     let fail = |e: tenantsim::core::error::Error| TestCaseError::fail(format!("{label}: {e}"));
@@ -139,13 +154,15 @@ fn run(s: &Setup<'_>) -> Result<RunOutcome, TestCaseError> {
 
 fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
     let label = format!(
-        "{} + {} on {} GPUs, {} per tenant, {:?}",
+        "{} + {} ({:?}) on {} GPUs, {} per tenant, {:?}",
         s.scheduler,
         s.selector,
+        s.after,
         s.gpus,
         s.per_tenant,
         s.trace.cost_mode()
     );
+    let stop = s.after == Some("stop");
     let trace = s.trace;
     let jobs = &out.jobs;
     prop_assert!(
@@ -200,18 +217,40 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
             costs += u128::from(cost);
             from = Some(j.level as usize);
         }
-        prop_assert_eq!(
-            list.last().map(|j| j.level),
-            Some(top),
-            "{}: tenant {} model {} never trained at its top",
-            label,
-            i,
-            k
-        );
+        if !stop {
+            prop_assert_eq!(
+                list.last().map(|j| j.level),
+                Some(top),
+                "{}: tenant {} model {} never trained at its top",
+                label,
+                i,
+                k
+            );
+        }
     }
     prop_assert_eq!(out.busy, costs, "{}: busy time", label);
     let pairs: usize = s.tenants.iter().map(|&u| trace.models_of(u).len()).sum();
-    prop_assert_eq!(by_pair.len(), pairs, "{}: a pair never ran", label);
+    if !stop || s.selector != "hyperband" {
+        prop_assert_eq!(by_pair.len(), pairs, "{}: a pair never ran", label);
+    }
+
+    // Why each tenant ended: all models run exactly when every pair of it
+    // reached its top; else (only under stop) its schedule is over.
+    for (i, &u) in s.tenants.iter().enumerate() {
+        let all_top = trace.models_of(u).iter().all(|&k| {
+            by_pair.get(&(i as u32, k as u32)).is_some_and(|l| {
+                l.last()
+                    .is_some_and(|j| j.level as usize == trace.top_level(u, k))
+            })
+        });
+        let want = if all_top {
+            EndReason::AllModelsRun
+        } else {
+            EndReason::ScheduleOver
+        };
+        prop_assert!(all_top || stop, "{}: tenant {} not swept", label, i);
+        prop_assert_eq!(out.ended[i], want, "{}: tenant {} end reason", label, i);
+    }
 
     // GPUs never double-booked; tenants within their limit.
     for g in 0..s.gpus {
@@ -290,9 +329,10 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
                 if sch.needs_acquisition && selector == "random" {
                     continue; // greedy and the like need a selector with a score
                 }
+                let multi = matches!(selector, "successive-halving" | "hyperband" | "asha");
                 for gpus in [1, 3] {
                     for per_tenant in [1, 2] {
-                        let s = Setup {
+                        let mut s = Setup {
                             trace,
                             scheduler,
                             selector,
@@ -301,11 +341,31 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
                             prior: &prior,
                             tenants: &tenants,
                             seed: c.seed,
+                            after: multi.then_some("sweep"),
                         };
                         let out = run(&s)?;
                         check(&s, &out)?;
                         if matches!(selector, "asha" | "random") {
                             prop_assert_eq!(log(&out), log(&run(&s)?), "not deterministic");
+                        }
+                        if multi {
+                            s.after = Some("stop");
+                            let stopped = run(&s)?;
+                            check(&s, &stopped)?;
+                            if selector != "asha" {
+                                let triples = |o: &RunOutcome| -> HashSet<(u32, u32, u32)> {
+                                    o.jobs
+                                        .iter()
+                                        .map(|j| (j.tenant, j.model, j.level))
+                                        .collect()
+                                };
+                                prop_assert!(
+                                    triples(&stopped).is_subset(&triples(&out)),
+                                    "{} + {}: stop ran a job the sweep did not",
+                                    scheduler,
+                                    selector
+                                );
+                            }
                         }
                     }
                 }

@@ -119,6 +119,12 @@ fn eta(v: i64) -> (&'static str, toml::Value) {
     ("eta", toml::Value::Integer(v))
 }
 
+/// `after_schedule = "sweep"`: the tests below that end in a sweep set it
+/// (the default is `"stop"`, tests/it/curves_after_schedule.rs).
+fn sweep() -> (&'static str, toml::Value) {
+    ("after_schedule", toml::Value::String("sweep".into()))
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
@@ -137,7 +143,14 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn successive_halving_one_gpu_matches_paper() {
     let t = trace(CostMode::FromScratch, 0.0);
-    let out = run(&t, "round-robin", "successive-halving", &[eta(2)], 1, 1);
+    let out = run(
+        &t,
+        "round-robin",
+        "successive-halving",
+        &[eta(2), sweep()],
+        1,
+        1,
+    );
     assert_eq!(
         log(&t, &out),
         vec![
@@ -175,7 +188,14 @@ fn successive_halving_one_gpu_matches_paper() {
 #[test]
 fn successive_halving_incremental_continues_from_the_checkpoint() {
     let t = trace(CostMode::Incremental, 0.5);
-    let out = run(&t, "round-robin", "successive-halving", &[eta(2)], 1, 1);
+    let out = run(
+        &t,
+        "round-robin",
+        "successive-halving",
+        &[eta(2), sweep()],
+        1,
+        1,
+    );
     assert_eq!(
         log(&t, &out),
         vec![
@@ -204,7 +224,14 @@ fn successive_halving_incremental_continues_from_the_checkpoint() {
 #[test]
 fn successive_halving_waits_for_its_rung_on_two_gpus() {
     let t = trace(CostMode::FromScratch, 0.0);
-    let out = run(&t, "round-robin", "successive-halving", &[eta(2)], 2, 2);
+    let out = run(
+        &t,
+        "round-robin",
+        "successive-halving",
+        &[eta(2), sweep()],
+        2,
+        2,
+    );
     assert_eq!(
         log(&t, &out),
         vec![
@@ -238,7 +265,7 @@ fn successive_halving_waits_for_its_rung_on_two_gpus() {
 #[test]
 fn asha_one_gpu_matches_paper() {
     let t = trace(CostMode::FromScratch, 0.0);
-    let out = run(&t, "round-robin", "asha", &[eta(2)], 1, 1);
+    let out = run(&t, "round-robin", "asha", &[eta(2), sweep()], 1, 1);
     assert_eq!(
         log(&t, &out),
         vec![
@@ -264,7 +291,7 @@ fn asha_one_gpu_matches_paper() {
 #[test]
 fn asha_incremental_matches_paper() {
     let t = trace(CostMode::Incremental, 0.0);
-    let out = run(&t, "round-robin", "asha", &[eta(2)], 1, 1);
+    let out = run(&t, "round-robin", "asha", &[eta(2), sweep()], 1, 1);
     assert_eq!(
         log(&t, &out),
         vec![
@@ -407,7 +434,7 @@ fn collapsed_rungs_run_each_triple_once() {
         &t,
         "round-robin",
         "successive-halving",
-        &[eta(2), ("min_fidelity", toml::Value::Float(1.5))],
+        &[eta(2), ("min_fidelity", toml::Value::Float(1.5)), sweep()],
         1,
         1,
     );
@@ -462,7 +489,7 @@ fn a_scenario_without_prior_users_accepts_the_multi_fidelity_selectors() {
         let text = format!(
             "name = \"mf\"\n[trace]\npath = \"t.csv\"\ncost = \"incremental\"\n\
              [cluster]\ngpus = 2\n[[policy]]\nname = \"p\"\nscheduler = \"greedy\"\n\
-             selector = \"{selector}\"\neta = 2\n"
+             selector = \"{selector}\"\neta = 2\nafter_schedule = \"sweep\"\n"
         );
         let path = dir.path().join("s.toml");
         let s = tenantsim::models::scenario::parse_scenario(
@@ -473,7 +500,8 @@ fn a_scenario_without_prior_users_accepts_the_multi_fidelity_selectors() {
         .unwrap_or_else(|e| panic!("{selector}: {e}"));
         let r = tenantsim::models::experiment::simulate_one(&s, 0, 0)
             .unwrap_or_else(|e| panic!("{selector}: {e}"));
-        // Three tenants, three models each, every one ends at its top.
+        // Three tenants, three models each, every one ends at its top
+        // (the sweep).
         let top: Vec<_> = r.outcome.jobs.iter().filter(|j| j.level == 2).collect();
         assert_eq!(top.len(), 9, "{selector}");
     }

@@ -14,6 +14,7 @@ mod cache;
 mod check_cmd;
 mod cli;
 mod compare;
+mod curves_after_schedule;
 mod curves_core;
 mod curves_invariants;
 mod curves_selectors;

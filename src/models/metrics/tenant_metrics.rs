@@ -2,7 +2,7 @@
 //! experienced the service, not only the global mean.
 
 use crate::core::stats::{jain_index, quantile};
-use crate::models::sim::{RunOutcome, TenantLimits};
+use crate::models::sim::{EndReason, RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 
 /// What one tenant experienced in one run.
@@ -20,8 +20,9 @@ pub struct TenantMetrics {
     pub wait_first_job: Option<Micros>,
     /// Longest interval, µs, between its arrival and the end of its demand
     /// during which none of its jobs ran. Its demand ends at its last job's
-    /// end when it has nothing left to run (all models tried, or its job or
-    /// budget limit reached), else at the end of the run or when it left.
+    /// end when it has nothing left to run (all models tried, its
+    /// selector's schedule over, or its job or budget limit reached), else
+    /// at the end of the run or when it left.
     pub longest_gap: Micros,
     /// Completed jobs.
     pub jobs: u32,
@@ -31,6 +32,8 @@ pub struct TenantMetrics {
     pub abandoned: bool,
     /// Whether it hit its GPU-time budget.
     pub budget_exhausted: bool,
+    /// Why it ended ([`EndReason`]).
+    pub ended: EndReason,
 }
 
 /// Compute every tenant's figures. `users` are the run's tenants (trace
@@ -102,6 +105,7 @@ pub fn tenant_metrics(
 
         let first_start = jobs.first().map(|&j| outcome.jobs[j].start);
         let finished_demand = jobs.len() == trace.models_of(users[i]).len()
+            || outcome.ended.get(i) == Some(&EndReason::ScheduleOver)
             || outcome.budget_exhausted[i]
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
         let demand_end = match outcome.left_at[i] {
@@ -142,6 +146,7 @@ pub fn tenant_metrics(
                 .sum(),
             abandoned: outcome.left_at[i].is_some(),
             budget_exhausted: outcome.budget_exhausted[i],
+            ended: outcome.ended.get(i).copied().unwrap_or_default(),
         });
     }
     out

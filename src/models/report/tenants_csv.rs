@@ -6,6 +6,8 @@ use super::csv_field;
 use crate::core::csv_text::{push_secs, push_secs_or_inf};
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
+#[cfg(doc)]
+use crate::models::sim::EndReason;
 
 /// Render `tenants.csv`: `policy,rep,user,arrival_s,regret_area,`
 /// `time_to_<θ>_s` per θ (from the tenant's arrival until its own loss is
@@ -27,8 +29,12 @@ pub fn tenants_header(scenario: &Scenario) -> String {
         let _ = write!(out, ",time_to_{t}_s");
     }
     out.push_str(
-        ",wait_first_job_s,longest_gap_s,jobs,gpu_s,isolated_regret_area,abandoned,budget_exhausted\n",
+        ",wait_first_job_s,longest_gap_s,jobs,gpu_s,isolated_regret_area,abandoned,budget_exhausted",
     );
+    if scenario.trace.is_curve() {
+        out.push_str(",ended");
+    }
+    out.push('\n');
     out
 }
 
@@ -38,6 +44,7 @@ pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
     // Written in place, field by field: 100,000 tenants make as many rows,
     // and no field needs a `String` of its own.
     let policy = csv_field(&scenario.policies[r.policy].name);
+    let curve = scenario.trace.is_curve();
     for (i, t) in r.tenants.iter().enumerate() {
         let _ = write!(
             out,
@@ -63,6 +70,10 @@ pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
             }
             None => out.push_str(",n/a"),
         }
-        let _ = writeln!(out, ",{},{}", t.abandoned, t.budget_exhausted);
+        let _ = write!(out, ",{},{}", t.abandoned, t.budget_exhausted);
+        if curve {
+            let _ = write!(out, ",{}", t.ended.name());
+        }
+        out.push('\n');
     }
 }

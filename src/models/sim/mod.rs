@@ -21,7 +21,7 @@ mod tenants;
 pub use crate::core::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
-pub use outcome::{JobRecord, RunOutcome};
+pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
     Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };

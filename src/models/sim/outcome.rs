@@ -53,8 +53,70 @@ pub struct RunOutcome {
     pub left_at: Vec<Option<Micros>>,
     /// Per tenant: whether it hit its GPU-time budget.
     pub budget_exhausted: Vec<bool>,
+    /// Per tenant: why it ended (`tenants.csv`'s `ended`, DESIGN §12.3).
+    pub ended: Vec<EndReason>,
     /// Time spent inside the scheduler's and selector's calls (sampled; a
     /// measurement, never part of a result file that must be
     /// reproducible).
     pub policy_clock: crate::core::policy_clock::PolicyClock,
+}
+
+/// Why a tenant stopped asking for GPUs by the end of a run (DESIGN §12.3,
+/// `tenants.csv`'s `ended` on a curve trace). One reason per tenant, the
+/// first that holds in this order: [`Patience`](Self::Patience),
+/// [`Horizon`](Self::Horizon) with a job still running,
+/// [`AllModelsRun`](Self::AllModelsRun), [`ScheduleOver`](Self::ScheduleOver),
+/// [`Budget`](Self::Budget), [`MaxJobs`](Self::MaxJobs), else
+/// [`Horizon`](Self::Horizon).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EndReason {
+    /// It left for lack of patience (`[limits] patience_s`).
+    Patience,
+    /// The run ended (horizon) while it still had work: a job running, a
+    /// model to run, or it had not arrived.
+    #[default]
+    Horizon,
+    /// Every one of its models was started at its top level.
+    AllModelsRun,
+    /// Its selector's schedule is over and it asked for nothing more
+    /// (`after_schedule = "stop"`), with models never run at their top.
+    ScheduleOver,
+    /// It hit its GPU-time budget (`[limits] budget_gpu_s`).
+    Budget,
+    /// It started its `[limits] max_jobs` jobs.
+    MaxJobs,
+}
+
+impl EndReason {
+    /// Every reason, in code order ([`EndReason::code`]).
+    pub const ALL: [Self; 6] = [
+        Self::Patience,
+        Self::Horizon,
+        Self::AllModelsRun,
+        Self::ScheduleOver,
+        Self::Budget,
+        Self::MaxJobs,
+    ];
+
+    /// Its name in `tenants.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Patience => "patience",
+            Self::Horizon => "horizon",
+            Self::AllModelsRun => "all-models-run",
+            Self::ScheduleOver => "schedule-over",
+            Self::Budget => "budget",
+            Self::MaxJobs => "max-jobs",
+        }
+    }
+
+    /// Its one-byte code in a run's encoding (the index in [`Self::ALL`]).
+    pub fn code(self) -> u8 {
+        Self::ALL.iter().position(|&r| r == self).unwrap_or(0) as u8
+    }
+
+    /// The reason of code `c`, if any.
+    pub fn from_code(c: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(c)).copied()
+    }
 }

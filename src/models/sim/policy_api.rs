@@ -83,6 +83,16 @@ pub trait Selector: Send {
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
     fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
 
+    /// Whether `tenant`'s schedule is over and the selector will propose
+    /// nothing for it again (the multi-fidelity selectors under
+    /// `after_schedule = "stop"`, DESIGN §12.3). Read when the run ends, for
+    /// the tenant's [`EndReason`](super::EndReason): a scheduler that scores
+    /// tenants by their proposals (`greedy`) drops a tenant that proposes
+    /// nothing without the engine seeing it wait. Default: never.
+    fn schedule_over(&self, _tenant: usize) -> bool {
+        false
+    }
+
     /// An error met in a call that cannot return one (`observe`,
     /// `started`; e.g. a Python exception), handed over once: the engine
     /// stops the run with it before the next decision, and no result is

@@ -198,6 +198,9 @@ pub fn simulate(
     let budget_exhausted = (0..users.len())
         .map(|i| sim.tenants.is_exhausted(i))
         .collect();
+    let ended = (0..users.len())
+        .map(|i| sim.tenants.end_reason(i, sim.selector.schedule_over(i)))
+        .collect();
     Ok(RunOutcome {
         jobs: sim.jobs,
         completion_order: sim.completion_order,
@@ -209,6 +212,7 @@ pub fn simulate(
         gpus: config.gpus,
         left_at: sim.left_at,
         budget_exhausted,
+        ended,
         policy_clock: sim.clock,
     })
 }

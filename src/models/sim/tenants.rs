@@ -1,5 +1,6 @@
 //! Per-tenant state of one simulation, readable by every policy.
 
+use super::EndReason;
 use crate::core::cluster::GpuType;
 use crate::models::trace::{Micros, Trace};
 
@@ -263,6 +264,32 @@ impl Tenants {
             && !t.left
             && !t.exhausted
             && self.limits.max_jobs.is_none_or(|m| t.started < m)
+    }
+
+    /// Why tenant `i` stopped asking for GPUs, read at the end of a run
+    /// ([`EndReason`]; its order of precedence). `schedule_over`: its
+    /// selector says its schedule is over ([`Selector::schedule_over`]);
+    /// a tenant that waits with no job running is never eligible again
+    /// (DESIGN §12.2), which counts the same.
+    ///
+    /// [`Selector::schedule_over`]: super::Selector::schedule_over
+    pub fn end_reason(&self, i: usize, schedule_over: bool) -> EndReason {
+        let t = &self.state[i];
+        if t.left {
+            EndReason::Patience
+        } else if t.running > 0 {
+            EndReason::Horizon
+        } else if t.untried == 0 {
+            EndReason::AllModelsRun
+        } else if schedule_over || t.waiting {
+            EndReason::ScheduleOver
+        } else if t.exhausted {
+            EndReason::Budget
+        } else if self.limits.max_jobs.is_some_and(|m| t.started >= m) {
+            EndReason::MaxJobs
+        } else {
+            EndReason::Horizon
+        }
     }
 
     pub(super) fn arrive(&mut self, i: usize) {

@@ -13,8 +13,13 @@
 //! the repetition's selector stream (tenants in index order, Fisher–Yates
 //! with [`below`]). When nothing can start while jobs of the tenant run, it
 //! waits (`None`); when nothing can start and none runs, ASHA is over for
-//! that tenant and it [sweeps](super::top_sweep) the rest at the top
-//! fidelity.
+//! that tenant. Algorithm 2 draws configurations without end and stops
+//! only when its user does; a tenant's pool is its K_i models, so its
+//! schedule ends when every model has started at rung 0, no completed
+//! result can be promoted and none of its jobs runs (or earlier, by the
+//! scenario's `[limits]` `max_jobs` or `budget_gpu_s`, DESIGN §2.7). The
+//! tenant is then done (`after_schedule = "stop"`, the default), or with
+//! `"sweep"` it [sweeps](super::top_sweep) the rest at the top fidelity.
 
 use std::sync::Arc;
 
@@ -32,7 +37,7 @@ use super::top_sweep::Sweep;
 /// Registry entry.
 pub const SPEC: SelectorSpec = SelectorSpec {
     name: "asha",
-    about: "asynchronous successive halving per tenant (Li et al. 2020), new models by prior mean or at random, then the rest at the top fidelity (keys: eta, min_fidelity)",
+    about: "asynchronous successive halving per tenant (Li et al. 2020), new models by prior mean or at random; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
     provides_acquisition: true,
     gp_prior: false,
     parse,
@@ -111,7 +116,7 @@ impl Asha {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::with_capacity(trace.models_of(u).len()))
+            .map(|&u| Sweep::new(keys.after, trace.models_of(u).len()))
             .collect();
         Self {
             ladder,
@@ -152,6 +157,10 @@ impl Selector for Asha {
         {
             self.rungs[i].started(job);
         }
+    }
+
+    fn schedule_over(&self, i: usize) -> bool {
+        self.sweeps[i].is_done()
     }
 
     fn observe(&mut self, i: usize, k: usize, accuracy: f64) {

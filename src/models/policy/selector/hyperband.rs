@@ -13,7 +13,8 @@
 //! in trace order ([`bracket_models`]): a (tenant, model, fidelity) triple
 //! runs at most once and a model's fidelity only grows, so a model already
 //! trained at or above that rung cannot join. After the last bracket the
-//! tenant [sweeps](super::top_sweep) the rest at the top fidelity.
+//! tenant is done (`after_schedule = "stop"`, the default), or with
+//! `"sweep"` it [sweeps](super::top_sweep) the rest at the top fidelity.
 
 use std::sync::Arc;
 
@@ -31,7 +32,7 @@ use super::top_sweep::Sweep;
 /// Registry entry.
 pub const SPEC: SelectorSpec = SelectorSpec {
     name: "hyperband",
-    about: "Hyperband's brackets (Li et al. 2018) per tenant on the successive-halving rungs, then the rest at the top fidelity (keys: eta, min_fidelity)",
+    about: "Hyperband's brackets (Li et al. 2018) per tenant on the successive-halving rungs; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
     provides_acquisition: true,
     gp_prior: false,
     parse,
@@ -132,7 +133,7 @@ impl Hyperband {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::with_capacity(ctx.trace.models_of(u).len()))
+            .map(|&u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
             .collect();
         let widest = ctx
             .tenants
@@ -192,6 +193,10 @@ impl Selector for Hyperband {
         if !self.sweeps[i].is_active() {
             self.runs[i].started(k);
         }
+    }
+
+    fn schedule_over(&self, i: usize) -> bool {
+        self.sweeps[i].is_done()
     }
 
     fn observe(&mut self, i: usize, k: usize, accuracy: f64) {

@@ -1,5 +1,5 @@
 //! What the multi-fidelity selectors share in one repetition (DESIGN
-//! §12.3): the keys `eta` and `min_fidelity`, the nominal rungs, each
+//! §12.3): the keys `eta`, `min_fidelity` and `after_schedule`, the nominal rungs, each
 //! tenant's last observed accuracy per model, and the proposals they make
 //! (with [`PriorCurves`]' gain and believed cost for `greedy`).
 
@@ -12,12 +12,13 @@ use crate::models::trace::Trace;
 
 use super::prior_curves::PriorCurves;
 use super::rungs::{nominal_rungs, rung_level, s_max};
+use super::top_sweep::AfterSchedule;
 
 /// Default η of successive halving, Hyperband and ASHA (Li et al. use 3).
 pub const DEFAULT_ETA: u64 = 3;
 
-/// The validated keys `eta` and `min_fidelity` of a multi-fidelity
-/// selector.
+/// The validated keys `eta`, `min_fidelity` and `after_schedule` of a
+/// multi-fidelity selector.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RungKeys {
     /// η, an integer ≥ 2.
@@ -27,12 +28,16 @@ pub struct RungKeys {
     pub r0: f64,
     /// R, the trace's largest fidelity (the last rung).
     pub max_fidelity: f64,
+    /// What a tenant does once its schedule is over (`after_schedule`,
+    /// default [`AfterSchedule::Stop`]; DESIGN §12.3).
+    pub after: AfterSchedule,
 }
 
 impl RungKeys {
-    /// Take `eta` and `min_fidelity` from `params`. Errors name the key:
-    /// η not an integer ≥ 2, r₀ not a finite number > 0 or above every
-    /// fidelity of the trace.
+    /// Take `eta`, `min_fidelity` and `after_schedule` from `params`.
+    /// Errors name the key: η not an integer ≥ 2, r₀ not a finite number
+    /// above 0 or above every fidelity of the trace, `after_schedule`
+    /// neither `"stop"` nor `"sweep"`.
     pub fn parse(params: &mut Params, trace: &Trace) -> Result<Self> {
         let eta = params.u64("eta", DEFAULT_ETA)?;
         if !(2..=u64::from(u32::MAX)).contains(&eta) {
@@ -58,10 +63,12 @@ impl RungKeys {
                 ),
             ));
         }
+        let after = AfterSchedule::parse(params)?;
         Ok(Self {
             eta: eta as u32,
             r0,
             max_fidelity,
+            after,
         })
     }
 

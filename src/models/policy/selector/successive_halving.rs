@@ -6,8 +6,10 @@
 //! has completed, the top ⌈n/η⌉ (best first, ties to the lowest model
 //! index) go on to the next rung, best first. While a rung waits on running
 //! jobs the tenant waits (`propose` returns `None`). When the top rung is
-//! done, the tenant [sweeps](super::top_sweep) the models not trained at
-//! their top level, best last observed accuracy first.
+//! done the tenant is done (`after_schedule = "stop"`, the default: it
+//! proposes nothing more, so it is never eligible again), or with
+//! `"sweep"` it [sweeps](super::top_sweep) the models not trained at their
+//! top level, best last observed accuracy first.
 
 use std::sync::Arc;
 
@@ -24,7 +26,7 @@ use super::top_sweep::Sweep;
 /// Registry entry.
 pub const SPEC: SelectorSpec = SelectorSpec {
     name: "successive-halving",
-    about: "synchronous successive halving per tenant on rungs min_fidelity·eta^j, then the rest at the top fidelity (keys: eta, min_fidelity)",
+    about: "synchronous successive halving per tenant on rungs min_fidelity·eta^j; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
     provides_acquisition: true,
     gp_prior: false,
     parse,
@@ -62,7 +64,7 @@ impl SuccessiveHalving {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::with_capacity(ctx.trace.models_of(u).len()))
+            .map(|&u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
             .collect();
         Self {
             ladder,
@@ -98,6 +100,10 @@ impl Selector for SuccessiveHalving {
         if !self.sweeps[i].is_active() {
             self.runs[i].started(k);
         }
+    }
+
+    fn schedule_over(&self, i: usize) -> bool {
+        self.sweeps[i].is_done()
     }
 
     fn observe(&mut self, i: usize, k: usize, accuracy: f64) {
