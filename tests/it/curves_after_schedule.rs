@@ -443,3 +443,31 @@ fn tenants_csv_says_why_each_tenant_ended() {
         vec![("stop", "schedule-over"), ("sweep", "all-models-run")]
     );
 }
+
+/// With `after_schedule = "sweep"` on every scheduled selector,
+/// `tenants.csv` has no `ended` column: the files are those written before
+/// the key existed (issue 32: "with sweep, byte-identical to today's").
+#[test]
+fn tenants_csv_of_a_scenario_that_only_sweeps_keeps_its_old_columns() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    fs::write(dir.path().join("t.csv"), THREE_MODELS).unwrap_or_else(|e| panic!("{e}"));
+    let scenario = dir.path().join("s.toml");
+    fs::write(
+        &scenario,
+        "name = \"sweeps\"\nthresholds = [0.05]\n[trace]\npath = \"t.csv\"\n\
+         [cluster]\ngpus = 1\n\
+         [[policy]]\nname = \"sweep\"\nscheduler = \"round-robin\"\n\
+         selector = \"successive-halving\"\nafter_schedule = \"sweep\"\n\
+         [[policy]]\nname = \"random\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    run_scenario(
+        scenario.to_str().unwrap_or_else(|| panic!("utf-8")),
+        &out,
+        &["--no-plots"],
+    );
+    let text = fs::read_to_string(out.join("tenants.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let header = text.lines().next().unwrap_or("");
+    assert!(header.ends_with(",abandoned,budget_exhausted"), "{header}");
+}

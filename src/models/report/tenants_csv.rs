@@ -13,7 +13,9 @@ use crate::models::sim::EndReason;
 /// `time_to_<θ>_s` per θ (from the tenant's arrival until its own loss is
 /// within θ; `inf` if never), `wait_first_job_s` (`inf` if never served),
 /// `longest_gap_s,jobs,gpu_s,isolated_regret_area` (`n/a` with `fairness =
-/// false`), `abandoned,budget_exhausted`.
+/// false`), `abandoned,budget_exhausted`, and `ended` (why the tenant
+/// ended, [`EndReason`]) when some policy may end a tenant by its schedule
+/// ([`Scenario::reports_end_reasons`]).
 pub fn tenants_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
     let mut out = tenants_header(scenario);
     for r in runs {
@@ -31,7 +33,7 @@ pub fn tenants_header(scenario: &Scenario) -> String {
     out.push_str(
         ",wait_first_job_s,longest_gap_s,jobs,gpu_s,isolated_regret_area,abandoned,budget_exhausted",
     );
-    if scenario.trace.is_curve() {
+    if scenario.reports_end_reasons() {
         out.push_str(",ended");
     }
     out.push('\n');
@@ -44,7 +46,7 @@ pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
     // Written in place, field by field: 100,000 tenants make as many rows,
     // and no field needs a `String` of its own.
     let policy = csv_field(&scenario.policies[r.policy].name);
-    let curve = scenario.trace.is_curve();
+    let ended = scenario.reports_end_reasons();
     for (i, t) in r.tenants.iter().enumerate() {
         let _ = write!(
             out,
@@ -71,7 +73,7 @@ pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
             None => out.push_str(",n/a"),
         }
         let _ = write!(out, ",{},{}", t.abandoned, t.budget_exhausted);
-        if curve {
+        if ended {
             let _ = write!(out, ",{}", t.ended.name());
         }
         out.push('\n');

@@ -82,6 +82,20 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Whether `tenants.csv` says why each tenant ended (its `ended`
+    /// column): on a curve trace, when some policy's selector may end a
+    /// tenant by its schedule (DESIGN §12.3,
+    /// [`may_end_by_schedule`](crate::models::policy::selector::top_sweep::may_end_by_schedule)).
+    pub fn reports_end_reasons(&self) -> bool {
+        self.trace.is_curve()
+            && self.file.policies.iter().any(|p| {
+                crate::models::policy::selector::top_sweep::may_end_by_schedule(
+                    &p.selector,
+                    &p.params,
+                )
+            })
+    }
+
     /// The scenario's name.
     pub fn name(&self) -> &str {
         &self.file.name

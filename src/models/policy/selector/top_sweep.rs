@@ -42,6 +42,22 @@ impl AfterSchedule {
     }
 }
 
+/// The built-in selectors that take `after_schedule` (DESIGN §12.3).
+pub const SCHEDULED_SELECTORS: [&str; 3] = ["successive-halving", "hyperband", "asha"];
+
+/// Whether the policy table of selector `selector` with keys `params` may
+/// end a tenant by its schedule: one of [`SCHEDULED_SELECTORS`] without
+/// `after_schedule = "sweep"` (so `tenants.csv` gets its `ended` column;
+/// a scenario whose every scheduled selector sweeps writes the same files
+/// as before the key existed).
+pub fn may_end_by_schedule(
+    selector: &str,
+    params: &std::collections::BTreeMap<String, toml::Value>,
+) -> bool {
+    SCHEDULED_SELECTORS.contains(&selector)
+        && params.get("after_schedule").and_then(toml::Value::as_str) != Some("sweep")
+}
+
 /// The sweep's order of `models` (trace indices) into `out`, reusing its
 /// buffer: by `last(k)`, the accuracy of the highest level of k completed
 /// so far (`None` if never), best first, ties and unobserved models by
