@@ -1179,3 +1179,65 @@ fn stat_pairs_only_policies_with_the_same_repetitions_else_welch() {
         "{reason}"
     );
 }
+
+/// The markdown report of a paired check (both run.json files: seed 7, 4
+/// repetitions), against its snapshot: a's loss +10 in every repetition (a
+/// certain difference, `paired-exact`), b's loss + (1, 2, 1, 2) (the paired
+/// t test), jobs constant. b's p is checked against the closed form of
+/// Student's t with ν = 3: d̄ = 1.5, s_d = √(1/3), t = 1.5/(s_d/2) = 3√3,
+/// F₃(t) = ½ + (1/π)·(u/(1 + u²) + atan u) with u = t/√3 = 3, so
+/// p = 1 − (2/π)·(3/10 + atan 3).
+#[test]
+fn markdown_report_of_a_paired_check_matches_its_snapshot() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let golden = tiny(&tmp.path().join("golden"), &[]);
+    let results = tiny(
+        &tmp.path().join("results"),
+        &[
+            ("a,0", "10.5", "3"),
+            ("a,1", "10.25", "3"),
+            ("a,2", "10.75", "3"),
+            ("a,10", "11", "3"),
+            ("b,0", "1.5", "3"),
+            ("b,1", "2.25", "3"),
+            ("b,2", "1.75", "3"),
+            ("b,10", "3", "3"),
+        ],
+    );
+    let run_json = "{\"seed\": 7, \"repetitions\": 4}\n";
+    fs::write(golden.join("run.json"), run_json).expect("write");
+    fs::write(results.join("run.json"), run_json).expect("write");
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let b = doc["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["policy"] == "b" && c["metric"] == "loss")
+        .expect("b loss");
+    assert_eq!(
+        (&b["test"], &b["status"]),
+        (&"paired".into(), &"pass".into())
+    );
+    let want = 1.0 - 2.0 / std::f64::consts::PI * (0.3 + 3.0f64.atan());
+    let p = b["stat"]["p"].as_f64().expect("p");
+    assert!((p - want).abs() < 1e-9, "{p} vs {want}");
+    assert!((b["stat"]["t"].as_f64().expect("t") - 3.0 * 3.0f64.sqrt()).abs() < 1e-12);
+    assert_eq!(b["stat"]["df"], 3.0);
+    tenantsim()
+        .current_dir(tmp.path())
+        .args([
+            "check",
+            "results",
+            "--against",
+            "golden",
+            "--stat",
+            "--report",
+            "paired.md",
+        ])
+        .assert()
+        .code(1);
+    let got = fs::read_to_string(tmp.path().join("paired.md")).expect("report");
+    let want = fs::read_to_string(repo("tests/snapshots/check_stat_paired.md")).expect("snapshot");
+    assert_eq!(got, want);
+}
