@@ -220,8 +220,10 @@ pub struct CheckArgs {
     #[arg(long, default_value_t = 1e-12, value_name = "A")]
     pub atol: f64,
     /// Compare distributions instead of values: per policy and metric,
-    /// Welch's t test of the per-repetition values, Holm–Bonferroni across
-    /// the pass/fail family of metrics (docs/CI.md).
+    /// Welch's t test of the per-repetition values, or the paired t test of
+    /// their differences when both run.json files have the same seed and
+    /// repetitions; Holm–Bonferroni across the pass/fail family of metrics
+    /// (docs/CI.md).
     #[arg(long, conflicts_with_all = ["rtol", "atol"])]
     pub stat: bool,
     /// Family-wise significance level of --stat.

@@ -678,7 +678,7 @@ fn stat_constant_columns_are_compared_exactly_outside_holms_m() {
     let cells: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(
         cells,
-        ["b", "jobs", "3", "4", "inf", "exact", "exact"],
+        ["b", "jobs", "3", "4", "inf", "exact", "exact", "constant"],
         "{stderr}"
     );
     assert!(
@@ -826,4 +826,418 @@ fn stat_default_family_in_job_mode_is_mean_jct_and_makespan() {
             "{c}"
         );
     }
+}
+
+/// `from` copied into `dir` (its `summary.csv` and `run.json`), with every
+/// value of `column` of `policy` passed through `edit` (written with
+/// Rust's shortest round-trip text): a same-seed "rerun" in which only
+/// that column moved.
+fn edited_rerun(from: &Path, dir: &Path, policy: &str, column: &str, edit: impl Fn(f64) -> f64) {
+    let text = fs::read_to_string(from.join("summary.csv")).expect("summary");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let p = header.iter().position(|h| *h == "policy").expect("policy");
+    let c = header.iter().position(|h| *h == column).expect("column");
+    let mut out = header.join(",") + "\n";
+    let mut edited = 0;
+    for line in lines {
+        let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        if cells[p] == policy {
+            let v: f64 = cells[c].parse().expect("a number");
+            cells[c] = format!("{}", edit(v));
+            edited += 1;
+        }
+        out += &(cells.join(",") + "\n");
+    }
+    assert!(edited > 0, "no row of {policy}");
+    fs::create_dir_all(dir).expect("mkdir");
+    fs::write(dir.join("summary.csv"), out).expect("write");
+    fs::copy(from.join("run.json"), dir.join("run.json")).expect("copy run.json");
+}
+
+/// The cases of a JSON report with `status`.
+fn with_status<'a>(doc: &'a serde_json::Value, status: &str) -> Vec<&'a serde_json::Value> {
+    doc["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["status"] == status)
+        .collect()
+}
+
+/// Issue 27's acceptance criterion when golden and results share their
+/// seed: the doubled ease.ml regret fails at the scenario's own seed and
+/// at two others (every seed tried, none left out), by the paired t test,
+/// the only test of the family (the 19 other primary columns are
+/// identical, compared exactly outside Holm's m); its t is checked against
+/// a hand computation from the golden's values (dᵣ = xᵣ, so t = x̄ / (s_x/√n),
+/// ν = n − 1). Reseeds among the same runs get Welch's test and pass.
+#[test]
+fn stat_pairs_same_seed_runs_and_fails_a_doubled_easeml_regret_at_every_seed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/lcdb-1gpu.toml");
+    let seeds = ["2018", "1", "2"];
+    let mut runs = Vec::new();
+    for seed in seeds {
+        let golden = tmp.path().join(format!("s{seed}"));
+        run_into(&scenario, &golden, &["--reps", "20", "--seed", seed]);
+        runs.push(golden);
+    }
+    for (seed, golden) in seeds.iter().zip(&runs) {
+        let doubled = tmp.path().join(format!("doubled{seed}"));
+        edited_rerun(golden, &doubled, "ease.ml", "cumulative_regret", |v| {
+            2.0 * v
+        });
+        let (code, doc) = stat_json(&doubled, golden, &[]);
+        assert_eq!(code, Some(1), "seed {seed}: {doc:#}");
+        assert_eq!(doc["method"]["test"], "paired", "{doc:#}");
+        assert_eq!(doc["pairing"][0]["paired"], true, "{doc:#}");
+        assert_eq!(doc["checked"], 1, "seed {seed}: {doc:#}");
+        let failed = with_status(&doc, "fail");
+        assert_eq!(failed.len(), 1, "seed {seed}: {doc:#}");
+        let c = failed[0];
+        assert_eq!(
+            (&c["policy"], &c["metric"], &c["test"]),
+            (
+                &"ease.ml".into(),
+                &"cumulative_regret".into(),
+                &"paired".into()
+            )
+        );
+        // The other 19 primary columns: identical, no test.
+        let identical = doc["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .filter(|c| c["family"] == "primary" && c["test"] == "paired-exact")
+            .filter(|c| c["paired_exact"]["difference"] == 0.0 && c["status"] == "pass")
+            .count();
+        assert_eq!(identical, 19, "seed {seed}: {doc:#}");
+        // t by hand from the golden's ease.ml regrets.
+        let summary = fs::read_to_string(golden.join("summary.csv")).expect("summary");
+        let mut lines = summary.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let col = header
+            .iter()
+            .position(|h| *h == "cumulative_regret")
+            .expect("column");
+        let x: Vec<f64> = lines
+            .filter(|l| l.starts_with("ease.ml,"))
+            .map(|l| {
+                l.split(',')
+                    .nth(col)
+                    .expect("cell")
+                    .parse()
+                    .expect("number")
+            })
+            .collect();
+        assert_eq!(x.len(), 20);
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let t = mean / (sd / n.sqrt());
+        let got = c["stat"]["t"].as_f64().expect("t");
+        assert!((got - t).abs() < 1e-9 * t, "seed {seed}: t {got} vs {t}");
+        assert_eq!(c["stat"]["df"], 19.0);
+        // Holm's m = 1: the adjusted p is p.
+        assert_eq!(c["stat"]["p_holm"], c["stat"]["p"]);
+        assert!(c["stat"]["p"].as_f64().expect("p") < 0.01 / 20.0, "{c}");
+    }
+    // Reseeds: Welch's test (the seeds differ), and they pass.
+    for (r, g) in [(1, 0), (2, 1), (0, 2)] {
+        let (code, doc) = stat_json(&runs[r], &runs[g], &[]);
+        assert_eq!(code, Some(0), "{doc:#}");
+        assert_eq!(doc["method"]["test"], "welch", "{doc:#}");
+        assert_eq!(doc["checked"], 20, "{doc:#}");
+        assert_eq!(doc["pairing"][0]["paired"], false);
+        let reason = doc["pairing"][0]["reason"].as_str().expect("reason");
+        assert!(reason.starts_with("seeds differ"), "{reason}");
+        for c in doc["cases"].as_array().expect("cases") {
+            if c.get("stat").is_some() {
+                assert_eq!(c["test"], "welch", "{c}");
+            }
+        }
+    }
+    // The text names the test of each row.
+    tenantsim()
+        .arg("check")
+        .arg(tmp.path().join("doubled2018"))
+        .arg("--against")
+        .arg(&runs[0])
+        .arg("--stat")
+        .assert()
+        .code(1)
+        .stderr(contains("p_holm    test\n"))
+        .stderr(contains("  paired\n"))
+        .stderr(contains(
+            "drift: 1 of 1 paired t tests reject at alpha 0.01 (Holm-adjusted), 0 of 0 constant metrics differ, 0 of 19 paired metrics shifted by a constant",
+        ))
+        .stderr(contains(
+            "paired: the same seed 2018 and 20 repetitions on both sides",
+        ));
+}
+
+/// A same-seed rerun is identical (every difference 0: no test, a pass);
+/// one column nudged by 1e-9 in every repetition is a certain difference
+/// (the differences are equal up to rounding): it fails exactly, with no
+/// p-value, in the text, JSON and JUnit reports.
+#[test]
+fn stat_same_seed_rerun_with_a_column_nudged_by_a_tiny_constant_fails_exactly() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/quickstart.toml");
+    let (golden, rerun) = (tmp.path().join("golden"), tmp.path().join("rerun"));
+    run_into(&scenario, &golden, &["--reps", "20", "--seed", "1"]);
+    run_into(&scenario, &rerun, &["--reps", "20", "--seed", "1"]);
+    let (code, doc) = stat_json(&rerun, &golden, &[]);
+    assert_eq!(code, Some(0), "{doc:#}");
+    assert_eq!(doc["checked"], 0, "{doc:#}");
+    // random-random's 4 primary metrics vary: identical pairs; the other
+    // policies' 12 are constant columns.
+    assert!(
+        doc["summary"]
+            .as_str()
+            .expect("summary")
+            .starts_with("ok: 0 paired t tests at alpha 0.01 (Holm-adjusted), no distribution moved; 12 constant metrics the same, 4 paired metrics identical;"),
+        "{doc:#}"
+    );
+    let nudged = tmp.path().join("nudged");
+    edited_rerun(
+        &golden,
+        &nudged,
+        "random-random",
+        "cumulative_regret",
+        |v| v + 1e-9,
+    );
+    let (code, doc) = stat_json(&nudged, &golden, &[]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let failed = with_status(&doc, "fail");
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    let c = failed[0];
+    assert_eq!(
+        (&c["policy"], &c["metric"], &c["test"]),
+        (
+            &"random-random".into(),
+            &"cumulative_regret".into(),
+            &"paired-exact".into()
+        )
+    );
+    assert!(c.get("stat").is_none(), "{c}");
+    let d = c["paired_exact"]["difference"]
+        .as_f64()
+        .expect("difference");
+    assert!((d - 1e-9).abs() < 1e-12, "{c}");
+    assert_eq!(c["paired_exact"]["n"], 20);
+    let out = tenantsim()
+        .arg("check")
+        .arg(&nudged)
+        .arg("--against")
+        .arg(&golden)
+        .arg("--stat")
+        .args(["--report"])
+        .arg(tmp.path().join("r.xml"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let row = stderr
+        .lines()
+        .find(|l| l.starts_with("random-random "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[0..2], ["random-random", "cumulative_regret"]);
+    assert_eq!(
+        cells[4..],
+        ["inf", "exact", "exact", "paired-exact"],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("0 of 0 paired t tests reject at alpha 0.01 (Holm-adjusted), 0 of 12 constant metrics differ, 1 of 4 paired metrics shifted by a constant"),
+        "{stderr}"
+    );
+    let xml = fs::read_to_string(tmp.path().join("r.xml")).expect("JUnit");
+    assert!(
+        xml.contains("paired (the same seed): results - golden = "),
+        "{xml}"
+    );
+    assert!(xml.contains("in every one of 20 repetitions (compared exactly)"));
+}
+
+/// In a sweep each point pairs by its own `run.json`: the bundled sweep
+/// run twice at its seed pairs at every point; a doubled regret at one
+/// point fails there, by the paired test; a point whose results lack
+/// `run.json` falls back to Welch's test (the other points stay paired).
+#[test]
+fn stat_pairs_each_sweep_point_by_its_own_run_json() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let golden = tmp.path().join("golden");
+    run_into(&repo("scenarios/sweep.toml"), &golden, &[]);
+    let results = tmp.path().join("results");
+    copy_tree(&golden, &results);
+    let point = "point-003-cluster.gpus=2+split.tenant_count=3";
+    edited_rerun(
+        &golden.join(point),
+        &results.join(point),
+        "random-random",
+        "cumulative_regret",
+        |v| 2.0 * v,
+    );
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    assert_eq!(doc["method"]["test"], "paired");
+    let pairing = doc["pairing"].as_array().expect("pairing");
+    assert_eq!(pairing.len(), 6);
+    assert!(pairing.iter().all(|p| p["paired"] == true), "{pairing:?}");
+    let failed = with_status(&doc, "fail");
+    assert_eq!(failed.len(), 1, "{doc:#}");
+    assert_eq!(
+        (
+            &failed[0]["point"],
+            &failed[0]["policy"],
+            &failed[0]["test"]
+        ),
+        (&point.into(), &"random-random".into(), &"paired".into())
+    );
+    // Another point's results without run.json: Welch there, paired
+    // elsewhere.
+    let other = "point-000-cluster.gpus=1+split.tenant_count=2";
+    fs::remove_file(results.join(other).join("run.json")).expect("remove");
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    assert_eq!(doc["method"]["test"], "paired+welch");
+    for c in doc["cases"].as_array().expect("cases") {
+        if c["point"] == other && c.get("stat").is_some() {
+            assert_eq!(c["test"], "welch", "{c}");
+        }
+        if c["point"] == point && c.get("stat").is_some() {
+            assert_eq!(c["test"], "paired", "{c}");
+        }
+    }
+    let p0 = &doc["pairing"][0];
+    assert_eq!(
+        (&p0["point"], &p0["paired"], &p0["reason"]),
+        (
+            &other.into(),
+            &false.into(),
+            &"no run.json in the results".into()
+        )
+    );
+    assert!(
+        doc["summary"]
+            .as_str()
+            .expect("summary")
+            .contains("; paired at 5 of 6 points;"),
+        "{doc:#}"
+    );
+    // The committed golden has no run.json: Welch everywhere, as before.
+    let (code, doc) = stat_json(&golden, &repo("tests/golden/sweep"), &[]);
+    assert_eq!(code, Some(0), "{doc:#}");
+    assert_eq!(doc["method"]["test"], "welch");
+    assert_eq!(doc["pairing"][0]["reason"], "no run.json in the golden");
+}
+
+/// `run.json` with the same seed and repetitions, but a policy whose
+/// repetitions differ between the sides (matched by `rep`): that policy
+/// falls back to Welch's test, the others are paired. A `run.json`
+/// without a seed: not paired, saying why.
+#[test]
+fn stat_pairs_only_policies_with_the_same_repetitions_else_welch() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let golden = tiny(&tmp.path().join("golden"), &[]);
+    let results = tiny(&tmp.path().join("results"), &[("a,0", "0.4", "3")]);
+    let text = fs::read_to_string(results.join("summary.csv")).expect("summary");
+    fs::write(results.join("summary.csv"), text.replace("b,10,", "b,11,")).expect("write");
+    let run_json = "{\"seed\": 7, \"repetitions\": 4}\n";
+    fs::write(golden.join("run.json"), run_json).expect("write");
+    fs::write(results.join("run.json"), run_json).expect("write");
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(0), "{doc:#}");
+    let test_of = |doc: &serde_json::Value, policy: &str| {
+        doc["cases"]
+            .as_array()
+            .expect("cases")
+            .iter()
+            .find(|c| c["policy"] == policy && c["metric"] == "loss")
+            .map(|c| c["test"].clone())
+            .expect("case")
+    };
+    assert_eq!(test_of(&doc, "a"), "paired", "{doc:#}");
+    assert_eq!(test_of(&doc, "b"), "welch", "{doc:#}");
+    assert!(
+        doc["summary"]
+            .as_str()
+            .expect("summary")
+            .starts_with("ok: 2 t tests (1 Welch, 1 paired) at alpha 0.01"),
+        "{doc:#}"
+    );
+    fs::write(results.join("run.json"), "{\"repetitions\": 4}\n").expect("write");
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(0), "{doc:#}");
+    assert_eq!(test_of(&doc, "a"), "welch", "{doc:#}");
+    let reason = doc["pairing"][0]["reason"].as_str().expect("reason");
+    assert!(
+        reason.ends_with("run.json has no integer `seed` and `repetitions`"),
+        "{reason}"
+    );
+}
+
+/// The markdown report of a paired check (both run.json files: seed 7, 4
+/// repetitions), against its snapshot: a's loss +10 in every repetition (a
+/// certain difference, `paired-exact`), b's loss + (1, 2, 1, 2) (the paired
+/// t test), jobs constant. b's p is checked against the closed form of
+/// Student's t with ν = 3: d̄ = 1.5, s_d = √(1/3), t = 1.5/(s_d/2) = 3√3,
+/// F₃(t) = ½ + (1/π)·(u/(1 + u²) + atan u) with u = t/√3 = 3, so
+/// p = 1 − (2/π)·(3/10 + atan 3).
+#[test]
+fn markdown_report_of_a_paired_check_matches_its_snapshot() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let golden = tiny(&tmp.path().join("golden"), &[]);
+    let results = tiny(
+        &tmp.path().join("results"),
+        &[
+            ("a,0", "10.5", "3"),
+            ("a,1", "10.25", "3"),
+            ("a,2", "10.75", "3"),
+            ("a,10", "11", "3"),
+            ("b,0", "1.5", "3"),
+            ("b,1", "2.25", "3"),
+            ("b,2", "1.75", "3"),
+            ("b,10", "3", "3"),
+        ],
+    );
+    let run_json = "{\"seed\": 7, \"repetitions\": 4}\n";
+    fs::write(golden.join("run.json"), run_json).expect("write");
+    fs::write(results.join("run.json"), run_json).expect("write");
+    let (code, doc) = stat_json(&results, &golden, &[]);
+    assert_eq!(code, Some(1), "{doc:#}");
+    let b = doc["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["policy"] == "b" && c["metric"] == "loss")
+        .expect("b loss");
+    assert_eq!(
+        (&b["test"], &b["status"]),
+        (&"paired".into(), &"pass".into())
+    );
+    let want = 1.0 - 2.0 / std::f64::consts::PI * (0.3 + 3.0f64.atan());
+    let p = b["stat"]["p"].as_f64().expect("p");
+    assert!((p - want).abs() < 1e-9, "{p} vs {want}");
+    assert!((b["stat"]["t"].as_f64().expect("t") - 3.0 * 3.0f64.sqrt()).abs() < 1e-12);
+    assert_eq!(b["stat"]["df"], 3.0);
+    tenantsim()
+        .current_dir(tmp.path())
+        .args([
+            "check",
+            "results",
+            "--against",
+            "golden",
+            "--stat",
+            "--report",
+            "paired.md",
+        ])
+        .assert()
+        .code(1);
+    let got = fs::read_to_string(tmp.path().join("paired.md")).expect("report");
+    let want = fs::read_to_string(repo("tests/snapshots/check_stat_paired.md")).expect("snapshot");
+    assert_eq!(got, want);
 }

@@ -16,8 +16,8 @@ pub use family::{ALL, CHECK_FILE, Family, FamilySource, is_primary, read_check_f
 pub use folder::{Layout, layout, summary_header};
 pub use render::{Format, render};
 pub use report::{
-    Case, Deviation, Method, ModeOf, Problem, Report, StatTest, check_folders, column, numbers,
-    rep_order, same_value,
+    Case, Deviation, Method, ModeOf, PairedExact, Pairing, Problem, Report, StatTest, Test,
+    check_folders, column, numbers, rep_order, same_value,
 };
 pub use stream::{Comparison, compare_dirs};
 pub use table::{SummaryTable, parse_summary, read_summary};

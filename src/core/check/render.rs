@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use super::{Case, Method, Report, rep_order, same_value};
+use super::{Case, Method, Report, Test, rep_order, same_value};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,25 +67,75 @@ pub fn verdict(r: &Report) -> String {
             let rejected = count(&|c| c.failed && c.stat.is_some());
             let constant = count(&|c| !c.secondary && c.constant.is_some());
             let differ = count(&|c| c.failed && c.constant.is_some());
-            let secondary = r.secondary_checked + count(&|c| c.secondary && c.constant.is_some());
+            let exact = count(&|c| !c.secondary && c.paired_exact.is_some());
+            let shifted = count(&|c| c.failed && c.paired_exact.is_some());
+            let secondary = r.secondary_checked
+                + count(&|c| c.secondary && (c.constant.is_some() || c.paired_exact.is_some()));
             let moved = count(&|c| c.moved);
             let family = r.family.as_ref().map_or(String::new(), |f| f.describe());
             let rest = format!(
-                "{untested} not tested; family: {family}; secondary (not in the verdict): {moved} of {secondary} moved ({} vs {})",
-                r.results, r.golden
+                "{untested} not tested; family: {family}{}; secondary (not in the verdict): {moved} of {secondary} moved ({} vs {})",
+                pairing_note(r),
+                r.results,
+                r.golden
             );
+            let tests = tests_label(r);
             if r.drifted() {
+                let shifted = if exact > 0 {
+                    format!(", {shifted} of {exact} paired metrics shifted by a constant")
+                } else {
+                    String::new()
+                };
                 format!(
-                    "drift: {shape}{rejected} of {} Welch tests reject at alpha {alpha} (Holm-adjusted), {differ} of {constant} constant metrics differ; {rest}",
+                    "drift: {shape}{rejected} of {} {tests} reject at alpha {alpha} (Holm-adjusted), {differ} of {constant} constant metrics differ{shifted}; {rest}",
                     r.checked
                 )
             } else {
+                let identical = if exact > 0 {
+                    format!(", {exact} paired metrics identical")
+                } else {
+                    String::new()
+                };
                 format!(
-                    "ok: {} Welch tests at alpha {alpha} (Holm-adjusted), no distribution moved; {constant} constant metrics the same; {rest}",
+                    "ok: {} {tests} at alpha {alpha} (Holm-adjusted), no distribution moved; {constant} constant metrics the same{identical}; {rest}",
                     r.checked
                 )
             }
         }
+    }
+}
+
+/// The tests of the pass/fail family, named for the verdict: "Welch
+/// tests" when no point pairs its repetitions (or none of its tests is
+/// paired), "paired t tests" when every test is paired, else "t tests
+/// (W Welch, P paired)".
+fn tests_label(r: &Report) -> String {
+    let of = |t: Test| {
+        r.cases
+            .iter()
+            .filter(|c| !c.secondary && c.stat.as_ref().is_some_and(|s| s.test == t))
+            .count()
+    };
+    let (w, p) = (of(Test::Welch), of(Test::Paired));
+    let any_paired = r.pairing.iter().any(|x| x.paired);
+    if p == 0 && (w > 0 || !any_paired) {
+        "Welch tests".into()
+    } else if w == 0 {
+        "paired t tests".into()
+    } else {
+        format!("t tests ({w} Welch, {p} paired)")
+    }
+}
+
+/// "; paired: the same seed S and N repetitions on both sides" (one run)
+/// or "; paired at K of M points" (a sweep) when some point pairs its
+/// repetitions; empty otherwise.
+fn pairing_note(r: &Report) -> String {
+    let paired: Vec<_> = r.pairing.iter().filter(|p| p.paired).collect();
+    match (paired.as_slice(), r.pairing.as_slice()) {
+        ([], _) => String::new(),
+        ([one], [_]) if one.point.is_empty() => format!("; paired: {}", one.reason),
+        (some, all) => format!("; paired at {} of {} points", some.len(), all.len()),
     }
 }
 
@@ -172,7 +222,10 @@ fn is_sweep(r: &Report) -> bool {
 
 /// The statistical table of `cases` (worst first), at most `cap` rows
 /// (and how many were left out). A constant compared exactly shows its
-/// two values as the means, g ±inf (or n/a for text) and p `exact`.
+/// two values as the means, g ±inf (or n/a for text) and p `exact`; a
+/// paired column whose differences are all equal its means, g ±inf and p
+/// `exact`. The last column names the test: `welch`, `paired`,
+/// `constant`, `paired-exact`.
 fn stat_rows(
     r: &Report,
     cases: Vec<&Case>,
@@ -188,26 +241,41 @@ fn stat_rows(
         "hedges_g",
         "p",
         "p_holm",
+        "test",
     ]);
     let total = cases.len();
     let mut rows = Vec::new();
     for c in cases.into_iter().take(cap) {
         let mut row = if sweep { vec![c.point.clone()] } else { vec![] };
         row.extend([c.policy.clone(), c.metric.clone()]);
-        match (&c.stat, &c.constant) {
-            (Some(s), _) => row.extend([
+        match (&c.stat, &c.constant, &c.paired_exact) {
+            (Some(s), _, _) => row.extend([
                 short(s.mean.0),
                 short(s.mean.1),
                 short(s.g),
                 format!("{:.3e}", s.p),
                 format!("{:.3e}", s.p_holm),
+                s.test.name().into(),
             ]),
-            (None, Some((g, v))) => row.extend([
+            (None, Some((g, v)), _) => row.extend([
                 g.clone(),
                 v.clone(),
                 constant_g(g, v),
                 "exact".into(),
                 "exact".into(),
+                "constant".into(),
+            ]),
+            (None, None, Some(e)) => row.extend([
+                short(e.mean.0),
+                short(e.mean.1),
+                num(if e.diff == 0.0 {
+                    0.0
+                } else {
+                    e.diff.signum() * f64::INFINITY
+                }),
+                "exact".into(),
+                "exact".into(),
+                "paired-exact".into(),
             ]),
             _ => continue,
         }
@@ -320,9 +388,24 @@ fn json_text(r: &Report) -> String {
             });
             if let Method::Stat { .. } = r.method {
                 v["family"] = json!(if c.secondary { "secondary" } else { "primary" });
+                let test = match (&c.stat, &c.constant, &c.paired_exact) {
+                    (Some(s), _, _) => Some(s.test.name()),
+                    (None, Some(_), _) => Some("constant"),
+                    (None, None, Some(_)) => Some("paired-exact"),
+                    _ => None,
+                };
+                if let Some(t) = test {
+                    v["test"] = json!(t);
+                }
             }
             if let Some((g, x)) = &c.constant {
                 v["constant"] = json!({"golden": g, "results": x});
+            }
+            if let Some(e) = &c.paired_exact {
+                v["paired_exact"] = json!({
+                    "n": e.n, "mean_golden": jnum(e.mean.0), "mean_results": jnum(e.mean.1),
+                    "difference": jnum(e.diff),
+                });
             }
             if let Method::Exact(_) = r.method {
                 v["deviations"] = c
@@ -365,6 +448,22 @@ fn json_text(r: &Report) -> String {
         doc["family"] = json!({"source": f.describe(), "metrics": f.metrics});
         doc["secondary_checked"] = json!(r.secondary_checked);
         doc["moved"] = json!(r.cases.iter().filter(|c| c.moved).count());
+        // Which test the points' tables got: welch (no point pairs),
+        // paired (every point), paired+welch (a sweep with both); a row's
+        // own `test` says which it got.
+        let paired = r.pairing.iter().filter(|p| p.paired).count();
+        if paired > 0 {
+            doc["method"]["test"] = json!(if paired == r.pairing.len() {
+                "paired"
+            } else {
+                "paired+welch"
+            });
+        }
+        doc["pairing"] = r
+            .pairing
+            .iter()
+            .map(|p| json!({"point": p.point, "paired": p.paired, "reason": p.reason}))
+            .collect();
     }
     serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
 }
@@ -391,17 +490,35 @@ fn xml(s: &str) -> String {
 fn failure_detail(c: &Case) -> String {
     match &c.stat {
         Some(s) => format!(
-            "golden mean {} (n {}), results mean {} (n {}), Welch t {} (df {}), p {}, Holm-adjusted p {}, Hedges' g {}",
+            "golden mean {} (n {}), results mean {} (n {}), {} t {} (df {}), p {}, Holm-adjusted p {}, Hedges' g {}",
             num(s.mean.0),
             s.n.0,
             num(s.mean.1),
             s.n.1,
+            match s.test {
+                Test::Welch => "Welch",
+                Test::Paired => "paired",
+            },
             short(s.t),
             short(s.df),
             num(s.p),
             num(s.p_holm),
             short(s.g)
         ),
+        None if c.paired_exact.is_some() => {
+            let e = c.paired_exact.clone().unwrap_or(super::PairedExact {
+                n: 0,
+                mean: (f64::NAN, f64::NAN),
+                diff: f64::NAN,
+            });
+            format!(
+                "paired (the same seed): results - golden = {} in every one of {} repetitions (compared exactly); golden mean {}, results mean {}",
+                num(e.diff),
+                e.n,
+                num(e.mean.0),
+                num(e.mean.1)
+            )
+        }
         None if c.constant.is_some() => {
             let (g, v) = c.constant.clone().unwrap_or_default();
             format!(
@@ -511,8 +628,20 @@ fn markdown(r: &Report) -> String {
                     md(&f.describe())
                 )
             });
+            let paired = r.pairing.iter().filter(|p| p.paired).count();
+            let test = match (paired, r.pairing.as_slice()) {
+                (0, _) => "Welch's t".to_string(),
+                (1, [one]) => format!("paired t ({})", md(&one.reason)),
+                (k, all) if k == all.len() => {
+                    "paired t (the same seed and repetitions at every point)".to_string()
+                }
+                (k, all) => format!(
+                    "paired t at {k} of {} points (the same seed and repetitions), Welch's t at the others",
+                    all.len()
+                ),
+            };
             format!(
-                "statistical: Welch's t per policy and metric, Holm-Bonferroni, alpha {alpha}{family}"
+                "statistical: {test} per policy and metric, Holm-Bonferroni, alpha {alpha}{family}"
             )
         }
     };

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::family::{Family, resolve};
 use super::folder::{Layout, layout, summary_header};
-use super::welch::{hedges_g, holm, mean_var, welch};
+use super::welch::{hedges_g, holm, mean_var, paired, welch};
 use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary};
 use crate::core::error::{Error, Result};
 
@@ -18,7 +18,9 @@ pub enum Method {
     /// Every value within the tolerance of its golden value.
     Exact(Tolerance),
     /// Per (point, policy, metric): Welch's t test of the per-repetition
-    /// values, Holm–Bonferroni within the pass/fail family ([`Family`]),
+    /// values, or the paired t test of their differences where golden and
+    /// results share seed and repetitions ([`Pairing`]), Holm–Bonferroni
+    /// within the pass/fail family ([`Family`]),
     /// drift where the adjusted p-value is ≤ `alpha`; columns constant on
     /// both sides compared exactly, outside Holm's m; the other metrics
     /// tested as a secondary family that never fails the check.
@@ -42,16 +44,39 @@ pub struct Deviation {
     pub size: f64,
 }
 
+/// Which test a (point, policy, metric) got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// Welch's two-sample t test (the runs' seeds or repetitions differ,
+    /// or a `run.json` is missing).
+    Welch,
+    /// The paired t test of the per-repetition differences (the same seed
+    /// and repetitions on both sides, matched by `rep`).
+    Paired,
+}
+
+impl Test {
+    /// The name the reports use: `welch`, `paired`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Welch => "welch",
+            Test::Paired => "paired",
+        }
+    }
+}
+
 /// The statistical test of one (point, policy, metric).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatTest {
+    /// Welch's or the paired t test.
+    pub test: Test,
     /// Repetitions in the golden and the results.
     pub n: (usize, usize),
     /// Means over repetitions: golden, results.
     pub mean: (f64, f64),
-    /// Welch's t (results − golden) and its degrees of freedom.
+    /// t (results − golden): Welch's, or the paired d̄ / (s_d / √n).
     pub t: f64,
-    /// Welch–Satterthwaite degrees of freedom.
+    /// Degrees of freedom: Welch–Satterthwaite, or n − 1 when paired.
     pub df: f64,
     /// Two-sided p-value.
     pub p: f64,
@@ -60,6 +85,31 @@ pub struct StatTest {
     pub p_holm: f64,
     /// Hedges' g of the results against the golden.
     pub g: f64,
+}
+
+/// A paired (point, policy, metric) whose per-repetition differences are
+/// all equal (up to the rounding of the values, [`paired`]): no test, an
+/// exact comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairedExact {
+    /// Repetitions (the same on both sides).
+    pub n: usize,
+    /// Means over repetitions: golden, results.
+    pub mean: (f64, f64),
+    /// The difference results − golden of every repetition: 0 identical
+    /// (passes), else a certain difference (fails like a changed constant).
+    pub diff: f64,
+}
+
+/// Whether the repetitions of one point (one run) pair, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pairing {
+    /// The sweep point's folder ("" for a single run).
+    pub point: String,
+    /// Both `run.json` files have the same `seed` and `repetitions`.
+    pub paired: bool,
+    /// Why (or why not), for people.
+    pub reason: String,
 }
 
 /// One (point, policy, metric) of the golden.
@@ -83,6 +133,9 @@ pub struct Case {
     /// repetition), compared exactly rather than tested: (golden value,
     /// results value) as written.
     pub constant: Option<(String, String)>,
+    /// Statistical check, paired: the differences are all equal, compared
+    /// exactly rather than tested.
+    pub paired_exact: Option<PairedExact>,
     /// Statistical check: the metric is not in the pass/fail family; the
     /// case is tested in the secondary family and never fails the check.
     pub secondary: bool,
@@ -98,9 +151,10 @@ impl Case {
     /// What "worst first" sorts statistical cases by: the Holm-adjusted p
     /// (0 for a constant that differs), then −|g| (−inf for a constant).
     fn severity(&self) -> (f64, f64) {
-        match (&self.stat, &self.constant) {
-            (Some(s), _) => (s.p_holm, -s.g.abs()),
-            (None, Some((g, r))) if !same_value(g, r) => (0.0, f64::NEG_INFINITY),
+        match (&self.stat, &self.constant, &self.paired_exact) {
+            (Some(s), _, _) => (s.p_holm, -s.g.abs()),
+            (None, Some((g, r)), _) if !same_value(g, r) => (0.0, f64::NEG_INFINITY),
+            (None, _, Some(e)) if e.diff != 0.0 => (0.0, f64::NEG_INFINITY),
             _ => (1.0, 0.0),
         }
     }
@@ -139,13 +193,17 @@ pub struct Report {
     pub cases: Vec<Case>,
     /// Differences of shape.
     pub problems: Vec<Problem>,
-    /// Values compared (exact) or Welch tests of the pass/fail family
-    /// (stat; constant columns not counted).
+    /// Values compared (exact) or t tests (Welch or paired) of the
+    /// pass/fail family (stat; constant columns and paired columns of
+    /// equal differences not counted).
     pub checked: usize,
     /// Statistical check: the pass/fail family.
     pub family: Option<Family>,
-    /// Statistical check: Welch tests of the secondary family.
+    /// Statistical check: t tests of the secondary family.
     pub secondary_checked: usize,
+    /// Statistical check: whether each point compared pairs its
+    /// repetitions, in point order.
+    pub pairing: Vec<Pairing>,
 }
 
 impl Report {
@@ -274,9 +332,15 @@ pub fn check_folders(
         }
         Method::Exact(_) => None,
     };
+    let mut pairing = Vec::new();
+    if let Method::Stat { .. } = method {
+        for (point, r, g) in &pairs {
+            pairing.push(pairing_of(point, r, g)?);
+        }
+    }
     let mut cases = Vec::new();
     let mut checked = 0;
-    for (point, got, want) in &tables {
+    for (k, (point, got, want)) in tables.iter().enumerate() {
         let exact = matches!(method, Method::Exact(_));
         if let Some(message) = differences(got, want, exact) {
             problems.push(Problem {
@@ -292,7 +356,8 @@ pub fn check_folders(
             }
             Method::Stat { .. } => {
                 if let Some(f) = &family {
-                    stat_cases(point, got, want, f, &mut cases);
+                    let paired = pairing.get(k).is_some_and(|p| p.paired);
+                    stat_cases(point, got, want, f, paired, &mut cases);
                 }
             }
         }
@@ -334,6 +399,63 @@ pub fn check_folders(
         checked,
         family,
         secondary_checked,
+        pairing,
+    })
+}
+
+/// `seed` and `repetitions` of `dir/run.json`: `Ok(Err(why not))` when
+/// the file is missing or lacks them (the point is then not paired), an
+/// error when it cannot be read or is not JSON.
+fn run_identity(dir: &Path, what: &str) -> Result<std::result::Result<(u64, u64), String>> {
+    let path = dir.join("run.json");
+    if !path.is_file() {
+        return Ok(Err(format!("no run.json in the {what}")));
+    }
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, &e))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Error::input(format!(
+            "{}: line {}, column {}: not JSON ({e}); `check --stat` reads its `seed` and `repetitions` to pair repetitions",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    let field = |k: &str| doc.get(k).and_then(serde_json::Value::as_u64);
+    Ok(match (field("seed"), field("repetitions")) {
+        (Some(s), Some(r)) => Ok((s, r)),
+        _ => Err(format!(
+            "{} has no integer `seed` and `repetitions`",
+            path.display()
+        )),
+    })
+}
+
+/// Whether the repetitions of the results `r` and the golden `g` (one run
+/// or one sweep point) pair: both `run.json` files name the same `seed`
+/// and the same `repetitions`, so repetition k of both sides drew its
+/// tenant split, arrivals and tie-breaks from the same streams (they
+/// derive from seed, repetition and purpose).
+fn pairing_of(point: &str, r: &Path, g: &Path) -> Result<Pairing> {
+    let (ir, ig) = (run_identity(r, "results")?, run_identity(g, "golden")?);
+    let (paired, reason) = match (ir, ig) {
+        (Err(why), _) | (_, Err(why)) => (false, why),
+        (Ok((sr, nr)), Ok((sg, ng))) if sr == sg && nr == ng => (
+            true,
+            format!("the same seed {sr} and {nr} repetitions on both sides"),
+        ),
+        (Ok((sr, nr)), Ok((sg, ng))) if sr != sg => (
+            false,
+            format!("seeds differ: results {sr}, golden {sg} ({nr} and {ng} repetitions)"),
+        ),
+        (Ok((_, nr)), Ok((_, ng))) => (
+            false,
+            format!("repetitions differ: results {nr}, golden {ng}"),
+        ),
+    };
+    Ok(Pairing {
+        point: point.to_string(),
+        paired,
+        reason,
     })
 }
 
@@ -410,6 +532,7 @@ fn exact_cases(
                 stat: None,
                 untested: None,
                 constant: None,
+                paired_exact: None,
                 secondary: false,
                 moved: false,
             });
@@ -450,6 +573,7 @@ fn stat_cases(
     got: &SummaryTable,
     want: &SummaryTable,
     family: &Family,
+    paired_point: bool,
     cases: &mut Vec<Case>,
 ) {
     for policy in &want.policies {
@@ -464,6 +588,7 @@ fn stat_cases(
                 stat: None,
                 untested: None,
                 constant: None,
+                paired_exact: None,
                 secondary,
                 failed: false,
                 moved: false,
@@ -481,16 +606,51 @@ fn stat_cases(
             }
             match (numbers(&a), numbers(&b)) {
                 (Some(x), Some(y)) if x.len() >= 2 && y.len() >= 2 => {
-                    let w = welch(&x, &y);
-                    case.stat = Some(StatTest {
-                        n: (x.len(), y.len()),
-                        mean: (mean_var(&x).0, mean_var(&y).0),
-                        t: w.t,
-                        df: w.df,
-                        p: w.p,
-                        p_holm: w.p,
-                        g: hedges_g(&x, &y),
-                    });
+                    let mean = (mean_var(&x).0, mean_var(&y).0);
+                    // Paired only when the point's run.json files match
+                    // and this policy has the same repetitions on both
+                    // sides (matched by `rep`); otherwise Welch.
+                    let same_reps = a.len() == b.len() && a.iter().zip(&b).all(|(u, v)| u.0 == v.0);
+                    if paired_point && same_reps {
+                        let w = paired(&x, &y);
+                        if w.se == 0.0 {
+                            // Equal differences: identical (d = 0) or a
+                            // certain difference, compared exactly and
+                            // outside Holm's m like a constant column.
+                            if w.diff != 0.0 {
+                                case.failed = !secondary;
+                                case.moved = secondary;
+                            }
+                            case.paired_exact = Some(PairedExact {
+                                n: x.len(),
+                                mean,
+                                diff: w.diff,
+                            });
+                        } else {
+                            case.stat = Some(StatTest {
+                                test: Test::Paired,
+                                n: (x.len(), y.len()),
+                                mean,
+                                t: w.t,
+                                df: w.df,
+                                p: w.p,
+                                p_holm: w.p,
+                                g: hedges_g(&x, &y),
+                            });
+                        }
+                    } else {
+                        let w = welch(&x, &y);
+                        case.stat = Some(StatTest {
+                            test: Test::Welch,
+                            n: (x.len(), y.len()),
+                            mean,
+                            t: w.t,
+                            df: w.df,
+                            p: w.p,
+                            p_holm: w.p,
+                            g: hedges_g(&x, &y),
+                        });
+                    }
                 }
                 (Some(_), Some(_)) => {
                     case.untested = Some("fewer than 2 repetitions on a side".into());

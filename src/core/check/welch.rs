@@ -1,6 +1,6 @@
 //! The formulas behind `check --stat` and `compare`: Welch's two-sample t
-//! test and interval, the Holm–Bonferroni step-down correction and
-//! Hedges' g. Each is written out next to its code and tested against a
+//! test and interval, the paired t test, the Holm–Bonferroni step-down
+//! correction and Hedges' g. Each is written out next to its code and tested against a
 //! hand computation below.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -65,6 +65,70 @@ pub fn welch(a: &[f64], b: &[f64]) -> Welch {
         Err(_) => f64::NAN,
     };
     Welch { diff, se, t, df, p }
+}
+
+/// The paired t test of b against a (docs/CI.md "The statistical check"):
+/// repetition r of both sides share their random streams, so the sample is
+/// the differences dᵣ = bᵣ − aᵣ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Paired {
+    /// d̄ = mean of the differences = mean(b) − mean(a).
+    pub diff: f64,
+    /// Standard error s_d / √n, s_d the standard deviation of the dᵣ
+    /// (divisor n − 1); 0 when the dᵣ are equal (see [`paired`]).
+    pub se: f64,
+    /// t = d̄ / (s_d / √n) (±inf when se = 0 and d̄ ≠ 0, 0 when both are 0).
+    pub t: f64,
+    /// ν = n − 1.
+    pub df: f64,
+    /// p = 2·(1 − F_ν(|t|)), F_ν the Student-t CDF; 1 when every dᵣ is 0,
+    /// 0 when se = 0 and d̄ ≠ 0 (a difference that is certain).
+    pub p: f64,
+}
+
+/// The paired t test of `b` against `a`, matched by position (the same
+/// number of values, at least 2): t = d̄ / (s_d / √n) with n − 1 degrees
+/// of freedom, two-sided p from Student's t. The differences count as
+/// equal (se = 0) when they differ by no more than the rounding of the
+/// values they come from: max dᵣ − min dᵣ ≤ 8·ε·maxᵣ max(|aᵣ|, |bᵣ|), ε the
+/// f64 machine epsilon (2⁻⁵²). Each dᵣ carries an error of at most about
+/// 2·ε·max(|aᵣ|, |bᵣ|) from parsing the two decimals and subtracting, so
+/// a column moved by one constant in every repetition is a certain
+/// difference (p = 0), not a t of 10¹³ computed from rounding noise.
+pub fn paired(a: &[f64], b: &[f64]) -> Paired {
+    let n = a.len().min(b.len());
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| y - x).collect();
+    let (diff, var) = mean_var(&d);
+    let nf = n as f64;
+    let df = nf - 1.0;
+    let scale = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x.abs().max(y.abs()))
+        .fold(0.0, f64::max);
+    let lo = d.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = d.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if hi - lo <= 8.0 * f64::EPSILON * scale {
+        let none = d.iter().all(|&v| v == 0.0);
+        return Paired {
+            diff,
+            se: 0.0,
+            t: if none {
+                0.0
+            } else {
+                diff.signum() * f64::INFINITY
+            },
+            df,
+            p: if none { 1.0 } else { 0.0 },
+        };
+    }
+    let se = (var / nf).sqrt();
+    let t = diff / se;
+    let p = match StudentsT::new(0.0, 1.0, df) {
+        Ok(dist) => (2.0 * (1.0 - dist.cdf(t.abs()))).clamp(0.0, 1.0),
+        Err(_) => f64::NAN,
+    };
+    Paired { diff, se, t, df, p }
 }
 
 /// The Welch interval of mean(b) − mean(a) at `level` (e.g. 0.95):
@@ -171,6 +235,59 @@ mod tests {
         assert_eq!((same.t, same.p), (0.0, 1.0));
         let apart = welch(&[2.0, 2.0], &[3.0, 3.0]);
         assert_eq!((apart.t, apart.p), (f64::INFINITY, 0.0));
+    }
+
+    /// The paired t test in closed form: with ν = 1 Student's t is the
+    /// Cauchy distribution, p = 1 − (2/π)·atan|t|; with ν = 2 its CDF is
+    /// ½ + t / (2√(t² + 2)), so p = 1 − |t| / √(t² + 2).
+    #[test]
+    fn paired_t_against_the_closed_forms_for_two_and_three_pairs() {
+        // n = 2: d = {1, 3}, d̄ = 2, s_d = √2, se = √2/√2 = 1, t = 2.
+        let w = paired(&[0.0, 5.0], &[1.0, 8.0]);
+        assert!(
+            (w.diff - 2.0).abs() < 1e-12 && (w.se - 1.0).abs() < 1e-12,
+            "{w:?}"
+        );
+        assert_eq!(w.df, 1.0);
+        assert!((w.t - 2.0).abs() < 1e-12, "{w:?}");
+        let want = 1.0 - 2.0 / std::f64::consts::PI * 2.0f64.atan();
+        assert!((w.p - want).abs() < 1e-9, "{} vs {want}", w.p);
+        // n = 3: d = {−1, −2, −3} (b below a), d̄ = −2, s_d = 1,
+        // t = −2√3, p = 1 − 2√3/√14.
+        let w = paired(&[10.0, 20.0, 30.0], &[9.0, 18.0, 27.0]);
+        assert_eq!(w.df, 2.0);
+        assert!((w.t + 2.0 * 3.0f64.sqrt()).abs() < 1e-12, "{w:?}");
+        let want = 1.0 - 2.0 * 3.0f64.sqrt() / 14.0f64.sqrt();
+        assert!((w.p - want).abs() < 1e-9, "{} vs {want}", w.p);
+        // Welch on the same values sees the spread between repetitions
+        // and cannot tell: the pairing is what finds the shift.
+        assert!(welch(&[10.0, 20.0, 30.0], &[9.0, 18.0, 27.0]).p > 0.5);
+    }
+
+    #[test]
+    fn paired_differences_equal_up_to_rounding_are_certain() {
+        // Every value nudged by 1e-9 as decimal text: the differences
+        // differ in their last bits only.
+        let a = [123.456789, 0.5, 98765.4321, 7.25];
+        let b: Vec<f64> = [
+            "123.456789001",
+            "0.500000001",
+            "98765.432100001",
+            "7.250000001",
+        ]
+        .iter()
+        .map(|s| s.parse().expect("number"))
+        .collect();
+        let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| y - x).collect();
+        assert!(d.iter().any(|v| *v != d[0]), "the rounding is there: {d:?}");
+        let w = paired(&a, &b);
+        assert_eq!((w.se, w.t, w.p), (0.0, f64::INFINITY, 0.0), "{w:?}");
+        assert!((w.diff - 1e-9).abs() < 1e-10, "{w:?}");
+        let same = paired(&a, &a);
+        assert_eq!((same.diff, same.t, same.p), (0.0, 0.0, 1.0));
+        // A real spread of the differences is tested.
+        let w = paired(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.5]);
+        assert!(w.se > 0.0 && w.p > 0.0 && w.p < 1.0, "{w:?}");
     }
 
     #[test]
