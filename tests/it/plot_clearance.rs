@@ -59,7 +59,12 @@ fn points(s: &str) -> Vec<(f64, f64)> {
 
 fn bounds(pts: &[(f64, f64)]) -> Rect {
     pts.iter().fold(
-        (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY),
+        (
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ),
         |b, &(x, y)| (b.0.min(x), b.1.min(y), b.2.max(x), b.3.max(y)),
     )
 }
@@ -76,7 +81,10 @@ fn shape_bounds(s: &Shape) -> Rect {
 }
 
 fn inside(a: &Rect, outer: &Rect, slack: f64) -> bool {
-    a.0 >= outer.0 - slack && a.1 >= outer.1 - slack && a.2 <= outer.2 + slack && a.3 <= outer.3 + slack
+    a.0 >= outer.0 - slack
+        && a.1 >= outer.1 - slack
+        && a.2 <= outer.2 + slack
+        && a.3 <= outer.3 + slack
 }
 
 /// The series-coloured marks and the legend boxes of `path`.
@@ -89,15 +97,33 @@ fn drawn(path: &Path) -> Drawn {
         let num = |a: &str| -> f64 {
             n.attribute(a)
                 .and_then(|v| v.parse().ok())
-                .unwrap_or_else(|| panic!("{}: <{}> without `{a}`", path.display(), n.tag_name().name()))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: <{}> without `{a}`",
+                        path.display(),
+                        n.tag_name().name()
+                    )
+                })
         };
-        let opacity: f64 = n.attribute("opacity").and_then(|v| v.parse().ok()).unwrap_or(1.0);
+        let opacity: f64 = n
+            .attribute("opacity")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1.0);
         let (fill, stroke) = (attr("fill"), attr("stroke"));
-        let half = n.attribute("stroke-width").and_then(|v| v.parse::<f64>().ok()).unwrap_or(1.0) / 2.0;
+        let half = n
+            .attribute("stroke-width")
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(1.0)
+            / 2.0;
         let mut shapes = Vec::new();
         match n.tag_name().name() {
             "rect" => {
-                let r = (num("x"), num("y"), num("x") + num("width"), num("y") + num("height"));
+                let r = (
+                    num("x"),
+                    num("y"),
+                    num("x") + num("width"),
+                    num("y") + num("height"),
+                );
                 if fill == "#FFFFFF" && (opacity - 0.92).abs() < 1e-9 {
                     out.legends.push(r);
                     continue;
@@ -120,7 +146,11 @@ fn drawn(path: &Path) -> Drawn {
                 }
             }
             "line" if opacity >= 1.0 && series_colour(stroke) => {
-                shapes.push(Shape::Segment((num("x1"), num("y1")), (num("x2"), num("y2")), half));
+                shapes.push(Shape::Segment(
+                    (num("x1"), num("y1")),
+                    (num("x2"), num("y2")),
+                    half,
+                ));
             }
             "polygon" if opacity >= 1.0 && series_colour(fill) => {
                 shapes.push(Shape::Fill(bounds(&points(attr("points")))));
@@ -134,7 +164,8 @@ fn drawn(path: &Path) -> Drawn {
         let of_legend = |s: &Shape| out.legends.iter().any(|l| inside(&shape_bounds(s), l, 1.0));
         let what = format!("<{}> ({} {})", n.tag_name().name(), fill, stroke);
         let kept: Vec<_> = shapes.into_iter().filter(|s| !of_legend(s)).collect();
-        out.marks.extend(kept.into_iter().map(|s| (what.clone(), s)));
+        out.marks
+            .extend(kept.into_iter().map(|s| (what.clone(), s)));
     }
     out
 }
@@ -160,7 +191,12 @@ fn depth(s: &Shape, r: &Rect) -> f64 {
             let g = (r.0 - hw, r.1 - hw, r.2 + hw, r.3 + hw);
             let (dx, dy) = (b.0 - a.0, b.1 - a.1);
             let (mut t0, mut t1) = (0.0f64, 1.0f64);
-            for (p, q) in [(-dx, a.0 - g.0), (dx, g.2 - a.0), (-dy, a.1 - g.1), (dy, g.3 - a.1)] {
+            for (p, q) in [
+                (-dx, a.0 - g.0),
+                (dx, g.2 - a.0),
+                (-dy, a.1 - g.1),
+                (dy, g.3 - a.1),
+            ] {
                 if p == 0.0 {
                     if q < 0.0 {
                         return 0.0;
@@ -218,7 +254,10 @@ pub fn clearance_problems(path: &Path) -> (Vec<String>, usize, usize) {
             let dx = b.2.min(l.2) - b.0.max(l.0);
             let dy = b.3.min(l.3) - b.1.max(l.1);
             if dx > slack && dy > slack && !inside(b, l, slack) {
-                bad.push(format!("`{}` crosses the edge of the legend box {l:?}", t.text));
+                bad.push(format!(
+                    "`{}` crosses the edge of the legend box {l:?}",
+                    t.text
+                ));
             }
         }
     }
@@ -229,7 +268,9 @@ pub fn clearance_problems(path: &Path) -> (Vec<String>, usize, usize) {
         for (what, m) in &d.marks {
             let k = depth(m, l);
             if k > slack {
-                bad.push(format!("the legend box {l:?} covers {what} {m:?} ({k:.1} deep)"));
+                bad.push(format!(
+                    "the legend box {l:?} covers {what} {m:?} ({k:.1} deep)"
+                ));
             }
         }
     }
@@ -255,7 +296,11 @@ fn figures() -> &'static Figures {
         let list = fs::read_to_string(repo("tests/golden/SCENARIOS")).expect("SCENARIOS");
         let mut dirs = Vec::new();
         for s in list.split_whitespace() {
-            let name = Path::new(s).file_stem().expect("stem").to_string_lossy().into_owned();
+            let name = Path::new(s)
+                .file_stem()
+                .expect("stem")
+                .to_string_lossy()
+                .into_owned();
             let out = tmp.path().join(&name);
             run_scenario(s, &out, &["--jobs", "--quiet", "--no-plots"]);
             dirs.push(out);
@@ -304,7 +349,11 @@ fn figures() -> &'static Figures {
                     .arg(dir)
                     .args(["--format", "svg", "--out"])
                     .arg(&out)
-                    .args(if width == "screen" { &[][..] } else { &paper[..] })
+                    .args(if width == "screen" {
+                        &[][..]
+                    } else {
+                        &paper[..]
+                    })
                     .assert()
                     .success();
                 drawn.extend(svgs(&out).into_iter().map(|f| (width, f)));
@@ -318,7 +367,11 @@ fn figures() -> &'static Figures {
 /// sweep metric.
 fn kind(f: &Path) -> String {
     let s = f.file_stem().expect("stem").to_string_lossy().into_owned();
-    if s.starts_with("sweep-") { "sweep-<metric>".into() } else { s }
+    if s.starts_with("sweep-") {
+        "sweep-<metric>".into()
+    } else {
+        s
+    }
 }
 
 /// Every figure of `kind` at every width keeps its texts inside the canvas
@@ -332,7 +385,10 @@ fn check_kind(kind_name: &str) {
             .filter(|(w, f)| *w == width && kind(f) == kind_name)
             .map(|(_, f)| f)
             .collect();
-        assert!(!files.is_empty(), "{width}: no `{kind_name}` figure was drawn");
+        assert!(
+            !files.is_empty(),
+            "{width}: no `{kind_name}` figure was drawn"
+        );
         let (mut texts, mut marks, mut bad) = (0, 0, Vec::new());
         for f in files {
             let (problems, t, m) = clearance_problems(f);
@@ -343,8 +399,15 @@ fn check_kind(kind_name: &str) {
                 bad.push(format!("{}:\n  {}", name.display(), problems.join("\n  ")));
             }
         }
-        assert!(bad.is_empty(), "{kind_name} at {width}:\n{}", bad.join("\n"));
-        assert!(texts > 0 && marks > 0, "{kind_name} at {width}: {texts} texts, {marks} marks");
+        assert!(
+            bad.is_empty(),
+            "{kind_name} at {width}:\n{}",
+            bad.join("\n")
+        );
+        assert!(
+            texts > 0 && marks > 0,
+            "{kind_name} at {width}: {texts} texts, {marks} marks"
+        );
     }
 }
 
@@ -428,7 +491,9 @@ fn the_clearance_check_finds_covered_marks() {
         .replace('<', "&lt;");
     let blue = "#0072B2";
     let text = |x: f64, y: f64| {
-        format!("<text x=\"{x}\" y=\"{y}\" dy=\"0.76em\" text-anchor=\"start\" font-family=\"{family}\" font-size=\"12\" opacity=\"1\" fill=\"#222222\">{word}</text>")
+        format!(
+            "<text x=\"{x}\" y=\"{y}\" dy=\"0.76em\" text-anchor=\"start\" font-family=\"{family}\" font-size=\"12\" opacity=\"1\" fill=\"#222222\">{word}</text>"
+        )
     };
     let svg = |body: &str| {
         let h = head.replacen(
@@ -439,7 +504,9 @@ fn the_clearance_check_finds_covered_marks() {
         format!("{h}</defs>{body}</svg>")
     };
     let legend = "<rect x=\"100\" y=\"100\" width=\"280\" height=\"60\" opacity=\"0.92\" fill=\"#FFFFFF\" stroke=\"none\"/>";
-    let swatch = format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"{blue}\" stroke-width=\"4\" points=\"110,120 150,120 \"/>");
+    let swatch = format!(
+        "<polyline fill=\"none\" opacity=\"1\" stroke=\"{blue}\" stroke-width=\"4\" points=\"110,120 150,120 \"/>"
+    );
     let cases = [
         // Clear: a curve and a bar away from a legend with its swatch and label.
         (
