@@ -401,3 +401,33 @@ pub fn entries_fitting<DB: DrawingBackend>(
         .unwrap_or(1)
         .min(entries.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn obstacles_hit_boxes_they_reach() {
+        let mut o = Obstacles::default();
+        // A diagonal through the box (10..20, 10..20); one passing below
+        // its lower-left corner.
+        o.polyline(&[(0, 0), (30, 30)], 1);
+        assert!(o.hit((10, 10, 20, 20)));
+        let mut below = Obstacles::default();
+        // y = x + 13 against the box grown by the half width: at x = 9 it
+        // is at 22, below the grown box's corner (9, 21); grown by 2, the
+        // box reaches (8, 22) and y(8) = 21 is inside.
+        below.polyline(&[(0, 13), (17, 30)], 1);
+        assert!(!below.hit((10, 10, 20, 20)));
+        below.segments[0].2 = 2;
+        assert!(below.hit((10, 10, 20, 20)));
+        // A marker of radius 5 at (24, 24): √32 ≈ 5.66 px from the corner.
+        let dot = Obstacles {
+            dots: vec![((24, 24), 5)],
+            ..Obstacles::default()
+        };
+        assert!(!dot.hit((10, 10, 20, 20)));
+        // (20, 22): √(16 + 4) ≈ 4.47 px away.
+        assert!(dot.hit((10, 10, 20, 22)));
+    }
+}

@@ -68,7 +68,7 @@ fn label_room(
     let (a0, b0) = (lo.min(1.0).log10() - 0.1, hi.max(1.0).log10() + 0.1);
     let (mut a, mut b) = (a0, b0);
     let p_w = f64::from(plot_w.max(1));
-    for _ in 0..100 {
+    for _ in 0..10_000 {
         let per_decade = p_w / (b - a);
         // Without `beyond`, "never" goes right of 1 too.
         let never = f64::from(inside.0) / per_decade;
@@ -90,7 +90,10 @@ fn label_room(
         let settled = (na - a).abs() < 1e-9 && (nb - b).abs() < 1e-9;
         (a, b) = (na, nb);
         if settled {
-            return Some(Axis::log(10f64.powf(a), 10f64.powf(b)));
+            // Axis::log pads each end by 3 % of the span: ask for the ends
+            // that this padding takes to exactly `a` and `b`.
+            let inner = 0.03 * (b - a) / 1.06;
+            return Some(Axis::log(10f64.powf(a + inner), 10f64.powf(b - inner)));
         }
         if b - a > 12.0 {
             return None;
@@ -368,5 +371,44 @@ impl Figure for SpeedupBars<'_> {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pixels between chart coordinates `from` and `to` on `axis` drawn
+    /// `plot_w` pixels wide.
+    fn px(axis: &Axis, plot_w: f64, from: f64, to: f64) -> f64 {
+        let r = axis.range();
+        (to - from) / (r.end - r.start) * plot_w
+    }
+
+    #[test]
+    fn label_room_leaves_every_label_its_width_beyond_its_bar() {
+        // Issue 27's values, 120 and 60 px labels, on a 400 px plot.
+        let labels = [(0.0463, 120), (498.0, 60), (1.0, 40)];
+        let axis = label_room(0.0463, 498.0, &labels, 400, true, (0, 0)).expect("fits");
+        for &(v, w) in &labels {
+            let c = v.log10();
+            let (lo, hi) = (axis.range().start, axis.range().end);
+            let room = if v >= 1.0 {
+                px(&axis, 400.0, c, hi)
+            } else {
+                px(&axis, 400.0, lo, c)
+            };
+            assert!(room >= f64::from(w) - 1e-6, "{v}: {room} px for {w}");
+        }
+        // Too narrow for both sides: no fixed point beyond the bars, but
+        // one with the left labels right of 1.
+        assert!(label_room(0.0463, 498.0, &labels, 150, true, (0, 0)).is_none());
+        let axis = label_room(0.0463, 498.0, &labels, 150, false, (60, 0)).expect("fits");
+        let hi = axis.range().end;
+        for &(v, w) in &labels {
+            let from = v.log10().max(0.0);
+            assert!(px(&axis, 150.0, from, hi) >= f64::from(w) - 1e-6, "{v}");
+        }
+        assert!(px(&axis, 150.0, 0.0, hi) >= 60.0 - 1e-6);
     }
 }
