@@ -251,6 +251,28 @@ pub fn with_x_title<DB: DrawingBackend>(
     Ok(upper)
 }
 
+/// The gap between tick labels and the axis title of a [`frame`], pixels.
+fn label_gap(theme: &Theme, opts: FrameOptions<'_>) -> i32 {
+    theme.px(if opts.compact { 6.0 } else { 10.0 })
+}
+
+/// The left and right margins of a [`frame`], pixels.
+fn side_margins(theme: &Theme, opts: FrameOptions<'_>) -> (i32, i32) {
+    (
+        theme.px(if opts.compact { 2.0 } else { 8.0 }),
+        theme.px(if opts.compact { 16.0 } else { 28.0 } + opts.extra_right),
+    )
+}
+
+/// The width in pixels of the plot a [`frame`] draws on an area `width`
+/// pixels wide when its widest y tick label is `widest_y_tick` pixels
+/// wide and its y axis has no title: what a figure needs to know to give
+/// its labels room before it draws the frame.
+pub fn plot_width(width: i32, theme: &Theme, widest_y_tick: i32, opts: FrameOptions<'_>) -> i32 {
+    let (left, right) = side_margins(theme, opts);
+    width - left - right - widest_y_tick - label_gap(theme, opts)
+}
+
 /// Build and draw the frame (axes, ticks, grid, titles) of a chart on
 /// `area`; the caller draws the data on the returned chart. The caption
 /// and the axis titles are wrapped to the room they have, and tick labels
@@ -274,7 +296,7 @@ pub fn frame<'a, DB: DrawingBackend>(
         .max(line_height(&tick));
     let axis_title = theme.axis_title();
     let title_h = theme.px(17.0).max(line_height(&axis_title));
-    let gap = theme.px(if opts.compact { 6.0 } else { 10.0 });
+    let gap = label_gap(theme, opts);
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (
         i32::try_from(w).unwrap_or(i32::MAX),
@@ -284,8 +306,7 @@ pub fn frame<'a, DB: DrawingBackend>(
     let margin_top = theme
         .px(if opts.compact { 4.0 } else { 10.0 })
         .max(tick_h / 2 + 1);
-    let margin_right = theme.px(if opts.compact { 16.0 } else { 28.0 } + opts.extra_right);
-    let margin_left = theme.px(if opts.compact { 2.0 } else { 8.0 });
+    let (margin_left, margin_right) = side_margins(theme, opts);
     let margin_bottom = theme.px(if opts.compact { 2.0 } else { 6.0 });
     let caption_style = if opts.compact || theme.paper {
         theme.panel_title()

@@ -10,8 +10,11 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::JobResults;
-use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
-use super::marks::{line, markers, plain_line, steps, trace_pixels};
+use super::legend::{
+    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    rows_above,
+};
+use super::marks::{line, marker_obstacles, markers, plain_line, steps, trace_pixels};
 use super::scale::{Axis, num};
 use super::style::{Theme, series};
 use crate::core::error::Result;
@@ -38,6 +41,17 @@ impl Figure for JctCdf<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
+        draw_with_legend(self, root, theme)
+    }
+}
+
+impl LegendPlaced for JctCdf<'_> {
+    fn draw_placed<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        above: bool,
+    ) -> Result<bool> {
         let d = self.data;
         let all = self.jcts.iter().flatten();
         let hi = all.clone().copied().fold(0.0f64, f64::max);
@@ -60,6 +74,22 @@ impl Figure for JctCdf<'_> {
                 "JCT = end − submit; each step is one job, {reps} repetition(s) pooled; markers: median JCT; dashed: p50 and p95 levels"
             ),
         )?;
+        let entries: Vec<Entry> = d
+            .policies
+            .0
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Entry {
+                label: name.clone(),
+                style: series(i),
+                swatch: Swatch::Line,
+            })
+            .collect();
+        let area = if above {
+            rows_above(root, &area, &entries, theme)?
+        } else {
+            area
+        };
         let xs = AxisSpec::new(
             x,
             if self.log_x {
@@ -96,7 +126,7 @@ impl Figure for JctCdf<'_> {
             ))
             .map_err(draw_err)?;
         }
-        let mut occupied = Vec::new();
+        let mut occupied = Obstacles::default();
         for (i, v) in self.jcts.iter().enumerate() {
             if v.is_empty() {
                 continue;
@@ -111,25 +141,25 @@ impl Figure for JctCdf<'_> {
             );
             let stepped = steps(&pts, Some(xr1));
             line(&mut chart, &stepped, &s, theme)?;
-            occupied.extend(trace_pixels(&chart, &stepped, theme.px(6.0)));
-            let median = quantile(v, 0.5);
-            markers(&mut chart, &[(x.clamp_to(median), 0.5)], &s, theme)?;
+            occupied.polyline(
+                &trace_pixels(&chart, &stepped, theme.px(6.0)),
+                theme.px(2.0),
+            );
+            let median = [(x.clamp_to(quantile(v, 0.5)), 0.5)];
+            markers(&mut chart, &median, &s, theme)?;
+            marker_obstacles(&mut occupied, &chart, &median, theme);
         }
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        if above {
+            return Ok(true);
+        }
         let size = box_size(root, &entries, theme);
         let plot = chart.plotting_area().get_pixel_range();
-        let at = best_corner(&plot, size, &occupied, theme);
-        draw_box(root, at, &entries, theme)?;
-        Ok(())
+        match free_spot(&plot, size, &occupied, theme) {
+            Some(at) => {
+                draw_box(root, at, &entries, theme)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 }

@@ -1,6 +1,14 @@
 //! Legends, drawn in pixels on the figure's root area: a boxed legend
-//! inside a chart, in the corner that covers the fewest data pixels, or a
-//! row of entries above small multiples.
+//! inside a chart, at the first spot where it covers no mark, or rows of
+//! entries above the chart (small multiples, and charts with no free spot).
+//!
+//! The placement rule (DESIGN §6.10): a chart's legend box goes to the
+//! first of its candidate spots inside the plot (the four corners, then
+//! along the top and bottom edges, then the sides, then the interior)
+//! whose box, grown by a small gap, touches no [`Obstacles`]: no segment
+//! of a drawn line, no marker, no text. When no spot is free, the legend
+//! moves outside the plot, as rows above it ([`draw_with_legend`] draws
+//! the figure once on a throwaway canvas to find out, then for real).
 
 use std::ops::Range;
 
@@ -66,39 +74,159 @@ pub fn box_size<DB: DrawingBackend>(
     (m.pad * 2 + m.sample + m.gap + widest, m.pad * 2 + m.row * n)
 }
 
+/// A stroked segment in backend pixels: its ends and its half width.
+pub type Segment = ((i32, i32), (i32, i32), i32);
+
+/// What a legend box must not cover, in backend pixels: line segments
+/// with their half widths, markers (centre, radius) and text boxes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Obstacles {
+    /// Segments of drawn lines and the half width of their strokes.
+    pub segments: Vec<Segment>,
+    /// Markers: centre and radius.
+    pub dots: Vec<((i32, i32), i32)>,
+    /// Text boxes: x0, y0, x1, y1.
+    pub boxes: Vec<(i32, i32, i32, i32)>,
+}
+
+impl Obstacles {
+    /// The segments of the polyline through `px` (backend pixels), `half`
+    /// pixels either side.
+    pub fn polyline(&mut self, px: &[(i32, i32)], half: i32) {
+        self.segments
+            .extend(px.windows(2).map(|w| (w[0], w[1], half)));
+        if let [only] = px {
+            self.segments.push((*only, *only, half));
+        }
+    }
+
+    /// Whether the box `r` (x0, y0, x1, y1) touches any obstacle.
+    pub fn hit(&self, r: (i32, i32, i32, i32)) -> bool {
+        let (x0, y0, x1, y1) = (
+            f64::from(r.0),
+            f64::from(r.1),
+            f64::from(r.2),
+            f64::from(r.3),
+        );
+        let seg = |&(a, b, half): &Segment| {
+            let h = f64::from(half);
+            segment_meets_box(
+                (f64::from(a.0), f64::from(a.1)),
+                (f64::from(b.0), f64::from(b.1)),
+                (x0 - h, y0 - h, x1 + h, y1 + h),
+            )
+        };
+        let dot = |&((cx, cy), rad): &((i32, i32), i32)| {
+            // Distance from the centre to the box, against the radius.
+            let (cx, cy) = (f64::from(cx), f64::from(cy));
+            let dx = (x0 - cx).max(cx - x1).max(0.0);
+            let dy = (y0 - cy).max(cy - y1).max(0.0);
+            dx.hypot(dy) < f64::from(rad)
+        };
+        let boxed = |b: &(i32, i32, i32, i32)| b.0 < r.2 && r.0 < b.2 && b.1 < r.3 && r.1 < b.3;
+        self.segments.iter().any(seg) || self.dots.iter().any(dot) || self.boxes.iter().any(boxed)
+    }
+}
+
+/// Whether the segment `a`–`b` meets the box `r` (x0, y0, x1, y1):
+/// Liang–Barsky clipping leaves some of it.
+fn segment_meets_box(a: (f64, f64), b: (f64, f64), r: (f64, f64, f64, f64)) -> bool {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, a.0 - r.0),
+        (dx, r.2 - a.0),
+        (-dy, a.1 - r.1),
+        (dy, r.3 - a.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    t0 <= t1
+}
+
 /// Top-left corner for a `size` legend inside `plot` (pixel ranges): the
-/// corner (upper right first, then upper left, lower right, lower left)
-/// whose box covers the fewest of `occupied`.
-pub fn best_corner(
+/// first free spot of the rule in the module docs, or `None` when every
+/// spot touches an obstacle.
+pub fn free_spot(
     plot: &(Range<i32>, Range<i32>),
     size: (i32, i32),
-    occupied: &[(i32, i32)],
+    obstacles: &Obstacles,
     theme: &Theme,
-) -> (i32, i32) {
+) -> Option<(i32, i32)> {
     let inset = theme.px(10.0);
+    let gap = theme.px(4.0);
     let (xr, yr) = plot;
     let left = xr.start + inset;
     let right = xr.end - inset - size.0;
     let top = yr.start + inset;
     let bottom = yr.end - inset - size.1;
-    let corners = [(right, top), (left, top), (right, bottom), (left, bottom)];
-    let slack = theme.px(4.0);
-    let covered = |&(x, y): &(i32, i32)| {
-        occupied
-            .iter()
-            .filter(|&&(px, py)| {
-                px >= x - slack
-                    && px <= x + size.0 + slack
-                    && py >= y - slack
-                    && py <= y + size.1 + slack
-            })
-            .count()
+    if right < left || bottom < top {
+        return None;
+    }
+    // Candidate positions along each axis: the two ends, then evenly
+    // spaced between them (about every 10 base pixels).
+    let along = |from: i32, to: i32| -> Vec<i32> {
+        let step = theme.px(10.0).max(1);
+        let n = ((to - from) / step).max(1);
+        (0..=n).map(|k| to - (to - from) * k / n).collect()
     };
-    corners
-        .iter()
-        .min_by_key(|c| covered(c))
-        .copied()
-        .unwrap_or((right, top))
+    let xs = along(left, right);
+    let ys: Vec<i32> = along(top, bottom).into_iter().rev().collect();
+    let mut spots = vec![(right, top), (left, top), (right, bottom), (left, bottom)];
+    spots.extend(xs.iter().map(|&x| (x, top)));
+    spots.extend(xs.iter().map(|&x| (x, bottom)));
+    spots.extend(ys.iter().flat_map(|&y| [(right, y), (left, y)]));
+    spots.extend(ys.iter().flat_map(|&y| xs.iter().map(move |&x| (x, y))));
+    spots
+        .into_iter()
+        .find(|&(x, y)| !obstacles.hit((x - gap, y - gap, x + size.0 + gap, y + size.1 + gap)))
+}
+
+/// A chart figure whose legend goes inside the plot where it covers
+/// nothing, or in rows above the chart.
+pub trait LegendPlaced {
+    /// Draw the figure: with `above`, the legend in rows above the chart;
+    /// without, inside the plot at [`free_spot`]. Returns whether the
+    /// legend found its place (always with `above`).
+    fn draw_placed<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        above: bool,
+    ) -> Result<bool>;
+}
+
+/// Draw `fig` with its legend inside the plot when a free spot exists
+/// there, above the chart otherwise: a dry run on a throwaway SVG canvas
+/// of the same size (and a theme that keeps no caption) finds out which.
+pub fn draw_with_legend<F: LegendPlaced, DB: DrawingBackend>(
+    fig: &F,
+    root: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+) -> Result<()> {
+    let size = root.dim_in_pixel();
+    let mut sink = String::new();
+    let inside = {
+        let dry = SVGBackend::with_string(&mut sink, size).into_drawing_area();
+        let quiet = Theme {
+            caption: Default::default(),
+            ..theme.clone()
+        };
+        fig.draw_placed(&dry, &quiet, false)?
+    };
+    fig.draw_placed(root, theme, !inside)?;
+    Ok(())
 }
 
 fn swatch<DB: DrawingBackend>(
@@ -255,4 +383,51 @@ pub fn rows_height<DB: DrawingBackend>(
         used += w;
     }
     m.row * rows
+}
+
+/// How many of `entries` (in order, at least one) fit as legend rows
+/// across an area `width` pixels wide ([`rows_above`]) within `max_h`
+/// pixels: figures with many entries name only the first ones.
+pub fn entries_fitting<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    width: i32,
+    entries: &[Entry],
+    max_h: i32,
+    theme: &Theme,
+) -> usize {
+    (1..=entries.len())
+        .rev()
+        .find(|&k| rows_height(root, width - theme.px(40.0), &entries[..k], theme) <= max_h)
+        .unwrap_or(1)
+        .min(entries.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn obstacles_hit_boxes_they_reach() {
+        let mut o = Obstacles::default();
+        // A diagonal through the box (10..20, 10..20); one passing below
+        // its lower-left corner.
+        o.polyline(&[(0, 0), (30, 30)], 1);
+        assert!(o.hit((10, 10, 20, 20)));
+        let mut below = Obstacles::default();
+        // y = x + 13 against the box grown by the half width: at x = 9 it
+        // is at 22, below the grown box's corner (9, 21); grown by 2, the
+        // box reaches (8, 22) and y(8) = 21 is inside.
+        below.polyline(&[(0, 13), (17, 30)], 1);
+        assert!(!below.hit((10, 10, 20, 20)));
+        below.segments[0].2 = 2;
+        assert!(below.hit((10, 10, 20, 20)));
+        // A marker of radius 5 at (24, 24): √32 ≈ 5.66 px from the corner.
+        let dot = Obstacles {
+            dots: vec![((24, 24), 5)],
+            ..Obstacles::default()
+        };
+        assert!(!dot.hit((10, 10, 20, 20)));
+        // (20, 22): √(16 + 4) ≈ 4.47 px away.
+        assert!(dot.hit((10, 10, 20, 22)));
+    }
 }

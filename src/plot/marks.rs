@@ -1,12 +1,14 @@
 //! Marks drawn on a chart in chart coordinates: styled lines (solid or
 //! dashed), markers, shaded bands, step functions and anchored text.
 
+use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::draw_err;
-use super::chart::Chart;
+use super::chart::{Chart, line_height, text_width};
+use super::legend::Obstacles;
 use super::style::{Marker, SeriesStyle, Theme};
 use crate::core::error::Result;
 
@@ -183,4 +185,94 @@ pub fn trace_pixels<DB: DrawingBackend>(
         out.push(last);
     }
     out
+}
+
+/// Record the markers at `pts` (chart coordinates) as obstacles for a
+/// legend: their centres in pixels and the marker's radius (plus one
+/// pixel of its outline).
+pub fn marker_obstacles<DB: DrawingBackend>(
+    obstacles: &mut Obstacles,
+    chart: &Chart<'_, DB>,
+    pts: &[(f64, f64)],
+    theme: &Theme,
+) {
+    let r = theme.marker_size() + theme.px(1.0);
+    obstacles
+        .dots
+        .extend(pts.iter().map(|p| (chart.backend_coord(p), r)));
+}
+
+/// The room (pixels) a column of `labels` under `header` takes right of a
+/// plot ([`margin_labels`]): the widest, and the gap before it.
+pub fn labels_width<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    labels: &[String],
+    header: &str,
+    style: &TextStyle<'_>,
+) -> i32 {
+    label_gap(theme)
+        + labels
+            .iter()
+            .map(String::as_str)
+            .chain(std::iter::once(header))
+            .map(|l| text_width(root, l, style))
+            .max()
+            .unwrap_or(0)
+}
+
+/// The gap between a plot's right edge and labels right of it: clear of a
+/// marker centred on the edge.
+fn label_gap(theme: &Theme) -> i32 {
+    theme.marker_size() + theme.px(3.0)
+}
+
+/// Label horizontal reference lines right of the plot `plot` (pixel
+/// ranges), outside it, so that no label lies on a curve: `labels[i]` at
+/// pixel height `ys[i]`, under `header`. Labels closer than a line of
+/// text are pushed apart downwards, keeping their order, and the column
+/// is moved up when that takes it below the plot. The frame must leave
+/// [`labels_width`] of room right of the plot (`FrameOptions::extra_right`).
+pub fn margin_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    plot: &(std::ops::Range<i32>, std::ops::Range<i32>),
+    labels: &[String],
+    ys: &[i32],
+    header: &str,
+) -> Result<()> {
+    if labels.is_empty() {
+        return Ok(());
+    }
+    let style = theme.note();
+    let step = theme.px(15.0).max(line_height(&style));
+    let mut order: Vec<usize> = (0..labels.len().min(ys.len())).collect();
+    order.sort_by_key(|&i| ys[i]);
+    let mut at: Vec<i32> = Vec::with_capacity(order.len());
+    for &i in &order {
+        // The header takes the line above the first label.
+        let lowest = at.last().map_or(plot.1.start + step, |&p| p + step);
+        at.push(ys[i].max(lowest));
+    }
+    let excess = at.last().map_or(0, |&p| p - plot.1.end);
+    if excess > 0 {
+        let room = at.first().map_or(0, |&p| p - step - step / 2);
+        let shift = excess.min(room.max(0));
+        for p in &mut at {
+            *p -= shift;
+        }
+    }
+    let x = plot.0.end + label_gap(theme);
+    let left = style.pos(Pos::new(HPos::Left, VPos::Center));
+    let draw = |s: &str, y: i32| {
+        root.draw(&Text::new(s.to_string(), (x, y), left.clone()))
+            .map_err(draw_err)
+    };
+    if let Some(&first) = at.first() {
+        draw(header, first - step)?;
+    }
+    for (&i, &y) in order.iter().zip(&at) {
+        draw(&labels[i], y)?;
+    }
+    Ok(())
 }

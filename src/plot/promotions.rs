@@ -24,10 +24,11 @@ use plotters::prelude::*;
 
 use super::canvas::Figure;
 use super::chart::{
-    AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
+    AxisSpec, FrameOptions, caption_lines, frame, grid_shape, with_note, with_shared_titles,
+    with_title,
 };
 use super::data::{ModelJob, ModelResults};
-use super::legend::{Entry, Swatch, rows_above};
+use super::legend::{Entry, Swatch, entries_fitting, rows_above};
 use super::marks::{line, markers};
 use super::scale::{Axis, num};
 use super::style::{Dash, MUTED, Marker, SeriesStyle, Theme, series, tint};
@@ -189,10 +190,11 @@ fn ranked<'m>(panels: &[BTreeMap<&'m str, Vec<(f64, f64)>>]) -> Vec<&'m str> {
 }
 
 /// The look of the `i`-th ranked model: the series colours and dashes,
-/// every marker a circle; past [`MAX_LABELLED`], light grey (the palette
-/// has a dark grey) and solid.
-fn model_style(i: usize) -> SeriesStyle {
-    if i < MAX_LABELLED {
+/// every marker a circle; from `labelled` on (at most [`MAX_LABELLED`]:
+/// as many as the legend has room for), light grey (the palette has a dark
+/// grey) and solid.
+fn model_style(i: usize, labelled: usize) -> SeriesStyle {
+    if i < labelled {
         SeriesStyle {
             marker: Marker::Circle,
             ..series(i)
@@ -257,11 +259,30 @@ impl Figure for Promotions<'_> {
                 d.name, self.user, self.rep
             ),
         )?;
-        let labelled = models.len().min(MAX_LABELLED);
-        let grey = if models.len() > MAX_LABELLED {
+        // The legend takes at most a quarter of the height: on a small
+        // canvas fewer models are named.
+        let named: Vec<Entry> = models
+            .iter()
+            .take(MAX_LABELLED)
+            .enumerate()
+            .map(|(i, &m)| Entry {
+                label: m.to_string(),
+                style: model_style(i, MAX_LABELLED),
+                swatch: Swatch::Line,
+            })
+            .collect();
+        let (aw, ah) = area.dim_in_pixel();
+        let labelled = entries_fitting(
+            root,
+            i32::try_from(aw).unwrap_or(i32::MAX),
+            &named,
+            i32::try_from(ah).unwrap_or(i32::MAX) / 4,
+            theme,
+        );
+        let grey = if models.len() > labelled {
             format!(
                 "; the {labelled} models reaching the highest fidelities named, {} more in light grey",
-                models.len() - MAX_LABELLED
+                models.len() - labelled
             )
         } else {
             String::new()
@@ -277,11 +298,11 @@ impl Figure for Promotions<'_> {
         )?;
         let entries: Vec<Entry> = models
             .iter()
-            .take(MAX_LABELLED)
+            .take(labelled)
             .enumerate()
             .map(|(i, &m)| Entry {
                 label: m.to_string(),
-                style: model_style(i),
+                style: model_style(i, labelled),
                 swatch: Swatch::Line,
             })
             .collect();
@@ -293,15 +314,28 @@ impl Figure for Promotions<'_> {
         for ((&p, by), cell) in self.policies.iter().zip(&panels).zip(&cells) {
             let n: usize = by.values().map(Vec::len).sum();
             let name = d.policies.0.get(p).map_or("?", String::as_str);
-            let caption = if n == 0 {
-                format!("{name}: no job of this tenant done")
+            // The long form when it takes at most two lines.
+            let forms = if n == 0 {
+                vec![
+                    format!("{name}: no job of this tenant done"),
+                    format!("{name}: none"),
+                ]
             } else {
-                format!(
-                    "{name}: {n} evaluations of {} models, {} promotions",
-                    by.len(),
-                    n - by.len()
-                )
+                vec![
+                    format!(
+                        "{name}: {n} evaluations of {} models, {} promotions",
+                        by.len(),
+                        n - by.len()
+                    ),
+                    format!("{name}: {n} evals, {} promoted", n - by.len()),
+                    name.to_string(),
+                ]
             };
+            let caption = forms
+                .iter()
+                .find(|c| caption_lines(cell, c, theme, true).len() <= 2)
+                .unwrap_or(&forms[forms.len() - 1])
+                .clone();
             let mut chart = frame(
                 cell,
                 theme,
@@ -318,7 +352,7 @@ impl Figure for Promotions<'_> {
                 by.iter().map(|(&m, pts)| (m, pts)).collect();
             order.sort_by_key(|(m, _)| std::cmp::Reverse(style_of[m]));
             for (m, pts) in order {
-                let s = model_style(style_of[m]);
+                let s = model_style(style_of[m], labelled);
                 let pts: Vec<(f64, f64)> = pts
                     .iter()
                     .map(|&(f, a)| (x.clamp_to(f), y.clamp_to(a)))

@@ -18,10 +18,16 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::canvas::Figure;
-use super::chart::{AxisSpec, FrameOptions, frame, line_height, with_note, with_title};
+use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::ModelResults;
-use super::legend::{Entry, Swatch, best_corner, box_size, draw_box};
-use super::marks::{band, line, markers, plain_line, steps, text, trace_pixels};
+use super::legend::{
+    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    rows_above,
+};
+use super::marks::{
+    band, labels_width, line, margin_labels, marker_obstacles, markers, plain_line, steps, text,
+    trace_pixels,
+};
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};
 use crate::core::error::Result;
@@ -39,6 +45,9 @@ pub struct RegretCurves<'a> {
     /// Log loss axis.
     pub log_y: bool,
 }
+
+/// The header of the θ labels right of the plot.
+const THETA: &str = "θ";
 
 /// Median over repetitions of the last arrival, when arrivals are
 /// staggered (some tenant arrives after 0).
@@ -62,6 +71,17 @@ impl Figure for RegretCurves<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
+        draw_with_legend(self, root, theme)
+    }
+}
+
+impl LegendPlaced for RegretCurves<'_> {
+    fn draw_placed<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        above: bool,
+    ) -> Result<bool> {
         let d = self.data;
         let curves: &[Vec<super::data::CurvePoint>] = if self.by_jobs {
             d.curves_by_job.as_deref().unwrap_or(&[])
@@ -128,6 +148,27 @@ impl Figure for RegretCurves<'_> {
         );
         let area = with_title(root, theme, &title)?;
         let area = with_note(&area, theme, &note)?;
+        let entries: Vec<Entry> = d
+            .policies
+            .0
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| curves.get(*i).is_some_and(|c| !c.is_empty()))
+            .map(|(i, name)| Entry {
+                label: name.clone(),
+                style: series(i),
+                swatch: Swatch::Line,
+            })
+            .collect();
+        let area = if above {
+            rows_above(root, &area, &entries, theme)?
+        } else {
+            area
+        };
+        // θ labels go right of the plot, one per line, never on a curve.
+        let mut thetas = d.thresholds.clone();
+        thetas.sort_by(|a, b| b.total_cmp(a));
+        let theta_labels: Vec<String> = thetas.iter().map(|&t| num(t)).collect();
         let xs = AxisSpec::new(
             x,
             match (self.by_jobs, self.log_x) {
@@ -146,9 +187,18 @@ impl Figure for RegretCurves<'_> {
                 (false, false) => "mean loss L(τ) (accuracy)",
             },
         );
-        let mut chart = frame(&area, theme, &xs, &ys, FrameOptions::default())?;
+        let label_w = labels_width(root, theme, &theta_labels, THETA, &theme.note());
+        let mut chart = frame(
+            &area,
+            theme,
+            &xs,
+            &ys,
+            FrameOptions {
+                extra_right: f64::from(label_w) / theme.scale,
+                ..FrameOptions::default()
+            },
+        )?;
         let map = |t: f64, v: f64| (x.clamp_to(t), y.clamp_to(v));
-        let mut occupied = Vec::new();
         // Bands first, so that every line stays visible on top of them.
         for (i, pts) in curves.iter().enumerate() {
             let s = series(i);
@@ -160,12 +210,9 @@ impl Figure for RegretCurves<'_> {
                 band(&mut chart, &upper, &lower, s.color.mix(0.16).filled())?;
             }
         }
-        // θ thresholds; labels of lines closer than a text line share one.
+        // θ thresholds: dashed lines across the plot, labelled right of it.
         let (xr0, xr1) = (x.range().start, x.range().end);
-        let mut thetas = d.thresholds.clone();
-        thetas.sort_by(|a, b| b.total_cmp(a));
-        let mut groups: Vec<(i32, Vec<f64>)> = Vec::new();
-        let label_h = theme.px(15.0).max(line_height(&theme.note()));
+        let mut label_at = Vec::new();
         for &th in &thetas {
             let yc = y.clamp_to(th);
             plain_line(
@@ -174,23 +221,11 @@ impl Figure for RegretCurves<'_> {
                 theme.reference(),
                 Some((theme.px(7.0), theme.px(5.0))),
             )?;
-            let py = chart.backend_coord(&(xr1, yc)).1;
-            match groups.last_mut() {
-                Some((top, members)) if py - *top < label_h => members.push(th),
-                _ => groups.push((py, vec![th])),
-            }
+            label_at.push(chart.backend_coord(&(xr1, yc)).1);
         }
-        for (_, members) in &groups {
-            let label: Vec<String> = members.iter().map(|&t| num(t)).collect();
-            text(
-                &mut chart,
-                &format!("θ = {}", label.join(", ")),
-                (xr1 - (xr1 - xr0) * 0.005, y.clamp_to(members[0])),
-                &theme.note(),
-                HPos::Right,
-                VPos::Bottom,
-            )?;
-        }
+        let plot = chart.plotting_area().get_pixel_range();
+        margin_labels(root, theme, &plot, &theta_labels, &label_at, THETA)?;
+        let mut occupied = Obstacles::default();
         if let Some(a) = arrival {
             let xa = x.clamp_to(a);
             let (yr0, yr1) = (y.range().start, y.range().end);
@@ -218,29 +253,28 @@ impl Figure for RegretCurves<'_> {
                 .collect();
             let stepped = steps(&pts, None);
             line(&mut chart, &stepped, &s, theme)?;
-            occupied.extend(trace_pixels(&chart, &stepped, theme.px(6.0)));
+            occupied.polyline(
+                &trace_pixels(&chart, &stepped, theme.px(6.0)),
+                theme.px(2.0),
+            );
             // Markers on a few grid points, staggered between policies.
             let every = (pts.len() / 8).max(1);
             let offset = (i * every / curves.len().max(1)) % every;
             let marks: Vec<(f64, f64)> = pts.iter().skip(offset).step_by(every).copied().collect();
             markers(&mut chart, &marks, &s, theme)?;
+            marker_obstacles(&mut occupied, &chart, &marks, theme);
         }
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| curves.get(*i).is_some_and(|c| !c.is_empty()))
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        if above {
+            return Ok(true);
+        }
         let size = box_size(root, &entries, theme);
         let plot = chart.plotting_area().get_pixel_range();
-        let at = best_corner(&plot, size, &occupied, theme);
-        draw_box(root, at, &entries, theme)?;
-        Ok(())
+        match free_spot(&plot, size, &occupied, theme) {
+            Some(at) => {
+                draw_box(root, at, &entries, theme)?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 }

@@ -14,8 +14,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::canvas::{Figure, draw_err};
 use super::chart::{
-    AxisSpec, FrameOptions, caption_lines, fitting, frame, text_width, with_note, with_title,
-    with_x_title,
+    AxisSpec, FrameOptions, caption_lines, fitting, frame, plot_width, text_width, with_note,
+    with_title, with_x_title,
 };
 use super::data::ModelResults;
 use super::marks::{plain_line, text};
@@ -34,6 +34,74 @@ pub struct SpeedupBars<'a> {
 /// Half the thickness of a bar, in category units.
 const HALF: f64 = 0.34;
 
+/// The gap between a bar's end and its value label, base pixels.
+const PAD_PX: f64 = 4.0;
+
+/// The printed value of a speedup.
+fn value_label(v: f64) -> String {
+    format!("{}×", num(v))
+}
+
+/// The shared log scale of the panels: from the smallest speedup (and 1)
+/// to the largest (and 1), a tenth of a decade beyond, and widened until
+/// each value label fits beyond its bar's end on a plot `plot_w` pixels
+/// wide: `labels` holds (speedup, label width with its gap, pixels); a
+/// bar right of 1 has its label right of its end, a bar left of 1 left of
+/// its end. With `a`, `b` the ends in decades and `p = plot_w / (b − a)`
+/// pixels per decade, a label of width `w` at `v ≥ 1` needs
+/// `b ≥ log10 v + w / p` (and `a ≤ log10 v − w / p` for `v < 1`); the
+/// ends are moved to meet the tightest of these until they settle
+/// (a fixed point, reached when the labels fit at all: `None` when they
+/// do not). Without `beyond`, a bar left of 1 has its label right of 1
+/// instead (`b ≥ w / p`): the fallback of narrow panels. `inside` is the
+/// room (pixels) the shortest labels inside the pale bars need left of 1
+/// ("never") and right of 1 ("∞"): `a ≤ −w / p`, `b ≥ w / p`; without
+/// `beyond`, "never" is printed right of 1 (`b ≥ w / p`).
+fn label_room(
+    lo: f64,
+    hi: f64,
+    labels: &[(f64, i32)],
+    plot_w: i32,
+    beyond: bool,
+    inside: (i32, i32),
+) -> Option<Axis> {
+    let (a0, b0) = (lo.min(1.0).log10() - 0.1, hi.max(1.0).log10() + 0.1);
+    let (mut a, mut b) = (a0, b0);
+    let p_w = f64::from(plot_w.max(1));
+    for _ in 0..10_000 {
+        let per_decade = p_w / (b - a);
+        // Without `beyond`, "never" goes right of 1 too.
+        let never = f64::from(inside.0) / per_decade;
+        let (mut na, mut nb) = (
+            if beyond { a0.min(-never) } else { a0 },
+            b0.max(f64::from(inside.1) / per_decade)
+                .max(if beyond { 0.0 } else { never }),
+        );
+        for &(v, w) in labels {
+            let need = f64::from(w) / per_decade;
+            if v >= 1.0 {
+                nb = nb.max(v.log10() + need);
+            } else if beyond {
+                na = na.min(v.log10() - need);
+            } else {
+                nb = nb.max(need);
+            }
+        }
+        let settled = (na - a).abs() < 1e-9 && (nb - b).abs() < 1e-9;
+        (a, b) = (na, nb);
+        if settled {
+            // Axis::log pads each end by 3 % of the span: ask for the ends
+            // that this padding takes to exactly `a` and `b`.
+            let inner = 0.03 * (b - a) / 1.06;
+            return Some(Axis::log(10f64.powf(a + inner), 10f64.powf(b - inner)));
+        }
+        if b - a > 12.0 {
+            return None;
+        }
+    }
+    None
+}
+
 impl Figure for SpeedupBars<'_> {
     fn stem(&self) -> String {
         "speedups".into()
@@ -47,9 +115,6 @@ impl Figure for SpeedupBars<'_> {
             _ => None,
         });
         let (lo, hi) = finite.fold((1.0f64, 1.0f64), |(a, b), v| (a.min(v), b.max(v)));
-        // Room for the printed values beyond the longest bars.
-        let x = Axis::log(lo / 2.2, hi * 2.5);
-        let (x0, x1) = (x.range().start, x.range().end);
         let area = with_title(
             root,
             theme,
@@ -87,6 +152,53 @@ impl Figure for SpeedupBars<'_> {
             .map(|j| names_w + base * i32::try_from(j).unwrap_or(0))
             .collect();
         let panels = area.split_by_breakpoints(breaks, Vec::<i32>::new());
+        let note = theme.annotation();
+        // Every value label beyond its bar's end, inside the plot: the
+        // shared scale is widened until each label fits; when the panels
+        // are too narrow for that, labels of bars left of 1 go right of 1.
+        let plot_w = plot_width(
+            base,
+            theme,
+            text_width(root, "", &tick),
+            FrameOptions::default(),
+        );
+        let labels: Vec<(f64, i32)> = d
+            .speedups
+            .iter()
+            .filter_map(|s| match s.speedup {
+                Cell::Num(v) if v > 0.0 && s.t_policy.is_some() => Some((
+                    v,
+                    text_width(root, &value_label(v), &note) + theme.px(PAD_PX),
+                )),
+                _ => None,
+            })
+            .collect();
+        let room_of = |s: &str, needed: bool| {
+            if needed {
+                // The gap before the label, after it and the bar's
+                // outline, with room to spare.
+                text_width(root, s, &note) + theme.px(5.0 * PAD_PX)
+            } else {
+                0
+            }
+        };
+        let inside = (
+            room_of(
+                "never",
+                d.speedups
+                    .iter()
+                    .any(|s| matches!(s.speedup, Cell::Num(_)) && s.t_policy.is_none()),
+            ),
+            room_of(
+                "∞",
+                d.speedups.iter().any(|s| matches!(s.speedup, Cell::Inf)),
+            ),
+        );
+        let (x, beyond) = label_room(lo, hi, &labels, plot_w, true, inside)
+            .map(|x| (x, true))
+            .or_else(|| label_room(lo, hi, &labels, plot_w, false, inside).map(|x| (x, false)))
+            .unwrap_or((Axis::log(lo / 2.2, hi * 2.5), false));
+        let (x0, x1) = (x.range().start, x.range().end);
         let caption_of = |theta: f64| {
             let t_b = d
                 .speedups
@@ -107,7 +219,8 @@ impl Figure for SpeedupBars<'_> {
             .max()
             .unwrap_or(1);
         let one = x.to(1.0);
-        let pad = (x1 - x0) * 0.012;
+        // PAD_PX in chart units, on the narrowest plot.
+        let pad = (x1 - x0) * f64::from(theme.px(PAD_PX)) / f64::from(plot_w.max(1));
         for (j, (&theta, panel)) in d.thresholds.iter().zip(&panels).enumerate() {
             let cats = if j == 0 {
                 names.clone()
@@ -129,7 +242,6 @@ impl Figure for SpeedupBars<'_> {
                     ..FrameOptions::default()
                 },
             )?;
-            let note = theme.annotation();
             let muted = theme.annotation().color(&MUTED);
             // Pixels between two x values of this panel: the room of a label.
             let room = |chart: &super::chart::Chart<'_, DB>, a: f64, b: f64| {
@@ -196,16 +308,22 @@ impl Figure for SpeedupBars<'_> {
                     }
                     Cell::Num(_) if s.t_policy.is_none() => {
                         bar(&mut chart, x0, one, true)?;
+                        // Inside the pale bar, or right of 1 on narrow panels.
+                        let (from, to) = if beyond {
+                            (x0 + pad, one)
+                        } else {
+                            (one + pad, x1)
+                        };
                         let label = fitting(
                             root,
                             &["never reached", "never"],
                             &note,
-                            room(&chart, x0 + pad, one),
+                            room(&chart, from, to),
                         );
                         text(
                             &mut chart,
                             label,
-                            (x0 + pad, pos),
+                            (from, pos),
                             &note.color(&INK),
                             HPos::Left,
                             VPos::Center,
@@ -214,15 +332,21 @@ impl Figure for SpeedupBars<'_> {
                     Cell::Num(v) if v > 0.0 => {
                         let c = x.clamp_to(v);
                         bar(&mut chart, one, c, false)?;
-                        let label = format!("{}×", num(v));
-                        // Right of the bar's end, or right of 1 for a bar to the left.
-                        let at = if v >= 1.0 { c } else { one };
+                        // Beyond the bar's end: right of a bar to the
+                        // right of 1, left of a bar to the left.
+                        let (at, h) = if v >= 1.0 {
+                            (c + pad, HPos::Left)
+                        } else if beyond {
+                            (c - pad, HPos::Right)
+                        } else {
+                            (one + pad, HPos::Left)
+                        };
                         text(
                             &mut chart,
-                            &label,
-                            (at + pad, pos),
+                            &value_label(v),
+                            (at, pos),
                             &note,
-                            HPos::Left,
+                            h,
                             VPos::Center,
                         )?;
                     }
@@ -247,5 +371,44 @@ impl Figure for SpeedupBars<'_> {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pixels between chart coordinates `from` and `to` on `axis` drawn
+    /// `plot_w` pixels wide.
+    fn px(axis: &Axis, plot_w: f64, from: f64, to: f64) -> f64 {
+        let r = axis.range();
+        (to - from) / (r.end - r.start) * plot_w
+    }
+
+    #[test]
+    fn label_room_leaves_every_label_its_width_beyond_its_bar() {
+        // Issue 27's values, 120 and 60 px labels, on a 400 px plot.
+        let labels = [(0.0463, 120), (498.0, 60), (1.0, 40)];
+        let axis = label_room(0.0463, 498.0, &labels, 400, true, (0, 0)).expect("fits");
+        for &(v, w) in &labels {
+            let c = v.log10();
+            let (lo, hi) = (axis.range().start, axis.range().end);
+            let room = if v >= 1.0 {
+                px(&axis, 400.0, c, hi)
+            } else {
+                px(&axis, 400.0, lo, c)
+            };
+            assert!(room >= f64::from(w) - 1e-6, "{v}: {room} px for {w}");
+        }
+        // Too narrow for both sides: no fixed point beyond the bars, but
+        // one with the left labels right of 1.
+        assert!(label_room(0.0463, 498.0, &labels, 150, true, (0, 0)).is_none());
+        let axis = label_room(0.0463, 498.0, &labels, 150, false, (60, 0)).expect("fits");
+        let hi = axis.range().end;
+        for &(v, w) in &labels {
+            let from = v.log10().max(0.0);
+            assert!(px(&axis, 150.0, from, hi) >= f64::from(w) - 1e-6, "{v}");
+        }
+        assert!(px(&axis, 150.0, 0.0, hi) >= 60.0 - 1e-6);
     }
 }

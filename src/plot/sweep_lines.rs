@@ -13,8 +13,11 @@ use super::chart::{
     AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
 };
 use super::data::SweepResults;
-use super::legend::{Entry, Swatch, best_corner, box_size, draw_box, rows_above};
-use super::marks::{line, markers, plain_line, trace_pixels};
+use super::legend::{
+    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    rows_above,
+};
+use super::marks::{line, marker_obstacles, markers, plain_line, trace_pixels};
 use super::read::Cell;
 use super::scale::Axis;
 use super::style::{Theme, series};
@@ -158,6 +161,17 @@ impl Figure for SweepLines<'_> {
     }
 
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
+        draw_with_legend(self, root, theme)
+    }
+}
+
+impl LegendPlaced for SweepLines<'_> {
+    fn draw_placed<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        above: bool,
+    ) -> Result<bool> {
         let d = self.data;
         let metric = &d.metrics[self.metric];
         let key = &d.keys[self.key];
@@ -258,8 +272,10 @@ impl Figure for SweepLines<'_> {
             })
             .collect();
         let single = l.panels.len() <= 1;
-        let (inner, y_title_in_frame) = if single {
+        let (inner, y_title_in_frame) = if single && !above {
             (area.clone(), true)
+        } else if single {
+            (rows_above(root, &area, &entries, theme)?, true)
         } else {
             let rest = rows_above(root, &area, &entries, theme)?;
             (
@@ -313,7 +329,7 @@ impl Figure for SweepLines<'_> {
             let n_pol = d.policies.0.len() as f64;
             let shift = if ci.is_some() { x_span * 0.008 } else { 0.0 };
             let dodge = |p: usize| (p as f64 - (n_pol - 1.0) / 2.0) * shift;
-            let mut occupied = Vec::new();
+            let mut occupied = Obstacles::default();
             for (p, _) in d.policies.0.iter().enumerate() {
                 let s = series(p);
                 let mut pts: Vec<(f64, f64)> = Vec::new();
@@ -332,9 +348,14 @@ impl Figure for SweepLines<'_> {
                                 && let (Cell::Num(lo), Cell::Num(hi)) = (r.metrics[a], r.metrics[b])
                                 && hi > lo
                             {
+                                let whisker = [(xc, y.clamp_to(lo)), (xc, y.clamp_to(hi))];
+                                occupied.polyline(
+                                    &trace_pixels(&chart, &whisker, theme.px(6.0)),
+                                    theme.px(1.0),
+                                );
                                 plain_line(
                                     &mut chart,
-                                    &[(xc, y.clamp_to(lo)), (xc, y.clamp_to(hi))],
+                                    &whisker,
                                     s.color.stroke_width(theme.upx(1.4)),
                                     None,
                                 )?;
@@ -347,9 +368,12 @@ impl Figure for SweepLines<'_> {
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 line(&mut chart, &pts, &s, theme)?;
                 markers(&mut chart, &pts, &s, theme)?;
-                occupied.extend(trace_pixels(&chart, &pts, theme.px(6.0)));
+                occupied.polyline(&trace_pixels(&chart, &pts, theme.px(6.0)), theme.px(2.0));
+                marker_obstacles(&mut occupied, &chart, &pts, theme);
                 let r = theme.marker_size() + 1;
                 for &c in &infs {
+                    let (cx, cy) = chart.backend_coord(&c);
+                    occupied.dots.push(((cx, cy + r), 2 * r));
                     chart
                         .plotting_area()
                         .draw(
@@ -366,13 +390,18 @@ impl Figure for SweepLines<'_> {
                         .map_err(draw_err)?;
                 }
             }
-            if single {
+            if single && !above {
                 let size = box_size(root, &entries, theme);
                 let plot = chart.plotting_area().get_pixel_range();
-                let at = best_corner(&plot, size, &occupied, theme);
-                draw_box(root, at, &entries, theme)?;
+                return match free_spot(&plot, size, &occupied, theme) {
+                    Some(at) => {
+                        draw_box(root, at, &entries, theme)?;
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                };
             }
         }
-        Ok(())
+        Ok(true)
     }
 }

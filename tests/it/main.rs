@@ -46,6 +46,7 @@ mod online;
 mod paper_view;
 mod parsers_never_panic;
 mod pdf;
+mod plot_clearance;
 mod plot_layout;
 mod plots;
 mod promotions_plot;

@@ -120,7 +120,7 @@ pub fn text_elements(doc: &roxmltree::Document<'_>) -> Vec<TextEl> {
 }
 
 /// An axis-aligned box: x0, y0, x1, y1.
-type Rect = (f64, f64, f64, f64);
+pub type Rect = (f64, f64, f64, f64);
 
 /// The box of `t` in canvas units: advance widths from `face`'s `hmtx`,
 /// the line box (ascender to descender) around the baseline that `dy`
@@ -189,7 +189,7 @@ fn text_box(t: &TextEl, face: &ttf_parser::Face<'_>) -> Rect {
 
 /// The texts of the SVG file `path` with their boxes; the SVG embeds one
 /// font, has a glyph for each of their characters and sets them in it.
-fn laid_out(path: &Path) -> (Vec<(TextEl, Rect)>, (f64, f64)) {
+pub fn laid_out(path: &Path) -> (Vec<(TextEl, Rect)>, (f64, f64)) {
     let svg = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let fonts = data_uri_fonts(&svg);
     assert_eq!(fonts.len(), 1, "{}: one embedded font", path.display());
@@ -251,7 +251,7 @@ fn overlaps(path: &Path) -> (Vec<String>, usize) {
 }
 
 /// The SVG files under `dir`, recursively, sorted.
-fn svgs(dir: &Path) -> Vec<PathBuf> {
+pub fn svgs(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = e.expect("entry").path();
@@ -267,7 +267,7 @@ fn svgs(dir: &Path) -> Vec<PathBuf> {
 
 /// A job-mode scenario on a typed cluster (two GPU types), written into
 /// `dir`: its results draw `utilization-by-type`.
-fn typed_scenario(dir: &Path) -> PathBuf {
+pub fn typed_scenario(dir: &Path) -> PathBuf {
     fs::write(
         dir.join("jobs.csv"),
         "job_id,user,submit_s,duration_s,gpus,gpu_type,duration_s.slow,duration_s.fast\n\
