@@ -7,12 +7,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use tenantsim::cli::{Cli, execute};
-use tenantsim::core::error::ErrorKind;
 
 fn main() -> ExitCode {
     match execute(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.kind() == ErrorKind::OutputClosed => ExitCode::SUCCESS,
+        Err(e) if e.is_output_closed() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))

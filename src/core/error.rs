@@ -99,6 +99,12 @@ impl Error {
         self.kind
     }
 
+    /// Whether this is a closed standard output ([`ErrorKind::OutputClosed`]):
+    /// the command ends quietly with exit code 0.
+    pub fn is_output_closed(&self) -> bool {
+        self.kind == ErrorKind::OutputClosed
+    }
+
     /// The human-readable message.
     pub fn message(&self) -> &str {
         &self.message
