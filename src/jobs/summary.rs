@@ -54,6 +54,12 @@ pub struct JobSummary {
     pub confidence: f64,
     /// Per policy, in scenario order.
     pub policies: Vec<JobPolicySummary>,
+    /// Whether every policy is configured alike (the same scheduler,
+    /// backfilling and keys under different names, as a sweep point whose
+    /// swept scheduler equals the baseline's): identical results are then
+    /// expected, not a sign of a degenerate workload
+    /// ([`crate::jobs::warnings`]).
+    pub alike: bool,
 }
 
 /// Summarise `runs` (in (repetition, policy) order) of `scenario`.
@@ -88,7 +94,12 @@ pub fn summarize(scenario: &JobScenario, runs: &[JobRunSummary]) -> JobSummary {
             .filter(|_| p.mean_jct.mean > 0.0)
             .map(|b| b / p.mean_jct.mean);
     }
+    let alike = scenario.file.policies.windows(2).all(|w| {
+        let (a, b) = (&w[0], &w[1]);
+        a.scheduler == b.scheduler && a.backfill == b.backfill && a.params == b.params
+    });
     JobSummary {
+        alike,
         repetitions: scenario.repetitions(),
         baseline: scenario.baseline,
         confidence: level,

@@ -8,9 +8,10 @@
 //!   - **under-loaded**: every policy's mean GPU utilisation is below
 //!     [`LOW_UTILIZATION`] (10 %): jobs rarely wait, so cluster schedulers
 //!     have little to decide and tend to agree;
-//!   - **indistinguishable**: with two or more policies, every policy has
-//!     the same mean, median, p95 and p99 JCT, queueing delay and makespan:
-//!     the comparison cannot tell them apart on this workload.
+//!   - **indistinguishable**: with two or more policies that are not all
+//!     configured alike ([`JobSummary::alike`]), every policy has the same
+//!     mean, median, p95 and p99 JCT, queueing delay and makespan: the
+//!     comparison cannot tell them apart on this workload.
 
 use super::summary::{JobPolicySummary, JobSummary};
 
@@ -48,7 +49,7 @@ pub fn result_warnings(summary: &JobSummary) -> Vec<String> {
             LOW_UTILIZATION * 100.0
         ));
     }
-    if policies.len() > 1 {
+    if policies.len() > 1 && !summary.alike {
         let first = outcome(&policies[0]);
         if policies.iter().all(|p| outcome(p) == first) {
             out.push(format!(
@@ -94,6 +95,7 @@ mod tests {
             baseline: 0,
             confidence: 0.95,
             policies,
+            alike: false,
         }
     }
 
@@ -107,6 +109,17 @@ mod tests {
         assert!(w[0].contains("at most 3.6 %"), "{}", w[0]);
         assert!(w[1].contains("mean JCT 10 s, makespan 100 s"), "{}", w[1]);
         assert!(w[1].contains("the 2 policies"), "{}", w[1]);
+    }
+
+    #[test]
+    fn policies_configured_alike_may_agree_without_a_warning() {
+        let mut s = summary(vec![
+            policy("swept", 10.0, 100.0, 0.5),
+            policy("fifo", 10.0, 100.0, 0.5),
+        ]);
+        assert_eq!(result_warnings(&s).len(), 1);
+        s.alike = true;
+        assert!(result_warnings(&s).is_empty());
     }
 
     #[test]

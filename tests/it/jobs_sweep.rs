@@ -8,6 +8,14 @@ use std::path::Path;
 
 use crate::common::{RESULTS_MARK, assert_same_result_files, repo, tenantsim, tree};
 
+/// What `--quiet` still prints of the bundled job sweep: warnings, which
+/// print under `--quiet` too (`cli::degenerate_setups_warn_on_stderr_and_in_run_json`). At the point
+/// `cluster.nodes = 2`, `policy.0.scheduler = "sjf"`, sjf and fifo give
+/// the same result on its four sampled jobs (issue 27's job-mode
+/// warnings). The points where the swept scheduler is fifo, like
+/// the baseline, are configured alike and give none.
+const JOBS_SWEEP_WARNING: &str = "warning: `jobs-sweep`: every policy gives the same result (mean JCT 4.9375 s, makespan 9.75 s): the 2 policies cannot be told apart on this workload\n";
+
 fn run_sweep(out: &Path, extra: &[&str]) {
     tenantsim()
         .arg("run")
@@ -19,7 +27,7 @@ fn run_sweep(out: &Path, extra: &[&str]) {
         .assert()
         .success()
         .stdout("")
-        .stderr("");
+        .stderr(JOBS_SWEEP_WARNING);
 }
 
 /// The folders of the grid, in grid order (last key fastest).
@@ -211,7 +219,16 @@ fn json_of(scenario: &str, out: &Path) -> serde_json::Value {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(output.stderr.is_empty(), "--quiet prints nothing");
+    let expected = if scenario.ends_with("jobs-sweep.toml") {
+        JOBS_SWEEP_WARNING
+    } else {
+        ""
+    };
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        expected,
+        "--quiet prints nothing but warnings"
+    );
     serde_json::from_slice(&output.stdout).expect("one JSON document on stdout")
 }
 
