@@ -10,7 +10,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
-use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS};
+use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS, SelectorSpec};
 use tenantsim::models::policy::selector::top_sweep::SCHEDULED_SELECTORS;
 use tenantsim::models::sim::{GpuTypes, RepContext};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
@@ -85,7 +85,7 @@ fn case() -> impl Strategy<Value = Case> {
 /// selector with both set by hand: these tests are about the engine.
 fn gp_fallback(
     built: tenantsim::core::error::Result<Box<dyn tenantsim::models::sim::Selector>>,
-    sel: &tenantsim::models::policy::registry::SelectorSpec,
+    sel: &SelectorSpec,
     trace: &Arc<Trace>,
     ctx: &RepContext<'_>,
 ) -> Result<Box<dyn tenantsim::models::sim::Selector>, TestCaseError> {
@@ -105,20 +105,38 @@ fn gp_fallback(
     }
 }
 
+/// Every selector, the early stoppers twice: as published (`after_schedule
+/// = "stop"`, the default: a tenant may end with pairs not run) and with the
+/// sweep (`true`: every pair runs, as for every other selector).
+fn selector_variants() -> Vec<(&'static SelectorSpec, bool)> {
+    SELECTORS
+        .iter()
+        .flat_map(|sel| {
+            let sweeps: &[bool] = if SCHEDULED_SELECTORS.contains(&sel.name) {
+                &[false, true]
+            } else {
+                &[false]
+            };
+            sweeps.iter().map(move |&sweep| (sel, sweep))
+        })
+        .collect()
+}
+
+/// The policy keys of a variant: `after_schedule = "sweep"` when `sweep`.
+fn params_for(label: &str, sweep: bool) -> Params {
+    let mut table = std::collections::BTreeMap::new();
+    if sweep {
+        table.insert(
+            "after_schedule".to_string(),
+            toml::Value::String("sweep".into()),
+        );
+    }
+    Params::new(label.to_string(), table)
+}
+
 fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
     let trace = &c.trace;
-    // The early stoppers run twice: as published (`after_schedule =
-    // "stop"`, the default: a tenant may end with pairs not run) and with
-    // the sweep (every pair runs, as for every other selector).
-    let variants = SELECTORS.iter().flat_map(|sel| {
-        let sweeps: &[bool] = if SCHEDULED_SELECTORS.contains(&sel.name) {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        sweeps.iter().map(move |&sweep| (sel, sweep))
-    });
-    let variants: Vec<_> = variants.collect();
+    let variants = selector_variants();
     for sch in SCHEDULERS {
         for &(sel, sweep) in &variants {
             if sch.needs_acquisition && !sel.provides_acquisition {
@@ -131,14 +149,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
                 sel.name,
                 if sweep { " (sweep)" } else { "" }
             );
-            let mut table = std::collections::BTreeMap::new();
-            if sweep {
-                table.insert(
-                    "after_schedule".to_string(),
-                    toml::Value::String("sweep".into()),
-                );
-            }
-            let mut params = Params::new(label.clone(), table);
+            let mut params = params_for(&label, sweep);
             let make_sch =
                 (sch.parse)(&mut params).map_err(|e| TestCaseError::fail(e.to_string()))?;
             let make_sel = match (sel.parse)(&mut params, trace) {
@@ -290,38 +301,19 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
         max_jobs: o.max_jobs,
         patience: o.patience_s.map(|p| u64::from(p) * S),
     };
-    // The early stoppers run twice: as published (`after_schedule =
-    // "stop"`, the default: a tenant may end with pairs not run) and with
-    // the sweep (every pair runs, as for every other selector).
-    let variants = SELECTORS.iter().flat_map(|sel| {
-        let sweeps: &[bool] = if SCHEDULED_SELECTORS.contains(&sel.name) {
-            &[false, true]
-        } else {
-            &[false]
-        };
-        sweeps.iter().map(move |&sweep| (sel, sweep))
-    });
-    let variants: Vec<_> = variants.collect();
+    let variants = selector_variants();
     for sch in SCHEDULERS {
         for &(sel, sweep) in &variants {
             if sch.needs_acquisition && !sel.provides_acquisition {
                 continue;
             }
-            let stops = SCHEDULED_SELECTORS.contains(&sel.name) && !sweep;
             let label = format!(
                 "{} + {}{}",
                 sch.name,
                 sel.name,
                 if sweep { " (sweep)" } else { "" }
             );
-            let mut table = std::collections::BTreeMap::new();
-            if sweep {
-                table.insert(
-                    "after_schedule".to_string(),
-                    toml::Value::String("sweep".into()),
-                );
-            }
-            let mut params = Params::new(label.clone(), table);
+            let mut params = params_for(&label, sweep);
             let make_sch =
                 (sch.parse)(&mut params).map_err(|e| TestCaseError::fail(e.to_string()))?;
             let make_sel =
