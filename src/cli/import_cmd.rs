@@ -249,17 +249,7 @@ impl ImportArgs {
                     && (self.model_year.is_some() || self.model_citations.is_some()),
             ),
         ];
-        if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
-            return Err(Error::usage(format!(
-                "option {name} does not apply to the {TABLE} format"
-            )));
-        }
-        if self.inputs.len() != 1 {
-            return Err(Error::usage(format!(
-                "the {TABLE} format takes exactly one input, got {}",
-                self.inputs.len()
-            )));
-        }
+        one_input_and_no_other_options(TABLE, &others, self.inputs.len())?;
         let required = |value: &Option<String>, option: &str, what: &str| {
             value.clone().ok_or_else(|| {
                 Error::usage(format!(
@@ -309,17 +299,7 @@ impl ImportArgs {
             ("--model-metadata", self.model_metadata.is_some()),
             ("--measure", self.measure.is_some()),
         ];
-        if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
-            return Err(Error::usage(format!(
-                "option {name} does not apply to the {LCDB_CURVES} format"
-            )));
-        }
-        if self.inputs.len() != 1 {
-            return Err(Error::usage(format!(
-                "the {LCDB_CURVES} format takes exactly one input, got {}",
-                self.inputs.len()
-            )));
-        }
+        one_input_and_no_other_options(LCDB_CURVES, &others, self.inputs.len())?;
         Ok(LcdbOptions {
             score: self.lcdb_score()?.unwrap_or_default(),
             complete_only: self.complete_only,
@@ -351,6 +331,27 @@ pub fn import(args: &ImportArgs) -> Result<()> {
             let report = run_import_curves(&args.inputs[0], &opts, &args.out)?;
             eprintln!("{report}");
         }
+    }
+    Ok(())
+}
+
+/// The checks of a format that reads one file and takes only some of the
+/// options: the first option of `others` given (`true`) is a usage error
+/// naming it, and so is any number of inputs but one.
+fn one_input_and_no_other_options(
+    format: &str,
+    others: &[(&str, bool)],
+    inputs: usize,
+) -> Result<()> {
+    if let Some((name, _)) = others.iter().find(|(_, given)| *given) {
+        return Err(Error::usage(format!(
+            "option {name} does not apply to the {format} format"
+        )));
+    }
+    if inputs != 1 {
+        return Err(Error::usage(format!(
+            "the {format} format takes exactly one input, got {inputs}"
+        )));
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::JobResults;
 use super::legend::{
-    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
     rows_above,
 };
 use super::marks::{line, marker_obstacles, markers, plain_line, steps, trace_pixels};
@@ -74,17 +74,7 @@ impl LegendPlaced for JctCdf<'_> {
                 "JCT = end − submit; each step is one job, {reps} repetition(s) pooled; markers: median JCT; dashed: p50 and p95 levels"
             ),
         )?;
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        let entries = policy_lines(&d.policies.0, |_| true);
         let area = if above {
             rows_above(root, &area, &entries, theme)?
         } else {

@@ -20,7 +20,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::canvas::draw_err;
 use super::chart::text_width;
 use super::marks::marker_element;
-use super::style::{SeriesStyle, Theme};
+use super::style::{SeriesStyle, Theme, series};
 use crate::core::error::Result;
 
 /// What stands before an entry's label.
@@ -39,6 +39,22 @@ pub struct Entry {
     pub style: SeriesStyle,
     /// How it is shown.
     pub swatch: Swatch,
+}
+
+/// One line entry per policy of `names` that `keep` (by index) lets through,
+/// in the policy's series style: the legend of the figures that draw one
+/// line per policy.
+pub fn policy_lines(names: &[String], keep: impl Fn(usize) -> bool) -> Vec<Entry> {
+    names
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| keep(i))
+        .map(|(i, name)| Entry {
+            label: name.clone(),
+            style: series(i),
+            swatch: Swatch::Line,
+        })
+        .collect()
 }
 
 struct Metrics {

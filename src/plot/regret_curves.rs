@@ -21,7 +21,7 @@ use super::canvas::Figure;
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::ModelResults;
 use super::legend::{
-    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
     rows_above,
 };
 use super::marks::{
@@ -148,18 +148,9 @@ impl LegendPlaced for RegretCurves<'_> {
         );
         let area = with_title(root, theme, &title)?;
         let area = with_note(&area, theme, &note)?;
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| curves.get(*i).is_some_and(|c| !c.is_empty()))
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        let entries = policy_lines(&d.policies.0, |i| {
+            curves.get(i).is_some_and(|c| !c.is_empty())
+        });
         let area = if above {
             rows_above(root, &area, &entries, theme)?
         } else {

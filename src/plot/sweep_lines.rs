@@ -14,7 +14,7 @@ use super::chart::{
 };
 use super::data::SweepResults;
 use super::legend::{
-    Entry, LegendPlaced, Obstacles, Swatch, box_size, draw_box, draw_with_legend, free_spot,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
     rows_above,
 };
 use super::marks::{line, marker_obstacles, markers, plain_line, trace_pixels};
@@ -260,17 +260,7 @@ impl LegendPlaced for SweepLines<'_> {
             ));
         }
         let area = with_note(&area, theme, &note)?;
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        let entries = policy_lines(&d.policies.0, |_| true);
         let single = l.panels.len() <= 1;
         let (inner, y_title_in_frame) = if single && !above {
             (area.clone(), true)

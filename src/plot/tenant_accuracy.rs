@@ -17,7 +17,7 @@ use super::chart::{
     AxisSpec, FrameOptions, frame, grid_shape, with_note, with_shared_titles, with_title,
 };
 use super::data::{ModelJob, ModelResults};
-use super::legend::{Entry, Swatch, rows_above};
+use super::legend::{policy_lines, rows_above};
 use super::marks::{line, markers, plain_line, steps};
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};
@@ -139,17 +139,7 @@ impl Figure for TenantAccuracy<'_> {
             theme,
             &format!("{shown}; a line starts at the tenant's first completed job; dotted: arrival"),
         )?;
-        let entries: Vec<Entry> = d
-            .policies
-            .0
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Entry {
-                label: name.clone(),
-                style: series(i),
-                swatch: Swatch::Line,
-            })
-            .collect();
+        let entries = policy_lines(&d.policies.0, |_| true);
         let rest = rows_above(root, &area, &entries, theme)?;
         let inner = with_shared_titles(
             &rest,
