@@ -627,29 +627,11 @@ fn stat_cases(
                                 diff: w.diff,
                             });
                         } else {
-                            case.stat = Some(StatTest {
-                                test: Test::Paired,
-                                n: (x.len(), y.len()),
-                                mean,
-                                t: w.t,
-                                df: w.df,
-                                p: w.p,
-                                p_holm: w.p,
-                                g: hedges_g(&x, &y),
-                            });
+                            case.stat = Some(stat_test(Test::Paired, &x, &y, (w.t, w.df, w.p)));
                         }
                     } else {
                         let w = welch(&x, &y);
-                        case.stat = Some(StatTest {
-                            test: Test::Welch,
-                            n: (x.len(), y.len()),
-                            mean,
-                            t: w.t,
-                            df: w.df,
-                            p: w.p,
-                            p_holm: w.p,
-                            g: hedges_g(&x, &y),
-                        });
+                        case.stat = Some(stat_test(Test::Welch, &x, &y, (w.t, w.df, w.p)));
                     }
                 }
                 (Some(_), Some(_)) => {
@@ -670,5 +652,21 @@ fn stat_cases(
             }
             cases.push(case);
         }
+    }
+}
+
+/// The row of a t test of `x` against `y` with statistic, degrees of
+/// freedom and p value `(t, df, p)`; `p_holm` starts at `p` (Holm adjusts
+/// it over the family afterwards).
+fn stat_test(test: Test, x: &[f64], y: &[f64], (t, df, p): (f64, f64, f64)) -> StatTest {
+    StatTest {
+        test,
+        n: (x.len(), y.len()),
+        mean: (mean_var(x).0, mean_var(y).0),
+        t,
+        df,
+        p,
+        p_holm: p,
+        g: hedges_g(x, y),
     }
 }
