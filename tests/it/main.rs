@@ -3,6 +3,19 @@
 //! `common` holds the helpers they share; tests on `../shared/data` find it
 //! with `tenantsim::core::testing::shared_data` (they skip without it, and
 //! fail when `TENANTSIM_REQUIRE_SHARED_DATA=1`).
+//!
+//! Snapshots (insta): `exact_output` and `bad_inputs` compare whole
+//! outputs with the files under `tests/it/snapshots/` (one `.snap` per
+//! assertion, header then the exact text). A changed output fails the
+//! test; so does a missing snapshot. Locally insta then writes the new text
+//! beside it as `*.snap.new` for review; with `CI` set (as CI runs) insta
+//! behaves as `INSTA_UPDATE=no`: it writes nothing and fails. To accept an
+//! intended change, either review it with `cargo insta review` (after
+//! `cargo install cargo-insta`), or rewrite the snapshots with
+//! `INSTA_UPDATE=always cargo test --test it -- exact_output:: bad_inputs::`
+//! and read `git diff tests/it/snapshots` before committing: every changed
+//! line is a change a user sees, and the commit says why. Delete a
+//! snapshot file whose assertion you removed.
 
 mod common;
 
@@ -20,6 +33,7 @@ mod curves_invariants;
 mod curves_selectors;
 mod easeml_defaults;
 mod easeml_dl;
+mod exact_output;
 mod gp_schedulers;
 mod guide;
 mod hand_trace;
