@@ -3,8 +3,8 @@
 //! `check`'s text, markdown and JUnit reports (the same results, and a
 //! drift), `table` in LaTeX, markdown and CSV for a model-mode and a
 //! job-mode results folder, and `merge --json`, each compared whole with
-//! its insta snapshot under `tests/it/snapshots/` (exit code, stdout and
-//! stderr in one file). How to update them: `tests/it/main.rs`.
+//! its insta snapshot under `tests/it/snapshots/` (command line, exit
+//! code, stdout and stderr in one file). How to update them: `tests/it/main.rs`.
 //!
 //! Inputs are small and fixed: the quickstart with 2 repetitions, the job
 //! quickstart, `--no-plots` (figures are checked elsewhere), `--no-cache`
@@ -39,10 +39,20 @@ const MEASURED_JSON: (&str, &str) = (
     r#""$1": "[measured]""#,
 );
 
-/// Exit code, stdout and stderr of one command, as one snapshot text.
-fn transcript(out: &Output) -> String {
+/// One command run by the tests: its command line (the repository path
+/// left out, so it reads as run from the repository) and its output.
+struct Ran {
+    command: String,
+    output: Output,
+}
+
+/// The command line, exit code, stdout and stderr of one command, as one
+/// snapshot text.
+fn transcript(ran: &Ran) -> String {
+    let out = &ran.output;
     format!(
-        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        "$ {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+        ran.command,
         out.status
             .code()
             .map_or_else(|| "killed by a signal".to_string(), |c| c.to_string()),
@@ -51,13 +61,16 @@ fn transcript(out: &Output) -> String {
     )
 }
 
-/// `tenantsim ARGS…` in `dir`; its output.
-fn tenantsim_in(dir: &Path, args: &[&str]) -> Output {
-    tenantsim()
+/// `tenantsim ARGS…` in `dir`.
+fn tenantsim_in(dir: &Path, args: &[&str]) -> Ran {
+    let output = tenantsim()
         .current_dir(dir)
         .args(args)
         .output()
-        .expect("tenantsim runs")
+        .expect("tenantsim runs");
+    let root = format!("{}/", repo("").display().to_string().trim_end_matches('/'));
+    let command = format!("tenantsim {}", args.join(" ")).replace(&root, "");
+    Ran { command, output }
 }
 
 /// Assert `$value` against snapshot `$name` with the measured parts
@@ -79,7 +92,7 @@ const JOBS_QUICKSTART: &str = "scenarios/jobs-quickstart.toml";
 /// `tenantsim run SCENARIO --out OUT` in `dir` with the fixed options
 /// (2 repetitions for a model-mode scenario, the job quickstart's own 1),
 /// and `extra`.
-fn run_in(dir: &Path, scenario: &str, out: &str, extra: &[&str]) -> Output {
+fn run_in(dir: &Path, scenario: &str, out: &str, extra: &[&str]) -> Ran {
     let scenario = repo(scenario);
     let scenario = scenario.to_str().expect("a UTF-8 repository path");
     let mut args = vec![
@@ -101,8 +114,8 @@ fn run_in(dir: &Path, scenario: &str, out: &str, extra: &[&str]) -> Output {
 
 /// [`run_in`] that must succeed.
 fn ran(dir: &Path, scenario: &str, out: &str) {
-    let o = run_in(dir, scenario, out, &["--quiet"]);
-    assert!(o.status.success(), "{}", transcript(&o));
+    let r = run_in(dir, scenario, out, &["--quiet"]);
+    assert!(r.output.status.success(), "{}", transcript(&r));
 }
 
 #[test]
@@ -226,8 +239,8 @@ fn table_of_job_mode_results_is_exact_in_latex_markdown_and_csv() {
 fn merge_json_of_two_shards_is_exact() {
     let tmp = tempfile::tempdir().expect("tempdir");
     for (shard, out) in [("0/2", "s0"), ("1/2", "s1")] {
-        let o = run_in(tmp.path(), QUICKSTART, out, &["--quiet", "--shard", shard]);
-        assert!(o.status.success(), "{}", transcript(&o));
+        let r = run_in(tmp.path(), QUICKSTART, out, &["--quiet", "--shard", shard]);
+        assert!(r.output.status.success(), "{}", transcript(&r));
     }
     let out = tenantsim_in(
         tmp.path(),
