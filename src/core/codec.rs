@@ -1,268 +1,144 @@
-//! A small exact binary encoding of task results (for the result cache and
-//! shard files, [`crate::core::cache`], [`crate::core::shard`]).
+//! Task results to bytes and back, exactly (the payloads of the result
+//! cache and of shard files, [`crate::core::cache`], [`crate::core::shard`];
+//! DESIGN §10.1).
 //!
-//! Integers are little-endian fixed width, `f64` are their bit patterns
-//! (so NaN, ±∞ and −0 come back exactly and a fold of decoded runs gives
-//! the same bytes as a fold of the runs themselves), sequences are a
-//! `u64` length then the items. A [`Dec`] never panics: reading past the
-//! end or a length that cannot fit is an error, and a decoder checks that
-//! every byte was used ([`Dec::finish`]).
+//! The encoding is [postcard](https://docs.rs/postcard) 1 of the run's
+//! serde derive: fields in declaration order, integers as varints, `f64`
+//! as the 8 little-endian bytes of their bit pattern (so NaN, ±∞ and −0
+//! come back exactly and a fold of decoded runs gives the same bytes as a
+//! fold of the runs themselves), sequences and options with a length or
+//! tag first. It has no framing of its own: the cache entry and the shard
+//! record around it carry the magic, the length and the SHA-256
+//! ([`crate::core::cache::seal`]).
+//!
+//! [`decode`] never panics and never allocates more than the input can
+//! hold (serde preallocates a sequence only up to a cautious bound, then
+//! grows it as items are read): reading past the end, a bad flag, tag or
+//! varint is an error, and so is a byte left over after the value.
 
-use std::time::Duration;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::core::error::{Error, Result};
 
-/// Appends values to a byte buffer.
-#[derive(Debug)]
-pub struct Enc<'a> {
-    out: &'a mut Vec<u8>,
+/// The encoding's name and version, part of every cache key
+/// ([`crate::core::identity::Identity::task_keys`]): entries written with
+/// another encoding are a miss, never read.
+pub const FORMAT: &str = "postcard/1";
+
+/// Append the encoding of `value` to `out` (left as it was on an error).
+pub fn encode<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
+    let bytes = postcard::to_allocvec(value)
+        .map_err(|e| Error::input(format!("cannot encode a run: {e}")))?;
+    out.extend_from_slice(&bytes);
+    Ok(())
 }
 
-impl<'a> Enc<'a> {
-    /// Append to `out`.
-    pub fn new(out: &'a mut Vec<u8>) -> Self {
-        Self { out }
-    }
-    /// One byte.
-    pub fn u8(&mut self, v: u8) {
-        self.out.push(v);
-    }
-    /// A flag.
-    pub fn bool(&mut self, v: bool) {
-        self.u8(u8::from(v));
-    }
-    /// A `u32`.
-    pub fn u32(&mut self, v: u32) {
-        self.out.extend_from_slice(&v.to_le_bytes());
-    }
-    /// A `u64`.
-    pub fn u64(&mut self, v: u64) {
-        self.out.extend_from_slice(&v.to_le_bytes());
-    }
-    /// A `u128`.
-    pub fn u128(&mut self, v: u128) {
-        self.out.extend_from_slice(&v.to_le_bytes());
-    }
-    /// A `usize` (as `u64`).
-    pub fn usize(&mut self, v: usize) {
-        self.u64(v as u64);
-    }
-    /// An `f64`, bit for bit.
-    pub fn f64(&mut self, v: f64) {
-        self.u64(v.to_bits());
-    }
-    /// A duration, in nanoseconds (saturating).
-    pub fn duration(&mut self, v: Duration) {
-        self.u64(u64::try_from(v.as_nanos()).unwrap_or(u64::MAX));
-    }
-    /// An optional value.
-    pub fn option<T>(&mut self, v: Option<&T>, mut f: impl FnMut(&mut Self, &T)) {
-        match v {
-            None => self.u8(0),
-            Some(x) => {
-                self.u8(1);
-                f(self, x);
-            }
-        }
-    }
-    /// A sequence.
-    pub fn seq<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Self, &T)) {
-        self.usize(items.len());
-        for x in items {
-            f(self, x);
-        }
-    }
-    /// A sequence of `u64`.
-    pub fn u64s(&mut self, items: &[u64]) {
-        self.seq(items, |e, &v| e.u64(v));
-    }
-    /// A sequence of `u32`.
-    pub fn u32s(&mut self, items: &[u32]) {
-        self.seq(items, |e, &v| e.u32(v));
-    }
-    /// A sequence of `f64`.
-    pub fn f64s(&mut self, items: &[f64]) {
-        self.seq(items, |e, &v| e.f64(v));
-    }
-    /// A sequence of `usize`.
-    pub fn usizes(&mut self, items: &[usize]) {
-        self.seq(items, |e, &v| e.usize(v));
-    }
-}
-
-/// Reads values back in the order [`Enc`] wrote them.
-#[derive(Debug)]
-pub struct Dec<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Dec<'a> {
-    /// Read `bytes` from the start.
-    pub fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, at: 0 }
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "encoded run truncated at byte {} (needs {n} more, {} left)",
-                    self.at,
-                    self.bytes.len() - self.at
-                ))
-            })?;
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
-    }
-    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        let mut a = [0u8; N];
-        a.copy_from_slice(self.take(N)?);
-        Ok(a)
-    }
-    /// One byte.
-    pub fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-    /// A flag (0 or 1).
-    pub fn bool(&mut self) -> Result<bool> {
-        match self.u8()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            b => Err(Error::input(format!(
-                "encoded run: expected a flag (0 or 1) at byte {}, got {b}",
-                self.at - 1
-            ))),
-        }
-    }
-    /// A `u32`.
-    pub fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-    /// A `u64`.
-    pub fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-    /// A `u128`.
-    pub fn u128(&mut self) -> Result<u128> {
-        Ok(u128::from_le_bytes(self.array()?))
-    }
-    /// A `usize`.
-    pub fn usize(&mut self) -> Result<usize> {
-        let v = self.u64()?;
-        usize::try_from(v)
-            .map_err(|_| Error::input(format!("encoded run: {v} does not fit this machine")))
-    }
-    /// An `f64`, bit for bit.
-    pub fn f64(&mut self) -> Result<f64> {
-        Ok(f64::from_bits(self.u64()?))
-    }
-    /// A duration written by [`Enc::duration`].
-    pub fn duration(&mut self) -> Result<Duration> {
-        Ok(Duration::from_nanos(self.u64()?))
-    }
-    /// An optional value.
-    pub fn option<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<Option<T>> {
-        if self.bool()? {
-            f(self).map(Some)
-        } else {
-            Ok(None)
-        }
-    }
-    /// A sequence; `min_item` is the fewest bytes one item takes (a length
-    /// that cannot fit in what is left is refused before allocating).
-    pub fn seq<T>(
-        &mut self,
-        min_item: usize,
-        mut f: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<Vec<T>> {
-        let n = self.usize()?;
-        let left = self.bytes.len() - self.at;
-        if n.saturating_mul(min_item.max(1)) > left && !(min_item == 0 && n == 0) {
-            return Err(Error::input(format!(
-                "encoded run: a list of {n} items cannot fit in the {left} bytes left"
-            )));
-        }
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(f(self)?);
-        }
-        Ok(v)
-    }
-    /// A sequence of `u64`.
-    pub fn u64s(&mut self) -> Result<Vec<u64>> {
-        self.seq(8, Self::u64)
-    }
-    /// A sequence of `u32`.
-    pub fn u32s(&mut self) -> Result<Vec<u32>> {
-        self.seq(4, Self::u32)
-    }
-    /// A sequence of `f64`.
-    pub fn f64s(&mut self) -> Result<Vec<f64>> {
-        self.seq(8, Self::f64)
-    }
-    /// A sequence of `usize`.
-    pub fn usizes(&mut self) -> Result<Vec<usize>> {
-        self.seq(8, Self::usize)
-    }
-    /// Every byte was read.
-    pub fn finish(self) -> Result<()> {
-        if self.at == self.bytes.len() {
-            Ok(())
-        } else {
-            Err(Error::input(format!(
-                "encoded run: {} unread bytes after the run",
-                self.bytes.len() - self.at
-            )))
-        }
+/// The value [`encode`] wrote into `bytes`, which must hold it and nothing
+/// more.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    let value = T::deserialize(&mut de);
+    // What is left after the value (or where reading it stopped).
+    let left = de.finalize().map_or(0, <[u8]>::len);
+    let at = bytes.len() - left;
+    match value {
+        Err(e) => Err(Error::input(format!(
+            "encoded run of {} bytes cannot be read at byte {at}: {e}",
+            bytes.len()
+        ))),
+        Ok(_) if left > 0 => Err(Error::input(format!(
+            "encoded run: {left} unread bytes after the run (of {} bytes)",
+            bytes.len()
+        ))),
+        Ok(v) => Ok(v),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use serde::Deserialize;
+
     use super::*;
 
-    #[test]
-    fn values_come_back_bit_for_bit() {
-        let mut buf = Vec::new();
-        let mut e = Enc::new(&mut buf);
-        let floats = [0.1, -0.0, f64::NAN, f64::INFINITY, f64::MIN_POSITIVE / 3.0];
-        e.f64s(&floats);
-        e.option(Some(&7u64), |e, &v| e.u64(v));
-        e.option(None::<&u64>, |e, &v| e.u64(v));
-        e.u128(u128::MAX - 5);
-        e.bool(true);
-        e.duration(Duration::from_nanos(123_456_789));
-        let mut d = Dec::new(&buf);
-        let back = d.f64s().expect("floats");
-        let bits: Vec<u64> = back.iter().map(|f| f.to_bits()).collect();
-        let want: Vec<u64> = floats.iter().map(|f| f.to_bits()).collect();
-        assert_eq!(bits, want);
-        assert_eq!(d.option(Dec::u64).expect("some"), Some(7));
-        assert_eq!(d.option(Dec::u64).expect("none"), None);
-        assert_eq!(d.u128().expect("u128"), u128::MAX - 5);
-        assert!(d.bool().expect("flag"));
-        assert_eq!(d.duration().expect("d"), Duration::from_nanos(123_456_789));
-        d.finish().expect("all read");
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Sample {
+        floats: Vec<f64>,
+        some: Option<u64>,
+        none: Option<u64>,
+        big: u128,
+        flag: bool,
+        took: Duration,
+    }
+
+    fn sample() -> Sample {
+        Sample {
+            floats: vec![
+                0.1,
+                -0.0,
+                f64::NAN,
+                -f64::NAN,
+                f64::from_bits(0x7ff0_0000_0000_0001), // a signalling NaN
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::MIN_POSITIVE / 3.0, // subnormal
+            ],
+            some: Some(7),
+            none: None,
+            big: u128::MAX - 5,
+            flag: true,
+            took: Duration::new(u64::MAX, 999_999_999),
+        }
     }
 
     #[test]
-    fn truncated_or_oversized_input_is_an_error_not_a_panic() {
-        let mut buf = Vec::new();
-        Enc::new(&mut buf).f64s(&[1.0, 2.0]);
-        for cut in 0..buf.len() {
-            assert!(Dec::new(&buf[..cut]).f64s().is_err(), "cut at {cut}");
+    fn floats_nan_and_negative_zero_come_back_bit_for_bit() {
+        let value = sample();
+        let mut buf = vec![0xAA]; // appended after what is there
+        encode(&value, &mut buf).expect("encodes");
+        assert_eq!(buf[0], 0xAA);
+        let back: Sample = decode(&buf[1..]).expect("decodes");
+        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<u64>>();
+        assert_eq!(bits(&back.floats), bits(&value.floats));
+        assert!(back.floats[1].is_sign_negative() && back.floats[1] == 0.0);
+        assert_eq!(
+            (back.some, back.none, back.big, back.flag, back.took),
+            (value.some, value.none, value.big, value.flag, value.took)
+        );
+    }
+
+    #[test]
+    fn an_f64_is_its_eight_little_endian_bytes() {
+        // Independent of postcard: the bit pattern as `to_le_bytes` gives it.
+        for x in [-0.0, f64::NAN, 1.5, -f64::MAX] {
+            let mut buf = Vec::new();
+            encode(&x, &mut buf).expect("encodes");
+            assert_eq!(buf, x.to_bits().to_le_bytes());
         }
+    }
+
+    #[test]
+    fn truncated_extended_or_oversized_input_is_an_error_not_a_panic() {
+        let mut buf = Vec::new();
+        encode(&sample(), &mut buf).expect("encodes");
+        for cut in 0..buf.len() {
+            let err = decode::<Sample>(&buf[..cut]).expect_err("a cut encoding");
+            assert!(err.to_string().contains("cannot be read"), "{err}");
+        }
+        let mut longer = buf.clone();
+        longer.push(0);
+        let err = decode::<Sample>(&longer).expect_err("a longer encoding");
+        assert!(err.to_string().contains("1 unread bytes"), "{err}");
+        // A list that claims u64::MAX items in 10 bytes: refused, without
+        // trying to allocate them.
         let mut huge = Vec::new();
-        Enc::new(&mut huge).u64(u64::MAX);
-        assert!(Dec::new(&huge).f64s().is_err());
-        let mut extra = buf.clone();
-        extra.push(0);
-        let mut d = Dec::new(&extra);
-        d.f64s().expect("list");
-        assert!(d.finish().is_err());
+        encode(&u64::MAX, &mut huge).expect("encodes");
+        let err = decode::<Vec<f64>>(&huge).expect_err("a huge length");
+        assert!(err.to_string().contains("cannot be read"), "{err}");
+        // A flag that is neither 0 nor 1.
+        let err = decode::<bool>(&[2]).expect_err("a bad flag");
+        assert!(err.to_string().contains("at byte"), "{err}");
     }
 }

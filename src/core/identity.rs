@@ -106,6 +106,7 @@ impl Identity {
                 let mut h = Sha256::new();
                 for part in [
                     TOOL_BUILD,
+                    crate::core::codec::FORMAT,
                     &scenario,
                     &self.inputs,
                     &serde_json::to_string(p).unwrap_or_default(),

@@ -23,7 +23,7 @@
 //! use serde_json::{Value, json};
 //! use tenantsim::Result;
 //! use tenantsim::core::io::{Protected, write_atomic};
-//! use tenantsim::core::codec::{Dec, Enc};
+//! use tenantsim::core::codec;
 //! use tenantsim::core::execution::Execution;
 //! use tenantsim::core::identity::Identity;
 //! use tenantsim::core::mode::{Mode, PointInfo};
@@ -55,13 +55,10 @@
 //!         let resolved = json!({ "step": s.step, "policy": [{ "name": "steps" }] });
 //!         Identity::from_resolved(resolved, String::new())
 //!     }
-//!     fn encode_run(&self, _: &Steps, run: &u64, out: &mut Vec<u8>) { Enc::new(out).u64(*run) }
-//!     fn decode_run(&self, _: &Steps, bytes: &[u8]) -> Result<u64> {
-//!         let mut d = Dec::new(bytes);
-//!         let run = d.u64()?;
-//!         d.finish()?;
-//!         Ok(run)
+//!     fn encode_run(&self, _: &Steps, run: &u64, out: &mut Vec<u8>) -> Result<()> {
+//!         codec::encode(run, out)
 //!     }
+//!     fn decode_run(&self, _: &Steps, bytes: &[u8]) -> Result<u64> { codec::decode(bytes) }
 //!     fn fold(&self, _: &Steps, f: &mut Vec<u64>, run: u64) -> Result<()> {
 //!         f.push(run);
 //!         Ok(())
@@ -185,7 +182,12 @@ pub trait Mode: Sync {
     /// Append `run` to `out`, exactly: [`Mode::decode_run`] gives back a
     /// run whose fold writes the same bytes (f64 as bit patterns, the job
     /// log when the run kept it; see [`crate::core::codec`]).
-    fn encode_run(&self, scenario: &Self::Scenario, run: &Self::Run, out: &mut Vec<u8>);
+    fn encode_run(
+        &self,
+        scenario: &Self::Scenario,
+        run: &Self::Run,
+        out: &mut Vec<u8>,
+    ) -> Result<()>;
     /// The run [`Mode::encode_run`] wrote; an error (never a panic) for
     /// bytes it did not write.
     fn decode_run(&self, scenario: &Self::Scenario, bytes: &[u8]) -> Result<Self::Run>;

@@ -14,10 +14,11 @@
 
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Sampled wall time of the policy calls of one run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicyClock {
     calls: u64,
     exact: Duration,
@@ -64,16 +65,6 @@ impl PolicyClock {
     /// Policy calls made.
     pub fn calls(&self) -> u64 {
         self.calls
-    }
-
-    /// A clock that made `calls` calls and estimates `estimate` inside
-    /// them (a run read back from the result cache or a shard).
-    pub fn from_estimate(calls: u64, estimate: Duration) -> Self {
-        Self {
-            calls,
-            exact: estimate,
-            sampled: Duration::ZERO,
-        }
     }
 
     /// The estimated time inside policy calls: the exactly timed calls'

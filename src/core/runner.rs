@@ -145,7 +145,7 @@ fn obtain<M: Mode>(
     let run = mode.run(scenario, task, keep_jobs)?;
     if let (Some((cache, _)), Some(key)) = (cache, &key) {
         let mut bytes = Vec::new();
-        mode.encode_run(scenario, &run, &mut bytes);
+        mode.encode_run(scenario, &run, &mut bytes)?;
         cache.put(key, &bytes);
     }
     Ok((run, false))
@@ -278,7 +278,7 @@ pub fn run_shard<M: Mode>(
         on_done();
         let (run, cached) = got?;
         let mut bytes = Vec::new();
-        mode.encode_run(scenarios[s], &run, &mut bytes);
+        mode.encode_run(scenarios[s], &run, &mut bytes)?;
         Ok((k, bytes, cached))
     };
     let mut done = ShardRun {

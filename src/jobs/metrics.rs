@@ -16,6 +16,8 @@
 //!   jobs: time in the shared cluster over time in isolation, where each
 //!   job would start at once and take its duration (Themis' ρ, per user).
 
+use serde::{Deserialize, Serialize};
+
 use super::sim::JobOutcome;
 use super::trace::Job;
 use crate::core::cluster::GpuType;
@@ -23,7 +25,7 @@ use crate::core::stats::{jain_index, percentile};
 use crate::core::time::Micros;
 
 /// The `summary.csv` figures of one run; times in µs.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobMetrics {
     /// Jobs completed (all of them).
     pub jobs: usize,

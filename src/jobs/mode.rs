@@ -165,8 +165,8 @@ impl Mode for JobMode {
         Identity::from_resolved(resolved, inputs)
     }
 
-    fn encode_run(&self, _scenario: &JobScenario, run: &JobRun, out: &mut Vec<u8>) {
-        encode_job_run(run, out);
+    fn encode_run(&self, _scenario: &JobScenario, run: &JobRun, out: &mut Vec<u8>) -> Result<()> {
+        encode_job_run(run, out)
     }
 
     fn decode_run(&self, scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {

@@ -10,7 +10,6 @@ pub mod metrics;
 mod mode;
 pub mod policy;
 pub mod report;
-pub mod run_codec;
 pub mod scenario;
 pub mod sim;
 pub mod trace;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::core::codec;
 use crate::core::error::Result;
 use crate::core::execution::Execution;
 use crate::core::identity::{Identity, sha256_hex};
@@ -22,7 +23,6 @@ use crate::models::policy::registry::ModelRegistry;
 use crate::models::report::{
     ExperimentResult, SweepRow, summary_json, summary_table, sweep_csv, write_results,
 };
-use crate::models::run_codec::{decode_rep, encode_rep};
 use crate::models::scenario::{Scenario, load_plan_with};
 use crate::models::warnings::{result_warnings, setup_warnings};
 
@@ -102,12 +102,14 @@ impl Mode for ModelMode {
         Identity::from_resolved(resolved, inputs)
     }
 
-    fn encode_run(&self, _scenario: &Scenario, run: &RepResult, out: &mut Vec<u8>) {
-        encode_rep(run, out);
+    /// Every field of the run, the job log too when it kept it
+    /// ([`crate::core::codec`]).
+    fn encode_run(&self, _scenario: &Scenario, run: &RepResult, out: &mut Vec<u8>) -> Result<()> {
+        codec::encode(run, out)
     }
 
     fn decode_run(&self, _scenario: &Scenario, bytes: &[u8]) -> Result<RepResult> {
-        decode_rep(bytes)
+        codec::decode(bytes)
     }
 
     fn fold(&self, scenario: &Scenario, fold: &mut ExperimentResult, run: RepResult) -> Result<()> {

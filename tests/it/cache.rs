@@ -259,6 +259,44 @@ fn a_damaged_cache_entry_is_ignored_and_its_task_runs_again() {
     assert_eq!(counts(&third), (0, 4));
 }
 
+/// An entry whose checksum holds but whose payload is in another run
+/// encoding (the hand-written one before postcard, or a later one) is a
+/// miss, never an error: its task runs again, the results are the same,
+/// and the entry is replaced by one that is served.
+#[test]
+fn an_entry_in_another_run_encoding_is_a_miss_not_an_error() {
+    use tenantsim::core::cache::{seal, unseal};
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache_dir = tmp.path().join("cache");
+    let cache = cache_dir.display().to_string();
+    let scenario = scenario_with(tmp.path(), &[("rr", "round-robin", "in-order")]);
+    let first = tmp.path().join("first");
+    ok(&run(&scenario, &first, &["--cache", &cache, "--quiet"]));
+    let files = entry_files(&cache_dir);
+    assert_eq!(files.len(), 4);
+    for f in &files {
+        let entry = fs::read(f).expect("entry");
+        let payload = unseal(&entry).expect("a whole entry");
+        // Sealed again: the checksum holds, the run does not decode (one
+        // byte short, and one byte too many).
+        let other = if f == &files[0] {
+            payload[..payload.len() - 1].to_vec()
+        } else {
+            [payload, &[0]].concat()
+        };
+        fs::write(f, seal(&other)).expect("rewrite");
+    }
+    let second = tmp.path().join("second");
+    let err = ok(&run(&scenario, &second, &["--cache", &cache]));
+    assert_eq!(counts(&second), (4, 0), "every task ran again: {err}");
+    assert!(!err.contains("damaged"), "not reported as damage: {err}");
+    assert_same_result_files(&first, &second, "after a change of encoding");
+    let third = tmp.path().join("third");
+    ok(&run(&scenario, &third, &["--cache", &cache, "--quiet"]));
+    assert_eq!(counts(&third), (0, 4), "the entries were replaced");
+    assert_same_result_files(&first, &third, "served from the cache");
+}
+
 #[test]
 fn the_default_cache_follows_tenantsim_cache_and_xdg_cache_home() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -373,10 +373,10 @@ fn round_trips<M: tenantsim::core::mode::Mode>(mode: &M, scenario: &str, keep_jo
     for task in 0..mode.tasks(s).min(4) {
         let run = mode.run(s, task, keep_jobs).expect("runs");
         let mut bytes = Vec::new();
-        mode.encode_run(s, &run, &mut bytes);
+        mode.encode_run(s, &run, &mut bytes).expect("encodes");
         let back = mode.decode_run(s, &bytes).expect("decodes");
         let mut again = Vec::new();
-        mode.encode_run(s, &back, &mut again);
+        mode.encode_run(s, &back, &mut again).expect("encodes");
         assert!(bytes == again, "{scenario} task {task}: not the same bytes");
         let step = (bytes.len() / 300).max(1);
         for cut in (0..bytes.len()).step_by(step) {

@@ -41,7 +41,7 @@ impl Placement {
 }
 
 /// GPUs a job holds on one node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Alloc {
     /// Node index.
     pub node: u32,

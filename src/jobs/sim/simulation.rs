@@ -43,6 +43,8 @@
 //! segment log is reserved for one run per job (preemptions beyond a
 //! quarter of the job count grow it, amortised).
 
+use serde::{Deserialize, Serialize};
+
 use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
 use super::rounds::Rounds;
@@ -114,7 +116,7 @@ pub enum Status {
 }
 
 /// One interval during which a job held GPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Segment {
     /// Job index.
     pub job: u32,
@@ -176,7 +178,7 @@ pub struct SimTypes<'a> {
 }
 
 /// What one simulation produces.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct JobOutcome {
     /// First start per job, µs.
     pub first_start: Vec<Micros>,

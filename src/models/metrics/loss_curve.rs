@@ -1,5 +1,7 @@
 //! The exact step function of the global loss.
 
+use serde::{Deserialize, Serialize};
+
 use super::CompensatedSum;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::{Micros, Trace};
@@ -16,7 +18,7 @@ use crate::models::trace::{Micros, Trace};
 /// `times[j]` is the j-th instant at which S or the arrived count changed;
 /// the values hold on `[times[j], times[j+1])`. At an instant, the value is
 /// the one after every event at that instant (completions and arrivals).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LossCurve {
     /// Instants of change, strictly increasing, µs.
     pub times: Vec<Micros>,

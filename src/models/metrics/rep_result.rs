@@ -2,13 +2,15 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use super::{LossCurve, RunMetrics, TenantAggregate, TenantMetrics};
 use crate::models::scenario::Split;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::Micros;
 
 /// One (repetition, policy) run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RepResult {
     /// Policy index in the scenario.
     pub policy: usize,

@@ -1,11 +1,13 @@
 //! Summary figures of one (policy, repetition) run.
 
+use serde::{Deserialize, Serialize};
+
 use super::LossCurve;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::Micros;
 
 /// The `summary.csv` figures of one run (DESIGN §6.1).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
     /// L at the end of the run.
     pub final_loss: f64,

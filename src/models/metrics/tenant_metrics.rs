@@ -1,12 +1,14 @@
 //! Per-tenant figures of one run, and their aggregates: how each tenant
 //! experienced the service, not only the global mean.
 
+use serde::{Deserialize, Serialize};
+
 use crate::core::stats::{jain_index, quantile};
 use crate::models::sim::{EndReason, RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 
 /// What one tenant experienced in one run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TenantMetrics {
     /// Arrival time, µs.
     pub arrival: Micros,
@@ -153,7 +155,7 @@ pub fn tenant_metrics(
 }
 
 /// Aggregates of the per-tenant figures of one run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TenantAggregate {
     /// Mean regret area, accuracy·s.
     pub area_mean: f64,

@@ -1,12 +1,13 @@
 //! Splitting users into prior users and tenants, per repetition.
 
 use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
 
 use crate::core::rng::{Purpose, stream};
 
 /// The users of one repetition: prior (history) users and tenants, each as
 /// ascending trace user indices.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Split {
     /// Prior users (only used to build GP priors).
     pub prior: Vec<usize>,

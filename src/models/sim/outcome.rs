@@ -1,9 +1,11 @@
 //! What one simulation produces.
 
+use serde::{Deserialize, Serialize};
+
 use crate::models::trace::Micros;
 
 /// One job: a (tenant, model) pair run on one GPU.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
     /// Tenant index in the run (see [`Tenants`](super::Tenants)).
     pub tenant: u32,
@@ -29,7 +31,7 @@ pub struct JobRecord {
 }
 
 /// The log of one simulation, from which every metric is computed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunOutcome {
     /// Jobs in start order (the job number is the index).
     pub jobs: Vec<JobRecord>,
@@ -68,7 +70,7 @@ pub struct RunOutcome {
 /// [`AllModelsRun`](Self::AllModelsRun), [`ScheduleOver`](Self::ScheduleOver),
 /// [`Budget`](Self::Budget), [`MaxJobs`](Self::MaxJobs), else
 /// [`Horizon`](Self::Horizon).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum EndReason {
     /// It left for lack of patience (`[limits] patience_s`).
     Patience,
@@ -88,7 +90,7 @@ pub enum EndReason {
 }
 
 impl EndReason {
-    /// Every reason, in code order ([`EndReason::code`]).
+    /// Every reason, in declaration order (a run's encoding stores its index).
     pub const ALL: [Self; 6] = [
         Self::Patience,
         Self::Horizon,
@@ -108,15 +110,5 @@ impl EndReason {
             Self::Budget => "budget",
             Self::MaxJobs => "max-jobs",
         }
-    }
-
-    /// Its one-byte code in a run's encoding (the index in [`Self::ALL`]).
-    pub fn code(self) -> u8 {
-        Self::ALL.iter().position(|&r| r == self).unwrap_or(0) as u8
-    }
-
-    /// The reason of code `c`, if any.
-    pub fn from_code(c: u8) -> Option<Self> {
-        Self::ALL.get(usize::from(c)).copied()
     }
 }
