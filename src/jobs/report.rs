@@ -34,6 +34,7 @@ use crate::core::execution::Execution;
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
 use crate::core::policy_clock::PolicyTotals;
+use crate::core::schema::{FileSchema, Layout, job_files};
 use crate::core::spool::Spool;
 use crate::core::time::micros_to_secs_string;
 
@@ -45,22 +46,21 @@ fn secs(us: f64) -> String {
     format!("{:.6}", us / 1.0e6)
 }
 
-/// Header of `summary.csv`.
-const SUMMARY_HEADER: &str = "policy,rep,jobs,mean_jct_s,median_jct_s,p95_jct_s,p99_jct_s,\
-     mean_queueing_delay_s,makespan_s,gpu_utilization,jain_index,preemptions,events\n";
-
-/// The `summary.csv` header of `scenario`: [`SUMMARY_HEADER`], and on a
-/// typed cluster one `gpu_utilization.<type>` column per type.
-fn summary_header(scenario: &JobScenario) -> String {
-    let mut h = SUMMARY_HEADER.trim_end().to_string();
-    if scenario.cluster.is_typed() {
-        for t in scenario.cluster.types() {
-            h.push(',');
-            h.push_str(&csv_field(&format!("gpu_utilization.{t}")));
-        }
+/// What the headers of `scenario`'s files depend on (their schemas'
+/// [`Layout`]): the GPU types on a typed cluster.
+fn layout(scenario: &JobScenario) -> Layout {
+    Layout {
+        gpu_types: scenario.cluster.types().to_vec(),
+        typed: scenario.cluster.is_typed(),
+        ..Layout::default()
     }
-    h.push('\n');
-    h
+}
+
+/// The `summary.csv` header of `scenario`, from its schema
+/// ([`job_files::summary`]): on a typed cluster one
+/// `gpu_utilization.<type>` column per type.
+fn summary_header(scenario: &JobScenario) -> String {
+    job_files::summary::FILE.header(&layout(scenario))
 }
 
 /// The `summary.csv` row of run `r`.
@@ -118,9 +118,6 @@ pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     }
 }
 
-/// Header of `jobs.csv`.
-const JOBS_HEADER: &str = "policy,rep,job_id,user,submit_s,start_s,end_s,gpus\n";
-
 /// `users.csv`: `policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho`
 /// for users with at least one job in the run.
 pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
@@ -144,9 +141,6 @@ pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     }
 }
 
-/// Header of `users.csv`.
-const USERS_HEADER: &str = "policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho\n";
-
 /// `utilization.csv`: `policy,rep,time_s,duration_s,busy_gpus,utilization`
 /// — the time-averaged GPUs held in each bucket and that over the cluster
 /// size.
@@ -165,9 +159,6 @@ pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         );
     }
 }
-
-/// Header of `utilization.csv`.
-const UTILIZATION_HEADER: &str = "policy,rep,time_s,duration_s,busy_gpus,utilization\n";
 
 /// `utilization_by_type.csv` (typed clusters):
 /// `policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization`, the
@@ -192,10 +183,6 @@ pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &Jo
     }
 }
 
-/// Header of `utilization_by_type.csv`.
-const UTILIZATION_BY_TYPE_HEADER: &str =
-    "policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n";
-
 /// The per-run files of a job-mode run, written row by row as the runs
 /// finish (see [`Spool`]).
 #[derive(Debug)]
@@ -212,26 +199,24 @@ pub struct JobRows {
 impl JobRows {
     /// Start the files of `scenario` (`jobs.csv` too with `with_jobs`).
     pub fn new(scenario: &JobScenario, with_jobs: bool) -> Result<Self> {
+        // Every header from its file's schema (crate::core::schema::job_files).
         let typed = scenario.cluster.is_typed();
-        let jobs_header = if typed {
-            format!("{},gpu_type\n", JOBS_HEADER.trim_end())
-        } else {
-            JOBS_HEADER.to_string()
-        };
+        let layout = layout(scenario);
+        let header = |f: &FileSchema| f.header(&layout);
         Ok(Self {
             summary: Spool::new("summary.csv", &summary_header(scenario))?,
-            users: Spool::new("users.csv", USERS_HEADER)?,
-            utilization: Spool::new("utilization.csv", UTILIZATION_HEADER)?,
+            users: Spool::new("users.csv", &header(&job_files::users::FILE))?,
+            utilization: Spool::new("utilization.csv", &header(&job_files::utilization::FILE))?,
             utilization_by_type: if typed {
                 Some(Spool::new(
                     "utilization_by_type.csv",
-                    UTILIZATION_BY_TYPE_HEADER,
+                    &header(&job_files::utilization_by_type::FILE),
                 )?)
             } else {
                 None
             },
             jobs: if with_jobs {
-                Some(Spool::new("jobs.csv", &jobs_header)?)
+                Some(Spool::new("jobs.csv", &header(&job_files::jobs::FILE))?)
             } else {
                 None
             },
