@@ -13,6 +13,7 @@
 //! order). This module imports nothing from `models`, `jobs` or `plot`.
 
 pub mod job_files;
+pub mod manifest;
 pub mod model_files;
 
 use std::fmt::Write as _;

@@ -3,15 +3,15 @@
 
 use super::FileSchema;
 
-/// Every model-mode file.
+/// Every model-mode file (in the Python package's order of its tables).
 pub const ALL: &[&FileSchema] = &[
     &summary::FILE,
-    &tenants::FILE,
     &curves::FILE,
     &curves_by_job::FILE,
     &speedups::FILE,
     &speedups_up_to::FILE,
     &regret::FILE,
+    &tenants::FILE,
     &jobs::FILE,
     &sweep::FILE,
 ];
