@@ -69,7 +69,8 @@ fn check_folder(dir: &Path, mode: Mode, root: &Path, checked: &mut Vec<String>) 
 
 /// Run `scenario` with one repetition and every file (`--jobs`), then hold
 /// each CSV to its schema; `expect` names files that must be among them.
-fn run_and_check(scenario: &str, mode: Mode, expect: &[&str]) {
+/// Returns the temporary folder holding the results (`out`).
+fn run_and_check(scenario: &str, mode: Mode, expect: &[&str]) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
     let out = tmp.path().join("out");
     run_scenario(
@@ -94,11 +95,12 @@ fn run_and_check(scenario: &str, mode: Mode, expect: &[&str]) {
             "{scenario}: `{e}` not among {checked:?}"
         );
     }
+    tmp
 }
 
 #[test]
 fn model_mode_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/quickstart.toml",
         Mode::Models,
         &[
@@ -117,7 +119,7 @@ fn model_mode_files_follow_their_schemas() {
 /// A typed cluster adds `gpu_busy_fraction.<type>` and `gpu_type`.
 #[test]
 fn typed_model_mode_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/easeml-dl-mixed.toml",
         Mode::Models,
         &["jobs.csv"],
@@ -128,7 +130,7 @@ fn typed_model_mode_files_follow_their_schemas() {
 /// stoppers) `ended`.
 #[test]
 fn curve_trace_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/lcdb-curves-1gpu.toml",
         Mode::Models,
         &["tenants.csv"],
@@ -162,11 +164,12 @@ fn curve_trace_files_follow_their_schemas() {
         head("tenants.csv")
     );
     assert!(head("summary.csv").ends_with(",low_fidelity_gpu_s"));
+    assert!(head("jobs.csv").ends_with(",accuracy,fidelity"));
 }
 
 #[test]
 fn model_sweep_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/sweep.toml",
         Mode::Models,
         &[
@@ -178,7 +181,7 @@ fn model_sweep_files_follow_their_schemas() {
 
 #[test]
 fn job_mode_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/jobs-quickstart.toml",
         Mode::Jobs,
         &["summary.csv", "users.csv", "utilization.csv", "jobs.csv"],
@@ -189,7 +192,7 @@ fn job_mode_files_follow_their_schemas() {
 /// `utilization_by_type.csv`.
 #[test]
 fn typed_job_mode_files_follow_their_schemas() {
-    run_and_check(
+    let _ = run_and_check(
         "scenarios/gavel-16-16-16.toml",
         Mode::Jobs,
         &["utilization_by_type.csv", "jobs.csv"],
@@ -198,7 +201,7 @@ fn typed_job_mode_files_follow_their_schemas() {
 
 #[test]
 fn job_sweep_files_follow_their_schemas() {
-    run_and_check("scenarios/jobs-sweep.toml", Mode::Jobs, &["sweep.csv"]);
+    let _ = run_and_check("scenarios/jobs-sweep.toml", Mode::Jobs, &["sweep.csv"]);
 }
 
 /// `python/tenantsim/schema.json` (what the Python package reads) is what
@@ -229,9 +232,26 @@ fn schema_command_prints_every_file_and_column() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).expect("utf-8");
     for f in schema::all() {
-        assert!(text.contains(&format!("### `{}`", f.name)), "{}", f.name);
+        assert!(text.contains(&format!("#### `{}`", f.name)), "{}", f.name);
         for c in f.columns {
             assert!(text.contains(&format!("| `{}` |", c.name)), "{}", c.name);
         }
     }
+}
+
+/// docs/REFERENCE.md "Columns of every file" is `tenantsim schema`'s
+/// output, between its two marker lines.
+#[test]
+fn reference_columns_are_tenantsim_schema() {
+    const BEGIN: &str = "<!-- BEGIN `tenantsim schema`";
+    const END: &str = "<!-- END `tenantsim schema` -->";
+    let doc = fs::read_to_string(repo("docs/REFERENCE.md")).expect("read REFERENCE.md");
+    let start = doc.find(BEGIN).expect("begin marker");
+    let start = start + doc[start..].find('\n').expect("marker line") + 1;
+    let end = doc.find(END).expect("end marker");
+    assert!(
+        doc[start..end] == schema::to_markdown(),
+        "docs/REFERENCE.md \"Columns of every file\" differs from `tenantsim schema`: \
+         paste its output between the markers"
+    );
 }

@@ -22,14 +22,14 @@ pub mod summary {
         POLICY = "policy": Text, "", Always, "policy name (scenario order)";
         REP = "rep": Int, "", Always, "repetition";
         JOBS = "jobs": Int, "", Always, "jobs in the run";
-        MEAN_JCT_S = "mean_jct_s": Seconds, "s", Always, "mean job completion time (end − submit)";
-        MEDIAN_JCT_S = "median_jct_s": Seconds, "s", Always, "median JCT";
+        MEAN_JCT_S = "mean_jct_s": Seconds, "s", Always, "mean job completion time, JCT = end − submit";
+        MEDIAN_JCT_S = "median_jct_s": Seconds, "s", Always, "median JCT (percentiles by linear interpolation between closest ranks, numpy's default)";
         P95_JCT_S = "p95_jct_s": Seconds, "s", Always, "95th percentile JCT";
         P99_JCT_S = "p99_jct_s": Seconds, "s", Always, "99th percentile JCT";
-        MEAN_QUEUEING_DELAY_S = "mean_queueing_delay_s": Seconds, "s", Always, "mean time from submit to first start";
-        MAKESPAN_S = "makespan_s": Seconds, "s", Always, "last completion";
-        GPU_UTILIZATION = "gpu_utilization": Float, "", Always, "busy GPU time / (GPUs × makespan)";
-        JAIN_INDEX = "jain_index": Float, "", Always, "Jain's index over users";
+        MEAN_QUEUEING_DELAY_S = "mean_queueing_delay_s": Seconds, "s", Always, "mean of first start − submit";
+        MAKESPAN_S = "makespan_s": Seconds, "s", Always, "last end − first submit";
+        GPU_UTILIZATION = "gpu_utilization": Float, "", Always, "GPU time held, restores included / (GPUs × makespan)";
+        JAIN_INDEX = "jain_index": Float, "", Always, "Jain's index over the users' mean slowdowns (JCT / duration)";
         PREEMPTIONS = "preemptions": Int, "", Always, "preemptions";
         EVENTS = "events": Int, "", Always, "events handled by the loop (stale completions of preempted runs included)";
         GPU_UTILIZATION_BY_TYPE = "gpu_utilization.<type>": Float, "", TypedCluster, "utilisation of the type's GPUs, per GPU type";
@@ -45,8 +45,8 @@ pub mod users {
         USER = "user": Text, "", Always, "user id";
         JOBS = "jobs": Int, "", Always, "the user's jobs";
         MEAN_JCT_S = "mean_jct_s": Seconds, "s", Always, "their mean JCT";
-        MEAN_SLOWDOWN = "mean_slowdown": Float, "", Always, "mean JCT over run time alone";
-        FTF_RHO = "ftf_rho": Float, "", Always, "finish-time fairness ρ";
+        MEAN_SLOWDOWN = "mean_slowdown": Float, "", Always, "mean of JCT / duration";
+        FTF_RHO = "ftf_rho": Float, "", Always, "finish-time fairness ρ = Σ JCT / Σ duration";
     }
 }
 

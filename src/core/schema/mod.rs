@@ -385,7 +385,7 @@ pub fn to_markdown() -> String {
         };
         let _ = writeln!(
             out,
-            "### `{}` ({mode})\n\nOne row per {}; written {}.\n",
+            "#### `{}` ({mode})\n\nOne row per {}; written {}.\n",
             f.name, f.rows, f.written
         );
         out.push_str("| column | type | unit | when | meaning |\n|---|---|---|---|---|\n");

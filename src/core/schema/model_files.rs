@@ -52,7 +52,7 @@ pub mod tenants {
         REGRET_AREA = "regret_area": Float, "accuracy·s", Always, "the tenant's regret area from its arrival";
         TIME_TO = "time_to_<θ>_s": SecondsOrInf, "s", Always, "from arrival until the tenant's own loss ≤ θ, per θ";
         WAIT_FIRST_JOB_S = "wait_first_job_s": SecondsOrInf, "s", Always, "from arrival to its first job's start (`inf` if never served)";
-        LONGEST_GAP_S = "longest_gap_s": Seconds, "s", Always, "longest stretch without a running job while it had demand";
+        LONGEST_GAP_S = "longest_gap_s": Seconds, "s", Always, "longest stretch without a running job between its arrival and the end of its demand";
         JOBS = "jobs": Int, "", Always, "jobs completed";
         GPU_S = "gpu_s": Seconds, "GPU·s", Always, "GPU time used";
         ISOLATED_REGRET_AREA = "isolated_regret_area": FloatOrNa, "accuracy·s", Always, "its regret area alone on the cluster (`n/a` with fairness = false)";

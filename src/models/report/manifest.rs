@@ -62,7 +62,10 @@ pub fn run_manifest(
         sweep_point: point.map(|pt| pt.to_json()),
         mode: ModePart::Models(ModelPart {
             git_commit: GIT_COMMIT,
-            baseline: scenario.policies.get(scenario.baseline).map(|p| p.name.clone()),
+            baseline: scenario
+                .policies
+                .get(scenario.baseline)
+                .map(|p| p.name.clone()),
             trace: ModelTrace {
                 path: scenario.trace_path.display().to_string(),
                 sha256: scenario.trace_sha256.clone(),
