@@ -211,3 +211,132 @@ impl RunManifest {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(mode: ModePart, sweep_point: Option<Value>) -> RunManifest {
+        RunManifest {
+            tool: "tenantsim",
+            version: "0.0.0",
+            scenario_path: "s.toml".into(),
+            scenario: serde_json::json!({"name": "s"}),
+            seed: 7,
+            repetitions: 2,
+            threads: 1,
+            wall_time_s: 0.5,
+            varying_fields: MODEL_VARYING_FIELDS,
+            warnings: vec![],
+            sweep_point,
+            mode,
+        }
+    }
+
+    /// The top-level keys of a rendered `run.json`, in order.
+    fn keys(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("  \""))
+            .filter_map(|l| l.split_once('"').map(|(k, _)| k.to_string()))
+            .collect()
+    }
+
+    /// Both modes render one object with sorted keys: the common fields
+    /// and the mode's own, `execution` added, the optional parts only when
+    /// there (the field lists of the two `run.json` writers before they
+    /// shared this type).
+    #[test]
+    fn both_modes_render_sorted_keys_with_their_own_fields() {
+        let models = ModePart::Models(ModelPart {
+            git_commit: "abc",
+            baseline: Some("p".into()),
+            trace: ModelTrace {
+                path: "t.csv".into(),
+                sha256: "00".into(),
+                users: 1,
+                models: 2,
+                pairs: 2,
+            },
+            policies: vec![ModelPolicy {
+                name: "p".into(),
+                events: 3,
+                events_per_s: None,
+                time: Value::Null,
+            }],
+        });
+        let text = manifest(models, None).render(&Execution::default());
+        assert_eq!(
+            keys(&text),
+            [
+                "baseline",
+                "execution",
+                "git_commit",
+                "policies",
+                "repetitions",
+                "scenario",
+                "scenario_path",
+                "seed",
+                "threads",
+                "tool",
+                "trace",
+                "varying_fields",
+                "version",
+                "wall_time_s",
+                "warnings"
+            ]
+        );
+        assert!(text.contains("\"events_per_s\": null"), "{text}");
+        assert!(text.ends_with("}\n"));
+        let jobs = ModePart::Jobs(JobPart {
+            mode: "jobs",
+            job_trace: JobTrace {
+                path: "j.csv".into(),
+                sha256: "00".into(),
+                jobs: 4,
+                users: 2,
+            },
+            cluster: JobCluster {
+                nodes: 1,
+                gpus: 4,
+                node_list: None,
+                placement: "pack",
+                restart_overhead_us: 0,
+                gpu_types: None,
+            },
+            policies: vec![JobPolicy {
+                name: "fifo".into(),
+                scheduler: "fifo".into(),
+                preemptive: false,
+                backfill: false,
+                events: 5,
+                time: Value::Null,
+                type_policy: None,
+            }],
+        });
+        let point = serde_json::json!({"index": 0});
+        let text = manifest(jobs, Some(point)).render(&Execution::default());
+        assert_eq!(
+            keys(&text),
+            [
+                "cluster",
+                "execution",
+                "job_trace",
+                "mode",
+                "policies",
+                "repetitions",
+                "scenario",
+                "scenario_path",
+                "seed",
+                "sweep_point",
+                "threads",
+                "tool",
+                "varying_fields",
+                "version",
+                "wall_time_s",
+                "warnings"
+            ]
+        );
+        assert!(text.contains("\"node_list\": null"), "{text}");
+        assert!(!text.contains("gpu_types") && !text.contains("type_policy"));
+    }
+}
