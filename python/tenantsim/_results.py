@@ -4,44 +4,83 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
 import pandas as pd
 
+# The result files' schemas: `tenantsim schema --json`, checked in beside
+# this file (a Rust test fails when they differ). Each file: its name, mode
+# and columns in order, each with its kind ("text", "int", "float",
+# "seconds", "ratio", "bool", "value"...), unit and meaning.
+with open(Path(__file__).with_name("schema.json"), encoding="utf-8") as _f:
+    SCHEMA: Dict[str, Any] = json.load(_f)
+
+
+def _tables(mode: str) -> tuple:
+    """The CSV tables (file names without `.csv`) of a mode's results folder,
+    in schema order; `sweep.csv` is a sweep's own file, not a table."""
+    return tuple(
+        f["name"][: -len(".csv")]
+        for f in SCHEMA["files"]
+        if f["mode"] == mode and f["name"] not in ("sweep.csv", "utilization_by_type.csv")
+    )
+
+
 # Tables per mode: the CSV files of a results folder (docs/REFERENCE.md "Results
 # folder", docs/DESIGN.md §6 and §9.6). `jobs.csv` is always there: the
 # package runs with the command line's `--jobs`.
-MODEL_TABLES = (
-    "summary",
-    "curves",
-    "curves_by_job",
-    "speedups",
-    "speedups_up_to",
-    "regret",
-    "tenants",
-    "jobs",
-)
-JOB_TABLES = ("summary", "users", "utilization", "jobs")
+MODEL_TABLES = _tables("models")
+JOB_TABLES = _tables("jobs")
 
-# Columns that hold names, never numbers: read as text, exactly as written
-# (a user called "NA" or "1e3" stays that string).
-_TEXT_COLUMNS = frozenset(
-    {"policy", "baseline", "user", "model", "job_id", "folder", "gpu_type", "group"}
-)
+# How each kind is read: names as text (exactly as written: a user called
+# "NA" or "1e3" stays that string), counts as integers, a swept value as
+# pandas infers it, true/false as booleans; every other kind is a float,
+# whatever its values (a `final_loss` column of zeros is still float64, so
+# tables of two runs concatenate cleanly).
+_TEXT, _INT, _KEEP = "text", "int", ("value", "bool")
 
 
-# Columns that count things: integers. Every other numeric column is a
-# float, whatever its values (a `final_loss` column of zeros is still
-# float64, so tables of two runs concatenate cleanly).
-_INT_COLUMNS = frozenset(
-    {"rep", "tenants", "jobs", "events", "reps", "point", "job", "gpu", "gpus",
-     "preemptions", "points", "busy_gpus"}
-)
+def _pattern(name: str) -> "re.Pattern[str]":
+    """A column name of the schema as a regular expression: a placeholder
+    (`<θ>`, `<type>`, `<key>`) stands for one or more characters."""
+    parts = re.split(r"<θ>|<type>|<key>", name)
+    return re.compile(".+".join(re.escape(p) for p in parts) + r"\Z")
 
 
-def read_table(path: Path, keep: Iterable[str] = ()) -> pd.DataFrame:
-    """Read one tenantsim CSV as a DataFrame.
+def _kinds(path: Path, header: List[str], mode: Optional[str]) -> Dict[str, str]:
+    """The kind of each column of ``header``, from the schema of the file
+    named like ``path`` (in ``mode``, or either mode's). A column no schema
+    names is read as a float."""
+    files = [
+        f
+        for f in SCHEMA["files"]
+        if f["name"] == path.name and (mode is None or f["mode"] == mode)
+    ]
+    kinds: Dict[str, str] = {}
+    for c in header:
+        for f in files:
+            exact = [col for col in f["columns"] if col["name"] == c]
+            fits = exact or [
+                col
+                for col in f["columns"]
+                if col["name"] != "<key>" and _pattern(col["name"]).match(c)
+            ]
+            if fits:
+                kinds[c] = fits[0]["kind"]
+                break
+        else:
+            kinds[c] = "float"
+    return kinds
+
+
+def read_table(
+    path: Path, keep: Iterable[str] = (), mode: Optional[str] = None
+) -> pd.DataFrame:
+    """Read one tenantsim CSV as a DataFrame, its columns typed by the
+    file's schema (``tenantsim schema``; ``mode`` ``"models"`` or
+    ``"jobs"`` picks the mode's file where both write one of that name).
 
     Name columns (``policy``, ``user``, ``model``, ...) are strings and
     counts (``rep``, ``jobs``, ``events``...) integers; the other numbers
@@ -51,17 +90,20 @@ def read_table(path: Path, keep: Iterable[str] = ()) -> pd.DataFrame:
     Columns named in ``keep`` (a sweep's swept keys) keep the type pandas
     infers.
     """
+    path = Path(path)
     with open(path, newline="", encoding="utf-8") as f:
         header = next(csv.reader(f), [])
     keep = set(keep)
+    kinds = _kinds(path, header, mode)
+    text = {c for c in header if kinds[c] == _TEXT and c not in keep}
     df = pd.read_csv(
         path,
-        dtype={c: str for c in header if c in _TEXT_COLUMNS and c not in keep},
+        dtype={c: str for c in text},
         keep_default_na=False,
-        na_values={c: ["n/a", ""] for c in header if c not in _TEXT_COLUMNS or c in keep},
+        na_values={c: ["n/a", ""] for c in header if c not in text},
     )
     for c in df.columns:
-        if c in keep or c in _TEXT_COLUMNS or c in _INT_COLUMNS:
+        if c in keep or c in text or kinds.get(c) == _INT or kinds.get(c) in _KEEP:
             continue
         if pd.api.types.is_integer_dtype(df[c].dtype):
             df[c] = df[c].astype("float64")
@@ -232,7 +274,7 @@ def read_results(folder: Path, doc: Dict[str, Any], out: Optional[Path]) -> Resu
             json=doc,
             manifest=None,
             tables={},
-            sweep=read_table(folder / "sweep.csv", keep=_swept_keys(doc)),
+            sweep=read_table(folder / "sweep.csv", keep=_swept_keys(doc), mode=mode),
             points=points,
         )
     return _read_single(folder, doc, out)
@@ -250,7 +292,7 @@ def _swept_keys(doc: Dict[str, Any]) -> List[str]:
 def _read_single(folder: Path, doc: Dict[str, Any], out: Optional[Path]) -> Results:
     mode = doc["mode"]
     names = JOB_TABLES if mode == "jobs" else MODEL_TABLES
-    tables = {n: read_table(folder / f"{n}.csv") for n in names}
+    tables = {n: read_table(folder / f"{n}.csv", mode=mode) for n in names}
     with open(folder / "run.json", encoding="utf-8") as f:
         manifest = json.load(f)
     return Results(mode=mode, out=out, json=doc, manifest=manifest, tables=tables)

@@ -13,6 +13,7 @@ mod plot_cmd;
 mod progress;
 mod report_cmd;
 pub mod run_cmd;
+mod schema_cmd;
 mod shard_cmd;
 mod slurm_cmd;
 mod table_cmd;
@@ -78,6 +79,9 @@ pub enum Command {
     /// Draw the figures of a results folder (model mode, job mode or a
     /// sweep) as PNG, SVG and/or PDF into its plots/ folder.
     Plot(PlotArgs),
+    /// Print the result files' schemas (columns, types, units), or with
+    /// --json the document the Python package reads.
+    Schema(schema_cmd::SchemaArgs),
     /// Print the summary table of a results folder as LaTeX (booktabs),
     /// markdown or CSV: T(θ), speedups and cumulative regret (model mode),
     /// JCT statistics (job mode), one row per swept point and policy
@@ -334,6 +338,7 @@ pub fn execute(cli: Cli) -> Result<()> {
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),
         Command::Bench(args) => bench_cmd::bench(&args),
         Command::Plot(args) => plot_cmd::plot(&args),
+        Command::Schema(args) => schema_cmd::schema(&args),
         Command::Table(args) => table_cmd::table(&args),
         Command::Report(args) => report_cmd::report(&args),
         Command::Merge(args) => merge_cmd::merge(&args),

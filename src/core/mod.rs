@@ -27,6 +27,7 @@ pub mod policy_clock;
 pub mod rng;
 pub mod runner;
 pub mod scenario;
+pub mod schema;
 pub mod shard;
 pub mod slurm;
 pub mod spool;

@@ -22,8 +22,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::json;
-
 use super::metrics::{user_metrics, utilization_timeline, utilization_timeline_of};
 use super::run::JobRun;
 use super::scenario::JobScenario;
@@ -34,6 +32,11 @@ use crate::core::execution::Execution;
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
 use crate::core::policy_clock::PolicyTotals;
+use crate::core::schema::manifest::{
+    GpuTypeCount, JOB_VARYING_FIELDS, JobCluster, JobPart, JobPolicy, JobTrace, ModePart,
+    RunManifest,
+};
+use crate::core::schema::{FileSchema, Layout, job_files};
 use crate::core::spool::Spool;
 use crate::core::time::micros_to_secs_string;
 
@@ -45,22 +48,21 @@ fn secs(us: f64) -> String {
     format!("{:.6}", us / 1.0e6)
 }
 
-/// Header of `summary.csv`.
-const SUMMARY_HEADER: &str = "policy,rep,jobs,mean_jct_s,median_jct_s,p95_jct_s,p99_jct_s,\
-     mean_queueing_delay_s,makespan_s,gpu_utilization,jain_index,preemptions,events\n";
-
-/// The `summary.csv` header of `scenario`: [`SUMMARY_HEADER`], and on a
-/// typed cluster one `gpu_utilization.<type>` column per type.
-fn summary_header(scenario: &JobScenario) -> String {
-    let mut h = SUMMARY_HEADER.trim_end().to_string();
-    if scenario.cluster.is_typed() {
-        for t in scenario.cluster.types() {
-            h.push(',');
-            h.push_str(&csv_field(&format!("gpu_utilization.{t}")));
-        }
+/// What the headers of `scenario`'s files depend on (their schemas'
+/// [`Layout`]): the GPU types on a typed cluster.
+fn layout(scenario: &JobScenario) -> Layout {
+    Layout {
+        gpu_types: scenario.cluster.types().to_vec(),
+        typed: scenario.cluster.is_typed(),
+        ..Layout::default()
     }
-    h.push('\n');
-    h
+}
+
+/// The `summary.csv` header of `scenario`, from its schema
+/// ([`job_files::summary`]): on a typed cluster one
+/// `gpu_utilization.<type>` column per type.
+fn summary_header(scenario: &JobScenario) -> String {
+    job_files::summary::FILE.header(&layout(scenario))
 }
 
 /// The `summary.csv` row of run `r`.
@@ -118,9 +120,6 @@ pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     }
 }
 
-/// Header of `jobs.csv`.
-const JOBS_HEADER: &str = "policy,rep,job_id,user,submit_s,start_s,end_s,gpus\n";
-
 /// `users.csv`: `policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho`
 /// for users with at least one job in the run.
 pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
@@ -144,9 +143,6 @@ pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
     }
 }
 
-/// Header of `users.csv`.
-const USERS_HEADER: &str = "policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho\n";
-
 /// `utilization.csv`: `policy,rep,time_s,duration_s,busy_gpus,utilization`
 /// — the time-averaged GPUs held in each bucket and that over the cluster
 /// size.
@@ -165,9 +161,6 @@ pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         );
     }
 }
-
-/// Header of `utilization.csv`.
-const UTILIZATION_HEADER: &str = "policy,rep,time_s,duration_s,busy_gpus,utilization\n";
 
 /// `utilization_by_type.csv` (typed clusters):
 /// `policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization`, the
@@ -192,10 +185,6 @@ pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &Jo
     }
 }
 
-/// Header of `utilization_by_type.csv`.
-const UTILIZATION_BY_TYPE_HEADER: &str =
-    "policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization\n";
-
 /// The per-run files of a job-mode run, written row by row as the runs
 /// finish (see [`Spool`]).
 #[derive(Debug)]
@@ -212,26 +201,24 @@ pub struct JobRows {
 impl JobRows {
     /// Start the files of `scenario` (`jobs.csv` too with `with_jobs`).
     pub fn new(scenario: &JobScenario, with_jobs: bool) -> Result<Self> {
+        // Every header from its file's schema (crate::core::schema::job_files).
         let typed = scenario.cluster.is_typed();
-        let jobs_header = if typed {
-            format!("{},gpu_type\n", JOBS_HEADER.trim_end())
-        } else {
-            JOBS_HEADER.to_string()
-        };
+        let layout = layout(scenario);
+        let header = |f: &FileSchema| f.header(&layout);
         Ok(Self {
             summary: Spool::new("summary.csv", &summary_header(scenario))?,
-            users: Spool::new("users.csv", USERS_HEADER)?,
-            utilization: Spool::new("utilization.csv", UTILIZATION_HEADER)?,
+            users: Spool::new("users.csv", &header(&job_files::users::FILE))?,
+            utilization: Spool::new("utilization.csv", &header(&job_files::utilization::FILE))?,
             utilization_by_type: if typed {
                 Some(Spool::new(
                     "utilization_by_type.csv",
-                    UTILIZATION_BY_TYPE_HEADER,
+                    &header(&job_files::utilization_by_type::FILE),
                 )?)
             } else {
                 None
             },
             jobs: if with_jobs {
-                Some(Spool::new("jobs.csv", &jobs_header)?)
+                Some(Spool::new("jobs.csv", &header(&job_files::jobs::FILE))?)
             } else {
                 None
             },
@@ -290,83 +277,80 @@ pub struct Measured<'a> {
     pub warnings: &'a [String],
 }
 
-/// `run.json`.
+/// `run.json` of a job-mode run: the one manifest type of both modes
+/// ([`crate::core::schema::manifest`]): resolved scenario, seed, version,
+/// the job trace, the cluster and node list, per policy its scheduler and
+/// events, threads, wall time; in a sweep, the point. `varying_fields` is
+/// [`JOB_VARYING_FIELDS`].
 pub fn run_manifest(
     scenario: &JobScenario,
     measured: &Measured<'_>,
     point: Option<PointInfo<'_>>,
     execution: &Execution,
 ) -> String {
-    let mut doc = json!({
-        "tool": "tenantsim",
-        "version": env!("CARGO_PKG_VERSION"),
-        "mode": "jobs",
-        "scenario_path": scenario.path.display().to_string(),
-        "scenario": scenario.file,
-        "seed": scenario.seed(),
-        "repetitions": scenario.repetitions(),
-        "job_trace": {
-            "path": scenario.trace_path.display().to_string(),
-            "sha256": scenario.trace_sha256,
-            "jobs": scenario.trace.len(),
-            "users": scenario.trace.users().len(),
-        },
-        "cluster": {
-            "nodes": scenario.nodes.len(),
-            "gpus": scenario.gpus(),
-            "node_list": scenario.node_list_path.as_ref().map(|p| p.display().to_string()),
-            "placement": scenario.placement.name(),
-            "restart_overhead_us": scenario.restart_overhead,
-        },
-        "policies": scenario.policies.iter().enumerate().map(|(i, p)| {
+    let c = &scenario.cluster;
+    let typed = c.is_typed();
+    let policies = scenario
+        .policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
             let totals = measured.totals.get(i).copied().unwrap_or_default();
-            json!({
-                "name": p.name,
-                "scheduler": p.spec.name,
-                "preemptive": p.spec.preemptive,
-                "backfill": p.backfill,
-                "events": totals.events,
-                "time": totals.time_json(),
-            })
-        }).collect::<Vec<_>>(),
-        "threads": measured.threads,
-        "wall_time_s": measured.wall.as_secs_f64(),
-        // What may differ between two runs of the same scenario: paths as
-        // given on the command line (they change with the working
-        // directory) and measurements of the run.
-        "varying_fields": [
-            "scenario_path",
-            "job_trace.path",
-            "cluster.node_list",
-            "threads",
-            "wall_time_s",
-            "policies[].time",
-            "execution",
-        ],
-        "warnings": measured.warnings,
-    });
-    if scenario.cluster.is_typed() {
-        let c = &scenario.cluster;
-        doc["cluster"]["gpu_types"] = c
-            .types()
-            .iter()
-            .enumerate()
-            .map(|(t, name)| json!({"name": name, "gpus": c.gpus_of_type(t as GpuType)}))
-            .collect::<Vec<_>>()
-            .into();
-        if let Some(list) = doc["policies"].as_array_mut() {
-            for (p, entry) in scenario.policies.iter().zip(list) {
-                entry["type_policy"] = p.type_policy.name().into();
+            JobPolicy {
+                name: p.name.clone(),
+                scheduler: p.spec.name.clone(),
+                preemptive: p.spec.preemptive,
+                backfill: p.backfill,
+                events: totals.events,
+                time: totals.time_json(),
+                type_policy: typed.then(|| p.type_policy.name()),
             }
-        }
+        })
+        .collect();
+    RunManifest {
+        tool: "tenantsim",
+        version: env!("CARGO_PKG_VERSION"),
+        scenario_path: scenario.path.display().to_string(),
+        scenario: serde_json::to_value(&scenario.file).unwrap_or_default(),
+        seed: scenario.seed(),
+        repetitions: scenario.repetitions(),
+        threads: measured.threads,
+        wall_time_s: measured.wall.as_secs_f64(),
+        varying_fields: JOB_VARYING_FIELDS,
+        warnings: measured.warnings.to_vec(),
+        sweep_point: point.map(|pt| pt.to_json()),
+        mode: ModePart::Jobs(JobPart {
+            mode: "jobs",
+            job_trace: JobTrace {
+                path: scenario.trace_path.display().to_string(),
+                sha256: scenario.trace_sha256.clone(),
+                jobs: scenario.trace.len(),
+                users: scenario.trace.users().len(),
+            },
+            cluster: JobCluster {
+                nodes: scenario.nodes.len(),
+                gpus: scenario.gpus(),
+                node_list: scenario
+                    .node_list_path
+                    .as_ref()
+                    .map(|p| p.display().to_string()),
+                placement: scenario.placement.name(),
+                restart_overhead_us: scenario.restart_overhead,
+                gpu_types: typed.then(|| {
+                    c.types()
+                        .iter()
+                        .enumerate()
+                        .map(|(t, name)| GpuTypeCount {
+                            name: name.clone(),
+                            gpus: c.gpus_of_type(t as GpuType),
+                        })
+                        .collect()
+                }),
+            },
+            policies,
+        }),
     }
-    if let (Some(pt), Some(obj)) = (point, doc.as_object_mut()) {
-        obj.insert("sweep_point".into(), pt.to_json());
-    }
-    execution.insert_into(&mut doc);
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
-    text.push('\n');
-    text
+    .render(execution)
 }
 
 /// Write the result files of a job-mode run into the folder `dir` (the

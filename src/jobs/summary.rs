@@ -11,6 +11,7 @@ use super::run::JobRunSummary;
 use super::scenario::JobScenario;
 use crate::core::csv_text::csv_field;
 use crate::core::mode::PointInfo;
+use crate::core::schema::Layout;
 use crate::core::stats::{Band, mean, t_band};
 use crate::core::sweep::{SweepAxis, value_text};
 use crate::core::table::{align, num_text};
@@ -206,15 +207,11 @@ impl JobSummary {
 /// `preemptions,speedup` (means over repetitions; `speedup` empty when
 /// undefined).
 pub fn sweep_csv(axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobSummary)]) -> String {
-    let mut out = String::from("point,folder");
-    for a in axes {
-        let _ = write!(out, ",{}", csv_field(&a.key));
-    }
-    out.push_str(
-        ",policy,baseline,reps,mean_jct_s,mean_jct_ci_low_s,mean_jct_ci_high_s,median_jct_s,\
-         p95_jct_s,p99_jct_s,mean_queueing_delay_s,makespan_s,gpu_utilization,jain_index,\
-         preemptions,speedup\n",
-    );
+    // The header, from the schema (crate::core::schema::job_files::sweep).
+    let mut out = crate::core::schema::job_files::sweep::FILE.header(&Layout {
+        swept_keys: axes.iter().map(|a| a.key.clone()).collect(),
+        ..Layout::default()
+    });
     for (pt, s) in points {
         for p in &s.policies {
             let _ = write!(out, "{},{}", pt.index, csv_field(pt.folder));

@@ -5,6 +5,10 @@
 
 use super::read::{Cell, Source, Table};
 use crate::core::error::{Error, Result};
+use crate::core::schema::job_files::{jobs as trace_jobs, utilization, utilization_by_type};
+use crate::core::schema::model_files::{
+    curves, curves_by_job, jobs as model_jobs, regret, speedups, sweep, tenants,
+};
 
 /// Policy names in the order of the results (scenario order): a policy's
 /// index picks its style in every figure.
@@ -196,64 +200,92 @@ pub fn scenario_name(src: &Source<'_>) -> String {
     })
 }
 
-/// Columns of the files read (a subset of each file's header).
-pub const CURVES_COLUMNS: &[&str] = &["policy", "time_s", "mean_loss", "ci_low", "ci_high", "reps"];
+/// Columns of `curves.csv` read (a subset of its header; every column
+/// name below comes from the files' schemas, [`crate::core::schema`]).
+pub const CURVES_COLUMNS: &[&str] = &[
+    curves::POLICY.name,
+    curves::TIME_S.name,
+    curves::MEAN_LOSS.name,
+    curves::CI_LOW.name,
+    curves::CI_HIGH.name,
+    curves::REPS.name,
+];
 /// Columns of `curves_by_job.csv` read.
-pub const CURVES_BY_JOB_COLUMNS: &[&str] =
-    &["policy", "jobs", "mean_loss", "ci_low", "ci_high", "reps"];
+pub const CURVES_BY_JOB_COLUMNS: &[&str] = &[
+    curves_by_job::POLICY.name,
+    curves_by_job::JOBS.name,
+    curves_by_job::MEAN_LOSS.name,
+    curves_by_job::CI_LOW.name,
+    curves_by_job::CI_HIGH.name,
+    curves_by_job::REPS.name,
+];
 /// Columns of `speedups.csv` read.
 pub const SPEEDUPS_COLUMNS: &[&str] = &[
-    "policy",
-    "baseline",
-    "theta",
-    "t_baseline_s",
-    "t_policy_s",
-    "speedup",
+    speedups::POLICY.name,
+    speedups::BASELINE.name,
+    speedups::THETA.name,
+    speedups::T_BASELINE_S.name,
+    speedups::T_POLICY_S.name,
+    speedups::SPEEDUP.name,
 ];
 /// Columns of `regret.csv` read.
 pub const REGRET_COLUMNS: &[&str] = &[
-    "policy",
-    "baseline",
-    "reps",
-    "mean_regret",
-    "ci_low",
-    "ci_high",
-    "ratio_to_baseline",
+    regret::POLICY.name,
+    regret::BASELINE.name,
+    regret::REPS.name,
+    regret::MEAN_REGRET.name,
+    regret::CI_LOW.name,
+    regret::CI_HIGH.name,
+    regret::RATIO_TO_BASELINE.name,
 ];
 /// Columns of `tenants.csv` read.
-pub const TENANTS_COLUMNS: &[&str] = &["policy", "rep", "user", "arrival_s", "regret_area"];
+pub const TENANTS_COLUMNS: &[&str] = &[
+    tenants::POLICY.name,
+    tenants::REP.name,
+    tenants::USER.name,
+    tenants::ARRIVAL_S.name,
+    tenants::REGRET_AREA.name,
+];
 /// Columns of model-mode `jobs.csv` read.
-pub const MODEL_JOBS_COLUMNS: &[&str] = &["policy", "rep", "user", "end_s", "accuracy"];
+pub const MODEL_JOBS_COLUMNS: &[&str] = &[
+    model_jobs::POLICY.name,
+    model_jobs::REP.name,
+    model_jobs::USER.name,
+    model_jobs::END_S.name,
+    model_jobs::ACCURACY.name,
+];
 
 impl ModelResults {
     /// Read a model-mode results folder; `rep` picks the repetition whose
     /// jobs are kept (see [`choose_rep`]).
     pub fn read(src: &Source<'_>, rep: Option<u64>) -> Result<Self> {
         let mut policies = Policies::default();
-        let curves_t = src.table("curves.csv", CURVES_COLUMNS)?;
+        let curves_t = src.table(curves::FILE.name, CURVES_COLUMNS)?;
         curves_t.require_rows("one row per (policy, grid instant)")?;
-        let curves = read_curves(&curves_t, "time_s", &mut policies)?;
+        let curves = read_curves(&curves_t, curves::TIME_S.name, &mut policies)?;
         let repetitions = curves.iter().flatten().map(|p| p.reps).max().unwrap_or(0);
-        let sp = src.table("speedups.csv", SPEEDUPS_COLUMNS)?;
+        let sp = src.table(speedups::FILE.name, SPEEDUPS_COLUMNS)?;
         sp.require_rows("one row per (policy, θ)")?;
         let (speedups, thresholds, baseline) = read_speedups(&sp, &mut policies)?;
-        let rg = src.table("regret.csv", REGRET_COLUMNS)?;
+        let rg = src.table(regret::FILE.name, REGRET_COLUMNS)?;
         rg.require_rows("one row per policy")?;
         let regret = read_regret(&rg, &mut policies)?;
-        let tn = src.table("tenants.csv", TENANTS_COLUMNS)?;
+        let tn = src.table(tenants::FILE.name, TENANTS_COLUMNS)?;
         tn.require_rows("one row per (policy, repetition, tenant)")?;
         let tenants = read_tenants(&tn, rep, &mut policies)?;
-        let (jobs, jobs_rep) = match src.optional_table("jobs.csv", MODEL_JOBS_COLUMNS)? {
-            Some(t) => {
-                let rep = tenants.shown_rep(rep, &src.path("tenants.csv"))?;
-                (Some(read_model_jobs(&t, rep, &mut policies)?), Some(rep))
-            }
-            None => (None, None),
-        };
-        let curves_by_job = match src.optional_table("curves_by_job.csv", CURVES_BY_JOB_COLUMNS)? {
-            Some(t) => Some(read_curves(&t, "jobs", &mut policies)?),
-            None => None,
-        };
+        let (jobs, jobs_rep) =
+            match src.optional_table(model_jobs::FILE.name, MODEL_JOBS_COLUMNS)? {
+                Some(t) => {
+                    let rep = tenants.shown_rep(rep, &src.path(tenants::FILE.name))?;
+                    (Some(read_model_jobs(&t, rep, &mut policies)?), Some(rep))
+                }
+                None => (None, None),
+            };
+        let curves_by_job =
+            match src.optional_table(curves_by_job::FILE.name, CURVES_BY_JOB_COLUMNS)? {
+                Some(t) => Some(read_curves(&t, curves_by_job::JOBS.name, &mut policies)?),
+                None => None,
+            };
         let mut curves = curves;
         curves.resize(policies.0.len(), Vec::new());
         let curves_by_job = curves_by_job.map(|mut c| {
@@ -282,13 +314,14 @@ impl ModelResults {
 /// `curves_by_job.csv` (`jobs`), per policy.
 fn read_curves(t: &Table, axis: &str, policies: &mut Policies) -> Result<Vec<Vec<CurvePoint>>> {
     let c = |n| t.col(n);
+    // `curves_by_job.csv` has `curves.csv`'s columns, `jobs` for `time_s`.
     let (p, time, mean, low, high, reps) = (
-        c("policy")?,
+        c(curves::POLICY.name)?,
         c(axis)?,
-        c("mean_loss")?,
-        c("ci_low")?,
-        c("ci_high")?,
-        c("reps")?,
+        c(curves::MEAN_LOSS.name)?,
+        c(curves::CI_LOW.name)?,
+        c(curves::CI_HIGH.name)?,
+        c(curves::REPS.name)?,
     );
     let mut out: Vec<Vec<CurvePoint>> = Vec::new();
     for r in t.rows() {
@@ -311,7 +344,7 @@ fn read_curves(t: &Table, axis: &str, policies: &mut Policies) -> Result<Vec<Vec
                 "{}: line {}, column `{axis}`: {} of a policy must ascend, found {} after {}",
                 t.source,
                 r.line(),
-                if axis == "jobs" {
+                if axis == curves_by_job::JOBS.name {
                     "job counts"
                 } else {
                     "times"
@@ -330,12 +363,12 @@ type SpeedupData = (Vec<Speedup>, Vec<f64>, String);
 fn read_speedups(t: &Table, policies: &mut Policies) -> Result<SpeedupData> {
     let c = |n| t.col(n);
     let (p, b, th, tb, tp, s) = (
-        c("policy")?,
-        c("baseline")?,
-        c("theta")?,
-        c("t_baseline_s")?,
-        c("t_policy_s")?,
-        c("speedup")?,
+        c(speedups::POLICY.name)?,
+        c(speedups::BASELINE.name)?,
+        c(speedups::THETA.name)?,
+        c(speedups::T_BASELINE_S.name)?,
+        c(speedups::T_POLICY_S.name)?,
+        c(speedups::SPEEDUP.name)?,
     );
     let mut rows = Vec::new();
     let mut thresholds: Vec<f64> = Vec::new();
@@ -361,12 +394,12 @@ fn read_speedups(t: &Table, policies: &mut Policies) -> Result<SpeedupData> {
 fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
     let c = |n| t.col(n);
     let (p, reps, mean, low, high, ratio) = (
-        c("policy")?,
-        c("reps")?,
-        c("mean_regret")?,
-        c("ci_low")?,
-        c("ci_high")?,
-        c("ratio_to_baseline")?,
+        c(regret::POLICY.name)?,
+        c(regret::REPS.name)?,
+        c(regret::MEAN_REGRET.name)?,
+        c(regret::CI_LOW.name)?,
+        c(regret::CI_HIGH.name)?,
+        c(regret::RATIO_TO_BASELINE.name)?,
     );
     t.rows()
         .map(|r| {
@@ -428,11 +461,11 @@ impl TenantData {
 fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Result<TenantData> {
     let c = |n| t.col(n);
     let (p, rep, user, arr, area) = (
-        c("policy")?,
-        c("rep")?,
-        c("user")?,
-        c("arrival_s")?,
-        c("regret_area")?,
+        c(tenants::POLICY.name)?,
+        c(tenants::REP.name)?,
+        c(tenants::USER.name)?,
+        c(tenants::ARRIVAL_S.name)?,
+        c(tenants::REGRET_AREA.name)?,
     );
     let mut data = TenantData::default();
     let mut first_policy = None;
@@ -498,15 +531,19 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
 fn read_model_jobs(t: &Table, rep: u64, policies: &mut Policies) -> Result<Vec<ModelJob>> {
     let c = |n| t.col(n);
     let (p, rep_col, user, end, acc) = (
-        c("policy")?,
-        c("rep")?,
-        c("user")?,
-        c("end_s")?,
-        c("accuracy")?,
+        c(model_jobs::POLICY.name)?,
+        c(model_jobs::REP.name)?,
+        c(model_jobs::USER.name)?,
+        c(model_jobs::END_S.name)?,
+        c(model_jobs::ACCURACY.name)?,
     );
     // A curve trace's jobs also name the model and fidelity.
-    let curve = match t.header().iter().position(|h| h == "fidelity") {
-        Some(f) => Some((c("model")?, f)),
+    let curve = match t
+        .header()
+        .iter()
+        .position(|h| h == model_jobs::FIDELITY.name)
+    {
+        Some(f) => Some((c(model_jobs::MODEL.name)?, f)),
         None => None,
     };
     let mut out = Vec::new();
@@ -541,9 +578,10 @@ fn positive(r: &super::read::Row<'_>, col: usize, t: &Table) -> Result<f64> {
         Ok(v)
     } else {
         Err(Error::input(format!(
-            "{}: line {}, column `fidelity`: expected a number > 0, found `{v}`",
+            "{}: line {}, column `{}`: expected a number > 0, found `{v}`",
             t.source,
-            r.line()
+            r.line(),
+            model_jobs::FIDELITY.name
         )))
     }
 }
@@ -590,32 +628,43 @@ pub struct JobResults {
 }
 
 /// Columns of `utilization.csv` read.
-pub const UTILIZATION_COLUMNS: &[&str] = &["policy", "rep", "time_s", "duration_s", "utilization"];
+pub const UTILIZATION_COLUMNS: &[&str] = &[
+    utilization::POLICY.name,
+    utilization::REP.name,
+    utilization::TIME_S.name,
+    utilization::DURATION_S.name,
+    utilization::UTILIZATION.name,
+];
 /// Columns of `utilization_by_type.csv` read.
 pub const UTILIZATION_BY_TYPE_COLUMNS: &[&str] = &[
-    "policy",
-    "rep",
-    "gpu_type",
-    "time_s",
-    "duration_s",
-    "utilization",
+    utilization_by_type::POLICY.name,
+    utilization_by_type::REP.name,
+    utilization_by_type::GPU_TYPE.name,
+    utilization_by_type::TIME_S.name,
+    utilization_by_type::DURATION_S.name,
+    utilization_by_type::UTILIZATION.name,
 ];
 /// Columns of job-mode `jobs.csv` read.
-pub const TRACE_JOBS_COLUMNS: &[&str] = &["policy", "rep", "submit_s", "end_s"];
+pub const TRACE_JOBS_COLUMNS: &[&str] = &[
+    trace_jobs::POLICY.name,
+    trace_jobs::REP.name,
+    trace_jobs::SUBMIT_S.name,
+    trace_jobs::END_S.name,
+];
 
 impl JobResults {
     /// Read a job-mode results folder.
     pub fn read(src: &Source<'_>) -> Result<Self> {
         let mut policies = Policies::default();
-        let t = src.table("utilization.csv", UTILIZATION_COLUMNS)?;
+        let t = src.table(utilization::FILE.name, UTILIZATION_COLUMNS)?;
         t.require_rows("one row per (policy, repetition, time bucket)")?;
         let c = |n| t.col(n);
         let (p, rep, time, dur, util) = (
-            c("policy")?,
-            c("rep")?,
-            c("time_s")?,
-            c("duration_s")?,
-            c("utilization")?,
+            c(utilization::POLICY.name)?,
+            c(utilization::REP.name)?,
+            c(utilization::TIME_S.name)?,
+            c(utilization::DURATION_S.name)?,
+            c(utilization::UTILIZATION.name)?,
         );
         let utilization = t
             .rows()
@@ -634,16 +683,16 @@ impl JobResults {
         let mut gpu_types: Vec<String> = Vec::new();
         let mut by_type = Vec::new();
         if let Some(t) =
-            src.optional_table("utilization_by_type.csv", UTILIZATION_BY_TYPE_COLUMNS)?
+            src.optional_table(utilization_by_type::FILE.name, UTILIZATION_BY_TYPE_COLUMNS)?
         {
             let c = |n| t.col(n);
             let (p, rep, ty, time, dur, util) = (
-                c("policy")?,
-                c("rep")?,
-                c("gpu_type")?,
-                c("time_s")?,
-                c("duration_s")?,
-                c("utilization")?,
+                c(utilization_by_type::POLICY.name)?,
+                c(utilization_by_type::REP.name)?,
+                c(utilization_by_type::GPU_TYPE.name)?,
+                c(utilization_by_type::TIME_S.name)?,
+                c(utilization_by_type::DURATION_S.name)?,
+                c(utilization_by_type::UTILIZATION.name)?,
             );
             for r in t.rows() {
                 let r = r?;
@@ -666,20 +715,26 @@ impl JobResults {
             }
         }
         let mut jct_reps = std::collections::BTreeSet::new();
-        let jcts = match src.optional_table("jobs.csv", TRACE_JOBS_COLUMNS)? {
+        let jcts = match src.optional_table(trace_jobs::FILE.name, TRACE_JOBS_COLUMNS)? {
             None => None,
             Some(t) => {
                 let c = |n| t.col(n);
-                let (p, rep, submit, end) = (c("policy")?, c("rep")?, c("submit_s")?, c("end_s")?);
+                let (p, rep, submit, end) = (
+                    c(trace_jobs::POLICY.name)?,
+                    c(trace_jobs::REP.name)?,
+                    c(trace_jobs::SUBMIT_S.name)?,
+                    c(trace_jobs::END_S.name)?,
+                );
                 let mut per: Vec<Vec<f64>> = Vec::new();
                 for r in t.rows() {
                     let r = r?;
                     let (s, e) = (r.non_negative(submit)?, r.non_negative(end)?);
                     if e < s {
                         return Err(Error::input(format!(
-                            "{}: line {}, column `end_s`: a job ends before it is submitted ({e} < {s})",
+                            "{}: line {}, column `{}`: a job ends before it is submitted ({e} < {s})",
                             t.source,
-                            r.line()
+                            r.line(),
+                            trace_jobs::END_S.name
                         )));
                     }
                     let i = policies.index(r.name(p)?);
@@ -739,12 +794,22 @@ pub struct SweepResults {
 impl SweepResults {
     /// Read `sweep.csv` of a sweep folder.
     pub fn read(src: &Source<'_>) -> Result<Self> {
-        let t = src.table("sweep.csv", &["point", "folder", "policy", "baseline"])?;
+        // Both modes' `sweep.csv` start `point,folder,<key>...,policy,baseline`
+        // (crate::core::schema's tests hold them to it).
+        let t = src.table(
+            sweep::FILE.name,
+            &[
+                sweep::POINT.name,
+                sweep::FOLDER.name,
+                sweep::POLICY.name,
+                sweep::BASELINE.name,
+            ],
+        )?;
         t.require_rows("one row per (grid point, policy)")?;
         let header = t.header();
-        let folder = t.col("folder")?;
-        let policy = t.col("policy")?;
-        let baseline = t.col("baseline")?;
+        let folder = t.col(sweep::FOLDER.name)?;
+        let policy = t.col(sweep::POLICY.name)?;
+        let baseline = t.col(sweep::BASELINE.name)?;
         if policy < folder {
             return Err(Error::input(format!(
                 "{}: line 1: expected the swept keys between `folder` and `policy`",

@@ -371,12 +371,12 @@ mod tests {
     /// as the same text held in memory.
     #[test]
     fn file_tables_read_like_text_tables() {
-        let text = "policy,x\n\np,1\n\"q\nr\",2\np,oops\n";
+        let text = "name,x\n\np,1\n\"q\nr\",2\np,oops\n";
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("t.csv");
         std::fs::write(&path, text).expect("write");
-        let held = Table::parse(&path.display().to_string(), text, &["policy"]).expect("text");
-        let streamed = Table::open_file(&path, &["policy"]).expect("file");
+        let held = Table::parse(&path.display().to_string(), text, &["name"]).expect("text");
+        let streamed = Table::open_file(&path, &["name"]).expect("file");
         assert_eq!(held.header(), streamed.header());
         let read = |t: &Table<'_>| -> Vec<(u64, String, std::result::Result<f64, String>)> {
             t.rows()
@@ -401,17 +401,17 @@ mod tests {
             "{rows:?}"
         );
         // Missing columns and empty files are the same errors.
-        let err = Table::open_file(&path, &["policy", "y"]).expect_err("missing y");
+        let err = Table::open_file(&path, &["name", "y"]).expect_err("missing y");
         assert!(
             err.to_string().contains("line 1: missing column `y`"),
             "{err}"
         );
         std::fs::write(&path, "").expect("write");
-        let err = Table::open_file(&path, &["policy"]).expect_err("empty");
+        let err = Table::open_file(&path, &["name"]).expect_err("empty");
         assert!(err.to_string().contains("empty file"), "{err}");
         // Invalid UTF-8 is named with its line.
-        std::fs::write(&path, b"policy,x\np,1\n\xff,2\n").expect("write");
-        let t = Table::open_file(&path, &["policy"]).expect("header");
+        std::fs::write(&path, b"name,x\np,1\n\xff,2\n").expect("write");
+        let t = Table::open_file(&path, &["name"]).expect("header");
         let err = t.rows().find_map(|r| r.err()).expect("an error");
         assert!(err.to_string().contains("line 3"), "{err}");
     }

@@ -65,6 +65,7 @@ mod plot_layout;
 mod plots;
 mod promotions_plot;
 mod registry;
+mod result_schema;
 mod results_folder;
 mod shards;
 mod slurm;

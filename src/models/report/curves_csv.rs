@@ -8,8 +8,7 @@ use crate::models::trace::micros_to_secs_string;
 
 /// Header of `curves.csv` (DESIGN §6.3); its first six columns are the
 /// shared contract's.
-pub const CURVES_HEADER: &str =
-    "policy,time_s,mean_loss,ci_low,ci_high,reps,median_loss,q_low,q_high";
+pub const CURVES_HEADER: &str = crate::core::schema::model_files::curves::HEADER;
 
 /// Render `curves.csv`: per policy (scenario order) and grid instant
 /// (ascending), the mean of L(τ) over the `reps` repetitions defined at τ,

@@ -23,21 +23,11 @@ pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
     out
 }
 
-/// The header line of `jobs.csv` on an untyped cluster.
-pub const JOBS_HEADER: &str = "policy,rep,job,gpu,user,model,start_s,end_s,accuracy\n";
-
-/// The header line of `jobs.csv` for `scenario`: [`JOBS_HEADER`], plus
-/// `fidelity` on a curve trace and `gpu_type` on a typed cluster.
+/// The header line of `jobs.csv` for `scenario`, from its schema
+/// ([`crate::core::schema::model_files::jobs`]): `fidelity` on a curve
+/// trace and `gpu_type` on a typed cluster.
 pub fn jobs_header(scenario: &Scenario) -> String {
-    let mut h = JOBS_HEADER.trim_end().to_string();
-    if scenario.trace.is_curve() {
-        h.push_str(",fidelity");
-    }
-    if scenario.gpu_types.is_typed() {
-        h.push_str(",gpu_type");
-    }
-    h.push('\n');
-    h
+    crate::core::schema::model_files::jobs::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.

@@ -20,7 +20,7 @@ pub use crate::core::csv_text::{csv_field, secs_or_inf};
 pub use curves_by_job_csv::{CURVES_BY_JOB_HEADER, curves_by_job_csv};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use fold::ExperimentResult;
-pub use jobs_csv::{JOBS_HEADER, jobs_csv, jobs_header, jobs_rows};
+pub use jobs_csv::{jobs_csv, jobs_header, jobs_rows};
 pub use manifest::{GIT_COMMIT, run_manifest};
 pub use regret_csv::{REGRET_HEADER, regret_csv};
 pub use run_summary::{baseline_name, summary_json, summary_table};
@@ -35,9 +35,24 @@ use crate::core::error::{Error, Result};
 use crate::core::execution::Execution;
 use crate::core::io::write_atomic;
 use crate::core::mode::PointInfo;
+use crate::core::schema::Layout;
 use crate::models::aggregate::Aggregate;
 use crate::models::scenario::Scenario;
 use crate::models::warnings::run_warnings;
+
+/// What the header of a per-run file of `scenario` depends on (its
+/// schema's [`Layout`]): the thresholds, the GPU types (on a typed
+/// cluster), a curve trace, reported end reasons.
+pub fn layout(scenario: &Scenario) -> Layout {
+    Layout {
+        thresholds: scenario.thresholds.clone(),
+        gpu_types: scenario.gpu_types.names().to_vec(),
+        swept_keys: Vec::new(),
+        curve_trace: scenario.trace.is_curve(),
+        typed: scenario.gpu_types.is_typed(),
+        end_reasons: scenario.reports_end_reasons(),
+    }
+}
 
 /// Write the result files of `scenario`'s run into the folder `dir` (the
 /// runner stages it, [`crate::core::runner::write_plan`]): `agg` is the

@@ -7,8 +7,7 @@ use super::csv_field;
 use crate::models::aggregate::Aggregate;
 
 /// Header of `speedups_up_to.csv`.
-pub const SPEEDUPS_UP_TO_HEADER: &str =
-    "policy,baseline,up_to_speedup,at_theta,theta_low,theta_high,points";
+pub const SPEEDUPS_UP_TO_HEADER: &str = crate::core::schema::model_files::speedups_up_to::HEADER;
 
 /// Render `speedups_up_to.csv`: one row per policy (the baseline included),
 /// the largest finite T_B(θ)/T_X(θ) of the mean curves over `points`

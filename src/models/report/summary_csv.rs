@@ -34,25 +34,9 @@ pub fn summary_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 }
 
 /// The header line of `summary.csv` (see [`summary_csv`]).
+/// From its schema, [`crate::core::schema::model_files::summary`].
 pub fn summary_header(scenario: &Scenario) -> String {
-    let mut out = String::from("policy,rep,tenants,final_loss,cumulative_regret");
-    for t in &scenario.thresholds {
-        let _ = write!(out, ",time_to_{t}_s");
-    }
-    out.push_str(",jobs,gpu_busy_fraction,end_s,events");
-    out.push_str(
-        ",regret_area_mean,regret_area_p50,regret_area_p90,regret_area_max,jain_index,abandoned",
-    );
-    if scenario.gpu_types.is_typed() {
-        for t in scenario.gpu_types.names() {
-            let _ = write!(out, ",gpu_busy_fraction.{t}");
-        }
-    }
-    if scenario.trace.is_curve() {
-        out.push_str(",low_fidelity_gpu_s");
-    }
-    out.push('\n');
-    out
+    crate::core::schema::model_files::summary::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `summary.csv` row of run `r` to `out`.

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
+use crate::core::schema::Layout;
 use crate::core::sweep::{SweepAxis, value_text};
 use crate::models::aggregate::Aggregate;
 
@@ -35,20 +36,12 @@ pub fn sweep_csv(axes: &[SweepAxis], rows: &[SweepRow<'_>]) -> String {
             }
         }
     }
-    let mut out = String::from("point,folder");
-    for a in axes {
-        let _ = write!(out, ",{}", csv_field(&a.key));
-    }
-    out.push_str(
-        ",policy,baseline,reps,final_loss_mean,regret_mean,regret_ci_low,regret_ci_high,regret_ratio",
-    );
-    for t in &thetas {
-        let _ = write!(out, ",time_to_{t}_s");
-    }
-    for t in &thetas {
-        let _ = write!(out, ",speedup_{t}");
-    }
-    out.push('\n');
+    // The header, from the schema (crate::core::schema::model_files::sweep).
+    let mut out = crate::core::schema::model_files::sweep::FILE.header(&Layout {
+        thresholds: thetas.clone(),
+        swept_keys: axes.iter().map(|a| a.key.clone()).collect(),
+        ..Layout::default()
+    });
     for r in rows {
         let agg = r.aggregate;
         let baseline = agg

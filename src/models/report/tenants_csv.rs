@@ -25,19 +25,9 @@ pub fn tenants_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 }
 
 /// The header line of `tenants.csv` (see [`tenants_csv`]).
+/// From its schema, [`crate::core::schema::model_files::tenants`].
 pub fn tenants_header(scenario: &Scenario) -> String {
-    let mut out = String::from("policy,rep,user,arrival_s,regret_area");
-    for t in &scenario.thresholds {
-        let _ = write!(out, ",time_to_{t}_s");
-    }
-    out.push_str(
-        ",wait_first_job_s,longest_gap_s,jobs,gpu_s,isolated_regret_area,abandoned,budget_exhausted",
-    );
-    if scenario.reports_end_reasons() {
-        out.push_str(",ended");
-    }
-    out.push('\n');
-    out
+    crate::core::schema::model_files::tenants::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`.
