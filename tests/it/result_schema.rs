@@ -143,6 +143,7 @@ fn curve_trace_files_follow_their_schemas() {
         &[
             "--reps",
             "1",
+            "--jobs",
             "--no-plots",
             "--no-cache",
             "--quiet",
