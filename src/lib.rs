@@ -32,7 +32,7 @@
 //!     .plots(false)
 //!     .quiet(true);
 //! let summary = run_scenario(scenario.as_ref(), &options)?;
-//! assert_eq!(summary["mode"], "model");
+//! assert_eq!(summary["mode"], "models");
 //! assert_eq!(summary["repetitions"], 2);
 //! assert!(out.join("summary.csv").is_file());
 //!

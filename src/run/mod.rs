@@ -58,14 +58,14 @@ pub enum Cache {
 /// ([`RunOptions::check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOptions {
-    /// Results folder [default: `results/<scenario name>`, or
-    /// `results/<name>.shard-I-of-N` for a shard]. An existing one is
+    /// Results folder (default: `results/<scenario name>`, or
+    /// `results/<name>.shard-I-of-N` for a shard). An existing one is
     /// replaced only if tenantsim wrote it, or with `force`.
     pub out: Option<PathBuf>,
     /// Replace `out` even if tenantsim did not write it (never one holding
     /// the scenario, its trace or the current directory).
     pub force: bool,
-    /// Worker threads, 1 to [`MAX_THREADS`] [default: all cores]. Results
+    /// Worker threads, 1 to [`MAX_THREADS`] (default: all cores). Results
     /// do not depend on it.
     pub threads: Option<u32>,
     /// Replace the scenario's seed.
@@ -228,8 +228,8 @@ pub struct MergeOptions {
     /// Merge what is there when shards are missing (the results are marked
     /// partial).
     pub allow_partial: bool,
-    /// Worker threads for the aggregation, 1 to [`MAX_THREADS`] [default:
-    /// all cores].
+    /// Worker threads for the aggregation, 1 to [`MAX_THREADS`] (default:
+    /// all cores).
     pub threads: Option<u32>,
     /// Print nothing on stderr but errors.
     pub quiet: bool,
