@@ -11,6 +11,45 @@
 //! cluster schedulers. The command line ([`cli`], `main.rs`) is one user of
 //! this library.
 //!
+//! # Running a scenario from Rust
+//!
+//! [`run::run_scenario`] does what `tenantsim run` does: it reads a
+//! scenario file (either mode, any sweep), runs it as [`run::RunOptions`]
+//! say and writes the results folder; it returns the `--json` document.
+//! The options have a `Default` and one setter per option; their bounds
+//! are checked by the library, whoever the caller (DESIGN §10).
+//!
+//! ```
+//! use tenantsim::run::{RunOptions, run_scenario};
+//!
+//! # fn main() -> tenantsim::Result<()> {
+//! let dir = tempfile::tempdir().map_err(|e| tenantsim::Error::input(e.to_string()))?;
+//! let out = dir.path().join("quickstart");
+//! let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/quickstart.toml");
+//! let options = RunOptions::default()
+//!     .out(&out)
+//!     .reps(2)
+//!     .plots(false)
+//!     .quiet(true);
+//! let summary = run_scenario(scenario.as_ref(), &options)?;
+//! assert_eq!(summary["mode"], "models");
+//! assert_eq!(summary["repetitions"], 2);
+//! assert!(out.join("summary.csv").is_file());
+//!
+//! // A bound is the library's: the error names the option.
+//! let e = run_scenario(scenario.as_ref(), &options.threads(0)).unwrap_err();
+//! assert_eq!(e.kind(), tenantsim::ErrorKind::Usage);
+//! assert!(e.to_string().starts_with("threads: "));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! With policies of your own, register them in a [`registry::Registry`]
+//! and call [`run::run_scenario_with`], or give your binary every
+//! subcommand (`run`, `merge`, `plot`, `table`, `check`...) with
+//! [`cli::main_with`]; `examples/custom_policy.rs` is such a binary, and
+//! [`prelude`] has what it imports.
+//!
 //! The rules are written down in the repository's `docs/DESIGN.md`; a
 //! comment that cites "DESIGN §N" means section N of that file.
 //!
@@ -55,13 +94,14 @@
 //! The folders show the architecture. [`core`] knows neither mode; the two
 //! modes, [`models`] (model selection) and [`jobs`] (job-trace replay),
 //! have the same shape and never import each other; [`plot`] draws the
-//! figures of a results folder; [`cli`] is the command line and the only
-//! module that joins them. The dependency rule, `cli → {models, jobs,
+//! figures of a results folder; [`run`] runs a scenario with a registry
+//! (the library entry point) and [`cli`] turns command-line arguments
+//! into its options. The dependency rule, `cli → run → {models, jobs,
 //! plot} → core`, is checked by a test (`tests/it/architecture.rs`,
 //! DESIGN §10). Both modes implement one trait, [`core::mode::Mode`]; the
 //! shared [`core::runner`] runs either through the same flat task list,
 //! sweeps, staged results folders and interruption handling, and draws
-//! figures through a hook the command line injects.
+//! figures through a hook [`run`] injects.
 //!
 //! | module | holds |
 //! |---|---|
@@ -69,7 +109,8 @@
 //! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies, GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
 //! | [`jobs`] | job traces and importers, the job scenario, cluster and placement, the schedulers, JCT metrics, the results folder |
 //! | [`plot`] | the figures of a results folder |
-//! | [`cli`] | the command line |
+//! | [`run`] | running a scenario, merging shards, validating a file: [`run::RunOptions`], [`run::Runner`] |
+//! | [`cli`] | the command line, [`cli::main_with`] |
 //!
 //! # Example
 //!
@@ -142,5 +183,6 @@ pub mod models;
 pub mod plot;
 pub mod prelude;
 pub mod registry;
+pub mod run;
 
 pub use crate::core::error::{Error, ErrorKind, Result};

@@ -1,20 +1,14 @@
-//! The `tenantsim` command: parse arguments, call the library, map errors to
-//! exit codes (0 ok, 1 input or runtime error, 2 usage error, 128 + n after
-//! signal n). A closed standard output (`tenantsim run --json | head`) ends
-//! quietly with exit code 0.
+//! The `tenantsim` command: every subcommand with the built-in policies
+//! ([`tenantsim::cli::main_with`] parses the arguments, calls the library
+//! and maps errors to exit codes: 0 ok, 1 input or runtime error, 2 usage
+//! error, 128 + n after signal n; a closed standard output, as in
+//! `tenantsim run --json | head`, ends quietly with exit code 0).
 
 use std::process::ExitCode;
 
-use clap::Parser;
-use tenantsim::cli::{Cli, execute};
+use tenantsim::cli::main_with;
+use tenantsim::registry::Registry;
 
 fn main() -> ExitCode {
-    match execute(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_output_closed() => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(1))
-        }
-    }
+    main_with(Registry::builtin())
 }

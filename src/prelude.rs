@@ -3,8 +3,6 @@
 //! the entry points that run a scenario with a registry.
 //! `examples/custom_policy.rs` uses it end to end.
 
-pub use crate::cli::RunArgs;
-pub use crate::cli::run_cmd::run_scenario_with;
 pub use crate::core::error::{Error, ErrorKind, Result};
 pub use crate::core::params::Params;
 pub use crate::core::rng::{Purpose, stream};
@@ -19,3 +17,6 @@ pub use crate::models::sim::{
 };
 pub use crate::models::trace::Trace;
 pub use crate::registry::Registry;
+pub use crate::run::{
+    Cache, MergeOptions, RunOptions, Runner, merge_shards, run_scenario, run_scenario_with,
+};

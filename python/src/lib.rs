@@ -1,6 +1,7 @@
 //! `tenantsim._tenantsim`: the compiled half of the Python package. It calls
-//! the library exactly as the command line does (`tenantsim run`,
-//! `tenantsim validate`) and hands plain Python values (JSON text, column
+//! the library entry points the command line calls too
+//! (`tenantsim::run::run_scenario_with` with `RunOptions`,
+//! `tenantsim::run::validate_file`) and hands plain Python values (JSON text, column
 //! lists) to the pure-Python layer in `tenantsim/__init__.py`, which builds
 //! the DataFrames. Every library error becomes a `tenantsim.TenantsimError`
 //! subclass (by its `ErrorKind`) whose message is the error's Display text,
@@ -14,7 +15,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tenantsim::prelude::{Registry, RunArgs, run_scenario_with};
+use tenantsim::prelude::{Registry, RunOptions, run_scenario_with};
 use tenantsim::{Error, ErrorKind};
 
 mod job_policy;
@@ -93,40 +94,36 @@ fn run(
     policies: Vec<(String, Py<PyAny>, String, Py<PyAny>)>,
     rng_class: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    // The command line's bounds (clap value parsers of `RunArgs`).
+    // The bounds are the library's (`RunOptions::check`, a usage error
+    // naming the option); here only what does not fit its types.
     let threads = match threads {
         None => None,
-        Some(t @ 1..=1024) => Some(t as u32),
-        Some(t) => {
-            return Err(UsageError::new_err(format!(
-                "threads: expected a number of worker threads from 1 to 1024, got {t}"
-            )));
-        }
+        Some(t) => Some(u32::try_from(t).map_err(|_| {
+            UsageError::new_err(format!(
+                "threads: expected a number of worker threads from 1 to {}, got {t}",
+                tenantsim::run::MAX_THREADS
+            ))
+        })?),
     };
     let reps = match reps {
         None => None,
-        Some(r) if (1..=i64::from(u32::MAX)).contains(&r) => Some(r as u32),
-        Some(r) => {
-            return Err(UsageError::new_err(format!(
+        Some(r) => Some(u32::try_from(r).map_err(|_| {
+            UsageError::new_err(format!(
                 "reps: expected a number of repetitions from 1 to {}, got {r}",
                 u32::MAX
-            )));
-        }
+            ))
+        })?),
     };
-    let args = RunArgs {
-        scenario,
+    let options = RunOptions {
         out: Some(out),
-        force: false,
-        jobs: true,
+        keep_jobs: true,
         threads,
         seed,
         reps,
         quiet: true,
-        no_plots,
+        plots: !no_plots,
         json: true,
-        shard: None,
-        cache: None,
-        no_cache: false,
+        ..RunOptions::default()
     };
     let failures = Arc::new(Failures::default());
     let mut registry = Registry::builtin();
@@ -161,7 +158,7 @@ fn run(
     }
     // The simulation holds the GIL only inside Python policies: other
     // Python threads run meanwhile.
-    let result = py.detach(|| run_scenario_with(&args, &registry));
+    let result = py.detach(|| run_scenario_with(&scenario, &options, &registry));
     if let Some((rep, name, err)) = failures.first() {
         // The engine stopped on the impossible answer that stands for it.
         return Err(python_failure(py, rep, &name, err));
@@ -199,7 +196,7 @@ fn python_failure(py: Python<'_>, rep: Option<u64>, name: &str, err: PyErr) -> P
 /// its sweep) and return the description `tenantsim validate` prints.
 #[pyfunction]
 fn validate(py: Python<'_>, path: PathBuf) -> PyResult<String> {
-    py.detach(|| tenantsim::cli::validate_file(&path))
+    py.detach(|| tenantsim::run::validate_file(&path))
         .map_err(|e| py_err(&e))
 }
 

@@ -1,4 +1,5 @@
-//! The progress bar over (repetition, policy) runs.
+//! The progress bar over (repetition, policy) runs: the command line's
+//! observer of a run ([`crate::run::Progress`]).
 //!
 //! Drawn on stderr only when stderr is a terminal and `--quiet` is not
 //! given. It counts finished runs and, redrawn five times a second, the
@@ -7,6 +8,7 @@
 //! back into a simulation, so results do not depend on it.
 
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -28,17 +30,28 @@ fn events_text(n: u64) -> String {
     }
 }
 
-/// A progress bar, or nothing.
+/// A progress bar, or nothing: made when the run starts.
 #[derive(Debug)]
-pub struct Progress {
-    bar: Option<ProgressBar>,
+pub struct Bar {
+    wanted: bool,
+    bar: OnceLock<ProgressBar>,
 }
 
-impl Progress {
-    /// A bar over `total` runs when `wanted` and stderr is a terminal.
-    pub fn new(total: u64, wanted: bool) -> Self {
-        if !wanted || !std::io::stderr().is_terminal() {
-            return Self { bar: None };
+impl Bar {
+    /// A bar, drawn when `wanted` and stderr is a terminal.
+    pub fn new(wanted: bool) -> Self {
+        Self {
+            wanted,
+            bar: OnceLock::new(),
+        }
+    }
+}
+
+impl crate::run::Progress for Bar {
+    /// A bar over `total` runs when wanted and stderr is a terminal.
+    fn start(&self, total: u64) {
+        if !self.wanted || !std::io::stderr().is_terminal() {
+            return;
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         // Counted from here: events of earlier commands in the same process
@@ -56,19 +69,19 @@ impl Progress {
         bar.set_style(style.progress_chars("=> "));
         // Redrawn on a timer, not only when a run finishes.
         bar.enable_steady_tick(Duration::from_millis(200));
-        Self { bar: Some(bar) }
+        let _ = self.bar.set(bar);
     }
 
     /// One more run finished.
-    pub fn inc(&self) {
-        if let Some(b) = &self.bar {
+    fn task_done(&self) {
+        if let Some(b) = self.bar.get() {
             b.inc(1);
         }
     }
 
     /// Remove the bar from the terminal.
-    pub fn finish(&self) {
-        if let Some(b) = &self.bar {
+    fn finish(&self) {
+        if let Some(b) = self.bar.get() {
             b.finish_and_clear();
         }
     }

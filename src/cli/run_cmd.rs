@@ -1,41 +1,101 @@
-//! `tenantsim run SCENARIO`: either mode, one scenario or a sweep, through
-//! the shared runner ([`crate::core::runner`]).
+//! `tenantsim run`, `merge` and `validate`: the arguments turned into
+//! [`crate::run`]'s options and run with the caller's registry; what goes
+//! to stdout (`--json`) is printed here.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::RunArgs;
-use super::cache_opts::{cache_notes, open_cache, resumable};
-use super::progress::Progress;
-use super::shard_cmd;
+use super::progress::Bar;
+use super::{MergeArgs, RunArgs, ValidateArgs};
 use crate::core::error::{Error, Result};
-use crate::core::execution::Execution;
-use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
-use crate::core::mode::Mode;
-use crate::core::runner::{
-    FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, thread_pool,
-    write_plan,
-};
-use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::sweep::{Plan, SweepPoint};
-use crate::jobs::JobMode;
-use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
 use crate::registry::Registry;
+use crate::run::{Cache, MergeOptions, RunOptions, Runner, validate_file_with};
+
+impl From<&RunArgs> for RunOptions {
+    /// The options of `tenantsim run`: without `--cache` or `--no-cache`,
+    /// the default result cache ([`Cache::Default`]).
+    fn from(args: &RunArgs) -> Self {
+        Self {
+            out: args.out.clone(),
+            force: args.force,
+            threads: args.threads,
+            seed: args.seed,
+            reps: args.reps,
+            plots: !args.no_plots,
+            keep_jobs: args.jobs,
+            cache: match (&args.cache, args.no_cache) {
+                (Some(dir), _) => Cache::Dir(dir.clone()),
+                (None, true) => Cache::None,
+                (None, false) => Cache::Default,
+            },
+            shard: args.shard,
+            quiet: args.quiet,
+            json: args.json,
+        }
+    }
+}
+
+impl From<&MergeArgs> for MergeOptions {
+    fn from(args: &MergeArgs) -> Self {
+        Self {
+            shards: args.shards.clone(),
+            out: args.out.clone(),
+            force: args.force,
+            allow_partial: args.allow_partial,
+            threads: args.threads,
+            quiet: args.quiet,
+            json: args.json,
+        }
+    }
+}
+
+/// Whether `registry` holds only the built-in policies (by name). The
+/// build identity in a result cache key covers the crate's code only, so
+/// a registry with a user's policies gets no cache unless `--cache DIR`
+/// asks for one (DESIGN §10.2).
+fn only_builtin(registry: &Registry) -> bool {
+    let builtin = Registry::builtin();
+    registry.models.schedulers.names() == builtin.models.schedulers.names()
+        && registry.models.selectors.names() == builtin.models.selectors.names()
+        && registry.jobs.schedulers.names() == builtin.jobs.schedulers.names()
+}
 
 /// Run a scenario (or every point of its sweep) and write its results.
-pub fn run(args: &RunArgs) -> Result<()> {
+pub fn run(args: &RunArgs, registry: &Registry) -> Result<()> {
     crate::core::interrupt::install_handler();
-    let doc = run_with(args, &Registry::builtin(), true)?;
+    let mut options = RunOptions::from(args);
+    if options.cache == Cache::Default && !only_builtin(registry) {
+        options.cache = Cache::None;
+    }
+    let bar = Bar::new(!args.quiet);
+    let doc = Runner::new(registry)
+        .progress(&bar)
+        .run(&args.scenario, &options)?;
     if args.json {
         print_json(&doc)?;
     }
     Ok(())
 }
 
+/// Merge shards and write the results folder.
+pub fn merge(args: &MergeArgs, registry: &Registry) -> Result<()> {
+    crate::core::interrupt::install_handler();
+    let doc = Runner::new(registry).merge(&MergeOptions::from(args))?;
+    if args.json {
+        print_json(&doc)?;
+    }
+    Ok(())
+}
+
+/// Check a trace or scenario; describe it on stderr.
+pub fn validate(args: &ValidateArgs, registry: &Registry) -> Result<()> {
+    eprint!("{}", validate_file_with(&args.file, registry)?);
+    Ok(())
+}
+
 /// Print the `--json` document on stdout (`run` and `merge`).
-pub(crate) fn print_json(doc: &Value) -> Result<()> {
+fn print_json(doc: &Value) -> Result<()> {
     let text = serde_json::to_string_pretty(doc)
         .map_err(|e| Error::input(format!("cannot render the JSON summary: {e}")))?;
     let mut stdout = std::io::stdout().lock();
@@ -44,346 +104,84 @@ pub(crate) fn print_json(doc: &Value) -> Result<()> {
         .map_err(|e| Error::stdout("the JSON summary", &e))
 }
 
-/// What `tenantsim run` does, for library callers (the Python package):
-/// run the scenario `args.scenario` (either mode, any sweep), write its
-/// results folder, print what `args.quiet` / `args.json` allow on stderr,
-/// and return the `--json` document (DESIGN §10). Installs no signal
-/// handler: the caller keeps its own. Uses a result cache only when
-/// `args.cache` names one (a library caller's policies are not part of
-/// the cache key's build identity, DESIGN §10.2).
-pub fn run_scenario(args: &RunArgs) -> Result<Value> {
-    run_scenario_with(args, &Registry::builtin())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser as _;
 
-/// [`run_scenario`] with the policies of `registry`: a scenario may name
-/// any policy registered there (DESIGN §10).
-pub fn run_scenario_with(args: &RunArgs, registry: &Registry) -> Result<Value> {
-    run_with(args, registry, false)
-}
-
-/// `tenantsim run` on the command line: the built-in policies, and the
-/// default result cache unless `--no-cache`.
-fn run_with(args: &RunArgs, registry: &Registry, default_cache: bool) -> Result<Value> {
-    match scenario_mode(&args.scenario)? {
-        ScenarioMode::Jobs => run_mode(&registry.job_mode(), args, default_cache),
-        ScenarioMode::Models => run_mode(&registry.model_mode(), args, default_cache),
-    }
-}
-
-/// `tenantsim run` in mode `mode`; the `--json` document.
-fn run_mode<M: Mode>(mode: &M, args: &RunArgs, default_cache: bool) -> Result<Value> {
-    let plan = mode.load_plan(
-        &args.scenario,
-        Overrides {
-            seed: args.seed,
-            repetitions: args.reps,
-            plots: args.no_plots.then_some(false),
-        },
-    )?;
-    let scenarios = plan.scenarios();
-    let name = scenarios
-        .first()
-        .map_or("run", |s| mode.name(s))
-        .to_string();
-    let out = args.out.clone().unwrap_or_else(|| match args.shard {
-        Some(shard) => shard.default_folder(&name),
-        None => PathBuf::from("results").join(&name),
-    });
-    // Before simulating: may the results folder be replaced, can it be
-    // made, and what did killed runs leave beside it?
-    let mut inputs = vec![Protected {
-        what: "the scenario file",
-        path: &args.scenario,
-    }];
-    for s in &scenarios {
-        inputs.extend(mode.inputs(s));
-    }
-    let cache = open_cache(args, default_cache)?;
-    if let Some(c) = &cache {
-        inputs.push(Protected {
-            what: "the result cache",
-            path: c.dir(),
-        });
-    }
-    for note in prepare_target(&out, args.force, &inputs)? {
-        eprintln!("warning: {note}");
-    }
-    // Degenerate set-ups are said before the run (and again in run.json);
-    // they never change a result.
-    for s in &scenarios {
-        for w in mode.setup_warnings(s) {
-            eprintln!("warning: `{}`: {w}", mode.name(s));
+    fn options(line: &[&str]) -> RunOptions {
+        let cli = super::super::Cli::try_parse_from(line).expect("parses");
+        match cli.command {
+            super::super::Command::Run(args) => RunOptions::from(&args),
+            other => panic!("not run: {other:?}"),
         }
     }
-    let pool = thread_pool(args.threads.map(|t| t as usize))?;
-    let sources = Sources {
-        cache: cache.as_ref(),
-    };
-    if let Some(shard) = args.shard {
-        return shard_cmd::run_shard_folder(
-            mode, args, &pool, &scenarios, sources, shard, &name, &out,
+
+    #[test]
+    fn run_arguments_become_the_same_options() {
+        let o = options(&["tenantsim", "run", "s.toml"]);
+        assert_eq!(
+            o,
+            RunOptions {
+                cache: Cache::Default,
+                ..RunOptions::default()
+            }
+        );
+        let o = options(&[
+            "tenantsim",
+            "run",
+            "s.toml",
+            "--out",
+            "o",
+            "--force",
+            "--jobs",
+            "--threads",
+            "3",
+            "--seed",
+            "7",
+            "--reps",
+            "2",
+            "--quiet",
+            "--no-plots",
+            "--json",
+            "--shard",
+            "1/4",
+            "--cache",
+            "c",
+        ]);
+        let expected = RunOptions::default()
+            .out("o")
+            .force(true)
+            .keep_jobs(true)
+            .threads(3)
+            .seed(7)
+            .reps(2)
+            .quiet(true)
+            .plots(false)
+            .json(true)
+            .shard(crate::run::ShardSpec { index: 1, count: 4 })
+            .cache(Cache::Dir("c".into()));
+        assert_eq!(o, expected);
+        assert_eq!(
+            options(&["tenantsim", "run", "s.toml", "--no-cache"]).cache,
+            Cache::None
         );
     }
-    let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
-    let progress = Progress::new(total, !args.quiet);
-    let folded = run_scenarios_from(mode, &pool, &scenarios, args.jobs, sources, &|| {
-        progress.inc();
-    });
-    progress.finish();
-    if !args.quiet {
-        cache_notes(cache.as_ref());
-    }
-    let folded = folded.map_err(|e| resumable(e, cache.as_ref()))?;
-    let folded = finish_reports(mode, &pool, &scenarios, folded)?;
-    let say = Say {
-        quiet: args.quiet,
-        json: args.json,
-        jobs: args.jobs,
-    };
-    write_and_summarise(mode, &plan, &name, &out, &folded, say)
-}
 
-/// What the run prints and writes.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Say {
-    pub quiet: bool,
-    pub json: bool,
-    pub jobs: bool,
-}
-
-/// Every task's count summed over the plan, for the summary and `--json`.
-fn execution_totals(executions: &[Execution]) -> Execution {
-    let mut t = Execution::default();
-    for e in executions {
-        t.tasks += e.tasks;
-        t.ran += e.ran;
-        t.from_cache += e.from_cache;
-        t.merged += e.merged;
-        t.missing.extend_from_slice(&e.missing);
-        if t.cache.is_none() {
-            t.cache.clone_from(&e.cache);
-        }
-        if t.shards.is_empty() {
-            t.shards.clone_from(&e.shards);
-        }
+    #[test]
+    fn a_registry_with_a_user_policy_is_not_only_builtin() {
+        assert!(only_builtin(&Registry::builtin()));
+        let mut r = Registry::builtin();
+        r.add_scheduler(crate::models::policy::registry::SchedulerEntry::new(
+            "never",
+            "serves no one",
+            |_| {
+                let factory: crate::models::sim::SchedulerFactory =
+                    std::sync::Arc::new(|_| Err(Error::input("not run")));
+                Ok(factory)
+            },
+        ))
+        .expect("new name");
+        assert!(!only_builtin(&r));
     }
-    t
-}
-
-/// The line of the summary that says where the tasks came from.
-fn tasks_line(t: &Execution) -> String {
-    if !t.shards.is_empty() {
-        return format!(
-            "tasks: {} of {} merged from {} shard folder(s)",
-            t.merged,
-            t.tasks,
-            t.shards.len()
-        );
-    }
-    match &t.cache {
-        Some(dir) => format!(
-            "tasks: {} ran, {} from the result cache ({dir})",
-            t.ran, t.from_cache
-        ),
-        None => format!("tasks: {} ran (no result cache)", t.ran),
-    }
-}
-
-/// Write the results folder of `plan` from its reports and print what
-/// `say` allows; the `--json` document (shared by `run` and `merge`).
-pub(crate) fn write_and_summarise<M: Mode>(
-    mode: &M,
-    plan: &Plan<M::Scenario>,
-    name: &str,
-    out: &Path,
-    folded: &Folded<M::Report>,
-    say: Say,
-) -> Result<Value> {
-    let reports = &folded.folds;
-    let (threads, wall) = (folded.threads, folded.wall.as_secs_f64());
-    let scenarios = plan.scenarios();
-    for (s, r) in scenarios.iter().zip(reports) {
-        for w in mode.result_warnings(r) {
-            eprintln!("warning: `{}`: {w}", mode.name(s));
-        }
-    }
-    let totals = execution_totals(&folded.executions);
-    let written = write_plan(
-        mode,
-        out,
-        plan,
-        reports,
-        &folded.executions,
-        say.jobs,
-        &draw_figures,
-    )?;
-    let total = totals.tasks;
-    let mut doc = match plan {
-        Plan::Single(s) => {
-            if !say.quiet {
-                eprintln!("{}", mode.describe(s, &reports[0]));
-                eprintln!("{}", tasks_line(&totals));
-                eprintln!("results in {}: {}", out.display(), written.join(", "));
-                if !say.json {
-                    eprint!("\n{}", mode.summary_table(&reports[0]));
-                }
-            }
-            let mut doc = mode.summary_json(&reports[0]);
-            if let Some(obj) = doc.as_object_mut() {
-                obj.insert("mode".into(), json!(M::NAME));
-                obj.insert("scenario".into(), json!(mode.name(s)));
-                obj.insert("results".into(), json!(out.display().to_string()));
-            }
-            doc
-        }
-        Plan::Sweep { points, .. } => {
-            if !say.quiet {
-                eprintln!(
-                    "ran sweep `{name}`: {} point(s), {total} runs in {wall:.3} s on {threads} thread(s)",
-                    points.len()
-                );
-                eprintln!("{}", tasks_line(&totals));
-                let (first, rest) = written.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
-                eprintln!(
-                    "results in {}: {first} and {}",
-                    out.display(),
-                    rest.join(", ")
-                );
-                if !say.json {
-                    let width = folder_width(points.len());
-                    for (p, r) in points.iter().zip(reports) {
-                        eprint!(
-                            "\npoint {} ({}) in {}/\n{}",
-                            p.index,
-                            describe_values(&p.values),
-                            p.folder_name(width),
-                            mode.summary_table(r)
-                        );
-                    }
-                }
-            }
-            sweep_json(mode, name, out, points, reports)
-        }
-    };
-    if totals.partial() {
-        eprintln!(
-            "warning: PARTIAL results in {}: {} of {} tasks are missing ({}); run.json says so",
-            out.display(),
-            totals.missing.len(),
-            total,
-            task_list(&totals.missing)
-        );
-    }
-    stopped_after_commit(out)?;
-    if let Some(obj) = doc.as_object_mut() {
-        obj.insert("threads".into(), json!(threads));
-        obj.insert("wall_time_s".into(), json!(wall));
-        totals.insert_into(&mut doc);
-    }
-    Ok(doc)
-}
-
-/// Task ids as ranges: `0-3, 7, 9-10`.
-pub(crate) fn task_list(ids: &[u64]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ids.len() {
-        let mut j = i;
-        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-            j += 1;
-        }
-        parts.push(if i == j {
-            ids[i].to_string()
-        } else {
-            format!("{}-{}", ids[i], ids[j])
-        });
-        i = j + 1;
-    }
-    parts.join(", ")
-}
-
-/// The figures hook of the runner: the figures of [`crate::plot`], drawn
-/// from the staged folder's CSVs exactly as `tenantsim plot` would.
-fn draw_figures(job: FigureJob<'_>) -> Result<()> {
-    let options = PlotOptions::default();
-    match job {
-        FigureJob::Results { mode, dir, name } => {
-            let mut src = Source::dir(dir);
-            src.name = Some(name.to_string());
-            let target = dir.join(PLOTS_DIR);
-            if mode == JobMode::NAME {
-                plot_jobs(&src, &target, &options)?;
-            } else {
-                plot_model(&src, &target, &options)?;
-            }
-        }
-        FigureJob::Sweep {
-            out,
-            dir,
-            sweep_csv,
-            name,
-        } => {
-            let mut src = Source::texts(out, &[("sweep.csv", sweep_csv)]);
-            src.name = Some(name.to_string());
-            plot_sweep(&src, &dir.join(PLOTS_DIR), &options)?;
-        }
-    }
-    Ok(())
-}
-
-/// A signal that arrived after the results were moved into place still
-/// stops the command with its exit code; the results stay.
-pub(crate) fn stopped_after_commit(out: &Path) -> Result<()> {
-    if crate::core::interrupt::requested() {
-        return Err(Error::interrupted(format!(
-            "interrupted after the results were complete: they are in {}",
-            out.display()
-        )));
-    }
-    Ok(())
-}
-
-fn describe_values(values: &[(String, toml::Value)]) -> String {
-    values
-        .iter()
-        .map(|(k, v)| format!("{k} = {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The `--json` document of a sweep: the mode, the scenario's name, the
-/// results folder and per point its summary with `index`, `folder` and
-/// `values`.
-fn sweep_json<M: Mode>(
-    mode: &M,
-    name: &str,
-    out: &Path,
-    points: &[SweepPoint<M::Scenario>],
-    reports: &[M::Report],
-) -> Value {
-    let width = folder_width(points.len());
-    let pts: Vec<Value> = points
-        .iter()
-        .zip(reports)
-        .map(|(p, r)| {
-            let mut v = mode.summary_json(r);
-            if let Some(obj) = v.as_object_mut() {
-                obj.insert("index".into(), json!(p.index));
-                obj.insert("folder".into(), json!(p.folder_name(width)));
-                let values: serde_json::Map<String, Value> = p
-                    .values
-                    .iter()
-                    .map(|(k, x)| (k.clone(), serde_json::to_value(x).unwrap_or(Value::Null)))
-                    .collect();
-                obj.insert("values".into(), Value::Object(values));
-            }
-            v
-        })
-        .collect();
-    json!({
-        "mode": M::NAME,
-        "scenario": name,
-        "results": out.display().to_string(),
-        "sweep": pts,
-    })
 }

@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
-use crate::core::mode::Mode;
-use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
 use crate::registry::Registry;
 
@@ -60,22 +58,18 @@ pub struct SlurmArgs {
 }
 
 /// `tenantsim slurm`.
-pub fn slurm(args: &SlurmArgs) -> Result<()> {
-    for line in write_slurm_scripts(args)? {
+pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
+    for line in write_slurm_scripts(args, registry)? {
         eprintln!("{line}");
     }
     Ok(())
 }
 
 /// What `tenantsim slurm` does, for library callers: validate the
-/// scenario, write the three scripts into the current folder, and return
-/// the lines it prints.
-pub fn write_slurm_scripts(args: &SlurmArgs) -> Result<Vec<String>> {
-    let registry = Registry::builtin();
-    let (name, tasks) = match scenario_mode(&args.scenario)? {
-        ScenarioMode::Jobs => name_and_tasks(&registry.job_mode(), &args.scenario)?,
-        ScenarioMode::Models => name_and_tasks(&registry.model_mode(), &args.scenario)?,
-    };
+/// scenario (with the policies of `registry`), write the three scripts
+/// into the current folder, and return the lines it prints.
+pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<String>> {
+    let (name, tasks) = crate::run::name_and_tasks(&args.scenario, registry)?;
     let workdir = std::env::current_dir()
         .map_err(|e| Error::input(format!("cannot read the current folder: {e}")))?;
     let scenario = absolute(&args.scenario)?;
@@ -159,19 +153,6 @@ pub fn write_slurm_scripts(args: &SlurmArgs) -> Result<Vec<String>> {
         out.display()
     ));
     Ok(lines)
-}
-
-/// The scenario's name and its number of tasks, after validating every
-/// point of it (the errors `validate` gives, naming the file).
-fn name_and_tasks<M: Mode>(mode: &M, scenario: &Path) -> Result<(String, u64)> {
-    let plan = mode.load_plan(scenario, Overrides::default())?;
-    let scenarios = plan.scenarios();
-    let name = scenarios
-        .first()
-        .map_or("run", |s| mode.name(s))
-        .to_string();
-    let tasks = scenarios.iter().map(|s| mode.tasks(s)).sum();
-    Ok((name, tasks))
 }
 
 /// `path` made absolute against the current folder (not resolved: the

@@ -31,6 +31,7 @@ mod curves_after_schedule;
 mod curves_core;
 mod curves_invariants;
 mod curves_selectors;
+mod custom_binary;
 mod easeml_defaults;
 mod easeml_dl;
 mod exact_output;

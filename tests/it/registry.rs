@@ -46,22 +46,20 @@ fn scenario_naming(dir: &std::path::Path, scheduler: &str) -> std::path::PathBuf
     path
 }
 
-fn args(scenario: std::path::PathBuf, out: std::path::PathBuf) -> RunArgs {
-    RunArgs {
-        scenario,
-        out: Some(out),
-        force: false,
-        jobs: true,
-        threads: Some(2),
-        seed: None,
-        reps: None,
-        quiet: true,
-        no_plots: true,
-        json: false,
-        shard: None,
-        cache: None,
-        no_cache: false,
-    }
+/// Run `scenario` into `out` with `registry` as the tests here need: the
+/// job log, two threads, quiet, no figures.
+fn run_with(
+    scenario: std::path::PathBuf,
+    out: std::path::PathBuf,
+    registry: &Registry,
+) -> Result<serde_json::Value> {
+    let options = RunOptions::default()
+        .out(out)
+        .keep_jobs(true)
+        .threads(2)
+        .quiet(true)
+        .plots(false);
+    run_scenario_with(&scenario, &options, registry)
 }
 
 #[test]
@@ -84,7 +82,7 @@ fn a_registered_scheduler_is_named_by_a_scenario_and_unknown_without_it() {
     // With one GPU, "lowest first" runs tenant 0's models before anyone
     // else's: its 4 jobs come first in every repetition.
     let out = tmp.path().join("out");
-    run_scenario_with(&args(path, out.clone()), &registry).expect("runs");
+    run_with(path, out.clone(), &registry).expect("runs");
     let jobs = fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
     for rep in ["0", "1"] {
         let users: Vec<&str> = jobs
@@ -147,8 +145,8 @@ fn a_registered_job_scheduler_runs_a_job_scenario() {
         ))
         .expect("new name");
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    run_scenario_with(&args(mine, a.clone()), &registry).expect("runs");
-    run_scenario_with(&args(builtin, b.clone()), &Registry::builtin()).expect("runs");
+    run_with(mine, a.clone(), &registry).expect("runs");
+    run_with(builtin, b.clone(), &Registry::builtin()).expect("runs");
     assert_same_result_files(&a, &b, "my-fifo and fifo");
     let manifest: serde_json::Value =
         serde_json::from_slice(&fs::read(a.join("run.json")).expect("run.json")).expect("JSON");
@@ -205,8 +203,8 @@ fn a_priority_function_becomes_a_job_scheduler() {
             tmp.path().join(format!("a-{backfill}")),
             tmp.path().join(format!("b-{backfill}")),
         );
-        run_scenario_with(&args(sjf, a.clone()), &registry).expect("runs");
-        run_scenario_with(&args(mine, b.clone()), &registry).expect("runs");
+        run_with(sjf, a.clone(), &registry).expect("runs");
+        run_with(mine, b.clone(), &registry).expect("runs");
         for f in ["summary.csv", "jobs.csv", "users.csv", "utilization.csv"] {
             assert_eq!(
                 fs::read(a.join(f)).expect("read"),
@@ -223,7 +221,7 @@ fn a_priority_function_becomes_a_job_scheduler() {
     )
     .expect("write");
     let out = tmp.path().join("nan-out");
-    let e = run_scenario_with(&args(broken, out.clone()), &registry).expect_err("NaN priority");
+    let e = run_with(broken, out.clone(), &registry).expect_err("NaN priority");
     assert_eq!(e.kind(), ErrorKind::Policy, "{e}");
     assert!(e.to_string().contains("priority of job 0 is NaN"), "{e}");
     assert!(!out.exists(), "no results folder after a policy error");
@@ -269,7 +267,7 @@ fn run_json_and_json_split_time_between_policy_and_engine() {
         ))
         .expect("new");
     let out = tmp.path().join("out");
-    let doc = run_scenario_with(&args(path, out.clone()), &registry).expect("runs");
+    let doc = run_with(path, out.clone(), &registry).expect("runs");
     let manifest: serde_json::Value =
         serde_json::from_slice(&fs::read(out.join("run.json")).expect("run.json")).expect("JSON");
     for (what, policies) in [
@@ -344,7 +342,7 @@ fn an_error_a_policy_could_not_return_stops_the_run_and_writes_nothing() {
         ))
         .expect("new");
     let out = tmp.path().join("out");
-    let e = run_scenario_with(&args(path, out.clone()), &registry).expect_err("fails");
+    let e = run_with(path, out.clone(), &registry).expect_err("fails");
     assert_eq!(e.kind(), ErrorKind::Policy, "{e}");
     assert!(e.to_string().contains("observe failed on purpose"), "{e}");
     assert!(!out.exists(), "no results folder");

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::MergeArgs;
-use super::run_cmd::{Say, task_list, write_and_summarise};
-use super::shard_cmd::plan_hashes;
+use super::MergeOptions;
+use super::scenario::{Say, task_list, write_and_summarise};
+use super::shard::plan_hashes;
 use crate::core::error::{Error, Result};
 use crate::core::identity::TOOL_BUILD;
 use crate::core::io::{Protected, prepare_target};
@@ -22,16 +22,6 @@ use crate::registry::Registry;
 /// meet the usual limit of 1,024 open files).
 const KEEP_OPEN: usize = 256;
 
-/// Merge shards and write the results folder.
-pub fn merge(args: &MergeArgs) -> Result<()> {
-    crate::core::interrupt::install_handler();
-    let doc = merge_shards(args, &Registry::builtin())?;
-    if args.json {
-        super::run_cmd::print_json(&doc)?;
-    }
-    Ok(())
-}
-
 /// The shards of a merge, checked.
 struct Checked {
     /// One per shard folder, in command-line order.
@@ -44,7 +34,7 @@ struct Checked {
 
 /// The shards' manifests, checked against each other: one scenario, one
 /// trace, one build, one shard count, each task at most once.
-fn check_shards(args: &MergeArgs) -> Result<Checked> {
+fn check_shards(args: &MergeOptions) -> Result<Checked> {
     let manifests = args
         .shards
         .iter()
@@ -177,9 +167,9 @@ fn describe_recipe(m: &Manifest) -> String {
     )
 }
 
-/// `tenantsim merge` with the policies of `registry`; the `--json`
-/// document.
-pub fn merge_shards(args: &MergeArgs, registry: &Registry) -> Result<Value> {
+/// `tenantsim merge` with the policies of `registry` (options checked by
+/// the caller); the `--json` document.
+pub(super) fn merge_shards(args: &MergeOptions, registry: &Registry) -> Result<Value> {
     let Checked {
         manifests,
         owner,
@@ -196,7 +186,7 @@ pub fn merge_shards(args: &MergeArgs, registry: &Registry) -> Result<Value> {
 
 fn merge_mode<M: Mode>(
     mode: &M,
-    args: &MergeArgs,
+    args: &MergeOptions,
     manifests: &[Manifest],
     owner: &[Option<u32>],
     missing: &[u64],

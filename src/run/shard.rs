@@ -5,10 +5,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::RunArgs;
-use super::cache_opts::{cache_notes, resumable};
-use super::progress::Progress;
-use super::run_cmd::stopped_after_commit;
+use super::cache::{cache_notes, resumable};
+use super::scenario::stopped_after_commit;
+use super::{Progress, RunOptions};
 use crate::core::error::{Error, Result};
 use crate::core::identity::{TOOL_BUILD, sha256_hex};
 use crate::core::io::{StagedDir, write_atomic};
@@ -18,7 +17,7 @@ use crate::core::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
 
 /// The scenario and trace hashes of a plan's scenarios (a shard
 /// manifest's `scenario_sha256` and `trace_sha256`).
-pub(crate) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
+pub(super) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
     let (mut full, mut inputs) = (String::new(), String::new());
     for s in scenarios {
         let id = mode.identity(s);
@@ -30,35 +29,49 @@ pub(crate) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (Str
     (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()))
 }
 
+/// What a shard run is: the scenario file, its options, the observer of
+/// its progress, the scenario's name and the shard folder.
+pub(super) struct ShardJob<'a> {
+    pub scenario: &'a Path,
+    pub options: &'a RunOptions,
+    pub progress: &'a dyn Progress,
+    pub name: &'a str,
+    pub out: &'a Path,
+}
+
 /// `run --shard I/N`: the shard's tasks, their runs into the shard folder
-/// `out` (staged, moved into place complete) with its manifest.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_shard_folder<M: Mode>(
+/// `job.out` (staged, moved into place complete) with its manifest.
+pub(super) fn run_shard_folder<M: Mode>(
     mode: &M,
-    args: &RunArgs,
+    job: &ShardJob<'_>,
     pool: &rayon::ThreadPool,
     scenarios: &[&M::Scenario],
     sources: Sources<'_>,
     shard: ShardSpec,
-    name: &str,
-    out: &Path,
 ) -> Result<Value> {
+    let ShardJob {
+        scenario,
+        options: args,
+        progress,
+        name,
+        out,
+    } = *job;
     let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
     let (scenario_sha256, trace_sha256) = plan_hashes(mode, scenarios);
-    let scenario_path = std::path::absolute(&args.scenario)
-        .map_err(|e| Error::io("resolve", &args.scenario, &e))?;
+    let scenario_path =
+        std::path::absolute(scenario).map_err(|e| Error::io("resolve", scenario, &e))?;
     let staged = StagedDir::new(out)?;
     let mut runs = RunsWriter::create(&staged.path().join(shard::RUNS))?;
-    let progress = Progress::new(shard.len(total), !args.quiet);
+    progress.start(shard.len(total));
     let done = run_shard(
         mode,
         pool,
         scenarios,
-        args.jobs,
+        args.keep_jobs,
         sources,
         shard,
         &mut |k, bytes| runs.push(k, bytes),
-        &|| progress.inc(),
+        &|| progress.task_done(),
     );
     progress.finish();
     if !args.quiet {
@@ -77,8 +90,8 @@ pub(crate) fn run_shard_folder<M: Mode>(
             scenario_path,
             seed: args.seed,
             repetitions: args.reps,
-            no_plots: args.no_plots,
-            jobs: args.jobs,
+            no_plots: !args.plots,
+            jobs: args.keep_jobs,
         },
         shard,
         total_tasks: total,

@@ -1,25 +1,11 @@
-//! The result cache options of `tenantsim run` (`--cache DIR`,
-//! `--no-cache`, the default folder) and what a cache says during a run
-//! (DESIGN §10.2).
+//! The result cache of a run ([`Cache`]: none, the default folder or a
+//! folder) and what a cache says during a run (DESIGN §10.2).
 
 use std::path::PathBuf;
 
-use super::RunArgs;
+use super::Cache;
 use crate::core::cache::ResultCache;
 use crate::core::error::{Error, ErrorKind, Result};
-
-/// The result cache folder of a run: `--cache DIR`; none with
-/// `--no-cache`; else, when `default` (the command line), the default
-/// folder ([`default_cache_dir`]).
-pub fn cache_dir(args: &RunArgs, default: bool) -> Option<PathBuf> {
-    if args.no_cache {
-        return None;
-    }
-    if let Some(dir) = &args.cache {
-        return Some(dir.clone());
-    }
-    default.then(default_cache_dir).flatten()
-}
 
 /// The default result cache: `$TENANTSIM_CACHE` (empty, `off` or `0`:
 /// none), else `$XDG_CACHE_HOME/tenantsim`, else `$HOME/.cache/tenantsim`
@@ -39,16 +25,22 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     var("HOME").map(|h| PathBuf::from(h).join(".cache").join("tenantsim"))
 }
 
-/// Open the cache of a run: an explicit `--cache` that cannot be made is
-/// an error; the default one a warning (the run goes on without).
-pub(crate) fn open_cache(args: &RunArgs, default: bool) -> Result<Option<ResultCache>> {
-    let Some(dir) = cache_dir(args, default) else {
-        return Ok(None);
+/// Open the cache of a run: an explicit folder that cannot be made is an
+/// error; the default one a warning unless `quiet` (the run goes on
+/// without).
+pub(super) fn open_cache(cache: &Cache, quiet: bool) -> Result<Option<ResultCache>> {
+    let dir = match cache {
+        Cache::None => return Ok(None),
+        Cache::Default => match default_cache_dir() {
+            Some(d) => d,
+            None => return Ok(None),
+        },
+        Cache::Dir(d) => d.clone(),
     };
     match ResultCache::open(&dir) {
         Ok(c) => Ok(Some(c)),
-        Err(e) if args.cache.is_none() => {
-            if !args.quiet {
+        Err(e) if *cache == Cache::Default => {
+            if !quiet {
                 eprintln!("warning: no result cache ({e}); every task runs");
             }
             Ok(None)
@@ -58,7 +50,7 @@ pub(crate) fn open_cache(args: &RunArgs, default: bool) -> Result<Option<ResultC
 }
 
 /// An interrupted run with a cache says that a rerun resumes.
-pub(crate) fn resumable(e: Error, cache: Option<&ResultCache>) -> Error {
+pub(super) fn resumable(e: Error, cache: Option<&ResultCache>) -> Error {
     match cache {
         Some(c) if e.kind() == ErrorKind::Interrupted => Error::interrupted(format!(
             "{}; its finished tasks are in the result cache {}: run the same command again to resume",
@@ -70,7 +62,7 @@ pub(crate) fn resumable(e: Error, cache: Option<&ResultCache>) -> Error {
 }
 
 /// What a cache said during a run, on stderr.
-pub(crate) fn cache_notes(cache: Option<&ResultCache>) {
+pub(super) fn cache_notes(cache: Option<&ResultCache>) {
     if let Some(c) = cache {
         if c.corrupt_entries() > 0 {
             eprintln!(

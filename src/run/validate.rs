@@ -1,0 +1,330 @@
+//! What `tenantsim validate FILE` does: check a trace (either mode's CSV)
+//! or a scenario (every point of its sweep) and describe it.
+
+use std::path::Path;
+
+use crate::core::error::Result;
+use crate::core::scenario::Overrides;
+use crate::core::sweep::Plan;
+use crate::jobs::scenario::{JobScenario, load_job_plan_with};
+use crate::jobs::trace::{JobTrace, load_job_trace};
+use crate::models::scenario::{Scenario, load_plan_with};
+use crate::models::trace::{Trace, load_trace};
+use crate::registry::Registry;
+
+fn describe_trace(t: &Trace) -> String {
+    let cells = t.n_users() * t.n_models();
+    format!(
+        "trace {}: {} users × {} models, {} of {} pairs available{}{}",
+        t.source(),
+        t.n_users(),
+        t.n_models(),
+        t.n_pairs(),
+        cells,
+        if t.model_year().is_some() {
+            ", with model_year"
+        } else {
+            ""
+        },
+        if t.model_citations().is_some() {
+            ", with model_citations"
+        } else {
+            ""
+        },
+    )
+}
+
+/// What `tenantsim validate FILE` does, for library callers (the Python
+/// package): check a trace (CSV, either mode) or a scenario (`.toml`,
+/// every point of its sweep) and return the description it prints.
+pub fn validate_file(file: &Path) -> Result<String> {
+    validate_file_with(file, &Registry::builtin())
+}
+
+/// [`validate_file`] with the policies of `registry`: a scenario may name
+/// any policy registered there.
+pub fn validate_file_with(file: &Path, registry: &Registry) -> Result<String> {
+    let is_scenario = file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    if let Some(done) = validate_if_jobs(file, is_scenario, registry) {
+        return done;
+    }
+    if !is_scenario {
+        let trace = load_trace(file)?;
+        return Ok(format!("ok: {}\n", describe_trace(&trace)));
+    }
+    let plan = load_plan_with(file, Overrides::default(), &registry.models)?;
+    Ok(describe_plan(
+        "scenario",
+        file,
+        &plan,
+        Scenario::name,
+        describe_scenario,
+    ))
+}
+
+/// The description `validate` prints of a plan of either mode: one
+/// scenario (`what`: "scenario" or "job scenario"), or a sweep's grid and
+/// its point 0, each scenario described by `describe`.
+fn describe_plan<S>(
+    what: &str,
+    file: &Path,
+    plan: &Plan<S>,
+    name: impl Fn(&S) -> &str,
+    describe: impl Fn(&mut String, &S),
+) -> String {
+    let mut text = String::new();
+    match plan {
+        Plan::Single(s) => {
+            line(
+                &mut text,
+                format_args!("ok: {what} `{}` ({})", name(s), file.display()),
+            );
+            describe(&mut text, s);
+        }
+        Plan::Sweep { axes, points } => {
+            let keys: Vec<String> = axes
+                .iter()
+                .map(|a| format!("{} ({} values)", a.key, a.values.len()))
+                .collect();
+            line(
+                &mut text,
+                format_args!(
+                    "ok: {what} `{}` ({}) sweeps {} point(s) over {}; every point validated",
+                    points.first().map_or("", |p| name(&p.scenario)),
+                    file.display(),
+                    points.len(),
+                    keys.join(" × ")
+                ),
+            );
+            if let Some(p) = points.first() {
+                line(&mut text, format_args!("point 0:"));
+                describe(&mut text, &p.scenario);
+            }
+        }
+    }
+    text
+}
+
+fn describe_scenario(text: &mut String, s: &Scenario) {
+    line(text, format_args!("  {}", describe_trace(&s.trace)));
+    let split = s.split.resolve(s.seed(), 0);
+    line(
+        text,
+        format_args!(
+            "  split: {} prior users, {} tenants ({})",
+            split.prior.len(),
+            split.tenants.len(),
+            if s.split.is_fixed() {
+                "fixed"
+            } else {
+                "sampled per repetition"
+            }
+        ),
+    );
+    line(
+        text,
+        format_args!(
+            "  cluster: {} GPUs, up to {} job(s) per tenant{}",
+            s.config.gpus,
+            s.config.max_jobs_per_tenant,
+            s.file
+                .horizon_s
+                .map_or(String::new(), |h| format!(", horizon {h} s"))
+        ),
+    );
+    let types = &s.gpu_types;
+    if types.is_typed() {
+        let each: Vec<String> = types
+            .names()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| format!("{name} × {}", types.gpus_of_type(t as u16)))
+            .collect();
+        line(
+            text,
+            format_args!("  GPU types (DESIGN §11.4): {}", each.join(", ")),
+        );
+    }
+    line(
+        text,
+        format_args!(
+            "  seed {}, {} repetition(s), thresholds {:?}",
+            s.seed(),
+            s.repetitions(),
+            s.thresholds
+        ),
+    );
+    for p in &s.policies {
+        line(
+            text,
+            format_args!(
+                "  policy `{}`: scheduler {}, selector {}",
+                p.name, p.scheduler.name, p.selector.name
+            ),
+        );
+    }
+    if let Some(b) = s.policies.get(s.baseline) {
+        line(text, format_args!("  baseline `{}`", b.name));
+    }
+    for w in crate::models::warnings::setup_warnings(s) {
+        line(text, format_args!("  warning: {w}"));
+    }
+}
+
+/// Describe a job trace.
+fn describe_job_trace(t: &JobTrace) -> String {
+    let gpus: u64 = t.jobs().iter().map(|j| u64::from(j.gpus)).sum();
+    let max_gpus = t.jobs().iter().map(|j| j.gpus).max().unwrap_or(0);
+    let last = t.jobs().iter().map(|j| j.submit).max().unwrap_or(0);
+    format!(
+        "job trace {}: {} jobs of {} users, {} GPUs requested (largest job {}), submits over {:.0} s, {:.1} GPU-hours of work",
+        t.source(),
+        t.len(),
+        t.users().len(),
+        gpus,
+        max_gpus,
+        last as f64 / 1e6,
+        t.total_work() as f64 / 3.6e9
+    ) + &if t.type_columns().is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", durations per GPU type for {}",
+            t.type_columns().join(", ")
+        )
+    }
+}
+
+/// `tenantsim validate JOBS.csv`: the description it prints.
+fn validate_job_trace(path: &Path) -> Result<String> {
+    let t = load_job_trace(path)?;
+    Ok(format!("ok: {}\n", describe_job_trace(&t)))
+}
+
+fn describe_cluster(s: &JobScenario) -> String {
+    let types = if s.cluster.is_typed() {
+        let per: Vec<String> = s
+            .cluster
+            .types()
+            .iter()
+            .enumerate()
+            .map(|(t, name)| format!("{name} {}", s.cluster.gpus_of_type(t as u16)))
+            .collect();
+        format!(" ({})", per.join(", "))
+    } else {
+        String::new()
+    };
+    format!(
+        "cluster: {} nodes, {} GPUs{types}, placement {}{}{}",
+        s.nodes.len(),
+        s.gpus(),
+        s.placement.name(),
+        if s.restart_overhead > 0 {
+            format!(", restart overhead {} s", s.restart_overhead as f64 / 1e6)
+        } else {
+            String::new()
+        },
+        match s.round {
+            Some(r) => format!(", in rounds of {} s", r as f64 / 1e6),
+            None => String::new(),
+        }
+    )
+}
+
+/// `tenantsim validate SCENARIO.toml` for a job-mode scenario (every
+/// point of its `[sweep]`, if any): the description it prints.
+fn validate_job_scenario(path: &Path, registry: &Registry) -> Result<String> {
+    let plan = load_job_plan_with(path, Overrides::default(), &registry.jobs)?;
+    Ok(describe_plan(
+        "job scenario",
+        path,
+        &plan,
+        JobScenario::name,
+        describe_job_scenario,
+    ))
+}
+
+/// Append `args` and a newline to `text`.
+fn line(text: &mut String, args: std::fmt::Arguments<'_>) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = text.write_fmt(args);
+    text.push('\n');
+}
+
+fn describe_job_scenario(text: &mut String, s: &JobScenario) {
+    line(text, format_args!("  {}", describe_job_trace(&s.trace)));
+    line(text, format_args!("  {}", describe_cluster(s)));
+    line(
+        text,
+        format_args!(
+            "  seed {}, {} repetition(s){}",
+            s.seed(),
+            s.repetitions(),
+            if s.is_randomised() {
+                ", jobs sampled per repetition"
+            } else {
+                ""
+            }
+        ),
+    );
+    for p in &s.policies {
+        line(
+            text,
+            format_args!(
+                "  policy `{}`: scheduler {}{}{}",
+                p.name,
+                p.spec.name,
+                if p.spec.preemptive {
+                    " (preemptive)"
+                } else {
+                    ""
+                },
+                if p.backfill { ", backfill" } else { "" }
+            ),
+        );
+        if p.spec.needs_rounds {
+            text.pop();
+            line(
+                text,
+                format_args!(", time-sliced in rounds, chooses GPU types itself"),
+            );
+        } else if s.cluster.is_typed() {
+            text.pop();
+            line(text, format_args!(", type policy {}", p.type_policy.name()));
+        }
+    }
+    for w in &s.type_warnings {
+        line(text, format_args!("  warning: {w}"));
+    }
+}
+
+/// The job-mode half of `tenantsim validate FILE`: `Some(result)` when
+/// `file` is a job-mode scenario (`is_scenario`) or a job trace (a CSV
+/// whose header has `job_id`), `None` to let the model-mode validator
+/// handle it.
+fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Option<Result<String>> {
+    if is_scenario {
+        return match crate::core::scenario::scenario_mode(file) {
+            Ok(crate::core::scenario::ScenarioMode::Jobs) => {
+                Some(validate_job_scenario(file, registry))
+            }
+            Ok(crate::core::scenario::ScenarioMode::Models) => None,
+            Err(e) => Some(Err(e)),
+        };
+    }
+    // Only the header line is needed to tell the kinds apart; a file that
+    // cannot be read is left to the model-trace loader to report.
+    let input = crate::core::io::open_input(file, "trace").ok()?;
+    let mut first = Vec::new();
+    std::io::BufRead::read_until(
+        &mut std::io::BufReader::new(std::io::Read::take(input, 64 * 1024)),
+        b'\n',
+        &mut first,
+    )
+    .ok()?;
+    let header = std::str::from_utf8(&first).ok()?;
+    crate::jobs::trace::looks_like_job_trace(header).then(|| validate_job_trace(file))
+}
