@@ -25,13 +25,13 @@ use tenantsim::prelude::*;
 struct FewestStarted;
 
 impl Scheduler for FewestStarted {
-    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
         // O(tenants) per decision: fine for an example; a scheduler for
         // large scenarios keeps its own index of eligible tenants, updated
         // in `tenant_changed` (see the built-in round-robin).
-        (0..tenants.len())
+        Ok((0..tenants.len())
             .filter(|&t| tenants.is_eligible(t))
-            .min_by_key(|&t| (tenants.started(t), t))
+            .min_by_key(|&t| (tenants.started(t), t)))
     }
 }
 
@@ -45,7 +45,7 @@ struct CheapestFirst {
 }
 
 impl Selector for CheapestFirst {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         let user = self.users[tenant];
         let untried = (0..self.trace.n_models())
             .filter(|&k| self.trace.available_mask()[[user, k]] && !tenants.is_tried(tenant, k));
@@ -53,35 +53,30 @@ impl Selector for CheapestFirst {
             untried.max_by_key(|&k| (self.trace.runtime_us(user, k), std::cmp::Reverse(k)))
         } else {
             untried.min_by_key(|&k| (self.trace.runtime_us(user, k), k))
-        }?;
-        Some(Proposal::plain(model))
+        };
+        Ok(model.map(Proposal::plain))
     }
 }
 
 fn registry() -> Result<Registry> {
     let mut registry = Registry::builtin();
-    registry.add_scheduler(SchedulerEntry::new(
+    registry.add_scheduler(SchedulerEntry::of(
         "fewest-started",
         "the eligible tenant that has started the fewest jobs",
-        |_params: &mut Params| {
-            let factory: SchedulerFactory =
-                Arc::new(|_ctx: &RepContext<'_>| Ok(Box::new(FewestStarted) as Box<dyn Scheduler>));
-            Ok(factory)
-        },
+        || FewestStarted,
     ))?;
     registry.add_selector(SelectorEntry::new(
         "cheapest-first",
         "the untried model with the smallest runtime",
         |params: &mut Params, _trace: &Trace| {
             let reverse = params.bool("reverse", false)?;
-            let factory: SelectorFactory = Arc::new(move |ctx: &RepContext<'_>| {
-                Ok(Box::new(CheapestFirst {
+            Ok(move |ctx: &RepContext<'_>| {
+                Ok(CheapestFirst {
                     trace: Arc::clone(ctx.trace),
                     users: ctx.tenants.to_vec(),
                     reverse,
-                }) as Box<dyn Selector>)
-            });
-            Ok(factory)
+                })
+            })
         },
     ))?;
     Ok(registry)
