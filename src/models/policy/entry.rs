@@ -16,7 +16,10 @@
 //! // A policy without keys: one value per repetition.
 //! let short = SchedulerEntry::of("last-first", "highest index first", || LastFirst);
 //! // The general form: read keys from the policy table, then build one
-//! // policy per repetition from the repetition's context.
+//! // policy per repetition from the repetition's context. The builder's
+//! // argument type is written out (`&RepContext<'_>`): a closure returned
+//! // by a closure gets no signature from the bound, so Rust cannot infer
+//! // that it takes a reference of any lifetime.
 //! let general = SchedulerEntry::new("last-first", "highest index first", |_params| {
 //!     Ok(|_ctx: &RepContext<'_>| Ok(LastFirst))
 //! });
@@ -86,10 +89,11 @@ impl SchedulerEntry {
     pub fn of<S: Scheduler + 'static>(
         name: impl Into<String>,
         about: impl Into<String>,
-        make: impl Fn() -> S + Send + Sync + Clone + 'static,
+        make: impl Fn() -> S + Send + Sync + 'static,
     ) -> Self {
+        let make = Arc::new(make);
         Self::new(name, about, move |_params: &mut Params| {
-            let make = make.clone();
+            let make = Arc::clone(&make);
             Ok(move |_ctx: &RepContext<'_>| Ok(make()))
         })
     }
@@ -180,10 +184,11 @@ impl SelectorEntry {
     pub fn of<S: Selector + 'static>(
         name: impl Into<String>,
         about: impl Into<String>,
-        make: impl Fn() -> S + Send + Sync + Clone + 'static,
+        make: impl Fn() -> S + Send + Sync + 'static,
     ) -> Self {
+        let make = Arc::new(make);
         Self::new(name, about, move |_params: &mut Params, _trace: &Trace| {
-            let make = make.clone();
+            let make = Arc::clone(&make);
             Ok(move |_ctx: &RepContext<'_>| Ok(make()))
         })
     }
