@@ -27,7 +27,7 @@ use std::io::Write as _;
 use std::time::Instant;
 
 use tenantsim::jobs::metrics::job_metrics;
-use tenantsim::jobs::policy::{Params, SCHEDULERS};
+use tenantsim::jobs::policy::{Params, schedulers};
 use tenantsim::jobs::sim::{JobTypes, SchedInit, SimTypes, TypePolicy};
 use tenantsim::jobs::synthetic::{SyntheticSpec, synthetic_jobs};
 use tenantsim::jobs::{JobRow, JobSimInput, Placement, simulate_jobs};
@@ -94,7 +94,7 @@ fn main() {
             ("fifo", Some(TypePolicy::Agnostic)),
         ]
     } else if all {
-        SCHEDULERS.iter().map(|s| (s.name, None)).collect()
+        schedulers().map(|s| (s.name.as_str(), None)).collect()
     } else {
         vec![("fifo", None), ("las", None)]
     };
@@ -107,7 +107,7 @@ fn main() {
     );
     let mut total = 0.0;
     for (name, type_policy) in runs {
-        let Some(spec) = SCHEDULERS.iter().find(|s| s.name == name) else {
+        let Some(spec) = schedulers().find(|s| s.name == name) else {
             continue;
         };
         let mut params = Params::new("bench", BTreeMap::new());
@@ -119,12 +119,18 @@ fn main() {
             }
         };
         let started = Instant::now();
-        let mut sched = factory(&SchedInit {
+        let mut sched = match factory(&SchedInit {
             jobs: &jobs,
             users: 100,
             seed: 0,
             repetition: 0,
-        });
+        }) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        };
         let input = JobSimInput {
             jobs: &jobs,
             users: 100,

@@ -112,12 +112,12 @@ mod gp {
         let mut sel = gp_selector("gp-ucb-cost", &trace, &users, &prior);
         let state = Tenants::new(&trace, &users, &[0], 1, Default::default());
         for m in 0..3 {
-            sel.observe(0, m, trace.accuracy(tenant, m));
+            ok(sel.observe(0, m, trace.accuracy(tenant, m)));
         }
         bencher.bench_local(|| {
             // `started` drops the cached proposal, so `propose` rescores.
-            sel.started(0, 3);
-            black_box(sel.propose(&state, 0))
+            ok(sel.started(0, 3));
+            black_box(ok(sel.propose(&state, 0)))
         });
     }
 }
@@ -150,22 +150,22 @@ mod greedy {
                     seed: 0,
                     repetition: 0,
                 };
-                let mut h = DecisionHarness::new(
+                let mut h = ok(DecisionHarness::new(
                     &trace,
                     &users,
                     ok(make(&ctx)),
                     gp_selector("gp-ucb-cost", &trace, &users, &prior),
-                );
+                ));
                 // Score every tenant once (the first decision is O(n K)),
                 // then run well into the steady state.
                 for _ in 0..n.min(2 * DECISIONS) {
-                    h.decide();
+                    ok(h.decide());
                 }
                 h
             })
             .bench_local_refs(|h| {
                 for _ in 0..DECISIONS {
-                    black_box(h.decide());
+                    black_box(ok(h.decide()));
                 }
             });
     }

@@ -100,7 +100,8 @@ fn main() {
                 users: trace.users().len(),
                 seed: 0,
                 repetition: 0,
-            });
+            })
+            .unwrap_or_else(|e| fail(e));
             let input = JobSimInput {
                 jobs: trace.jobs(),
                 users: trace.users().len(),

@@ -1,38 +1,43 @@
 //! The policies scenarios can name, in both modes: the built-ins and any
 //! a user registers (DESIGN §10). Scenario loading and running take a
-//! registry; the command line uses [`Registry::builtin`].
+//! registry; the command line uses [`Registry::builtin`]. One entry type
+//! per policy kind ([`SchedulerEntry`], [`SelectorEntry`],
+//! [`JobSchedulerEntry`]); every registry is a
+//! [`NamedList`](crate::core::named::NamedList) of them.
 //!
 //! ```
-//! use std::sync::Arc;
 //! use tenantsim::prelude::*;
 //!
 //! /// Serves the eligible tenant with the highest index.
 //! struct LastFirst;
 //! impl Scheduler for LastFirst {
-//!     fn pick(&mut self, tenants: &Tenants, _: &mut dyn Selector) -> Option<usize> {
-//!         (0..tenants.len()).rev().find(|&t| tenants.is_eligible(t))
+//!     fn pick(&mut self, tenants: &Tenants, _: &mut dyn Selector) -> Result<Option<usize>> {
+//!         Ok((0..tenants.len()).rev().find(|&t| tenants.is_eligible(t)))
 //!     }
 //! }
 //!
 //! let mut registry = Registry::builtin();
-//! registry.add_scheduler(SchedulerEntry::new("last-first", "highest index first", |_params| {
-//!     let factory: SchedulerFactory = Arc::new(|_ctx| Ok(Box::new(LastFirst) as Box<dyn Scheduler>));
-//!     Ok(factory)
-//! }))?;
+//! registry.add_scheduler(SchedulerEntry::of("last-first", "highest index first", || LastFirst))?;
 //! assert!(registry.models.scheduler("last-first").is_some());
 //! assert!(registry.models.scheduler("round-robin").is_some()); // built-ins stay
 //! // A name can be registered once.
-//! assert!(registry.add_scheduler(SchedulerEntry::new("last-first", "", |_| unreachable!())).is_err());
+//! assert!(registry.add_scheduler(SchedulerEntry::of("last-first", "", || LastFirst)).is_err());
 //! # Ok::<(), tenantsim::Error>(())
 //! ```
+//!
+//! A policy with keys reads them and builds one policy per repetition:
+//! `SchedulerEntry::new(name, about, |params| { let k = params.f64("k",
+//! 1.0)?; Ok(move |ctx: &RepContext<'_>| Ok(MyPolicy::new(ctx, k))) })`.
 
 use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::jobs::JobMode;
-use crate::jobs::policy::{JobRegistry, JobSchedulerEntry};
+use crate::jobs::policy::JobRegistry;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::models::ModelMode;
-use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
+use crate::models::policy::entry::{SchedulerEntry, SelectorEntry};
+use crate::models::policy::registry::ModelRegistry;
 
 /// Every policy scenarios may name: model-mode schedulers and selectors,
 /// and job-mode schedulers.

@@ -30,7 +30,7 @@ pub struct JobView {
 /// The registry entry of the Python job scheduler `policy`.
 pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
     let about = format!("the Python job scheduler `{}`", policy.name);
-    JobSchedulerEntry::new(policy.name.clone(), about, move |params: &mut Params| {
+    JobSchedulerEntry::from_parse(policy.name.clone(), about, move |params: &mut Params| {
         let policy = policy.clone();
         let kwargs = kwargs_json(params)?;
         let factory: JobSchedulerFactory = Arc::new(move |init: &SchedInit<'_>| {
@@ -61,7 +61,7 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
             // at the first priority asked for.
             let mut obj = Some(made);
             let mut instance: Option<Py<PyAny>> = None;
-            priority_order(init.jobs.len(), move |job: &Job, i: u32, now: Micros| {
+            Ok(priority_order(init.jobs.len(), move |job: &Job, i: u32, now: Micros| {
                 crate::policy::keep_thread_state();
                 let answer = Python::attach(|py| -> PyResult<f64> {
                     if let Some(made) = obj.take() {
@@ -93,7 +93,7 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
                     policy.failures.record(None, &policy.name, e);
                     Error::policy(format!("the Python job scheduler `{}` failed", policy.name))
                 })
-            })
+            }))
         });
         Ok(factory)
     })

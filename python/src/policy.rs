@@ -2,12 +2,11 @@
 //! `tenantsim.Selector` subclass registered by name becomes a
 //! [`Scheduler`] / [`Selector`] of the library's registry.
 //!
-//! The library's policy calls cannot fail, so a Python exception (or an
-//! answer of the wrong type) is recorded in [`Failures`] and handed to the
-//! engine through `take_error` (the library's mechanism for this): the
-//! engine stops the run before the next decision, before any result is
-//! written, and `run` raises the recorded exception instead (with its
-//! traceback and the policy's name).
+//! A Python exception (or an answer of the wrong type) is recorded in
+//! [`Failures`] and returned to the engine as the `Err` of the policy call
+//! that met it (every policy method returns a `Result`): the engine stops
+//! the run at once, before any result is written, and `run` raises the
+//! recorded exception instead (with its traceback and the policy's name).
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -443,19 +442,16 @@ impl PyPolicy {
         SchedulerEntry::new(self.name.clone(), about, move |params: &mut Params| {
             let policy = self.clone();
             let kwargs = kwargs_json(params)?;
-            let factory: SchedulerFactory = Arc::new(move |ctx: &RepContext<'_>| {
+            Ok(move |ctx: &RepContext<'_>| {
                 let (obj, state, changed, _) = policy.make(ctx, Purpose::Scheduler, &kwargs)?;
-                Ok(Box::new(PyScheduler {
+                Ok(PyScheduler {
                     obj,
                     state,
                     changed,
                     rep: ctx.repetition,
                     policy: policy.clone(),
-                    failed: false,
-                    pending: false,
-                }) as Box<dyn Scheduler>)
-            });
-            Ok(factory)
+                })
+            })
         })
     }
 
@@ -468,19 +464,16 @@ impl PyPolicy {
             move |params: &mut Params, _trace: &Trace| {
                 let policy = self.clone();
                 let kwargs = kwargs_json(params)?;
-                let factory: SelectorFactory = Arc::new(move |ctx: &RepContext<'_>| {
+                Ok(move |ctx: &RepContext<'_>| {
                     let (obj, state, _, observe) = policy.make(ctx, Purpose::Selector, &kwargs)?;
-                    Ok(Box::new(PySelector {
+                    Ok(PySelector {
                         obj,
                         state,
                         observe,
                         rep: ctx.repetition,
                         policy: policy.clone(),
-                        failed: false,
-                        pending: false,
-                    }) as Box<dyn Selector>)
-                });
-                Ok(factory)
+                    })
+                })
             },
         )
     }
@@ -509,22 +502,20 @@ struct PyScheduler {
     changed: bool,
     rep: u64,
     policy: PyPolicy,
-    failed: bool,
-    /// A failure in `tenant_changed` not yet handed to the engine.
-    pending: bool,
 }
 
-/// The engine-side error of a Python policy that raised; `run` raises the
-/// recorded Python exception itself (with its traceback).
-fn raised(name: &str) -> Error {
-    Error::policy(format!("the Python policy `{name}` raised an exception"))
+/// The engine-side error of a Python policy that raised: the exception is
+/// recorded, and `run` raises it itself (with its traceback).
+fn raised(policy: &PyPolicy, rep: u64, e: PyErr) -> Error {
+    policy.failures.record(rep, &policy.name, e);
+    Error::policy(format!(
+        "the Python policy `{}` raised an exception",
+        policy.name
+    ))
 }
 
 impl Scheduler for PyScheduler {
-    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
-        if self.failed {
-            return None;
-        }
+    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
         let answer = Python::attach(|py| {
             let _attached = Attached::new(self.state.get(), tenants);
             let v = self
@@ -542,20 +533,12 @@ impl Scheduler for PyScheduler {
                 ))
             })
         });
-        match answer {
-            Ok(a) => a,
-            Err(e) => {
-                self.policy.failures.record(self.rep, &self.policy.name, e);
-                self.failed = true;
-                self.pending = true; // no GPU is given; the engine stops
-                None
-            }
-        }
+        answer.map_err(|e| raised(&self.policy, self.rep, e))
     }
 
-    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
-        if !self.changed || self.failed {
-            return;
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
+        if !self.changed {
+            return Ok(());
         }
         keep_thread_state();
         let r = Python::attach(|py| {
@@ -564,15 +547,7 @@ impl Scheduler for PyScheduler {
                 .call_method1(py, "tenant_changed", (self.state.clone_ref(py), tenant))
                 .map(drop)
         });
-        if let Err(e) = r {
-            self.policy.failures.record(self.rep, &self.policy.name, e);
-            self.failed = true;
-            self.pending = true; // the engine stops before the next decision
-        }
-    }
-
-    fn take_error(&mut self) -> Option<Error> {
-        std::mem::take(&mut self.pending).then(|| raised(&self.policy.name))
+        r.map_err(|e| raised(&self.policy, self.rep, e))
     }
 }
 
@@ -582,9 +557,6 @@ struct PySelector {
     observe: bool,
     rep: u64,
     policy: PyPolicy,
-    failed: bool,
-    /// A failure in `observe` not yet handed to the engine.
-    pending: bool,
 }
 
 /// A `propose` answer: a model index, a tuple (model, acquisition,
@@ -662,10 +634,7 @@ fn proposal(py: Python<'_>, v: &Py<PyAny>) -> PyResult<Option<Proposal>> {
 }
 
 impl Selector for PySelector {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
-        if self.failed {
-            return None;
-        }
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         keep_thread_state();
         let answer = Python::attach(|py| {
             let _attached = Attached::new(self.state.get(), tenants);
@@ -674,20 +643,12 @@ impl Selector for PySelector {
                 .call_method1(py, "propose", (self.state.clone_ref(py), tenant))?;
             proposal(py, &v)
         });
-        match answer {
-            Ok(p) => p,
-            Err(e) => {
-                self.policy.failures.record(self.rep, &self.policy.name, e);
-                self.failed = true;
-                self.pending = true;
-                None // the engine stops with a policy error at once
-            }
-        }
+        answer.map_err(|e| raised(&self.policy, self.rep, e))
     }
 
-    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
-        if !self.observe || self.failed {
-            return;
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> Result<()> {
+        if !self.observe {
+            return Ok(());
         }
         keep_thread_state();
         let r = Python::attach(|py| {
@@ -699,14 +660,6 @@ impl Selector for PySelector {
                 )
                 .map(drop)
         });
-        if let Err(e) = r {
-            self.policy.failures.record(self.rep, &self.policy.name, e);
-            self.failed = true;
-            self.pending = true; // the engine stops before the next decision
-        }
-    }
-
-    fn take_error(&mut self) -> Option<Error> {
-        std::mem::take(&mut self.pending).then(|| raised(&self.policy.name))
+        r.map_err(|e| raised(&self.policy, self.rep, e))
     }
 }

@@ -168,18 +168,26 @@ mod tests {
         );
     }
 
+    /// A selector that proposes nothing.
+    struct Never;
+    impl crate::models::sim::Selector for Never {
+        fn propose(
+            &mut self,
+            _: &crate::models::sim::Tenants,
+            _: usize,
+        ) -> Result<Option<crate::models::sim::Proposal>> {
+            Ok(None)
+        }
+    }
+
     #[test]
     fn a_registry_with_a_user_policy_is_not_only_builtin() {
         assert!(only_builtin(&Registry::builtin()));
         let mut r = Registry::builtin();
-        r.add_scheduler(crate::models::policy::registry::SchedulerEntry::new(
+        r.add_selector(crate::models::policy::entry::SelectorEntry::of(
             "never",
-            "serves no one",
-            |_| {
-                let factory: crate::models::sim::SchedulerFactory =
-                    std::sync::Arc::new(|_| Err(Error::input("not run")));
-                Ok(factory)
-            },
+            "proposes nothing",
+            || Never,
         ))
         .expect("new name");
         assert!(!only_builtin(&r));

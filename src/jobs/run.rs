@@ -45,12 +45,14 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
     let jobs = scenario.rep_jobs(rep);
     let p = &scenario.policies[policy];
     let users = scenario.trace.users().len();
+    let context = || format!("policy `{}`, repetition {rep}", p.name);
     let mut scheduler = (p.make)(&SchedInit {
         jobs: &jobs.jobs,
         users,
         seed: scenario.seed(),
         repetition: rep,
-    });
+    })
+    .map_err(|e| e.context(context()))?;
     let node_types = scenario.cluster.node_types();
     let input = JobSimInput {
         jobs: &jobs.jobs,
@@ -70,7 +72,7 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         None => simulate_jobs(&input, scheduler.as_mut()),
         Some(round) => simulate_jobs_in_rounds(&input, round, scheduler.as_mut()),
     }
-    .map_err(|e| e.context(format!("policy `{}`, repetition {rep}", p.name)))?;
+    .map_err(|e| e.context(context()))?;
     let metrics = job_metrics(&jobs.jobs, users, &outcome);
     Ok(JobRun {
         policy,

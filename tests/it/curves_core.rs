@@ -37,8 +37,12 @@ fn scenario_in(dir: &Path, trace: &str, extra_trace: &str, gpus: u32, per_tenant
 struct Lowest;
 
 impl Scheduler for Lowest {
-    fn pick(&mut self, tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
-        (0..tenants.len()).find(|&i| tenants.is_eligible(i))
+    fn pick(
+        &mut self,
+        tenants: &Tenants,
+        _selector: &mut dyn Selector,
+    ) -> tenantsim::Result<Option<usize>> {
+        Ok((0..tenants.len()).find(|&i| tenants.is_eligible(i)))
     }
 }
 
@@ -51,8 +55,8 @@ struct Script {
     wait_for_previous: bool,
 }
 
-impl Selector for Script {
-    fn propose(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+impl Script {
+    fn next_proposal(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let &(model, level) = self.steps.get(self.next)?;
         if self.wait_for_previous
             && self.next > 0
@@ -66,8 +70,15 @@ impl Selector for Script {
             None => p,
         })
     }
-    fn started(&mut self, _tenant: usize, _model: usize) {
+}
+
+impl Selector for Script {
+    fn propose(&mut self, tenants: &Tenants, i: usize) -> tenantsim::Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, i))
+    }
+    fn started(&mut self, _tenant: usize, _model: usize) -> tenantsim::Result<()> {
         self.next += 1;
+        Ok(())
     }
 }
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
-use tenantsim::models::policy::registry::{self, SelectorSpec};
+use tenantsim::models::policy::registry::{self, SelectorEntry};
 use tenantsim::models::sim::{
     GpuTypes, RepContext, RunOutcome, SimConfig, SimInput, TenantLimits, Tenants, simulate,
 };
@@ -44,7 +44,7 @@ fn trace(cost: CostMode, restore_s: f64) -> Arc<Trace> {
     Arc::new(t)
 }
 
-fn spec(name: &str) -> &'static SelectorSpec {
+fn spec(name: &str) -> &'static SelectorEntry {
     registry::selector(name).unwrap_or_else(|| panic!("no selector {name}"))
 }
 
@@ -365,6 +365,7 @@ fn first_proposals_carry_the_prior_gain_and_cost() {
         let mut sel = make(&ctx).unwrap_or_else(|e| panic!("{e}"));
         let p = sel
             .propose(&tenants, 0)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
             .unwrap_or_else(|| panic!("{name}: no proposal"));
         assert_eq!((p.model, p.level), (0, Some(0)), "{name}");
         assert!(close(p.gain(0.0), 0.4), "{name}: gain {}", p.gain(0.0));
@@ -468,12 +469,14 @@ fn without_prior_users_proposals_are_neutral() {
         let mut sel = make(&ctx).unwrap_or_else(|e| panic!("{e}"));
         let p = sel
             .propose(&tenants, 0)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
             .unwrap_or_else(|| panic!("{name}: no proposal"));
         assert!(close(p.gain(0.0), 1.0), "{name}: gain {}", p.gain(0.0));
         assert!(close(p.believed_seconds, 1.0) && close(p.believed_cost, 1.0));
         let again = make(&ctx)
             .unwrap_or_else(|e| panic!("{e}"))
-            .propose(&tenants, 0);
+            .propose(&tenants, 0)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(again.map(|q| q.model), Some(p.model), "{name}");
     }
 }

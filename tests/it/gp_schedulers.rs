@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use tenantsim::models::policy::Params;
-use tenantsim::models::policy::registry::{self, SCHEDULERS, SELECTORS};
+use tenantsim::models::policy::registry::{self, schedulers, selectors};
 use tenantsim::models::policy::scheduler::easeml_proto::EasemlProto;
 use tenantsim::models::policy::scheduler::greedy::{Greedy, Score};
 use tenantsim::models::policy::scheduler::hybrid::Hybrid;
@@ -116,13 +116,19 @@ struct ReferenceScan {
 }
 
 impl Scheduler for ReferenceScan {
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+    fn pick(
+        &mut self,
+        tenants: &Tenants,
+        selector: &mut dyn Selector,
+    ) -> tenantsim::Result<Option<usize>> {
         let mut best: Option<(usize, f64)> = None;
         for i in 0..tenants.len() {
             if !tenants.is_eligible(i) {
                 continue;
             }
-            let p = selector.propose(tenants, i)?;
+            let Some(p) = selector.propose(tenants, i)? else {
+                return Ok(None);
+            };
             let gain = if self.ei {
                 match p.gain {
                     Some(ei) => ei,
@@ -145,7 +151,7 @@ impl Scheduler for ReferenceScan {
                 best = Some((i, score));
             }
         }
-        best.map(|(i, _)| i)
+        Ok(best.map(|(i, _)| i))
     }
 }
 
@@ -289,15 +295,15 @@ struct Counting<'a> {
 }
 
 impl Selector for Counting<'_> {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> tenantsim::Result<Option<Proposal>> {
         self.proposals += 1;
         self.inner.propose(tenants, tenant)
     }
-    fn started(&mut self, tenant: usize, model: usize) {
-        self.inner.started(tenant, model);
+    fn started(&mut self, tenant: usize, model: usize) -> tenantsim::Result<()> {
+        self.inner.started(tenant, model)
     }
-    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
-        self.inner.observe(tenant, model, accuracy);
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> tenantsim::Result<()> {
+        self.inner.observe(tenant, model, accuracy)
     }
 }
 
@@ -397,8 +403,8 @@ struct Scripted {
     bonus: Vec<Vec<f64>>,
 }
 
-impl Selector for Scripted {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+impl Scripted {
+    fn next_proposal(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
         let u = tenants.user(tenant);
         let model = self
             .trace
@@ -412,6 +418,12 @@ impl Selector for Scripted {
             bonus: Some(self.bonus[tenant][r]),
             ..Proposal::plain(model)
         })
+    }
+}
+
+impl Selector for Scripted {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> tenantsim::Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, tenant))
     }
 }
 
@@ -549,11 +561,11 @@ fn easeml_proto_with_equal_bonuses_takes_the_largest_drop() {
 #[test]
 fn ease_ml_policies_are_registered() {
     for name in ["greedy", "hybrid", "easeml-proto"] {
-        let s = SCHEDULERS.iter().find(|s| s.name == name);
+        let s = schedulers().find(|s| s.name == name);
         assert!(s.is_some_and(|s| s.needs_acquisition), "{name}");
     }
     for name in ["gp-ucb", "gp-ucb-cost", "gp-ei", "gp-ei-per-second"] {
-        let s = SELECTORS.iter().find(|s| s.name == name);
+        let s = selectors().find(|s| s.name == name);
         assert!(s.is_some_and(|s| s.provides_acquisition), "{name}");
     }
 }
@@ -695,15 +707,23 @@ fn impossible_answers_are_policy_errors() {
     #[derive(Debug)]
     struct PicksTenantOne;
     impl Scheduler for PicksTenantOne {
-        fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
-            Some(1) // tenant 1 does not exist: one tenant only
+        fn pick(
+            &mut self,
+            _tenants: &Tenants,
+            _selector: &mut dyn Selector,
+        ) -> tenantsim::Result<Option<usize>> {
+            Ok(Some(1)) // tenant 1 does not exist: one tenant only
         }
     }
     #[derive(Debug)]
     struct AlwaysModelZero;
     impl Selector for AlwaysModelZero {
-        fn propose(&mut self, _tenants: &Tenants, _tenant: usize) -> Option<Proposal> {
-            Some(Proposal::plain(0)) // tried after the first job
+        fn propose(
+            &mut self,
+            _tenants: &Tenants,
+            _tenant: usize,
+        ) -> tenantsim::Result<Option<Proposal>> {
+            Ok(Some(Proposal::plain(0))) // tried after the first job
         }
     }
     let trace = trace_from_csv("user,model,accuracy,runtime_s\nt,a,0.5,1\nt,b,0.7,1\n");

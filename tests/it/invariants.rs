@@ -10,7 +10,7 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
-use tenantsim::models::policy::registry::{SCHEDULERS, SELECTORS, SelectorSpec};
+use tenantsim::models::policy::registry::{SelectorEntry, schedulers, selectors};
 use tenantsim::models::policy::selector::top_sweep::SCHEDULED_SELECTORS;
 use tenantsim::models::sim::{GpuTypes, RepContext};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
@@ -85,7 +85,7 @@ fn case() -> impl Strategy<Value = Case> {
 /// selector with both set by hand: these tests are about the engine.
 fn gp_fallback(
     built: tenantsim::core::error::Result<Box<dyn tenantsim::models::sim::Selector>>,
-    sel: &SelectorSpec,
+    sel: &SelectorEntry,
     trace: &Arc<Trace>,
     ctx: &RepContext<'_>,
 ) -> Result<Box<dyn tenantsim::models::sim::Selector>, TestCaseError> {
@@ -96,7 +96,7 @@ fn gp_fallback(
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), toml::Value::from(v)))
                 .collect();
-            let mut params = Params::new(sel.name, keys);
+            let mut params = Params::new(&sel.name, keys);
             let make =
                 (sel.parse)(&mut params, trace).map_err(|e| TestCaseError::fail(e.to_string()))?;
             make(ctx).map_err(|e| TestCaseError::fail(e.to_string()))
@@ -108,11 +108,10 @@ fn gp_fallback(
 /// Every selector, the early stoppers twice: as published (`after_schedule
 /// = "stop"`, the default: a tenant may end with pairs not run) and with the
 /// sweep (`true`: every pair runs, as for every other selector).
-fn selector_variants() -> Vec<(&'static SelectorSpec, bool)> {
-    SELECTORS
-        .iter()
+fn selector_variants() -> Vec<(&'static SelectorEntry, bool)> {
+    selectors()
         .flat_map(|sel| {
-            let sweeps: &[bool] = if SCHEDULED_SELECTORS.contains(&sel.name) {
+            let sweeps: &[bool] = if SCHEDULED_SELECTORS.contains(&sel.name.as_str()) {
                 &[false, true]
             } else {
                 &[false]
@@ -137,12 +136,12 @@ fn params_for(label: &str, sweep: bool) -> Params {
 fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
     let trace = &c.trace;
     let variants = selector_variants();
-    for sch in SCHEDULERS {
+    for sch in schedulers() {
         for &(sel, sweep) in &variants {
             if sch.needs_acquisition && !sel.provides_acquisition {
                 continue;
             }
-            let stops = SCHEDULED_SELECTORS.contains(&sel.name) && !sweep;
+            let stops = SCHEDULED_SELECTORS.contains(&sel.name.as_str()) && !sweep;
             let label = format!(
                 "{} + {}{}",
                 sch.name,
@@ -302,7 +301,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
         patience: o.patience_s.map(|p| u64::from(p) * S),
     };
     let variants = selector_variants();
-    for sch in SCHEDULERS {
+    for sch in schedulers() {
         for &(sel, sweep) in &variants {
             if sch.needs_acquisition && !sel.provides_acquisition {
                 continue;

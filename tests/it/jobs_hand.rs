@@ -48,7 +48,8 @@ fn run_with(
         users: trace.users().len(),
         seed: 0,
         repetition: 0,
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let input = JobSimInput {
         jobs: trace.jobs(),
         users: trace.users().len(),

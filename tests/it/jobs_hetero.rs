@@ -63,7 +63,8 @@ fn run_all(s: &JobScenario) -> Vec<JobOutcome> {
                 users,
                 seed: 0,
                 repetition: 0,
-            });
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
             let input = JobSimInput {
                 jobs: &rep.jobs,
                 users,

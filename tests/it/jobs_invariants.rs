@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use tenantsim::jobs::policy::{Params, SCHEDULERS};
+use tenantsim::jobs::policy::{Params, schedulers};
 use tenantsim::jobs::sim::SchedInit;
 use tenantsim::jobs::sim::simulate_jobs_in_rounds;
 use tenantsim::jobs::sim::simulation::NEVER;
@@ -74,10 +74,7 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
-    let spec = SCHEDULERS
-        .iter()
-        .find(|s| s.name == name)
-        .expect("registered");
+    let spec = schedulers().find(|s| s.name == name).expect("registered");
     let mut params = BTreeMap::new();
     if name == "las" && !c.thresholds.is_empty() {
         params.insert(
@@ -97,7 +94,8 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
         users: 3,
         seed: 0,
         repetition: 0,
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let input = JobSimInput {
         jobs: &c.jobs,
         users: 3,
@@ -146,9 +144,9 @@ fn free_after(c: &Case, o: &JobOutcome, t: u64) -> Result<Vec<i64>, TestCaseErro
 
 fn check_invariants(c: &Case, name: &str, backfill: bool) -> Result<(), TestCaseError> {
     let o = simulate(c, name, backfill);
-    let preemptive = SCHEDULERS.iter().any(|s| s.name == name && s.preemptive);
+    let preemptive = schedulers().any(|s| s.name == name && s.preemptive);
     // In rounds GPUs may idle until the next boundary: no non-idling check.
-    let rounds = SCHEDULERS.iter().any(|s| s.name == name && s.needs_rounds);
+    let rounds = schedulers().any(|s| s.name == name && s.needs_rounds);
     for s in &o.segments {
         let allocs =
             &o.segment_allocs[s.alloc_offset as usize..(s.alloc_offset + s.alloc_len) as usize];
@@ -299,10 +297,10 @@ proptest! {
 
     #[test]
     fn every_scheduler_keeps_the_invariants(c in case()) {
-        for spec in SCHEDULERS {
-            check_invariants(&c, spec.name, c.backfill)?;
+        for spec in schedulers() {
+            check_invariants(&c, &spec.name, c.backfill)?;
             // Backfilling makes every scheduler non-idling: check it too.
-            check_invariants(&c, spec.name, true)?;
+            check_invariants(&c, &spec.name, true)?;
         }
     }
 
@@ -321,9 +319,9 @@ proptest! {
 
     #[test]
     fn runs_are_deterministic(c in case()) {
-        for spec in SCHEDULERS {
-            let a = simulate(&c, spec.name, c.backfill);
-            let b = simulate(&c, spec.name, c.backfill);
+        for spec in schedulers() {
+            let a = simulate(&c, &spec.name, c.backfill);
+            let b = simulate(&c, &spec.name, c.backfill);
             prop_assert_eq!(&a.end, &b.end);
             prop_assert_eq!(&a.segments, &b.segments);
         }

@@ -51,7 +51,8 @@ fn run(
         users: trace.users().len(),
         seed: 0,
         repetition: 0,
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let input = input(&trace, nodes);
     match round {
         Some(r) => simulate_jobs_in_rounds(&input, r, sched.as_mut()),
@@ -221,7 +222,8 @@ fn max_min_fairness_on_two_types_switches_types_at_their_rates() {
         users: 2,
         seed: 0,
         repetition: 0,
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let input = JobSimInput {
         jobs: &jobs,
         users: 2,

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use tenantsim::jobs::policy::{Params, SCHEDULERS};
+use tenantsim::jobs::policy::{Params, schedulers};
 use tenantsim::jobs::sim::{JobTypes, SchedInit, SimTypes, TypePolicy, simulate_jobs_in_rounds};
 use tenantsim::jobs::{Job, JobOutcome, JobSimInput, Placement, simulate_jobs};
 
@@ -133,10 +133,7 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 fn simulate(c: &Case, name: &str, policy: TypePolicy) -> JobOutcome {
-    let spec = SCHEDULERS
-        .iter()
-        .find(|s| s.name == name)
-        .expect("registered");
+    let spec = schedulers().find(|s| s.name == name).expect("registered");
     let mut p = Params::new("prop", BTreeMap::new());
     let factory = (spec.parse)(&mut p).expect("params");
     let mut sched = factory(&SchedInit {
@@ -144,7 +141,8 @@ fn simulate(c: &Case, name: &str, policy: TypePolicy) -> JobOutcome {
         users: 3,
         seed: 0,
         repetition: 0,
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let jt = JobTypes::new(c.types, c.allowed.clone(), c.durations.clone());
     let input = JobSimInput {
         jobs: &c.jobs,
@@ -262,11 +260,11 @@ proptest! {
             TypePolicy::Fastest,
             TypePolicy::FastestOrWait { max_wait: c.max_wait },
         ];
-        for spec in SCHEDULERS {
+        for spec in schedulers() {
             // A scheduler that chooses types itself ignores the type policy.
             let policies = if spec.needs_rounds { &policies[..1] } else { &policies[..] };
             for &policy in policies {
-                let o = simulate(&c, spec.name, policy);
+                let o = simulate(&c, &spec.name, policy);
                 check(&c, &o, policy).map_err(|e| {
                     TestCaseError::fail(format!("{} / {}: {e}", spec.name, policy.name()))
                 })?;

@@ -185,11 +185,19 @@ struct Recorder {
 }
 
 impl Scheduler for Recorder {
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
-        let i = (0..tenants.len()).find(|&i| tenants.is_eligible(i))?;
-        let p = selector.propose(tenants, i)?;
+    fn pick(
+        &mut self,
+        tenants: &Tenants,
+        selector: &mut dyn Selector,
+    ) -> tenantsim::Result<Option<usize>> {
+        let Some(i) = (0..tenants.len()).find(|&i| tenants.is_eligible(i)) else {
+            return Ok(None);
+        };
+        let Some(p) = selector.propose(tenants, i)? else {
+            return Ok(None);
+        };
         self.seen.push((tenants.gpu_type(), i, p));
-        Some(i)
+        Ok(Some(i))
     }
 }
 
@@ -405,8 +413,8 @@ fn prior_cost_belief_is_per_type() {
 #[derive(Debug)]
 struct TypeAware;
 
-impl Selector for TypeAware {
-    fn propose(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+impl TypeAware {
+    fn next_proposal(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let model = (0..2).find(|&k| !tenants.is_tried(i, k))?;
         let seconds = if i == 0 && tenants.gpu_type() == 0 {
             10.0
@@ -423,6 +431,12 @@ impl Selector for TypeAware {
             bonus: None,
             level: None,
         })
+    }
+}
+
+impl Selector for TypeAware {
+    fn propose(&mut self, tenants: &Tenants, i: usize) -> tenantsim::Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, i))
     }
 }
 

@@ -17,21 +17,22 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::{Error, Result};
 use crate::core::heap::IndexedHeap;
+use crate::core::params::Params;
 use crate::core::time::Micros;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, SchedInit};
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "fair-share",
-    about: "max-min fair share of GPUs across users (fewest GPUs held first), FIFO per user",
-    preemptive: false,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "fair-share",
+        "max-min fair share of GPUs across users (fewest GPUs held first), FIFO per user",
+        parse,
+    )
+}
 
 #[derive(Debug)]
 struct FairShare {
@@ -126,5 +127,5 @@ impl JobScheduler for FairShare {
 }
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
-    Ok(Arc::new(|init| Box::new(FairShare::new(init))))
+    Ok(Arc::new(|init| Ok(Box::new(FairShare::new(init)))))
 }

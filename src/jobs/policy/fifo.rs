@@ -9,19 +9,20 @@
 use std::sync::Arc;
 
 use super::static_order::by_key;
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::core::params::Params;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::{JobSchedulerFactory, Key};
 use crate::jobs::trace::Job;
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "fifo",
-    about: "first in, first out: submit time, then job index",
-    preemptive: false,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "fifo",
+        "first in, first out: submit time, then job index",
+        parse,
+    )
+}
 
 /// The queue key: (submit, 0, index).
 pub fn key(job: &Job, index: u32) -> Key {
@@ -29,5 +30,5 @@ pub fn key(job: &Job, index: u32) -> Key {
 }
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
-    Ok(Arc::new(|init| by_key(init.jobs.len(), key)))
+    Ok(Arc::new(|init| Ok(by_key(init.jobs.len(), key))))
 }

@@ -22,21 +22,22 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::time::Micros;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory};
 use crate::jobs::trace::Job;
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "ftf",
-    about: "Themis finish-time fairness: worst rho = (wait + duration) / duration first",
-    preemptive: false,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "ftf",
+        "Themis finish-time fairness: worst rho = (wait + duration) / duration first",
+        parse,
+    )
+}
 
 const ABSENT: u32 = u32::MAX;
 
@@ -126,10 +127,10 @@ impl JobScheduler for Ftf {
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| {
         let n = init.jobs.len();
-        Box::new(Ftf {
+        Ok(Box::new(Ftf {
             waiting: Vec::with_capacity(n),
             pos: vec![ABSENT; n],
             order: Vec::with_capacity(n),
-        })
+        }))
     }))
 }

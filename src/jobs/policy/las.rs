@@ -23,20 +23,22 @@
 use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::time::Micros;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::State;
 use crate::jobs::sim::{JobSchedulerFactory, Key};
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "las",
-    about: "Tiresias discretised 2D least attained service (queue_thresholds_gpu_s), preemptive",
-    preemptive: true,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "las",
+        "Tiresias discretised 2D least attained service (queue_thresholds_gpu_s), preemptive",
+        parse,
+    )
+    .preemptive(true)
+}
 
 /// Default queue thresholds, GPU-seconds.
 pub const DEFAULT_THRESHOLDS_GPU_S: [f64; 1] = [3600.0];
@@ -112,6 +114,6 @@ fn parse(params: &mut Params) -> Result<JobSchedulerFactory> {
         thresholds: thresholds(params)?,
     };
     Ok(Arc::new(move |init| {
-        Box::new(Preemptive::new(init.jobs.len(), las.clone()))
+        Ok(Box::new(Preemptive::new(init.jobs.len(), las.clone())))
     }))
 }

@@ -10,19 +10,20 @@
 use std::sync::Arc;
 
 use super::static_order::by_key;
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::core::params::Params;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::{JobSchedulerFactory, Key};
 use crate::jobs::trace::Job;
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "sjf",
-    about: "shortest job first (oracle duration), then submit time, then index",
-    preemptive: false,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "sjf",
+        "shortest job first (oracle duration), then submit time, then index",
+        parse,
+    )
+}
 
 /// The queue key: (duration, submit, index).
 pub fn key(job: &Job, index: u32) -> Key {
@@ -30,5 +31,5 @@ pub fn key(job: &Job, index: u32) -> Key {
 }
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
-    Ok(Arc::new(|init| by_key(init.jobs.len(), key)))
+    Ok(Arc::new(|init| Ok(by_key(init.jobs.len(), key))))
 }

@@ -21,20 +21,22 @@
 use std::sync::Arc;
 
 use super::preemptive::{Preemptive, Priority};
-use super::{JobSchedulerSpec, Params};
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::time::Micros;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::State;
 use crate::jobs::sim::{JobSchedulerFactory, Key};
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "srtf",
-    about: "shortest remaining time first (oracle), preemptive",
-    preemptive: true,
-    needs_rounds: false,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "srtf",
+        "shortest remaining time first (oracle), preemptive",
+        parse,
+    )
+    .preemptive(true)
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Srtf;
@@ -56,6 +58,6 @@ impl Priority for Srtf {
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
     Ok(Arc::new(|init| {
-        Box::new(Preemptive::new(init.jobs.len(), Srtf))
+        Ok(Box::new(Preemptive::new(init.jobs.len(), Srtf)))
     }))
 }

@@ -33,6 +33,26 @@ pub trait JobScheduler: Send {
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()>;
 }
 
+/// A boxed scheduler is one (a builder may return a
+/// `Box<dyn JobScheduler>`, e.g. [`priority_order`](crate::jobs::policy::priority_order)'s).
+impl<S: JobScheduler + ?Sized> JobScheduler for Box<S> {
+    fn on_arrival(&mut self, job: u32, now: Micros, state: &State<'_>) {
+        (**self).on_arrival(job, now, state);
+    }
+
+    fn on_completion(&mut self, job: u32, now: Micros, state: &State<'_>) {
+        (**self).on_completion(job, now, state);
+    }
+
+    fn on_timer(&mut self, job: u32, now: Micros, state: &State<'_>) -> Option<Micros> {
+        (**self).on_timer(job, now, state)
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
+        (**self).schedule(pass)
+    }
+}
+
 /// What a factory gets to build the scheduler of one run.
 #[derive(Debug, Clone, Copy)]
 pub struct SchedInit<'a> {
@@ -47,5 +67,7 @@ pub struct SchedInit<'a> {
     pub repetition: u64,
 }
 
-/// Builds the scheduler of each run.
-pub type JobSchedulerFactory = Arc<dyn Fn(&SchedInit<'_>) -> Box<dyn JobScheduler> + Send + Sync>;
+/// Builds the scheduler of each run; an `Err` (a user scheduler that
+/// cannot be made) stops the run with it.
+pub type JobSchedulerFactory =
+    Arc<dyn Fn(&SchedInit<'_>) -> Result<Box<dyn JobScheduler>> + Send + Sync>;

@@ -6,9 +6,10 @@
 //! *which model* that tenant trains next. The two traits are the policy
 //! API and live beside the state they read, in [`crate::models::sim`];
 //! both are built per repetition by factories found by name here. Adding a
-//! policy means one file under `scheduler/` or `selector/` plus one line
-//! in the registry.
+//! policy means one file under `scheduler/` or `selector/` exposing its
+//! [`entry`] (`pub fn entry()`) plus one line in the registry's list.
 
+pub mod entry;
 pub mod registry;
 pub mod scheduler;
 pub mod selector;

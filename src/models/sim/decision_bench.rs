@@ -4,6 +4,7 @@
 
 use super::Tenants;
 use super::{Scheduler, Selector};
+use crate::core::error::Result;
 use crate::models::trace::Trace;
 
 /// Every tenant arrived at time 0; [`DecisionHarness::decide`] makes one
@@ -29,42 +30,49 @@ impl std::fmt::Debug for DecisionHarness<'_> {
 
 impl<'a> DecisionHarness<'a> {
     /// Tenants `users` (trace indices, ascending), all arrived, one job at a
-    /// time each, served by `scheduler` and `selector`.
+    /// time each, served by `scheduler` and `selector`; a policy's error
+    /// is returned.
     pub fn new(
         trace: &'a Trace,
         users: &[usize],
         mut scheduler: Box<dyn Scheduler>,
         selector: Box<dyn Selector>,
-    ) -> Self {
+    ) -> Result<Self> {
         let arrivals = vec![0; users.len()];
         let mut tenants = Tenants::new(trace, users, &arrivals, 1, Default::default());
         for i in 0..users.len() {
             tenants.arrive(i);
-            scheduler.tenant_changed(&tenants, i);
+            scheduler.tenant_changed(&tenants, i)?;
         }
-        Self {
+        Ok(Self {
             trace,
             tenants,
             scheduler,
             selector,
-        }
+        })
     }
 
     /// One decision and the completion of the job it started; the tenant
-    /// served, or `None` when no tenant is eligible any more.
-    pub fn decide(&mut self) -> Option<usize> {
-        let i = self.scheduler.pick(&self.tenants, self.selector.as_mut())?;
-        let model = self.selector.propose(&self.tenants, i)?.model;
+    /// served, or `None` when no tenant is eligible any more (or its
+    /// selector proposes nothing); a policy's error is returned.
+    pub fn decide(&mut self) -> Result<Option<usize>> {
+        let Some(i) = self.scheduler.pick(&self.tenants, self.selector.as_mut())? else {
+            return Ok(None);
+        };
+        let Some(proposal) = self.selector.propose(&self.tenants, i)? else {
+            return Ok(None);
+        };
+        let model = proposal.model;
         let u = self.tenants.user(i);
         self.tenants
             .start(i, model, 0, true, self.trace.runtime_us(u, model));
-        self.selector.started(i, model);
-        self.scheduler.tenant_changed(&self.tenants, i);
+        self.selector.started(i, model)?;
+        self.scheduler.tenant_changed(&self.tenants, i)?;
         let accuracy = self.trace.accuracy(u, model);
         self.tenants.complete(i, model, 0, accuracy);
-        self.selector.observe(i, model, accuracy);
-        self.scheduler.tenant_changed(&self.tenants, i);
-        Some(i)
+        self.selector.observe(i, model, accuracy)?;
+        self.scheduler.tenant_changed(&self.tenants, i)?;
+        Ok(Some(i))
     }
 
     /// The tenants' state.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{GpuTypes, Tenants};
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::models::trace::Trace;
 
 /// A selector's proposal for a tenant's next job, with what schedulers may
@@ -70,18 +70,26 @@ impl Proposal {
 }
 
 /// Chooses which model a tenant trains next.
+///
+/// Every call may fail: an `Err` (a user policy's own error, e.g. a Python
+/// exception) stops the run at once with that error, and no result is
+/// written.
 pub trait Selector: Send {
     /// The next model for tenant `tenant`, which is eligible: it has at least
-    /// one untried model. `None`: nothing to start now; the tenant then
+    /// one untried model. `Ok(None)`: nothing to start now; the tenant then
     /// waits until one of its running jobs completes, and with none running
     /// it is done (DESIGN §12.2).
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal>;
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>>;
 
     /// A job of `tenant` on trace model `model` started.
-    fn started(&mut self, _tenant: usize, _model: usize) {}
+    fn started(&mut self, _tenant: usize, _model: usize) -> Result<()> {
+        Ok(())
+    }
 
     /// A job of `tenant` on trace model `model` completed with `accuracy`.
-    fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) {}
+    fn observe(&mut self, _tenant: usize, _model: usize, _accuracy: f64) -> Result<()> {
+        Ok(())
+    }
 
     /// Whether `tenant`'s schedule is over and the selector will propose
     /// nothing for it again (the multi-fidelity selectors under
@@ -92,31 +100,53 @@ pub trait Selector: Send {
     fn schedule_over(&self, _tenant: usize) -> bool {
         false
     }
-
-    /// An error met in a call that cannot return one (`observe`,
-    /// `started`; e.g. a Python exception), handed over once: the engine
-    /// stops the run with it before the next decision, and no result is
-    /// written. Default: none.
-    fn take_error(&mut self) -> Option<Error> {
-        None
-    }
 }
 
 /// Chooses which tenant gets the next free GPU.
+///
+/// Every call may fail: an `Err` stops the run at once with that error.
 pub trait Scheduler: Send {
-    /// The tenant that gets the GPU, or `None` to leave it idle. Must return
-    /// an eligible tenant ([`Tenants::is_eligible`]).
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize>;
+    /// The tenant that gets the GPU, or `Ok(None)` to leave it idle. Must
+    /// return an eligible tenant ([`Tenants::is_eligible`]). A scheduler
+    /// that asks the selector for proposals passes the selector's errors
+    /// on (`selector.propose(tenants, i)?`).
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>>;
 
     /// Tenant `tenant` changed (arrived, started or completed a job). Lets
     /// incremental schedulers rescore only what changed.
-    fn tenant_changed(&mut self, _tenants: &Tenants, _tenant: usize) {}
+    fn tenant_changed(&mut self, _tenants: &Tenants, _tenant: usize) -> Result<()> {
+        Ok(())
+    }
+}
 
-    /// An error met in a call that cannot return one (`tenant_changed`,
-    /// or the reason `pick` gave up), handed over once: the engine stops
-    /// the run with it before the next decision. Default: none.
-    fn take_error(&mut self) -> Option<Error> {
-        None
+/// A boxed selector is one (a builder may choose its selector's type at
+/// run time and return a `Box<dyn Selector>`).
+impl<S: Selector + ?Sized> Selector for Box<S> {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
+        (**self).propose(tenants, tenant)
+    }
+
+    fn started(&mut self, tenant: usize, model: usize) -> Result<()> {
+        (**self).started(tenant, model)
+    }
+
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> Result<()> {
+        (**self).observe(tenant, model, accuracy)
+    }
+
+    fn schedule_over(&self, tenant: usize) -> bool {
+        (**self).schedule_over(tenant)
+    }
+}
+
+/// A boxed scheduler is one (a builder may return a `Box<dyn Scheduler>`).
+impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
+        (**self).pick(tenants, selector)
+    }
+
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
+        (**self).tenant_changed(tenants, tenant)
     }
 }
 

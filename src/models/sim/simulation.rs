@@ -170,7 +170,6 @@ pub fn simulate(
         clock: PolicyClock::default(),
     };
     let end = run_events(&mut sim, &mut queue, config.horizon)?;
-    sim.policy_errors()?;
     let busy = sim
         .jobs
         .iter()
@@ -235,15 +234,15 @@ impl Component for ModelSelection<'_> {
                 self.tenants.complete(i, k, level, acc);
                 self.completion_order.push(job);
                 let tick = self.clock.start();
-                self.selector.observe(i, k, acc);
-                self.scheduler.tenant_changed(&self.tenants, i);
+                self.selector.observe(i, k, acc)?;
+                self.scheduler.tenant_changed(&self.tenants, i)?;
                 self.clock.stop(tick);
             }
             Event::Arrival { tenant } => {
                 self.tenants.arrive(tenant as usize);
                 let tick = self.clock.start();
                 self.scheduler
-                    .tenant_changed(&self.tenants, tenant as usize);
+                    .tenant_changed(&self.tenants, tenant as usize)?;
                 self.clock.stop(tick);
                 if let Some(p) = self.tenants.limits().patience {
                     queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
@@ -252,7 +251,7 @@ impl Component for ModelSelection<'_> {
             Event::Patience { tenant } => {
                 let i = tenant as usize;
                 if self.tenants.completed(i) == 0 && !self.tenants.has_left(i) {
-                    self.leave(i, now);
+                    self.leave(i, now)?;
                 }
             }
         }
@@ -261,7 +260,6 @@ impl Component for ModelSelection<'_> {
 
     /// Fill free GPUs lowest index first, one decision at a time.
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
-        self.policy_errors()?;
         self.tenants.set_now(now);
         while let Some(lowest) = self.pool.peek_lowest() {
             self.tenants
@@ -269,10 +267,14 @@ impl Component for ModelSelection<'_> {
             let gpu_type = self.types.type_of(lowest);
             self.tenants.set_gpu_type(gpu_type);
             let tick = self.clock.start();
-            let picked = self.scheduler.pick(&self.tenants, self.selector);
-            let proposal = picked
-                .filter(|&i| i < self.tenants.len() && self.tenants.is_eligible(i))
-                .map(|i| self.selector.propose(&self.tenants, i));
+            // A policy's error stops the run at once (no result is written).
+            let picked = self.scheduler.pick(&self.tenants, self.selector)?;
+            let proposal = match picked {
+                Some(i) if i < self.tenants.len() && self.tenants.is_eligible(i) => {
+                    self.selector.propose(&self.tenants, i)?
+                }
+                _ => None,
+            };
             self.clock.stop(tick);
             let Some(i) = picked else {
                 break;
@@ -282,15 +284,12 @@ impl Component for ModelSelection<'_> {
                     "the scheduler picked tenant {i}, which is not eligible"
                 )));
             }
-            let Some(p) = proposal.flatten() else {
-                // A policy that failed (a Python exception) answers
-                // nothing: stop with its error. Otherwise nothing to start
-                // now: the tenant waits for one of its jobs to complete
-                // (DESIGN §12.2).
-                self.policy_errors()?;
+            let Some(p) = proposal else {
+                // Nothing to start now: the tenant waits for one of its
+                // jobs to complete (DESIGN §12.2).
                 self.tenants.wait(i);
                 let tick = self.clock.start();
-                self.scheduler.tenant_changed(&self.tenants, i);
+                self.scheduler.tenant_changed(&self.tenants, i)?;
                 self.clock.stop(tick);
                 continue;
             };
@@ -333,7 +332,7 @@ impl Component for ModelSelection<'_> {
                 // tenant stops being eligible.
                 self.tenants.exhaust(i);
                 let tick = self.clock.start();
-                self.scheduler.tenant_changed(&self.tenants, i);
+                self.scheduler.tenant_changed(&self.tenants, i)?;
                 self.clock.stop(tick);
                 continue;
             }
@@ -360,8 +359,8 @@ impl Component for ModelSelection<'_> {
             self.last_job[i] = job;
             self.tenants.start(i, p.model, level, level == top, runtime);
             let tick = self.clock.start();
-            self.selector.started(i, p.model);
-            self.scheduler.tenant_changed(&self.tenants, i);
+            self.selector.started(i, p.model)?;
+            self.scheduler.tenant_changed(&self.tenants, i)?;
             self.clock.stop(tick);
             queue.push(finish, COMPLETION, Event::Completion { job });
         }
@@ -370,22 +369,10 @@ impl Component for ModelSelection<'_> {
 }
 
 impl ModelSelection<'_> {
-    /// Stop with an error a policy met in a call that could not return it.
-    fn policy_errors(&mut self) -> Result<()> {
-        match self
-            .scheduler
-            .take_error()
-            .or_else(|| self.selector.take_error())
-        {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
     /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
     /// freed, their accuracy never observed), it is never eligible again and
     /// its loss stays frozen.
-    fn leave(&mut self, i: usize, now: Micros) {
+    fn leave(&mut self, i: usize, now: Micros) -> Result<()> {
         self.tenants.leave(i);
         self.left_at[i] = Some(now);
         let mut j = self.last_job[i];
@@ -402,7 +389,8 @@ impl ModelSelection<'_> {
             j = self.prev_job[j as usize];
         }
         let tick = self.clock.start();
-        self.scheduler.tenant_changed(&self.tenants, i);
+        self.scheduler.tenant_changed(&self.tenants, i)?;
         self.clock.stop(tick);
+        Ok(())
     }
 }

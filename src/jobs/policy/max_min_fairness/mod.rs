@@ -43,22 +43,25 @@ use std::sync::Arc;
 
 pub use lp::{Allocation, LpJob, max_min_allocation};
 
-use super::{JobSchedulerSpec, Params};
 use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
+use crate::core::params::Params;
 use crate::core::time::Micros;
+use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::Placement;
 use crate::jobs::sim::simulation::{Pass, State, Status};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, SchedInit};
 
 /// Registry entry.
-pub const SPEC: JobSchedulerSpec = JobSchedulerSpec {
-    name: "max-min-fairness",
-    about: "Gavel's heterogeneity-aware max-min fair time-slicing (LP per job-set change), in rounds (needs [cluster].round_s)",
-    preemptive: true,
-    needs_rounds: true,
-    parse,
-};
+pub fn entry() -> JobSchedulerEntry {
+    JobSchedulerEntry::from_parse(
+        "max-min-fairness",
+        "Gavel's heterogeneity-aware max-min fair time-slicing (LP per job-set change), in rounds (needs [cluster].round_s)",
+        parse,
+    )
+    .preemptive(true)
+    .needs_rounds(true)
+}
 
 /// No type chosen.
 const NONE: GpuType = GpuType::MAX;
@@ -303,5 +306,5 @@ impl JobScheduler for MaxMin {
 }
 
 fn parse(_params: &mut Params) -> Result<JobSchedulerFactory> {
-    Ok(Arc::new(|init| Box::new(MaxMin::new(init))))
+    Ok(Arc::new(|init| Ok(Box::new(MaxMin::new(init)))))
 }

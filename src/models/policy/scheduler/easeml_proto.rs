@@ -6,19 +6,21 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::heap::ranks_above;
-use crate::models::policy::Params;
-use crate::models::policy::registry::SchedulerSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SchedulerEntry;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::sim::Tenants;
 use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
-pub const SPEC: SchedulerSpec = SchedulerSpec {
-    name: "easeml-proto",
-    about: "ease.ml prototype: two round-robin warm-up runs per tenant, then the largest drop of the acquisition between a tenant's last two runs among tenants with √β·σ above the average (needs a GP or multi-fidelity selector)",
-    needs_acquisition: true,
-    parse,
-};
+pub fn entry() -> SchedulerEntry {
+    SchedulerEntry::from_parse(
+        "easeml-proto",
+        "ease.ml prototype: two round-robin warm-up runs per tenant, then the largest drop of the acquisition between a tenant's last two runs among tenants with √β·σ above the average (needs a GP or multi-fidelity selector)",
+        parse,
+    )
+    .needs_acquisition(true)
+}
 
 /// Runs each tenant makes round-robin before the drop rule applies.
 pub const WARMUP_RUNS: u32 = 2;
@@ -86,13 +88,18 @@ impl EasemlProto {
 
     /// Record the acquisition of the proposal tenant `i` is about to start
     /// (the engine starts the picked tenant's proposal right away).
-    fn serve(&mut self, tenants: &Tenants, selector: &mut dyn Selector, i: usize) -> usize {
+    fn serve(
+        &mut self,
+        tenants: &Tenants,
+        selector: &mut dyn Selector,
+        i: usize,
+    ) -> Result<Option<usize>> {
         let a = selector
-            .propose(tenants, i)
+            .propose(tenants, i)?
             .map_or(f64::NAN, |p| p.acquisition);
         self.previous[i] = self.latest[i];
         self.latest[i] = a;
-        i
+        Ok(Some(i))
     }
 
     fn eligible_iter(&self) -> impl Iterator<Item = usize> + '_ {
@@ -106,20 +113,20 @@ impl EasemlProto {
 }
 
 impl Scheduler for EasemlProto {
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         if let Some(i) = self
             .warming
             .next_at_or_after(self.pointer)
             .or_else(|| self.warming.next_at_or_after(0))
         {
             self.pointer = i + 1;
-            return Some(self.serve(tenants, selector, i));
+            return self.serve(tenants, selector, i);
         }
         let (mut sum, mut count) = (0.0, 0usize);
         let mut i = self.eligible.next_at_or_after(0);
         while let Some(t) = i {
             let b = selector
-                .propose(tenants, t)
+                .propose(tenants, t)?
                 .and_then(|p| p.bonus)
                 .unwrap_or(f64::NAN);
             self.bonus[t] = b;
@@ -128,7 +135,7 @@ impl Scheduler for EasemlProto {
             i = self.eligible.next_at_or_after(t + 1);
         }
         if count == 0 {
-            return None;
+            return Ok(None);
         }
         let mean = sum / count as f64;
         let above = |t: usize| self.bonus[t] > mean;
@@ -143,15 +150,18 @@ impl Scheduler for EasemlProto {
                 best = Some((t, drop));
             }
         }
-        let (i, _) = best?;
+        let Some((i, _)) = best else {
+            return Ok(None);
+        };
         self.pointer = i + 1;
-        Some(self.serve(tenants, selector, i))
+        self.serve(tenants, selector, i)
     }
 
-    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
         let eligible = tenants.is_eligible(tenant);
         let started = tenants.completed(tenant) + tenants.running(tenant);
         self.eligible.set(tenant, eligible);
         self.warming.set(tenant, eligible && started < WARMUP_RUNS);
+        Ok(())
     }
 }

@@ -5,18 +5,20 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::heap::ScoreHeap;
-use crate::models::policy::Params;
-use crate::models::policy::registry::SchedulerSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
-pub const SPEC: SchedulerSpec = SchedulerSpec {
-    name: "greedy",
-    about: "ease.ml: the eligible tenant with the highest gain (a − best) per believed cost of its selector's proposal, ties lowest index (needs a GP or multi-fidelity selector; key: score = per-second | per-relative-cost)",
-    needs_acquisition: true,
-    parse,
-};
+pub fn entry() -> SchedulerEntry {
+    SchedulerEntry::from_parse(
+        "greedy",
+        "ease.ml: the eligible tenant with the highest gain (a − best) per believed cost of its selector's proposal, ties lowest index (needs a GP or multi-fidelity selector; key: score = per-second | per-relative-cost)",
+        parse,
+    )
+    .needs_acquisition(true)
+}
 
 fn parse(params: &mut Params) -> Result<SchedulerFactory> {
     let score = Score::parse(params)?;
@@ -133,7 +135,12 @@ impl Greedy {
 
     /// Rescore the tenants changed since the last call for the type of
     /// the GPU being filled; the best eligible tenant and its score.
-    pub fn best(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<(usize, f64)> {
+    /// A selector's error is returned.
+    pub fn best(
+        &mut self,
+        tenants: &Tenants,
+        selector: &mut dyn Selector,
+    ) -> Result<Option<(usize, f64)>> {
         // A type beyond those given at construction (a hand-driven engine)
         // falls back to the last heap.
         let t = usize::from(tenants.gpu_type()).min(self.heaps.len() - 1);
@@ -143,7 +150,7 @@ impl Greedy {
             let i = i as usize;
             is_dirty[i] = false;
             let proposal = if tenants.is_eligible(i) {
-                selector.propose(tenants, i)
+                selector.propose(tenants, i)?
             } else {
                 None
             };
@@ -152,16 +159,16 @@ impl Greedy {
                 None => heap.remove(i),
             }
         }
-        heap.top()
+        Ok(heap.top())
     }
 }
 
 impl Scheduler for Greedy {
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
-        self.best(tenants, selector).map(|(i, _)| i)
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
+        Ok(self.best(tenants, selector)?.map(|(i, _)| i))
     }
 
-    fn tenant_changed(&mut self, _tenants: &Tenants, tenant: usize) {
+    fn tenant_changed(&mut self, _tenants: &Tenants, tenant: usize) -> Result<()> {
         for (t, dirty) in self.dirty.iter_mut().enumerate() {
             let flag = &mut self.is_dirty[t * self.n + tenant];
             if !*flag {
@@ -169,5 +176,6 @@ impl Scheduler for Greedy {
                 dirty.push(tenant as u32);
             }
         }
+        Ok(())
     }
 }

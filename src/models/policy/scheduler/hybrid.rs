@@ -6,18 +6,20 @@ use std::sync::Arc;
 use super::greedy::{Greedy, Score};
 use super::round_robin::RoundRobin;
 use crate::core::error::Result;
-use crate::models::policy::Params;
-use crate::models::policy::registry::SchedulerSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
-pub const SPEC: SchedulerSpec = SchedulerSpec {
-    name: "hybrid",
-    about: "ease.ml: greedy until the best score is <= switch_epsilon or switch_after jobs in a row improve no tenant, then round-robin (needs a GP or multi-fidelity selector)",
-    needs_acquisition: true,
-    parse,
-};
+pub fn entry() -> SchedulerEntry {
+    SchedulerEntry::from_parse(
+        "hybrid",
+        "ease.ml: greedy until the best score is <= switch_epsilon or switch_after jobs in a row improve no tenant, then round-robin (needs a GP or multi-fidelity selector)",
+        parse,
+    )
+    .needs_acquisition(true)
+}
 
 /// Default `switch_epsilon`: switch once the best greedy score is ≤ 0.01
 /// (no tenant is believed to gain more than one accuracy point per unit of
@@ -114,13 +116,15 @@ impl Hybrid {
 }
 
 impl Scheduler for Hybrid {
-    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
+    fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         if !self.switched {
-            let (i, score) = self.greedy.best(tenants, selector)?;
+            let Some((i, score)) = self.greedy.best(tenants, selector)? else {
+                return Ok(None);
+            };
             let stale = self.after > 0 && self.stale >= self.after;
             if !(stale || score <= self.epsilon) {
                 self.last_served = Some(i);
-                return Some(i);
+                return Ok(Some(i));
             }
             self.switched = true;
             self.rr.set_pointer(self.last_served.map_or(0, |j| j + 1));
@@ -128,12 +132,12 @@ impl Scheduler for Hybrid {
         self.rr.pick(tenants, selector)
     }
 
-    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
-        self.rr.tenant_changed(tenants, tenant);
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
+        self.rr.tenant_changed(tenants, tenant)?;
         if self.switched {
-            return;
+            return Ok(());
         }
-        self.greedy.tenant_changed(tenants, tenant);
+        self.greedy.tenant_changed(tenants, tenant)?;
         let done = tenants.completed(tenant);
         if done != self.seen_completed[tenant] {
             self.seen_completed[tenant] = done;
@@ -145,5 +149,6 @@ impl Scheduler for Hybrid {
                 self.stale += 1;
             }
         }
+        Ok(())
     }
 }

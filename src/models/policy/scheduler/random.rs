@@ -3,20 +3,21 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::rng::{Purpose, SimRng, below, stream};
-use crate::models::policy::Params;
-use crate::models::policy::registry::SchedulerSpec;
+use crate::models::policy::entry::SchedulerEntry;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::sim::Tenants;
 use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
-pub const SPEC: SchedulerSpec = SchedulerSpec {
-    name: "random",
-    about: "a uniformly random eligible tenant (per-repetition RNG)",
-    needs_acquisition: false,
-    parse,
-};
+pub fn entry() -> SchedulerEntry {
+    SchedulerEntry::from_parse(
+        "random",
+        "a uniformly random eligible tenant (per-repetition RNG)",
+        parse,
+    )
+}
 
 fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
     Ok(Arc::new(|ctx: &RepContext<'_>| {
@@ -37,16 +38,17 @@ pub struct RandomScheduler {
 }
 
 impl Scheduler for RandomScheduler {
-    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
+    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
         let count = self.eligible.count();
         if count == 0 {
-            return None;
+            return Ok(None);
         }
         let r = below(&mut self.rng, count);
-        self.eligible.nth(r)
+        Ok(self.eligible.nth(r))
     }
 
-    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
         self.eligible.set(tenant, tenants.is_eligible(tenant));
+        Ok(())
     }
 }

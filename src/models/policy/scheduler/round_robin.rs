@@ -3,19 +3,20 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
-use crate::models::policy::Params;
-use crate::models::policy::registry::SchedulerSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SchedulerEntry;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::sim::Tenants;
 use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
-pub const SPEC: SchedulerSpec = SchedulerSpec {
-    name: "round-robin",
-    about: "cycle over tenants in index order, skipping ineligible ones; the pointer continues after the last tenant served",
-    needs_acquisition: false,
-    parse,
-};
+pub fn entry() -> SchedulerEntry {
+    SchedulerEntry::from_parse(
+        "round-robin",
+        "cycle over tenants in index order, skipping ineligible ones; the pointer continues after the last tenant served",
+        parse,
+    )
+}
 
 fn parse(_params: &mut Params) -> Result<SchedulerFactory> {
     Ok(Arc::new(|ctx: &RepContext<'_>| {
@@ -49,16 +50,20 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Option<usize> {
-        let i = self
+    fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
+        let Some(i) = self
             .eligible
             .next_at_or_after(self.pointer)
-            .or_else(|| self.eligible.next_at_or_after(0))?;
+            .or_else(|| self.eligible.next_at_or_after(0))
+        else {
+            return Ok(None);
+        };
         self.pointer = i + 1;
-        Some(i)
+        Ok(Some(i))
     }
 
-    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) {
+    fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
         self.eligible.set(tenant, tenants.is_eligible(tenant));
+        Ok(())
     }
 }

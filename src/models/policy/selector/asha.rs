@@ -24,9 +24,9 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::rng::{Purpose, below, stream};
-use crate::models::policy::Params;
-use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory, Tenants};
 use crate::models::trace::Trace;
 
@@ -35,13 +35,14 @@ use super::ladder::{Ladder, RungKeys};
 use super::top_sweep::Sweep;
 
 /// Registry entry.
-pub const SPEC: SelectorSpec = SelectorSpec {
-    name: "asha",
-    about: "asynchronous successive halving per tenant (Li et al. 2020), new models by prior mean or at random; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
-    provides_acquisition: true,
-    gp_prior: false,
-    parse,
-};
+pub fn entry() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "asha",
+        "asynchronous successive halving per tenant (Li et al. 2020), new models by prior mean or at random; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
+        parse,
+    )
+    .provides_acquisition(true)
+}
 
 fn parse(params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
     let keys = RungKeys::parse(params, trace)?;
@@ -127,8 +128,9 @@ impl Asha {
     }
 }
 
-impl Selector for Asha {
-    fn propose(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+impl Asha {
+    /// [`Selector::propose`] of this selector, which cannot fail.
+    fn next_proposal(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let u = tenants.user(i);
         let ladder = &self.ladder;
         let sweep = &mut self.sweeps[i];
@@ -150,23 +152,31 @@ impl Selector for Asha {
         let k = sweep.next(|k| tenants.is_tried(i, k))?;
         Some(ladder.proposal(tenants, i, k, ladder.n_rungs() - 1))
     }
+}
 
-    fn started(&mut self, i: usize, k: usize) {
+impl Selector for Asha {
+    fn propose(&mut self, tenants: &Tenants, i: usize) -> Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, i))
+    }
+
+    fn started(&mut self, i: usize, k: usize) -> Result<()> {
         if let Some(job) = self.pending[i].take()
             && job.model == k
         {
             self.rungs[i].started(job);
         }
+        Ok(())
     }
 
     fn schedule_over(&self, i: usize) -> bool {
         self.sweeps[i].is_done()
     }
 
-    fn observe(&mut self, i: usize, k: usize, accuracy: f64) {
+    fn observe(&mut self, i: usize, k: usize, accuracy: f64) -> Result<()> {
         self.ladder.record(i, k, accuracy);
         if !self.sweeps[i].is_active() {
             self.rungs[i].observe(k, accuracy);
         }
+        Ok(())
     }
 }

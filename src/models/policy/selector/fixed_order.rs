@@ -4,38 +4,38 @@
 use std::sync::Arc;
 
 use crate::core::error::{Error, Result};
-use crate::models::policy::Params;
-use crate::models::policy::registry::SelectorSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// `in-order`: trace order (model index ascending).
-pub const IN_ORDER: SelectorSpec = SelectorSpec {
-    name: "in-order",
-    about: "the first untried model in trace order",
-    provides_acquisition: false,
-    gp_prior: false,
-    parse: parse_in_order,
-};
+pub fn in_order() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "in-order",
+        "the first untried model in trace order",
+        parse_in_order,
+    )
+}
 
 /// `most-recent`: model_year descending, then model_citations descending.
-pub const MOST_RECENT: SelectorSpec = SelectorSpec {
-    name: "most-recent",
-    about: "the first untried model by model_year desc, then model_citations desc (needs model_year)",
-    provides_acquisition: false,
-    gp_prior: false,
-    parse: parse_most_recent,
-};
+pub fn most_recent() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "most-recent",
+        "the first untried model by model_year desc, then model_citations desc (needs model_year)",
+        parse_most_recent,
+    )
+}
 
 /// `most-cited`: model_citations descending.
-pub const MOST_CITED: SelectorSpec = SelectorSpec {
-    name: "most-cited",
-    about: "the first untried model by model_citations desc (needs model_citations)",
-    provides_acquisition: false,
-    gp_prior: false,
-    parse: parse_most_cited,
-};
+pub fn most_cited() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "most-cited",
+        "the first untried model by model_citations desc (needs model_citations)",
+        parse_most_cited,
+    )
+}
 
 fn factory(order: Vec<usize>) -> SelectorFactory {
     let order: Arc<[usize]> = order.into();
@@ -94,8 +94,9 @@ struct FixedOrder {
     cursor: Vec<usize>,
 }
 
-impl Selector for FixedOrder {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+impl FixedOrder {
+    /// [`Selector::propose`] of this selector, which cannot fail.
+    fn next_proposal(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
         let u = tenants.user(tenant);
         let mut c = self.cursor[tenant];
         while let Some(&k) = self.order.get(c) {
@@ -107,5 +108,11 @@ impl Selector for FixedOrder {
         }
         self.cursor[tenant] = c;
         None
+    }
+}
+
+impl Selector for FixedOrder {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, tenant))
     }
 }

@@ -23,51 +23,65 @@ use std::sync::{Arc, Mutex, Weak};
 
 use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
+use crate::core::params::Params;
 use crate::models::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement,
     relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
 };
-use crate::models::policy::Params;
-use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{GpuTypes, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
+/// The scenario names of this file's selectors.
+const UCB: &str = "gp-ucb";
+const UCB_COST: &str = "gp-ucb-cost";
+const EI: &str = "gp-ei";
+const EI_PER_SECOND: &str = "gp-ei-per-second";
+
 /// `gp-ucb`: argmax UCB.
-pub const GP_UCB: SelectorSpec = SelectorSpec {
-    name: "gp-ucb",
-    about: "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta, beta_scale)",
-    provides_acquisition: true,
-    gp_prior: true,
-    parse: parse_ucb,
-};
+pub fn gp_ucb() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        UCB,
+        "GP-UCB over the tenant's models, prior from the prior users (keys: kernel, variance, lengthscale, noise, delta, beta_scale)",
+        parse_ucb,
+    )
+    .provides_acquisition(true)
+    .gp_prior(true)
+}
 
 /// `gp-ucb-cost`: argmax cost-aware UCB_c.
-pub const GP_UCB_COST: SelectorSpec = SelectorSpec {
-    name: "gp-ucb-cost",
-    about: "cost-aware GP-UCB, μ + √(β/ĉ)σ (keys: as gp-ucb, plus cost_belief)",
-    provides_acquisition: true,
-    gp_prior: true,
-    parse: parse_ucb_cost,
-};
+pub fn gp_ucb_cost() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        UCB_COST,
+        "cost-aware GP-UCB, μ + √(β/ĉ)σ (keys: as gp-ucb, plus cost_belief)",
+        parse_ucb_cost,
+    )
+    .provides_acquisition(true)
+    .gp_prior(true)
+}
 
 /// `gp-ei`: argmax expected improvement.
-pub const GP_EI: SelectorSpec = SelectorSpec {
-    name: "gp-ei",
-    about: "GP expected improvement over best_i (keys: as gp-ucb, plus xi)",
-    provides_acquisition: true,
-    gp_prior: true,
-    parse: parse_ei,
-};
+pub fn gp_ei() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        EI,
+        "GP expected improvement over best_i (keys: as gp-ucb, plus xi)",
+        parse_ei,
+    )
+    .provides_acquisition(true)
+    .gp_prior(true)
+}
 
 /// `gp-ei-per-second`: argmax expected improvement per believed cost.
-pub const GP_EI_PER_SECOND: SelectorSpec = SelectorSpec {
-    name: "gp-ei-per-second",
-    about: "GP expected improvement divided by the believed cost ĉ (keys: as gp-ei, plus cost_belief)",
-    provides_acquisition: true,
-    gp_prior: true,
-    parse: parse_ei_per_second,
-};
+pub fn gp_ei_per_second() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        EI_PER_SECOND,
+        "GP expected improvement divided by the believed cost ĉ (keys: as gp-ei, plus cost_belief)",
+        parse_ei_per_second,
+    )
+    .provides_acquisition(true)
+    .gp_prior(true)
+}
 
 /// Default observation noise variance σ_n² (DESIGN §3.3).
 pub const DEFAULT_NOISE: f64 = 1e-4;
@@ -115,19 +129,19 @@ struct GpConfig {
 }
 
 fn parse_ucb(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
-    let cfg = parse_common(params, GP_UCB.name, Acquisition::Ucb)?;
+    let cfg = parse_common(params, UCB, Acquisition::Ucb)?;
     Ok(factory(cfg))
 }
 
 fn parse_ucb_cost(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
     let cost = parse_cost_belief(params)?;
-    let cfg = parse_common(params, GP_UCB_COST.name, Acquisition::UcbCost(cost))?;
+    let cfg = parse_common(params, UCB_COST, Acquisition::UcbCost(cost))?;
     Ok(factory(cfg))
 }
 
 fn parse_ei(params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
     let xi = parse_xi(params)?;
-    let cfg = parse_common(params, GP_EI.name, Acquisition::Ei { xi })?;
+    let cfg = parse_common(params, EI, Acquisition::Ei { xi })?;
     Ok(factory(cfg))
 }
 
@@ -135,7 +149,7 @@ fn parse_ei_per_second(params: &mut Params, _trace: &Trace) -> Result<SelectorFa
     let xi = parse_xi(params)?;
     let cost = parse_cost_belief(params)?;
     let acquisition = Acquisition::EiPerSecond { xi, cost };
-    let cfg = parse_common(params, GP_EI_PER_SECOND.name, acquisition)?;
+    let cfg = parse_common(params, EI_PER_SECOND, acquisition)?;
     Ok(factory(cfg))
 }
 
@@ -638,28 +652,29 @@ impl GpSelector {
 }
 
 impl Selector for GpSelector {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
-        self.cached(tenants, tenant)
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
+        Ok(self.cached(tenants, tenant))
     }
 
-    fn started(&mut self, tenant: usize, _model: usize) {
+    fn started(&mut self, tenant: usize, _model: usize) -> Result<()> {
         self.cache[tenant] = None;
+        Ok(())
     }
 
-    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) {
+    fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> Result<()> {
         self.cache[tenant] = None;
         // The posterior's models are the tenant's models in the trace (the
         // list `compute` reads next; not the posterior's own copy).
         let models = self.models_of(tenant, self.users[tenant]);
         let Ok(j) = models.binary_search(&model) else {
-            return;
+            return Ok(());
         };
         if self.posteriors[tenant].is_none() {
             match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
                 Ok(p) => self.posteriors[tenant] = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
                 // same noise, models of the same trace).
-                Err(_) => return,
+                Err(_) => return Ok(()),
             }
         }
         // Each pair runs once and only untried models are scored, so the
@@ -668,13 +683,18 @@ impl Selector for GpSelector {
         if let Some(p) = self.posteriors[tenant].as_mut() {
             p.observe_once(j, accuracy);
         }
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::policy::registry;
+
+    /// This file's registry entries.
+    fn entries() -> [SelectorEntry; 4] {
+        [gp_ucb(), gp_ucb_cost(), gp_ei(), gp_ei_per_second()]
+    }
     use crate::models::policy::scheduler::greedy::Score;
     use crate::models::sim::Scheduler;
     use crate::models::sim::{SimConfig, SimInput, simulate};
@@ -733,9 +753,17 @@ mod tests {
     }
 
     impl Scheduler for Recorder {
-        fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Option<usize> {
-            let i = (0..tenants.len()).find(|&i| tenants.is_eligible(i))?;
-            let proposal = selector.propose(tenants, i)?;
+        fn pick(
+            &mut self,
+            tenants: &Tenants,
+            selector: &mut dyn Selector,
+        ) -> Result<Option<usize>> {
+            let Some(i) = (0..tenants.len()).find(|&i| tenants.is_eligible(i)) else {
+                return Ok(None);
+            };
+            let Some(proposal) = selector.propose(tenants, i)? else {
+                return Ok(None);
+            };
             let score = Score::PerRelativeCost.of(&proposal, tenants.best(i));
             let per_second = Score::PerSecond.of(&proposal, tenants.best(i));
             let bonus = proposal.bonus.unwrap_or(f64::NAN);
@@ -745,7 +773,7 @@ mod tests {
                 per_second,
                 bonus,
             });
-            Some(i)
+            Ok(Some(i))
         }
     }
 
@@ -762,7 +790,7 @@ mod tests {
     /// (the hand computations of [`tiny`] are of that kernel).
     fn run(selector: &str, pairs: &[(&str, toml::Value)]) -> Vec<Seen> {
         let trace = tiny();
-        let Some(spec) = registry::selector(selector) else {
+        let Some(spec) = entries().into_iter().find(|e| e.name == selector) else {
             panic!("no selector {selector}")
         };
         let mut pairs = pairs.to_vec();
@@ -894,7 +922,7 @@ mod tests {
     fn beta_scale_out_of_domain_is_a_scenario_error() {
         for bad in [-1.0, f64::NAN, f64::INFINITY] {
             let mut p = params(&[("beta_scale", bad.into())]);
-            let got = (GP_UCB.parse)(&mut p, &tiny());
+            let got = (gp_ucb().parse)(&mut p, &tiny());
             let Err(e) = got else {
                 panic!("beta_scale = {bad} accepted")
             };
@@ -1037,7 +1065,7 @@ mod tests {
             repetition: 0,
         };
         let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
-        for spec in [GP_UCB, GP_UCB_COST, GP_EI, GP_EI_PER_SECOND] {
+        for spec in entries() {
             for kernel in ["empirical", "flat"] {
                 let mut p = params(&[("kernel", kernel.into())]);
                 let make = match (spec.parse)(&mut p, &trace) {
@@ -1050,7 +1078,10 @@ mod tests {
                 };
                 // x (index 0) and y (index 1) tie; z is worse (or tied too
                 // under `flat`, where every model has the same prior).
-                let got = sel.propose(&state, 0).map(|p| p.model);
+                let got = sel
+                    .propose(&state, 0)
+                    .unwrap_or_else(|e| panic!("{e}"))
+                    .map(|p| p.model);
                 assert_eq!(got, Some(0), "{} / {kernel}", spec.name);
             }
         }
@@ -1083,17 +1114,19 @@ mod tests {
         };
         let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
         assert!(sel.cache[0].is_none() && sel.posteriors[0].is_none());
-        let first = sel.propose(&state, 0);
+        let propose =
+            |sel: &mut GpSelector| sel.propose(&state, 0).unwrap_or_else(|e| panic!("{e}"));
+        let first = propose(&mut sel);
         assert!(sel.cache[0].is_some());
-        assert_eq!(sel.propose(&state, 0), first);
-        sel.started(0, 1);
+        assert_eq!(propose(&mut sel), first);
+        assert!(sel.started(0, 1).is_ok());
         assert!(sel.cache[0].is_none());
         assert!(
             sel.posteriors[0].is_none(),
             "no posterior before a completion"
         );
-        let _ = sel.propose(&state, 0);
-        sel.observe(0, 1, 0.6);
+        let _ = propose(&mut sel);
+        assert!(sel.observe(0, 1, 0.6).is_ok());
         assert!(sel.cache[0].is_none());
         assert!(sel.posteriors[0].is_some());
     }
@@ -1157,7 +1190,7 @@ mod tests {
 
     fn parse_error(selector: &str, pairs: &[(&str, toml::Value)]) -> String {
         let trace = tiny();
-        let Some(spec) = registry::selector(selector) else {
+        let Some(spec) = entries().into_iter().find(|e| e.name == selector) else {
             panic!("no selector {selector}")
         };
         let mut p = params(pairs);
@@ -1263,7 +1296,7 @@ mod tests {
             ],
         ] {
             let mut p = params(&pairs);
-            assert!((GP_UCB.parse)(&mut p, &tiny()).is_ok(), "{pairs:?}");
+            assert!((gp_ucb().parse)(&mut p, &tiny()).is_ok(), "{pairs:?}");
             assert!(p.finish("gp-ucb").is_ok(), "{pairs:?}");
         }
     }
@@ -1280,7 +1313,7 @@ mod tests {
             seed: 0,
             repetition: 0,
         };
-        for spec in [GP_UCB, GP_UCB_COST, GP_EI, GP_EI_PER_SECOND] {
+        for spec in entries() {
             let mut p = params(&[]);
             let Ok(make) = (spec.parse)(&mut p, &trace) else {
                 panic!("parse")

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
-use crate::models::policy::Params;
+use crate::core::params::Params;
 use crate::models::sim::{Proposal, RepContext, Tenants};
 use crate::models::trace::Trace;
 

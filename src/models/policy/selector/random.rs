@@ -3,21 +3,21 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
+use crate::core::params::Params;
 use crate::core::rng::{Purpose, SimRng, below, stream};
-use crate::models::policy::Params;
-use crate::models::policy::registry::SelectorSpec;
+use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::Trace;
 
 /// Registry entry.
-pub const SPEC: SelectorSpec = SelectorSpec {
-    name: "random",
-    about: "a uniformly random untried model (per-repetition RNG)",
-    provides_acquisition: false,
-    gp_prior: false,
-    parse,
-};
+pub fn entry() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "random",
+        "a uniformly random untried model (per-repetition RNG)",
+        parse,
+    )
+}
 
 fn parse(_params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
     Ok(Arc::new(|ctx: &RepContext<'_>| {
@@ -40,8 +40,9 @@ struct RandomSelector {
     pending: Vec<Option<usize>>,
 }
 
-impl Selector for RandomSelector {
-    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
+impl RandomSelector {
+    /// [`Selector::propose`] of this selector, which cannot fail.
+    fn next_proposal(&mut self, tenants: &Tenants, tenant: usize) -> Option<Proposal> {
         let model = match self.pending[tenant] {
             Some(k) => k,
             None => {
@@ -64,8 +65,15 @@ impl Selector for RandomSelector {
         };
         Some(Proposal::plain(model))
     }
+}
 
-    fn started(&mut self, tenant: usize, _model: usize) {
+impl Selector for RandomSelector {
+    fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, tenant))
+    }
+
+    fn started(&mut self, tenant: usize, _model: usize) -> Result<()> {
         self.pending[tenant] = None;
+        Ok(())
     }
 }

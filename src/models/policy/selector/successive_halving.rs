@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
-use crate::models::policy::Params;
-use crate::models::policy::registry::SelectorSpec;
+use crate::core::params::Params;
+use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory, Tenants};
 use crate::models::trace::Trace;
 
@@ -24,13 +24,14 @@ use super::sync_rung::{Step, SyncRung};
 use super::top_sweep::Sweep;
 
 /// Registry entry.
-pub const SPEC: SelectorSpec = SelectorSpec {
-    name: "successive-halving",
-    about: "synchronous successive halving per tenant on rungs min_fidelity·eta^j; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
-    provides_acquisition: true,
-    gp_prior: false,
-    parse,
-};
+pub fn entry() -> SelectorEntry {
+    SelectorEntry::from_parse(
+        "successive-halving",
+        "synchronous successive halving per tenant on rungs min_fidelity·eta^j; after it the tenant is done, or with after_schedule = sweep trains the rest at the top fidelity (keys: eta, min_fidelity, after_schedule)",
+        parse,
+    )
+    .provides_acquisition(true)
+}
 
 fn parse(params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
     let keys = RungKeys::parse(params, trace)?;
@@ -74,8 +75,9 @@ impl SuccessiveHalving {
     }
 }
 
-impl Selector for SuccessiveHalving {
-    fn propose(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+impl SuccessiveHalving {
+    /// [`Selector::propose`] of this selector, which cannot fail.
+    fn next_proposal(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let u = tenants.user(i);
         let ladder = &self.ladder;
         let sweep = &mut self.sweeps[i];
@@ -95,21 +97,29 @@ impl Selector for SuccessiveHalving {
         let k = sweep.next(|k| tenants.is_tried(i, k))?;
         Some(ladder.proposal(tenants, i, k, ladder.n_rungs() - 1))
     }
+}
 
-    fn started(&mut self, i: usize, k: usize) {
+impl Selector for SuccessiveHalving {
+    fn propose(&mut self, tenants: &Tenants, i: usize) -> Result<Option<Proposal>> {
+        Ok(self.next_proposal(tenants, i))
+    }
+
+    fn started(&mut self, i: usize, k: usize) -> Result<()> {
         if !self.sweeps[i].is_active() {
             self.runs[i].started(k);
         }
+        Ok(())
     }
 
     fn schedule_over(&self, i: usize) -> bool {
         self.sweeps[i].is_done()
     }
 
-    fn observe(&mut self, i: usize, k: usize, accuracy: f64) {
+    fn observe(&mut self, i: usize, k: usize, accuracy: f64) -> Result<()> {
         self.ladder.record(i, k, accuracy);
         if !self.sweeps[i].is_active() {
             self.runs[i].observe(k, accuracy);
         }
+        Ok(())
     }
 }

@@ -11,7 +11,7 @@
 //!   fast it gets there.
 
 use crate::core::error::Result;
-use crate::models::policy::Params;
+use crate::core::params::Params;
 
 /// The key `after_schedule` of the multi-fidelity selectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
