@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use divan::counter::ItemsCount;
 use divan::{AllocProfiler, Bencher, black_box};
 use tenantsim::Result;
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
 use tenantsim::models::scenario::{Scenario, parse_scenario};
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
 use tenantsim::Result;
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
 use tenantsim::models::policy::{Params, registry};
 use tenantsim::models::scenario::{Scenario, parse_scenario};

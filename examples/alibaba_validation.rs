@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use tenantsim::core::cluster::load_node_list;
-use tenantsim::core::stats::percentile;
+use tenantsim::core::analysis::stats::percentile;
+use tenantsim::core::io::cluster::load_node_list;
 use tenantsim::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
 use tenantsim::jobs::policy::{Params, scheduler};
 use tenantsim::jobs::sim::SchedInit;

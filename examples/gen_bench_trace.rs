@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use rand::Rng;
-use tenantsim::core::rng::{Purpose, stream};
+use tenantsim::core::sim::rng::{Purpose, stream};
 use tenantsim::models::trace::{TraceRow, write_trace};
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, name: &str) -> Result<T, String> {

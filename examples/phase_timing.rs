@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use tenantsim::core::runner::thread_pool;
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
+use tenantsim::core::run::runner::thread_pool;
 use tenantsim::models::report::write_results;
 use tenantsim::models::run_grid;
 use tenantsim::models::scenario::load_plan;

@@ -75,16 +75,16 @@
 //! The same scenario and seed give byte-identical result files whatever
 //! the thread count (DESIGN §5):
 //!
-//! - simulated time is integer microseconds ([`core::time::Micros`]); runtimes
+//! - simulated time is integer microseconds ([`core::sim::time::Micros`]); runtimes
 //!   are rounded once at load, so simultaneous events are exactly
 //!   simultaneous (DESIGN §7);
 //! - events at one instant are processed in (time, kind, sequence) order
 //!   and every tie is broken by the lowest index (DESIGN §2.4);
 //! - every random choice draws from a stream derived only from (seed,
-//!   repetition, purpose) ([`core::rng::stream`]);
+//!   repetition, purpose) ([`core::sim::rng::stream`]);
 //! - runs are handed to the aggregation in (repetition, policy) order and
 //!   every sum over repetitions runs in repetition order
-//!   ([`core::runner::fold_in_order`]).
+//!   ([`core::run::runner::fold_in_order`]).
 //!
 //! Only the `run.json` fields it lists under `varying_fields` (paths,
 //! thread count, wall times) differ between two runs (DESIGN §6.9).
@@ -93,13 +93,13 @@
 //!
 //! The folders show the architecture. [`core`] knows neither mode; the two
 //! modes, [`models`] (model selection) and [`jobs`] (job-trace replay),
-//! have the same shape and never import each other; [`plot`] draws the
+//! have the same shape and never import each other; [`present::figures`] draws the
 //! figures of a results folder; [`run`] runs a scenario with a registry
 //! (the library entry point) and [`cli`] turns command-line arguments
 //! into its options. The dependency rule, `cli → run → {models, jobs,
 //! plot} → core`, is checked by a test (`tests/it/architecture.rs`,
-//! DESIGN §10). Both modes implement one trait, [`core::mode::Mode`]; the
-//! shared [`core::runner`] runs either through the same flat task list,
+//! DESIGN §10). Both modes implement one trait, [`core::run::mode::Mode`]; the
+//! shared [`core::run::runner`] runs either through the same flat task list,
 //! sweeps, staged results folders and interruption handling, and draws
 //! figures through a hook [`run`] injects.
 //!
@@ -108,7 +108,7 @@
 //! | [`core`] | time, the event queue and loop, RNG streams, errors, atomic writes and results folders, CSV helpers, statistics, the runner, sweep expansion, the golden comparison |
 //! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies, GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
 //! | [`jobs`] | job traces and importers, the job scenario, cluster and placement, the schedulers, JCT metrics, the results folder |
-//! | [`plot`] | the figures of a results folder |
+//! | [`present::figures`] | the figures of a results folder |
 //! | [`run`] | running a scenario, merging shards, validating a file: [`run::RunOptions`], [`run::Runner`] |
 //! | [`cli`] | the command line, [`cli::main_with`] |
 //!
@@ -132,7 +132,7 @@
 //! ```
 //! use std::path::Path;
 //! use tenantsim::models::experiment::simulate_one;
-//! use tenantsim::core::scenario::Overrides;
+//! use tenantsim::core::io::scenario::Overrides;
 //! use tenantsim::models::scenario::parse_scenario;
 //! use tenantsim::models::trace::parse_trace;
 //!
@@ -180,8 +180,8 @@ pub mod cli;
 pub mod core;
 pub mod jobs;
 pub mod models;
-pub mod plot;
 pub mod prelude;
+pub mod present;
 pub mod registry;
 pub mod run;
 

@@ -4,10 +4,10 @@
 //! `examples/custom_policy.rs` uses it end to end.
 
 pub use crate::core::error::{Error, ErrorKind, Result};
+pub use crate::core::io::scenario::Overrides;
 pub use crate::core::params::Params;
-pub use crate::core::rng::{Purpose, stream};
-pub use crate::core::scenario::Overrides;
-pub use crate::core::time::Micros;
+pub use crate::core::sim::rng::{Purpose, stream};
+pub use crate::core::sim::time::Micros;
 pub use crate::jobs::policy::JobSchedulerEntry;
 pub use crate::jobs::sim::simulation::{Pass, State};
 pub use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, Key, SchedInit};

@@ -3,7 +3,7 @@
 //! into a results and a golden summary, which are then compared.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use tenantsim::core::check::{Tolerance, compare_summaries, parse_summary};
+use tenantsim::core::analysis::check::{Tolerance, compare_summaries, parse_summary};
 
 fuzz_target!(|data: &[u8]| {
     let (a, b) = match data.iter().position(|&b| b == 0) {

@@ -6,7 +6,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use tenantsim::plot::{JobResults, ModelResults, Source, SweepResults};
+use tenantsim::present::figures::{JobResults, ModelResults, Source, SweepResults};
 
 const MODEL: [(&str, &str); 5] = [
     (

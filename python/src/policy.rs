@@ -14,7 +14,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use rand::RngCore as _;
-use tenantsim::core::rng::{SimRng, below, unit};
+use tenantsim::core::sim::rng::{SimRng, below, unit};
 use tenantsim::prelude::*;
 
 /// Make the current thread's Python thread state permanent before the

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use super::{CheckArgs, ReportFormat};
-use crate::core::check::{Format, Method, Tolerance, check_folders, render};
+use crate::core::analysis::check::{Format, Method, Tolerance, check_folders, render};
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 

@@ -29,10 +29,10 @@ value_enum_from_choice!(
     crate::models::import::lcdb::LcdbScore,
     crate::jobs::import::ImportFormat,
     crate::jobs::import::Fractional,
-    crate::plot::Format,
-    crate::plot::Style,
-    crate::plot::PaperWidth,
-    crate::plot::table::TableFormat,
+    crate::present::figures::Format,
+    crate::present::figures::Style,
+    crate::present::figures::PaperWidth,
+    crate::present::table::TableFormat,
 );
 
 #[cfg(test)]
@@ -60,9 +60,9 @@ mod tests {
         agree::<crate::models::import::lcdb::LcdbScore>();
         agree::<crate::jobs::import::ImportFormat>();
         agree::<crate::jobs::import::Fractional>();
-        agree::<crate::plot::Format>();
-        agree::<crate::plot::Style>();
-        agree::<crate::plot::PaperWidth>();
-        agree::<crate::plot::table::TableFormat>();
+        agree::<crate::present::figures::Format>();
+        agree::<crate::present::figures::Style>();
+        agree::<crate::present::figures::PaperWidth>();
+        agree::<crate::present::table::TableFormat>();
     }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::core::compare::{Options, Row, compare_folders};
+use crate::core::analysis::compare::{Options, Row, compare_folders};
 use crate::core::error::{Error, Result};
 
 /// Arguments of `tenantsim compare`.

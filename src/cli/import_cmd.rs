@@ -188,7 +188,7 @@ impl ImportArgs {
                     Error::usage(format!(
                         "invalid value `{}` for --runtime: expected one of {} (a runtime column \
                          is named this way only by the {TABLE} format)",
-                        crate::core::echo::shown(name),
+                        crate::core::io::echo::shown(name),
                         choice_names::<RuntimeModel>()
                     ))
                 })
@@ -206,7 +206,7 @@ impl ImportArgs {
             (None, Some(name)) => parse_choice::<LcdbScore>(name).map(Some).ok_or_else(|| {
                 Error::usage(format!(
                     "invalid value `{}` for --accuracy: expected an LCDB score, one of {}",
-                    crate::core::echo::shown(name),
+                    crate::core::io::echo::shown(name),
                     choice_names::<LcdbScore>()
                 ))
             }),

@@ -149,8 +149,8 @@ pub struct PlotArgs {
     /// The results folder written by `tenantsim run`.
     pub results: PathBuf,
     /// Which files to write.
-    #[arg(long, value_enum, default_value_t = crate::plot::Format::Both)]
-    pub format: crate::plot::Format,
+    #[arg(long, value_enum, default_value_t = crate::present::figures::Format::Both)]
+    pub format: crate::present::figures::Format,
     /// Log scale on every time / swept-key axis (regret curves, per-tenant
     /// accuracy and JCT CDF already default to it).
     #[arg(long, conflicts_with = "linear_x")]
@@ -176,17 +176,20 @@ pub struct PlotArgs {
     /// screen: sized in pixels, text scaled with it, titles and notes drawn;
     /// paper: sized in inches or points, fonts fixed in points (8 pt
     /// labels, 7 pt ticks), no title or notes (they go to captions.md).
-    #[arg(long, value_enum, default_value_t = crate::plot::Style::Screen)]
-    pub style: crate::plot::Style,
+    #[arg(long, value_enum, default_value_t = crate::present::figures::Style::Screen)]
+    pub style: crate::present::figures::Style,
     /// Figure size, WIDTHxHEIGHT, each in px (the default unit), pt or in:
     /// `1000x640`, `3.33inx2.2in`, `240ptx160pt` [default: 1000x640 on
     /// screen, the --width preset on paper].
-    #[arg(long, value_name = "WxH", value_parser = crate::plot::parse_size)]
-    pub size: Option<(crate::plot::Length, crate::plot::Length)>,
+    #[arg(long, value_name = "WxH", value_parser = crate::present::figures::parse_size)]
+    pub size: Option<(
+        crate::present::figures::Length,
+        crate::present::figures::Length,
+    )>,
     /// Paper presets: single column 3.33in x 2.2in, double 7in x 2.6in
     /// [default: single].
     #[arg(long, value_enum)]
-    pub width: Option<crate::plot::PaperWidth>,
+    pub width: Option<crate::present::figures::PaperWidth>,
     /// Sweep folders: a `sweep.csv` column to draw against the swept key
     /// (repeatable) [default: regret_mean and the first time_to_<θ>_s].
     #[allow(rustdoc::broken_intra_doc_links)] // clap help text, not a link
@@ -308,8 +311,8 @@ pub struct RunArgs {
     /// --out: results/<name>.shard-I-of-N]; `tenantsim merge` makes the
     /// results folder of all N.
     #[allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)] // clap help text
-    #[arg(long, value_name = "I/N", value_parser = crate::core::shard::ShardSpec::parse)]
-    pub shard: Option<crate::core::shard::ShardSpec>,
+    #[arg(long, value_name = "I/N", value_parser = crate::core::run::shard::ShardSpec::parse)]
+    pub shard: Option<crate::core::run::shard::ShardSpec>,
     /// The result cache: finished tasks are stored there and never run
     /// again [default: $TENANTSIM_CACHE, else $XDG_CACHE_HOME/tenantsim,
     /// else ~/.cache/tenantsim; TENANTSIM_CACHE=off turns it off].

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::PlotArgs;
 use crate::core::error::Result;
 use crate::core::io::{Protected, StagedDir, prepare_target};
-use crate::plot::{PLOTS_DIR, PlotOptions, canvas_for, plot_dir};
+use crate::present::figures::{PLOTS_DIR, PlotOptions, canvas_for, plot_dir};
 
 /// Draw the figures of a results folder and say what was written. With
 /// `--out`, the figures are staged and replace that folder as a whole,

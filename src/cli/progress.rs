@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::core::EVENTS_HANDLED;
+use crate::core::sim::EVENTS_HANDLED;
 
 /// The bar's line: runs done, events simulated, time.
 const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, ETA {eta}";

@@ -8,7 +8,7 @@ use clap::Args;
 
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
-use crate::plot::report::{GENERATOR, report_html};
+use crate::present::report::{GENERATOR, report_html};
 
 /// Arguments of `tenantsim report`.
 #[derive(Debug, Args)]

@@ -1,11 +1,11 @@
 //! `tenantsim schema [--json]`: the result files' schemas
-//! ([`crate::core::schema`]), as Markdown tables or as the JSON document
+//! ([`crate::core::io::schema`]), as Markdown tables or as the JSON document
 //! the Python package reads (`python/tenantsim/schema.json`).
 
 use std::io::Write as _;
 
 use crate::core::error::{Error, Result};
-use crate::core::schema;
+use crate::core::io::schema;
 
 /// Arguments of `tenantsim schema`.
 #[derive(Debug, clap::Args)]

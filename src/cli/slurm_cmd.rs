@@ -1,11 +1,11 @@
 //! `tenantsim slurm SCENARIO --shards N`: write the Slurm job array, merge
 //! and submit scripts of a scenario into the current folder
-//! ([`crate::core::slurm`] makes their text).
+//! ([`crate::core::run::slurm`] makes their text).
 
 use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
-use crate::core::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
+use crate::core::run::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
 use crate::registry::Registry;
 
 /// Slurm's default `MaxArraySize` (slurm.conf): the largest array index

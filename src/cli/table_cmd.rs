@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::core::error::Result;
-use crate::plot::table::{Precision, TableFormat, TableOptions, table_of};
+use crate::present::table::{Precision, TableFormat, TableOptions, table_of};
 
 /// Arguments of `tenantsim table`.
 #[derive(Debug, Args)]

@@ -1,42 +1,27 @@
 //! The mode-agnostic core: what model-selection mode ([`crate::models`])
 //! and job-trace mode ([`crate::jobs`]) share. Nothing here knows either
 //! mode (DESIGN §10, the dependency rule).
+//!
+//! Four rooms and a few shared basics; each room's `mod.rs` says what it
+//! holds and what it may import, and `tests/it/architecture.rs` checks it:
+//!
+//! | room | holds | may import (inside core) |
+//! |---|---|---|
+//! | [`sim`] | the simulation kernel: time, the event queue and loop, the indexed heap, RNG streams, the policy clock | the basics |
+//! | [`io`] | input and output: atomic writes, results folders, CSV reading and writing, scenario files, node lists, the binary codec, text tables | the basics, [`sim`] |
+//! | [`analysis`] | statistics, `check` against goldens, `compare` | the basics, [`sim`], [`io`] |
+//! | [`run`] | orchestration: the runner, sweeps, the result cache, shards, Slurm scripts, task identity | everything in core |
+//! | basics ([`error`], [`interrupt`], [`named`], [`params`], [`choice`], [`limits`], [`testing`]) | what every room uses | each other only |
 
-pub mod cache;
-pub mod check;
+pub mod analysis;
 pub mod choice;
-pub mod cluster;
-pub mod codec;
-pub mod compare;
-pub mod csv_columns;
-pub mod csv_text;
-pub mod echo;
 pub mod error;
-mod event_loop;
-mod event_queue;
-pub mod execution;
-pub mod heap;
-pub mod identity;
 pub mod interrupt;
 pub mod io;
 pub mod limits;
-pub mod mode;
 pub mod named;
 pub mod params;
-pub mod policy_clock;
-pub mod rng;
-pub mod runner;
-pub mod scenario;
-pub mod schema;
-pub mod shard;
-pub mod slurm;
-pub mod spool;
-pub mod stats;
-pub mod sweep;
-pub mod table;
+pub mod run;
+pub mod sim;
 #[doc(hidden)]
 pub mod testing;
-pub mod time;
-
-pub use event_loop::{Component, EVENTS_HANDLED, LoopEnd, PROGRESS_STEP, run_events};
-pub use event_queue::{EventQueue, QueuedEvent};

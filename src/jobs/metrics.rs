@@ -4,7 +4,7 @@
 //! - Percentiles (median, p95, p99 of JCT) use linear interpolation between
 //!   closest ranks (Hyndman & Fan type 7, numpy's default): for the sorted
 //!   values `x_0 ≤ … ≤ x_{n−1}`, `P(p) = x_⌊h⌋ + (h − ⌊h⌋)(x_⌊h⌋+1 − x_⌊h⌋)`
-//!   with `h = (n − 1)·p/100` ([`crate::core::stats::percentile`]).
+//!   with `h = (n − 1)·p/100` ([`crate::core::analysis::stats::percentile`]).
 //! - Makespan = last completion − first submit.
 //! - GPU utilisation = GPU-time held by jobs (restart overhead included) /
 //!   (GPUs × makespan); per GPU type the same over that type's GPUs
@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 
 use super::sim::JobOutcome;
 use super::trace::Job;
-use crate::core::cluster::GpuType;
-use crate::core::stats::{jain_index, percentile};
-use crate::core::time::Micros;
+use crate::core::analysis::stats::{jain_index, percentile};
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::time::Micros;
 
 /// The `summary.csv` figures of one run; times in µs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

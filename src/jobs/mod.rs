@@ -5,7 +5,7 @@
 //!   (optional `gpu_type`, `group`), validated with file/line/field errors.
 //! - [`sim`]: the cluster (nodes × GPUs, the `consolidate` / `spread`
 //!   placement rules, node lists), the simulation driven by the shared
-//!   event loop ([`run_events`](crate::core::run_events)) with its
+//!   event loop ([`run_events`](crate::core::sim::run_events)) with its
 //!   preemption semantics, and the scheduler API ([`sim::JobScheduler`]).
 //! - [`policy`]: `fifo`, `sjf`, `srtf`, `las`, `fair-share`, `ftf`, `max-min-fairness`, one
 //!   file each, found by name; optional backfilling.
@@ -29,7 +29,7 @@
 //! 14 and 16 s, a mean of 13 s.
 //!
 //! ```
-//! use tenantsim::core::scenario::Overrides;
+//! use tenantsim::core::io::scenario::Overrides;
 //! use tenantsim::jobs::run_job_experiment;
 //! use tenantsim::jobs::scenario::parse_job_scenario;
 //!

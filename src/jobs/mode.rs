@@ -13,14 +13,14 @@ use super::run_codec::{decode_job_run, encode_job_run};
 use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
-use crate::core::execution::Execution;
-use crate::core::identity::{Identity, sha256_debug};
 use crate::core::io::Protected;
-use crate::core::mode::{Mode, PointInfo};
-use crate::core::policy_clock::{PolicyTotals, with_policy_times};
-use crate::core::runner::{run_reports, thread_pool};
-use crate::core::scenario::Overrides;
-use crate::core::sweep::{Plan, SweepAxis};
+use crate::core::io::scenario::Overrides;
+use crate::core::run::execution::Execution;
+use crate::core::run::identity::{Identity, sha256_debug};
+use crate::core::run::mode::{Mode, PointInfo};
+use crate::core::run::runner::{run_reports, thread_pool};
+use crate::core::run::sweep::{Plan, SweepAxis};
+use crate::core::sim::policy_clock::{PolicyTotals, with_policy_times};
 
 /// Job-trace replay: a GPU cluster's job trace under cluster schedulers
 /// (DESIGN §9).
@@ -54,7 +54,7 @@ pub struct JobExperiment {
 
 /// Run every repetition × policy of `scenario` on `threads` threads
 /// (default: all cores) through the shared runner
-/// ([`crate::core::runner::run_scenarios`]), writing each run's rows
+/// ([`crate::core::run::runner::run_scenarios`]), writing each run's rows
 /// (`jobs.csv` ones too with `with_jobs`) as it finishes. One run per
 /// thread is simulated at a time (a run of a large trace holds every job's
 /// outcome) while the previous ones are written.

@@ -25,20 +25,20 @@ use std::time::Duration;
 use super::metrics::{user_metrics, utilization_timeline, utilization_timeline_of};
 use super::run::JobRun;
 use super::scenario::JobScenario;
-use crate::core::cluster::GpuType;
-use crate::core::csv_text::csv_field;
 use crate::core::error::{Error, Result};
-use crate::core::execution::Execution;
+use crate::core::io::cluster::GpuType;
+use crate::core::io::csv_text::csv_field;
+use crate::core::io::schema::{FileSchema, Layout, job_files};
+use crate::core::io::spool::Spool;
 use crate::core::io::write_atomic;
-use crate::core::mode::PointInfo;
-use crate::core::policy_clock::PolicyTotals;
-use crate::core::schema::manifest::{
+use crate::core::run::execution::Execution;
+use crate::core::run::manifest::{
     GpuTypeCount, JOB_VARYING_FIELDS, JobCluster, JobPart, JobPolicy, JobTrace, ModePart,
     RunManifest,
 };
-use crate::core::schema::{FileSchema, Layout, job_files};
-use crate::core::spool::Spool;
-use crate::core::time::micros_to_secs_string;
+use crate::core::run::mode::PointInfo;
+use crate::core::sim::policy_clock::PolicyTotals;
+use crate::core::sim::time::micros_to_secs_string;
 
 /// Points of the utilisation timeline per run.
 pub const UTILIZATION_POINTS: usize = 1000;
@@ -201,7 +201,7 @@ pub struct JobRows {
 impl JobRows {
     /// Start the files of `scenario` (`jobs.csv` too with `with_jobs`).
     pub fn new(scenario: &JobScenario, with_jobs: bool) -> Result<Self> {
-        // Every header from its file's schema (crate::core::schema::job_files).
+        // Every header from its file's schema (crate::core::io::schema::job_files).
         let typed = scenario.cluster.is_typed();
         let layout = layout(scenario);
         let header = |f: &FileSchema| f.header(&layout);
@@ -278,7 +278,7 @@ pub struct Measured<'a> {
 }
 
 /// `run.json` of a job-mode run: the one manifest type of both modes
-/// ([`crate::core::schema::manifest`]): resolved scenario, seed, version,
+/// ([`crate::core::run::manifest`]): resolved scenario, seed, version,
 /// the job trace, the cluster and node list, per policy its scheduler and
 /// events, threads, wall time; in a sweep, the point. `varying_fields` is
 /// [`JOB_VARYING_FIELDS`].
@@ -354,7 +354,7 @@ pub fn run_manifest(
 }
 
 /// Write the result files of a job-mode run into the folder `dir` (the
-/// runner stages it, [`crate::core::runner::write_plan`]); `point` places
+/// runner stages it, [`crate::core::run::runner::write_plan`]); `point` places
 /// it in a sweep. Returns the names of the files written. The per-run
 /// files are copied from the rows written during the run.
 pub fn write_job_results(

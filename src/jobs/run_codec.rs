@@ -1,5 +1,5 @@
 //! A job-mode run ([`JobRun`]) to bytes and back, exactly (the result
-//! cache and shard files, [`crate::core::codec`]). The repetition's jobs
+//! cache and shard files, [`crate::core::io::codec`]). The repetition's jobs
 //! are not stored: they are drawn again from the scenario
 //! ([`JobScenario::rep_jobs`], a function of the seed and repetition).
 
@@ -11,8 +11,8 @@ use super::metrics::JobMetrics;
 use super::run::JobRun;
 use super::scenario::JobScenario;
 use super::sim::JobOutcome;
-use crate::core::codec;
 use crate::core::error::{Error, Result};
+use crate::core::io::codec;
 
 /// What is stored of a run: all of it but its jobs. Written with borrowed
 /// parts (`Stored<&JobOutcome, &JobMetrics>`) and read back owned; one

@@ -45,16 +45,16 @@ use super::sim::simulation::first_unplaceable;
 use super::sim::type_policy::{JobTypes, TypePolicy};
 use super::trace::{Job, JobTrace, parse_job_trace};
 use super::typing::{load_speed_table, resolve_job_types};
-use crate::core::cluster::{ClusterSpec, NodesField, groups_to_spec, load_node_list};
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::{ClusterSpec, NodesField, groups_to_spec, load_node_list};
 use crate::core::io::read_input;
-use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
-use crate::core::rng::{Purpose, stream};
-use crate::core::scenario::{
+use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
-use crate::core::sweep::{Expand, Plan, expand_plan};
-use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
+use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
+use crate::core::run::sweep::{Expand, Plan, expand_plan};
+use crate::core::sim::rng::{Purpose, stream};
+use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// A job-mode scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -329,7 +329,7 @@ pub fn load_job_scenario(path: &Path, overrides: Overrides) -> Result<JobScenari
 }
 
 /// Read the job-mode scenario at `path` and expand its `[sweep]`, if any
-/// ([`crate::core::sweep`]); the points share one copy of each job trace.
+/// ([`crate::core::run::sweep`]); the points share one copy of each job trace.
 pub fn load_job_plan(path: &Path, overrides: Overrides) -> Result<Plan<JobScenario>> {
     load_job_plan_with(path, overrides, &JobRegistry::builtin())
 }
@@ -364,7 +364,7 @@ impl Expand<JobScenarioFile, JobScenario> for JobDocs<'_> {
 
     fn deserialize(&mut self, doc: toml::Table) -> Result<JobScenarioFile> {
         JobScenarioFile::deserialize(toml::Value::Table(doc)).map_err(|e| {
-            Error::input(crate::core::echo::capped_lines(
+            Error::input(crate::core::io::echo::capped_lines(
                 &e.to_string().trim_end().replace('\n', " "),
             ))
         })
@@ -603,7 +603,7 @@ pub fn build_job_scenario(
             restart_overhead as f64 / 1e6,
             r as f64 / 1e6,
             i + 1,
-            crate::core::echo::shown(&p.name),
+            crate::core::io::echo::shown(&p.name),
             p.spec.name
         )));
     }
@@ -613,7 +613,7 @@ pub fn build_job_scenario(
         return Err(Error::input(format!(
             "{at}: [cluster].round_s: [[policy]] #{} (\"{}\") uses scheduler `{}`, which time-slices in rounds: set a round length, e.g. `round_s = 360` (Gavel's default)",
             i + 1,
-            crate::core::echo::shown(&p.name),
+            crate::core::io::echo::shown(&p.name),
             p.spec.name
         )));
     }
@@ -673,12 +673,12 @@ fn resolve_policy(
     let context = format!(
         "{at}: [[policy]] #{} (\"{}\")",
         index + 1,
-        crate::core::echo::shown(&p.name)
+        crate::core::io::echo::shown(&p.name)
     );
     let spec = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
         Error::input(format!(
             "{context}: unknown job scheduler `{}`: expected one of {}",
-            crate::core::echo::shown(&p.scheduler),
+            crate::core::io::echo::shown(&p.scheduler),
             registry.schedulers.names()
         ))
     })?;
@@ -726,7 +726,7 @@ fn parse_type_policy(params: &mut Params) -> Result<TypePolicy> {
                 "type_policy",
                 format!(
                     "unknown type policy `{}`: expected agnostic, fastest or fastest-or-wait",
-                    crate::core::echo::shown(other)
+                    crate::core::io::echo::shown(other)
                 ),
             ));
         }

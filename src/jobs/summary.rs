@@ -9,12 +9,12 @@ use serde_json::{Value, json};
 
 use super::run::JobRunSummary;
 use super::scenario::JobScenario;
-use crate::core::csv_text::csv_field;
-use crate::core::mode::PointInfo;
-use crate::core::schema::Layout;
-use crate::core::stats::{Band, mean, t_band};
-use crate::core::sweep::{SweepAxis, value_text};
-use crate::core::table::{align, num_text};
+use crate::core::analysis::stats::{Band, mean, t_band};
+use crate::core::io::csv_text::csv_field;
+use crate::core::io::schema::Layout;
+use crate::core::io::table::{align, num_text};
+use crate::core::run::mode::PointInfo;
+use crate::core::run::sweep::{SweepAxis, value_text};
 
 /// One policy over its repetitions. Times in seconds.
 #[derive(Debug, Clone, PartialEq)]
@@ -207,8 +207,8 @@ impl JobSummary {
 /// `preemptions,speedup` (means over repetitions; `speedup` empty when
 /// undefined).
 pub fn sweep_csv(axes: &[SweepAxis], points: &[(PointInfo<'_>, &JobSummary)]) -> String {
-    // The header, from the schema (crate::core::schema::job_files::sweep).
-    let mut out = crate::core::schema::job_files::sweep::FILE.header(&Layout {
+    // The header, from the schema (crate::core::io::schema::job_files::sweep).
+    let mut out = crate::core::io::schema::job_files::sweep::FILE.header(&Layout {
         swept_keys: axes.iter().map(|a| a.key.clone()).collect(),
         ..Layout::default()
     });

@@ -7,8 +7,8 @@
 use rand::Rng;
 
 use super::trace::Job;
-use crate::core::rng::{Purpose, stream};
-use crate::core::time::Micros;
+use crate::core::sim::rng::{Purpose, stream};
+use crate::core::sim::time::Micros;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -38,7 +38,7 @@ pub fn synthetic_jobs(spec: &SyntheticSpec) -> Vec<Job> {
     let unit = mean_us / 2.8;
     let rate = spec.load * spec.cluster_gpus as f64 / (MEAN_GPUS * mean_us);
     let mut t = 0f64;
-    let exp = |rng: &mut crate::core::rng::SimRng| -> f64 { -(1.0 - rng.r#gen::<f64>()).ln() };
+    let exp = |rng: &mut crate::core::sim::rng::SimRng| -> f64 { -(1.0 - rng.r#gen::<f64>()).ln() };
     (0..spec.jobs)
         .map(|_| {
             t += exp(&mut rng) / rate;

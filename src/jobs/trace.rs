@@ -15,12 +15,12 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use crate::core::csv_columns::number_field;
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::csv_columns::number_field;
+use crate::core::io::echo::shown;
 use crate::core::io::{open_input, write_atomic};
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_JOB_GPUS, MAX_NODES, grouped};
-use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
+use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// Largest accepted submit time, in seconds (about 31,700 years): keeps
 /// every event time far from `u64` overflow.
@@ -358,7 +358,7 @@ pub fn load_job_trace(path: &Path) -> Result<JobTrace> {
 /// Parse and validate a job trace CSV read from `input`; `source` names it
 /// in error messages.
 pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
+    let (mut reader, headers) = crate::core::io::csv_columns::csv_with_header(source, input)?;
     // `duration_s.<type>` columns are set aside; the others are matched.
     let mut named = csv::StringRecord::new();
     let mut named_index = Vec::new();
@@ -368,7 +368,7 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         let h = h.trim_start_matches('\u{feff}');
         match h.strip_prefix(TYPE_DURATION_PREFIX) {
             Some(t) => {
-                crate::core::cluster::check_type_name(
+                crate::core::io::cluster::check_type_name(
                     &format!("{source}: line 1: column `{}`", shown(h)),
                     t,
                 )?;
@@ -388,7 +388,7 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         }
     }
     let col: Vec<Option<usize>> =
-        crate::core::csv_columns::match_columns(source, &named, &REQUIRED, &OPTIONAL)?
+        crate::core::io::csv_columns::match_columns(source, &named, &REQUIRED, &OPTIONAL)?
             .into_iter()
             .map(|c| c.map(|k| named_index[k]))
             .collect();
@@ -469,7 +469,7 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
     let columns = type_columns_of(rows);
     for t in &columns {
         out.push(',');
-        out.push_str(&crate::core::csv_text::csv_field(&format!(
+        out.push_str(&crate::core::io::csv_text::csv_field(&format!(
             "{TYPE_DURATION_PREFIX}{t}"
         )));
     }
@@ -478,8 +478,8 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
         let _ = write!(
             out,
             "{},{},{},{},{}",
-            crate::core::csv_text::csv_field(&r.job_id),
-            crate::core::csv_text::csv_field(&r.user),
+            crate::core::io::csv_text::csv_field(&r.job_id),
+            crate::core::io::csv_text::csv_field(&r.user),
             r.submit_s,
             r.duration_s,
             r.gpus
@@ -488,14 +488,14 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
             let _ = write!(
                 out,
                 ",{}",
-                crate::core::csv_text::csv_field(r.gpu_type.as_deref().unwrap_or(""))
+                crate::core::io::csv_text::csv_field(r.gpu_type.as_deref().unwrap_or(""))
             );
         }
         if has_group {
             let _ = write!(
                 out,
                 ",{}",
-                crate::core::csv_text::csv_field(r.group.as_deref().unwrap_or(""))
+                crate::core::io::csv_text::csv_field(r.group.as_deref().unwrap_or(""))
             );
         }
         for t in &columns {

@@ -31,12 +31,12 @@ use super::sim::cluster::Placement;
 use super::sim::simulation::type_limit;
 use super::sim::type_policy::JobTypes;
 use super::trace::JobTrace;
-use crate::core::cluster::{ClusterSpec, GpuType, check_type_name};
-use crate::core::csv_columns::{csv_with_header, match_columns, number_field};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::{ClusterSpec, GpuType, check_type_name};
+use crate::core::io::csv_columns::{csv_with_header, match_columns, number_field};
+use crate::core::io::echo::shown;
 use crate::core::io::open_input;
-use crate::core::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
+use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 
 /// Speed per (group, type name), from a speed table.
 #[derive(Debug, Clone, Default, PartialEq)]

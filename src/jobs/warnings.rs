@@ -66,7 +66,7 @@ pub fn result_warnings(summary: &JobSummary) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::stats::Band;
+    use crate::core::analysis::stats::Band;
 
     fn policy(name: &str, mean_jct: f64, makespan: f64, utilization: f64) -> JobPolicySummary {
         JobPolicySummary {

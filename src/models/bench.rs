@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::core::error::{Error, Result};
-use crate::core::scenario::Overrides;
+use crate::core::io::scenario::Overrides;
 use crate::models::experiment::{RunOptions, run_experiment};
 use crate::models::scenario::parse_scenario;
 

@@ -6,16 +6,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::core::codec;
 use crate::core::error::Result;
-use crate::core::execution::Execution;
-use crate::core::identity::{Identity, sha256_hex};
 use crate::core::io::Protected;
-use crate::core::mode::{Mode, PointInfo};
-use crate::core::policy_clock::with_policy_times;
-use crate::core::runner::run_scenarios;
-use crate::core::scenario::Overrides;
-use crate::core::sweep::{Plan, SweepAxis};
+use crate::core::io::codec;
+use crate::core::io::scenario::Overrides;
+use crate::core::run::execution::Execution;
+use crate::core::run::identity::{Identity, sha256_hex};
+use crate::core::run::mode::{Mode, PointInfo};
+use crate::core::run::runner::run_scenarios;
+use crate::core::run::sweep::{Plan, SweepAxis};
+use crate::core::sim::policy_clock::with_policy_times;
 use crate::models::aggregate::Aggregate;
 use crate::models::experiment::{CHUNK_PER_THREAD, simulate_task};
 use crate::models::metrics::RepResult;
@@ -103,7 +103,7 @@ impl Mode for ModelMode {
     }
 
     /// Every field of the run, the job log too when it kept it
-    /// ([`crate::core::codec`]).
+    /// ([`crate::core::io::codec`]).
     fn encode_run(&self, _scenario: &Scenario, run: &RepResult, out: &mut Vec<u8>) -> Result<()> {
         codec::encode(run, out)
     }
@@ -198,7 +198,7 @@ impl Mode for ModelMode {
 /// flat list of tasks, calling `on_done` after each task (progress), and
 /// fold each run into its scenario's [`ExperimentResult`] as it finishes,
 /// in (repetition, policy) order whatever the thread count
-/// ([`crate::core::runner::run_scenarios`]); job logs are written to
+/// ([`crate::core::run::runner::run_scenarios`]); job logs are written to
 /// `jobs.csv` rows only with `keep_jobs`. Every result's `wall` is the wall
 /// time of the whole call. Memory does not grow with the number of
 /// repetitions except for what the fold keeps (see

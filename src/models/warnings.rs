@@ -99,7 +99,7 @@ pub fn run_warnings(s: &Scenario, agg: &Aggregate) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::scenario::Overrides;
+    use crate::core::io::scenario::Overrides;
     use crate::models::scenario::parse_scenario;
 
     fn scenario(extra: &str, trace: &str) -> Scenario {

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::Cache;
-use crate::core::cache::ResultCache;
 use crate::core::error::{Error, ErrorKind, Result};
+use crate::core::run::cache::ResultCache;
 
 /// The default result cache: `$TENANTSIM_CACHE` (empty, `off` or `0`:
 /// none), else `$XDG_CACHE_HOME/tenantsim`, else `$HOME/.cache/tenantsim`

@@ -8,12 +8,12 @@ use super::MergeOptions;
 use super::scenario::{Say, task_list, write_and_summarise};
 use super::shard::plan_hashes;
 use crate::core::error::{Error, Result};
-use crate::core::identity::TOOL_BUILD;
+use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::io::{Protected, prepare_target};
-use crate::core::mode::Mode;
-use crate::core::runner::{finish_reports, merge_scenarios, thread_pool};
-use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::shard::{Manifest, Recipe, RunsReader};
+use crate::core::run::identity::TOOL_BUILD;
+use crate::core::run::mode::Mode;
+use crate::core::run::runner::{finish_reports, merge_scenarios, thread_pool};
+use crate::core::run::shard::{Manifest, Recipe, RunsReader};
 use crate::registry::Registry;
 
 /// With more shards than this, each shard's file is opened for each of

@@ -28,7 +28,7 @@ use serde_json::Value;
 pub use self::cache::default_cache_dir;
 pub use self::validate::{validate_file, validate_file_with};
 use crate::core::error::{Error, Result};
-pub use crate::core::shard::ShardSpec;
+pub use crate::core::run::shard::ShardSpec;
 use crate::registry::Registry;
 
 /// The largest worker thread count a run accepts.

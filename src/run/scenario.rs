@@ -1,5 +1,5 @@
 //! Run a scenario (either mode, one scenario or a sweep) through the
-//! shared runner ([`crate::core::runner`]) and write its results folder:
+//! shared runner ([`crate::core::run::runner`]) and write its results folder:
 //! what `tenantsim run` does, for every caller.
 
 use std::path::{Path, PathBuf};
@@ -9,17 +9,17 @@ use serde_json::{Value, json};
 use super::cache::{cache_notes, open_cache, resumable};
 use super::{Progress, RunOptions, shard};
 use crate::core::error::{Error, Result};
-use crate::core::execution::Execution;
+use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
-use crate::core::mode::Mode;
-use crate::core::runner::{
+use crate::core::run::execution::Execution;
+use crate::core::run::mode::Mode;
+use crate::core::run::runner::{
     FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, thread_pool,
     write_plan,
 };
-use crate::core::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::sweep::{Plan, SweepPoint};
+use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
-use crate::plot::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
+use crate::present::figures::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
 use crate::registry::Registry;
 
 /// Run `scenario` with the policies of `registry` (options checked by the
@@ -299,7 +299,7 @@ pub(super) fn task_list(ids: &[u64]) -> String {
     parts.join(", ")
 }
 
-/// The figures hook of the runner: the figures of [`crate::plot`], drawn
+/// The figures hook of the runner: the figures of [`crate::present::figures`], drawn
 /// from the staged folder's CSVs exactly as `tenantsim plot` would.
 fn draw_figures(job: FigureJob<'_>) -> Result<()> {
     let options = PlotOptions::default();

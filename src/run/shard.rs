@@ -9,11 +9,11 @@ use super::cache::{cache_notes, resumable};
 use super::scenario::stopped_after_commit;
 use super::{Progress, RunOptions};
 use crate::core::error::{Error, Result};
-use crate::core::identity::{TOOL_BUILD, sha256_hex};
 use crate::core::io::{StagedDir, write_atomic};
-use crate::core::mode::Mode;
-use crate::core::runner::{Sources, run_shard};
-use crate::core::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
+use crate::core::run::identity::{TOOL_BUILD, sha256_hex};
+use crate::core::run::mode::Mode;
+use crate::core::run::runner::{Sources, run_shard};
+use crate::core::run::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
 
 /// The scenario and trace hashes of a plan's scenarios (a shard
 /// manifest's `scenario_sha256` and `trace_sha256`).

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use crate::core::error::Result;
-use crate::core::scenario::Overrides;
-use crate::core::sweep::Plan;
+use crate::core::io::scenario::Overrides;
+use crate::core::run::sweep::Plan;
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
 use crate::jobs::trace::{JobTrace, load_job_trace};
 use crate::models::scenario::{Scenario, load_plan_with};
@@ -307,11 +307,11 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
 /// handle it.
 fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Option<Result<String>> {
     if is_scenario {
-        return match crate::core::scenario::scenario_mode(file) {
-            Ok(crate::core::scenario::ScenarioMode::Jobs) => {
+        return match crate::core::io::scenario::scenario_mode(file) {
+            Ok(crate::core::io::scenario::ScenarioMode::Jobs) => {
                 Some(validate_job_scenario(file, registry))
             }
-            Ok(crate::core::scenario::ScenarioMode::Models) => None,
+            Ok(crate::core::io::scenario::ScenarioMode::Models) => None,
             Err(e) => Some(Err(e)),
         };
     }

@@ -102,7 +102,7 @@ fn checker_finds_forbidden_edges_cycles_and_clap_but_not_comments() {
             "src/core/mod.rs",
             "//! Uses crate::models::x in a doc comment.\n\
              // crate::jobs in a line comment\n\
-             /* crate::cli /* nested crate::plot */ still a comment crate::models */\n\
+             /* crate::cli /* nested crate::present::figures */ still a comment crate::models */\n\
              const S: &str = \"crate::models::y and clap\";\n\
              const R: &str = r#\"crate::jobs \"quoted\" \"#;\n\
              const C: char = '\"'; fn f<'a>(x: &'a str) -> &'a str { x }\n\
@@ -112,7 +112,10 @@ fn checker_finds_forbidden_edges_cycles_and_clap_but_not_comments() {
             "src/core/inner.rs",
             "use super::super::plot::Chart;\nuse super::Other;\n",
         ),
-        ("src/plot/mod.rs", "use crate::core::error::Result;\n"),
+        (
+            "src/present/figures/mod.rs",
+            "use crate::core::error::Result;\n",
+        ),
         (
             "src/models/mod.rs",
             "use crate::core::x;\n\nuse crate::jobs::Job;\n",
@@ -187,7 +190,7 @@ fn checker_finds_forbidden_edges_cycles_and_clap_but_not_comments() {
                 &["src/models/a.rs:6", "src/models/mod.rs:1"]
             ),
             want("models", "jobs", &["src/models/mod.rs:3"]),
-            want("plot", "core", &["src/plot/mod.rs:1"]),
+            want("plot", "core", &["src/present/figures/mod.rs:1"]),
         ]
     );
     let clap: Vec<String> = graph

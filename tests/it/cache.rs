@@ -265,7 +265,7 @@ fn a_damaged_cache_entry_is_ignored_and_its_task_runs_again() {
 /// and the entry is replaced by one that is served.
 #[test]
 fn an_entry_in_another_run_encoding_is_a_miss_not_an_error() {
-    use tenantsim::core::cache::{seal, unseal};
+    use tenantsim::core::run::cache::{seal, unseal};
     let tmp = tempfile::tempdir().expect("tempdir");
     let cache_dir = tmp.path().join("cache");
     let cache = cache_dir.display().to_string();

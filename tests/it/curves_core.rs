@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::scenario::{Scenario, parse_scenario};
 use tenantsim::models::sim::{
     Proposal, RunOutcome, Scheduler, Selector, SimInput, Tenants, simulate,

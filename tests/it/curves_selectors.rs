@@ -498,7 +498,7 @@ fn a_scenario_without_prior_users_accepts_the_multi_fidelity_selectors() {
         let s = tenantsim::models::scenario::parse_scenario(
             &path,
             &text,
-            tenantsim::core::scenario::Overrides::default(),
+            tenantsim::core::io::scenario::Overrides::default(),
         )
         .unwrap_or_else(|e| panic!("{selector}: {e}"));
         let r = tenantsim::models::experiment::simulate_one(&s, 0, 0)

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use tenantsim::core::testing::external_tool;
-use tenantsim::plot::embedded_font::EMBEDDED_FAMILY;
+use tenantsim::present::figures::embedded_font::EMBEDDED_FAMILY;
 
 use crate::plot_layout::{data_uri_fonts, svg_fragments, text_elements};
 

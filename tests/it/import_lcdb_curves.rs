@@ -260,7 +260,7 @@ fn gen_syn_with_one_fidelity_is_byte_identical_to_plain_gen_syn() {
 #[test]
 fn scenario_trace_syn_fidelities_is_the_gen_syn_curve_trace() {
     use sha2::{Digest, Sha256};
-    use tenantsim::core::scenario::Overrides;
+    use tenantsim::core::io::scenario::Overrides;
     use tenantsim::models::scenario::parse_scenario;
 
     let scenario = |syn: &str| {

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{SelectorEntry, schedulers, selectors};
-use tenantsim::models::policy::selector::top_sweep::SCHEDULED_SELECTORS;
+use tenantsim::models::policy::selector::multi_fidelity::top_sweep::SCHEDULED_SELECTORS;
 use tenantsim::models::sim::{GpuTypes, RepContext};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::testing::shared_data;
 use tenantsim::jobs::import::gavel::GavelOptions;
 use tenantsim::jobs::import::{ImportFormat, ImportOptions, import_jobs};

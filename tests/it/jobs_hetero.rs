@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::jobs::scenario::{JobScenario, parse_job_scenario};
 use tenantsim::jobs::sim::{SchedInit, SimTypes};
 use tenantsim::jobs::{JobOutcome, JobSimInput, simulate_jobs};

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::{RunOptions, run_experiment};
 use tenantsim::models::scenario::parse_scenario;
 

@@ -14,7 +14,7 @@
 use std::fs;
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
 use tenantsim::models::scenario::{Scenario, parse_scenario};
 use tenantsim::models::sim::{

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
 use tenantsim::models::metrics::RepResult;
 use tenantsim::models::scenario::parse_scenario;

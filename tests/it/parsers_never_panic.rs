@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use proptest::prelude::*;
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::import::RuntimeModel;
 use tenantsim::models::import::{aslib, fernandez_delgado, lcdb, matrix, model_metadata};
 use tenantsim::models::scenario::parse_scenario;
@@ -88,16 +88,16 @@ proptest! {
     fn arrival_and_node_list_parsers_never_panic(a in mutated(ARRIVALS), n in mutated(NODES)) {
         let trace = parse_trace("hand.csv", TRACE.as_bytes()).expect("hand trace");
         let _ = tenantsim::models::scenario::parse_arrival_times("a.csv", a.as_slice(), &trace);
-        let _ = tenantsim::core::cluster::parse_node_list("n.csv", n.as_slice());
+        let _ = tenantsim::core::io::cluster::parse_node_list("n.csv", n.as_slice());
     }
 
     #[test]
     fn check_and_plot_readers_never_panic(s in mutated(SUMMARY), c in mutated(CURVES)) {
-        use tenantsim::core::check::{Tolerance, compare_summaries, parse_summary};
+        use tenantsim::core::analysis::check::{Tolerance, compare_summaries, parse_summary};
         if let (Ok(x), Ok(y)) = (parse_summary("r.csv", s.as_slice()), parse_summary("g.csv", SUMMARY.as_bytes())) {
             let _ = compare_summaries(&x, &y, Tolerance::default());
         }
-        if let Ok(t) = tenantsim::plot::Table::parse("curves.csv", text(&c), &["policy", "mean_loss"]) {
+        if let Ok(t) = tenantsim::present::figures::Table::parse("curves.csv", text(&c), &["policy", "mean_loss"]) {
             for row in t.rows() {
                 let Ok(row) = row else { break };
                 for col in 0..t.header().len() {

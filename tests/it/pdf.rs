@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use tenantsim::core::testing::external_tool;
-use tenantsim::plot::{
+use tenantsim::present::figures::{
     Canvas, Format, PaperWidth, PlotOptions, Source, Style, canvas_for, parse_size, plot_sweep,
 };
 

@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use tenantsim::plot::style::PALETTE;
+use tenantsim::present::figures::style::PALETTE;
 
 /// A drawn shape, in canvas units.
 #[derive(Debug, Clone, PartialEq)]

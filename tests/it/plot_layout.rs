@@ -11,7 +11,7 @@ use crate::common::{repo, run_scenario, tenantsim};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tenantsim::plot::embedded_font::EMBEDDED_FAMILY;
+use tenantsim::present::figures::embedded_font::EMBEDDED_FAMILY;
 
 /// Standard base64, padded (the data URIs of embedded fonts).
 pub fn base64_decode(s: &str) -> Vec<u8> {

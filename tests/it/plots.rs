@@ -11,7 +11,7 @@ use common::{repo, tenantsim, tree};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tenantsim::plot::{Canvas, Format, PlotOptions, Source, plot_sweep};
+use tenantsim::present::figures::{Canvas, Format, PlotOptions, Source, plot_sweep};
 
 fn fixture(p: &str) -> PathBuf {
     repo("tests/fixtures/plots").join(p)

@@ -5,8 +5,8 @@
 
 use std::fs;
 
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::named::{Named, NamedList};
-use tenantsim::core::scenario::Overrides;
 use tenantsim::jobs::policy::{JobRegistry, fifo, las, max_min_fairness, priority_order};
 use tenantsim::models::policy::registry::ModelRegistry;
 use tenantsim::models::policy::scheduler::greedy;

@@ -1,4 +1,4 @@
-//! Every result file follows its schema (`tenantsim::core::schema`): the
+//! Every result file follows its schema (`tenantsim::core::io::schema`): the
 //! header is the schema's columns in order (optional and per-θ / per-type /
 //! per-key columns as the run calls for), every row has the header's
 //! width, and every cell is of its column's kind. The Python package's
@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use tenantsim::core::schema::{self, Mode};
+use tenantsim::core::io::schema::{self, Mode};
 
 use crate::common::{repo, run_scenario, tenantsim};
 

@@ -360,8 +360,8 @@ fn a_shard_folder_defaults_to_results_name_shard_i_of_n() {
 
 /// Encode, decode, encode again: the same bytes; every cut of the
 /// encoding is an error, never a panic or a run.
-fn round_trips<M: tenantsim::core::mode::Mode>(mode: &M, scenario: &str, keep_jobs: bool) {
-    use tenantsim::core::scenario::Overrides;
+fn round_trips<M: tenantsim::core::run::mode::Mode>(mode: &M, scenario: &str, keep_jobs: bool) {
+    use tenantsim::core::io::scenario::Overrides;
     if !scenario_data(&repo(scenario)) {
         return;
     }

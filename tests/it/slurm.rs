@@ -22,7 +22,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::{assert_same_result_files, repo, run_scenario, tenantsim};
-use tenantsim::core::slurm::shell_quote;
+use tenantsim::core::run::slurm::shell_quote;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tenantsim"))
@@ -553,7 +553,7 @@ fn real_slurm_runs_a_four_shard_sweep_whose_merge_is_byte_identical_to_one_machi
 /// the script generator writes for the command the page gives.
 #[test]
 fn distributed_md_shows_the_scripts_tenantsim_slurm_writes() {
-    use tenantsim::core::slurm::{Cache, SlurmJob, slurm_scripts};
+    use tenantsim::core::run::slurm::{Cache, SlurmJob, slurm_scripts};
     let doc = fs::read_to_string(repo("docs/DISTRIBUTED.md")).expect("docs/DISTRIBUTED.md");
     let block = |file: &str| -> String {
         let start = doc

@@ -13,7 +13,7 @@ use std::fs;
 use std::path::Path;
 
 use common::{repo, tenantsim, tree};
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::aggregate::{
     Ratio, mean, median_ratio, quantile, t_band, time_grid, time_ratio, value_ratio,
 };

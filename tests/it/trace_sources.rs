@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use tenantsim::core::scenario::Overrides;
+use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::testing::shared_data;
 use tenantsim::models::scenario::parse_scenario;
 

@@ -40,8 +40,8 @@ const COLUMNS: [&str; 7] = [
 pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, "Alibaba pod list")?;
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(&source, file)?;
-    let find = |name: &str| crate::core::csv_columns::find_column(&headers, &[name]);
+    let (mut reader, headers) = crate::core::io::csv_columns::csv_with_header(&source, file)?;
+    let find = |name: &str| crate::core::io::csv_columns::find_column(&headers, &[name]);
     let mut col = [0usize; 7];
     for (slot, name) in COLUMNS.iter().enumerate() {
         col[slot] = find(name).ok_or_else(|| {
@@ -58,7 +58,7 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
         report.rows += 1;
         let get = |slot: usize| record.get(col[slot]).unwrap_or("");
         let int = |slot: usize| {
-            crate::core::csv_columns::integer_field(get(slot), &source, line, COLUMNS[slot])
+            crate::core::io::csv_columns::integer_field(get(slot), &source, line, COLUMNS[slot])
         };
         let num_gpu = int(1)?;
         let milli = int(2)?;

@@ -34,11 +34,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::ImportReport;
-use crate::core::cluster::check_type_name;
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::check_type_name;
+use crate::core::io::echo::shown;
 use crate::core::io::read_input;
-use crate::core::time::MAX_RUNTIME_S;
+use crate::core::sim::time::MAX_RUNTIME_S;
 use crate::jobs::trace::{JobRow, MAX_SUBMIT_S};
 
 /// The worker types written when `--worker-types` is not given.

@@ -81,8 +81,8 @@ pub(super) fn parse_time(text: &str) -> Option<std::result::Result<f64, ()>> {
 pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, &format!("{} job log", layout.format))?;
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(&source, file)?;
-    let find = |names: &[&str]| crate::core::csv_columns::find_column(&headers, names);
+    let (mut reader, headers) = crate::core::io::csv_columns::csv_with_header(&source, file)?;
+    let find = |names: &[&str]| crate::core::io::csv_columns::find_column(&headers, names);
     let need = |names: &[&str]| {
         find(names).ok_or_else(|| {
             Error::input(format!(
@@ -127,7 +127,7 @@ pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, Impor
             Error::input(format!(
                 "{source}: line {line}: field `{}`: expected {what}, got `{}`",
                 &headers[c],
-                crate::core::echo::shown(cell(c))
+                crate::core::io::echo::shown(cell(c))
             ))
         };
         let gpus_f: f64 = cell(c_gpus)

@@ -18,9 +18,9 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::core::error::{Error, Result};
-use crate::core::heap::IndexedHeap;
 use crate::core::params::Params;
-use crate::core::time::Micros;
+use crate::core::sim::heap::IndexedHeap;
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, SchedInit};

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::params::Params;
-use crate::core::time::Micros;
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, JobSchedulerFactory};

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use super::preemptive::{Preemptive, Priority};
 use crate::core::error::Result;
 use crate::core::params::Params;
-use crate::core::time::Micros;
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::simulation::State;
 use crate::jobs::sim::{JobSchedulerFactory, Key};

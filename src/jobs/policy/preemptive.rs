@@ -29,10 +29,10 @@
 
 use std::cmp::Reverse;
 
-use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
-use crate::core::heap::IndexedHeap;
-use crate::core::time::Micros;
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::heap::IndexedHeap;
+use crate::core::sim::time::Micros;
 use crate::jobs::sim::cluster::Placement;
 use crate::jobs::sim::simulation::{Pass, State, Tentative};
 use crate::jobs::sim::{JobScheduler, Key};

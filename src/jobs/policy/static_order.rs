@@ -4,8 +4,8 @@
 //! unless backfilling is on, in which case the scan goes on with later jobs.
 
 use crate::core::error::{Error, Result};
-use crate::core::heap::IndexedHeap;
-use crate::core::time::Micros;
+use crate::core::sim::heap::IndexedHeap;
+use crate::core::sim::time::Micros;
 use crate::jobs::sim::simulation::{Pass, State};
 use crate::jobs::sim::{JobScheduler, Key};
 use crate::jobs::trace::Job;

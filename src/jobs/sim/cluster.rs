@@ -17,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
 
 /// How a job's GPUs are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

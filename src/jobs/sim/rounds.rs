@@ -34,9 +34,9 @@
 
 use super::JobScheduler;
 use super::simulation::{JobEvent, JobOutcome, JobSimInput, simulate};
-use crate::core::EventQueue;
 use crate::core::error::{Error, Result};
-use crate::core::time::Micros;
+use crate::core::sim::EventQueue;
+use crate::core::sim::time::Micros;
 
 /// Event kind of a round boundary (after completions 0, arrivals 1,
 /// timers 2 and wait bounds 3).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::simulation::{Pass, State};
 use crate::core::error::Result;
-use crate::core::time::Micros;
+use crate::core::sim::time::Micros;
 use crate::jobs::trace::Job;
 
 /// A queue key: smaller is served first. Every scheduler's key ends with

@@ -49,11 +49,11 @@ use super::JobScheduler;
 use super::cluster::{Alloc, Cluster, Placement};
 use super::rounds::Rounds;
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
-use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
-use crate::core::policy_clock::PolicyClock;
-use crate::core::time::Micros;
-use crate::core::{Component, EventQueue, run_events};
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::policy_clock::PolicyClock;
+use crate::core::sim::time::Micros;
+use crate::core::sim::{Component, EventQueue, run_events};
 use crate::jobs::trace::Job;
 
 const COMPLETION: u8 = 0;

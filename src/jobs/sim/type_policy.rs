@@ -10,8 +10,8 @@
 //! `ceil(remaining × d_t / duration)` µs. With one type `d_t = duration`
 //! and work units are µs of service, as before types existed.
 
-use crate::core::cluster::GpuType;
-use crate::core::time::Micros;
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::time::Micros;
 use crate::jobs::trace::Job;
 
 /// How a job's GPU type is chosen among the types it may use (`[[policy]]

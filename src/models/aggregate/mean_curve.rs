@@ -4,7 +4,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::rep_curves::RepCurves;
-use crate::core::stats::MeanFold;
+use crate::core::analysis::stats::MeanFold;
 use crate::models::metrics::{CompensatedSum, LossCurve};
 use crate::models::trace::Micros;
 

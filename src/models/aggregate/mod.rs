@@ -23,7 +23,7 @@ mod up_to;
 
 use rayon::prelude::*;
 
-pub use crate::core::stats::{
+pub use crate::core::analysis::stats::{
     Band, Counted, MeanFold, mean, quantile, sample_sd, t_band, t_band_of, t_quantile,
 };
 pub use compare::{RegretRow, SpeedupRow, regret_ratios, speedups};

@@ -2,7 +2,7 @@
 
 use super::mean_curve::mean_time_to_reps;
 use super::rep_curves::RepCurves;
-use crate::core::stats::{Band, Counted, MeanFold, t_band_of};
+use crate::core::analysis::stats::{Band, Counted, MeanFold, t_band_of};
 use crate::models::metrics::{LossCurve, TenantAggregate};
 use crate::models::trace::Micros;
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::core::stats::{quantile, sorted};
+use crate::core::analysis::stats::{quantile, sorted};
 use crate::models::trace::Micros;
 
 /// A ratio as written in the result files: a number, `inf`, or `n/a`.

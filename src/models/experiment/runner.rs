@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::core::error::Result;
-use crate::core::runner::{fold_in_order, thread_pool};
+use crate::core::run::runner::{fold_in_order, thread_pool};
 use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::RepContext;
@@ -152,7 +152,7 @@ fn run_policy(
 
 /// Simulate task `task` of `scenario`: repetition `task / policies`,
 /// policy `task % policies` (the numbering of the shared runner,
-/// [`crate::core::runner::run_scenarios`]); the job log is dropped unless
+/// [`crate::core::run::runner::run_scenarios`]); the job log is dropped unless
 /// `keep_jobs`.
 pub fn simulate_task(scenario: &Scenario, task: u64, keep_jobs: bool) -> Result<RepResult> {
     let n_pol = scenario.policies.len().max(1) as u64;

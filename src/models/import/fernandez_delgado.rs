@@ -65,7 +65,7 @@ fn percent_to_fraction(text: &str, where_: &str, column: &str) -> Result<f64> {
     if !(0.0..=100.0).contains(&pct) {
         return Err(Error::input(format!(
             "{where_}: field `{column}`: expected a percentage in [0, 100], got `{}`",
-            crate::core::echo::shown(text)
+            crate::core::io::echo::shown(text)
         )));
     }
     // Shift the decimal point in the text so that `66.1` gives the f64

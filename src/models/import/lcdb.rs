@@ -124,9 +124,10 @@ struct Raw {
 
 /// Parse LCDB CSV `text`; `source` names it in errors.
 pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, text.as_bytes())?;
+    let (mut reader, headers) =
+        crate::core::io::csv_columns::csv_with_header(source, text.as_bytes())?;
     let find = |name: &str| -> Result<usize> {
-        crate::core::csv_columns::find_column(&headers, &[name])
+        crate::core::io::csv_columns::find_column(&headers, &[name])
             .ok_or_else(|| {
                 Error::input(format!(
                     "{source}: line 1: missing column `{name}`: expected an LCDB header with openmlid, learner, {}, {RUNTIME_COLUMN}",
@@ -151,7 +152,7 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
         let dataset = id_text.parse::<u64>().map_err(|_| {
             Error::input(format!(
                 "{where_}: field `{USER_COLUMN}`: expected an OpenML data set id (a whole number), got `{}`",
-                crate::core::echo::shown(id_text)
+                crate::core::io::echo::shown(id_text)
             ))
         })?;
         let accuracy = parse_number(get(score_col), opts.score.column(), &where_)?;

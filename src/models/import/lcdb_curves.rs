@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 
 use super::lcdb::{LcdbOptions, LcdbScore, complete_datasets, floor_runtime, model_names};
 use super::{RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::echo::shown;
 use crate::models::trace::{CurveRow, MAX_RUNTIME_S, TraceBuilder, TraceRow, write_curve_trace};
 
 const USER_COLUMN: &str = "openmlid";
@@ -82,10 +82,11 @@ struct PairState {
 
 /// Parse LCDB curves CSV `text`; `source` names it in errors.
 pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<CurvesImported> {
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, text.as_bytes())?;
+    let (mut reader, headers) =
+        crate::core::io::csv_columns::csv_with_header(source, text.as_bytes())?;
     let score_column = opts.score.column();
     let find = |name: &str| -> Result<usize> {
-        crate::core::csv_columns::find_column(&headers, &[name]).ok_or_else(|| {
+        crate::core::io::csv_columns::find_column(&headers, &[name]).ok_or_else(|| {
             Error::input(format!(
                 "{source}: line 1: missing column `{name}`: expected an LCDB curves header with \
                  {USER_COLUMN}, {MODEL_COLUMN}, {FIDELITY_COLUMN}, {score_column}, {RUNTIME_COLUMN}"

@@ -180,7 +180,7 @@ fn parse_matrix(t: NamedText<'_>, what: &str, missing: Option<&str>) -> Result<M
                         "{}: line {line_no}, column {}: {what}: expected a finite number, got `{}`{hint}",
                         t.name,
                         j + 1,
-                        crate::core::echo::shown(tok)
+                        crate::core::io::echo::shown(tok)
                     )));
                 }
             }

@@ -48,7 +48,7 @@ pub const UNIT_RUNTIME_S: f64 = 1.0;
 
 /// The 1 µs floor for measured runtimes (see each format); floored runtimes
 /// are counted in [`Imported::runtime_floored`].
-pub use crate::core::time::RUNTIME_FLOOR_S;
+pub use crate::core::sim::time::RUNTIME_FLOOR_S;
 
 /// The input formats [`run_import`] understands (named as in
 /// [`Choice`]; `--help` shows [`Choice::help`]).
@@ -426,7 +426,7 @@ pub(crate) fn parse_number(text: &str, field: &str, where_: &str) -> Result<f64>
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(Error::input(format!(
             "{where_}: field `{field}`: expected a finite number, got `{}`",
-            crate::core::echo::shown(text)
+            crate::core::io::echo::shown(text)
         ))),
     }
 }

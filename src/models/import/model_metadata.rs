@@ -28,8 +28,8 @@
 use std::collections::HashMap;
 
 use super::read_text;
-use crate::core::csv_columns::{csv_with_header, match_columns};
 use crate::core::error::{Error, Result};
+use crate::core::io::csv_columns::{csv_with_header, match_columns};
 use crate::models::trace::TraceRow;
 
 const REQUIRED: [&str; 1] = ["model"];

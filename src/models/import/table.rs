@@ -32,9 +32,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, read_text};
-use crate::core::csv_columns::{csv_with_header, find_column};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::csv_columns::{csv_with_header, find_column};
+use crate::core::io::echo::shown;
 use crate::models::trace::{TraceBuilder, TraceRow};
 
 /// Which column of the table becomes which trace column.

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::stats::{jain_index, quantile};
+use crate::core::analysis::stats::{jain_index, quantile};
 use crate::models::sim::{EndReason, RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 

@@ -34,9 +34,9 @@ fn builtin_selectors() -> Vec<SelectorEntry> {
         selector::gp::gp_ucb_cost(),
         selector::gp::gp_ei(),
         selector::gp::gp_ei_per_second(),
-        selector::successive_halving::entry(),
-        selector::hyperband::entry(),
-        selector::asha::entry(),
+        selector::multi_fidelity::successive_halving::entry(),
+        selector::multi_fidelity::hyperband::entry(),
+        selector::multi_fidelity::asha::entry(),
     ]
 }
 

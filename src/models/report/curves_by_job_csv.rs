@@ -9,7 +9,7 @@ use crate::models::aggregate::Aggregate;
 
 /// Header of `curves_by_job.csv`: `curves.csv`'s columns with `jobs` (a
 /// count of completed jobs) in place of `time_s`.
-pub const CURVES_BY_JOB_HEADER: &str = crate::core::schema::model_files::curves_by_job::HEADER;
+pub const CURVES_BY_JOB_HEADER: &str = crate::core::io::schema::model_files::curves_by_job::HEADER;
 
 /// Render `curves_by_job.csv` from the job-axis aggregate
 /// ([`Aggregate::by_jobs`]): per policy and job count j (ascending, from

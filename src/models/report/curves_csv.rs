@@ -8,7 +8,7 @@ use crate::models::trace::micros_to_secs_string;
 
 /// Header of `curves.csv` (DESIGN §6.3); its first six columns are the
 /// shared contract's.
-pub const CURVES_HEADER: &str = crate::core::schema::model_files::curves::HEADER;
+pub const CURVES_HEADER: &str = crate::core::io::schema::model_files::curves::HEADER;
 
 /// Render `curves.csv`: per policy (scenario order) and grid instant
 /// (ascending), the mean of L(τ) over the `reps` repetitions defined at τ,

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::RowSpools;
 use crate::core::error::Result;
-use crate::core::policy_clock::PolicyTotals;
+use crate::core::sim::policy_clock::PolicyTotals;
 use crate::models::aggregate::{Aggregate, RunFigures, RunFold, aggregate_fold};
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;

@@ -24,10 +24,10 @@ pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 }
 
 /// The header line of `jobs.csv` for `scenario`, from its schema
-/// ([`crate::core::schema::model_files::jobs`]): `fidelity` on a curve
+/// ([`crate::core::io::schema::model_files::jobs`]): `fidelity` on a curve
 /// trace and `gpu_type` on a typed cluster.
 pub fn jobs_header(scenario: &Scenario) -> String {
-    crate::core::schema::model_files::jobs::FILE.header(&super::layout(scenario))
+    crate::core::io::schema::model_files::jobs::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.

@@ -1,16 +1,16 @@
 //! `run.json` of a model-mode run: the one manifest type of both modes
-//! ([`crate::core::schema::manifest`]) filled in from the scenario and the
+//! ([`crate::core::run::manifest`]) filled in from the scenario and the
 //! run.
 
-use crate::core::execution::Execution;
-use crate::core::mode::PointInfo;
-use crate::core::schema::manifest::{
+use crate::core::run::execution::Execution;
+use crate::core::run::manifest::{
     MODEL_VARYING_FIELDS, ModePart, ModelPart, ModelPolicy, ModelTrace, RunManifest,
 };
+use crate::core::run::mode::PointInfo;
 use crate::models::report::ExperimentResult;
 use crate::models::scenario::Scenario;
 
-pub use crate::core::schema::manifest::GIT_COMMIT;
+pub use crate::core::run::manifest::GIT_COMMIT;
 
 /// Render `run.json`: tool, version and git commit; the resolved scenario
 /// (after command-line overrides and sweep expansion) and, in a sweep, the

@@ -16,7 +16,7 @@ mod tenants_csv;
 
 use std::path::Path;
 
-pub use crate::core::csv_text::{csv_field, secs_or_inf};
+pub use crate::core::io::csv_text::{csv_field, secs_or_inf};
 pub use curves_by_job_csv::{CURVES_BY_JOB_HEADER, curves_by_job_csv};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use fold::ExperimentResult;
@@ -32,10 +32,10 @@ pub use sweep_csv::{SweepRow, sweep_csv};
 pub use tenants_csv::{tenants_csv, tenants_header, tenants_rows};
 
 use crate::core::error::{Error, Result};
-use crate::core::execution::Execution;
+use crate::core::io::schema::Layout;
 use crate::core::io::write_atomic;
-use crate::core::mode::PointInfo;
-use crate::core::schema::Layout;
+use crate::core::run::execution::Execution;
+use crate::core::run::mode::PointInfo;
 use crate::models::aggregate::Aggregate;
 use crate::models::scenario::Scenario;
 use crate::models::warnings::run_warnings;
@@ -55,7 +55,7 @@ pub fn layout(scenario: &Scenario) -> Layout {
 }
 
 /// Write the result files of `scenario`'s run into the folder `dir` (the
-/// runner stages it, [`crate::core::runner::write_plan`]): `agg` is the
+/// runner stages it, [`crate::core::run::runner::write_plan`]): `agg` is the
 /// run's aggregate, `jobs.csv` is written with `jobs`, and `point` places
 /// the folder in a sweep. Returns the names of the files written. The
 /// per-run files are copied from the rows spooled while the runs were

@@ -6,7 +6,7 @@ use super::csv_field;
 use crate::models::aggregate::Aggregate;
 
 /// Header of `regret.csv`.
-pub const REGRET_HEADER: &str = crate::core::schema::model_files::regret::HEADER;
+pub const REGRET_HEADER: &str = crate::core::io::schema::model_files::regret::HEADER;
 
 /// Render `regret.csv`: per policy, the mean cumulative regret R(end)
 /// (accuracy·s) over repetitions with its Student-t band, the median, the

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::core::table::{align, num_text};
+use crate::core::io::table::{align, num_text};
 use crate::models::aggregate::{Aggregate, Ratio};
 use crate::models::trace::Micros;
 

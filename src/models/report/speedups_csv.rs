@@ -6,7 +6,7 @@ use super::{csv_field, secs_or_inf};
 use crate::models::aggregate::Aggregate;
 
 /// Header of `speedups.csv`.
-pub const SPEEDUPS_HEADER: &str = crate::core::schema::model_files::speedups::HEADER;
+pub const SPEEDUPS_HEADER: &str = crate::core::io::schema::model_files::speedups::HEADER;
 
 /// Render `speedups.csv`: one row per (policy, θ), the baseline included
 /// (its speedup is 1, or `n/a` where it never reaches θ). T is read off the

@@ -7,7 +7,8 @@ use super::csv_field;
 use crate::models::aggregate::Aggregate;
 
 /// Header of `speedups_up_to.csv`.
-pub const SPEEDUPS_UP_TO_HEADER: &str = crate::core::schema::model_files::speedups_up_to::HEADER;
+pub const SPEEDUPS_UP_TO_HEADER: &str =
+    crate::core::io::schema::model_files::speedups_up_to::HEADER;
 
 /// Render `speedups_up_to.csv`: one row per policy (the baseline included),
 /// the largest finite T_B(θ)/T_X(θ) of the mean curves over `points`

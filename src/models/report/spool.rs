@@ -3,7 +3,7 @@
 
 use super::{jobs_header, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows};
 use crate::core::error::Result;
-use crate::core::spool::Spool;
+use crate::core::io::spool::Spool;
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
-use crate::core::cluster::GpuType;
+use crate::core::io::cluster::GpuType;
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 use crate::models::trace::{Micros, micros_to_secs_string};
@@ -34,9 +34,9 @@ pub fn summary_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 }
 
 /// The header line of `summary.csv` (see [`summary_csv`]).
-/// From its schema, [`crate::core::schema::model_files::summary`].
+/// From its schema, [`crate::core::io::schema::model_files::summary`].
 pub fn summary_header(scenario: &Scenario) -> String {
-    crate::core::schema::model_files::summary::FILE.header(&super::layout(scenario))
+    crate::core::io::schema::model_files::summary::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `summary.csv` row of run `r` to `out`.

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::{csv_field, secs_or_inf};
-use crate::core::schema::Layout;
-use crate::core::sweep::{SweepAxis, value_text};
+use crate::core::io::schema::Layout;
+use crate::core::run::sweep::{SweepAxis, value_text};
 use crate::models::aggregate::Aggregate;
 
 /// One grid point as `sweep.csv` needs it.
@@ -36,8 +36,8 @@ pub fn sweep_csv(axes: &[SweepAxis], rows: &[SweepRow<'_>]) -> String {
             }
         }
     }
-    // The header, from the schema (crate::core::schema::model_files::sweep).
-    let mut out = crate::core::schema::model_files::sweep::FILE.header(&Layout {
+    // The header, from the schema (crate::core::io::schema::model_files::sweep).
+    let mut out = crate::core::io::schema::model_files::sweep::FILE.header(&Layout {
         thresholds: thetas.clone(),
         swept_keys: axes.iter().map(|a| a.key.clone()).collect(),
         ..Layout::default()

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::csv_field;
-use crate::core::csv_text::{push_secs, push_secs_or_inf};
+use crate::core::io::csv_text::{push_secs, push_secs_or_inf};
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 #[cfg(doc)]
@@ -25,9 +25,9 @@ pub fn tenants_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
 }
 
 /// The header line of `tenants.csv` (see [`tenants_csv`]).
-/// From its schema, [`crate::core::schema::model_files::tenants`].
+/// From its schema, [`crate::core::io::schema::model_files::tenants`].
 pub fn tenants_header(scenario: &Scenario) -> String {
-    crate::core::schema::model_files::tenants::FILE.header(&super::layout(scenario))
+    crate::core::io::schema::model_files::tenants::FILE.header(&super::layout(scenario))
 }
 
 /// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`.

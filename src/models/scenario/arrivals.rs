@@ -7,11 +7,11 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::ArrivalsSection;
-use crate::core::csv_columns::{CsvReader, number_field};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::csv_columns::{CsvReader, number_field};
+use crate::core::io::echo::shown;
 use crate::core::io::open_input;
-use crate::core::rng::{Purpose, stream};
+use crate::core::sim::rng::{Purpose, stream};
 use crate::models::trace::{Micros, Trace};
 
 /// Largest accepted arrival time or window, seconds.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::cluster::NodeGroup;
+use crate::core::io::cluster::NodeGroup;
 
 /// A scenario file. See the scenario reference (docs/REFERENCE.md, "Scenario
 /// reference") for every key.

@@ -9,13 +9,13 @@ use super::{
     ArrivalPlan, ClusterSection, LimitsSection, LoadedTrace, OutputSection, PolicySection,
     ScenarioFile, SplitPlan, TraceSection, load_trace_source,
 };
-use crate::core::cluster::{ClusterSpec, groups_to_spec};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
-use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
-use crate::core::scenario::{
+use crate::core::io::cluster::{ClusterSpec, groups_to_spec};
+use crate::core::io::echo::shown;
+use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
+use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
 use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
 use crate::models::sim::{GpuTypes, SimConfig, SpeedTable, TenantLimits};
@@ -85,11 +85,11 @@ impl Scenario {
     /// Whether `tenants.csv` says why each tenant ended (its `ended`
     /// column): on a curve trace, when some policy's selector may end a
     /// tenant by its schedule (DESIGN §12.3,
-    /// [`may_end_by_schedule`](crate::models::policy::selector::top_sweep::may_end_by_schedule)).
+    /// [`may_end_by_schedule`](crate::models::policy::selector::multi_fidelity::top_sweep::may_end_by_schedule)).
     pub fn reports_end_reasons(&self) -> bool {
         self.trace.is_curve()
             && self.file.policies.iter().any(|p| {
-                crate::models::policy::selector::top_sweep::may_end_by_schedule(
+                crate::models::policy::selector::multi_fidelity::top_sweep::may_end_by_schedule(
                     &p.selector,
                     &p.params,
                 )

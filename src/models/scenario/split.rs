@@ -3,7 +3,7 @@
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::core::rng::{Purpose, stream};
+use crate::core::sim::rng::{Purpose, stream};
 
 /// The users of one repetition: prior (history) users and tenants, each as
 /// ascending trace user indices.

@@ -1,4 +1,4 @@
-//! Sweeps of model-mode scenarios: [`crate::core::sweep`] expanding a
+//! Sweeps of model-mode scenarios: [`crate::core::run::sweep`] expanding a
 //! `[sweep]` into validated [`Scenario`]s, the points sharing one copy of
 //! each trace.
 
@@ -10,15 +10,15 @@ use toml::{Table, Value};
 use super::ScenarioFile;
 use super::load::{Scenario, TraceCache, build_scenario, parse_scenario_with};
 use crate::core::error::{Error, Result};
-use crate::core::scenario::{Overrides, read_scenario_text};
-use crate::core::sweep::{Expand, expand_plan};
+use crate::core::io::scenario::{Overrides, read_scenario_text};
+use crate::core::run::sweep::{Expand, expand_plan};
 use crate::models::policy::registry::ModelRegistry;
 
 /// What a model-mode scenario file asks to run.
-pub type Plan = crate::core::sweep::Plan<Scenario>;
+pub type Plan = crate::core::run::sweep::Plan<Scenario>;
 
 /// A grid point of a model-mode sweep.
-pub type SweepPoint = crate::core::sweep::SweepPoint<Scenario>;
+pub type SweepPoint = crate::core::run::sweep::SweepPoint<Scenario>;
 
 /// Read the scenario at `path` and expand its `[sweep]`, if any.
 pub fn load_plan(path: &Path, overrides: Overrides) -> Result<Plan> {
@@ -65,7 +65,7 @@ impl Expand<ScenarioFile, Scenario> for ModelDocs<'_> {
 
     fn deserialize(&mut self, doc: Table) -> Result<ScenarioFile> {
         ScenarioFile::deserialize(Value::Table(doc)).map_err(|e| {
-            Error::input(crate::core::echo::capped_lines(
+            Error::input(crate::core::io::echo::capped_lines(
                 &e.to_string().trim_end().replace('\n', " "),
             ))
         })

@@ -28,9 +28,9 @@ use std::collections::BTreeMap;
 
 use ndarray::Array2;
 
-use crate::core::cluster::{ClusterSpec, GpuType};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::{ClusterSpec, GpuType};
+use crate::core::io::echo::shown;
 use crate::models::trace::{MAX_RUNTIME_S, Micros, Trace};
 
 /// Speed factors of a typed cluster: `[cluster.speed]` (type → factor) and
@@ -269,7 +269,7 @@ impl GpuTypes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::cluster::{NodeGroup, groups_to_spec};
+    use crate::core::io::cluster::{NodeGroup, groups_to_spec};
     use crate::models::trace::parse_trace;
 
     fn spec() -> ClusterSpec {

@@ -18,7 +18,7 @@ mod policy_api;
 mod simulation;
 mod tenants;
 
-pub use crate::core::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
+pub use crate::core::sim::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use outcome::{EndReason, JobRecord, RunOutcome};

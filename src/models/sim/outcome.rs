@@ -60,7 +60,7 @@ pub struct RunOutcome {
     /// Time spent inside the scheduler's and selector's calls (sampled; a
     /// measurement, never part of a result file that must be
     /// reproducible).
-    pub policy_clock: crate::core::policy_clock::PolicyClock,
+    pub policy_clock: crate::core::sim::policy_clock::PolicyClock,
 }
 
 /// Why a tenant stopped asking for GPUs by the end of a run (DESIGN §12.3,

@@ -4,8 +4,8 @@
 use super::{EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, TenantLimits, Tenants};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
-use crate::core::policy_clock::PolicyClock;
-use crate::core::{Component, run_events};
+use crate::core::sim::policy_clock::PolicyClock;
+use crate::core::sim::{Component, run_events};
 use crate::models::trace::{Micros, Trace};
 
 /// Cluster and limits of one simulation.

@@ -1,7 +1,7 @@
 //! Per-tenant state of one simulation, readable by every policy.
 
 use super::EndReason;
-use crate::core::cluster::GpuType;
+use crate::core::io::cluster::GpuType;
 use crate::models::trace::{Micros, Trace};
 
 /// State of the tenants of one run. Tenant `i` is trace user

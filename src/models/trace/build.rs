@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use ndarray::Array2;
 
 use super::{CostMode, Curves, MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
-use crate::core::echo::shown;
 use crate::core::error::{Error, Result};
+use crate::core::io::echo::shown;
 use crate::core::limits::{MAX_TRACE_CELLS, grouped};
 
 /// Accumulates trace rows, checking each one, and builds a [`Trace`].

@@ -4,9 +4,9 @@ use std::io::Read;
 use std::path::Path;
 
 use super::{Trace, TraceBuilder, TraceRow};
-use crate::core::cluster::check_type_name;
-use crate::core::csv_columns::{integer_field, number_field};
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::check_type_name;
+use crate::core::io::csv_columns::{integer_field, number_field};
 use crate::core::io::open_input;
 
 const REQUIRED: [&str; 4] = ["user", "model", "accuracy", "runtime_s"];
@@ -30,9 +30,10 @@ pub fn load_trace(path: &Path) -> Result<Trace> {
 /// the pair takes `runtime_s` (scaled by the scenario's speed factors) on
 /// that type.
 pub fn parse_trace(source: &str, input: impl Read) -> Result<Trace> {
-    let (mut reader, headers) = crate::core::csv_columns::csv_with_header(source, input)?;
+    let (mut reader, headers) = crate::core::io::csv_columns::csv_with_header(source, input)?;
     let (base, typed) = split_typed_columns(source, &headers)?;
-    let base_col = crate::core::csv_columns::match_columns(source, &base.0, &REQUIRED, &OPTIONAL)?;
+    let base_col =
+        crate::core::io::csv_columns::match_columns(source, &base.0, &REQUIRED, &OPTIONAL)?;
     // Back to indices of the file's columns.
     let col: Vec<Option<usize>> = base_col.iter().map(|c| c.map(|i| base.1[i])).collect();
     let mut builder = TraceBuilder::new(source, col[4].is_some(), col[5].is_some());

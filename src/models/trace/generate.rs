@@ -45,7 +45,7 @@ use sha2::{Digest, Sha256};
 use super::csv_write::{CSV_HEADER_WITH_METADATA, push_csv_row};
 use super::{MAX_RUNTIME_S, RUNTIME_FLOOR_S, Trace, TraceRow, secs_to_micros, write_trace};
 use crate::core::error::{Error, Result};
-use crate::core::rng::{self, Purpose, SimRng};
+use crate::core::sim::rng::{self, Purpose, SimRng};
 
 /// First `model_year` drawn.
 pub const YEAR_MIN: i64 = 2000;

@@ -42,7 +42,7 @@ use super::{
     CurveRow, MAX_RUNTIME_S, RUNTIME_FLOOR_S, SynParams, TraceRow, generate_syn, write_curve_trace,
 };
 use crate::core::error::{Error, Result};
-use crate::core::rng::{self, Purpose, SimRng};
+use crate::core::sim::rng::{self, Purpose, SimRng};
 
 /// Most fidelities per pair (the lowest is then 2⁻²⁹ of the top).
 pub const MAX_FIDELITIES: usize = 30;

@@ -21,7 +21,7 @@ pub mod generate_curves;
 mod model_trace;
 mod row;
 
-pub use crate::core::time::{
+pub use crate::core::sim::time::{
     MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros,
 };
 pub use build::TraceBuilder;

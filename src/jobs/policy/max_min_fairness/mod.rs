@@ -43,10 +43,10 @@ use std::sync::Arc;
 
 pub use lp::{Allocation, LpJob, max_min_allocation};
 
-use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
 use crate::core::params::Params;
-use crate::core::time::Micros;
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::jobs::sim::Placement;
 use crate::jobs::sim::simulation::{Pass, State, Status};

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
-use crate::core::heap::ranks_above;
 use crate::core::params::Params;
+use crate::core::sim::heap::ranks_above;
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::sim::Tenants;

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::core::error::Result;
-use crate::core::heap::ScoreHeap;
 use crate::core::params::Params;
+use crate::core::sim::heap::ScoreHeap;
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{Proposal, RepContext, Scheduler, SchedulerFactory, Selector};

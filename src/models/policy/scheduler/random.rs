@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::params::Params;
-use crate::core::rng::{Purpose, SimRng, below, stream};
+use crate::core::sim::rng::{Purpose, SimRng, below, stream};
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::policy::tenant_set::TenantSet;
 use crate::models::sim::Tenants;

@@ -21,8 +21,8 @@
 
 use std::sync::{Arc, Mutex, Weak};
 
-use crate::core::cluster::GpuType;
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
 use crate::core::params::Params;
 use crate::models::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement,

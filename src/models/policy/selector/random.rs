@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::params::Params;
-use crate::core::rng::{Purpose, SimRng, below, stream};
+use crate::core::sim::rng::{Purpose, SimRng, below, stream};
 use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{Proposal, RepContext, Selector, SelectorFactory};

@@ -1,0 +1,144 @@
+//! Task results to bytes and back, exactly (the payloads of the result
+//! cache and of shard files, [`crate::core::run::cache`], [`crate::core::run::shard`];
+//! DESIGN §10.1).
+//!
+//! The encoding is [postcard](https://docs.rs/postcard) 1 of the run's
+//! serde derive: fields in declaration order, integers as varints, `f64`
+//! as the 8 little-endian bytes of their bit pattern (so NaN, ±∞ and −0
+//! come back exactly and a fold of decoded runs gives the same bytes as a
+//! fold of the runs themselves), sequences and options with a length or
+//! tag first. It has no framing of its own: the cache entry and the shard
+//! record around it carry the magic, the length and the SHA-256
+//! ([`crate::core::run::cache::seal`]).
+//!
+//! [`decode`] never panics and never allocates more than the input can
+//! hold (serde preallocates a sequence only up to a cautious bound, then
+//! grows it as items are read): reading past the end, a bad flag, tag or
+//! varint is an error, and so is a byte left over after the value.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::core::error::{Error, Result};
+
+/// The encoding's name and version, part of every cache key
+/// ([`crate::core::run::identity::Identity::task_keys`]): entries written with
+/// another encoding are a miss, never read.
+pub const FORMAT: &str = "postcard/1";
+
+/// Append the encoding of `value` to `out` (left as it was on an error).
+pub fn encode<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
+    let bytes = postcard::to_allocvec(value)
+        .map_err(|e| Error::input(format!("cannot encode a run: {e}")))?;
+    out.extend_from_slice(&bytes);
+    Ok(())
+}
+
+/// The value [`encode`] wrote into `bytes`, which must hold it and nothing
+/// more.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    let value = T::deserialize(&mut de);
+    // What is left after the value (or where reading it stopped).
+    let left = de.finalize().map_or(0, <[u8]>::len);
+    let at = bytes.len() - left;
+    match value {
+        Err(e) => Err(Error::input(format!(
+            "encoded run of {} bytes cannot be read at byte {at}: {e}",
+            bytes.len()
+        ))),
+        Ok(_) if left > 0 => Err(Error::input(format!(
+            "encoded run: {left} unread bytes after the run (of {} bytes)",
+            bytes.len()
+        ))),
+        Ok(v) => Ok(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Sample {
+        floats: Vec<f64>,
+        some: Option<u64>,
+        none: Option<u64>,
+        big: u128,
+        flag: bool,
+        took: Duration,
+    }
+
+    fn sample() -> Sample {
+        Sample {
+            floats: vec![
+                0.1,
+                -0.0,
+                f64::NAN,
+                -f64::NAN,
+                f64::from_bits(0x7ff0_0000_0000_0001), // a signalling NaN
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::MIN_POSITIVE / 3.0, // subnormal
+            ],
+            some: Some(7),
+            none: None,
+            big: u128::MAX - 5,
+            flag: true,
+            took: Duration::new(u64::MAX, 999_999_999),
+        }
+    }
+
+    #[test]
+    fn floats_nan_and_negative_zero_come_back_bit_for_bit() {
+        let value = sample();
+        let mut buf = vec![0xAA]; // appended after what is there
+        encode(&value, &mut buf).expect("encodes");
+        assert_eq!(buf[0], 0xAA);
+        let back: Sample = decode(&buf[1..]).expect("decodes");
+        let bits = |v: &[f64]| v.iter().map(|f| f.to_bits()).collect::<Vec<u64>>();
+        assert_eq!(bits(&back.floats), bits(&value.floats));
+        assert!(back.floats[1].is_sign_negative() && back.floats[1] == 0.0);
+        assert_eq!(
+            (back.some, back.none, back.big, back.flag, back.took),
+            (value.some, value.none, value.big, value.flag, value.took)
+        );
+    }
+
+    #[test]
+    fn an_f64_is_its_eight_little_endian_bytes() {
+        // Independent of postcard: the bit pattern as `to_le_bytes` gives it.
+        for x in [-0.0, f64::NAN, 1.5, -f64::MAX] {
+            let mut buf = Vec::new();
+            encode(&x, &mut buf).expect("encodes");
+            assert_eq!(buf, x.to_bits().to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn truncated_extended_or_oversized_input_is_an_error_not_a_panic() {
+        let mut buf = Vec::new();
+        encode(&sample(), &mut buf).expect("encodes");
+        for cut in 0..buf.len() {
+            let err = decode::<Sample>(&buf[..cut]).expect_err("a cut encoding");
+            assert!(err.to_string().contains("cannot be read"), "{err}");
+        }
+        let mut longer = buf.clone();
+        longer.push(0);
+        let err = decode::<Sample>(&longer).expect_err("a longer encoding");
+        assert!(err.to_string().contains("1 unread bytes"), "{err}");
+        // A list that claims u64::MAX items in 10 bytes: refused, without
+        // trying to allocate them.
+        let mut huge = Vec::new();
+        encode(&u64::MAX, &mut huge).expect("encodes");
+        let err = decode::<Vec<f64>>(&huge).expect_err("a huge length");
+        assert!(err.to_string().contains("cannot be read"), "{err}");
+        // A flag that is neither 0 nor 1.
+        let err = decode::<bool>(&[2]).expect_err("a bad flag");
+        assert!(err.to_string().contains("at byte"), "{err}");
+    }
+}

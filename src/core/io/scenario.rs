@@ -1,0 +1,166 @@
+//! What every scenario file shares, whatever its mode: reading it, the
+//! `mode` key that picks the mode, the command-line overrides, TOML error
+//! messages and the checks of the top-level keys (DESIGN §3).
+
+use std::fmt;
+use std::path::Path;
+
+use crate::core::error::{Error, Result};
+use crate::core::io::echo::shown;
+use crate::core::io::read_text;
+use crate::core::limits::{MAX_NAME_BYTES, MAX_REPETITIONS, MAX_SCENARIO_BYTES, grouped};
+
+/// `name` must be usable as a results folder name; `repetitions` ≥ 1;
+/// policies (given by their names) must exist, be named and be named
+/// uniquely. `policy_keys` names the keys a `[[policy]]` needs, for the
+/// message when there is none.
+pub fn check_common(
+    at: &str,
+    name: &str,
+    repetitions: u32,
+    policy_names: &[&str],
+    policy_keys: &str,
+) -> Result<()> {
+    let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
+    let trimmed = name.trim();
+    if trimmed.is_empty()
+        || trimmed == "."
+        || trimmed == ".."
+        || trimmed.contains(['/', '\\'])
+        || name.contains(char::is_control)
+    {
+        return bad(
+            "name",
+            format!(
+                "expected a non-empty label usable as a folder name (no `/`, no control characters), got `{}`",
+                shown(name)
+            ),
+        );
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return bad(
+            "name",
+            format!(
+                "a name of {} bytes exceeds the limit of {MAX_NAME_BYTES} bytes (it names the results folder): `{}`",
+                name.len(),
+                shown(name)
+            ),
+        );
+    }
+    if repetitions == 0 {
+        return bad("repetitions", "expected at least 1, got 0".into());
+    }
+    if u64::from(repetitions) > MAX_REPETITIONS {
+        return bad(
+            "repetitions",
+            format!(
+                "{} repetitions exceed the limit of {} (also for --reps)",
+                grouped(u64::from(repetitions)),
+                grouped(MAX_REPETITIONS)
+            ),
+        );
+    }
+    if policy_names.is_empty() {
+        return bad(
+            "[[policy]]",
+            format!("expected at least one policy table (`[[policy]]` with {policy_keys})"),
+        );
+    }
+    for (i, p) in policy_names.iter().enumerate() {
+        if p.trim().is_empty() {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                "`name` must not be empty".into(),
+            );
+        }
+        if policy_names[..i].contains(p) {
+            return bad(
+                &format!("[[policy]] #{}", i + 1),
+                format!(
+                    "the name `{}` is used by two policies: names must be unique",
+                    shown(p)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The index of the baseline policy: the one named `baseline`, or the
+/// first (DESIGN §6.5). `names` are the policies' names in order.
+pub fn resolve_baseline(at: &str, baseline: Option<&str>, names: &[&str]) -> Result<usize> {
+    let Some(name) = baseline else {
+        return Ok(0);
+    };
+    names.iter().position(|p| *p == name).ok_or_else(|| {
+        let listed: Vec<String> = names.iter().map(|p| format!("`{p}`")).collect();
+        Error::input(format!(
+            "{at}: baseline: unknown policy `{}`: expected the name of a [[policy]] ({})",
+            shown(name),
+            listed.join(", ")
+        ))
+    })
+}
+
+/// Command-line values that replace the file's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overrides {
+    /// Replaces `seed`.
+    pub seed: Option<u64>,
+    /// Replaces `repetitions`.
+    pub repetitions: Option<u32>,
+    /// Replaces `[output] plots` (`--no-plots` sets it to `false`).
+    pub plots: Option<bool>,
+}
+
+/// The text of the scenario file at `path`: a regular file of at most
+/// [`MAX_SCENARIO_BYTES`] bytes of UTF-8.
+pub fn read_scenario_text(path: &Path) -> Result<String> {
+    read_text(path, "scenario", "a TOML text file", MAX_SCENARIO_BYTES)
+}
+
+/// A TOML parse or deserialisation error of the scenario `at`, its lines
+/// (which quote the source) capped and escaped.
+pub fn toml_error(at: &str, e: &impl fmt::Display) -> Error {
+    Error::input(format!(
+        "{at}: {}",
+        crate::core::io::echo::capped_lines(e.to_string().trim_end())
+    ))
+}
+
+/// Which simulation a scenario file asks for (its top-level `mode` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioMode {
+    /// Model selection (DESIGN §2; the default).
+    Models,
+    /// Job-trace replay (DESIGN §9).
+    Jobs,
+}
+
+/// Read the top-level `mode` of the TOML text `text` from `path`. A text
+/// that is not valid TOML is reported as `Models`, so that the
+/// model-selection loader reports the syntax error as it always did.
+pub fn mode_of_text(path: &Path, text: &str) -> Result<ScenarioMode> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Ok(ScenarioMode::Models);
+    };
+    match table.get("mode") {
+        None => Ok(ScenarioMode::Models),
+        Some(toml::Value::String(s)) if s == "models" => Ok(ScenarioMode::Models),
+        Some(toml::Value::String(s)) if s == "jobs" => Ok(ScenarioMode::Jobs),
+        Some(v) => Err(Error::input(format!(
+            "{}: mode: expected \"models\" or \"jobs\", got `{}`",
+            path.display(),
+            shown(&v.to_string())
+        ))),
+    }
+}
+
+/// The mode of the scenario file at `path` (see [`mode_of_text`]);
+/// unreadable files are `Models` so the usual loader reports them.
+pub fn scenario_mode(path: &Path) -> Result<ScenarioMode> {
+    match read_scenario_text(path) {
+        Ok(text) => mode_of_text(path, &text),
+        Err(_) => Ok(ScenarioMode::Models),
+    }
+}

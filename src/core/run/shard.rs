@@ -1,0 +1,369 @@
+//! Shards of a plan's flat task list (DESIGN §10.3): which tasks a shard
+//! holds, its folder (`manifest.json` and `runs.bin`) and reading it back.
+//!
+//! Task k (the flat index over points × repetitions × policies) belongs to
+//! shard `k mod N`: every task is in exactly one shard, shard sizes differ
+//! by at most one, and each shard gets a slice of every sweep point, so a
+//! sweep whose points cost very different amounts (GPU counts, loads)
+//! still splits evenly (contiguous ranges would hand one shard all of the
+//! expensive points).
+//!
+//! `runs.bin` is `TSSHARD1` then one record per task in task order: the
+//! task id (u64) and a checked entry ([`crate::core::run::cache::seal`]: the
+//! encoded run, its length and SHA-256).
+
+use std::fmt;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::core::error::{Error, Result};
+use crate::core::run::cache::{seal, unseal};
+
+/// The manifest's file name.
+pub const MANIFEST: &str = "manifest.json";
+/// The runs' file name.
+pub const RUNS: &str = "runs.bin";
+/// The manifest's `format`.
+pub const FORMAT: &str = "tenantsim-shard/1";
+const MAGIC: &[u8; 8] = b"TSSHARD1";
+
+/// Shard `index` of `count` (`--shard I/N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardSpec {
+    /// I, from 0.
+    pub index: u64,
+    /// N, at least 1.
+    pub count: u64,
+}
+
+impl ShardSpec {
+    /// Parse `I/N` with 0 ≤ I < N.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let bad =
+            |why: &str| format!("expected I/N with 0 <= I < N (e.g. 0/4), got `{text}`: {why}");
+        let (i, n) = text
+            .split_once('/')
+            .ok_or_else(|| bad("no `/` between the shard index and the count"))?;
+        let index: u64 = i
+            .trim()
+            .parse()
+            .map_err(|_| bad("the index is not a whole number"))?;
+        let count: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| bad("the count is not a whole number"))?;
+        if count == 0 {
+            return Err(bad("the count must be at least 1"));
+        }
+        if index >= count {
+            return Err(bad(&format!(
+                "the index must be below the count (shards are numbered 0 to {})",
+                count - 1
+            )));
+        }
+        Ok(Self { index, count })
+    }
+
+    /// Whether task `k` is this shard's.
+    pub fn owns(&self, k: u64) -> bool {
+        k % self.count == self.index
+    }
+
+    /// How many of `total` tasks are this shard's.
+    pub fn len(&self, total: u64) -> u64 {
+        if self.index >= total {
+            0
+        } else {
+            (total - self.index).div_ceil(self.count)
+        }
+    }
+
+    /// Whether it holds none of `total` tasks.
+    pub fn is_empty(&self, total: u64) -> bool {
+        self.len(total) == 0
+    }
+
+    /// The `j`-th task of this shard.
+    pub fn task(&self, j: u64) -> u64 {
+        self.index + j * self.count
+    }
+
+    /// The default shard folder of scenario `name`:
+    /// `results/NAME.shard-I-of-N`.
+    pub fn default_folder(&self, name: &str) -> PathBuf {
+        PathBuf::from("results").join(format!("{name}.shard-{}-of-{}", self.index, self.count))
+    }
+}
+
+impl fmt::Display for ShardSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// How to load the plan again (`tenantsim merge`): the scenario and the
+/// command-line overrides of the shard's run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recipe {
+    /// The scenario file, absolute.
+    pub scenario_path: PathBuf,
+    /// `--seed`.
+    pub seed: Option<u64>,
+    /// `--reps`.
+    pub repetitions: Option<u32>,
+    /// `--no-plots`.
+    pub no_plots: bool,
+    /// `--jobs`.
+    pub jobs: bool,
+}
+
+/// `manifest.json` of a shard folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The tool and build that ran it ([`crate::core::run::identity::TOOL_BUILD`]).
+    pub tool: String,
+    /// `models` or `jobs`.
+    pub mode: String,
+    /// The scenario's name.
+    pub name: String,
+    /// SHA-256 of every point's resolved scenario.
+    pub scenario_sha256: String,
+    /// SHA-256 of every point's input hashes (trace, arrivals, node list).
+    pub trace_sha256: String,
+    /// How to load the plan again.
+    pub recipe: Recipe,
+    /// Shard index and count.
+    pub shard: ShardSpec,
+    /// Tasks of the whole plan.
+    pub total_tasks: u64,
+    /// The task ids it holds, ascending.
+    pub tasks: Vec<u64>,
+    /// Of those, how many came from the result cache.
+    pub from_cache: u64,
+    /// And how many were simulated.
+    pub ran: u64,
+}
+
+impl Manifest {
+    /// Read `DIR/manifest.json`.
+    pub fn read(dir: &Path) -> Result<Self> {
+        let path = dir.join(MANIFEST);
+        if !path.is_file() {
+            return Err(Error::input(format!(
+                "{} is not a shard folder: no {MANIFEST} (written by `tenantsim run --shard I/N`)",
+                dir.display()
+            )));
+        }
+        let text = crate::core::io::read_text(&path, "shard manifest", "JSON", 1 << 30)?;
+        let m: Self = serde_json::from_str(&text)
+            .map_err(|e| Error::input(format!("{}: not a shard manifest: {e}", path.display())))?;
+        if m.format != FORMAT {
+            return Err(Error::input(format!(
+                "{}: format `{}`, expected `{FORMAT}`",
+                path.display(),
+                m.format
+            )));
+        }
+        Ok(m)
+    }
+}
+
+/// Writes `runs.bin` record by record.
+#[derive(Debug)]
+pub struct RunsWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
+
+impl RunsWriter {
+    /// Start `path`.
+    pub fn create(path: &Path) -> Result<Self> {
+        let file = File::create(path).map_err(|e| Error::io("create", path, &e))?;
+        let mut out = BufWriter::new(file);
+        out.write_all(MAGIC)
+            .map_err(|e| Error::io("write", path, &e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            out,
+        })
+    }
+
+    /// Append task `task`'s encoded run.
+    pub fn push(&mut self, task: u64, payload: &[u8]) -> Result<()> {
+        let entry = seal(payload);
+        self.out
+            .write_all(&task.to_le_bytes())
+            .and_then(|()| self.out.write_all(&entry))
+            .map_err(|e| Error::io("write", &self.path, &e))
+    }
+
+    /// Flush and close.
+    pub fn finish(self) -> Result<()> {
+        let path = self.path;
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io("write", &path, e.error()))?;
+        file.sync_all().map_err(|e| Error::io("write", &path, &e))
+    }
+}
+
+/// Reads one shard's `runs.bin` in order, reopening the file when it was
+/// closed (merging a thousand shards keeps only some open at once).
+#[derive(Debug)]
+pub struct RunsReader {
+    path: PathBuf,
+    offset: u64,
+    file: Option<BufReader<File>>,
+}
+
+impl RunsReader {
+    /// The runs of shard folder `dir` (checks the header).
+    pub fn open(dir: &Path) -> Result<Self> {
+        let path = dir.join(RUNS);
+        let mut r = Self {
+            path,
+            offset: 0,
+            file: None,
+        };
+        let mut magic = [0u8; 8];
+        r.read_exact(&mut magic)?;
+        if &magic != MAGIC {
+            return Err(Error::input(format!(
+                "{}: not a tenantsim shard runs file",
+                r.path.display()
+            )));
+        }
+        r.close();
+        Ok(r)
+    }
+
+    fn reader(&mut self) -> Result<&mut BufReader<File>> {
+        if self.file.is_none() {
+            let mut f = File::open(&self.path).map_err(|e| Error::io("open", &self.path, &e))?;
+            f.seek(SeekFrom::Start(self.offset))
+                .map_err(|e| Error::io("read", &self.path, &e))?;
+            self.file = Some(BufReader::with_capacity(64 * 1024, f));
+        }
+        self.file
+            .as_mut()
+            .ok_or_else(|| Error::input("internal: shard file not open"))
+    }
+
+    fn read_exact(&mut self, buf: &mut [u8]) -> Result<()> {
+        let at = self.offset;
+        let path = self.path.clone();
+        self.reader()?.read_exact(buf).map_err(|e| {
+            Error::input(format!(
+                "{}: truncated at byte {at} ({e}): the shard is incomplete; run it again",
+                path.display()
+            ))
+        })?;
+        self.offset += buf.len() as u64;
+        Ok(())
+    }
+
+    /// Close the file (it is reopened at the same place when read again).
+    pub fn close(&mut self) {
+        self.file = None;
+    }
+
+    /// The next record: its task id and encoded run, checked.
+    pub fn next_record(&mut self) -> Result<(u64, Vec<u8>)> {
+        let at = self.offset;
+        let mut head = [0u8; 24];
+        self.read_exact(&mut head)?;
+        let task = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
+        let len = u64::from_le_bytes(head[16..24].try_into().unwrap_or_default());
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&l| l < (1 << 40))
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "{}: record at byte {at} is damaged (length {len})",
+                    self.path.display()
+                ))
+            })?;
+        let mut entry = vec![0u8; 16 + len + 32];
+        entry[..16].copy_from_slice(&head[8..]);
+        self.read_exact(&mut entry[16..])?;
+        let payload = unseal(&entry).ok_or_else(|| {
+            Error::input(format!(
+                "{}: the run of task {task} (byte {at}) fails its checksum: the shard is damaged; run it again",
+                self.path.display()
+            ))
+        })?;
+        Ok((task, payload.to_vec()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_cover_every_task_once_and_are_balanced() {
+        for total in [0u64, 1, 5, 6, 7, 100] {
+            for count in 1..9u64 {
+                let mut seen = vec![0u32; total as usize];
+                let mut sizes = Vec::new();
+                for index in 0..count {
+                    let s = ShardSpec { index, count };
+                    sizes.push(s.len(total));
+                    for j in 0..s.len(total) {
+                        let k = s.task(j);
+                        assert!(s.owns(k));
+                        seen[k as usize] += 1;
+                    }
+                }
+                assert!(
+                    seen.iter().all(|&n| n == 1),
+                    "{total} tasks, {count} shards"
+                );
+                let (lo, hi) = (sizes.iter().min(), sizes.iter().max());
+                assert!(hi.zip(lo).is_some_and(|(h, l)| h - l <= 1));
+            }
+        }
+    }
+
+    #[test]
+    fn shard_text_is_checked() {
+        assert_eq!(
+            ShardSpec::parse("2/7"),
+            Ok(ShardSpec { index: 2, count: 7 })
+        );
+        for bad in ["7/7", "0/0", "a/2", "1", "1/b", "-1/3", ""] {
+            assert!(ShardSpec::parse(bad).is_err(), "{bad}");
+        }
+        assert!(ShardSpec::parse("3/3").expect_err("bad").contains("0 to 2"));
+    }
+
+    #[test]
+    fn runs_round_trip_and_damage_is_named() {
+        let dir = std::env::temp_dir().join(format!("tenantsim-shard-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let mut w = RunsWriter::create(&dir.join(RUNS)).expect("create");
+        w.push(3, b"abc").expect("push");
+        w.push(10, b"").expect("push");
+        w.finish().expect("finish");
+        let mut r = RunsReader::open(&dir).expect("open");
+        assert_eq!(r.next_record().expect("1"), (3, b"abc".to_vec()));
+        r.close();
+        assert_eq!(r.next_record().expect("2"), (10, Vec::new()));
+        assert!(r.next_record().is_err());
+        let mut bytes = std::fs::read(dir.join(RUNS)).expect("read");
+        bytes[8 + 8 + 16] ^= 0xff;
+        std::fs::write(dir.join(RUNS), &bytes).expect("write");
+        let err = RunsReader::open(&dir)
+            .expect("open")
+            .next_record()
+            .expect_err("damaged");
+        assert!(err.to_string().contains("task 3"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,11 @@
+//! The simulation kernel: simulated time, the event queue and loop, the indexed heap, RNG streams and the policy clock; it may import only core's basics (error, limits, …), no other room.
+
+mod event_loop;
+mod event_queue;
+pub mod heap;
+pub mod policy_clock;
+pub mod rng;
+pub mod time;
+
+pub use event_loop::{Component, EVENTS_HANDLED, LoopEnd, PROGRESS_STEP, run_events};
+pub use event_queue::{EventQueue, QueuedEvent};
