@@ -11,10 +11,10 @@ use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::JobResults;
 use super::legend::{
-    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
-    rows_above,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, marker_obstacles,
+    policy_lines, rows_above,
 };
-use super::marks::{line, marker_obstacles, markers, plain_line, steps, trace_pixels};
+use super::marks::{line, markers, plain_line, steps, trace_pixels};
 use super::scale::{Axis, num};
 use super::style::{Theme, series};
 use crate::core::analysis::stats::quantile;

@@ -18,7 +18,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::draw_err;
-use super::chart::text_width;
+use super::chart::{Chart, text_width};
 use super::marks::marker_element;
 use super::style::{SeriesStyle, Theme, series};
 use crate::core::error::Result;
@@ -142,6 +142,21 @@ impl Obstacles {
         let boxed = |b: &(i32, i32, i32, i32)| b.0 < r.2 && r.0 < b.2 && b.1 < r.3 && r.1 < b.3;
         self.segments.iter().any(seg) || self.dots.iter().any(dot) || self.boxes.iter().any(boxed)
     }
+}
+
+/// Record the markers at `pts` (chart coordinates) as obstacles for a
+/// legend: their centres in pixels and the marker's radius (plus one
+/// pixel of its outline).
+pub fn marker_obstacles<DB: DrawingBackend>(
+    obstacles: &mut Obstacles,
+    chart: &Chart<'_, DB>,
+    pts: &[(f64, f64)],
+    theme: &Theme,
+) {
+    let r = theme.marker_size() + theme.px(1.0);
+    obstacles
+        .dots
+        .extend(pts.iter().map(|p| (chart.backend_coord(p), r)));
 }
 
 /// Whether the segment `a`–`b` meets the box `r` (x0, y0, x1, y1):

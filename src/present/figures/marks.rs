@@ -8,7 +8,6 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::draw_err;
 use super::chart::{Chart, line_height, text_width};
-use super::legend::Obstacles;
 use super::style::{Marker, SeriesStyle, Theme};
 use crate::core::error::Result;
 
@@ -185,21 +184,6 @@ pub fn trace_pixels<DB: DrawingBackend>(
         out.push(last);
     }
     out
-}
-
-/// Record the markers at `pts` (chart coordinates) as obstacles for a
-/// legend: their centres in pixels and the marker's radius (plus one
-/// pixel of its outline).
-pub fn marker_obstacles<DB: DrawingBackend>(
-    obstacles: &mut Obstacles,
-    chart: &Chart<'_, DB>,
-    pts: &[(f64, f64)],
-    theme: &Theme,
-) {
-    let r = theme.marker_size() + theme.px(1.0);
-    obstacles
-        .dots
-        .extend(pts.iter().map(|p| (chart.backend_coord(p), r)));
 }
 
 /// The room (pixels) a column of `labels` under `header` takes right of a

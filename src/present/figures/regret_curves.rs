@@ -21,11 +21,11 @@ use super::canvas::Figure;
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::ModelResults;
 use super::legend::{
-    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
-    rows_above,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, marker_obstacles,
+    policy_lines, rows_above,
 };
 use super::marks::{
-    band, labels_width, line, margin_labels, marker_obstacles, markers, plain_line, steps, text,
+    band, labels_width, line, margin_labels, markers, plain_line, steps, text,
     trace_pixels,
 };
 use super::scale::{Axis, num};

@@ -14,10 +14,10 @@ use super::chart::{
 };
 use super::data::SweepResults;
 use super::legend::{
-    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, policy_lines,
-    rows_above,
+    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, marker_obstacles,
+    policy_lines, rows_above,
 };
-use super::marks::{line, marker_obstacles, markers, plain_line, trace_pixels};
+use super::marks::{line, markers, plain_line, trace_pixels};
 use super::read::Cell;
 use super::scale::Axis;
 use super::style::{Theme, series};

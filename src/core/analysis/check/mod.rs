@@ -17,8 +17,8 @@ pub use folder::{Layout, layout, summary_header};
 pub use render::{Format, render};
 pub use report::{
     Case, Deviation, Method, ModeOf, PairedExact, Pairing, Problem, Report, StatTest, Test,
-    check_folders, column, numbers, rep_order, same_value,
+    check_folders, column, numbers, same_value,
 };
 pub use stream::{Comparison, compare_dirs};
-pub use table::{SummaryTable, parse_summary, read_summary};
+pub use table::{SummaryTable, parse_summary, read_summary, rep_order};
 pub use tolerance::{Drift, Tolerance, compare_summaries, differences};

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::family::{Family, resolve};
 use super::folder::{Layout, layout, summary_header};
 use super::welch::{hedges_g, holm, mean_var, paired, welch};
-use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary};
+use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary, rep_order};
 use crate::core::error::{Error, Result};
 
 /// How values are compared.
@@ -473,17 +473,6 @@ fn same_mode(r: &Path, g: &Path, mode_of: ModeOf<'_>) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Repetitions in numeric order (text that is not a number after them, as
-/// text).
-pub fn rep_order(a: &str, b: &str) -> std::cmp::Ordering {
-    match (a.parse::<u64>(), b.parse::<u64>()) {
-        (Ok(x), Ok(y)) => x.cmp(&y),
-        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-        _ => a.cmp(b),
-    }
 }
 
 /// The relative size of a deviation (see [`Deviation::size`]).

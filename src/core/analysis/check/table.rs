@@ -67,3 +67,14 @@ pub fn parse_summary(source: &str, input: impl std::io::Read) -> Result<SummaryT
         policies,
     })
 }
+
+/// Repetitions in numeric order (text that is not a number after them, as
+/// text).
+pub fn rep_order(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+        (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+        _ => a.cmp(b),
+    }
+}
