@@ -757,6 +757,17 @@ const CORE_ROOMS: &[(&str, u8)] = &[
     ("run", 4),
 ];
 
+/// Rooms outside core with a fixed set of siblings they may import:
+/// (folder under `src/`, room, the entries of the same folder it may
+/// import). Its mod.rs says so in one line.
+const SIBLING_RULES: &[(&str, &str, &[&str])] = &[
+    // The figures know neither the report nor the tables (both read them).
+    ("present", "figures", &[]),
+    // The multi-fidelity selectors import the policy API, not the other
+    // selectors nor the selector folder's door.
+    ("models/policy/selector", "multi_fidelity", &[]),
+];
+
 /// Circles between the files of one folder that are tolerated for now, as
 /// the check reports them: (folder under `src/`, circle). They live in
 /// files other work of issue 28 owns; see each group's comment. An entry
@@ -840,8 +851,9 @@ const TOLERATED_FILE_CIRCLES: &[(&str, &str)] = &[
 /// - **Edges.** A reference from file A landing in file T is, in every
 ///   folder `F` holding both, an edge from A's node in `F` to T's node in
 ///   `F` when they differ. No folder may have a circle of edges
-///   ([`TOLERATED_FILE_CIRCLES`] aside), and inside `src/core/` the edges
-///   follow [`CORE_ROOMS`].
+///   ([`TOLERATED_FILE_CIRCLES`] aside), inside `src/core/` the edges
+///   follow [`CORE_ROOMS`], and a room of [`SIBLING_RULES`] imports only
+///   the siblings listed there.
 #[derive(Debug, Default)]
 struct Files {
     /// Module path of each file (`src/core/io/mod.rs` → `[core, io]`,
@@ -960,6 +972,16 @@ impl Files {
     /// Every broken rule: circles inside a folder (less the tolerated
     /// ones), room order inside `core`, and tolerated circles that are gone.
     fn problems(&self, rooms: &[(&str, u8)], tolerated: &[(&str, &str)]) -> Vec<String> {
+        self.problems_with(rooms, SIBLING_RULES, tolerated)
+    }
+
+    /// [`Files::problems`] with the sibling rules given.
+    fn problems_with(
+        &self,
+        rooms: &[(&str, u8)],
+        siblings: &[(&str, &str, &[&str])],
+        tolerated: &[(&str, &str)],
+    ) -> Vec<String> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         for (folder, g) in &self.folder_graphs() {
@@ -980,6 +1002,18 @@ impl Files {
                     );
                 }
                 out.push(m);
+            }
+            for ((a, b), locs) in &g.edges {
+                let broken = siblings
+                    .iter()
+                    .any(|(f, room, may)| *f == name && room == a && !may.contains(&b.as_str()));
+                if broken {
+                    let mut m = format!("room rule of src/{name}/ broken: {a} imports {b}:");
+                    for l in locs {
+                        let _ = write!(m, "\n  {}:{}: {}", l.file, l.line, l.path);
+                    }
+                    out.push(m);
+                }
             }
             if name == "core" {
                 let layer = |n: &str| rooms.iter().find(|(r, _)| *r == n).map_or(0, |&(_, l)| l);
@@ -1225,6 +1259,27 @@ fn no_file_circle_in_any_folder_and_core_rooms_keep_their_layers() {
         assert!(core.nodes.contains(room), "room core/{room} not found");
     }
     assert!(core.edges.contains_key(&("run".into(), "io".into())));
+    let present = graphs
+        .get(&vec!["present".to_string()])
+        .expect("src/present/");
+    assert!(
+        present
+            .edges
+            .contains_key(&("report".into(), "figures".into()))
+    );
+    assert!(
+        present
+            .edges
+            .contains_key(&("table".into(), "figures".into()))
+    );
+    let selector: Vec<String> = ["models", "policy", "selector"].map(String::from).to_vec();
+    assert!(
+        graphs
+            .get(&selector)
+            .expect("src/models/policy/selector/")
+            .nodes
+            .contains("multi_fidelity")
+    );
     let problems = f.problems(CORE_ROOMS, TOLERATED_FILE_CIRCLES);
     assert!(
         problems.is_empty(),
@@ -1329,7 +1384,7 @@ fn file_checker_resolves_reexports_and_finds_circles_and_room_breaks() {
         ]
     );
     let rooms = [("sim", 1), ("io", 2), ("run", 4)];
-    let problems = f.problems(&rooms, &[("fig", "a → b → a")]);
+    let problems = f.problems_with(&rooms, &[], &[("fig", "a → b → a")]);
     let text = problems.join("\n");
     for needle in [
         "file circle in src/fig: b → mod → b\n  b → mod: src/fig/b.rs:1: super::Shared\n  mod → b: src/fig/mod.rs:5: b::draw",
@@ -1340,6 +1395,17 @@ fn file_checker_resolves_reexports_and_finds_circles_and_room_breaks() {
         assert!(text.contains(needle), "missing `{needle}` in:\n{text}");
     }
     assert_eq!(problems.len(), 4, "{text}");
+    // A sibling rule: `b` may import only `a`.
+    let text = f
+        .problems_with(&rooms, &[("fig", "b", &["a"])], &[("fig", "b → mod → b")])
+        .join("\n");
+    assert!(
+        text.contains(
+            "room rule of src/fig/ broken: b imports mod:\n  src/fig/b.rs:1: super::Shared"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("b imports a"), "{text}");
     // Tolerated, the circle is not reported.
     let text = f
         .problems(&rooms, &[("fig", "b → mod → b")])
