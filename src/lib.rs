@@ -93,22 +93,28 @@
 //!
 //! The folders show the architecture. [`core`] knows neither mode; the two
 //! modes, [`models`] (model selection) and [`jobs`] (job-trace replay),
-//! have the same shape and never import each other; [`present::figures`] draws the
-//! figures of a results folder; [`run`] runs a scenario with a registry
-//! (the library entry point) and [`cli`] turns command-line arguments
-//! into its options. The dependency rule, `cli → run → {models, jobs,
-//! plot} → core`, is checked by a test (`tests/it/architecture.rs`,
-//! DESIGN §10). Both modes implement one trait, [`core::run::mode::Mode`]; the
-//! shared [`core::run::runner`] runs either through the same flat task list,
+//! have the same shape and never import each other; [`present`] shows a
+//! results folder (figures, HTML report, tables); [`run`] runs a scenario
+//! with a registry (the library entry point) and [`cli`] turns
+//! command-line arguments into its options. The dependency rule, `cli →
+//! run → {models, jobs, present} → core`, is checked by a test
+//! (`tests/it/architecture.rs`, DESIGN §10), which also checks that the
+//! files of every folder import each other without a circle. Both modes
+//! implement one trait, [`core::run::mode::Mode`]; the shared
+//! [`core::run::runner`] runs either through the same flat task list,
 //! sweeps, staged results folders and interruption handling, and draws
 //! figures through a hook [`run`] injects.
 //!
 //! | module | holds |
 //! |---|---|
-//! | [`core`] | time, the event queue and loop, RNG streams, errors, atomic writes and results folders, CSV helpers, statistics, the runner, sweep expansion, the golden comparison |
-//! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies, GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
+//! | [`core`] | what both modes share, in rooms by layer: |
+//! | [`core::sim`] | the simulation kernel: time, the event queue and loop, the indexed heap, RNG streams, the policy clock |
+//! | [`core::io`] | input and output: atomic writes, results folders, CSV helpers, scenario basics, node lists, the run codec, text tables |
+//! | [`core::analysis`] | statistics, the golden comparison (`check`), `compare` |
+//! | [`core::run`] | orchestration: the runner, sweep expansion, the result cache, shards, Slurm scripts, task identity |
+//! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies (multi-fidelity selectors in [`models::policy::selector::multi_fidelity`]), GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
 //! | [`jobs`] | job traces and importers, the job scenario, cluster and placement, the schedulers, JCT metrics, the results folder |
-//! | [`present::figures`] | the figures of a results folder |
+//! | [`present`] | the figures ([`present::figures`]), the HTML report and the tables of a results folder |
 //! | [`run`] | running a scenario, merging shards, validating a file: [`run::RunOptions`], [`run::Runner`] |
 //! | [`cli`] | the command line, [`cli::main_with`] |
 //!
