@@ -4,7 +4,7 @@
 use std::io::Write as _;
 use std::path::Path;
 
-use super::{CheckArgs, ReportFormat};
+use super::args::{CheckArgs, ReportFormat};
 use crate::core::analysis::check::{Format, Method, Tolerance, check_folders, render};
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;

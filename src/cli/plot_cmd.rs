@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::PlotArgs;
+use super::args::PlotArgs;
 use crate::core::error::Result;
 use crate::core::io::{Protected, StagedDir, prepare_target};
 use crate::present::figures::{PLOTS_DIR, PlotOptions, canvas_for, plot_dir};

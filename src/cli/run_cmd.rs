@@ -6,8 +6,8 @@ use std::io::Write as _;
 
 use serde_json::Value;
 
+use super::args::{MergeArgs, RunArgs, ValidateArgs};
 use super::progress::Bar;
-use super::{MergeArgs, RunArgs, ValidateArgs};
 use crate::core::error::{Error, Result};
 use crate::registry::Registry;
 use crate::run::{Cache, MergeOptions, RunOptions, Runner, validate_file_with};
@@ -110,9 +110,9 @@ mod tests {
     use clap::Parser as _;
 
     fn options(line: &[&str]) -> RunOptions {
-        let cli = super::super::Cli::try_parse_from(line).expect("parses");
+        let cli = super::super::args::Cli::try_parse_from(line).expect("parses");
         match cli.command {
-            super::super::Command::Run(args) => RunOptions::from(&args),
+            super::super::args::Command::Run(args) => RunOptions::from(&args),
             other => panic!("not run: {other:?}"),
         }
     }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::cache::{cache_notes, open_cache, resumable};
 use super::{Progress, RunOptions, shard};
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
 use crate::core::run::execution::Execution;
@@ -271,7 +271,7 @@ pub(super) fn write_and_summarise<M: Mode>(
             task_list(&totals.missing)
         );
     }
-    stopped_after_commit(out)?;
+    shard::stopped_after_commit(out)?;
     if let Some(obj) = doc.as_object_mut() {
         obj.insert("threads".into(), json!(threads));
         obj.insert("wall_time_s".into(), json!(wall));
@@ -324,18 +324,6 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             src.name = Some(name.to_string());
             plot_sweep(&src, &dir.join(PLOTS_DIR), &options)?;
         }
-    }
-    Ok(())
-}
-
-/// A signal that arrived after the results were moved into place still
-/// stops the command with its exit code; the results stay.
-pub(super) fn stopped_after_commit(out: &Path) -> Result<()> {
-    if crate::core::interrupt::requested() {
-        return Err(Error::interrupted(format!(
-            "interrupted after the results were complete: they are in {}",
-            out.display()
-        )));
     }
     Ok(())
 }

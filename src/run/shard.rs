@@ -6,7 +6,6 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::cache::{cache_notes, resumable};
-use super::scenario::stopped_after_commit;
 use super::{Progress, RunOptions};
 use crate::core::error::{Error, Result};
 use crate::core::io::{StagedDir, write_atomic};
@@ -134,4 +133,16 @@ pub(super) fn run_shard_folder<M: Mode>(
         "threads": done.threads,
         "wall_time_s": wall,
     }))
+}
+
+/// A signal that arrived after the results were moved into place still
+/// stops the command with its exit code; the results stay.
+pub(super) fn stopped_after_commit(out: &Path) -> Result<()> {
+    if crate::core::interrupt::requested() {
+        return Err(Error::interrupted(format!(
+            "interrupted after the results were complete: they are in {}",
+            out.display()
+        )));
+    }
+    Ok(())
 }

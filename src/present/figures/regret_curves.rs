@@ -25,8 +25,7 @@ use super::legend::{
     policy_lines, rows_above,
 };
 use super::marks::{
-    band, labels_width, line, margin_labels, markers, plain_line, steps, text,
-    trace_pixels,
+    band, labels_width, line, margin_labels, markers, plain_line, steps, text, trace_pixels,
 };
 use super::scale::{Axis, num};
 use super::style::{MUTED, Theme, series};

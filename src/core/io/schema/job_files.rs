@@ -17,7 +17,7 @@ pub const ALL: &[&FileSchema] = &[
 
 /// Job-mode `summary.csv`.
 pub mod summary {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Jobs, "summary.csv", rows "(policy, repetition)", written "always";
         POLICY = "policy": Text, "", Always, "policy name (scenario order)";
         REP = "rep": Int, "", Always, "repetition";
@@ -38,7 +38,7 @@ pub mod summary {
 
 /// `users.csv`.
 pub mod users {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Jobs, "users.csv", rows "(policy, repetition, user with a job in the run)", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -52,7 +52,7 @@ pub mod users {
 
 /// `utilization.csv`.
 pub mod utilization {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Jobs, "utilization.csv", rows "(policy, repetition, time bucket), at most 1000 buckets a run", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -65,7 +65,7 @@ pub mod utilization {
 
 /// `utilization_by_type.csv`.
 pub mod utilization_by_type {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Jobs, "utilization_by_type.csv", rows "(policy, repetition, GPU type, time bucket)", written "on a typed cluster";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -79,7 +79,7 @@ pub mod utilization_by_type {
 
 /// Job-mode `jobs.csv`.
 pub mod jobs {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Jobs, "jobs.csv", rows "job of a run, in trace order", written "with --jobs";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -95,7 +95,7 @@ pub mod jobs {
 
 /// Job-mode `sweep.csv`.
 pub mod sweep {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Jobs, "sweep.csv", rows "(grid point, policy)", written "by a sweep, in its folder";
         POINT = "point": Int, "", Always, "grid point index";
         FOLDER = "folder": Text, "", Always, "the point's results folder";

@@ -18,7 +18,7 @@ pub const ALL: &[&FileSchema] = &[
 
 /// `summary.csv`.
 pub mod summary {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Models, "summary.csv", rows "(policy, repetition)", written "always";
         POLICY = "policy": Text, "", Always, "policy name (scenario order)";
         REP = "rep": Int, "", Always, "repetition";
@@ -43,7 +43,7 @@ pub mod summary {
 
 /// `tenants.csv`.
 pub mod tenants {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Models, "tenants.csv", rows "(policy, repetition, tenant)", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -64,7 +64,7 @@ pub mod tenants {
 
 /// `curves.csv`.
 pub mod curves {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Models, "curves.csv", rows "(policy, grid instant)", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         TIME_S = "time_s": Seconds, "s", Always, "grid instant τ (ascending per policy)";
@@ -80,7 +80,7 @@ pub mod curves {
 
 /// `curves_by_job.csv`.
 pub mod curves_by_job {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Models, "curves_by_job.csv", rows "(policy, number of completed jobs)", written "always (the header alone without a job-axis aggregate)";
         POLICY = "policy": Text, "", Always, "policy name";
         JOBS = "jobs": Int, "", Always, "completed jobs j (ascending per policy, from 0)";
@@ -96,7 +96,7 @@ pub mod curves_by_job {
 
 /// `speedups.csv`.
 pub mod speedups {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Models, "speedups.csv", rows "(policy, θ), the baseline included", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         BASELINE = "baseline": Text, "", Always, "the baseline policy's name";
@@ -110,7 +110,7 @@ pub mod speedups {
 
 /// `speedups_up_to.csv`.
 pub mod speedups_up_to {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Models, "speedups_up_to.csv", rows "policy, the baseline included", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         BASELINE = "baseline": Text, "", Always, "the baseline policy's name";
@@ -124,7 +124,7 @@ pub mod speedups_up_to {
 
 /// `regret.csv`.
 pub mod regret {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         fixed Models, "regret.csv", rows "policy", written "always";
         POLICY = "policy": Text, "", Always, "policy name";
         BASELINE = "baseline": Text, "", Always, "the baseline policy's name";
@@ -140,7 +140,7 @@ pub mod regret {
 
 /// Model-mode `jobs.csv`.
 pub mod jobs {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Models, "jobs.csv", rows "completed job of a run", written "with --jobs";
         POLICY = "policy": Text, "", Always, "policy name";
         REP = "rep": Int, "", Always, "repetition";
@@ -158,7 +158,7 @@ pub mod jobs {
 
 /// Model-mode `sweep.csv`.
 pub mod sweep {
-    super::super::result_file! {
+    super::super::file_schema::result_file! {
         Models, "sweep.csv", rows "(grid point, policy)", written "by a sweep, in its folder";
         POINT = "point": Int, "", Always, "grid point index";
         FOLDER = "folder": Text, "", Always, "the point's results folder";
