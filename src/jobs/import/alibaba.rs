@@ -21,7 +21,8 @@
 
 use std::path::Path;
 
-use super::{Fractional, ImportOptions, ImportReport};
+use super::report::ImportReport;
+use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 use crate::core::io::open_input;
 use crate::jobs::trace::JobRow;
@@ -36,8 +37,37 @@ const COLUMNS: [&str; 7] = [
     "qos",
 ];
 
+/// What to do with pods that asked for a fraction of one GPU (Alibaba;
+/// named as in [`Choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fractional {
+    /// Give the pod one whole GPU (the simulator does not share GPUs).
+    #[default]
+    Whole,
+    /// Leave the pod out.
+    Drop,
+}
+
+impl Choice for Fractional {
+    const ALL: &'static [Self] = &[Self::Whole, Self::Drop];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Whole => "whole",
+            Self::Drop => "drop",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Self::Whole => "Give the pod one whole GPU (the simulator does not share GPUs)",
+            Self::Drop => "Leave the pod out",
+        }
+    }
+}
+
 /// Import an Alibaba v2023 pod list.
-pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, ImportReport)> {
+pub fn import(path: &Path, fractional: Fractional) -> Result<(Vec<JobRow>, ImportReport)> {
     let source = path.display().to_string();
     let file = open_input(path, "Alibaba pod list")?;
     let (mut reader, headers) = crate::core::io::csv_columns::csv_with_header(&source, file)?;
@@ -86,7 +116,7 @@ pub fn import(path: &Path, options: ImportOptions) -> Result<(Vec<JobRow>, Impor
             continue;
         }
         if num_gpu == 1 && milli < 1000 {
-            match options.fractional {
+            match fractional {
                 Fractional::Whole => report.fractional_rounded += 1,
                 Fractional::Drop => {
                     report.fractional_dropped += 1;

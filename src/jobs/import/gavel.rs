@@ -33,7 +33,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::ImportReport;
+use super::report::ImportReport;
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::check_type_name;
 use crate::core::io::echo::shown;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::ImportReport;
+use super::report::ImportReport;
 use crate::core::error::{Error, Result};
 use crate::core::io::open_input;
 use crate::jobs::trace::JobRow;

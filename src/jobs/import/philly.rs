@@ -19,8 +19,8 @@
 
 use std::path::Path;
 
-use super::ImportReport;
 use super::joblog::{self, Layout};
+use super::report::ImportReport;
 use crate::core::error::Result;
 use crate::jobs::trace::JobRow;
 

@@ -4,13 +4,14 @@
 //! ([`JobScheduler`]).
 
 pub mod cluster;
+mod event;
 pub mod rounds;
-mod scheduler_api;
 pub mod simulation;
 pub mod type_policy;
 
 pub use cluster::{Alloc, Cluster, Placement};
-pub use rounds::simulate_jobs_in_rounds;
-pub use scheduler_api::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
-pub use simulation::{JobOutcome, JobSimInput, Segment, SimTypes, simulate_jobs};
+pub use simulation::{
+    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, Segment, SimTypes,
+    simulate_jobs, simulate_jobs_in_rounds,
+};
 pub use type_policy::{JobTypes, TypePolicy};

@@ -32,15 +32,10 @@
 //! They carry a sequence number; a boundary moved earlier (a round ended
 //! by its last completion) makes the pending one stale.
 
-use super::JobScheduler;
-use super::simulation::{JobEvent, JobOutcome, JobSimInput, simulate};
+use super::event::{BOUNDARY, JobEvent};
 use crate::core::error::{Error, Result};
 use crate::core::sim::EventQueue;
 use crate::core::sim::time::Micros;
-
-/// Event kind of a round boundary (after completions 0, arrivals 1,
-/// timers 2 and wait bounds 3).
-pub const BOUNDARY: u8 = 4;
 
 /// The round clock of one simulation.
 #[derive(Debug, Clone)]
@@ -134,14 +129,4 @@ impl Rounds {
         }
         Ok(())
     }
-}
-
-/// Replay `input.jobs` under `scheduler` in rounds of `round` µs (module
-/// documentation).
-pub fn simulate_jobs_in_rounds(
-    input: &JobSimInput<'_>,
-    round: Micros,
-    scheduler: &mut dyn JobScheduler,
-) -> Result<JobOutcome> {
-    simulate(input, Some(Rounds::new(round)?), scheduler)
 }

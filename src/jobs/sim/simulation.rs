@@ -45,8 +45,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::JobScheduler;
+use std::sync::Arc;
+
 use super::cluster::{Alloc, Cluster, Placement};
+use super::event::{ARRIVAL, COMPLETION, JobEvent, TIMER, WAIT_OVER};
 use super::rounds::Rounds;
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
 use crate::core::error::{Error, Result};
@@ -56,51 +58,8 @@ use crate::core::sim::time::Micros;
 use crate::core::sim::{Component, EventQueue, run_events};
 use crate::jobs::trace::Job;
 
-const COMPLETION: u8 = 0;
-const ARRIVAL: u8 = 1;
-const TIMER: u8 = 2;
-const WAIT_OVER: u8 = 3;
-
 /// "Never": no start time yet.
 pub const NEVER: Micros = Micros::MAX;
-
-/// An event of the job simulation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobEvent {
-    /// A run of `job` ends with the job's last service; stale unless `run`
-    /// is the job's current run number.
-    Completion {
-        /// Job index.
-        job: u32,
-        /// Run number when scheduled.
-        run: u32,
-    },
-    /// `job` is submitted.
-    Arrival {
-        /// Job index.
-        job: u32,
-    },
-    /// The scheduler asked to be told when `job` reaches a service level
-    /// (e.g. a LAS queue threshold); stale unless `run` is current.
-    Timer {
-        /// Job index.
-        job: u32,
-        /// Run number when scheduled.
-        run: u32,
-    },
-    /// `job` has waited its `fastest-or-wait` bound: it may now start on
-    /// any allowed type (a pass runs if it is still waiting).
-    WaitOver {
-        /// Job index.
-        job: u32,
-    },
-    /// A round boundary ([`super::rounds`]); stale unless `seq` is the
-    /// pending boundary's.
-    Boundary {
-        /// Sequence number when scheduled.
-        seq: u32,
-    },
-}
 
 /// Where a job is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -956,3 +915,80 @@ pub(super) fn simulate(
         policy_clock: sim.clock,
     })
 }
+
+/// Replay `input.jobs` under `scheduler` in rounds of `round` µs (module
+/// documentation).
+pub fn simulate_jobs_in_rounds(
+    input: &JobSimInput<'_>,
+    round: Micros,
+    scheduler: &mut dyn JobScheduler,
+) -> Result<JobOutcome> {
+    simulate(input, Some(Rounds::new(round)?), scheduler)
+}
+
+// The scheduler API (DESIGN §9): what a cluster scheduler implements, next
+// to the state it reads ([`State`]) and the pass it acts through ([`Pass`]).
+// The simulation calls schedulers through this trait only; it knows no
+// scheduler.
+
+/// A queue key: smaller is served first. Every scheduler's key ends with
+/// the job index, so keys are unique and ties go to the lowest index.
+pub type Key = (u64, u64, u32);
+
+/// Decides which jobs run.
+pub trait JobScheduler: Send {
+    /// Job `job` was submitted at `now` and is waiting.
+    fn on_arrival(&mut self, job: u32, now: Micros, state: &State<'_>);
+
+    /// Running job `job` received all its service at `now`; its GPUs are
+    /// free again.
+    fn on_completion(&mut self, job: u32, now: Micros, state: &State<'_>);
+
+    /// A timer asked for by [`Pass::schedule_timer`] fired for running job
+    /// `job`; return the service after which to fire again, if any.
+    fn on_timer(&mut self, _job: u32, _now: Micros, _state: &State<'_>) -> Option<Micros> {
+        None
+    }
+
+    /// The scheduling pass of one instant.
+    fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()>;
+}
+
+/// A boxed scheduler is one (a builder may return a
+/// `Box<dyn JobScheduler>`, e.g. [`priority_order`](crate::jobs::policy::priority_order)'s).
+impl<S: JobScheduler + ?Sized> JobScheduler for Box<S> {
+    fn on_arrival(&mut self, job: u32, now: Micros, state: &State<'_>) {
+        (**self).on_arrival(job, now, state);
+    }
+
+    fn on_completion(&mut self, job: u32, now: Micros, state: &State<'_>) {
+        (**self).on_completion(job, now, state);
+    }
+
+    fn on_timer(&mut self, job: u32, now: Micros, state: &State<'_>) -> Option<Micros> {
+        (**self).on_timer(job, now, state)
+    }
+
+    fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
+        (**self).schedule(pass)
+    }
+}
+
+/// What a factory gets to build the scheduler of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct SchedInit<'a> {
+    /// The jobs of the run.
+    pub jobs: &'a [Job],
+    /// Number of users.
+    pub users: usize,
+    /// The scenario's seed (for a scheduler's own random stream, drawn
+    /// from `(seed, repetition, purpose)` only, DESIGN §5).
+    pub seed: u64,
+    /// The repetition, from 0.
+    pub repetition: u64,
+}
+
+/// Builds the scheduler of each run; an `Err` (a user scheduler that
+/// cannot be made) stops the run with it.
+pub type JobSchedulerFactory =
+    Arc<dyn Fn(&SchedInit<'_>) -> Result<Box<dyn JobScheduler>> + Send + Sync>;

@@ -28,6 +28,7 @@
 //! trace atomically with [`write_trace`] and returns an [`ImportReport`].
 
 pub mod aslib;
+mod common;
 pub mod fernandez_delgado;
 pub mod lcdb;
 pub mod lcdb_curves;
@@ -35,20 +36,15 @@ pub mod matrix;
 pub mod model_metadata;
 pub mod table;
 
+pub use common::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S};
+pub(crate) use common::{parse_number, read_text};
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
-use crate::core::io::read_input;
-use crate::models::trace::{Trace, TraceRow, write_trace};
-
-/// Seconds per job under [`RuntimeModel::Unit`].
-pub const UNIT_RUNTIME_S: f64 = 1.0;
-
-/// The 1 µs floor for measured runtimes (see each format); floored runtimes
-/// are counted in [`Imported::runtime_floored`].
-pub use crate::core::sim::time::RUNTIME_FLOOR_S;
+use crate::models::trace::write_trace;
 
 /// The input formats [`run_import`] understands (named as in
 /// [`Choice`]; `--help` shows [`Choice::help`]).
@@ -90,82 +86,6 @@ impl Choice for ImportFormat {
             Self::Matrix => "Whitespace-separated accuracy (and runtime) matrices, users × models",
             Self::Aslib => "ASlib scenario `algorithm_runs.arff` (or the scenario folder)",
         }
-    }
-}
-
-/// Where the runtimes of an imported trace come from (named as in
-/// [`Choice`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RuntimeModel {
-    /// The runtimes measured in the data (only for formats that have them).
-    #[default]
-    Measured,
-    /// No runtime information: every job takes 1 s, so cost-aware policies
-    /// see uniform costs. Required for data without runtimes.
-    Unit,
-}
-
-impl Choice for RuntimeModel {
-    const ALL: &'static [Self] = &[Self::Measured, Self::Unit];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Measured => "measured",
-            Self::Unit => "unit",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Self::Measured => "The runtimes measured in the data (only for formats that have them)",
-            Self::Unit => {
-                "No runtime information: every job takes 1 s, so cost-aware policies see uniform \
-                 costs. Required for data without runtimes"
-            }
-        }
-    }
-}
-
-/// The rows an importer produced, already validated, with counts.
-#[derive(Debug, Clone)]
-pub struct Imported {
-    /// Canonical trace rows, in input order.
-    pub rows: Vec<TraceRow>,
-    /// Distinct users.
-    pub users: usize,
-    /// Distinct models.
-    pub models: usize,
-    /// (user, model) cells of the input that did not become rows (missing
-    /// values, failed runs, filtered out); what counts is documented per
-    /// format.
-    pub dropped: usize,
-    /// Runtimes raised to [`RUNTIME_FLOOR_S`].
-    pub runtime_floored: usize,
-    /// Where the runtimes came from.
-    pub runtime: RuntimeModel,
-}
-
-impl Imported {
-    fn new(
-        rows: Vec<TraceRow>,
-        trace: &Trace,
-        dropped: usize,
-        runtime_floored: usize,
-        runtime: RuntimeModel,
-    ) -> Self {
-        Self {
-            rows,
-            users: trace.n_users(),
-            models: trace.n_models(),
-            dropped,
-            runtime_floored,
-            runtime,
-        }
-    }
-
-    /// Number of (user, model) pairs.
-    pub fn pairs(&self) -> usize {
-        self.rows.len()
     }
 }
 
@@ -401,34 +321,6 @@ fn matrix_parts(args: &ImportOptions) -> Result<Vec<matrix::MatrixFiles>> {
             row_labels,
         })
         .collect())
-}
-
-/// Read a whole input file as UTF-8 text; invalid UTF-8 is reported with
-/// the line it is on.
-pub(crate) fn read_text(path: &Path, what: &str) -> Result<String> {
-    let bytes = read_input(path, what)?;
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = e.utf8_error().valid_up_to();
-        let line = 1 + e.as_bytes()[..valid]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        Error::input(format!(
-            "{}: line {line}: invalid UTF-8: expected text encoded as UTF-8",
-            path.display()
-        ))
-    })
-}
-
-/// Parse a number from `text` found at `where_` as the named `field`.
-pub(crate) fn parse_number(text: &str, field: &str, where_: &str) -> Result<f64> {
-    match text.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(Error::input(format!(
-            "{where_}: field `{field}`: expected a finite number, got `{}`",
-            crate::core::io::echo::shown(text)
-        ))),
-    }
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ pub fn run_import_table(
     if let Some(meta) = model_metadata {
         super::model_metadata::attach_file(meta, &mut imported.rows)?;
     }
-    super::write_trace(out, &imported.rows)?;
+    crate::models::trace::write_trace(out, &imported.rows)?;
     Ok(TableReport {
         out: out.to_path_buf(),
         users: imported.users,
