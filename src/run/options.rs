@@ -17,7 +17,7 @@ pub enum Cache {
     /// build identity).
     #[default]
     None,
-    /// The default folder ([`default_cache_dir`]: `$TENANTSIM_CACHE`, else
+    /// The default folder ([`default_cache_dir`](super::default_cache_dir): `$TENANTSIM_CACHE`, else
     /// `$XDG_CACHE_HOME/tenantsim`, else `~/.cache/tenantsim`); one that
     /// cannot be made is a warning and the run goes on without.
     Default,

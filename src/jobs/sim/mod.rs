@@ -4,7 +4,7 @@
 //! ([`JobScheduler`]).
 
 pub mod cluster;
-mod event;
+pub mod event;
 pub mod rounds;
 pub mod simulation;
 pub mod type_policy;

@@ -780,7 +780,7 @@ pub fn first_unplaceable_typed(
 }
 
 /// Replay `input.jobs` on the cluster under `scheduler`, event-driven
-/// (rounds: [`super::rounds::simulate_jobs_in_rounds`]).
+/// (rounds: [`simulate_jobs_in_rounds`]).
 pub fn simulate_jobs(
     input: &JobSimInput<'_>,
     scheduler: &mut dyn JobScheduler,
