@@ -9,6 +9,8 @@ use std::path::Path;
 
 use tenantsim::core::io::schema::{self, Mode};
 
+use tenantsim::core::testing::scenario_data;
+
 use crate::common::{repo, run_scenario, tenantsim};
 
 /// Check every CSV under `dir` (a sweep's points too) against the schema of
@@ -119,6 +121,10 @@ fn model_mode_files_follow_their_schemas() {
 /// A typed cluster adds `gpu_busy_fraction.<type>` and `gpu_type`.
 #[test]
 fn typed_model_mode_files_follow_their_schemas() {
+    // Its trace is imported from ../shared/data (skips with a note without it).
+    if !scenario_data(&repo("scenarios/easeml-dl-mixed.toml")) {
+        return;
+    }
     let _ = run_and_check(
         "scenarios/easeml-dl-mixed.toml",
         Mode::Models,
