@@ -61,39 +61,42 @@ pub fn entry(policy: PyPolicy) -> JobSchedulerEntry {
             // at the first priority asked for.
             let mut obj = Some(made);
             let mut instance: Option<Py<PyAny>> = None;
-            Ok(priority_order(init.jobs.len(), move |job: &Job, i: u32, now: Micros| {
-                crate::policy::keep_thread_state();
-                let answer = Python::attach(|py| -> PyResult<f64> {
-                    if let Some(made) = obj.take() {
-                        instance = Some(made?);
-                    }
-                    let Some(me) = instance.as_ref() else {
-                        return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                            "the job scheduler could not be made",
-                        ));
-                    };
-                    let view = JobView {
-                        index: i,
-                        user: job.user,
-                        submit_s: job.submit as f64 / 1e6,
-                        duration_s: job.duration as f64 / 1e6,
-                        gpus: job.gpus,
-                    };
-                    let v = me.call_method1(py, "priority", (view, now as f64 / 1e6))?;
-                    v.extract::<f64>(py).map_err(|_| {
-                        pyo3::exceptions::PyTypeError::new_err(format!(
-                            "priority returned {}: expected a number (smaller runs first)",
-                            v.bind(py)
-                                .repr()
-                                .map_or_else(|_| "?".into(), |r| r.to_string())
-                        ))
+            Ok(priority_order(
+                init.jobs.len(),
+                move |job: &Job, i: u32, now: Micros| {
+                    crate::policy::keep_thread_state();
+                    let answer = Python::attach(|py| -> PyResult<f64> {
+                        if let Some(made) = obj.take() {
+                            instance = Some(made?);
+                        }
+                        let Some(me) = instance.as_ref() else {
+                            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                                "the job scheduler could not be made",
+                            ));
+                        };
+                        let view = JobView {
+                            index: i,
+                            user: job.user,
+                            submit_s: job.submit as f64 / 1e6,
+                            duration_s: job.duration as f64 / 1e6,
+                            gpus: job.gpus,
+                        };
+                        let v = me.call_method1(py, "priority", (view, now as f64 / 1e6))?;
+                        v.extract::<f64>(py).map_err(|_| {
+                            pyo3::exceptions::PyTypeError::new_err(format!(
+                                "priority returned {}: expected a number (smaller runs first)",
+                                v.bind(py)
+                                    .repr()
+                                    .map_or_else(|_| "?".into(), |r| r.to_string())
+                            ))
+                        })
+                    });
+                    answer.map_err(|e| {
+                        policy.failures.record(None, &policy.name, e);
+                        Error::policy(format!("the Python job scheduler `{}` failed", policy.name))
                     })
-                });
-                answer.map_err(|e| {
-                    policy.failures.record(None, &policy.name, e);
-                    Error::policy(format!("the Python job scheduler `{}` failed", policy.name))
-                })
-            }))
+                },
+            ))
         });
         Ok(factory)
     })
