@@ -230,9 +230,15 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
     /// Also write the report to FILE, in the format its extension names
-    /// (.json, .xml = JUnit, .md = markdown, .txt); repeatable.
+    /// (.json, .xml = JUnit, .md = markdown, .txt); repeatable. An
+    /// existing FILE is replaced only if an earlier `check` wrote it (or
+    /// with --force), never if it is one of the checked files.
     #[arg(long, value_name = "FILE")]
     pub report: Vec<PathBuf>,
+    /// Replace existing --report files that `check` did not write (never
+    /// a file of the results or golden folder that check reads).
+    #[arg(long, requires = "report")]
+    pub force: bool,
 }
 
 /// Formats of `check --format`.

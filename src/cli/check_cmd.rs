@@ -9,6 +9,8 @@ use crate::core::analysis::check::{Format, Method, Tolerance, check_folders, ren
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 
+use super::out_file::{Input, Ours, check_out_file};
+
 /// The mode a `summary.csv` header belongs to (DESIGN §6.1, §9.6).
 fn mode_of(header: &[String]) -> Option<&'static str> {
     let has = |c: &str| header.iter().any(|h| h == c);
@@ -35,6 +37,31 @@ fn format_of(path: &Path) -> Result<Format> {
     }
 }
 
+/// How a `--report` file that `check` wrote in `format` is recognised:
+/// markdown by its title, JUnit by its suite's name, JSON by its first
+/// brace and last keys, text by its verdict line.
+fn ours(format: Format) -> Ours {
+    match format {
+        Format::Markdown => |head, _| head.starts_with("## tenantsim check: "),
+        Format::Junit => |head, _| {
+            head.starts_with("<?xml") && head.contains("<testsuites name=\"tenantsim check\"")
+        },
+        Format::Json => |head, tail| {
+            head.starts_with("{\n")
+                && tail.contains("\n  \"summary\": \"")
+                && tail.trim_end().ends_with(['}'])
+                && (tail.contains("\n  \"verdict\": \"drift\"\n")
+                    || tail.contains("\n  \"verdict\": \"same\"\n"))
+        },
+        Format::Text => |_, tail| {
+            tail.trim_end()
+                .rsplit('\n')
+                .next()
+                .is_some_and(|last| last.starts_with("ok: ") || last.starts_with("drift: "))
+        },
+    }
+}
+
 /// Compare; print the capped text on stderr, the chosen report on stdout,
 /// write the `--report` files; drift is an input error (exit 1), any other
 /// error a usage error (exit 2).
@@ -45,6 +72,27 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         .iter()
         .map(|p| format_of(p).map(|f| (p.as_path(), f)))
         .collect::<Result<_>>()?;
+    // Every --report file is checked before anything is read: a refusal
+    // leaves every file as it was (nothing is written).
+    let inputs = [
+        Input {
+            what: "the results folder",
+            dir: &args.results,
+        },
+        Input {
+            what: "the golden folder",
+            dir: &args.against,
+        },
+    ];
+    for (i, &(path, format)) in reports.iter().enumerate() {
+        if reports[..i].iter().any(|(p, _)| *p == path) {
+            return Err(Error::usage(format!(
+                "--report {}: given twice; name each report file once",
+                path.display()
+            )));
+        }
+        check_out_file("--report", path, args.force, Some(ours(format)), &inputs)?;
+    }
     let report = check_folders(&args.results, &args.against, method, &args.metric, &mode_of)
         .map_err(|e| Error::usage(e.message()))?;
     for (path, format) in reports {

@@ -13,6 +13,7 @@ mod gen_cmd;
 mod import_cmd;
 pub mod jobs;
 mod plot_cmd;
+mod out_file;
 mod progress;
 mod report_cmd;
 mod run_cmd;

@@ -10,6 +10,8 @@ use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
 use crate::present::report::{GENERATOR, report_html};
 
+use super::out_file::{Input, check_out_file};
+
 /// Arguments of `tenantsim report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -21,45 +23,56 @@ pub struct ReportArgs {
     pub out: Option<PathBuf>,
     /// Replace an existing --out file (without it, an existing file is
     /// left alone and the command fails; a RESULTS/report.html that an
-    /// earlier `report` wrote is replaced).
+    /// earlier `report` wrote is replaced). Never a file of RESULTS that
+    /// the report reads.
     #[arg(long)]
     pub force: bool,
 }
 
-/// Write the report.
+/// Write the report: the target is checked first (a refusal writes and
+/// computes nothing), then the page is made and written.
 pub fn report(args: &ReportArgs) -> Result<()> {
-    let html = report_html(&args.results)?;
-    let (out, force) = match &args.out {
-        Some(o) => (o.clone(), args.force),
-        None => {
-            // Replaced when an earlier `report` wrote it (its generator tag).
-            let o = args.results.join("report.html");
-            let ours = std::fs::read_to_string(&o).is_ok_and(|t| t.contains(GENERATOR));
-            (o, args.force || ours)
-        }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.results.join("report.html"));
+    let inputs = [Input {
+        what: "the results folder",
+        dir: &args.results,
+    }];
+    // An --out file is replaced only with --force; the default
+    // RESULTS/report.html also when an earlier `report` wrote it.
+    let ours: Option<super::out_file::Ours> = if args.out.is_some() {
+        None
+    } else {
+        Some(written_by_report)
     };
-    write_or_print(Some(&out), force, html.as_bytes(), "report")?;
+    check_out_file("--out", &out, args.force, ours, &inputs)?;
+    let html = report_html(&args.results)?;
+    write_atomic(&out, html.as_bytes())?;
     eprintln!("wrote {}", out.display());
     Ok(())
 }
 
-/// Write `bytes` to `out` atomically (refusing to replace an existing file
-/// unless `force`), or to stdout without `out`.
-pub fn write_or_print(out: Option<&Path>, force: bool, bytes: &[u8], what: &str) -> Result<()> {
+/// A page `report` wrote: its generator tag is in its head.
+fn written_by_report(head: &str, _tail: &str) -> bool {
+    head.contains(GENERATOR)
+}
+
+/// Write `bytes` to `out` atomically, or to stdout without `out`; a file
+/// is checked first ([`check_out_file`]: an existing one needs `force`,
+/// an input of the command is never replaced), `inputs` being the folders
+/// the command reads.
+pub fn write_or_print(
+    out: Option<&Path>,
+    force: bool,
+    bytes: &[u8],
+    what: &str,
+    inputs: &[Input<'_>],
+) -> Result<()> {
     match out {
         Some(path) => {
-            if path.is_dir() {
-                return Err(Error::usage(format!(
-                    "--out {}: a folder; expected the {what} file to write",
-                    path.display()
-                )));
-            }
-            if path.exists() && !force {
-                return Err(Error::usage(format!(
-                    "--out {}: the file exists; pass --force to replace it",
-                    path.display()
-                )));
-            }
+            check_out_file("--out", path, force, None, inputs)?;
             write_atomic(path, bytes)
         }
         None => {

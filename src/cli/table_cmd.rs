@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::out_file::{Input, check_out_file};
 use crate::core::error::Result;
 use crate::present::table::{Precision, TableFormat, TableOptions, table_of};
 
@@ -37,7 +38,8 @@ pub struct TableArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Replace an existing --out file (without it, an existing file is
-    /// left alone and the command fails).
+    /// left alone and the command fails); never a file of RESULTS that the
+    /// table reads.
     #[arg(long, requires = "out")]
     pub force: bool,
 }
@@ -53,6 +55,20 @@ pub fn table(args: &TableArgs) -> Result<()> {
             (None, None) => None,
         },
     };
+    let inputs = [Input {
+        what: "the results folder",
+        dir: &args.results,
+    }];
+    if let Some(out) = &args.out {
+        // Checked before the table is made: a refusal computes nothing.
+        check_out_file("--out", out, args.force, None, &inputs)?;
+    }
     let text = table_of(&args.results, &opts)?;
-    super::report_cmd::write_or_print(args.out.as_deref(), args.force, text.as_bytes(), "table")
+    super::report_cmd::write_or_print(
+        args.out.as_deref(),
+        args.force,
+        text.as_bytes(),
+        "table",
+        &inputs,
+    )
 }

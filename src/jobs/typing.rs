@@ -21,7 +21,10 @@
 //! The speed table (`[jobs] speeds = "speeds.csv"`) is a CSV
 //! `group,gpu_type,speed`: `speed` > 0 is how many times faster than its
 //! `duration_s` a job of that group runs on that type (Gavel's
-//! throughput normalised to the reference type).
+//! throughput normalised to the reference type). Every entry must name a
+//! type of the cluster and a group of the trace: an entry that matches
+//! nothing is an error naming its line and the known names (a misspelled
+//! `K80` would otherwise be dropped without a word).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -43,6 +46,8 @@ use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 pub struct SpeedTable {
     source: String,
     speeds: HashMap<(String, String), f64>,
+    /// The line of each entry, for errors.
+    lines: HashMap<(String, String), u64>,
 }
 
 impl SpeedTable {
@@ -108,7 +113,74 @@ pub fn parse_speed_table(source: &str, input: impl Read) -> Result<SpeedTable> {
     Ok(SpeedTable {
         source: source.to_string(),
         speeds,
+        lines,
     })
+}
+
+/// At most this many known names are listed in an error.
+const NAMES_SHOWN: usize = 20;
+
+/// `names` for a message, the first [`NAMES_SHOWN`] and "and N more".
+fn listed(names: &[&str]) -> String {
+    let mut out = names
+        .iter()
+        .take(NAMES_SHOWN)
+        .map(|n| format!("`{}`", shown(n)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > NAMES_SHOWN {
+        out += &format!(" and {} more", names.len() - NAMES_SHOWN);
+    }
+    out
+}
+
+/// Every entry of `table` must name a GPU type of the cluster (`types`)
+/// and a group some job of the trace has (`groups`, `None` without a
+/// `group` column): an entry that matches nothing would be dropped without
+/// a word, so a misspelled name (`K80` for `k80`) is an error naming the
+/// table's line and the known names, checked in line order.
+fn check_speed_names(
+    table: &SpeedTable,
+    types: &[String],
+    groups: Option<&[String]>,
+    trace_source: &str,
+) -> Result<()> {
+    // Without a `group` column every job's group is empty.
+    let mut known_groups: Vec<&str> =
+        groups.map_or_else(|| vec![""], |g| g.iter().map(String::as_str).collect());
+    known_groups.sort_unstable();
+    known_groups.dedup();
+    let mut entries: Vec<(&(String, String), &u64)> = table.lines.iter().collect();
+    entries.sort_by_key(|(_, line)| **line);
+    let source = &table.source;
+    for ((group, ty), line) in entries {
+        if !types.iter().any(|t| t == ty) {
+            let hint = types
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(ty))
+                .map_or(String::new(), |t| {
+                    format!(" (names are case-sensitive: did you mean `{t}`?)")
+                });
+            let names: Vec<&str> = types.iter().map(String::as_str).collect();
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `gpu_type`: unknown GPU type `{}`{hint}: expected one of the cluster's types: {}",
+                shown(ty),
+                listed(&names)
+            )));
+        }
+        if known_groups.binary_search(&group.as_str()).is_err() {
+            let known = if groups.is_none() {
+                format!("{trace_source} has no `group` column")
+            } else {
+                format!("the groups of {trace_source} are {}", listed(&known_groups))
+            };
+            return Err(Error::input(format!(
+                "{source}: line {line}: field `group`: unknown group `{}`: no job of the trace has it ({known})",
+                shown(group)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The trace's jobs on a typed cluster, and what was ignored.
@@ -130,6 +202,9 @@ pub fn resolve_job_types(
 ) -> Result<ResolvedTypes> {
     let source = trace.source();
     let names = cluster.types();
+    if let Some(table) = speeds {
+        check_speed_names(table, names, trace.groups(), source)?;
+    }
     let n_types = names.len();
     let nodes = cluster.capacities();
     let node_types = cluster.node_types();

@@ -2,8 +2,9 @@
 //! results say little (DESIGN §9.6). As in model mode they go to stderr and
 //! into `run.json` (`warnings`); they never change a result.
 //!
-//! - The scenario's own warnings, known before any run (unknown GPU type
-//!   names in a speed table, [`crate::jobs::typing`]).
+//! - The scenario's own warnings, known before any run (GPU type names of
+//!   the trace that the cluster lacks, [`crate::jobs::typing`]; a speed
+//!   table's unknown names are errors).
 //! - [`result_warnings`], known after the repetitions:
 //!   - **under-loaded**: every policy's mean GPU utilisation is below
 //!     [`LOW_UTILIZATION`] (10 %): jobs rarely wait, so cluster schedulers

@@ -73,3 +73,4 @@ mod slurm;
 mod streaming;
 mod table;
 mod trace_sources;
+mod writes_only_where_asked;

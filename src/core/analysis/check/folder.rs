@@ -24,6 +24,14 @@ pub fn layout(dir: &Path, what: &str) -> Result<Layout> {
             dir.display()
         )));
     }
+    // A summary.csv or sweep.csv that is there but not a regular file (a
+    // FIFO would block for ever) is named, not "not found".
+    for name in ["sweep.csv", "summary.csv"] {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok() && !path.is_file() {
+            crate::core::io::open_input(&path, &format!("{what} {name}"))?;
+        }
+    }
     if dir.join("sweep.csv").is_file() {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, &e))?;
         let mut points = Vec::new();

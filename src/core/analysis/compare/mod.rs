@@ -75,17 +75,32 @@ pub struct Row {
 }
 
 /// What must match in `run.json` for repetitions to pair: the seed, the
-/// trace's content and the split (`None` when `run.json` is missing or
-/// unreadable: unpaired).
-fn pairing_key(dir: &Path) -> Option<Value> {
-    let text = std::fs::read_to_string(dir.join("run.json")).ok()?;
-    let doc: Value = serde_json::from_str(&text).ok()?;
-    let seed = doc.get("seed")?.clone();
+/// trace's content and the split (`None` when `run.json` is absent, or
+/// lacks a seed: unpaired). A `run.json` that is there but cannot be read
+/// (not a regular file, no permission, not UTF-8, not JSON) is an error
+/// naming it: an unreadable file is not an absent one.
+fn pairing_key(dir: &Path) -> Result<Option<Value>> {
+    let path = dir.join("run.json");
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    let text = crate::core::io::read_text(&path, "run.json", "a JSON text file", 1 << 30)
+        .map_err(|e| e.context("cannot compare"))?;
+    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+        Error::input(format!(
+            "cannot compare: {}: not a JSON document ({e}): expected the run.json tenantsim writes",
+            path.display()
+        ))
+    })?;
+    let Some(seed) = doc.get("seed").cloned() else {
+        return Ok(None);
+    };
     let trace = ["trace", "job_trace"]
         .iter()
         .find_map(|k| doc.get(*k).and_then(|t| t.get("sha256")).cloned());
     let split = doc.get("scenario").and_then(|s| s.get("split")).cloned();
-    Some(serde_json::json!([seed, trace, split]))
+    Ok(Some(serde_json::json!([seed, trace, split])))
 }
 
 /// The percentile bootstrap interval of the mean of `d` (see the module
@@ -120,6 +135,11 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
             opts.level
         )));
     }
+    if opts.resamples == 0 {
+        return Err(Error::usage(
+            "--resamples: expected at least 1 bootstrap resample, got 0 (a paired interval needs resamples)",
+        ));
+    }
     let points = match (layout(a, "first")?, layout(b, "second")?) {
         (Layout::Single, Layout::Single) => vec![(String::new(), a.to_path_buf(), b.to_path_buf())],
         (Layout::Sweep(pa), Layout::Sweep(pb)) => {
@@ -145,7 +165,7 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (point, da, db) in points {
         let (ta, tb) = (read_summary(&da)?, read_summary(&db)?);
-        let keys_match = match (pairing_key(&da), pairing_key(&db)) {
+        let keys_match = match (pairing_key(&da)?, pairing_key(&db)?) {
             (Some(x), Some(y)) => x == y,
             _ => false,
         };
