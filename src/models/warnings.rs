@@ -1,10 +1,13 @@
 //! Warnings about degenerate set-ups: scenarios that run, but whose results
 //! say little. They go to stderr and into `run.json` (`warnings`); they
-//! never change a result.
+//! never change a result (a stalled run's regret is defined in DESIGN
+//! §2.6; the warning only says so).
 //!
 //! - [`setup_warnings`], known before any run: a horizon shorter than every
 //!   job a tenant could run (no job can finish), and a scenario where every
 //!   possible tenant has a single model (there is nothing to select).
+//! - [`stalled_warnings`], known after aggregation: a policy that ran
+//!   nothing in some repetition (a stalled run, DESIGN §2.6);
 //! - [`never_reaches_warnings`], known after aggregation: a policy whose
 //!   mean loss curve reaches none of the thresholds.
 
@@ -80,12 +83,35 @@ pub fn never_reaches_warnings(
         .collect()
 }
 
-/// The warnings only a finished run can give: [`never_reaches_warnings`]
-/// of `agg`'s policies.
+/// A warning for each policy (by `names`) with stalled repetitions
+/// (DESIGN §2.6): `stalled[p]` is (stalled repetitions, repetitions) of
+/// policy p.
+pub fn stalled_warnings(names: &[String], stalled: &[(usize, usize)]) -> Vec<String> {
+    names
+        .iter()
+        .zip(stalled)
+        .filter(|(_, (s, _))| *s > 0)
+        .map(|(name, (s, n))| {
+            format!(
+                "policy `{name}` ran nothing in {s} of {n} repetition(s): the run ended at the last arrival and no job lowered any loss (no job started: a budget or job limit below every job?); its cumulative regret there counts the loss it left up to the stall horizon, not up to that early end, so it never looks better than a policy that worked (DESIGN §2.6)"
+            )
+        })
+        .collect()
+}
+
+/// The warnings only a finished run can give: [`stalled_warnings`] and
+/// [`never_reaches_warnings`] of `agg`'s policies.
 pub fn result_warnings(agg: &Aggregate) -> Vec<String> {
     let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
+    let stalled: Vec<(usize, usize)> = agg
+        .policies
+        .iter()
+        .map(|p| (p.reps.stalled(), p.reps.len()))
+        .collect();
     let times: Vec<Vec<Option<Micros>>> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
-    never_reaches_warnings(&names, &times, &agg.thresholds)
+    let mut out = stalled_warnings(&names, &stalled);
+    out.extend(never_reaches_warnings(&names, &times, &agg.thresholds));
+    out
 }
 
 /// Every warning of a finished run of `s` with aggregate `agg`, setup

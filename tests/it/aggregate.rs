@@ -20,6 +20,7 @@ fn curve(steps: &[(u64, f64)], end_s: u64) -> LossCurve {
         arrived: vec![1; steps.len()],
         last_arrival: 0,
         end: end_s * S,
+        stall_end: None,
     }
 }
 
@@ -449,6 +450,7 @@ proptest::proptest! {
                     times,
                     sum_loss: loss,
                     last_arrival,
+                    stall_end: None,
                 }
             })
             .collect();

@@ -70,6 +70,7 @@ mod result_schema;
 mod results_folder;
 mod shards;
 mod slurm;
+mod stalled_runs;
 mod streaming;
 mod table;
 mod trace_sources;

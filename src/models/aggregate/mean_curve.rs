@@ -105,6 +105,7 @@ mod tests {
             arrived: vec![1; steps.len()],
             last_arrival,
             end: steps.last().map_or(0, |s| s.0),
+            stall_end: None,
         }
     }
 

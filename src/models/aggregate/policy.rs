@@ -53,8 +53,10 @@ pub struct RepFigures {
     ids: Vec<u32>,
     /// Per distinct curve: T(θ) per θ (`None` = ∞).
     time_to: Vec<Vec<Option<Micros>>>,
-    /// Per distinct curve: cumulative regret R(end), accuracy·s.
+    /// Per distinct curve: the reported cumulative regret, accuracy·s.
     regret: Vec<f64>,
+    /// Per distinct curve: whether the run stalled (DESIGN §2.6).
+    stalled: Vec<bool>,
 }
 
 impl RepFigures {
@@ -78,6 +80,14 @@ impl RepFigures {
     /// Cumulative regret of each repetition, in order.
     pub fn regret(&self) -> impl Iterator<Item = f64> + '_ {
         self.ids.iter().map(|&i| self.regret[i as usize])
+    }
+
+    /// How many repetitions stalled (DESIGN §2.6).
+    pub fn stalled(&self) -> usize {
+        self.ids
+            .iter()
+            .filter(|&&i| self.stalled[i as usize])
+            .count()
     }
 }
 
@@ -187,7 +197,7 @@ impl PolicyAggregate {
         let time_to = mean_time_to_reps(reps, thresholds);
         let regret: Vec<f64> = distinct
             .iter()
-            .map(|c| c.cumulative_regret(c.end))
+            .map(|c| c.reported_regret())
             .collect();
         let finals: Vec<f64> = distinct.iter().map(LossCurve::final_loss).collect();
         let counted =
@@ -199,6 +209,7 @@ impl PolicyAggregate {
                 .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
                 .collect(),
             regret,
+            stalled: distinct.iter().map(|c| c.stalled()).collect(),
         };
         Self {
             name: name.to_string(),

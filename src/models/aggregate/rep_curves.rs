@@ -165,6 +165,7 @@ mod tests {
             arrived: vec![1, 1],
             last_arrival: 0,
             end: 9,
+            stall_end: None,
         }
     }
 

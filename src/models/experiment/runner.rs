@@ -3,6 +3,7 @@
 use std::time::{Duration, Instant};
 
 use crate::core::error::Result;
+use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
 use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
@@ -66,7 +67,10 @@ fn simulate_rep(
     let context = || format!("policy `{}`, repetition {rep}", p.name);
     let mut outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
         .map_err(|e| e.context(context()))?;
-    let curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    let mut curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    if curve.stalled() {
+        curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
+    }
     let job_curve = LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome);
     let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
     let limits = scenario.config.limits;
@@ -182,4 +186,27 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
         threads: pool.current_num_threads(),
         wall: start.elapsed(),
     })
+}
+
+/// Where a stalled run's regret is integrated to (DESIGN §2.6): the last
+/// arrival plus W, the time every model of every tenant takes one after
+/// another (each at its runtime on the slowest GPU type), capped at
+/// `horizon_s`. A run whose policy starts jobs ends by then, so the
+/// stalled run's unchanged loss is counted at least as long as any
+/// working run's.
+fn stall_end(scenario: &Scenario, tenants: &[usize], last_arrival: Micros) -> Micros {
+    let types = &scenario.gpu_types;
+    let n_types = types.n_types().max(1);
+    let work: Micros = tenants
+        .iter()
+        .flat_map(|&u| scenario.trace.models_of(u).iter().map(move |&k| (u, k)))
+        .map(|(u, k)| {
+            (0..n_types)
+                .map(|t| types.runtime_us(&scenario.trace, t as GpuType, u, k))
+                .max()
+                .unwrap_or(0)
+        })
+        .fold(0, Micros::saturating_add);
+    let end = last_arrival.saturating_add(work);
+    scenario.config.horizon.map_or(end, |h| end.min(h))
 }

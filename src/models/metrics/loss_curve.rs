@@ -30,6 +30,10 @@ pub struct LossCurve {
     pub last_arrival: Micros,
     /// End of the run, µs.
     pub end: Micros,
+    /// Where the regret of a [stalled](Self::stalled) run is integrated
+    /// to, µs (DESIGN §2.6); set by the runner, `None`: R(end).
+    #[serde(default)]
+    pub stall_end: Option<Micros>,
 }
 
 impl LossCurve {
@@ -129,6 +133,7 @@ impl LossCurve {
             arrived: Vec::new(),
             last_arrival,
             end,
+            stall_end: None,
         };
         let mut changes = changes.peekable();
         while let Some(&(now, ..)) = changes.peek() {
@@ -190,6 +195,27 @@ impl LossCurve {
     /// Loss at the end of the run.
     pub fn final_loss(&self) -> f64 {
         self.loss_at(self.end).unwrap_or(0.0)
+    }
+
+    /// Whether the run stalled (DESIGN §2.6): it ended at the last arrival
+    /// with a positive loss that no completed job ever lowered (S never
+    /// fell), which is what a run where the policy started no job looks
+    /// like (a budget below every job, `max_jobs = 0`).
+    pub fn stalled(&self) -> bool {
+        self.end == self.last_arrival
+            && self.sum_loss.last().is_some_and(|&s| s > 0.0)
+            && self.sum_loss.windows(2).all(|w| w[1] >= w[0])
+    }
+
+    /// The cumulative regret a result reports (DESIGN §2.6): R(end), or for
+    /// a [stalled](Self::stalled) run with a [`stall_end`](Self::stall_end)
+    /// beyond its end, R(stall_end): the loss it left, which nothing would
+    /// lower, counted for as long as a run that works could last.
+    pub fn reported_regret(&self) -> f64 {
+        match self.stall_end {
+            Some(h) if h > self.end && self.stalled() => self.cumulative_regret(h),
+            _ => self.cumulative_regret(self.end),
+        }
     }
 
     /// Cumulative regret R(T) = ∫₀ᵀ S(τ) dτ in accuracy·seconds, the exact
@@ -410,6 +436,28 @@ mod tests {
             assert!((g - w).abs() < 1e-12, "{got:?}");
         }
         assert_eq!(late.last_arrival, 2);
+    }
+
+    #[test]
+    fn a_stalled_run_reports_its_loss_up_to_the_stall_horizon_not_up_to_its_early_end() {
+        // Two tenants at 0 and 1 s (S = 0.9, then 1.7), no job: the run
+        // ends at the last arrival, 1 s, with R(end) = 0.9.
+        let (trace, o) = two_tenants();
+        let idle = RunOutcome {
+            end: 1_000_000,
+            ..RunOutcome::default()
+        };
+        let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &idle);
+        assert!(c.stalled());
+        assert!((c.reported_regret() - 0.9).abs() < 1e-12, "no stall horizon: R(end)");
+        c.stall_end = Some(11_000_000);
+        // 0.9 · 1 s + 1.7 · 10 s.
+        assert!((c.reported_regret() - 17.9).abs() < 1e-9, "{}", c.reported_regret());
+        // A run that worked is not stalled: its R(end) stands.
+        let mut worked = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
+        assert!(!worked.stalled());
+        worked.stall_end = Some(11_000_000);
+        assert_eq!(worked.reported_regret(), worked.cumulative_regret(worked.end));
     }
 
     proptest! {

@@ -11,7 +11,8 @@ use crate::models::trace::Micros;
 pub struct RunMetrics {
     /// L at the end of the run.
     pub final_loss: f64,
-    /// R(end) in accuracy·seconds.
+    /// R(end) in accuracy·seconds, or a stalled run's R(stall_end)
+    /// ([`LossCurve::reported_regret`], DESIGN §2.6).
     pub cumulative_regret: f64,
     /// T(θ) per configured θ, µs; `None` = never (∞).
     pub time_to: Vec<Option<Micros>>,
@@ -31,7 +32,8 @@ impl RunMetrics {
         let capacity = u128::from(outcome.gpus) * u128::from(outcome.end);
         Self {
             final_loss: curve.final_loss(),
-            cumulative_regret: curve.cumulative_regret(outcome.end),
+            // The curve ends where the run did (`LossCurve::from_outcome`).
+            cumulative_regret: curve.reported_regret(),
             time_to: thresholds.iter().map(|&t| curve.time_to(t)).collect(),
             jobs: outcome.completion_order.len(),
             gpu_busy_fraction: if capacity == 0 {
