@@ -80,6 +80,7 @@ pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<
             .unwrap_or_else(|| PathBuf::from("results").join(&name)),
     )?;
     let logs = logs_folder(&out)?;
+    check_merge_target(&out, &workdir, &scenario, &logs, args.shards)?;
     let bin = match &args.bin {
         // A bare name (`tenantsim`) is looked up on the nodes' PATH.
         Some(b) if b.components().count() == 1 && !b.is_absolute() => b.clone(),
@@ -153,6 +154,62 @@ pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<
         out.display()
     ));
     Ok(lines)
+}
+
+/// Refuse, before any script is written, an `--out` the merge job would
+/// refuse after the whole array ran: one that holds the working folder
+/// (where the merge runs and the scripts are), the scenario, a shard
+/// folder or the logs (a results folder is replaced as a whole), a file,
+/// or a non-empty folder tenantsim did not write (the merge script passes
+/// no `--force`).
+fn check_merge_target(
+    out: &Path,
+    workdir: &Path,
+    scenario: &Path,
+    logs: &Path,
+    shards: u32,
+) -> Result<()> {
+    use crate::core::io::{is_results_folder, resolve};
+    let mut shard = out.file_name().unwrap_or_default().to_os_string();
+    shard.push(format!(".shard-0-of-{shards}"));
+    let shard = out.with_file_name(shard);
+    let resolved = resolve(out)?;
+    for (what, path) in [
+        (
+            "the working folder (where the scripts are written and the merge job runs)",
+            workdir,
+        ),
+        ("the scenario file", scenario),
+        ("the shard folders, such as", shard.as_path()),
+        ("the job logs folder", logs),
+    ] {
+        if resolve(path).is_ok_and(|p| p.starts_with(&resolved)) {
+            return Err(Error::input(format!(
+                "--out {}: it holds {what} {}, and the merge replaces the results folder as a \
+                 whole, so it would refuse after the whole array ran; no script written: choose \
+                 another --out (e.g. results/NAME)",
+                out.display(),
+                path.display()
+            )));
+        }
+    }
+    if out.exists() && !out.is_dir() {
+        return Err(Error::input(format!(
+            "--out {}: exists and is not a folder, so the merge would refuse it after the whole \
+             array ran; no script written: choose another --out",
+            out.display()
+        )));
+    }
+    let non_empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+    if non_empty && !is_results_folder(out) {
+        return Err(Error::input(format!(
+            "--out {}: a folder tenantsim did not write, which the merge (run without --force) \
+             would refuse after the whole array ran; no script written: choose a new folder, or \
+             move it away",
+            out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// `path` made absolute against the current folder (not resolved: the

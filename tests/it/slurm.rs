@@ -607,3 +607,47 @@ fn slurm_writes_scripts_for_a_job_mode_sweep() {
         "{array}"
     );
 }
+
+#[test]
+fn slurm_refuses_an_out_the_merge_would_refuse_before_writing_any_script() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/quickstart.toml");
+    let refused = |out: &str, fragment: &str| {
+        let o = tenantsim()
+            .current_dir(tmp.path())
+            .arg("slurm")
+            .arg(&scenario)
+            .args(["--shards", "2", "--out", out])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "--out {out}: {stderr}");
+        assert!(stderr.contains(fragment), "--out {out}: {stderr}");
+        assert!(stderr.contains("no script written"), "--out {out}: {stderr}");
+        let written: Vec<_> = fs::read_dir(tmp.path())
+            .expect("read_dir")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .filter(|n| n.to_string_lossy().starts_with("quickstart-"))
+            .collect();
+        assert!(written.is_empty(), "--out {out}: scripts written: {written:?}");
+    };
+    // The case: the current folder, where the merge job runs.
+    refused(".", "it holds the working folder");
+    // A folder above it.
+    let parent = tmp.path().parent().expect("parent").display().to_string();
+    refused(&parent, "it holds the working folder");
+    // A folder of the user's that the merge (without --force) would refuse.
+    fs::create_dir(tmp.path().join("mine")).expect("mkdir");
+    fs::write(tmp.path().join("mine/notes.txt"), "mine").expect("write");
+    refused("mine", "a folder tenantsim did not write");
+    // A fine --out is accepted.
+    let o = tenantsim()
+        .current_dir(tmp.path())
+        .arg("slurm")
+        .arg(&scenario)
+        .args(["--shards", "2", "--out", "results/q"])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
