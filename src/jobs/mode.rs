@@ -156,13 +156,14 @@ impl Mode for JobMode {
         // and their GPU types) and, on a typed cluster, every job's
         // resolved allowed types and per-type durations (what a speed
         // table file gave them).
-        let inputs = format!(
-            "job trace {} cluster {} job types {}",
-            scenario.trace_sha256,
-            sha256_debug(&scenario.cluster),
-            sha256_debug(&scenario.job_types)
-        );
-        Identity::from_resolved(resolved, inputs)
+        Identity::from_parts(
+            resolved,
+            &[
+                ("job trace", scenario.trace_sha256.clone()),
+                ("cluster", sha256_debug(&scenario.cluster)),
+                ("job types", sha256_debug(&scenario.job_types)),
+            ],
+        )
     }
 
     fn encode_run(&self, _scenario: &JobScenario, run: &JobRun, out: &mut Vec<u8>) -> Result<()> {

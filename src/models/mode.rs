@@ -94,12 +94,16 @@ impl Mode for ModelMode {
         let resolved = serde_json::to_value(&scenario.file).unwrap_or(Value::Null);
         // The trace's bytes (or its canonical CSV when imported or
         // generated) and the resolved arrivals (an arrivals file's times).
-        let inputs = format!(
-            "trace {} arrivals {}",
-            scenario.trace_sha256,
-            sha256_hex(format!("{:?}", scenario.arrivals).as_bytes())
-        );
-        Identity::from_resolved(resolved, inputs)
+        Identity::from_parts(
+            resolved,
+            &[
+                ("trace", scenario.trace_sha256.clone()),
+                (
+                    "arrivals",
+                    sha256_hex(format!("{:?}", scenario.arrivals).as_bytes()),
+                ),
+            ],
+        )
     }
 
     /// Every field of the run, the job log too when it kept it

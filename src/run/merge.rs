@@ -2,11 +2,13 @@
 //! `run --shard I/N` folded, in task order, into the results folder of the
 //! whole scenario (DESIGN §10.3).
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::MergeOptions;
 use super::scenario::{Say, task_list, write_and_summarise};
-use super::shard::plan_hashes;
+use super::shard::{SCENARIO_PART, plan_identity};
 use crate::core::error::{Error, Result};
 use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::io::{Protected, prepare_target};
@@ -43,21 +45,34 @@ fn check_shards(args: &MergeOptions) -> Result<Checked> {
     let first = &manifests[0];
     let shown = |i: usize| args.shards[i].display().to_string();
     for (i, m) in manifests.iter().enumerate().skip(1) {
+        // With both manifests' parts, each changed input is named; the
+        // two whole hashes otherwise (older manifests).
+        let by_parts = !m.parts.is_empty() && !first.parts.is_empty();
+        let hashes: Vec<(String, &String, &String)> = if by_parts {
+            changed_parts(&m.parts, &first.parts)
+                .into_iter()
+                .map(|(name, a, b)| (part_label(name), a, b))
+                .collect()
+        } else {
+            vec![
+                (
+                    "scenario (resolved, with its seed, repetitions and policies)".into(),
+                    &m.scenario_sha256,
+                    &first.scenario_sha256,
+                ),
+                (
+                    "trace (its content hash)".into(),
+                    &m.trace_sha256,
+                    &first.trace_sha256,
+                ),
+            ]
+        };
         let differs: Vec<String> = [
-            ("tenantsim build", &m.tool, &first.tool),
-            ("mode", &m.mode, &first.mode),
-            (
-                "scenario (resolved, with its seed, repetitions and policies)",
-                &m.scenario_sha256,
-                &first.scenario_sha256,
-            ),
-            (
-                "trace (its content hash)",
-                &m.trace_sha256,
-                &first.trace_sha256,
-            ),
+            ("tenantsim build".to_string(), &m.tool, &first.tool),
+            ("mode".to_string(), &m.mode, &first.mode),
         ]
         .into_iter()
+        .chain(hashes)
         .filter(|(_, a, b)| a != b)
         .map(|(what, a, b)| format!("{what}: {a} there, {b} in {}", shown(0)))
         .chain(different_runs(&m.recipe, &first.recipe).then(|| {
@@ -147,6 +162,36 @@ fn check_shards(args: &MergeOptions) -> Result<Checked> {
     })
 }
 
+/// The parts (by name) whose hashes differ between `a` and `b`, in name
+/// order, the resolved scenario first; a part only one side has counts.
+fn changed_parts<'a>(
+    a: &'a BTreeMap<String, String>,
+    b: &'a BTreeMap<String, String>,
+) -> Vec<(&'a str, &'a String, &'a String)> {
+    static NONE: String = String::new();
+    let mut names: Vec<&str> = a.keys().chain(b.keys()).map(String::as_str).collect();
+    names.sort_by_key(|n| (*n != SCENARIO_PART, *n));
+    names.dedup();
+    names
+        .into_iter()
+        .map(|n| (n, a.get(n).unwrap_or(&NONE), b.get(n).unwrap_or(&NONE)))
+        .filter(|(_, x, y)| x != y)
+        .collect()
+}
+
+/// What a manifest part is, for messages (after "different" or "the").
+fn part_label(name: &str) -> String {
+    match name {
+        SCENARIO_PART => "scenario file".into(),
+        "trace" => "trace (its content)".into(),
+        "arrivals" => "arrivals (an arrivals file or its settings)".into(),
+        "job trace" => "job trace (its content)".into(),
+        "cluster" => "cluster (its node list)".into(),
+        "job types" => "jobs' GPU types (the speed table or the trace's type columns)".into(),
+        other => format!("input `{other}`"),
+    }
+}
+
 /// Whether two shards were run with different options. The scenario's
 /// path may differ (machines mount a shared folder in different places):
 /// its content is compared through the scenario hash.
@@ -211,12 +256,19 @@ fn merge_mode<M: Mode>(
         )
         .map_err(|e| e.context("loading the shards' scenario again"))?;
     let scenarios = plan.scenarios();
-    let (scenario_sha256, trace_sha256) = plan_hashes(mode, &scenarios);
+    let (scenario_sha256, trace_sha256, parts) = plan_identity(mode, &scenarios);
     if scenario_sha256 != first.scenario_sha256 || trace_sha256 != first.trace_sha256 {
-        let what = if scenario_sha256 == first.scenario_sha256 {
-            "its trace (or another input) changed"
+        let named: Vec<String> = changed_parts(&parts, &first.parts)
+            .into_iter()
+            .map(|(name, ..)| format!("the {}", part_label(name)))
+            .collect();
+        let what = if !first.parts.is_empty() && !named.is_empty() {
+            format!("{} changed", named.join(" and "))
+        } else if trace_sha256 != first.trace_sha256 {
+            // A manifest without parts: the inputs' hash tells this much.
+            "an input of the scenario (its trace, arrivals or node list) changed".to_string()
         } else {
-            "the scenario file changed"
+            "the scenario file changed".to_string()
         };
         return Err(Error::input(format!(
             "cannot merge: {what} since the shards were run ({}): run the shards again",

@@ -1,6 +1,7 @@
 //! `tenantsim run SCENARIO --shard I/N`: one shard's tasks into a shard
 //! folder (DESIGN §10.3); `tenantsim merge` folds the shards.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -15,18 +16,40 @@ use crate::core::run::runner::{Sources, run_shard};
 use crate::core::run::shard::{self, Manifest, Recipe, RunsWriter, ShardSpec};
 
 /// The scenario and trace hashes of a plan's scenarios (a shard
-/// manifest's `scenario_sha256` and `trace_sha256`).
-pub(super) fn plan_hashes<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> (String, String) {
+/// manifest's `scenario_sha256` and `trace_sha256`), and its parts (the
+/// manifest's `parts`): the resolved scenarios' hash under `scenario`,
+/// and each named input's hash over every point.
+pub(super) fn plan_identity<M: Mode>(
+    mode: &M,
+    scenarios: &[&M::Scenario],
+) -> (String, String, BTreeMap<String, String>) {
     let (mut full, mut inputs) = (String::new(), String::new());
+    let mut parts: BTreeMap<String, String> = BTreeMap::new();
     for s in scenarios {
         let id = mode.identity(s);
         full.push_str(&id.full);
         full.push('\n');
         inputs.push_str(&id.inputs);
         inputs.push('\n');
+        let mut add = |name: &str, hash: &str| {
+            let text = parts.entry(name.to_string()).or_default();
+            text.push_str(hash);
+            text.push('\n');
+        };
+        add(SCENARIO_PART, &id.resolved_sha256);
+        for (name, hash) in &id.input_parts {
+            add(name, hash);
+        }
     }
-    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()))
+    let parts = parts
+        .into_iter()
+        .map(|(k, v)| (k, sha256_hex(v.as_bytes())))
+        .collect();
+    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()), parts)
 }
+
+/// The name of the resolved scenario among a manifest's `parts`.
+pub(super) const SCENARIO_PART: &str = "scenario";
 
 /// What a shard run is: the scenario file, its options, the observer of
 /// its progress, the scenario's name and the shard folder.
@@ -56,7 +79,7 @@ pub(super) fn run_shard_folder<M: Mode>(
         out,
     } = *job;
     let total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
-    let (scenario_sha256, trace_sha256) = plan_hashes(mode, scenarios);
+    let (scenario_sha256, trace_sha256, parts) = plan_identity(mode, scenarios);
     let scenario_path =
         std::path::absolute(scenario).map_err(|e| Error::io("resolve", scenario, &e))?;
     let staged = StagedDir::new(out)?;
@@ -85,6 +108,7 @@ pub(super) fn run_shard_folder<M: Mode>(
         name: name.into(),
         scenario_sha256,
         trace_sha256,
+        parts,
         recipe: Recipe {
             scenario_path,
             seed: args.seed,

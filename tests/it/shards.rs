@@ -447,3 +447,37 @@ fn shards_of_one_scenario_read_from_two_paths_merge() {
     ok(&run(&args));
     assert_same_results(&whole, &merged, "shards from two paths");
 }
+
+#[test]
+fn merge_names_the_input_that_changed_not_the_scenario_file() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let trace = tmp.path().join("t.csv");
+    let original = fs::read_to_string(repo("traces/hand.csv")).expect("trace");
+    fs::write(&trace, &original).expect("write");
+    let scenario = tmp.path().join("q.toml");
+    let text = fs::read_to_string(repo("scenarios/quickstart.toml"))
+        .expect("scenario")
+        .replace("path = \"../traces/hand.csv\"", "path = \"t.csv\"");
+    fs::write(&scenario, &text).expect("write");
+    let extra = ["--reps", "2"];
+    let parts = shards(&scenario, &tmp.path().join("a"), 2, &extra);
+    // One accuracy of the trace edited after the shards ran: the trace is
+    // named, not the scenario file (which did not change).
+    let edited = original.replacen("0.70", "0.75", 1);
+    assert_ne!(edited, original);
+    fs::write(&trace, &edited).expect("edit");
+    let out = tmp.path().join("out");
+    let err = refused(&merge(&parts, &out, &[]));
+    assert!(
+        err.contains("the trace (its content) changed since the shards were run"),
+        "{err}"
+    );
+    assert!(!err.contains("scenario file"), "{err}");
+    assert!(!out.exists());
+    // A shard run on the edited trace beside one of the original: the
+    // trace is the difference named.
+    let other = shards(&scenario, &tmp.path().join("b"), 2, &extra);
+    let err = refused(&merge(&[parts[0].clone(), other[1].clone()], &out, &[]));
+    assert!(err.contains("different trace (its content): "), "{err}");
+    assert!(!err.contains("different scenario"), "{err}");
+}

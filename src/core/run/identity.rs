@@ -66,16 +66,20 @@ pub struct Identity {
     /// SHA-256 of the whole resolved scenario and `inputs` (policies and
     /// repetitions included): the scenario hash of a shard manifest.
     pub full: String,
+    /// SHA-256 of the whole resolved scenario alone (without `inputs`).
+    pub resolved_sha256: String,
+    /// `inputs` by name ("trace", "arrivals"...), when the mode gave them
+    /// so ([`Identity::from_parts`]): what `merge` names when one changed.
+    pub input_parts: Vec<(String, String)>,
 }
 
 impl Identity {
     /// Split `resolved` (an object with a `policy` list, as both modes'
     /// `run.json` `scenario`) into what all tasks share and each policy.
     pub fn from_resolved(resolved: Value, inputs: String) -> Self {
-        let full = {
-            let text = serde_json::to_string(&resolved).unwrap_or_default();
-            sha256_hex(format!("{text}\n{inputs}").as_bytes())
-        };
+        let text = serde_json::to_string(&resolved).unwrap_or_default();
+        let full = sha256_hex(format!("{text}\n{inputs}").as_bytes());
+        let resolved_sha256 = sha256_hex(text.as_bytes());
         let mut scenario = resolved;
         let mut policies = Vec::new();
         if let Some(obj) = scenario.as_object_mut() {
@@ -92,7 +96,27 @@ impl Identity {
             policies,
             inputs,
             full,
+            resolved_sha256,
+            input_parts: Vec::new(),
         }
+    }
+
+    /// [`Identity::from_resolved`] with the inputs given by name and
+    /// content hash: `inputs` is `NAME HASH` of each, joined by spaces,
+    /// and each is kept apart so that `merge` can name the one that
+    /// changed.
+    pub fn from_parts(resolved: Value, parts: &[(&str, String)]) -> Self {
+        let inputs = parts
+            .iter()
+            .map(|(name, hash)| format!("{name} {hash}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut id = Self::from_resolved(resolved, inputs);
+        id.input_parts = parts
+            .iter()
+            .map(|(name, hash)| ((*name).to_string(), hash.clone()))
+            .collect();
+        id
     }
 
     /// The key of every task of this scenario: one hasher state per

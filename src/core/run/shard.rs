@@ -12,6 +12,7 @@
 //! task id (u64) and a checked entry ([`crate::core::run::cache::seal`]: the
 //! encoded run, its length and SHA-256).
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -135,6 +136,12 @@ pub struct Manifest {
     pub scenario_sha256: String,
     /// SHA-256 of every point's input hashes (trace, arrivals, node list).
     pub trace_sha256: String,
+    /// The same apart, to name what changed: `scenario` (every point's
+    /// resolved scenario) and each input the mode names (`trace`,
+    /// `arrivals`; `job trace`, `cluster`, `job types`), each a SHA-256
+    /// over every point (empty in manifests written before it existed).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parts: BTreeMap<String, String>,
     /// How to load the plan again.
     pub recipe: Recipe,
     /// Shard index and count.
