@@ -45,7 +45,11 @@ pub(super) fn plan_identity<M: Mode>(
         .into_iter()
         .map(|(k, v)| (k, sha256_hex(v.as_bytes())))
         .collect();
-    (sha256_hex(full.as_bytes()), sha256_hex(inputs.as_bytes()), parts)
+    (
+        sha256_hex(full.as_bytes()),
+        sha256_hex(inputs.as_bytes()),
+        parts,
+    )
 }
 
 /// The name of the resolved scenario among a manifest's `parts`.

@@ -623,14 +623,20 @@ fn slurm_refuses_an_out_the_merge_would_refuse_before_writing_any_script() {
         let stderr = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "--out {out}: {stderr}");
         assert!(stderr.contains(fragment), "--out {out}: {stderr}");
-        assert!(stderr.contains("no script written"), "--out {out}: {stderr}");
+        assert!(
+            stderr.contains("no script written"),
+            "--out {out}: {stderr}"
+        );
         let written: Vec<_> = fs::read_dir(tmp.path())
             .expect("read_dir")
             .filter_map(Result::ok)
             .map(|e| e.file_name())
             .filter(|n| n.to_string_lossy().starts_with("quickstart-"))
             .collect();
-        assert!(written.is_empty(), "--out {out}: scripts written: {written:?}");
+        assert!(
+            written.is_empty(),
+            "--out {out}: scripts written: {written:?}"
+        );
     };
     // The case: the current folder, where the merge job runs.
     refused(".", "it holds the working folder");

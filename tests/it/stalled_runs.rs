@@ -18,7 +18,13 @@ fn regrets(dir: &Path) -> Vec<f64> {
         .position(|h| *h == "cumulative_regret")
         .expect("column");
     lines
-        .map(|l| l.split(',').nth(c).expect("cell").parse().expect("a number"))
+        .map(|l| {
+            l.split(',')
+                .nth(c)
+                .expect("cell")
+                .parse()
+                .expect("a number")
+        })
         .collect()
 }
 
@@ -74,7 +80,10 @@ fn a_run_where_no_job_starts_is_flagged_and_its_regret_is_not_below_a_working_po
     }
     // No job ran, and the regret is above every working policy's.
     let text = fs::read_to_string(stalled.join("summary.csv")).expect("summary");
-    assert!(text.lines().skip(1).all(|l| l.contains(",0,0,0.000000,")), "{text}");
+    assert!(
+        text.lines().skip(1).all(|l| l.contains(",0,0,0.000000,")),
+        "{text}"
+    );
     let best_worked = regrets(&worked).into_iter().fold(f64::MIN, f64::max);
     for r in regrets(&stalled) {
         assert!(r > best_worked, "stalled regret {r} <= {best_worked}");

@@ -46,11 +46,28 @@ fn check_report_onto_a_file_it_did_not_write_exits_2_and_leaves_it_as_it_was() {
     for args in [
         // The case: the checked folder's own run.json.
         &["check", "a", "--against", "a", "--report", "a/run.json"][..],
-        &["check", "a", "--against", "a", "--report", "a/run.json", "--force"],
+        &[
+            "check",
+            "a",
+            "--against",
+            "a",
+            "--report",
+            "a/run.json",
+            "--force",
+        ],
         // A file of the user's, outside the inputs, without --force.
         &["check", "a", "--against", "a", "--report", "notes.md"],
         // Nothing is written when any of the reports is refused.
-        &["check", "a", "--against", "a", "--report", "new.md", "--report", "notes.md"],
+        &[
+            "check",
+            "a",
+            "--against",
+            "a",
+            "--report",
+            "new.md",
+            "--report",
+            "notes.md",
+        ],
     ] {
         let (code, stderr) = run(args, tmp.path());
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
@@ -64,7 +81,15 @@ fn check_report_onto_a_file_it_did_not_write_exits_2_and_leaves_it_as_it_was() {
     assert!(!tmp.path().join("new.md").exists());
     // With --force the user's file is replaced.
     let (code, stderr) = run(
-        &["check", "a", "--against", "a", "--report", "notes.md", "--force"],
+        &[
+            "check",
+            "a",
+            "--against",
+            "a",
+            "--report",
+            "notes.md",
+            "--force",
+        ],
         tmp.path(),
     );
     assert_eq!(code, Some(0), "{stderr}");
@@ -90,7 +115,16 @@ fn check_replaces_the_reports_it_wrote_even_inside_the_checked_folder() {
     }
     // The same file twice is refused before anything is written.
     let (code, stderr) = run(
-        &["check", "a", "--against", "a", "--report", "x.md", "--report", "x.md"],
+        &[
+            "check",
+            "a",
+            "--against",
+            "a",
+            "--report",
+            "x.md",
+            "--report",
+            "x.md",
+        ],
         tmp.path(),
     );
     assert_eq!(code, Some(2), "{stderr}");
@@ -110,7 +144,10 @@ fn report_and_table_never_replace_a_results_file_even_with_force() {
     ] {
         let (code, stderr) = run(args, tmp.path());
         assert_eq!(code, Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains("an input is never replaced"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("an input is never replaced"),
+            "{args:?}: {stderr}"
+        );
     }
     assert_eq!(tree(&a), before, "the results folder is unchanged");
     // The default report.html: written, then replaced (report wrote it).
@@ -177,11 +214,17 @@ fn compare_refuses_an_unreadable_run_json_instead_of_taking_it_for_absent() {
     let (code, stderr) = run(&["compare", "a", "b"], tmp.path());
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("b/run.json is not a regular file"), "{stderr}");
+    assert!(
+        stderr.contains("b/run.json is not a regular file"),
+        "{stderr}"
+    );
     // Damaged JSON.
     fs::remove_file(b.join("run.json")).expect("rm");
     fs::write(b.join("run.json"), "{\"seed\": ").expect("write");
     let (code, stderr) = run(&["compare", "a", "b"], tmp.path());
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("b/run.json: not a JSON document"), "{stderr}");
+    assert!(
+        stderr.contains("b/run.json: not a JSON document"),
+        "{stderr}"
+    );
 }

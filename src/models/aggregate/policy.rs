@@ -195,10 +195,7 @@ impl PolicyAggregate {
             })
             .collect();
         let time_to = mean_time_to_reps(reps, thresholds);
-        let regret: Vec<f64> = distinct
-            .iter()
-            .map(|c| c.reported_regret())
-            .collect();
+        let regret: Vec<f64> = distinct.iter().map(|c| c.reported_regret()).collect();
         let finals: Vec<f64> = distinct.iter().map(LossCurve::final_loss).collect();
         let counted =
             |per: &[f64]| Counted::new(per.iter().copied().zip(counts.iter().copied()).collect());

@@ -449,15 +449,25 @@ mod tests {
         };
         let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &idle);
         assert!(c.stalled());
-        assert!((c.reported_regret() - 0.9).abs() < 1e-12, "no stall horizon: R(end)");
+        assert!(
+            (c.reported_regret() - 0.9).abs() < 1e-12,
+            "no stall horizon: R(end)"
+        );
         c.stall_end = Some(11_000_000);
         // 0.9 · 1 s + 1.7 · 10 s.
-        assert!((c.reported_regret() - 17.9).abs() < 1e-9, "{}", c.reported_regret());
+        assert!(
+            (c.reported_regret() - 17.9).abs() < 1e-9,
+            "{}",
+            c.reported_regret()
+        );
         // A run that worked is not stalled: its R(end) stands.
         let mut worked = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
         assert!(!worked.stalled());
         worked.stall_end = Some(11_000_000);
-        assert_eq!(worked.reported_regret(), worked.cumulative_regret(worked.end));
+        assert_eq!(
+            worked.reported_regret(),
+            worked.cumulative_regret(worked.end)
+        );
     }
 
     proptest! {
