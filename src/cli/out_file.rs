@@ -140,7 +140,7 @@ mod tests {
         assert!(check_out_file("--out", &new, false, Some(ours), &[]).is_ok());
         std::fs::write(&new, "theirs").expect("write");
         let e = check_out_file("--out", &new, false, Some(ours), &[]).expect_err("refused");
-        assert_eq!(e.kind(), crate::ErrorKind::Usage);
+        assert_eq!(e.kind(), crate::core::error::ErrorKind::Usage);
         assert!(e.to_string().contains("pass --force"), "{e}");
         assert!(check_out_file("--out", &new, true, Some(ours), &[]).is_ok());
         std::fs::write(&new, "ours, written before").expect("write");
