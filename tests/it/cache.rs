@@ -512,13 +512,20 @@ fn two_swapped_cache_entries_give_the_uncached_results_and_a_warning() {
     ok(&run(&scenario, &first, &["--cache", &cache, "--quiet"]));
     let files = entry_files(&cache_dir);
     assert_eq!(files.len(), 4);
-    let (a, b) = (fs::read(&files[0]).expect("a"), fs::read(&files[1]).expect("b"));
+    let (a, b) = (
+        fs::read(&files[0]).expect("a"),
+        fs::read(&files[1]).expect("b"),
+    );
     assert_ne!(a, b, "two different tasks' entries");
     fs::write(&files[0], &b).expect("swap");
     fs::write(&files[1], &a).expect("swap");
     let second = tmp.path().join("second");
     let err = ok(&run(&scenario, &second, &["--cache", &cache]));
-    assert_eq!(counts(&second), (2, 2), "the swapped entries' tasks ran again: {err}");
+    assert_eq!(
+        counts(&second),
+        (2, 2),
+        "the swapped entries' tasks ran again: {err}"
+    );
     assert!(
         err.contains("2 result cache entr(y/ies)") && err.contains("another task"),
         "warns: {err}"
@@ -563,15 +570,25 @@ fn tenantsim_cache_describes_and_prunes_by_age_and_by_size() {
     let cache_dir = tmp.path().join("cache");
     let cache = cache_dir.display().to_string();
     let scenario = scenario_with(tmp.path(), &[("rr", "round-robin", "in-order")]);
-    ok(&run(&scenario, &tmp.path().join("a"), &["--cache", &cache, "--quiet"]));
+    ok(&run(
+        &scenario,
+        &tmp.path().join("a"),
+        &["--cache", &cache, "--quiet"],
+    ));
     let files = entry_files(&cache_dir);
-    let sizes: Vec<u64> = files.iter().map(|f| fs::metadata(f).expect("meta").len()).collect();
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| fs::metadata(f).expect("meta").len())
+        .collect();
     let doc = cache_json(&cache_dir, &[]);
     assert_eq!(doc["entries"], 4);
     assert_eq!(doc["bytes"], sizes.iter().sum::<u64>());
     assert_eq!(doc["cache"], cache.as_str());
     let text = String::from_utf8(cache_cmd(&cache_dir, &[]).stdout).expect("utf-8");
-    assert!(text.contains("entries: 4") && text.contains(&cache), "{text}");
+    assert!(
+        text.contains("entries: 4") && text.contains(&cache),
+        "{text}"
+    );
 
     // Ages: 40, 30, 20 and 10 days since last used; a file of the user's
     // own in the cache folder stays.
@@ -584,10 +601,18 @@ fn tenantsim_cache_describes_and_prunes_by_age_and_by_size() {
     assert_eq!(pruned["removed_entries"], 1);
     assert!(!files[0].exists() && files[1].exists());
     // Serving an entry makes it the most recently used: files[1] (30 d).
-    let served_by = files[1].file_name().expect("name").to_string_lossy().into_owned();
+    let served_by = files[1]
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let rerun = tmp.path().join("b");
     ok(&run(&scenario, &rerun, &["--cache", &cache, "--quiet"]));
-    assert_eq!(counts(&rerun), (1, 3), "files[0]'s task ran again, the rest served");
+    assert_eq!(
+        counts(&rerun),
+        (1, 3),
+        "files[0]'s task ran again, the rest served"
+    );
     for f in &files[2..] {
         set_used(f, 5);
     }
@@ -605,7 +630,10 @@ fn tenantsim_cache_describes_and_prunes_by_age_and_by_size() {
         .collect();
     assert_eq!(left, [served_by], "the least recently used went first");
     let pruned = cache_json(&cache_dir, &["prune", "--all"]);
-    assert_eq!((pruned["removed_entries"].clone(), pruned["entries"].clone()), (1.into(), 0.into()));
+    assert_eq!(
+        (pruned["removed_entries"].clone(), pruned["entries"].clone()),
+        (1.into(), 0.into())
+    );
     assert_eq!(fs::read_to_string(&foreign).expect("kept"), "mine");
 
     // Usage errors (exit 2) say what was expected.
@@ -624,7 +652,10 @@ fn tenantsim_cache_describes_and_prunes_by_age_and_by_size() {
     let o = cache_cmd(&none, &["prune", "--all"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("none") && err.contains("no result cache"), "{err}");
+    assert!(
+        err.contains("none") && err.contains("no result cache"),
+        "{err}"
+    );
     assert!(!none.exists(), "nothing created");
 }
 
@@ -640,7 +671,11 @@ fn every_run_trims_its_cache_to_the_size_cap() {
     ok(&run(&scenario, &uncached, &["--no-cache", "--quiet"]));
     let big = tmp.path().join("big");
     let measure = tmp.path().join("measure");
-    ok(&run(&scenario, &measure, &["--cache", &big.display().to_string(), "--quiet"]));
+    ok(&run(
+        &scenario,
+        &measure,
+        &["--cache", &big.display().to_string(), "--quiet"],
+    ));
     let mut sizes: Vec<u64> = entry_files(&big)
         .iter()
         .map(|f| fs::metadata(f).expect("meta").len())
@@ -667,7 +702,10 @@ fn every_run_trims_its_cache_to_the_size_cap() {
         .map(|f| fs::metadata(f).expect("meta").len())
         .sum();
     let n = entries(&small);
-    assert!(kept <= cap && (1..=2).contains(&n), "{n} entries, {kept} bytes, cap {cap}");
+    assert!(
+        kept <= cap && (1..=2).contains(&n),
+        "{n} entries, {kept} bytes, cap {cap}"
+    );
     assert_same_result_files(&uncached, &out, "a capped cache");
 
     let o = tenantsim()
