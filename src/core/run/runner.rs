@@ -242,6 +242,14 @@ fn count(e: &mut Execution, cached: bool) {
     }
 }
 
+/// Where [`run_shard`] hands each task's encoded run: (flat id, the
+/// task's key, the encoding).
+pub type ShardSink<'a> = dyn FnMut(u64, &str, &[u8]) -> Result<()> + Send + 'a;
+
+/// Where [`merge_scenarios`] gets task k's encoded run, given k and the
+/// task's key: `None` when no shard holds it.
+pub type NextRun<'a> = dyn FnMut(u64, &str) -> Result<Option<Vec<u8>>> + 'a;
+
 /// What [`run_shard`] did.
 #[derive(Debug, Clone)]
 pub struct ShardRun {
@@ -270,7 +278,7 @@ pub fn run_shard<M: Mode>(
     keep_jobs: bool,
     sources: Sources<'_>,
     shard: ShardSpec,
-    sink: &mut (dyn FnMut(u64, &str, &[u8]) -> Result<()> + Send),
+    sink: &mut ShardSink<'_>,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<ShardRun> {
     let (offsets, total) = offsets(mode, scenarios);
@@ -328,7 +336,7 @@ pub fn merge_scenarios<M: Mode>(
     pool: &rayon::ThreadPool,
     scenarios: &[&M::Scenario],
     keep_jobs: bool,
-    next: &mut dyn FnMut(u64, &str) -> Result<Option<Vec<u8>>>,
+    next: &mut NextRun<'_>,
 ) -> Result<Folded<M::Fold>> {
     let mut folds = scenarios
         .iter()
