@@ -161,9 +161,7 @@ fn run(
     }
     // The simulation holds the GIL only inside Python policies: other
     // Python threads run meanwhile.
-    let result = run_interruptibly(py, || {
-        run_scenario_with(&scenario, &options, &registry)
-    })?;
+    let result = run_interruptibly(py, || run_scenario_with(&scenario, &options, &registry))?;
     if let Some((rep, name, err)) = failures.first() {
         // The engine stopped on the impossible answer that stands for it.
         return Err(python_failure(py, rep, &name, err));
@@ -186,10 +184,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// removed), the run is awaited (a fraction of a second) and the
 /// handler's exception is raised; the stop is then forgotten, so the next
 /// run of the interpreter runs.
-fn run_interruptibly<T: Send>(
-    py: Python<'_>,
-    work: impl FnOnce() -> T + Send,
-) -> PyResult<T> {
+fn run_interruptibly<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
     let (tx, rx) = mpsc::channel();
     // Waited on without the GIL, from closures that must be `Send`.
     let rx = Mutex::new(rx);
@@ -217,7 +212,9 @@ fn run_interruptibly<T: Send>(
                 Ok(done) => return Ok(done),
                 Err(RecvTimeoutError::Disconnected) => {
                     // The worker panicked: the scope re-raises its panic.
-                    return Err(InputError::new_err("the run's thread ended without a result"));
+                    return Err(InputError::new_err(
+                        "the run's thread ended without a result",
+                    ));
                 }
                 Err(RecvTimeoutError::Timeout) => {}
             }
