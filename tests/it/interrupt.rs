@@ -404,3 +404,30 @@ fn the_first_signal_ends_a_long_repetition_within_5_s_and_leaves_no_folder() {
         assert!(hidden(tmp.path()).is_empty(), "{:?}", hidden(tmp.path()));
     }
 }
+
+/// Issue 33: a command busy where no stop is checked (here loading
+/// scenarios/scale.toml: generating and hashing a 101,000-user trace,
+/// several seconds in a debug build) still ends within 5 s of the first
+/// SIGTERM: 3 s after it, it is ended as by a second signal, with 143,
+/// saying so, and leaves no folder.
+#[test]
+fn the_first_signal_ends_a_command_busy_loading_within_5_s() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("scale");
+    let child = command(&common::repo("scenarios/scale.toml"), &out, &["--no-plots"])
+        .spawn()
+        .expect("run starts");
+    sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    signal(&child, "-TERM");
+    let output = child.wait_with_output().expect("wait");
+    let took = sent.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_stopped_by(output.status, &stderr, 143);
+    assert!(
+        took < Duration::from_secs(5),
+        "the run ended {took:?} after SIGTERM; stderr: {stderr}"
+    );
+    assert!(!out.exists(), "no results folder");
+    assert!(hidden(tmp.path()).is_empty(), "{:?}", hidden(tmp.path()));
+}
