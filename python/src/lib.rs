@@ -10,6 +10,9 @@
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -158,7 +161,7 @@ fn run(
     }
     // The simulation holds the GIL only inside Python policies: other
     // Python threads run meanwhile.
-    let result = py.detach(|| run_scenario_with(&scenario, &options, &registry));
+    let result = run_interruptibly(py, || run_scenario_with(&scenario, &options, &registry))?;
     if let Some((rep, name, err)) = failures.first() {
         // The engine stopped on the impossible answer that stands for it.
         return Err(python_failure(py, rep, &name, err));
@@ -166,6 +169,65 @@ fn run(
     let doc = result.map_err(|e| py_err(&e))?;
     serde_json::to_string(&doc)
         .map_err(|e| InputError::new_err(format!("cannot render the JSON summary: {e}")))
+}
+
+/// How often the waiting caller looks for a signal (Ctrl-C) during a run.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Run `work` on a thread of its own while this thread, without the GIL,
+/// waits for it and looks for signals every [`SIGNAL_POLL`]: Python runs
+/// its signal handlers only on the main thread and only when asked, so a
+/// run in one call would hear Ctrl-C only once it returned. When a handler
+/// raises (`KeyboardInterrupt` for Ctrl-C), the library is asked to stop
+/// (`tenantsim::core::interrupt::request`: simulations stop between
+/// decisions, the runner between tasks, the staged results folder is
+/// removed), the run is awaited (a fraction of a second) and the
+/// handler's exception is raised; the stop is then forgotten, so the next
+/// run of the interpreter runs.
+fn run_interruptibly<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    let (tx, rx) = mpsc::channel();
+    // Waited on without the GIL, from closures that must be `Send`.
+    let rx = Mutex::new(rx);
+    let recv = |timeout: Option<Duration>| {
+        let rx = rx.lock().unwrap_or_else(PoisonError::into_inner);
+        match timeout {
+            Some(t) => rx.recv_timeout(t),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        }
+    };
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("tenantsim-run".into())
+            .spawn_scoped(scope, move || {
+                // The receiver is gone only if the waiting thread is.
+                let _ = tx.send(work());
+            });
+        if let Err(e) = spawned {
+            return Err(InputError::new_err(format!(
+                "cannot start the run's thread: {e}"
+            )));
+        }
+        loop {
+            match py.detach(|| recv(Some(SIGNAL_POLL))) {
+                Ok(done) => return Ok(done),
+                Err(RecvTimeoutError::Disconnected) => {
+                    // The worker panicked: the scope re-raises its panic.
+                    return Err(InputError::new_err(
+                        "the run's thread ended without a result",
+                    ));
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Err(signal) = py.check_signals() {
+                tenantsim::core::interrupt::request();
+                // Its result is the library's `Interrupted` error (or a
+                // run that finished meanwhile): the signal wins.
+                let _ = py.detach(|| recv(None));
+                tenantsim::core::interrupt::clear();
+                return Err(signal);
+            }
+        }
+    })
 }
 
 /// A `PolicyError` for an exception raised inside the Python policy `name`

@@ -157,7 +157,11 @@ def run(
             for a scenario that sweeps them.
 
     The run holds no Python lock: other Python threads go on meanwhile.
-    Ctrl-C (KeyboardInterrupt) takes effect when the run returns.
+    Ctrl-C raises ``KeyboardInterrupt`` within a fraction of a second, in
+    the middle of a repetition too (the simulation stops between
+    decisions); the run's temporary folder is removed and no results
+    folder is left half-written (``out`` is as it was). The same holds for
+    any signal whose Python handler raises.
     """
     registered: List[Tuple[str, type, str, type]] = []
     for name, cls in (policies or {}).items():

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use super::bench_cmd::BenchArgs;
+use super::cache_cmd::CacheArgs;
 use super::compare_cmd::CompareArgs;
 use super::gen_cmd::GenSynArgs;
 use super::import_cmd::ImportArgs;
@@ -78,6 +79,9 @@ pub enum Command {
     /// Write the Slurm scripts of a scenario split into N shards: a job
     /// array (one shard per task), the merge, and a script submitting both.
     Slurm(SlurmArgs),
+    /// Describe the result cache (folder, entries, size, ages) or prune
+    /// it by age, by size (least recently used first) or whole.
+    Cache(CacheArgs),
 }
 
 /// Arguments of `tenantsim merge`.

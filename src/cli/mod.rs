@@ -6,6 +6,7 @@
 
 mod args;
 mod bench_cmd;
+mod cache_cmd;
 mod check_cmd;
 mod choices;
 mod compare_cmd;
@@ -33,6 +34,7 @@ pub use args::{
     CheckArgs, Cli, Command, GenCommand, MergeArgs, PlotArgs, ReportFormat, RunArgs, ValidateArgs,
 };
 pub use bench_cmd::BenchArgs;
+pub use cache_cmd::{CacheAction, CacheArgs, PruneArgs};
 pub use compare_cmd::CompareArgs;
 pub use gen_cmd::GenSynArgs;
 pub use import_cmd::ImportArgs;
@@ -63,6 +65,7 @@ pub fn execute_with(cli: Cli, registry: &Registry) -> Result<()> {
         Command::Report(args) => report_cmd::report(&args),
         Command::Merge(args) => run_cmd::merge(&args, registry),
         Command::Slurm(args) => slurm_cmd::slurm(&args, registry),
+        Command::Cache(args) => cache_cmd::cache(&args),
     }
 }
 

@@ -1,8 +1,12 @@
 //! SIGINT, SIGTERM and SIGHUP: the first signal asks the run to stop
-//! between tasks (repetitions, and before its results are moved into
-//! place), so nothing that looks complete is written and the command exits
-//! with 128 + the signal's number; a second signal removes the unfinished
-//! (staged) results folders at once and exits with 128 + its number.
+//! between tasks (repetitions), between a simulation's decisions (the
+//! event loop of `core::sim` checks) and before its
+//! results are moved into place, so nothing that looks complete is written
+//! and the command exits with 128 + the signal's number; a second signal,
+//! or a command still busy [`GRACE`] after the first (a long load, a
+//! blocked read), removes the unfinished (staged) results folders at once
+//! and exits with 128 + the signal's number. Either way a command ends
+//! within a few seconds of the first signal.
 //!
 //! Staged folders register here ([`register_staging`]); a commit holds
 //! [`renaming`] while it renames them, so a second signal never removes a
@@ -66,20 +70,46 @@ fn install() {
     }
 }
 
+/// How long after the first signal a command that has not stopped by
+/// itself is ended as by a second signal: a stop is asked for between
+/// tasks and between a simulation's decisions, but a command may be busy
+/// elsewhere (loading a large trace, hashing, a blocked read) for longer.
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
 fn on_signal(sig: i32) {
     if REQUESTED.swap(true, Ordering::SeqCst) {
         eprintln!(
             "{} again: removing the unfinished results and exiting now",
             signal_name(sig)
         );
-        remove_staged();
-        std::process::exit(128 + sig);
+        exit_now(sig);
     }
     SIGNAL.store(sig, Ordering::SeqCst);
     eprintln!(
-        "interrupted by {}: stopping after the runs in progress (send it again to stop at once)",
+        "interrupted by {}: stopping (send it again to stop at once)",
         signal_name(sig)
     );
+    let watchdog = std::thread::Builder::new()
+        .name("stop-watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(GRACE);
+            eprintln!(
+                "interrupted: still busy {} s after {}: removing the unfinished results and exiting now",
+                GRACE.as_secs(),
+                signal_name(sig)
+            );
+            exit_now(sig);
+        });
+    if let Err(e) = watchdog {
+        eprintln!("warning: cannot time the stop ({e}): send the signal again to stop at once");
+    }
+}
+
+/// The "now" path: remove the staged folders (after a rename in
+/// progress) and exit with 128 + `sig`.
+fn exit_now(sig: i32) -> ! {
+    remove_staged();
+    std::process::exit(128 + sig);
 }
 
 /// Remove every registered staged folder (after any rename in progress).
@@ -94,6 +124,24 @@ fn remove_staged() {
             }
         }
     }
+}
+
+/// Ask every run of the process to stop, as a first signal does but
+/// without a message: for a library caller that watches for signals
+/// itself (the Python package turns Ctrl-C into this). Simulations stop
+/// within a few thousand events (the event loop checks between
+/// decisions), the runner between tasks, and staged results folders are
+/// discarded.
+pub fn request() {
+    REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// Forget a stop asked for by [`request`], so that the next run of a
+/// long-lived process (the Python interpreter) runs. Call it only once
+/// the interrupted run has returned.
+pub fn clear() {
+    REQUESTED.store(false, Ordering::SeqCst);
+    SIGNAL.store(0, Ordering::SeqCst);
 }
 
 /// Whether a stop was requested.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::Cache;
 use crate::core::error::{Error, ErrorKind, Result};
-use crate::core::run::cache::ResultCache;
+use crate::core::run::cache::{DEFAULT_MAX_BYTES, ResultCache, parse_size};
 
 /// The default result cache: `$TENANTSIM_CACHE` (empty, `off` or `0`:
 /// none), else `$XDG_CACHE_HOME/tenantsim`, else `$HOME/.cache/tenantsim`
@@ -29,6 +29,10 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 /// error; the default one a warning unless `quiet` (the run goes on
 /// without).
 pub(super) fn open_cache(cache: &Cache, quiet: bool) -> Result<Option<ResultCache>> {
+    if *cache != Cache::None {
+        // A bad cap is said before the run, not after it.
+        cache_max_size()?;
+    }
     let dir = match cache {
         Cache::None => return Ok(None),
         Cache::Default => match default_cache_dir() {
@@ -71,8 +75,50 @@ pub(super) fn cache_notes(cache: Option<&ResultCache>) {
                 c.dir().display()
             );
         }
+        if c.misplaced_entries() > 0 {
+            eprintln!(
+                "warning: {} result cache entr(y/ies) in {} held the run of another task (copied or swapped by hand) and were ignored; their tasks ran again",
+                c.misplaced_entries(),
+                c.dir().display()
+            );
+        }
         if let Some(e) = c.write_error() {
             eprintln!("warning: the result cache could not store every task: {e}");
         }
+    }
+}
+
+/// The size cap of a result cache: `$TENANTSIM_CACHE_MAX_SIZE` (a size
+/// such as `500M` or `2G`; `off`: no cap), else
+/// [`DEFAULT_MAX_BYTES`] (1 GiB).
+pub fn cache_max_size() -> Result<Option<u64>> {
+    match std::env::var("TENANTSIM_CACHE_MAX_SIZE") {
+        Err(_) => Ok(Some(DEFAULT_MAX_BYTES)),
+        Ok(v) if v.trim().is_empty() => Ok(Some(DEFAULT_MAX_BYTES)),
+        Ok(v) if v.trim() == "off" => Ok(None),
+        Ok(v) => parse_size(&v)
+            .map(Some)
+            .map_err(|e| Error::usage(format!("TENANTSIM_CACHE_MAX_SIZE: {e}"))),
+    }
+}
+
+/// Keep the cache within its cap after a run: its least recently used
+/// entries are removed ([`ResultCache::prune`]). Never stops a run: a
+/// failure is a warning unless `quiet`.
+pub(super) fn trim_cache(cache: Option<&ResultCache>, quiet: bool) {
+    let Some(c) = cache else { return };
+    let pruned = cache_max_size().and_then(|cap| match cap {
+        Some(cap) => c.prune(None, Some(cap)).map(Some),
+        None => Ok(None),
+    });
+    match pruned {
+        Ok(Some(p)) if p.entries > 0 && !quiet => eprintln!(
+            "note: the result cache {} was over its size cap: its {} least recently used entr(y/ies) were removed",
+            c.dir().display(),
+            p.entries
+        ),
+        Ok(_) => {}
+        Err(e) if !quiet => eprintln!("warning: the result cache was not trimmed: {e}"),
+        Err(_) => {}
     }
 }

@@ -302,7 +302,7 @@ fn merge_mode<M: Mode>(
         .collect::<Result<Vec<_>>>()?;
     let keep_open = readers.len() <= KEEP_OPEN;
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
-    let folded = merge_scenarios(mode, &pool, &scenarios, r.jobs, &mut |k| {
+    let folded = merge_scenarios(mode, &pool, &scenarios, r.jobs, &mut |k, key| {
         let Some(i) = usize::try_from(k)
             .ok()
             .and_then(|k| owner.get(k))
@@ -313,17 +313,18 @@ fn merge_mode<M: Mode>(
         };
         let dir = &args.shards[i as usize];
         let reader = &mut readers[i as usize];
-        let (task, bytes) = reader.next_record()?;
+        let record = reader.next_record()?;
         if !keep_open {
             reader.close();
         }
+        let task = record.task;
         if task != k {
             return Err(Error::input(format!(
                 "cannot merge: shard {} holds task {task} where its manifest says task {k}: the shard is damaged; run it again",
                 dir.display()
             )));
         }
-        Ok(Some(bytes))
+        Ok(Some(record.run(key)?.to_vec()))
     })?;
     let mut folded = finish_reports(mode, &pool, &scenarios, folded)?;
     let shards: Vec<String> = args

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-pub use self::cache::default_cache_dir;
+pub use self::cache::{cache_max_size, default_cache_dir};
 pub use self::options::{Cache, MAX_THREADS, MergeOptions, RunOptions};
 pub use self::progress::{NoProgress, Progress};
 pub use self::validate::{validate_file, validate_file_with};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::cache::{cache_notes, open_cache, resumable};
+use super::cache::{cache_notes, open_cache, resumable, trim_cache};
 use super::{Progress, RunOptions, shard};
 use crate::core::error::Result;
 use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
@@ -130,6 +130,7 @@ fn run_mode<M: Mode>(
     if !options.quiet {
         cache_notes(cache.as_ref());
     }
+    trim_cache(cache.as_ref(), options.quiet);
     let folded = folded.map_err(|e| resumable(e, cache.as_ref()))?;
     let folded = finish_reports(mode, &pool, &scenarios, folded)?;
     let say = Say {

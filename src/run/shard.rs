@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::cache::{cache_notes, resumable};
+use super::cache::{cache_notes, resumable, trim_cache};
 use super::{Progress, RunOptions};
 use crate::core::error::{Error, Result};
 use crate::core::io::{StagedDir, write_atomic};
@@ -96,13 +96,14 @@ pub(super) fn run_shard_folder<M: Mode>(
         args.keep_jobs,
         sources,
         shard,
-        &mut |k, bytes| runs.push(k, bytes),
+        &mut |k, key, bytes| runs.push(k, key, bytes),
         &|| progress.task_done(),
     );
     progress.finish();
     if !args.quiet {
         cache_notes(sources.cache);
     }
+    trim_cache(sources.cache, args.quiet);
     let done = done.map_err(|e| resumable(e, sources.cache))?;
     runs.finish()?;
     let manifest = Manifest {

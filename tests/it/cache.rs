@@ -494,3 +494,232 @@ fn editing_a_speed_table_or_a_node_lists_types_misses_the_cache() {
         "node types changed with the same GPU counts miss"
     );
 }
+
+/// Issue 33: an entry carries its task's identity inside its checksummed
+/// payload, so two entries swapped by hand (each whole, each passing its
+/// checksum) are misses: their tasks run again, the results are byte for
+/// byte those of a run without a cache, stderr warns, and the entries are
+/// replaced by the right ones.
+#[test]
+fn two_swapped_cache_entries_give_the_uncached_results_and_a_warning() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache_dir = tmp.path().join("cache");
+    let cache = cache_dir.display().to_string();
+    let scenario = scenario_with(tmp.path(), &[("rr", "round-robin", "random")]);
+    let uncached = tmp.path().join("uncached");
+    ok(&run(&scenario, &uncached, &["--no-cache", "--quiet"]));
+    let first = tmp.path().join("first");
+    ok(&run(&scenario, &first, &["--cache", &cache, "--quiet"]));
+    let files = entry_files(&cache_dir);
+    assert_eq!(files.len(), 4);
+    let (a, b) = (
+        fs::read(&files[0]).expect("a"),
+        fs::read(&files[1]).expect("b"),
+    );
+    assert_ne!(a, b, "two different tasks' entries");
+    fs::write(&files[0], &b).expect("swap");
+    fs::write(&files[1], &a).expect("swap");
+    let second = tmp.path().join("second");
+    let err = ok(&run(&scenario, &second, &["--cache", &cache]));
+    assert_eq!(
+        counts(&second),
+        (2, 2),
+        "the swapped entries' tasks ran again: {err}"
+    );
+    assert!(
+        err.contains("2 result cache entr(y/ies)") && err.contains("another task"),
+        "warns: {err}"
+    );
+    assert_same_result_files(&uncached, &second, "after a swap");
+    let third = tmp.path().join("third");
+    ok(&run(&scenario, &third, &["--cache", &cache, "--quiet"]));
+    assert_eq!(counts(&third), (0, 4), "the entries were replaced");
+    assert_same_result_files(&uncached, &third, "served after the swap");
+}
+
+/// `tenantsim cache --cache DIR [--json]`.
+fn cache_cmd(cache: &Path, args: &[&str]) -> Output {
+    tenantsim()
+        .arg("cache")
+        .args(args)
+        .arg("--cache")
+        .arg(cache)
+        .output()
+        .expect("cache runs")
+}
+
+fn cache_json(cache: &Path, args: &[&str]) -> Value {
+    let o = cache_cmd(cache, &[args, &["--json"]].concat());
+    ok(&o);
+    serde_json::from_slice(&o.stdout).expect("one JSON object")
+}
+
+fn set_used(path: &Path, days_ago: u64) {
+    let f = fs::File::options().append(true).open(path).expect("entry");
+    let t = std::time::SystemTime::now() - Duration::from_secs(days_ago * 86_400);
+    f.set_modified(t).expect("set mtime");
+}
+
+/// Issue 33: `tenantsim cache` tells the folder, entries and size;
+/// `cache prune` removes by age, by size (least recently used first: a
+/// served entry counts as used) or everything, and never touches a file
+/// that is not an entry; bad ages and sizes are usage errors.
+#[test]
+fn tenantsim_cache_describes_and_prunes_by_age_and_by_size() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache_dir = tmp.path().join("cache");
+    let cache = cache_dir.display().to_string();
+    let scenario = scenario_with(tmp.path(), &[("rr", "round-robin", "in-order")]);
+    ok(&run(
+        &scenario,
+        &tmp.path().join("a"),
+        &["--cache", &cache, "--quiet"],
+    ));
+    let files = entry_files(&cache_dir);
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| fs::metadata(f).expect("meta").len())
+        .collect();
+    let doc = cache_json(&cache_dir, &[]);
+    assert_eq!(doc["entries"], 4);
+    assert_eq!(doc["bytes"], sizes.iter().sum::<u64>());
+    assert_eq!(doc["cache"], cache.as_str());
+    let text = String::from_utf8(cache_cmd(&cache_dir, &[]).stdout).expect("utf-8");
+    assert!(
+        text.contains("entries: 4") && text.contains(&cache),
+        "{text}"
+    );
+
+    // Ages: 40, 30, 20 and 10 days since last used; a file of the user's
+    // own in the cache folder stays.
+    for (f, days) in files.iter().zip([40, 30, 20, 10]) {
+        set_used(f, days);
+    }
+    let foreign = files[1].with_file_name("README");
+    fs::write(&foreign, "mine").expect("write");
+    let pruned = cache_json(&cache_dir, &["prune", "--older-than", "35d"]);
+    assert_eq!(pruned["removed_entries"], 1);
+    assert!(!files[0].exists() && files[1].exists());
+    // Serving an entry makes it the most recently used: files[1] (30 d).
+    let served_by = files[1]
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let rerun = tmp.path().join("b");
+    ok(&run(&scenario, &rerun, &["--cache", &cache, "--quiet"]));
+    assert_eq!(
+        counts(&rerun),
+        (1, 3),
+        "files[0]'s task ran again, the rest served"
+    );
+    for f in &files[2..] {
+        set_used(f, 5);
+    }
+    set_used(&files[0], 6);
+    // Room for one entry: the most recently used (served, touched now) stays.
+    let largest = sizes.iter().max().copied().expect("sizes");
+    let pruned = cache_json(&cache_dir, &["prune", "--max-size", &largest.to_string()]);
+    assert_eq!(pruned["removed_entries"], 3, "{pruned}");
+    assert_eq!(pruned["entries"], 1);
+    let left: Vec<_> = entry_files(&cache_dir)
+        .iter()
+        .filter(|p| p.is_file())
+        .map(|p| p.file_name().expect("name").to_string_lossy().into_owned())
+        .filter(|n| n != "README")
+        .collect();
+    assert_eq!(left, [served_by], "the least recently used went first");
+    let pruned = cache_json(&cache_dir, &["prune", "--all"]);
+    assert_eq!(
+        (pruned["removed_entries"].clone(), pruned["entries"].clone()),
+        (1.into(), 0.into())
+    );
+    assert_eq!(fs::read_to_string(&foreign).expect("kept"), "mine");
+
+    // Usage errors (exit 2) say what was expected.
+    for (args, expected) in [
+        (&["prune"][..], "--older-than"),
+        (&["prune", "--older-than", "5y"][..], "30d"),
+        (&["prune", "--max-size", "lots"][..], "500M"),
+    ] {
+        let o = cache_cmd(&cache_dir, args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    // Pruning a folder that is no cache is an input error naming it.
+    let none = tmp.path().join("none");
+    let o = cache_cmd(&none, &["prune", "--all"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("none") && err.contains("no result cache"),
+        "{err}"
+    );
+    assert!(!none.exists(), "nothing created");
+}
+
+/// Issue 33: every run keeps its cache within `$TENANTSIM_CACHE_MAX_SIZE`
+/// (default 1 GiB), removing the least recently used entries, and says
+/// so; the results are those of an uncached run. A cap that is no size is
+/// a usage error before anything runs.
+#[test]
+fn every_run_trims_its_cache_to_the_size_cap() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = scenario_with(tmp.path(), &[("rr", "round-robin", "in-order")]);
+    let uncached = tmp.path().join("uncached");
+    ok(&run(&scenario, &uncached, &["--no-cache", "--quiet"]));
+    let big = tmp.path().join("big");
+    let measure = tmp.path().join("measure");
+    ok(&run(
+        &scenario,
+        &measure,
+        &["--cache", &big.display().to_string(), "--quiet"],
+    ));
+    let mut sizes: Vec<u64> = entry_files(&big)
+        .iter()
+        .map(|f| fs::metadata(f).expect("meta").len())
+        .collect();
+    sizes.sort_unstable();
+    // Room for the two smallest entries, never for three.
+    let cap = sizes[0] + sizes[1];
+    let small = tmp.path().join("small");
+    let out = tmp.path().join("capped");
+    let o = tenantsim()
+        .env("TENANTSIM_CACHE_MAX_SIZE", cap.to_string())
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&out)
+        .arg("--cache")
+        .arg(&small)
+        .output()
+        .expect("runs");
+    let err = ok(&o);
+    assert!(err.contains("size cap"), "{err}");
+    let kept: u64 = entry_files(&small)
+        .iter()
+        .map(|f| fs::metadata(f).expect("meta").len())
+        .sum();
+    let n = entries(&small);
+    assert!(
+        kept <= cap && (1..=2).contains(&n),
+        "{n} entries, {kept} bytes, cap {cap}"
+    );
+    assert_same_result_files(&uncached, &out, "a capped cache");
+
+    let o = tenantsim()
+        .env("TENANTSIM_CACHE_MAX_SIZE", "lots")
+        .arg("run")
+        .arg(&scenario)
+        .arg("--out")
+        .arg(tmp.path().join("never"))
+        .arg("--cache")
+        .arg(&small)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("TENANTSIM_CACHE_MAX_SIZE"), "{err}");
+    assert!(!tmp.path().join("never").exists());
+}

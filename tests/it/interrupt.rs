@@ -361,3 +361,73 @@ fn sigkill_at_random_points_loses_neither_the_old_nor_the_new_results() {
 fn sigterm_at_random_points_loses_neither_the_old_nor_the_new_results() {
     kill_at_random_points("-TERM", 15);
 }
+
+/// A model-mode scenario whose every repetition is long (40,000 tenants,
+/// cost-aware GP-UCB; about 12 s each in a debug build, after about 4 s
+/// of loading), so a signal lands in the middle of one.
+fn long_repetition_scenario(dir: &Path) -> PathBuf {
+    let scenario = dir.join("long.toml");
+    fs::write(
+        &scenario,
+        "name = \"long\"\nseed = 1\nrepetitions = 3\nfairness = false\n\
+         [trace.syn]\nusers = 41000\nmodels = 20\nseed = 1\ncost = \"uniform(0,2)\"\n\
+         [split]\nprior_count = 1000\n[cluster]\ngpus = 64\n[output]\nplots = false\n\
+         [[policy]]\nname = \"ease.ml\"\nscheduler = \"greedy\"\nselector = \"gp-ucb-cost\"\n",
+    )
+    .expect("write scenario");
+    scenario
+}
+
+/// Issue 33: the first SIGTERM or SIGINT ends the command within 5 s even
+/// in the middle of a long repetition (the event loop checks between
+/// decisions; a command still busy 3 s later is ended as by a second
+/// signal), with 128 + n and no results folder, staged or complete.
+#[test]
+fn the_first_signal_ends_a_long_repetition_within_5_s_and_leaves_no_folder() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = long_repetition_scenario(tmp.path());
+    for (sig, code, after) in [("-TERM", 143, 7000), ("-INT", 130, 2500)] {
+        let out = tmp.path().join("results");
+        let child = start(&scenario, &out);
+        sleep(Duration::from_millis(after));
+        let sent = Instant::now();
+        signal(&child, sig);
+        let output = child.wait_with_output().expect("wait");
+        let took = sent.elapsed();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_stopped_by(output.status, &stderr, code);
+        assert!(
+            took < Duration::from_secs(5),
+            "{sig} {after} ms in: the run ended {took:?} after the signal; stderr: {stderr}"
+        );
+        assert!(!out.exists(), "{sig}: no results folder");
+        assert!(hidden(tmp.path()).is_empty(), "{:?}", hidden(tmp.path()));
+    }
+}
+
+/// Issue 33: a command busy where no stop is checked (here loading
+/// scenarios/scale.toml: generating and hashing a 101,000-user trace,
+/// several seconds in a debug build) still ends within 5 s of the first
+/// SIGTERM: 3 s after it, it is ended as by a second signal, with 143,
+/// saying so, and leaves no folder.
+#[test]
+fn the_first_signal_ends_a_command_busy_loading_within_5_s() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("scale");
+    let child = command(&common::repo("scenarios/scale.toml"), &out, &["--no-plots"])
+        .spawn()
+        .expect("run starts");
+    sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    signal(&child, "-TERM");
+    let output = child.wait_with_output().expect("wait");
+    let took = sent.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_stopped_by(output.status, &stderr, 143);
+    assert!(
+        took < Duration::from_secs(5),
+        "the run ended {took:?} after SIGTERM; stderr: {stderr}"
+    );
+    assert!(!out.exists(), "no results folder");
+    assert!(hidden(tmp.path()).is_empty(), "{:?}", hidden(tmp.path()));
+}

@@ -481,3 +481,42 @@ fn merge_names_the_input_that_changed_not_the_scenario_file() {
     assert!(err.contains("different trace (its content): "), "{err}");
     assert!(!err.contains("different scenario"), "{err}");
 }
+
+/// Issue 33: a shard record carries its task's identity inside its
+/// checksummed entry, so two records of one shard whose runs are swapped
+/// (ids kept, each entry whole) are refused by merge, naming the file and
+/// the task, and nothing is written.
+#[test]
+fn merge_refuses_shard_records_whose_runs_were_swapped() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let scenario = repo("scenarios/quickstart.toml");
+    let parts = shards(&scenario, tmp.path(), 2, &["--reps", "3", "--no-plots"]);
+    let runs = parts[0].join("runs.bin");
+    let bytes = fs::read(&runs).expect("runs.bin");
+    // TSSHARD2, then per record: id (8), TSCACHE2 (8), length (8),
+    // payload, SHA-256 (32).
+    let mut records = Vec::new();
+    let mut at = 8;
+    while at < bytes.len() {
+        let len = u64::from_le_bytes(bytes[at + 16..at + 24].try_into().expect("8 bytes"));
+        let end = at + 24 + usize::try_from(len).expect("length") + 32;
+        records.push((at, end));
+        at = end;
+    }
+    assert_eq!(at, bytes.len());
+    assert!(records.len() >= 2);
+    let entry = |(from, to): (usize, usize)| bytes[from + 8..to].to_vec();
+    let mut swapped = bytes[..records[0].0].to_vec();
+    swapped.extend_from_slice(&bytes[records[0].0..records[0].0 + 8]);
+    swapped.extend_from_slice(&entry(records[1]));
+    swapped.extend_from_slice(&bytes[records[1].0..records[1].0 + 8]);
+    swapped.extend_from_slice(&entry(records[0]));
+    swapped.extend_from_slice(&bytes[records[1].1..]);
+    assert_eq!(swapped.len(), bytes.len());
+    fs::write(&runs, &swapped).expect("swap");
+    let out = tmp.path().join("out");
+    let err = refused(&merge(&parts, &out, &["--quiet"]));
+    assert!(err.contains("runs.bin"), "names the file: {err}");
+    assert!(err.contains("another task"), "says why: {err}");
+    assert!(!out.exists());
+}

@@ -1,9 +1,14 @@
 //! The content-addressed result cache (DESIGN §10.2): one file per
 //! finished task, under the task's key ([`crate::core::run::identity`]).
 //!
-//! An entry is `TSCACHE1`, the payload's length (u64), the payload (a
-//! [`Mode::encode_run`](crate::core::run::mode::Mode::encode_run) encoding) and
-//! the SHA-256 of the payload. It is written to a temporary name in its
+//! An entry is `TSCACHE2`, the payload's length (u64), the payload and
+//! the SHA-256 of the payload; the payload is the task's key (its
+//! identity, 64 hex digits) then the run (a
+//! [`Mode::encode_run`](crate::core::run::mode::Mode::encode_run) encoding)
+//! ([`seal_bound`]): an entry copied or swapped to another key's place
+//! passes its checksum but names another task, and reads as missing
+//! (counted apart, [`ResultCache::misplaced_entries`]), never as the
+//! other task's result. It is written to a temporary name in its
 //! own folder and renamed into place, so a reader sees a whole entry or
 //! none; entries are not fsynced (a crash of the machine may lose recent
 //! entries, and a torn one fails its checksum). An entry that is short,
@@ -16,12 +21,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
 use crate::core::error::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"TSCACHE1";
+const MAGIC: &[u8; 8] = b"TSCACHE2";
 /// Magic, length, checksum.
 const OVERHEAD: usize = 8 + 8 + 32;
 
@@ -48,12 +54,51 @@ pub fn unseal(entry: &[u8]) -> Option<&[u8]> {
     (Sha256::digest(payload).as_slice() == sum).then_some(payload)
 }
 
+/// The length of a task's identity inside a bound entry: a key, the hex
+/// SHA-256 of the task's identity ([`crate::core::run::identity::TaskKeys`]).
+pub const IDENTITY_LEN: usize = 64;
+
+/// A run sealed with the identity of its task ([`seal`] of the identity
+/// followed by the run): the checksum covers both, so the entry cannot be
+/// served for another task without its checksum failing or its identity
+/// differing. `identity` is a task key ([`IDENTITY_LEN`] bytes).
+pub fn seal_bound(identity: &str, run: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::with_capacity(identity.len() + run.len());
+    payload.extend_from_slice(identity.as_bytes());
+    payload.extend_from_slice(run);
+    seal(&payload)
+}
+
+/// What a bound entry ([`seal_bound`]) holds for the task `identity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsealed<'a> {
+    /// The task's run.
+    Run(&'a [u8]),
+    /// Not a whole entry: truncated, extended, or its checksum fails.
+    Damaged,
+    /// A whole entry, but the run of another task (copied or swapped).
+    OtherTask,
+}
+
+/// The run in `entry` if it is a whole entry of the task `identity`.
+pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
+    let Some(payload) = unseal(entry) else {
+        return Unsealed::Damaged;
+    };
+    match payload.split_at_checked(IDENTITY_LEN) {
+        Some((id, run)) if id == identity.as_bytes() => Unsealed::Run(run),
+        Some(_) => Unsealed::OtherTask,
+        None => Unsealed::Damaged,
+    }
+}
+
 /// A cache folder.
 #[derive(Debug)]
 pub struct ResultCache {
     dir: PathBuf,
     temp_counter: AtomicU64,
     corrupt: AtomicU64,
+    misplaced: AtomicU64,
     write_error: Mutex<Option<String>>,
 }
 
@@ -66,8 +111,21 @@ impl ResultCache {
             dir: dir.to_path_buf(),
             temp_counter: AtomicU64::new(0),
             corrupt: AtomicU64::new(0),
+            misplaced: AtomicU64::new(0),
             write_error: Mutex::new(None),
         })
+    }
+
+    /// The cache in `dir` as it is, creating nothing (to describe or
+    /// prune it).
+    pub fn at(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            temp_counter: AtomicU64::new(0),
+            corrupt: AtomicU64::new(0),
+            misplaced: AtomicU64::new(0),
+            write_error: Mutex::new(None),
+        }
     }
 
     /// The cache folder.
@@ -81,13 +139,22 @@ impl ResultCache {
         self.dir.join("v1").join(fan).join(key)
     }
 
-    /// The payload stored under `key`, if a whole, checked entry is there.
+    /// The run stored under `key`, if a whole, checked entry of that task
+    /// is there.
     pub fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let bytes = fs::read(self.entry_path(key)).ok()?;
-        match unseal(&bytes) {
-            Some(p) => Some(p.to_vec()),
-            None => {
+        let path = self.entry_path(key);
+        let bytes = fs::read(&path).ok()?;
+        match unseal_bound(&bytes, key) {
+            Unsealed::Run(run) => {
+                touch(&path);
+                Some(run.to_vec())
+            }
+            Unsealed::Damaged => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+            Unsealed::OtherTask => {
+                self.misplaced.fetch_add(1, Ordering::Relaxed);
                 None
             }
         }
@@ -98,7 +165,13 @@ impl ResultCache {
         self.corrupt.load(Ordering::Relaxed)
     }
 
-    /// Store `payload` under `key`: temporary file in the entry's folder,
+    /// Whole entries found under another task's key (copied or swapped
+    /// by hand; ignored) so far.
+    pub fn misplaced_entries(&self) -> u64 {
+        self.misplaced.load(Ordering::Relaxed)
+    }
+
+    /// Store the run `payload` under `key`, bound to it: temporary file in the entry's folder,
     /// then rename. A failure is remembered ([`ResultCache::write_error`])
     /// and never stops the run: the result is still folded.
     pub fn put(&self, key: &str, payload: &[u8]) {
@@ -109,7 +182,7 @@ impl ResultCache {
             if let Some(parent) = path.parent() {
                 fs::create_dir_all(parent)?;
             }
-            fs::write(&tmp, seal(payload))?;
+            fs::write(&tmp, seal_bound(key, payload))?;
             fs::rename(&tmp, &path)
         })();
         if let Err(e) = result {
@@ -131,9 +204,270 @@ impl ResultCache {
     }
 }
 
+/// Mark an entry as used now (its modification time), for the
+/// least-recently-used order of [`ResultCache::prune`]. Best effort: a
+/// read-only cache is still served.
+fn touch(path: &Path) {
+    if let Ok(f) = fs::File::options().append(true).open(path) {
+        let _ = f.set_modified(SystemTime::now());
+    }
+}
+
+/// The default size cap of a result cache: 1 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+
+/// A hidden temporary file older than this is a killed writer's leftover,
+/// which [`ResultCache::prune`] removes.
+const STALE_TEMP: Duration = Duration::from_secs(3600);
+
+/// A size such as `500M`, `1.5G`, `2GiB` or `1048576` (bytes), in binary
+/// units (K = 1,024 bytes, M, G, T; an optional `B` or `iB` after the
+/// letter), or the message saying what was expected.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let power = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 1,
+        "m" | "mb" | "mib" => 2,
+        "g" | "gb" | "gib" => 3,
+        "t" | "tb" | "tib" => 4,
+        _ => {
+            return Err(format!(
+                "expected a size such as 500M, 2G or 1048576 (bytes), got `{text}`"
+            ));
+        }
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| {
+            format!("expected a size such as 500M, 2G or 1048576 (bytes), got `{text}`")
+        })?;
+    let bytes = value * 1024f64.powi(power);
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("`{text}` is too large a size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// An age such as `30d`, `12h`, `90m`, `45s` or `2w`, or the message
+/// saying what was expected.
+pub fn parse_age(text: &str) -> std::result::Result<Duration, String> {
+    let t = text.trim();
+    let expected = || format!("expected an age such as 30d, 12h, 90m, 45s or 2w, got `{text}`");
+    let split = t.find(|c: char| !c.is_ascii_digit()).ok_or_else(expected)?;
+    let (number, unit) = t.split_at(split);
+    let n: u64 = number.parse().map_err(|_| expected())?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(expected()),
+    };
+    n.checked_mul(seconds)
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("`{text}` is too long an age"))
+}
+
+/// One entry (or a writer's leftover temporary file) of a cache folder.
+#[derive(Debug, Clone)]
+struct Stored {
+    path: PathBuf,
+    bytes: u64,
+    /// Last written or served.
+    used: SystemTime,
+    temporary: bool,
+}
+
+/// What a cache folder holds ([`ResultCache::usage`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Entries.
+    pub entries: u64,
+    /// Their bytes (temporary leftovers included).
+    pub bytes: u64,
+    /// Hidden temporary files left by killed writers (counted in `bytes`).
+    pub temporary: u64,
+    /// When the least recently used entry was last used.
+    pub oldest: Option<SystemTime>,
+    /// When the most recently used entry was last used.
+    pub newest: Option<SystemTime>,
+}
+
+/// What [`ResultCache::prune`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// Entries removed.
+    pub entries: u64,
+    /// Bytes freed (temporary leftovers included).
+    pub bytes: u64,
+}
+
+/// Whether `name` is an entry's file name: a key, 64 lowercase hex digits.
+fn is_key(name: &str) -> bool {
+    name.len() == IDENTITY_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl ResultCache {
+    /// Every entry and writer's leftover under the cache's `v1/` folder;
+    /// nothing else there is ever touched (a file of another name, a
+    /// folder that is not a fan-out folder).
+    fn stored(&self) -> Result<Vec<Stored>> {
+        let root = self.dir.join("v1");
+        let mut found = Vec::new();
+        let fans = match fs::read_dir(&root) {
+            Ok(it) => it,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+            Err(e) => return Err(Error::io("read the cache folder", &root, &e)),
+        };
+        for fan in fans {
+            let fan = fan.map_err(|e| Error::io("read the cache folder", &root, &e))?;
+            let name = fan.file_name();
+            let is_fan = name.len() == 2
+                && name
+                    .to_str()
+                    .is_some_and(|n| n.bytes().all(|b| b.is_ascii_hexdigit()));
+            if !is_fan || !fan.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = fan.path();
+            let files =
+                fs::read_dir(&dir).map_err(|e| Error::io("read the cache folder", &dir, &e))?;
+            for file in files {
+                let file = file.map_err(|e| Error::io("read the cache folder", &dir, &e))?;
+                let Some(name) = file.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                let temporary = name.starts_with('.')
+                    && name.get(1..).is_some_and(|rest| {
+                        rest.split_once(".tmp-").is_some_and(|(key, _)| is_key(key))
+                    });
+                if !temporary && !is_key(&name) {
+                    continue;
+                }
+                // A file removed meanwhile (another process pruning or
+                // replacing it) is skipped.
+                let Ok(meta) = file.metadata() else { continue };
+                if !meta.is_file() {
+                    continue;
+                }
+                found.push(Stored {
+                    path: file.path(),
+                    bytes: meta.len(),
+                    used: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+                    temporary,
+                });
+            }
+        }
+        Ok(found)
+    }
+
+    /// How many entries the cache holds, their size and age.
+    pub fn usage(&self) -> Result<Usage> {
+        let mut u = Usage::default();
+        for s in self.stored()? {
+            u.bytes += s.bytes;
+            if s.temporary {
+                u.temporary += 1;
+                continue;
+            }
+            u.entries += 1;
+            u.oldest = Some(u.oldest.map_or(s.used, |o| o.min(s.used)));
+            u.newest = Some(u.newest.map_or(s.used, |n| n.max(s.used)));
+        }
+        Ok(u)
+    }
+
+    /// Remove the entries not used for `older_than` (when given), then the
+    /// least recently used ones until the cache holds at most `max_bytes`
+    /// (when given), and writers' leftovers older than an hour. Entries
+    /// are whole files removed one by one: a process reading one at the
+    /// same time reads it whole or finds it missing (and runs its task).
+    pub fn prune(&self, older_than: Option<Duration>, max_bytes: Option<u64>) -> Result<Pruned> {
+        let now = SystemTime::now();
+        let age = |s: &Stored| now.duration_since(s.used).unwrap_or_default();
+        let mut stored = self.stored()?;
+        let mut pruned = Pruned::default();
+        let remove = |s: &Stored, pruned: &mut Pruned| match fs::remove_file(&s.path) {
+            Ok(()) => {
+                pruned.bytes += s.bytes;
+                if !s.temporary {
+                    pruned.entries += 1;
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(Error::io("remove the cache entry", &s.path, &e)),
+        };
+        let mut kept = Vec::with_capacity(stored.len());
+        for s in stored.drain(..) {
+            let old = older_than.is_some_and(|limit| age(&s) > limit);
+            let stale_temp = s.temporary && age(&s) > STALE_TEMP;
+            if old || stale_temp {
+                remove(&s, &mut pruned)?;
+            } else {
+                kept.push(s);
+            }
+        }
+        if let Some(cap) = max_bytes {
+            let mut total: u64 = kept.iter().map(|s| s.bytes).sum();
+            // Least recently used first; ties by path, so the order is
+            // the same every time.
+            kept.sort_by(|a, b| a.used.cmp(&b.used).then_with(|| a.path.cmp(&b.path)));
+            for s in kept.iter().filter(|s| !s.temporary) {
+                if total <= cap {
+                    break;
+                }
+                remove(s, &mut pruned)?;
+                total -= s.bytes;
+            }
+        }
+        Ok(pruned)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_entry_bound_to_one_task_is_never_the_run_of_another() {
+        let (a, b) = ("a".repeat(IDENTITY_LEN), "b".repeat(IDENTITY_LEN));
+        let entry = seal_bound(&a, b"run of a");
+        assert_eq!(unseal_bound(&entry, &a), Unsealed::Run(&b"run of a"[..]));
+        assert_eq!(unseal_bound(&entry, &b), Unsealed::OtherTask);
+        assert_eq!(unseal_bound(&entry[..20], &a), Unsealed::Damaged);
+        // An old entry without an identity, or one too short to hold one.
+        assert_eq!(unseal_bound(&seal(b"run"), &a), Unsealed::Damaged);
+    }
+
+    #[test]
+    fn a_swapped_entry_reads_as_missing_and_is_counted_apart() {
+        let tmp = std::env::temp_dir().join(format!("tenantsim-cache-swap-{}", std::process::id()));
+        let cache = ResultCache::open(&tmp).expect("open");
+        let (a, b) = ("ab".repeat(32), "cd".repeat(32));
+        cache.put(&a, b"run a");
+        cache.put(&b, b"run b");
+        let (pa, pb) = (cache.entry_path(&a), cache.entry_path(&b));
+        let (ea, eb) = (fs::read(&pa).expect("a"), fs::read(&pb).expect("b"));
+        fs::write(&pa, eb).expect("swap");
+        fs::write(&pb, ea).expect("swap");
+        assert_eq!(cache.get(&a), None);
+        assert_eq!(cache.get(&b), None);
+        assert_eq!(cache.misplaced_entries(), 2);
+        assert_eq!(cache.corrupt_entries(), 0);
+        let _ = fs::remove_dir_all(&tmp);
+    }
 
     #[test]
     fn a_damaged_entry_reads_as_missing() {
@@ -158,10 +492,79 @@ mod tests {
         assert_eq!(cache.get(&key), None);
         cache.put(&key, b"run");
         assert_eq!(cache.get(&key).as_deref(), Some(&b"run"[..]));
-        fs::write(cache.entry_path(&key), b"TSCACHE1garbage").expect("damage");
+        fs::write(cache.entry_path(&key), b"TSCACHE2garbage").expect("damage");
         assert_eq!(cache.get(&key), None);
         assert_eq!(cache.corrupt_entries(), 1);
+        assert_eq!(cache.misplaced_entries(), 0);
         assert_eq!(cache.write_error(), None);
         let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn prune_removes_by_age_then_least_recently_used_and_nothing_else() {
+        let tmp =
+            std::env::temp_dir().join(format!("tenantsim-cache-prune-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        let cache = ResultCache::open(&tmp).expect("open");
+        let keys: Vec<String> = ["aa", "bb", "cc", "dd"]
+            .iter()
+            .map(|k| k.repeat(32))
+            .collect();
+        let hours_ago = |h: u64| SystemTime::now() - Duration::from_secs(h * 3600);
+        for (i, key) in keys.iter().enumerate() {
+            cache.put(key, &[7u8; 100]);
+            let f = fs::File::options()
+                .append(true)
+                .open(cache.entry_path(key))
+                .expect("entry");
+            // aa used 40 h ago, bb 30 h, cc 20 h, dd 10 h.
+            f.set_modified(hours_ago(40 - 10 * i as u64)).expect("age");
+        }
+        // A file that is not an entry is never touched.
+        let foreign = tmp.join("v1").join("aa").join("notes.txt");
+        fs::write(&foreign, "mine").expect("write");
+        let size = seal_bound(&keys[0], &[7u8; 100]).len() as u64;
+        let u = cache.usage().expect("usage");
+        assert_eq!((u.entries, u.bytes), (4, 4 * size));
+        // Served: cc becomes the most recently used.
+        assert!(cache.get(&keys[2]).is_some());
+        let by_age = cache
+            .prune(Some(Duration::from_secs(35 * 3600)), None)
+            .expect("prune");
+        assert_eq!(
+            by_age,
+            Pruned {
+                entries: 1,
+                bytes: size
+            }
+        );
+        assert!(!cache.entry_path(&keys[0]).exists());
+        // Room for two: bb (30 h) goes, then dd (10 h); cc was just used.
+        let by_size = cache.prune(None, Some(2 * size - 1)).expect("prune");
+        assert_eq!(by_size.entries, 2);
+        assert!(cache.entry_path(&keys[2]).exists());
+        assert!(!cache.entry_path(&keys[1]).exists() && !cache.entry_path(&keys[3]).exists());
+        assert_eq!(fs::read_to_string(&foreign).expect("kept"), "mine");
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn sizes_and_ages_are_read_or_refused_with_what_was_expected() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("500M"), Ok(500 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("0"), Ok(0));
+        for bad in ["", "M", "-1G", "1X", "1e99T", "nan"] {
+            let err = parse_size(bad).expect_err(bad);
+            assert!(err.contains("size"), "{bad}: {err}");
+        }
+        assert_eq!(parse_age("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_age("90m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_age("2w"), Ok(Duration::from_secs(14 * 86_400)));
+        for bad in ["", "d", "5", "5y", "-1d", "1.5h"] {
+            let err = parse_age(bad).expect_err(bad);
+            assert!(err.contains("age"), "{bad}: {err}");
+        }
     }
 }

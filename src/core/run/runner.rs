@@ -119,6 +119,11 @@ fn task_keys<M: Mode>(
     if sources.cache.is_none() {
         return Vec::new();
     }
+    all_task_keys(mode, scenarios, keep_jobs)
+}
+
+/// Each scenario's task keys (the identity a shard record is bound to).
+fn all_task_keys<M: Mode>(mode: &M, scenarios: &[&M::Scenario], keep_jobs: bool) -> Vec<TaskKeys> {
     scenarios
         .iter()
         .map(|s| mode.identity(s).task_keys(keep_jobs))
@@ -237,6 +242,14 @@ fn count(e: &mut Execution, cached: bool) {
     }
 }
 
+/// Where [`run_shard`] hands each task's encoded run: (flat id, the
+/// task's key, the encoding).
+pub type ShardSink<'a> = dyn FnMut(u64, &str, &[u8]) -> Result<()> + Send + 'a;
+
+/// Where [`merge_scenarios`] gets task k's encoded run, given k and the
+/// task's key: `None` when no shard holds it.
+pub type NextRun<'a> = dyn FnMut(u64, &str) -> Result<Option<Vec<u8>>> + 'a;
+
 /// What [`run_shard`] did.
 #[derive(Debug, Clone)]
 pub struct ShardRun {
@@ -254,8 +267,9 @@ pub struct ShardRun {
 
 /// Run shard `shard` of the flat task list of `scenarios` (the tasks k
 /// with k mod N = I, [`ShardSpec`]) and hand each task's encoded run to
-/// `sink` in task order, with its flat id. Nothing is folded: merging the
-/// shards does that ([`merge_scenarios`]).
+/// `sink` in task order, with its flat id and its key (the task's
+/// identity, which the shard record is bound to). Nothing is folded:
+/// merging the shards does that ([`merge_scenarios`]).
 #[allow(clippy::too_many_arguments)]
 pub fn run_shard<M: Mode>(
     mode: &M,
@@ -264,11 +278,11 @@ pub fn run_shard<M: Mode>(
     keep_jobs: bool,
     sources: Sources<'_>,
     shard: ShardSpec,
-    sink: &mut (dyn FnMut(u64, &[u8]) -> Result<()> + Send),
+    sink: &mut ShardSink<'_>,
     on_done: &(dyn Fn() + Sync),
 ) -> Result<ShardRun> {
     let (offsets, total) = offsets(mode, scenarios);
-    let keys = task_keys(mode, scenarios, keep_jobs, sources);
+    let keys = all_task_keys(mode, scenarios, keep_jobs);
     let start = Instant::now();
     let task = |j: u64| {
         let k = shard.task(j);
@@ -279,7 +293,11 @@ pub fn run_shard<M: Mode>(
         let (run, cached) = got?;
         let mut bytes = Vec::new();
         mode.encode_run(scenarios[s], &run, &mut bytes)?;
-        Ok((k, bytes, cached))
+        let key = keys
+            .get(s)
+            .map(|t| t.key(k - offsets[s]))
+            .unwrap_or_default();
+        Ok((k, key, bytes, cached))
     };
     let mut done = ShardRun {
         tasks: Vec::new(),
@@ -291,6 +309,7 @@ pub fn run_shard<M: Mode>(
     let chunk = pool.current_num_threads().max(1) * M::CHUNK_PER_THREAD;
     fold_in_order(pool, shard.len(total), chunk, &task, &mut |(
         k,
+        key,
         bytes,
         cached,
     )| {
@@ -300,14 +319,15 @@ pub fn run_shard<M: Mode>(
         } else {
             done.ran += 1;
         }
-        sink(k, &bytes)
+        sink(k, &key, &bytes)
     })?;
     done.wall = start.elapsed();
     Ok(done)
 }
 
 /// Fold every task of `scenarios` from encoded runs, in flat task order:
-/// `next(k)` gives task k's encoding, or `None` when no shard holds it
+/// `next(k, key)` gives task k's encoding (checked to be bound to `key`,
+/// the task's identity), or `None` when no shard holds it
 /// (the task is then left out and listed in the scenario's
 /// [`Execution::missing`]). Runs are decoded and folded one at a time,
 /// so memory is what the folds keep, never the shards' runs.
@@ -316,13 +336,14 @@ pub fn merge_scenarios<M: Mode>(
     pool: &rayon::ThreadPool,
     scenarios: &[&M::Scenario],
     keep_jobs: bool,
-    next: &mut dyn FnMut(u64) -> Result<Option<Vec<u8>>>,
+    next: &mut NextRun<'_>,
 ) -> Result<Folded<M::Fold>> {
     let mut folds = scenarios
         .iter()
         .map(|s| mode.start(s, keep_jobs))
         .collect::<Result<Vec<_>>>()?;
     let (offsets, total) = offsets(mode, scenarios);
+    let keys = all_task_keys(mode, scenarios, keep_jobs);
     let mut executions = new_executions(mode, scenarios, Sources::default());
     let start = Instant::now();
     for k in 0..total {
@@ -332,7 +353,11 @@ pub fn merge_scenarios<M: Mode>(
             ));
         }
         let s = scenario_of(&offsets, k);
-        match next(k)? {
+        let key = keys
+            .get(s)
+            .map(|t| t.key(k - offsets[s]))
+            .unwrap_or_default();
+        match next(k, &key)? {
             Some(bytes) => {
                 let run = mode.decode_run(scenarios[s], &bytes).map_err(|e| {
                     e.context(format!("task {k}: its run in the shard cannot be read"))

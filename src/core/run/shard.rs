@@ -8,9 +8,12 @@
 //! still splits evenly (contiguous ranges would hand one shard all of the
 //! expensive points).
 //!
-//! `runs.bin` is `TSSHARD1` then one record per task in task order: the
-//! task id (u64) and a checked entry ([`crate::core::run::cache::seal`]: the
-//! encoded run, its length and SHA-256).
+//! `runs.bin` is `TSSHARD2` then one record per task in task order: the
+//! task id (u64) and a checked entry bound to the task
+//! ([`crate::core::run::cache::seal_bound`]: the task's key and the
+//! encoded run, their length and SHA-256), so a record moved to another
+//! task's place, or edited with its checksum recomputed but its identity
+//! kept from another task, is refused when merged.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -21,15 +24,15 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{Error, Result};
-use crate::core::run::cache::{seal, unseal};
+use crate::core::run::cache::{Unsealed, seal_bound, unseal_bound};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
 /// The runs' file name.
 pub const RUNS: &str = "runs.bin";
 /// The manifest's `format`.
-pub const FORMAT: &str = "tenantsim-shard/1";
-const MAGIC: &[u8; 8] = b"TSSHARD1";
+pub const FORMAT: &str = "tenantsim-shard/2";
+const MAGIC: &[u8; 8] = b"TSSHARD2";
 
 /// Shard `index` of `count` (`--shard I/N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -200,9 +203,9 @@ impl RunsWriter {
         })
     }
 
-    /// Append task `task`'s encoded run.
-    pub fn push(&mut self, task: u64, payload: &[u8]) -> Result<()> {
-        let entry = seal(payload);
+    /// Append task `task`'s encoded run, bound to the task's key.
+    pub fn push(&mut self, task: u64, key: &str, payload: &[u8]) -> Result<()> {
+        let entry = seal_bound(key, payload);
         self.out
             .write_all(&task.to_le_bytes())
             .and_then(|()| self.out.write_all(&entry))
@@ -280,8 +283,9 @@ impl RunsReader {
         self.file = None;
     }
 
-    /// The next record: its task id and encoded run, checked.
-    pub fn next_record(&mut self) -> Result<(u64, Vec<u8>)> {
+    /// The next record: its task id and its checked entry, whose run
+    /// [`Record::run`] gives for the task's key.
+    pub fn next_record(&mut self) -> Result<Record> {
         let at = self.offset;
         let mut head = [0u8; 24];
         self.read_exact(&mut head)?;
@@ -299,13 +303,39 @@ impl RunsReader {
         let mut entry = vec![0u8; 16 + len + 32];
         entry[..16].copy_from_slice(&head[8..]);
         self.read_exact(&mut entry[16..])?;
-        let payload = unseal(&entry).ok_or_else(|| {
-            Error::input(format!(
-                "{}: the run of task {task} (byte {at}) fails its checksum: the shard is damaged; run it again",
-                self.path.display()
-            ))
-        })?;
-        Ok((task, payload.to_vec()))
+        Ok(Record {
+            task,
+            at,
+            entry,
+            path: self.path.clone(),
+        })
+    }
+}
+
+/// One record of a `runs.bin`, as read ([`RunsReader::next_record`]).
+#[derive(Debug)]
+pub struct Record {
+    /// The task id it says it holds.
+    pub task: u64,
+    at: u64,
+    entry: Vec<u8>,
+    path: PathBuf,
+}
+
+impl Record {
+    /// The encoded run, if the entry is whole and bound to `key` (the key
+    /// of the task the merge expects here, [`crate::core::run::identity::TaskKeys`]).
+    pub fn run(&self, key: &str) -> Result<&[u8]> {
+        let (task, at, path) = (self.task, self.at, self.path.display());
+        match unseal_bound(&self.entry, key) {
+            Unsealed::Run(run) => Ok(run),
+            Unsealed::Damaged => Err(Error::input(format!(
+                "{path}: the run of task {task} (byte {at}) fails its checksum: the shard is damaged; run it again"
+            ))),
+            Unsealed::OtherTask => Err(Error::input(format!(
+                "{path}: the record of task {task} (byte {at}) holds the run of another task (its identity differs from the one this scenario gives task {task}): the shard was edited or its records moved; run it again"
+            ))),
+        }
     }
 }
 
@@ -354,21 +384,31 @@ mod tests {
     fn runs_round_trip_and_damage_is_named() {
         let dir = std::env::temp_dir().join(format!("tenantsim-shard-unit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
+        let (k3, k10) = ("3".repeat(64), "a".repeat(64));
         let mut w = RunsWriter::create(&dir.join(RUNS)).expect("create");
-        w.push(3, b"abc").expect("push");
-        w.push(10, b"").expect("push");
+        w.push(3, &k3, b"abc").expect("push");
+        w.push(10, &k10, b"").expect("push");
         w.finish().expect("finish");
         let mut r = RunsReader::open(&dir).expect("open");
-        assert_eq!(r.next_record().expect("1"), (3, b"abc".to_vec()));
+        let first = r.next_record().expect("1");
+        assert_eq!((first.task, first.run(&k3).expect("run")), (3, &b"abc"[..]));
         r.close();
-        assert_eq!(r.next_record().expect("2"), (10, Vec::new()));
+        let second = r.next_record().expect("2");
+        assert_eq!(
+            (second.task, second.run(&k10).expect("run")),
+            (10, &b""[..])
+        );
         assert!(r.next_record().is_err());
+        // Bound to its task: under another task's key it is refused.
+        let err = first.run(&k10).expect_err("another task's");
+        assert!(err.to_string().contains("another task"), "{err}");
         let mut bytes = std::fs::read(dir.join(RUNS)).expect("read");
-        bytes[8 + 8 + 16] ^= 0xff;
+        bytes[8 + 8 + 16 + 64] ^= 0xff;
         std::fs::write(dir.join(RUNS), &bytes).expect("write");
         let err = RunsReader::open(&dir)
             .expect("open")
             .next_record()
+            .and_then(|r| r.run(&k3).map(<[u8]>::to_vec))
             .expect_err("damaged");
         assert!(err.to_string().contains("task 3"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::EventQueue;
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::sim::time::Micros;
 
 /// Events handled by every event loop of the process so far, summed over
@@ -53,6 +53,13 @@ pub struct LoopEnd {
 /// Run `component` until the queue is empty or the next event lies beyond
 /// `horizon`. Events at the horizon are handled, but
 /// [`Component::after_instant`] is not called at or after it.
+///
+/// A requested stop ([`crate::core::interrupt`]: a signal, or a library
+/// caller such as the Python package) ends the loop with an
+/// [`Interrupted`](crate::core::error::ErrorKind::Interrupted) error before
+/// the next instant's decisions and every [`PROGRESS_STEP`] events, so a
+/// stop never waits for a long repetition to finish. The check is one
+/// relaxed atomic load (no system call); it never changes a result.
 pub fn run_events<C: Component>(
     component: &mut C,
     queue: &mut EventQueue<C::Event>,
@@ -74,11 +81,13 @@ pub fn run_events<C: Component>(
             events += 1;
             if events.is_multiple_of(PROGRESS_STEP) {
                 EVENTS_HANDLED.fetch_add(PROGRESS_STEP, Ordering::Relaxed);
+                stop_if_requested()?;
             }
             component.on_event(now, ev.payload, queue)?;
         }
         end = now;
         if horizon.is_none_or(|h| now < h) {
+            stop_if_requested()?;
             component.after_instant(now, queue)?;
         }
     }
@@ -88,6 +97,16 @@ pub fn run_events<C: Component>(
         events,
         cut: false,
     })
+}
+
+/// The error that ends a repetition once a stop was requested.
+fn stop_if_requested() -> Result<()> {
+    if crate::core::interrupt::requested() {
+        return Err(Error::interrupted(
+            "interrupted: the run stopped in the middle of a repetition; no results were written",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
