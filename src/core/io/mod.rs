@@ -145,7 +145,7 @@ pub fn create_dir_all(dir: &Path) -> Result<()> {
 }
 
 /// The temporary name used while `path` is being written.
-fn temp_path(path: &Path) -> PathBuf {
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());

@@ -112,6 +112,24 @@ fn is_empty_dir(dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|mut it| it.next().is_none())
 }
 
+/// Whether staged folder `dir` is one whose run was killed while writing
+/// its mark: it holds nothing but the mark's temporary file
+/// (`write_atomic`'s `.STEM.tmp-PID` of [`RESULTS_MARK`]), or nothing.
+fn is_unmarked_start(dir: &Path) -> bool {
+    let prefix = format!(".{}.tmp-", super::hidden_stem(RESULTS_MARK));
+    fs::read_dir(dir).is_ok_and(|entries| {
+        let mut n = 0;
+        entries.into_iter().all(|e| {
+            n += 1;
+            n <= 1
+                && e.is_ok_and(|e| {
+                    e.file_name().to_string_lossy().starts_with(&prefix)
+                        && e.file_type().is_ok_and(|t| t.is_file())
+                })
+        })
+    })
+}
+
 /// The folder that holds `resolved` and its final name.
 fn split(resolved: &Path, shown: &Path) -> Result<(PathBuf, String)> {
     match (resolved.parent(), resolved.file_name()) {
@@ -352,7 +370,7 @@ pub fn recover_leftovers(parent: &Path, name: &str) -> Result<Vec<String>> {
             olds.push(l);
             continue;
         }
-        if is_results_folder(&l.path) || is_empty_dir(&l.path) {
+        if is_results_folder(&l.path) || is_unmarked_start(&l.path) {
             fs::remove_dir_all(&l.path).map_err(|e| Error::io("remove", &l.path, &e))?;
             notes.push(format!(
                 "removed {}: the unfinished results of a run (process {}) that was stopped \
@@ -653,6 +671,39 @@ mod tests {
                 real.join("work/new")
             );
         }
+    }
+
+    /// A run killed between creating its staged folder and renaming its
+    /// mark into it left a folder holding only the mark's temporary file;
+    /// the next run left it alone as "not tenantsim's" (seen once in
+    /// `interrupt::sigkill_at_random_points…`). It is removed, and a
+    /// folder with anything else in it is still left alone.
+    #[test]
+    fn a_staged_folder_killed_while_writing_its_mark_is_removed() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
+        let dead = 4_000_000_000u32;
+        let partial = dir.join(format!(".res.partial-{dead}"));
+        fs::create_dir(&partial).expect("mkdir");
+        let mark_tmp = crate::core::io::temp_path(&partial.join(RESULTS_MARK));
+        assert_eq!(mark_tmp.parent(), Some(partial.as_path()));
+        fs::write(&mark_tmp, "").expect("half mark");
+        let notes = recover_leftovers(dir, "res").expect("recover");
+        assert!(
+            notes.len() == 1 && notes[0].starts_with("removed"),
+            "{notes:?}"
+        );
+        assert!(!partial.exists());
+        // The same temporary file beside a file of the user's: left alone.
+        fs::create_dir(&partial).expect("mkdir");
+        fs::write(&mark_tmp, "").expect("half mark");
+        fs::write(partial.join("notes.txt"), "mine").expect("user file");
+        let notes = recover_leftovers(dir, "res").expect("recover");
+        assert!(
+            notes.len() == 1 && notes[0].starts_with("left"),
+            "{notes:?}"
+        );
+        assert!(partial.join("notes.txt").exists());
     }
 
     #[test]
