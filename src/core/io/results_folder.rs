@@ -116,7 +116,7 @@ fn is_empty_dir(dir: &Path) -> bool {
 /// its mark: it holds nothing but the mark's temporary file
 /// (`write_atomic`'s `.STEM.tmp-PID` of [`RESULTS_MARK`]), or nothing.
 fn is_unmarked_start(dir: &Path) -> bool {
-    let prefix = format!(".{}.tmp-", super::hidden_stem(RESULTS_MARK));
+    let prefix = format!(".{}.tmp-", hidden_stem(RESULTS_MARK));
     fs::read_dir(dir).is_ok_and(|entries| {
         let mut n = 0;
         entries.into_iter().all(|e| {
