@@ -47,6 +47,23 @@ pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// staging folders add a suffix; file names are at most 255 bytes).
 pub const MAX_NAME_BYTES: usize = 128;
 
+/// Tasks (points × repetitions × policies) a shard manifest may say its
+/// plan has (`total_tasks`): `merge` keeps one owner slot per task (4
+/// bytes), 1 GiB at the limit. Checked with the manifest, before the
+/// table is allocated; the manifest's own task list must match it.
+pub const MAX_MERGE_TASKS: u64 = 1 << 28;
+
+/// Bytes of one record of a shard's `runs.bin` or of one cache entry
+/// (one encoded run; a run with its whole job log stays far below). A
+/// longer length field is damage, found before anything is allocated.
+pub const MAX_RECORD_BYTES: u64 = 1 << 32;
+
+/// `compare --resamples`: bootstrap resamples of each comparison. Each
+/// resample is one pass over the paired differences, so time is
+/// resamples × repetitions; at the limit a comparison of 100
+/// repetitions takes about a second.
+pub const MAX_RESAMPLES: u64 = 1_000_000;
+
 /// `n` written with thousands separators (`1,000,000`) for messages.
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
