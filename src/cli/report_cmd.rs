@@ -34,7 +34,9 @@ pub fn report(args: &ReportArgs) -> Result<()> {
         None => {
             // Replaced when an earlier `report` wrote it (its generator tag).
             let o = args.results.join("report.html");
-            let ours = std::fs::read_to_string(&o).is_ok_and(|t| t.contains(GENERATOR));
+            // Read as an input (a FIFO there is not ours and never blocks).
+            let ours = crate::core::io::read_text(&o, "report", "HTML", 1 << 30)
+                .is_ok_and(|t| t.contains(GENERATOR));
             (o, args.force || ours)
         }
     };

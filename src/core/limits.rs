@@ -58,11 +58,16 @@ pub const MAX_MERGE_TASKS: u64 = 1 << 28;
 /// longer length field is damage, found before anything is allocated.
 pub const MAX_RECORD_BYTES: u64 = 1 << 32;
 
-/// `compare --resamples`: bootstrap resamples of each comparison. Each
-/// resample is one pass over the paired differences, so time is
-/// resamples × repetitions; at the limit a comparison of 100
-/// repetitions takes about a second.
+/// `compare --resamples`: bootstrap resamples of each comparison (8 bytes
+/// each are kept to take the quantiles: 8 MB at the limit). Checked
+/// before any folder is read.
 pub const MAX_RESAMPLES: u64 = 1_000_000;
+
+/// Draws of one bootstrap interval of `compare`: resamples × paired
+/// repetitions. Each draw is a random index and an addition, so this
+/// bounds the time of one row (about a second in a release build); a
+/// row past it is refused, naming `--resamples` and the repetitions.
+pub const MAX_BOOTSTRAP_DRAWS: u64 = 100_000_000;
 
 /// `n` written with thousands separators (`1,000,000`) for messages.
 pub fn grouped(n: u64) -> String {

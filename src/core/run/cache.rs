@@ -82,13 +82,32 @@ impl ResultCache {
     }
 
     /// The payload stored under `key`, if a whole, checked entry is there.
-    pub fn get(&self, key: &str) -> Option<Vec<u8>> {
-        let bytes = fs::read(self.entry_path(key)).ok()?;
+    /// An entry that is not a regular file (a FIFO would block the run for
+    /// ever, a device never ends) is an error naming it; one longer than
+    /// a record can be ([`MAX_RECORD_BYTES`](crate::core::limits::MAX_RECORD_BYTES))
+    /// reads as damaged without being read.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let path = self.entry_path(key);
+        let what = "result cache entry";
+        if let Some(e) = crate::core::io::special_file_error(&path, what) {
+            return Err(Error::input(format!(
+                "{e}; remove it, or run with --no-cache or another --cache folder"
+            )));
+        }
+        let max = crate::core::limits::MAX_RECORD_BYTES + OVERHEAD as u64;
+        let bytes = match crate::core::io::read_input_limited(&path, what, max) {
+            Ok(bytes) => bytes,
+            Err(_) if path.is_file() && fs::metadata(&path).is_ok_and(|m| m.len() > max) => {
+                self.corrupt.fetch_add(1, Ordering::Relaxed);
+                return Ok(None);
+            }
+            Err(_) => return Ok(None),
+        };
         match unseal(&bytes) {
-            Some(p) => Some(p.to_vec()),
+            Some(p) => Ok(Some(p.to_vec())),
             None => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
-                None
+                Ok(None)
             }
         }
     }
@@ -155,11 +174,14 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("tenantsim-cache-unit-{}", std::process::id()));
         let cache = ResultCache::open(&tmp).expect("open");
         let key = "ab".repeat(32);
-        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&key).expect("no error"), None);
         cache.put(&key, b"run");
-        assert_eq!(cache.get(&key).as_deref(), Some(&b"run"[..]));
+        assert_eq!(
+            cache.get(&key).expect("no error").as_deref(),
+            Some(&b"run"[..])
+        );
         fs::write(cache.entry_path(&key), b"TSCACHE1garbage").expect("damage");
-        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&key).expect("no error"), None);
         assert_eq!(cache.corrupt_entries(), 1);
         assert_eq!(cache.write_error(), None);
         let _ = fs::remove_dir_all(&tmp);

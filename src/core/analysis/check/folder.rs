@@ -24,6 +24,14 @@ pub fn layout(dir: &Path, what: &str) -> Result<Layout> {
             dir.display()
         )));
     }
+    // A FIFO or device in place of a results file is named, never read
+    // (nor reported as missing).
+    for name in ["sweep.csv", "summary.csv"] {
+        let what = format!("{what} folder's {name}");
+        if let Some(e) = crate::core::io::special_file_error(&dir.join(name), &what) {
+            return Err(e);
+        }
+    }
     if dir.join("sweep.csv").is_file() {
         let entries = std::fs::read_dir(dir).map_err(|e| Error::io("read the folder", dir, &e))?;
         let mut points = Vec::new();
