@@ -135,7 +135,11 @@ fn a_600_point_sweep_writes_every_point_and_its_shards_merge_under_ulimit_n_256(
     assert_eq!(points.len(), 600);
     for p in &points {
         for file in ["summary.csv", "tenants.csv", "run.json"] {
-            assert!(p.path().join(file).is_file(), "{}/{file}", p.path().display());
+            assert!(
+                p.path().join(file).is_file(),
+                "{}/{file}",
+                p.path().display()
+            );
         }
     }
     let sweep = fs::read_to_string(whole.join("sweep.csv")).expect("sweep.csv");
@@ -215,14 +219,26 @@ fn a_fifo_as_a_cache_entry_is_refused_instead_of_blocking_the_run() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     let mut entries = Vec::new();
-    for fan in fs::read_dir(tmp.path().join("c/v1")).expect("cache").flatten() {
-        entries.extend(fs::read_dir(fan.path()).expect("fan").flatten().map(|e| e.path()));
+    for fan in fs::read_dir(tmp.path().join("c/v1"))
+        .expect("cache")
+        .flatten()
+    {
+        entries.extend(
+            fs::read_dir(fan.path())
+                .expect("fan")
+                .flatten()
+                .map(|e| e.path()),
+        );
     }
     entries.sort();
     let entry = entries.first().expect("a cache entry").clone();
     fs::remove_file(&entry).expect("remove");
     mkfifo(&entry);
-    let rel = entry.strip_prefix(tmp.path()).expect("inside").display().to_string();
+    let rel = entry
+        .strip_prefix(tmp.path())
+        .expect("inside")
+        .display()
+        .to_string();
     assert_fifo_refused(
         tmp.path(),
         &[&first[..], &["--out", "b"]].concat(),
@@ -242,7 +258,15 @@ fn a_fifo_in_a_results_folder_is_named_by_compare_and_check() {
     quickstart_in(tmp.path(), "q.toml", 2, "");
     let (code, stderr) = run_within(
         tmp.path(),
-        &["run", "q.toml", "--no-plots", "--no-cache", "--quiet", "--out", "a"],
+        &[
+            "run",
+            "q.toml",
+            "--no-plots",
+            "--no-cache",
+            "--quiet",
+            "--out",
+            "a",
+        ],
         Duration::from_secs(120),
     );
     assert_eq!(code, Some(0), "{stderr}");
@@ -326,7 +350,9 @@ fn sizes_from_manifests_records_and_resamples_are_checked_under_a_4_gb_cap() {
     let (code, stderr) = run_limited(tmp.path(), cap, &["merge", "s0", "s1", "--out", "m2"], long);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("s1/runs.bin: record of task 1 at byte 8 is damaged: it claims 1099511627776 bytes"),
+        stderr.contains(
+            "s1/runs.bin: record of task 1 at byte 8 is damaged: it claims 1099511627776 bytes"
+        ),
         "{stderr}"
     );
 

@@ -219,7 +219,11 @@ mod tests {
                 }
             }
         }
-        assert!(spools.iter().all(|s| Arc::ptr_eq(&s.store, &spools[0].store)));
+        assert!(
+            spools
+                .iter()
+                .all(|s| Arc::ptr_eq(&s.store, &spools[0].store))
+        );
         for (i, s) in spools.iter_mut().enumerate().step_by(499) {
             s.finish().expect("finish");
             let out = dir.path().join(format!("{i}.csv"));

@@ -408,7 +408,8 @@ pub fn check_folders(
 /// error when it cannot be read or is not JSON.
 fn run_identity(dir: &Path, what: &str) -> Result<std::result::Result<(u64, u64), String>> {
     let path = dir.join("run.json");
-    if let Some(e) = crate::core::io::special_file_error(&path, &format!("run.json of the {what}")) {
+    if let Some(e) = crate::core::io::special_file_error(&path, &format!("run.json of the {what}"))
+    {
         return Err(e);
     }
     if !path.is_file() {

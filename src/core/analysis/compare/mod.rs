@@ -191,7 +191,11 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
                              use at most {} resamples",
                             grouped(opts.resamples as u64),
                             grouped(d.len() as u64),
-                            if point.is_empty() { String::new() } else { format!(", {point}") },
+                            if point.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", {point}")
+                            },
                             grouped(draws),
                             grouped(MAX_BOOTSTRAP_DRAWS),
                             grouped(MAX_BOOTSTRAP_DRAWS / d.len().max(1) as u64)
