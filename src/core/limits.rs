@@ -47,6 +47,12 @@ pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// staging folders add a suffix; file names are at most 255 bytes).
 pub const MAX_NAME_BYTES: usize = 128;
 
+/// Jobs of a job trace. Reading one holds about 250 bytes a job, running
+/// it about 480 (issue 33 measured 4.8 GB for 10^7 jobs): about 2.4 GB
+/// at the limit. Checked row by row while the trace is read, so a larger
+/// trace stops at the first job too many, before its memory is spent.
+pub const MAX_TRACE_JOBS: u64 = 5_000_000;
+
 /// Tasks (points × repetitions × policies) a shard manifest may say its
 /// plan has (`total_tasks`): `merge` keeps one owner slot per task (4
 /// bytes), 1 GiB at the limit. Checked with the manifest, before the
