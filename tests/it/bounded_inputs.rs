@@ -155,6 +155,42 @@ fn a_600_point_sweep_writes_every_point_and_its_shards_merge_under_ulimit_n_256(
     assert_same_result_files(&whole, &tmp.path().join("merged"), "merged shards");
 }
 
+/// A merge reads its shards round-robin: with more shards than half the
+/// open-file limit it reopens each shard's file per record instead of
+/// holding them all (the fixed threshold of 256 open shards failed under
+/// a lower limit). 100 shards merge under `ulimit -n 100` into the files
+/// one run writes.
+#[test]
+fn more_shards_than_the_open_file_limit_allows_still_merge() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    quickstart_in(tmp.path(), "q.toml", 25, "");
+    let shards = shard_folders(tmp.path(), "q.toml", 100);
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--out", "merged", "--quiet"]);
+    let (code, stderr) = run_limited(tmp.path(), "-n 100", &args, Duration::from_secs(120));
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stderr) = run_within(
+        tmp.path(),
+        &[
+            "run",
+            "q.toml",
+            "--no-plots",
+            "--no-cache",
+            "--quiet",
+            "--out",
+            "whole",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_same_result_files(
+        &tmp.path().join("whole"),
+        &tmp.path().join("merged"),
+        "100 shards",
+    );
+}
+
 /// Below the fewest open files a command needs, `run` says so up front
 /// instead of failing midway.
 #[test]
