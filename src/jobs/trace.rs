@@ -303,7 +303,7 @@ impl Builder {
         if self.jobs.len() as u64 >= self.max_jobs {
             return Err(Error::input(format!(
                 "{where_}: more than {} jobs, the limit of a job trace (docs/REFERENCE.md, \"Limits\")",
-                crate::core::limits::grouped(self.max_jobs)
+                grouped(self.max_jobs)
             )));
         }
         self.jobs.push(Job {
