@@ -47,6 +47,34 @@ pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// staging folders add a suffix; file names are at most 255 bytes).
 pub const MAX_NAME_BYTES: usize = 128;
 
+/// Jobs of a job trace. Reading one holds about 250 bytes a job, running
+/// it about 480 (issue 33 measured 4.8 GB for 10^7 jobs): about 2.4 GB
+/// at the limit. Checked row by row while the trace is read, so a larger
+/// trace stops at the first job too many, before its memory is spent.
+pub const MAX_TRACE_JOBS: u64 = 5_000_000;
+
+/// Tasks (points × repetitions × policies) a shard manifest may say its
+/// plan has (`total_tasks`): `merge` keeps one owner slot per task (4
+/// bytes), 1 GiB at the limit. Checked with the manifest, before the
+/// table is allocated; the manifest's own task list must match it.
+pub const MAX_MERGE_TASKS: u64 = 1 << 28;
+
+/// Bytes of one record of a shard's `runs.bin` or of one cache entry
+/// (one encoded run; a run with its whole job log stays far below). A
+/// longer length field is damage, found before anything is allocated.
+pub const MAX_RECORD_BYTES: u64 = 1 << 32;
+
+/// `compare --resamples`: bootstrap resamples of each comparison (8 bytes
+/// each are kept to take the quantiles: 8 MB at the limit). Checked
+/// before any folder is read.
+pub const MAX_RESAMPLES: u64 = 1_000_000;
+
+/// Draws of one bootstrap interval of `compare`: resamples × paired
+/// repetitions. Each draw is a random index and an addition, so this
+/// bounds the time of one row (about a second in a release build); a
+/// row past it is refused, naming `--resamples` and the repetitions.
+pub const MAX_BOOTSTRAP_DRAWS: u64 = 100_000_000;
+
 /// `n` written with thousands separators (`1,000,000`) for messages.
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();

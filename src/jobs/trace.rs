@@ -185,6 +185,8 @@ struct Builder {
     group: Option<Vec<String>>,
     type_columns: Vec<String>,
     type_durations: Vec<Micros>,
+    /// The most jobs taken ([`MAX_TRACE_JOBS`](crate::core::limits::MAX_TRACE_JOBS)).
+    max_jobs: u64,
 }
 
 /// The type names of every row's `type_durations`, in order of first
@@ -226,6 +228,7 @@ impl Builder {
             group: has_group.then(Vec::new),
             type_columns: Vec::new(),
             type_durations: Vec::new(),
+            max_jobs: crate::core::limits::MAX_TRACE_JOBS,
         }
     }
 
@@ -297,9 +300,10 @@ impl Builder {
                 u
             }
         };
-        if self.jobs.len() >= u32::MAX as usize {
+        if self.jobs.len() as u64 >= self.max_jobs {
             return Err(Error::input(format!(
-                "{where_}: more than 2^32 - 1 jobs in one trace"
+                "{where_}: more than {} jobs, the limit of a job trace (docs/REFERENCE.md, \"Limits\")",
+                grouped(self.max_jobs)
             )));
         }
         self.jobs.push(Job {
@@ -520,6 +524,31 @@ mod tests {
 
     fn parse(text: &str) -> Result<JobTrace> {
         parse_job_trace("t.csv", text.as_bytes())
+    }
+
+    /// Issue 33, row 4: a trace of 10^7 jobs aborted an allocation. The
+    /// job count is checked row by row, so the row past the limit is the
+    /// error (file and line), before the trace's memory is spent.
+    #[test]
+    fn the_job_past_the_trace_limit_is_an_error_naming_its_line() {
+        let mut b = Builder::new("t.csv", false, false, 4);
+        b.max_jobs = 3;
+        for k in 0..3u64 {
+            b.push(k + 2, &format!("j{k}"), "u", 0.0, 1.0, 1, None, None)
+                .expect("within the limit");
+        }
+        let e = b
+            .push(5, "j3", "u", 0.0, 1.0, 1, None, None)
+            .expect_err("past the limit");
+        assert_eq!(
+            e.to_string(),
+            "t.csv: line 5: more than 3 jobs, the limit of a job trace (docs/REFERENCE.md, \"Limits\")"
+        );
+        assert_eq!(b.jobs.len(), 3);
+        assert_eq!(
+            Builder::new("t.csv", false, false, 0).max_jobs,
+            crate::core::limits::MAX_TRACE_JOBS
+        );
     }
 
     #[test]

@@ -74,8 +74,7 @@ fn figures_in(folder: &Path, files: &[PathBuf]) -> Result<Vec<(String, String)>>
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| Error::input(format!("cannot read {}: {e}", f.display())))?;
+        let text = crate::core::io::read_text(f, "figure", "an SVG text file", 1 << 30)?;
         out.push((stem, text));
     }
     Ok(out)

@@ -11,25 +11,29 @@ use super::scenario::{Say, task_list, write_and_summarise};
 use super::shard::{SCENARIO_PART, plan_identity};
 use crate::core::error::{Error, Result};
 use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
-use crate::core::io::{Protected, prepare_target};
+use crate::core::io::{Protected, open_files_budget, prepare_target};
 use crate::core::run::identity::TOOL_BUILD;
 use crate::core::run::mode::Mode;
 use crate::core::run::runner::{finish_reports, merge_scenarios, thread_pool};
-use crate::core::run::shard::{Manifest, Recipe, RunsReader};
+use crate::core::run::shard::{MANIFEST, Manifest, Recipe, RunsReader};
 use crate::registry::Registry;
 
-/// With more shards than this, each shard's file is opened for each of
-/// its records and closed again (task k is in shard k mod N, so a merge
-/// reads the shards round-robin; keeping a thousand files open would
-/// meet the usual limit of 1,024 open files).
+/// With more shards than this (or than half the open-file limit,
+/// [`open_files_budget`]), each shard's file is opened for each of its
+/// records and closed again (task k is in shard k mod N, so a merge reads
+/// the shards round-robin; keeping a thousand files open would meet the
+/// usual limit of 1,024 open files).
 const KEEP_OPEN: usize = 256;
+
+/// No shard holds this task ([`Checked::owner`]).
+const NO_OWNER: u32 = u32::MAX;
 
 /// The shards of a merge, checked.
 struct Checked {
     /// One per shard folder, in command-line order.
     manifests: Vec<Manifest>,
-    /// Per flat task: the shard holding it (`None`: missing).
-    owner: Vec<Option<u32>>,
+    /// Per flat task: the shard holding it ([`NO_OWNER`]: missing).
+    owner: Vec<u32>,
     /// The missing task ids.
     missing: Vec<u64>,
 }
@@ -101,9 +105,53 @@ fn check_shards(args: &MergeOptions) -> Result<Checked> {
             )));
         }
     }
+    // Every size the manifests give is checked before the owner table is
+    // allocated: `total_tasks` against its limit and each manifest's own
+    // task list (a shard I/N of T tasks lists exactly I, I + N, ...).
+    let max = crate::core::limits::MAX_MERGE_TASKS;
+    for (i, m) in manifests.iter().enumerate() {
+        let file = args.shards[i].join(MANIFEST);
+        if m.total_tasks != first.total_tasks {
+            return Err(Error::input(format!(
+                "cannot merge: {}: `total_tasks` is {}, but {} in {}: the shards are not of one run",
+                file.display(),
+                m.total_tasks,
+                first.total_tasks,
+                args.shards[0].join(MANIFEST).display()
+            )));
+        }
+        if m.total_tasks > max {
+            return Err(Error::input(format!(
+                "cannot merge: {}: `total_tasks` is {}, above the limit of {} tasks a merge folds; \
+                 the manifest is damaged",
+                file.display(),
+                m.total_tasks,
+                crate::core::limits::grouped(max)
+            )));
+        }
+        let listed = m.tasks.len() as u64;
+        let expected = m.shard.len(m.total_tasks);
+        let first_wrong = (0..listed).find(|&j| m.tasks[j as usize] != m.shard.task(j));
+        if listed != expected || first_wrong.is_some() {
+            return Err(Error::input(format!(
+                "cannot merge: {}: `tasks` does not match `total_tasks` = {} and `shard` = {}: \
+                 expected the {expected} tasks {}, {}, ... of that shard, found {listed}{}; \
+                 the manifest is damaged",
+                file.display(),
+                m.total_tasks,
+                m.shard,
+                m.shard.task(0),
+                m.shard.task(1),
+                first_wrong.map_or(String::new(), |j| format!(
+                    " (entry {j} is {})",
+                    m.tasks[j as usize]
+                )),
+            )));
+        }
+    }
     let total = usize::try_from(first.total_tasks)
         .map_err(|_| Error::input("shard manifest: too many tasks for this machine"))?;
-    let mut owner: Vec<Option<u32>> = vec![None; total];
+    let mut owner: Vec<u32> = vec![NO_OWNER; total];
     for (i, m) in manifests.iter().enumerate() {
         let mut last = None;
         for &t in &m.tasks {
@@ -123,20 +171,20 @@ fn check_shards(args: &MergeOptions) -> Result<Checked> {
                 )));
             }
             last = Some(t);
-            if let Some(o) = *slot {
+            if *slot != NO_OWNER {
                 return Err(Error::input(format!(
                     "cannot merge: task {t} is in two shards, {} and {} (duplicated shard?); give each shard once",
-                    shown(o as usize),
+                    shown(*slot as usize),
                     shown(i)
                 )));
             }
-            *slot = Some(i as u32);
+            *slot = u32::try_from(i).map_err(|_| Error::input("cannot merge: too many shards"))?;
         }
     }
     let missing: Vec<u64> = owner
         .iter()
         .enumerate()
-        .filter(|(_, o)| o.is_none())
+        .filter(|(_, o)| **o == NO_OWNER)
         .map(|(k, _)| k as u64)
         .collect();
     if !missing.is_empty() && !args.allow_partial {
@@ -233,7 +281,7 @@ fn merge_mode<M: Mode>(
     mode: &M,
     args: &MergeOptions,
     manifests: &[Manifest],
-    owner: &[Option<u32>],
+    owner: &[u32],
     missing: &[u64],
 ) -> Result<Value> {
     let first = &manifests[0];
@@ -275,6 +323,15 @@ fn merge_mode<M: Mode>(
             r.scenario_path.display()
         )));
     }
+    let plan_total: u64 = scenarios.iter().map(|s| mode.tasks(s)).sum();
+    if plan_total != first.total_tasks {
+        return Err(Error::input(format!(
+            "cannot merge: {}: `total_tasks` is {}, but the scenario has {plan_total} tasks: \
+             the manifest is damaged",
+            args.shards[0].join(MANIFEST).display(),
+            first.total_tasks
+        )));
+    }
     if !missing.is_empty() {
         empty_policies(mode, &scenarios, missing)?;
     }
@@ -300,14 +357,14 @@ fn merge_mode<M: Mode>(
         .iter()
         .map(|d| RunsReader::open(d))
         .collect::<Result<Vec<_>>>()?;
-    let keep_open = readers.len() <= KEEP_OPEN;
+    let keep_open = readers.len() <= open_files_budget(KEEP_OPEN);
     let pool = thread_pool(args.threads.map(|t| t as usize))?;
     let folded = merge_scenarios(mode, &pool, &scenarios, r.jobs, &mut |k, key| {
         let Some(i) = usize::try_from(k)
             .ok()
             .and_then(|k| owner.get(k))
             .copied()
-            .flatten()
+            .filter(|&o| o != NO_OWNER)
         else {
             return Ok(None);
         };

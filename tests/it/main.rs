@@ -23,6 +23,7 @@ mod aggregate;
 mod architecture;
 mod bad_inputs;
 mod bench_cmd;
+mod bounded_inputs;
 mod cache;
 mod check_cmd;
 mod cli;

@@ -36,7 +36,9 @@ pub use results_folder::{
 /// Open `path` for reading; `what` describes it in errors ("trace",
 /// "scenario"). A missing file, a directory, and anything that is not a
 /// regular file (a FIFO would block forever, a device such as `/dev/zero`
-/// never ends) give a clear error.
+/// never ends) give a clear error. The file is opened non-blocking and
+/// checked again once open, so a FIFO put in its place between the check
+/// and the open is refused too instead of blocking the open (issue 33).
 pub fn open_input(path: &Path, what: &str) -> Result<File> {
     match fs::metadata(path) {
         Ok(m) if m.is_dir() => {
@@ -45,13 +47,7 @@ pub fn open_input(path: &Path, what: &str) -> Result<File> {
                 path.display()
             )));
         }
-        Ok(m) if !m.is_file() => {
-            return Err(Error::input(format!(
-                "{what} {} is not a regular file ({}): expected a file",
-                path.display(),
-                special_kind(&m)
-            )));
-        }
+        Ok(m) if !m.is_file() => return Err(not_regular(path, what, &m)),
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(Error::input(format!(
@@ -61,7 +57,87 @@ pub fn open_input(path: &Path, what: &str) -> Result<File> {
         }
         Err(e) => return Err(Error::io(&format!("read {what}"), path, &e)),
     }
-    File::open(path).map_err(|e| Error::io(&format!("open {what}"), path, &e))
+    let file = open_nonblocking(path).map_err(|e| Error::io(&format!("open {what}"), path, &e))?;
+    let m = file
+        .metadata()
+        .map_err(|e| Error::io(&format!("read {what}"), path, &e))?;
+    if !m.is_file() {
+        return Err(not_regular(path, what, &m));
+    }
+    Ok(file)
+}
+
+/// Whether `path` is something [`open_input`] would refuse because it is
+/// not a regular file (a FIFO, a device, a socket): its error, if so.
+/// A missing path is not such a case (`None`).
+pub fn special_file_error(path: &Path, what: &str) -> Option<Error> {
+    let m = fs::metadata(path).ok()?;
+    (!m.is_file() && !m.is_dir()).then(|| not_regular(path, what, &m))
+}
+
+fn not_regular(path: &Path, what: &str, m: &fs::Metadata) -> Error {
+    Error::input(format!(
+        "{what} {} is not a regular file ({}): expected a file",
+        path.display(),
+        special_kind(m)
+    ))
+}
+
+/// Open for reading without blocking on a FIFO (a regular file reads as
+/// usual with `O_NONBLOCK`).
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    File::open(path)
+}
+
+/// The soft limit on this process's open files (`ulimit -n`), where the
+/// system tells it without a system call (Linux: `/proc/self/limits`);
+/// `None` when unknown or unlimited.
+pub fn open_files_limit() -> Option<u64> {
+    let text = fs::read_to_string("/proc/self/limits").ok()?;
+    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+    line["Max open files".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The fewest open files a command needs (the binary, its inputs, the
+/// output being written, the thread pool's pipes, the result cache): a
+/// soft limit below this is refused up front ([`check_open_files_limit`]).
+pub const MIN_OPEN_FILES: u64 = 64;
+
+/// Refuse, before any work, an open-file limit too low for `command`
+/// ([`MIN_OPEN_FILES`]); no commands need more, whatever their size:
+/// runs spool every point's rows into one file and merges of many shards
+/// reopen them in turn ([`open_files_budget`]).
+pub fn check_open_files_limit(command: &str) -> Result<()> {
+    match open_files_limit() {
+        Some(n) if n < MIN_OPEN_FILES => Err(Error::input(format!(
+            "{command}: the open-file limit (`ulimit -n`) is {n}; tenantsim needs at least \
+             {MIN_OPEN_FILES}: raise it (`ulimit -n 1024`)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How many input files a command may keep open at once besides what it
+/// needs anyway: half the soft open-file limit, at most `cap` (`cap`
+/// when the limit is unknown).
+pub fn open_files_budget(cap: usize) -> usize {
+    open_files_limit()
+        .map_or(cap, |n| usize::try_from(n / 2).unwrap_or(cap))
+        .min(cap)
 }
 
 /// What kind of special file `m` describes, for messages.

@@ -102,7 +102,7 @@ fn manifest_names_tenantsim(path: &Path) -> bool {
     // A run.json is a few kilobytes; anything huge is not ours.
     let small = fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
     small
-        && fs::read(path)
+        && super::read_input_limited(path, "run.json", 1 << 20)
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .is_some_and(|v| v.get("tool").and_then(|t| t.as_str()) == Some("tenantsim"))

@@ -1,54 +1,110 @@
 //! A results file written row by row while the runs are folded, so no run
 //! is kept for it (the per-run files of both modes).
 //!
-//! Rows go to an anonymous temporary file (created in the system's
-//! temporary folder, `TMPDIR`, and unlinked at once, so nothing is left
-//! behind whatever kills the process); when the results folder is written
-//! they are copied into it, in bounded memory.
+//! Rows are buffered in memory in chunks of at most [`CHUNK`] bytes; a
+//! full chunk is appended to one anonymous temporary file that every live
+//! spool of the process shares (created in the system's temporary folder,
+//! `TMPDIR`, and unlinked at once, so nothing is left behind whatever kills
+//! the process). A spool remembers where its chunks lie; when the results
+//! folder is written they are copied into it, in bounded memory.
+//!
+//! One file for all spools keeps the open files of a run at one whatever
+//! the sweep size: a 600-point sweep holds 1,800 to 3,000 spools until its
+//! folders are written, which one file per spool would turn into
+//! `Too many open files` under the usual `ulimit -n 1024` (issue 33). The
+//! shared file is closed, and its space freed, when the last spool goes.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use crate::core::error::{Error, Result};
+
+/// The most rows a spool buffers in memory before it appends them to the
+/// shared file (bytes).
+pub const CHUNK: usize = 16 << 10;
+
+/// The shared temporary file of the live spools.
+#[derive(Debug)]
+struct Store {
+    file: File,
+    /// Bytes written so far (every chunk is appended at this offset).
+    len: u64,
+    /// Where it was created (shown in messages; already unlinked).
+    path: PathBuf,
+    /// Whether the name is still there (the unlink failed): removed on drop.
+    linked: bool,
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        if self.linked {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The store every new spool joins while one is alive.
+static SHARED: Mutex<Weak<Mutex<Store>>> = Mutex::new(Weak::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The live shared store, or a new one.
+fn shared_store(name: &str) -> Result<Arc<Mutex<Store>>> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut shared = lock(&SHARED);
+    if let Some(store) = shared.upgrade() {
+        return Ok(store);
+    }
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!(
+        ".tenantsim-{}-{}-rows",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| Error::io(&format!("create a temporary file for {name} in"), &dir, &e))?;
+    // Unlinked now: the open file is all that holds the rows, and it goes
+    // away with the process however that ends.
+    let linked = fs::remove_file(&path).is_err();
+    let store = Arc::new(Mutex::new(Store {
+        file,
+        len: 0,
+        path,
+        linked,
+    }));
+    *shared = Arc::downgrade(&store);
+    Ok(store)
+}
 
 /// A file of rows being written.
 #[derive(Debug)]
 pub struct Spool {
     /// What it will become (for messages).
     name: &'static str,
-    out: BufWriter<File>,
-    /// Where it was created (shown in messages).
-    path: PathBuf,
-    /// Whether the name is still there (the unlink failed): removed on drop.
-    linked: bool,
+    store: Arc<Mutex<Store>>,
+    /// The rows not yet in the store.
+    buf: Vec<u8>,
+    /// Where this spool's rows lie in the store, in order: (offset, length).
+    chunks: Vec<(u64, u64)>,
 }
 
 impl Spool {
     /// A new spool for the file `name`, starting with `header`.
     pub fn new(name: &'static str, header: &str) -> Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir();
-        let path = dir.join(format!(
-            ".tenantsim-{}-{}-{name}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(&format!("create a temporary file for {name} in"), &dir, &e))?;
-        // Unlinked now: the open file is all that holds the rows, and it
-        // goes away with the process however that ends.
-        let linked = fs::remove_file(&path).is_err();
         let mut spool = Self {
             name,
-            out: BufWriter::with_capacity(1 << 16, file),
-            path,
-            linked,
+            store: shared_store(name)?,
+            buf: Vec::new(),
+            chunks: Vec::new(),
         };
         spool.write(header)?;
         Ok(spool)
@@ -56,36 +112,74 @@ impl Spool {
 
     /// Append `text`.
     pub fn write(&mut self, text: &str) -> Result<()> {
-        self.out
-            .write_all(text.as_bytes())
-            .map_err(|e| self.error(&e))
+        self.buf.extend_from_slice(text.as_bytes());
+        if self.buf.len() >= CHUNK {
+            self.flush_buf()?;
+        }
+        Ok(())
     }
 
-    /// Flush what is buffered.
+    /// Move the buffered rows to the store.
+    fn flush_buf(&mut self) -> Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let mut store = lock(&self.store);
+        let at = store.len;
+        let n = self.buf.len() as u64;
+        let written = (|| {
+            store.file.seek(SeekFrom::Start(at))?;
+            store.file.write_all(&self.buf)
+        })();
+        if let Err(e) = written {
+            return Err(error(self.name, &store.path, &e));
+        }
+        store.len = at + n;
+        drop(store);
+        match self.chunks.last_mut() {
+            // The previous chunk ends here: one longer chunk.
+            Some((off, len)) if *off + *len == at => *len += n,
+            _ => self.chunks.push((at, n)),
+        }
+        // A large write must not keep its buffer's size.
+        if self.buf.capacity() > 2 * CHUNK {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// Every row is in: move them to the store and free the buffer.
     pub fn finish(&mut self) -> Result<()> {
-        self.out.flush().map_err(|e| self.error(&e))
+        self.flush_buf()?;
+        self.buf = Vec::new();
+        Ok(())
     }
 
-    fn error(&self, e: &io::Error) -> Error {
-        Error::io(
-            &format!("write the rows of {} to the temporary file", self.name),
-            &self.path,
-            e,
-        )
-    }
-
-    /// Copy everything written (after [`Spool::finish`]) to `path`
-    /// atomically: a temporary name beside it, fsync, rename.
+    /// Copy everything written to `path` atomically: a temporary name
+    /// beside it, fsync, rename.
     pub fn copy_to(&self, path: &Path) -> Result<()> {
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
         let result = (|| {
-            let mut src: &File = self.out.get_ref();
-            src.seek(SeekFrom::Start(0))?;
             let mut dst = File::create(&tmp)?;
-            io::copy(&mut src, &mut dst)?;
+            {
+                let mut store = lock(&self.store);
+                for &(off, len) in &self.chunks {
+                    store.file.seek(SeekFrom::Start(off))?;
+                    let copied = io::copy(&mut (&store.file).take(len), &mut dst)?;
+                    if copied != len {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "the temporary file of rows is shorter than written",
+                        ));
+                    }
+                }
+            }
+            dst.write_all(&self.buf)?;
             dst.sync_all()?;
             fs::rename(&tmp, path)
         })();
@@ -96,10 +190,53 @@ impl Spool {
     }
 }
 
-impl Drop for Spool {
-    fn drop(&mut self) {
-        if self.linked {
-            let _ = fs::remove_file(&self.path);
+fn error(name: &str, path: &Path, e: &io::Error) -> Error {
+    Error::io(
+        &format!("write the rows of {name} to the temporary file"),
+        path,
+        e,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_spools_share_one_file_and_keep_their_rows_apart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut spools: Vec<Spool> = (0..3000)
+            .map(|_| Spool::new("summary.csv", "h\n").expect("spool"))
+            .collect();
+        // Interleaved writes, some past a chunk.
+        let big = "x".repeat(CHUNK + 7);
+        for round in 0..3 {
+            for (i, s) in spools.iter_mut().enumerate() {
+                s.write(&format!("{i},{round}\n")).expect("write");
+                if i % 1000 == 0 {
+                    s.write(&big).expect("write");
+                    s.write("\n").expect("write");
+                }
+            }
+        }
+        assert!(
+            spools
+                .iter()
+                .all(|s| Arc::ptr_eq(&s.store, &spools[0].store))
+        );
+        for (i, s) in spools.iter_mut().enumerate().step_by(499) {
+            s.finish().expect("finish");
+            let out = dir.path().join(format!("{i}.csv"));
+            s.copy_to(&out).expect("copy");
+            let mut want = String::from("h\n");
+            for round in 0..3 {
+                want.push_str(&format!("{i},{round}\n"));
+                if i % 1000 == 0 {
+                    want.push_str(&big);
+                    want.push('\n');
+                }
+            }
+            assert_eq!(fs::read_to_string(&out).expect("read"), want);
         }
     }
 }

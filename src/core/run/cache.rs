@@ -140,22 +140,40 @@ impl ResultCache {
     }
 
     /// The run stored under `key`, if a whole, checked entry of that task
-    /// is there.
-    pub fn get(&self, key: &str) -> Option<Vec<u8>> {
+    /// is there. An entry that is not a regular file (a FIFO would block
+    /// the run for ever, a device never ends) is an error naming it; one
+    /// longer than a record can be
+    /// ([`MAX_RECORD_BYTES`](crate::core::limits::MAX_RECORD_BYTES)) reads
+    /// as damaged without being read.
+    pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         let path = self.entry_path(key);
-        let bytes = fs::read(&path).ok()?;
+        let what = "result cache entry";
+        if let Some(e) = crate::core::io::special_file_error(&path, what) {
+            return Err(Error::input(format!(
+                "{e}; remove it, or run with --no-cache or another --cache folder"
+            )));
+        }
+        let max = crate::core::limits::MAX_RECORD_BYTES + OVERHEAD as u64;
+        let bytes = match crate::core::io::read_input_limited(&path, what, max) {
+            Ok(bytes) => bytes,
+            Err(_) if path.is_file() && fs::metadata(&path).is_ok_and(|m| m.len() > max) => {
+                self.corrupt.fetch_add(1, Ordering::Relaxed);
+                return Ok(None);
+            }
+            Err(_) => return Ok(None),
+        };
         match unseal_bound(&bytes, key) {
             Unsealed::Run(run) => {
                 touch(&path);
-                Some(run.to_vec())
+                Ok(Some(run.to_vec()))
             }
             Unsealed::Damaged => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
-                None
+                Ok(None)
             }
             Unsealed::OtherTask => {
                 self.misplaced.fetch_add(1, Ordering::Relaxed);
-                None
+                Ok(None)
             }
         }
     }
@@ -462,8 +480,8 @@ mod tests {
         let (ea, eb) = (fs::read(&pa).expect("a"), fs::read(&pb).expect("b"));
         fs::write(&pa, eb).expect("swap");
         fs::write(&pb, ea).expect("swap");
-        assert_eq!(cache.get(&a), None);
-        assert_eq!(cache.get(&b), None);
+        assert_eq!(cache.get(&a).expect("no error"), None);
+        assert_eq!(cache.get(&b).expect("no error"), None);
         assert_eq!(cache.misplaced_entries(), 2);
         assert_eq!(cache.corrupt_entries(), 0);
         let _ = fs::remove_dir_all(&tmp);
@@ -489,11 +507,14 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("tenantsim-cache-unit-{}", std::process::id()));
         let cache = ResultCache::open(&tmp).expect("open");
         let key = "ab".repeat(32);
-        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&key).expect("no error"), None);
         cache.put(&key, b"run");
-        assert_eq!(cache.get(&key).as_deref(), Some(&b"run"[..]));
+        assert_eq!(
+            cache.get(&key).expect("no error").as_deref(),
+            Some(&b"run"[..])
+        );
         fs::write(cache.entry_path(&key), b"TSCACHE2garbage").expect("damage");
-        assert_eq!(cache.get(&key), None);
+        assert_eq!(cache.get(&key).expect("no error"), None);
         assert_eq!(cache.corrupt_entries(), 1);
         assert_eq!(cache.misplaced_entries(), 0);
         assert_eq!(cache.write_error(), None);
@@ -527,7 +548,7 @@ mod tests {
         let u = cache.usage().expect("usage");
         assert_eq!((u.entries, u.bytes), (4, 4 * size));
         // Served: cc becomes the most recently used.
-        assert!(cache.get(&keys[2]).is_some());
+        assert!(cache.get(&keys[2]).expect("no error").is_some());
         let by_age = cache
             .prune(Some(Duration::from_secs(35 * 3600)), None)
             .expect("prune");

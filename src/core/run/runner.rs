@@ -142,7 +142,7 @@ fn obtain<M: Mode>(
 ) -> Result<(M::Run, bool)> {
     let key = cache.map(|(_, keys)| keys.key(task));
     if let (Some((cache, _)), Some(key)) = (cache, &key)
-        && let Some(bytes) = cache.get(key)
+        && let Some(bytes) = cache.get(key)?
         && let Ok(run) = mode.decode_run(scenario, &bytes)
     {
         return Ok((run, true));

@@ -228,6 +228,8 @@ impl RunsWriter {
 #[derive(Debug)]
 pub struct RunsReader {
     path: PathBuf,
+    /// The file's length when opened: no record may claim more.
+    len: u64,
     offset: u64,
     file: Option<BufReader<File>>,
 }
@@ -236,8 +238,14 @@ impl RunsReader {
     /// The runs of shard folder `dir` (checks the header).
     pub fn open(dir: &Path) -> Result<Self> {
         let path = dir.join(RUNS);
+        let what = "shard runs file";
+        let len = crate::core::io::open_input(&path, what)?
+            .metadata()
+            .map_err(|e| Error::io(&format!("read {what}"), &path, &e))?
+            .len();
         let mut r = Self {
             path,
+            len,
             offset: 0,
             file: None,
         };
@@ -255,7 +263,7 @@ impl RunsReader {
 
     fn reader(&mut self) -> Result<&mut BufReader<File>> {
         if self.file.is_none() {
-            let mut f = File::open(&self.path).map_err(|e| Error::io("open", &self.path, &e))?;
+            let mut f = crate::core::io::open_input(&self.path, "shard runs file")?;
             f.seek(SeekFrom::Start(self.offset))
                 .map_err(|e| Error::io("read", &self.path, &e))?;
             self.file = Some(BufReader::with_capacity(64 * 1024, f));
@@ -291,15 +299,28 @@ impl RunsReader {
         self.read_exact(&mut head)?;
         let task = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
         let len = u64::from_le_bytes(head[16..24].try_into().unwrap_or_default());
-        let len = usize::try_from(len)
-            .ok()
-            .filter(|&l| l < (1 << 40))
-            .ok_or_else(|| {
-                Error::input(format!(
-                    "{}: record at byte {at} is damaged (length {len})",
-                    self.path.display()
-                ))
-            })?;
+        // The length is checked against what the file still holds (and
+        // the documented maximum) before the record is allocated.
+        let left = self.len.saturating_sub(self.offset).saturating_sub(32);
+        let max = crate::core::limits::MAX_RECORD_BYTES;
+        if len > max || len > left {
+            return Err(Error::input(format!(
+                "{}: record of task {task} at byte {at} is damaged: it claims {len} bytes, but {} \
+                 (the shard is damaged or incomplete; run it again)",
+                self.path.display(),
+                if len > max {
+                    format!("a record holds at most {max}")
+                } else {
+                    format!("only {left} remain in the file")
+                }
+            )));
+        }
+        let len = usize::try_from(len).map_err(|_| {
+            Error::input(format!(
+                "{}: record at byte {at} is too large for this machine ({len} bytes)",
+                self.path.display()
+            ))
+        })?;
         let mut entry = vec![0u8; 16 + len + 32];
         entry[..16].copy_from_slice(&head[8..]);
         self.read_exact(&mut entry[16..])?;

@@ -90,11 +90,14 @@ struct CheckTable {
 /// The metric names of `golden/check.toml`, or `None` without the file.
 pub fn read_check_file(golden: &Path) -> Result<Option<(String, Vec<String>)>> {
     let path = golden.join(CHECK_FILE);
+    if let Some(e) = crate::core::io::special_file_error(&path, "golden check file") {
+        return Err(e);
+    }
     if !path.is_file() {
         return Ok(None);
     }
     let at = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, &e))?;
+    let text = crate::core::io::read_text(&path, "golden check file", "a TOML text file", 1 << 20)?;
     let file: CheckFile = toml::from_str(&text).map_err(|e| {
         crate::core::io::scenario::toml_error(
             &format!("{at} (expected `[check]` with `metrics = [\"NAME\", ...]`)"),

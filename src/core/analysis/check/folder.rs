@@ -24,12 +24,12 @@ pub fn layout(dir: &Path, what: &str) -> Result<Layout> {
             dir.display()
         )));
     }
-    // A summary.csv or sweep.csv that is there but not a regular file (a
-    // FIFO would block for ever) is named, not "not found".
+    // A FIFO or device in place of a results file is named, never read
+    // (nor reported as missing).
     for name in ["sweep.csv", "summary.csv"] {
-        let path = dir.join(name);
-        if std::fs::symlink_metadata(&path).is_ok() && !path.is_file() {
-            crate::core::io::open_input(&path, &format!("{what} {name}"))?;
+        let what = format!("{what} folder's {name}");
+        if let Some(e) = crate::core::io::special_file_error(&dir.join(name), &what) {
+            return Err(e);
         }
     }
     if dir.join("sweep.csv").is_file() {

@@ -408,10 +408,14 @@ pub fn check_folders(
 /// error when it cannot be read or is not JSON.
 fn run_identity(dir: &Path, what: &str) -> Result<std::result::Result<(u64, u64), String>> {
     let path = dir.join("run.json");
+    if let Some(e) = crate::core::io::special_file_error(&path, &format!("run.json of the {what}"))
+    {
+        return Err(e);
+    }
     if !path.is_file() {
         return Ok(Err(format!("no run.json in the {what}")));
     }
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io("read", &path, &e))?;
+    let text = crate::core::io::read_text(&path, "run.json", "JSON", 1 << 30)?;
     let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         Error::input(format!(
             "{}: line {}, column {}: not JSON ({e}); `check --stat` reads its `seed` and `repetitions` to pair repetitions",

@@ -29,6 +29,7 @@ use crate::core::analysis::check::welch::{mean_var, welch_interval};
 use crate::core::analysis::check::{Layout, column, layout, numbers, read_summary};
 use crate::core::analysis::stats::quantile;
 use crate::core::error::{Error, Result};
+use crate::core::limits::{MAX_BOOTSTRAP_DRAWS, MAX_RESAMPLES, grouped};
 
 /// Options of [`compare_folders`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -140,6 +141,13 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
             "--resamples: expected at least 1 bootstrap resample, got 0 (a paired interval needs resamples)",
         ));
     }
+    if opts.resamples as u64 > MAX_RESAMPLES {
+        return Err(Error::input(format!(
+            "--resamples: {} resamples exceed the limit of {}",
+            grouped(opts.resamples as u64),
+            grouped(MAX_RESAMPLES)
+        )));
+    }
     let points = match (layout(a, "first")?, layout(b, "second")?) {
         (Layout::Single, Layout::Single) => vec![(String::new(), a.to_path_buf(), b.to_path_buf())],
         (Layout::Sweep(pa), Layout::Sweep(pb)) => {
@@ -186,6 +194,24 @@ pub fn compare_folders(a: &Path, b: &Path, opts: Options) -> Result<Vec<Row>> {
                 let (ma, mb) = (mean_var(&x).0, mean_var(&y).0);
                 let (ci_low, ci_high) = if paired {
                     let d: Vec<f64> = x.iter().zip(&y).map(|(u, v)| v - u).collect();
+                    let draws = (opts.resamples as u64).saturating_mul(d.len() as u64);
+                    if draws > MAX_BOOTSTRAP_DRAWS {
+                        return Err(Error::input(format!(
+                            "--resamples: {} resamples of the {} paired repetitions of `{policy}` \
+                             ({metric}{}) are {} draws, above the limit of {} for one interval; \
+                             use at most {} resamples",
+                            grouped(opts.resamples as u64),
+                            grouped(d.len() as u64),
+                            if point.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", {point}")
+                            },
+                            grouped(draws),
+                            grouped(MAX_BOOTSTRAP_DRAWS),
+                            grouped(MAX_BOOTSTRAP_DRAWS / d.len().max(1) as u64)
+                        )));
+                    }
                     // One stream per row, by its position: the same on every run.
                     let seed = opts.seed ^ (rows.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                     bootstrap_mean_interval(&d, opts.level, opts.resamples, seed)
