@@ -407,3 +407,68 @@ fn sizes_from_manifests_records_and_resamples_are_checked_under_a_4_gb_cap() {
     );
     assert!(start.elapsed() < Duration::from_secs(5));
 }
+
+/// A `summary.csv` of `rows` repetitions of one policy, 15 metric values
+/// each drawn from a 64-bit LCG seeded with `seed` (about 250 bytes a row).
+fn big_summary(dir: &Path, rows: u64, seed: u64) {
+    use std::fmt::Write as _;
+    fs::create_dir_all(dir).expect("mkdir");
+    let mut text = String::from("policy,rep,tenants");
+    for i in 0..15 {
+        write!(text, ",m{i}").expect("write");
+    }
+    text.push('\n');
+    let mut x = seed;
+    for rep in 0..rows {
+        write!(text, "p,{rep},3").expect("write");
+        for _ in 0..15 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            write!(
+                text,
+                ",{:.12}",
+                (x >> 11) as f64 / (1u64 << 53) as f64 * 100.0
+            )
+            .expect("write");
+        }
+        text.push('\n');
+    }
+    fs::write(dir.join("summary.csv"), text).expect("write summary");
+}
+
+/// Issue 33, row 4: `check` held both summaries as keyed tables (4.5
+/// bytes of memory per input byte when they match, 17.7 when most values
+/// drift), so large summaries aborted under an address-space cap. Files
+/// that line up are now compared as they are read (two 80 MB summaries
+/// under `ulimit -v 700000`, which the tables alone would exceed); files
+/// whose comparison needs the tables beyond the cap are refused before
+/// they are read, naming them (exit 2, check's code for trouble).
+#[test]
+fn check_streams_large_summaries_and_refuses_tables_past_the_memory_cap() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rows = 320_000;
+    big_summary(&tmp.path().join("a"), rows, 1);
+    big_summary(&tmp.path().join("same"), rows, 1);
+    big_summary(&tmp.path().join("other"), rows, 2);
+    let size = fs::metadata(tmp.path().join("a/summary.csv"))
+        .expect("size")
+        .len();
+    assert!(size > 75_000_000, "{size} bytes");
+    let cap = "-v 700000";
+    let long = Duration::from_secs(120);
+    let (code, stderr) = run_limited(tmp.path(), cap, &["check", "a", "--against", "same"], long);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("ok: {} values", rows * 16)),
+        "{stderr}"
+    );
+    let (code, stderr) = run_limited(tmp.path(), cap, &["check", "a", "--against", "other"], long);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "a/summary.csv (80 MB) and other/summary.csv (80 MB) are compared as keyed tables"
+        ) && stderr.contains("this process may use (its address-space limit, `ulimit -v`)"),
+        "{stderr}"
+    );
+}

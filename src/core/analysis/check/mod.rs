@@ -19,6 +19,6 @@ pub use report::{
     Case, Deviation, Method, ModeOf, PairedExact, Pairing, Problem, Report, StatTest, Test,
     check_folders, column, numbers, same_value,
 };
-pub use stream::{Comparison, compare_dirs};
+pub use stream::{Comparison, compare_aligned, compare_dirs};
 pub use table::{SummaryTable, parse_summary, read_summary, rep_order};
 pub use tolerance::{Drift, Tolerance, compare_summaries, differences};

@@ -9,8 +9,12 @@ use std::path::Path;
 use super::family::{Family, resolve};
 use super::folder::{Layout, layout, summary_header};
 use super::welch::{hedges_g, holm, mean_var, paired, welch};
-use super::{SummaryTable, Tolerance, compare_summaries, differences, read_summary, rep_order};
+use super::{
+    Comparison, Drift, SummaryTable, Tolerance, compare_aligned, compare_summaries, differences,
+    read_summary, rep_order,
+};
 use crate::core::error::{Error, Result};
+use crate::core::memory::{human_bytes, memory_budget};
 
 /// How values are compared.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -311,8 +315,19 @@ pub fn check_folders(
     // The golden's metric columns over every point, in first-seen order:
     // the names `--metric` and check.toml may use.
     let mut known: Vec<String> = Vec::new();
+    // What the keyed tables read so far will hold (memory guard).
+    let mut table_bytes = 0u64;
     for (point, r, g) in &pairs {
         same_mode(r, g, mode_of)?;
+        // The exact check of files that line up streams them: memory
+        // holds the drifts, never the tables (issue 33).
+        if let Method::Exact(tol) = method
+            && let Some(c) = compare_aligned(r, g, tol)?
+        {
+            tables.push((point, PointData::Streamed(c)));
+            continue;
+        }
+        table_bytes = tables_memory(r, g, table_bytes)?;
         let got = read_summary(r)?;
         let want = read_summary(g)?;
         for m in &want.metrics {
@@ -320,7 +335,7 @@ pub fn check_folders(
                 known.push(m.clone());
             }
         }
-        tables.push((point, got, want));
+        tables.push((point, PointData::Tables(got, want)));
     }
     let family = match method {
         Method::Stat { .. } => {
@@ -340,7 +355,15 @@ pub fn check_folders(
     }
     let mut cases = Vec::new();
     let mut checked = 0;
-    for (k, (point, got, want)) in tables.iter().enumerate() {
+    for (k, (point, data)) in tables.iter().enumerate() {
+        let (got, want) = match data {
+            PointData::Streamed(c) => {
+                checked += c.checked;
+                cases_from_drifts(point, &c.policies, &c.metrics, &c.drifts, &mut cases);
+                continue;
+            }
+            PointData::Tables(got, want) => (got, want),
+        };
         let exact = matches!(method, Method::Exact(_));
         if let Some(message) = differences(got, want, exact) {
             problems.push(Problem {
@@ -401,6 +424,60 @@ pub fn check_folders(
         secondary_checked,
         pairing,
     })
+}
+
+/// One point's summaries, as [`check_folders`] compares them.
+enum PointData {
+    /// Compared in lockstep as they were read (the exact check of files
+    /// that line up): only the drifts are held.
+    Streamed(Comparison),
+    /// The keyed tables (results, golden).
+    Tables(SummaryTable, SummaryTable),
+}
+
+/// Bytes of memory the keyed comparison takes per byte of the two
+/// `summary.csv` files, at worst: every value kept as a `String` in a
+/// `BTreeMap` of rows, and every drifted value again as a drift and a
+/// deviation. Measured with `/usr/bin/time -f %M tenantsim check A
+/// --against B`: 449 MB peak for two 50 MB summaries that match (4.5
+/// bytes per input byte), 8.86 GB for two 250 MB summaries of which 94 %
+/// of the values drift (17.7).
+pub const TABLE_BYTES_PER_INPUT_BYTE: u64 = 18;
+
+/// The memory the keyed tables will take once those of `results` and
+/// `golden` are read besides the `held` bytes of earlier points
+/// ([`TABLE_BYTES_PER_INPUT_BYTE`]), refused before anything is read when
+/// it is more than this process may use ([`memory_budget`]): a clear
+/// error naming the files instead of an aborted allocation.
+fn tables_memory(results: &Path, golden: &Path, held: u64) -> Result<u64> {
+    let size = |d: &Path| {
+        std::fs::metadata(d.join("summary.csv"))
+            .map(|m| m.len())
+            .unwrap_or(0)
+    };
+    let (a, b) = (size(results), size(golden));
+    let need = a
+        .saturating_add(b)
+        .saturating_mul(TABLE_BYTES_PER_INPUT_BYTE)
+        .saturating_add(held);
+    if let Some((budget, from)) = memory_budget()
+        && need > budget
+    {
+        return Err(Error::input(format!(
+            "{} ({}) and {} ({}) are compared as keyed tables (they do not line up row by \
+             row, or more than {} of their values drift), which take up to {} bytes of memory \
+             per byte of the files: {}, more than the {} this process may use ({from})",
+            results.join("summary.csv").display(),
+            human_bytes(a),
+            golden.join("summary.csv").display(),
+            human_bytes(b),
+            crate::core::limits::grouped(super::stream::MAX_STREAMED_DRIFTS as u64),
+            TABLE_BYTES_PER_INPUT_BYTE,
+            human_bytes(need),
+            human_bytes(budget),
+        )));
+    }
+    Ok(need)
 }
 
 /// `seed` and `repetitions` of `dir/run.json`: `Ok(Err(why not))` when
@@ -498,8 +575,21 @@ fn exact_cases(
     cases: &mut Vec<Case>,
 ) -> Result<()> {
     let drifts = compare_summaries(got, want, tol)?;
+    cases_from_drifts(point, &want.policies, &want.metrics, &drifts, cases);
+    Ok(())
+}
+
+/// One case per (policy, metric) of the golden, in that order, with its
+/// drifts as deviations (repetitions in numeric order).
+fn cases_from_drifts(
+    point: &str,
+    policies: &[String],
+    metrics: &[String],
+    drifts: &[Drift],
+    cases: &mut Vec<Case>,
+) {
     let mut by_case: BTreeMap<(&str, &str), Vec<Deviation>> = BTreeMap::new();
-    for d in &drifts {
+    for d in drifts {
         by_case
             .entry((d.policy.as_str(), d.metric.as_str()))
             .or_default()
@@ -510,8 +600,8 @@ fn exact_cases(
                 size: deviation_size(&d.got, &d.golden),
             });
     }
-    for policy in &want.policies {
-        for metric in &want.metrics {
+    for policy in policies {
+        for metric in metrics {
             let mut deviations = by_case
                 .remove(&(policy.as_str(), metric.as_str()))
                 .unwrap_or_default();
@@ -531,7 +621,6 @@ fn exact_cases(
             });
         }
     }
-    Ok(())
 }
 
 /// One policy's values of metric column `i`, repetitions in numeric order.

@@ -1,0 +1,105 @@
+//! How much memory this process may use: the smaller of its address-space
+//! limit (`ulimit -v`, `prlimit --as`) and the machine's memory (Linux:
+//! `/proc/self/limits` and `/proc/meminfo`, read without a system call of
+//! their own). Commands whose memory grows with an input compare their
+//! estimate with it before reading, so a too-large input is a clear error
+//! naming it rather than an aborted allocation.
+
+use std::fs;
+
+/// The address-space soft limit in bytes (`None`: unlimited or unknown).
+pub fn address_space_limit() -> Option<u64> {
+    let text = fs::read_to_string("/proc/self/limits").ok()?;
+    parse_limit(&text, "Max address space")
+}
+
+/// The machine's memory in bytes, `MemTotal` of `/proc/meminfo` (`None`:
+/// unknown).
+pub fn machine_memory() -> Option<u64> {
+    let text = fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text, "MemTotal")
+}
+
+/// The memory this process may use and where that figure comes from:
+/// the smaller of [`address_space_limit`] and [`machine_memory`]; `None`
+/// when neither is known.
+pub fn memory_budget() -> Option<(u64, &'static str)> {
+    match (address_space_limit(), machine_memory()) {
+        (Some(a), Some(m)) if a <= m => Some((a, "its address-space limit, `ulimit -v`")),
+        (_, Some(m)) => Some((m, "the machine's memory")),
+        (Some(a), None) => Some((a, "its address-space limit, `ulimit -v`")),
+        (None, None) => None,
+    }
+}
+
+/// A byte count for messages: `1.5 GB`, `649 MB`, `12 kB`, `80 bytes`
+/// (powers of 1000).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+        (1_000, "kB"),
+    ];
+    for (size, unit) in UNITS {
+        if n >= size {
+            let x = n as f64 / size as f64;
+            return if x < 10.0 {
+                format!("{x:.1} {unit}")
+            } else {
+                format!("{x:.0} {unit}")
+            };
+        }
+    }
+    format!("{n} bytes")
+}
+
+/// The soft limit on the line of `/proc/self/limits` that starts with
+/// `name` (its first number; `unlimited` gives `None`).
+fn parse_limit(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    line[name.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// The value of `name` in `/proc/meminfo`, in bytes (the file gives kB).
+fn parse_meminfo(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.split(':').next() == Some(name))?;
+    let kb: u64 = line
+        .split(':')
+        .nth(1)?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    kb.checked_mul(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_and_meminfo_are_read_as_the_kernel_writes_them() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max open files            1024                 1048576              files     \n\
+                      Max address space         4294967296           unlimited            bytes     \n";
+        assert_eq!(
+            parse_limit(limits, "Max address space"),
+            Some(4_294_967_296)
+        );
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(parse_limit(unlimited, "Max address space"), None);
+        let meminfo = "MemTotal:        8123456 kB\nMemFree:          123456 kB\n";
+        assert_eq!(parse_meminfo(meminfo, "MemTotal"), Some(8_123_456 * 1024));
+        assert_eq!(parse_meminfo(meminfo, "MemAvailable"), None);
+    }
+
+    #[test]
+    fn byte_counts_read_as_people_write_them() {
+        assert_eq!(human_bytes(80), "80 bytes");
+        assert_eq!(human_bytes(12_000), "12 kB");
+        assert_eq!(human_bytes(649_000_000), "649 MB");
+        assert_eq!(human_bytes(1_500_000_000), "1.5 GB");
+    }
+}
