@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::core::error::{Error, Result};
+use crate::core::memory::human_bytes;
 use crate::core::run::cache::{ResultCache, Usage, parse_age, parse_size};
 use crate::run::{cache_max_size, default_cache_dir};
 
@@ -64,21 +65,6 @@ fn folder(args: &CacheArgs) -> Result<PathBuf> {
     })
 }
 
-/// A size for people: bytes, KiB, MiB or GiB with one decimal.
-fn human(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes} B");
-    }
-    let mut v = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    format!("{v:.1} {}", UNITS[unit])
-}
-
 /// How long ago `t` was, for people (`3 d`, `5 h`, `12 min`, `40 s`).
 fn ago(t: SystemTime) -> String {
     let s = SystemTime::now()
@@ -122,9 +108,9 @@ fn describe(dir: &std::path::Path, u: &Usage, cap: Option<u64>, json: bool) -> S
         "cache: {}\nentries: {}\nsize: {} ({} bytes)\nsize cap: {}\n",
         dir.display(),
         u.entries,
-        human(u.bytes),
+        human_bytes(u.bytes),
         u.bytes,
-        cap.map_or_else(|| "none".to_owned(), human),
+        cap.map_or_else(|| "none".to_owned(), human_bytes),
     );
     if let (Some(o), Some(n)) = (u.oldest, u.newest) {
         text.push_str(&format!(
@@ -182,10 +168,10 @@ pub fn cache(args: &CacheArgs) -> Result<()> {
                 print(&format!(
                     "removed {} entr(y/ies), {} freed; {} left: {} entr(y/ies), {}\n",
                     pruned.entries,
-                    human(pruned.bytes),
+                    human_bytes(pruned.bytes),
                     dir.display(),
                     usage.entries,
-                    human(usage.bytes)
+                    human_bytes(usage.bytes)
                 ))
             }
         }

@@ -32,26 +32,20 @@ pub fn memory_budget() -> Option<(u64, &'static str)> {
     }
 }
 
-/// A byte count for messages: `1.5 GB`, `649 MB`, `12 kB`, `80 bytes`
-/// (powers of 1000).
-pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (1_000_000_000_000, "TB"),
-        (1_000_000_000, "GB"),
-        (1_000_000, "MB"),
-        (1_000, "kB"),
-    ];
-    for (size, unit) in UNITS {
-        if n >= size {
-            let x = n as f64 / size as f64;
-            return if x < 10.0 {
-                format!("{x:.1} {unit}")
-            } else {
-                format!("{x:.0} {unit}")
-            };
-        }
+/// A byte count for people: bytes, then KiB, MiB, GiB or TiB with one
+/// decimal (`80 B`, `76.0 MiB`, `4.0 GiB`; `ulimit -v` counts KiB).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
     }
-    format!("{n} bytes")
+    let mut v = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
 }
 
 /// The soft limit on the line of `/proc/self/limits` that starts with
@@ -97,9 +91,9 @@ mod tests {
 
     #[test]
     fn byte_counts_read_as_people_write_them() {
-        assert_eq!(human_bytes(80), "80 bytes");
-        assert_eq!(human_bytes(12_000), "12 kB");
-        assert_eq!(human_bytes(649_000_000), "649 MB");
-        assert_eq!(human_bytes(1_500_000_000), "1.5 GB");
+        assert_eq!(human_bytes(80), "80 B");
+        assert_eq!(human_bytes(12 * 1024), "12.0 KiB");
+        assert_eq!(human_bytes(4_294_967_296), "4.0 GiB");
+        assert_eq!(human_bytes(1536 * 1024 * 1024), "1.5 GiB");
     }
 }

@@ -467,7 +467,7 @@ fn check_streams_large_summaries_and_refuses_tables_past_the_memory_cap() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "a/summary.csv (80 MB) and other/summary.csv (80 MB) are compared as keyed tables"
+            "a/summary.csv (76.0 MiB) and other/summary.csv (76.0 MiB) are compared as keyed tables"
         ) && stderr.contains("this process may use (its address-space limit, `ulimit -v`)"),
         "{stderr}"
     );
