@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::core::error::{Error, Result};
-use crate::core::memory::human_bytes;
+use crate::core::resources::human_bytes;
 use crate::core::run::cache::{ResultCache, Usage, parse_age, parse_size};
 use crate::run::{cache_max_size, default_cache_dir};
 

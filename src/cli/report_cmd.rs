@@ -1,12 +1,10 @@
-//! `tenantsim report RESULTS`, and the one way `table` and `report` write
-//! their file.
+//! `tenantsim report RESULTS`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::core::io::write_atomic;
 use crate::present::report::{GENERATOR, report_html};
 
@@ -57,30 +55,4 @@ pub fn report(args: &ReportArgs) -> Result<()> {
 /// A page `report` wrote: its generator tag is in its head.
 fn written_by_report(head: &str, _tail: &str) -> bool {
     head.contains(GENERATOR)
-}
-
-/// Write `bytes` to `out` atomically, or to stdout without `out`; a file
-/// is checked first ([`check_out_file`]: an existing one needs `force`,
-/// an input of the command is never replaced), `inputs` being the folders
-/// the command reads.
-pub fn write_or_print(
-    out: Option<&Path>,
-    force: bool,
-    bytes: &[u8],
-    what: &str,
-    inputs: &[Input<'_>],
-) -> Result<()> {
-    match out {
-        Some(path) => {
-            check_out_file("--out", path, force, None, inputs)?;
-            write_atomic(path, bytes)
-        }
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(bytes)
-                .and_then(|()| stdout.flush())
-                .map_err(|e| Error::stdout(&format!("the {what}"), &e))
-        }
-    }
 }

@@ -1,11 +1,13 @@
 //! `tenantsim table RESULTS`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
 
 use super::out_file::{Input, check_out_file};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
+use crate::core::io::write_atomic;
 use crate::present::table::{Precision, TableFormat, TableOptions, table_of};
 
 /// Arguments of `tenantsim table`.
@@ -64,11 +66,14 @@ pub fn table(args: &TableArgs) -> Result<()> {
         check_out_file("--out", out, args.force, None, &inputs)?;
     }
     let text = table_of(&args.results, &opts)?;
-    super::report_cmd::write_or_print(
-        args.out.as_deref(),
-        args.force,
-        text.as_bytes(),
-        "table",
-        &inputs,
-    )
+    match &args.out {
+        Some(out) => write_atomic(out, text.as_bytes()),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| Error::stdout("the table", &e))
+        }
+    }
 }

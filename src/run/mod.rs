@@ -73,7 +73,7 @@ impl<'a> Runner<'a> {
     /// caller keeps its own.
     pub fn run(&self, scenario: &Path, options: &RunOptions) -> Result<Value> {
         options.check()?;
-        crate::core::io::check_open_files_limit("run")?;
+        crate::core::resources::check_open_files_limit("run")?;
         scenario::run(self.registry, self.progress, scenario, options)
     }
 
@@ -82,7 +82,7 @@ impl<'a> Runner<'a> {
     /// document.
     pub fn merge(&self, options: &MergeOptions) -> Result<Value> {
         options.check()?;
-        crate::core::io::check_open_files_limit("merge")?;
+        crate::core::resources::check_open_files_limit("merge")?;
         merge::merge_shards(options, self.registry)
     }
 }

@@ -99,47 +99,6 @@ fn open_nonblocking(path: &Path) -> std::io::Result<File> {
     File::open(path)
 }
 
-/// The soft limit on this process's open files (`ulimit -n`), where the
-/// system tells it without a system call (Linux: `/proc/self/limits`);
-/// `None` when unknown or unlimited.
-pub fn open_files_limit() -> Option<u64> {
-    let text = fs::read_to_string("/proc/self/limits").ok()?;
-    let line = text.lines().find(|l| l.starts_with("Max open files"))?;
-    line["Max open files".len()..]
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-}
-
-/// The fewest open files a command needs (the binary, its inputs, the
-/// output being written, the thread pool's pipes, the result cache): a
-/// soft limit below this is refused up front ([`check_open_files_limit`]).
-pub const MIN_OPEN_FILES: u64 = 64;
-
-/// Refuse, before any work, an open-file limit too low for `command`
-/// ([`MIN_OPEN_FILES`]); no commands need more, whatever their size:
-/// runs spool every point's rows into one file and merges of many shards
-/// reopen them in turn ([`open_files_budget`]).
-pub fn check_open_files_limit(command: &str) -> Result<()> {
-    match open_files_limit() {
-        Some(n) if n < MIN_OPEN_FILES => Err(Error::input(format!(
-            "{command}: the open-file limit (`ulimit -n`) is {n}; tenantsim needs at least \
-             {MIN_OPEN_FILES}: raise it (`ulimit -n 1024`)"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// How many input files a command may keep open at once besides what it
-/// needs anyway: half the soft open-file limit, at most `cap` (`cap`
-/// when the limit is unknown).
-pub fn open_files_budget(cap: usize) -> usize {
-    open_files_limit()
-        .map_or(cap, |n| usize::try_from(n / 2).unwrap_or(cap))
-        .min(cap)
-}
-
 /// What kind of special file `m` describes, for messages.
 fn special_kind(m: &fs::Metadata) -> &'static str {
     #[cfg(unix)]

@@ -160,10 +160,7 @@ impl Spool {
     /// Copy everything written to `path` atomically: a temporary name
     /// beside it, fsync, rename.
     pub fn copy_to(&self, path: &Path) -> Result<()> {
-        let name = path
-            .file_name()
-            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let tmp = super::temp_path(path);
         let result = (|| {
             let mut dst = File::create(&tmp)?;
             {

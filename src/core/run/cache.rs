@@ -107,13 +107,7 @@ impl ResultCache {
     pub fn open(dir: &Path) -> Result<Self> {
         let entries = dir.join("v1");
         fs::create_dir_all(&entries).map_err(|e| Error::io("create the cache folder", dir, &e))?;
-        Ok(Self {
-            dir: dir.to_path_buf(),
-            temp_counter: AtomicU64::new(0),
-            corrupt: AtomicU64::new(0),
-            misplaced: AtomicU64::new(0),
-            write_error: Mutex::new(None),
-        })
+        Ok(Self::at(dir))
     }
 
     /// The cache in `dir` as it is, creating nothing (to describe or
@@ -414,7 +408,6 @@ impl ResultCache {
     pub fn prune(&self, older_than: Option<Duration>, max_bytes: Option<u64>) -> Result<Pruned> {
         let now = SystemTime::now();
         let age = |s: &Stored| now.duration_since(s.used).unwrap_or_default();
-        let mut stored = self.stored()?;
         let mut pruned = Pruned::default();
         let remove = |s: &Stored, pruned: &mut Pruned| match fs::remove_file(&s.path) {
             Ok(()) => {
@@ -427,8 +420,8 @@ impl ResultCache {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(Error::io("remove the cache entry", &s.path, &e)),
         };
-        let mut kept = Vec::with_capacity(stored.len());
-        for s in stored.drain(..) {
+        let mut kept = Vec::new();
+        for s in self.stored()? {
             let old = older_than.is_some_and(|limit| age(&s) > limit);
             let stale_temp = s.temporary && age(&s) > STALE_TEMP;
             if old || stale_temp {

@@ -122,6 +122,14 @@ fn task_keys<M: Mode>(
     all_task_keys(mode, scenarios, keep_jobs)
 }
 
+/// The key of flat task `k`, of scenario `s` (whose tasks start at
+/// `offsets[s]`).
+fn flat_task_key(keys: &[TaskKeys], offsets: &[u64], s: usize, k: u64) -> String {
+    keys.get(s)
+        .map(|t| t.key(k - offsets[s]))
+        .unwrap_or_default()
+}
+
 /// Each scenario's task keys (the identity a shard record is bound to).
 fn all_task_keys<M: Mode>(mode: &M, scenarios: &[&M::Scenario], keep_jobs: bool) -> Vec<TaskKeys> {
     scenarios
@@ -293,10 +301,7 @@ pub fn run_shard<M: Mode>(
         let (run, cached) = got?;
         let mut bytes = Vec::new();
         mode.encode_run(scenarios[s], &run, &mut bytes)?;
-        let key = keys
-            .get(s)
-            .map(|t| t.key(k - offsets[s]))
-            .unwrap_or_default();
+        let key = flat_task_key(&keys, &offsets, s, k);
         Ok((k, key, bytes, cached))
     };
     let mut done = ShardRun {
@@ -353,10 +358,7 @@ pub fn merge_scenarios<M: Mode>(
             ));
         }
         let s = scenario_of(&offsets, k);
-        let key = keys
-            .get(s)
-            .map(|t| t.key(k - offsets[s]))
-            .unwrap_or_default();
+        let key = flat_task_key(&keys, &offsets, s, k);
         match next(k, &key)? {
             Some(bytes) => {
                 let run = mode.decode_run(scenarios[s], &bytes).map_err(|e| {

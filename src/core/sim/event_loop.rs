@@ -59,7 +59,7 @@ pub struct LoopEnd {
 /// [`Interrupted`](crate::core::error::ErrorKind::Interrupted) error before
 /// the next instant's decisions and every [`PROGRESS_STEP`] events, so a
 /// stop never waits for a long repetition to finish. The check is one
-/// relaxed atomic load (no system call); it never changes a result.
+/// atomic load (no system call); it never changes a result.
 pub fn run_events<C: Component>(
     component: &mut C,
     queue: &mut EventQueue<C::Event>,

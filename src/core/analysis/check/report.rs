@@ -14,7 +14,7 @@ use super::{
     read_summary, rep_order,
 };
 use crate::core::error::{Error, Result};
-use crate::core::memory::{human_bytes, memory_budget};
+use crate::core::resources::{human_bytes, memory_budget};
 
 /// How values are compared.
 #[derive(Debug, Clone, Copy, PartialEq)]

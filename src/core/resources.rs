@@ -1,11 +1,53 @@
-//! How much memory this process may use: the smaller of its address-space
-//! limit (`ulimit -v`, `prlimit --as`) and the machine's memory (Linux:
-//! `/proc/self/limits` and `/proc/meminfo`, read without a system call of
-//! their own). Commands whose memory grows with an input compare their
-//! estimate with it before reading, so a too-large input is a clear error
-//! naming it rather than an aborted allocation.
+//! What this process may use, as the system tells it (Linux:
+//! `/proc/self/limits` and `/proc/meminfo`):
+//!
+//! - memory: the smaller of its address-space limit (`ulimit -v`,
+//!   `prlimit --as`) and the machine's memory. Commands whose memory grows
+//!   with an input compare their estimate with it before reading, so a
+//!   too-large input is a clear error naming it rather than an aborted
+//!   allocation;
+//! - open files (`ulimit -n`): refused up front below what any command
+//!   needs, and budgeted by commands that read many files (`merge`).
 
 use std::fs;
+
+use crate::core::error::{Error, Result};
+
+/// The soft limit on this process's open files (`ulimit -n`), where the
+/// system tells it without a system call (Linux: `/proc/self/limits`);
+/// `None` when unknown or unlimited.
+pub fn open_files_limit() -> Option<u64> {
+    let text = fs::read_to_string("/proc/self/limits").ok()?;
+    parse_limit(&text, "Max open files")
+}
+
+/// The fewest open files a command needs (the binary, its inputs, the
+/// output being written, the thread pool's pipes, the result cache): a
+/// soft limit below this is refused up front ([`check_open_files_limit`]).
+pub const MIN_OPEN_FILES: u64 = 64;
+
+/// Refuse, before any work, an open-file limit too low for `command`
+/// ([`MIN_OPEN_FILES`]); no commands need more, whatever their size:
+/// runs spool every point's rows into one file and merges of many shards
+/// reopen them in turn ([`open_files_budget`]).
+pub fn check_open_files_limit(command: &str) -> Result<()> {
+    match open_files_limit() {
+        Some(n) if n < MIN_OPEN_FILES => Err(Error::input(format!(
+            "{command}: the open-file limit (`ulimit -n`) is {n}; tenantsim needs at least \
+             {MIN_OPEN_FILES}: raise it (`ulimit -n 1024`)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// How many input files a command may keep open at once besides what it
+/// needs anyway: half the soft open-file limit, at most `cap` (`cap`
+/// when the limit is unknown).
+pub fn open_files_budget(cap: usize) -> usize {
+    open_files_limit()
+        .map_or(cap, |n| usize::try_from(n / 2).unwrap_or(cap))
+        .min(cap)
+}
 
 /// The address-space soft limit in bytes (`None`: unlimited or unknown).
 pub fn address_space_limit() -> Option<u64> {
