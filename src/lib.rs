@@ -190,5 +190,6 @@ pub mod prelude;
 pub mod present;
 pub mod registry;
 pub mod run;
+pub mod shared;
 
 pub use crate::core::error::{Error, ErrorKind, Result};
