@@ -48,4 +48,12 @@ pub enum JobEvent {
         /// Sequence number when scheduled.
         seq: u32,
     },
+    /// An event of the workload beside the trace ([`super::workload`]),
+    /// handed to it as it is.
+    Workload {
+        /// What the workload says it is.
+        tag: u8,
+        /// Its datum (e.g. a tenant).
+        data: u32,
+    },
 }

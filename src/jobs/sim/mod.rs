@@ -8,10 +8,13 @@ pub mod event;
 pub mod rounds;
 pub mod simulation;
 pub mod type_policy;
+pub mod workload;
 
 pub use cluster::{Alloc, Cluster, Placement};
+pub use rounds::Rounds;
 pub use simulation::{
-    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, Segment, SimTypes,
-    simulate_jobs, simulate_jobs_in_rounds,
+    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, JobTable, Key, RawRun, SchedInit,
+    Segment, SimTypes, simulate_jobs, simulate_jobs_in_rounds, simulate_with,
 };
 pub use type_policy::{JobTypes, TypePolicy};
+pub use workload::{Ctx, Workload};

@@ -45,12 +45,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::cluster::{Alloc, Cluster, Placement};
 use super::event::{ARRIVAL, COMPLETION, JobEvent, TIMER, WAIT_OVER};
 use super::rounds::Rounds;
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
+use super::workload::{Ctx, Workload};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::policy_clock::PolicyClock;
@@ -168,14 +170,14 @@ pub struct JobOutcome {
 /// The state of every job and of the cluster, readable by schedulers.
 #[derive(Debug)]
 pub struct State<'a> {
-    jobs: &'a [Job],
-    cluster: Cluster,
-    types: Option<&'a JobTypes>,
+    pub(super) jobs: Cow<'a, [Job]>,
+    pub(super) cluster: Cluster,
+    pub(super) types: Option<Cow<'a, JobTypes>>,
     type_policy: TypePolicy,
-    status: Vec<Status>,
+    pub(super) status: Vec<Status>,
     /// Work still owed at the start of the current run (or now, if not
     /// running), in work units (µs at the job's `duration`; §11.2).
-    remaining: Vec<Micros>,
+    pub(super) remaining: Vec<Micros>,
     /// Service received before the current run, µs of GPU holding without
     /// restores.
     attained: Vec<Micros>,
@@ -199,12 +201,91 @@ pub struct State<'a> {
     overhead: Micros,
     backfill: bool,
     round: Option<Micros>,
+    /// Jobs `0..trace_jobs` are the trace's; the others a workload's
+    /// (DESIGN §13), submitted while the run goes.
+    pub(super) trace_jobs: usize,
+    /// The cluster scheduler never sees the workload's jobs (priority
+    /// `low`, DESIGN §13.3).
+    pub(super) hidden: bool,
+    /// The workload's preempted jobs lose their progress (`restart`).
+    pub(super) restart_workload: bool,
+    /// Per job: withdrawn by its workload while waiting in the cluster
+    /// scheduler's queue; it "starts" on no GPUs and completes at once.
+    pub(super) withdrawn: Vec<bool>,
+    /// Per owner (0 trace, 1 workload): GPUs held, jobs running, jobs
+    /// waiting.
+    pub(super) held: [u64; 2],
+    pub(super) running_jobs: [u32; 2],
+    pub(super) waiting_jobs: [u32; 2],
+    /// Per job: the first node of its first allocation.
+    pub(super) first_node: Vec<u32>,
+    /// Per segment: the first node of its allocation.
+    pub(super) segment_node: Vec<u32>,
 }
 
 impl State<'_> {
-    /// The jobs.
+    /// The owner of job `i`: 0 the trace, 1 the workload.
+    pub(super) fn owner(&self, i: usize) -> usize {
+        usize::from(i >= self.trace_jobs)
+    }
+
+    /// Whether the cluster scheduler sees job `j` (every trace job; a
+    /// workload's jobs unless they are hidden, DESIGN §13.3).
+    pub fn visible(&self, j: u32) -> bool {
+        (j as usize) < self.trace_jobs || !self.hidden
+    }
+
+    /// GPUs held by the trace's jobs (`0`) or the workload's (`1`).
+    pub fn held_by(&self, owner: usize) -> u64 {
+        self.held[owner]
+    }
+
+    /// Jobs of the trace (`0`) or the workload (`1`) waiting.
+    pub fn waiting_of(&self, owner: usize) -> u32 {
+        self.waiting_jobs[owner]
+    }
+
+    /// Jobs of the trace (`0`) or the workload (`1`) running.
+    pub fn running_of(&self, owner: usize) -> u32 {
+        self.running_jobs[owner]
+    }
+
+    /// The first node job `j` ran on (`u32::MAX` before it started).
+    pub fn first_node(&self, j: u32) -> u32 {
+        self.first_node[j as usize]
+    }
+
+    /// Job `j`'s first start, µs ([`NEVER`] before it started).
+    pub fn first_start(&self, j: u32) -> Micros {
+        self.first_start[j as usize]
+    }
+
+    /// Waiting → running: the counters follow.
+    fn count_start(&mut self, i: usize) {
+        let o = self.owner(i);
+        self.waiting_jobs[o] -= 1;
+        self.running_jobs[o] += 1;
+        self.held[o] += u64::from(self.jobs[i].gpus);
+    }
+
+    /// Running → waiting (a preemption).
+    fn count_stop(&mut self, i: usize) {
+        let o = self.owner(i);
+        self.waiting_jobs[o] += 1;
+        self.running_jobs[o] -= 1;
+        self.held[o] -= u64::from(self.jobs[i].gpus);
+    }
+
+    /// Running → done.
+    fn count_done(&mut self, i: usize) {
+        let o = self.owner(i);
+        self.running_jobs[o] -= 1;
+        self.held[o] -= u64::from(self.jobs[i].gpus);
+    }
+
+    /// The jobs (a workload's jobs not yet submitted are placeholders).
     pub fn jobs(&self) -> &[Job] {
-        self.jobs
+        &self.jobs
     }
     /// Job `j`.
     pub fn job(&self, j: u32) -> &Job {
@@ -250,7 +331,7 @@ impl State<'_> {
 
     /// Job `j`'s duration on type `t`, µs (its `duration` when untyped).
     pub fn duration_on(&self, j: u32, t: GpuType) -> Micros {
-        match self.types {
+        match &self.types {
             None => self.jobs[j as usize].duration,
             Some(x) => x.duration(j as usize, t),
         }
@@ -258,7 +339,7 @@ impl State<'_> {
 
     /// The types job `j` may use, as a mask (bit `t` = type `t`).
     pub fn allowed_types(&self, j: u32) -> u64 {
-        self.types.map_or(1, |x| x.allowed(j as usize))
+        self.types.as_ref().map_or(1, |x| x.allowed(j as usize))
     }
 
     /// The type of job `j`'s current (or last) run.
@@ -271,7 +352,7 @@ impl State<'_> {
     /// fastest allowed type.
     pub fn start_types(&self, j: u32, now: Micros) -> u64 {
         let allowed = self.allowed_types(j);
-        match (self.type_policy, self.types) {
+        match (self.type_policy, &self.types) {
             (TypePolicy::FastestOrWait { max_wait }, Some(x))
                 if now.saturating_sub(self.jobs[j as usize].submit) < max_wait =>
             {
@@ -285,7 +366,7 @@ impl State<'_> {
     /// the placement rule, if it fits anywhere it may go.
     pub fn choose_type(&self, j: u32, now: Micros) -> Option<GpuType> {
         let gpus = self.jobs[j as usize].gpus;
-        let Some(x) = self.types else {
+        let Some(x) = &self.types else {
             return self.cluster.fits_on(gpus, 0).then_some(0);
         };
         let mask = self.start_types(j, now);
@@ -358,6 +439,12 @@ impl State<'_> {
         } else {
             (0, 0)
         };
+        let off_j = self.alloc_offset[j];
+        self.segment_node.push(if self.alloc_len[j] > 0 {
+            self.alloc[off_j].node
+        } else {
+            u32::MAX
+        });
         self.segments.push(Segment {
             job: j as u32,
             gpus: self.jobs[j].gpus,
@@ -395,6 +482,16 @@ pub struct Pass<'p, 'a> {
     now: Micros,
     state: &'p mut State<'a>,
     queue: &'p mut EventQueue<JobEvent>,
+}
+
+impl<'p, 'a> Pass<'p, 'a> {
+    pub(super) fn new(
+        now: Micros,
+        state: &'p mut State<'a>,
+        queue: &'p mut EventQueue<JobEvent>,
+    ) -> Self {
+        Self { now, state, queue }
+    }
 }
 
 impl<'a> Pass<'_, 'a> {
@@ -439,6 +536,9 @@ impl<'a> Pass<'_, 'a> {
                 "the scheduler started job {j}, which is not waiting"
             )));
         }
+        if s.withdrawn[i] {
+            return Ok(self.start_withdrawn(j));
+        }
         let Some(t) = s.choose_type(j, now) else {
             return Ok(false);
         };
@@ -456,6 +556,9 @@ impl<'a> Pass<'_, 'a> {
             return Err(Error::policy(format!(
                 "the scheduler started job {j}, which is not waiting"
             )));
+        }
+        if s.withdrawn[i] {
+            return Ok(self.start_withdrawn(j));
         }
         if usize::from(t) >= s.cluster.types().min(64) || s.allowed_types(j) & (1 << t) == 0 {
             return Err(Error::policy(format!(
@@ -485,11 +588,13 @@ impl<'a> Pass<'_, 'a> {
             .checked_add(run_time)
             .ok_or_else(|| Error::input("simulated time overflowed 2^64 µs"))?;
         s.status[i] = Status::Running;
+        s.count_start(i);
         s.run_start[i] = now;
         s.progress_start[i] = progress_start;
         s.end[i] = end;
         if s.first_start[i] == NEVER {
             s.first_start[i] = now;
+            s.first_node[i] = s.alloc[off].node;
         }
         self.queue.push(
             end,
@@ -500,6 +605,24 @@ impl<'a> Pass<'_, 'a> {
             },
         );
         Ok(true)
+    }
+
+    /// A job its workload withdrew while it waited (DESIGN §13.3)
+    /// "starts" on no GPUs and completes at once, so the scheduler forgets
+    /// it as it forgets any job; returns true (it started).
+    fn start_withdrawn(&mut self, j: u32) -> bool {
+        let s = &mut *self.state;
+        let i = j as usize;
+        s.status[i] = Status::Running;
+        self.queue.push(
+            self.now,
+            COMPLETION,
+            JobEvent::Completion {
+                job: j,
+                run: s.run[i],
+            },
+        );
+        true
     }
 
     /// Ask for a [`JobEvent::Timer`] after `service` more µs of progress of
@@ -549,6 +672,7 @@ impl<'a> Pass<'_, 'a> {
         s.attained[i] += progress;
         s.run[i] = s.run[i].wrapping_add(1);
         s.status[i] = Status::Waiting;
+        s.count_stop(i);
         let off = s.alloc_offset[i];
         let len = s.alloc_len[i] as usize;
         let (cluster, alloc) = (&mut s.cluster, &s.alloc);
@@ -576,6 +700,7 @@ impl<'a> Pass<'_, 'a> {
         s.restore[i] = t.restore;
         s.run[i] = t.run;
         s.status[i] = Status::Running;
+        s.count_start(i);
         Ok(())
     }
 
@@ -586,26 +711,56 @@ impl<'a> Pass<'_, 'a> {
         s.preemptions[i] += 1;
         // The segment ends now; its allocation is still recorded in place.
         s.push_segment(i, self.now);
+        if s.restart_workload && s.owner(i) == 1 {
+            // `preempt = "restart"` (DESIGN §13.3): the progress is lost,
+            // and with it the checkpoint to restore.
+            s.remaining[i] = s.jobs[i].duration;
+            s.restore[i] = false;
+        }
     }
 }
 
-/// Per-job pieces a scheduler is told about when something happens.
-struct JobSim<'a, 's> {
-    state: State<'a>,
-    scheduler: &'s mut dyn JobScheduler,
-    order: Vec<u32>,
-    next_arrival: usize,
-    dirty: bool,
-    done: usize,
-    /// Jobs submitted so far.
-    arrived: usize,
-    /// The round clock in rounds mode.
-    rounds: Option<Rounds>,
-    /// Time inside the scheduler's calls.
-    clock: PolicyClock,
+/// The simulation as a [`Component`] of the event loop: the trace's jobs,
+/// the cluster scheduler, and a [`Workload`] submitting jobs of its own
+/// (none in job mode: `()`).
+pub(super) struct JobSim<'a, 's, W> {
+    pub(super) engine: Engine<'a, 's>,
+    /// The workload submitting jobs `trace_jobs..`.
+    pub(super) workload: W,
 }
 
-impl JobSim<'_, '_> {
+/// Everything of the simulation but the workload, so a workload's hooks
+/// can act on it ([`Ctx`]).
+pub(super) struct Engine<'a, 's> {
+    pub(super) state: State<'a>,
+    pub(super) scheduler: &'s mut dyn JobScheduler,
+    order: Vec<u32>,
+    next_arrival: usize,
+    pub(super) dirty: bool,
+    /// Trace jobs done.
+    done: usize,
+    /// Trace jobs submitted so far.
+    arrived: usize,
+    /// The round clock in rounds mode.
+    pub(super) rounds: Option<Rounds>,
+    /// Time inside the scheduler's calls.
+    pub(super) clock: PolicyClock,
+    /// Events about the trace's jobs (arrivals, their completions, timers
+    /// and waits, round boundaries when the workload is hidden): what a
+    /// run of the trace alone would count.
+    trace_events: u64,
+    /// The last instant with such an event.
+    trace_end: Micros,
+    /// Whether the event just handled was about the trace.
+    last_was_trace: bool,
+    /// Tentative preemptions of hidden workload jobs during a pass.
+    tentative: Vec<Tentative>,
+    /// Hidden workload jobs whose preemption became final in a pass, for
+    /// the workload to hear of after it.
+    pub(super) preempted: Vec<u32>,
+}
+
+impl Engine<'_, '_> {
     /// Under `fastest-or-wait`, the event at which arriving job `j` may
     /// stop waiting for its fastest type (only if it has another type).
     fn push_wait_over(&self, j: u32, queue: &mut EventQueue<JobEvent>) {
@@ -630,9 +785,65 @@ impl JobSim<'_, '_> {
             );
         }
     }
+
+    /// Whether any job the scheduler sees is waiting or running.
+    fn active(&self) -> bool {
+        let s = &self.state;
+        self.arrived > self.done || (!s.hidden && s.waiting_jobs[1] + s.running_jobs[1] > 0)
+    }
+
+    /// Whether no job the scheduler sees holds GPUs (a round ends).
+    fn idle(&self) -> bool {
+        let s = &self.state;
+        s.held[0] == 0 && (s.hidden || s.held[1] == 0)
+    }
+
+    /// The cluster scheduler's pass at `now`. With hidden workload jobs
+    /// (priority `low`, DESIGN §13.3) the scheduler sees the cluster
+    /// without them: each running one is preempted tentatively first, and
+    /// after the pass it holds its GPUs again if they are all still free,
+    /// else its preemption is final.
+    fn pass(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
+        let hide = self.state.hidden && self.state.running_jobs[1] > 0;
+        if hide {
+            self.tentative.clear();
+            let mut pass = Pass {
+                now,
+                state: &mut self.state,
+                queue,
+            };
+            for j in pass.state.trace_jobs..pass.state.jobs.len() {
+                if pass.state.status[j] == Status::Running {
+                    let t = pass.preempt(j as u32)?;
+                    self.tentative.push(t);
+                }
+            }
+        }
+        let mut pass = Pass {
+            now,
+            state: &mut self.state,
+            queue,
+        };
+        let tick = self.clock.start();
+        let done = self.scheduler.schedule(&mut pass);
+        self.clock.stop(tick);
+        done?;
+        if hide {
+            for k in 0..self.tentative.len() {
+                let t = self.tentative[k];
+                if pass.can_undo(&t) {
+                    pass.undo(t)?;
+                } else {
+                    pass.commit(t);
+                    self.preempted.push(t.job());
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
-impl Component for JobSim<'_, '_> {
+impl<W: Workload> Component for JobSim<'_, '_, W> {
     type Event = JobEvent;
 
     fn on_event(
@@ -641,9 +852,75 @@ impl Component for JobSim<'_, '_> {
         event: JobEvent,
         queue: &mut EventQueue<JobEvent>,
     ) -> Result<()> {
+        let workload = &mut self.workload;
+        let e = &mut self.engine;
+        let done = e.event(now, event, queue)?;
+        if !e.last_was_trace {
+            workload.on_own_event(now);
+        }
+        if let Some(job) = done {
+            let mut ctx = Ctx::new(e, now, queue);
+            workload.on_done(&mut ctx, job)?;
+        }
+        if let JobEvent::Workload { tag, data } = event {
+            let mut ctx = Ctx::new(e, now, queue);
+            workload.on_event(&mut ctx, tag, data)?;
+        }
+        Ok(())
+    }
+
+    fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
+        let workload = &mut self.workload;
+        let e = &mut self.engine;
+        let run = match &mut e.rounds {
+            Some(r) => r.take_boundary(),
+            None => e.dirty,
+        };
+        if run {
+            e.dirty = false;
+            e.pass(now, queue)?;
+            let active = e.active();
+            if let Some(r) = &mut e.rounds {
+                r.after_pass(now, active, queue)?;
+            }
+            for k in 0..e.preempted.len() {
+                workload.on_preempted(e.preempted[k], now)?;
+            }
+            e.preempted.clear();
+        }
+        let mut ctx = Ctx::new(e, now, queue);
+        workload.fill(&mut ctx)?;
+        workload.after_instant(now, &e.state);
+        Ok(())
+    }
+}
+
+impl Engine<'_, '_> {
+    /// Handle one event; returns the workload's job that completed, if
+    /// one did (the workload hears of it next).
+    fn event(
+        &mut self,
+        now: Micros,
+        event: JobEvent,
+        queue: &mut EventQueue<JobEvent>,
+    ) -> Result<Option<u32>> {
+        let trace_event = match event {
+            JobEvent::Arrival { .. } => true,
+            JobEvent::Completion { job, .. }
+            | JobEvent::Timer { job, .. }
+            | JobEvent::WaitOver { job } => (job as usize) < self.state.trace_jobs,
+            JobEvent::Boundary { .. } => true,
+            JobEvent::Workload { .. } => false,
+        };
+        self.last_was_trace = trace_event;
+        if trace_event {
+            self.trace_events += 1;
+            self.trace_end = now;
+        }
         match event {
             JobEvent::Arrival { job } => {
                 self.state.status[job as usize] = Status::Waiting;
+                self.state.waiting_jobs[0] += 1;
                 self.arrived += 1;
                 let tick = self.clock.start();
                 self.scheduler.on_arrival(job, now, &self.state);
@@ -664,31 +941,49 @@ impl Component for JobSim<'_, '_> {
                 let s = &mut self.state;
                 let i = job as usize;
                 if s.run[i] != run || s.status[i] != Status::Running {
-                    return Ok(());
+                    return Ok(None);
+                }
+                let visible = s.visible(job);
+                s.status[i] = Status::Done;
+                s.end[i] = now;
+                if s.withdrawn[i] {
+                    // A withdrawn job leaves the scheduler's queue.
+                    let tick = self.clock.start();
+                    self.scheduler.on_completion(job, now, &self.state);
+                    self.clock.stop(tick);
+                    return Ok(None);
                 }
                 s.push_segment(i, now);
                 s.attained[i] += now - s.progress_start[i];
                 s.remaining[i] = 0;
-                s.status[i] = Status::Done;
-                s.end[i] = now;
+                s.count_done(i);
                 let off = s.alloc_offset[i];
                 let len = s.alloc_len[i] as usize;
                 let (cluster, alloc) = (&mut s.cluster, &s.alloc);
                 cluster.release(&alloc[off..off + len])?;
-                self.done += 1;
-                let tick = self.clock.start();
-                self.scheduler.on_completion(job, now, &self.state);
-                self.clock.stop(tick);
-                self.dirty = true;
-                if let Some(r) = &mut self.rounds {
-                    let idle = self.state.cluster.free_total() == self.state.cluster.total();
-                    r.on_completion(now, idle, queue);
+                if i < s.trace_jobs {
+                    self.done += 1;
+                }
+                if visible {
+                    let tick = self.clock.start();
+                    self.scheduler.on_completion(job, now, &self.state);
+                    self.clock.stop(tick);
+                    self.dirty = true;
+                    if self.rounds.is_some() {
+                        let idle = self.idle();
+                        if let Some(r) = &mut self.rounds {
+                            r.on_completion(now, idle, queue);
+                        }
+                    }
+                }
+                if i >= self.state.trace_jobs {
+                    return Ok(Some(job));
                 }
             }
             JobEvent::Timer { job, run } => {
                 let i = job as usize;
                 if self.state.run[i] != run || self.state.status[i] != Status::Running {
-                    return Ok(());
+                    return Ok(None);
                 }
                 let tick = self.clock.start();
                 let next = self.scheduler.on_timer(job, now, &self.state);
@@ -708,30 +1003,85 @@ impl Component for JobSim<'_, '_> {
                     r.on_boundary(seq);
                 }
             }
+            JobEvent::Workload { .. } => {}
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        let run = match &mut self.rounds {
-            Some(r) => r.take_boundary(),
-            None => self.dirty,
-        };
-        if !run {
+    /// Run the scheduler's pass now, outside the end of an instant (a
+    /// workload submitted a job and wants to know whether it starts). In
+    /// rounds mode passes happen only at boundaries: nothing runs.
+    pub(super) fn pass_now(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
+        if self.rounds.is_some() {
             return Ok(());
         }
         self.dirty = false;
-        let mut pass = Pass {
-            now,
-            state: &mut self.state,
-            queue,
-        };
+        self.pass(now, queue)
+    }
+
+    /// A workload's job was submitted (the counters moved already): the
+    /// scheduler hears of it unless hidden.
+    pub(super) fn announce(&mut self, j: u32, now: Micros, queue: &mut EventQueue<JobEvent>) {
+        if self.state.hidden {
+            return;
+        }
         let tick = self.clock.start();
-        let done = self.scheduler.schedule(&mut pass);
+        self.scheduler.on_arrival(j, now, &self.state);
         self.clock.stop(tick);
-        done?;
+        self.dirty = true;
         if let Some(r) = &mut self.rounds {
-            r.after_pass(now, self.arrived > self.done, queue)?;
+            r.on_arrival(now, queue);
+        }
+    }
+
+    /// Withdraw a workload's job at `now` (DESIGN §13.3): a running job
+    /// gives its GPUs back (its segment ends now) and is done; a waiting
+    /// one the scheduler sees leaves its queue at the scheduler's next
+    /// start of it ([`Pass::start`]); a hidden waiting one is done.
+    pub(crate) fn withdraw(
+        &mut self,
+        j: u32,
+        now: Micros,
+        queue: &mut EventQueue<JobEvent>,
+    ) -> Result<()> {
+        let i = j as usize;
+        let visible = self.state.visible(j);
+        let s = &mut self.state;
+        match s.status[i] {
+            Status::Running => {
+                s.push_segment(i, now);
+                s.attained[i] += now.saturating_sub(s.progress_start[i]);
+                s.status[i] = Status::Done;
+                s.end[i] = now;
+                s.run[i] = s.run[i].wrapping_add(1);
+                s.count_done(i);
+                let off = s.alloc_offset[i];
+                let len = s.alloc_len[i] as usize;
+                let (cluster, alloc) = (&mut s.cluster, &s.alloc);
+                cluster.release(&alloc[off..off + len])?;
+                if visible {
+                    let tick = self.clock.start();
+                    self.scheduler.on_completion(j, now, &self.state);
+                    self.clock.stop(tick);
+                    self.dirty = true;
+                    if self.rounds.is_some() {
+                        let idle = self.idle();
+                        if let Some(r) = &mut self.rounds {
+                            r.on_completion(now, idle, queue);
+                        }
+                    }
+                }
+            }
+            Status::Waiting => {
+                s.waiting_jobs[1] -= 1;
+                if visible {
+                    s.withdrawn[i] = true;
+                } else {
+                    s.status[i] = Status::Done;
+                    s.end[i] = now;
+                }
+            }
+            Status::Future | Status::Done => {}
         }
         Ok(())
     }
@@ -794,7 +1144,70 @@ pub(super) fn simulate(
     rounds: Option<Rounds>,
     scheduler: &mut dyn JobScheduler,
 ) -> Result<JobOutcome> {
-    let jobs = input.jobs;
+    let table = JobTable {
+        jobs: Cow::Borrowed(input.jobs),
+        types: input.types.map(|t| Cow::Borrowed(t.jobs)),
+        trace_jobs: input.jobs.len(),
+        hidden: false,
+        restart_workload: false,
+        extra_events: 0,
+    };
+    Ok(simulate_with(input, table, rounds, scheduler, ())?.outcome)
+}
+
+/// The job table of a run with a workload beside the trace (DESIGN §13):
+/// the trace's jobs first, then placeholders for every job the workload
+/// may submit.
+#[derive(Debug, Clone)]
+pub struct JobTable<'a> {
+    /// Every job: `0..trace_jobs` the trace's, the rest the workload's
+    /// (their `gpus` sized; the rest set when submitted).
+    pub jobs: Cow<'a, [Job]>,
+    /// Allowed types and per-type durations of every job (typed clusters;
+    /// the workload's rows are placeholders, [`JobTypes::pin`]ned when
+    /// submitted).
+    pub types: Option<Cow<'a, JobTypes>>,
+    /// Jobs of the trace.
+    pub trace_jobs: usize,
+    /// The cluster scheduler never sees the workload's jobs.
+    pub hidden: bool,
+    /// The workload's preempted jobs lose their progress.
+    pub restart_workload: bool,
+    /// Events the workload may hold queued at once (a capacity hint).
+    pub extra_events: usize,
+}
+
+/// A run with a workload, as the engine leaves it.
+#[derive(Debug)]
+pub struct RawRun<W> {
+    /// Every job's outcome (the trace's and the workload's); `events` and
+    /// `end_time` count every event.
+    pub outcome: JobOutcome,
+    /// Per segment: the first node of its allocation.
+    pub segment_node: Vec<u32>,
+    /// Per job: the first node it ran on (`u32::MAX`: never).
+    pub first_node: Vec<u32>,
+    /// Events about the trace's jobs alone (what a run of the trace alone
+    /// counts) and the last instant with one.
+    pub trace_events: u64,
+    /// The last instant with an event about the trace, µs.
+    pub trace_end: Micros,
+    /// The workload, after the run.
+    pub workload: W,
+}
+
+/// Replay the trace of `input` (its `jobs` and `types` are the trace's)
+/// with `table`'s jobs and `workload` beside it, event-driven or in rounds.
+pub fn simulate_with<W: Workload>(
+    input: &JobSimInput<'_>,
+    table: JobTable<'_>,
+    rounds: Option<Rounds>,
+    scheduler: &mut dyn JobScheduler,
+    workload: W,
+) -> Result<RawRun<W>> {
+    let trace = input.jobs;
+    let n_trace = trace.len();
+    let jobs = table.jobs;
     let n = jobs.len();
     if input.nodes.is_empty() || input.nodes.contains(&0) {
         return Err(Error::input(
@@ -802,17 +1215,22 @@ pub(super) fn simulate(
         ));
     }
     let node_types: &[GpuType] = input.types.map_or(&[], |t| t.node_types);
-    if let Some(t) = input.types
-        && (t.jobs.len() != n
+    if let Some(t) = &table.types
+        && (t.len() != n
             || node_types.len() != input.nodes.len()
-            || node_types.iter().any(|&x| x as usize >= t.jobs.types()))
+            || node_types.iter().any(|&x| x as usize >= t.types()))
     {
         return Err(Error::input(
             "internal error: the GPU types do not match the jobs or the nodes",
         ));
     }
+    if table.trace_jobs != n_trace || n < n_trace || jobs[..n_trace] != *trace {
+        return Err(Error::input(
+            "internal error: the job table does not start with the trace",
+        ));
+    }
     if let Some(j) = first_unplaceable_typed(
-        jobs,
+        trace,
         input.nodes,
         node_types,
         input.types.map(|t| t.jobs),
@@ -820,7 +1238,7 @@ pub(super) fn simulate(
     ) {
         return Err(Error::input(format!(
             "job {j} needs {} GPUs, more than the cluster can ever give it under `{}` placement",
-            jobs[j].gpus,
+            trace[j].gpus,
             input.placement.name()
         )));
     }
@@ -830,28 +1248,25 @@ pub(super) fn simulate(
     let n_nodes = input.nodes.len();
     let mut alloc_offset = Vec::with_capacity(n);
     let mut total = 0usize;
-    for j in jobs {
+    for j in jobs.iter() {
         alloc_offset.push(total);
         total += match input.placement {
             Placement::Consolidate => 1,
             Placement::Spread => (j.gpus as usize).min(n_nodes),
         };
     }
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    order.sort_unstable_by_key(|&j| (jobs[j as usize].submit, j));
-    let cluster = Cluster::typed(
-        input.nodes,
-        node_types,
-        input.types.map_or(1, |t| t.jobs.types()),
-        input.placement,
-    );
+    let mut order: Vec<u32> = (0..n_trace as u32).collect();
+    order.sort_unstable_by_key(|&j| (trace[j as usize].submit, j));
+    let n_types = table.types.as_ref().map_or(1, |t| t.types());
+    let cluster = Cluster::typed(input.nodes, node_types, n_types, input.placement);
+    let remaining = jobs.iter().map(|j| j.duration).collect();
     let state = State {
         jobs,
         cluster,
-        types: input.types.map(|t| t.jobs),
+        types: table.types,
         type_policy: input.types.map_or(TypePolicy::Agnostic, |t| t.policy),
         status: vec![Status::Future; n],
-        remaining: jobs.iter().map(|j| j.duration).collect(),
+        remaining,
         attained: vec![0; n],
         run_type: vec![0; n],
         run_start: vec![0; n],
@@ -874,12 +1289,22 @@ pub(super) fn simulate(
         overhead: input.restart_overhead,
         backfill: input.backfill,
         round: rounds.as_ref().map(Rounds::round),
+        trace_jobs: n_trace,
+        hidden: table.hidden,
+        restart_workload: table.restart_workload,
+        withdrawn: vec![false; n],
+        held: [0; 2],
+        running_jobs: [0; 2],
+        waiting_jobs: [0; 2],
+        first_node: vec![u32::MAX; n],
+        segment_node: Vec::with_capacity(n + n / 4),
     };
     let gpus = state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..state.cluster.types())
         .map(|t| state.cluster.total_of_type(t as GpuType))
         .collect();
-    let mut sim = JobSim {
+    let workload_jobs = n - n_trace;
+    let engine = Engine {
         state,
         scheduler,
         order,
@@ -889,30 +1314,57 @@ pub(super) fn simulate(
         arrived: 0,
         rounds,
         clock: PolicyClock::default(),
+        trace_events: 0,
+        trace_end: 0,
+        last_was_trace: false,
+        tentative: Vec::with_capacity(if table.hidden {
+            (gpus as usize).min(workload_jobs)
+        } else {
+            0
+        }),
+        preempted: Vec::with_capacity(if table.hidden {
+            (gpus as usize).min(workload_jobs)
+        } else {
+            0
+        }),
     };
-    let capacity = 2 * (gpus as usize).min(n) + 16;
+    let mut sim = JobSim { engine, workload };
+    let capacity = 2 * (gpus as usize).min(n) + 16 + table.extra_events;
     let mut queue = EventQueue::with_capacity(capacity);
-    sim.push_next_arrival(&mut queue);
+    sim.engine.push_next_arrival(&mut queue);
+    {
+        let JobSim { engine, workload } = &mut sim;
+        let mut ctx = Ctx::new(engine, 0, &mut queue);
+        workload.init(&mut ctx)?;
+    }
     let end = run_events(&mut sim, &mut queue, None)?;
-    if sim.done != n {
+    let JobSim { engine, workload } = sim;
+    if engine.done != n_trace {
         return Err(Error::input(format!(
-            "internal error: {} of {n} jobs never completed",
-            n - sim.done
+            "internal error: {} of {n_trace} jobs never completed",
+            n_trace - engine.done
         )));
     }
-    let s = sim.state;
-    Ok(JobOutcome {
-        first_start: s.first_start,
-        end: s.end,
-        preemptions: s.preemptions,
-        segments: s.segments,
-        segment_allocs: s.segment_allocs,
-        events: end.events,
-        end_time: end.end,
-        gpus,
-        gpus_by_type,
-        gpu_type: s.run_type,
-        policy_clock: sim.clock,
+    let s = engine.state;
+    Ok(RawRun {
+        outcome: JobOutcome {
+            first_start: s.first_start,
+            end: s.end,
+            preemptions: s.preemptions,
+            segments: s.segments,
+            segment_allocs: s.segment_allocs,
+            events: end.events,
+            end_time: end.end,
+            gpus,
+            gpus_by_type,
+            gpu_type: s.run_type,
+            policy_clock: engine.clock,
+        },
+        segment_node: s.segment_node,
+        first_node: s.first_node,
+        trace_events: engine.trace_events,
+        trace_end: engine.trace_end,
+        workload,
     })
 }
 

@@ -114,6 +114,22 @@ impl JobTypes {
         best.map(|(_, t)| t)
     }
 
+    /// `len` more jobs, each allowed every type with duration 0 on each:
+    /// placeholders for a workload's jobs (DESIGN §13), set by
+    /// [`JobTypes::pin`] when submitted.
+    pub fn extend_placeholders(&mut self, len: usize) {
+        self.allowed.resize(self.allowed.len() + len, u64::MAX);
+        self.duration
+            .resize(self.duration.len() + len * self.types, 0);
+    }
+
+    /// Job `j` runs on type `t` only, taking `duration` there (and, in work
+    /// units, everywhere: its reference duration is the same).
+    pub fn pin(&mut self, j: usize, t: GpuType, duration: Micros) {
+        self.allowed[j] = 1 << t;
+        self.duration[j * self.types..(j + 1) * self.types].fill(duration);
+    }
+
     /// The jobs at `index` (trace indices), in that order.
     pub fn select(&self, index: &[u32]) -> Self {
         let mut duration = Vec::with_capacity(index.len() * self.types);

@@ -9,6 +9,7 @@
 //!   [`EventQueue`] ordered by `(time, kind, sequence)` in integer
 //!   microseconds, so simultaneous events are exactly simultaneous).
 
+mod decision;
 #[doc(hidden)]
 pub mod decision_bench;
 mod gpu_pool;
@@ -19,6 +20,7 @@ mod simulation;
 mod tenants;
 
 pub use crate::core::sim::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
+pub use decision::{Decision, Policies, Start};
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use outcome::{EndReason, JobRecord, RunOutcome};

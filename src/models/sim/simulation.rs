@@ -1,6 +1,7 @@
 //! The model-selection simulation (DESIGN §2), a [`Component`] of the event
 //! loop.
 
+use super::decision::{Decision, Policies};
 use super::{EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, TenantLimits, Tenants};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
@@ -93,10 +94,8 @@ struct ModelSelection<'a> {
     last_job: Vec<u32>,
     left_at: Vec<Option<Micros>>,
     completion_order: Vec<u32>,
-    scheduler: &'a mut dyn Scheduler,
-    selector: &'a mut dyn Selector,
-    /// Time inside the policies' calls.
-    clock: PolicyClock,
+    /// The policies and the time inside their calls.
+    policies: Policies<'a>,
 }
 
 /// Run one simulation.
@@ -165,9 +164,11 @@ pub fn simulate(
         last_job: vec![NO_JOB; users.len()],
         left_at: vec![None; users.len()],
         completion_order: Vec::with_capacity(n_jobs_max),
-        scheduler,
-        selector,
-        clock: PolicyClock::default(),
+        policies: Policies {
+            scheduler,
+            selector,
+            clock: PolicyClock::default(),
+        },
     };
     let end = run_events(&mut sim, &mut queue, config.horizon)?;
     let busy = sim
@@ -198,7 +199,10 @@ pub fn simulate(
         .map(|i| sim.tenants.is_exhausted(i))
         .collect();
     let ended = (0..users.len())
-        .map(|i| sim.tenants.end_reason(i, sim.selector.schedule_over(i)))
+        .map(|i| {
+            sim.tenants
+                .end_reason(i, sim.policies.selector.schedule_over(i))
+        })
         .collect();
     Ok(RunOutcome {
         jobs: sim.jobs,
@@ -212,7 +216,7 @@ pub fn simulate(
         left_at: sim.left_at,
         budget_exhausted,
         ended,
-        policy_clock: sim.clock,
+        policy_clock: sim.policies.clock,
     })
 }
 
@@ -231,19 +235,13 @@ impl Component for ModelSelection<'_> {
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
                 let level = rec.level as usize;
                 self.pool.release(rec.gpu);
-                self.tenants.complete(i, k, level, acc);
                 self.completion_order.push(job);
-                let tick = self.clock.start();
-                self.selector.observe(i, k, acc)?;
-                self.scheduler.tenant_changed(&self.tenants, i)?;
-                self.clock.stop(tick);
+                self.policies
+                    .completed(&mut self.tenants, now, i, k, level, acc)?;
             }
             Event::Arrival { tenant } => {
-                self.tenants.arrive(tenant as usize);
-                let tick = self.clock.start();
-                self.scheduler
-                    .tenant_changed(&self.tenants, tenant as usize)?;
-                self.clock.stop(tick);
+                self.policies
+                    .arrived(&mut self.tenants, now, tenant as usize)?;
                 if let Some(p) = self.tenants.limits().patience {
                     queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
                 }
@@ -262,106 +260,43 @@ impl Component for ModelSelection<'_> {
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<Event>) -> Result<()> {
         self.tenants.set_now(now);
         while let Some(lowest) = self.pool.peek_lowest() {
-            self.tenants
-                .set_free_gpus(u32::try_from(self.pool.free_count()).unwrap_or(u32::MAX));
+            let free = u32::try_from(self.pool.free_count()).unwrap_or(u32::MAX);
             let gpu_type = self.types.type_of(lowest);
-            self.tenants.set_gpu_type(gpu_type);
-            let tick = self.clock.start();
             // A policy's error stops the run at once (no result is written).
-            let picked = self.scheduler.pick(&self.tenants, self.selector)?;
-            let proposal = match picked {
-                Some(i) if i < self.tenants.len() && self.tenants.is_eligible(i) => {
-                    self.selector.propose(&self.tenants, i)?
-                }
-                _ => None,
+            let start = match self.policies.decide(
+                self.trace,
+                self.types,
+                &mut self.tenants,
+                now,
+                free,
+                gpu_type,
+            )? {
+                Decision::Stop => break,
+                Decision::Again => continue,
+                Decision::Start(start) => start,
             };
-            self.clock.stop(tick);
-            let Some(i) = picked else {
-                break;
-            };
-            if i >= self.tenants.len() || !self.tenants.is_eligible(i) {
-                return Err(Error::policy(format!(
-                    "the scheduler picked tenant {i}, which is not eligible"
-                )));
-            }
-            let Some(p) = proposal else {
-                // Nothing to start now: the tenant waits for one of its
-                // jobs to complete (DESIGN §12.2).
-                self.tenants.wait(i);
-                let tick = self.clock.start();
-                self.scheduler.tenant_changed(&self.tenants, i)?;
-                self.clock.stop(tick);
-                continue;
-            };
-            let u = self.tenants.user(i);
-            if p.model >= self.trace.n_models()
-                || !self.trace.is_available(u, p.model)
-                || self.tenants.is_tried(i, p.model)
-            {
-                return Err(Error::policy(format!(
-                    "the selector proposed model {} for tenant {i}, which is unavailable or already tried",
-                    p.model
-                )));
-            }
-            let top = self.trace.top_level(u, p.model);
-            let level = p.level.unwrap_or(top);
-            if level > top
-                || self
-                    .tenants
-                    .level_started(i, p.model)
-                    .is_some_and(|s| level <= s)
-            {
-                return Err(Error::policy(format!(
-                    "the selector proposed level {level} of model {} for tenant {i}: expected a level above the highest started so far ({}) and at most the pair's top level {top}",
-                    p.model,
-                    self.tenants
-                        .level_started(i, p.model)
-                        .map_or("none".to_string(), |s| s.to_string()),
-                )));
-            }
-            let runtime = if self.trace.is_curve() {
-                let cost =
-                    self.trace
-                        .cost_us(u, p.model, self.tenants.level_done(i, p.model), level);
-                self.types.scaled_us(self.trace, gpu_type, u, p.model, cost)
-            } else {
-                self.types.runtime_us(self.trace, gpu_type, u, p.model)
-            };
-            if self.tenants.would_exceed_budget(i, runtime) {
-                // The job that would cross the budget is not started; the
-                // tenant stops being eligible.
-                self.tenants.exhaust(i);
-                let tick = self.clock.start();
-                self.scheduler.tenant_changed(&self.tenants, i)?;
-                self.clock.stop(tick);
-                continue;
-            }
             let Some(gpu) = self.pool.take_lowest() else {
                 break;
             };
-            let finish = now.checked_add(runtime).ok_or_else(|| {
+            let finish = now.checked_add(start.runtime).ok_or_else(|| {
                 Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
             })?;
             let job = u32::try_from(self.jobs.len())
                 .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
             self.jobs.push(JobRecord {
-                tenant: i as u32,
-                model: p.model as u32,
-                level: level as u32,
+                tenant: start.tenant as u32,
+                model: start.model as u32,
+                level: start.level as u32,
                 gpu,
                 start: now,
                 end: finish,
-                accuracy: self.trace.level_accuracy(u, p.model, level),
+                accuracy: start.accuracy,
                 completed: false,
                 cancelled: false,
             });
-            self.prev_job.push(self.last_job[i]);
-            self.last_job[i] = job;
-            self.tenants.start(i, p.model, level, level == top, runtime);
-            let tick = self.clock.start();
-            self.selector.started(i, p.model)?;
-            self.scheduler.tenant_changed(&self.tenants, i)?;
-            self.clock.stop(tick);
+            self.prev_job.push(self.last_job[start.tenant]);
+            self.last_job[start.tenant] = job;
+            self.policies.started(&mut self.tenants, &start)?;
             queue.push(finish, COMPLETION, Event::Completion { job });
         }
         Ok(())
@@ -388,9 +323,6 @@ impl ModelSelection<'_> {
             }
             j = self.prev_job[j as usize];
         }
-        let tick = self.clock.start();
-        self.scheduler.tenant_changed(&self.tenants, i)?;
-        self.clock.stop(tick);
-        Ok(())
+        self.policies.changed(&self.tenants, i)
     }
 }

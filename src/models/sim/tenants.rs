@@ -128,7 +128,8 @@ impl Tenants {
         self.gpu_type = t;
     }
 
-    pub(super) fn set_now(&mut self, now: Micros) {
+    #[doc(hidden)]
+    pub fn set_now(&mut self, now: Micros) {
         self.now = now;
     }
 
@@ -323,13 +324,15 @@ impl Tenants {
 
     /// Tenant `i` leaves; its running job on model `k` was cancelled after
     /// `ran` µs of its `planned` µs.
-    pub(super) fn cancel_job(&mut self, i: usize, k: usize, planned: Micros, ran: Micros) {
+    #[doc(hidden)]
+    pub fn cancel_job(&mut self, i: usize, k: usize, planned: Micros, ran: Micros) {
         self.running_model[i * self.n_models + k] = false;
         self.state[i].running -= 1;
         self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
     }
 
-    pub(super) fn leave(&mut self, i: usize) {
+    #[doc(hidden)]
+    pub fn leave(&mut self, i: usize) {
         self.state[i].left = true;
     }
 

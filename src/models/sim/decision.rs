@@ -1,0 +1,209 @@
+//! One decision of the model-selection service (DESIGN §2.4), shared by
+//! model mode's private pool ([`super::simulate`]) and the service of a
+//! shared cluster ([`crate::shared`] builds on it): the scheduler picks a
+//! tenant, the selector its model, the choice is checked, its runtime and
+//! budget computed; and what follows a start, a completion, an arrival.
+//! Policies are called through their traits only.
+
+use super::{GpuTypes, Scheduler, Selector, Tenants};
+use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::policy_clock::PolicyClock;
+use crate::models::trace::{Micros, Trace};
+
+/// The policies of a run and the clock that times them.
+pub struct Policies<'p> {
+    /// Picks a tenant.
+    pub scheduler: &'p mut dyn Scheduler,
+    /// Picks its model.
+    pub selector: &'p mut dyn Selector,
+    /// Time inside their calls.
+    pub clock: PolicyClock,
+}
+
+impl std::fmt::Debug for Policies<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policies").finish_non_exhaustive()
+    }
+}
+
+/// A job to start: tenant `tenant` trains `model` at `level`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Start {
+    /// Tenant index.
+    pub tenant: usize,
+    /// Trace model index.
+    pub model: usize,
+    /// Level it trains at (0 on a plain trace).
+    pub level: usize,
+    /// Whether `level` is the pair's top level.
+    pub top: bool,
+    /// Its runtime on the decision's GPU type, µs.
+    pub runtime: Micros,
+    /// The accuracy it reports when it completes.
+    pub accuracy: f64,
+}
+
+/// What one decision gave.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Decision {
+    /// The scheduler picked no tenant: no more decisions at this instant.
+    Stop,
+    /// The picked tenant starts nothing (it waits, or its budget is
+    /// spent): decide again.
+    Again,
+    /// Start this job.
+    Start(Start),
+}
+
+impl Policies<'_> {
+    /// Tenant `i` changed: the scheduler hears of it.
+    pub fn changed(&mut self, tenants: &Tenants, i: usize) -> Result<()> {
+        let tick = self.clock.start();
+        let r = self.scheduler.tenant_changed(tenants, i);
+        self.clock.stop(tick);
+        r
+    }
+
+    /// One decision at `now` for a GPU of type `gpu_type`, `free_gpus`
+    /// free (DESIGN §2.4): the scheduler picks a tenant, the selector its
+    /// model; a tenant the selector proposes nothing for waits (§12.2), a
+    /// job that would cross the tenant's budget is not started and the
+    /// tenant stops being eligible (§2.7). A policy's error, or a choice
+    /// that breaks the rules, stops the run.
+    pub fn decide(
+        &mut self,
+        trace: &Trace,
+        types: &GpuTypes,
+        tenants: &mut Tenants,
+        now: Micros,
+        free_gpus: u32,
+        gpu_type: GpuType,
+    ) -> Result<Decision> {
+        tenants.set_now(now);
+        tenants.set_free_gpus(free_gpus);
+        tenants.set_gpu_type(gpu_type);
+        let tick = self.clock.start();
+        let picked = self.scheduler.pick(tenants, self.selector);
+        let picked = match picked {
+            Ok(p) => p,
+            Err(e) => {
+                self.clock.stop(tick);
+                return Err(e);
+            }
+        };
+        let proposal = match picked {
+            Some(i) if i < tenants.len() && tenants.is_eligible(i) => {
+                self.selector.propose(tenants, i)
+            }
+            _ => Ok(None),
+        };
+        self.clock.stop(tick);
+        let proposal = proposal?;
+        let Some(i) = picked else {
+            return Ok(Decision::Stop);
+        };
+        if i >= tenants.len() || !tenants.is_eligible(i) {
+            return Err(Error::policy(format!(
+                "the scheduler picked tenant {i}, which is not eligible"
+            )));
+        }
+        let Some(p) = proposal else {
+            // Nothing to start now: the tenant waits for one of its jobs
+            // to complete (DESIGN §12.2).
+            tenants.wait(i);
+            self.changed(tenants, i)?;
+            return Ok(Decision::Again);
+        };
+        let u = tenants.user(i);
+        if p.model >= trace.n_models()
+            || !trace.is_available(u, p.model)
+            || tenants.is_tried(i, p.model)
+        {
+            return Err(Error::policy(format!(
+                "the selector proposed model {} for tenant {i}, which is unavailable or already tried",
+                p.model
+            )));
+        }
+        let top = trace.top_level(u, p.model);
+        let level = p.level.unwrap_or(top);
+        if level > top
+            || tenants
+                .level_started(i, p.model)
+                .is_some_and(|s| level <= s)
+        {
+            return Err(Error::policy(format!(
+                "the selector proposed level {level} of model {} for tenant {i}: expected a level above the highest started so far ({}) and at most the pair's top level {top}",
+                p.model,
+                tenants
+                    .level_started(i, p.model)
+                    .map_or("none".to_string(), |s| s.to_string()),
+            )));
+        }
+        let runtime = if trace.is_curve() {
+            let cost = trace.cost_us(u, p.model, tenants.level_done(i, p.model), level);
+            types.scaled_us(trace, gpu_type, u, p.model, cost)
+        } else {
+            types.runtime_us(trace, gpu_type, u, p.model)
+        };
+        if tenants.would_exceed_budget(i, runtime) {
+            // The job that would cross the budget is not started; the
+            // tenant stops being eligible.
+            tenants.exhaust(i);
+            self.changed(tenants, i)?;
+            return Ok(Decision::Again);
+        }
+        Ok(Decision::Start(Start {
+            tenant: i,
+            model: p.model,
+            level,
+            top: level == top,
+            runtime,
+            accuracy: trace.level_accuracy(u, p.model, level),
+        }))
+    }
+
+    /// The job of `start` started (or, on a shared cluster, was
+    /// submitted): the tenant's state, then the selector and scheduler.
+    pub fn started(&mut self, tenants: &mut Tenants, start: &Start) -> Result<()> {
+        let i = start.tenant;
+        tenants.start(i, start.model, start.level, start.top, start.runtime);
+        let tick = self.clock.start();
+        let r = self
+            .selector
+            .started(i, start.model)
+            .and_then(|()| self.scheduler.tenant_changed(tenants, i));
+        self.clock.stop(tick);
+        r
+    }
+
+    /// Tenant `i`'s job on `model` at `level` completed at `now` with
+    /// `accuracy`: the tenant's state, the selector observes, the
+    /// scheduler hears.
+    pub fn completed(
+        &mut self,
+        tenants: &mut Tenants,
+        now: Micros,
+        i: usize,
+        model: usize,
+        level: usize,
+        accuracy: f64,
+    ) -> Result<()> {
+        tenants.set_now(now);
+        tenants.complete(i, model, level, accuracy);
+        let tick = self.clock.start();
+        let r = self
+            .selector
+            .observe(i, model, accuracy)
+            .and_then(|()| self.scheduler.tenant_changed(tenants, i));
+        self.clock.stop(tick);
+        r
+    }
+
+    /// Tenant `i` arrived at `now`.
+    pub fn arrived(&mut self, tenants: &mut Tenants, now: Micros, i: usize) -> Result<()> {
+        tenants.set_now(now);
+        tenants.arrive(i);
+        self.changed(tenants, i)
+    }
+}
