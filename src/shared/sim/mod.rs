@@ -8,6 +8,8 @@
 //! in job mode's form ([`JobOutcome`], about the background jobs alone) and
 //! the GPU share of each workload over time ([`ShareStep`]).
 
+#[cfg(test)]
+mod cases;
 mod service;
 #[cfg(test)]
 mod tests;

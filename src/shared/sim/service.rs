@@ -243,6 +243,11 @@ impl Workload for Service<'_> {
 
     fn on_event(&mut self, ctx: &mut Ctx<'_, '_, '_>, tag: u8, data: u32) -> Result<()> {
         let now = ctx.now();
+        if self.stopped {
+            // Past the horizon the service is over (model mode's run ends
+            // there): its later events change nothing.
+            return Ok(());
+        }
         match tag {
             TAG_ARRIVAL => {
                 let i = data as usize;
