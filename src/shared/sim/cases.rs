@@ -342,19 +342,21 @@ fn background_alone(
     o.background.expect("a background")
 }
 
-fn arb_case() -> impl Strategy<
-    Value = (
-        Vec<Job>,
-        Vec<u32>,
-        String,
-        Vec<(u32, u32)>,
-        u32,
-        u32,
-        bool,
-        bool,
-        bool,
-    ),
-> {
+/// Background jobs, nodes, cluster scheduler, service models (accuracy
+/// tenths, runtime s), GPUs per service job, cap, low, restart, backfill.
+type Case = (
+    Vec<Job>,
+    Vec<u32>,
+    String,
+    Vec<(u32, u32)>,
+    u32,
+    u32,
+    bool,
+    bool,
+    bool,
+);
+
+fn arb_case() -> impl Strategy<Value = Case> {
     let jobs = prop::collection::vec((0u64..20, 1u64..12, 1u32..=3), 1..10).prop_map(|v| {
         v.into_iter()
             .map(|(s, d, g)| job(s * S, d * S, g))
