@@ -221,6 +221,11 @@ pub struct State<'a> {
     pub(super) first_node: Vec<u32>,
     /// Per segment: the first node of its allocation.
     pub(super) segment_node: Vec<u32>,
+    /// The workload's running jobs (in no particular order) and each
+    /// one's position in that list, so a pass that hides them touches
+    /// only them.
+    workload_running: Vec<u32>,
+    workload_pos: Vec<u32>,
 }
 
 impl State<'_> {
@@ -266,6 +271,19 @@ impl State<'_> {
         self.waiting_jobs[o] -= 1;
         self.running_jobs[o] += 1;
         self.held[o] += u64::from(self.jobs[i].gpus);
+        if o == 1 {
+            self.workload_pos[i - self.trace_jobs] = self.workload_running.len() as u32;
+            self.workload_running.push(i as u32);
+        }
+    }
+
+    /// A workload job stops running: out of the running list.
+    fn unlist(&mut self, i: usize) {
+        let at = self.workload_pos[i - self.trace_jobs] as usize;
+        self.workload_running.swap_remove(at);
+        if let Some(&moved) = self.workload_running.get(at) {
+            self.workload_pos[moved as usize - self.trace_jobs] = at as u32;
+        }
     }
 
     /// Running → waiting (a preemption).
@@ -274,6 +292,9 @@ impl State<'_> {
         self.waiting_jobs[o] += 1;
         self.running_jobs[o] -= 1;
         self.held[o] -= u64::from(self.jobs[i].gpus);
+        if o == 1 {
+            self.unlist(i);
+        }
     }
 
     /// Running → done.
@@ -281,6 +302,9 @@ impl State<'_> {
         let o = self.owner(i);
         self.running_jobs[o] -= 1;
         self.held[o] -= u64::from(self.jobs[i].gpus);
+        if o == 1 {
+            self.unlist(i);
+        }
     }
 
     /// The jobs (a workload's jobs not yet submitted are placeholders).
@@ -812,11 +836,12 @@ impl Engine<'_, '_> {
                 state: &mut self.state,
                 queue,
             };
-            for j in pass.state.trace_jobs..pass.state.jobs.len() {
-                if pass.state.status[j] == Status::Running {
-                    let t = pass.preempt(j as u32)?;
-                    self.tentative.push(t);
-                }
+            // Every running workload job, in the running list's order
+            // (each preemption takes the job out of the list: the last
+            // one first keeps the rest in place).
+            while let Some(&j) = pass.state.workload_running.last() {
+                let t = pass.preempt(j)?;
+                self.tentative.push(t);
             }
         }
         let mut pass = Pass {
@@ -1259,6 +1284,7 @@ pub fn simulate_with<W: Workload>(
     order.sort_unstable_by_key(|&j| (trace[j as usize].submit, j));
     let n_types = table.types.as_ref().map_or(1, |t| t.types());
     let cluster = Cluster::typed(input.nodes, node_types, n_types, input.placement);
+    let gpus_total = cluster.total();
     let remaining = jobs.iter().map(|j| j.duration).collect();
     let state = State {
         jobs,
@@ -1298,6 +1324,8 @@ pub fn simulate_with<W: Workload>(
         waiting_jobs: [0; 2],
         first_node: vec![u32::MAX; n],
         segment_node: Vec::with_capacity(n + n / 4),
+        workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),
+        workload_pos: vec![0; n - n_trace],
     };
     let gpus = state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..state.cluster.types())
