@@ -18,6 +18,7 @@
 //! 0. Only the simulation is timed (not generating the traces or building
 //! the GP prior).
 
+use std::io::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
@@ -117,7 +118,9 @@ selector = "gp-ucb-cost"
             std::process::exit(1);
         }
     };
-    println!(
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
         "{} service tenants x 20 models, {n_jobs} background jobs at load {load}, 2048 GPUs, cluster scheduler {cluster_name}",
         split.tenants.len()
     );
@@ -170,13 +173,14 @@ selector = "gp-ucb-cost"
             }),
         };
         let t = Instant::now();
-        let out = simulate_shared(&input, &factory, 1, 0, Some((a.as_mut(), b.as_mut())));
+        let result = simulate_shared(&input, &factory, 1, 0, Some((a.as_mut(), b.as_mut())));
         let secs = t.elapsed().as_secs_f64();
-        match out {
+        match result {
             Ok(o) => {
                 let svc = o.service.as_ref().map_or(0, |s| s.jobs.len());
                 let bg_end = o.background.as_ref().map_or(0, |b| b.end_time);
-                println!(
+                let _ = writeln!(
+                    out,
                     "priority {:<5}  {secs:>7.2} s  peak RSS {:>7.0} MB  service jobs {svc}  preemptions {}  background end {:.0} h",
                     priority.name(),
                     peak_rss_mb(),

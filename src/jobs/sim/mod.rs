@@ -4,17 +4,19 @@
 //! ([`JobScheduler`]).
 
 pub mod cluster;
+mod engine;
 pub mod event;
+pub mod replay;
 pub mod rounds;
 pub mod simulation;
 pub mod type_policy;
 pub mod workload;
 
 pub use cluster::{Alloc, Cluster, Placement};
+pub use replay::{JobTable, RawRun, simulate_jobs, simulate_jobs_in_rounds, simulate_with};
 pub use rounds::Rounds;
 pub use simulation::{
-    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, JobTable, Key, RawRun, SchedInit,
-    Segment, SimTypes, simulate_jobs, simulate_jobs_in_rounds, simulate_with,
+    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, Segment, SimTypes,
 };
 pub use type_policy::{JobTypes, TypePolicy};
 pub use workload::{Ctx, Workload};

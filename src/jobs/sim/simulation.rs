@@ -1,7 +1,8 @@
-//! Job-trace mode as a [`Component`] of the shared event loop
-//! ([`run_events`]): the same loop and [`EventQueue`] as the
-//! model-selection mode, with job arrivals, completions and priority
-//! timers as events.
+//! The job simulation's state ([`State`]), its scheduling pass ([`Pass`])
+//! and the cluster scheduler API ([`JobScheduler`]). The run itself — the
+//! same event loop and [`EventQueue`] as the model-selection mode, with
+//! job arrivals, completions and priority timers as events — is
+//! [`super::replay`].
 //!
 //! At one instant (DESIGN §9.2): completions (kind 0), then arrivals
 //! (kind 1), then priority timers (kind 2, used by `las`), then one
@@ -49,15 +50,13 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::cluster::{Alloc, Cluster, Placement};
-use super::event::{ARRIVAL, COMPLETION, JobEvent, TIMER, WAIT_OVER};
-use super::rounds::Rounds;
+use super::event::{COMPLETION, JobEvent, TIMER};
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
-use super::workload::{Ctx, Workload};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
+use crate::core::sim::EventQueue;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::core::sim::time::Micros;
-use crate::core::sim::{Component, EventQueue, run_events};
 use crate::jobs::trace::Job;
 
 /// "Never": no start time yet.
@@ -173,34 +172,34 @@ pub struct State<'a> {
     pub(super) jobs: Cow<'a, [Job]>,
     pub(super) cluster: Cluster,
     pub(super) types: Option<Cow<'a, JobTypes>>,
-    type_policy: TypePolicy,
+    pub(super) type_policy: TypePolicy,
     pub(super) status: Vec<Status>,
     /// Work still owed at the start of the current run (or now, if not
     /// running), in work units (µs at the job's `duration`; §11.2).
     pub(super) remaining: Vec<Micros>,
     /// Service received before the current run, µs of GPU holding without
     /// restores.
-    attained: Vec<Micros>,
+    pub(super) attained: Vec<Micros>,
     /// The type of the current (or last) run.
-    run_type: Vec<GpuType>,
-    run_start: Vec<Micros>,
-    progress_start: Vec<Micros>,
+    pub(super) run_type: Vec<GpuType>,
+    pub(super) run_start: Vec<Micros>,
+    pub(super) progress_start: Vec<Micros>,
     /// Planned end of the current run; the completion time once done.
-    end: Vec<Micros>,
-    first_start: Vec<Micros>,
+    pub(super) end: Vec<Micros>,
+    pub(super) first_start: Vec<Micros>,
     /// Whether the next start pays the restart overhead.
-    restore: Vec<bool>,
-    run: Vec<u32>,
-    preemptions: Vec<u32>,
-    alloc_offset: Vec<usize>,
-    alloc_len: Vec<u32>,
-    alloc: Vec<Alloc>,
-    segments: Vec<Segment>,
-    segment_allocs: Vec<Alloc>,
-    record_allocations: bool,
-    overhead: Micros,
-    backfill: bool,
-    round: Option<Micros>,
+    pub(super) restore: Vec<bool>,
+    pub(super) run: Vec<u32>,
+    pub(super) preemptions: Vec<u32>,
+    pub(super) alloc_offset: Vec<usize>,
+    pub(super) alloc_len: Vec<u32>,
+    pub(super) alloc: Vec<Alloc>,
+    pub(super) segments: Vec<Segment>,
+    pub(super) segment_allocs: Vec<Alloc>,
+    pub(super) record_allocations: bool,
+    pub(super) overhead: Micros,
+    pub(super) backfill: bool,
+    pub(super) round: Option<Micros>,
     /// Jobs `0..trace_jobs` are the trace's; the others a workload's
     /// (DESIGN §13), submitted while the run goes.
     pub(super) trace_jobs: usize,
@@ -224,8 +223,8 @@ pub struct State<'a> {
     /// The workload's running jobs (in no particular order) and each
     /// one's position in that list, so a pass that hides them touches
     /// only them.
-    workload_running: Vec<u32>,
-    workload_pos: Vec<u32>,
+    pub(super) workload_running: Vec<u32>,
+    pub(super) workload_pos: Vec<u32>,
 }
 
 impl State<'_> {
@@ -266,7 +265,7 @@ impl State<'_> {
     }
 
     /// Waiting → running: the counters follow.
-    fn count_start(&mut self, i: usize) {
+    pub(super) fn count_start(&mut self, i: usize) {
         let o = self.owner(i);
         self.waiting_jobs[o] -= 1;
         self.running_jobs[o] += 1;
@@ -278,7 +277,7 @@ impl State<'_> {
     }
 
     /// A workload job stops running: out of the running list.
-    fn unlist(&mut self, i: usize) {
+    pub(super) fn unlist(&mut self, i: usize) {
         let at = self.workload_pos[i - self.trace_jobs] as usize;
         self.workload_running.swap_remove(at);
         if let Some(&moved) = self.workload_running.get(at) {
@@ -287,7 +286,7 @@ impl State<'_> {
     }
 
     /// Running → waiting (a preemption).
-    fn count_stop(&mut self, i: usize) {
+    pub(super) fn count_stop(&mut self, i: usize) {
         let o = self.owner(i);
         self.waiting_jobs[o] += 1;
         self.running_jobs[o] -= 1;
@@ -298,7 +297,7 @@ impl State<'_> {
     }
 
     /// Running → done.
-    fn count_done(&mut self, i: usize) {
+    pub(super) fn count_done(&mut self, i: usize) {
         let o = self.owner(i);
         self.running_jobs[o] -= 1;
         self.held[o] -= u64::from(self.jobs[i].gpus);
@@ -345,7 +344,7 @@ impl State<'_> {
         self.end[j as usize]
     }
 
-    fn progress(&self, j: usize, now: Micros) -> Micros {
+    pub(super) fn progress(&self, j: usize, now: Micros) -> Micros {
         if self.status[j] == Status::Running {
             now.saturating_sub(self.progress_start[j])
         } else {
@@ -412,7 +411,7 @@ impl State<'_> {
         }
     }
 
-    fn work_done(&self, j: usize, elapsed: Micros) -> Micros {
+    pub(super) fn work_done(&self, j: usize, elapsed: Micros) -> Micros {
         let d = self.duration_on(j as u32, self.run_type[j]);
         work_in_time(elapsed, self.jobs[j].duration, d).min(self.remaining[j])
     }
@@ -450,7 +449,7 @@ impl State<'_> {
         &self.alloc[off..off + self.alloc_len[j as usize] as usize]
     }
 
-    fn push_segment(&mut self, j: usize, end: Micros) {
+    pub(super) fn push_segment(&mut self, j: usize, end: Micros) {
         let start = self.run_start[j];
         let overhead = self.progress_start[j].min(end) - start;
         let (alloc_offset, alloc_len) = if self.record_allocations {
@@ -486,11 +485,11 @@ impl State<'_> {
 /// had never been preempted, [`Pass::commit`] makes it final.
 #[derive(Debug, Clone, Copy)]
 pub struct Tentative {
-    job: u32,
-    remaining: Micros,
-    attained: Micros,
-    restore: bool,
-    run: u32,
+    pub(super) job: u32,
+    pub(super) remaining: Micros,
+    pub(super) attained: Micros,
+    pub(super) restore: bool,
+    pub(super) run: u32,
 }
 
 impl Tentative {
@@ -503,9 +502,9 @@ impl Tentative {
 /// One scheduling pass: what a scheduler may read and do at `now`.
 #[derive(Debug)]
 pub struct Pass<'p, 'a> {
-    now: Micros,
-    state: &'p mut State<'a>,
-    queue: &'p mut EventQueue<JobEvent>,
+    pub(super) now: Micros,
+    pub(super) state: &'p mut State<'a>,
+    pub(super) queue: &'p mut EventQueue<JobEvent>,
 }
 
 impl<'p, 'a> Pass<'p, 'a> {
@@ -634,7 +633,7 @@ impl<'a> Pass<'_, 'a> {
     /// A job its workload withdrew while it waited (DESIGN §13.3)
     /// "starts" on no GPUs and completes at once, so the scheduler forgets
     /// it as it forgets any job; returns true (it started).
-    fn start_withdrawn(&mut self, j: u32) -> bool {
+    pub(super) fn start_withdrawn(&mut self, j: u32) -> bool {
         let s = &mut *self.state;
         let i = j as usize;
         s.status[i] = Status::Running;
@@ -744,374 +743,6 @@ impl<'a> Pass<'_, 'a> {
     }
 }
 
-/// The simulation as a [`Component`] of the event loop: the trace's jobs,
-/// the cluster scheduler, and a [`Workload`] submitting jobs of its own
-/// (none in job mode: `()`).
-pub(super) struct JobSim<'a, 's, W> {
-    pub(super) engine: Engine<'a, 's>,
-    /// The workload submitting jobs `trace_jobs..`.
-    pub(super) workload: W,
-}
-
-/// Everything of the simulation but the workload, so a workload's hooks
-/// can act on it ([`Ctx`]).
-pub(super) struct Engine<'a, 's> {
-    pub(super) state: State<'a>,
-    pub(super) scheduler: &'s mut dyn JobScheduler,
-    order: Vec<u32>,
-    next_arrival: usize,
-    pub(super) dirty: bool,
-    /// Trace jobs done.
-    done: usize,
-    /// Trace jobs submitted so far.
-    arrived: usize,
-    /// The round clock in rounds mode.
-    pub(super) rounds: Option<Rounds>,
-    /// Time inside the scheduler's calls.
-    pub(super) clock: PolicyClock,
-    /// Events about the trace's jobs (arrivals, their completions, timers
-    /// and waits, round boundaries when the workload is hidden): what a
-    /// run of the trace alone would count.
-    trace_events: u64,
-    /// The last instant with such an event.
-    trace_end: Micros,
-    /// Whether the event just handled was about the trace.
-    last_was_trace: bool,
-    /// Tentative preemptions of hidden workload jobs during a pass.
-    tentative: Vec<Tentative>,
-    /// Hidden workload jobs whose preemption became final in a pass, for
-    /// the workload to hear of after it.
-    pub(super) preempted: Vec<u32>,
-}
-
-impl Engine<'_, '_> {
-    /// Under `fastest-or-wait`, the event at which arriving job `j` may
-    /// stop waiting for its fastest type (only if it has another type).
-    fn push_wait_over(&self, j: u32, queue: &mut EventQueue<JobEvent>) {
-        let s = &self.state;
-        if let TypePolicy::FastestOrWait { max_wait } = s.type_policy
-            && s.types.is_some()
-            && s.allowed_types(j).count_ones() > 1
-            && max_wait > 0
-        {
-            let at = s.jobs[j as usize].submit.saturating_add(max_wait);
-            queue.push(at, WAIT_OVER, JobEvent::WaitOver { job: j });
-        }
-    }
-
-    fn push_next_arrival(&mut self, queue: &mut EventQueue<JobEvent>) {
-        if let Some(&j) = self.order.get(self.next_arrival) {
-            self.next_arrival += 1;
-            queue.push(
-                self.state.jobs[j as usize].submit,
-                ARRIVAL,
-                JobEvent::Arrival { job: j },
-            );
-        }
-    }
-
-    /// Whether any job the scheduler sees is waiting or running.
-    fn active(&self) -> bool {
-        let s = &self.state;
-        self.arrived > self.done || (!s.hidden && s.waiting_jobs[1] + s.running_jobs[1] > 0)
-    }
-
-    /// Whether no job the scheduler sees holds GPUs (a round ends).
-    fn idle(&self) -> bool {
-        let s = &self.state;
-        s.held[0] == 0 && (s.hidden || s.held[1] == 0)
-    }
-
-    /// The cluster scheduler's pass at `now`. With hidden workload jobs
-    /// (priority `low`, DESIGN §13.3) the scheduler sees the cluster
-    /// without them: each running one is preempted tentatively first, and
-    /// after the pass it holds its GPUs again if they are all still free,
-    /// else its preemption is final.
-    fn pass(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        let hide = self.state.hidden && self.state.running_jobs[1] > 0;
-        if hide {
-            self.tentative.clear();
-            let mut pass = Pass {
-                now,
-                state: &mut self.state,
-                queue,
-            };
-            // Every running workload job, in the running list's order
-            // (each preemption takes the job out of the list: the last
-            // one first keeps the rest in place).
-            while let Some(&j) = pass.state.workload_running.last() {
-                let t = pass.preempt(j)?;
-                self.tentative.push(t);
-            }
-        }
-        let mut pass = Pass {
-            now,
-            state: &mut self.state,
-            queue,
-        };
-        let tick = self.clock.start();
-        let done = self.scheduler.schedule(&mut pass);
-        self.clock.stop(tick);
-        done?;
-        if hide {
-            for k in 0..self.tentative.len() {
-                let t = self.tentative[k];
-                if pass.can_undo(&t) {
-                    pass.undo(t)?;
-                } else {
-                    pass.commit(t);
-                    self.preempted.push(t.job());
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<W: Workload> Component for JobSim<'_, '_, W> {
-    type Event = JobEvent;
-
-    fn on_event(
-        &mut self,
-        now: Micros,
-        event: JobEvent,
-        queue: &mut EventQueue<JobEvent>,
-    ) -> Result<()> {
-        let workload = &mut self.workload;
-        let e = &mut self.engine;
-        let done = e.event(now, event, queue)?;
-        if !e.last_was_trace {
-            workload.on_own_event(now);
-        }
-        if let Some(job) = done {
-            let mut ctx = Ctx::new(e, now, queue);
-            workload.on_done(&mut ctx, job)?;
-        }
-        if let JobEvent::Workload { tag, data } = event {
-            let mut ctx = Ctx::new(e, now, queue);
-            workload.on_event(&mut ctx, tag, data)?;
-        }
-        Ok(())
-    }
-
-    fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        let workload = &mut self.workload;
-        let e = &mut self.engine;
-        let run = match &mut e.rounds {
-            Some(r) => r.take_boundary(),
-            None => e.dirty,
-        };
-        if run {
-            e.dirty = false;
-            e.pass(now, queue)?;
-            let active = e.active();
-            if let Some(r) = &mut e.rounds {
-                r.after_pass(now, active, queue)?;
-            }
-            for k in 0..e.preempted.len() {
-                workload.on_preempted(e.preempted[k], now)?;
-            }
-            e.preempted.clear();
-        }
-        let mut ctx = Ctx::new(e, now, queue);
-        workload.fill(&mut ctx)?;
-        workload.after_instant(now, &e.state);
-        Ok(())
-    }
-}
-
-impl Engine<'_, '_> {
-    /// Handle one event; returns the workload's job that completed, if
-    /// one did (the workload hears of it next).
-    fn event(
-        &mut self,
-        now: Micros,
-        event: JobEvent,
-        queue: &mut EventQueue<JobEvent>,
-    ) -> Result<Option<u32>> {
-        let trace_event = match event {
-            JobEvent::Arrival { .. } => true,
-            JobEvent::Completion { job, .. }
-            | JobEvent::Timer { job, .. }
-            | JobEvent::WaitOver { job } => (job as usize) < self.state.trace_jobs,
-            JobEvent::Boundary { .. } => true,
-            JobEvent::Workload { .. } => false,
-        };
-        self.last_was_trace = trace_event;
-        if trace_event {
-            self.trace_events += 1;
-            self.trace_end = now;
-        }
-        match event {
-            JobEvent::Arrival { job } => {
-                self.state.status[job as usize] = Status::Waiting;
-                self.state.waiting_jobs[0] += 1;
-                self.arrived += 1;
-                let tick = self.clock.start();
-                self.scheduler.on_arrival(job, now, &self.state);
-                self.clock.stop(tick);
-                self.push_wait_over(job, queue);
-                self.push_next_arrival(queue);
-                self.dirty = true;
-                if let Some(r) = &mut self.rounds {
-                    r.on_arrival(now, queue);
-                }
-            }
-            JobEvent::WaitOver { job } => {
-                if self.state.status[job as usize] == Status::Waiting {
-                    self.dirty = true;
-                }
-            }
-            JobEvent::Completion { job, run } => {
-                let s = &mut self.state;
-                let i = job as usize;
-                if s.run[i] != run || s.status[i] != Status::Running {
-                    return Ok(None);
-                }
-                let visible = s.visible(job);
-                s.status[i] = Status::Done;
-                s.end[i] = now;
-                if s.withdrawn[i] {
-                    // A withdrawn job leaves the scheduler's queue.
-                    let tick = self.clock.start();
-                    self.scheduler.on_completion(job, now, &self.state);
-                    self.clock.stop(tick);
-                    return Ok(None);
-                }
-                s.push_segment(i, now);
-                s.attained[i] += now - s.progress_start[i];
-                s.remaining[i] = 0;
-                s.count_done(i);
-                let off = s.alloc_offset[i];
-                let len = s.alloc_len[i] as usize;
-                let (cluster, alloc) = (&mut s.cluster, &s.alloc);
-                cluster.release(&alloc[off..off + len])?;
-                if i < s.trace_jobs {
-                    self.done += 1;
-                }
-                if visible {
-                    let tick = self.clock.start();
-                    self.scheduler.on_completion(job, now, &self.state);
-                    self.clock.stop(tick);
-                    self.dirty = true;
-                    if self.rounds.is_some() {
-                        let idle = self.idle();
-                        if let Some(r) = &mut self.rounds {
-                            r.on_completion(now, idle, queue);
-                        }
-                    }
-                }
-                if i >= self.state.trace_jobs {
-                    return Ok(Some(job));
-                }
-            }
-            JobEvent::Timer { job, run } => {
-                let i = job as usize;
-                if self.state.run[i] != run || self.state.status[i] != Status::Running {
-                    return Ok(None);
-                }
-                let tick = self.clock.start();
-                let next = self.scheduler.on_timer(job, now, &self.state);
-                self.clock.stop(tick);
-                if let Some(next) = next {
-                    let mut pass = Pass {
-                        now,
-                        state: &mut self.state,
-                        queue,
-                    };
-                    pass.schedule_timer(job, next);
-                }
-                self.dirty = true;
-            }
-            JobEvent::Boundary { seq } => {
-                if let Some(r) = &mut self.rounds {
-                    r.on_boundary(seq);
-                }
-            }
-            JobEvent::Workload { .. } => {}
-        }
-        Ok(None)
-    }
-
-    /// Run the scheduler's pass now, outside the end of an instant (a
-    /// workload submitted a job and wants to know whether it starts). In
-    /// rounds mode passes happen only at boundaries: nothing runs.
-    pub(super) fn pass_now(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
-        if self.rounds.is_some() {
-            return Ok(());
-        }
-        self.dirty = false;
-        self.pass(now, queue)
-    }
-
-    /// A workload's job was submitted (the counters moved already): the
-    /// scheduler hears of it unless hidden.
-    pub(super) fn announce(&mut self, j: u32, now: Micros, queue: &mut EventQueue<JobEvent>) {
-        if self.state.hidden {
-            return;
-        }
-        let tick = self.clock.start();
-        self.scheduler.on_arrival(j, now, &self.state);
-        self.clock.stop(tick);
-        self.dirty = true;
-        if let Some(r) = &mut self.rounds {
-            r.on_arrival(now, queue);
-        }
-    }
-
-    /// Withdraw a workload's job at `now` (DESIGN §13.3): a running job
-    /// gives its GPUs back (its segment ends now) and is done; a waiting
-    /// one the scheduler sees leaves its queue at the scheduler's next
-    /// start of it ([`Pass::start`]); a hidden waiting one is done.
-    pub(crate) fn withdraw(
-        &mut self,
-        j: u32,
-        now: Micros,
-        queue: &mut EventQueue<JobEvent>,
-    ) -> Result<()> {
-        let i = j as usize;
-        let visible = self.state.visible(j);
-        let s = &mut self.state;
-        match s.status[i] {
-            Status::Running => {
-                s.push_segment(i, now);
-                s.attained[i] += now.saturating_sub(s.progress_start[i]);
-                s.status[i] = Status::Done;
-                s.end[i] = now;
-                s.run[i] = s.run[i].wrapping_add(1);
-                s.count_done(i);
-                let off = s.alloc_offset[i];
-                let len = s.alloc_len[i] as usize;
-                let (cluster, alloc) = (&mut s.cluster, &s.alloc);
-                cluster.release(&alloc[off..off + len])?;
-                if visible {
-                    let tick = self.clock.start();
-                    self.scheduler.on_completion(j, now, &self.state);
-                    self.clock.stop(tick);
-                    self.dirty = true;
-                    if self.rounds.is_some() {
-                        let idle = self.idle();
-                        if let Some(r) = &mut self.rounds {
-                            r.on_completion(now, idle, queue);
-                        }
-                    }
-                }
-            }
-            Status::Waiting => {
-                s.waiting_jobs[1] -= 1;
-                if visible {
-                    s.withdrawn[i] = true;
-                } else {
-                    s.status[i] = Status::Done;
-                    s.end[i] = now;
-                }
-            }
-            Status::Future | Status::Done => {}
-        }
-        Ok(())
-    }
-}
-
 /// Check that every job can run on an empty cluster: under `consolidate` it
 /// must fit on the largest node, under `spread` in the whole cluster.
 /// Returns the index of the first job that cannot.
@@ -1152,258 +783,6 @@ pub fn first_unplaceable_typed(
         let mask = types.map_or(1, |x| x.allowed(j));
         !(0..n_types).any(|t| mask & (1 << t) != 0 && u64::from(job.gpus) <= limits[t])
     })
-}
-
-/// Replay `input.jobs` on the cluster under `scheduler`, event-driven
-/// (rounds: [`simulate_jobs_in_rounds`]).
-pub fn simulate_jobs(
-    input: &JobSimInput<'_>,
-    scheduler: &mut dyn JobScheduler,
-) -> Result<JobOutcome> {
-    simulate(input, None, scheduler)
-}
-
-/// Replay `input.jobs`, event-driven or in rounds.
-pub(super) fn simulate(
-    input: &JobSimInput<'_>,
-    rounds: Option<Rounds>,
-    scheduler: &mut dyn JobScheduler,
-) -> Result<JobOutcome> {
-    let table = JobTable {
-        jobs: Cow::Borrowed(input.jobs),
-        types: input.types.map(|t| Cow::Borrowed(t.jobs)),
-        trace_jobs: input.jobs.len(),
-        hidden: false,
-        restart_workload: false,
-        extra_events: 0,
-    };
-    Ok(simulate_with(input, table, rounds, scheduler, ())?.outcome)
-}
-
-/// The job table of a run with a workload beside the trace (DESIGN §13):
-/// the trace's jobs first, then placeholders for every job the workload
-/// may submit.
-#[derive(Debug, Clone)]
-pub struct JobTable<'a> {
-    /// Every job: `0..trace_jobs` the trace's, the rest the workload's
-    /// (their `gpus` sized; the rest set when submitted).
-    pub jobs: Cow<'a, [Job]>,
-    /// Allowed types and per-type durations of every job (typed clusters;
-    /// the workload's rows are placeholders, [`JobTypes::pin`]ned when
-    /// submitted).
-    pub types: Option<Cow<'a, JobTypes>>,
-    /// Jobs of the trace.
-    pub trace_jobs: usize,
-    /// The cluster scheduler never sees the workload's jobs.
-    pub hidden: bool,
-    /// The workload's preempted jobs lose their progress.
-    pub restart_workload: bool,
-    /// Events the workload may hold queued at once (a capacity hint).
-    pub extra_events: usize,
-}
-
-/// A run with a workload, as the engine leaves it.
-#[derive(Debug)]
-pub struct RawRun<W> {
-    /// Every job's outcome (the trace's and the workload's); `events` and
-    /// `end_time` count every event.
-    pub outcome: JobOutcome,
-    /// Per segment: the first node of its allocation.
-    pub segment_node: Vec<u32>,
-    /// Per job: the first node it ran on (`u32::MAX`: never).
-    pub first_node: Vec<u32>,
-    /// Events about the trace's jobs alone (what a run of the trace alone
-    /// counts) and the last instant with one.
-    pub trace_events: u64,
-    /// The last instant with an event about the trace, µs.
-    pub trace_end: Micros,
-    /// The workload, after the run.
-    pub workload: W,
-}
-
-/// Replay the trace of `input` (its `jobs` and `types` are the trace's)
-/// with `table`'s jobs and `workload` beside it, event-driven or in rounds.
-pub fn simulate_with<W: Workload>(
-    input: &JobSimInput<'_>,
-    table: JobTable<'_>,
-    rounds: Option<Rounds>,
-    scheduler: &mut dyn JobScheduler,
-    workload: W,
-) -> Result<RawRun<W>> {
-    let trace = input.jobs;
-    let n_trace = trace.len();
-    let jobs = table.jobs;
-    let n = jobs.len();
-    if input.nodes.is_empty() || input.nodes.contains(&0) {
-        return Err(Error::input(
-            "internal error: every node needs at least one GPU",
-        ));
-    }
-    let node_types: &[GpuType] = input.types.map_or(&[], |t| t.node_types);
-    if let Some(t) = &table.types
-        && (t.len() != n
-            || node_types.len() != input.nodes.len()
-            || node_types.iter().any(|&x| x as usize >= t.types()))
-    {
-        return Err(Error::input(
-            "internal error: the GPU types do not match the jobs or the nodes",
-        ));
-    }
-    if table.trace_jobs != n_trace || n < n_trace || jobs[..n_trace] != *trace {
-        return Err(Error::input(
-            "internal error: the job table does not start with the trace",
-        ));
-    }
-    if let Some(j) = first_unplaceable_typed(
-        trace,
-        input.nodes,
-        node_types,
-        input.types.map(|t| t.jobs),
-        input.placement,
-    ) {
-        return Err(Error::input(format!(
-            "job {j} needs {} GPUs, more than the cluster can ever give it under `{}` placement",
-            trace[j].gpus,
-            input.placement.name()
-        )));
-    }
-    if n >= u32::MAX as usize {
-        return Err(Error::input("more than 2^32 - 1 jobs in one run"));
-    }
-    let n_nodes = input.nodes.len();
-    let mut alloc_offset = Vec::with_capacity(n);
-    let mut total = 0usize;
-    for j in jobs.iter() {
-        alloc_offset.push(total);
-        total += match input.placement {
-            Placement::Consolidate => 1,
-            Placement::Spread => (j.gpus as usize).min(n_nodes),
-        };
-    }
-    let mut order: Vec<u32> = (0..n_trace as u32).collect();
-    order.sort_unstable_by_key(|&j| (trace[j as usize].submit, j));
-    let n_types = table.types.as_ref().map_or(1, |t| t.types());
-    let cluster = Cluster::typed(input.nodes, node_types, n_types, input.placement);
-    let gpus_total = cluster.total();
-    let remaining = jobs.iter().map(|j| j.duration).collect();
-    let state = State {
-        jobs,
-        cluster,
-        types: table.types,
-        type_policy: input.types.map_or(TypePolicy::Agnostic, |t| t.policy),
-        status: vec![Status::Future; n],
-        remaining,
-        attained: vec![0; n],
-        run_type: vec![0; n],
-        run_start: vec![0; n],
-        progress_start: vec![0; n],
-        end: vec![NEVER; n],
-        first_start: vec![NEVER; n],
-        restore: vec![false; n],
-        run: vec![0; n],
-        preemptions: vec![0; n],
-        alloc_offset,
-        alloc_len: vec![0; n],
-        alloc: vec![Alloc::default(); total],
-        segments: Vec::with_capacity(n + n / 4),
-        segment_allocs: if input.record_allocations {
-            Vec::with_capacity(total)
-        } else {
-            Vec::new()
-        },
-        record_allocations: input.record_allocations,
-        overhead: input.restart_overhead,
-        backfill: input.backfill,
-        round: rounds.as_ref().map(Rounds::round),
-        trace_jobs: n_trace,
-        hidden: table.hidden,
-        restart_workload: table.restart_workload,
-        withdrawn: vec![false; n],
-        held: [0; 2],
-        running_jobs: [0; 2],
-        waiting_jobs: [0; 2],
-        first_node: vec![u32::MAX; n],
-        segment_node: Vec::with_capacity(n + n / 4),
-        workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),
-        workload_pos: vec![0; n - n_trace],
-    };
-    let gpus = state.cluster.total();
-    let gpus_by_type: Vec<u64> = (0..state.cluster.types())
-        .map(|t| state.cluster.total_of_type(t as GpuType))
-        .collect();
-    let workload_jobs = n - n_trace;
-    let engine = Engine {
-        state,
-        scheduler,
-        order,
-        next_arrival: 0,
-        dirty: false,
-        done: 0,
-        arrived: 0,
-        rounds,
-        clock: PolicyClock::default(),
-        trace_events: 0,
-        trace_end: 0,
-        last_was_trace: false,
-        tentative: Vec::with_capacity(if table.hidden {
-            (gpus as usize).min(workload_jobs)
-        } else {
-            0
-        }),
-        preempted: Vec::with_capacity(if table.hidden {
-            (gpus as usize).min(workload_jobs)
-        } else {
-            0
-        }),
-    };
-    let mut sim = JobSim { engine, workload };
-    let capacity = 2 * (gpus as usize).min(n) + 16 + table.extra_events;
-    let mut queue = EventQueue::with_capacity(capacity);
-    sim.engine.push_next_arrival(&mut queue);
-    {
-        let JobSim { engine, workload } = &mut sim;
-        let mut ctx = Ctx::new(engine, 0, &mut queue);
-        workload.init(&mut ctx)?;
-    }
-    let end = run_events(&mut sim, &mut queue, None)?;
-    let JobSim { engine, workload } = sim;
-    if engine.done != n_trace {
-        return Err(Error::input(format!(
-            "internal error: {} of {n_trace} jobs never completed",
-            n_trace - engine.done
-        )));
-    }
-    let s = engine.state;
-    Ok(RawRun {
-        outcome: JobOutcome {
-            first_start: s.first_start,
-            end: s.end,
-            preemptions: s.preemptions,
-            segments: s.segments,
-            segment_allocs: s.segment_allocs,
-            events: end.events,
-            end_time: end.end,
-            gpus,
-            gpus_by_type,
-            gpu_type: s.run_type,
-            policy_clock: engine.clock,
-        },
-        segment_node: s.segment_node,
-        first_node: s.first_node,
-        trace_events: engine.trace_events,
-        trace_end: engine.trace_end,
-        workload,
-    })
-}
-
-/// Replay `input.jobs` under `scheduler` in rounds of `round` µs (module
-/// documentation).
-pub fn simulate_jobs_in_rounds(
-    input: &JobSimInput<'_>,
-    round: Micros,
-    scheduler: &mut dyn JobScheduler,
-) -> Result<JobOutcome> {
-    simulate(input, Some(Rounds::new(round)?), scheduler)
 }
 
 // The scheduler API (DESIGN §9): what a cluster scheduler implements, next

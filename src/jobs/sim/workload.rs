@@ -13,8 +13,9 @@
 //! free, and the scheduler's passes see the cluster without them
 //! ([`super::simulation`], DESIGN §13.3).
 
+use super::engine::Engine;
 use super::event::JobEvent;
-use super::simulation::{Engine, Pass, State};
+use super::simulation::{Pass, State};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::EventQueue;
@@ -191,7 +192,9 @@ impl<'e, 'a, 's> Ctx<'e, 'a, 's> {
     }
 
     /// Withdraw the workload's job `j` now (a tenant left, the service's
-    /// horizon): see [`Engine::withdraw`].
+    /// horizon): a running job gives its GPUs back (its segment ends now);
+    /// a waiting one the scheduler sees leaves its queue the next time the
+    /// scheduler starts it (DESIGN §13.2); a hidden waiting one is done.
     pub fn withdraw(&mut self, j: u32) -> Result<()> {
         self.own(j)?;
         self.engine.withdraw(j, self.now, self.queue)

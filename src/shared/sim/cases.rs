@@ -5,7 +5,11 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::core::params::Params;
+use crate::core::sim::time::Micros;
+use crate::jobs::sim::{JobOutcome, JobSchedulerFactory, Placement, TypePolicy};
+use crate::jobs::trace::Job;
 use crate::models::sim::{GpuTypes, RepContext, SimConfig};
+use crate::models::sim::{Scheduler, Selector, SimInput};
 use crate::models::trace::{Trace, parse_trace};
 
 const S: Micros = 1_000_000;

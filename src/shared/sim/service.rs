@@ -3,7 +3,7 @@
 //! ([`Policies`]), deciding requests at the instants model mode decides
 //! and submitting them to the cluster as jobs of one more user.
 
-use super::{Priority, ServiceInput};
+use super::input::{Priority, ServiceInput};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::time::Micros;

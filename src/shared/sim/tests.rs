@@ -5,12 +5,17 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::core::io::cluster::GpuType;
 use crate::core::io::scenario::Overrides;
 use crate::core::run::sweep::Plan;
 use crate::core::testing::scenario_data;
+use crate::jobs::sim::{
+    JobOutcome, JobSchedulerFactory, JobSimInput, Placement, SchedInit, SimTypes,
+};
 use crate::jobs::sim::{simulate_jobs, simulate_jobs_in_rounds};
 use crate::models::scenario::Scenario;
 use crate::models::sim::{RepContext, simulate};
+use crate::models::sim::{RunOutcome, SimInput};
 
 fn bundled(mode_jobs: bool) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");

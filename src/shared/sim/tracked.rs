@@ -2,8 +2,8 @@
 //! a wrapper around the service workload that records, at the end of
 //! every instant, the GPUs each workload holds when it changed.
 
+use super::outcome::{ShareStep, WorkloadKind};
 use super::service::Service;
-use super::{ShareStep, WorkloadKind};
 use crate::core::error::Result;
 use crate::core::sim::time::Micros;
 use crate::jobs::sim::simulation::State;

@@ -1,0 +1,337 @@
+//! One shared simulation (DESIGN §13.1–13.3): the job table, the
+//! scheduler, the service workload, the engine run, and the run logs of
+//! each workload taken apart.
+
+use std::borrow::Cow;
+
+use super::input::{ClusterInput, Preempt, Priority, ServiceInput, SharedInput};
+use super::outcome::{ServiceSegment, SharedOutcome};
+use super::service::Service;
+use super::tracked::Tracked;
+use crate::core::error::{Error, Result};
+use crate::core::sim::policy_clock::PolicyClock;
+use crate::jobs::sim::{
+    JobOutcome, JobSchedulerFactory, JobSimInput, JobTable, JobTypes, Placement, Rounds, SchedInit,
+    Segment, SimTypes, TypePolicy, simulate_with,
+};
+use crate::jobs::trace::Job;
+use crate::models::sim::{Policies, RunOutcome, Scheduler, Selector, SimInput};
+
+/// Run one shared simulation: the background's jobs and the service's
+/// requests on `input.cluster` under the cluster scheduler `cluster` (built
+/// here from its factory, with `seed` and `repetition` for its own random
+/// stream), the service deciding with `service`'s scheduler and selector.
+pub fn simulate_shared(
+    input: &SharedInput<'_>,
+    cluster: &JobSchedulerFactory,
+    seed: u64,
+    repetition: u64,
+    service: Option<(&mut dyn Scheduler, &mut dyn Selector)>,
+) -> Result<SharedOutcome> {
+    let c = &input.cluster;
+    let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
+    let no_jobs: &[Job] = &[];
+    let (trace, users) = input
+        .background
+        .as_ref()
+        .map_or((no_jobs, 0), |b| (b.jobs, b.users));
+    let n_trace = trace.len();
+    let svc = match (&input.service, service) {
+        (Some(s), Some(p)) => Some((s, p)),
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(Error::input(
+                "internal: a service without its scheduler and selector",
+            ));
+        }
+    };
+    if let Some((s, _)) = &svc {
+        check_service(s, c, gpus)?;
+    }
+    let capacity = svc.as_ref().map_or(0, |(s, _)| service_jobs(&s.sim));
+    let gpj = svc.as_ref().map_or(1, |(s, _)| s.gpus_per_job);
+    let hidden = svc
+        .as_ref()
+        .is_some_and(|(s, _)| s.priority == Priority::Low);
+    let service_user = u32::try_from(users)
+        .map_err(|_| Error::input("more than 2^32 - 1 users in the background"))?;
+    let mut jobs: Vec<Job> = Vec::with_capacity(n_trace + capacity);
+    jobs.extend_from_slice(trace);
+    jobs.resize(
+        n_trace + capacity,
+        Job {
+            submit: 0,
+            duration: 0,
+            gpus: gpj,
+            user: service_user,
+        },
+    );
+    // Typed when the background's jobs have types, or (without a typed
+    // background) when the cluster has more than one type.
+    let empty_types = JobTypes::new(c.types.max(1), Vec::new(), Vec::new());
+    let trace_types: Option<&JobTypes> = match input.background.as_ref().and_then(|b| b.types) {
+        Some(t) => Some(t),
+        None if c.types > 1 && n_trace == 0 => Some(&empty_types),
+        None if c.types > 1 => {
+            return Err(Error::input(
+                "internal: a background without GPU types on a typed cluster",
+            ));
+        }
+        None => None,
+    };
+    let table_types = trace_types.map(|t| {
+        let mut all = t.clone();
+        all.extend_placeholders(capacity);
+        Cow::Owned(all)
+    });
+    let sim_input = JobSimInput {
+        jobs: trace,
+        users,
+        nodes: c.nodes,
+        placement: c.placement,
+        backfill: c.backfill,
+        restart_overhead: c.restart_overhead,
+        record_allocations: c.record_allocations,
+        types: trace_types.map(|t| SimTypes {
+            node_types: c.node_types,
+            jobs: t,
+            policy: input
+                .background
+                .as_ref()
+                .map_or(TypePolicy::Agnostic, |b| b.type_policy),
+        }),
+    };
+    // The scheduler sees the service's jobs as those of one more user,
+    // unless they are hidden from it (priority `low`).
+    let mut scheduler = cluster(&SchedInit {
+        jobs: if hidden { trace } else { &jobs },
+        users: if hidden || svc.is_none() {
+            users
+        } else {
+            users + 1
+        },
+        seed,
+        repetition,
+    })?;
+    let restart = svc
+        .as_ref()
+        .is_some_and(|(s, _)| s.preempt == Preempt::Restart);
+    let n_tenants = svc.as_ref().map_or(0, |(s, _)| s.sim.tenants.len());
+    let workload = svc.map(|(s, (scheduler, selector))| {
+        Service::new(
+            s,
+            Policies {
+                scheduler,
+                selector,
+                clock: PolicyClock::default(),
+            },
+            n_trace as u32,
+            capacity,
+            service_user,
+            c.nodes,
+            c.node_types,
+            c.placement,
+        )
+    });
+    let has_service = workload.is_some();
+    let table = JobTable {
+        jobs: Cow::Owned(jobs),
+        types: table_types,
+        trace_jobs: n_trace,
+        hidden,
+        restart_workload: restart,
+        extra_events: 2 * n_tenants + 1,
+    };
+    let rounds = c.round.map(Rounds::new).transpose()?;
+    let tracked = Tracked::new(workload, input.background.is_some(), has_service);
+    let raw = simulate_with(&sim_input, table, rounds, &mut *scheduler, tracked)?;
+    let Tracked {
+        service: workload,
+        shares,
+        ..
+    } = raw.workload;
+    let all = raw.outcome;
+    let background = input.background.as_ref().map(|_| JobOutcome {
+        first_start: all.first_start[..n_trace].to_vec(),
+        end: all.end[..n_trace].to_vec(),
+        preemptions: all.preemptions[..n_trace].to_vec(),
+        segments: Vec::new(),
+        segment_allocs: Vec::new(),
+        events: raw.trace_events,
+        end_time: raw.trace_end,
+        gpus: all.gpus,
+        gpus_by_type: all.gpus_by_type.clone(),
+        gpu_type: all.gpu_type[..n_trace].to_vec(),
+        policy_clock: all.policy_clock,
+    });
+    let mut background = background;
+    if let Some(b) = &mut background {
+        b.segments.reserve(all.segments.len());
+        for seg in all.segments.iter().filter(|s| (s.job as usize) < n_trace) {
+            let mut seg: Segment = *seg;
+            if seg.alloc_len > 0 {
+                let from = seg.alloc_offset as usize;
+                seg.alloc_offset = b.segment_allocs.len() as u32;
+                b.segment_allocs
+                    .extend_from_slice(&all.segment_allocs[from..from + seg.alloc_len as usize]);
+            }
+            b.segments.push(seg);
+        }
+    }
+    let mut out = SharedOutcome {
+        service: None,
+        service_segments: Vec::new(),
+        service_preemptions: Vec::new(),
+        background,
+        shares,
+        gpus,
+    };
+    if let (Some(w), Some(s)) = (workload, &input.service) {
+        finish_service(
+            w,
+            s,
+            &all,
+            &raw.segment_node,
+            &raw.first_node,
+            n_trace,
+            &mut out,
+        );
+    }
+    Ok(out)
+}
+
+/// The service's run in model mode's form (DESIGN §13.5).
+fn finish_service(
+    mut w: Service<'_>,
+    s: &ServiceInput<'_>,
+    all: &JobOutcome,
+    segment_node: &[u32],
+    first_node: &[u32],
+    n_trace: usize,
+    out: &mut SharedOutcome,
+) {
+    let trace = s.sim.trace;
+    let users = s.sim.tenants;
+    let end = match s.sim.config.horizon {
+        Some(h) if w.cut => h,
+        _ => w.last_event,
+    };
+    for r in 0..w.jobs.len() {
+        let j = n_trace + r;
+        if all.first_start[j] != crate::jobs::sim::simulation::NEVER {
+            let gpu = w.gpu_of_node(first_node[j]);
+            let rec = &mut w.jobs[r];
+            rec.start = all.first_start[j];
+            rec.gpu = gpu;
+        }
+    }
+    let mut busy = 0u128;
+    let mut busy_by_type = vec![
+        0u128;
+        if s.sim.gpu_types.is_typed() {
+            s.sim.gpu_types.n_types()
+        } else {
+            0
+        }
+    ];
+    let mut low_fidelity_busy = 0u128;
+    for (seg, &node) in all.segments.iter().zip(segment_node) {
+        if (seg.job as usize) < n_trace {
+            continue;
+        }
+        let r = seg.job as usize - n_trace;
+        let held = u128::from(seg.end.min(end).saturating_sub(seg.start)) * u128::from(seg.gpus);
+        busy += held;
+        if let Some(b) = busy_by_type.get_mut(usize::from(seg.gpu_type)) {
+            *b += held;
+        }
+        let rec = &w.jobs[r];
+        if trace.is_curve()
+            && (rec.level as usize)
+                < trace.top_level(users[rec.tenant as usize], rec.model as usize)
+        {
+            low_fidelity_busy += held;
+        }
+        out.service_segments.push(ServiceSegment {
+            job: r as u32,
+            gpu: w.gpu_of_node(node),
+            gpus: seg.gpus,
+            start: seg.start,
+            end: seg.end,
+            overhead: seg.overhead,
+        });
+    }
+    out.service_preemptions = all.preemptions[n_trace..n_trace + w.jobs.len()].to_vec();
+    let n = users.len();
+    let budget_exhausted = (0..n).map(|i| w.tenants.is_exhausted(i)).collect();
+    let ended = (0..n)
+        .map(|i| {
+            w.tenants
+                .end_reason(i, w.policies.selector.schedule_over(i))
+        })
+        .collect();
+    out.service = Some(RunOutcome {
+        jobs: w.jobs,
+        completion_order: w.completion_order,
+        end,
+        busy,
+        busy_by_type,
+        low_fidelity_busy,
+        events: w.events,
+        gpus: u32::try_from(out.gpus).unwrap_or(u32::MAX),
+        left_at: w.left_at,
+        budget_exhausted,
+        ended,
+        policy_clock: w.policies.clock,
+    });
+}
+
+/// The most jobs the service can submit in one run: every level of every
+/// available (tenant, model) pair once (a preempted job keeps its index).
+pub fn service_jobs(sim: &SimInput<'_>) -> usize {
+    sim.tenants
+        .iter()
+        .map(|&u| {
+            sim.trace
+                .models_of(u)
+                .iter()
+                .map(|&k| sim.trace.top_level(u, k) + 1)
+                .sum::<usize>()
+        })
+        .sum()
+}
+
+/// The service's own rules against the cluster (a scenario checks them
+/// first, naming its keys).
+fn check_service(s: &ServiceInput<'_>, c: &ClusterInput<'_>, gpus: u64) -> Result<()> {
+    if s.gpus_per_job == 0 || u64::from(s.max_gpus) < u64::from(s.gpus_per_job) {
+        return Err(Error::input(format!(
+            "the service's jobs take {} GPUs and it may hold {}: expected 1 <= gpus_per_job <= max_gpus",
+            s.gpus_per_job, s.max_gpus
+        )));
+    }
+    if u64::from(s.max_gpus) > gpus {
+        return Err(Error::input(format!(
+            "the service may hold {} GPUs, more than the cluster's {gpus}",
+            s.max_gpus
+        )));
+    }
+    let fits = match c.placement {
+        Placement::Consolidate => c.nodes.iter().any(|&g| g >= s.gpus_per_job),
+        Placement::Spread => gpus >= u64::from(s.gpus_per_job),
+    };
+    if !fits {
+        return Err(Error::input(format!(
+            "a service job of {} GPUs fits on no node under `{}` placement",
+            s.gpus_per_job,
+            c.placement.name()
+        )));
+    }
+    if s.sim.gpu_types.gpus() as u64 != gpus {
+        return Err(Error::input(format!(
+            "internal: the service's GPU types describe {} GPUs, the cluster has {gpus}",
+            s.sim.gpu_types.gpus()
+        )));
+    }
+    Ok(())
+}
