@@ -19,8 +19,12 @@ use crate::core::run::runner::{
 };
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
-use crate::present::figures::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
+use crate::present::figures::{
+    PlotOptions, Source, plot_jobs, plot_model, plot_shares, plot_sweep,
+};
 use crate::registry::Registry;
+use crate::shared::SharedMode;
+use crate::shared::mode::{BACKGROUND_DIR, SERVICE_DIR};
 
 /// Run `scenario` with the policies of `registry` (options checked by the
 /// caller); the `--json` document.
@@ -33,6 +37,7 @@ pub(super) fn run(
     match scenario_mode(scenario)? {
         ScenarioMode::Jobs => run_mode(&registry.job_mode(), progress, scenario, options),
         ScenarioMode::Models => run_mode(&registry.model_mode(), progress, scenario, options),
+        ScenarioMode::Shared => run_mode(&registry.shared_mode(), progress, scenario, options),
     }
 }
 
@@ -64,6 +69,7 @@ pub(super) fn name_and_tasks(scenario: &Path, registry: &Registry) -> Result<(St
     match scenario_mode(scenario)? {
         ScenarioMode::Jobs => of(&registry.job_mode(), scenario),
         ScenarioMode::Models => of(&registry.model_mode(), scenario),
+        ScenarioMode::Shared => of(&registry.shared_mode(), scenario),
     }
 }
 
@@ -309,7 +315,9 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             let mut src = Source::dir(dir);
             src.name = Some(name.to_string());
             let target = dir.join(PLOTS_DIR);
-            if mode == JobMode::NAME {
+            if mode == SharedMode::NAME {
+                plot_shared(dir, name, &options)?;
+            } else if mode == JobMode::NAME {
                 plot_jobs(&src, &target, &options)?;
             } else {
                 plot_model(&src, &target, &options)?;
@@ -326,6 +334,28 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             plot_sweep(&src, &dir.join(PLOTS_DIR), &options)?;
         }
     }
+    Ok(())
+}
+
+/// The figures of a shared results folder `dir`: the service's (model
+/// mode's) in `service/plots/`, the background's (job mode's) in
+/// `background/plots/`, and the GPU shares in `plots/`.
+fn plot_shared(dir: &Path, name: &str, options: &PlotOptions) -> Result<()> {
+    let service = dir.join(SERVICE_DIR);
+    if service.is_dir() {
+        let mut src = Source::dir(&service);
+        src.name = Some(name.to_string());
+        plot_model(&src, &service.join(PLOTS_DIR), options)?;
+    }
+    let background = dir.join(BACKGROUND_DIR);
+    if background.is_dir() {
+        let mut src = Source::dir(&background);
+        src.name = Some(name.to_string());
+        plot_jobs(&src, &background.join(PLOTS_DIR), options)?;
+    }
+    let mut src = Source::dir(dir);
+    src.name = Some(name.to_string());
+    plot_shares(&src, &dir.join(PLOTS_DIR), options)?;
     Ok(())
 }
 

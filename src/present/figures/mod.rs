@@ -33,6 +33,7 @@ pub(crate) mod read;
 mod regret_bars;
 mod regret_curves;
 mod scale;
+mod shares;
 mod size;
 mod speedup_bars;
 pub mod style;
@@ -50,6 +51,7 @@ pub use promotions::Promotions;
 pub use read::{Source, Table};
 pub use regret_bars::RegretBars;
 pub use regret_curves::RegretCurves;
+pub use shares::{Shares, SharesFigure};
 pub use size::{Length, PaperWidth, canvas_for, parse_size};
 pub use speedup_bars::SpeedupBars;
 pub use style::Style;
@@ -234,6 +236,17 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
         )),
     }
     done.write_captions(out)?;
+    Ok(done)
+}
+
+/// Draw the figure of a shared results folder's `shares.csv` into `out`
+/// (DESIGN §13.5; the workloads' own figures are drawn from their
+/// folders, `service/` and `background/`).
+pub fn plot_shares(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
+    let data = Shares::read(src)?;
+    let mut done = Plotted::default();
+    let rep = data.rep(opts.rep)?;
+    done.draw(&SharesFigure { data: &data, rep }, out, opts)?;
     Ok(done)
 }
 
