@@ -135,7 +135,7 @@ fn checkpoint() -> String {
 
 /// `[cluster]` of a shared scenario: job mode's keys and the cluster
 /// scheduler.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SharedClusterSection {
     /// The cluster scheduler every policy uses unless it names its own
     /// `cluster_scheduler` (default `fifo`).
@@ -147,7 +147,7 @@ pub struct SharedClusterSection {
 }
 
 /// `[jobs]` of a shared scenario: job mode's keys and `load`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SharedJobsSection {
     /// Factor on the arrival rate: submit times are divided by it (finite
     /// and > 0, default 1).
@@ -156,6 +156,45 @@ pub struct SharedJobsSection {
     /// Job mode's keys (unknown keys are errors).
     #[serde(flatten)]
     pub trace: JobsSection,
+}
+
+/// Split the table `table` into the key `key` and the rest, the rest read
+/// as `T` (so `T`'s unknown keys stay errors: serde's `flatten` would
+/// accept them), messages naming the table.
+fn split_table<'de, D, K, T>(d: D, table: &str, key: &str) -> std::result::Result<(Option<K>, T), D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: serde::de::DeserializeOwned,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    let mut t = Table::deserialize(d)?;
+    let k = t
+        .remove(key)
+        .map(|v| v.try_into::<K>())
+        .transpose()
+        .map_err(|e| D::Error::custom(format!("[{table}].{key}: {e}")))?;
+    let rest = Value::Table(t)
+        .try_into::<T>()
+        .map_err(|e| D::Error::custom(format!("[{table}]: {}", e.to_string().trim_end())))?;
+    Ok((k, rest))
+}
+
+impl<'de> Deserialize<'de> for SharedClusterSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let (scheduler, nodes) = split_table(d, "cluster", "scheduler")?;
+        Ok(Self { scheduler, nodes })
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedJobsSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let (load, trace) = split_table(d, "jobs", "load")?;
+        Ok(Self {
+            load: load.unwrap_or_else(unit),
+            trace,
+        })
+    }
 }
 
 /// `[service]`: the model-selection service.
