@@ -161,7 +161,11 @@ pub struct SharedJobsSection {
 /// Split the table `table` into the key `key` and the rest, the rest read
 /// as `T` (so `T`'s unknown keys stay errors: serde's `flatten` would
 /// accept them), messages naming the table.
-fn split_table<'de, D, K, T>(d: D, table: &str, key: &str) -> std::result::Result<(Option<K>, T), D::Error>
+fn split_table<'de, D, K, T>(
+    d: D,
+    table: &str,
+    key: &str,
+) -> std::result::Result<(Option<K>, T), D::Error>
 where
     D: serde::Deserializer<'de>,
     K: serde::de::DeserializeOwned,
