@@ -20,11 +20,10 @@ use crate::core::run::runner::{
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
 use crate::present::figures::{
-    PlotOptions, Source, plot_jobs, plot_model, plot_shares, plot_sweep,
+    PlotOptions, Source, plot_jobs, plot_model, plot_shared_dir, plot_sweep,
 };
 use crate::registry::Registry;
 use crate::shared::SharedMode;
-use crate::shared::mode::{BACKGROUND_DIR, SERVICE_DIR};
 
 /// Run `scenario` with the policies of `registry` (options checked by the
 /// caller); the `--json` document.
@@ -316,7 +315,7 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             src.name = Some(name.to_string());
             let target = dir.join(PLOTS_DIR);
             if mode == SharedMode::NAME {
-                plot_shared(dir, name, &options)?;
+                plot_shared_dir(dir, None, Some(name), &options)?;
             } else if mode == JobMode::NAME {
                 plot_jobs(&src, &target, &options)?;
             } else {
@@ -334,28 +333,6 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             plot_sweep(&src, &dir.join(PLOTS_DIR), &options)?;
         }
     }
-    Ok(())
-}
-
-/// The figures of a shared results folder `dir`: the service's (model
-/// mode's) in `service/plots/`, the background's (job mode's) in
-/// `background/plots/`, and the GPU shares in `plots/`.
-fn plot_shared(dir: &Path, name: &str, options: &PlotOptions) -> Result<()> {
-    let service = dir.join(SERVICE_DIR);
-    if service.is_dir() {
-        let mut src = Source::dir(&service);
-        src.name = Some(name.to_string());
-        plot_model(&src, &service.join(PLOTS_DIR), options)?;
-    }
-    let background = dir.join(BACKGROUND_DIR);
-    if background.is_dir() {
-        let mut src = Source::dir(&background);
-        src.name = Some(name.to_string());
-        plot_jobs(&src, &background.join(PLOTS_DIR), options)?;
-    }
-    let mut src = Source::dir(dir);
-    src.name = Some(name.to_string());
-    plot_shares(&src, &dir.join(PLOTS_DIR), options)?;
     Ok(())
 }
 

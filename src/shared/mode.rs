@@ -26,6 +26,7 @@ use crate::jobs::{JobFold, JobMode, JobReport};
 use crate::models::ModelMode;
 use crate::models::ModelReport;
 use crate::models::report::ExperimentResult;
+use crate::present::figures::SHARED_WORKLOADS;
 
 /// Several workloads on one cluster (DESIGN §13).
 #[derive(Debug, Clone, Default)]
@@ -67,9 +68,9 @@ pub struct SharedReport {
 }
 
 /// The folder of the service's files.
-pub const SERVICE_DIR: &str = "service";
+pub const SERVICE_DIR: &str = SHARED_WORKLOADS[0];
 /// The folder of the background's files.
-pub const BACKGROUND_DIR: &str = "background";
+pub const BACKGROUND_DIR: &str = SHARED_WORKLOADS[1];
 
 impl Mode for SharedMode {
     type Scenario = SharedScenario;

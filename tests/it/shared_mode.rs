@@ -12,6 +12,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use predicates::prelude::*;
 use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::testing::scenario_data;
 use tenantsim::jobs::policy::JobRegistry;
@@ -711,4 +712,86 @@ fn a_shared_run_is_the_same_on_one_and_two_threads_in_shards_and_from_the_cache(
         .assert()
         .success();
     crate::common::assert_same_result_files(&one, &merged, "merged shards");
+}
+
+#[test]
+fn plot_table_check_compare_and_report_accept_a_shared_results_folder() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("run");
+    tenantsim()
+        .arg("run")
+        .arg(repo("scenarios/shared-quickstart.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--reps", "2", "--jobs", "--quiet"])
+        .assert()
+        .success();
+    for f in [
+        "plots/shares.svg",
+        "service/plots/regret.svg",
+        "background/plots/utilization.svg",
+    ] {
+        assert!(out.join(f).is_file(), "the run drew {f}");
+    }
+    let plots = tmp.path().join("plots");
+    tenantsim()
+        .arg("plot")
+        .arg(&out)
+        .arg("--out")
+        .arg(&plots)
+        .assert()
+        .success();
+    for f in [
+        "shares.svg",
+        "service/regret.svg",
+        "background/utilization.svg",
+    ] {
+        assert!(plots.join(f).is_file(), "plot drew {f}");
+    }
+    let table = tenantsim()
+        .arg("table")
+        .arg(&out)
+        .args(["--format", "markdown"])
+        .output()
+        .expect("runs");
+    assert!(table.status.success());
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("**service/**") && text.contains("**background/**"),
+        "{text}"
+    );
+    tenantsim()
+        .arg("check")
+        .arg(&out)
+        .arg("--against")
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(
+            predicates::str::contains("service/:").and(predicates::str::contains("background/:")),
+        );
+    let compare = tenantsim()
+        .arg("compare")
+        .arg(&out)
+        .arg(&out)
+        .args(["--format", "csv"])
+        .output()
+        .expect("runs");
+    assert!(compare.status.success());
+    let text = String::from_utf8_lossy(&compare.stdout);
+    assert!(text.lines().any(|l| l.starts_with("service,")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("background,")), "{text}");
+    let html = tmp.path().join("report.html");
+    tenantsim()
+        .arg("report")
+        .arg(&out)
+        .arg("--out")
+        .arg(&html)
+        .assert()
+        .success();
+    let page = fs::read_to_string(&html).expect("report");
+    assert!(
+        page.contains("shares"),
+        "the report shows the shares figure"
+    );
 }

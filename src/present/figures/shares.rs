@@ -154,7 +154,7 @@ impl Figure for SharesFigure<'_> {
             d.workloads
                 .iter()
                 .enumerate()
-                .map(|(k, w)| format!("{w}: series {}", k + 1))
+                .map(|(k, w)| format!("{w}: {}", if k == 0 { "solid" } else { "dashed" }))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
