@@ -131,7 +131,7 @@ impl Figure for SharesFigure<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
         let all = d.policies.0.len();
-        let n = all.min(MAX_PANELS).max(1);
+        let n = all.clamp(1, MAX_PANELS);
         let rows: Vec<&ShareRow> = d
             .rows
             .iter()
