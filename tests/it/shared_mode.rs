@@ -795,3 +795,101 @@ fn plot_table_check_compare_and_report_accept_a_shared_results_folder() {
         "the report shows the shares figure"
     );
 }
+
+/// The built-ins plus a registered service scheduler (`last-first`: the
+/// eligible tenant with the highest index) and a registered cluster
+/// scheduler (`my-fifo`: FIFO's entry under another name).
+fn registry_with_user_policies() -> tenantsim::registry::Registry {
+    use tenantsim::prelude::*;
+    struct LastFirst;
+    impl Scheduler for LastFirst {
+        fn pick(&mut self, tenants: &Tenants, _: &mut dyn Selector) -> Result<Option<usize>> {
+            Ok((0..tenants.len()).rev().find(|&t| tenants.is_eligible(t)))
+        }
+    }
+    let mut registry = Registry::builtin();
+    registry
+        .add_scheduler(SchedulerEntry::of(
+            "last-first",
+            "highest index first",
+            || LastFirst,
+        ))
+        .expect("new name");
+    let mut fifo = (**registry.jobs.scheduler("fifo").expect("fifo")).clone();
+    fifo.name = "my-fifo".into();
+    registry.add_job_scheduler(fifo).expect("new name");
+    registry
+}
+
+const USER_POLICIES: &str = r#"
+mode = "shared"
+name = "user-policies"
+repetitions = 2
+[cluster]
+nodes = 1
+gpus_per_node = 2
+scheduler = "my-fifo"
+[jobs]
+path = "../traces/jobs-hand.csv"
+[service]
+priority = "low"
+[service.trace]
+path = "../traces/hand.csv"
+[[policy]]
+name = "mine"
+scheduler = "last-first"
+selector = "in-order"
+"#;
+
+#[test]
+fn registered_policies_are_named_by_a_shared_scenario_and_unknown_to_the_builtins() {
+    use tenantsim::core::run::mode::Mode as _;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = scenario_folder(tmp.path());
+    let path = dir.join("user-policies.toml");
+    fs::write(&path, USER_POLICIES).expect("write");
+    let registry = registry_with_user_policies();
+    let plan = registry
+        .shared_mode()
+        .load_plan(&path, Overrides::default())
+        .expect("the registered names resolve");
+    let s = plan.scenarios()[0];
+    assert_eq!(s.cluster_policies[0].spec.name, "my-fifo");
+    let svc = s.service.as_ref().expect("service");
+    assert_eq!(svc.scenario.policies[0].scheduler.name, "last-first");
+    let builtin = tenantsim::registry::Registry::builtin();
+    let e = builtin
+        .shared_mode()
+        .load_plan(&path, Overrides::default())
+        .expect_err("not a built-in")
+        .to_string();
+    assert!(e.contains("unknown job scheduler `my-fifo`"), "{e}");
+}
+
+#[test]
+fn a_registered_service_scheduler_and_cluster_scheduler_run_a_shared_scenario() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = scenario_folder(tmp.path());
+    let path = dir.join("user-policies.toml");
+    fs::write(&path, USER_POLICIES).expect("write");
+    let out = tmp.path().join("out");
+    let options = tenantsim::run::RunOptions::default()
+        .out(&out)
+        .plots(false)
+        .keep_jobs(true)
+        .quiet(true);
+    let doc = tenantsim::run::run_scenario_with(&path, &options, &registry_with_user_policies())
+        .expect("runs");
+    assert_eq!(doc["mode"], "shared");
+    assert_eq!(doc["repetitions"], 2);
+    assert!(
+        doc["service"].is_object() && doc["background"].is_object(),
+        "{doc}"
+    );
+    let jobs = fs::read_to_string(out.join("service/jobs.csv")).expect("service/jobs.csv");
+    assert!(
+        jobs.lines().skip(1).all(|l| l.starts_with("mine,")),
+        "{jobs}"
+    );
+    assert!(jobs.lines().count() > 1, "the service ran jobs:\n{jobs}");
+}
