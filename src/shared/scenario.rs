@@ -186,7 +186,16 @@ where
 
 impl<'de> Deserialize<'de> for SharedClusterSection {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let (scheduler, nodes) = split_table(d, "cluster", "scheduler")?;
+        use serde::de::Error as _;
+        let t = Table::deserialize(d)?;
+        if t.contains_key("gpus") {
+            return Err(D::Error::custom(
+                "[cluster].gpus: not a key of a shared scenario, whose cluster is nodes as in job mode: \
+                 write G identical GPUs as `nodes = G` and `gpus_per_node = 1`",
+            ));
+        }
+        let (scheduler, nodes) = split_table(Value::Table(t), "cluster", "scheduler")
+            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))?;
         Ok(Self { scheduler, nodes })
     }
 }
