@@ -220,3 +220,32 @@ pub fn join_sweep_csv(service: Option<String>, background: Option<String>, lead:
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::join_sweep_csv;
+
+    #[test]
+    fn the_background_columns_follow_the_services_after_the_shared_lead_columns() {
+        let service = "point,folder,jobs.load,policy,baseline,regret_mean\n\
+                       0,p0,0.5,\"a,b\",a,1.5\n\
+                       1,p1,2,\"a,b\",a,2.5\n";
+        let background = "point,folder,jobs.load,policy,baseline,mean_jct_s\n\
+                          0,p0,0.5,\"a,b\",a,10\n\
+                          1,p1,2,\"a,b\",a,20\n";
+        let joined = join_sweep_csv(Some(service.into()), Some(background.into()), 5);
+        assert_eq!(
+            joined,
+            "point,folder,jobs.load,policy,baseline,regret_mean,background_mean_jct_s\n\
+             0,p0,0.5,\"a,b\",a,1.5,10\n\
+             1,p1,2,\"a,b\",a,2.5,20\n"
+        );
+    }
+
+    #[test]
+    fn one_workload_keeps_its_modes_sweep_csv() {
+        let text = "point,folder,policy,baseline,x\n0,p,a,a,1\n";
+        assert_eq!(join_sweep_csv(Some(text.into()), None, 4), text);
+        assert_eq!(join_sweep_csv(None, Some(text.into()), 4), text);
+    }
+}

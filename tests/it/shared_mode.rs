@@ -893,3 +893,13 @@ fn a_registered_service_scheduler_and_cluster_scheduler_run_a_shared_scenario() 
     );
     assert!(jobs.lines().count() > 1, "the service ran jobs:\n{jobs}");
 }
+
+#[test]
+fn a_stored_run_that_is_not_a_shared_runs_encoding_is_an_error_not_a_panic() {
+    use tenantsim::core::run::mode::Mode as _;
+    let s = parse(&format!("{CLUSTER}{SERVICE}{JOBS}{POLICY}")).expect("valid");
+    let mode = tenantsim::registry::Registry::builtin().shared_mode();
+    for bytes in [&[][..], &[0][..], &[1, 2, 3, 4, 5][..], &[0xff; 64][..]] {
+        assert!(mode.decode_run(&s, bytes).is_err(), "{bytes:?} decoded");
+    }
+}
