@@ -114,6 +114,7 @@
 //! | [`core::run`] | orchestration: the runner, sweep expansion, the result cache, shards, Slurm scripts, task identity |
 //! | [`models`] | model traces and importers, the scenario, the simulation and its policy API, the policies (multi-fidelity selectors in [`models::policy::selector::multi_fidelity`]), GP priors, L(τ)/R(T)/T(θ), aggregation, the results folder |
 //! | [`jobs`] | job traces and importers, the job scenario, cluster and placement, the schedulers, JCT metrics, the results folder |
+//! | [`shared`] | `mode = "shared"` (DESIGN §13): the model-selection service and a background job trace on one cluster, each workload loaded, written and summarised by its own mode |
 //! | [`present`] | the figures ([`present::figures`]), the HTML report and the tables of a results folder |
 //! | [`run`] | running a scenario, merging shards, validating a file: [`run::RunOptions`], [`run::Runner`] |
 //! | [`cli`] | the command line, [`cli::main_with`] |

@@ -38,6 +38,7 @@ use crate::jobs::policy::entry::JobSchedulerEntry;
 use crate::models::ModelMode;
 use crate::models::policy::entry::{SchedulerEntry, SelectorEntry};
 use crate::models::policy::registry::ModelRegistry;
+use crate::shared::SharedMode;
 
 /// Every policy scenarios may name: model-mode schedulers and selectors,
 /// and job-mode schedulers.
@@ -73,6 +74,12 @@ impl Registry {
     /// Model mode with these policies.
     pub fn model_mode(&self) -> ModelMode {
         ModelMode::new(Arc::new(self.models.clone()))
+    }
+
+    /// Shared-cluster mode with these policies (the service's and the
+    /// cluster schedulers).
+    pub fn shared_mode(&self) -> SharedMode {
+        SharedMode::new(self.model_mode(), self.job_mode())
     }
 
     /// Job mode with these schedulers.

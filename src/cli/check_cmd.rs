@@ -8,6 +8,7 @@ use super::args::{CheckArgs, ReportFormat};
 use crate::core::analysis::check::{Format, Method, Tolerance, check_folders, render};
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
+use crate::present::figures::shared_workloads;
 
 use super::out_file::{Input, Ours, check_out_file};
 
@@ -93,6 +94,10 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         }
         check_out_file("--report", path, args.force, Some(ours(format)), &inputs)?;
     }
+    let workloads = shared_workloads(&args.against);
+    if !workloads.is_empty() {
+        return check_shared(args, method, &workloads);
+    }
     let report = check_folders(&args.results, &args.against, method, &args.metric, &mode_of)
         .map_err(|e| Error::usage(e.message()))?;
     for (path, format) in reports {
@@ -123,6 +128,58 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         eprintln!("{table}");
     }
     Err(Error::input(verdict))
+}
+
+/// `check` of a shared results folder (DESIGN §13.5): each workload's
+/// folder of the golden against the same folder of the results, one
+/// report each (stdout and stderr, headed by the folder's name); drift in
+/// any is drift. `--report` files hold one report: give a workload's
+/// folder for them.
+fn check_shared(
+    args: &CheckArgs,
+    method: Method,
+    workloads: &[(&'static str, std::path::PathBuf)],
+) -> Result<()> {
+    if !args.report.is_empty() {
+        return Err(Error::usage(format!(
+            "--report: {} is a shared results folder, whose workloads are checked one by one; \
+             for a report file, check a workload's folder (e.g. {}/service against {}/service)",
+            args.against.display(),
+            args.results.display(),
+            args.against.display()
+        )));
+    }
+    let mut drifted = Vec::new();
+    for (w, golden) in workloads {
+        let results = args.results.join(w);
+        let report = check_folders(&results, golden, method, &args.metric, &mode_of)
+            .map_err(|e| Error::usage(e.message()))?;
+        let stdout_format = match args.format {
+            ReportFormat::Text => None,
+            ReportFormat::Json => Some(Format::Json),
+            ReportFormat::Junit => Some(Format::Junit),
+            ReportFormat::Markdown => Some(Format::Markdown),
+        };
+        if let Some(f) = stdout_format {
+            let mut out = std::io::stdout().lock();
+            out.write_all(render(&report, f).as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| Error::stdout("the report", &e))?;
+        }
+        eprint!("{w}/:\n{}", render(&report, Format::Text));
+        if report.drifted() {
+            drifted.push(format!("{w}/"));
+        }
+    }
+    if drifted.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::input(format!(
+            "drift in {} of {}",
+            drifted.join(" and "),
+            args.results.display()
+        )))
+    }
 }
 
 fn method(args: &CheckArgs) -> Result<Method> {

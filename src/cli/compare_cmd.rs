@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::core::analysis::compare::{Options, Row, compare_folders};
 use crate::core::error::{Error, Result};
+use crate::present::figures::shared_workloads;
 
 /// Arguments of `tenantsim compare`.
 #[derive(Debug, clap::Args)]
@@ -143,15 +144,30 @@ pub fn render(rows: &[Row], format: CompareFormat) -> Result<String> {
 
 /// Compare and print.
 pub fn compare(args: &CompareArgs) -> Result<()> {
-    let rows = compare_folders(
-        &args.a,
-        &args.b,
-        Options {
-            level: args.level,
-            resamples: args.resamples,
-            seed: args.seed,
-        },
-    )?;
+    let options = Options {
+        level: args.level,
+        resamples: args.resamples,
+        seed: args.seed,
+    };
+    let workloads = shared_workloads(&args.a);
+    let rows = if workloads.is_empty() {
+        compare_folders(&args.a, &args.b, options)?
+    } else {
+        // A shared folder: each workload's folder against B's, its rows'
+        // `point` naming the workload (DESIGN §13.5).
+        let mut rows = Vec::new();
+        for (w, sub) in workloads {
+            for mut r in compare_folders(&sub, &args.b.join(w), options)? {
+                r.point = if r.point.is_empty() {
+                    w.to_string()
+                } else {
+                    format!("{w}/{}", r.point)
+                };
+                rows.push(r);
+            }
+        }
+        rows
+    };
     let text = render(&rows, args.format)?;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

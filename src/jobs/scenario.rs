@@ -446,86 +446,14 @@ pub fn build_job_scenario(
     check_top_level(&at, &file)?;
     let base = path.parent().unwrap_or(Path::new(""));
 
+    let ResolvedCluster {
+        cluster,
+        node_list_path,
+        nodes,
+        restart_overhead,
+        round,
+    } = resolve_cluster(&at, base, &file.cluster)?;
     let c = &file.cluster;
-    let bad = |field: &str, msg: String| Error::input(format!("{at}: [cluster].{field}: {msg}"));
-    let (cluster, node_list_path) = match (&c.nodes, c.gpus_per_node, &c.node_list) {
-        (Some(NodesField::Count(n)), Some(g), None) => {
-            let n = *n;
-            if n == 0 {
-                return Err(bad("nodes", "expected at least 1 node, got 0".into()));
-            }
-            if g == 0 {
-                return Err(bad(
-                    "gpus_per_node",
-                    "expected at least 1 GPU, got 0".into(),
-                ));
-            }
-            if n > MAX_NODES {
-                return Err(bad(
-                    "nodes",
-                    format!(
-                        "{} nodes exceed the limit of {} nodes",
-                        grouped(n),
-                        grouped(MAX_NODES)
-                    ),
-                ));
-            }
-            if g > MAX_GPUS_PER_NODE {
-                return Err(bad(
-                    "gpus_per_node",
-                    format!(
-                        "{} GPUs per node exceed the limit of {} GPUs per node",
-                        grouped(g),
-                        grouped(MAX_GPUS_PER_NODE)
-                    ),
-                ));
-            }
-            // Both within their limits, so each fits in a u32.
-            (ClusterSpec::untyped(&vec![g as u32; n as usize]), None)
-        }
-        (Some(NodesField::Groups(groups)), None, None) => {
-            (groups_to_spec(&at, "[cluster].nodes", groups)?, None)
-        }
-        (Some(NodesField::Groups(_)), Some(_), _) => {
-            return Err(bad(
-                "gpus_per_node",
-                "with typed node groups, give `gpus_per_node` inside each group: `nodes = [{type = \"v100\", count = 4, gpus_per_node = 8}]`".into(),
-            ));
-        }
-        (None, None, Some(p)) => {
-            let p = base.join(p);
-            let list =
-                load_node_list(&p).map_err(|e| e.context(format!("{at}: [cluster].node_list")))?;
-            (list, Some(p))
-        }
-        _ => {
-            return Err(Error::input(format!(
-                "{at}: [cluster]: give either `nodes` and `gpus_per_node`, typed node groups `nodes = [{{type = \"v100\", count = 4, gpus_per_node = 8}}, …]`, or `node_list`"
-            )));
-        }
-    };
-    let nodes = cluster.capacities();
-    let o = c.restart_overhead_s;
-    if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
-        return Err(bad(
-            "restart_overhead_s",
-            format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {o}"),
-        ));
-    }
-    let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
-    let round = match c.round_s {
-        None => None,
-        Some(r) if (1e-6..=MAX_RUNTIME_S).contains(&r) => Some(secs_to_micros(r)),
-        Some(r) => {
-            return Err(bad(
-                "round_s",
-                format!(
-                    "expected a round length in seconds >= 1e-6 and <= {MAX_RUNTIME_S:e}, got {r}"
-                ),
-            ));
-        }
-    };
-
     let trace_path = base.join(&file.jobs.path);
     let (trace, trace_sha256) = cache.get(&at, &trace_path)?;
     if let Some(k) = file.jobs.sample
@@ -639,6 +567,115 @@ pub fn build_job_scenario(
     })
 }
 
+/// A `[cluster]` table of job mode's keys, resolved.
+#[derive(Debug, Clone)]
+pub struct ResolvedCluster {
+    /// Nodes, their GPU types and counts.
+    pub cluster: ClusterSpec,
+    /// The node list file, if any.
+    pub node_list_path: Option<PathBuf>,
+    /// GPUs per node.
+    pub nodes: Vec<u32>,
+    /// Restore time after a preemption, µs.
+    pub restart_overhead: Micros,
+    /// Round length, µs (`None`: event-driven).
+    pub round: Option<Micros>,
+}
+
+/// Resolve a `[cluster]` table of job mode's keys (`nodes` and
+/// `gpus_per_node`, typed node groups or `node_list`, `restart_overhead_s`,
+/// `round_s`); `base` is the scenario's folder. Shared scenarios use it too
+/// (DESIGN §13.4).
+pub fn resolve_cluster(at: &str, base: &Path, c: &JobClusterSection) -> Result<ResolvedCluster> {
+    let at = at.to_string();
+    let bad = |field: &str, msg: String| Error::input(format!("{at}: [cluster].{field}: {msg}"));
+    let (cluster, node_list_path) = match (&c.nodes, c.gpus_per_node, &c.node_list) {
+        (Some(NodesField::Count(n)), Some(g), None) => {
+            let n = *n;
+            if n == 0 {
+                return Err(bad("nodes", "expected at least 1 node, got 0".into()));
+            }
+            if g == 0 {
+                return Err(bad(
+                    "gpus_per_node",
+                    "expected at least 1 GPU, got 0".into(),
+                ));
+            }
+            if n > MAX_NODES {
+                return Err(bad(
+                    "nodes",
+                    format!(
+                        "{} nodes exceed the limit of {} nodes",
+                        grouped(n),
+                        grouped(MAX_NODES)
+                    ),
+                ));
+            }
+            if g > MAX_GPUS_PER_NODE {
+                return Err(bad(
+                    "gpus_per_node",
+                    format!(
+                        "{} GPUs per node exceed the limit of {} GPUs per node",
+                        grouped(g),
+                        grouped(MAX_GPUS_PER_NODE)
+                    ),
+                ));
+            }
+            // Both within their limits, so each fits in a u32.
+            (ClusterSpec::untyped(&vec![g as u32; n as usize]), None)
+        }
+        (Some(NodesField::Groups(groups)), None, None) => {
+            (groups_to_spec(&at, "[cluster].nodes", groups)?, None)
+        }
+        (Some(NodesField::Groups(_)), Some(_), _) => {
+            return Err(bad(
+                "gpus_per_node",
+                "with typed node groups, give `gpus_per_node` inside each group: `nodes = [{type = \"v100\", count = 4, gpus_per_node = 8}]`".into(),
+            ));
+        }
+        (None, None, Some(p)) => {
+            let p = base.join(p);
+            let list =
+                load_node_list(&p).map_err(|e| e.context(format!("{at}: [cluster].node_list")))?;
+            (list, Some(p))
+        }
+        _ => {
+            return Err(Error::input(format!(
+                "{at}: [cluster]: give either `nodes` and `gpus_per_node`, typed node groups `nodes = [{{type = \"v100\", count = 4, gpus_per_node = 8}}, …]`, or `node_list`"
+            )));
+        }
+    };
+    let nodes = cluster.capacities();
+    let o = c.restart_overhead_s;
+    if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
+        return Err(bad(
+            "restart_overhead_s",
+            format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {o}"),
+        ));
+    }
+    let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
+    let round = match c.round_s {
+        None => None,
+        Some(r) if (1e-6..=MAX_RUNTIME_S).contains(&r) => Some(secs_to_micros(r)),
+        Some(r) => {
+            return Err(bad(
+                "round_s",
+                format!(
+                    "expected a round length in seconds >= 1e-6 and <= {MAX_RUNTIME_S:e}, got {r}"
+                ),
+            ));
+        }
+    };
+
+    Ok(ResolvedCluster {
+        cluster,
+        node_list_path,
+        nodes,
+        restart_overhead,
+        round,
+    })
+}
+
 fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
     let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
     if f.mode != "jobs" {
@@ -663,7 +700,10 @@ fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
     Ok(())
 }
 
-fn resolve_policy(
+/// Resolve the `index`-th `[[policy]]` of a job-mode scenario (or the
+/// cluster scheduler of a shared scenario's policy, DESIGN §13.4); `at`
+/// names the scenario in messages.
+pub fn resolve_policy(
     at: &str,
     index: usize,
     p: &JobPolicySection,

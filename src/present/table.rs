@@ -34,7 +34,7 @@
 //! | sweep | swept key values × policy (bold per point) | `sweep.csv` columns, default `regret_mean` with its interval and every `time_to_*` and `speedup_*` (model sweeps), `mean_jct_s`, `makespan_s` and `speedup` (job sweeps) |
 
 use super::figures::read::{Cell, Source};
-use super::figures::{Kind, kind_of};
+use super::figures::{Kind, kind_of, shared_workloads};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 
@@ -272,6 +272,30 @@ pub fn definition(metric: &str) -> Option<&'static str> {
 
 /// The table of the results folder `dir`, rendered.
 pub fn table_of(dir: &std::path::Path, opts: &TableOptions) -> Result<String> {
+    let workloads = shared_workloads(dir);
+    if !workloads.is_empty() {
+        // A shared folder: one table per workload, each under its folder's
+        // name (a comment line in LaTeX and CSV); `--metric` names the
+        // first workload's columns, the others show their defaults.
+        let mut out = String::new();
+        for (k, (w, sub)) in workloads.into_iter().enumerate() {
+            let metrics: &[String] = if k == 0 { &opts.metrics } else { &[] };
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&match opts.format {
+                TableFormat::Latex => format!("% {w}/\n"),
+                TableFormat::Csv => format!("# {w}/\n"),
+                TableFormat::Markdown => format!("**{w}/**\n\n"),
+            });
+            out.push_str(&render(
+                &grid_of(&sub, metrics)?,
+                opts.format,
+                opts.precision(),
+            ));
+        }
+        return Ok(out);
+    }
     Ok(render(
         &grid_of(dir, &opts.metrics)?,
         opts.format,
@@ -1285,6 +1309,14 @@ pub fn grid_of(dir: &std::path::Path, metrics: &[String]) -> Result<Grid> {
         Kind::Model => model_grid(&src, metrics),
         Kind::Jobs => jobs_grid(&src, metrics),
         Kind::Sweep => sweep_grid(&src, metrics),
+        // The first workload's: the service's, else the background's.
+        Kind::Shared => match shared_workloads(dir).first() {
+            Some((_, sub)) => grid_of(sub, metrics),
+            None => Err(Error::input(format!(
+                "{}: a shared results folder without service/ or background/",
+                dir.display()
+            ))),
+        },
     }
 }
 
@@ -1300,6 +1332,12 @@ pub fn full_grid_of(dir: &std::path::Path) -> Result<Grid> {
             .chain(std::iter::once("ratio".to_string()))
             .collect(),
         Kind::Sweep => Vec::new(),
+        Kind::Shared => {
+            return match shared_workloads(dir).first() {
+                Some((_, sub)) => full_grid_of(sub),
+                None => grid_of(dir, &[]),
+            };
+        }
     };
     grid_of(dir, &metrics)
 }

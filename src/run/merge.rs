@@ -275,6 +275,9 @@ pub(super) fn merge_shards(args: &MergeOptions, registry: &Registry) -> Result<V
         ScenarioMode::Models => {
             merge_mode(&registry.model_mode(), args, &manifests, &owner, &missing)
         }
+        ScenarioMode::Shared => {
+            merge_mode(&registry.shared_mode(), args, &manifests, &owner, &missing)
+        }
     }
 }
 

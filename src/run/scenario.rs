@@ -19,8 +19,11 @@ use crate::core::run::runner::{
 };
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::JobMode;
-use crate::present::figures::{PlotOptions, Source, plot_jobs, plot_model, plot_sweep};
+use crate::present::figures::{
+    PlotOptions, Source, plot_jobs, plot_model, plot_shared_dir, plot_sweep,
+};
 use crate::registry::Registry;
+use crate::shared::SharedMode;
 
 /// Run `scenario` with the policies of `registry` (options checked by the
 /// caller); the `--json` document.
@@ -33,6 +36,7 @@ pub(super) fn run(
     match scenario_mode(scenario)? {
         ScenarioMode::Jobs => run_mode(&registry.job_mode(), progress, scenario, options),
         ScenarioMode::Models => run_mode(&registry.model_mode(), progress, scenario, options),
+        ScenarioMode::Shared => run_mode(&registry.shared_mode(), progress, scenario, options),
     }
 }
 
@@ -64,6 +68,7 @@ pub(super) fn name_and_tasks(scenario: &Path, registry: &Registry) -> Result<(St
     match scenario_mode(scenario)? {
         ScenarioMode::Jobs => of(&registry.job_mode(), scenario),
         ScenarioMode::Models => of(&registry.model_mode(), scenario),
+        ScenarioMode::Shared => of(&registry.shared_mode(), scenario),
     }
 }
 
@@ -309,7 +314,9 @@ fn draw_figures(job: FigureJob<'_>) -> Result<()> {
             let mut src = Source::dir(dir);
             src.name = Some(name.to_string());
             let target = dir.join(PLOTS_DIR);
-            if mode == JobMode::NAME {
+            if mode == SharedMode::NAME {
+                plot_shared_dir(dir, None, Some(name), &options)?;
+            } else if mode == JobMode::NAME {
                 plot_jobs(&src, &target, &options)?;
             } else {
                 plot_model(&src, &target, &options)?;

@@ -5,12 +5,14 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
+use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::Plan;
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
 use crate::jobs::trace::{JobTrace, load_job_trace};
 use crate::models::scenario::{Scenario, load_plan_with};
 use crate::models::trace::{Trace, load_trace};
 use crate::registry::Registry;
+use crate::shared::scenario::SharedScenario;
 
 fn describe_trace(t: &Trace) -> String {
     let cells = t.n_users() * t.n_models();
@@ -246,6 +248,73 @@ fn validate_job_scenario(path: &Path, registry: &Registry) -> Result<String> {
     ))
 }
 
+fn validate_shared_scenario(path: &Path, registry: &Registry) -> Result<String> {
+    let plan = registry
+        .shared_mode()
+        .load_plan(path, Overrides::default())?;
+    Ok(describe_plan(
+        "shared scenario",
+        path,
+        &plan,
+        SharedScenario::name,
+        describe_shared_scenario,
+    ))
+}
+
+fn describe_shared_scenario(text: &mut String, s: &SharedScenario) {
+    line(
+        text,
+        format_args!(
+            "  cluster: {} node(s), {} GPUs, {} placement",
+            s.cluster.nodes.len(),
+            s.gpus(),
+            s.placement.name()
+        ),
+    );
+    if let Some(svc) = &s.service {
+        line(
+            text,
+            format_args!(
+                "  service: {} users × {} models, up to {} GPU(s), {} GPU(s) per job, priority {}, preempt {}",
+                svc.scenario.trace.n_users(),
+                svc.scenario.trace.n_models(),
+                svc.max_gpus,
+                svc.gpus_per_job,
+                svc.priority.name(),
+                svc.preempt.name()
+            ),
+        );
+    }
+    if let Some(b) = &s.background {
+        line(
+            text,
+            format_args!(
+                "  background: {}, load {}",
+                describe_job_trace(&b.trace),
+                s.load
+            ),
+        );
+    }
+    line(
+        text,
+        format_args!("  seed {}, {} repetition(s)", s.seed(), s.repetitions()),
+    );
+    for (p, c) in s.file.policies.iter().zip(&s.cluster_policies) {
+        line(
+            text,
+            format_args!(
+                "  policy `{}`: {}cluster scheduler {}",
+                p.name,
+                match (&p.scheduler, &p.selector) {
+                    (Some(a), Some(b)) => format!("scheduler {a}, selector {b}, "),
+                    _ => String::new(),
+                },
+                c.spec.name
+            ),
+        );
+    }
+}
+
 /// Append `args` and a newline to `text`.
 fn line(text: &mut String, args: std::fmt::Arguments<'_>) {
     use std::fmt::Write as _;
@@ -310,6 +379,9 @@ fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Opti
         return match crate::core::io::scenario::scenario_mode(file) {
             Ok(crate::core::io::scenario::ScenarioMode::Jobs) => {
                 Some(validate_job_scenario(file, registry))
+            }
+            Ok(crate::core::io::scenario::ScenarioMode::Shared) => {
+                Some(validate_shared_scenario(file, registry))
             }
             Ok(crate::core::io::scenario::ScenarioMode::Models) => None,
             Err(e) => Some(Err(e)),

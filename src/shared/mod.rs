@@ -2,5 +2,16 @@
 //! service ([`crate::models`]) and background job traffic
 //! ([`crate::jobs`]) on one cluster. A room above both modes: it imports
 //! them, neither imports it.
+//!
+//! [`scenario`] loads a shared scenario through both modes' loaders,
+//! [`run`] runs one task through the engine ([`sim`]), [`report`] writes
+//! what a shared results folder adds to its workloads' folders, and
+//! [`mode`] is the mode as the shared runner sees it.
 
+pub mod mode;
+pub mod report;
+pub mod run;
+pub mod scenario;
 pub mod sim;
+
+pub use mode::SharedMode;

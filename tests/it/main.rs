@@ -70,6 +70,7 @@ mod registry;
 mod result_schema;
 mod results_folder;
 mod shards;
+mod shared_mode;
 mod slurm;
 mod stalled_runs;
 mod streaming;

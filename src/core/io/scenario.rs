@@ -135,6 +135,8 @@ pub enum ScenarioMode {
     Models,
     /// Job-trace replay (DESIGN §9).
     Jobs,
+    /// Several workloads on one cluster (DESIGN §13).
+    Shared,
 }
 
 /// Read the top-level `mode` of the TOML text `text` from `path`. A text
@@ -148,8 +150,9 @@ pub fn mode_of_text(path: &Path, text: &str) -> Result<ScenarioMode> {
         None => Ok(ScenarioMode::Models),
         Some(toml::Value::String(s)) if s == "models" => Ok(ScenarioMode::Models),
         Some(toml::Value::String(s)) if s == "jobs" => Ok(ScenarioMode::Jobs),
+        Some(toml::Value::String(s)) if s == "shared" => Ok(ScenarioMode::Shared),
         Some(v) => Err(Error::input(format!(
-            "{}: mode: expected \"models\" or \"jobs\", got `{}`",
+            "{}: mode: expected \"models\", \"jobs\" or \"shared\", got `{}`",
             path.display(),
             shown(&v.to_string())
         ))),

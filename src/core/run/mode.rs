@@ -153,7 +153,8 @@ pub trait Mode: Sync {
     /// What is written and summarised of a scenario: its fold, finished.
     type Report: Send;
 
-    /// `"models"` or `"jobs"` (the `mode` of `--json` and `run.json`).
+    /// `"models"`, `"jobs"` or `"shared"` (the `mode` of `--json` and
+    /// `run.json`).
     const NAME: &'static str;
     /// Tasks simulated per worker thread between two folds (bounds the
     /// runs held in memory at once).

@@ -4,5 +4,6 @@
 mod runner;
 
 pub use runner::{
-    CHUNK_PER_THREAD, ExperimentRuns, RunOptions, run_experiment, simulate_one, simulate_task,
+    CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, run_experiment, simulate_one,
+    simulate_rep_with, simulate_task,
 };

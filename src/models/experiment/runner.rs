@@ -7,7 +7,7 @@ use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
 use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
-use crate::models::sim::RepContext;
+use crate::models::sim::{RepContext, Scheduler, Selector};
 use crate::models::sim::{RunOutcome, SimInput, simulate};
 use crate::models::trace::Micros;
 
@@ -50,12 +50,35 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
     simulate_rep(scenario, rep, policy, true)
 }
 
+/// How a repetition's main run is simulated: given model mode's input and
+/// the repetition's scheduler and selector, its outcome. Model mode's is
+/// [`simulate`]; a shared scenario runs the service on a shared cluster
+/// instead (DESIGN §13).
+pub type MainRun<'a> =
+    dyn FnMut(&SimInput<'_>, &mut dyn Scheduler, &mut dyn Selector) -> Result<RunOutcome> + 'a;
+
 /// [`simulate_one`], dropping the job log unless `keep_jobs`.
 fn simulate_rep(
     scenario: &Scenario,
     rep: u64,
     policy: usize,
     keep_jobs: bool,
+) -> Result<RepResult> {
+    simulate_rep_with(scenario, rep, policy, keep_jobs, &mut |input, sch, sel| {
+        simulate(input, sch, sel)
+    })
+}
+
+/// Repetition `rep` of policy `policy`, its main run simulated by `main`
+/// and everything else (split, arrivals, metrics, the tenants alone for
+/// the fairness index, which model mode's [`simulate`] runs) as model mode
+/// does; the job log is dropped unless `keep_jobs`.
+pub fn simulate_rep_with(
+    scenario: &Scenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+    main: &mut MainRun<'_>,
 ) -> Result<RepResult> {
     let started = Instant::now();
     let seed = scenario.seed();
@@ -65,8 +88,16 @@ fn simulate_rep(
         .sample(&split.tenants, &scenario.trace, seed, rep)?;
     let p = &scenario.policies[policy];
     let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let mut outcome = run_policy(scenario, policy, rep, &split, &split.tenants, &arrivals)
-        .map_err(|e| e.context(context()))?;
+    let mut outcome = run_policy(
+        scenario,
+        policy,
+        rep,
+        &split,
+        &split.tenants,
+        &arrivals,
+        main,
+    )
+    .map_err(|e| e.context(context()))?;
     let mut curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
     if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
@@ -86,8 +117,10 @@ fn simulate_rep(
     let isolated_area = if scenario.file.fairness {
         let mut areas = Vec::with_capacity(split.tenants.len());
         for &u in &split.tenants {
-            let alone = run_policy(scenario, policy, rep, &split, &[u], &[0])
-                .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
+            let alone = run_policy(scenario, policy, rep, &split, &[u], &[0], &mut |i, a, b| {
+                simulate(i, a, b)
+            })
+            .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
             policy_time += alone.policy_clock.estimate();
             let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
             areas.push(m[0].regret_area);
@@ -132,6 +165,7 @@ fn run_policy(
     split: &Split,
     tenants: &[usize],
     arrivals: &[Micros],
+    main: &mut MainRun<'_>,
 ) -> Result<RunOutcome> {
     let ctx = RepContext {
         trace: &scenario.trace,
@@ -151,7 +185,7 @@ fn run_policy(
         config: scenario.config,
         gpu_types: &scenario.gpu_types,
     };
-    simulate(&input, scheduler.as_mut(), selector.as_mut())
+    main(&input, scheduler.as_mut(), selector.as_mut())
 }
 
 /// Simulate task `task` of `scenario`: repetition `task / policies`,

@@ -53,7 +53,21 @@ impl ArrivalPlan {
         trace: &Trace,
         max_tenants: usize,
     ) -> Result<Self> {
-        let err = |msg: String| Err(Error::input(format!("{at}: [arrivals]: {msg}")));
+        Self::from_section_in(at, "", base, s, trace, max_tenants)
+    }
+
+    /// [`ArrivalPlan::from_section`] of an `[arrivals]` table under the
+    /// key prefix `p` (`"service."` in a shared scenario): messages name
+    /// `[{p}arrivals]`.
+    pub fn from_section_in(
+        at: &str,
+        p: &str,
+        base: &Path,
+        s: &ArrivalsSection,
+        trace: &Trace,
+        max_tenants: usize,
+    ) -> Result<Self> {
+        let err = |msg: String| Err(Error::input(format!("{at}: [{p}arrivals]: {msg}")));
         let extra = |allowed: &str| -> Result<()> {
             let given = [
                 ("rate_per_hour", s.rate_per_hour.is_some()),
@@ -62,7 +76,7 @@ impl ArrivalPlan {
             ];
             if let Some((k, _)) = given.iter().find(|(k, g)| *g && *k != allowed) {
                 return Err(Error::input(format!(
-                    "{at}: [arrivals]: key `{k}` does not apply to kind `{}`",
+                    "{at}: [{p}arrivals]: key `{k}` does not apply to kind `{}`",
                     s.kind
                 )));
             }

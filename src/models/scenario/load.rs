@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{
     ArrivalPlan, ClusterSection, LimitsSection, LoadedTrace, OutputSection, PolicySection,
-    ScenarioFile, SplitPlan, TraceSection, load_trace_source,
+    ScenarioFile, SplitPlan, TraceSection, load_trace_source_in,
 };
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::{ClusterSpec, groups_to_spec};
@@ -124,7 +124,13 @@ pub struct TraceCache {
 impl TraceCache {
     /// The trace a `[trace]` table names (see [`load_trace_source`]),
     /// loaded on first use; keyed by the scenario folder and the table.
-    fn get(&mut self, at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+    fn get(
+        &mut self,
+        at: &str,
+        p: &str,
+        base: &Path,
+        section: &TraceSection,
+    ) -> Result<LoadedTrace> {
         let key = format!(
             "{}|{}",
             base.display(),
@@ -133,7 +139,7 @@ impl TraceCache {
         if let Some(hit) = self.loaded.get(&key) {
             return Ok(hit.clone());
         }
-        let loaded = load_trace_source(at, base, section)?;
+        let loaded = load_trace_source_in(at, p, base, section)?;
         self.loaded.insert(key, loaded.clone());
         Ok(loaded)
     }
@@ -164,17 +170,58 @@ pub fn parse_scenario_with(
     build_scenario(path, file, overrides, &mut TraceCache::default(), registry)
 }
 
+/// Where a model-selection scenario sits in its file: at the top (model
+/// mode, [`Embedding::TOP`]) or as the `[service]` of a shared scenario
+/// (DESIGN §13.4), whose `[service.trace]`, `[service.split]`,
+/// `[service.arrivals]` and `[service.limits]` take the keys of `[trace]`,
+/// `[split]`, `[arrivals]` and `[limits]` and whose cluster is given.
+#[derive(Debug, Clone, Copy)]
+pub struct Embedding<'a> {
+    /// Prefix of the section names in messages: `""` or `"service."`.
+    pub prefix: &'a str,
+    /// The table holding `max_jobs_per_tenant`: `"[cluster]"` or
+    /// `"[service]"`.
+    pub jobs_key: &'a str,
+    /// The cluster, when the file's `[cluster]` table is not the model
+    /// mode's (a shared scenario's nodes); its GPUs are numbered node by
+    /// node and `file.cluster` gives only the speed factors.
+    pub cluster: Option<&'a ClusterSpec>,
+}
+
+impl Embedding<'_> {
+    /// A model-mode scenario file.
+    pub const TOP: Embedding<'static> = Embedding {
+        prefix: "",
+        jobs_key: "[cluster]",
+        cluster: None,
+    };
+}
+
 /// Validate a deserialised scenario `file` read from `path`: apply the
 /// overrides, check every key, load the trace (through `cache`) and resolve
 /// split, policies (by name in `registry`) and baseline.
 pub fn build_scenario(
     path: &Path,
-    mut file: ScenarioFile,
+    file: ScenarioFile,
     overrides: Overrides,
     cache: &mut TraceCache,
     registry: &ModelRegistry,
 ) -> Result<Scenario> {
+    build_scenario_in(path, file, overrides, cache, registry, Embedding::TOP)
+}
+
+/// [`build_scenario`] of a model-selection scenario embedded as `how`
+/// says (messages name its keys where they are in the file).
+pub fn build_scenario_in(
+    path: &Path,
+    mut file: ScenarioFile,
+    overrides: Overrides,
+    cache: &mut TraceCache,
+    registry: &ModelRegistry,
+    how: Embedding<'_>,
+) -> Result<Scenario> {
     let at = path.display().to_string();
+    let p = how.prefix;
     if let Some(seed) = overrides.seed {
         file.seed = seed;
     }
@@ -184,32 +231,41 @@ pub fn build_scenario(
     if let Some(plots) = overrides.plots {
         file.output.plots = plots;
     }
-    check_top_level(&at, &file)?;
+    check_top_level(&at, &file, how.jobs_key)?;
     check_output(&at, &file.output)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
-    let loaded = cache.get(&at, base, &file.trace)?;
+    let loaded = cache.get(&at, p, base, &file.trace)?;
     let trace = loaded.trace;
     let trace_path = loaded.origin;
     let trace_sha256 = loaded.sha256;
 
-    let split = resolve_split(&at, &file, &trace)?;
-    let gpu_types = Arc::new(resolve_cluster(&at, &file.cluster, &trace)?);
+    let split = resolve_split(&at, p, &file, &trace)?;
+    let gpu_types = Arc::new(match how.cluster {
+        None => resolve_cluster(&at, &file.cluster, &trace)?,
+        Some(spec) => {
+            let speeds = SpeedTable {
+                speed: file.cluster.speed.clone(),
+                model_speed: file.cluster.model_speed.clone(),
+            };
+            GpuTypes::build(&at, spec, &trace, &speeds)?
+        }
+    });
     let config = SimConfig {
         gpus: gpu_types.gpus(),
         max_jobs_per_tenant: file.cluster.max_jobs_per_tenant,
         horizon: file.horizon_s.map(|h| (h * 1.0e6).round() as u64),
-        limits: resolve_limits(&at, &file.limits)?,
+        limits: resolve_limits(&at, p, &file.limits)?,
     };
     let max_tenants = split.resolve(file.seed, 0).tenants.len();
-    let arrivals = ArrivalPlan::from_section(&at, base, &file.arrivals, &trace, max_tenants)?;
+    let arrivals = ArrivalPlan::from_section_in(&at, p, base, &file.arrivals, &trace, max_tenants)?;
     if let ArrivalPlan::File { times } = &arrivals {
         let fixed_prior = split.fixed_prior.as_deref().unwrap_or(&[]);
         if let Some(u) =
             (0..trace.n_users()).find(|u| !fixed_prior.contains(u) && !times.contains_key(u))
         {
             return Err(Error::input(format!(
-                "{at}: [arrivals].path: no arrival time for user `{}`, which can be a tenant",
+                "{at}: [{p}arrivals].path: no arrival time for user `{}`, which can be a tenant",
                 trace.users()[u]
             )));
         }
@@ -222,7 +278,7 @@ pub fn build_scenario(
         .policies
         .iter()
         .enumerate()
-        .map(|(i, p)| resolve_policy(&at, i, p, &trace, prior_users, registry))
+        .map(|(i, pol)| resolve_policy(&at, p, i, pol, &trace, prior_users, registry))
         .collect::<Result<Vec<_>>>()?;
     let names: Vec<&str> = policies.iter().map(|p| p.name.as_str()).collect();
     let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
@@ -343,7 +399,7 @@ fn check_output(at: &str, o: &OutputSection) -> Result<()> {
     }
 }
 
-fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
+fn check_top_level(at: &str, f: &ScenarioFile, jobs_key: &str) -> Result<()> {
     let bad = |field: &str, msg: String| Err(Error::input(format!("{at}: {field}: {msg}")));
     if let Some(mode) = f.mode.as_deref().filter(|m| *m != "models") {
         return bad(
@@ -402,26 +458,26 @@ fn check_top_level(at: &str, f: &ScenarioFile) -> Result<()> {
     }
     if f.cluster.max_jobs_per_tenant == 0 {
         return bad(
-            "[cluster].max_jobs_per_tenant",
+            &format!("{jobs_key}.max_jobs_per_tenant"),
             "expected at least 1, got 0".into(),
         );
     }
     Ok(())
 }
 
-fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<usize>> {
+fn user_list(at: &str, p: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<usize>> {
     let mut out = Vec::with_capacity(ids.len());
     for id in ids {
         let u = trace.user_index(id).ok_or_else(|| {
             Error::input(format!(
-                "{at}: [split].{key}: unknown user `{}`: the trace {} has no such user",
+                "{at}: [{p}split].{key}: unknown user `{}`: the trace {} has no such user",
                 shown(id),
                 trace.source()
             ))
         })?;
         if out.contains(&u) {
             return Err(Error::input(format!(
-                "{at}: [split].{key}: user `{}` is listed twice",
+                "{at}: [{p}split].{key}: user `{}` is listed twice",
                 shown(id)
             )));
         }
@@ -430,10 +486,10 @@ fn user_list(at: &str, key: &str, ids: &[String], trace: &Trace) -> Result<Vec<u
     Ok(out)
 }
 
-fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan> {
+fn resolve_split(at: &str, p: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan> {
     let s = &f.split;
     let n = trace.n_users();
-    let err = |msg: String| Err(Error::input(format!("{at}: [split]: {msg}")));
+    let err = |msg: String| Err(Error::input(format!("{at}: [{p}split]: {msg}")));
     let prior_ways = [
         s.prior.is_some(),
         s.prior_fraction.is_some(),
@@ -448,12 +504,12 @@ fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan>
     let fixed_prior = s
         .prior
         .as_ref()
-        .map(|p| user_list(at, "prior", p, trace))
+        .map(|l| user_list(at, p, "prior", l, trace))
         .transpose()?;
     let fixed_tenants = s
         .tenants
         .as_ref()
-        .map(|t| user_list(at, "tenants", t, trace))
+        .map(|t| user_list(at, p, "tenants", t, trace))
         .transpose()?;
     if let (Some(p), Some(t)) = (&fixed_prior, &fixed_tenants)
         && let Some(&u) = p.iter().find(|u| t.contains(u))
@@ -516,6 +572,7 @@ fn resolve_split(at: &str, f: &ScenarioFile, trace: &Trace) -> Result<SplitPlan>
 /// every repetition (GP selectors need at least one).
 fn resolve_policy(
     at: &str,
+    section_prefix: &str,
     index: usize,
     p: &PolicySection,
     trace: &Trace,
@@ -564,7 +621,7 @@ fn resolve_policy(
     if selector.gp_prior && prior_users == 0 {
         return Err(Error::input(format!(
             "{context}: selector `{}` builds its GP prior from the prior users, but the split has none: \
-             give `prior`, `prior_fraction` or `prior_count` in [split]",
+             give `prior`, `prior_fraction` or `prior_count` in [{section_prefix}split]",
             selector.name
         )));
     }
@@ -584,7 +641,7 @@ fn resolve_policy(
     })
 }
 
-fn resolve_limits(at: &str, l: &LimitsSection) -> Result<TenantLimits> {
+fn resolve_limits(at: &str, p: &str, l: &LimitsSection) -> Result<TenantLimits> {
     let secs = |key: &str, v: Option<f64>| -> Result<Option<u64>> {
         match v {
             None => Ok(None),
@@ -592,13 +649,13 @@ fn resolve_limits(at: &str, l: &LimitsSection) -> Result<TenantLimits> {
                 Ok(Some((x * 1.0e6).round() as u64))
             }
             Some(x) => Err(Error::input(format!(
-                "{at}: [limits].{key}: expected seconds > 0 and <= 1e12, got {x}"
+                "{at}: [{p}limits].{key}: expected seconds > 0 and <= 1e12, got {x}"
             ))),
         }
     };
     if l.max_jobs == Some(0) {
         return Err(Error::input(format!(
-            "{at}: [limits].max_jobs: expected at least 1 job, got 0"
+            "{at}: [{p}limits].max_jobs: expected at least 1 job, got 0"
         )));
     }
     Ok(TenantLimits {

@@ -14,9 +14,9 @@ pub use file::{
     ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,
 };
 pub use load::{
-    Policy, Scenario, TraceCache, build_scenario, load_scenario, parse_scenario,
-    parse_scenario_with,
+    Embedding, Policy, Scenario, TraceCache, build_scenario, build_scenario_in, load_scenario,
+    parse_scenario, parse_scenario_with,
 };
 pub use split::{Split, SplitPlan};
 pub use sweep::{Plan, SweepPoint, load_plan, load_plan_with, parse_plan, parse_plan_with};
-pub use trace_source::{LoadedTrace, load_trace_source};
+pub use trace_source::{LoadedTrace, load_trace_source, load_trace_source_in};

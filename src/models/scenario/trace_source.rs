@@ -34,31 +34,43 @@ pub struct LoadedTrace {
 /// errors, `base` is the scenario's folder. The table's `cost` and
 /// `restore_s` say how a curve trace's costs read (DESIGN §12.1).
 pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+    load_trace_source_in(at, "", base, section)
+}
+
+/// [`load_trace_source`] of a `[trace]` table that sits under the key
+/// prefix `p` (`""` in a model-mode scenario, `"service."` in a shared
+/// one): messages name `[{p}trace]`.
+pub fn load_trace_source_in(
+    at: &str,
+    p: &str,
+    base: &Path,
+    section: &TraceSection,
+) -> Result<LoadedTrace> {
     let cost = match section.cost.as_deref() {
         None | Some("from-scratch") => CostMode::FromScratch,
         Some("incremental") => CostMode::Incremental,
         Some(other) => {
             return Err(Error::input(format!(
-                "{at}: [trace].cost: expected \"from-scratch\" or \"incremental\", got {other:?}"
+                "{at}: [{p}trace].cost: expected \"from-scratch\" or \"incremental\", got {other:?}"
             )));
         }
     };
     let restore_s = section.restore_s.unwrap_or(0.0);
     if !restore_s.is_finite() || !(0.0..=MAX_RUNTIME_S).contains(&restore_s) {
         return Err(Error::input(format!(
-            "{at}: [trace].restore_s: expected a number of seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {restore_s}"
+            "{at}: [{p}trace].restore_s: expected a number of seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {restore_s}"
         )));
     }
     if section.restore_s.is_some() && cost != CostMode::Incremental {
         return Err(Error::input(format!(
-            "{at}: [trace].restore_s: only meaningful with cost = \"incremental\" (a from-scratch job restores nothing)"
+            "{at}: [{p}trace].restore_s: only meaningful with cost = \"incremental\" (a from-scratch job restores nothing)"
         )));
     }
-    let mut loaded = load_trace_base(at, base, section)?;
+    let mut loaded = load_trace_base(at, p, base, section)?;
     if cost != CostMode::FromScratch || restore_s > 0.0 {
         if !loaded.trace.is_curve() {
             return Err(Error::input(format!(
-                "{at}: [trace].cost = \"incremental\" needs a curve trace (one with a `fidelity` column); {} has one fidelity per pair",
+                "{at}: [{p}trace].cost = \"incremental\" needs a curve trace (one with a `fidelity` column); {} has one fidelity per pair",
                 loaded.origin.display()
             )));
         }
@@ -74,7 +86,7 @@ pub fn load_trace_source(at: &str, base: &Path, section: &TraceSection) -> Resul
     Ok(loaded)
 }
 
-fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
+fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Result<LoadedTrace> {
     let given = [
         section.path.is_some(),
         section.import.is_some(),
@@ -82,13 +94,13 @@ fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<Load
     ];
     if given.iter().filter(|&&g| g).count() != 1 {
         return Err(Error::input(format!(
-            "{at}: [trace]: give exactly one of `path` (a trace CSV), [trace.import] or [trace.syn]"
+            "{at}: [{p}trace]: give exactly one of `path` (a trace CSV), [{p}trace.import] or [{p}trace.syn]"
         )));
     }
-    if let Some(p) = &section.path {
-        let path = base.join(p);
+    if let Some(file) = &section.path {
+        let path = base.join(file);
         let bytes =
-            read_input(&path, "trace").map_err(|e| e.context(format!("{at}: [trace].path")))?;
+            read_input(&path, "trace").map_err(|e| e.context(format!("{at}: [{p}trace].path")))?;
         let trace = parse_trace(&path.display().to_string(), bytes.as_slice())?;
         return Ok(LoadedTrace {
             trace: Arc::new(trace),
@@ -97,11 +109,11 @@ fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<Load
         });
     }
     if let Some(syn) = &section.syn {
-        let (params, origin) = syn_params(at, syn)?;
+        let (params, origin) = syn_params(at, p, syn)?;
         let levels = syn.fidelities.unwrap_or(1);
         if levels != 1 {
             validate_levels(&params, levels)
-                .map_err(|e| Error::input(format!("{at}: [trace.syn]: {}", e.message())))?;
+                .map_err(|e| Error::input(format!("{at}: [{p}trace.syn]: {}", e.message())))?;
             let origin = PathBuf::from(format!("{} --fidelities {levels}", origin.display()));
             let text = curve_trace_to_csv(&generate_syn_curves(&params, levels));
             let trace = parse_trace(&origin.display().to_string(), text.as_bytes())?;
@@ -119,9 +131,9 @@ fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<Load
         });
     }
     let Some(imp) = &section.import else {
-        return Err(Error::input(format!("{at}: [trace]: no trace source")));
+        return Err(Error::input(format!("{at}: [{p}trace]: no trace source")));
     };
-    let (rows, origin) = import(at, base, imp)?;
+    let (rows, origin) = import(at, p, base, imp)?;
     let csv = trace_to_csv(&rows);
     let source = origin.display().to_string();
     let has_year = rows.iter().any(|r| r.model_year.is_some());
@@ -137,29 +149,34 @@ fn load_trace_base(at: &str, base: &Path, section: &TraceSection) -> Result<Load
     })
 }
 
-fn enum_value<T: Choice>(at: &str, key: &str, value: &str) -> Result<T> {
+fn enum_value<T: Choice>(at: &str, p: &str, key: &str, value: &str) -> Result<T> {
     parse_choice(value).ok_or_else(|| {
         Error::input(format!(
-            "{at}: [trace.import].{key}: unknown value `{value}`: expected one of {}",
+            "{at}: [{p}trace.import].{key}: unknown value `{value}`: expected one of {}",
             choice_names::<T>()
         ))
     })
 }
 
-fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow>, PathBuf)> {
-    let format: ImportFormat = enum_value(at, "format", &s.format)?;
+fn import(
+    at: &str,
+    p: &str,
+    base: &Path,
+    s: &TraceImportSection,
+) -> Result<(Vec<TraceRow>, PathBuf)> {
+    let format: ImportFormat = enum_value(at, p, "format", &s.format)?;
     let args = ImportOptions {
         format,
         inputs: s.inputs.iter().map(|p| base.join(p)).collect(),
         runtime: s
             .runtime
             .as_deref()
-            .map(|r| enum_value::<RuntimeModel>(at, "runtime", r))
+            .map(|r| enum_value::<RuntimeModel>(at, p, "runtime", r))
             .transpose()?,
         score: s
             .score
             .as_deref()
-            .map(|r| enum_value(at, "score", r))
+            .map(|r| enum_value(at, p, "score", r))
             .transpose()?,
         complete_only: s.complete_only,
         runtime_matrix: s.runtime_matrix.iter().map(|p| base.join(p)).collect(),
@@ -171,11 +188,11 @@ fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow
     };
     if args.inputs.is_empty() {
         return Err(Error::input(format!(
-            "{at}: [trace.import].inputs: expected at least one input file"
+            "{at}: [{p}trace.import].inputs: expected at least one input file"
         )));
     }
     let imported = import_rows(&args)
-        .map_err(|e| Error::input(format!("{at}: [trace.import]: {}", e.message())))?;
+        .map_err(|e| Error::input(format!("{at}: [{p}trace.import]: {}", e.message())))?;
     let origin = PathBuf::from(format!(
         "import {} {}",
         format.name(),
@@ -190,9 +207,9 @@ fn import(at: &str, base: &Path, s: &TraceImportSection) -> Result<(Vec<TraceRow
 
 /// The generator parameters of `[trace.syn]`, validated, and the
 /// `gen syn` command line that makes the same trace (its origin).
-fn syn_params(at: &str, s: &TraceSynSection) -> Result<(SynParams, PathBuf)> {
+fn syn_params(at: &str, p: &str, s: &TraceSynSection) -> Result<(SynParams, PathBuf)> {
     let cost = CostDist::from_str(&s.cost)
-        .map_err(|e| Error::input(format!("{at}: [trace.syn].cost: {e}")))?;
+        .map_err(|e| Error::input(format!("{at}: [{p}trace.syn].cost: {e}")))?;
     let params = SynParams {
         users: s.users,
         models: s.models,
@@ -203,7 +220,7 @@ fn syn_params(at: &str, s: &TraceSynSection) -> Result<(SynParams, PathBuf)> {
     };
     params
         .validate()
-        .map_err(|e| Error::input(format!("{at}: [trace.syn]: {}", e.message())))?;
+        .map_err(|e| Error::input(format!("{at}: [{p}trace.syn]: {}", e.message())))?;
     let origin = PathBuf::from(format!(
         "gen syn --users {} --models {} --model-sd {} --user-sd {} --cost {} --seed {}",
         s.users, s.models, s.model_sd, s.user_sd, s.cost, s.seed

@@ -33,6 +33,7 @@ pub(crate) mod read;
 mod regret_bars;
 mod regret_curves;
 mod scale;
+mod shares;
 mod size;
 mod speedup_bars;
 pub mod style;
@@ -50,6 +51,7 @@ pub use promotions::Promotions;
 pub use read::{Source, Table};
 pub use regret_bars::RegretBars;
 pub use regret_curves::RegretCurves;
+pub use shares::{Shares, SharesFigure};
 pub use size::{Length, PaperWidth, canvas_for, parse_size};
 pub use speedup_bars::SpeedupBars;
 pub use style::Style;
@@ -237,6 +239,17 @@ pub fn plot_model(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Pl
     Ok(done)
 }
 
+/// Draw the figure of a shared results folder's `shares.csv` into `out`
+/// (DESIGN §13.5; the workloads' own figures are drawn from their
+/// folders, `service/` and `background/`).
+pub fn plot_shares(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
+    let data = Shares::read(src)?;
+    let mut done = Plotted::default();
+    let rep = data.rep(opts.rep)?;
+    done.draw(&SharesFigure { data: &data, rep }, out, opts)?;
+    Ok(done)
+}
+
 /// Draw the figures of a job-mode results folder into `out`.
 pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
     let data = JobResults::read(src)?;
@@ -343,10 +356,65 @@ pub enum Kind {
     Jobs,
     /// A sweep (`sweep.csv` and point folders).
     Sweep,
+    /// A shared-cluster folder (`shares.csv`, and each workload's files in
+    /// [`SHARED_WORKLOADS`]' folders, DESIGN §13.5).
+    Shared,
+}
+
+/// The folders of a shared results folder's workloads, in order: the
+/// service's (model mode's files) and the background's (job mode's).
+pub const SHARED_WORKLOADS: [&str; 2] = ["service", "background"];
+
+/// The workload folders a shared results folder `dir` holds, in
+/// [`SHARED_WORKLOADS`] order (empty for any other folder).
+pub fn shared_workloads(dir: &Path) -> Vec<(&'static str, PathBuf)> {
+    if !dir.join("shares.csv").is_file() {
+        return Vec::new();
+    }
+    SHARED_WORKLOADS
+        .iter()
+        .map(|w| (*w, dir.join(w)))
+        .filter(|(_, p)| p.is_dir())
+        .collect()
+}
+
+/// Draw the figures of a shared results folder `dir`: each workload's
+/// into its folder's `plots/` (or `out/<workload>`), the shares figure
+/// into `dir/plots` (or `out`). `name` titles them (default: as the
+/// folders' files say).
+pub fn plot_shared_dir(
+    dir: &Path,
+    out: Option<&Path>,
+    name: Option<&str>,
+    opts: &PlotOptions,
+) -> Result<Plotted> {
+    let mut done = Plotted::default();
+    for (w, sub) in shared_workloads(dir) {
+        let mut src = Source::dir(&sub);
+        src.name = name.map(str::to_string);
+        let target = out.map_or_else(|| sub.join(PLOTS_DIR), |o| o.join(w));
+        let part = if w == "background" {
+            plot_jobs(&src, &target, opts)?
+        } else {
+            plot_model(&src, &target, opts)?
+        };
+        done.files.extend(part.files);
+        done.notes.extend(part.notes);
+    }
+    let mut src = Source::dir(dir);
+    src.name = name.map(str::to_string);
+    let target = out.map_or_else(|| dir.join(PLOTS_DIR), Path::to_path_buf);
+    let part = plot_shares(&src, &target, opts)?;
+    done.files.extend(part.files);
+    done.notes.extend(part.notes);
+    Ok(done)
 }
 
 /// Tell a model-mode, job-mode or sweep results folder apart.
 pub fn kind_of(dir: &Path) -> Result<Kind> {
+    if dir.join("shares.csv").is_file() {
+        return Ok(Kind::Shared);
+    }
     if !dir.exists() {
         return Err(Error::input(format!(
             "results folder {} not found",
@@ -394,6 +462,7 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
     match kind_of(dir)? {
         Kind::Model => plot_model(&src, target, opts),
         Kind::Jobs => plot_jobs(&src, target, opts),
+        Kind::Shared => plot_shared_dir(dir, out, None, opts),
         Kind::Sweep => {
             // Every point folder must be a plain name inside the sweep folder.
             let table = src.table("sweep.csv", &["folder"])?;
@@ -428,7 +497,9 @@ pub fn plot_dir(dir: &Path, out: Option<&Path>, opts: &PlotOptions) -> Result<Pl
                 // The points of a job-mode sweep are job-mode folders; any
                 // other point is read as model mode, which names the file
                 // it misses.
-                let point = if point_dir.join("utilization.csv").is_file() {
+                let point = if point_dir.join("shares.csv").is_file() {
+                    plot_shared_dir(&point_dir, out.map(|o| o.join(&f)).as_deref(), None, opts)?
+                } else if point_dir.join("utilization.csv").is_file() {
                     plot_jobs(&point_src, &point_out, opts)?
                 } else {
                     plot_model(&point_src, &point_out, opts)?

@@ -1,0 +1,251 @@
+//! The files a shared run adds to its workloads' folders (DESIGN §13.5):
+//! `shares.csv`, `service/jobs.csv` by segment, the top-level `run.json`,
+//! and `sweep.csv` joining the service's and the background's columns.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::run::SharedRun;
+use super::scenario::SharedScenario;
+use crate::core::io::csv_text::csv_field;
+use crate::core::run::execution::Execution;
+use crate::core::run::manifest::MODEL_VARYING_FIELDS;
+use crate::core::run::mode::PointInfo;
+use crate::core::sim::time::micros_to_secs_string;
+use crate::models::report::jobs_header;
+
+/// The header of `shares.csv`.
+pub const SHARES_HEADER: &str = "policy,rep,time_s,workload,gpus\n";
+
+/// Append the `shares.csv` rows of `run`: from `time_s` on, `workload`
+/// holds `gpus` GPUs (until its next row of the same run).
+pub fn shares_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
+    let policy = csv_field(&s.file.policies[run.policy].name);
+    for step in &run.shares {
+        let _ = writeln!(
+            out,
+            "{policy},{},{},{},{}",
+            run.rep,
+            micros_to_secs_string(step.time),
+            step.workload.name(),
+            step.gpus
+        );
+    }
+}
+
+/// The columns `service/jobs.csv` adds to model mode's when a service job
+/// can be preempted ([`SharedScenario::service_segments`]).
+pub const SEGMENT_COLUMNS: &str = "segment,gpus,overhead_s,completed";
+
+/// The header of `service/jobs.csv` with segments: model mode's columns,
+/// then [`SEGMENT_COLUMNS`].
+pub fn segments_header(s: &SharedScenario) -> Option<String> {
+    let svc = s.service.as_ref()?;
+    let base = jobs_header(&svc.scenario);
+    Some(format!("{},{SEGMENT_COLUMNS}\n", base.trim_end()))
+}
+
+/// Append one `service/jobs.csv` row per segment of `run` (a job's
+/// segments in time order, jobs in start order): model mode's columns
+/// about the segment (`gpu` its first GPU, `start_s` and `end_s` its
+/// interval; `accuracy` on the segment that completed the job, empty on
+/// the others), then `segment` (from 0 within the job), `gpus`,
+/// `overhead_s` (restore time at its start) and `completed` (1 on the
+/// segment that completed the job).
+pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
+    let (Some(svc), Some(r)) = (&s.service, &run.service) else {
+        return;
+    };
+    let scenario = &svc.scenario;
+    let trace = &scenario.trace;
+    let types = &scenario.gpu_types;
+    let policy = csv_field(&s.file.policies[run.policy].name);
+    let mut order: Vec<usize> = (0..run.segments.len()).collect();
+    order.sort_by_key(|&i| (run.segments[i].job, run.segments[i].start, i));
+    let mut last_job = u32::MAX;
+    let mut index = 0u32;
+    for (k, &i) in order.iter().enumerate() {
+        let seg = &run.segments[i];
+        let Some(job) = r.outcome.jobs.get(seg.job as usize) else {
+            continue;
+        };
+        index = if seg.job == last_job { index + 1 } else { 0 };
+        last_job = seg.job;
+        let last_of_job = order
+            .get(k + 1)
+            .is_none_or(|&n| run.segments[n].job != seg.job);
+        let completed = job.completed && last_of_job && seg.end == job.end;
+        let u = r.split.tenants[job.tenant as usize];
+        let _ = write!(
+            out,
+            "{policy},{},{},{},{},{},{},{},",
+            run.rep,
+            seg.job,
+            seg.gpu,
+            csv_field(&trace.users()[u]),
+            csv_field(&trace.models()[job.model as usize]),
+            micros_to_secs_string(seg.start),
+            micros_to_secs_string(seg.end),
+        );
+        if completed {
+            let _ = write!(out, "{}", job.accuracy);
+        }
+        if trace.is_curve() {
+            let f = trace.level_fidelity(u, job.model as usize, job.level as usize);
+            let _ = write!(out, ",{f}");
+        }
+        if types.is_typed() {
+            out.push(',');
+            out.push_str(&types.names()[usize::from(types.type_of(seg.gpu))]);
+        }
+        let _ = writeln!(
+            out,
+            ",{index},{},{},{}",
+            seg.gpus,
+            micros_to_secs_string(seg.overhead),
+            u8::from(completed)
+        );
+    }
+}
+
+/// The top-level `run.json` of a shared results folder: the resolved
+/// scenario, the cluster, the policies (service scheduler and selector,
+/// cluster scheduler), where each workload's files are, the measurements
+/// and `execution`. Each workload's own `run.json` is in its folder.
+pub fn shared_manifest(
+    s: &SharedScenario,
+    threads: usize,
+    wall_s: f64,
+    warnings: &[String],
+    point: Option<PointInfo<'_>>,
+    execution: &Execution,
+) -> String {
+    let policies: Vec<Value> = s
+        .file
+        .policies
+        .iter()
+        .zip(&s.cluster_policies)
+        .map(|(p, c)| {
+            json!({
+                "name": p.name,
+                "scheduler": p.scheduler,
+                "selector": p.selector,
+                "cluster_scheduler": c.spec.name,
+                "backfill": c.backfill,
+            })
+        })
+        .collect();
+    let mut doc = json!({
+        "tool": "tenantsim",
+        "version": env!("CARGO_PKG_VERSION"),
+        "mode": "shared",
+        "scenario_path": s.path.display().to_string(),
+        "scenario": serde_json::to_value(&s.file).unwrap_or_default(),
+        "seed": s.seed(),
+        "repetitions": s.repetitions(),
+        "cluster": {
+            "nodes": s.cluster.nodes.len(),
+            "gpus": s.gpus(),
+            "placement": s.placement.name(),
+            "restart_overhead_us": s.cluster.restart_overhead,
+            "round_us": s.cluster.round,
+        },
+        "workloads": {
+            "service": s.service.as_ref().map(|svc| json!({
+                "folder": "service",
+                "max_gpus": svc.max_gpus,
+                "gpus_per_job": svc.gpus_per_job,
+                "priority": svc.priority.name(),
+                "preempt": svc.preempt.name(),
+            })),
+            "background": s.background.as_ref().map(|_| json!({
+                "folder": "background",
+                "load": s.load,
+            })),
+        },
+        "policies": policies,
+        "threads": threads,
+        "wall_time_s": wall_s,
+        "varying_fields": MODEL_VARYING_FIELDS,
+        "warnings": warnings,
+    });
+    if let (Some(p), Some(obj)) = (point, doc.as_object_mut()) {
+        obj.insert("sweep_point".into(), p.to_json());
+    }
+    execution.insert_into(&mut doc);
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `sweep.csv` of a shared sweep: the service's rows (model mode's
+/// columns) with the background's figures appended as `background_*`
+/// columns, or the one workload's rows as its mode writes them. Both
+/// modes write one row per (point, policy) in the same order, after the
+/// same `lead` columns (`point,folder`, the swept keys, `policy,baseline`).
+pub fn join_sweep_csv(service: Option<String>, background: Option<String>, lead: usize) -> String {
+    match (service, background) {
+        (Some(s), None) => s,
+        (None, Some(b)) => b,
+        (None, None) => String::new(),
+        (Some(s), Some(b)) => {
+            let split = |text: &str| -> Vec<Vec<String>> {
+                let mut r = csv::ReaderBuilder::new()
+                    .has_headers(false)
+                    .from_reader(text.as_bytes());
+                r.records()
+                    .filter_map(Result::ok)
+                    .map(|rec| rec.iter().map(str::to_string).collect())
+                    .collect()
+            };
+            let (srows, brows) = (split(&s), split(&b));
+            let mut w = csv::WriterBuilder::new()
+                .terminator(csv::Terminator::Any(b'\n'))
+                .from_writer(Vec::new());
+            for (i, row) in srows.iter().enumerate() {
+                let mut out = row.clone();
+                if let Some(brow) = brows.get(i) {
+                    for (j, v) in brow.iter().enumerate().skip(lead) {
+                        out.push(if i == 0 {
+                            format!("background_{}", brow[j])
+                        } else {
+                            v.clone()
+                        });
+                    }
+                }
+                let _ = w.write_record(&out);
+            }
+            String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::join_sweep_csv;
+
+    #[test]
+    fn the_background_columns_follow_the_services_after_the_shared_lead_columns() {
+        let service = "point,folder,jobs.load,policy,baseline,regret_mean\n\
+                       0,p0,0.5,\"a,b\",a,1.5\n\
+                       1,p1,2,\"a,b\",a,2.5\n";
+        let background = "point,folder,jobs.load,policy,baseline,mean_jct_s\n\
+                          0,p0,0.5,\"a,b\",a,10\n\
+                          1,p1,2,\"a,b\",a,20\n";
+        let joined = join_sweep_csv(Some(service.into()), Some(background.into()), 5);
+        assert_eq!(
+            joined,
+            "point,folder,jobs.load,policy,baseline,regret_mean,background_mean_jct_s\n\
+             0,p0,0.5,\"a,b\",a,1.5,10\n\
+             1,p1,2,\"a,b\",a,2.5,20\n"
+        );
+    }
+
+    #[test]
+    fn one_workload_keeps_its_modes_sweep_csv() {
+        let text = "point,folder,policy,baseline,x\n0,p,a,a,1\n";
+        assert_eq!(join_sweep_csv(Some(text.into()), None, 4), text);
+        assert_eq!(join_sweep_csv(None, Some(text.into()), 4), text);
+    }
+}

@@ -1,0 +1,244 @@
+//! One run of a shared scenario: a (repetition, policy) task through the
+//! shared engine ([`simulate_shared`]), its service part in model mode's
+//! form and its background part in job mode's (DESIGN §13.5).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::scenario::SharedScenario;
+use super::sim::{
+    BackgroundInput, ClusterInput, ServiceInput, ServiceSegment, ShareStep, SharedInput,
+    SharedOutcome, simulate_shared,
+};
+use crate::core::error::{Error, Result};
+use crate::core::io::codec;
+use crate::core::sim::time::Micros;
+use crate::jobs::metrics::job_metrics;
+use crate::jobs::run::JobRun;
+use crate::jobs::run_codec::{decode_job_run, encode_job_run};
+use crate::jobs::scenario::{JobScenario, RepJobs};
+use crate::models::experiment::simulate_rep_with;
+use crate::models::metrics::RepResult;
+
+/// One (repetition, policy) run of a shared scenario.
+#[derive(Debug)]
+pub struct SharedRun {
+    /// Policy index.
+    pub policy: usize,
+    /// Repetition, from 0.
+    pub rep: u64,
+    /// The service's run in model mode's form (with a `[service]`).
+    pub service: Option<RepResult>,
+    /// The background's run in job mode's form (with a `[jobs]`).
+    pub background: Option<JobRun>,
+    /// GPUs held by each workload over time.
+    pub shares: Vec<ShareStep>,
+    /// Every interval a service job held GPUs (kept with `--jobs`).
+    pub segments: Vec<ServiceSegment>,
+}
+
+/// [`Wire`] borrowed, for encoding (the same bytes).
+#[derive(Serialize)]
+struct WireRef<'a> {
+    policy: u64,
+    rep: u64,
+    service: &'a Option<RepResult>,
+    background: Option<Vec<u8>>,
+    shares: &'a [ShareStep],
+    segments: &'a [ServiceSegment],
+}
+
+/// What a run's encoding holds: the background in job mode's own encoding
+/// (its jobs are drawn again on decoding).
+#[derive(Deserialize)]
+struct Wire {
+    policy: u64,
+    rep: u64,
+    service: Option<RepResult>,
+    background: Option<Vec<u8>>,
+    shares: Vec<ShareStep>,
+    segments: Vec<ServiceSegment>,
+}
+
+/// The background's jobs of repetition `rep`: job mode's draw
+/// ([`JobScenario::rep_jobs`]), submit times divided by `load` (exactly
+/// the trace's at load 1).
+pub fn background_jobs(background: &JobScenario, load: f64, rep: u64) -> RepJobs {
+    let mut jobs = background.rep_jobs(rep);
+    divide_submits(&mut jobs, load);
+    jobs
+}
+
+fn divide_submits(jobs: &mut RepJobs, load: f64) {
+    if load != 1.0 {
+        for j in &mut jobs.jobs {
+            j.submit = (j.submit as f64 / load).round() as Micros;
+        }
+    }
+}
+
+/// Simulate policy `policy` in repetition `rep`; the service's job log and
+/// segments are dropped unless `keep_jobs`.
+pub fn simulate_shared_run(
+    s: &SharedScenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+) -> Result<SharedRun> {
+    let started = Instant::now();
+    let jp = s
+        .cluster_policies
+        .get(policy)
+        .ok_or_else(|| Error::input("internal: no such policy"))?;
+    let node_types = s.cluster.cluster.node_types();
+    let cluster = ClusterInput {
+        nodes: &s.cluster.nodes,
+        node_types: if s.cluster.cluster.is_typed() {
+            &node_types
+        } else {
+            &[]
+        },
+        types: s.cluster.cluster.types().len(),
+        placement: s.placement,
+        backfill: jp.backfill,
+        restart_overhead: s.cluster.restart_overhead,
+        round: s.cluster.round,
+        record_allocations: false,
+    };
+    let jobs = s
+        .background
+        .as_ref()
+        .map(|b| (b, background_jobs(b, s.load, rep)));
+    let background = jobs.as_ref().map(|(b, j)| BackgroundInput {
+        jobs: &j.jobs,
+        users: b.trace.users().len(),
+        types: j.types.as_ref(),
+        type_policy: jp.type_policy,
+    });
+    let context = || format!("policy `{}`, repetition {rep}", jp.name);
+    let mut rest: Option<SharedOutcome> = None;
+    let service = match &s.service {
+        None => {
+            let input = SharedInput {
+                cluster,
+                background,
+                service: None,
+            };
+            rest = Some(
+                simulate_shared(&input, &jp.make, s.seed(), rep, None)
+                    .map_err(|e| e.context(context()))?,
+            );
+            None
+        }
+        Some(svc) => Some(simulate_rep_with(
+            &svc.scenario,
+            rep,
+            policy,
+            keep_jobs,
+            &mut |sim, scheduler, selector| {
+                let input = SharedInput {
+                    cluster,
+                    background,
+                    service: Some(ServiceInput {
+                        sim: *sim,
+                        max_gpus: svc.max_gpus,
+                        gpus_per_job: svc.gpus_per_job,
+                        priority: svc.priority,
+                        preempt: svc.preempt,
+                    }),
+                };
+                let mut out =
+                    simulate_shared(&input, &jp.make, s.seed(), rep, Some((scheduler, selector)))?;
+                let service = out.service.take().ok_or_else(|| {
+                    Error::input("internal: the shared engine gave no service outcome")
+                })?;
+                rest = Some(out);
+                Ok(service)
+            },
+        )?),
+    };
+    let mut rest = rest.ok_or_else(|| Error::input("internal: the shared engine did not run"))?;
+    let background = match jobs {
+        None => None,
+        Some((b, jobs)) => {
+            let outcome = rest.background.take().ok_or_else(|| {
+                Error::input("internal: the shared engine gave no background outcome")
+            })?;
+            let metrics = job_metrics(&jobs.jobs, b.trace.users().len(), &outcome);
+            Some(JobRun {
+                policy,
+                rep,
+                jobs,
+                outcome,
+                metrics,
+                elapsed: started.elapsed(),
+            })
+        }
+    };
+    Ok(SharedRun {
+        policy,
+        rep,
+        service,
+        background,
+        shares: rest.shares,
+        segments: if keep_jobs {
+            rest.service_segments
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// Append `run` to `out`, exactly (the cache's and shards' form, DESIGN
+/// §10.1).
+pub fn encode_shared_run(run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
+    let background = match &run.background {
+        None => None,
+        Some(b) => {
+            let mut bytes = Vec::new();
+            encode_job_run(b, &mut bytes)?;
+            Some(bytes)
+        }
+    };
+    let wire = WireRef {
+        policy: run.policy as u64,
+        rep: run.rep,
+        service: &run.service,
+        background,
+        shares: &run.shares,
+        segments: &run.segments,
+    };
+    codec::encode(&wire, out)
+}
+
+/// The run [`encode_shared_run`] wrote; an error for other bytes.
+pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> {
+    let wire: Wire = codec::decode(bytes)?;
+    let background = match (&s.background, wire.background) {
+        (None, None) => None,
+        (Some(b), Some(bytes)) => {
+            let mut run = decode_job_run(b, &bytes)?;
+            divide_submits(&mut run.jobs, s.load);
+            Some(run)
+        }
+        _ => {
+            return Err(Error::input(
+                "a stored shared run does not match the scenario's workloads",
+            ));
+        }
+    };
+    if wire.service.is_some() != s.service.is_some() || wire.policy >= s.policies() as u64 {
+        return Err(Error::input(
+            "a stored shared run does not match the scenario's workloads",
+        ));
+    }
+    Ok(SharedRun {
+        policy: wire.policy as usize,
+        rep: wire.rep,
+        service: wire.service,
+        background,
+        shares: wire.shares,
+        segments: wire.segments,
+    })
+}

@@ -1,0 +1,760 @@
+//! The `mode = "shared"` scenario (DESIGN §13.4): its serde model
+//! (unknown keys are errors) and its validated form.
+//!
+//! The service's tables are model mode's ([`crate::models::scenario`]) and
+//! the background's and the cluster's job mode's
+//! ([`crate::jobs::scenario`]): this loader writes each workload as the
+//! scenario of its mode and validates it with that mode's loader, so every
+//! key means and is checked what it means there; messages name the keys
+//! where they are in the shared file (`[service.split]`, `[jobs].load`).
+//!
+//! ```toml
+//! mode = "shared"
+//! name = "automl-on-a-busy-cluster"
+//! seed = 1
+//! repetitions = 3
+//! thresholds = [0.05, 0.02]
+//! [cluster]                  # job mode's keys, plus the cluster scheduler
+//! nodes = 4
+//! gpus_per_node = 2
+//! scheduler = "fifo"         # default fifo
+//! [jobs]                     # the background: job mode's keys, plus load
+//! path = "jobs.csv"
+//! load = 0.5                 # submit times ÷ load (default 1)
+//! [service]                  # the model-selection service
+//! max_gpus = 4               # default: the whole cluster
+//! gpus_per_job = 1           # default 1
+//! priority = "low"           # equal (default) | low
+//! preempt = "checkpoint"     # checkpoint (default) | restart
+//! [service.trace]
+//! path = "trace.csv"
+//! [service.split]
+//! prior_fraction = 0.2
+//! [[policy]]
+//! name = "ease.ml"
+//! scheduler = "gp-ucb"       # the service's, as in model mode
+//! selector = "gp-ei"
+//! cluster_scheduler = "max-min-fairness"  # optional: overrides [cluster].scheduler
+//! cluster = { backfill = true }           # optional: the cluster scheduler's keys
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+use crate::core::error::{Error, Result};
+use crate::core::io::echo::shown;
+use crate::core::io::scenario::{
+    Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
+};
+use crate::core::run::sweep::{Expand, Plan, expand_plan};
+use crate::jobs::policy::JobRegistry;
+use crate::jobs::scenario::{
+    JobClusterSection, JobOutputSection, JobPolicy, JobPolicySection, JobScenario, JobScenarioFile,
+    JobTraceCache, JobsSection, ResolvedCluster, build_job_scenario, resolve_cluster,
+    resolve_policy as resolve_job_policy,
+};
+use crate::jobs::sim::Placement;
+use crate::models::policy::registry::ModelRegistry;
+use crate::models::scenario::{
+    ArrivalsSection, ClusterSection, Embedding, LimitsSection, OutputSection, PolicySection,
+    Scenario, ScenarioFile, SplitSection, TraceCache, TraceSection, build_scenario_in,
+};
+use crate::shared::sim::{Preempt, Priority};
+
+/// A shared scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedScenarioFile {
+    /// Always `"shared"`.
+    pub mode: String,
+    /// Label; the default results folder is `results/<name>`.
+    pub name: String,
+    /// Seed of every random stream (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Independent repetitions (default 1).
+    #[serde(default = "one")]
+    pub repetitions: u32,
+    /// θ values for the service's T(θ) and speedups (default `[0.05,
+    /// 0.02, 0.01]`).
+    #[serde(default = "default_thresholds")]
+    pub thresholds: Vec<f64>,
+    /// Stop the service's simulated time here, seconds (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_s: Option<f64>,
+    /// The policy the others are compared with (default the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// The cluster: job mode's `[cluster]` keys and `scheduler`.
+    pub cluster: SharedClusterSection,
+    /// The background workload: job mode's `[jobs]` keys and `load`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<SharedJobsSection>,
+    /// The model-selection service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<ServiceSection>,
+    /// The policies (`[[policy]]`, at least one).
+    #[serde(rename = "policy", default)]
+    pub policies: Vec<SharedPolicySection>,
+    /// Model mode's `[output]` (job mode's `plots` and `confidence` are
+    /// among its keys).
+    #[serde(default)]
+    pub output: OutputSection,
+    /// Also run every service tenant alone, for the fairness index (model
+    /// mode's `fairness`, default true).
+    #[serde(default = "yes")]
+    pub fairness: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn unit() -> f64 {
+    1.0
+}
+
+fn default_thresholds() -> Vec<f64> {
+    vec![0.05, 0.02, 0.01]
+}
+
+fn equal() -> String {
+    Priority::Equal.name().into()
+}
+
+fn checkpoint() -> String {
+    Preempt::Checkpoint.name().into()
+}
+
+/// `[cluster]` of a shared scenario: job mode's keys and the cluster
+/// scheduler.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SharedClusterSection {
+    /// The cluster scheduler every policy uses unless it names its own
+    /// `cluster_scheduler` (default `fifo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// Job mode's keys (unknown keys are errors).
+    #[serde(flatten)]
+    pub nodes: JobClusterSection,
+}
+
+/// `[jobs]` of a shared scenario: job mode's keys and `load`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SharedJobsSection {
+    /// Factor on the arrival rate: submit times are divided by it (finite
+    /// and > 0, default 1).
+    #[serde(default = "unit")]
+    pub load: f64,
+    /// Job mode's keys (unknown keys are errors).
+    #[serde(flatten)]
+    pub trace: JobsSection,
+}
+
+/// Split the table `table` into the key `key` and the rest, the rest read
+/// as `T` (so `T`'s unknown keys stay errors: serde's `flatten` would
+/// accept them), messages naming the table.
+fn split_table<'de, D, K, T>(
+    d: D,
+    table: &str,
+    key: &str,
+) -> std::result::Result<(Option<K>, T), D::Error>
+where
+    D: serde::Deserializer<'de>,
+    K: serde::de::DeserializeOwned,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error as _;
+    let mut t = Table::deserialize(d)?;
+    let k = t
+        .remove(key)
+        .map(|v| v.try_into::<K>())
+        .transpose()
+        .map_err(|e| D::Error::custom(format!("[{table}].{key}: {e}")))?;
+    let rest = Value::Table(t)
+        .try_into::<T>()
+        .map_err(|e| D::Error::custom(format!("[{table}]: {}", e.to_string().trim_end())))?;
+    Ok((k, rest))
+}
+
+impl<'de> Deserialize<'de> for SharedClusterSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
+        let t = Table::deserialize(d)?;
+        if t.contains_key("gpus") {
+            return Err(D::Error::custom(
+                "[cluster].gpus: not a key of a shared scenario, whose cluster is nodes as in job mode: \
+                 write G identical GPUs as `nodes = G` and `gpus_per_node = 1`",
+            ));
+        }
+        let (scheduler, nodes) = split_table(Value::Table(t), "cluster", "scheduler")
+            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))?;
+        Ok(Self { scheduler, nodes })
+    }
+}
+
+impl<'de> Deserialize<'de> for SharedJobsSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let (load, trace) = split_table(d, "jobs", "load")?;
+        Ok(Self {
+            load: load.unwrap_or_else(unit),
+            trace,
+        })
+    }
+}
+
+/// `[service]`: the model-selection service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceSection {
+    /// Model mode's `[trace]`.
+    pub trace: TraceSection,
+    /// Model mode's `[split]`.
+    #[serde(default)]
+    pub split: SplitSection,
+    /// Model mode's `[arrivals]`.
+    #[serde(default)]
+    pub arrivals: ArrivalsSection,
+    /// Model mode's `[limits]`.
+    #[serde(default)]
+    pub limits: LimitsSection,
+    /// GPUs the service may hold at once (default: the whole cluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gpus: Option<u64>,
+    /// GPUs each of its jobs takes (default 1).
+    #[serde(default = "one")]
+    pub gpus_per_job: u32,
+    /// `equal` (default) or `low`.
+    #[serde(default = "equal")]
+    pub priority: String,
+    /// `checkpoint` (default) or `restart`.
+    #[serde(default = "checkpoint")]
+    pub preempt: String,
+    /// Concurrent jobs per tenant (model mode's
+    /// `[cluster].max_jobs_per_tenant`, default 1).
+    #[serde(default = "one")]
+    pub max_jobs_per_tenant: u32,
+    /// Per GPU type, the speed factor of the service's models (model
+    /// mode's `[cluster.speed]`; typed clusters only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub speed: BTreeMap<String, f64>,
+    /// Per GPU type, per model, a speed factor (model mode's
+    /// `[cluster.model_speed]`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub model_speed: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+/// One `[[policy]]` of a shared scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedPolicySection {
+    /// Label used in every output.
+    pub name: String,
+    /// The service's scheduler (with a `[service]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
+    /// The service's selector (with a `[service]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// The cluster scheduler of this policy (default `[cluster].scheduler`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_scheduler: Option<String>,
+    /// The cluster scheduler's keys (`backfill`, `type_policy`,
+    /// `max_wait_s`, its own parameters).
+    #[serde(default, skip_serializing_if = "Table::is_empty")]
+    pub cluster: Table,
+    /// The service's scheduler and selector parameters.
+    #[serde(flatten)]
+    pub params: BTreeMap<String, Value>,
+}
+
+/// The validated service.
+#[derive(Debug, Clone)]
+pub struct Service {
+    /// The service as a model-mode scenario (its policies are the shared
+    /// policies' schedulers and selectors, in order); its GPU types are the
+    /// whole cluster's, numbered node by node.
+    pub scenario: Scenario,
+    /// GPUs it may hold at once.
+    pub max_gpus: u32,
+    /// GPUs per job.
+    pub gpus_per_job: u32,
+    /// How its jobs compete.
+    pub priority: Priority,
+    /// What a preempted job keeps.
+    pub preempt: Preempt,
+}
+
+/// A validated shared scenario, its inputs loaded.
+#[derive(Debug, Clone)]
+pub struct SharedScenario {
+    /// The scenario file.
+    pub path: PathBuf,
+    /// The file after command-line overrides.
+    pub file: SharedScenarioFile,
+    /// The cluster.
+    pub cluster: ResolvedCluster,
+    /// Placement rule.
+    pub placement: Placement,
+    /// Each policy's cluster scheduler, in policy order.
+    pub cluster_policies: Vec<JobPolicy>,
+    /// The background as a job-mode scenario (its policies are
+    /// [`SharedScenario::cluster_policies`]), if any.
+    pub background: Option<JobScenario>,
+    /// `[jobs].load`.
+    pub load: f64,
+    /// The service, if any.
+    pub service: Option<Service>,
+    /// Index of the baseline policy.
+    pub baseline: usize,
+}
+
+impl SharedScenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.file.name
+    }
+    /// Seed after overrides.
+    pub fn seed(&self) -> u64 {
+        self.file.seed
+    }
+    /// Repetitions after overrides.
+    pub fn repetitions(&self) -> u32 {
+        self.file.repetitions
+    }
+    /// Number of policies.
+    pub fn policies(&self) -> usize {
+        self.cluster_policies.len()
+    }
+    /// The policies' names, in order.
+    pub fn policy_names(&self) -> Vec<&str> {
+        self.file.policies.iter().map(|p| p.name.as_str()).collect()
+    }
+    /// GPUs in the cluster.
+    pub fn gpus(&self) -> u64 {
+        self.cluster.cluster.gpus()
+    }
+    /// Whether a service job can be preempted: with a background, or
+    /// under a preemptive cluster scheduler (then `service/jobs.csv` has a
+    /// row per segment and the segment columns, DESIGN §13.5).
+    pub fn service_segments(&self) -> bool {
+        self.background.is_some() || self.cluster_policies.iter().any(|p| p.spec.preemptive)
+    }
+}
+
+/// Read the shared scenario at `path` and expand its `[sweep]`, if any.
+pub fn load_shared_plan_with(
+    path: &Path,
+    overrides: Overrides,
+    models: &ModelRegistry,
+    jobs: &JobRegistry,
+) -> Result<Plan<SharedScenario>> {
+    let text = read_scenario_text(path)?;
+    parse_shared_plan_with(path, &text, overrides, models, jobs)
+}
+
+/// [`load_shared_plan_with`] on the scenario `text` as if read from
+/// `path`.
+pub fn parse_shared_plan_with(
+    path: &Path,
+    text: &str,
+    overrides: Overrides,
+    models: &ModelRegistry,
+    jobs: &JobRegistry,
+) -> Result<Plan<SharedScenario>> {
+    let mut docs = SharedDocs {
+        traces: TraceCache::default(),
+        jobs: JobTraceCache::default(),
+        models,
+        job_schedulers: jobs,
+    };
+    expand_plan(&mut docs, path, text, overrides)
+}
+
+/// Parse and validate one shared scenario (without `[sweep]`) with the
+/// built-in policies.
+pub fn parse_shared_scenario(
+    path: &Path,
+    text: &str,
+    overrides: Overrides,
+) -> Result<SharedScenario> {
+    let at = path.display().to_string();
+    let file: SharedScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+    let (models, jobs) = (ModelRegistry::builtin(), JobRegistry::builtin());
+    let mut docs = SharedDocs {
+        traces: TraceCache::default(),
+        jobs: JobTraceCache::default(),
+        models: &models,
+        job_schedulers: &jobs,
+    };
+    docs.build(path, file, overrides)
+}
+
+/// Shared scenario documents, their traces read once.
+struct SharedDocs<'a> {
+    traces: TraceCache,
+    jobs: JobTraceCache,
+    models: &'a ModelRegistry,
+    job_schedulers: &'a JobRegistry,
+}
+
+impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
+    fn plain(&mut self, path: &Path, text: &str, overrides: Overrides) -> Result<SharedScenario> {
+        let at = path.display().to_string();
+        let file: SharedScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
+        self.build(path, file, overrides)
+    }
+
+    fn deserialize(&mut self, doc: Table) -> Result<SharedScenarioFile> {
+        SharedScenarioFile::deserialize(Value::Table(doc)).map_err(|e| {
+            Error::input(crate::core::io::echo::capped_lines(
+                &e.to_string().trim_end().replace('\n', " "),
+            ))
+        })
+    }
+
+    fn build(
+        &mut self,
+        path: &Path,
+        mut file: SharedScenarioFile,
+        overrides: Overrides,
+    ) -> Result<SharedScenario> {
+        let at = path.display().to_string();
+        if let Some(seed) = overrides.seed {
+            file.seed = seed;
+        }
+        if let Some(reps) = overrides.repetitions {
+            file.repetitions = reps;
+        }
+        if let Some(plots) = overrides.plots {
+            file.output.plots = plots;
+        }
+        check_top_level(&at, &file)?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let cluster = resolve_cluster(&at, base, &file.cluster.nodes)?;
+        let job_sections: Vec<JobPolicySection> = file
+            .policies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| cluster_policy_section(&at, i, p, &file.cluster))
+            .collect::<Result<_>>()?;
+        let (background, cluster_policies, load) = match &file.jobs {
+            Some(jobs) => {
+                let load = jobs.load;
+                if !(load.is_finite() && load > 0.0) {
+                    return Err(Error::input(format!(
+                        "{at}: [jobs].load: expected a factor on the arrival rate that is finite and > 0 \
+                         (1 = the trace's own rate; submit times are divided by it), got {load}"
+                    )));
+                }
+                let job_file = JobScenarioFile {
+                    mode: "jobs".into(),
+                    name: file.name.clone(),
+                    seed: file.seed,
+                    repetitions: file.repetitions,
+                    baseline: file.baseline.clone(),
+                    jobs: jobs.trace.clone(),
+                    cluster: file.cluster.nodes.clone(),
+                    policies: job_sections,
+                    output: JobOutputSection {
+                        plots: file.output.plots,
+                        confidence: file.output.confidence,
+                    },
+                };
+                let s = build_job_scenario(
+                    path,
+                    job_file,
+                    Overrides::default(),
+                    &mut self.jobs,
+                    self.job_schedulers,
+                )?;
+                let policies = s.policies.clone();
+                (Some(s), policies, load)
+            }
+            None => {
+                let policies = job_sections
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        resolve_job_policy(
+                            &at,
+                            i,
+                            p,
+                            file.cluster.nodes.backfill,
+                            self.job_schedulers,
+                        )
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                check_rounds(&at, &cluster, &policies)?;
+                (None, policies, 1.0)
+            }
+        };
+        let service = match &file.service {
+            None => None,
+            Some(svc) => Some(self.service(path, &file, svc, &cluster, overrides)?),
+        };
+        let names: Vec<&str> = file.policies.iter().map(|p| p.name.as_str()).collect();
+        let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
+        Ok(SharedScenario {
+            path: path.to_path_buf(),
+            placement: file.cluster.nodes.placement,
+            file,
+            cluster,
+            cluster_policies,
+            background,
+            load,
+            service,
+            baseline,
+        })
+    }
+}
+
+impl SharedDocs<'_> {
+    /// The `[service]`, validated by model mode's loader.
+    fn service(
+        &mut self,
+        path: &Path,
+        file: &SharedScenarioFile,
+        svc: &ServiceSection,
+        cluster: &ResolvedCluster,
+        overrides: Overrides,
+    ) -> Result<Service> {
+        let at = path.display().to_string();
+        let bad = |key: &str, msg: String| Error::input(format!("{at}: [service].{key}: {msg}"));
+        let gpus = cluster.cluster.gpus();
+        let max_gpus = svc.max_gpus.unwrap_or(gpus);
+        if max_gpus == 0 {
+            return Err(bad("max_gpus", "expected at least 1 GPU, got 0".into()));
+        }
+        if max_gpus > gpus {
+            return Err(bad(
+                "max_gpus",
+                format!(
+                    "{max_gpus} GPUs exceed the cluster's {gpus} GPUs ([cluster]): expected at most {gpus}"
+                ),
+            ));
+        }
+        let max_gpus = u32::try_from(max_gpus).unwrap_or(u32::MAX);
+        let g = svc.gpus_per_job;
+        if g == 0 {
+            return Err(bad("gpus_per_job", "expected at least 1 GPU, got 0".into()));
+        }
+        if g > max_gpus {
+            return Err(bad(
+                "gpus_per_job",
+                format!("{g} GPUs per job exceed max_gpus = {max_gpus}: no job could start"),
+            ));
+        }
+        let largest = cluster.nodes.iter().copied().max().unwrap_or(0);
+        if file.cluster.nodes.placement == Placement::Consolidate && g > largest {
+            return Err(bad(
+                "gpus_per_job",
+                format!(
+                    "{g} GPUs per job, but the largest node has {largest}: under `consolidate` placement a job's GPUs must all come from one node"
+                ),
+            ));
+        }
+        let priority = match svc.priority.as_str() {
+            "equal" => Priority::Equal,
+            "low" => Priority::Low,
+            other => {
+                return Err(bad(
+                    "priority",
+                    format!(
+                        "unknown priority `{}`: expected \"equal\" (the service's jobs queue with everyone's) or \"low\" (it uses only GPUs no background job is waiting for)",
+                        shown(other)
+                    ),
+                ));
+            }
+        };
+        let preempt = match svc.preempt.as_str() {
+            "checkpoint" => Preempt::Checkpoint,
+            "restart" => Preempt::Restart,
+            other => {
+                return Err(bad(
+                    "preempt",
+                    format!(
+                        "unknown preemption `{}`: expected \"checkpoint\" (progress kept) or \"restart\" (progress lost)",
+                        shown(other)
+                    ),
+                ));
+            }
+        };
+        let policies = file
+            .policies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let context = format!("{at}: [[policy]] #{} (\"{}\")", i + 1, shown(&p.name));
+                match (&p.scheduler, &p.selector) {
+                    (Some(scheduler), Some(selector)) => Ok(PolicySection {
+                        name: p.name.clone(),
+                        scheduler: scheduler.clone(),
+                        selector: selector.clone(),
+                        params: p.params.clone(),
+                    }),
+                    _ => Err(Error::input(format!(
+                        "{context}: the [service] needs its `scheduler` and `selector` in every [[policy]] (as in model mode)"
+                    ))),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let model_file = ScenarioFile {
+            mode: None,
+            name: file.name.clone(),
+            seed: file.seed,
+            repetitions: file.repetitions,
+            thresholds: file.thresholds.clone(),
+            horizon_s: file.horizon_s,
+            baseline: file.baseline.clone(),
+            trace: svc.trace.clone(),
+            split: svc.split.clone(),
+            cluster: ClusterSection {
+                gpus: Some(gpus),
+                nodes: None,
+                speed: svc.speed.clone(),
+                model_speed: svc.model_speed.clone(),
+                max_jobs_per_tenant: svc.max_jobs_per_tenant,
+            },
+            output: file.output.clone(),
+            policies,
+            arrivals: svc.arrivals.clone(),
+            limits: svc.limits.clone(),
+            fairness: file.fairness,
+        };
+        let how = Embedding {
+            prefix: "service.",
+            jobs_key: "[service]",
+            cluster: Some(&cluster.cluster),
+        };
+        // The overrides are already in `file`; the plots one is the
+        // output's.
+        let _ = overrides;
+        let scenario = build_scenario_in(
+            path,
+            model_file,
+            Overrides::default(),
+            &mut self.traces,
+            self.models,
+            how,
+        )?;
+        Ok(Service {
+            scenario,
+            max_gpus,
+            gpus_per_job: g,
+            priority,
+            preempt,
+        })
+    }
+}
+
+/// The job-mode `[[policy]]` of shared policy `p`: its cluster scheduler
+/// (`cluster_scheduler`, else `[cluster].scheduler`, else `fifo`) and the
+/// keys of its `cluster` table.
+fn cluster_policy_section(
+    at: &str,
+    index: usize,
+    p: &SharedPolicySection,
+    cluster: &SharedClusterSection,
+) -> Result<JobPolicySection> {
+    let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
+    let scheduler = p
+        .cluster_scheduler
+        .clone()
+        .or_else(|| cluster.scheduler.clone())
+        .unwrap_or_else(|| "fifo".into());
+    let mut params: BTreeMap<String, Value> = p.cluster.clone().into_iter().collect();
+    let backfill = match params.remove("backfill") {
+        None => None,
+        Some(Value::Boolean(b)) => Some(b),
+        Some(other) => {
+            return Err(Error::input(format!(
+                "{context}: cluster.backfill: expected true or false, got `{}`",
+                shown(&other.to_string())
+            )));
+        }
+    };
+    for key in ["name", "scheduler"] {
+        if params.contains_key(key) {
+            return Err(Error::input(format!(
+                "{context}: cluster.{key}: not a key of the cluster scheduler's table (name the cluster scheduler with `cluster_scheduler`)"
+            )));
+        }
+    }
+    Ok(JobPolicySection {
+        name: p.name.clone(),
+        scheduler,
+        backfill,
+        params,
+    })
+}
+
+/// Round-based cluster schedulers need `round_s`, and a restore shorter
+/// than a round (job mode's checks, for a scenario without `[jobs]`).
+fn check_rounds(at: &str, cluster: &ResolvedCluster, policies: &[JobPolicy]) -> Result<()> {
+    let Some((i, p)) = policies
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.spec.needs_rounds)
+    else {
+        return Ok(());
+    };
+    match cluster.round {
+        None => Err(Error::input(format!(
+            "{at}: [cluster].round_s: [[policy]] #{} (\"{}\") uses cluster scheduler `{}`, which time-slices in rounds: set a round length, e.g. `round_s = 360` (Gavel's default)",
+            i + 1,
+            shown(&p.name),
+            p.spec.name
+        ))),
+        Some(r) if cluster.restart_overhead >= r => Err(Error::input(format!(
+            "{at}: [cluster].restart_overhead_s: {} s is not shorter than round_s = {} s, so [[policy]] #{} (\"{}\", cluster scheduler `{}`, which preempts at every boundary) could make no progress",
+            cluster.restart_overhead as f64 / 1e6,
+            r as f64 / 1e6,
+            i + 1,
+            shown(&p.name),
+            p.spec.name
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+fn check_top_level(at: &str, f: &SharedScenarioFile) -> Result<()> {
+    if f.mode != "shared" {
+        return Err(Error::input(format!(
+            "{at}: mode: expected \"shared\" in a shared-cluster scenario, got \"{}\"",
+            shown(&f.mode)
+        )));
+    }
+    let names: Vec<&str> = f.policies.iter().map(|p| p.name.as_str()).collect();
+    check_common(
+        at,
+        &f.name,
+        f.repetitions,
+        &names,
+        "name, the service's scheduler and selector, and optionally cluster_scheduler",
+    )?;
+    if f.service.is_none() && f.jobs.is_none() {
+        return Err(Error::input(format!(
+            "{at}: expected a [service] (the model-selection service), a [jobs] (the background job trace) or both: the cluster has no workload"
+        )));
+    }
+    if f.service.is_none()
+        && let Some((i, p)) =
+            f.policies.iter().enumerate().find(|(_, p)| {
+                p.scheduler.is_some() || p.selector.is_some() || !p.params.is_empty()
+            })
+    {
+        return Err(Error::input(format!(
+            "{at}: [[policy]] #{} (\"{}\"): `scheduler`, `selector` and their keys are the service's, and this scenario has no [service]: give `cluster_scheduler` (and its keys in `cluster = {{…}}`)",
+            i + 1,
+            shown(&p.name)
+        )));
+    }
+    Ok(())
+}
