@@ -49,8 +49,8 @@ pub fn segments_header(s: &SharedScenario) -> Option<String> {
 /// Append one `service/jobs.csv` row per segment of `run` (a job's
 /// segments in time order, jobs in start order): model mode's columns
 /// about the segment (`gpu` its first GPU, `start_s` and `end_s` its
-/// interval; `accuracy` on the segment that completed the job, empty on
-/// the others), then `segment` (from 0 within the job), `gpus`,
+/// interval; `accuracy` the job's, as model mode writes it for every
+/// job, on each of its segments), then `segment` (from 0 within the job), `gpus`,
 /// `overhead_s` (restore time at its start) and `completed` (1 on the
 /// segment that completed the job).
 pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
@@ -88,9 +88,7 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
             micros_to_secs_string(seg.start),
             micros_to_secs_string(seg.end),
         );
-        if completed {
-            let _ = write!(out, "{}", job.accuracy);
-        }
+        let _ = write!(out, "{}", job.accuracy);
         if trace.is_curve() {
             let f = trace.level_fidelity(u, job.model as usize, job.level as usize);
             let _ = write!(out, ",{f}");

@@ -903,3 +903,42 @@ fn a_stored_run_that_is_not_a_shared_runs_encoding_is_an_error_not_a_panic() {
         assert!(mode.decode_run(&s, bytes).is_err(), "{bytes:?} decoded");
     }
 }
+
+/// Regression: with `--jobs` and a background that preempts the service
+/// (priority `low`), `service/jobs.csv` had an empty `accuracy` on every
+/// segment but the completing one, and the run failed reading its own
+/// file back ("expected a finite number"). Every segment row now carries
+/// its job's accuracy, and the preempted jobs show as several segments.
+#[test]
+fn service_jobs_csv_with_preempted_segments_is_written_and_read_back() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let scenario = repo("scenarios/shared-quickstart.toml");
+    let text = fs::read_to_string(&scenario).expect("scenario");
+    // A busier background, so the low-priority service is preempted.
+    let text = text
+        .replace("load = 1\n", "load = 8\n")
+        .replace("../traces/", &format!("{}/", repo("traces").display()));
+    let path = tmp.path().join("busy.toml");
+    fs::write(&path, text).expect("write");
+    let out = tmp.path().join("out");
+    run(&path, &out);
+    let jobs = fs::read_to_string(out.join("service/jobs.csv")).expect("service/jobs.csv");
+    let mut lines = jobs.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    };
+    let (acc, segment) = (col("accuracy"), col("segment"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(
+        rows.iter()
+            .all(|r| r[acc].parse::<f64>().is_ok_and(f64::is_finite))
+    );
+    assert!(
+        rows.iter().any(|r| r[segment] != "0"),
+        "no service job was preempted: the case does not test segments"
+    );
+}
