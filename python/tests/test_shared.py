@@ -14,7 +14,7 @@ import pytest
 
 import tenantsim
 from conftest import REPO, TRACES
-from test_policies import PyFifo, PyRoundRobin
+from test_policies import PyFifo, PyInOrder, PyRoundRobin
 
 # A small background: 8 jobs of 1 to 4 GPUs over the first 20 s, with
 # durations of the order of the LCDB service's runtimes (seconds), so both
@@ -30,7 +30,7 @@ b6,research,15,2,3
 b7,prod,20,6,2
 """
 
-POLICIES = {"py-rr": PyRoundRobin, "py-fifo": PyFifo}
+POLICIES = {"py-rr": PyRoundRobin, "py-in-order": PyInOrder, "py-fifo": PyFifo}
 
 
 @pytest.fixture
@@ -119,15 +119,23 @@ def test_python_fifo_as_the_cluster_scheduler_gives_the_builtin_files(
     assert len(python.service.jobs) > 0 and len(python.background.jobs) == 8 * 3
     for workload in ("service", "background"):
         assert csvs(tmp_path / "a" / workload) == csvs(tmp_path / "b" / workload), workload
+    # Not vacuous: background jobs waited (for the service's too, under equal).
+    assert (python.background.summary["mean_queueing_delay_s"] > 0).all()
     assert csvs(tmp_path / "a") == csvs(tmp_path / "b")
     pd.testing.assert_frame_equal(builtin.shares, python.shares)
 
 
-def test_python_service_scheduler_and_python_cluster_scheduler_together_give_the_builtin_files(
+def test_python_service_policies_and_python_cluster_scheduler_together_give_the_builtin_files(
     background, tmp_path
 ):
-    run(shared(background, scheduler="round-robin", cluster_scheduler="fifo"), tmp_path / "a")
-    python = run(shared(background, scheduler="py-rr", cluster_scheduler="py-fifo"), tmp_path / "b")
+    builtin = shared(
+        background, scheduler="round-robin", selector="in-order", cluster_scheduler="fifo"
+    )
+    run(builtin, tmp_path / "a")
+    python = run(
+        shared(background, scheduler="py-rr", selector="py-in-order", cluster_scheduler="py-fifo"),
+        tmp_path / "b",
+    )
     assert python.manifest["mode"] == "shared"
     assert csvs(tmp_path / "a") == csvs(tmp_path / "b")
 
@@ -138,10 +146,12 @@ def test_python_job_scheduler_under_low_priority_leaves_the_background_as_withou
     # DESIGN §13.3: a low-priority service runs only on GPUs no background
     # job waits for, and is preempted when one needs them, so the
     # background's files are those of the cluster without the service.
-    with_service = run(
-        shared(background, scheduler="py-rr", cluster_scheduler="py-fifo", priority="low"),
-        tmp_path / "with",
-    )
+    # Here the Python scheduler is named by [cluster] scheduler, not by the
+    # policy's cluster_scheduler.
+    s = shared(background, scheduler="py-rr", priority="low")
+    s["cluster"]["scheduler"] = "py-fifo"
+    with_service = run(s, tmp_path / "with")
+    assert with_service.manifest["policies"][0]["cluster_scheduler"] == "py-fifo"
     alone = run(shared(background, cluster_scheduler="py-fifo", service=False), tmp_path / "alone")
     assert alone.service is None and len(alone.background.jobs) == 8 * 3
     # The service did run, and was preempted by the background at least once.
