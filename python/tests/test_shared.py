@@ -260,3 +260,16 @@ def test_relative_service_paths_of_a_dict_resolve_against_the_working_directory(
     # A file's paths are made absolute against its folder, as `tenantsim run` reads them.
     assert Path(loaded["service"]["trace"]["path"]).resolve() == TRACES / "lcdb.csv"
     assert Path(loaded["jobs"]["path"]).resolve() == TRACES / "gavel-500.csv"
+
+
+def test_the_bundled_shared_quickstart_gives_the_same_results_from_its_file_and_as_a_dict():
+    path = REPO / "scenarios" / "shared-quickstart.toml"
+    assert tenantsim.validate(path).startswith("ok:")
+    from_file = tenantsim.run(path, reps=1)
+    as_dict = tenantsim.run(tenantsim.load_scenario(path), reps=1)
+    assert len(from_file.service.jobs) > 0 and len(from_file.background.jobs) > 0
+    for workload in ("service", "background"):
+        a, b = getattr(from_file, workload), getattr(as_dict, workload)
+        for name, table in a.tables.items():
+            pd.testing.assert_frame_equal(table, b.tables[name], obj=f"{workload}/{name}")
+    pd.testing.assert_frame_equal(from_file.shares, as_dict.shares)
