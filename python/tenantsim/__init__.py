@@ -4,7 +4,8 @@ DataFrames.
 tenantsim is a discrete-event simulator for multi-tenant ML services: many
 users share one GPU cluster, each searching for its best model (model
 mode), or a GPU cluster replays a job trace under classic schedulers (job
-mode). This package runs the same library as the ``tenantsim`` command
+mode), or both share one cluster (shared mode: a model-selection service
+beside a background job trace). This package runs the same library as the ``tenantsim`` command
 line, with the same results and the same error messages.
 
 Functions:
@@ -19,7 +20,9 @@ Functions:
         A scenario file as a dict with absolute paths, to edit and ``run``.
 
 Policies in Python: subclass :class:`Scheduler` or :class:`Selector` (model
-mode) or :class:`JobScheduler` (job mode) and pass them as ``run(..., policies={"name": MyScheduler})``.
+mode, and a shared scenario's service) or :class:`JobScheduler` (job mode,
+and a shared scenario's ``cluster_scheduler``) and pass them as
+``run(..., policies={"name": MyScheduler})``.
 
 Errors are :class:`TenantsimError` subclasses by kind: :class:`InputError`,
 :class:`PolicyError`, :class:`UsageError`, :class:`InterruptedRunError`.
@@ -42,7 +45,14 @@ from typing import Any, List, Mapping, Optional, Tuple, Union
 import pandas as pd
 
 from . import _tenantsim
-from ._results import JOB_TABLES, MODEL_TABLES, Results, read_results, read_table
+from ._results import (
+    JOB_TABLES,
+    MODEL_TABLES,
+    SHARED_TABLES,
+    Results,
+    read_results,
+    read_table,
+)
 from ._policy import JobScheduler, Rng, Scheduler, Selector
 from ._scenario import (
     PATH_KEYS,
@@ -88,6 +98,7 @@ __all__ = [
     "PATH_KEYS",
     "MODEL_TABLES",
     "JOB_TABLES",
+    "SHARED_TABLES",
     "resolve_paths",
 ]
 
@@ -103,7 +114,7 @@ def run(
     reps: Optional[int] = None,
     policies: Optional[Mapping[str, Any]] = None,
 ) -> Results:
-    """Run a scenario (either mode, any ``[sweep]``) and return its results.
+    """Run a scenario (any mode, any ``[sweep]``) and return its results.
 
     This is ``tenantsim run SCENARIO --jobs``: the same simulation, the same
     files, the same errors.
@@ -114,7 +125,8 @@ def run(
             A dict is written as TOML into a temporary folder, which is
             removed afterwards. Relative file paths in a dict
             (``trace.path``, ``jobs.path``, ``arrivals.path``,
-            ``cluster.node_list``, the ``trace.import`` files; see
+            ``cluster.node_list``, the ``trace.import`` files, a shared
+            scenario's ``service.trace.path`` and ``service.arrivals.path``; see
             :data:`PATH_KEYS`), also as swept values, are resolved against
             the current working directory; in a file they are resolved
             against the file's folder, as always. To start from a bundled
@@ -138,7 +150,10 @@ def run(
         policies: policies written in Python, by the name the scenario's
             ``[[policy]]`` tables use for them (``scheduler = "py-rr"``):
             :class:`Scheduler` and :class:`Selector` subclasses (model
-            mode), :class:`JobScheduler` subclasses (job mode). An exception inside one stops the run, writes no results
+            mode; a shared scenario's ``scheduler`` and ``selector``, the
+            service's), :class:`JobScheduler` subclasses (job mode; a
+            shared scenario's ``cluster_scheduler`` or ``[cluster]
+            scheduler``). An exception inside one stops the run, writes no results
             folder, and raises a :class:`PolicyError` with its traceback,
             the policy's name and the repetition (the exception is its
             ``__cause__``).
@@ -147,7 +162,9 @@ def run(
         A :class:`Results`: the tables as DataFrames (``jobs`` always), the
         ``--json`` summary as ``.json`` and ``run.json`` as ``.manifest``;
         for a sweep, ``.sweep`` and one :class:`Results` per point in
-        ``.points``.
+        ``.points``. A shared scenario's: ``.shares`` (``shares.csv``),
+        ``.service`` (model mode's :class:`Results` of ``service/``) and
+        ``.background`` (job mode's, of ``background/``).
 
     Raises:
         InputError: bad scenario, trace or results folder (the message

@@ -34,6 +34,24 @@ def _tables(mode: str) -> tuple:
 MODEL_TABLES = _tables("models")
 JOB_TABLES = _tables("jobs")
 
+# A shared results folder (``mode = "shared"``, docs/DESIGN.md §13.5) holds
+# the service's model-mode folder in ``service/``, the background's job-mode
+# folder in ``background/`` and, at the top, ``shares.csv``: its one table
+# of its own. The schema above does not list the shared files yet, so their
+# kinds are given here: ``shares.csv``'s columns, and the columns the
+# service's ``jobs.csv`` gains when its jobs are cut into segments.
+SHARED_TABLES = ("shares",)
+_SHARED_KINDS: Dict[str, Dict[str, str]] = {
+    "shares.csv": {
+        "policy": "text",
+        "rep": "int",
+        "time_s": "seconds",
+        "workload": "text",
+        "gpus": "int",
+    },
+    "jobs.csv": {"segment": "int", "gpus": "int", "overhead_s": "seconds", "completed": "int"},
+}
+
 # How each kind is read: names as text (exactly as written: a user called
 # "NA" or "1e3" stays that string), counts as integers, a swept value as
 # pandas infers it, true/false as booleans; every other kind is a float,
@@ -52,7 +70,18 @@ def _pattern(name: str) -> "re.Pattern[str]":
 def _kinds(path: Path, header: List[str], mode: Optional[str]) -> Dict[str, str]:
     """The kind of each column of ``header``, from the schema of the file
     named like ``path`` (in ``mode``, or either mode's). A column no schema
-    names is read as a float."""
+    names is read as a float. In ``mode`` ``"shared"``: ``shares.csv``, and
+    ``sweep.csv`` whose ``background_*`` columns are job mode's."""
+    if mode == "shared":
+        if path.name == "sweep.csv":
+            kinds = _kinds(path, header, "models")
+            background = [c for c in header if c.startswith("background_")]
+            named = _kinds(path, [c[len("background_") :] for c in background], "jobs")
+            for c in background:
+                kinds[c] = named[c[len("background_") :]]
+            return kinds
+        extra = _SHARED_KINDS.get(path.name, {})
+        return {c: extra.get(c, "float") for c in header}
     files = [
         f
         for f in SCHEMA["files"]
@@ -71,7 +100,8 @@ def _kinds(path: Path, header: List[str], mode: Optional[str]) -> Dict[str, str]
                 kinds[c] = fits[0]["kind"]
                 break
         else:
-            kinds[c] = "float"
+            # The service's segment columns (a shared run's service/jobs.csv).
+            kinds[c] = _SHARED_KINDS["jobs.csv"].get(c, "float") if path.name == "jobs.csv" else "float"
     return kinds
 
 
@@ -80,7 +110,9 @@ def read_table(
 ) -> pd.DataFrame:
     """Read one tenantsim CSV as a DataFrame, its columns typed by the
     file's schema (``tenantsim schema``; ``mode`` ``"models"`` or
-    ``"jobs"`` picks the mode's file where both write one of that name).
+    ``"jobs"`` picks the mode's file where both write one of that name;
+    ``"shared"`` reads a shared folder's own ``shares.csv`` and
+    ``sweep.csv``).
 
     Name columns (``policy``, ``user``, ``model``, ...) are strings and
     counts (``rep``, ``jobs``, ``events``...) integers; the other numbers
@@ -121,13 +153,25 @@ class Results:
     those of the CSV files of the same names (docs/REFERENCE.md, "Results folder").
     Asking for a table the mode does not have raises ``AttributeError``.
 
+    Shared mode (``mode == "shared"``, a scenario with ``mode =
+    "shared"``) has one table of its own, ``shares`` (``shares.csv``: the
+    GPUs each workload holds over time); its workloads' results are
+    :class:`Results` of their own modes: ``service`` (model mode, read from
+    ``service/``) and ``background`` (job mode, from ``background/``), each
+    ``None`` when the scenario has no such workload. ``r.service.regret``,
+    ``r.background.summary``, ``r.service.jobs`` (one row per segment a
+    service job held GPUs when the service shares its cluster: model mode's
+    columns then ``segment``, ``gpus``, ``overhead_s``, ``completed``) and
+    so on; ``r.summary`` and the other per-mode tables raise an
+    ``AttributeError`` that names the workload attributes.
+
     A sweep (a scenario with ``[sweep]``) has no tables of its own: its
     ``sweep`` attribute is ``sweep.csv`` (one row per point and policy) and
     ``points`` holds one :class:`Results` per grid point, in point order,
     each with ``point`` set to ``{"index", "folder", "values"}``.
 
     Attributes:
-        mode: ``"models"`` or ``"jobs"``.
+        mode: ``"models"``, ``"jobs"`` or ``"shared"``.
         out: the results folder, or ``None`` when ``run`` was called
             without ``out`` (the files were read from a temporary folder,
             then removed).
@@ -141,6 +185,13 @@ class Results:
         points: the per-point results of a sweep (empty if not a sweep).
         point: for a sweep point, its ``index``, ``folder`` and swept
             ``values``; ``None`` otherwise.
+        service: shared mode: the service's results (model mode, its
+            ``json`` the ``--json`` document's ``service`` entry, its
+            ``manifest`` ``service/run.json``); ``None`` otherwise, for
+            a scenario without ``[service]``, and for a sweep as a whole
+            (see each point's).
+        background: shared mode: the background's results (job mode,
+            from ``background/``); ``None`` as for ``service``.
     """
 
     mode: str
@@ -150,6 +201,8 @@ class Results:
     sweep: Optional[pd.DataFrame]
     points: List["Results"]
     point: Optional[Dict[str, Any]]
+    service: Optional["Results"]
+    background: Optional["Results"]
 
     def __init__(
         self,
@@ -162,6 +215,8 @@ class Results:
         sweep: Optional[pd.DataFrame] = None,
         points: Optional[List["Results"]] = None,
         point: Optional[Dict[str, Any]] = None,
+        service: Optional["Results"] = None,
+        background: Optional["Results"] = None,
     ) -> None:
         self.mode = mode
         self.out = out
@@ -171,6 +226,8 @@ class Results:
         self.sweep = sweep
         self.points = points or []
         self.point = point
+        self.service = service
+        self.background = background
 
     @property
     def tables(self) -> Dict[str, pd.DataFrame]:
@@ -186,6 +243,14 @@ class Results:
                 f"and .points[i].{name}"
             )
         have = ", ".join(self._tables)
+        if self.mode == "shared":
+            workloads = " and ".join(
+                f".{w}.{name}" for w in ("service", "background") if getattr(self, w) is not None
+            )
+            raise AttributeError(
+                f"shared-mode results have no `{name}` table of their own; they have: {have}; "
+                f"see each workload's: {workloads or '(none)'}"
+            )
         raise AttributeError(f"{self.mode}-mode results have no `{name}` table; they have: {have}")
 
     @property
@@ -231,6 +296,14 @@ class Results:
         return self._table("tenants")
 
     @property
+    def shares(self) -> pd.DataFrame:
+        """``shares.csv`` (shared mode): ``policy,rep,time_s,workload,gpus``,
+        one row per change: from ``time_s`` on, ``workload`` (``service`` or
+        ``background``) holds ``gpus`` GPUs, until its next row of the same
+        (policy, rep)."""
+        return self._table("shares")
+
+    @property
     def users(self) -> pd.DataFrame:
         """``users.csv`` (job mode): one row per (policy, repetition, user)."""
         return self._table("users")
@@ -249,6 +322,12 @@ class Results:
                 f"{len(self.points)} point(s), results {where}>"
             )
         tables = ", ".join(f"{k} ({len(v)} rows)" for k, v in self._tables.items())
+        if self.mode == "shared":
+            tables += "".join(
+                f"; {w}/ ({getattr(self, w).mode} mode)"
+                for w in ("service", "background")
+                if getattr(self, w) is not None
+            )
         return f"<tenantsim.Results {name!r} ({self.mode} mode), results {where}: {tables}>"
 
 
@@ -291,8 +370,42 @@ def _swept_keys(doc: Dict[str, Any]) -> List[str]:
 
 def _read_single(folder: Path, doc: Dict[str, Any], out: Optional[Path]) -> Results:
     mode = doc["mode"]
+    if mode == "shared":
+        return _read_shared(folder, doc, out)
     names = JOB_TABLES if mode == "jobs" else MODEL_TABLES
     tables = {n: read_table(folder / f"{n}.csv", mode=mode) for n in names}
     with open(folder / "run.json", encoding="utf-8") as f:
         manifest = json.load(f)
     return Results(mode=mode, out=out, json=doc, manifest=manifest, tables=tables)
+
+
+# A shared folder's workloads: (attribute and folder, mode).
+_WORKLOADS = (("service", "models"), ("background", "jobs"))
+
+
+def _read_shared(folder: Path, doc: Dict[str, Any], out: Optional[Path]) -> Results:
+    """A shared results folder: ``shares.csv`` and each workload's folder
+    (``service/``, ``background/``) read as its mode's results, with its
+    entry of ``doc`` as its ``json``."""
+    workloads: Dict[str, Optional[Results]] = {}
+    for name, mode in _WORKLOADS:
+        sub = folder / name
+        if not (sub / "run.json").is_file():
+            workloads[name] = None
+            continue
+        entry = dict(doc.get(name) or {})
+        entry["mode"] = mode
+        entry.setdefault("scenario", doc.get("scenario"))
+        workloads[name] = _read_single(sub, entry, None if out is None else out / name)
+    tables = {n: read_table(folder / f"{n}.csv", mode="shared") for n in SHARED_TABLES}
+    with open(folder / "run.json", encoding="utf-8") as f:
+        manifest = json.load(f)
+    return Results(
+        mode="shared",
+        out=out,
+        json=doc,
+        manifest=manifest,
+        tables=tables,
+        service=workloads["service"],
+        background=workloads["background"],
+    )

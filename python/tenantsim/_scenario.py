@@ -23,7 +23,17 @@ PATH_KEYS = (
     "trace.import.model_metadata",
     "arrivals.path",
     "jobs.path",
+    "jobs.speeds",
     "cluster.node_list",
+    # A shared scenario's service (``mode = "shared"``): model mode's
+    # [trace] and [arrivals] under [service].
+    "service.trace.path",
+    "service.trace.import.inputs",
+    "service.trace.import.runtime_matrix",
+    "service.trace.import.row_labels",
+    "service.trace.import.col_labels",
+    "service.trace.import.model_metadata",
+    "service.arrivals.path",
 )
 
 
