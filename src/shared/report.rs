@@ -9,13 +9,15 @@ use serde_json::{Value, json};
 use super::run::SharedRun;
 use super::scenario::SharedScenario;
 use crate::core::io::csv_text::csv_field;
+use crate::core::io::schema::shared_files;
 use crate::core::run::execution::Execution;
 use crate::core::run::manifest::MODEL_VARYING_FIELDS;
 use crate::core::run::mode::PointInfo;
 use crate::core::sim::time::micros_to_secs_string;
-use crate::models::report::jobs_header;
+use crate::models::report::layout;
 
-/// The header of `shares.csv`.
+/// The header of `shares.csv` (its schema's, `schema::shared_files::shares`;
+/// a test holds them equal).
 pub const SHARES_HEADER: &str = "policy,rep,time_s,workload,gpus\n";
 
 /// Append the `shares.csv` rows of `run`: from `time_s` on, `workload`
@@ -34,16 +36,13 @@ pub fn shares_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
     }
 }
 
-/// The columns `service/jobs.csv` adds to model mode's when a service job
-/// can be preempted ([`SharedScenario::service_segments`]).
-pub const SEGMENT_COLUMNS: &str = "segment,gpus,overhead_s,completed";
-
-/// The header of `service/jobs.csv` with segments: model mode's columns,
-/// then [`SEGMENT_COLUMNS`].
+/// The header of `service/jobs.csv` with segments, from its schema
+/// (`schema::shared_files::jobs`): model mode's columns, then `segment`,
+/// `gpus`, `overhead_s`, `completed` (written when a service job can be
+/// preempted, [`SharedScenario::service_segments`]).
 pub fn segments_header(s: &SharedScenario) -> Option<String> {
     let svc = s.service.as_ref()?;
-    let base = jobs_header(&svc.scenario);
-    Some(format!("{},{SEGMENT_COLUMNS}\n", base.trim_end()))
+    Some(shared_files::jobs::FILE.header(&layout(&svc.scenario)))
 }
 
 /// Append one `service/jobs.csv` row per segment of `run` (a job's
@@ -221,7 +220,13 @@ pub fn join_sweep_csv(service: Option<String>, background: Option<String>, lead:
 
 #[cfg(test)]
 mod tests {
-    use super::join_sweep_csv;
+    use super::{SHARES_HEADER, join_sweep_csv};
+    use crate::core::io::schema::shared_files::shares;
+
+    #[test]
+    fn the_shares_header_is_its_schemas_header() {
+        assert_eq!(SHARES_HEADER, format!("{}\n", shares::HEADER));
+    }
 
     #[test]
     fn the_background_columns_follow_the_services_after_the_shared_lead_columns() {

@@ -211,6 +211,62 @@ fn job_sweep_files_follow_their_schemas() {
     let _ = run_and_check("scenarios/jobs-sweep.toml", Mode::Jobs, &["sweep.csv"]);
 }
 
+/// A shared folder: `service/` holds model mode's files (its `jobs.csv`
+/// by segment, shared mode's own schema), `background/` job mode's, and
+/// `shares.csv` at the top shared mode's.
+#[test]
+fn shared_mode_files_follow_their_schemas() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("out");
+    run_scenario(
+        "scenarios/shared-quickstart.toml",
+        &out,
+        &[
+            "--reps",
+            "1",
+            "--jobs",
+            "--no-plots",
+            "--no-cache",
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+    );
+    let mut checked = Vec::new();
+    check_folder(&out.join("background"), Mode::Jobs, &out, &mut checked);
+    // service/jobs.csv is by segment here (a background can preempt it):
+    // check it apart, against shared mode's schema.
+    let service = out.join("service");
+    let segments = tmp.path().join("segments");
+    fs::create_dir(&segments).expect("mkdir");
+    fs::rename(service.join("jobs.csv"), segments.join("jobs.csv")).expect("move jobs.csv");
+    check_folder(&service, Mode::Models, &out, &mut checked);
+    check_folder(&segments, Mode::Shared, tmp.path(), &mut checked);
+    fs::rename(out.join("shares.csv"), segments.join("shares.csv")).expect("move shares.csv");
+    fs::remove_file(segments.join("jobs.csv")).expect("rm");
+    check_folder(&segments, Mode::Shared, tmp.path(), &mut checked);
+    for e in [
+        "background/summary.csv",
+        "background/utilization.csv",
+        "service/summary.csv",
+        "service/tenants.csv",
+        "segments/jobs.csv",
+        "segments/shares.csv",
+    ] {
+        assert!(
+            checked.iter().any(|c| c.starts_with(e)),
+            "`{e}` not among {checked:?}"
+        );
+    }
+    // The segments file has rows: its cells were checked, not only its header.
+    assert!(
+        checked
+            .iter()
+            .any(|c| c.starts_with("segments/jobs.csv") && !c.ends_with("(0 rows)")),
+        "{checked:?}"
+    );
+}
+
 /// `python/tenantsim/schema.json` (what the Python package reads) is what
 /// `tenantsim schema --json` prints; regenerate it with
 /// `tenantsim schema --json > python/tenantsim/schema.json`.

@@ -1,7 +1,7 @@
 //! The vocabulary of a result file's schema: what a cell holds ([`Kind`]),
 //! when an optional column is written ([`When`]), a column, a file, and a
 //! header's layout against its schema. The files themselves are listed in
-//! `model_files` and `job_files`; `mod.rs` gathers them.
+//! `model_files`, `job_files` and `shared_files`; `mod.rs` gathers them.
 
 use serde::Serialize;
 
@@ -20,6 +20,8 @@ pub enum Kind {
     Float,
     /// A finite number or `n/a` (not applicable).
     FloatOrNa,
+    /// A finite number, or empty (no value on this row).
+    FloatOrEmpty,
     /// Seconds ≥ 0 with six decimals (exact microseconds).
     Seconds,
     /// Seconds ≥ 0, or `inf` (never).
@@ -37,11 +39,12 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Text,
         Kind::Int,
         Kind::Float,
         Kind::FloatOrNa,
+        Kind::FloatOrEmpty,
         Kind::Seconds,
         Kind::SecondsOrInf,
         Kind::SecondsOrInfOrEmpty,
@@ -57,6 +60,7 @@ impl Kind {
             Kind::Int => "int",
             Kind::Float => "float",
             Kind::FloatOrNa => "float_or_na",
+            Kind::FloatOrEmpty => "float_or_empty",
             Kind::Seconds => "seconds",
             Kind::SecondsOrInf => "seconds_or_inf",
             Kind::SecondsOrInfOrEmpty => "seconds_or_inf_or_empty",
@@ -73,6 +77,7 @@ impl Kind {
             Kind::Int => "a whole number ≥ 0",
             Kind::Float => "a finite number (shortest round-trip text)",
             Kind::FloatOrNa => "a finite number, or `n/a`",
+            Kind::FloatOrEmpty => "a finite number, or empty",
             Kind::Seconds => "seconds ≥ 0 with six decimals",
             Kind::SecondsOrInf => "seconds ≥ 0 with six decimals, or `inf` (never)",
             Kind::SecondsOrInfOrEmpty => {
@@ -97,6 +102,7 @@ impl Kind {
             Kind::Int => cell.parse::<u64>().is_ok(),
             Kind::Float => num(cell),
             Kind::FloatOrNa => cell == "n/a" || num(cell),
+            Kind::FloatOrEmpty => cell.is_empty() || num(cell),
             Kind::Seconds => secs(cell),
             Kind::SecondsOrInf => cell == "inf" || secs(cell),
             Kind::SecondsOrInfOrEmpty => cell.is_empty() || cell == "inf" || secs(cell),
@@ -133,7 +139,7 @@ impl When {
     }
 }
 
-/// Which of the two modes writes a file.
+/// Which mode writes a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
@@ -141,6 +147,9 @@ pub enum Mode {
     Models,
     /// Job mode (`crate::jobs`).
     Jobs,
+    /// Shared-cluster mode (`crate::shared`): its own files only; its
+    /// `service/` and `background/` hold model and job mode's.
+    Shared,
 }
 
 /// One column of a result file.

@@ -10,11 +10,13 @@
 //! A column's name may hold one placeholder: `<θ>` (one column per
 //! threshold θ, in the scenario's order), `<type>` (one per GPU type, in
 //! the cluster's order) or `<key>` (one per swept key, in the sweep's
-//! order). This module imports nothing from `models`, `jobs` or `plot`.
+//! order). This module imports nothing from `models`, `jobs`, `shared` or
+//! `plot`.
 
 mod file_schema;
 pub mod job_files;
 pub mod model_files;
+pub mod shared_files;
 
 pub use file_schema::{Column, FileSchema, Kind, Layout, Mode, When};
 
@@ -22,11 +24,13 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-/// Every result file's schema: model mode's, then job mode's.
+/// Every result file's schema: model mode's, job mode's, then shared
+/// mode's own.
 pub fn all() -> Vec<&'static FileSchema> {
     model_files::ALL
         .iter()
         .chain(job_files::ALL)
+        .chain(shared_files::ALL)
         .copied()
         .collect()
 }
@@ -71,6 +75,7 @@ pub fn to_markdown() -> String {
         let mode = match f.mode {
             Mode::Models => "model mode",
             Mode::Jobs => "job mode",
+            Mode::Shared => "shared mode",
         };
         let _ = writeln!(
             out,
