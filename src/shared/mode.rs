@@ -376,11 +376,13 @@ impl Mode for SharedMode {
             ));
         }
         if let Some(b) = &s.background {
-            parts.push(format!(
-                "background of {} job(s) at load {}",
-                b.trace.len(),
-                s.load
-            ));
+            let jobs = match b.file.jobs.sample {
+                Some(k) if k < b.trace.len() => {
+                    format!("{k} of the trace's {} job(s) per repetition", b.trace.len())
+                }
+                _ => format!("{} job(s)", b.trace.len()),
+            };
+            parts.push(format!("background of {jobs} at load {}", s.load));
         }
         format!(
             "ran `{}` (shared mode, {} GPUs: {}): {} repetition(s) × {} policies in {:.3} s on {} thread(s)",

@@ -20,8 +20,6 @@ pub enum Kind {
     Float,
     /// A finite number or `n/a` (not applicable).
     FloatOrNa,
-    /// A finite number, or empty (no value on this row).
-    FloatOrEmpty,
     /// Seconds ≥ 0 with six decimals (exact microseconds).
     Seconds,
     /// Seconds ≥ 0, or `inf` (never).
@@ -39,12 +37,11 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Text,
         Kind::Int,
         Kind::Float,
         Kind::FloatOrNa,
-        Kind::FloatOrEmpty,
         Kind::Seconds,
         Kind::SecondsOrInf,
         Kind::SecondsOrInfOrEmpty,
@@ -60,7 +57,6 @@ impl Kind {
             Kind::Int => "int",
             Kind::Float => "float",
             Kind::FloatOrNa => "float_or_na",
-            Kind::FloatOrEmpty => "float_or_empty",
             Kind::Seconds => "seconds",
             Kind::SecondsOrInf => "seconds_or_inf",
             Kind::SecondsOrInfOrEmpty => "seconds_or_inf_or_empty",
@@ -77,7 +73,6 @@ impl Kind {
             Kind::Int => "a whole number ≥ 0",
             Kind::Float => "a finite number (shortest round-trip text)",
             Kind::FloatOrNa => "a finite number, or `n/a`",
-            Kind::FloatOrEmpty => "a finite number, or empty",
             Kind::Seconds => "seconds ≥ 0 with six decimals",
             Kind::SecondsOrInf => "seconds ≥ 0 with six decimals, or `inf` (never)",
             Kind::SecondsOrInfOrEmpty => {
@@ -102,7 +97,6 @@ impl Kind {
             Kind::Int => cell.parse::<u64>().is_ok(),
             Kind::Float => num(cell),
             Kind::FloatOrNa => cell == "n/a" || num(cell),
-            Kind::FloatOrEmpty => cell.is_empty() || num(cell),
             Kind::Seconds => secs(cell),
             Kind::SecondsOrInf => cell == "inf" || secs(cell),
             Kind::SecondsOrInfOrEmpty => cell.is_empty() || cell == "inf" || secs(cell),

@@ -34,7 +34,7 @@ pub mod jobs {
         MODEL = "model": Text, "", Always, "the model trained";
         START_S = "start_s": Seconds, "s", Always, "the segment's start";
         END_S = "end_s": Seconds, "s", Always, "the segment's end";
-        ACCURACY = "accuracy": FloatOrEmpty, "accuracy", Always, "the accuracy seen at completion, on the segment that completed the job (empty on the others)";
+        ACCURACY = "accuracy": Float, "accuracy", Always, "the job's accuracy, seen when it completes (the same on each of its segments, as model mode writes it for every job)";
         FIDELITY = "fidelity": Float, "", CurveTrace, "the fidelity it trained at (> 0)";
         GPU_TYPE = "gpu_type": Text, "", TypedCluster, "the type of its GPU";
         SEGMENT = "segment": Int, "", Always, "the segment's number within the job, from 0";
