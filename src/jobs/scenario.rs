@@ -434,15 +434,11 @@ pub fn build_job_scenario(
     registry: &JobRegistry,
 ) -> Result<JobScenario> {
     let at = path.display().to_string();
-    if let Some(seed) = overrides.seed {
-        file.seed = seed;
-    }
-    if let Some(reps) = overrides.repetitions {
-        file.repetitions = reps;
-    }
-    if let Some(plots) = overrides.plots {
-        file.output.plots = plots;
-    }
+    overrides.apply(
+        &mut file.seed,
+        &mut file.repetitions,
+        &mut file.output.plots,
+    );
     check_top_level(&at, &file)?;
     let base = path.parent().unwrap_or(Path::new(""));
 

@@ -426,15 +426,11 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
         overrides: Overrides,
     ) -> Result<SharedScenario> {
         let at = path.display().to_string();
-        if let Some(seed) = overrides.seed {
-            file.seed = seed;
-        }
-        if let Some(reps) = overrides.repetitions {
-            file.repetitions = reps;
-        }
-        if let Some(plots) = overrides.plots {
-            file.output.plots = plots;
-        }
+        overrides.apply(
+            &mut file.seed,
+            &mut file.repetitions,
+            &mut file.output.plots,
+        );
         check_top_level(&at, &file)?;
         let base = path.parent().unwrap_or(Path::new(""));
         let cluster = resolve_cluster(&at, base, &file.cluster.nodes)?;

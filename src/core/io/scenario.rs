@@ -113,6 +113,22 @@ pub struct Overrides {
     pub plots: Option<bool>,
 }
 
+impl Overrides {
+    /// Apply the overrides to a scenario file's `seed`, `repetitions` and
+    /// `[output] plots` (every mode's loader calls this one rule).
+    pub fn apply(&self, seed: &mut u64, repetitions: &mut u32, plots: &mut bool) {
+        if let Some(s) = self.seed {
+            *seed = s;
+        }
+        if let Some(r) = self.repetitions {
+            *repetitions = r;
+        }
+        if let Some(x) = self.plots {
+            *plots = x;
+        }
+    }
+}
+
 /// The text of the scenario file at `path`: a regular file of at most
 /// [`MAX_SCENARIO_BYTES`] bytes of UTF-8.
 pub fn read_scenario_text(path: &Path) -> Result<String> {

@@ -222,15 +222,11 @@ pub fn build_scenario_in(
 ) -> Result<Scenario> {
     let at = path.display().to_string();
     let p = how.prefix;
-    if let Some(seed) = overrides.seed {
-        file.seed = seed;
-    }
-    if let Some(reps) = overrides.repetitions {
-        file.repetitions = reps;
-    }
-    if let Some(plots) = overrides.plots {
-        file.output.plots = plots;
-    }
+    overrides.apply(
+        &mut file.seed,
+        &mut file.repetitions,
+        &mut file.output.plots,
+    );
     check_top_level(&at, &file, how.jobs_key)?;
     check_output(&at, &file.output)?;
 
