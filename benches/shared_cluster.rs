@@ -171,6 +171,7 @@ selector = "gp-ucb-cost"
                 priority,
                 preempt: Preempt::Checkpoint,
             }),
+            workflows: None,
         };
         let t = Instant::now();
         let result = simulate_shared(&input, &factory, 1, 0, Some((a.as_mut(), b.as_mut())));

@@ -192,5 +192,6 @@ pub mod present;
 pub mod registry;
 pub mod run;
 pub mod shared;
+pub mod workflows;
 
 pub use crate::core::error::{Error, ErrorKind, Result};

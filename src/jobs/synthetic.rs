@@ -59,6 +59,7 @@ pub fn synthetic_jobs(spec: &SyntheticSpec) -> Vec<Job> {
                 duration: (d.round() as Micros).max(1),
                 gpus,
                 user: rng.gen_range(0..spec.users.max(1)),
+                cpus: 0,
             }
         })
         .collect()

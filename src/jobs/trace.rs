@@ -39,10 +39,14 @@ pub struct Job {
     pub submit: Micros,
     /// Service time on `gpus` GPUs, µs, rounded once (at least 1 µs).
     pub duration: Micros,
-    /// GPUs the job needs, all at once (gang scheduling), at least 1.
+    /// GPUs the job needs, all at once (gang scheduling), at least 1 for
+    /// a trace job (a workflow's CPU step may need none, DESIGN §14).
     pub gpus: u32,
     /// User index (order of first appearance in the file).
     pub user: u32,
+    /// CPUs the job needs on the node(s) of its GPUs (0: none counted;
+    /// DESIGN §14.4).
+    pub cpus: u32,
 }
 
 /// One row of the neutral job CSV, as importers produce it.
@@ -311,6 +315,7 @@ impl Builder {
             duration: secs_to_micros(duration_s),
             gpus,
             user: u,
+            cpus: 0,
         });
         self.ids.push(job_id.to_string());
         self.lines.push(line);
@@ -567,7 +572,8 @@ mod tests {
                 submit: 0,
                 duration: 1,
                 gpus: 1,
-                user: 1
+                user: 1,
+                cpus: 0,
             }
         );
         assert_eq!(t.jobs()[0].duration, 1_500_000);

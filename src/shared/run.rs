@@ -124,6 +124,7 @@ pub fn simulate_shared_run(
                 cluster,
                 background,
                 service: None,
+                workflows: None,
             };
             rest = Some(
                 simulate_shared(&input, &jp.make, s.seed(), rep, None)
@@ -147,6 +148,7 @@ pub fn simulate_shared_run(
                         priority: svc.priority,
                         preempt: svc.preempt,
                     }),
+                    workflows: None,
                 };
                 let mut out =
                     simulate_shared(&input, &jp.make, s.seed(), rep, Some((scheduler, selector)))?;

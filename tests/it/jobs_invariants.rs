@@ -58,6 +58,7 @@ fn case() -> impl Strategy<Value = Case> {
                         duration,
                         gpus,
                         user,
+                        cpus: 0,
                     })
                     .collect(),
                 nodes,

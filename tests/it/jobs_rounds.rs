@@ -205,12 +205,14 @@ fn max_min_fairness_on_two_types_switches_types_at_their_rates() {
             duration: 10 * S,
             gpus: 1,
             user: 0,
+            cpus: 0,
         },
         Job {
             submit: 0,
             duration: 10 * S,
             gpus: 1,
             user: 1,
+            cpus: 0,
         },
     ];
     let types = JobTypes::new(2, vec![0b11, 0b11], vec![10 * S, 20 * S, 10 * S, 20 * S]);

@@ -112,6 +112,7 @@ fn case() -> impl Strategy<Value = Case> {
                         duration,
                         gpus,
                         user,
+                        cpus: 0,
                     });
                     allowed.push(mask);
                     durations.extend(per_type);

@@ -73,13 +73,15 @@ impl Engine<'_, '_> {
     /// Whether any job the scheduler sees is waiting or running.
     pub(super) fn active(&self) -> bool {
         let s = &self.state;
-        self.arrived > self.done || (!s.hidden && s.waiting_jobs[1] + s.running_jobs[1] > 0)
+        self.arrived > self.done
+            || (!s.hidden && s.waiting_jobs[1] + s.running_jobs[1] > 0)
+            || s.waiting_jobs[2] + s.running_jobs[2] > 0
     }
 
     /// Whether no job the scheduler sees holds GPUs (a round ends).
     pub(super) fn idle(&self) -> bool {
         let s = &self.state;
-        s.held[0] == 0 && (s.hidden || s.held[1] == 0)
+        s.held[0] == 0 && (s.hidden || s.held[1] == 0) && s.held[2] == 0
     }
 
     /// The cluster scheduler's pass at `now`. With hidden workload jobs
@@ -255,7 +257,7 @@ impl Engine<'_, '_> {
     /// A workload's job was submitted (the counters moved already): the
     /// scheduler hears of it unless hidden.
     pub(super) fn announce(&mut self, j: u32, now: Micros, queue: &mut EventQueue<JobEvent>) {
-        if self.state.hidden {
+        if !self.state.visible(j) {
             return;
         }
         let tick = self.clock.start();
@@ -306,7 +308,8 @@ impl Engine<'_, '_> {
                 }
             }
             Status::Waiting => {
-                s.waiting_jobs[1] -= 1;
+                let o = s.owner(i);
+                s.waiting_jobs[o] -= 1;
                 if visible {
                     s.withdrawn[i] = true;
                 } else {

@@ -100,6 +100,7 @@ pub(super) fn simulate(
         jobs: Cow::Borrowed(input.jobs),
         types: input.types.map(|t| Cow::Borrowed(t.jobs)),
         trace_jobs: input.jobs.len(),
+        second: input.jobs.len(),
         hidden: false,
         restart_workload: false,
         extra_events: 0,
@@ -121,7 +122,12 @@ pub struct JobTable<'a> {
     pub types: Option<Cow<'a, JobTypes>>,
     /// Jobs of the trace.
     pub trace_jobs: usize,
-    /// The cluster scheduler never sees the workload's jobs.
+    /// Jobs `second..` belong to the workload's second part (owner 2,
+    /// DESIGN §14.2: the workflows beside the service), which is never
+    /// hidden nor restarted; `jobs.len()` when there is none.
+    pub second: usize,
+    /// The cluster scheduler never sees the workload's jobs (those of
+    /// owner 1, `trace_jobs..second`).
     pub hidden: bool,
     /// The workload's preempted jobs lose their progress.
     pub restart_workload: bool,
@@ -243,12 +249,13 @@ pub fn simulate_with<W: Workload>(
         backfill: input.backfill,
         round: rounds.as_ref().map(Rounds::round),
         trace_jobs: n_trace,
+        second: table.second,
         hidden: table.hidden,
         restart_workload: table.restart_workload,
         withdrawn: vec![false; n],
-        held: [0; 2],
-        running_jobs: [0; 2],
-        waiting_jobs: [0; 2],
+        held: [0; 3],
+        running_jobs: [0; 3],
+        waiting_jobs: [0; 3],
         first_node: vec![u32::MAX; n],
         segment_node: Vec::with_capacity(n + n / 4),
         workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),

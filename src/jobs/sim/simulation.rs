@@ -203,19 +203,22 @@ pub struct State<'a> {
     /// Jobs `0..trace_jobs` are the trace's; the others a workload's
     /// (DESIGN §13), submitted while the run goes.
     pub(super) trace_jobs: usize,
-    /// The cluster scheduler never sees the workload's jobs (priority
-    /// `low`, DESIGN §13.3).
+    /// Jobs `second..` are the workload's second part (owner 2: never
+    /// hidden, never restarted; DESIGN §14.2).
+    pub(super) second: usize,
+    /// The cluster scheduler never sees the workload's jobs of owner 1
+    /// (priority `low`, DESIGN §13.3).
     pub(super) hidden: bool,
     /// The workload's preempted jobs lose their progress (`restart`).
     pub(super) restart_workload: bool,
     /// Per job: withdrawn by its workload while waiting in the cluster
     /// scheduler's queue; it "starts" on no GPUs and completes at once.
     pub(super) withdrawn: Vec<bool>,
-    /// Per owner (0 trace, 1 workload): GPUs held, jobs running, jobs
-    /// waiting.
-    pub(super) held: [u64; 2],
-    pub(super) running_jobs: [u32; 2],
-    pub(super) waiting_jobs: [u32; 2],
+    /// Per owner (0 trace, 1 workload, 2 the workload's second part):
+    /// GPUs held, jobs running, jobs waiting.
+    pub(super) held: [u64; 3],
+    pub(super) running_jobs: [u32; 3],
+    pub(super) waiting_jobs: [u32; 3],
     /// Per job: the first node of its first allocation.
     pub(super) first_node: Vec<u32>,
     /// Per segment: the first node of its allocation.
@@ -228,28 +231,32 @@ pub struct State<'a> {
 }
 
 impl State<'_> {
-    /// The owner of job `i`: 0 the trace, 1 the workload.
+    /// The owner of job `i`: 0 the trace, 1 the workload, 2 the
+    /// workload's second part.
     pub(super) fn owner(&self, i: usize) -> usize {
-        usize::from(i >= self.trace_jobs)
+        usize::from(i >= self.trace_jobs) + usize::from(i >= self.second)
     }
 
     /// Whether the cluster scheduler sees job `j` (every trace job; a
-    /// workload's jobs unless they are hidden, DESIGN §13.3).
+    /// workload's jobs unless they are hidden, DESIGN §13.3; the second
+    /// part's always).
     pub fn visible(&self, j: u32) -> bool {
-        (j as usize) < self.trace_jobs || !self.hidden
+        let i = j as usize;
+        i < self.trace_jobs || i >= self.second || !self.hidden
     }
 
-    /// GPUs held by the trace's jobs (`0`) or the workload's (`1`).
+    /// GPUs held by the trace's jobs (`0`), the workload's (`1`) or its
+    /// second part's (`2`).
     pub fn held_by(&self, owner: usize) -> u64 {
         self.held[owner]
     }
 
-    /// Jobs of the trace (`0`) or the workload (`1`) waiting.
+    /// Jobs of owner `owner` (0 trace, 1 workload, 2 second part) waiting.
     pub fn waiting_of(&self, owner: usize) -> u32 {
         self.waiting_jobs[owner]
     }
 
-    /// Jobs of the trace (`0`) or the workload (`1`) running.
+    /// Jobs of owner `owner` (0 trace, 1 workload, 2 second part) running.
     pub fn running_of(&self, owner: usize) -> u32 {
         self.running_jobs[owner]
     }

@@ -171,7 +171,8 @@ impl<'e, 'a, 's> Ctx<'e, 'a, 's> {
         let i = self.own(j)?;
         let s = &mut self.engine.state;
         s.status[i] = super::simulation::Status::Waiting;
-        s.waiting_jobs[1] += 1;
+        let o = s.owner(i);
+        s.waiting_jobs[o] += 1;
         self.engine.announce(j, self.now, self.queue);
         Ok(())
     }

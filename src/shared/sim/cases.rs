@@ -80,6 +80,7 @@ fn run(
             priority,
             preempt,
         }),
+        workflows: None,
     };
     let (arc_trace, arc_types) = (
         std::sync::Arc::new(t.clone()),
@@ -118,6 +119,7 @@ fn job(submit: Micros, duration: Micros, gpus: u32) -> Job {
         duration,
         gpus,
         user: 0,
+        cpus: 0,
     }
 }
 
@@ -576,6 +578,7 @@ fn a_request_withdrawn_while_queued_leaves_the_cluster_queue_without_running() {
             priority: Priority::Equal,
             preempt: Preempt::Checkpoint,
         }),
+        workflows: None,
     };
     let (mut a, mut b) = policies(&t, &types, &tenants);
     let o = simulate_shared(
@@ -686,6 +689,7 @@ proptest! {
                 priority: Priority::Equal,
                 preempt: Preempt::Checkpoint,
             }),
+            workflows: None,
         };
         let (mut a, mut b) = policies(&t, &types, &tenants);
         let o = simulate_shared(&input, &job_scheduler("fifo"), 1, 0, Some((a.as_mut(), b.as_mut())))

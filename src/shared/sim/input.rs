@@ -8,6 +8,7 @@ use crate::core::sim::time::Micros;
 use crate::jobs::sim::{JobTypes, Placement, TypePolicy};
 use crate::jobs::trace::Job;
 use crate::models::sim::SimInput;
+use crate::workflows::{CacheConfig, CacheRule, ParallelRule, RetryConfig, WorkflowTrace};
 
 /// How the service's jobs compete with the background's (`[service]
 /// priority`, DESIGN §13.3).
@@ -115,4 +116,33 @@ pub struct SharedInput<'a> {
     pub background: Option<BackgroundInput<'a>>,
     /// The service, if any.
     pub service: Option<ServiceInput<'a>>,
+    /// The workflows, if any.
+    pub workflows: Option<WorkflowsInput<'a>>,
+}
+
+/// The workflows workload (DESIGN §14): a workflow trace, its cache and
+/// retry settings and the policy's rules.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkflowsInput<'a> {
+    /// The workflows (submit times as in the trace; `load` divides them).
+    pub trace: &'a WorkflowTrace,
+    /// Every submit time is divided by it and rounded to the µs (1: the
+    /// trace's times exactly).
+    pub load: f64,
+    /// Workflows submitted after it are not; at it, every unfinished
+    /// workflow is withdrawn (µs).
+    pub horizon: Option<Micros>,
+    /// The memo cache's settings.
+    pub cache: CacheConfig,
+    /// The policy's eviction rule (`off`: no cache).
+    pub cache_rule: CacheRule,
+    /// Retries.
+    pub retry: RetryConfig,
+    /// The policy's auto-parallelisation rule.
+    pub parallel: ParallelRule,
+    /// Added to each sub-job of a split step, µs.
+    pub split_overhead: Micros,
+    /// Record every job of every attempt ([`WorkflowOutcome::jobs`](super::WorkflowOutcome::jobs)) and
+    /// every step ([`WorkflowOutcome::steps`](super::WorkflowOutcome::steps)).
+    pub keep_jobs: bool,
 }

@@ -20,6 +20,11 @@ mod simulate;
 mod tests;
 mod tracked;
 
-pub use input::{BackgroundInput, ClusterInput, Preempt, Priority, ServiceInput, SharedInput};
-pub use outcome::{ServiceSegment, ShareStep, SharedOutcome, WorkloadKind};
+pub use input::{
+    BackgroundInput, ClusterInput, Preempt, Priority, ServiceInput, SharedInput, WorkflowsInput,
+};
+pub use outcome::{
+    AttemptJob, CacheStats, ServiceSegment, ShareStep, SharedOutcome, StepRecord, StepState,
+    WorkflowOutcome, WorkflowRecord, WorkflowState, WorkloadKind,
+};
 pub use simulate::{service_jobs, simulate_shared};

@@ -13,6 +13,8 @@ pub enum WorkloadKind {
     Service,
     /// The background job trace.
     Background,
+    /// The workflows.
+    Workflows,
 }
 
 impl WorkloadKind {
@@ -21,6 +23,7 @@ impl WorkloadKind {
         match self {
             Self::Service => "service",
             Self::Background => "background",
+            Self::Workflows => "workflows",
         }
     }
 }
@@ -73,4 +76,170 @@ pub struct SharedOutcome {
     pub shares: Vec<ShareStep>,
     /// GPUs in the cluster.
     pub gpus: u64,
+    /// The workflows' run (`None` without workflows).
+    pub workflows: Option<WorkflowOutcome>,
+    /// CPUs in the cluster (0: not counted).
+    pub cpus: u64,
+}
+
+/// How a workflow ended (`workflows.csv` `state`, DESIGN §14.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum WorkflowState {
+    /// Every step done.
+    Done,
+    /// A step failed with no retry left.
+    Failed,
+    /// Not done by its deadline.
+    Deadline,
+    /// Not done by the horizon or the end of the run (or never
+    /// submitted).
+    #[default]
+    Unfinished,
+}
+
+impl WorkflowState {
+    /// Its name in `workflows.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Done => "done",
+            Self::Failed => "failed",
+            Self::Deadline => "deadline",
+            Self::Unfinished => "unfinished",
+        }
+    }
+}
+
+/// One workflow's run (`workflows.csv`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WorkflowRecord {
+    /// When it was submitted, µs (after `load`).
+    pub submit: Micros,
+    /// When its last step was done, µs (`NEVER` unless done).
+    pub end: Micros,
+    /// How it ended.
+    pub state: WorkflowState,
+    /// Failed attempts retried.
+    pub retries: u32,
+    /// Steps that hit the cache.
+    pub cache_hits: u32,
+    /// GPU-µs its attempts held (failed ones and restores included).
+    pub gpu_us: u128,
+    /// CPU-µs likewise.
+    pub cpu_us: u128,
+    /// GPU-µs its hits saved (`gpus × runtime` of each hit step).
+    pub gpu_us_saved: u128,
+    /// CPU-µs likewise.
+    pub cpu_us_saved: u128,
+}
+
+/// How a step ended (`steps.csv` `state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum StepState {
+    /// Ran to completion.
+    Done,
+    /// Done by a cache hit.
+    Hit,
+    /// Its last attempt failed.
+    Failed,
+    /// Never done (its workflow failed or ended first).
+    #[default]
+    NotDone,
+}
+
+impl StepState {
+    /// Its name in `steps.csv`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Done => "done",
+            Self::Hit => "hit",
+            Self::Failed => "failed",
+            Self::NotDone => "not-done",
+        }
+    }
+}
+
+/// One step's run (`steps.csv`, with `--jobs`): its last readiness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// When it last became ready, µs (`NEVER`: never).
+    pub ready: Micros,
+    /// When its last attempt first started, µs (`NEVER`: never, or a
+    /// hit).
+    pub start: Micros,
+    /// When it was last done or failed, µs (`NEVER`: neither).
+    pub end: Micros,
+    /// How it ended.
+    pub state: StepState,
+    /// Attempts submitted to the cluster.
+    pub attempts: u32,
+    /// Sub-jobs of its last attempt (1 unless split).
+    pub parts: u32,
+}
+
+/// One job of one attempt of a step (`workflows/jobs.csv`, with
+/// `--jobs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptJob {
+    /// Global step index.
+    pub step: u32,
+    /// Attempt of the step, from 0 (counting every readiness that missed).
+    pub attempt: u32,
+    /// Sub-job, from 0.
+    pub part: u32,
+    /// Submitted, µs.
+    pub submit: Micros,
+    /// First start, µs (`NEVER`: never started).
+    pub start: Micros,
+    /// Ended (done, failed or withdrawn), µs (`NEVER`: never).
+    pub end: Micros,
+    /// GPUs it held.
+    pub gpus: u32,
+    /// CPUs it held.
+    pub cpus: u32,
+    /// Its attempt failed.
+    pub failed: bool,
+    /// Withdrawn before it ended (its workflow failed, restarted or ran
+    /// out of time).
+    pub withdrawn: bool,
+}
+
+/// The memo cache over one run (DESIGN §14.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CacheStats {
+    /// Ready steps with a key that hit.
+    pub hits: u64,
+    /// Ready steps with a key that missed.
+    pub misses: u64,
+    /// Entries stored.
+    pub stored: u64,
+    /// Entries evicted for capacity.
+    pub evicted: u64,
+    /// Entries removed because they expired.
+    pub expired: u64,
+    /// Outputs not stored because larger than the capacity.
+    pub too_large: u64,
+    /// Bytes held at the end of the run.
+    pub bytes_end: u64,
+    /// Most bytes held at once.
+    pub bytes_max: u64,
+}
+
+/// What the workflows workload produced in one run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct WorkflowOutcome {
+    /// Per workflow, in trace order.
+    pub workflows: Vec<WorkflowRecord>,
+    /// Per step, in trace order (empty unless `keep_jobs`).
+    pub steps: Vec<StepRecord>,
+    /// Every job of every attempt, in submission order (empty unless
+    /// `keep_jobs`).
+    pub jobs: Vec<AttemptJob>,
+    /// The cache.
+    pub cache: CacheStats,
+    /// GPU-µs the workflows' jobs held.
+    pub busy_gpu_us: u128,
+    /// CPU-µs likewise.
+    pub busy_cpu_us: u128,
+    /// The last instant with a workflows event, µs.
+    pub end: Micros,
 }

@@ -378,6 +378,7 @@ impl Workload for Service<'_> {
                     duration: start.runtime,
                     gpus: self.gpus_per_job,
                     user: self.user,
+                    cpus: 0,
                 },
                 gpu_type,
             )?;

@@ -29,6 +29,11 @@ pub fn simulate_shared(
     service: Option<(&mut dyn Scheduler, &mut dyn Selector)>,
 ) -> Result<SharedOutcome> {
     let c = &input.cluster;
+    if input.workflows.is_some() {
+        return Err(Error::input(
+            "workflows in a shared scenario are being built (issue 30)",
+        ));
+    }
     let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
     let no_jobs: &[Job] = &[];
     let (trace, users) = input
@@ -64,6 +69,7 @@ pub fn simulate_shared(
             duration: 0,
             gpus: gpj,
             user: service_user,
+            cpus: 0,
         },
     );
     // Typed when the background's jobs have types, or (without a typed
@@ -138,6 +144,7 @@ pub fn simulate_shared(
         jobs: Cow::Owned(jobs),
         types: table_types,
         trace_jobs: n_trace,
+        second: n_trace + capacity,
         hidden,
         restart_workload: restart,
         extra_events: 2 * n_tenants + 1,
@@ -185,6 +192,8 @@ pub fn simulate_shared(
         background,
         shares,
         gpus,
+        workflows: None,
+        cpus: 0,
     };
     if let (Some(w), Some(s)) = (workload, &input.service) {
         finish_service(

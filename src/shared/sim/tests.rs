@@ -111,6 +111,7 @@ fn every_bundled_job_scenario_runs_the_same_as_a_background_alone() {
                         type_policy: p.type_policy,
                     }),
                     service: None,
+                    workflows: None,
                 };
                 let out =
                     simulate_shared(&shared, &p.make, s.seed(), 0, None).expect("shared runs");
