@@ -10,7 +10,8 @@ use super::bench_cmd::BenchArgs;
 use super::cache_cmd::CacheArgs;
 use super::compare_cmd::CompareArgs;
 use super::gen_cmd::GenSynArgs;
-use super::import_cmd::ImportArgs;
+use super::gen_cmd::GenWorkflowsArgs;
+use super::import_cmd::{ImportArgs, ImportWorkflowsArgs};
 use super::slurm_cmd::SlurmArgs;
 use super::{jobs, report_cmd, schema_cmd, table_cmd};
 
@@ -36,7 +37,8 @@ pub enum Command {
     /// in plots/, and jobs.csv with --jobs; a sweep adds sweep.csv and one
     /// folder per grid point).
     Run(RunArgs),
-    /// Check a trace (.csv) or a scenario (.toml) and describe it.
+    /// Check a trace (.csv: model, job or workflow trace) or a scenario
+    /// (.toml) and describe it.
     Validate(ValidateArgs),
     /// Convert a published results table (LCDB, Fernández-Delgado, ease.ml
     /// matrices, ASlib), or any long CSV whose columns you name (`table`),
@@ -55,6 +57,11 @@ pub enum Command {
     /// Gavel trace with its throughput table into a job trace CSV for
     /// job-trace mode.
     ImportJobs(jobs::ImportJobsArgs),
+    /// Convert recorded workflow executions (WfFormat JSON: WfCommons'
+    /// WfInstances) into a workflow trace CSV for the `[workflows]` part of
+    /// a shared scenario: one step per task, submit times and tenants drawn
+    /// from the options.
+    ImportWorkflows(ImportWorkflowsArgs),
     /// Time built-in workloads (generated in memory): events, wall time and
     /// events per second, one line per workload.
     Bench(BenchArgs),
@@ -194,6 +201,12 @@ pub enum GenCommand {
     /// The ease.ml synthetic workload: model means a_k ~ N(0.5, S²), user
     /// accuracies ~ N(a_k, U²) clipped to [0, 1], costs from a distribution.
     Syn(GenSynArgs),
+    /// ML pipelines as a workflow trace: ingest → preprocess → featurise →
+    /// K training trials → evaluate, submitted by tenants over time
+    /// (Poisson); pipelines on one data set share their prefix's cache
+    /// keys, and a share of submissions re-run an earlier pipeline with one
+    /// downstream step changed.
+    Workflows(GenWorkflowsArgs),
 }
 
 /// Arguments of `tenantsim check`.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use crate::core::error::Result;
 use crate::models::trace::generate_curves::run_gen_syn_curves;
 use crate::models::trace::{CostDist, SynParams};
+use crate::workflows::generate::{GenWorkflowParams, run_gen_workflows};
 
 /// Command-line arguments of `tenantsim gen syn`.
 #[derive(Debug, Clone, clap::Args)]
@@ -57,6 +58,87 @@ impl GenSynArgs {
 /// `tenantsim gen syn`: generate, write and report on stderr.
 pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
     let report = run_gen_syn_curves(&args.params(), args.fidelities, &args.out)?;
+    eprintln!("{report}");
+    Ok(())
+}
+
+/// Command-line arguments of `tenantsim gen workflows` (the formulas:
+/// `workflows::generate`, DESIGN §14.1).
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "The bundled trace: tenantsim gen workflows --seed 1 --out traces/workflows-ml.csv\n\
+Formulas (sizes, run times, keys, re-runs): docs/REFERENCE.md, \"gen workflows\".")]
+pub struct GenWorkflowsArgs {
+    /// Number of workflows (pipelines).
+    #[arg(long, default_value_t = 200, value_name = "W")]
+    pub workflows: usize,
+    /// Number of tenants; each submission's tenant is drawn uniformly.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub tenants: usize,
+    /// Number of data sets (sizes 100 MB to 10 GB, log-uniform); pipelines
+    /// on one data set share their ingest and preprocess outputs.
+    #[arg(long, default_value_t = 6, value_name = "D")]
+    pub datasets: usize,
+    /// Submissions per second (a Poisson process).
+    #[arg(long, default_value_t = 0.01, value_name = "R",
+          value_parser = super::import_cmd::positive_rate)]
+    pub rate: f64,
+    /// Training trials K per pipeline (the HPO stage).
+    #[arg(long, default_value_t = 4, value_name = "K")]
+    pub trials: usize,
+    /// Share of submissions that re-run an earlier pipeline of their tenant
+    /// with one downstream stage (featurise, train or evaluate) changed.
+    #[arg(long, default_value_t = 0.3, value_name = "P")]
+    pub rerun_share: f64,
+    /// Probability that an attempt of any step fails.
+    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    pub failure_p: f64,
+    /// Every workflow's deadline, seconds after its submission [default:
+    /// none].
+    #[arg(long, value_name = "S")]
+    pub deadline_s: Option<f64>,
+    /// GPUs of a training trial.
+    #[arg(long, default_value_t = 1, value_name = "G")]
+    pub trial_gpus: u32,
+    /// Draw the trials' run times from a model trace (e.g.
+    /// traces/lcdb.csv): data set d is the trace's user d mod users, a
+    /// trial the run time of one of its models [default: 1 to 100 minutes,
+    /// log-uniform].
+    #[arg(long, value_name = "TRACE.csv")]
+    pub model_trace: Option<PathBuf>,
+    /// Seed: the same seed always gives the same trace.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where to write the workflow trace CSV (written atomically).
+    #[arg(long, value_name = "WORKFLOWS.csv")]
+    pub out: PathBuf,
+}
+
+impl GenWorkflowsArgs {
+    /// The generator parameters these arguments describe.
+    pub fn params(&self) -> GenWorkflowParams {
+        GenWorkflowParams {
+            workflows: self.workflows,
+            tenants: self.tenants,
+            datasets: self.datasets,
+            rate: self.rate,
+            trials: self.trials,
+            rerun_share: self.rerun_share,
+            failure_p: self.failure_p,
+            deadline_s: self.deadline_s,
+            trial_gpus: self.trial_gpus,
+            seed: self.seed,
+        }
+    }
+}
+
+/// `tenantsim gen workflows`: generate, write and report on stderr.
+pub fn gen_workflows(args: &GenWorkflowsArgs) -> Result<()> {
+    let trace = args
+        .model_trace
+        .as_deref()
+        .map(crate::models::trace::load_trace)
+        .transpose()?;
+    let report = run_gen_workflows(&args.params(), trace.as_ref(), &args.out)?;
     eprintln!("{report}");
     Ok(())
 }
@@ -118,5 +200,45 @@ mod tests {
         let e = Cli::try_parse_from(["syn", "--cost", "uniform(2,1)", "--out", "t"])
             .expect_err("bad cost");
         assert!(e.to_string().contains("expected 0 <= lo <= hi"), "{e}");
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct WfCli {
+        #[command(flatten)]
+        wf: GenWorkflowsArgs,
+    }
+
+    #[test]
+    fn gen_workflows_arguments_parse_with_defaults() {
+        WfCli::command().debug_assert();
+        let a = WfCli::try_parse_from(["wf", "--out", "w.csv"])
+            .expect("parses")
+            .wf;
+        assert_eq!(a.params(), GenWorkflowParams::default());
+        assert_eq!(a.model_trace, None);
+        let a = WfCli::try_parse_from([
+            "wf", "--workflows", "9", "--tenants", "2", "--datasets", "3", "--rate", "0.5",
+            "--trials", "8", "--rerun-share", "0.5", "--failure-p", "0.1", "--deadline-s",
+            "3600", "--trial-gpus", "2", "--seed", "4", "--model-trace", "t.csv", "--out",
+            "w.csv",
+        ])
+        .expect("parses")
+        .wf;
+        assert_eq!(
+            a.params(),
+            GenWorkflowParams {
+                workflows: 9,
+                tenants: 2,
+                datasets: 3,
+                rate: 0.5,
+                trials: 8,
+                rerun_share: 0.5,
+                failure_p: 0.1,
+                deadline_s: Some(3600.0),
+                trial_gpus: 2,
+                seed: 4,
+            }
+        );
+        assert!(WfCli::try_parse_from(["wf", "--rate", "0", "--out", "w"]).is_err());
     }
 }

@@ -14,6 +14,7 @@ use crate::models::import::lcdb::{LcdbOptions, LcdbScore};
 use crate::models::import::lcdb_curves::run_import_curves;
 use crate::models::import::table::{TableColumns, run_import_table};
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, run_import};
+use crate::workflows::wfformat::{WfOptions, run_import_workflows};
 
 /// The formats of `tenantsim import`: every model-trace format of
 /// [`ImportFormat`], then `lcdb-curves`, which writes a curve trace.
@@ -356,6 +357,82 @@ fn one_input_and_no_other_options(
     Ok(())
 }
 
+/// The formats of `tenantsim import-workflows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WorkflowFormat {
+    /// WfFormat 1.4–1.6 JSON instances (WfCommons, WfInstances): one
+    /// workflow per file, one step per task.
+    Wfformat,
+}
+
+/// Command-line arguments of `tenantsim import-workflows`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "The 48 WfInstances executions, each submitted twice by 4 tenants, \
+a workflow every 10 minutes on average:\n  \
+tenantsim import-workflows wfformat ../shared/data/wfinstances/*/*.json \
+../shared/data/wfinstances/*/*/*.json --tenants 4 --copies 2 --rate 0.00167 --seed 1 \
+--out traces/wf.csv\n\
+(the columns and the cache key: docs/DESIGN.md §14.1; docs/REFERENCE.md, \"import-workflows\")")]
+pub struct ImportWorkflowsArgs {
+    /// Input format.
+    #[arg(value_enum, value_name = "FORMAT")]
+    pub format: WorkflowFormat,
+    /// The instance files (.json), one workflow each.
+    #[arg(required = true, value_name = "FILE.json")]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write the workflow trace CSV (written atomically).
+    #[arg(long, value_name = "WORKFLOWS.csv")]
+    pub out: PathBuf,
+    /// Number of tenants; each workflow's tenant is drawn uniformly
+    /// (seeded), named t0, t1, ...
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub tenants: u32,
+    /// Workflows per second: submit times of a Poisson process (seeded)
+    /// [default: every workflow at 0].
+    #[arg(long, value_name = "R", value_parser = positive_rate)]
+    pub rate: Option<f64>,
+    /// Submit each instance C times (ids `<stem>#1` ... `<stem>#C`); the
+    /// copies share their cache keys, so later copies can hit.
+    #[arg(long, default_value_t = 1, value_name = "C",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub copies: u32,
+    /// Seed of the submit times and tenants.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+}
+
+/// A rate in events per second: a finite number > 0.
+pub(crate) fn positive_rate(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("expected a number > 0 (per second), got `{text}`")),
+    }
+}
+
+impl ImportWorkflowsArgs {
+    /// The importer's options.
+    pub fn options(&self) -> WfOptions {
+        WfOptions {
+            tenants: self.tenants,
+            rate: self.rate,
+            copies: self.copies,
+            seed: self.seed,
+        }
+    }
+}
+
+/// `tenantsim import-workflows`: import, write and report on stderr.
+pub fn import_workflows(args: &ImportWorkflowsArgs) -> Result<()> {
+    match args.format {
+        WorkflowFormat::Wfformat => {
+            let report = run_import_workflows(&args.inputs, &args.options(), &args.out)?;
+            eprintln!("{report}");
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};
@@ -593,5 +670,41 @@ mod tests {
             e.message().contains("expected one of measured, unit"),
             "{e}"
         );
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct WfCli {
+        #[command(flatten)]
+        import: ImportWorkflowsArgs,
+    }
+
+    #[test]
+    fn import_workflows_arguments_parse_with_defaults() {
+        WfCli::command().debug_assert();
+        let a = WfCli::try_parse_from(["iw", "wfformat", "a.json", "b.json", "--out", "w.csv"])
+            .expect("parses")
+            .import;
+        assert_eq!(a.inputs.len(), 2);
+        assert_eq!(a.options(), WfOptions::default());
+        let a = WfCli::try_parse_from([
+            "iw", "wfformat", "a.json", "--out", "w.csv", "--tenants", "3", "--rate", "0.5",
+            "--copies", "2", "--seed", "7",
+        ])
+        .expect("parses")
+        .import;
+        assert_eq!(
+            a.options(),
+            WfOptions {
+                tenants: 3,
+                rate: Some(0.5),
+                copies: 2,
+                seed: 7
+            }
+        );
+        for bad in [["--rate", "0"], ["--rate", "-1"], ["--tenants", "0"], ["--copies", "0"]] {
+            let mut argv = vec!["iw", "wfformat", "a.json", "--out", "w.csv"];
+            argv.extend(bad);
+            assert!(WfCli::try_parse_from(argv).is_err(), "{bad:?}");
+        }
     }
 }

@@ -36,8 +36,8 @@ pub use args::{
 pub use bench_cmd::BenchArgs;
 pub use cache_cmd::{CacheAction, CacheArgs, PruneArgs};
 pub use compare_cmd::CompareArgs;
-pub use gen_cmd::GenSynArgs;
-pub use import_cmd::ImportArgs;
+pub use gen_cmd::{GenSynArgs, GenWorkflowsArgs};
+pub use import_cmd::{ImportArgs, ImportWorkflowsArgs, WorkflowFormat};
 pub use slurm_cmd::{SlurmArgs, write_slurm_scripts};
 
 /// Execute a parsed command line with the built-in policies.
@@ -55,6 +55,8 @@ pub fn execute_with(cli: Cli, registry: &Registry) -> Result<()> {
         Command::Validate(args) => run_cmd::validate(&args, registry),
         Command::Import(args) => import_cmd::import(&args),
         Command::Gen(GenCommand::Syn(args)) => gen_cmd::gen_syn(&args),
+        Command::Gen(GenCommand::Workflows(args)) => gen_cmd::gen_workflows(&args),
+        Command::ImportWorkflows(args) => import_cmd::import_workflows(&args),
         Command::Check(args) => check_cmd::check(&args),
         Command::Compare(args) => compare_cmd::compare(&args),
         Command::ImportJobs(args) => jobs::import_jobs_cmd(&args),

@@ -374,6 +374,28 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
 /// `file` is a job-mode scenario (`is_scenario`) or a job trace (a CSV
 /// whose header has `job_id`), `None` to let the model-mode validator
 /// handle it.
+/// `validate` of a workflow trace (DESIGN §14.1): read and check it, and
+/// count what it holds.
+fn validate_workflow_trace(file: &Path) -> Result<String> {
+    let t = crate::workflows::trace::WorkflowTrace::read(file)?;
+    let roots = t.steps().iter().filter(|s| s.parents_at.1 == 0).count();
+    let keyed = t
+        .steps()
+        .iter()
+        .filter(|s| s.cache_key != crate::workflows::trace::NO_KEY)
+        .count();
+    Ok(format!(
+        "ok: workflow trace {}: {} workflows of {} tenant(s), {} steps ({} roots, {} with a cache key, {} distinct keys)\n",
+        t.source(),
+        t.workflows().len(),
+        t.tenants().len(),
+        t.n_steps(),
+        roots,
+        keyed,
+        t.cache_keys()
+    ))
+}
+
 fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Option<Result<String>> {
     if is_scenario {
         return match crate::core::io::scenario::scenario_mode(file) {
@@ -398,5 +420,8 @@ fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Opti
     )
     .ok()?;
     let header = std::str::from_utf8(&first).ok()?;
+    if crate::workflows::trace::looks_like_workflow_trace(header) {
+        return Some(validate_workflow_trace(file));
+    }
     crate::jobs::trace::looks_like_job_trace(header).then(|| validate_job_trace(file))
 }
