@@ -76,4 +76,6 @@ mod stalled_runs;
 mod streaming;
 mod table;
 mod trace_sources;
+mod wfformat;
+mod workflow_trace;
 mod writes_only_where_asked;
