@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use crate::core::error::Result;
 use crate::models::trace::generate_curves::run_gen_syn_curves;
 use crate::models::trace::{CostDist, SynParams};
-use crate::workflows::generate::{GenWorkflowParams, run_gen_workflows};
+use crate::workflows::generate::{GenWorkflowParams, TrialPool, run_gen_workflows};
 
 /// Command-line arguments of `tenantsim gen syn`.
 #[derive(Debug, Clone, clap::Args)]
@@ -65,8 +65,10 @@ pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
 /// Command-line arguments of `tenantsim gen workflows` (the formulas:
 /// `workflows::generate`, DESIGN §14.1).
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = "The bundled trace: tenantsim gen workflows --seed 1 --out traces/workflows-ml.csv\n\
-Formulas (sizes, run times, keys, re-runs): docs/REFERENCE.md, \"gen workflows\".")]
+#[command(
+    after_help = "The bundled trace: tenantsim gen workflows --seed 1 --out traces/workflows-ml.csv\n\
+Formulas (sizes, run times, keys, re-runs): docs/REFERENCE.md, \"gen workflows\"."
+)]
 pub struct GenWorkflowsArgs {
     /// Number of workflows (pipelines).
     #[arg(long, default_value_t = 200, value_name = "W")]
@@ -133,12 +135,24 @@ impl GenWorkflowsArgs {
 
 /// `tenantsim gen workflows`: generate, write and report on stderr.
 pub fn gen_workflows(args: &GenWorkflowsArgs) -> Result<()> {
-    let trace = args
-        .model_trace
-        .as_deref()
-        .map(crate::models::trace::load_trace)
-        .transpose()?;
-    let report = run_gen_workflows(&args.params(), trace.as_ref(), &args.out)?;
+    let pool = match args.model_trace.as_deref() {
+        None => None,
+        Some(path) => {
+            let t = crate::models::trace::load_trace(path)?;
+            Some(TrialPool {
+                source: t.source().to_string(),
+                runtimes: (0..t.n_users())
+                    .map(|u| {
+                        t.models_of(u)
+                            .iter()
+                            .map(|&m| t.runtime_us(u, m) as f64 / 1.0e6)
+                            .collect()
+                    })
+                    .collect(),
+            })
+        }
+    };
+    let report = run_gen_workflows(&args.params(), pool.as_ref(), &args.out)?;
     eprintln!("{report}");
     Ok(())
 }
@@ -217,9 +231,30 @@ mod tests {
         assert_eq!(a.params(), GenWorkflowParams::default());
         assert_eq!(a.model_trace, None);
         let a = WfCli::try_parse_from([
-            "wf", "--workflows", "9", "--tenants", "2", "--datasets", "3", "--rate", "0.5",
-            "--trials", "8", "--rerun-share", "0.5", "--failure-p", "0.1", "--deadline-s",
-            "3600", "--trial-gpus", "2", "--seed", "4", "--model-trace", "t.csv", "--out",
+            "wf",
+            "--workflows",
+            "9",
+            "--tenants",
+            "2",
+            "--datasets",
+            "3",
+            "--rate",
+            "0.5",
+            "--trials",
+            "8",
+            "--rerun-share",
+            "0.5",
+            "--failure-p",
+            "0.1",
+            "--deadline-s",
+            "3600",
+            "--trial-gpus",
+            "2",
+            "--seed",
+            "4",
+            "--model-trace",
+            "t.csv",
+            "--out",
             "w.csv",
         ])
         .expect("parses")

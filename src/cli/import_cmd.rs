@@ -367,12 +367,14 @@ pub enum WorkflowFormat {
 
 /// Command-line arguments of `tenantsim import-workflows`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = "The 48 WfInstances executions, each submitted twice by 4 tenants, \
+#[command(
+    after_help = "The 48 WfInstances executions, each submitted twice by 4 tenants, \
 a workflow every 10 minutes on average:\n  \
 tenantsim import-workflows wfformat ../shared/data/wfinstances/*/*.json \
 ../shared/data/wfinstances/*/*/*.json --tenants 4 --copies 2 --rate 0.00167 --seed 1 \
 --out traces/wf.csv\n\
-(the columns and the cache key: docs/DESIGN.md §14.1; docs/REFERENCE.md, \"import-workflows\")")]
+(the columns and the cache key: docs/DESIGN.md §14.1; docs/REFERENCE.md, \"import-workflows\")"
+)]
 pub struct ImportWorkflowsArgs {
     /// Input format.
     #[arg(value_enum, value_name = "FORMAT")]
@@ -687,8 +689,19 @@ mod tests {
         assert_eq!(a.inputs.len(), 2);
         assert_eq!(a.options(), WfOptions::default());
         let a = WfCli::try_parse_from([
-            "iw", "wfformat", "a.json", "--out", "w.csv", "--tenants", "3", "--rate", "0.5",
-            "--copies", "2", "--seed", "7",
+            "iw",
+            "wfformat",
+            "a.json",
+            "--out",
+            "w.csv",
+            "--tenants",
+            "3",
+            "--rate",
+            "0.5",
+            "--copies",
+            "2",
+            "--seed",
+            "7",
         ])
         .expect("parses")
         .import;
@@ -701,7 +714,12 @@ mod tests {
                 seed: 7
             }
         );
-        for bad in [["--rate", "0"], ["--rate", "-1"], ["--tenants", "0"], ["--copies", "0"]] {
+        for bad in [
+            ["--rate", "0"],
+            ["--rate", "-1"],
+            ["--tenants", "0"],
+            ["--copies", "0"],
+        ] {
             let mut argv = vec!["iw", "wfformat", "a.json", "--out", "w.csv"];
             argv.extend(bad);
             assert!(WfCli::try_parse_from(argv).is_err(), "{bad:?}");

@@ -44,9 +44,10 @@
 //!      all stages, so a version is never reused); a new training version
 //!      draws new trials;
 //!    - new trials, j = 1 … K: without a model trace R_j = 60 · 10^(2u)
-//!      s (1 to 100 minutes, log-uniform); with one, the data set's user
-//!      of the model trace is `d mod n_users` and R_j is the run time of a
-//!      model drawn with `below` among that user's available models.
+//!      s (1 to 100 minutes, log-uniform); with one ([`TrialPool`]: per
+//!      user of the model trace, the run times of its available models in
+//!      model order), the data set's user is `d mod users` and R_j is the
+//!      run time of a model drawn with `below` among that user's.
 //!
 //! **Cache keys** chain through the DAG, so a changed step changes the
 //! key of every descendant and of nothing else: key = FNV-1a 64
@@ -74,7 +75,17 @@ use super::trace::{StepRow, WorkflowTrace, write_rows};
 use super::wfformat::fnv1a64;
 use crate::core::error::{Error, Result};
 use crate::core::sim::rng::{Purpose, below, stream, unit};
-use crate::models::trace::Trace;
+
+/// Trial run times from a model trace: per user (in the trace's order),
+/// the run times in seconds of its available models (in model order).
+/// The command line builds it from `--model-trace`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialPool {
+    /// Where it came from (for messages).
+    pub source: String,
+    /// Per user, its models' run times, s.
+    pub runtimes: Vec<Vec<f64>>,
+}
 
 /// The stream index ("WFGN") of the generator's draws.
 pub const GEN_STREAM: u64 = 0x5746_474e;
@@ -183,7 +194,10 @@ pub fn check_params(p: &GenWorkflowParams) -> Result<()> {
         );
     }
     if !(p.rate.is_finite() && p.rate > 0.0) {
-        return bad(format!("--rate: expected workflows per second > 0, got {}", p.rate));
+        return bad(format!(
+            "--rate: expected workflows per second > 0, got {}",
+            p.rate
+        ));
     }
     if !(0.0..=1.0).contains(&p.rerun_share) {
         return bad(format!(
@@ -209,15 +223,15 @@ pub fn check_params(p: &GenWorkflowParams) -> Result<()> {
 /// run times come from `model_trace` when given.
 pub fn generate_workflows(
     p: &GenWorkflowParams,
-    model_trace: Option<&Trace>,
+    model_trace: Option<&TrialPool>,
 ) -> Result<GeneratedWorkflows> {
     check_params(p)?;
     if let Some(t) = model_trace
-        && (0..t.n_users()).any(|u| t.models_of(u).is_empty())
+        && (t.runtimes.is_empty() || t.runtimes.iter().any(Vec::is_empty))
     {
         return Err(Error::input(format!(
-            "{}: a user has no available model: expected every user to have one",
-            t.source()
+            "{}: expected every user to have an available model",
+            t.source
         )));
     }
     let mut rng = stream(p.seed, GEN_STREAM, Purpose::Generator);
@@ -232,11 +246,9 @@ pub fn generate_workflows(
         (0..p.trials)
             .map(|_| match model_trace {
                 None => round_us(60.0 * 10f64.powf(2.0 * unit(rng))),
-                Some(trace) => {
-                    let user = dataset % trace.n_users();
-                    let models = trace.models_of(user);
-                    let m = models[below(rng, models.len())];
-                    trace.runtime_us(user, m) as f64 / 1.0e6
+                Some(pool) => {
+                    let runtimes = &pool.runtimes[dataset % pool.runtimes.len()];
+                    runtimes[below(rng, runtimes.len())]
                 }
             })
             .collect()
@@ -319,8 +331,24 @@ fn pipeline_rows(p: &GenWorkflowParams, k: usize, pl: &Pipeline, s: u64, rows: &
         ..base.clone()
     };
     rows.push(step("ingest", &[], 10.0 + sf / 2.0e8, 0, 2, &k_ingest, s));
-    rows.push(step("preprocess", &["ingest"], 20.0 + sf / 1.0e8, 0, 4, &k_pre, s / 2));
-    let mut feat = step("featurise", &["preprocess"], 30.0 + sf / 5.0e7, 0, 8, &k_feat, s / 4);
+    rows.push(step(
+        "preprocess",
+        &["ingest"],
+        20.0 + sf / 1.0e8,
+        0,
+        4,
+        &k_pre,
+        s / 2,
+    ));
+    let mut feat = step(
+        "featurise",
+        &["preprocess"],
+        30.0 + sf / 5.0e7,
+        0,
+        8,
+        &k_feat,
+        s / 4,
+    );
     feat.parallel = true;
     rows.push(feat);
     let mut train_keys = Vec::with_capacity(pl.trials.len());
@@ -340,9 +368,21 @@ fn pipeline_rows(p: &GenWorkflowParams, k: usize, pl: &Pipeline, s: u64, rows: &
         train_keys.push(kt);
         train_ids.push(id);
     }
-    let k_eval = key(&format!("evaluate/v{}/{}", pl.versions[2], train_keys.join(";")));
+    let k_eval = key(&format!(
+        "evaluate/v{}/{}",
+        pl.versions[2],
+        train_keys.join(";")
+    ));
     let ids: Vec<&str> = train_ids.iter().map(String::as_str).collect();
-    rows.push(step("evaluate", &ids, 30.0, 1, 2, &k_eval, EVALUATE_OUTPUT_BYTES));
+    rows.push(step(
+        "evaluate",
+        &ids,
+        30.0,
+        1,
+        2,
+        &k_eval,
+        EVALUATE_OUTPUT_BYTES,
+    ));
 }
 
 /// What `gen workflows` did.
@@ -373,7 +413,7 @@ impl std::fmt::Display for GenWorkflowsReport {
 /// Generate, check as a workflow trace and write to `out` atomically.
 pub fn run_gen_workflows(
     p: &GenWorkflowParams,
-    model_trace: Option<&Trace>,
+    model_trace: Option<&TrialPool>,
     out: &Path,
 ) -> Result<GenWorkflowsReport> {
     let g = generate_workflows(p, model_trace)?;

@@ -20,7 +20,6 @@ use crate::core::io::echo::shown;
 use crate::core::io::{open_input, write_atomic};
 use crate::core::sim::time::{MAX_RUNTIME_S, Micros};
 
-
 /// Largest accepted `submit_s`, s (as a job trace's, about 31,700 years).
 pub const MAX_SUBMIT_S: f64 = 1.0e12;
 
@@ -97,7 +96,7 @@ pub struct Step {
     pub parallel: bool,
     /// Its parents: `parents[parents_at.0 .. parents_at.0 + parents_at.1]`.
     pub parents_at: (u32, u32),
-    /// Its children, likewise in [`WorkflowTrace::children`].
+    /// Its children, likewise in the trace's children list ([`WorkflowTrace::children_of`]).
     pub children_at: (u32, u32),
 }
 
@@ -131,7 +130,11 @@ impl WorkflowTrace {
     /// [`WorkflowTrace::parse`] knows them (blank lines and quoted
     /// newlines counted).
     pub fn from_rows_at(source: &str, rows: &[StepRow], lines: Option<&[u64]>) -> Result<Self> {
-        let line_of = |i: usize| lines.and_then(|l| l.get(i).copied()).unwrap_or(i as u64 + 2);
+        let line_of = |i: usize| {
+            lines
+                .and_then(|l| l.get(i).copied())
+                .unwrap_or(i as u64 + 2)
+        };
         let at = |i: usize| format!("{source}: line {}", line_of(i));
         if rows.is_empty() {
             return Err(Error::input(format!(
@@ -555,7 +558,12 @@ pub fn parse_rows(source: &str, input: impl Read) -> Result<(Vec<StepRow>, Vec<u
     while let Some(line) = reader.read_record(&mut record)? {
         let text = |slot: usize| col[slot].map_or("", |i| record.get(i).unwrap_or(""));
         let number = |slot: usize| {
-            let name = REQUIRED.iter().chain(&OPTIONAL).nth(slot).copied().unwrap_or("");
+            let name = REQUIRED
+                .iter()
+                .chain(&OPTIONAL)
+                .nth(slot)
+                .copied()
+                .unwrap_or("");
             number_field(text(slot), source, line, name)
         };
         let parents = text(4);
@@ -654,7 +662,10 @@ pub fn rows_to_csv(rows: &[StepRow]) -> Result<String> {
         }
     }
     let mut out = REQUIRED.join(",");
-    for (name, on) in OPTIONAL.iter().zip([has_deadline, has_failure, has_parallel]) {
+    for (name, on) in OPTIONAL
+        .iter()
+        .zip([has_deadline, has_failure, has_parallel])
+    {
         if on {
             out.push(',');
             out.push_str(name);
@@ -724,7 +735,11 @@ pub fn write_rows(path: &Path, rows: &[StepRow]) -> Result<()> {
 /// (> 0 when `positive`), at most 1e12 s for a time (`submit_s`) and
 /// [`MAX_RUNTIME_S`] for a duration (`positive`: run times, deadlines).
 fn seconds(s: f64, at: &str, column: &str, positive: bool) -> Result<Micros> {
-    let max = if positive { MAX_RUNTIME_S } else { MAX_SUBMIT_S };
+    let max = if positive {
+        MAX_RUNTIME_S
+    } else {
+        MAX_SUBMIT_S
+    };
     if !s.is_finite() || s < 0.0 || (positive && s == 0.0) || s > max {
         return Err(Error::input(format!(
             "{at}: field `{column}`: expected a finite number of seconds in {}, {max:e}], got {s}",
@@ -739,7 +754,8 @@ fn seconds(s: f64, at: &str, column: &str, positive: bool) -> Result<Micros> {
 mod tests {
     use super::*;
 
-    const HEAD: &str = "workflow,tenant,submit_s,step,parents,runtime_s,gpus,cpus,cache_key,output_bytes";
+    const HEAD: &str =
+        "workflow,tenant,submit_s,step,parents,runtime_s,gpus,cpus,cache_key,output_bytes";
 
     fn parse(body: &str) -> Result<WorkflowTrace> {
         WorkflowTrace::parse("w.csv", format!("{HEAD}\n{body}").as_bytes())
@@ -859,7 +875,9 @@ mod tests {
             message("w,t,0,a,,fast,0,1,,0\n"),
             "w.csv: line 2: field `runtime_s`: expected a number, got `fast`"
         );
-        assert!(message("w,t,0,a,,0,0,1,,0\n").starts_with("w.csv: line 2: field `runtime_s`: expected a finite number of seconds in (0, 1e9]"));
+        assert!(message("w,t,0,a,,0,0,1,,0\n").starts_with(
+            "w.csv: line 2: field `runtime_s`: expected a finite number of seconds in (0, 1e9]"
+        ));
         assert!(message("w,t,-1,a,,1,0,1,,0\n").starts_with("w.csv: line 2: field `submit_s`"));
         let with = |extra: &str, row: &str| {
             WorkflowTrace::parse("w.csv", format!("{HEAD},{extra}\n{row}\n").as_bytes())
@@ -900,14 +918,19 @@ mod tests {
         let e = WorkflowTrace::parse("w.csv", format!("{HEAD},colour\n").as_bytes())
             .expect_err("unknown column")
             .to_string();
-        assert!(e.starts_with("w.csv: line 1: unknown column `colour`"), "{e}");
+        assert!(
+            e.starts_with("w.csv: line 1: unknown column `colour`"),
+            "{e}"
+        );
         let e = WorkflowTrace::parse("w.csv", "workflow,tenant\n".as_bytes())
             .expect_err("missing")
             .to_string();
         assert!(e.contains("missing column `submit_s`"), "{e}");
         assert!(message("").contains("has no rows"));
         assert!(looks_like_workflow_trace(HEAD));
-        assert!(!looks_like_workflow_trace("job_id,user,submit_s,duration_s,gpus"));
+        assert!(!looks_like_workflow_trace(
+            "job_id,user,submit_s,duration_s,gpus"
+        ));
     }
 
     /// Rows → CSV → rows is the identity (the writer's numbers are Rust's

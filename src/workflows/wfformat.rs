@@ -231,7 +231,9 @@ pub fn parse_instance(source: &str, name: &str, text: &str) -> Result<Instance> 
     let at = Ctx { source };
     let version = match doc.get("schemaVersion") {
         Some(Value::String(v)) => v.clone(),
-        Some(other) => return Err(at.err("schemaVersion", &format!("expected a string, got {other}"))),
+        Some(other) => {
+            return Err(at.err("schemaVersion", &format!("expected a string, got {other}")));
+        }
         None => {
             return Err(at.err(
                 "schemaVersion",
@@ -370,9 +372,7 @@ struct Measured<'v> {
 }
 
 fn measured<'v>(at: &Ctx<'_>, e: &'v Value, path: &str, cores_key: &str) -> Result<Measured<'v>> {
-    let runtime_s = at
-        .number(e, path, "runtimeInSeconds", true)?
-        .unwrap_or(0.0);
+    let runtime_s = at.number(e, path, "runtimeInSeconds", true)?.unwrap_or(0.0);
     if runtime_s > MAX_RUNTIME_S {
         return Err(at.err(
             &format!("{path}.runtimeInSeconds"),
@@ -385,7 +385,10 @@ fn measured<'v>(at: &Ctx<'_>, e: &'v Value, path: &str, cores_key: &str) -> Resu
             None => {
                 return Err(at.err(
                     &format!("{path}.{cores_key}"),
-                    &format!("expected a whole number of cores, got {}", shown(&c.to_string())),
+                    &format!(
+                        "expected a whole number of cores, got {}",
+                        shown(&c.to_string())
+                    ),
                 ));
             }
         },
@@ -433,7 +436,11 @@ fn tasks_15(at: &Ctx<'_>, doc: &Value) -> Result<Vec<Task>> {
         }
     }
     let mut by_id: HashMap<&str, (usize, &Value)> = HashMap::new();
-    for (k, e) in at.array(exec, "workflow.execution", "tasks")?.iter().enumerate() {
+    for (k, e) in at
+        .array(exec, "workflow.execution", "tasks")?
+        .iter()
+        .enumerate()
+    {
         let id = at.string(e, &format!("workflow.execution.tasks[{k}]"), "id")?;
         by_id.insert(id, (k, e));
     }
@@ -451,17 +458,19 @@ fn tasks_15(at: &Ctx<'_>, doc: &Value) -> Result<Vec<Task>> {
                 ),
             ));
         };
-        let m = measured(at, e, &format!("workflow.execution.tasks[{ek}]"), "coreCount")?;
+        let m = measured(
+            at,
+            e,
+            &format!("workflow.execution.tasks[{ek}]"),
+            "coreCount",
+        )?;
         let inputs = at.strings(t, &p, "inputFiles")?;
         let mut output_bytes = 0u64;
         for (j, f) in at.strings(t, &p, "outputFiles")?.into_iter().enumerate() {
             let Some(&b) = sizes.get(f) else {
                 return Err(at.err(
                     &format!("{p}.outputFiles[{j}]"),
-                    &format!(
-                        "file `{}` is not in workflow.specification.files",
-                        shown(f)
-                    ),
+                    &format!("file `{}` is not in workflow.specification.files", shown(f)),
                 ));
             };
             output_bytes = output_bytes.saturating_add(b);
@@ -513,7 +522,8 @@ fn tasks_14(at: &Ctx<'_>, doc: &Value) -> Result<Vec<Task>> {
                 match link.to_ascii_lowercase().as_str() {
                     "input" => inputs.push(file),
                     "output" => {
-                        output_bytes = output_bytes.saturating_add(at.size(f, &fp, "sizeInBytes")?);
+                        output_bytes =
+                            output_bytes.saturating_add(at.size(f, &fp, "sizeInBytes")?);
                     }
                     other => {
                         return Err(at.err(
@@ -556,7 +566,10 @@ fn check_dag(at: &Ctx<'_>, version: &str, tasks: &[Task]) -> Result<()> {
         if let Some(first) = index.insert(t.id.as_str(), k) {
             return Err(at.err(
                 &format!("{list}[{k}]"),
-                &format!("task id `{}` appears twice (also {list}[{first}])", shown(&t.id)),
+                &format!(
+                    "task id `{}` appears twice (also {list}[{first}])",
+                    shown(&t.id)
+                ),
             ));
         }
     }
@@ -587,11 +600,16 @@ fn check_dag(at: &Ctx<'_>, version: &str, tasks: &[Task]) -> Result<()> {
             ..StepRow::default()
         })
         .collect();
-    WorkflowTrace::from_rows(at.source, &rows).map(|_| ()).map_err(|e| {
-        let msg = e.message();
-        let cycle = msg.split_once("has a cycle: ").map_or(msg, |(_, c)| c);
-        at.err(&format!("{list}[].parents"), &format!("the tasks form a cycle: {cycle}"))
-    })
+    WorkflowTrace::from_rows(at.source, &rows)
+        .map(|_| ())
+        .map_err(|e| {
+            let msg = e.message();
+            let cycle = msg.split_once("has a cycle: ").map_or(msg, |(_, c)| c);
+            at.err(
+                &format!("{list}[].parents"),
+                &format!("the tasks form a cycle: {cycle}"),
+            )
+        })
 }
 
 /// The rows of `instances` submitted as `opts` says (module

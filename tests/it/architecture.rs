@@ -62,6 +62,13 @@ const ALLOWED: &[(&str, &str)] = &[
     ("registry", "shared"),
     ("prelude", "shared"),
     ("cli", "shared"),
+    // Workflows (issue 30): their traces, cache and policies know only
+    // core; the shared engine runs them, run and the cli load and write
+    // them.
+    ("workflows", "core"),
+    ("shared", "workflows"),
+    ("run", "workflows"),
+    ("cli", "workflows"),
     ("models", "core"),
     ("jobs", "core"),
     ("present", "core"),

@@ -143,10 +143,12 @@ fn repeated_executions_of_one_workflow_share_their_cache_keys() {
     let Some(dir) = shared_data("wfinstances/makeflow/blast") else {
         return;
     };
-    let a = tenantsim::workflows::wfformat::read_instance(&dir.join("blast-chameleon-small-001.json"))
-        .expect("reads");
-    let b = tenantsim::workflows::wfformat::read_instance(&dir.join("blast-chameleon-small-002.json"))
-        .expect("reads");
+    let a =
+        tenantsim::workflows::wfformat::read_instance(&dir.join("blast-chameleon-small-001.json"))
+            .expect("reads");
+    let b =
+        tenantsim::workflows::wfformat::read_instance(&dir.join("blast-chameleon-small-002.json"))
+            .expect("reads");
     let keys = |i: &tenantsim::workflows::wfformat::Instance| {
         let mut k: Vec<String> = i.tasks.iter().map(|t| t.cache_key.clone()).collect();
         k.sort();
@@ -154,7 +156,11 @@ fn repeated_executions_of_one_workflow_share_their_cache_keys() {
     };
     assert_eq!(keys(&a), keys(&b));
     let distinct: std::collections::HashSet<_> = keys(&a).into_iter().collect();
-    assert_eq!(distinct.len(), a.tasks.len(), "no two tasks of a run share a key");
+    assert_eq!(
+        distinct.len(),
+        a.tasks.len(),
+        "no two tasks of a run share a key"
+    );
 }
 
 /// Published FNV-1a 64 test vectors (the empty string is the offset
@@ -171,11 +177,20 @@ fn the_cache_key_is_fnv1a_of_template_command_and_sorted_inputs() {
         k,
         format!("{:016x}", fnv1a64(b"blastall\0blastall\0-p\x1fx\0a\x1fnt"))
     );
-    assert_eq!(k, cache_key("blastall", "blastall", &["-p", "x"], &["a", "nt"]));
-    assert_ne!(k, cache_key("blastall", "blastall", &["-p", "y"], &["a", "nt"]));
+    assert_eq!(
+        k,
+        cache_key("blastall", "blastall", &["-p", "x"], &["a", "nt"])
+    );
+    assert_ne!(
+        k,
+        cache_key("blastall", "blastall", &["-p", "y"], &["a", "nt"])
+    );
     assert_eq!(template("blastall_ID000002"), "blastall");
     assert_eq!(template("cpuhog_forkjoin_00000001"), "cpuhog_forkjoin");
-    assert_eq!(template("NFCORE_BACASS.BACASS.FASTQC"), "NFCORE_BACASS.BACASS.FASTQC");
+    assert_eq!(
+        template("NFCORE_BACASS.BACASS.FASTQC"),
+        "NFCORE_BACASS.BACASS.FASTQC"
+    );
     assert_eq!(template("step2"), "step2", "no `_` before the digits");
 }
 
@@ -221,11 +236,19 @@ fn both_layouts_give_the_hand_computed_steps() {
     assert_eq!(b.tasks[1].parents, ["ID01"]);
     for i in [&a, &b] {
         assert_eq!(
-            (i.tasks[0].runtime_s, i.tasks[0].cpus, i.tasks[0].output_bytes),
+            (
+                i.tasks[0].runtime_s,
+                i.tasks[0].cpus,
+                i.tasks[0].output_bytes
+            ),
             (2.5, 4, 18)
         );
         assert_eq!(
-            (i.tasks[1].runtime_s, i.tasks[1].cpus, i.tasks[1].output_bytes),
+            (
+                i.tasks[1].runtime_s,
+                i.tasks[1].cpus,
+                i.tasks[1].output_bytes
+            ),
             (0.0, 3, 0)
         );
     }
@@ -261,14 +284,20 @@ fn copies_tenants_and_rate_follow_the_options() {
     assert!(submits.windows(2).all(|w| w[0] <= w[1]));
     assert!(submits.iter().all(|s| (s * 1e6).round() / 1e6 == *s));
     let mean_gap = submits[submits.len() - 1] / submits.len() as f64;
-    assert!((mean_gap - 2.0).abs() < 5.0 * 2.0 / (2000f64).sqrt(), "{mean_gap}");
+    assert!(
+        (mean_gap - 2.0).abs() < 5.0 * 2.0 / (2000f64).sqrt(),
+        "{mean_gap}"
+    );
     let mut count = [0usize; 4];
     for r in rows.iter().step_by(2) {
         let k: usize = r.tenant[1..].parse().expect("t<k>");
         count[k] += 1;
     }
     let sd = (2000.0f64 * 0.25 * 0.75).sqrt();
-    assert!(count.iter().all(|&c| (c as f64 - 500.0).abs() < 5.0 * sd), "{count:?}");
+    assert!(
+        count.iter().all(|&c| (c as f64 - 500.0).abs() < 5.0 * sd),
+        "{count:?}"
+    );
     assert_eq!(submit(&[inst], &opts).expect("again").0, rows);
 }
 
@@ -289,23 +318,44 @@ fn bad_instances_are_errors_naming_file_and_field() {
             .to_string()
     };
     let m = err("v.json", &V15.replace("\"1.5\"", "\"1.2\""));
-    assert!(m.contains("v.json: schemaVersion: version `1.2` is not supported"), "{m}");
+    assert!(
+        m.contains("v.json: schemaVersion: version `1.2` is not supported"),
+        "{m}"
+    );
     let m = err("p.json", &V15.replace("[\"a_ID01\"]", "[\"zz\"]"));
     assert!(
         m.contains("workflow.specification.tasks[1].parents[0]: unknown parent `zz`"),
         "{m}"
     );
-    let m = err("c.json", &V15.replace("\"parents\": []", "\"parents\": [\"b_ID02\"]"));
-    assert!(m.contains("the tasks form a cycle: `a_ID01` → `b_ID02` → `a_ID01`"), "{m}");
-    let m = err("e.json", &V15.replace("{\"id\": \"b_ID02\", ", "{\"id\": \"other\", "));
-    assert!(m.contains("task `b_ID02` has no entry in workflow.execution.tasks"), "{m}");
-    let m = err("s.json", &V15.replace("\"sizeInBytes\": 7", "\"sizeInBytes\": -7"));
+    let m = err(
+        "c.json",
+        &V15.replace("\"parents\": []", "\"parents\": [\"b_ID02\"]"),
+    );
+    assert!(
+        m.contains("the tasks form a cycle: `a_ID01` → `b_ID02` → `a_ID01`"),
+        "{m}"
+    );
+    let m = err(
+        "e.json",
+        &V15.replace("{\"id\": \"b_ID02\", ", "{\"id\": \"other\", "),
+    );
+    assert!(
+        m.contains("task `b_ID02` has no entry in workflow.execution.tasks"),
+        "{m}"
+    );
+    let m = err(
+        "s.json",
+        &V15.replace("\"sizeInBytes\": 7", "\"sizeInBytes\": -7"),
+    );
     assert!(
         m.contains("workflow.specification.files[1].sizeInBytes: expected a whole number of bytes >= 0, got -7"),
         "{m}"
     );
     let m = err("j.json", "{\"schemaVersion\": ");
-    assert!(m.starts_with(&format!("{}: line 1, column", d.join("j.json").display())), "{m}");
+    assert!(
+        m.starts_with(&format!("{}: line 1, column", d.join("j.json").display())),
+        "{m}"
+    );
 }
 
 /// The command: writes the CSV, reports on stderr; a duplicate file stem
@@ -326,7 +376,9 @@ fn the_command_writes_the_trace_and_refuses_clashing_stems() {
         .args(["--copies", "2"])
         .assert()
         .success()
-        .stderr(predicates::str::contains("1 instance(s) → 2 workflow(s), 4 steps"));
+        .stderr(predicates::str::contains(
+            "1 instance(s) → 2 workflow(s), 4 steps",
+        ));
     let t = WorkflowTrace::read(&out).expect("valid");
     assert_eq!(t.workflows().len(), 2);
     tenantsim()
@@ -337,5 +389,7 @@ fn the_command_writes_the_trace_and_refuses_clashing_stems() {
         .arg(d.join("w2.csv"))
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("two inputs have the file stem `x`"));
+        .stderr(predicates::str::contains(
+            "two inputs have the file stem `x`",
+        ));
 }

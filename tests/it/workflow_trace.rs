@@ -9,7 +9,7 @@ use std::fs;
 
 use tenantsim::core::testing::shared_data;
 use tenantsim::workflows::generate::{
-    GenWorkflowParams, GeneratedWorkflows, Stage, generate_workflows,
+    GenWorkflowParams, GeneratedWorkflows, Stage, TrialPool, generate_workflows,
 };
 use tenantsim::workflows::trace::{StepRow, WorkflowTrace};
 
@@ -27,10 +27,13 @@ fn fnv(text: &str) -> String {
     format!("{h:016x}")
 }
 
-fn rows_of<'a>(g: &'a GeneratedWorkflows, k: usize) -> Vec<&'a StepRow> {
+fn rows_of(g: &GeneratedWorkflows, k: usize) -> Vec<&StepRow> {
     let id = format!("wf{k}");
     g.rows.iter().filter(|r| r.workflow == id).collect()
 }
+
+/// A step's (runtime, gpus, cpus, bytes, parallel, parents).
+type Want = (f64, u32, u32, u64, bool, &'static [&'static str]);
 
 fn us(s: f64) -> f64 {
     (s * 1e6).round() / 1e6
@@ -69,17 +72,31 @@ fn generated_rows_follow_the_documented_formulas() {
         let ids: Vec<&str> = r.iter().map(|x| x.step.as_str()).collect();
         assert_eq!(
             ids,
-            ["ingest", "preprocess", "featurise", "train-1", "train-2", "train-3", "evaluate"]
+            [
+                "ingest",
+                "preprocess",
+                "featurise",
+                "train-1",
+                "train-2",
+                "train-3",
+                "evaluate"
+            ]
         );
         // (runtime, gpus, cpus, bytes, parallel, parents)
-        let want: [(f64, u32, u32, u64, bool, &[&str]); 3] = [
+        let want: [Want; 3] = [
             (us(10.0 + sf / 2e8), 0, 2, s, false, &[]),
             (us(20.0 + sf / 1e8), 0, 4, s / 2, false, &["ingest"]),
             (us(30.0 + sf / 5e7), 0, 8, s / 4, true, &["preprocess"]),
         ];
         for (row, (rt, gpus, cpus, bytes, par, parents)) in r.iter().zip(want) {
             assert_eq!(
-                (row.runtime_s, row.gpus, row.cpus, row.output_bytes, row.parallel),
+                (
+                    row.runtime_s,
+                    row.gpus,
+                    row.cpus,
+                    row.output_bytes,
+                    row.parallel
+                ),
                 (rt, gpus, cpus, bytes, par),
                 "wf{k} {}",
                 row.step
@@ -88,7 +105,13 @@ fn generated_rows_follow_the_documented_formulas() {
         }
         for (j, row) in r[3..6].iter().enumerate() {
             assert_eq!(
-                (row.runtime_s, row.gpus, row.cpus, row.output_bytes, row.parallel),
+                (
+                    row.runtime_s,
+                    row.gpus,
+                    row.cpus,
+                    row.output_bytes,
+                    row.parallel
+                ),
                 (pl.trials[j], 2, 4, 100_000_000, false)
             );
             assert!((60.0..=6000.0).contains(&row.runtime_s), "1 to 100 minutes");
@@ -139,12 +162,21 @@ fn pipelines_on_one_data_set_share_their_prefix_keys() {
     for (k, pl) in g.pipelines.iter().enumerate() {
         let r = rows_of(&g, k);
         let pair = (r[0].cache_key.clone(), r[1].cache_key.clone());
-        assert_eq!(prefix.entry(pl.dataset).or_insert_with(|| pair.clone()), &pair);
+        assert_eq!(
+            prefix.entry(pl.dataset).or_insert_with(|| pair.clone()),
+            &pair
+        );
         if pl.rerun_of.is_none() {
             let f = r[2].cache_key.clone();
-            assert_eq!(fresh_feat.entry(pl.dataset).or_insert_with(|| f.clone()), &f);
+            assert_eq!(
+                fresh_feat.entry(pl.dataset).or_insert_with(|| f.clone()),
+                &f
+            );
         }
-        tenants_per_set.entry(pl.dataset).or_default().insert(pl.tenant);
+        tenants_per_set
+            .entry(pl.dataset)
+            .or_default()
+            .insert(pl.tenant);
     }
     assert_eq!(prefix.len(), 5, "every data set drawn in 300 workflows");
     let firsts: std::collections::HashSet<&String> = prefix.values().map(|(a, _)| a).collect();
@@ -178,7 +210,11 @@ fn a_rerun_changes_the_keys_of_its_stage_and_descendants_only() {
         assert_eq!((pl.tenant, pl.dataset), (origin.tenant, origin.dataset));
         let a = rows_of(&g, k);
         let b = rows_of(&g, o);
-        let differs: Vec<bool> = a.iter().zip(&b).map(|(x, y)| x.cache_key != y.cache_key).collect();
+        let differs: Vec<bool> = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| x.cache_key != y.cache_key)
+            .collect();
         let n = p.trials;
         let want: Vec<bool> = (0..n + 4)
             .map(|i| match stage {
@@ -193,7 +229,10 @@ fn a_rerun_changes_the_keys_of_its_stage_and_descendants_only() {
         }
         seen[stage as usize] += 1;
     }
-    assert!(seen.iter().all(|&c| c > 10), "every stage changed often: {seen:?}");
+    assert!(
+        seen.iter().all(|&c| c > 10),
+        "every stage changed often: {seen:?}"
+    );
 }
 
 /// The re-run share: among submissions whose tenant submitted before, the
@@ -222,10 +261,16 @@ fn the_rerun_share_and_the_rate_hold_on_a_large_draw() {
     }
     let n = eligible as f64;
     let sd = (n * 0.3 * 0.7).sqrt();
-    assert!((reruns as f64 - 0.3 * n).abs() < 5.0 * sd, "{reruns} of {eligible}");
+    assert!(
+        (reruns as f64 - 0.3 * n).abs() < 5.0 * sd,
+        "{reruns} of {eligible}"
+    );
     let last = g.pipelines.last().expect("some").submit_s;
     let mean_gap = last / 20_000.0;
-    assert!((mean_gap - 100.0).abs() < 5.0 * 100.0 / (20_000f64).sqrt(), "{mean_gap}");
+    assert!(
+        (mean_gap - 100.0).abs() < 5.0 * 100.0 / (20_000f64).sqrt(),
+        "{mean_gap}"
+    );
 }
 
 #[test]
@@ -248,17 +293,42 @@ fn trials_drawn_from_a_model_trace_are_its_runtimes() {
         datasets: 4,
         ..GenWorkflowParams::default()
     };
-    let g = generate_workflows(&p, Some(&trace)).expect("generates");
-    for pl in &g.pipelines {
-        let user = pl.dataset % 3;
-        let allowed: Vec<f64> = trace
+    let allowed = |user: usize| -> Vec<f64> {
+        trace
             .models_of(user)
             .iter()
             .map(|&m| trace.runtime_us(user, m) as f64 / 1e6)
-            .collect();
+            .collect()
+    };
+    let pool = TrialPool {
+        source: "hand".into(),
+        runtimes: (0..3).map(allowed).collect(),
+    };
+    let g = generate_workflows(&p, Some(&pool)).expect("generates");
+    for pl in &g.pipelines {
+        let user = pl.dataset % 3;
         for t in &pl.trials {
-            assert!(allowed.contains(t), "{t} not a run time of user {user}");
+            assert!(
+                allowed(user).contains(t),
+                "{t} not a run time of user {user}"
+            );
         }
+    }
+    // Through the command: --model-trace traces/hand.csv gives trials of
+    // the hand trace's run times (1 to 10 s) only.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("w.csv");
+    tenantsim()
+        .args(["gen", "workflows", "--workflows", "30", "--model-trace"])
+        .arg(repo("traces/hand.csv"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (rows, _) = tenantsim::workflows::trace::read_rows(&out).expect("reads");
+    let all: Vec<f64> = (0..3).flat_map(allowed).collect();
+    for r in rows.iter().filter(|r| r.step.starts_with("train-")) {
+        assert!(all.contains(&r.runtime_s), "{}", r.runtime_s);
     }
 }
 
@@ -266,8 +336,16 @@ fn trials_drawn_from_a_model_trace_are_its_runtimes() {
 fn bad_generator_options_are_usage_errors() {
     let dir = tempfile::tempdir().expect("tempdir");
     for (flag, value, says) in [
-        ("--rerun-share", "1.5", "--rerun-share: expected a probability in [0, 1]"),
-        ("--failure-p", "1", "--failure-p: expected a probability in [0, 1)"),
+        (
+            "--rerun-share",
+            "1.5",
+            "--rerun-share: expected a probability in [0, 1]",
+        ),
+        (
+            "--failure-p",
+            "1",
+            "--failure-p: expected a probability in [0, 1)",
+        ),
         ("--trials", "0", "must be at least 1"),
         ("--deadline-s", "0", "--deadline-s: expected seconds > 0"),
     ] {
@@ -301,7 +379,9 @@ fn the_bundled_ml_pipelines_are_rewritten_by_their_command() {
         .arg(repo("traces/workflows-ml.csv"))
         .assert()
         .success()
-        .stderr(predicates::str::contains("200 workflows of 4 tenant(s), 1600 steps"));
+        .stderr(predicates::str::contains(
+            "200 workflows of 4 tenant(s), 1600 steps",
+        ));
 }
 
 /// `traces/wfinstances.csv` is what its documented command writes from
