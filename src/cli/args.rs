@@ -44,7 +44,8 @@ pub enum Command {
     /// matrices, ASlib), or any long CSV whose columns you name (`table`),
     /// into a canonical trace CSV.
     Import(ImportArgs),
-    /// Generate a synthetic trace.
+    /// Generate a synthetic trace: a model trace (`syn`) or a workflow trace
+    /// of ML pipelines (`workflows`).
     #[command(subcommand)]
     Gen(GenCommand),
     /// Compare a results folder (a run or a sweep) with golden results:

@@ -67,7 +67,7 @@ pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
 #[derive(Debug, Clone, clap::Args)]
 #[command(
     after_help = "The bundled trace: tenantsim gen workflows --seed 1 --out traces/workflows-ml.csv\n\
-Formulas (sizes, run times, keys, re-runs): docs/REFERENCE.md, \"gen workflows\"."
+Formulas (sizes, run times, keys, re-runs): docs/REFERENCE.md, \"Workflow traces\"."
 )]
 pub struct GenWorkflowsArgs {
     /// Number of workflows (pipelines).

@@ -373,7 +373,7 @@ a workflow every 10 minutes on average:\n  \
 tenantsim import-workflows wfformat ../shared/data/wfinstances/*/*.json \
 ../shared/data/wfinstances/*/*/*.json --tenants 4 --copies 2 --rate 0.00167 --seed 1 \
 --out traces/wf.csv\n\
-(the columns and the cache key: docs/DESIGN.md §14.1; docs/REFERENCE.md, \"import-workflows\")"
+(the columns and the cache key: docs/DESIGN.md §14.1; docs/REFERENCE.md, \"Workflow traces\")"
 )]
 pub struct ImportWorkflowsArgs {
     /// Input format.
