@@ -23,6 +23,15 @@ const ARFF: &str = "@relation runs\n@attribute instance_id string\n@attribute re
 @attribute algorithm string\n@attribute predictive_accuracy numeric\n@attribute runstatus {ok,timeout}\n\
 @data\ni1,1,a,0.5,ok\ni1,1,b,0.7,ok\n";
 
+const WORKFLOWS: &str = "workflow,tenant,submit_s,step,parents,runtime_s,gpus,cpus,cache_key,output_bytes,deadline_s,failure_p,parallel,runtime_s.v100\n\
+w1,t0,0,a,,10,0,2,k1,100,60,0.1,0,\nw1,t0,0,b,a,5,1,1,k2,5,60,0,1,2\nw1,t0,0,c,a;b,1,0,1,,0,60,0.5,0,\n\nw2,t1,3.5,a,,1,0,1,k1,1,,0,0,\n";
+const WFFORMAT: &str = r#"{"schemaVersion": "1.5", "name": "x", "workflow": {"specification": {"tasks": [
+{"name": "a_ID01", "id": "a_ID01", "parents": [], "inputFiles": ["in"], "outputFiles": ["o"]},
+{"name": "b_02", "id": "b_02", "parents": ["a_ID01"], "inputFiles": ["o"], "outputFiles": []}],
+"files": [{"id": "in", "sizeInBytes": 5}, {"id": "o", "sizeInBytes": 7}]},
+"execution": {"tasks": [{"id": "a_ID01", "runtimeInSeconds": 2.5, "coreCount": 4, "command": {"program": "p", "arguments": ["q"]}},
+{"id": "b_02", "runtimeInSeconds": 0, "avgCPU": 250.5}]}}}"#;
+
 /// `base` with up to a few random single-byte edits (replace, insert, delete).
 fn mutated(base: &'static str) -> impl Strategy<Value = Vec<u8>> {
     proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..6).prop_map(move |edits| {
@@ -106,4 +115,25 @@ proptest! {
             }
         }
     }
+
+    #[test]
+    fn workflow_trace_and_wfformat_parsers_never_panic(
+        w in prop_oneof![mutated(WORKFLOWS), proptest::collection::vec(any::<u8>(), 0..200)],
+        j in mutated(WFFORMAT),
+    ) {
+        let _ = tenantsim::workflows::trace::WorkflowTrace::parse("fuzz.csv", w.as_slice());
+        let _ = tenantsim::workflows::wfformat::parse_instance("fuzz.json", "x", &text(&j));
+    }
+}
+
+/// The seeds of the workflow fuzzing are valid, so the edits explore
+/// inputs near a valid one.
+#[test]
+fn the_workflow_fuzz_seeds_parse() {
+    let t = tenantsim::workflows::trace::WorkflowTrace::parse("seed.csv", WORKFLOWS.as_bytes())
+        .expect("valid workflow trace");
+    assert_eq!((t.workflows().len(), t.n_steps()), (2, 4));
+    let i = tenantsim::workflows::wfformat::parse_instance("seed.json", "x", WFFORMAT)
+        .expect("valid instance");
+    assert_eq!(i.tasks.len(), 2);
 }
