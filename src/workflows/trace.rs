@@ -215,6 +215,12 @@ impl WorkflowTrace {
                         at(i)
                     )));
                 }
+                if r.tenant.is_empty() {
+                    return Err(Error::input(format!(
+                        "{}: field `tenant`: expected a non-empty tenant id",
+                        at(i)
+                    )));
+                }
                 if r.step.is_empty() {
                     return Err(Error::input(format!(
                         "{}: field `step`: expected a non-empty step id",
@@ -911,6 +917,22 @@ mod tests {
         .expect_err("rejected")
         .to_string();
         assert!(m.contains("line 3: field `deadline_s`"), "{m}");
+    }
+
+    #[test]
+    fn empty_ids_are_errors_naming_their_field() {
+        assert_eq!(
+            message(",t,0,a,,1,0,1,,0\n"),
+            "w.csv: line 2: field `workflow`: expected a non-empty workflow id"
+        );
+        assert_eq!(
+            message("w,,0,a,,1,0,1,,0\n"),
+            "w.csv: line 2: field `tenant`: expected a non-empty tenant id"
+        );
+        assert_eq!(
+            message("w,t,0,,,1,0,1,,0\n"),
+            "w.csv: line 2: field `step`: expected a non-empty step id"
+        );
     }
 
     #[test]

@@ -534,13 +534,12 @@ fn tasks_14(at: &Ctx<'_>, doc: &Value) -> Result<Vec<Task>> {
                 }
             }
         }
-        let mut parents = Vec::new();
-        for (j, r) in at.strings(t, &p, "parents")?.into_iter().enumerate() {
-            // An unknown parent is left as written: the trace's check
-            // names it.
-            let _ = j;
-            parents.push(step_of.get(r).copied().unwrap_or(r).to_string());
-        }
+        // An unknown parent is kept as written: `check_dag` names it.
+        let parents = at
+            .strings(t, &p, "parents")?
+            .into_iter()
+            .map(|r| step_of.get(r).copied().unwrap_or(r).to_string())
+            .collect();
         tasks.push(Task {
             id: id.to_string(),
             parents,
