@@ -402,17 +402,18 @@ mod tests {
             }
             while self.held() + bytes > cap {
                 // The smallest by the rule: scan.
-                let better = |a: &(u32, u64, u64, Micros, Micros, u64),
-                              b: &(u32, u64, u64, Micros, Micros, u64)| {
-                    if rule == CacheRule::Cost {
-                        let x = u128::from(a.2) * u128::from(b.1.max(1));
-                        let y = u128::from(b.2) * u128::from(a.1.max(1));
-                        if x != y {
-                            return x < y;
+                let better =
+                    |a: &(u32, u64, u64, Micros, Micros, u64),
+                     b: &(u32, u64, u64, Micros, Micros, u64)| {
+                        if rule == CacheRule::Cost {
+                            let x = u128::from(a.2) * u128::from(b.1.max(1));
+                            let y = u128::from(b.2) * u128::from(a.1.max(1));
+                            if x != y {
+                                return x < y;
+                            }
                         }
-                    }
-                    (a.4, a.3, a.5) < (b.4, b.3, b.5)
-                };
+                        (a.4, a.3, a.5) < (b.4, b.3, b.5)
+                    };
                 let mut best = 0;
                 for k in 1..self.entries.len() {
                     if better(&self.entries[k], &self.entries[best]) {

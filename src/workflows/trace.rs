@@ -383,5 +383,11 @@ fn seconds(s: f64, at: &str, column: &str, positive: bool) -> Result<Micros> {
             if positive { "(0" } else { "[0" }
         )));
     }
-    Ok(secs_to_micros(s))
+    // `secs_to_micros` is for positive durations (at least 1 µs); a time
+    // of 0 stays 0.
+    Ok(if positive {
+        secs_to_micros(s)
+    } else {
+        (s * 1.0e6).round() as Micros
+    })
 }
