@@ -62,6 +62,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ("registry", "shared"),
     ("prelude", "shared"),
     ("cli", "shared"),
+    // Workflows (issue 30): the trace, the memo cache and the policy
+    // choices know only core; shared mode runs them as a workload.
+    ("shared", "workflows"),
+    ("workflows", "core"),
     ("models", "core"),
     ("jobs", "core"),
     ("present", "core"),

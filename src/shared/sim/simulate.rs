@@ -244,6 +244,7 @@ pub fn simulate_shared(
             &raw.segment_node,
             &raw.first_node,
             n_trace,
+            second,
             &mut out,
         );
     }
@@ -251,6 +252,7 @@ pub fn simulate_shared(
 }
 
 /// The service's run in model mode's form (DESIGN §13.5).
+#[allow(clippy::too_many_arguments)]
 fn finish_service(
     mut w: Service<'_>,
     s: &ServiceInput<'_>,
@@ -258,6 +260,7 @@ fn finish_service(
     segment_node: &[u32],
     first_node: &[u32],
     n_trace: usize,
+    second: usize,
     out: &mut SharedOutcome,
 ) {
     let trace = s.sim.trace;
@@ -286,7 +289,8 @@ fn finish_service(
     ];
     let mut low_fidelity_busy = 0u128;
     for (seg, &node) in all.segments.iter().zip(segment_node) {
-        if (seg.job as usize) < n_trace {
+        // The service's jobs are `n_trace..second`; the workflows' follow.
+        if (seg.job as usize) < n_trace || (seg.job as usize) >= second {
             continue;
         }
         let r = seg.job as usize - n_trace;

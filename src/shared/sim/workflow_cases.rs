@@ -731,3 +731,118 @@ proptest! {
         prop_assert_eq!(&o.segments, &jm.segments);
     }
 }
+
+/// The service (round-robin, in-order on a 3-user trace, 4 one-GPU nodes,
+/// FIFO) alone, and beside one workflow submitted at 10 000 s, after the
+/// service's last job: the service's run is the same, field for field
+/// (its events and end count only its own events, the workflows' being
+/// routed to them), and the workflow runs after it (one GPU, 5 s).
+#[test]
+fn workflows_after_the_service_leave_its_run_unchanged() {
+    use crate::models::sim::{GpuTypes, RepContext, SimConfig, SimInput};
+    use crate::models::sim::{Scheduler, Selector};
+    let t = crate::models::trace::parse_trace(
+        "t.csv",
+        "user,model,accuracy,runtime_s\na,m1,0.5,10\na,m2,0.7,20\nb,m1,0.6,15\nc,m1,0.4,5\nc,m2,0.9,30\n"
+            .as_bytes(),
+    )
+    .expect("parses");
+    let wt = trace(&[row("w", "x", 10_000.0, "s", "", 5.0, 1, "", 0)]);
+    let tenants: Vec<usize> = (0..t.n_users()).collect();
+    let arrivals = vec![0; tenants.len()];
+    let nodes = [1u32; 4];
+    let types = GpuTypes::untyped(4);
+    let go = |with: bool| {
+        let input = SharedInput {
+            cluster: ClusterInput {
+                nodes: &nodes,
+                node_types: &[],
+                types: 1,
+                placement: Placement::Consolidate,
+                backfill: false,
+                restart_overhead: 0,
+                round: None,
+                record_allocations: false,
+            },
+            background: None,
+            service: Some(ServiceInput {
+                sim: SimInput {
+                    trace: &t,
+                    tenants: &tenants,
+                    arrivals: &arrivals,
+                    config: SimConfig {
+                        gpus: 4,
+                        ..SimConfig::default()
+                    },
+                    gpu_types: &types,
+                },
+                max_gpus: 4,
+                gpus_per_job: 1,
+                priority: Priority::Equal,
+                preempt: Preempt::Checkpoint,
+            }),
+            workflows: with.then(|| input(&wt)),
+        };
+        let (arc_trace, arc_types) = (
+            std::sync::Arc::new(t.clone()),
+            std::sync::Arc::new(types.clone()),
+        );
+        let ctx = RepContext {
+            trace: &arc_trace,
+            gpu_types: &arc_types,
+            tenants: &tenants,
+            prior: &[],
+            seed: 1,
+            repetition: 0,
+        };
+        let sched = crate::models::policy::registry::scheduler("round-robin").expect("built in");
+        let sel = crate::models::policy::registry::selector("in-order").expect("built in");
+        let mut a = (sched.parse)(&mut Params::new("s", Default::default())).expect("parses")(&ctx)
+            .expect("builds");
+        let mut b =
+            (sel.parse)(&mut Params::new("s", Default::default()), &t).expect("parses")(&ctx)
+                .expect("builds");
+        simulate_shared(
+            &input,
+            &job_scheduler("fifo"),
+            1,
+            0,
+            Some((
+                a.as_mut() as &mut dyn Scheduler,
+                b.as_mut() as &mut dyn Selector,
+            )),
+        )
+        .expect("runs")
+    };
+    let alone = go(false);
+    let both = go(true);
+    let s = alone.service.as_ref().expect("service");
+    assert_eq!(s.jobs.len(), 5);
+    assert_eq!(
+        format!(
+            "{:?}",
+            both.service
+                .as_ref()
+                .map(|s| (&s.jobs, s.end, s.events, s.busy))
+        ),
+        format!(
+            "{:?}",
+            alone
+                .service
+                .as_ref()
+                .map(|s| (&s.jobs, s.end, s.events, s.busy))
+        )
+    );
+    assert_eq!(both.service_segments, alone.service_segments);
+    let w = both.workflows.as_ref().expect("workflows");
+    assert_eq!(
+        (w.workflows[0].state, w.workflows[0].end),
+        (WorkflowState::Done, 10_005 * S)
+    );
+    assert_eq!(w.end, 10_005 * S);
+    assert!(
+        both.shares
+            .iter()
+            .any(|r| r.workload == WorkloadKind::Workflows && r.gpus == 1)
+    );
+}
