@@ -1,10 +1,10 @@
-//! The workload of a shared run as the engine sees it: the service (owner
-//! 1) and the workflows (owner 2, DESIGN §14.2) composed into one
-//! [`Workload`], each hook routed to the part it is about (events by tag,
-//! the workflows' from [`TAG_BASE`]; completions by job index, the
-//! workflows' from `second`), and the GPU share of each workload over
-//! time (`shares.csv`, DESIGN §13.5), recorded at the end of every instant
-//! when a workload's holding changed.
+//! The workload of a shared run as the engine sees it: the service
+//! (engine owner 1) and the workflows (owner 2, DESIGN §14.2) composed
+//! into one [`Workload`], each hook routed to the part it is about
+//! (events by tag, the workflows' from [`TAG_BASE`]; completions by job
+//! index, the workflows' from `second`), and the GPU share of each
+//! workload over time (`shares.csv`, DESIGN §13.5), recorded at the end
+//! of every instant when a workload's holding changed.
 
 use super::outcome::{ShareStep, WorkloadKind};
 use super::service::Service;

@@ -298,12 +298,9 @@ impl<'a> Workflows<'a> {
             // Restore: restore_s + output_bytes / bandwidth, rounded to
             // the µs (bandwidth 0: unlimited).
             let bw = u128::from(self.input.cache.bandwidth_bytes_per_s);
-            let transfer = if bw == 0 {
-                0
-            } else {
-                let us = (u128::from(step.output_bytes) * 1_000_000 + bw / 2) / bw;
-                Micros::try_from(us).unwrap_or(Micros::MAX)
-            };
+            let transfer = (u128::from(step.output_bytes) * 1_000_000 + bw / 2)
+                .checked_div(bw)
+                .map_or(0, |us| Micros::try_from(us).unwrap_or(Micros::MAX));
             let end = now
                 .saturating_add(self.input.cache.restore)
                 .saturating_add(transfer);
