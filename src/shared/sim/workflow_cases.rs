@@ -846,3 +846,33 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
             .any(|r| r.workload == WorkloadKind::Workflows && r.gpus == 1)
     );
 }
+
+/// A typed cluster (two GPU types) is refused with a message naming the
+/// trace and saying what is expected: workflows run on untyped clusters
+/// only (DESIGN §14.2, as built).
+#[test]
+fn a_typed_cluster_is_refused_with_a_clear_error() {
+    let t = trace(&[row("wf", "t", 0.0, "s", "", 1.0, 1, "", 0)]);
+    let input = SharedInput {
+        cluster: ClusterInput {
+            nodes: &[2, 2],
+            node_types: &[0, 1],
+            types: 2,
+            placement: Placement::Consolidate,
+            backfill: false,
+            restart_overhead: 0,
+            round: None,
+            record_allocations: false,
+        },
+        background: None,
+        service: None,
+        workflows: Some(input(&t)),
+    };
+    let e = simulate_shared(&input, &job_scheduler("fifo"), 1, 0, None)
+        .expect_err("typed")
+        .to_string();
+    assert!(
+        e.contains("w.csv") && e.contains("untyped clusters only") && e.contains("2 GPU types"),
+        "{e}"
+    );
+}
