@@ -84,6 +84,19 @@ fn run_with(
     background: &[Job],
     seed: u64,
 ) -> SharedOutcome {
+    run_rounds(w, nodes, placement, sched, background, seed, None)
+}
+
+/// [`run_with`], event-driven or in rounds of `round`.
+fn run_rounds(
+    w: WorkflowsInput<'_>,
+    nodes: &[u32],
+    placement: Placement,
+    sched: &str,
+    background: &[Job],
+    seed: u64,
+    round: Option<Micros>,
+) -> SharedOutcome {
     let input = SharedInput {
         cluster: ClusterInput {
             nodes,
@@ -92,7 +105,7 @@ fn run_with(
             placement,
             backfill: false,
             restart_overhead: 0,
-            round: None,
+            round,
             record_allocations: false,
         },
         background: (!background.is_empty()).then_some(BackgroundInput {
@@ -461,6 +474,7 @@ struct Setting {
     parallel: ParallelRule,
     background: Vec<Job>,
     seed: u64,
+    round: Option<Micros>,
 }
 
 fn arb_setting() -> impl Strategy<Value = Setting> {
@@ -483,7 +497,10 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
             ParallelRule::Fill { cap: 3 },
         ]),
         proptest::collection::vec((0u64..20, 1u64..10, 1u32..3), 0..5),
-        1u64..1000,
+        (
+            1u64..1000,
+            prop_oneof![Just(None), (1u64..4).prop_map(|r| Some(r * S))],
+        ),
     )
         .prop_map(
             |(
@@ -493,7 +510,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
                 backoff,
                 parallel,
                 bg,
-                seed,
+                (seed, round),
             )| Setting {
                 nodes,
                 spread,
@@ -517,6 +534,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
                     })
                     .collect(),
                 seed,
+                round,
             },
         )
 }
@@ -551,14 +569,22 @@ fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
     } else {
         Placement::Consolidate
     };
-    run_with(i, &s.nodes, placement, s.sched, &s.background, s.seed)
+    run_rounds(
+        i,
+        &s.nodes,
+        placement,
+        s.sched,
+        &s.background,
+        s.seed,
+        s.round,
+    )
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// Over random DAGs, clusters, schedulers, backgrounds, cache, retry,
-    /// failure and parallel settings:
+    /// Over random DAGs, clusters, schedulers (event-driven or in
+    /// rounds), backgrounds, cache, retry, failure and parallel settings:
     /// - a step's last readiness comes after every parent's end, and its
     ///   attempt's jobs start after it;
     /// - a hit at t has a producer: a completed attempt (every part ended,
