@@ -25,6 +25,9 @@ pub enum Purpose {
     Selector = 4,
     /// Trace generation (`gen syn`).
     Generator = 5,
+    /// A workflow step attempt's failure draws (DESIGN §14.4), one stream
+    /// per (workflow, step, attempt): [`stream_for`].
+    Failure = 6,
 }
 
 /// A uniform integer in `0..n` (`n > 0`) from `rng`: rand 0.8's
@@ -62,6 +65,25 @@ pub fn stream(seed: u64, repetition: u64, purpose: Purpose) -> SimRng {
     ChaCha8Rng::from_seed(key)
 }
 
+/// The stream for `(seed, repetition, purpose, ids...)`: [`stream`]'s
+/// derivation with each id mixed in after the purpose (`h ←
+/// splitmix64(h ⊕ id)`), so every (workflow, step, attempt) of a run has
+/// its own stream, whatever else the run draws.
+pub fn stream_for(seed: u64, repetition: u64, purpose: Purpose, ids: &[u64]) -> SimRng {
+    let mut key = [0u8; 32];
+    let mut h = splitmix64(seed);
+    h = splitmix64(h ^ repetition);
+    h = splitmix64(h ^ purpose as u64);
+    for &id in ids {
+        h = splitmix64(h ^ id);
+    }
+    for chunk in key.chunks_exact_mut(8) {
+        h = splitmix64(h);
+        chunk.copy_from_slice(&h.to_le_bytes());
+    }
+    ChaCha8Rng::from_seed(key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +96,14 @@ mod tests {
         assert_ne!(a, stream(7, 4, Purpose::Split).next_u64());
         assert_ne!(a, stream(7, 3, Purpose::Arrivals).next_u64());
         assert_ne!(a, stream(8, 3, Purpose::Split).next_u64());
+    }
+
+    #[test]
+    fn keyed_streams_are_reproducible_distinct_and_extend_the_plain_one() {
+        let f = |ids: &[u64]| stream_for(7, 3, Purpose::Failure, ids).next_u64();
+        assert_eq!(f(&[1, 2, 0]), f(&[1, 2, 0]));
+        assert_ne!(f(&[1, 2, 0]), f(&[1, 2, 1]));
+        assert_ne!(f(&[1, 2, 0]), f(&[2, 1, 0]));
+        assert_eq!(f(&[]), stream(7, 3, Purpose::Failure).next_u64());
     }
 }

@@ -42,7 +42,7 @@ impl<W: Workload> Component for JobSim<'_, '_, W> {
         let e = &mut self.engine;
         let done = e.event(now, event, queue)?;
         if !e.last_was_trace {
-            workload.on_own_event(now);
+            workload.on_own_event_of(now, &event);
         }
         if let Some(job) = done {
             let mut ctx = Ctx::new(e, now, queue);

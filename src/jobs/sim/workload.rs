@@ -45,6 +45,14 @@ pub trait Workload {
     /// stale or not) was handled at `now`.
     fn on_own_event(&mut self, _now: Micros) {}
 
+    /// [`Workload::on_own_event`] with the event itself, for a workload
+    /// made of parts that routes it to the part it is about (DESIGN
+    /// §14.2); the engine calls this one, and its default calls
+    /// `on_own_event`.
+    fn on_own_event_of(&mut self, now: Micros, _event: &JobEvent) {
+        self.on_own_event(now);
+    }
+
     /// Its hidden job `job` was preempted by the scheduler's pass at
     /// `now` (final): it waits again, for the workload to start it.
     fn on_preempted(&mut self, _job: u32, _now: Micros) -> Result<()> {
@@ -78,6 +86,11 @@ impl<W: Workload> Workload for Option<W> {
     fn on_own_event(&mut self, now: Micros) {
         if let Some(w) = self {
             w.on_own_event(now);
+        }
+    }
+    fn on_own_event_of(&mut self, now: Micros, event: &JobEvent) {
+        if let Some(w) = self {
+            w.on_own_event_of(now, event);
         }
     }
     fn on_preempted(&mut self, job: u32, now: Micros) -> Result<()> {

@@ -19,6 +19,9 @@ mod simulate;
 #[cfg(test)]
 mod tests;
 mod tracked;
+#[cfg(test)]
+mod workflow_cases;
+mod workflows;
 
 pub use input::{
     BackgroundInput, ClusterInput, Preempt, Priority, ServiceInput, SharedInput, WorkflowsInput,
@@ -28,3 +31,4 @@ pub use outcome::{
     WorkflowOutcome, WorkflowRecord, WorkflowState, WorkloadKind,
 };
 pub use simulate::{service_jobs, simulate_shared};
+pub use workflows::workflow_jobs;

@@ -234,6 +234,10 @@ pub struct WorkflowOutcome {
     /// Every job of every attempt, in submission order (empty unless
     /// `keep_jobs`).
     pub jobs: Vec<AttemptJob>,
+    /// Every interval a job of [`WorkflowOutcome::jobs`] held GPUs, in
+    /// the order they ended; `job` indexes `jobs` (empty unless
+    /// `keep_jobs`).
+    pub segments: Vec<crate::jobs::sim::Segment>,
     /// The cache.
     pub cache: CacheStats,
     /// GPU-µs the workflows' jobs held.

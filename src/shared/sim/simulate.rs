@@ -4,10 +4,11 @@
 
 use std::borrow::Cow;
 
-use super::input::{ClusterInput, Preempt, Priority, ServiceInput, SharedInput};
+use super::input::{ClusterInput, Preempt, Priority, ServiceInput, SharedInput, WorkflowsInput};
 use super::outcome::{ServiceSegment, SharedOutcome};
 use super::service::Service;
 use super::tracked::Tracked;
+use super::workflows::{Workflows, workflow_jobs};
 use crate::core::error::{Error, Result};
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::jobs::sim::{
@@ -29,10 +30,8 @@ pub fn simulate_shared(
     service: Option<(&mut dyn Scheduler, &mut dyn Selector)>,
 ) -> Result<SharedOutcome> {
     let c = &input.cluster;
-    if input.workflows.is_some() {
-        return Err(Error::input(
-            "workflows in a shared scenario are being built (issue 30)",
-        ));
+    if let Some(w) = &input.workflows {
+        check_workflows(w, c)?;
     }
     let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
     let no_jobs: &[Job] = &[];
@@ -60,7 +59,15 @@ pub fn simulate_shared(
         .is_some_and(|(s, _)| s.priority == Priority::Low);
     let service_user = u32::try_from(users)
         .map_err(|_| Error::input("more than 2^32 - 1 users in the background"))?;
-    let mut jobs: Vec<Job> = Vec::with_capacity(n_trace + capacity);
+    // The workflows' jobs follow the service's (engine owner 2); their
+    // users follow the background's and the service's.
+    let wf_capacity = input.workflows.as_ref().map_or(0, workflow_jobs);
+    let wf_user = service_user + u32::from(svc.is_some());
+    let wf_users = input
+        .workflows
+        .as_ref()
+        .map_or(0, |w| w.trace.tenants().len());
+    let mut jobs: Vec<Job> = Vec::with_capacity(n_trace + capacity + wf_capacity);
     jobs.extend_from_slice(trace);
     jobs.resize(
         n_trace + capacity,
@@ -72,6 +79,21 @@ pub fn simulate_shared(
             cpus: 0,
         },
     );
+    if let Some(w) = &input.workflows {
+        // A placeholder takes as many GPUs as the largest step, so any
+        // step fits its allocation slots (under `spread`, one per GPU).
+        let most = w.trace.steps().iter().map(|s| s.gpus).max().unwrap_or(1);
+        jobs.resize(
+            n_trace + capacity + wf_capacity,
+            Job {
+                submit: 0,
+                duration: 0,
+                gpus: most.max(1),
+                user: wf_user,
+                cpus: 0,
+            },
+        );
+    }
     // Typed when the background's jobs have types, or (without a typed
     // background) when the cluster has more than one type.
     let empty_types = JobTypes::new(c.types.max(1), Vec::new(), Vec::new());
@@ -109,13 +131,20 @@ pub fn simulate_shared(
     };
     // The scheduler sees the service's jobs as those of one more user,
     // unless they are hidden from it (priority `low`).
+    // With workflows the scheduler sees the whole table (their jobs are
+    // never hidden) and their tenants as users after the service's.
+    let has_workflows = input.workflows.is_some();
     let mut scheduler = cluster(&SchedInit {
-        jobs: if hidden { trace } else { &jobs },
+        jobs: if hidden && !has_workflows {
+            trace
+        } else {
+            &jobs
+        },
         users: if hidden || svc.is_none() {
             users
         } else {
             users + 1
-        },
+        } + wf_users,
         seed,
         repetition,
     })?;
@@ -139,21 +168,32 @@ pub fn simulate_shared(
             c.placement,
         )
     });
-    let has_service = workload.is_some();
+    let second = n_trace + capacity;
+    let flows = input
+        .workflows
+        .as_ref()
+        .map(|w| Workflows::new(w, seed, repetition, second as u32, wf_capacity, wf_user));
+    // The workflows hold at most a submission, a deadline, a hit or a
+    // retry per workflow queued at once, and the horizon (a hint).
+    let wf_events = input
+        .workflows
+        .as_ref()
+        .map_or(0, |w| w.trace.workflows().len().min(1 << 16) + 2);
     let table = JobTable {
         jobs: Cow::Owned(jobs),
         types: table_types,
         trace_jobs: n_trace,
-        second: n_trace + capacity,
+        second,
         hidden,
         restart_workload: restart,
-        extra_events: 2 * n_tenants + 1,
+        extra_events: 2 * n_tenants + 1 + wf_events,
     };
     let rounds = c.round.map(Rounds::new).transpose()?;
-    let tracked = Tracked::new(workload, input.background.is_some(), has_service);
+    let tracked = Tracked::new(workload, flows, input.background.is_some(), second as u32);
     let raw = simulate_with(&sim_input, table, rounds, &mut *scheduler, tracked)?;
     let Tracked {
         service: workload,
+        workflows: flows,
         shares,
         ..
     } = raw.workload;
@@ -195,6 +235,7 @@ pub fn simulate_shared(
         workflows: None,
         cpus: 0,
     };
+    out.workflows = flows.map(|f| f.finish(&all));
     if let (Some(w), Some(s)) = (workload, &input.service) {
         finish_service(
             w,
@@ -203,6 +244,7 @@ pub fn simulate_shared(
             &raw.segment_node,
             &raw.first_node,
             n_trace,
+            second,
             &mut out,
         );
     }
@@ -210,6 +252,7 @@ pub fn simulate_shared(
 }
 
 /// The service's run in model mode's form (DESIGN §13.5).
+#[allow(clippy::too_many_arguments)]
 fn finish_service(
     mut w: Service<'_>,
     s: &ServiceInput<'_>,
@@ -217,6 +260,7 @@ fn finish_service(
     segment_node: &[u32],
     first_node: &[u32],
     n_trace: usize,
+    second: usize,
     out: &mut SharedOutcome,
 ) {
     let trace = s.sim.trace;
@@ -245,7 +289,8 @@ fn finish_service(
     ];
     let mut low_fidelity_busy = 0u128;
     for (seg, &node) in all.segments.iter().zip(segment_node) {
-        if (seg.job as usize) < n_trace {
+        // The service's jobs are `n_trace..second`; the workflows' follow.
+        if (seg.job as usize) < n_trace || (seg.job as usize) >= second {
             continue;
         }
         let r = seg.job as usize - n_trace;
@@ -293,6 +338,38 @@ fn finish_service(
         ended,
         policy_clock: w.policies.clock,
     });
+}
+
+/// The workflows' own rules against the cluster: an untyped cluster
+/// (DESIGN §14.2), every step able to fit it, a finite `load` > 0.
+fn check_workflows(w: &WorkflowsInput<'_>, c: &ClusterInput<'_>) -> Result<()> {
+    let t = w.trace;
+    if c.types > 1 {
+        return Err(Error::input(format!(
+            "{}: workflows run on untyped clusters only (the cluster has {} GPU types)",
+            t.source(),
+            c.types
+        )));
+    }
+    if !(w.load.is_finite() && w.load > 0.0) {
+        return Err(Error::input(format!(
+            "[workflows].load: expected a factor on the submission rate that is finite and > 0, got {}",
+            w.load
+        )));
+    }
+    let limit = crate::jobs::sim::simulation::type_limit(c.nodes, c.node_types, 0, c.placement);
+    if let Some(s) = t.steps().iter().position(|s| u64::from(s.gpus) > limit) {
+        let step = t.steps()[s];
+        return Err(Error::input(format!(
+            "{}: workflow `{}`, step `{}`: gpus: needs {} GPUs, more than the cluster can ever give one job under `{}` placement ({limit})",
+            t.source(),
+            t.workflow_id(step.workflow),
+            t.step_id(s as u32),
+            step.gpus,
+            c.placement.name()
+        )));
+    }
+    Ok(())
 }
 
 /// The most jobs the service can submit in one run: every level of every
