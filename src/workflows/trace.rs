@@ -8,9 +8,10 @@
 //! lists.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use crate::core::error::{Error, Result};
-use crate::core::sim::time::{Micros, secs_to_micros};
+use crate::core::sim::time::Micros;
 
 /// No cache key: the step is never cached.
 pub const NO_KEY: u32 = u32::MAX;
@@ -383,5 +384,131 @@ fn seconds(s: f64, at: &str, column: &str, positive: bool) -> Result<Micros> {
             if positive { "(0" } else { "[0" }
         )));
     }
-    Ok(secs_to_micros(s))
+    // Not `secs_to_micros`: 0 is a valid submit time and stays 0.
+    Ok((s * 1.0e6).round() as Micros)
+}
+
+impl WorkflowTrace {
+    /// Read and check the workflow CSV at `path` (DESIGN §14.1).
+    pub fn read(path: &Path) -> Result<Self> {
+        let bytes = crate::core::io::read_input(path, "workflow trace")?;
+        Self::parse(&path.display().to_string(), &bytes)
+    }
+
+    /// Parse the workflow CSV `bytes`; `source` names it in errors (row
+    /// `i` of the data is line `i + 2`).
+    pub fn parse(source: &str, bytes: &[u8]) -> Result<Self> {
+        let mut r = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(bytes);
+        let header: Vec<String> = r
+            .headers()
+            .map_err(|e| Error::input(format!("{source}: line 1: {e}")))?
+            .iter()
+            .map(str::to_string)
+            .collect();
+        const KNOWN: [&str; 13] = [
+            "workflow", "tenant", "submit_s", "step", "parents", "runtime_s", "gpus", "cpus",
+            "cache_key", "output_bytes", "deadline_s", "failure_p", "parallel",
+        ];
+        for h in &header {
+            if !KNOWN.contains(&h.as_str()) && !h.starts_with("runtime_s.") {
+                return Err(Error::input(format!(
+                    "{source}: line 1: unknown column `{h}`: expected {} or runtime_s.<type>",
+                    KNOWN.join(", ")
+                )));
+            }
+        }
+        let col = |name: &str| header.iter().position(|h| h == name);
+        for need in &KNOWN[..10] {
+            if col(need).is_none() {
+                return Err(Error::input(format!(
+                    "{source}: line 1: missing column `{need}` (a workflow trace has {})",
+                    KNOWN[..10].join(", ")
+                )));
+            }
+        }
+        let typed: Vec<(usize, String)> = header
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.strip_prefix("runtime_s.").map(|t| (i, t.to_string())))
+            .collect();
+        let mut rows = Vec::new();
+        for (n, rec) in r.records().enumerate() {
+            let line = n + 2;
+            let rec = rec.map_err(|e| Error::input(format!("{source}: line {line}: {e}")))?;
+            let get = |name: &str| col(name).and_then(|i| rec.get(i)).unwrap_or("");
+            let num = |name: &str| -> Result<f64> {
+                get(name).parse::<f64>().map_err(|_| {
+                    Error::input(format!(
+                        "{source}: line {line}: {name}: expected a number, got `{}`",
+                        get(name)
+                    ))
+                })
+            };
+            let int = |name: &str| -> Result<u64> {
+                let v = get(name);
+                if v.is_empty() && (name == "gpus" || name == "cpus") {
+                    return Ok(0);
+                }
+                v.parse::<u64>().map_err(|_| {
+                    Error::input(format!(
+                        "{source}: line {line}: {name}: expected an integer ≥ 0, got `{v}`"
+                    ))
+                })
+            };
+            let small = |name: &str| -> Result<u32> {
+                u32::try_from(int(name)?).map_err(|_| {
+                    Error::input(format!("{source}: line {line}: {name}: too large"))
+                })
+            };
+            let opt = |name: &str| -> Result<Option<f64>> {
+                if get(name).is_empty() { Ok(None) } else { num(name).map(Some) }
+            };
+            let mut type_runtimes = Vec::new();
+            for (i, t) in &typed {
+                let v = rec.get(*i).unwrap_or("");
+                if !v.is_empty() {
+                    let s = v.parse::<f64>().map_err(|_| {
+                        Error::input(format!(
+                            "{source}: line {line}: runtime_s.{t}: expected a number, got `{v}`"
+                        ))
+                    })?;
+                    type_runtimes.push((t.clone(), s));
+                }
+            }
+            let parallel = match get("parallel") {
+                "" | "0" => false,
+                "1" => true,
+                v => {
+                    return Err(Error::input(format!(
+                        "{source}: line {line}: parallel: expected 0 or 1, got `{v}`"
+                    )));
+                }
+            };
+            rows.push(StepRow {
+                workflow: get("workflow").to_string(),
+                tenant: get("tenant").to_string(),
+                submit_s: num("submit_s")?,
+                step: get("step").to_string(),
+                parents: get("parents")
+                    .split(';')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                runtime_s: num("runtime_s")?,
+                type_runtimes,
+                gpus: small("gpus")?,
+                cpus: small("cpus")?,
+                cache_key: get("cache_key").to_string(),
+                output_bytes: int("output_bytes")?,
+                deadline_s: opt("deadline_s")?,
+                failure_p: opt("failure_p")?.unwrap_or(0.0),
+                parallel,
+            });
+        }
+        if rows.is_empty() {
+            return Err(Error::input(format!("{source}: expected at least one step row, found none")));
+        }
+        Self::from_rows(source, &rows)
+    }
 }
