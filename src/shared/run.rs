@@ -39,6 +39,9 @@ pub struct SharedRun {
     /// The workflows' run (with a `[workflows]`; its steps and jobs kept
     /// with `--jobs`).
     pub workflows: Option<WorkflowOutcome>,
+    /// CPUs in the cluster (0: not counted), for the workflows' CPU
+    /// utilisation.
+    pub cpus: u64,
 }
 
 /// [`Wire`] borrowed, for encoding (the same bytes).
@@ -51,6 +54,7 @@ struct WireRef<'a> {
     shares: &'a [ShareStep],
     segments: &'a [ServiceSegment],
     workflows: &'a Option<WorkflowOutcome>,
+    cpus: u64,
 }
 
 /// What a run's encoding holds: the background in job mode's own encoding
@@ -64,6 +68,7 @@ struct Wire {
     shares: Vec<ShareStep>,
     segments: Vec<ServiceSegment>,
     workflows: Option<WorkflowOutcome>,
+    cpus: u64,
 }
 
 /// The background's jobs of repetition `rep`: job mode's draw
@@ -199,6 +204,7 @@ pub fn simulate_shared_run(
         service,
         background,
         workflows,
+        cpus: rest.cpus,
         shares: rest.shares,
         segments: if keep_jobs {
             rest.service_segments
@@ -227,6 +233,7 @@ pub fn encode_shared_run(run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
         shares: &run.shares,
         segments: &run.segments,
         workflows: &run.workflows,
+        cpus: run.cpus,
     };
     codec::encode(&wire, out)
 }
@@ -267,6 +274,7 @@ pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> 
         shares: wire.shares,
         segments: wire.segments,
         workflows: wire.workflows,
+        cpus: wire.cpus,
     })
 }
 
