@@ -138,6 +138,12 @@ impl Mode for SharedMode {
                 path: p,
             });
         }
+        if let Some(w) = &s.workflows {
+            inputs.push(Protected {
+                what: "the workflow trace",
+                path: &w.path,
+            });
+        }
         inputs
     }
 

@@ -30,12 +30,21 @@
 //! path = "trace.csv"
 //! [service.split]
 //! prior_fraction = 0.2
+//! [workflows]                # workflow DAGs (DESIGN §14), optional
+//! path = "workflows.csv"
+//! load = 1                   # submit times ÷ load (default 1)
+//! [workflows.cache]          # capacity_bytes, max_age_s, restore_s,
+//! scope = "global"           #   bandwidth_bytes_per_s, scope
+//! [workflows.retry]          # max_retries, backoff_s, resume
+//! max_retries = 2
 //! [[policy]]
 //! name = "ease.ml"
 //! scheduler = "gp-ucb"       # the service's, as in model mode
 //! selector = "gp-ei"
 //! cluster_scheduler = "max-min-fairness"  # optional: overrides [cluster].scheduler
 //! cluster = { backfill = true }           # optional: the cluster scheduler's keys
+//! cache = "cost"             # the workflows' cache rule: off | lru | cost
+//! parallel = "fixed"         # off | fixed | fill, with parallel_k (default 4)
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
