@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::report::{
-    SHARES_HEADER, join_sweep_csv, join_workflows_sweep_csv, segment_rows, segments_header, shared_manifest, shares_rows,
+    SHARES_HEADER, join_sweep_csv, join_workflows_sweep_csv, segment_rows, segments_header,
+    shared_manifest, shares_rows,
 };
 use super::run::{SharedRun, decode_shared_run, encode_shared_run, simulate_shared_run};
 use super::scenario::{SharedScenario, load_shared_plan_with};

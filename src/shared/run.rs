@@ -257,10 +257,14 @@ pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> 
     if wire.service.is_some() != s.service.is_some()
         || wire.workflows.is_some() != s.workflows.is_some()
         || wire.policy >= s.policies() as u64
-        || wire.workflows.as_ref().zip(s.workflows.as_ref()).is_some_and(|(o, w)| {
-            o.workflows.len() != w.trace.workflows().len()
-                || (!o.steps.is_empty() && o.steps.len() != w.trace.steps().len())
-        })
+        || wire
+            .workflows
+            .as_ref()
+            .zip(s.workflows.as_ref())
+            .is_some_and(|(o, w)| {
+                o.workflows.len() != w.trace.workflows().len()
+                    || (!o.steps.is_empty() && o.steps.len() != w.trace.steps().len())
+            })
     {
         return Err(Error::input(
             "a stored shared run does not match the scenario's workloads",

@@ -59,7 +59,9 @@ use crate::core::io::echo::shown;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
+use crate::core::run::identity::sha256_hex;
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::JobRegistry;
 use crate::jobs::scenario::{
     JobClusterSection, JobOutputSection, JobPolicy, JobPolicySection, JobScenario, JobScenarioFile,
@@ -72,8 +74,6 @@ use crate::models::scenario::{
     ArrivalsSection, ClusterSection, Embedding, LimitsSection, OutputSection, PolicySection,
     Scenario, ScenarioFile, SplitSection, TraceCache, TraceSection, build_scenario_in,
 };
-use crate::core::run::identity::sha256_hex;
-use crate::core::sim::time::Micros;
 use crate::shared::sim::{Preempt, Priority};
 use crate::workflows::{
     CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowTrace,

@@ -253,9 +253,8 @@ impl WorkflowSummary {
             );
             rows.push(row);
         }
-        let mut out = format!(
-            "means over repetitions; completion = workflows done / submitted\n"
-        );
+        let mut out =
+            String::from("means over repetitions; completion = workflows done / submitted\n");
         out.push_str(&align(&rows));
         out
     }
@@ -272,9 +271,10 @@ impl WorkflowSummary {
                 for (f, b) in SUMMARY_FIGURES.iter().zip(&p.figures) {
                     obj.insert(
                         (*f).into(),
-                        b.map_or(Value::Null, |b| {
-                            json!({"mean": b.mean, "ci_low": b.low, "ci_high": b.high})
-                        }),
+                        b.map_or(
+                            Value::Null,
+                            |b| json!({"mean": b.mean, "ci_low": b.low, "ci_high": b.high}),
+                        ),
                     );
                 }
                 Value::Object(obj)
@@ -417,7 +417,13 @@ pub fn attempt_job_id(workflow: &str, step: &str, attempt: u32, part: u32, parts
 /// Append the `jobs.csv` rows (`--jobs`): job mode's columns, one row per
 /// job of an attempt in submission order (`user` the workflow's tenant;
 /// `start_s` and `end_s` empty when never).
-pub fn jobs_rows(out: &mut String, s: &SharedScenario, policy: usize, rep: u64, o: &WorkflowOutcome) {
+pub fn jobs_rows(
+    out: &mut String,
+    s: &SharedScenario,
+    policy: usize,
+    rep: u64,
+    o: &WorkflowOutcome,
+) {
     let Some(w) = &s.workflows else { return };
     let trace = &w.trace;
     let name = csv_field(&s.file.policies[policy].name);
@@ -427,9 +433,9 @@ pub fn jobs_rows(out: &mut String, s: &SharedScenario, policy: usize, rep: u64, 
         };
         // A split attempt: a sibling part beside this one.
         let split = j.part > 0
-            || o.jobs.get(k + 1).is_some_and(|n| {
-                n.step == j.step && n.attempt == j.attempt && n.part > 0
-            });
+            || o.jobs
+                .get(k + 1)
+                .is_some_and(|n| n.step == j.step && n.attempt == j.attempt && n.part > 0);
         let spec = trace.workflows()[step.workflow as usize];
         let id = attempt_job_id(
             trace.workflow_id(step.workflow),

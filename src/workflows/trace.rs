@@ -398,7 +398,9 @@ impl WorkflowTrace {
     /// Parse the workflow CSV `bytes`; `source` names it in errors (row
     /// `i` of the data is line `i + 2`).
     pub fn parse(source: &str, bytes: &[u8]) -> Result<Self> {
-        let mut r = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(bytes);
+        let mut r = csv::ReaderBuilder::new()
+            .trim(csv::Trim::All)
+            .from_reader(bytes);
         let header: Vec<String> = r
             .headers()
             .map_err(|e| Error::input(format!("{source}: line 1: {e}")))?
@@ -406,8 +408,19 @@ impl WorkflowTrace {
             .map(str::to_string)
             .collect();
         const KNOWN: [&str; 13] = [
-            "workflow", "tenant", "submit_s", "step", "parents", "runtime_s", "gpus", "cpus",
-            "cache_key", "output_bytes", "deadline_s", "failure_p", "parallel",
+            "workflow",
+            "tenant",
+            "submit_s",
+            "step",
+            "parents",
+            "runtime_s",
+            "gpus",
+            "cpus",
+            "cache_key",
+            "output_bytes",
+            "deadline_s",
+            "failure_p",
+            "parallel",
         ];
         for h in &header {
             if !KNOWN.contains(&h.as_str()) && !h.starts_with("runtime_s.") {
@@ -456,12 +469,15 @@ impl WorkflowTrace {
                 })
             };
             let small = |name: &str| -> Result<u32> {
-                u32::try_from(int(name)?).map_err(|_| {
-                    Error::input(format!("{source}: line {line}: {name}: too large"))
-                })
+                u32::try_from(int(name)?)
+                    .map_err(|_| Error::input(format!("{source}: line {line}: {name}: too large")))
             };
             let opt = |name: &str| -> Result<Option<f64>> {
-                if get(name).is_empty() { Ok(None) } else { num(name).map(Some) }
+                if get(name).is_empty() {
+                    Ok(None)
+                } else {
+                    num(name).map(Some)
+                }
             };
             let mut type_runtimes = Vec::new();
             for (i, t) in &typed {
@@ -507,7 +523,9 @@ impl WorkflowTrace {
             });
         }
         if rows.is_empty() {
-            return Err(Error::input(format!("{source}: expected at least one step row, found none")));
+            return Err(Error::input(format!(
+                "{source}: expected at least one step row, found none"
+            )));
         }
         Self::from_rows(source, &rows)
     }

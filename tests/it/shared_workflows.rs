@@ -41,9 +41,8 @@ w2,u,5,x,,3,1,1,kx,1,,0,0
 /// temporary folder beside the workflow trace `w.csv` = [`TRACE`].
 fn scenario(dir: &Path, toml: &str) -> tenantsim::Result<SharedScenario> {
     fs::write(dir.join("w.csv"), TRACE).expect("write trace");
-    let text = format!(
-        "mode = \"shared\"\nname = \"t\"\n[cluster]\nnodes = 2\ngpus_per_node = 4\n{toml}"
-    );
+    let text =
+        format!("mode = \"shared\"\nname = \"t\"\n[cluster]\nnodes = 2\ngpus_per_node = 4\n{toml}");
     let path = dir.join("s.toml");
     fs::write(&path, &text).expect("write scenario");
     parse_shared_scenario(&path, &text, Overrides::default())
@@ -144,20 +143,50 @@ parallel = "fill"
 #[test]
 fn bad_workflows_keys_name_the_key_and_what_was_expected() {
     let cases: [(&str, &str); 9] = [
-        ("[workflows]\npath = \"w.csv\"\nhorizon_s = -1\n[[policy]]\nname = \"p\"\n", "[workflows].horizon_s: expected a finite number of seconds > 0"),
-        ("[workflows]\npath = \"w.csv\"\nsplit_overhead_s = nan\n[[policy]]\nname = \"p\"\n", "[workflows].split_overhead_s: expected a finite number"),
-        ("[workflows]\npath = \"w.csv\"\n[workflows.cache]\nmax_age_s = 0\n[[policy]]\nname = \"p\"\n", "[workflows.cache].max_age_s: expected a finite number of seconds > 0"),
-        ("[workflows]\npath = \"w.csv\"\n[workflows.cache]\nscope = \"team\"\n[[policy]]\nname = \"p\"\n", "[workflows.cache].scope: unknown scope `team`"),
-        ("[workflows]\npath = \"w.csv\"\n[workflows.retry]\nbackoff_s = -2\n[[policy]]\nname = \"p\"\n", "[workflows.retry].backoff_s"),
-        ("[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\nparallel = \"all\"\n", "parallel: unknown rule `all`"),
-        ("[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\nparallel = \"fixed\"\nparallel_k = 0\n", "parallel_k: expected at least 1"),
-        ("[workflows]\npath = \"w.csv\"\nspeed = 1\n[[policy]]\nname = \"p\"\n", "unknown field `speed`"),
-        ("[workflows]\npath = \"missing.csv\"\n[[policy]]\nname = \"p\"\n", "[workflows].path"),
+        (
+            "[workflows]\npath = \"w.csv\"\nhorizon_s = -1\n[[policy]]\nname = \"p\"\n",
+            "[workflows].horizon_s: expected a finite number of seconds > 0",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\nsplit_overhead_s = nan\n[[policy]]\nname = \"p\"\n",
+            "[workflows].split_overhead_s: expected a finite number",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\n[workflows.cache]\nmax_age_s = 0\n[[policy]]\nname = \"p\"\n",
+            "[workflows.cache].max_age_s: expected a finite number of seconds > 0",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\n[workflows.cache]\nscope = \"team\"\n[[policy]]\nname = \"p\"\n",
+            "[workflows.cache].scope: unknown scope `team`",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\n[workflows.retry]\nbackoff_s = -2\n[[policy]]\nname = \"p\"\n",
+            "[workflows.retry].backoff_s",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\nparallel = \"all\"\n",
+            "parallel: unknown rule `all`",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\nparallel = \"fixed\"\nparallel_k = 0\n",
+            "parallel_k: expected at least 1",
+        ),
+        (
+            "[workflows]\npath = \"w.csv\"\nspeed = 1\n[[policy]]\nname = \"p\"\n",
+            "unknown field `speed`",
+        ),
+        (
+            "[workflows]\npath = \"missing.csv\"\n[[policy]]\nname = \"p\"\n",
+            "[workflows].path",
+        ),
     ];
     for (toml, fragment) in cases {
         let d = tmp();
         let e = scenario(d.path(), toml).expect_err(toml).to_string();
-        assert!(e.contains(fragment), "{toml}\n→ {e}\n(expected `{fragment}`)");
+        assert!(
+            e.contains(fragment),
+            "{toml}\n→ {e}\n(expected `{fragment}`)"
+        );
     }
 }
 
@@ -174,14 +203,17 @@ fn a_step_wider_than_the_cluster_is_refused_with_its_workflow_and_step() {
         .expect_err("9 GPUs on 8")
         .to_string();
     assert!(
-        e.contains("big.csv: workflow `w`, step `huge`: gpus: 9 GPUs can never fit the cluster (8 GPUs)"),
+        e.contains(
+            "big.csv: workflow `w`, step `huge`: gpus: 9 GPUs can never fit the cluster (8 GPUs)"
+        ),
         "{e}"
     );
 }
 
 #[test]
 fn the_workflows_quickstart_loads_with_three_cache_rules() {
-    let text = fs::read_to_string(repo("scenarios/shared-workflows-quickstart.toml")).expect("read");
+    let text =
+        fs::read_to_string(repo("scenarios/shared-workflows-quickstart.toml")).expect("read");
     let s = parse_shared_scenario(
         &repo("scenarios/shared-workflows-quickstart.toml"),
         &text,
@@ -198,8 +230,17 @@ fn the_workflows_quickstart_loads_with_three_cache_rules() {
     assert!(sizes.iter().all(|&n| (3..=8).contains(&n)), "{sizes:?}");
     assert!(w.trace.steps().iter().any(|s| s.failure_p > 0.0));
     // Shared prefixes: fewer distinct keys than keyed steps.
-    let keyed = w.trace.steps().iter().filter(|s| s.cache_key != u32::MAX).count();
-    assert!(w.trace.cache_keys() < keyed / 2, "{} keys, {keyed} keyed steps", w.trace.cache_keys());
+    let keyed = w
+        .trace
+        .steps()
+        .iter()
+        .filter(|s| s.cache_key != u32::MAX)
+        .count();
+    assert!(
+        w.trace.cache_keys() < keyed / 2,
+        "{} keys, {keyed} keyed steps",
+        w.trace.cache_keys()
+    );
 }
 
 fn record(submit: u64, end: u64, state: WorkflowState) -> WorkflowRecord {
@@ -307,8 +348,14 @@ fn the_summary_is_the_mean_over_the_repetitions_where_a_figure_is_defined() {
     assert_eq!(p.reps, 2);
     let band = p.figures[0].expect("defined");
     assert_eq!(band.mean, 0.75);
-    assert!((band.high - 0.75 - 12.706_204_736 * 0.25).abs() < 1e-6, "{band:?}");
-    assert!((0.75 - band.low - 12.706_204_736 * 0.25).abs() < 1e-6, "{band:?}");
+    assert!(
+        (band.high - 0.75 - 12.706_204_736 * 0.25).abs() < 1e-6,
+        "{band:?}"
+    );
+    assert!(
+        (0.75 - band.low - 12.706_204_736 * 0.25).abs() < 1e-6,
+        "{band:?}"
+    );
     assert_eq!(p.figures[1], None);
     let q = &s.policies[1];
     assert_eq!(q.figures[4].map(|b| (b.mean, b.n)), Some((0.4, 1)));
@@ -381,8 +428,11 @@ fn hand_outcome() -> WorkflowOutcome {
 #[test]
 fn workflows_csv_has_one_row_per_workflow_with_exact_seconds() {
     let d = tmp();
-    let s = scenario(d.path(), "[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"a,b\"\n")
-        .expect("valid");
+    let s = scenario(
+        d.path(),
+        "[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"a,b\"\n",
+    )
+    .expect("valid");
     let mut out = String::new();
     workflows_rows(&mut out, &s, 0, 3, &hand_outcome());
     assert_eq!(
@@ -442,12 +492,22 @@ fn the_identity_holds_the_workflow_trace() {
     let mode = SharedMode::default();
     // Same file text, same trace bytes (the paths differ only by folder,
     // and the resolved file holds the relative path): same identity.
-    assert_eq!(mode.identity(&a).task_keys(false).key(0), mode.identity(&b).task_keys(false).key(0));
-    fs::write(d2.path().join("w.csv"), TRACE.replace(",3,1,1,kx", ",4,1,1,kx")).expect("write");
+    assert_eq!(
+        mode.identity(&a).task_keys(false).key(0),
+        mode.identity(&b).task_keys(false).key(0)
+    );
+    fs::write(
+        d2.path().join("w.csv"),
+        TRACE.replace(",3,1,1,kx", ",4,1,1,kx"),
+    )
+    .expect("write");
     let text = fs::read_to_string(d2.path().join("s.toml")).expect("read");
     let c = parse_shared_scenario(&d2.path().join("s.toml"), &text, Overrides::default())
         .expect("valid");
-    assert_ne!(mode.identity(&a).task_keys(false).key(0), mode.identity(&c).task_keys(false).key(0));
+    assert_ne!(
+        mode.identity(&a).task_keys(false).key(0),
+        mode.identity(&c).task_keys(false).key(0)
+    );
 }
 
 #[test]
@@ -500,7 +560,12 @@ fn the_workflows_quickstart_writes_the_workflows_folder() {
     let out = tmp();
     let dir = out.path().join("r");
     tenantsim()
-        .args(["run", "scenarios/shared-workflows-quickstart.toml", "--jobs", "--out"])
+        .args([
+            "run",
+            "scenarios/shared-workflows-quickstart.toml",
+            "--jobs",
+            "--out",
+        ])
         .arg(&dir)
         .current_dir(repo(""))
         .assert()
@@ -530,7 +595,12 @@ fn workflows_results_are_the_same_on_1_and_2_threads_in_shards_and_from_the_cach
     let run = |name: &str, extra: &[&str]| {
         let dir = out.path().join(name);
         tenantsim()
-            .args(["run", "scenarios/shared-workflows-quickstart.toml", "--jobs", "--out"])
+            .args([
+                "run",
+                "scenarios/shared-workflows-quickstart.toml",
+                "--jobs",
+                "--out",
+            ])
             .arg(&dir)
             .args(extra)
             .current_dir(repo(""))

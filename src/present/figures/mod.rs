@@ -265,7 +265,10 @@ pub fn plot_workflows(
 ) -> Result<Plotted> {
     let data = workflows::WorkflowResults::read(src, name)?;
     let mut done = Plotted::default();
-    for of in [workflows::BarsOf::Completion, workflows::BarsOf::Utilization] {
+    for of in [
+        workflows::BarsOf::Completion,
+        workflows::BarsOf::Utilization,
+    ] {
         done.draw(&workflows::WorkflowBars { data: &data, of }, out, opts)?;
     }
     if data.makespans.iter().any(|m| !m.is_empty()) {
