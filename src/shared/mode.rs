@@ -485,7 +485,7 @@ impl Mode for SharedMode {
         // The common keys are the service's (else the background's).
         let first = service.as_ref().or(background.as_ref());
         let key = |k: &str| first.and_then(|d| d.get(k)).cloned().unwrap_or(Value::Null);
-        json!({
+        let mut doc = json!({
             "repetitions": key("repetitions"),
             "baseline": key("baseline"),
             "confidence": key("confidence"),
@@ -493,8 +493,13 @@ impl Mode for SharedMode {
             "policies": key("policies"),
             "service": service,
             "background": background,
-            "workflows": report.workflows.as_ref().map(|w| w.summary.json()),
-        })
+        });
+        // `workflows` only with workflows (the other scenarios' documents
+        // stay as they were).
+        if let (Some(w), Some(obj)) = (&report.workflows, doc.as_object_mut()) {
+            obj.insert("workflows".into(), w.summary.json());
+        }
+        doc
     }
 
     fn describe(&self, s: &SharedScenario, report: &SharedReport) -> String {

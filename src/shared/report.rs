@@ -125,15 +125,23 @@ pub fn shared_manifest(
         .zip(&s.cluster_policies)
         .enumerate()
         .map(|(i, (p, c))| {
-            json!({
+            let mut policy = json!({
                 "name": p.name,
                 "scheduler": p.scheduler,
                 "selector": p.selector,
                 "cluster_scheduler": c.spec.name,
                 "backfill": c.backfill,
-                "cache": s.workflows.as_ref().and_then(|w| w.cache_rules.get(i)).map(|r| r.name()),
-                "parallel": s.workflows.as_ref().and_then(|w| w.parallel.get(i)),
-            })
+            });
+            // The workflows' rules, only with workflows (a scenario
+            // without them keeps its run.json byte for byte).
+            if let (Some(w), Some(obj)) = (&s.workflows, policy.as_object_mut()) {
+                obj.insert(
+                    "cache".into(),
+                    json!(w.cache_rules.get(i).map(|r| r.name())),
+                );
+                obj.insert("parallel".into(), json!(w.parallel.get(i)));
+            }
+            policy
         })
         .collect();
     let mut doc = json!({
@@ -163,7 +171,7 @@ pub fn shared_manifest(
                 "folder": "background",
                 "load": s.load,
             })),
-            "workflows": s.workflows.as_ref().map(|w| json!({
+            "workflows_": s.workflows.as_ref().map(|w| json!({
                 "folder": "workflows",
                 "trace": w.path.display().to_string(),
                 "workflows": w.trace.workflows().len(),
@@ -181,6 +189,13 @@ pub fn shared_manifest(
         "varying_fields": MODEL_VARYING_FIELDS,
         "warnings": warnings,
     });
+    // `workloads.workflows` only with workflows (as above).
+    if let Some(workloads) = doc.get_mut("workloads").and_then(Value::as_object_mut)
+        && let Some(w) = workloads.remove("workflows_")
+        && !w.is_null()
+    {
+        workloads.insert("workflows".into(), w);
+    }
     if let (Some(p), Some(obj)) = (point, doc.as_object_mut()) {
         obj.insert("sweep_point".into(), p.to_json());
     }

@@ -86,7 +86,7 @@ pub struct Step {
     pub parallel: bool,
     /// Its parents: `parents[parents_at.0 .. parents_at.0 + parents_at.1]`.
     pub parents_at: (u32, u32),
-    /// Its children, likewise in [`WorkflowTrace::children`].
+    /// Its children, likewise in [`WorkflowTrace::children_of`].
     pub children_at: (u32, u32),
 }
 
