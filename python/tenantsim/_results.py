@@ -52,6 +52,36 @@ _SHARED_KINDS: Dict[str, Dict[str, str]] = {
     "jobs.csv": {"segment": "int", "gpus": "int", "overhead_s": "seconds", "completed": "int"},
 }
 
+# The workflows' folder ``workflows/`` of a shared results folder
+# (docs/DESIGN.md §14.7): its tables and their columns' kinds (the schema
+# does not list them yet). summary.csv's figure columns are floats
+# (``n/a``: NaN).
+WORKFLOW_TABLES = ("summary", "workflows", "steps", "jobs")
+_WORKFLOW_KINDS: Dict[str, Dict[str, str]] = {
+    "summary.csv": {"policy": "text", "reps": "int"},
+    "workflows.csv": {
+        "policy": "text",
+        "rep": "int",
+        "workflow": "text",
+        "tenant": "text",
+        "submit_s": "seconds",
+        "end_s": "seconds",
+        "state": "text",
+        "retries": "int",
+        "cache_hits": "int",
+    },
+    "steps.csv": {
+        "policy": "text",
+        "rep": "int",
+        "workflow": "text",
+        "step": "text",
+        "state": "text",
+        "attempts": "int",
+        "parts": "int",
+    },
+    "jobs.csv": {"policy": "text", "rep": "int", "job_id": "text", "user": "text", "gpus": "int"},
+}
+
 # How each kind is read: names as text (exactly as written: a user called
 # "NA" or "1e3" stays that string), counts as integers, a swept value as
 # pandas infers it, true/false as booleans; every other kind is a float,
@@ -72,6 +102,9 @@ def _kinds(path: Path, header: List[str], mode: Optional[str]) -> Dict[str, str]
     named like ``path`` (in ``mode``, or either mode's). A column no schema
     names is read as a float. In ``mode`` ``"shared"``: ``shares.csv``, and
     ``sweep.csv`` whose ``background_*`` columns are job mode's."""
+    if mode == "workflows":
+        extra = _WORKFLOW_KINDS.get(path.name, {})
+        return {c: extra.get(c, "float") for c in header}
     if mode == "shared":
         if path.name == "sweep.csv":
             kinds = _kinds(path, header, "models")
@@ -192,6 +225,14 @@ class Results:
             (see each point's).
         background: shared mode: the background's results (job mode,
             from ``background/``); ``None`` as for ``service``.
+        workflows: shared mode: the workflows' results (``mode ==
+            "workflows"``, from ``workflows/``, docs/DESIGN.md §14.7): the
+            tables ``summary`` (per policy: ``completion_rate``,
+            ``makespan_p50_s``, ..., each with ``_ci_low``/``_ci_high``),
+            ``per_workflow`` (``workflows.csv``, also
+            ``tables["workflows"]``: one row per workflow and run),
+            ``steps`` and ``jobs``; its ``json`` the ``--json`` document's ``workflows``
+            entry; ``None`` as for ``service``.
     """
 
     mode: str
@@ -203,6 +244,7 @@ class Results:
     point: Optional[Dict[str, Any]]
     service: Optional["Results"]
     background: Optional["Results"]
+    workflows: Optional["Results"]
 
     def __init__(
         self,
@@ -217,6 +259,7 @@ class Results:
         point: Optional[Dict[str, Any]] = None,
         service: Optional["Results"] = None,
         background: Optional["Results"] = None,
+        workflows: Optional["Results"] = None,
     ) -> None:
         self.mode = mode
         self.out = out
@@ -228,6 +271,7 @@ class Results:
         self.point = point
         self.service = service
         self.background = background
+        self.workflows = workflows
 
     @property
     def tables(self) -> Dict[str, pd.DataFrame]:
@@ -245,7 +289,8 @@ class Results:
         have = ", ".join(self._tables)
         if self.mode == "shared":
             workloads = " and ".join(
-                f".{w}.{name}" for w in ("service", "background") if getattr(self, w) is not None
+                f".{w}.{name}" for w in ("service", "background", "workflows")
+                if getattr(self, w) is not None
             )
             raise AttributeError(
                 f"shared-mode results have no `{name}` table of their own; they have: {have}; "
@@ -304,6 +349,18 @@ class Results:
         return self._table("shares")
 
     @property
+    def steps(self) -> pd.DataFrame:
+        """``steps.csv`` (a shared run's ``workflows/``): one row per step and run."""
+        return self._table("steps")
+
+    @property
+    def per_workflow(self) -> pd.DataFrame:
+        """``workflows.csv`` (a shared run's ``workflows/``): one row per
+        workflow and run (also ``tables["workflows"]``; the attribute
+        ``workflows`` is the shared result's workload)."""
+        return self._table("workflows")
+
+    @property
     def users(self) -> pd.DataFrame:
         """``users.csv`` (job mode): one row per (policy, repetition, user)."""
         return self._table("users")
@@ -325,7 +382,7 @@ class Results:
         if self.mode == "shared":
             tables += "".join(
                 f"; {w}/ ({getattr(self, w).mode} mode)"
-                for w in ("service", "background")
+                for w in ("service", "background", "workflows")
                 if getattr(self, w) is not None
             )
         return f"<tenantsim.Results {name!r} ({self.mode} mode), results {where}: {tables}>"
@@ -408,4 +465,31 @@ def _read_shared(folder: Path, doc: Dict[str, Any], out: Optional[Path]) -> Resu
         tables=tables,
         service=workloads["service"],
         background=workloads["background"],
+        workflows=_read_workflows(folder / "workflows", doc, out, manifest),
+    )
+
+
+def _read_workflows(
+    sub: Path, doc: Dict[str, Any], out: Optional[Path], manifest: Dict[str, Any]
+) -> Optional[Results]:
+    """The ``workflows/`` folder of a shared results folder (``None``
+    without one): its tables (``steps`` and ``jobs`` when written), the
+    ``--json`` document's ``workflows`` entry as ``json``, the shared
+    ``run.json`` as ``manifest``."""
+    if not (sub / "workflows.csv").is_file():
+        return None
+    tables = {
+        n: read_table(sub / f"{n}.csv", mode="workflows")
+        for n in WORKFLOW_TABLES
+        if (sub / f"{n}.csv").is_file()
+    }
+    entry = dict(doc.get("workflows") or {})
+    entry["mode"] = "workflows"
+    entry.setdefault("scenario", doc.get("scenario"))
+    return Results(
+        mode="workflows",
+        out=None if out is None else out / "workflows",
+        json=entry,
+        manifest=manifest,
+        tables=tables,
     )

@@ -34,6 +34,8 @@ PATH_KEYS = (
     "service.trace.import.col_labels",
     "service.trace.import.model_metadata",
     "service.arrivals.path",
+    # A shared scenario's workflows (docs/DESIGN.md §14): the workflow trace.
+    "workflows.path",
 )
 
 

@@ -6,12 +6,14 @@
 //! [`scenario`] loads a shared scenario through both modes' loaders,
 //! [`run`] runs one task through the engine ([`sim`]), [`report`] writes
 //! what a shared results folder adds to its workloads' folders, and
-//! [`mode`] is the mode as the shared runner sees it.
+//! [`mode`] is the mode as the shared runner sees it; [`workflows_report`]
+//! computes and writes the workflows' results (DESIGN §14.7).
 
 pub mod mode;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod workflows_report;
 
 pub use mode::SharedMode;

@@ -10,10 +10,16 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::report::{
-    SHARES_HEADER, join_sweep_csv, segment_rows, segments_header, shared_manifest, shares_rows,
+    SHARES_HEADER, join_sweep_csv, join_workflows_sweep_csv, segment_rows, segments_header,
+    shared_manifest, shares_rows,
 };
 use super::run::{SharedRun, decode_shared_run, encode_shared_run, simulate_shared_run};
 use super::scenario::{SharedScenario, load_shared_plan_with};
+use super::workflows_report::{
+    JOBS_HEADER as WF_JOBS_HEADER, STEPS_HEADER, WORKFLOWS_HEADER, WorkflowMetrics,
+    WorkflowSummary, jobs_rows as wf_jobs_rows, steps_rows, summarize as summarize_workflows,
+    sweep_csv as workflows_sweep_csv, workflows_rows,
+};
 use crate::core::error::{Error, Result};
 use crate::core::io::scenario::Overrides;
 use crate::core::io::spool::Spool;
@@ -51,7 +57,29 @@ pub struct SharedFold {
     background: Option<JobFold>,
     shares: Spool,
     segments: Option<Spool>,
+    workflows: Option<WorkflowsFold>,
     line: String,
+}
+
+/// The workflows' files and figures as runs are folded.
+#[derive(Debug)]
+struct WorkflowsFold {
+    rows: Spool,
+    steps: Option<Spool>,
+    jobs: Option<Spool>,
+    metrics: Vec<(usize, WorkflowMetrics)>,
+}
+
+/// The workflows' results of a shared scenario (DESIGN §14.7).
+#[derive(Debug)]
+pub struct WorkflowsReport {
+    /// Per policy over repetitions.
+    pub summary: WorkflowSummary,
+    /// Each run's figures, (policy, figures) in task order.
+    pub runs: Vec<(usize, WorkflowMetrics)>,
+    rows: Spool,
+    steps: Option<Spool>,
+    jobs: Option<Spool>,
 }
 
 /// A shared scenario's runs, folded and summarised per workload.
@@ -61,6 +89,8 @@ pub struct SharedReport {
     pub service: Option<ModelReport>,
     /// The background's report (job mode's).
     pub background: Option<JobReport>,
+    /// The workflows' results.
+    pub workflows: Option<WorkflowsReport>,
     shares: Spool,
     segments: Option<Spool>,
     threads: usize,
@@ -71,6 +101,8 @@ pub struct SharedReport {
 pub const SERVICE_DIR: &str = SHARED_WORKLOADS[0];
 /// The folder of the background's files.
 pub const BACKGROUND_DIR: &str = SHARED_WORKLOADS[1];
+/// The folder of the workflows' files.
+pub const WORKFLOWS_DIR: &str = "workflows";
 
 impl Mode for SharedMode {
     type Scenario = SharedScenario;
@@ -105,6 +137,12 @@ impl Mode for SharedMode {
             inputs.push(Protected {
                 what: "the node list",
                 path: p,
+            });
+        }
+        if let Some(w) = &s.workflows {
+            inputs.push(Protected {
+                what: "the workflow trace",
+                path: &w.path,
             });
         }
         inputs
@@ -150,6 +188,19 @@ impl Mode for SharedMode {
                 Some(h) if segmented => Some(Spool::new("jobs.csv", &h)?),
                 _ => None,
             },
+            workflows: match &s.workflows {
+                None => None,
+                Some(_) => Some(WorkflowsFold {
+                    rows: Spool::new("workflows.csv", WORKFLOWS_HEADER)?,
+                    steps: keep_jobs
+                        .then(|| Spool::new("steps.csv", STEPS_HEADER))
+                        .transpose()?,
+                    jobs: keep_jobs
+                        .then(|| Spool::new("jobs.csv", WF_JOBS_HEADER))
+                        .transpose()?,
+                    metrics: Vec::new(),
+                }),
+            },
             line: String::new(),
         })
     }
@@ -173,6 +224,9 @@ impl Mode for SharedMode {
             parts.push(("job trace", b.trace_sha256.clone()));
             parts.push(("job types", sha256_debug(&b.job_types)));
         }
+        if let Some(w) = &s.workflows {
+            parts.push(("workflow trace", w.trace_sha256.clone()));
+        }
         Identity::from_parts(resolved, &parts)
     }
 
@@ -192,6 +246,29 @@ impl Mode for SharedMode {
             fold.line.clear();
             segment_rows(&mut fold.line, s, &run);
             spool.write(&fold.line)?;
+        }
+        match (&s.workflows, &mut fold.workflows, &run.workflows) {
+            (Some(w), Some(f), Some(o)) => {
+                fold.line.clear();
+                workflows_rows(&mut fold.line, s, run.policy, run.rep, o);
+                f.rows.write(&fold.line)?;
+                if let Some(spool) = &mut f.steps {
+                    fold.line.clear();
+                    steps_rows(&mut fold.line, s, run.policy, run.rep, o);
+                    spool.write(&fold.line)?;
+                }
+                if let Some(spool) = &mut f.jobs {
+                    fold.line.clear();
+                    wf_jobs_rows(&mut fold.line, s, run.policy, run.rep, o);
+                    spool.write(&fold.line)?;
+                }
+                f.metrics.push((
+                    run.policy,
+                    WorkflowMetrics::of(o, s.gpus(), run.cpus, w.horizon),
+                ));
+            }
+            (None, None, None) => {}
+            _ => return Err(Error::input("internal: a run without its workflows part")),
         }
         if fold.line.capacity() > 1 << 20 {
             fold.line = String::new();
@@ -228,9 +305,33 @@ impl Mode for SharedMode {
             (Some(b), Some(f)) => Some(self.jobs.finish(b, f, threads, wall)?),
             _ => None,
         };
+        let workflows = match fold.workflows {
+            None => None,
+            Some(mut f) => {
+                f.rows.finish()?;
+                for spool in [&mut f.steps, &mut f.jobs].into_iter().flatten() {
+                    spool.finish()?;
+                }
+                // Task order: the summary's means run in repetition order.
+                f.metrics.sort_by_key(|(p, _)| *p);
+                Some(WorkflowsReport {
+                    summary: summarize_workflows(
+                        &s.policy_names(),
+                        s.baseline,
+                        &f.metrics,
+                        s.file.output.confidence,
+                    ),
+                    runs: f.metrics,
+                    rows: f.rows,
+                    steps: f.steps,
+                    jobs: f.jobs,
+                })
+            }
+        };
         Ok(SharedReport {
             service,
             background,
+            workflows,
             shares: fold.shares,
             segments: fold.segments,
             threads,
@@ -296,6 +397,19 @@ impl Mode for SharedMode {
             self.jobs.write(&sub, b, r, keep_jobs, point, execution)?;
             names.push("background/");
         }
+        if let Some(w) = &report.workflows {
+            let sub = dir.join(WORKFLOWS_DIR);
+            make_dir(&sub)?;
+            w.rows.copy_to(&sub.join("workflows.csv"))?;
+            write_atomic(&sub.join("summary.csv"), w.summary.csv().as_bytes())?;
+            if let Some(spool) = &w.steps {
+                spool.copy_to(&sub.join("steps.csv"))?;
+            }
+            if let Some(spool) = &w.jobs {
+                spool.copy_to(&sub.join("jobs.csv"))?;
+            }
+            names.push("workflows/");
+        }
         report.shares.copy_to(&dir.join("shares.csv"))?;
         names.push("shares.csv");
         let mut warnings = self.setup_warnings(s);
@@ -322,10 +436,19 @@ impl Mode for SharedMode {
             .iter()
             .filter_map(|(p, r)| r.background.as_ref().map(|b| (*p, b)))
             .collect();
+        let workflows: Vec<(PointInfo<'_>, &WorkflowSummary)> = points
+            .iter()
+            .filter_map(|(p, r)| r.workflows.as_ref().map(|w| (*p, &w.summary)))
+            .collect();
         let lead = 2 + axes.len() + 2;
-        join_sweep_csv(
+        let joined = join_sweep_csv(
             (!service.is_empty()).then(|| self.models.sweep_csv(axes, &service)),
             (!background.is_empty()).then(|| self.jobs.sweep_csv(axes, &background)),
+            lead,
+        );
+        join_workflows_sweep_csv(
+            joined,
+            (!workflows.is_empty()).then(|| workflows_sweep_csv(axes, &workflows)),
             lead,
         )
     }
@@ -343,6 +466,13 @@ impl Mode for SharedMode {
             out.push_str("background (job trace):\n");
             out.push_str(&self.jobs.summary_table(r));
         }
+        if let Some(w) = &report.workflows {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str("workflows:\n");
+            out.push_str(&w.summary.table());
+        }
         out
     }
 
@@ -355,7 +485,7 @@ impl Mode for SharedMode {
         // The common keys are the service's (else the background's).
         let first = service.as_ref().or(background.as_ref());
         let key = |k: &str| first.and_then(|d| d.get(k)).cloned().unwrap_or(Value::Null);
-        json!({
+        let mut doc = json!({
             "repetitions": key("repetitions"),
             "baseline": key("baseline"),
             "confidence": key("confidence"),
@@ -363,7 +493,13 @@ impl Mode for SharedMode {
             "policies": key("policies"),
             "service": service,
             "background": background,
-        })
+        });
+        // `workflows` only with workflows (the other scenarios' documents
+        // stay as they were).
+        if let (Some(w), Some(obj)) = (&report.workflows, doc.as_object_mut()) {
+            obj.insert("workflows".into(), w.summary.json());
+        }
+        doc
     }
 
     fn describe(&self, s: &SharedScenario, report: &SharedReport) -> String {
@@ -383,6 +519,14 @@ impl Mode for SharedMode {
                 _ => format!("{} job(s)", b.trace.len()),
             };
             parts.push(format!("background of {jobs} at load {}", s.load));
+        }
+        if let Some(w) = &s.workflows {
+            parts.push(format!(
+                "{} workflow(s) of {} step(s) at load {}",
+                w.trace.workflows().len(),
+                w.trace.steps().len(),
+                w.load
+            ));
         }
         format!(
             "ran `{}` (shared mode, {} GPUs: {}): {} repetition(s) × {} policies in {:.3} s on {} thread(s)",

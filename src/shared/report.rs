@@ -123,14 +123,25 @@ pub fn shared_manifest(
         .policies
         .iter()
         .zip(&s.cluster_policies)
-        .map(|(p, c)| {
-            json!({
+        .enumerate()
+        .map(|(i, (p, c))| {
+            let mut policy = json!({
                 "name": p.name,
                 "scheduler": p.scheduler,
                 "selector": p.selector,
                 "cluster_scheduler": c.spec.name,
                 "backfill": c.backfill,
-            })
+            });
+            // The workflows' rules, only with workflows (a scenario
+            // without them keeps its run.json byte for byte).
+            if let (Some(w), Some(obj)) = (&s.workflows, policy.as_object_mut()) {
+                obj.insert(
+                    "cache".into(),
+                    json!(w.cache_rules.get(i).map(|r| r.name())),
+                );
+                obj.insert("parallel".into(), json!(w.parallel.get(i)));
+            }
+            policy
         })
         .collect();
     let mut doc = json!({
@@ -160,6 +171,17 @@ pub fn shared_manifest(
                 "folder": "background",
                 "load": s.load,
             })),
+            "workflows_": s.workflows.as_ref().map(|w| json!({
+                "folder": "workflows",
+                "trace": w.path.display().to_string(),
+                "workflows": w.trace.workflows().len(),
+                "steps": w.trace.steps().len(),
+                "load": w.load,
+                "horizon_us": w.horizon,
+                "split_overhead_us": w.split_overhead,
+                "cache": w.cache,
+                "retry": w.retry,
+            })),
         },
         "policies": policies,
         "threads": threads,
@@ -167,6 +189,13 @@ pub fn shared_manifest(
         "varying_fields": MODEL_VARYING_FIELDS,
         "warnings": warnings,
     });
+    // `workloads.workflows` only with workflows (as above).
+    if let Some(workloads) = doc.get_mut("workloads").and_then(Value::as_object_mut)
+        && let Some(w) = workloads.remove("workflows_")
+        && !w.is_null()
+    {
+        workloads.insert("workflows".into(), w);
+    }
     if let (Some(p), Some(obj)) = (point, doc.as_object_mut()) {
         obj.insert("sweep_point".into(), p.to_json());
     }
@@ -186,36 +215,52 @@ pub fn join_sweep_csv(service: Option<String>, background: Option<String>, lead:
         (Some(s), None) => s,
         (None, Some(b)) => b,
         (None, None) => String::new(),
-        (Some(s), Some(b)) => {
-            let split = |text: &str| -> Vec<Vec<String>> {
-                let mut r = csv::ReaderBuilder::new()
-                    .has_headers(false)
-                    .from_reader(text.as_bytes());
-                r.records()
-                    .filter_map(Result::ok)
-                    .map(|rec| rec.iter().map(str::to_string).collect())
-                    .collect()
-            };
-            let (srows, brows) = (split(&s), split(&b));
-            let mut w = csv::WriterBuilder::new()
-                .terminator(csv::Terminator::Any(b'\n'))
-                .from_writer(Vec::new());
-            for (i, row) in srows.iter().enumerate() {
-                let mut out = row.clone();
-                if let Some(brow) = brows.get(i) {
-                    for (j, v) in brow.iter().enumerate().skip(lead) {
-                        out.push(if i == 0 {
-                            format!("background_{}", brow[j])
-                        } else {
-                            v.clone()
-                        });
-                    }
-                }
-                let _ = w.write_record(&out);
-            }
-            String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
-        }
+        (Some(s), Some(b)) => append_columns(&s, &b, lead, "background_"),
     }
+}
+
+/// `sweep.csv` with the workflows' columns (DESIGN §14.7): `joined` (the
+/// service's and background's, [`join_sweep_csv`]) with the workflows'
+/// figures appended as `workflows_*` columns, or the workflows' rows alone
+/// when there is no other workload.
+pub fn join_workflows_sweep_csv(joined: String, workflows: Option<String>, lead: usize) -> String {
+    match workflows {
+        None => joined,
+        Some(w) if joined.is_empty() => w,
+        Some(w) => append_columns(&joined, &w, lead, "workflows_"),
+    }
+}
+
+/// The rows of `first` with the columns of `second` after its `lead`
+/// columns appended, their header cells prefixed with `prefix`.
+fn append_columns(first: &str, second: &str, lead: usize, prefix: &str) -> String {
+    let split = |text: &str| -> Vec<Vec<String>> {
+        let mut r = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(text.as_bytes());
+        r.records()
+            .filter_map(Result::ok)
+            .map(|rec| rec.iter().map(str::to_string).collect())
+            .collect()
+    };
+    let (srows, brows) = (split(first), split(second));
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for (i, row) in srows.iter().enumerate() {
+        let mut out = row.clone();
+        if let Some(brow) = brows.get(i) {
+            for (j, v) in brow.iter().enumerate().skip(lead) {
+                out.push(if i == 0 {
+                    format!("{prefix}{}", brow[j])
+                } else {
+                    v.clone()
+                });
+            }
+        }
+        let _ = w.write_record(&out);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::scenario::SharedScenario;
+use super::scenario::{SharedScenario, Workflows};
 use super::sim::{
     BackgroundInput, ClusterInput, ServiceInput, ServiceSegment, ShareStep, SharedInput,
-    SharedOutcome, simulate_shared,
+    SharedOutcome, WorkflowOutcome, WorkflowsInput, simulate_shared,
 };
 use crate::core::error::{Error, Result};
 use crate::core::io::codec;
@@ -36,6 +36,12 @@ pub struct SharedRun {
     pub shares: Vec<ShareStep>,
     /// Every interval a service job held GPUs (kept with `--jobs`).
     pub segments: Vec<ServiceSegment>,
+    /// The workflows' run (with a `[workflows]`; its steps and jobs kept
+    /// with `--jobs`).
+    pub workflows: Option<WorkflowOutcome>,
+    /// CPUs in the cluster (0: not counted), for the workflows' CPU
+    /// utilisation.
+    pub cpus: u64,
 }
 
 /// [`Wire`] borrowed, for encoding (the same bytes).
@@ -47,6 +53,8 @@ struct WireRef<'a> {
     background: Option<Vec<u8>>,
     shares: &'a [ShareStep],
     segments: &'a [ServiceSegment],
+    workflows: &'a Option<WorkflowOutcome>,
+    cpus: u64,
 }
 
 /// What a run's encoding holds: the background in job mode's own encoding
@@ -59,6 +67,8 @@ struct Wire {
     background: Option<Vec<u8>>,
     shares: Vec<ShareStep>,
     segments: Vec<ServiceSegment>,
+    workflows: Option<WorkflowOutcome>,
+    cpus: u64,
 }
 
 /// The background's jobs of repetition `rep`: job mode's draw
@@ -116,6 +126,10 @@ pub fn simulate_shared_run(
         types: j.types.as_ref(),
         type_policy: jp.type_policy,
     });
+    let workflows = s
+        .workflows
+        .as_ref()
+        .map(|w| workflows_input(w, policy, keep_jobs));
     let context = || format!("policy `{}`, repetition {rep}", jp.name);
     let mut rest: Option<SharedOutcome> = None;
     let service = match &s.service {
@@ -124,7 +138,7 @@ pub fn simulate_shared_run(
                 cluster,
                 background,
                 service: None,
-                workflows: None,
+                workflows,
             };
             rest = Some(
                 simulate_shared(&input, &jp.make, s.seed(), rep, None)
@@ -148,7 +162,7 @@ pub fn simulate_shared_run(
                         priority: svc.priority,
                         preempt: svc.preempt,
                     }),
-                    workflows: None,
+                    workflows,
                 };
                 let mut out =
                     simulate_shared(&input, &jp.make, s.seed(), rep, Some((scheduler, selector)))?;
@@ -178,11 +192,19 @@ pub fn simulate_shared_run(
             })
         }
     };
+    let workflows = match &s.workflows {
+        None => None,
+        Some(_) => Some(rest.workflows.take().ok_or_else(|| {
+            Error::input("internal: the shared engine gave no workflows outcome")
+        })?),
+    };
     Ok(SharedRun {
         policy,
         rep,
         service,
         background,
+        workflows,
+        cpus: rest.cpus,
         shares: rest.shares,
         segments: if keep_jobs {
             rest.service_segments
@@ -210,6 +232,8 @@ pub fn encode_shared_run(run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
         background,
         shares: &run.shares,
         segments: &run.segments,
+        workflows: &run.workflows,
+        cpus: run.cpus,
     };
     codec::encode(&wire, out)
 }
@@ -230,7 +254,18 @@ pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> 
             ));
         }
     };
-    if wire.service.is_some() != s.service.is_some() || wire.policy >= s.policies() as u64 {
+    if wire.service.is_some() != s.service.is_some()
+        || wire.workflows.is_some() != s.workflows.is_some()
+        || wire.policy >= s.policies() as u64
+        || wire
+            .workflows
+            .as_ref()
+            .zip(s.workflows.as_ref())
+            .is_some_and(|(o, w)| {
+                o.workflows.len() != w.trace.workflows().len()
+                    || (!o.steps.is_empty() && o.steps.len() != w.trace.steps().len())
+            })
+    {
         return Err(Error::input(
             "a stored shared run does not match the scenario's workloads",
         ));
@@ -242,5 +277,24 @@ pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> 
         background,
         shares: wire.shares,
         segments: wire.segments,
+        workflows: wire.workflows,
+        cpus: wire.cpus,
     })
+}
+
+/// The workflows' input of policy `policy` (DESIGN §14): the scenario's
+/// trace, load, horizon, cache and retry settings and the policy's cache
+/// and parallelisation rules.
+pub fn workflows_input(w: &Workflows, policy: usize, keep_jobs: bool) -> WorkflowsInput<'_> {
+    WorkflowsInput {
+        trace: &w.trace,
+        load: w.load,
+        horizon: w.horizon,
+        cache: w.cache,
+        cache_rule: w.cache_rules.get(policy).copied().unwrap_or_default(),
+        retry: w.retry,
+        parallel: w.parallel.get(policy).copied().unwrap_or_default(),
+        split_overhead: w.split_overhead,
+        keep_jobs,
+    }
 }

@@ -30,16 +30,26 @@
 //! path = "trace.csv"
 //! [service.split]
 //! prior_fraction = 0.2
+//! [workflows]                # workflow DAGs (DESIGN §14), optional
+//! path = "workflows.csv"
+//! load = 1                   # submit times ÷ load (default 1)
+//! [workflows.cache]          # capacity_bytes, max_age_s, restore_s,
+//! scope = "global"           #   bandwidth_bytes_per_s, scope
+//! [workflows.retry]          # max_retries, backoff_s, resume
+//! max_retries = 2
 //! [[policy]]
 //! name = "ease.ml"
 //! scheduler = "gp-ucb"       # the service's, as in model mode
 //! selector = "gp-ei"
 //! cluster_scheduler = "max-min-fairness"  # optional: overrides [cluster].scheduler
 //! cluster = { backfill = true }           # optional: the cluster scheduler's keys
+//! cache = "cost"             # the workflows' cache rule: off | lru | cost
+//! parallel = "fixed"         # off | fixed | fill, with parallel_k (default 4)
 //! ```
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
@@ -49,7 +59,9 @@ use crate::core::io::echo::shown;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
+use crate::core::run::identity::sha256_hex;
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
+use crate::core::sim::time::Micros;
 use crate::jobs::policy::JobRegistry;
 use crate::jobs::scenario::{
     JobClusterSection, JobOutputSection, JobPolicy, JobPolicySection, JobScenario, JobScenarioFile,
@@ -63,6 +75,9 @@ use crate::models::scenario::{
     Scenario, ScenarioFile, SplitSection, TraceCache, TraceSection, build_scenario_in,
 };
 use crate::shared::sim::{Preempt, Priority};
+use crate::workflows::{
+    CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowTrace,
+};
 
 /// A shared scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,6 +111,9 @@ pub struct SharedScenarioFile {
     /// The model-selection service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<ServiceSection>,
+    /// The workflows (DESIGN §14).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflows: Option<WorkflowsSection>,
     /// The policies (`[[policy]]`, at least one).
     #[serde(rename = "policy", default)]
     pub policies: Vec<SharedPolicySection>,
@@ -251,6 +269,100 @@ pub struct ServiceSection {
     pub model_speed: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
+/// `[workflows]`: the workflow workload (DESIGN §14).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowsSection {
+    /// The workflow trace (relative to the scenario's folder).
+    pub path: String,
+    /// Factor on the arrival rate: submit times are divided by it (finite
+    /// and > 0, default 1).
+    #[serde(default = "unit")]
+    pub load: f64,
+    /// Workflows submitted after it are not; at it every unfinished one is
+    /// withdrawn, seconds (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub horizon_s: Option<f64>,
+    /// Added to each sub-job of a split step, seconds (default 0).
+    #[serde(default)]
+    pub split_overhead_s: f64,
+    /// The memo cache's settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<WorkflowsCacheSection>,
+    /// Retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<WorkflowsRetrySection>,
+}
+
+/// `[workflows.cache]` (DESIGN §14.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowsCacheSection {
+    /// Bytes held at most (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_bytes: Option<u64>,
+    /// An entry's life, seconds (default unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age_s: Option<f64>,
+    /// Constant part of a hit's restore time, seconds (default 0).
+    #[serde(default)]
+    pub restore_s: f64,
+    /// Bytes per second restored (default 0: unlimited).
+    #[serde(default)]
+    pub bandwidth_bytes_per_s: u64,
+    /// `tenant` (default) or `global`.
+    #[serde(default = "tenant_scope")]
+    pub scope: String,
+}
+
+/// `[workflows.retry]` (DESIGN §14.4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkflowsRetrySection {
+    /// Failed attempts a workflow may retry, all steps together (default 0).
+    #[serde(default)]
+    pub max_retries: u32,
+    /// Wait before a retry, seconds (default 0).
+    #[serde(default)]
+    pub backoff_s: f64,
+    /// `cached` (default) or `from-scratch`.
+    #[serde(default = "cached")]
+    pub resume: String,
+}
+
+fn tenant_scope() -> String {
+    Scope::Tenant.name().into()
+}
+
+fn cached() -> String {
+    Resume::Cached.name().into()
+}
+
+/// The validated workflows of a shared scenario.
+#[derive(Debug, Clone)]
+pub struct Workflows {
+    /// The trace file.
+    pub path: PathBuf,
+    /// The trace.
+    pub trace: Arc<WorkflowTrace>,
+    /// Its SHA-256.
+    pub trace_sha256: String,
+    /// `[workflows].load`.
+    pub load: f64,
+    /// `[workflows].horizon_s`, µs.
+    pub horizon: Option<Micros>,
+    /// `[workflows].split_overhead_s`, µs.
+    pub split_overhead: Micros,
+    /// `[workflows.cache]`.
+    pub cache: CacheConfig,
+    /// `[workflows.retry]`.
+    pub retry: RetryConfig,
+    /// Each policy's cache rule, in policy order.
+    pub cache_rules: Vec<CacheRule>,
+    /// Each policy's parallelisation rule, in policy order.
+    pub parallel: Vec<ParallelRule>,
+}
+
 /// One `[[policy]]` of a shared scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SharedPolicySection {
@@ -269,6 +381,17 @@ pub struct SharedPolicySection {
     /// `max_wait_s`, its own parameters).
     #[serde(default, skip_serializing_if = "Table::is_empty")]
     pub cluster: Table,
+    /// The workflows' memo-cache rule: `off`, `lru` or `cost` (default
+    /// `lru` with a `[workflows.cache]`, else `off`; DESIGN §14.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
+    /// The workflows' auto-parallelisation rule: `off` (default), `fixed`
+    /// or `fill` (DESIGN §14.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<String>,
+    /// Sub-jobs of `fixed`, most sub-jobs of `fill` (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel_k: Option<u32>,
     /// The service's scheduler and selector parameters.
     #[serde(flatten)]
     pub params: BTreeMap<String, Value>,
@@ -311,6 +434,8 @@ pub struct SharedScenario {
     pub load: f64,
     /// The service, if any.
     pub service: Option<Service>,
+    /// The workflows, if any.
+    pub workflows: Option<Workflows>,
     /// Index of the baseline policy.
     pub baseline: usize,
 }
@@ -371,6 +496,7 @@ pub fn parse_shared_plan_with(
     let mut docs = SharedDocs {
         traces: TraceCache::default(),
         jobs: JobTraceCache::default(),
+        workflow_traces: HashMap::new(),
         models,
         job_schedulers: jobs,
     };
@@ -390,6 +516,7 @@ pub fn parse_shared_scenario(
     let mut docs = SharedDocs {
         traces: TraceCache::default(),
         jobs: JobTraceCache::default(),
+        workflow_traces: HashMap::new(),
         models: &models,
         job_schedulers: &jobs,
     };
@@ -400,6 +527,7 @@ pub fn parse_shared_scenario(
 struct SharedDocs<'a> {
     traces: TraceCache,
     jobs: JobTraceCache,
+    workflow_traces: HashMap<PathBuf, (Arc<WorkflowTrace>, String)>,
     models: &'a ModelRegistry,
     job_schedulers: &'a JobRegistry,
 }
@@ -495,9 +623,14 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
             None => None,
             Some(svc) => Some(self.service(path, &file, svc, &cluster, overrides)?),
         };
+        let workflows = match &file.workflows {
+            None => None,
+            Some(w) => Some(self.workflows(&at, base, &file, w, &cluster)?),
+        };
         let names: Vec<&str> = file.policies.iter().map(|p| p.name.as_str()).collect();
         let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
         Ok(SharedScenario {
+            workflows,
             path: path.to_path_buf(),
             placement: file.cluster.nodes.placement,
             file,
@@ -512,6 +645,140 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
 }
 
 impl SharedDocs<'_> {
+    /// The `[workflows]`: its trace read once per path, its keys and each
+    /// policy's `cache` and `parallel` checked.
+    fn workflows(
+        &mut self,
+        at: &str,
+        base: &Path,
+        file: &SharedScenarioFile,
+        w: &WorkflowsSection,
+        cluster: &ResolvedCluster,
+    ) -> Result<Workflows> {
+        let path = base.join(&w.path);
+        let (trace, trace_sha256) = match self.workflow_traces.get(&path) {
+            Some(hit) => hit.clone(),
+            None => {
+                let bytes = crate::core::io::read_input(&path, "workflow trace")
+                    .map_err(|e| e.context(format!("{at}: [workflows].path")))?;
+                let trace = Arc::new(WorkflowTrace::read(&path)?);
+                let hit = (trace, sha256_hex(&bytes));
+                self.workflow_traces.insert(path.clone(), hit.clone());
+                hit
+            }
+        };
+        let secs = |key: &str, v: f64, positive: bool| -> Result<Micros> {
+            if !v.is_finite() || v < 0.0 || (positive && v == 0.0) || v > MAX_KEY_S {
+                return Err(Error::input(format!(
+                    "{at}: {key}: expected a finite number of seconds {} and at most {MAX_KEY_S:e}, got {v}",
+                    if positive { "> 0" } else { "≥ 0" }
+                )));
+            }
+            Ok(key_micros(v))
+        };
+        let load = w.load;
+        if !(load.is_finite() && load > 0.0) {
+            return Err(Error::input(format!(
+                "{at}: [workflows].load: expected a factor on the arrival rate that is finite and > 0 \
+                 (1 = the trace's own rate; submit times are divided by it), got {load}"
+            )));
+        }
+        let horizon = w
+            .horizon_s
+            .map(|h| secs("[workflows].horizon_s", h, true))
+            .transpose()?;
+        let split_overhead = secs("[workflows].split_overhead_s", w.split_overhead_s, false)?;
+        let cache = match &w.cache {
+            None => CacheConfig::default(),
+            Some(c) => CacheConfig {
+                capacity_bytes: c.capacity_bytes.unwrap_or(u64::MAX),
+                max_age: match c.max_age_s {
+                    None => Micros::MAX,
+                    Some(a) => secs("[workflows.cache].max_age_s", a, true)?,
+                },
+                restore: secs("[workflows.cache].restore_s", c.restore_s, false)?,
+                bandwidth_bytes_per_s: c.bandwidth_bytes_per_s,
+                scope: match c.scope.as_str() {
+                    "tenant" => Scope::Tenant,
+                    "global" => Scope::Global,
+                    other => {
+                        return Err(Error::input(format!(
+                            "{at}: [workflows.cache].scope: unknown scope `{}`: expected \"tenant\" (a step hits only its own tenant's entries) or \"global\" (every tenant's)",
+                            shown(other)
+                        )));
+                    }
+                },
+            },
+        };
+        let retry = match &w.retry {
+            None => RetryConfig::default(),
+            Some(r) => RetryConfig {
+                max_retries: r.max_retries,
+                backoff: secs("[workflows.retry].backoff_s", r.backoff_s, false)?,
+                resume: match r.resume.as_str() {
+                    "cached" => Resume::Cached,
+                    "from-scratch" => Resume::FromScratch,
+                    other => {
+                        return Err(Error::input(format!(
+                            "{at}: [workflows.retry].resume: unknown resume `{}`: expected \"cached\" (rerun only the failed step) or \"from-scratch\" (rerun the workflow, each step through the cache)",
+                            shown(other)
+                        )));
+                    }
+                },
+            },
+        };
+        let mut cache_rules = Vec::with_capacity(file.policies.len());
+        let mut parallel = Vec::with_capacity(file.policies.len());
+        for (i, p) in file.policies.iter().enumerate() {
+            let context = format!("{at}: [[policy]] #{} (\"{}\")", i + 1, shown(&p.name));
+            cache_rules.push(match &p.cache {
+                None if w.cache.is_some() => CacheRule::Lru,
+                None => CacheRule::Off,
+                Some(name) => CacheRule::parse(name).ok_or_else(|| {
+                    Error::input(format!(
+                        "{context}: cache: unknown cache rule `{}`: expected \"off\" (no cache), \"lru\" (evict the least recently used entry) or \"cost\" (evict the entry saving the least run time per byte)",
+                        shown(name)
+                    ))
+                })?,
+            });
+            let k = p.parallel_k.unwrap_or(4);
+            if k == 0 {
+                return Err(Error::input(format!(
+                    "{context}: parallel_k: expected at least 1 sub-job, got 0"
+                )));
+            }
+            parallel.push(match p.parallel.as_deref().unwrap_or("off") {
+                "off" if p.parallel_k.is_some() => {
+                    return Err(Error::input(format!(
+                        "{context}: parallel_k: only with `parallel = \"fixed\"` or `\"fill\"` (this policy never splits a step)"
+                    )));
+                }
+                "off" => ParallelRule::Off,
+                "fixed" => ParallelRule::Fixed { k },
+                "fill" => ParallelRule::Fill { cap: k },
+                other => {
+                    return Err(Error::input(format!(
+                        "{context}: parallel: unknown rule `{}`: expected \"off\" (never split), \"fixed\" (parallel_k sub-jobs) or \"fill\" (as many as the free GPUs and CPUs allow, up to parallel_k)",
+                        shown(other)
+                    )));
+                }
+            });
+        }
+        check_steps_fit(&path, &trace, cluster, file.cluster.nodes.placement)?;
+        Ok(Workflows {
+            path,
+            trace,
+            trace_sha256,
+            load,
+            horizon,
+            split_overhead,
+            cache,
+            retry,
+            cache_rules,
+            parallel,
+        })
+    }
+
     /// The `[service]`, validated by model mode's loader.
     fn service(
         &mut self,
@@ -650,6 +917,52 @@ impl SharedDocs<'_> {
     }
 }
 
+/// Longest time a `[workflows]` key takes, seconds.
+const MAX_KEY_S: f64 = 1.0e12;
+
+/// Seconds → µs, rounded to the nearest (0 stays 0).
+fn key_micros(s: f64) -> Micros {
+    (s * 1.0e6).round() as Micros
+}
+
+/// Every step's GPUs fit the cluster (and, under `consolidate`, one node):
+/// else it could never start and its workflow never end.
+fn check_steps_fit(
+    path: &Path,
+    trace: &WorkflowTrace,
+    cluster: &ResolvedCluster,
+    placement: Placement,
+) -> Result<()> {
+    let total = cluster.cluster.gpus();
+    let largest = u64::from(cluster.nodes.iter().copied().max().unwrap_or(0));
+    let limit = if placement == Placement::Consolidate {
+        largest
+    } else {
+        total
+    };
+    if let Some((s, step)) = trace
+        .steps()
+        .iter()
+        .enumerate()
+        .find(|(_, st)| u64::from(st.gpus) > limit)
+    {
+        let w = step.workflow;
+        return Err(Error::input(format!(
+            "{}: workflow `{}`, step `{}`: gpus: {} GPUs can never fit the cluster ({}): expected at most {limit}",
+            path.display(),
+            trace.workflow_id(w),
+            trace.step_id(s as u32),
+            step.gpus,
+            if placement == Placement::Consolidate {
+                format!("its largest node has {largest} GPUs under `consolidate` placement")
+            } else {
+                format!("{total} GPUs")
+            }
+        )));
+    }
+    Ok(())
+}
+
 /// The job-mode `[[policy]]` of shared policy `p`: its cluster scheduler
 /// (`cluster_scheduler`, else `[cluster].scheduler`, else `fifo`) and the
 /// keys of its `cluster` table.
@@ -735,9 +1048,27 @@ fn check_top_level(at: &str, f: &SharedScenarioFile) -> Result<()> {
         &names,
         "name, the service's scheduler and selector, and optionally cluster_scheduler",
     )?;
-    if f.service.is_none() && f.jobs.is_none() {
+    if f.service.is_none() && f.jobs.is_none() && f.workflows.is_none() {
         return Err(Error::input(format!(
-            "{at}: expected a [service] (the model-selection service), a [jobs] (the background job trace) or both: the cluster has no workload"
+            "{at}: expected a [service] (the model-selection service), a [jobs] (the background job trace), a [workflows] (workflow DAGs) or several: the cluster has no workload"
+        )));
+    }
+    if f.workflows.is_none()
+        && let Some((i, p, key)) = f.policies.iter().enumerate().find_map(|(i, p)| {
+            [
+                ("cache", p.cache.is_some()),
+                ("parallel", p.parallel.is_some()),
+                ("parallel_k", p.parallel_k.is_some()),
+            ]
+            .into_iter()
+            .find(|(_, set)| *set)
+            .map(|(k, _)| (i, p, k))
+        })
+    {
+        return Err(Error::input(format!(
+            "{at}: [[policy]] #{} (\"{}\"): {key}: a key of the workflows, and this scenario has no [workflows]",
+            i + 1,
+            shown(&p.name)
         )));
     }
     if f.service.is_none()

@@ -71,6 +71,7 @@ mod result_schema;
 mod results_folder;
 mod shards;
 mod shared_mode;
+mod shared_workflows;
 mod slurm;
 mod stalled_runs;
 mod streaming;

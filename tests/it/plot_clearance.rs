@@ -326,6 +326,9 @@ fn figures() -> &'static Figures {
             fs::write(extremes.join(p.file_name().expect("name")), text).expect("copy");
         }
         dirs.push(extremes);
+        // A shared folder with workflows (DESIGN §14.7), written by hand:
+        // three policies, one with CPU utilisation n/a.
+        dirs.push(repo("tests/fixtures/plots/workflows"));
         let typed = tmp.path().join("typed-results");
         tenantsim()
             .arg("run")
@@ -367,7 +370,13 @@ fn figures() -> &'static Figures {
 /// sweep metric.
 fn kind(f: &Path) -> String {
     let s = f.file_stem().expect("stem").to_string_lossy().into_owned();
-    if s.starts_with("sweep-") {
+    let in_workflows = f
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "workflows");
+    if in_workflows {
+        format!("workflows/{s}")
+    } else if s.starts_with("sweep-") {
         "sweep-<metric>".into()
     } else {
         s
@@ -464,6 +473,21 @@ fn utilization_keeps_text_off_the_curves() {
 #[test]
 fn utilization_by_type_keeps_text_off_the_curves() {
     check_kind("utilization-by-type");
+}
+
+#[test]
+fn workflows_completion_keeps_text_off_the_bars() {
+    check_kind("workflows/completion");
+}
+
+#[test]
+fn workflows_utilization_keeps_text_off_the_bars() {
+    check_kind("workflows/utilization");
+}
+
+#[test]
+fn workflows_makespan_cdf_keeps_legend_off_the_curves_and_medians() {
+    check_kind("workflows/makespan_cdf");
 }
 
 /// The checker itself: a legend box on a polyline, a text on a bar, a text

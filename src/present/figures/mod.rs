@@ -41,6 +41,7 @@ mod sweep_lines;
 mod tenant_accuracy;
 mod tenant_regret;
 mod utilization;
+mod workflows;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -250,6 +251,45 @@ pub fn plot_shares(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<P
     Ok(done)
 }
 
+/// The folder of a shared results folder's workflows (DESIGN §14.7).
+pub const WORKFLOWS_DIR: &str = "workflows";
+
+/// Draw the workflows' figures (`completion`, `utilization`,
+/// `makespan_cdf`) of a shared folder's `workflows/` into `out`; `name`
+/// titles them.
+pub fn plot_workflows(
+    src: &Source<'_>,
+    name: String,
+    out: &Path,
+    opts: &PlotOptions,
+) -> Result<Plotted> {
+    let data = workflows::WorkflowResults::read(src, name)?;
+    let mut done = Plotted::default();
+    for of in [
+        workflows::BarsOf::Completion,
+        workflows::BarsOf::Utilization,
+    ] {
+        done.draw(&workflows::WorkflowBars { data: &data, of }, out, opts)?;
+    }
+    if data.makespans.iter().any(|m| !m.is_empty()) {
+        done.draw(
+            &workflows::MakespanCdf {
+                data: &data,
+                log_x: opts.log_x.unwrap_or(false),
+            },
+            out,
+            opts,
+        )?;
+    } else {
+        done.notes.push(format!(
+            "makespan_cdf skipped: {} has no done workflow",
+            src.path("workflows.csv").display()
+        ));
+    }
+    done.write_captions(out)?;
+    Ok(done)
+}
+
 /// Draw the figures of a job-mode results folder into `out`.
 pub fn plot_jobs(src: &Source<'_>, out: &Path, opts: &PlotOptions) -> Result<Plotted> {
     let data = JobResults::read(src)?;
@@ -403,6 +443,13 @@ pub fn plot_shared_dir(
     }
     let mut src = Source::dir(dir);
     src.name = name.map(str::to_string);
+    let wf = dir.join(WORKFLOWS_DIR);
+    if wf.join("summary.csv").is_file() {
+        let target = out.map_or_else(|| wf.join(PLOTS_DIR), |o| o.join(WORKFLOWS_DIR));
+        let part = plot_workflows(&Source::dir(&wf), data::scenario_name(&src), &target, opts)?;
+        done.files.extend(part.files);
+        done.notes.extend(part.notes);
+    }
     let target = out.map_or_else(|| dir.join(PLOTS_DIR), Path::to_path_buf);
     let part = plot_shares(&src, &target, opts)?;
     done.files.extend(part.files);
