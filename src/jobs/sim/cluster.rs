@@ -477,6 +477,24 @@ impl Cluster {
         }
     }
 
+    /// Whether a job of `gpus` GPUs and `cpus` CPUs would fit type `t` when
+    /// the cluster is empty: under `consolidate` one node of the type with
+    /// both (without CPUs: its largest node's GPUs), under `spread` the
+    /// type's totals. A scan of the type's nodes when CPUs are counted.
+    pub fn could_ever_fit(&self, gpus: u32, cpus: u32, t: GpuType) -> bool {
+        let pool = &self.pools[t as usize];
+        match (self.placement, self.counts_cpus()) {
+            (Placement::Consolidate, false) => gpus <= pool.max_capacity,
+            (Placement::Spread, false) => u64::from(gpus) <= pool.total,
+            (Placement::Consolidate, true) => pool.nodes.iter().any(|&n| {
+                gpus <= self.capacity[n as usize] && cpus <= self.cpu_capacity[n as usize]
+            }),
+            (Placement::Spread, true) => {
+                u64::from(gpus) <= pool.total && u64::from(cpus) <= pool.cpu_total
+            }
+        }
+    }
+
     /// Whether a job of `gpus` GPUs fits now on some type (any type when
     /// untyped).
     pub fn fits(&self, gpus: u32) -> bool {

@@ -240,6 +240,7 @@ pub fn simulate_with<W: Workload>(
         Cluster::typed(input.nodes, node_types, n_types, input.placement).with_cpus(input.cpus);
     let gpus_total = cluster.total();
     let remaining = jobs.iter().map(|j| j.duration).collect();
+    let zero_gpu_jobs = jobs.iter().any(|j| j.gpus == 0);
     let state = State {
         jobs,
         cluster,
@@ -281,6 +282,7 @@ pub fn simulate_with<W: Workload>(
         segment_node: Vec::with_capacity(n + n / 4),
         workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),
         workload_pos: vec![0; n - n_trace],
+        zero_gpu_jobs,
     };
     let gpus = state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..state.cluster.types())

@@ -231,6 +231,9 @@ pub struct State<'a> {
     /// only them.
     pub(super) workload_running: Vec<u32>,
     pub(super) workload_pos: Vec<u32>,
+    /// Whether some job of the run needs 0 GPUs (a CPU-only job, DESIGN
+    /// §14.6), so that "no GPU free" does not mean "nothing fits".
+    pub(super) zero_gpu_jobs: bool,
 }
 
 impl State<'_> {
@@ -578,6 +581,15 @@ impl<'a> Pass<'_, 'a> {
     /// Free GPUs in the cluster.
     pub fn free_gpus(&self) -> u64 {
         self.state.cluster.free_total()
+    }
+    /// Whether no waiting job can start now, for want of resources: no GPU
+    /// is free and either no job of the run needs 0 GPUs or (CPUs counted)
+    /// no CPU is free either. Schedulers stop scanning their queue on it;
+    /// without CPU-only jobs it is exactly `free_gpus() == 0`.
+    pub fn no_room(&self) -> bool {
+        let c = &self.state.cluster;
+        c.free_total() == 0
+            && (!self.state.zero_gpu_jobs || (c.counts_cpus() && c.cpu_free_total() == 0))
     }
     /// CPUs job `j` needs (counted only when the cluster counts CPUs).
     pub fn cpus(&self, j: u32) -> u32 {

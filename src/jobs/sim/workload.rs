@@ -175,6 +175,7 @@ impl<'e, 'a, 's> Ctx<'e, 'a, 's> {
             )));
         }
         s.remaining[i] = job.duration;
+        s.zero_gpu_jobs |= job.gpus == 0;
         s.jobs.to_mut()[i] = job;
         if let Some(t) = &mut s.types {
             t.to_mut().pin(i, gpu_type, job.duration);
