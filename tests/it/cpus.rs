@@ -380,3 +380,162 @@ proptest! {
         }
     }
 }
+
+/// The Alibaba v2023 importer keeps each kept pod's CPU request:
+/// `cpus` = ⌈`cpu_milli` / 1000⌉, checked against an independent read of
+/// the pod list (by `name`), and a job trace built from the rows carries
+/// them into `Job::cpus`.
+#[test]
+fn alibaba_import_keeps_the_pods_cpu_requests() {
+    use tenantsim::core::testing::shared_data;
+    use tenantsim::jobs::JobTrace;
+    use tenantsim::jobs::import::{ImportFormat, ImportOptions, import_jobs};
+    let Some(path) = shared_data("alibaba-gpu-v2023/openb_pod_list_default.csv") else {
+        return;
+    };
+    let (rows, _) =
+        import_jobs(ImportFormat::Alibaba, &path, ImportOptions::default()).expect("imports");
+    let text = std::fs::read_to_string(&path).expect("reads");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |n: &str| header.iter().position(|h| *h == n).expect("column");
+    let (name, milli) = (col("name"), col("cpu_milli"));
+    let want: std::collections::HashMap<String, u32> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let m: u32 = f[milli].parse().expect("cpu_milli");
+            (f[name].to_string(), m.div_ceil(1000))
+        })
+        .collect();
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r.cpus, Some(want[&r.job_id]), "{}", r.job_id);
+    }
+    // The first pod asks for 12,000 milli-CPUs: 12 CPUs.
+    assert_eq!(rows[0].cpus, Some(12));
+    let trace = JobTrace::from_rows("alibaba", &rows).expect("valid");
+    for (j, r) in trace.jobs().iter().zip(&rows) {
+        assert_eq!(Some(j.cpus), r.cpus);
+    }
+}
+
+/// The job trace's optional `cpus` column: read into `Job::cpus`; a row of
+/// 0 GPUs is valid only with at least one CPU, and the messages name the
+/// line and field.
+#[test]
+fn the_trace_cpus_column_allows_cpu_only_jobs_and_names_bad_rows() {
+    use tenantsim::jobs::parse_job_trace;
+    let t = parse_job_trace(
+        "t.csv",
+        "job_id,user,submit_s,duration_s,gpus,cpus\na,u,0,1,2,8\nb,u,0,1,0,3\n".as_bytes(),
+    )
+    .expect("valid");
+    assert_eq!((t.jobs()[0].gpus, t.jobs()[0].cpus), (2, 8));
+    assert_eq!((t.jobs()[1].gpus, t.jobs()[1].cpus), (0, 3));
+    let e = parse_job_trace(
+        "t.csv",
+        "job_id,user,submit_s,duration_s,gpus,cpus\na,u,0,1,0,0\n".as_bytes(),
+    )
+    .expect_err("0 of both")
+    .to_string();
+    assert!(e.contains("t.csv: line 2: fields `gpus` and `cpus`"), "{e}");
+    let e = parse_job_trace(
+        "t.csv",
+        "job_id,user,submit_s,duration_s,gpus,cpus\na,u,0,1,1,-2\n".as_bytes(),
+    )
+    .expect_err("negative")
+    .to_string();
+    assert!(
+        e.contains("t.csv: line 2: field `cpus`: expected a whole number of CPUs"),
+        "{e}"
+    );
+    let e = parse_job_trace(
+        "t.csv",
+        "job_id,user,submit_s,duration_s,gpus\na,u,0,1,0\n".as_bytes(),
+    )
+    .expect_err("no cpus column")
+    .to_string();
+    assert!(
+        e.contains("field `gpus`: expected a whole number of GPUs >= 1, got 0"),
+        "{e}"
+    );
+}
+
+/// `cpu_utilization` on the hand case above (one node, 4 CPUs, FIFO, no
+/// backfilling): J0 holds 3 CPUs over [0, 10), J1 2 over [10, 15), J2 1
+/// over [10, 14): 30 + 10 + 4 = 44 CPU-seconds over 4 CPUs × a makespan of
+/// 15 s = 60, so 44 / 60.
+#[test]
+fn cpu_utilization_is_cpu_time_held_over_cpus_times_makespan() {
+    use tenantsim::jobs::metrics::cpu_utilization;
+    let s = 1_000_000;
+    let jobs = [
+        job(0, 10 * s, 1, 3),
+        job(0, 5 * s, 1, 2),
+        job(s, 4 * s, 0, 1),
+    ];
+    let o = run(&jobs, &[4], Placement::Consolidate, false);
+    let u = cpu_utilization(&jobs, &o, 4, 15 * s);
+    assert!((u - 44.0 / 60.0).abs() < 1e-12, "{u}");
+    assert_eq!(cpu_utilization(&jobs, &o, 0, 15 * s), 0.0);
+}
+
+/// A job-mode scenario end to end: `[cluster] cpus_per_node = 4` and the
+/// trace's `cpus` column reach the engine (the hand case above: J1 waits
+/// for CPUs until 10 s, the CPU-only J2 runs [10, 14)), and `summary.csv`
+/// ends with `cpu_utilization` = 44 / 60. Without `cpus_per_node` the
+/// column is absent and J1 starts at 0.
+#[test]
+fn a_job_scenario_with_cpus_per_node_counts_cpus_and_reports_their_utilization() {
+    use std::fs;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(
+        tmp.path().join("jobs.csv"),
+        "job_id,user,submit_s,duration_s,gpus,cpus\nj0,u,0,10,1,3\nj1,u,0,5,1,2\nj2,u,1,4,0,1\n",
+    )
+    .expect("write");
+    for (cpus, j1_start, cpu_column) in [
+        ("cpus_per_node = 4\n", "10.000000", true),
+        ("", "0.000000", false),
+    ] {
+        let s = tmp.path().join("s.toml");
+        let text = format!(
+            "mode = \"jobs\"\nname = \"c\"\n[jobs]\npath = \"jobs.csv\"\n[cluster]\nnodes = 1\ngpus_per_node = 2\n{cpus}[[policy]]\nname = \"fifo\"\nscheduler = \"fifo\"\n"
+        );
+        if !cpu_column {
+            // A CPU-only job needs a cluster that counts CPUs: drop it.
+            fs::write(
+                tmp.path().join("jobs.csv"),
+                "job_id,user,submit_s,duration_s,gpus,cpus\nj0,u,0,10,1,3\nj1,u,0,5,1,2\n",
+            )
+            .expect("write");
+        }
+        fs::write(&s, text).expect("write");
+        let out = tmp.path().join(if cpu_column { "with" } else { "without" });
+        crate::common::tenantsim()
+            .arg("run")
+            .arg(&s)
+            .arg("--out")
+            .arg(&out)
+            .args(["--quiet", "--no-plots", "--jobs"])
+            .assert()
+            .success();
+        let summary = fs::read_to_string(out.join("summary.csv")).expect("summary");
+        let mut lines = summary.lines();
+        let header = lines.next().expect("header");
+        assert_eq!(header.ends_with(",cpu_utilization"), cpu_column, "{header}");
+        if cpu_column {
+            let row = lines.next().expect("row");
+            let u: f64 = row
+                .rsplit(',')
+                .next()
+                .expect("cell")
+                .parse()
+                .expect("number");
+            assert!((u - 44.0 / 60.0).abs() < 1e-12, "{row}");
+        }
+        let jobs = fs::read_to_string(out.join("jobs.csv")).expect("jobs.csv");
+        let j1 = jobs.lines().find(|l| l.contains(",j1,")).expect("j1 row");
+        assert!(j1.contains(&format!(",{j1_start},")), "{j1}");
+    }
+}
