@@ -478,6 +478,35 @@ mod tests {
         assert!(e.contains("GPU type name"), "{e}");
     }
 
+    /// CPUs per node (DESIGN §14.6): a node list's `cpus` column and a
+    /// group's `cpus_per_node` are the node's own; `set_default_cpus`
+    /// (`[cluster].cpus_per_node`) fills only the nodes without.
+    #[test]
+    fn cpus_come_from_the_list_or_the_group_then_the_default() {
+        let mut s = parse("gpus,cpus\n2,16\n4,0\n").expect("valid");
+        assert_eq!(s.cpu_capacities(), [16, 0]);
+        assert!(s.counts_cpus());
+        s.set_default_cpus(8);
+        assert_eq!(s.cpu_capacities(), [16, 8]);
+        assert_eq!(s.cpus(), 24);
+        let e = parse("gpus,cpus\n2,-1\n").expect_err("bad").to_string();
+        assert!(
+            e.contains("line 2: field `cpus`: expected a whole number of CPUs"),
+            "{e}"
+        );
+        let g = NodeGroup {
+            gpu_type: "a".into(),
+            count: 2,
+            gpus_per_node: 4,
+            cpus_per_node: Some(32),
+        };
+        let mut s = groups_to_spec("s", "f", &[g]).expect("valid");
+        s.set_default_cpus(1);
+        assert_eq!(s.cpu_capacities(), [32, 32]);
+        let plain = ClusterSpec::untyped(&[1, 1]);
+        assert!(!plain.counts_cpus());
+    }
+
     #[test]
     fn two_type_columns_are_ambiguous() {
         let e = parse("gpus,type,model\n2,a,b\n")
