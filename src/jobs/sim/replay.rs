@@ -115,7 +115,9 @@ pub(super) fn simulate(
 #[derive(Debug, Clone)]
 pub struct JobTable<'a> {
     /// Every job: `0..trace_jobs` the trace's, the rest the workload's
-    /// (their `gpus` sized; the rest set when submitted).
+    /// (their `gpus` and, on a cluster with CPUs, `cpus` sized: under
+    /// `spread` they size the job's allocation slot, and a job prepared
+    /// with more is an error; the rest set when submitted).
     pub jobs: Cow<'a, [Job]>,
     /// Allowed types and per-type durations of every job (typed clusters;
     /// the workload's rows are placeholders, [`JobTypes::pin`]ned when
