@@ -69,6 +69,7 @@ fn main() {
                 gpu_type: None,
                 group: None,
                 type_durations: Vec::new(),
+                cpus: None,
             })
             .collect();
         if let Err(e) = tenantsim::jobs::trace::write_job_trace(std::path::Path::new(&path), &rows)
@@ -135,6 +136,7 @@ fn main() {
             jobs: &jobs,
             users: 100,
             nodes: &nodes,
+            cpus: &[],
             placement: Placement::Consolidate,
             backfill: false,
             restart_overhead: 0,

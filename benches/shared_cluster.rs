@@ -144,6 +144,7 @@ selector = "gp-ucb-cost"
         let input = SharedInput {
             cluster: ClusterInput {
                 nodes: &nodes,
+                cpus: &[],
                 node_types: &[],
                 types: 1,
                 placement: Placement::Consolidate,

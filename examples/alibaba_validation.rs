@@ -106,6 +106,7 @@ fn main() {
                 jobs: trace.jobs(),
                 users: trace.users().len(),
                 nodes: &nodes,
+                cpus: &[],
                 placement,
                 backfill: false,
                 restart_overhead: 0,

@@ -159,6 +159,29 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
     }
 }
 
+/// CPU utilisation (DESIGN §14.6): CPU time held by the jobs (restores
+/// included) over `cpus` × `makespan`,
+///
+/// Σ over segments s of (s.end − s.start) × cpus(job of s) / (cpus ×
+/// makespan),
+///
+/// the GPU utilisation's formula with each job's `cpus` for its GPUs
+/// (a job holds the same CPUs on every segment). 0 when the cluster has
+/// no CPUs or the makespan is 0.
+pub fn cpu_utilization(jobs: &[Job], outcome: &JobOutcome, cpus: u64, makespan: Micros) -> f64 {
+    let busy: u128 = outcome
+        .segments
+        .iter()
+        .map(|s| u128::from(s.end - s.start) * u128::from(jobs[s.job as usize].cpus))
+        .sum();
+    let capacity = u128::from(cpus) * u128::from(makespan);
+    if capacity == 0 {
+        0.0
+    } else {
+        busy as f64 / capacity as f64
+    }
+}
+
 /// One point of the utilisation timeline.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct UtilPoint {

@@ -22,7 +22,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
-use super::metrics::{user_metrics, utilization_timeline, utilization_timeline_of};
+use super::metrics::{
+    cpu_utilization, user_metrics, utilization_timeline, utilization_timeline_of,
+};
 use super::run::JobRun;
 use super::scenario::JobScenario;
 use crate::core::error::{Error, Result};
@@ -54,6 +56,7 @@ fn layout(scenario: &JobScenario) -> Layout {
     Layout {
         gpu_types: scenario.cluster.types().to_vec(),
         typed: scenario.cluster.is_typed(),
+        cpus: !scenario.cpus.is_empty(),
         ..Layout::default()
     }
 }
@@ -89,6 +92,11 @@ pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         for u in &m.utilization_by_type {
             let _ = write!(out, ",{u}");
         }
+    }
+    if !scenario.cpus.is_empty() {
+        let total: u64 = scenario.cpus.iter().map(|&c| u64::from(c)).sum();
+        let u = cpu_utilization(&r.jobs.jobs, &r.outcome, total, m.makespan);
+        let _ = write!(out, ",{u}");
     }
     out.push('\n');
 }

@@ -58,6 +58,7 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         jobs: &jobs.jobs,
         users,
         nodes: &scenario.nodes,
+        cpus: &scenario.cpus,
         placement: scenario.placement,
         backfill: p.backfill,
         restart_overhead: scenario.restart_overhead,

@@ -46,7 +46,9 @@ use super::sim::type_policy::{JobTypes, TypePolicy};
 use super::trace::{Job, JobTrace, parse_job_trace};
 use super::typing::{load_speed_table, resolve_job_types};
 use crate::core::error::{Error, Result};
-use crate::core::io::cluster::{ClusterSpec, NodesField, groups_to_spec, load_node_list};
+use crate::core::io::cluster::{
+    ClusterSpec, NodesField, check_cpus_per_node, groups_to_spec, load_node_list,
+};
 use crate::core::io::read_input;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
@@ -158,6 +160,11 @@ pub struct JobClusterSection {
     /// A node list CSV instead (relative to the scenario file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_list: Option<PathBuf>,
+    /// CPUs per node (DESIGN §14.6): every node's, unless its group or the
+    /// node list gives its own. Absent or 0 (with none given elsewhere):
+    /// CPUs are not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_per_node: Option<u64>,
     /// Placement rule (default `consolidate`).
     #[serde(default = "consolidate")]
     pub placement: Placement,
@@ -235,6 +242,8 @@ pub struct JobScenario {
     pub node_list_path: Option<PathBuf>,
     /// GPUs per node.
     pub nodes: Vec<u32>,
+    /// CPUs per node (DESIGN §14.6); empty when CPUs are not counted.
+    pub cpus: Vec<u32>,
     /// The cluster: nodes, their GPU types and counts (DESIGN §11).
     pub cluster: ClusterSpec,
     /// On a typed cluster: every trace job's allowed types and per-type
@@ -446,6 +455,7 @@ pub fn build_job_scenario(
         cluster,
         node_list_path,
         nodes,
+        cpus,
         restart_overhead,
         round,
     } = resolve_cluster(&at, base, &file.cluster)?;
@@ -506,6 +516,7 @@ pub fn build_job_scenario(
             trace.jobs()[j].gpus
         )));
     }
+    check_cpu_fit(&trace, &cluster, &cpus, job_types.as_deref(), placement)?;
     let default_backfill = c.backfill;
     let policies = file
         .policies
@@ -552,6 +563,7 @@ pub fn build_job_scenario(
         trace,
         node_list_path,
         nodes,
+        cpus,
         cluster,
         job_types,
         speeds_path,
@@ -563,6 +575,83 @@ pub fn build_job_scenario(
     })
 }
 
+/// The CPU checks of a job trace on its cluster (DESIGN §14.6): a job of 0
+/// GPUs needs a cluster that counts CPUs, and with CPUs counted every job
+/// must fit an empty cluster by both resources
+/// ([`first_unfit_cpus`](super::sim::simulation::first_unfit_cpus)).
+/// Errors name the trace's line and job and what the cluster has.
+pub fn check_cpu_fit(
+    trace: &JobTrace,
+    cluster: &ClusterSpec,
+    cpus: &[u32],
+    job_types: Option<&JobTypes>,
+    placement: Placement,
+) -> Result<()> {
+    let at = |j: usize| {
+        format!(
+            "{}: line {}: job `{}`",
+            trace.source(),
+            trace.line(j),
+            crate::core::io::echo::shown(&trace.ids()[j])
+        )
+    };
+    if cpus.is_empty() {
+        if let Some(j) = trace.jobs().iter().position(|j| j.gpus == 0) {
+            return Err(Error::input(format!(
+                "{} needs 0 GPUs and {} CPUs, but the cluster does not count CPUs: set `[cluster].cpus_per_node` (DESIGN §14.6)",
+                at(j),
+                trace.jobs()[j].cpus
+            )));
+        }
+        return Ok(());
+    }
+    let nodes = cluster.capacities();
+    let node_types = if cluster.is_typed() {
+        cluster.node_types()
+    } else {
+        Vec::new()
+    };
+    if let Some(j) = super::sim::simulation::first_unfit_cpus(
+        trace.jobs(),
+        &nodes,
+        cpus,
+        &node_types,
+        job_types,
+        placement,
+    ) {
+        let job = trace.jobs()[j];
+        let why = match placement {
+            Placement::Consolidate => {
+                let best = cluster
+                    .nodes()
+                    .iter()
+                    .filter(|n| n.gpus >= job.gpus)
+                    .map(|n| n.cpus)
+                    .max();
+                match best {
+                    Some(c) => format!(
+                        "no node of the types it may use has both: under `consolidate` placement they come from one node, and the nodes with {} GPUs or more have at most {c} CPUs",
+                        job.gpus
+                    ),
+                    None => "no node has that many GPUs".to_string(),
+                }
+            }
+            Placement::Spread => format!(
+                "the nodes of the types it may use do not have both: the cluster has {} GPUs and {} CPUs",
+                cluster.gpus(),
+                cluster.cpus()
+            ),
+        };
+        return Err(Error::input(format!(
+            "{} needs {} GPUs and {} CPUs, but {why}",
+            at(j),
+            job.gpus,
+            job.cpus
+        )));
+    }
+    Ok(())
+}
+
 /// A `[cluster]` table of job mode's keys, resolved.
 #[derive(Debug, Clone)]
 pub struct ResolvedCluster {
@@ -572,6 +661,8 @@ pub struct ResolvedCluster {
     pub node_list_path: Option<PathBuf>,
     /// GPUs per node.
     pub nodes: Vec<u32>,
+    /// CPUs per node (DESIGN §14.6); empty when CPUs are not counted.
+    pub cpus: Vec<u32>,
     /// Restore time after a preemption, µs.
     pub restart_overhead: Micros,
     /// Round length, µs (`None`: event-driven).
@@ -641,7 +732,19 @@ pub fn resolve_cluster(at: &str, base: &Path, c: &JobClusterSection) -> Result<R
             )));
         }
     };
+    let mut cluster = cluster;
+    if let Some(c) = c.cpus_per_node {
+        cluster.set_default_cpus(check_cpus_per_node(
+            &format!("{at}: [cluster].cpus_per_node"),
+            c,
+        )?);
+    }
     let nodes = cluster.capacities();
+    let cpus = if cluster.counts_cpus() {
+        cluster.cpu_capacities()
+    } else {
+        Vec::new()
+    };
     let o = c.restart_overhead_s;
     if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
         return Err(bad(
@@ -667,6 +770,7 @@ pub fn resolve_cluster(at: &str, base: &Path, c: &JobClusterSection) -> Result<R
         cluster,
         node_list_path,
         nodes,
+        cpus,
         restart_overhead,
         round,
     })

@@ -27,7 +27,7 @@ use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
 pub const MAX_SUBMIT_S: f64 = 1.0e12;
 
 const REQUIRED: [&str; 5] = ["job_id", "user", "submit_s", "duration_s", "gpus"];
-const OPTIONAL: [&str; 2] = ["gpu_type", "group"];
+const OPTIONAL: [&str; 3] = ["gpu_type", "group", "cpus"];
 
 /// Prefix of a per-type duration column, `duration_s.<type>`.
 pub const TYPE_DURATION_PREFIX: &str = "duration_s.";
@@ -44,8 +44,9 @@ pub struct Job {
     pub gpus: u32,
     /// User index (order of first appearance in the file).
     pub user: u32,
-    /// CPUs the job needs on the node(s) of its GPUs (0: none counted;
-    /// DESIGN §14.4).
+    /// CPUs the job needs (the trace's optional `cpus` column; 0 without
+    /// it). Counted only on a cluster with CPUs (DESIGN §14.6); a job of 0
+    /// GPUs needs at least one.
     pub cpus: u32,
 }
 
@@ -69,6 +70,9 @@ pub struct JobRow {
     /// Service time per GPU type, seconds (`duration_s.<type>` columns);
     /// types without an entry use `duration_s`.
     pub type_durations: Vec<(String, f64)>,
+    /// Optional CPUs needed (the `cpus` column, DESIGN §14.6); `None`: no
+    /// CPU request (0). A row of 0 GPUs needs `Some(c)` with c >= 1.
+    pub cpus: Option<u32>,
 }
 
 /// A validated job trace. Jobs are indexed in file order; every tie in the
@@ -97,6 +101,7 @@ impl JobTrace {
         let has_group = rows.iter().any(|r| r.group.is_some());
         let columns = type_columns_of(rows);
         let mut b = Builder::new(source, has_type, has_group, rows.len());
+        b.has_cpus = rows.iter().any(|r| r.cpus.is_some());
         b.type_columns.clone_from(&columns);
         let mut cells = vec![None; columns.len()];
         for (i, r) in rows.iter().enumerate() {
@@ -114,7 +119,7 @@ impl JobTrace {
                 &r.user,
                 r.submit_s,
                 r.duration_s,
-                r.gpus,
+                (r.gpus, r.cpus.unwrap_or(0)),
                 r.gpu_type.as_deref(),
                 r.group.as_deref(),
             )?;
@@ -191,6 +196,9 @@ struct Builder {
     type_durations: Vec<Micros>,
     /// The most jobs taken ([`MAX_TRACE_JOBS`](crate::core::limits::MAX_TRACE_JOBS)).
     max_jobs: u64,
+    /// Whether the trace has a `cpus` column (then a job may have 0 GPUs
+    /// if it has CPUs).
+    has_cpus: bool,
 }
 
 /// The type names of every row's `type_durations`, in order of first
@@ -233,6 +241,7 @@ impl Builder {
             type_columns: Vec::new(),
             type_durations: Vec::new(),
             max_jobs: crate::core::limits::MAX_TRACE_JOBS,
+            has_cpus: false,
         }
     }
 
@@ -261,7 +270,7 @@ impl Builder {
         user: &str,
         submit_s: f64,
         duration_s: f64,
-        gpus: u32,
+        (gpus, cpus): (u32, u32),
         gpu_type: Option<&str>,
         group: Option<&str>,
     ) -> Result<()> {
@@ -282,9 +291,16 @@ impl Builder {
             )));
         }
         check_duration(&where_, "duration_s", duration_s)?;
-        if gpus == 0 {
+        // A job holds at least one GPU, or (with a `cpus` column) at
+        // least one CPU: a CPU-only job (DESIGN §14.6).
+        if gpus == 0 && !self.has_cpus {
             return Err(Error::input(format!(
                 "{where_}: field `gpus`: expected a whole number of GPUs >= 1, got 0"
+            )));
+        }
+        if gpus == 0 && cpus == 0 {
+            return Err(Error::input(format!(
+                "{where_}: fields `gpus` and `cpus`: a job needs at least 1 GPU or at least 1 CPU, got 0 of both"
             )));
         }
         if let Some(first) = self.seen.get(job_id) {
@@ -315,7 +331,7 @@ impl Builder {
             duration: secs_to_micros(duration_s),
             gpus,
             user: u,
-            cpus: 0,
+            cpus,
         });
         self.ids.push(job_id.to_string());
         self.lines.push(line);
@@ -402,6 +418,7 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
             .map(|c| c.map(|k| named_index[k]))
             .collect();
     let mut b = Builder::new(source, col[5].is_some(), col[6].is_some(), 1024);
+    b.has_cpus = col[7].is_some();
     b.type_columns.clone_from(&type_columns);
     let mut cells: Vec<Option<f64>> = vec![None; type_columns.len()];
     let mut record = csv::StringRecord::new();
@@ -412,6 +429,10 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
         let submit_s = number_field(text(2), source, line, "submit_s")?;
         let duration_s = number_field(text(3), source, line, "duration_s")?;
         let gpus = parse_gpus(text(4), &where_)?;
+        let cpus = match field(7) {
+            None => 0,
+            Some(t) => parse_cpus(t, &where_)?,
+        };
         for (k, &i) in type_index.iter().enumerate() {
             let cell = record.get(i).unwrap_or("");
             cells[k] = if cell.is_empty() {
@@ -428,13 +449,30 @@ pub fn parse_job_trace(source: &str, input: impl Read) -> Result<JobTrace> {
             text(1),
             submit_s,
             duration_s,
-            gpus,
+            (gpus, cpus),
             field(5),
             field(6),
         )?;
     }
     b.finish()
 }
+
+/// The `cpus` cell: a whole number of CPUs, 0 to
+/// [`MAX_JOB_CPUS`].
+fn parse_cpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {
+    match text.parse::<u64>() {
+        Ok(c) if c <= MAX_JOB_CPUS => Ok(c as u32),
+        _ => Err(Error::input(format!(
+            "{}: field `cpus`: expected a whole number of CPUs from 0 to {}, got `{}`",
+            where_(),
+            grouped(MAX_JOB_CPUS),
+            shown(text)
+        ))),
+    }
+}
+
+/// The most CPUs one job may ask for (and one node may have).
+pub const MAX_JOB_CPUS: u64 = 1 << 24;
 
 fn parse_gpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {
     match text.parse::<u64>() {
@@ -463,17 +501,21 @@ fn parse_gpus(text: &str, where_: &dyn Fn() -> String) -> Result<u32> {
     }
 }
 
-/// Render rows as the neutral job CSV. `gpu_type` and `group` are written
-/// when any row has them.
+/// Render rows as the neutral job CSV. `gpu_type`, `group` and `cpus` are
+/// written when any row has them.
 pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
     let has_type = rows.iter().any(|r| r.gpu_type.is_some());
     let has_group = rows.iter().any(|r| r.group.is_some());
+    let has_cpus = rows.iter().any(|r| r.cpus.is_some());
     let mut out = String::from("job_id,user,submit_s,duration_s,gpus");
     if has_type {
         out.push_str(",gpu_type");
     }
     if has_group {
         out.push_str(",group");
+    }
+    if has_cpus {
+        out.push_str(",cpus");
     }
     let columns = type_columns_of(rows);
     for t in &columns {
@@ -507,6 +549,9 @@ pub fn job_rows_to_csv(rows: &[JobRow]) -> String {
                 crate::core::io::csv_text::csv_field(r.group.as_deref().unwrap_or(""))
             );
         }
+        if has_cpus {
+            let _ = write!(out, ",{}", r.cpus.unwrap_or(0));
+        }
         for t in &columns {
             out.push(',');
             if let Some((_, d)) = r.type_durations.iter().find(|(n, _)| n == t) {
@@ -539,11 +584,11 @@ mod tests {
         let mut b = Builder::new("t.csv", false, false, 4);
         b.max_jobs = 3;
         for k in 0..3u64 {
-            b.push(k + 2, &format!("j{k}"), "u", 0.0, 1.0, 1, None, None)
+            b.push(k + 2, &format!("j{k}"), "u", 0.0, 1.0, (1, 0), None, None)
                 .expect("within the limit");
         }
         let e = b
-            .push(5, "j3", "u", 0.0, 1.0, 1, None, None)
+            .push(5, "j3", "u", 0.0, 1.0, (1, 0), None, None)
             .expect_err("past the limit");
         assert_eq!(
             e.to_string(),
@@ -639,6 +684,7 @@ mod tests {
             gpu_type: Some("V100".into()),
             group: None,
             type_durations: Vec::new(),
+            cpus: None,
         }];
         let text = job_rows_to_csv(&rows);
         assert!(looks_like_job_trace(text.lines().next().unwrap_or("")));

@@ -104,6 +104,7 @@ pub fn simulate_shared_run(
     let node_types = s.cluster.cluster.node_types();
     let cluster = ClusterInput {
         nodes: &s.cluster.nodes,
+        cpus: &s.cluster.cpus,
         node_types: if s.cluster.cluster.is_typed() {
             &node_types
         } else {

@@ -54,6 +54,7 @@ fn run_with(
         jobs: trace.jobs(),
         users: trace.users().len(),
         nodes,
+        cpus: &[],
         placement: Placement::Consolidate,
         backfill,
         restart_overhead: overhead,
@@ -192,6 +193,7 @@ fn srtf_restart_overhead_is_paid_on_resume() {
                 gpu_type: None,
                 group: None,
                 type_durations: Vec::new(),
+                cpus: None,
             },
             tenantsim::jobs::JobRow {
                 job_id: "j1".into(),
@@ -202,6 +204,7 @@ fn srtf_restart_overhead_is_paid_on_resume() {
                 gpu_type: None,
                 group: None,
                 type_durations: Vec::new(),
+                cpus: None,
             },
         ],
     )
@@ -245,6 +248,7 @@ fn rows(spec: &[(&str, f64, f64, u32)]) -> JobTrace {
             gpu_type: None,
             group: None,
             type_durations: Vec::new(),
+            cpus: None,
         })
         .collect();
     JobTrace::from_rows("rows", &rows).expect("valid rows")

@@ -69,6 +69,7 @@ fn run_all(s: &JobScenario) -> Vec<JobOutcome> {
                 jobs: &rep.jobs,
                 users,
                 nodes: &s.nodes,
+                cpus: &[],
                 placement: s.placement,
                 backfill: p.backfill,
                 restart_overhead: s.restart_overhead,

@@ -101,6 +101,7 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
         jobs: &c.jobs,
         users: 3,
         nodes: &c.nodes,
+        cpus: &[],
         placement: c.placement,
         backfill,
         restart_overhead: c.overhead,

@@ -149,6 +149,7 @@ fn simulate(c: &Case, name: &str, policy: TypePolicy) -> JobOutcome {
         jobs: &c.jobs,
         users: 3,
         nodes: &c.nodes,
+        cpus: &[],
         placement: c.placement,
         backfill: c.backfill,
         restart_overhead: c.overhead,

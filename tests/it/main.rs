@@ -28,6 +28,7 @@ mod cache;
 mod check_cmd;
 mod cli;
 mod compare;
+mod cpus;
 mod curves_after_schedule;
 mod curves_core;
 mod curves_invariants;

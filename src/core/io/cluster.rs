@@ -16,12 +16,17 @@
 //! keep the order they are given in, which is the order placement rules
 //! break ties by.
 //!
+//! Each node also has a number of CPUs (DESIGN §14.6): `[cluster]
+//! cpus_per_node` for every node, a group's own `cpus_per_node`, or a node
+//! list's `cpus` column. 0 everywhere (the default) means CPUs are not
+//! counted.
+//!
 //! ```
 //! use tenantsim::core::io::cluster::{ClusterSpec, NodeGroup, groups_to_spec};
 //!
 //! let groups = [
-//!     NodeGroup { gpu_type: "v100".into(), count: 2, gpus_per_node: 4 },
-//!     NodeGroup { gpu_type: "k80".into(), count: 1, gpus_per_node: 8 },
+//!     NodeGroup { gpu_type: "v100".into(), count: 2, gpus_per_node: 4, cpus_per_node: None },
+//!     NodeGroup { gpu_type: "k80".into(), count: 1, gpus_per_node: 8, cpus_per_node: None },
 //! ];
 //! let spec = groups_to_spec("s.toml", "[cluster].nodes", &groups)?;
 //! assert!(spec.is_typed());
@@ -57,6 +62,8 @@ pub struct Node {
     pub gpu_type: GpuType,
     /// GPUs on the node.
     pub gpus: u32,
+    /// CPUs on the node (0: none counted, DESIGN §14.6).
+    pub cpus: u32,
 }
 
 /// The nodes of a cluster and the names of their GPU types.
@@ -79,6 +86,7 @@ impl ClusterSpec {
                     name: format!("node{i}"),
                     gpu_type: 0,
                     gpus,
+                    cpus: 0,
                 })
                 .collect(),
         }
@@ -111,6 +119,31 @@ impl ClusterSpec {
     /// GPUs per node, in node order.
     pub fn capacities(&self) -> Vec<u32> {
         self.nodes.iter().map(|n| n.gpus).collect()
+    }
+
+    /// CPUs per node, in node order (all 0 when CPUs are not counted).
+    pub fn cpu_capacities(&self) -> Vec<u32> {
+        self.nodes.iter().map(|n| n.cpus).collect()
+    }
+
+    /// Whether CPUs are counted: some node has at least one (DESIGN §14.6).
+    pub fn counts_cpus(&self) -> bool {
+        self.nodes.iter().any(|n| n.cpus > 0)
+    }
+
+    /// CPUs in the cluster.
+    pub fn cpus(&self) -> u64 {
+        self.nodes.iter().map(|n| u64::from(n.cpus)).sum()
+    }
+
+    /// Give every node without CPUs of its own `cpus` CPUs (`[cluster]
+    /// cpus_per_node`; a group's or a node list's own count wins).
+    pub fn set_default_cpus(&mut self, cpus: u32) {
+        for n in &mut self.nodes {
+            if n.cpus == 0 {
+                n.cpus = cpus;
+            }
+        }
     }
 
     /// Each node's type, in node order.
@@ -157,6 +190,9 @@ pub struct NodeGroup {
     /// GPUs per node (default 1).
     #[serde(default = "one")]
     pub gpus_per_node: u64,
+    /// CPUs per node (DESIGN §14.6); absent: `[cluster].cpus_per_node`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_per_node: Option<u64>,
 }
 
 fn one() -> u64 {
@@ -228,6 +264,10 @@ pub fn groups_to_spec(source: &str, field: &str, groups: &[NodeGroup]) -> Result
                 grouped(MAX_NODES)
             )));
         }
+        let cpus = match g.cpus_per_node {
+            None => 0,
+            Some(c) => check_cpus_per_node(&format!("{at}.cpus_per_node"), c)?,
+        };
         let t = intern(&mut types, &g.gpu_type, &at)?;
         for _ in 0..g.count {
             nodes.push(Node {
@@ -235,10 +275,27 @@ pub fn groups_to_spec(source: &str, field: &str, groups: &[NodeGroup]) -> Result
                 gpu_type: t,
                 // At most MAX_GPUS_PER_NODE, checked above.
                 gpus: g.gpus_per_node as u32,
+                cpus,
             });
         }
     }
     Ok(ClusterSpec { types, nodes })
+}
+
+/// The most CPUs one node may have.
+pub const MAX_CPUS_PER_NODE: u64 = 1 << 24;
+
+/// Check a `cpus_per_node` value read from `at` (file and field): a whole
+/// number from 0 to [`MAX_CPUS_PER_NODE`].
+pub fn check_cpus_per_node(at: &str, cpus: u64) -> Result<u32> {
+    if cpus > MAX_CPUS_PER_NODE {
+        return Err(Error::input(format!(
+            "{at}: {} CPUs per node exceed the limit of {} CPUs per node",
+            grouped(cpus),
+            grouped(MAX_CPUS_PER_NODE)
+        )));
+    }
+    Ok(cpus as u32)
 }
 
 fn intern(types: &mut Vec<String>, name: &str, at: &str) -> Result<GpuType> {
@@ -262,6 +319,8 @@ fn intern(types: &mut Vec<String>, name: &str, at: &str) -> Result<GpuType> {
 /// - `gpu_type` (or `type`, or `model` as in the Alibaba node list),
 ///   optional: its GPU type. Without it every node has the anonymous type;
 ///   with it, every node with GPUs needs a type name.
+/// - `cpus`, optional: its CPUs (DESIGN §14.6; 0 or absent: the scenario's
+///   `cpus_per_node`).
 ///
 /// Other columns are ignored.
 pub fn load_node_list(path: &Path) -> Result<ClusterSpec> {
@@ -294,6 +353,9 @@ pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Cluste
     };
     let name_col = find(&["node", "sn"])?;
     let type_col = find(&["gpu_type", "type", "model"])?;
+    // Whole CPUs, only from a column named `cpus` (the Alibaba list's
+    // `cpu_milli` is not read, so its scenarios stay GPU-only).
+    let cpu_col = find(&["cpus"])?;
     let mut types: Vec<String> = if type_col.is_some() {
         Vec::new()
     } else {
@@ -345,10 +407,28 @@ pub fn parse_node_list(source: &str, input: impl std::io::Read) -> Result<Cluste
         let name = name_col
             .and_then(|c| record.get(c))
             .map_or_else(|| format!("node{}", nodes.len()), str::to_string);
+        let cpus = match cpu_col {
+            None => 0,
+            Some(c) => {
+                let text = record.get(c).unwrap_or("").trim();
+                match text.parse::<u64>() {
+                    Ok(v) if v <= MAX_CPUS_PER_NODE => v as u32,
+                    _ => {
+                        return Err(Error::input(format!(
+                            "{source}: line {line}: field `{}`: expected a whole number of CPUs from 0 to {}, got `{}`",
+                            &headers[c],
+                            grouped(MAX_CPUS_PER_NODE),
+                            shown(text)
+                        )));
+                    }
+                }
+            }
+        };
         nodes.push(Node {
             name,
             gpu_type,
             gpus,
+            cpus,
         });
     }
     if nodes.is_empty() {
@@ -398,6 +478,35 @@ mod tests {
         assert!(e.contains("GPU type name"), "{e}");
     }
 
+    /// CPUs per node (DESIGN §14.6): a node list's `cpus` column and a
+    /// group's `cpus_per_node` are the node's own; `set_default_cpus`
+    /// (`[cluster].cpus_per_node`) fills only the nodes without.
+    #[test]
+    fn cpus_come_from_the_list_or_the_group_then_the_default() {
+        let mut s = parse("gpus,cpus\n2,16\n4,0\n").expect("valid");
+        assert_eq!(s.cpu_capacities(), [16, 0]);
+        assert!(s.counts_cpus());
+        s.set_default_cpus(8);
+        assert_eq!(s.cpu_capacities(), [16, 8]);
+        assert_eq!(s.cpus(), 24);
+        let e = parse("gpus,cpus\n2,-1\n").expect_err("bad").to_string();
+        assert!(
+            e.contains("line 2: field `cpus`: expected a whole number of CPUs"),
+            "{e}"
+        );
+        let g = NodeGroup {
+            gpu_type: "a".into(),
+            count: 2,
+            gpus_per_node: 4,
+            cpus_per_node: Some(32),
+        };
+        let mut s = groups_to_spec("s", "f", &[g]).expect("valid");
+        s.set_default_cpus(1);
+        assert_eq!(s.cpu_capacities(), [32, 32]);
+        let plain = ClusterSpec::untyped(&[1, 1]);
+        assert!(!plain.counts_cpus());
+    }
+
     #[test]
     fn two_type_columns_are_ambiguous() {
         let e = parse("gpus,type,model\n2,a,b\n")
@@ -412,6 +521,7 @@ mod tests {
             gpu_type: t.into(),
             count,
             gpus_per_node,
+            cpus_per_node: None,
         };
         let s =
             groups_to_spec("s", "f", &[g("a", 1, 2), g("b", 2, 1), g("a", 1, 4)]).expect("valid");
@@ -448,7 +558,8 @@ mod tests {
             NodesField::Groups(vec![NodeGroup {
                 gpu_type: "v100".into(),
                 count: 2,
-                gpus_per_node: 8
+                gpus_per_node: 8,
+                cpus_per_node: None
             }])
         );
     }

@@ -6,6 +6,9 @@
 //! - `job_id` = `name`; `submit_s` = `creation_time`;
 //!   `duration_s` = `deletion_time − scheduled_time`;
 //! - `gpus` = `num_gpu`; `gpu_type` = `gpu_spec` (often empty);
+//! - `cpus` = ⌈`cpu_milli` / 1000⌉, the pod's CPU request in whole CPUs
+//!   (when the list has `cpu_milli`), counted on a cluster with
+//!   `cpus_per_node` (DESIGN §14.6);
 //! - `user` = `qos` (LS, BE, Burstable, Guaranteed): the trace has no user
 //!   column, and the QoS class is the tenant-like grouping it has.
 //!
@@ -81,6 +84,7 @@ pub fn import(path: &Path, fractional: Fractional) -> Result<(Vec<JobRow>, Impor
         })?;
     }
     let spec_col = find("gpu_spec");
+    let cpu_col = find("cpu_milli");
     let mut rows = Vec::new();
     let mut report = ImportReport::default();
     let mut record = csv::StringRecord::new();
@@ -129,6 +133,28 @@ pub fn import(path: &Path, fractional: Fractional) -> Result<(Vec<JobRow>, Impor
                 "{source}: line {line}: field `num_gpu`: {num_gpu} is too large"
             ))
         })?;
+        let cpus = match cpu_col {
+            None => None,
+            Some(c) => {
+                let milli = crate::core::io::csv_columns::integer_field(
+                    record.get(c).unwrap_or(""),
+                    &source,
+                    line,
+                    "cpu_milli",
+                )?;
+                let cpus = u64::try_from(milli)
+                    .ok()
+                    .map(|m| m.div_ceil(1000))
+                    .filter(|&c| c <= crate::jobs::trace::MAX_JOB_CPUS)
+                    .ok_or_else(|| {
+                        Error::input(format!(
+                            "{source}: line {line}: field `cpu_milli`: expected thousandths of a CPU from 0 to {}, got {milli}",
+                            crate::jobs::trace::MAX_JOB_CPUS * 1000
+                        ))
+                    })?;
+                Some(cpus as u32)
+            }
+        };
         report.kept += 1;
         report.gpus += u64::from(gpus);
         rows.push(JobRow {
@@ -140,6 +166,7 @@ pub fn import(path: &Path, fractional: Fractional) -> Result<(Vec<JobRow>, Impor
             gpu_type: spec_col.map(|c| record.get(c).unwrap_or("").to_string()),
             group: None,
             type_durations: Vec::new(),
+            cpus,
         });
     }
     Ok((rows, report))

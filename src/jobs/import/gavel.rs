@@ -353,6 +353,7 @@ pub fn import(path: &Path, options: &GavelOptions) -> Result<(Vec<JobRow>, Impor
             }),
             group: Some(l.job_type.clone()),
             type_durations: durations,
+            cpus: None,
         });
     }
     let lines_of = |v: &[u64]| {

@@ -183,6 +183,7 @@ pub(super) fn import(layout: &Layout, path: &Path) -> Result<(Vec<JobRow>, Impor
                 gpu_type: None,
                 group: c_group.map(|c| cell(c).to_string()),
                 type_durations: Vec::new(),
+                cpus: None,
             },
             submit,
         ));

@@ -87,7 +87,7 @@ impl JobScheduler for FairShare {
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
         self.sat_out.clear();
         while let Some((u, _)) = self.users.peek() {
-            if pass.free_gpus() == 0 {
+            if pass.no_room() {
                 break;
             }
             let ui = u as usize;

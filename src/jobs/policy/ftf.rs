@@ -85,7 +85,7 @@ impl JobScheduler for Ftf {
         if !pass.backfill() {
             // Head-of-line blocking: only the worst-ρ jobs up to the first
             // that does not fit matter; find each by a linear scan.
-            while !self.waiting.is_empty() && pass.free_gpus() > 0 {
+            while !self.waiting.is_empty() && !pass.no_room() {
                 let jobs = pass.state().jobs();
                 let mut best = 0;
                 for k in 1..self.waiting.len() {
@@ -102,7 +102,7 @@ impl JobScheduler for Ftf {
             }
             return Ok(());
         }
-        if self.waiting.is_empty() || pass.free_gpus() == 0 {
+        if self.waiting.is_empty() || pass.no_room() {
             return Ok(());
         }
         self.order.clear();
@@ -113,7 +113,7 @@ impl JobScheduler for Ftf {
         });
         for i in 0..self.order.len() {
             let j = self.order[i];
-            if pass.free_gpus() == 0 {
+            if pass.no_room() {
                 break;
             }
             if pass.start(j)? {

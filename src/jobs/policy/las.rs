@@ -77,6 +77,11 @@ impl Priority for Las {
         let a = self.gpu_service(job, now, state);
         let next = *self.thresholds.iter().find(|&&t| t > a)?;
         let g = u128::from(state.job(job).gpus);
+        if g == 0 {
+            // A job of 0 GPUs (CPU-only, DESIGN §14.6) never attains
+            // GPU-service: it stays in the first queue, no timer.
+            return None;
+        }
         Micros::try_from((next - a).div_ceil(g)).ok()
     }
 }

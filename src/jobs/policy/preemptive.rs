@@ -63,8 +63,12 @@ pub(super) struct Preemptive<P> {
     victims: Vec<Tentative>,
     candidates: Vec<u32>,
     node_acc: Vec<u64>,
+    /// With CPUs counted: CPUs that would be free per node (`consolidate`).
+    node_cpu_acc: Vec<u64>,
     /// Under `spread`: GPUs that would be free per GPU type.
     type_acc: Vec<u64>,
+    /// Under `spread` with CPUs counted: CPUs that would be free per type.
+    type_cpu_acc: Vec<u64>,
     touched: Vec<usize>,
     /// Bumped by every change that can let a job fit: a completion, a
     /// timer (priorities change), a start or a final preemption.
@@ -86,7 +90,9 @@ impl<P: Priority> Preemptive<P> {
             victims: Vec::with_capacity(64),
             candidates: Vec::with_capacity(64),
             node_acc: Vec::new(),
+            node_cpu_acc: Vec::new(),
             type_acc: Vec::new(),
+            type_cpu_acc: Vec::new(),
             touched: Vec::with_capacity(64),
             epoch: 0,
             failed_at: vec![u64::MAX; jobs],
@@ -173,18 +179,30 @@ impl<P: Priority> Preemptive<P> {
     /// now count; under `spread` they are counted per type (a job never
     /// spans types) and the first type to have room wins, its victims
     /// being the jobs taken on it.
+    ///
+    /// CPUs (DESIGN §14.6): when the cluster counts them, the CPUs victims
+    /// would free are counted beside their GPUs (per node, or per type
+    /// under `spread`), and room means both `w`'s GPUs and its CPUs. A
+    /// victim holding nothing (0 GPUs, CPUs not counted, `spread`) frees
+    /// nothing and is put back.
     fn select_victims(&mut self, pass: &Pass<'_, '_>, w: u32) -> bool {
         let (now, st, g) = (pass.now(), pass.state(), u64::from(pass.gpus(w)));
         let cluster = st.cluster();
+        let cpus = cluster.counts_cpus();
+        let c = if cpus { u64::from(pass.cpus(w)) } else { 0 };
         let consolidate = cluster.placement() == Placement::Consolidate;
         let types = pass.start_types(w);
         if self.node_acc.len() != cluster.nodes() {
             self.node_acc = vec![UNTOUCHED; cluster.nodes()];
+            self.node_cpu_acc = vec![0; cluster.nodes()];
         }
         if !consolidate {
             self.type_acc.clear();
             self.type_acc
                 .extend((0..cluster.types()).map(|t| cluster.free_of_type(t as GpuType)));
+            self.type_cpu_acc.clear();
+            self.type_cpu_acc
+                .extend((0..cluster.types()).map(|t| cluster.free_cpus_of_type(t as GpuType)));
         }
         self.candidates.clear();
         self.touched.clear();
@@ -195,7 +213,9 @@ impl<P: Priority> Preemptive<P> {
             }
             self.running.pop();
             self.candidates.push(v);
-            let a = st.allocs(v)[0];
+            let Some(&a) = st.allocs(v).first() else {
+                continue;
+            };
             let vt = cluster.node_type(a.node as usize);
             if types & (1 << vt) == 0 {
                 continue;
@@ -204,17 +224,23 @@ impl<P: Priority> Preemptive<P> {
                 let n = a.node as usize;
                 if self.node_acc[n] == UNTOUCHED {
                     self.node_acc[n] = u64::from(cluster.free(n));
+                    self.node_cpu_acc[n] = u64::from(cluster.free_cpus(n));
                     self.touched.push(n);
                 }
                 self.node_acc[n] += u64::from(a.gpus);
-                if self.node_acc[n] >= g {
+                self.node_cpu_acc[n] += u64::from(a.cpus);
+                if self.node_acc[n] >= g && self.node_cpu_acc[n] >= c {
                     winner = Some(a.node);
                     break;
                 }
             } else {
-                let acc = &mut self.type_acc[vt as usize];
-                *acc += u64::from(st.job(v).gpus);
-                if *acc >= g {
+                let t = vt as usize;
+                self.type_acc[t] += u64::from(st.job(v).gpus);
+                if cpus {
+                    self.type_cpu_acc[t] +=
+                        st.allocs(v).iter().map(|x| u64::from(x.cpus)).sum::<u64>();
+                }
+                if self.type_acc[t] >= g && self.type_cpu_acc[t] >= c {
                     winner = Some(u32::from(vt));
                     break;
                 }
@@ -224,7 +250,9 @@ impl<P: Priority> Preemptive<P> {
             self.node_acc[n] = UNTOUCHED;
         }
         let keep = |v: u32| {
-            let node = st.allocs(v)[0].node;
+            let Some(node) = st.allocs(v).first().map(|a| a.node) else {
+                return false;
+            };
             winner.is_some_and(|x| {
                 if consolidate {
                     node == x

@@ -92,7 +92,7 @@ impl<K: FnMut(&Job, u32, Micros) -> Result<Key> + Send> JobScheduler for StaticO
         }
         self.skipped.clear();
         while let Some((j, _)) = self.waiting.peek() {
-            if pass.free_gpus() == 0 {
+            if pass.no_room() {
                 break;
             }
             if pass.start(j)? {

@@ -9,7 +9,8 @@ use super::engine::Engine;
 use super::event::JobEvent;
 use super::rounds::Rounds;
 use super::simulation::{
-    JobOutcome, JobScheduler, JobSimInput, NEVER, State, Status, first_unplaceable_typed,
+    JobOutcome, JobScheduler, JobSimInput, NEVER, State, Status, first_unfit_cpus,
+    first_unplaceable_typed,
 };
 use super::type_policy::{JobTypes, TypePolicy};
 use super::workload::{Ctx, Workload};
@@ -114,7 +115,9 @@ pub(super) fn simulate(
 #[derive(Debug, Clone)]
 pub struct JobTable<'a> {
     /// Every job: `0..trace_jobs` the trace's, the rest the workload's
-    /// (their `gpus` sized; the rest set when submitted).
+    /// (their `gpus` and, on a cluster with CPUs, `cpus` sized: under
+    /// `spread` they size the job's allocation slot, and a job prepared
+    /// with more is an error; the rest set when submitted).
     pub jobs: Cow<'a, [Job]>,
     /// Allowed types and per-type durations of every job (typed clusters;
     /// the workload's rows are placeholders, [`JobTypes::pin`]ned when
@@ -200,25 +203,46 @@ pub fn simulate_with<W: Workload>(
             input.placement.name()
         )));
     }
+    if let Some(j) = first_unfit_cpus(
+        trace,
+        input.nodes,
+        input.cpus,
+        node_types,
+        input.types.map(|t| t.jobs),
+        input.placement,
+    ) {
+        return Err(Error::input(format!(
+            "job {j} needs {} GPUs and {} CPUs, more than the cluster can ever give it under `{}` placement",
+            trace[j].gpus,
+            trace[j].cpus,
+            input.placement.name()
+        )));
+    }
     if n >= u32::MAX as usize {
         return Err(Error::input("more than 2^32 - 1 jobs in one run"));
     }
     let n_nodes = input.nodes.len();
+    let counts_cpus = input.cpus.iter().any(|&c| c > 0);
     let mut alloc_offset = Vec::with_capacity(n);
     let mut total = 0usize;
     for j in jobs.iter() {
         alloc_offset.push(total);
+        // Under `spread` a job holds GPUs on at most `gpus` nodes and, with
+        // CPUs counted, CPUs alone on at most `cpus` more (DESIGN §14.6).
+        let cpus = if counts_cpus { j.cpus as usize } else { 0 };
         total += match input.placement {
             Placement::Consolidate => 1,
-            Placement::Spread => (j.gpus as usize).min(n_nodes),
+            Placement::Spread => (j.gpus as usize + cpus).min(n_nodes),
         };
     }
     let mut order: Vec<u32> = (0..n_trace as u32).collect();
     order.sort_unstable_by_key(|&j| (trace[j as usize].submit, j));
     let n_types = table.types.as_ref().map_or(1, |t| t.types());
-    let cluster = Cluster::typed(input.nodes, node_types, n_types, input.placement);
+    let cluster =
+        Cluster::typed(input.nodes, node_types, n_types, input.placement).with_cpus(input.cpus);
     let gpus_total = cluster.total();
     let remaining = jobs.iter().map(|j| j.duration).collect();
+    let zero_gpu_jobs = jobs.iter().any(|j| j.gpus == 0);
     let state = State {
         jobs,
         cluster,
@@ -260,6 +284,7 @@ pub fn simulate_with<W: Workload>(
         segment_node: Vec::with_capacity(n + n / 4),
         workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),
         workload_pos: vec![0; n - n_trace],
+        zero_gpu_jobs,
     };
     let gpus = state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..state.cluster.types())

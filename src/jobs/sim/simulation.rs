@@ -113,6 +113,9 @@ pub struct JobSimInput<'a> {
     pub users: usize,
     /// GPUs per node.
     pub nodes: &'a [u32],
+    /// CPUs per node (DESIGN §14.6); empty or all 0: CPUs are not counted
+    /// and every job's `cpus` is ignored.
+    pub cpus: &'a [u32],
     /// Placement rule.
     pub placement: Placement,
     /// Whether a job that does not fit lets later jobs be scanned.
@@ -228,6 +231,9 @@ pub struct State<'a> {
     /// only them.
     pub(super) workload_running: Vec<u32>,
     pub(super) workload_pos: Vec<u32>,
+    /// Whether some job of the run needs 0 GPUs (a CPU-only job, DESIGN
+    /// §14.6), so that "no GPU free" does not mean "nothing fits".
+    pub(super) zero_gpu_jobs: bool,
 }
 
 impl State<'_> {
@@ -329,6 +335,27 @@ impl State<'_> {
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
     }
+    /// Free GPUs in the cluster now.
+    pub fn free_gpus(&self) -> u64 {
+        self.cluster.free_total()
+    }
+    /// GPUs in the cluster.
+    pub fn total_gpus(&self) -> u64 {
+        self.cluster.total()
+    }
+    /// Free CPUs in the cluster now (0 when CPUs are not counted,
+    /// DESIGN §14.6).
+    pub fn free_cpus(&self) -> u64 {
+        self.cluster.cpu_free_total()
+    }
+    /// CPUs in the cluster (0 when CPUs are not counted).
+    pub fn total_cpus(&self) -> u64 {
+        self.cluster.cpu_total()
+    }
+    /// Whether CPUs are counted ([`Cluster::counts_cpus`]).
+    pub fn counts_cpus(&self) -> bool {
+        self.cluster.counts_cpus()
+    }
     /// Whether backfilling is on for this run.
     pub fn backfill(&self) -> bool {
         self.backfill
@@ -396,17 +423,18 @@ impl State<'_> {
     /// the placement rule, if it fits anywhere it may go.
     pub fn choose_type(&self, j: u32, now: Micros) -> Option<GpuType> {
         let gpus = self.jobs[j as usize].gpus;
+        let cpus = self.jobs[j as usize].cpus;
         let Some(x) = &self.types else {
-            return self.cluster.fits_on(gpus, 0).then_some(0);
+            return self.cluster.fits_job_on(gpus, cpus, 0).then_some(0);
         };
         let mask = self.start_types(j, now);
         match self.type_policy {
-            TypePolicy::Agnostic => self.cluster.agnostic_type(gpus, mask),
+            TypePolicy::Agnostic => self.cluster.agnostic_type_for(gpus, cpus, mask),
             TypePolicy::Fastest | TypePolicy::FastestOrWait { .. } => {
                 let mut best: Option<(Micros, GpuType)> = None;
                 for t in 0..x.types() {
                     let t = t as GpuType;
-                    if mask & (1 << t) != 0 && self.cluster.fits_on(gpus, t) {
+                    if mask & (1 << t) != 0 && self.cluster.fits_job_on(gpus, cpus, t) {
                         let d = x.duration(j as usize, t);
                         if best.is_none_or(|(b, _)| d < b) {
                             best = Some((d, t));
@@ -554,6 +582,31 @@ impl<'a> Pass<'_, 'a> {
     pub fn free_gpus(&self) -> u64 {
         self.state.cluster.free_total()
     }
+    /// Whether no waiting job can start now, for want of resources: no GPU
+    /// is free and either no job of the run needs 0 GPUs or (CPUs counted)
+    /// no CPU is free either. Schedulers stop scanning their queue on it;
+    /// without CPU-only jobs it is exactly `free_gpus() == 0`.
+    pub fn no_room(&self) -> bool {
+        let c = &self.state.cluster;
+        c.free_total() == 0
+            && (!self.state.zero_gpu_jobs || (c.counts_cpus() && c.cpu_free_total() == 0))
+    }
+    /// CPUs job `j` needs (counted only when the cluster counts CPUs).
+    pub fn cpus(&self, j: u32) -> u32 {
+        self.state.jobs[j as usize].cpus
+    }
+    /// Free CPUs in the cluster (0 when CPUs are not counted).
+    pub fn free_cpus(&self) -> u64 {
+        self.state.cluster.cpu_free_total()
+    }
+    /// GPUs in the cluster.
+    pub fn total_gpus(&self) -> u64 {
+        self.state.cluster.total()
+    }
+    /// CPUs in the cluster (0 when CPUs are not counted).
+    pub fn total_cpus(&self) -> u64 {
+        self.state.cluster.cpu_total()
+    }
 
     /// Start waiting job `j` if it fits (type policy, then placement rule
     /// on the chosen type); returns whether it started.
@@ -595,14 +648,15 @@ impl<'a> Pass<'_, 'a> {
                 "the scheduler started job {j} on GPU type {t}, which it may not use"
             )));
         }
-        if !s.cluster.fits_on(s.jobs[i].gpus, t) {
+        let (gpus, cpus) = (s.jobs[i].gpus, s.jobs[i].cpus);
+        if !s.cluster.fits_job_on(gpus, cpus, t) {
             return Ok(false);
         }
         let off = s.alloc_offset[i];
         let cap = s.alloc_offset.get(i + 1).copied().unwrap_or(s.alloc.len()) - off;
         let Some(len) = s
             .cluster
-            .place_on(s.jobs[i].gpus, t, &mut s.alloc[off..off + cap])
+            .place_job_on(gpus, cpus, t, &mut s.alloc[off..off + cap])
         else {
             return Err(Error::input(format!(
                 "internal error: job {j} fits on type {t} but could not be placed"
@@ -624,7 +678,9 @@ impl<'a> Pass<'_, 'a> {
         s.end[i] = end;
         if s.first_start[i] == NEVER {
             s.first_start[i] = now;
-            s.first_node[i] = s.alloc[off].node;
+            // A job holding nothing (0 GPUs and no CPUs counted, under
+            // `spread`) has no node.
+            s.first_node[i] = if len > 0 { s.alloc[off].node } else { u32::MAX };
         }
         self.queue.push(
             end,
@@ -789,6 +845,56 @@ pub fn first_unplaceable_typed(
     jobs.iter().enumerate().position(|(j, job)| {
         let mask = types.map_or(1, |x| x.allowed(j));
         !(0..n_types).any(|t| mask & (1 << t) != 0 && u64::from(job.gpus) <= limits[t])
+    })
+}
+
+/// With CPUs counted (DESIGN §14.6): the first job that can never run on
+/// an empty cluster for want of GPUs or CPUs. Under `consolidate` a job
+/// needs one node of an allowed type with at least its GPUs and its CPUs;
+/// under `spread` its GPUs and its CPUs in all among the nodes of one
+/// allowed type. `cpus` empty or all 0: CPUs are not counted, `None` (the
+/// GPU check is [`first_unplaceable_typed`]'s). Node shapes are deduplicated
+/// per type first, so the cost is jobs × distinct shapes.
+pub fn first_unfit_cpus(
+    jobs: &[Job],
+    nodes: &[u32],
+    cpus: &[u32],
+    node_types: &[GpuType],
+    types: Option<&JobTypes>,
+    placement: Placement,
+) -> Option<usize> {
+    if cpus.iter().all(|&c| c == 0) {
+        return None;
+    }
+    let n_types = types.map_or(1, JobTypes::types);
+    // Per type: the distinct (GPUs, CPUs) of its nodes, and the sums.
+    let mut shapes: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n_types];
+    let mut sums: Vec<(u64, u64)> = vec![(0, 0); n_types];
+    for (n, &g) in nodes.iter().enumerate() {
+        let t = node_types.get(n).copied().unwrap_or(0) as usize;
+        let c = cpus.get(n).copied().unwrap_or(0);
+        if t >= n_types {
+            continue;
+        }
+        if !shapes[t].contains(&(g, c)) {
+            shapes[t].push((g, c));
+        }
+        sums[t].0 += u64::from(g);
+        sums[t].1 += u64::from(c);
+    }
+    jobs.iter().enumerate().position(|(j, job)| {
+        let mask = types.map_or(1, |x| x.allowed(j));
+        !(0..n_types).any(|t| {
+            mask & (1 << t) != 0
+                && match placement {
+                    Placement::Consolidate => shapes[t]
+                        .iter()
+                        .any(|&(g, c)| job.gpus <= g && job.cpus <= c),
+                    Placement::Spread => {
+                        u64::from(job.gpus) <= sums[t].0 && u64::from(job.cpus) <= sums[t].1
+                    }
+                }
+        })
     })
 }
 

@@ -170,7 +170,25 @@ impl<'e, 'a, 's> Ctx<'e, 'a, 's> {
                 "internal error: the workload's job {j} was submitted twice"
             )));
         }
+        // The allocation slot was sized from the placeholder: a job of
+        // more GPUs (or CPUs, when counted) could overflow it under
+        // `spread` (DESIGN §14.6: placeholders are sized with both).
+        let slot = s.alloc_offset.get(i + 1).copied().unwrap_or(s.alloc.len()) - s.alloc_offset[i];
+        let cpus = if s.cluster.counts_cpus() { job.cpus } else { 0 };
+        let needs = match s.cluster.placement() {
+            super::cluster::Placement::Consolidate => 1,
+            super::cluster::Placement::Spread => {
+                (job.gpus as usize + cpus as usize).min(s.cluster.nodes())
+            }
+        };
+        if needs > slot {
+            return Err(Error::input(format!(
+                "internal error: the workload's job {j} needs {} GPUs and {cpus} CPUs, more than its placeholder was sized for",
+                job.gpus
+            )));
+        }
         s.remaining[i] = job.duration;
+        s.zero_gpu_jobs |= job.gpus == 0;
         s.jobs.to_mut()[i] = job;
         if let Some(t) = &mut s.types {
             t.to_mut().pin(i, gpu_type, job.duration);

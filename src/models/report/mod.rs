@@ -51,6 +51,7 @@ pub fn layout(scenario: &Scenario) -> Layout {
         curve_trace: scenario.trace.is_curve(),
         typed: scenario.gpu_types.is_typed(),
         end_reasons: scenario.reports_end_reasons(),
+        cpus: false,
     }
 }
 

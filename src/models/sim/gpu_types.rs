@@ -277,6 +277,7 @@ mod tests {
             gpu_type: t.into(),
             count,
             gpus_per_node,
+            cpus_per_node: None,
         };
         groups_to_spec(
             "s.toml",

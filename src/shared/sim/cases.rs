@@ -50,6 +50,7 @@ fn run(
     let input = SharedInput {
         cluster: ClusterInput {
             nodes,
+            cpus: &[],
             node_types: &[],
             types: 1,
             placement: Placement::Consolidate,
@@ -544,6 +545,7 @@ fn a_request_withdrawn_while_queued_leaves_the_cluster_queue_without_running() {
     let input = SharedInput {
         cluster: ClusterInput {
             nodes: &[1],
+            cpus: &[],
             node_types: &[],
             types: 1,
             placement: Placement::Consolidate,
@@ -673,6 +675,7 @@ proptest! {
         let input = SharedInput {
             cluster: ClusterInput {
                 nodes: &nodes,
+                cpus: &[],
                 node_types: &[],
                 types: 1,
                 placement: Placement::Consolidate,

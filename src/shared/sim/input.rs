@@ -59,6 +59,9 @@ impl Preempt {
 pub struct ClusterInput<'a> {
     /// GPUs per node, in node order.
     pub nodes: &'a [u32],
+    /// CPUs per node, in node order (DESIGN §14.6); empty when CPUs are
+    /// not counted.
+    pub cpus: &'a [u32],
     /// Each node's GPU type (empty: untyped, every node type 0).
     pub node_types: &'a [GpuType],
     /// Number of GPU types (1 when untyped).

@@ -116,6 +116,7 @@ pub fn simulate_shared(
         jobs: trace,
         users,
         nodes: c.nodes,
+        cpus: c.cpus,
         placement: c.placement,
         backfill: c.backfill,
         restart_overhead: c.restart_overhead,

@@ -70,6 +70,7 @@ fn every_bundled_job_scenario_runs_the_same_as_a_background_alone() {
                     jobs: &jobs.jobs,
                     users,
                     nodes: &s.nodes,
+                    cpus: &[],
                     placement: s.placement,
                     backfill: p.backfill,
                     restart_overhead: s.restart_overhead,
@@ -96,6 +97,7 @@ fn every_bundled_job_scenario_runs_the_same_as_a_background_alone() {
                 let shared = SharedInput {
                     cluster: ClusterInput {
                         nodes: &s.nodes,
+                        cpus: &[],
                         node_types: if typed { &node_types } else { &[] },
                         types: jobs.types.as_ref().map_or(1, |t| t.types()),
                         placement: s.placement,

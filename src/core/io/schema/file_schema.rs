@@ -119,6 +119,8 @@ pub enum When {
     TypedCluster,
     /// When some policy may end a tenant by its schedule.
     EndReasons,
+    /// When the cluster counts CPUs (`cpus_per_node`, DESIGN §14.6).
+    CpuCluster,
 }
 
 impl When {
@@ -129,6 +131,7 @@ impl When {
             When::CurveTrace => "on a curve trace",
             When::TypedCluster => "on a typed cluster",
             When::EndReasons => "when a policy may end a tenant by its schedule",
+            When::CpuCluster => "when the cluster counts CPUs (cpus_per_node)",
         }
     }
 }
@@ -203,6 +206,8 @@ pub struct Layout {
     pub typed: bool,
     /// Tenants' end reasons reported ([`When::EndReasons`]).
     pub end_reasons: bool,
+    /// The cluster counts CPUs ([`When::CpuCluster`]).
+    pub cpus: bool,
 }
 
 impl Layout {
@@ -212,6 +217,7 @@ impl Layout {
             When::CurveTrace => self.curve_trace,
             When::TypedCluster => self.typed,
             When::EndReasons => self.end_reasons,
+            When::CpuCluster => self.cpus,
         }
     }
 

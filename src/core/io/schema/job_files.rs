@@ -33,6 +33,7 @@ pub mod summary {
         PREEMPTIONS = "preemptions": Int, "", Always, "preemptions";
         EVENTS = "events": Int, "", Always, "events handled by the loop (stale completions of preempted runs included)";
         GPU_UTILIZATION_BY_TYPE = "gpu_utilization.<type>": Float, "", TypedCluster, "utilisation of the type's GPUs, per GPU type";
+        CPU_UTILIZATION = "cpu_utilization": Float, "", CpuCluster, "CPU time held, restores included / (CPUs × makespan) (DESIGN §14.6)";
     }
 }
 

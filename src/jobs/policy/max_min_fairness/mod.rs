@@ -148,22 +148,41 @@ impl MaxMin {
                 }
             }
         }
+        // Jobs of 0 GPUs (CPU-only, DESIGN §14.6) are outside the LP, which
+        // shares GPUs: their allocation is 0, so their priority is 0 and
+        // each round they are picked after the GPU jobs of their type (they
+        // take none of its GPUs) and start if their CPUs fit.
         let jobs: Vec<LpJob> = self
             .active
             .iter()
+            .filter(|&&j| state.job(j).gpus > 0)
             .map(|&j| LpJob {
                 scale_factor: state.job(j).gpus,
                 weight: 1.0,
                 throughput: (0..m).map(|t| throughput(state, j, t as GpuType)).collect(),
             })
             .collect();
-        let a = max_min_allocation(&jobs, &self.gpus)?;
-        self.lps += u64::from(a.lps);
+        let a = if jobs.is_empty() {
+            None
+        } else {
+            Some(max_min_allocation(&jobs, &self.gpus)?)
+        };
+        if let Some(a) = &a {
+            self.lps += u64::from(a.lps);
+        }
         self.allocations += 1;
-        for (k, &j) in self.active.iter().enumerate() {
+        let mut k = 0;
+        for &j in &self.active {
             let row = j as usize * m;
+            let lp_row = match &a {
+                Some(a) if state.job(j).gpus > 0 => {
+                    k += 1;
+                    Some(&a.x[k - 1])
+                }
+                _ => None,
+            };
             for t in 0..m {
-                self.x[row + t] = a.x[k][t];
+                self.x[row + t] = lp_row.map_or(0.0, |x| x[t]);
                 self.received[row + t] = half;
             }
         }
@@ -184,7 +203,10 @@ fn gpus_by_type(state: &State<'_>) -> Vec<u32> {
 /// Job `j`'s throughput on type `t`: the job (all its work) per second,
 /// `1 / duration on t`; 0 where it may not run (not an allowed type, or
 /// its GPUs never fit there: more than the largest node of the type under
-/// `consolidate`, more than the type under `spread`).
+/// `consolidate`, more than the type under `spread`; with CPUs counted,
+/// no node of the type, or not the type in all, has both its GPUs and its
+/// CPUs, DESIGN §14.6: so a job is never allotted a type it can never
+/// start on).
 fn throughput(state: &State<'_>, j: u32, t: GpuType) -> f64 {
     let c = state.cluster();
     let gpus = state.job(j).gpus;
@@ -193,6 +215,9 @@ fn throughput(state: &State<'_>, j: u32, t: GpuType) -> f64 {
         Placement::Spread => c.total_of_type(t),
     };
     if t >= 64 || state.allowed_types(j) & (1 << t) == 0 || u64::from(gpus) > room {
+        return 0.0;
+    }
+    if c.counts_cpus() && !c.could_ever_fit(gpus, state.job(j).cpus, t) {
         return 0.0;
     }
     1.0e6 / state.duration_on(j, t).max(1) as f64
