@@ -80,9 +80,11 @@ pub fn simulate_shared(
         },
     );
     if let Some(w) = &input.workflows {
-        // A placeholder takes as many GPUs as the largest step, so any
-        // step fits its allocation slots (under `spread`, one per GPU).
+        // A placeholder takes as many GPUs and CPUs as the largest step,
+        // so any step fits its allocation slots (under `spread`, one per
+        // GPU and CPU node).
         let most = w.trace.steps().iter().map(|s| s.gpus).max().unwrap_or(1);
+        let most_cpus = w.trace.steps().iter().map(|s| s.cpus).max().unwrap_or(0);
         jobs.resize(
             n_trace + capacity + wf_capacity,
             Job {
@@ -90,7 +92,7 @@ pub fn simulate_shared(
                 duration: 0,
                 gpus: most.max(1),
                 user: wf_user,
-                cpus: 0,
+                cpus: most_cpus,
             },
         );
     }
@@ -234,7 +236,7 @@ pub fn simulate_shared(
         shares,
         gpus,
         workflows: None,
-        cpus: 0,
+        cpus: c.cpus.iter().map(|&n| u64::from(n)).sum(),
     };
     out.workflows = flows.map(|f| f.finish(&all));
     if let (Some(w), Some(s)) = (workload, &input.service) {

@@ -97,9 +97,25 @@ fn run_rounds(
     seed: u64,
     round: Option<Micros>,
 ) -> SharedOutcome {
+    run_cluster(w, nodes, &[], placement, sched, background, seed, round)
+}
+
+/// [`run_rounds`] with `cpus` per node (empty: CPUs not counted).
+#[allow(clippy::too_many_arguments)]
+fn run_cluster(
+    w: WorkflowsInput<'_>,
+    nodes: &[u32],
+    cpus: &[u32],
+    placement: Placement,
+    sched: &str,
+    background: &[Job],
+    seed: u64,
+    round: Option<Micros>,
+) -> SharedOutcome {
     let input = SharedInput {
         cluster: ClusterInput {
             nodes,
+            cpus,
             node_types: &[],
             types: 1,
             placement,
@@ -388,6 +404,7 @@ fn a_step_that_can_never_fit_is_an_error() {
     let t = trace(&[row("wf", "t", 0.0, "big", "", 1.0, 9, "", 0)]);
     let input = SharedInput {
         cluster: ClusterInput {
+            cpus: &[],
             nodes: &[4, 4],
             node_types: &[],
             types: 1,
@@ -415,7 +432,7 @@ fn a_step_that_can_never_fit_is_an_error() {
 fn arb_rows() -> impl Strategy<Value = Vec<StepRow>> {
     let step = (
         0u64..8,
-        1u32..3,
+        (0u32..3, 0u32..3),
         0usize..5,
         0u64..60,
         any::<bool>(),
@@ -426,7 +443,9 @@ fn arb_rows() -> impl Strategy<Value = Vec<StepRow>> {
     proptest::collection::vec(wf, 1..5).prop_map(|wfs| {
         let mut rows = Vec::new();
         for (w, (at, tenant, steps)) in wfs.into_iter().enumerate() {
-            for (k, (rt, gpus, key, bytes, fails, par, parents)) in steps.into_iter().enumerate() {
+            for (k, (rt, (gpus, cpus), key, bytes, fails, par, parents)) in
+                steps.into_iter().enumerate()
+            {
                 let mut ps: Vec<String> = parents
                     .iter()
                     .filter(|_| k > 0)
@@ -451,6 +470,7 @@ fn arb_rows() -> impl Strategy<Value = Vec<StepRow>> {
                 );
                 r.failure_p = if fails { 0.4 } else { 0.0 };
                 r.parallel = par;
+                r.cpus = cpus;
                 rows.push(r);
             }
         }
@@ -475,6 +495,8 @@ struct Setting {
     background: Vec<Job>,
     seed: u64,
     round: Option<Micros>,
+    /// CPUs per node (0: not counted).
+    cpus_per_node: u32,
 }
 
 fn arb_setting() -> impl Strategy<Value = Setting> {
@@ -500,6 +522,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
         (
             1u64..1000,
             prop_oneof![Just(None), (1u64..4).prop_map(|r| Some(r * S))],
+            prop_oneof![Just(0u32), 2u32..6],
         ),
     )
         .prop_map(
@@ -510,7 +533,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
                 backoff,
                 parallel,
                 bg,
-                (seed, round),
+                (seed, round, cpus_per_node),
             )| Setting {
                 nodes,
                 spread,
@@ -535,6 +558,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
                     .collect(),
                 seed,
                 round,
+                cpus_per_node,
             },
         )
 }
@@ -569,9 +593,15 @@ fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
     } else {
         Placement::Consolidate
     };
-    run_rounds(
+    let cpus: Vec<u32> = if s.cpus_per_node == 0 {
+        Vec::new()
+    } else {
+        vec![s.cpus_per_node; s.nodes.len()]
+    };
+    run_cluster(
         i,
         &s.nodes,
+        &cpus,
         placement,
         s.sched,
         &s.background,
@@ -605,6 +635,7 @@ proptest! {
         let t = trace(&rows);
         let most = *s.nodes.iter().max().expect("a node");
         prop_assume!(t.steps().iter().all(|x| x.gpus <= most));
+        prop_assume!(s.cpus_per_node == 0 || t.steps().iter().all(|x| x.cpus <= s.cpus_per_node));
         let out = run_setting(&t, &s);
         let o = out.workflows.as_ref().expect("workflows");
         let steps = t.steps();
@@ -679,12 +710,32 @@ proptest! {
             held += d;
             prop_assert!(held <= total as i64);
         }
+        // CPUs never exceeded (the workflows' jobs are the only ones
+        // asking for CPUs here): the same sweep with each job's CPUs.
+        if s.cpus_per_node > 0 {
+            let total_cpus = i64::from(s.cpus_per_node) * s.nodes.len() as i64;
+            let mut ev: Vec<(Micros, i64)> = Vec::new();
+            for seg in &o.segments {
+                let c = i64::from(o.jobs[seg.job as usize].cpus);
+                ev.push((seg.start, c));
+                ev.push((seg.end, -c));
+            }
+            ev.sort_by_key(|&(at, d)| (at, d));
+            let mut held = 0i64;
+            for (_, d) in ev {
+                held += d;
+                prop_assert!(held <= total_cpus, "{} CPUs held of {}", held, total_cpus);
+            }
+        }
         // Accounting.
         let mut by_wf = vec![0u128; t.workflows().len()];
+        let mut cpu_by_wf = vec![0u128; t.workflows().len()];
         for seg in &o.segments {
             let a = o.jobs[seg.job as usize];
             by_wf[steps[a.step as usize].workflow as usize] +=
                 u128::from(seg.gpus) * u128::from(seg.end - seg.start);
+            cpu_by_wf[steps[a.step as usize].workflow as usize] +=
+                u128::from(a.cpus) * u128::from(seg.end - seg.start);
         }
         let preemptive = matches!(s.sched, "srtf" | "las");
         let mut by_jobs = vec![0u128; t.workflows().len()];
@@ -696,6 +747,7 @@ proptest! {
         }
         for (w, r) in o.workflows.iter().enumerate() {
             prop_assert_eq!(r.gpu_us, by_wf[w]);
+            prop_assert_eq!(r.cpu_us, cpu_by_wf[w]);
             if !preemptive {
                 prop_assert_eq!(r.gpu_us, by_jobs[w], "workflow {} from its jobs", w);
             }
@@ -741,6 +793,7 @@ proptest! {
                 jobs: &jobs,
                 users: 1,
                 nodes: &nodes,
+                cpus: &[],
                 placement: Placement::Consolidate,
                 backfill: false,
                 restart_overhead: 0,
@@ -782,6 +835,7 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
         let input = SharedInput {
             cluster: ClusterInput {
                 nodes: &nodes,
+                cpus: &[],
                 node_types: &[],
                 types: 1,
                 placement: Placement::Consolidate,
@@ -881,6 +935,7 @@ fn a_typed_cluster_is_refused_with_a_clear_error() {
     let t = trace(&[row("wf", "t", 0.0, "s", "", 1.0, 1, "", 0)]);
     let input = SharedInput {
         cluster: ClusterInput {
+            cpus: &[],
             nodes: &[2, 2],
             node_types: &[0, 1],
             types: 2,

@@ -282,10 +282,15 @@ impl<'a> Workflows<'a> {
         spec.first_step..spec.first_step + spec.steps
     }
 
-    /// Free CPUs of the cluster: CPUs are not counted yet (DESIGN §14.6),
-    /// so "unlimited".
-    fn free_cpus(_ctx: &Ctx<'_, '_, '_>) -> u64 {
-        u64::MAX
+    /// Free CPUs of the cluster; "unlimited" when it does not count them
+    /// (`cpus_per_node` 0, DESIGN §14.6).
+    fn free_cpus(ctx: &Ctx<'_, '_, '_>) -> u64 {
+        let s = ctx.state();
+        if s.counts_cpus() {
+            s.free_cpus()
+        } else {
+            u64::MAX
+        }
     }
 
     /// Step `s` is ready at now: a hit restores, a miss runs an attempt.
