@@ -233,14 +233,17 @@ fn main() {
                 .count();
             let _ = writeln!(
                 out,
-                "{n} workflows x 20 steps, 2048 GPUs, {sched}, cache {}, resume {}: {secs:.2} s  peak RSS {:.0} MB  done {done}  hits {}  misses {}  evicted {}  end {:.1} h",
+                "{n} workflows x 20 steps, 2048 GPUs, {} CPUs, {sched}, cache {}, resume {}: {secs:.2} s  peak RSS {:.0} MB  done {done}  hits {}  misses {}  evicted {}  end {:.1} h  GPU util {:.3}  CPU util {:.3}",
+                o.cpus,
                 rule.name(),
                 resume.name(),
                 peak_rss_mb(),
                 w.cache.hits,
                 w.cache.misses,
                 w.cache.evicted,
-                w.end as f64 / 3.6e9
+                w.end as f64 / 3.6e9,
+                w.busy_gpu_us as f64 / (2048.0 * w.end as f64),
+                w.busy_cpu_us as f64 / (o.cpus.max(1) as f64 * w.end as f64),
             );
         }
         Err(e) => {
