@@ -456,3 +456,26 @@ pub fn jobs_rows(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::io::schema::workflow_files;
+
+    /// Each header written here is its file's schema header (DESIGN
+    /// §14.7; `tenantsim schema` documents these columns).
+    #[test]
+    fn workflows_headers_are_their_schemas() {
+        for (written, schema) in [
+            (summary_header(), workflow_files::summary::HEADER),
+            (
+                WORKFLOWS_HEADER.to_string(),
+                workflow_files::workflows::HEADER,
+            ),
+            (STEPS_HEADER.to_string(), workflow_files::steps::HEADER),
+            (JOBS_HEADER.to_string(), workflow_files::jobs::HEADER),
+        ] {
+            assert_eq!(written, format!("{schema}\n"));
+        }
+    }
+}
