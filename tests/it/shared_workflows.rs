@@ -644,3 +644,49 @@ fn a_sweep_of_workflows_load_has_workflows_columns() {
     );
     assert_eq!(sweep.lines().count(), 3);
 }
+
+/// `--json` of a workflows-only scenario: the common keys are the
+/// workflows' (DESIGN §13.5: the service's, else the background's, else
+/// the workflows'): 2 repetitions, the baseline `p` (the first policy),
+/// the two policies in order with their figures, no thresholds.
+#[test]
+fn json_of_a_workflows_only_scenario_takes_its_common_keys_from_the_workflows() {
+    let d = tmp();
+    fs::write(d.path().join("w.csv"), TRACE).expect("write");
+    let path = d.path().join("s.toml");
+    fs::write(
+        &path,
+        "mode = \"shared\"\nname = \"t\"\nrepetitions = 2\n[cluster]\nnodes = 2\ngpus_per_node = 4\n[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\n[[policy]]\nname = \"q\"\ncache = \"lru\"\n",
+    )
+    .expect("write");
+    let out = tenantsim()
+        .args(["run"])
+        .arg(&path)
+        .arg("--out")
+        .arg(d.path().join("r"))
+        .args(["--json", "--quiet", "--no-plots"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["repetitions"], 2, "{doc}");
+    assert_eq!(doc["baseline"], "p");
+    assert_eq!(doc["confidence"], doc["workflows"]["confidence"]);
+    assert!(doc["thresholds"].is_null());
+    assert_eq!(doc["policies"], doc["workflows"]["policies"]);
+    let names: Vec<_> = doc["policies"]
+        .as_array()
+        .expect("policies")
+        .iter()
+        .map(|p| p["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["p", "q"]);
+    assert_eq!(doc["policies"][0]["reps"], 2);
+    // The hand trace's 2 workflows all finish: completion 1 in each run.
+    assert_eq!(doc["policies"][0]["completion_rate"]["mean"], 1.0);
+    assert!(doc["service"].is_null() && doc["background"].is_null());
+}
