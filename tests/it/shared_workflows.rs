@@ -690,3 +690,91 @@ fn json_of_a_workflows_only_scenario_takes_its_common_keys_from_the_workflows() 
     assert_eq!(doc["policies"][0]["completion_rate"]["mean"], 1.0);
     assert!(doc["service"].is_null() && doc["background"].is_null());
 }
+
+/// Run the workflows quickstart (2 repetitions, no figures) into `dir`.
+fn run_quickstart(dir: &Path) {
+    tenantsim()
+        .args([
+            "run",
+            "scenarios/shared-workflows-quickstart.toml",
+            "--reps",
+            "2",
+            "--quiet",
+            "--no-plots",
+            "--out",
+        ])
+        .arg(dir)
+        .current_dir(repo(""))
+        .assert()
+        .success();
+}
+
+/// `check` of a shared folder with `workflows/` (DESIGN §13.5, §14.7):
+/// a rerun matches its golden (3 policies × 27 figure columns = 81
+/// values); setting the golden's first `completion_rate` to 0.5 against
+/// a run's 1 is drift of |1 − 0.5| / 0.5 = 1 in exactly that cell, named
+/// by policy, `reps` and metric, and the command fails naming
+/// `workflows/`. `--stat` refuses a workflows-only folder (its summary
+/// holds means, not repetitions) rather than pass having checked nothing.
+#[test]
+fn check_compares_the_workflows_summary_against_the_goldens() {
+    let d = tmp();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    run_quickstart(&a);
+    run_quickstart(&b);
+    let ok = tenantsim()
+        .args(["check"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    let err = String::from_utf8_lossy(&ok.stderr);
+    assert!(ok.status.success(), "{err}");
+    assert!(err.starts_with("workflows/:\nok: 81 values of "), "{err}");
+    let golden = b.join("workflows/summary.csv");
+    let text = fs::read_to_string(&golden).expect("read");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(&cells[..3], ["no-cache", "2", "1"], "{}", lines[1]);
+    cells[2] = "0.5";
+    lines[1] = cells.join(",");
+    fs::write(&golden, lines.join("\n") + "\n").expect("write");
+    let bad = tenantsim()
+        .args(["check"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    let table: Vec<&str> = err.lines().skip(1).take(2).collect();
+    assert_eq!(
+        table,
+        [
+            "policy    rep  metric           got  golden  rel_dev",
+            "no-cache  2    completion_rate  1    0.5     1.000e0",
+        ],
+        "{err}"
+    );
+    assert!(err.contains("drift: 1 of 81 values drifted"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with(&format!("error: drift in workflows/ of {}", a.display())),
+        "{err}"
+    );
+    let stat = tenantsim()
+        .args(["check", "--stat"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    assert!(!stat.status.success());
+    assert!(
+        String::from_utf8_lossy(&stat.stderr).contains("check it without --stat"),
+        "{}",
+        String::from_utf8_lossy(&stat.stderr)
+    );
+}
