@@ -778,3 +778,74 @@ fn check_compares_the_workflows_summary_against_the_goldens() {
         String::from_utf8_lossy(&stat.stderr)
     );
 }
+
+/// A shared folder holding only `workflows/` (a hand `summary.csv` of
+/// two policies: `a` with completion 0.75 [0.5, 1] and makespan p50
+/// 120 s; `b` with completion 1 and everything else `n/a`).
+fn hand_workflows_folder(dir: &Path) {
+    fs::create_dir_all(dir.join("workflows")).expect("mkdir");
+    fs::write(dir.join("shares.csv"), "policy,rep,time_s,workload,gpus\n").expect("write");
+    let mut a = String::from("a,2,0.75,0.5,1,120,100,140");
+    let mut b = String::from("b,2,1,1,1");
+    for _ in 0..7 * 3 {
+        a.push_str(",n/a");
+    }
+    for _ in 0..8 * 3 {
+        b.push_str(",n/a");
+    }
+    fs::write(
+        dir.join("workflows/summary.csv"),
+        format!("{}{a}\n{b}\n", summary_header()),
+    )
+    .expect("write");
+}
+
+/// `table` of a shared folder with `workflows/` prints its table under
+/// `workflows/`: by default completion, makespan p50, GPU and CPU
+/// utilisation (the hand summary's means as written, `n/a` kept);
+/// `--metric` picks figures, each with its interval [low, high]; an
+/// unknown figure is an error listing the known ones.
+#[test]
+fn table_shows_the_workflows_summary_under_its_folder() {
+    let d = tmp();
+    hand_workflows_folder(d.path());
+    let table = |extra: &[&str]| {
+        tenantsim()
+            .args(["table"])
+            .arg(d.path())
+            .args(["--format", "csv"])
+            .args(extra)
+            .output()
+            .expect("table")
+    };
+    let out = table(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "# workflows/\n\
+         policy,completion,makespan p50 (s),GPU util,CPU util\n\
+         a,0.75,120,n/a,n/a\n\
+         b,1,n/a,n/a,n/a\n"
+    );
+    let out = table(&["--metric", "completion_rate"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "# workflows/\n\
+         policy,completion,completion CI low,completion CI high\n\
+         a,0.75,0.5,1\n\
+         b,1,1,1\n"
+    );
+    let bad = table(&["--metric", "nope"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains(
+            "--metric nope: not a workflows summary.csv figure (choose from: completion_rate,"
+        ),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
