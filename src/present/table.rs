@@ -731,6 +731,19 @@ pub fn workflows_grid(src: &Source<'_>, metrics: &[String]) -> Result<Grid> {
     Ok(grid)
 }
 
+/// Every figure of a shared folder's workflows (the report's table), or
+/// `None` when `dir` has no `workflows/`.
+pub fn workflows_full_grid(dir: &std::path::Path) -> Result<Option<Grid>> {
+    shared_workflows(dir)
+        .map(|wf| {
+            workflows_grid(
+                &Source::dir(&wf),
+                &WORKFLOW_COLUMNS.map(|c| c.0.to_string()),
+            )
+        })
+        .transpose()
+}
+
 /// The baseline of a job-mode folder: the scenario's top-level `baseline`
 /// in `run.json`, else `None` (the first policy, DESIGN §9.6).
 fn job_baseline(src: &Source<'_>) -> Result<Option<String>> {

@@ -849,3 +849,47 @@ fn table_shows_the_workflows_summary_under_its_folder() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+/// `report` of a workflows-only shared folder shows the workflows'
+/// table with every figure of `summary.csv` (nine, each with its
+/// interval) and their figures; `compare` of it refuses with a reason
+/// (the summary holds means, not the per-repetition rows compare
+/// resamples) instead of comparing nothing.
+#[test]
+fn report_shows_and_compare_refuses_a_workflows_only_folder() {
+    let d = tmp();
+    let a = d.path().join("a");
+    run_quickstart(&a);
+    let html = d.path().join("r.html");
+    tenantsim()
+        .args(["report"])
+        .arg(&a)
+        .arg("--out")
+        .arg(&html)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&html).expect("read");
+    for th in [
+        "<th class=\"num\">completion</th>",
+        "<th class=\"num\">CPU util CI</th>",
+        "<th class=\"num\">hit ratio</th>",
+        "<th class=\"num\">CPU-h saved CI</th>",
+    ] {
+        assert!(text.contains(th), "{th}");
+    }
+    assert_eq!(text.matches("<th class=\"num\">").count(), 18);
+    let out = tenantsim()
+        .args(["compare"])
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .expect("compare");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "a shared folder with only workflows/, whose summary.csv holds means over repetitions"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
