@@ -666,8 +666,9 @@ const WORKFLOW_DEFAULT: [&str; 4] = [
 
 /// A shared folder's workflows (`workflows/summary.csv`, DESIGN §14.7):
 /// policies × the means over repetitions of the chosen figures (default
-/// [`WORKFLOW_DEFAULT`]; `--metric` names `summary.csv` figure columns),
-/// each followed by its confidence interval when named by `--metric`.
+/// completion rate, makespan p50, GPU and CPU utilisation; `--metric`
+/// names `summary.csv` figure columns, each then followed by its
+/// confidence interval).
 pub fn workflows_grid(src: &Source<'_>, metrics: &[String]) -> Result<Grid> {
     let known: Vec<String> = WORKFLOW_COLUMNS.iter().map(|c| c.0.to_string()).collect();
     for m in metrics {
