@@ -53,34 +53,12 @@ _SHARED_KINDS: Dict[str, Dict[str, str]] = {
 }
 
 # The workflows' folder ``workflows/`` of a shared results folder
-# (docs/DESIGN.md §14.7): its tables and their columns' kinds (the schema
-# does not list them yet). summary.csv's figure columns are floats
-# (``n/a``: NaN).
+# (docs/DESIGN.md §14.7): its tables. Their columns' kinds are the schema's
+# files ``workflows/<table>.csv`` (named by their path, as ``summary.csv``
+# and ``jobs.csv`` are other modes' names too); summary.csv's ``n/a`` and
+# an empty time (never) read as NaN.
 WORKFLOW_TABLES = ("summary", "workflows", "steps", "jobs")
-_WORKFLOW_KINDS: Dict[str, Dict[str, str]] = {
-    "summary.csv": {"policy": "text", "reps": "int"},
-    "workflows.csv": {
-        "policy": "text",
-        "rep": "int",
-        "workflow": "text",
-        "tenant": "text",
-        "submit_s": "seconds",
-        "end_s": "seconds",
-        "state": "text",
-        "retries": "int",
-        "cache_hits": "int",
-    },
-    "steps.csv": {
-        "policy": "text",
-        "rep": "int",
-        "workflow": "text",
-        "step": "text",
-        "state": "text",
-        "attempts": "int",
-        "parts": "int",
-    },
-    "jobs.csv": {"policy": "text", "rep": "int", "job_id": "text", "user": "text", "gpus": "int"},
-}
+
 
 # How each kind is read: names as text (exactly as written: a user called
 # "NA" or "1e3" stays that string), counts as integers, a swept value as
@@ -103,8 +81,9 @@ def _kinds(path: Path, header: List[str], mode: Optional[str]) -> Dict[str, str]
     names is read as a float. In ``mode`` ``"shared"``: ``shares.csv``, and
     ``sweep.csv`` whose ``background_*`` columns are job mode's."""
     if mode == "workflows":
-        extra = _WORKFLOW_KINDS.get(path.name, {})
-        return {c: extra.get(c, "float") for c in header}
+        schema = [f for f in SCHEMA["files"] if f["name"] == f"workflows/{path.name}"]
+        named = {col["name"]: col["kind"] for f in schema for col in f["columns"]}
+        return {c: named.get(c, "float") for c in header}
     if mode == "shared":
         if path.name == "sweep.csv":
             kinds = _kinds(path, header, "models")

@@ -8,7 +8,7 @@ use super::args::{CheckArgs, ReportFormat};
 use crate::core::analysis::check::{Format, Method, Tolerance, check_folders, render};
 use crate::core::error::{Error, Result};
 use crate::core::io::write_atomic;
-use crate::present::figures::shared_workloads;
+use crate::present::figures::{WORKFLOWS_DIR, shared_workflows, shared_workloads};
 
 use super::out_file::{Input, Ours, check_out_file};
 
@@ -17,6 +17,8 @@ fn mode_of(header: &[String]) -> Option<&'static str> {
     let has = |c: &str| header.iter().any(|h| h == c);
     if has("mean_jct_s") {
         Some("job")
+    } else if has("completion_rate") {
+        Some("workflows")
     } else if has("cumulative_regret") {
         Some("model")
     } else {
@@ -94,7 +96,10 @@ pub fn check(args: &CheckArgs) -> Result<()> {
         }
         check_out_file("--report", path, args.force, Some(ours(format)), &inputs)?;
     }
-    let workloads = shared_workloads(&args.against);
+    let mut workloads = shared_workloads(&args.against);
+    if let Some(wf) = shared_workflows(&args.against) {
+        workloads.push((WORKFLOWS_DIR, wf));
+    }
     if !workloads.is_empty() {
         return check_shared(args, method, &workloads);
     }
@@ -134,7 +139,10 @@ pub fn check(args: &CheckArgs) -> Result<()> {
 /// folder of the golden against the same folder of the results, one
 /// report each (stdout and stderr, headed by the folder's name); drift in
 /// any is drift. `--report` files hold one report: give a workload's
-/// folder for them.
+/// folder for them. The workflows' `summary.csv` holds means over
+/// repetitions (DESIGN §14.7), so the exact check compares it (rows keyed
+/// by policy and `reps`) and `--stat`, which needs one row per
+/// repetition, passes it over with a note.
 fn check_shared(
     args: &CheckArgs,
     method: Method,
@@ -149,8 +157,22 @@ fn check_shared(
             args.against.display()
         )));
     }
+    if matches!(method, Method::Stat { .. }) && workloads.iter().all(|(w, _)| *w == WORKFLOWS_DIR) {
+        return Err(Error::usage(format!(
+            "--stat: {} holds only workflows, whose summary.csv holds means over repetitions \
+             (not one row per repetition): check it without --stat",
+            args.against.display()
+        )));
+    }
     let mut drifted = Vec::new();
     for (w, golden) in workloads {
+        if *w == WORKFLOWS_DIR && matches!(method, Method::Stat { .. }) {
+            eprintln!(
+                "{w}/: not checked by --stat (its summary.csv holds means over repetitions, \
+                 not one row per repetition); the exact check compares it"
+            );
+            continue;
+        }
         let results = args.results.join(w);
         let report = check_folders(&results, golden, method, &args.metric, &mode_of)
             .map_err(|e| Error::usage(e.message()))?;

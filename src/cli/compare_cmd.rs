@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::core::analysis::compare::{Options, Row, compare_folders};
 use crate::core::error::{Error, Result};
-use crate::present::figures::shared_workloads;
+use crate::present::figures::{WORKFLOWS_DIR, shared_workflows, shared_workloads};
 
 /// Arguments of `tenantsim compare`.
 #[derive(Debug, clap::Args)]
@@ -150,6 +150,23 @@ pub fn compare(args: &CompareArgs) -> Result<()> {
         seed: args.seed,
     };
     let workloads = shared_workloads(&args.a);
+    // The workflows' summary.csv holds means over repetitions (DESIGN
+    // §14.7), not the per-repetition rows compare resamples: say so, and
+    // compare the other workloads.
+    if shared_workflows(&args.a).is_some() {
+        if workloads.is_empty() {
+            return Err(Error::usage(format!(
+                "{}: a shared folder with only {WORKFLOWS_DIR}/, whose summary.csv holds means over \
+                 repetitions: compare needs one row per repetition; see `tenantsim table` or \
+                 `tenantsim check` for the workflows",
+                args.a.display()
+            )));
+        }
+        eprintln!(
+            "note: {WORKFLOWS_DIR}/ not compared (its summary.csv holds means over repetitions); \
+             see `tenantsim table`"
+        );
+    }
     let rows = if workloads.is_empty() {
         compare_folders(&args.a, &args.b, options)?
     } else {

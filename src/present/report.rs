@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 use std::collections::BTreeSet;
 
 use super::figures::embedded_font::{font_face, strip_face, text_chars};
-use super::figures::{Kind, PlotOptions, kind_of, plot_dir};
+use super::figures::{Kind, PlotOptions, kind_of, plot_dir, shared_workloads};
 use super::table::{
     DEFAULT_SIGNIFICANT, Grid, Precision, definition, full_grid_of, prepare, render_html,
+    workflows_full_grid,
 };
 use crate::core::error::{Error, Result};
 
@@ -234,6 +235,15 @@ pub fn report_html(dir: &Path) -> Result<String> {
     let name = manifest_sections(&mut body, dir)?;
     body.push_str("<h2>Summary</h2>\n");
     table_section(&mut body, &full_grid_of(dir)?);
+    // A shared folder's workflows beside a service or background: their
+    // own table after the first workload's (DESIGN §13.5, §14.7).
+    if kind == Kind::Shared
+        && !shared_workloads(dir).is_empty()
+        && let Some(grid) = workflows_full_grid(dir)?
+    {
+        body.push_str("<h3>workflows/</h3>\n");
+        table_section(&mut body, &grid);
+    }
     body.push_str("<h2>Figures</h2>\n");
     let mut chars = BTreeSet::new();
     section_figures(

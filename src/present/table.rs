@@ -34,7 +34,7 @@
 //! | sweep | swept key values × policy (bold per point) | `sweep.csv` columns, default `regret_mean` with its interval and every `time_to_*` and `speedup_*` (model sweeps), `mean_jct_s`, `makespan_s` and `speedup` (job sweeps) |
 
 use super::figures::read::{Cell, Source};
-use super::figures::{Kind, kind_of, shared_workloads};
+use super::figures::{Kind, WORKFLOWS_DIR, kind_of, shared_workflows, shared_workloads};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
 
@@ -260,6 +260,27 @@ pub fn definition(metric: &str) -> Option<&'static str> {
         "utilisation" => {
             "GPU utilisation = GPU-time held (restores included) / (GPUs × makespan) (DESIGN §9.5)"
         }
+        "wf-completion" => {
+            "completion rate = workflows done (all steps, within their deadline and the horizon) / workflows submitted; the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-makespan" => {
+            "a percentile (type 7) of the done workflows' makespans end − submit; the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-utilisation" => {
+            "utilisation = the workflows' busy GPU- (CPU-) time / (cluster GPUs (CPUs) × the run's length, first submit to last workflows event); the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-hit-ratio" => {
+            "cache hit ratio = hits / (hits + misses) over ready steps with a cache_key; the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-bytes" => {
+            "the most bytes the memo cache held at once; the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-saved" => {
+            "GPU- (CPU-) hours the cache hits saved: Σ gpus (cpus) × runtime_s of each hit step / 3600; the mean over repetitions (DESIGN §14.7)"
+        }
+        "wf-interval" => {
+            "the Student-t confidence interval of the mean over repetitions, at [output] confidence (DESIGN §14.7)"
+        }
         "rel-jct" => {
             "the policy's mean JCT / the baseline's in the same repetition (below 1: faster than the baseline; the inverse of the job-mode speedup; DESIGN §6.11, §9.6)"
         }
@@ -273,12 +294,16 @@ pub fn definition(metric: &str) -> Option<&'static str> {
 /// The table of the results folder `dir`, rendered.
 pub fn table_of(dir: &std::path::Path, opts: &TableOptions) -> Result<String> {
     let workloads = shared_workloads(dir);
-    if !workloads.is_empty() {
+    let workflows = shared_workflows(dir);
+    if !workloads.is_empty() || workflows.is_some() {
         // A shared folder: one table per workload, each under its folder's
         // name (a comment line in LaTeX and CSV); `--metric` names the
         // first workload's columns, the others show their defaults.
         let mut out = String::new();
-        for (k, (w, sub)) in workloads.into_iter().enumerate() {
+        let parts = workloads
+            .into_iter()
+            .chain(workflows.map(|wf| (WORKFLOWS_DIR, wf)));
+        for (k, (w, sub)) in parts.enumerate() {
             let metrics: &[String] = if k == 0 { &opts.metrics } else { &[] };
             if !out.is_empty() {
                 out.push('\n');
@@ -288,11 +313,12 @@ pub fn table_of(dir: &std::path::Path, opts: &TableOptions) -> Result<String> {
                 TableFormat::Csv => format!("# {w}/\n"),
                 TableFormat::Markdown => format!("**{w}/**\n\n"),
             });
-            out.push_str(&render(
-                &grid_of(&sub, metrics)?,
-                opts.format,
-                opts.precision(),
-            ));
+            let grid = if w == WORKFLOWS_DIR {
+                workflows_grid(&Source::dir(&sub), metrics)?
+            } else {
+                grid_of(&sub, metrics)?
+            };
+            out.push_str(&render(&grid, opts.format, opts.precision()));
         }
         return Ok(out);
     }
@@ -560,6 +586,164 @@ const JOB_COLUMNS: [(&str, &str, Better, Quantity, &str); 7] = [
 
 /// Job mode's default columns.
 const JOB_DEFAULT: [&str; 3] = ["mean_jct_s", "makespan_s", "ratio"];
+
+/// The figures of a shared folder's `workflows/summary.csv` (DESIGN
+/// §14.7) a table can show: (column, title, best direction, quantity,
+/// definition key).
+const WORKFLOW_COLUMNS: [(&str, &str, Better, Quantity, &str); 9] = [
+    (
+        "completion_rate",
+        "completion",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-completion",
+    ),
+    (
+        "makespan_p50_s",
+        "makespan p50",
+        Better::Lower,
+        Quantity::Time,
+        "wf-makespan",
+    ),
+    (
+        "makespan_p99_s",
+        "makespan p99",
+        Better::Lower,
+        Quantity::Time,
+        "wf-makespan",
+    ),
+    (
+        "gpu_utilization",
+        "GPU util",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-utilisation",
+    ),
+    (
+        "cpu_utilization",
+        "CPU util",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-utilisation",
+    ),
+    (
+        "cache_hit_ratio",
+        "hit ratio",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-hit-ratio",
+    ),
+    (
+        "bytes_stored",
+        "bytes stored",
+        Better::Lower,
+        Quantity::Pure,
+        "wf-bytes",
+    ),
+    (
+        "gpu_hours_saved",
+        "GPU-h saved",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-saved",
+    ),
+    (
+        "cpu_hours_saved",
+        "CPU-h saved",
+        Better::Higher,
+        Quantity::Pure,
+        "wf-saved",
+    ),
+];
+
+/// The workflows' columns shown without `--metric`.
+const WORKFLOW_DEFAULT: [&str; 4] = [
+    "completion_rate",
+    "makespan_p50_s",
+    "gpu_utilization",
+    "cpu_utilization",
+];
+
+/// A shared folder's workflows (`workflows/summary.csv`, DESIGN §14.7):
+/// policies × the means over repetitions of the chosen figures (default
+/// completion rate, makespan p50, GPU and CPU utilisation; `--metric`
+/// names `summary.csv` figure columns, each then followed by its
+/// confidence interval).
+pub fn workflows_grid(src: &Source<'_>, metrics: &[String]) -> Result<Grid> {
+    let known: Vec<String> = WORKFLOW_COLUMNS.iter().map(|c| c.0.to_string()).collect();
+    for m in metrics {
+        if !known.contains(m) {
+            return Err(unknown("workflows summary.csv figure", m, &known));
+        }
+    }
+    let chosen: Vec<_> = WORKFLOW_COLUMNS
+        .iter()
+        .filter(|c| {
+            if metrics.is_empty() {
+                WORKFLOW_DEFAULT.contains(&c.0)
+            } else {
+                metrics.iter().any(|m| m == c.0)
+            }
+        })
+        .collect();
+    let intervals = !metrics.is_empty();
+    let lows: Vec<String> = chosen.iter().map(|c| format!("{}_ci_low", c.0)).collect();
+    let highs: Vec<String> = chosen.iter().map(|c| format!("{}_ci_high", c.0)).collect();
+    let mut names: Vec<&str> = vec!["policy"];
+    names.extend(chosen.iter().map(|c| c.0));
+    if intervals {
+        names.extend(lows.iter().map(String::as_str));
+        names.extend(highs.iter().map(String::as_str));
+    }
+    let t = src.table("summary.csv", &names)?;
+    let p = t.col("policy")?;
+    let mut grid = Grid {
+        keys: vec!["policy".into()],
+        ..Grid::default()
+    };
+    let mut cols = Vec::new();
+    for (k, c) in chosen.iter().enumerate() {
+        let at = grid.columns.len();
+        grid.columns.push(Column::new(c.1, Some(c.2), c.3, c.4));
+        cols.push((t.col(c.0)?, None));
+        if intervals {
+            let mut iv = Column::new(format!("{} CI", c.1), None, c.3, "wf-interval");
+            iv.unit_of = Some(at);
+            grid.columns.push(iv);
+            cols.push((t.col(&lows[k])?, Some(t.col(&highs[k])?)));
+        }
+    }
+    for r in t.rows() {
+        let r = r?;
+        let mut values = Vec::new();
+        for &(c, high) in &cols {
+            values.push(match high {
+                None => Value::One(r.cell(c)?),
+                Some(h) => match (r.cell(c)?, r.cell(h)?) {
+                    (Cell::Num(lo), Cell::Num(hi)) => Value::Interval(lo, hi),
+                    _ => Value::One(Cell::NotApplicable),
+                },
+            });
+        }
+        grid.rows.push((0, vec![r.name(p)?.to_string()], values));
+    }
+    grid.notes
+        .push("workflows: means over repetitions; completion = workflows done / submitted (DESIGN §14.7).".into());
+    Ok(grid)
+}
+
+/// Every figure of a shared folder's workflows (the report's table), or
+/// `None` when `dir` has no `workflows/`.
+pub fn workflows_full_grid(dir: &std::path::Path) -> Result<Option<Grid>> {
+    shared_workflows(dir)
+        .map(|wf| {
+            workflows_grid(
+                &Source::dir(&wf),
+                &WORKFLOW_COLUMNS.map(|c| c.0.to_string()),
+            )
+        })
+        .transpose()
+}
 
 /// The baseline of a job-mode folder: the scenario's top-level `baseline`
 /// in `run.json`, else `None` (the first policy, DESIGN §9.6).
@@ -1309,11 +1493,13 @@ pub fn grid_of(dir: &std::path::Path, metrics: &[String]) -> Result<Grid> {
         Kind::Model => model_grid(&src, metrics),
         Kind::Jobs => jobs_grid(&src, metrics),
         Kind::Sweep => sweep_grid(&src, metrics),
-        // The first workload's: the service's, else the background's.
-        Kind::Shared => match shared_workloads(dir).first() {
-            Some((_, sub)) => grid_of(sub, metrics),
-            None => Err(Error::input(format!(
-                "{}: a shared results folder without service/ or background/",
+        // The first workload's: the service's, else the background's,
+        // else the workflows'.
+        Kind::Shared => match (shared_workloads(dir).first(), shared_workflows(dir)) {
+            (Some((_, sub)), _) => grid_of(sub, metrics),
+            (None, Some(wf)) => workflows_grid(&Source::dir(&wf), metrics),
+            (None, None) => Err(Error::input(format!(
+                "{}: a shared results folder without service/, background/ or workflows/",
                 dir.display()
             ))),
         },
@@ -1333,9 +1519,10 @@ pub fn full_grid_of(dir: &std::path::Path) -> Result<Grid> {
             .collect(),
         Kind::Sweep => Vec::new(),
         Kind::Shared => {
-            return match shared_workloads(dir).first() {
-                Some((_, sub)) => full_grid_of(sub),
-                None => grid_of(dir, &[]),
+            return match (shared_workloads(dir).first(), shared_workflows(dir)) {
+                (Some((_, sub)), _) => full_grid_of(sub),
+                (None, Some(_)) => grid_of(dir, &WORKFLOW_COLUMNS.map(|c| c.0.to_string())),
+                (None, None) => grid_of(dir, &[]),
             };
         }
     };

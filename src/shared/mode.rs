@@ -482,8 +482,13 @@ impl Mode for SharedMode {
             .background
             .as_ref()
             .map(|r| self.jobs.summary_json(r));
-        // The common keys are the service's (else the background's).
-        let first = service.as_ref().or(background.as_ref());
+        // The common keys are the service's (else the background's, else
+        // the workflows': DESIGN §13.5).
+        let workflows = report.workflows.as_ref().map(|w| w.summary.common_json());
+        let first = service
+            .as_ref()
+            .or(background.as_ref())
+            .or(workflows.as_ref());
         let key = |k: &str| first.and_then(|d| d.get(k)).cloned().unwrap_or(Value::Null);
         let mut doc = json!({
             "repetitions": key("repetitions"),

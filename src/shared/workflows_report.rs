@@ -282,6 +282,26 @@ impl WorkflowSummary {
             .collect();
         json!({ "confidence": self.confidence, "policies": policies })
     }
+
+    /// The `--json` document's common keys as the workflows give them, for
+    /// a scenario with neither service nor background (DESIGN §13.5):
+    /// `repetitions` (the most any policy ran; all run as many),
+    /// `baseline` (its name), `confidence`, `thresholds` (none: `null`)
+    /// and `policies` ([`Self::json`]'s).
+    pub fn common_json(&self) -> Value {
+        let reps = self.policies.iter().map(|p| p.reps).max().unwrap_or(0);
+        let baseline = self
+            .policies
+            .get(self.baseline)
+            .map_or(Value::Null, |p| json!(p.name));
+        let mut doc = self.json();
+        if let Some(obj) = doc.as_object_mut() {
+            obj.insert("repetitions".into(), json!(reps));
+            obj.insert("baseline".into(), baseline);
+            obj.insert("thresholds".into(), Value::Null);
+        }
+        doc
+    }
 }
 
 /// `sweep.csv` of the workflows: `point,folder`, the swept keys,
@@ -454,5 +474,28 @@ pub fn jobs_rows(
             time_cell(j.end),
             j.gpus,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::io::schema::workflow_files;
+
+    /// Each header written here is its file's schema header (DESIGN
+    /// §14.7; `tenantsim schema` documents these columns).
+    #[test]
+    fn workflows_headers_are_their_schemas() {
+        for (written, schema) in [
+            (summary_header(), workflow_files::summary::HEADER),
+            (
+                WORKFLOWS_HEADER.to_string(),
+                workflow_files::workflows::HEADER,
+            ),
+            (STEPS_HEADER.to_string(), workflow_files::steps::HEADER),
+            (JOBS_HEADER.to_string(), workflow_files::jobs::HEADER),
+        ] {
+            assert_eq!(written, format!("{schema}\n"));
+        }
     }
 }

@@ -37,7 +37,15 @@ fn check_folder(dir: &Path, mode: Mode, root: &Path, checked: &mut Vec<String>) 
             .expect("prefix")
             .display()
             .to_string();
-        let file = schema::find(mode, name).unwrap_or_else(|| panic!("{rel}: no schema"));
+        // A shared folder's `workflows/` files are named by their path.
+        let in_workflows = mode == Mode::Shared
+            && path.parent().and_then(|p| p.file_name()) == Some("workflows".as_ref());
+        let key = if in_workflows {
+            format!("workflows/{name}")
+        } else {
+            name.to_string()
+        };
+        let file = schema::find(mode, &key).unwrap_or_else(|| panic!("{rel}: no schema"));
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .from_path(&path)
@@ -265,6 +273,39 @@ fn shared_mode_files_follow_their_schemas() {
             .any(|c| c.starts_with("segments/jobs.csv") && !c.ends_with("(0 rows)")),
         "{checked:?}"
     );
+}
+
+/// A shared folder's `workflows/` (DESIGN §14.7): each of its four files
+/// (`--jobs`) holds to its schema (`workflows/summary.csv`...), with rows.
+#[test]
+fn workflows_files_follow_their_schemas() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("out");
+    run_scenario(
+        "scenarios/shared-workflows-quickstart.toml",
+        &out,
+        &[
+            "--reps",
+            "1",
+            "--jobs",
+            "--no-plots",
+            "--no-cache",
+            "--quiet",
+            "--threads",
+            "1",
+        ],
+    );
+    let mut checked = Vec::new();
+    check_folder(&out.join("workflows"), Mode::Shared, &out, &mut checked);
+    for e in ["summary", "workflows", "steps", "jobs"] {
+        let e = format!("workflows/{e}.csv");
+        assert!(
+            checked
+                .iter()
+                .any(|c| c.starts_with(&e) && !c.ends_with("(0 rows)")),
+            "`{e}` with rows not among {checked:?}"
+        );
+    }
 }
 
 /// `python/tenantsim/schema.json` (what the Python package reads) is what

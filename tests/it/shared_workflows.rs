@@ -644,3 +644,252 @@ fn a_sweep_of_workflows_load_has_workflows_columns() {
     );
     assert_eq!(sweep.lines().count(), 3);
 }
+
+/// `--json` of a workflows-only scenario: the common keys are the
+/// workflows' (DESIGN §13.5: the service's, else the background's, else
+/// the workflows'): 2 repetitions, the baseline `p` (the first policy),
+/// the two policies in order with their figures, no thresholds.
+#[test]
+fn json_of_a_workflows_only_scenario_takes_its_common_keys_from_the_workflows() {
+    let d = tmp();
+    fs::write(d.path().join("w.csv"), TRACE).expect("write");
+    let path = d.path().join("s.toml");
+    fs::write(
+        &path,
+        "mode = \"shared\"\nname = \"t\"\nrepetitions = 2\n[cluster]\nnodes = 2\ngpus_per_node = 4\n[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"p\"\n[[policy]]\nname = \"q\"\ncache = \"lru\"\n",
+    )
+    .expect("write");
+    let out = tenantsim()
+        .args(["run"])
+        .arg(&path)
+        .arg("--out")
+        .arg(d.path().join("r"))
+        .args(["--json", "--quiet", "--no-plots"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["repetitions"], 2, "{doc}");
+    assert_eq!(doc["baseline"], "p");
+    assert_eq!(doc["confidence"], doc["workflows"]["confidence"]);
+    assert!(doc["thresholds"].is_null());
+    assert_eq!(doc["policies"], doc["workflows"]["policies"]);
+    let names: Vec<_> = doc["policies"]
+        .as_array()
+        .expect("policies")
+        .iter()
+        .map(|p| p["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(names, ["p", "q"]);
+    assert_eq!(doc["policies"][0]["reps"], 2);
+    // The hand trace's 2 workflows all finish: completion 1 in each run.
+    assert_eq!(doc["policies"][0]["completion_rate"]["mean"], 1.0);
+    assert!(doc["service"].is_null() && doc["background"].is_null());
+}
+
+/// Run the workflows quickstart (2 repetitions, no figures) into `dir`.
+fn run_quickstart(dir: &Path) {
+    tenantsim()
+        .args([
+            "run",
+            "scenarios/shared-workflows-quickstart.toml",
+            "--reps",
+            "2",
+            "--quiet",
+            "--no-plots",
+            "--out",
+        ])
+        .arg(dir)
+        .current_dir(repo(""))
+        .assert()
+        .success();
+}
+
+/// `check` of a shared folder with `workflows/` (DESIGN §13.5, §14.7):
+/// a rerun matches its golden (3 policies × 27 figure columns = 81
+/// values); setting the golden's first `completion_rate` to 0.5 against
+/// a run's 1 is drift of |1 − 0.5| / 0.5 = 1 in exactly that cell, named
+/// by policy, `reps` and metric, and the command fails naming
+/// `workflows/`. `--stat` refuses a workflows-only folder (its summary
+/// holds means, not repetitions) rather than pass having checked nothing.
+#[test]
+fn check_compares_the_workflows_summary_against_the_goldens() {
+    let d = tmp();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    run_quickstart(&a);
+    run_quickstart(&b);
+    let ok = tenantsim()
+        .args(["check"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    let err = String::from_utf8_lossy(&ok.stderr);
+    assert!(ok.status.success(), "{err}");
+    assert!(err.starts_with("workflows/:\nok: 81 values of "), "{err}");
+    let golden = b.join("workflows/summary.csv");
+    let text = fs::read_to_string(&golden).expect("read");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut cells: Vec<&str> = lines[1].split(',').collect();
+    assert_eq!(&cells[..3], ["no-cache", "2", "1"], "{}", lines[1]);
+    cells[2] = "0.5";
+    lines[1] = cells.join(",");
+    fs::write(&golden, lines.join("\n") + "\n").expect("write");
+    let bad = tenantsim()
+        .args(["check"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    let table: Vec<&str> = err.lines().skip(1).take(2).collect();
+    assert_eq!(
+        table,
+        [
+            "policy    rep  metric           got  golden  rel_dev",
+            "no-cache  2    completion_rate  1    0.5     1.000e0",
+        ],
+        "{err}"
+    );
+    assert!(err.contains("drift: 1 of 81 values drifted"), "{err}");
+    assert!(
+        err.trim_end()
+            .ends_with(&format!("error: drift in workflows/ of {}", a.display())),
+        "{err}"
+    );
+    let stat = tenantsim()
+        .args(["check", "--stat"])
+        .arg(&a)
+        .arg("--against")
+        .arg(&b)
+        .output()
+        .expect("check");
+    assert!(!stat.status.success());
+    assert!(
+        String::from_utf8_lossy(&stat.stderr).contains("check it without --stat"),
+        "{}",
+        String::from_utf8_lossy(&stat.stderr)
+    );
+}
+
+/// A shared folder holding only `workflows/` (a hand `summary.csv` of
+/// two policies: `a` with completion 0.75 [0.5, 1] and makespan p50
+/// 120 s; `b` with completion 1 and everything else `n/a`).
+fn hand_workflows_folder(dir: &Path) {
+    fs::create_dir_all(dir.join("workflows")).expect("mkdir");
+    fs::write(dir.join("shares.csv"), "policy,rep,time_s,workload,gpus\n").expect("write");
+    let mut a = String::from("a,2,0.75,0.5,1,120,100,140");
+    let mut b = String::from("b,2,1,1,1");
+    for _ in 0..7 * 3 {
+        a.push_str(",n/a");
+    }
+    for _ in 0..8 * 3 {
+        b.push_str(",n/a");
+    }
+    fs::write(
+        dir.join("workflows/summary.csv"),
+        format!("{}{a}\n{b}\n", summary_header()),
+    )
+    .expect("write");
+}
+
+/// `table` of a shared folder with `workflows/` prints its table under
+/// `workflows/`: by default completion, makespan p50, GPU and CPU
+/// utilisation (the hand summary's means as written, `n/a` kept);
+/// `--metric` picks figures, each with its interval [low, high]; an
+/// unknown figure is an error listing the known ones.
+#[test]
+fn table_shows_the_workflows_summary_under_its_folder() {
+    let d = tmp();
+    hand_workflows_folder(d.path());
+    let table = |extra: &[&str]| {
+        tenantsim()
+            .args(["table"])
+            .arg(d.path())
+            .args(["--format", "csv"])
+            .args(extra)
+            .output()
+            .expect("table")
+    };
+    let out = table(&[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "# workflows/\n\
+         policy,completion,makespan p50 (s),GPU util,CPU util\n\
+         a,0.75,120,n/a,n/a\n\
+         b,1,n/a,n/a,n/a\n"
+    );
+    let out = table(&["--metric", "completion_rate"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "# workflows/\n\
+         policy,completion,completion CI low,completion CI high\n\
+         a,0.75,0.5,1\n\
+         b,1,1,1\n"
+    );
+    let bad = table(&["--metric", "nope"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains(
+            "--metric nope: not a workflows summary.csv figure (choose from: completion_rate,"
+        ),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
+
+/// `report` of a workflows-only shared folder shows the workflows'
+/// table with every figure of `summary.csv` (nine, each with its
+/// interval) and their figures; `compare` of it refuses with a reason
+/// (the summary holds means, not the per-repetition rows compare
+/// resamples) instead of comparing nothing.
+#[test]
+fn report_shows_and_compare_refuses_a_workflows_only_folder() {
+    let d = tmp();
+    let a = d.path().join("a");
+    run_quickstart(&a);
+    let html = d.path().join("r.html");
+    tenantsim()
+        .args(["report"])
+        .arg(&a)
+        .arg("--out")
+        .arg(&html)
+        .assert()
+        .success();
+    let text = fs::read_to_string(&html).expect("read");
+    for th in [
+        "<th class=\"num\">completion</th>",
+        "<th class=\"num\">CPU util CI</th>",
+        "<th class=\"num\">hit ratio</th>",
+        "<th class=\"num\">CPU-h saved CI</th>",
+    ] {
+        assert!(text.contains(th), "{th}");
+    }
+    assert_eq!(text.matches("<th class=\"num\">").count(), 18);
+    let out = tenantsim()
+        .args(["compare"])
+        .arg(&a)
+        .arg(&a)
+        .output()
+        .expect("compare");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "a shared folder with only workflows/, whose summary.csv holds means over repetitions"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -418,6 +418,13 @@ pub fn shared_workloads(dir: &Path) -> Vec<(&'static str, PathBuf)> {
         .collect()
 }
 
+/// The workflows' folder of a shared results folder `dir`
+/// (`workflows/` with its `summary.csv`, DESIGN §14.7), if it has one.
+pub fn shared_workflows(dir: &Path) -> Option<PathBuf> {
+    let wf = dir.join(WORKFLOWS_DIR);
+    (dir.join("shares.csv").is_file() && wf.join("summary.csv").is_file()).then_some(wf)
+}
+
 /// Draw the figures of a shared results folder `dir`: each workload's
 /// into its folder's `plots/` (or `out/<workload>`), the shares figure
 /// into `dir/plots` (or `out`). `name` titles them (default: as the

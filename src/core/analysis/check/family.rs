@@ -62,7 +62,8 @@ impl Family {
 /// Whether `column` is a primary metric of `mode`: model mode, the
 /// cumulative regret and every T(θ) column `time_to_<θ>_s` (DESIGN §6.1);
 /// job mode, the average job completion time `mean_jct_s` and the
-/// `makespan_s` (DESIGN §9.6).
+/// `makespan_s` (DESIGN §9.6); a shared folder's workflows, the
+/// `completion_rate` and the GPU and CPU utilisation (DESIGN §14.7).
 pub fn is_primary(mode: &str, column: &str) -> bool {
     match mode {
         "model" => {
@@ -70,6 +71,10 @@ pub fn is_primary(mode: &str, column: &str) -> bool {
                 || (column.starts_with("time_to_") && column.ends_with("_s"))
         }
         "job" => column == "mean_jct_s" || column == "makespan_s",
+        "workflows" => matches!(
+            column,
+            "completion_rate" | "gpu_utilization" | "cpu_utilization"
+        ),
         _ => false,
     }
 }

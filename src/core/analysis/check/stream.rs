@@ -93,7 +93,7 @@ impl Rows {
         };
         let headers = reader.headers().clone();
         let pos = |name: &str| headers.iter().position(|h| h == name);
-        let (Some(p), Some(r)) = (pos("policy"), pos("rep")) else {
+        let (Some(p), Some(r)) = (pos("policy"), pos("rep").or_else(|| pos("reps"))) else {
             return Ok(None);
         };
         let columns: Vec<usize> = (0..headers.len()).filter(|&i| i != p && i != r).collect();

@@ -1,5 +1,7 @@
 //! Reading a `summary.csv` generically: key columns `policy` and `rep`,
-//! every other column a metric.
+//! every other column a metric. A summary of means per policy (a shared
+//! folder's `workflows/summary.csv`, DESIGN §14.7) has `reps` in place of
+//! `rep`: its rows are keyed by (policy, repetitions).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +38,7 @@ pub fn parse_summary(source: &str, input: impl std::io::Read) -> Result<SummaryT
     let mut reader = CsvReader::new(&source, input, false)?;
     let headers = reader.headers().clone();
     let pos = |name: &str| headers.iter().position(|h| h == name);
-    let (Some(p), Some(r)) = (pos("policy"), pos("rep")) else {
+    let (Some(p), Some(r)) = (pos("policy"), pos("rep").or_else(|| pos("reps"))) else {
         return Err(Error::input(format!(
             "{source}: line 1: expected the columns `policy` and `rep`"
         )));

@@ -33,11 +33,14 @@ pub enum Kind {
     Bool,
     /// A swept value: a string bare, anything else in TOML syntax.
     Value,
+    /// Seconds ≥ 0 with six decimals, or empty (never: a time that did
+    /// not come, as in `workflows/`).
+    SecondsOrEmpty,
 }
 
 impl Kind {
     /// Every kind, in declaration order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Text,
         Kind::Int,
         Kind::Float,
@@ -48,6 +51,7 @@ impl Kind {
         Kind::Ratio,
         Kind::Bool,
         Kind::Value,
+        Kind::SecondsOrEmpty,
     ];
 
     /// The kind's name (as in `schema.json`).
@@ -63,6 +67,7 @@ impl Kind {
             Kind::Ratio => "ratio",
             Kind::Bool => "bool",
             Kind::Value => "value",
+            Kind::SecondsOrEmpty => "seconds_or_empty",
         }
     }
 
@@ -81,6 +86,7 @@ impl Kind {
             Kind::Ratio => "a finite number, `inf`, `n/a` or empty (undefined)",
             Kind::Bool => "`true` or `false`",
             Kind::Value => "a swept value: a string bare, anything else as TOML",
+            Kind::SecondsOrEmpty => "seconds ≥ 0 with six decimals, or empty (never)",
         }
     }
 
@@ -103,6 +109,7 @@ impl Kind {
             Kind::Ratio => cell.is_empty() || cell == "inf" || cell == "n/a" || num(cell),
             Kind::Bool => cell == "true" || cell == "false",
             Kind::Value => true,
+            Kind::SecondsOrEmpty => cell.is_empty() || secs(cell),
         }
     }
 }

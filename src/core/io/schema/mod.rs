@@ -17,6 +17,7 @@ mod file_schema;
 pub mod job_files;
 pub mod model_files;
 pub mod shared_files;
+pub mod workflow_files;
 
 pub use file_schema::{Column, FileSchema, Kind, Layout, Mode, When};
 
@@ -25,17 +26,21 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 /// Every result file's schema: model mode's, job mode's, then shared
-/// mode's own.
+/// mode's own, then those of a shared folder's `workflows/` (named by
+/// their path, `workflows/summary.csv`...).
 pub fn all() -> Vec<&'static FileSchema> {
     model_files::ALL
         .iter()
         .chain(job_files::ALL)
         .chain(shared_files::ALL)
+        .chain(workflow_files::ALL)
         .copied()
         .collect()
 }
 
-/// The schema of `name` in `mode`, if that mode writes such a file.
+/// The schema of `name` in `mode`, if that mode writes such a file (a
+/// file of a shared folder's `workflows/`: `name` is its path there,
+/// `workflows/jobs.csv`).
 pub fn find(mode: Mode, name: &str) -> Option<&'static FileSchema> {
     all().into_iter().find(|f| f.mode == mode && f.name == name)
 }
@@ -196,6 +201,26 @@ mod tests {
         assert!(Kind::Ratio.accepts("n/a") && Kind::Ratio.accepts("") && Kind::Ratio.accepts("2"));
         assert!(!Kind::Int.accepts("2.5") && !Kind::Float.accepts("NaN"));
         assert!(Kind::Bool.accepts("false") && !Kind::Bool.accepts("0"));
+        assert!(Kind::SecondsOrEmpty.accepts("") && Kind::SecondsOrEmpty.accepts("3.000000"));
+        assert!(!Kind::SecondsOrEmpty.accepts("inf") && !Kind::SecondsOrEmpty.accepts("3"));
+    }
+
+    /// The files of `workflows/` are found by their path there, and the
+    /// other files of the same base name stay their modes' own.
+    #[test]
+    fn workflows_files_are_found_by_their_path() {
+        let jobs = find(Mode::Shared, "workflows/jobs.csv").expect("workflows/jobs.csv");
+        assert_eq!(jobs.columns[2].name, "job_id");
+        assert_eq!(
+            find(Mode::Shared, "jobs.csv").map(|f| f.columns[2].name),
+            Some("job")
+        );
+        assert_eq!(
+            find(Mode::Jobs, "summary.csv").map(|f| f.name),
+            Some("summary.csv")
+        );
+        assert!(find(Mode::Shared, "workflows/summary.csv").is_some());
+        assert!(find(Mode::Shared, "summary.csv").is_none());
     }
 
     /// Every file has its columns once, and the JSON names every kind.
