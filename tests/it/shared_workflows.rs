@@ -893,3 +893,79 @@ fn report_shows_and_compare_refuses_a_workflows_only_folder() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Issue 30's identity, as files: caching off, failures off and one
+/// workflow of independent steps give, in `workflows/jobs.csv`, the bytes
+/// of job mode's `jobs.csv` on the same jobs (ids `<workflow>/<step>`,
+/// the tenant as the user, the workflow's submit time, the steps' GPUs
+/// and run times), under a non-preemptive and a preemptive scheduler, on
+/// a cluster where the steps must queue. (The engine-level identity over
+/// random cases is `independent_steps_without_cache_or_failures_are_job_mode`.)
+#[test]
+fn one_workflow_of_independent_steps_without_cache_or_failures_writes_job_modes_job_log() {
+    let d = tmp();
+    let steps = [
+        ("a", 30.0, 2),
+        ("b", 10.0, 1),
+        ("c", 20.5, 2),
+        ("d", 5.0, 2),
+        ("e", 12.25, 1),
+    ];
+    let mut wf = String::from(
+        "workflow,tenant,submit_s,step,parents,runtime_s,gpus,cpus,cache_key,output_bytes\n",
+    );
+    let mut jobs = String::from("job_id,user,submit_s,duration_s,gpus\n");
+    for (s, rt, g) in steps {
+        wf.push_str(&format!("w,u,7,{s},,{rt},{g},0,key-{s},100\n"));
+        jobs.push_str(&format!("w/{s},u,7,{rt},{g}\n"));
+    }
+    fs::write(d.path().join("w.csv"), wf).expect("write");
+    fs::write(d.path().join("j.csv"), jobs).expect("write");
+    for sched in ["fifo", "srtf"] {
+        let cluster = format!("[cluster]\nnodes = 2\ngpus_per_node = 2\nscheduler = \"{sched}\"\n");
+        fs::write(
+            d.path().join("s.toml"),
+            format!(
+                "mode = \"shared\"\nname = \"w\"\nseed = 5\nrepetitions = 2\n{cluster}\n\
+                 [workflows]\npath = \"w.csv\"\n\n[[policy]]\nname = \"p\"\ncache = \"off\"\n"
+            ),
+        )
+        .expect("write");
+        fs::write(
+            d.path().join("j.toml"),
+            format!(
+                "mode = \"jobs\"\nname = \"j\"\nseed = 5\nrepetitions = 2\n\
+                 [cluster]\nnodes = 2\ngpus_per_node = 2\n\n[jobs]\npath = \"j.csv\"\n\n\
+                 [[policy]]\nname = \"p\"\nscheduler = \"{sched}\"\n"
+            ),
+        )
+        .expect("write");
+        let (ws, js) = (
+            d.path().join(format!("ws-{sched}")),
+            d.path().join(format!("js-{sched}")),
+        );
+        for (toml, out) in [("s.toml", &ws), ("j.toml", &js)] {
+            tenantsim()
+                .args(["run", "--jobs", "--quiet", "--out"])
+                .arg(out)
+                .arg(d.path().join(toml))
+                .assert()
+                .success();
+        }
+        let wf_log = fs::read(ws.join("workflows/jobs.csv")).expect("read");
+        let job_log = fs::read(js.join("jobs.csv")).expect("read");
+        assert_eq!(
+            String::from_utf8_lossy(&wf_log),
+            String::from_utf8_lossy(&job_log),
+            "under {sched}"
+        );
+        // The steps did queue: some start after the submit time.
+        assert!(
+            String::from_utf8_lossy(&job_log)
+                .lines()
+                .skip(1)
+                .any(|l| l.split(',').nth(5) != Some("7.000000")),
+            "under {sched}: every step started at once"
+        );
+    }
+}
