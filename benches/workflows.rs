@@ -213,6 +213,7 @@ fn main() {
             },
             parallel: ParallelRule::Off,
             split_overhead: 0,
+            failure_p: None,
             keep_jobs: false,
         }),
     };

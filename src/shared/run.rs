@@ -296,6 +296,7 @@ pub fn workflows_input(w: &Workflows, policy: usize, keep_jobs: bool) -> Workflo
         retry: w.retry,
         parallel: w.parallel.get(policy).copied().unwrap_or_default(),
         split_overhead: w.split_overhead,
+        failure_p: w.failure_p,
         keep_jobs,
     }
 }

@@ -286,6 +286,10 @@ pub struct WorkflowsSection {
     /// Added to each sub-job of a split step, seconds (default 0).
     #[serde(default)]
     pub split_overhead_s: f64,
+    /// Every step's failure probability instead of its trace's, in
+    /// [0, 1) (default: the trace's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_p: Option<f64>,
     /// The memo cache's settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<WorkflowsCacheSection>,
@@ -353,6 +357,8 @@ pub struct Workflows {
     pub horizon: Option<Micros>,
     /// `[workflows].split_overhead_s`, µs.
     pub split_overhead: Micros,
+    /// `[workflows].failure_p`.
+    pub failure_p: Option<f64>,
     /// `[workflows.cache]`.
     pub cache: CacheConfig,
     /// `[workflows.retry]`.
@@ -688,6 +694,13 @@ impl SharedDocs<'_> {
             .map(|h| secs("[workflows].horizon_s", h, true))
             .transpose()?;
         let split_overhead = secs("[workflows].split_overhead_s", w.split_overhead_s, false)?;
+        if let Some(p) = w.failure_p
+            && !(0.0..1.0).contains(&p)
+        {
+            return Err(Error::input(format!(
+                "{at}: [workflows].failure_p: expected a probability in [0, 1) that replaces every step's, got {p}"
+            )));
+        }
         let cache = match &w.cache {
             None => CacheConfig::default(),
             Some(c) => CacheConfig {
@@ -772,6 +785,7 @@ impl SharedDocs<'_> {
             load,
             horizon,
             split_overhead,
+            failure_p: w.failure_p,
             cache,
             retry,
             cache_rules,

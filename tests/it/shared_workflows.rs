@@ -969,3 +969,70 @@ fn one_workflow_of_independent_steps_without_cache_or_failures_writes_job_modes_
         );
     }
 }
+
+/// `[workflows] failure_p` replaces every step's probability (DESIGN
+/// §14.4), so a sweep can vary the failure rate of a whole trace. With no
+/// retry, workflow `w2` of [`TRACE`] (one step, its own probability 0)
+/// fails exactly when its first attempt's draw u, taken here straight
+/// from the stream (seed, rep, failure, workflow 1, step 0, attempt 0),
+/// is below the key's 0.5; at 0 every workflow is done, though step `b`'s
+/// own probability is 0.1; outside [0, 1) the key is refused.
+#[test]
+fn workflows_failure_p_replaces_every_steps_probability() {
+    use tenantsim::core::sim::rng::{Purpose, stream_for, unit};
+    use tenantsim::shared::run::simulate_shared_run;
+    let runs = |p: &str| -> Vec<Vec<WorkflowState>> {
+        let d = tmp();
+        let s = scenario(
+            d.path(),
+            &format!("[workflows]\npath = \"w.csv\"\nfailure_p = {p}\n[[policy]]\nname = \"p\"\n"),
+        )
+        .expect("valid");
+        assert_eq!(
+            s.workflows.as_ref().expect("workflows").failure_p,
+            Some(p.parse::<f64>().expect("a number"))
+        );
+        (0..12)
+            .map(|rep| {
+                let run = simulate_shared_run(&s, rep, 0, false).expect("runs");
+                run.workflows
+                    .expect("workflows")
+                    .workflows
+                    .iter()
+                    .map(|r| r.state)
+                    .collect()
+            })
+            .collect()
+    };
+    let half = runs("0.5");
+    let mut seen = [false; 2];
+    for (rep, states) in half.iter().enumerate() {
+        let u = unit(&mut stream_for(0, rep as u64, Purpose::Failure, &[1, 0, 0]));
+        let fails = u < 0.5;
+        seen[usize::from(fails)] = true;
+        let want = if fails {
+            WorkflowState::Failed
+        } else {
+            WorkflowState::Done
+        };
+        assert_eq!(states[1], want, "repetition {rep}, u = {u}");
+    }
+    assert_eq!(seen, [true, true], "both outcomes occur");
+    assert!(
+        runs("0")
+            .iter()
+            .flatten()
+            .all(|&s| s == WorkflowState::Done)
+    );
+    let d = tmp();
+    let e = scenario(
+        d.path(),
+        "[workflows]\npath = \"w.csv\"\nfailure_p = 1\n[[policy]]\nname = \"p\"\n",
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(
+        e.contains("[workflows].failure_p: expected a probability in [0, 1)"),
+        "{e}"
+    );
+}

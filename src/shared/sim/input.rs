@@ -145,6 +145,9 @@ pub struct WorkflowsInput<'a> {
     pub parallel: ParallelRule,
     /// Added to each sub-job of a split step, µs.
     pub split_overhead: Micros,
+    /// Every step's failure probability instead of its trace's
+    /// (`[workflows] failure_p`, DESIGN §14.4); `None`: the trace's.
+    pub failure_p: Option<f64>,
     /// Record every job of every attempt ([`WorkflowOutcome::jobs`](super::WorkflowOutcome::jobs)) and
     /// every step ([`WorkflowOutcome::steps`](super::WorkflowOutcome::steps)).
     pub keep_jobs: bool,

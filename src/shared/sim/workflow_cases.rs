@@ -70,6 +70,7 @@ fn input(t: &WorkflowTrace) -> WorkflowsInput<'_> {
         retry: RetryConfig::default(),
         parallel: ParallelRule::Off,
         split_overhead: 0,
+        failure_p: None,
         keep_jobs: true,
     }
 }

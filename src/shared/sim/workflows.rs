@@ -363,7 +363,9 @@ impl<'a> Workflows<'a> {
         // The failure draws (DESIGN §14.4): u, then f, from the stream
         // (seed, repetition, failure, workflow, step within it, attempt).
         rt.fails = false;
-        if step.failure_p > 0.0 {
+        // `[workflows] failure_p` replaces every step's probability.
+        let failure_p = self.input.failure_p.unwrap_or(step.failure_p);
+        if failure_p > 0.0 {
             let mut rng = stream_for(
                 self.seed,
                 self.repetition,
@@ -376,7 +378,7 @@ impl<'a> Workflows<'a> {
             );
             let u = unit(&mut rng);
             let f = unit(&mut rng);
-            if u < step.failure_p {
+            if u < failure_p {
                 rt.fails = true;
                 duration = ((f * duration as f64).floor() as Micros).max(1);
             }
