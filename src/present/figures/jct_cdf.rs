@@ -8,11 +8,11 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::canvas::{Figure, draw_err};
-use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
+use super::chart::{AxisSpec, Chart, FrameOptions, frame, with_note, with_title};
 use super::data::JobResults;
 use super::legend::{
-    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, marker_obstacles,
-    policy_lines, rows_above,
+    Entry, LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot,
+    marker_obstacles, policy_lines, rows_above,
 };
 use super::marks::{line, markers, plain_line, steps, trace_pixels};
 use super::scale::{Axis, num};
@@ -116,40 +116,56 @@ impl LegendPlaced for JctCdf<'_> {
             ))
             .map_err(draw_err)?;
         }
-        let mut occupied = Obstacles::default();
-        for (i, v) in self.jcts.iter().enumerate() {
-            if v.is_empty() {
-                continue;
-            }
-            let s = series(i);
-            let n = v.len();
-            let mut pts = vec![(x.clamp_to(v[0]), 0.0)];
-            pts.extend(
-                super::tenant_regret::ranks(n, MAX_STEPS)
-                    .into_iter()
-                    .map(|k| (x.clamp_to(v[k]), (k + 1) as f64 / n as f64)),
-            );
-            let stepped = steps(&pts, Some(xr1));
-            line(&mut chart, &stepped, &s, theme)?;
-            occupied.polyline(
-                &trace_pixels(&chart, &stepped, theme.px(6.0)),
-                theme.px(2.0),
-            );
-            let median = [(x.clamp_to(quantile(v, 0.5)), 0.5)];
-            markers(&mut chart, &median, &s, theme)?;
-            marker_obstacles(&mut occupied, &chart, &median, theme);
+        cdf_curves_and_legend(root, &mut chart, self.jcts, x, &entries, above, theme)
+    }
+}
+
+/// One empirical CDF per policy (`values[i]` sorted; empty: not drawn),
+/// stepped through at most [`MAX_STEPS`] evenly spaced ranks up to the
+/// axis end, each with its median marked, then the legend: already above
+/// the plot when `above`, else in a free spot of the plot area avoiding
+/// the curves and markers (`false`: none found, the caller puts it
+/// above). Shared by `jct-cdf` and the workflows' `makespan_cdf`.
+pub(super) fn cdf_curves_and_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &mut Chart<'_, DB>,
+    values: &[Vec<f64>],
+    x: Axis,
+    entries: &[Entry],
+    above: bool,
+    theme: &Theme,
+) -> Result<bool> {
+    let xr1 = x.range().end;
+    let mut occupied = Obstacles::default();
+    for (i, v) in values.iter().enumerate() {
+        if v.is_empty() {
+            continue;
         }
-        if above {
-            return Ok(true);
+        let s = series(i);
+        let n = v.len();
+        let mut pts = vec![(x.clamp_to(v[0]), 0.0)];
+        pts.extend(
+            super::tenant_regret::ranks(n, MAX_STEPS)
+                .into_iter()
+                .map(|k| (x.clamp_to(v[k]), (k + 1) as f64 / n as f64)),
+        );
+        let stepped = steps(&pts, Some(xr1));
+        line(chart, &stepped, &s, theme)?;
+        occupied.polyline(&trace_pixels(chart, &stepped, theme.px(6.0)), theme.px(2.0));
+        let median = [(x.clamp_to(quantile(v, 0.5)), 0.5)];
+        markers(chart, &median, &s, theme)?;
+        marker_obstacles(&mut occupied, chart, &median, theme);
+    }
+    if above {
+        return Ok(true);
+    }
+    let size = box_size(root, entries, theme);
+    let plot = chart.plotting_area().get_pixel_range();
+    match free_spot(&plot, size, &occupied, theme) {
+        Some(at) => {
+            draw_box(root, at, entries, theme)?;
+            Ok(true)
         }
-        let size = box_size(root, &entries, theme);
-        let plot = chart.plotting_area().get_pixel_range();
-        match free_spot(&plot, size, &occupied, theme) {
-            Some(at) => {
-                draw_box(root, at, &entries, theme)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        None => Ok(false),
     }
 }

@@ -12,15 +12,11 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::Policies;
-use super::legend::{
-    LegendPlaced, Obstacles, box_size, draw_box, draw_with_legend, free_spot, marker_obstacles,
-    policy_lines, rows_above,
-};
-use super::marks::{line, markers, plain_line, steps, text, trace_pixels};
+use super::legend::{LegendPlaced, draw_with_legend, policy_lines, rows_above};
+use super::marks::{plain_line, text};
 use super::read::{Cell, Source};
 use super::scale::{Axis, num};
 use super::style::{INK, Theme, series};
-use crate::core::analysis::stats::quantile;
 use crate::core::error::{Error, Result};
 
 /// A figure's mean and band (`None`: `n/a`).
@@ -274,9 +270,6 @@ pub struct MakespanCdf<'a> {
     pub log_x: bool,
 }
 
-/// Steps drawn per curve at most (as the JCT CDF's).
-const MAX_STEPS: usize = 2000;
-
 impl Figure for MakespanCdf<'_> {
     fn stem(&self) -> String {
         "makespan_cdf".into()
@@ -335,41 +328,14 @@ impl LegendPlaced for MakespanCdf<'_> {
         );
         let ys = AxisSpec::new(y, "fraction of done workflows within (CDF)");
         let mut chart = frame(&area, theme, &xs, &ys, FrameOptions::default())?;
-        let xr1 = x.range().end;
-        let mut occupied = Obstacles::default();
-        for (i, v) in d.makespans.iter().enumerate() {
-            if v.is_empty() {
-                continue;
-            }
-            let s = series(i);
-            let n = v.len();
-            let mut pts = vec![(x.clamp_to(v[0]), 0.0)];
-            pts.extend(
-                super::tenant_regret::ranks(n, MAX_STEPS)
-                    .into_iter()
-                    .map(|k| (x.clamp_to(v[k]), (k + 1) as f64 / n as f64)),
-            );
-            let stepped = steps(&pts, Some(xr1));
-            line(&mut chart, &stepped, &s, theme)?;
-            occupied.polyline(
-                &trace_pixels(&chart, &stepped, theme.px(6.0)),
-                theme.px(2.0),
-            );
-            let median = [(x.clamp_to(quantile(v, 0.5)), 0.5)];
-            markers(&mut chart, &median, &s, theme)?;
-            marker_obstacles(&mut occupied, &chart, &median, theme);
-        }
-        if above {
-            return Ok(true);
-        }
-        let size = box_size(root, &entries, theme);
-        let plot = chart.plotting_area().get_pixel_range();
-        match free_spot(&plot, size, &occupied, theme) {
-            Some(at) => {
-                draw_box(root, at, &entries, theme)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+        super::jct_cdf::cdf_curves_and_legend(
+            root,
+            &mut chart,
+            &d.makespans,
+            x,
+            &entries,
+            above,
+            theme,
+        )
     }
 }

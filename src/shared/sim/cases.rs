@@ -83,24 +83,7 @@ fn run(
         }),
         workflows: None,
     };
-    let (arc_trace, arc_types) = (
-        std::sync::Arc::new(t.clone()),
-        std::sync::Arc::new(types.clone()),
-    );
-    let ctx = RepContext {
-        trace: &arc_trace,
-        gpu_types: &arc_types,
-        tenants: &tenants,
-        prior: &[],
-        seed: 1,
-        repetition: 0,
-    };
-    let sched = crate::models::policy::registry::scheduler("round-robin").expect("built in");
-    let sel = crate::models::policy::registry::selector("in-order").expect("built in");
-    let mut a = (sched.parse)(&mut Params::new("s", Default::default())).expect("parses")(&ctx)
-        .expect("builds");
-    let mut b = (sel.parse)(&mut Params::new("s", Default::default()), t).expect("parses")(&ctx)
-        .expect("builds");
+    let (mut a, mut b) = service_policies(t, &types, &tenants);
     simulate_shared(
         &input,
         &job_scheduler(cluster),
@@ -112,6 +95,34 @@ fn run(
         )),
     )
     .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The service's policies of these cases: the built-in `round-robin`
+/// scheduler and `in-order` selector on trace `t` (repetition 0, seed 1).
+pub(super) fn service_policies(
+    t: &Trace,
+    types: &GpuTypes,
+    tenants: &[usize],
+) -> (Box<dyn Scheduler>, Box<dyn Selector>) {
+    let (arc_trace, arc_types) = (
+        std::sync::Arc::new(t.clone()),
+        std::sync::Arc::new(types.clone()),
+    );
+    let ctx = RepContext {
+        trace: &arc_trace,
+        gpu_types: &arc_types,
+        tenants,
+        prior: &[],
+        seed: 1,
+        repetition: 0,
+    };
+    let sched = crate::models::policy::registry::scheduler("round-robin").expect("built in");
+    let sel = crate::models::policy::registry::selector("in-order").expect("built in");
+    let a = (sched.parse)(&mut Params::new("s", Default::default())).expect("parses")(&ctx)
+        .expect("builds");
+    let b = (sel.parse)(&mut Params::new("s", Default::default()), t).expect("parses")(&ctx)
+        .expect("builds");
+    (a, b)
 }
 
 fn job(submit: Micros, duration: Micros, gpus: u32) -> Job {

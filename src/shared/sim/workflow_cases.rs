@@ -819,7 +819,7 @@ proptest! {
 /// routed to them), and the workflow runs after it (one GPU, 5 s).
 #[test]
 fn workflows_after_the_service_leave_its_run_unchanged() {
-    use crate::models::sim::{GpuTypes, RepContext, SimConfig, SimInput};
+    use crate::models::sim::{GpuTypes, SimConfig, SimInput};
     use crate::models::sim::{Scheduler, Selector};
     let t = crate::models::trace::parse_trace(
         "t.csv",
@@ -864,25 +864,7 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
             }),
             workflows: with.then(|| input(&wt)),
         };
-        let (arc_trace, arc_types) = (
-            std::sync::Arc::new(t.clone()),
-            std::sync::Arc::new(types.clone()),
-        );
-        let ctx = RepContext {
-            trace: &arc_trace,
-            gpu_types: &arc_types,
-            tenants: &tenants,
-            prior: &[],
-            seed: 1,
-            repetition: 0,
-        };
-        let sched = crate::models::policy::registry::scheduler("round-robin").expect("built in");
-        let sel = crate::models::policy::registry::selector("in-order").expect("built in");
-        let mut a = (sched.parse)(&mut Params::new("s", Default::default())).expect("parses")(&ctx)
-            .expect("builds");
-        let mut b =
-            (sel.parse)(&mut Params::new("s", Default::default()), &t).expect("parses")(&ctx)
-                .expect("builds");
+        let (mut a, mut b) = cases::service_policies(&t, &types, &tenants);
         simulate_shared(
             &input,
             &job_scheduler("fifo"),
