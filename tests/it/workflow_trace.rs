@@ -388,6 +388,23 @@ fn the_bundled_ml_pipelines_are_rewritten_by_their_command() {
 /// the 48 instances of ../shared/data/wfinstances.
 #[test]
 fn the_bundled_wfinstances_trace_is_rewritten_by_its_command() {
+    wfinstances_trace_is_rewritten_by(&["--rate", "0.001"], "traces/wfinstances.csv");
+}
+
+/// `traces/wfinstances-x3.csv` (the experiment's trace, EXPERIMENTS.md
+/// §10: every instance submitted three times) is what its documented
+/// command writes.
+#[test]
+fn the_bundled_wfinstances_x3_trace_is_rewritten_by_its_command() {
+    wfinstances_trace_is_rewritten_by(
+        &["--rate", "0.005", "--copies", "3"],
+        "traces/wfinstances-x3.csv",
+    );
+}
+
+/// Import the 48 instances (in the documented order) with `--tenants 4
+/// --seed 1` and `extra`, and compare with the bundled file `bundled`.
+fn wfinstances_trace_is_rewritten_by(extra: &[&str], bundled: &str) {
     let Some(root) = shared_data("wfinstances") else {
         return;
     };
@@ -404,14 +421,53 @@ fn the_bundled_wfinstances_trace_is_rewritten_by_its_command() {
     tenantsim()
         .args(["import-workflows", "wfformat"])
         .args(&files)
-        .args(["--tenants", "4", "--rate", "0.001", "--seed", "1", "--out"])
+        .args(["--tenants", "4", "--seed", "1"])
+        .args(extra)
+        .arg("--out")
         .arg(&out)
         .assert()
         .success();
     assert_eq!(
         fs::read(&out).expect("written"),
-        fs::read(repo("traces/wfinstances.csv")).expect("bundled")
+        fs::read(repo(bundled)).expect("bundled"),
+        "{bundled} differs from its command's output"
     );
+}
+
+/// `traces/workflows-ml-2h.csv` (the experiment's ML pipelines,
+/// EXPERIMENTS.md §10) is `traces/workflows-ml.csv` with a 2-hour
+/// deadline on every workflow: what its documented command writes.
+#[test]
+fn the_bundled_ml_pipelines_with_deadlines_are_rewritten_by_their_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("w.csv");
+    tenantsim()
+        .args(["gen", "workflows", "--seed", "1", "--deadline-s", "7200", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(
+        fs::read(&out).expect("written"),
+        fs::read(repo("traces/workflows-ml-2h.csv")).expect("bundled")
+    );
+}
+
+/// The experiment's scenarios (EXPERIMENTS.md §10) validate with their
+/// sweeps: 16, 4 and 9 points.
+#[test]
+fn the_couler_experiment_scenarios_validate() {
+    for (name, points) in [
+        ("workflows-couler-wfinstances", 16),
+        ("workflows-couler-wfinstances-load", 4),
+        ("workflows-couler-ml", 9),
+    ] {
+        tenantsim()
+            .arg("validate")
+            .arg(repo(&format!("scenarios/{name}.toml")))
+            .assert()
+            .success()
+            .stderr(predicates::str::contains(format!("{points} point")));
+    }
 }
 
 fn sorted_json(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
