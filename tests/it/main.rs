@@ -37,6 +37,7 @@ mod custom_binary;
 mod easeml_defaults;
 mod easeml_dl;
 mod exact_output;
+mod fresh_clone;
 mod gp_schedulers;
 mod guide;
 mod hand_trace;
