@@ -332,7 +332,7 @@ fn an_eviction_under_each_rule_decides_the_next_hits() {
     let (d, h) = (StepState::Done, StepState::Hit);
     for (rule, expect) in [(CacheRule::Lru, [h, d, h]), (CacheRule::Cost, [d, h, h])] {
         let mut i = input(&t);
-        i.cache_rule = rule;
+        i.cache_rule = rule.clone();
         i.cache.capacity_bytes = 100;
         let o = run(i, &[5]);
         let got: Vec<StepState> = o.steps[3..].iter().map(|s| s.state).collect();
@@ -354,7 +354,7 @@ fn a_parallelised_step_runs_as_sub_jobs() {
     let mut i = input(&t);
     i.parallel = ParallelRule::Fixed { k: 4 };
     i.split_overhead = S;
-    let o = run(i, &[4]);
+    let o = run(i.clone(), &[4]);
     assert_eq!(o.jobs.len(), 4);
     assert!(
         o.jobs
@@ -566,7 +566,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
 
 fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
     let mut i = input(t);
-    i.cache_rule = s.rule;
+    i.cache_rule = s.rule.clone();
     i.cache = CacheConfig {
         capacity_bytes: s.capacity,
         max_age: s.max_age,
@@ -587,7 +587,7 @@ fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
             Resume::Cached
         },
     };
-    i.parallel = s.parallel;
+    i.parallel = s.parallel.clone();
     i.split_overhead = S / 10;
     let placement = if s.spread {
         Placement::Spread
