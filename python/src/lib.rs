@@ -22,8 +22,8 @@ use tenantsim::prelude::{Registry, RunOptions, run_scenario_with};
 use tenantsim::{Error, ErrorKind};
 
 mod job_policy;
-mod workflow_policy;
 mod policy;
+mod workflow_policy;
 use policy::{Failures, PyPolicy};
 
 create_exception!(
