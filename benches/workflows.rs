@@ -205,7 +205,7 @@ fn main() {
                 bandwidth_bytes_per_s: 1 << 30,
                 scope: Scope::Tenant,
             },
-            cache_rule: rule,
+            cache_rule: rule.clone(),
             retry: RetryConfig {
                 max_retries: 2,
                 backoff: 30_000_000,

@@ -20,3 +20,6 @@ pub use crate::registry::Registry;
 pub use crate::run::{
     Cache, MergeOptions, RunOptions, Runner, merge_shards, run_scenario, run_scenario_with,
 };
+pub use crate::workflows::{
+    CacheEntry, Eviction, EvictionEntry, ParallelEntry, Parallelism, SplitStep,
+};

@@ -2,7 +2,8 @@
 //! a user registers (DESIGN §10). Scenario loading and running take a
 //! registry; the command line uses [`Registry::builtin`]. One entry type
 //! per policy kind ([`SchedulerEntry`], [`SelectorEntry`],
-//! [`JobSchedulerEntry`]); every registry is a
+//! [`JobSchedulerEntry`], and the workflows' [`EvictionEntry`] and
+//! [`ParallelEntry`], DESIGN §14.8); every registry is a
 //! [`NamedList`](crate::core::named::NamedList) of them.
 //!
 //! ```
@@ -25,6 +26,34 @@
 //! # Ok::<(), tenantsim::Error>(())
 //! ```
 //!
+//! The workflows' cache eviction and parallelisation rules register the
+//! same way and are named by `[[policy]] cache = "..."` and `parallel =
+//! "..."` of a shared scenario:
+//!
+//! ```
+//! use tenantsim::prelude::*;
+//!
+//! let mut registry = Registry::builtin();
+//! // Evict the largest entry first (lowest score first; ties: `lru`).
+//! registry.add_eviction(EvictionEntry::new("largest-first", "largest entry first", || {
+//!     Ok(|e: &CacheEntry| Ok(-(e.bytes as f64)))
+//! }))?;
+//! // Half the free GPUs' worth of sub-jobs, 1 to parallel_k.
+//! registry.add_parallel(ParallelEntry::new("half-free", "half the free GPUs", || {
+//!     Ok(|s: &SplitStep| {
+//!         let fit = s.free_gpus / u64::from(s.gpus.max(1)) / 2;
+//!         Ok(fit.clamp(1, u64::from(s.parallel_k)) as u32)
+//!     })
+//! }))?;
+//! assert!(registry.workflows.eviction("lru").is_some()); // built-ins stay
+//! // Names are unique per kind.
+//! let again = EvictionEntry::new("lru", "", || Ok(|_: &CacheEntry| Ok(0.0)));
+//! assert!(registry.add_eviction(again).is_err());
+//! let shared = registry.shared_mode(); // scenarios run with them
+//! assert!(shared.workflows.parallel("half-free").is_some());
+//! # Ok::<(), tenantsim::Error>(())
+//! ```
+//!
 //! A policy with keys reads them and builds one policy per repetition:
 //! `SchedulerEntry::new(name, about, |params| { let k = params.f64("k",
 //! 1.0)?; Ok(move |ctx: &RepContext<'_>| Ok(MyPolicy::new(ctx, k))) })`.
@@ -39,15 +68,19 @@ use crate::models::ModelMode;
 use crate::models::policy::entry::{SchedulerEntry, SelectorEntry};
 use crate::models::policy::registry::ModelRegistry;
 use crate::shared::SharedMode;
+use crate::workflows::{EvictionEntry, ParallelEntry, WorkflowRegistry};
 
 /// Every policy scenarios may name: model-mode schedulers and selectors,
-/// and job-mode schedulers.
+/// job-mode schedulers, and the workflows' cache eviction and
+/// parallelisation rules.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     /// Model mode's schedulers and selectors.
     pub models: ModelRegistry,
     /// Job mode's cluster schedulers.
     pub jobs: JobRegistry,
+    /// The workflows' cache eviction and parallelisation rules.
+    pub workflows: WorkflowRegistry,
 }
 
 impl Registry {
@@ -71,15 +104,28 @@ impl Registry {
         self.jobs.add_scheduler(entry)
     }
 
+    /// Add a workflows cache eviction rule (its name must be new among
+    /// them).
+    pub fn add_eviction(&mut self, entry: EvictionEntry) -> Result<()> {
+        self.workflows.add_eviction(entry)
+    }
+
+    /// Add a workflows parallelisation rule (its name must be new among
+    /// them).
+    pub fn add_parallel(&mut self, entry: ParallelEntry) -> Result<()> {
+        self.workflows.add_parallel(entry)
+    }
+
     /// Model mode with these policies.
     pub fn model_mode(&self) -> ModelMode {
         ModelMode::new(Arc::new(self.models.clone()))
     }
 
-    /// Shared-cluster mode with these policies (the service's and the
-    /// cluster schedulers).
+    /// Shared-cluster mode with these policies (the service's, the
+    /// cluster schedulers and the workflows' rules).
     pub fn shared_mode(&self) -> SharedMode {
         SharedMode::new(self.model_mode(), self.job_mode())
+            .with_workflows(Arc::new(self.workflows.clone()))
     }
 
     /// Job mode with these schedulers.

@@ -23,6 +23,7 @@ use tenantsim::{Error, ErrorKind};
 
 mod job_policy;
 mod policy;
+mod workflow_policy;
 use policy::{Failures, PyPolicy};
 
 create_exception!(
@@ -81,7 +82,8 @@ fn py_err(e: &Error) -> PyErr {
 /// document as JSON text. The job log (`jobs.csv`) is always written.
 ///
 /// `policies` lists the Python policies to register: (name, class, kind
-/// `"scheduler"` or `"selector"`, the `tenantsim` base class); `rng_class`
+/// `"scheduler"`, `"selector"`, `"job-scheduler"`, `"cache-eviction"` or
+/// `"parallelism"`, the `tenantsim` base class); `rng_class`
 /// is `tenantsim.Rng`, built on each policy instance's stream.
 #[pyfunction]
 #[pyo3(signature = (scenario, out, *, threads=None, seed=None, reps=None, no_plots=false, policies=Vec::new(), rng_class=None))]
@@ -151,6 +153,8 @@ fn run(
             "scheduler" => registry.add_scheduler(policy.scheduler_entry()),
             "selector" => registry.add_selector(policy.selector_entry()),
             "job-scheduler" => registry.add_job_scheduler(job_policy::entry(policy)),
+            "cache-eviction" => registry.add_eviction(workflow_policy::eviction_entry(policy)),
+            "parallelism" => registry.add_parallel(workflow_policy::parallel_entry(policy)),
             other => {
                 return Err(UsageError::new_err(format!(
                     "policies: unknown policy kind `{other}`"
@@ -393,6 +397,8 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::TenantView>()?;
     m.add_class::<policy::Stream>()?;
     m.add_class::<job_policy::JobView>()?;
+    m.add_class::<workflow_policy::CacheEntryView>()?;
+    m.add_class::<workflow_policy::SplitStepView>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

@@ -21,8 +21,9 @@ Functions:
 
 Policies in Python: subclass :class:`Scheduler` or :class:`Selector` (model
 mode, and a shared scenario's service) or :class:`JobScheduler` (job mode,
-and a shared scenario's ``cluster_scheduler``) and pass them as
-``run(..., policies={"name": MyScheduler})``.
+and a shared scenario's ``cluster_scheduler``), or a shared scenario's
+workflows rules :class:`CacheEviction` (``cache``) and :class:`Parallelism`
+(``parallel``), and pass them as ``run(..., policies={"name": MyScheduler})``.
 
 Errors are :class:`TenantsimError` subclasses by kind: :class:`InputError`,
 :class:`PolicyError`, :class:`UsageError`, :class:`InterruptedRunError`.
@@ -53,7 +54,7 @@ from ._results import (
     read_results,
     read_table,
 )
-from ._policy import JobScheduler, Rng, Scheduler, Selector
+from ._policy import CacheEviction, JobScheduler, Parallelism, Rng, Scheduler, Selector
 from ._scenario import (
     PATH_KEYS,
     ScenarioDict,
@@ -63,8 +64,10 @@ from ._scenario import (
     write_scenario,
 )
 from ._tenantsim import (
+    CacheEntry,
     InputError,
     Job,
+    SplitStep,
     InterruptedRunError,
     PolicyError,
     State,
@@ -85,6 +88,10 @@ __all__ = [
     "Results",
     "Scheduler",
     "JobScheduler",
+    "CacheEviction",
+    "CacheEntry",
+    "Parallelism",
+    "SplitStep",
     "Job",
     "Rng",
     "Selector",
@@ -153,7 +160,9 @@ def run(
             mode; a shared scenario's ``scheduler`` and ``selector``, the
             service's), :class:`JobScheduler` subclasses (job mode; a
             shared scenario's ``cluster_scheduler`` or ``[cluster]
-            scheduler``). An exception inside one stops the run, writes no results
+            scheduler``), :class:`CacheEviction` and :class:`Parallelism`
+            subclasses (a shared scenario's workflows: ``cache`` and
+            ``parallel``). An exception inside one stops the run, writes no results
             folder, and raises a :class:`PolicyError` with its traceback,
             the policy's name and the repetition (the exception is its
             ``__cause__``).
@@ -188,10 +197,15 @@ def run(
             registered.append((name, cls, "selector", Selector))
         elif isinstance(cls, type) and issubclass(cls, JobScheduler):
             registered.append((name, cls, "job-scheduler", JobScheduler))
+        elif isinstance(cls, type) and issubclass(cls, CacheEviction):
+            registered.append((name, cls, "cache-eviction", CacheEviction))
+        elif isinstance(cls, type) and issubclass(cls, Parallelism):
+            registered.append((name, cls, "parallelism", Parallelism))
         else:
             raise UsageError(
                 f"policies: `{name}` must be a subclass of tenantsim.Scheduler, "
-                f"tenantsim.Selector or tenantsim.JobScheduler, got {cls!r}"
+                f"tenantsim.Selector, tenantsim.JobScheduler, tenantsim.CacheEviction "
+                f"or tenantsim.Parallelism, got {cls!r}"
             )
     with tempfile.TemporaryDirectory(prefix="tenantsim-") as tmp:
         tmp_dir = Path(tmp)

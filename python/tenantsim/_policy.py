@@ -1,7 +1,10 @@
 """Policies written in Python: subclass :class:`Scheduler` or
 :class:`Selector`, pass the class to ``run(..., policies={"name": cls})``
 and name it in a ``[[policy]]`` table like a built-in one
-(``scheduler = "name"`` or ``selector = "name"``)."""
+(``scheduler = "name"`` or ``selector = "name"``); likewise
+:class:`JobScheduler` (``cluster_scheduler``), and a shared scenario's
+workflows rules :class:`CacheEviction` (``cache = "name"``) and
+:class:`Parallelism` (``parallel = "name"``)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ import random
 from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
 
 if TYPE_CHECKING:
-    from ._tenantsim import Job, State, Stream
+    from ._tenantsim import CacheEntry, Job, SplitStep, State, Stream
 
 
 class Rng(random.Random):
@@ -134,3 +137,45 @@ class JobScheduler:
         NaN or an exception stops the run with a
         :class:`tenantsim.PolicyError`."""
         raise NotImplementedError(f"{type(self).__name__} must define priority(self, job, now_s)")
+
+
+class CacheEviction:
+    """A workflows memo-cache eviction rule (``[[policy]] cache = "name"``
+    of a shared scenario with ``[workflows]``, DESIGN §14.8): a score per
+    cache entry; when the cache needs room, the entry with the lowest
+    score is evicted first, ties broken as under ``lru`` (last used, then
+    created, then storage order).
+
+    The score of an entry is asked when the entry is created (stored,
+    ``hits`` 0) and again each time it is hit (``hits`` counted,
+    ``last_used_s`` now); it does not change otherwise. A new instance is
+    made for each run (repetition), without arguments. ``score`` returning
+    ``entry.last_used_s`` is the built-in ``lru``.
+    """
+
+    def score(self, entry: "CacheEntry") -> float:
+        """The score of ``entry`` (``.bytes``, ``.saved_s`` run time a hit
+        saves, ``.gpus``, ``.cpus``, ``.created_s``, ``.last_used_s``,
+        ``.hits``, ``.tenant`` index, ``.scope`` ``"tenant"`` or
+        ``"global"``, ``.now_s``). NaN, a non-number or an exception
+        stops the run with a :class:`tenantsim.PolicyError`."""
+        raise NotImplementedError(f"{type(self).__name__} must define score(self, entry)")
+
+
+class Parallelism:
+    """A workflows auto-parallelisation rule (``[[policy]] parallel =
+    "name"``, DESIGN §14.8): the number of sub-jobs of a parallelisable
+    step, asked each time an attempt of it is submitted (its parents
+    done, its output not in the cache). Each sub-job runs ⌈runtime / k⌉ +
+    ``split_overhead_s`` on the step's GPUs and CPUs. The answer must be
+    an int from 1 to the policy's ``parallel_k`` (default 4). A new
+    instance is made for each run, without arguments.
+    """
+
+    def parts(self, step: "SplitStep") -> int:
+        """Sub-jobs for ``step`` (``.runtime_s``, ``.gpus``, ``.cpus``,
+        ``.parallel_k``, ``.free_gpus``, ``.free_cpus`` or ``None`` when
+        the cluster does not count CPUs, ``.now_s``). 0, more than
+        ``parallel_k``, a non-int or an exception stops the run with a
+        :class:`tenantsim.PolicyError`."""
+        raise NotImplementedError(f"{type(self).__name__} must define parts(self, step)")

@@ -101,3 +101,28 @@ class Job:
     submit_s: float
     duration_s: float
     gpus: int
+
+class CacheEntry:
+    """One memo-cache entry as ``CacheEviction.score`` sees it."""
+
+    bytes: int
+    saved_s: float
+    gpus: int
+    cpus: int
+    created_s: float
+    last_used_s: float
+    hits: int
+    tenant: int
+    scope: str
+    now_s: float
+
+class SplitStep:
+    """One parallelisable step as ``Parallelism.parts`` sees it."""
+
+    runtime_s: float
+    gpus: int
+    cpus: int
+    parallel_k: int
+    free_gpus: int
+    free_cpus: Optional[int]
+    now_s: float

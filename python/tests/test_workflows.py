@@ -122,3 +122,76 @@ def test_the_workflows_quickstart_from_python_compares_three_cache_rules():
     assert (rows[rows["policy"] == "no-cache"]["cache_hits"] == 0).all()
     assert len(rows) == 20 * 3 * 3
     assert REPO.joinpath("traces/workflows-small.csv").is_file()
+
+
+# Workflows rules written in Python (DESIGN §14.8): registered like the
+# schedulers, named by `[[policy]] cache` and `parallel`.
+
+
+class PyLru(tenantsim.CacheEviction):
+    """The built-in `lru` as a score: the last use time."""
+
+    def score(self, entry):
+        return entry.last_used_s
+
+
+class PyMostRecent(tenantsim.CacheEviction):
+    """The opposite of `lru`: the most recently used entry goes first."""
+
+    def score(self, entry):
+        return -entry.last_used_s
+
+
+class PyThree(tenantsim.Parallelism):
+    def parts(self, step):
+        return 3
+
+
+def _quickstart(cache, parallel="fixed"):
+    """The workflows quickstart with a 1.5 GB cache (evictions happen) and
+    one policy `p` under `cache` and `parallel` with parallel_k = 3."""
+    doc = tenantsim.load_scenario(SCENARIOS / "shared-workflows-quickstart.toml")
+    doc["workflows"]["cache"]["capacity_bytes"] = 1_500_000_000
+    doc["policy"] = [{"name": "p", "cache": cache, "parallel": parallel, "parallel_k": 3}]
+    return doc
+
+
+def _workflows_files(folder):
+    return {f.name: f.read_bytes() for f in sorted((folder / "workflows").glob("*.csv"))}
+
+
+def test_a_python_lru_and_constant_parallelism_write_the_builtins_workflows_files(tmp_path):
+    rules = {"py-lru": PyLru, "py-mru": PyMostRecent, "py-three": PyThree}
+    tenantsim.run(_quickstart("lru", "fixed"), out=tmp_path / "a")
+    tenantsim.run(_quickstart("py-lru", "py-three"), out=tmp_path / "b", policies=rules)
+    tenantsim.run(_quickstart("py-mru", "py-three"), out=tmp_path / "c", policies=rules)
+    a, b, c = (_workflows_files(tmp_path / x) for x in "abc")
+    assert "workflows.csv" in a and "jobs.csv" in a
+    assert a == b
+    # The eviction order matters on this cache: the opposite rule differs.
+    assert a != c
+
+
+def test_bad_answers_of_python_workflows_rules_are_policy_errors(tmp_path):
+    class Nan(tenantsim.CacheEviction):
+        def score(self, entry):
+            return float("nan")
+
+    class Zero(tenantsim.Parallelism):
+        def parts(self, step):
+            return 0
+
+    class Boom(tenantsim.CacheEviction):
+        def score(self, entry):
+            raise KeyError("no score")
+
+    with pytest.raises(tenantsim.PolicyError, match="the score is NaN"):
+        tenantsim.run(_quickstart("nan"), policies={"nan": Nan})
+    with pytest.raises(tenantsim.PolicyError, match="expected an int from 1 to 3"):
+        tenantsim.run(_quickstart("lru", "zero"), policies={"zero": Zero})
+    with pytest.raises(tenantsim.PolicyError) as e:
+        tenantsim.run(_quickstart("boom"), policies={"boom": Boom}, out=tmp_path / "out")
+    assert "boom" in str(e.value) and "KeyError" in str(e.value)
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(tenantsim.InputError, match="unknown cache rule `py-lru`"):
+        tenantsim.run(_quickstart("py-lru"))

@@ -5,6 +5,7 @@
 //! segments and the top-level `run.json` (DESIGN §13.5).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -33,6 +34,7 @@ use crate::models::ModelMode;
 use crate::models::ModelReport;
 use crate::models::report::ExperimentResult;
 use crate::present::figures::SHARED_WORKLOADS;
+use crate::workflows::WorkflowRegistry;
 
 /// Several workloads on one cluster (DESIGN §13).
 #[derive(Debug, Clone, Default)]
@@ -41,12 +43,27 @@ pub struct SharedMode {
     pub models: ModelMode,
     /// The background's mode (its registry names the cluster schedulers).
     pub jobs: JobMode,
+    /// The workflows' cache-eviction and parallelisation rules (DESIGN
+    /// §14.8).
+    pub workflows: Arc<WorkflowRegistry>,
 }
 
 impl SharedMode {
-    /// Shared mode with the policies of `models` and `jobs`.
+    /// Shared mode with the policies of `models` and `jobs` and the
+    /// built-in workflow rules.
     pub fn new(models: ModelMode, jobs: JobMode) -> Self {
-        Self { models, jobs }
+        Self {
+            models,
+            jobs,
+            workflows: Arc::default(),
+        }
+    }
+
+    /// This mode with the workflow rules of `workflows`.
+    #[must_use]
+    pub fn with_workflows(mut self, workflows: Arc<WorkflowRegistry>) -> Self {
+        self.workflows = workflows;
+        self
     }
 }
 
@@ -115,7 +132,13 @@ impl Mode for SharedMode {
     const CHUNK_PER_THREAD: usize = 1;
 
     fn load_plan(&self, path: &Path, overrides: Overrides) -> Result<Plan<SharedScenario>> {
-        load_shared_plan_with(path, overrides, &self.models.registry, &self.jobs.registry)
+        load_shared_plan_with(
+            path,
+            overrides,
+            &self.models.registry,
+            &self.jobs.registry,
+            &self.workflows,
+        )
     }
 
     fn name<'a>(&self, s: &'a SharedScenario) -> &'a str {

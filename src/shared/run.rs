@@ -163,7 +163,7 @@ pub fn simulate_shared_run(
                         priority: svc.priority,
                         preempt: svc.preempt,
                     }),
-                    workflows,
+                    workflows: workflows.clone(),
                 };
                 let mut out =
                     simulate_shared(&input, &jp.make, s.seed(), rep, Some((scheduler, selector)))?;
@@ -292,9 +292,9 @@ pub fn workflows_input(w: &Workflows, policy: usize, keep_jobs: bool) -> Workflo
         load: w.load,
         horizon: w.horizon,
         cache: w.cache,
-        cache_rule: w.cache_rules.get(policy).copied().unwrap_or_default(),
+        cache_rule: w.cache_rules.get(policy).cloned().unwrap_or_default(),
         retry: w.retry,
-        parallel: w.parallel.get(policy).copied().unwrap_or_default(),
+        parallel: w.parallel.get(policy).cloned().unwrap_or_default(),
         split_overhead: w.split_overhead,
         failure_p: w.failure_p,
         keep_jobs,

@@ -76,7 +76,8 @@ use crate::models::scenario::{
 };
 use crate::shared::sim::{Preempt, Priority};
 use crate::workflows::{
-    CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowTrace,
+    CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowRegistry,
+    WorkflowTrace,
 };
 
 /// A shared scenario file.
@@ -485,9 +486,10 @@ pub fn load_shared_plan_with(
     overrides: Overrides,
     models: &ModelRegistry,
     jobs: &JobRegistry,
+    workflows: &WorkflowRegistry,
 ) -> Result<Plan<SharedScenario>> {
     let text = read_scenario_text(path)?;
-    parse_shared_plan_with(path, &text, overrides, models, jobs)
+    parse_shared_plan_with(path, &text, overrides, models, jobs, workflows)
 }
 
 /// [`load_shared_plan_with`] on the scenario `text` as if read from
@@ -498,6 +500,7 @@ pub fn parse_shared_plan_with(
     overrides: Overrides,
     models: &ModelRegistry,
     jobs: &JobRegistry,
+    workflows: &WorkflowRegistry,
 ) -> Result<Plan<SharedScenario>> {
     let mut docs = SharedDocs {
         traces: TraceCache::default(),
@@ -505,6 +508,7 @@ pub fn parse_shared_plan_with(
         workflow_traces: HashMap::new(),
         models,
         job_schedulers: jobs,
+        workflow_rules: workflows,
     };
     expand_plan(&mut docs, path, text, overrides)
 }
@@ -519,12 +523,14 @@ pub fn parse_shared_scenario(
     let at = path.display().to_string();
     let file: SharedScenarioFile = toml::from_str(text).map_err(|e| toml_error(&at, &e))?;
     let (models, jobs) = (ModelRegistry::builtin(), JobRegistry::builtin());
+    let rules = WorkflowRegistry::builtin();
     let mut docs = SharedDocs {
         traces: TraceCache::default(),
         jobs: JobTraceCache::default(),
         workflow_traces: HashMap::new(),
         models: &models,
         job_schedulers: &jobs,
+        workflow_rules: &rules,
     };
     docs.build(path, file, overrides)
 }
@@ -536,6 +542,7 @@ struct SharedDocs<'a> {
     workflow_traces: HashMap<PathBuf, (Arc<WorkflowTrace>, String)>,
     models: &'a ModelRegistry,
     job_schedulers: &'a JobRegistry,
+    workflow_rules: &'a WorkflowRegistry,
 }
 
 impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
@@ -744,13 +751,16 @@ impl SharedDocs<'_> {
         let mut parallel = Vec::with_capacity(file.policies.len());
         for (i, p) in file.policies.iter().enumerate() {
             let context = format!("{at}: [[policy]] #{} (\"{}\")", i + 1, shown(&p.name));
+            // Both rules are resolved through the registry (DESIGN §14.8).
+            let rules = self.workflow_rules;
             cache_rules.push(match &p.cache {
                 None if w.cache.is_some() => CacheRule::Lru,
                 None => CacheRule::Off,
-                Some(name) => CacheRule::parse(name).ok_or_else(|| {
+                Some(name) => rules.eviction(name).map(|e| e.rule()).ok_or_else(|| {
                     Error::input(format!(
-                        "{context}: cache: unknown cache rule `{}`: expected \"off\" (no cache), \"lru\" (evict the least recently used entry) or \"cost\" (evict the entry saving the least run time per byte)",
-                        shown(name)
+                        "{context}: cache: unknown cache rule `{}`: expected {}",
+                        shown(name),
+                        rules.eviction_choices()
                     ))
                 })?,
             });
@@ -760,22 +770,20 @@ impl SharedDocs<'_> {
                     "{context}: parallel_k: expected at least 1 sub-job, got 0"
                 )));
             }
-            parallel.push(match p.parallel.as_deref().unwrap_or("off") {
-                "off" if p.parallel_k.is_some() => {
-                    return Err(Error::input(format!(
-                        "{context}: parallel_k: only with `parallel = \"fixed\"` or `\"fill\"` (this policy never splits a step)"
-                    )));
-                }
-                "off" => ParallelRule::Off,
-                "fixed" => ParallelRule::Fixed { k },
-                "fill" => ParallelRule::Fill { cap: k },
-                other => {
-                    return Err(Error::input(format!(
-                        "{context}: parallel: unknown rule `{}`: expected \"off\" (never split), \"fixed\" (parallel_k sub-jobs) or \"fill\" (as many as the free GPUs and CPUs allow, up to parallel_k)",
-                        shown(other)
-                    )));
-                }
-            });
+            let name = p.parallel.as_deref().unwrap_or("off");
+            let Some(entry) = rules.parallel(name) else {
+                return Err(Error::input(format!(
+                    "{context}: parallel: unknown rule `{}`: expected {}",
+                    shown(name),
+                    rules.parallel_choices()
+                )));
+            };
+            if !entry.splits() && p.parallel_k.is_some() {
+                return Err(Error::input(format!(
+                    "{context}: parallel_k: only with `parallel = \"fixed\"` or `\"fill\"` (this policy never splits a step)"
+                )));
+            }
+            parallel.push(entry.rule(k));
         }
         check_steps_fit(&path, &trace, cluster, file.cluster.nodes.placement)?;
         Ok(Workflows {

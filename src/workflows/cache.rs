@@ -20,7 +20,13 @@
 //! it is value per byte first, compared exactly by cross-multiplication
 //! (value₁ · max(1, b₂) < value₂ · max(1, b₁), in `u128`, so no rounding),
 //! then the `lru` key. Under `lru` every entry's value is 0 and its bytes
-//! 1, so the per-byte comparison ties and the `lru` key decides.
+//! 1, so the per-byte comparison ties and the `lru` key decides. Under a
+//! registered rule (DESIGN §14.8) the key starts with the rule's score
+//! (as [`score_key`](super::rule::score_key)'s order-preserving `u64`),
+//! given at creation ([`MemoCache::store_scored`]) and at each hit
+//! ([`MemoCache::rescore`]), then value 0 and bytes 1 as under `lru`;
+//! under the built-ins every score is 0, so their order is the one above
+//! exactly.
 
 use std::collections::VecDeque;
 
@@ -32,6 +38,9 @@ use super::policy::{CacheConfig, CacheRule};
 /// Where an entry stands in the eviction order: smallest evicted first.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EvictKey {
+    /// A registered rule's score as [`score_key`](super::rule::score_key)
+    /// (0 under the built-ins).
+    pub score: u64,
     /// Run time saved by a hit, µs × max(1, gpus + cpus) (0 under `lru`).
     pub value: u64,
     /// max(1, bytes) (1 under `lru`).
@@ -48,7 +57,9 @@ impl Ord for EvictKey {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         let a = u128::from(self.value) * u128::from(o.bytes);
         let b = u128::from(o.value) * u128::from(self.bytes);
-        a.cmp(&b)
+        self.score
+            .cmp(&o.score)
+            .then(a.cmp(&b))
             .then(self.last_used.cmp(&o.last_used))
             .then(self.created.cmp(&o.created))
             .then(self.seq.cmp(&o.seq))
@@ -94,10 +105,19 @@ pub enum Stored {
     TooLarge,
 }
 
+/// How a cache orders its entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    Off,
+    Lru,
+    Cost,
+    Scored,
+}
+
 /// The memo cache of one run.
 #[derive(Debug, Clone)]
 pub struct MemoCache {
-    rule: CacheRule,
+    rule: Order,
     capacity: u64,
     max_age: Micros,
     bytes: Vec<u64>,
@@ -110,14 +130,23 @@ pub struct MemoCache {
     /// The slots evicted by the last store, in eviction order (for tests
     /// and logs; reused, never shrunk).
     last_evicted: Vec<u32>,
+    /// Per slot: hits of its entry since it was stored.
+    hits: Vec<u64>,
 }
 
 impl MemoCache {
     /// An empty cache of `slots` (scope, key) pairs under `rule` (`off`
-    /// behaves as a cache that never holds anything).
-    pub fn new(slots: usize, rule: CacheRule, cfg: &CacheConfig) -> Self {
+    /// behaves as a cache that never holds anything; a registered rule's
+    /// scores come with [`MemoCache::store_scored`] and
+    /// [`MemoCache::rescore`]).
+    pub fn new(slots: usize, rule: &CacheRule, cfg: &CacheConfig) -> Self {
         Self {
-            rule,
+            rule: match rule {
+                CacheRule::Off => Order::Off,
+                CacheRule::Lru => Order::Lru,
+                CacheRule::Cost => Order::Cost,
+                CacheRule::User(_) => Order::Scored,
+            },
             capacity: cfg.capacity_bytes,
             max_age: cfg.max_age,
             bytes: vec![0; slots],
@@ -126,6 +155,22 @@ impl MemoCache {
             next_seq: 0,
             counts: CacheCounts::default(),
             last_evicted: Vec::new(),
+            hits: vec![0; slots],
+        }
+    }
+
+    /// Hits of slot `slot`'s entry since it was stored.
+    pub fn hits(&self, slot: u32) -> u64 {
+        self.hits[slot as usize]
+    }
+
+    /// Give slot `slot`'s entry the score `key` (a registered rule's, as
+    /// [`score_key`](super::rule::score_key)); nothing if it holds none.
+    pub fn rescore(&mut self, slot: u32, key: u64) {
+        if self.contains(slot) {
+            let mut k = self.order.key(slot);
+            k.score = key;
+            self.order.push(slot, k);
         }
     }
 
@@ -154,11 +199,12 @@ impl MemoCache {
     /// A ready step looks its output up at `now`: a hit marks the entry
     /// used at `now`. Counted as a hit or a miss.
     pub fn lookup(&mut self, slot: u32, now: Micros) -> bool {
-        if self.rule != CacheRule::Off && self.live(slot, now) {
+        if self.rule != Order::Off && self.live(slot, now) {
             let mut k = self.order.key(slot);
             k.last_used = now;
             self.order.push(slot, k);
             self.counts.hits += 1;
+            self.hits[slot as usize] += 1;
             true
         } else {
             self.counts.misses += 1;
@@ -192,8 +238,23 @@ impl MemoCache {
     /// an output larger than the capacity is not stored; else entries
     /// are evicted in [`EvictKey`] order until it fits.
     pub fn store(&mut self, slot: u32, bytes: u64, value: u64, now: Micros) -> Stored {
+        self.store_scored(slot, bytes, value, 0, now)
+    }
+
+    /// [`MemoCache::store`] with the new entry's score `key` (a registered
+    /// rule's, as [`score_key`](super::rule::score_key); 0 under the
+    /// built-ins). The score orders the entry against the others once
+    /// stored: eviction to make room for it looks only at those.
+    pub fn store_scored(
+        &mut self,
+        slot: u32,
+        bytes: u64,
+        value: u64,
+        key: u64,
+        now: Micros,
+    ) -> Stored {
         self.last_evicted.clear();
-        if self.rule == CacheRule::Off {
+        if self.rule == Order::Off {
             return Stored::TooLarge;
         }
         self.expire(now);
@@ -215,12 +276,14 @@ impl MemoCache {
         let seq = self.next_seq;
         self.next_seq += 1;
         let (value, per) = match self.rule {
-            CacheRule::Cost => (value, bytes.max(1)),
+            Order::Cost => (value, bytes.max(1)),
             _ => (0, 1),
         };
+        self.hits[slot as usize] = 0;
         self.order.push(
             slot,
             EvictKey {
+                score: key,
                 value,
                 bytes: per,
                 last_used: now,
@@ -263,7 +326,7 @@ mod tests {
     fn cache(rule: CacheRule, capacity: u64, max_age: Micros) -> MemoCache {
         MemoCache::new(
             8,
-            rule,
+            &rule,
             &CacheConfig {
                 capacity_bytes: capacity,
                 max_age,
@@ -440,13 +503,13 @@ mod tests {
             ops in proptest::collection::vec((any::<bool>(), 0u32..8, 0u64..15, 0u64..50, 0u64..4), 1..80),
         ) {
             let rule = if cost { CacheRule::Cost } else { CacheRule::Lru };
-            let mut c = cache(rule, cap, age);
+            let mut c = cache(rule.clone(), cap, age);
             let mut m = Model::default();
             let mut now = 0;
             for (is_store, slot, bytes, value, dt) in ops {
                 now += dt;
                 if is_store {
-                    let expect = m.store(rule, cap, age, slot, bytes, value, now);
+                    let expect = m.store(rule.clone(), cap, age, slot, bytes, value, now);
                     c.store(slot, bytes, value, now);
                     prop_assert_eq!(c.last_evicted(), &expect[..]);
                 } else {

@@ -69,6 +69,10 @@ const ALLOWED: &[(&str, &str)] = &[
     ("shared", "workflows"),
     ("run", "workflows"),
     ("cli", "workflows"),
+    // Their cache eviction and parallelisation rules are registry entries
+    // (DESIGN §14.8), re-exported for a policy author.
+    ("registry", "workflows"),
+    ("prelude", "workflows"),
     ("models", "core"),
     ("jobs", "core"),
     ("present", "core"),

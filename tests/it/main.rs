@@ -80,5 +80,6 @@ mod streaming;
 mod table;
 mod trace_sources;
 mod wfformat;
+mod workflow_rules;
 mod workflow_trace;
 mod writes_only_where_asked;

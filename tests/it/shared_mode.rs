@@ -162,6 +162,7 @@ fn load_is_sweepable() {
         Overrides::default(),
         &ModelRegistry::builtin(),
         &JobRegistry::builtin(),
+        &tenantsim::workflows::WorkflowRegistry::builtin(),
     )
     .expect("valid");
     let loads: Vec<f64> = plan.scenarios().iter().map(|s| s.load).collect();

@@ -111,7 +111,7 @@ pub struct ServiceInput<'a> {
 }
 
 /// Everything one shared simulation reads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SharedInput<'a> {
     /// The cluster.
     pub cluster: ClusterInput<'a>,
@@ -125,7 +125,7 @@ pub struct SharedInput<'a> {
 
 /// The workflows workload (DESIGN §14): a workflow trace, its cache and
 /// retry settings and the policy's rules.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WorkflowsInput<'a> {
     /// The workflows (submit times as in the trace; `load` divides them).
     pub trace: &'a WorkflowTrace,

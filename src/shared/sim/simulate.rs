@@ -175,7 +175,8 @@ pub fn simulate_shared(
     let flows = input
         .workflows
         .as_ref()
-        .map(|w| Workflows::new(w, seed, repetition, second as u32, wf_capacity, wf_user));
+        .map(|w| Workflows::new(w, seed, repetition, second as u32, wf_capacity, wf_user))
+        .transpose()?;
     // The workflows hold at most a submission, a deadline, a hit or a
     // retry per workflow queued at once, and the horizon (a hint).
     let wf_events = input

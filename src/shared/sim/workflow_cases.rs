@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::core::error::{Error, Result};
 use crate::core::params::Params;
 use crate::core::sim::rng::{Purpose, stream_for, unit};
 use crate::core::sim::time::Micros;
@@ -15,7 +16,8 @@ use crate::jobs::sim::{
 use crate::jobs::trace::Job;
 use crate::workflows::trace::StepRow;
 use crate::workflows::{
-    CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowTrace,
+    CacheConfig, CacheEntry, CacheRule, EvictionEntry, ParallelEntry, ParallelRule, Resume,
+    RetryConfig, Scope, SplitStep, WorkflowTrace,
 };
 
 const S: Micros = 1_000_000;
@@ -113,6 +115,22 @@ fn run_cluster(
     seed: u64,
     round: Option<Micros>,
 ) -> SharedOutcome {
+    try_run_cluster(w, nodes, cpus, placement, sched, background, seed, round)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`run_cluster`], its error returned.
+#[allow(clippy::too_many_arguments)]
+fn try_run_cluster(
+    w: WorkflowsInput<'_>,
+    nodes: &[u32],
+    cpus: &[u32],
+    placement: Placement,
+    sched: &str,
+    background: &[Job],
+    seed: u64,
+    round: Option<Micros>,
+) -> Result<SharedOutcome> {
     let input = SharedInput {
         cluster: ClusterInput {
             nodes,
@@ -134,7 +152,7 @@ fn run_cluster(
         service: None,
         workflows: Some(w),
     };
-    simulate_shared(&input, &job_scheduler(sched), seed, 0, None).unwrap_or_else(|e| panic!("{e}"))
+    simulate_shared(&input, &job_scheduler(sched), seed, 0, None)
 }
 
 fn run(w: WorkflowsInput<'_>, nodes: &[u32]) -> WorkflowOutcome {
@@ -332,7 +350,7 @@ fn an_eviction_under_each_rule_decides_the_next_hits() {
     let (d, h) = (StepState::Done, StepState::Hit);
     for (rule, expect) in [(CacheRule::Lru, [h, d, h]), (CacheRule::Cost, [d, h, h])] {
         let mut i = input(&t);
-        i.cache_rule = rule;
+        i.cache_rule = rule.clone();
         i.cache.capacity_bytes = 100;
         let o = run(i, &[5]);
         let got: Vec<StepState> = o.steps[3..].iter().map(|s| s.state).collect();
@@ -354,7 +372,7 @@ fn a_parallelised_step_runs_as_sub_jobs() {
     let mut i = input(&t);
     i.parallel = ParallelRule::Fixed { k: 4 };
     i.split_overhead = S;
-    let o = run(i, &[4]);
+    let o = run(i.clone(), &[4]);
     assert_eq!(o.jobs.len(), 4);
     assert!(
         o.jobs
@@ -566,7 +584,7 @@ fn arb_setting() -> impl Strategy<Value = Setting> {
 
 fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
     let mut i = input(t);
-    i.cache_rule = s.rule;
+    i.cache_rule = s.rule.clone();
     i.cache = CacheConfig {
         capacity_bytes: s.capacity,
         max_age: s.max_age,
@@ -587,7 +605,7 @@ fn run_setting(t: &WorkflowTrace, s: &Setting) -> SharedOutcome {
             Resume::Cached
         },
     };
-    i.parallel = s.parallel;
+    i.parallel = s.parallel.clone();
     i.split_overhead = S / 10;
     let placement = if s.spread {
         Placement::Spread
@@ -939,4 +957,175 @@ fn a_typed_cluster_is_refused_with_a_clear_error() {
         e.contains("w.csv") && e.contains("untyped clusters only") && e.contains("2 GPU types"),
         "{e}"
     );
+}
+
+/// A registered eviction rule (DESIGN §14.8).
+fn user_eviction(
+    name: &str,
+    score: impl Fn(&CacheEntry) -> Result<f64> + Send + Sync + Copy + 'static,
+) -> CacheRule {
+    EvictionEntry::new(name, "", move || Ok(score)).rule()
+}
+
+/// A registered parallelisation rule with `parallel_k = max`.
+fn user_parallel(
+    max: u32,
+    parts: impl Fn(&SplitStep) -> Result<u32> + Send + Sync + Copy + 'static,
+) -> ParallelRule {
+    ParallelEntry::new("mine", "", move || Ok(parts)).rule(max)
+}
+
+/// Roots x (1 s, 30 B), y (2 s, 50 B), z (3 s, 40 B) on 3 GPUs in a 100 B
+/// cache, the same three keys again at 20 s. x is stored at 1 (30 B held),
+/// y at 2 (80 B); z at 3 needs room (120 > 100). A registered "largest
+/// first" rule (score −bytes) evicts y (50 B, the largest), 70 B held;
+/// `lru` evicts x (last used 1, the oldest), 90 B held. So at 20 s,
+/// largest-first: x and z hit, y runs (2 s), stored at 22: 70 + 50 > 100
+/// → evict the largest of x (30) and z (40), z: 80 B at the end, 2
+/// evictions. `lru`: y and z hit, x runs 20–21, stored at 21: 90 + 30 >
+/// 100 → y and z were both last used at 20, y created first (2 < 3): y
+/// goes, 70 B at the end, 2 evictions. A registered rule whose score is
+/// the last use time gives `lru`'s run exactly (its ties fall back to
+/// `lru`'s key, here never reached).
+#[test]
+fn a_registered_largest_first_rule_evicts_the_largest_entry() {
+    let mut rows = Vec::new();
+    for (w, at) in [("w1", 0.0), ("w2", 20.0)] {
+        rows.push(row(w, "t", at, "x", "", 1.0, 1, "x", 30));
+        rows.push(row(w, "t", at, "y", "", 2.0, 1, "y", 50));
+        rows.push(row(w, "t", at, "z", "", 3.0, 1, "z", 40));
+    }
+    let t = trace(&rows);
+    let (d, h) = (StepState::Done, StepState::Hit);
+    let largest = user_eviction("largest-first", |e| Ok(-(e.bytes as f64)));
+    let last_used = user_eviction("last-used", |e| Ok(e.last_used as f64));
+    for (rule, expect, bytes_end) in [
+        (largest, [h, d, h], 80),
+        (CacheRule::Lru, [d, h, h], 70),
+        (last_used, [d, h, h], 70),
+    ] {
+        let mut i = input(&t);
+        i.cache_rule = rule.clone();
+        i.cache.capacity_bytes = 100;
+        let o = run(i, &[3]);
+        let got: Vec<StepState> = o.steps[3..].iter().map(|s| s.state).collect();
+        assert_eq!(got, expect, "{rule:?}");
+        assert_eq!(
+            (o.cache.evicted, o.cache.bytes_end),
+            (2, bytes_end),
+            "{rule:?}"
+        );
+    }
+}
+
+/// The facts a rule sees, on the case above under a rule that records
+/// them: x's entry created at 1 s with 30 B, 1 s saved, 1 GPU, tenant 0,
+/// no hits; at w2's hit of x (20 s) it is scored again with hits 1,
+/// last used 20 s, created still 1 s.
+#[test]
+fn an_eviction_rule_is_asked_at_creation_and_at_each_hit() {
+    use std::sync::{Arc, Mutex};
+    let rows = vec![
+        row("w1", "t", 0.0, "x", "", 1.0, 1, "x", 30),
+        row("w2", "t", 20.0, "x", "", 1.0, 1, "x", 30),
+    ];
+    let t = trace(&rows);
+    let seen: Arc<Mutex<Vec<CacheEntry>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let mut i = input(&t);
+    i.cache_rule = EvictionEntry::new("spy", "", move || {
+        let log = Arc::clone(&log);
+        Ok(move |e: &CacheEntry| {
+            log.lock().expect("not poisoned").push(*e);
+            Ok(0.0)
+        })
+    })
+    .rule();
+    run(i, &[1]);
+    let fact = |created, last_used, hits, now| CacheEntry {
+        bytes: 30,
+        saved_us: S,
+        gpus: 1,
+        cpus: 0,
+        created,
+        last_used,
+        hits,
+        tenant: 0,
+        global: false,
+        now,
+    };
+    assert_eq!(
+        *seen.lock().expect("not poisoned"),
+        vec![fact(S, S, 0, S), fact(S, 20 * S, 1, 20 * S)]
+    );
+}
+
+/// A registered rule returning 4 is built-in `fixed` with k = 4 (the
+/// hand case of `a_parallelised_step_runs_as_sub_jobs`: 4 parts of 3.5
+/// s), and one returning min(cap, free GPUs / gpus) is `fill` (3 parts on
+/// 3 free GPUs): the whole outcomes are equal.
+#[test]
+fn a_registered_parallel_rule_matches_the_built_ins() {
+    let mut rows = vec![row("w", "t", 0.0, "s", "", 10.0, 1, "", 0)];
+    rows[0].parallel = true;
+    let t = trace(&rows);
+    let json = |o: &WorkflowOutcome| serde_json::to_string(o).expect("serialises");
+    let mut i = input(&t);
+    i.split_overhead = S;
+    let mut j = i.clone();
+    i.parallel = ParallelRule::Fixed { k: 4 };
+    j.parallel = user_parallel(4, |_| Ok(4));
+    let (a, b) = (run(i.clone(), &[4]), run(j.clone(), &[4]));
+    assert_eq!(b.steps[0].parts, 4);
+    assert_eq!(json(&a), json(&b));
+    i.parallel = ParallelRule::Fill { cap: 8 };
+    j.parallel = user_parallel(8, |s| {
+        let fit = s.free_gpus / u64::from(s.gpus.max(1));
+        Ok(fit.clamp(1, u64::from(s.parallel_k)) as u32)
+    });
+    let (a, b) = (run(i, &[3]), run(j, &[3]));
+    assert_eq!(b.steps[0].parts, 3);
+    assert_eq!(json(&a), json(&b));
+}
+
+/// A registered rule's impossible answers stop the run with an error
+/// naming the rule, the step and what was expected: a NaN score, an
+/// error of the rule, 0 sub-jobs, more than `parallel_k`.
+#[test]
+fn bad_answers_of_registered_rules_are_clear_errors() {
+    let mut rows = vec![row("w", "t", 0.0, "s", "", 10.0, 1, "k", 8)];
+    rows[0].parallel = true;
+    let t = trace(&rows);
+    let go = |i: WorkflowsInput<'_>| {
+        try_run_cluster(i, &[4], &[], Placement::Consolidate, "fifo", &[], 1, None)
+            .expect_err("refused")
+            .to_string()
+    };
+    let mut i = input(&t);
+    i.cache_rule = user_eviction("nan", |_| Ok(f64::NAN));
+    let e = go(i);
+    assert!(
+        e.contains("the cache eviction rule `nan` on the output of step `s` of workflow `w`")
+            && e.contains("the score is NaN: expected a number"),
+        "{e}"
+    );
+    let mut i = input(&t);
+    i.cache_rule = user_eviction("broken", |_| Err(Error::policy("no score today")));
+    let e = go(i);
+    assert!(
+        e.contains("the cache eviction rule `broken`") && e.contains("no score today"),
+        "{e}"
+    );
+    for (k, max) in [(0, 4), (5, 4)] {
+        let mut i = input(&t);
+        i.parallel = user_parallel(max, move |_| Ok(k));
+        let e = go(i);
+        assert!(
+            e.contains("the parallelisation rule `mine` on step `s` of workflow `w`")
+                && e.contains(&format!(
+                    "returned {k} sub-jobs: expected 1 to {max} (the policy's parallel_k)"
+                )),
+            "{e}"
+        );
+    }
 }

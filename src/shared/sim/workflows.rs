@@ -30,7 +30,8 @@ use crate::core::sim::time::Micros;
 use crate::jobs::sim::simulation::{NEVER, Status};
 use crate::jobs::sim::{Ctx, JobOutcome, Workload};
 use crate::jobs::trace::Job;
-use crate::workflows::cache::MemoCache;
+use crate::workflows::cache::{MemoCache, Stored};
+use crate::workflows::rule::{CacheEntry, Eviction, Parallelism, SplitStep, score_key};
 use crate::workflows::trace::NO_KEY;
 use crate::workflows::{CacheRule, ParallelRule, Resume, Scope, WorkflowTrace};
 
@@ -110,7 +111,7 @@ struct StepRt {
 /// Σ k_s + R · max k_s under `cached` (a retry reruns one step).
 pub fn workflow_jobs(input: &WorkflowsInput<'_>) -> usize {
     let t = input.trace;
-    let k_rule = parts_cap(input.parallel);
+    let k_rule = input.parallel.max_parts() as usize;
     let r = input.retry.max_retries as usize;
     t.workflows()
         .iter()
@@ -125,15 +126,6 @@ pub fn workflow_jobs(input: &WorkflowsInput<'_>) -> usize {
             }
         })
         .sum()
-}
-
-/// The most parts a parallel step is split into under `rule`.
-fn parts_cap(rule: ParallelRule) -> usize {
-    match rule {
-        ParallelRule::Off => 1,
-        ParallelRule::Fixed { k } => k.max(1) as usize,
-        ParallelRule::Fill { cap } => cap.max(1) as usize,
-    }
 }
 
 /// The workflows during one run.
@@ -163,6 +155,13 @@ pub(super) struct Workflows<'a> {
     /// `NO_SLOT`.
     slot: Vec<u32>,
     cache: MemoCache,
+    /// The policy's registered eviction rule, if any (DESIGN §14.8).
+    eviction: Option<Box<dyn Eviction>>,
+    /// Per slot, under a registered eviction rule: the step whose output
+    /// it holds (empty otherwise).
+    producer: Vec<u32>,
+    /// The policy's registered parallelisation rule, if any.
+    parallelism: Option<Box<dyn Parallelism>>,
     /// Per workload job: its step and attempt.
     job_step: Vec<u32>,
     job_attempt: Vec<u32>,
@@ -174,7 +173,8 @@ pub(super) struct Workflows<'a> {
 
 impl<'a> Workflows<'a> {
     /// The workflows of `input`, their jobs from engine index `first` on
-    /// (at most `capacity`), tenant `i`'s cluster user `user_base + i`.
+    /// (at most `capacity`), tenant `i`'s cluster user `user_base + i`;
+    /// the policy's registered rules are made here, once per run.
     pub(super) fn new(
         input: &WorkflowsInput<'a>,
         seed: u64,
@@ -182,7 +182,7 @@ impl<'a> Workflows<'a> {
         first: u32,
         capacity: usize,
         user_base: u32,
-    ) -> Self {
+    ) -> Result<Self> {
         let t = input.trace;
         let submit: Vec<Micros> = t
             .workflows()
@@ -205,7 +205,7 @@ impl<'a> Workflows<'a> {
             .steps()
             .iter()
             .map(|s| {
-                if s.cache_key == NO_KEY || input.cache_rule == CacheRule::Off {
+                if s.cache_key == NO_KEY || input.cache_rule.is_off() {
                     return NO_SLOT;
                 }
                 let scope = match input.cache.scope {
@@ -244,9 +244,32 @@ impl<'a> Workflows<'a> {
                 ..WorkflowRecord::default()
             })
             .collect();
-        Self {
+        let eviction = match &input.cache_rule {
+            CacheRule::User(u) => Some((u.make)().map_err(|e| {
+                e.context(format_args!(
+                    "cannot make the cache eviction rule `{}`",
+                    u.name
+                ))
+            })?),
+            _ => None,
+        };
+        let parallelism = match &input.parallel {
+            ParallelRule::User { rule, .. } => Some((rule.make)().map_err(|e| {
+                e.context(format_args!(
+                    "cannot make the parallelisation rule `{}`",
+                    rule.name
+                ))
+            })?),
+            _ => None,
+        };
+        let producer = if eviction.is_some() {
+            vec![0; pairs.len()]
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
             trace: t,
-            input: *input,
+            input: input.clone(),
             seed,
             repetition,
             first,
@@ -260,14 +283,101 @@ impl<'a> Workflows<'a> {
             wf_state: vec![Ws::Pending; n],
             done_steps: vec![0; n],
             records,
-            cache: MemoCache::new(pairs.len(), input.cache_rule, &input.cache),
+            cache: MemoCache::new(pairs.len(), &input.cache_rule, &input.cache),
+            eviction,
+            producer,
+            parallelism,
             slot,
             job_step: vec![0; capacity],
             job_attempt: vec![0; capacity],
             jobs: Vec::with_capacity(if input.keep_jobs { capacity } else { 0 }),
             stopped: false,
             last_event: 0,
+        })
+    }
+
+    /// The registered eviction rule's score of slot `slot`'s entry (its
+    /// output that of step `producer`) at `now`, as [`score_key`]; 0
+    /// without one. A `fresh` entry is being created now (created = last
+    /// used = now, no hits); else its created and last used times and its
+    /// hits are the cache's (DESIGN §14.8).
+    fn score(&mut self, slot: u32, producer: u32, now: Micros, fresh: bool) -> Result<u64> {
+        let Some(rule) = self.eviction.as_mut() else {
+            return Ok(0);
+        };
+        let step = self.trace.steps()[producer as usize];
+        let (created, last_used, hits) = match self.cache.entry(slot) {
+            Some((c, u, _)) if !fresh => (c, u, self.cache.hits(slot)),
+            _ => (now, now, 0),
+        };
+        let entry = CacheEntry {
+            bytes: step.output_bytes,
+            saved_us: step.runtime,
+            gpus: step.gpus,
+            cpus: step.cpus,
+            created,
+            last_used,
+            hits,
+            tenant: self.trace.workflows()[step.workflow as usize].tenant,
+            global: self.input.cache.scope == Scope::Global,
+            now,
+        };
+        let name = match &self.input.cache_rule {
+            CacheRule::User(u) => &u.name,
+            _ => "?",
+        };
+        let at = || {
+            format!(
+                "the cache eviction rule `{name}` on the output of step `{}` of workflow `{}` at {} s",
+                self.trace.step_id(producer),
+                self.trace.workflow_id(step.workflow),
+                now as f64 / 1e6
+            )
+        };
+        let score = rule.score(&entry).map_err(|e| e.context(at()))?;
+        score_key(score).ok_or_else(|| {
+            Error::policy(format!(
+                "{}: the score is NaN: expected a number (the lowest is evicted first)",
+                at()
+            ))
+        })
+    }
+
+    /// The registered parallelisation rule's sub-jobs for step `s` at now.
+    fn user_parts(&mut self, ctx: &Ctx<'_, '_, '_>, s: u32, max: u32) -> Result<u32> {
+        let step = self.trace.steps()[s as usize];
+        let split = SplitStep {
+            runtime: step.runtime,
+            gpus: step.gpus,
+            cpus: step.cpus,
+            parallel_k: max,
+            free_gpus: ctx.state().cluster().free_total(),
+            free_cpus: ctx.state().counts_cpus().then(|| ctx.state().free_cpus()),
+            now: ctx.now(),
+        };
+        let name = match &self.input.parallel {
+            ParallelRule::User { rule, .. } => &rule.name,
+            _ => "?",
+        };
+        let at = || {
+            format!(
+                "the parallelisation rule `{name}` on step `{}` of workflow `{}` at {} s",
+                self.trace.step_id(s),
+                self.trace.workflow_id(step.workflow),
+                ctx.now() as f64 / 1e6
+            )
+        };
+        let Some(rule) = self.parallelism.as_mut() else {
+            return Ok(1);
+        };
+        let k = rule.parts(&split).map_err(|e| e.context(at()))?;
+        if k == 0 || k > max {
+            return Err(Error::policy(format!(
+                "{}: returned {k} sub-jobs: expected 1 to {max} (the policy's parallel_k)",
+                at()
+            )));
         }
+        Ok(k)
     }
 
     fn push_next_submit(&mut self, ctx: &mut Ctx<'_, '_, '_>) {
@@ -300,6 +410,11 @@ impl<'a> Workflows<'a> {
         self.steps[s as usize].ready = now;
         let slot = self.slot[s as usize];
         if slot != NO_SLOT && self.cache.lookup(slot, now) {
+            if self.eviction.is_some() {
+                // A hit: the registered rule scores the entry anew.
+                let key = self.score(slot, self.producer[slot as usize], now, false)?;
+                self.cache.rescore(slot, key);
+            }
             // Restore: restore_s + output_bytes / bandwidth, rounded to
             // the µs (bandwidth 0: unlimited).
             let bw = u128::from(self.input.cache.bandwidth_bytes_per_s);
@@ -331,6 +446,7 @@ impl<'a> Workflows<'a> {
         let k: u32 = if step.parallel {
             match self.input.parallel {
                 ParallelRule::Off => 1,
+                ParallelRule::User { max, .. } => self.user_parts(ctx, s, max)?,
                 ParallelRule::Fixed { k } => k.max(1),
                 ParallelRule::Fill { cap } => {
                     // As many parts of the step's size as the free GPUs
@@ -443,7 +559,23 @@ impl<'a> Workflows<'a> {
             let value = step
                 .runtime
                 .saturating_mul(u64::from(step.gpus.saturating_add(step.cpus).max(1)));
-            self.cache.store(slot, step.output_bytes, value, now);
+            // A registered rule scores the new entry (created now, no
+            // hits yet), unless it is too large to be stored at all.
+            let key = if self.eviction.is_some()
+                && step.output_bytes <= self.input.cache.capacity_bytes
+            {
+                self.score(slot, s, now, true)?
+            } else {
+                0
+            };
+            if self
+                .cache
+                .store_scored(slot, step.output_bytes, value, key, now)
+                != Stored::TooLarge
+                && self.eviction.is_some()
+            {
+                self.producer[slot as usize] = s;
+            }
         }
         let w = step.workflow as usize;
         self.done_steps[w] += 1;
