@@ -442,7 +442,15 @@ fn the_bundled_ml_pipelines_with_deadlines_are_rewritten_by_their_command() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("w.csv");
     tenantsim()
-        .args(["gen", "workflows", "--seed", "1", "--deadline-s", "7200", "--out"])
+        .args([
+            "gen",
+            "workflows",
+            "--seed",
+            "1",
+            "--deadline-s",
+            "7200",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .success();
