@@ -231,6 +231,12 @@ pub fn build_scenario_in(
     check_output(&at, &file.output)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
+    // Limits from memory (DESIGN §8.5): the estimate, from the keys and
+    // one streaming pass over a trace file, before the trace is loaded.
+    if let Some(shape) = super::footprint::trace_shape(base, &file.trace) {
+        let estimate = super::footprint::estimate(&file, &shape, &overrides.memory, registry);
+        crate::core::memory::check(&at, &estimate, &overrides.memory)?;
+    }
     let loaded = cache.get(&at, p, base, &file.trace)?;
     let trace = loaded.trace;
     let trace_path = loaded.origin;
