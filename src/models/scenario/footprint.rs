@@ -263,17 +263,6 @@ pub fn estimate(
     } else {
         mul(&[k, 16]).saturating_add(64)
     });
-    // Per-tenant results until the run is folded and written:
-    // `TenantMetrics` (models/metrics/tenant_metrics.rs, 96 bytes) and
-    // its `time_to`, 16 bytes per threshold.
-    per_tenant = per_tenant.saturating_add(96 + 16 * file.thresholds.len() as u64);
-    // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
-    // `JobRecord` (48 bytes) and its place in `completion_order` (4) per
-    // job, at most one job per tenant, available model and level, in Vecs that may
-    // be twice as long: 104 bytes a job. The loss curves
-    // (models/metrics/loss_curve.rs) hold a time, a loss sum and a count
-    // (20 bytes) per change, one change per job and per arrival, twice
-    // (by time and by job): 40 bytes a job.
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, per_tenant]);
     if gp {
@@ -283,26 +272,65 @@ pub fn estimate(
     }
     e.add(
         format!(
-            "{} tenants' state and results ({} bytes a tenant{}) × {at_once} repetitions at once",
+            "{} tenants' simulation state ({} bytes a tenant{}) × {at_once} repetitions at once",
             grouped(tenants),
             grouped(per_tenant),
             if gp { ", with a GP posterior" } else { "" }
         ),
         mul(&[per_rep, at_once]),
     );
-    let per_job = if budget.keep_jobs { 144 + 104 } else { 144 };
+    // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
+    // `JobRecord` (48 bytes) and its place in `completion_order` (4) per
+    // job, at most one job per tenant, available model and level, in Vecs
+    // that may be twice as long: 104 bytes a job.
     e.add(
         format!(
-            "job logs and loss curves (up to {} jobs, {per_job} bytes a job{}) × {at_once}",
-            grouped(jobs),
+            "job logs (up to {} jobs a run, 104 bytes a job) × {at_once}",
+            grouped(jobs)
+        ),
+        mul(&[jobs, 104, at_once]),
+    );
+    // Results until folded: runs are simulated in chunks of 64 per thread
+    // and folded while the next chunk runs (`experiment::run_grid`,
+    // docs/PERFORMANCE.md "Memory: runs are folded as they finish"), so up
+    // to 128 runs a thread hold theirs: per tenant a `TenantMetrics`
+    // (models/metrics/tenant_metrics.rs, 96 bytes) and its `time_to`, 16
+    // bytes per threshold; with `--jobs` the job log too (104 a job).
+    let threads = budget.concurrent(u64::MAX);
+    let held = tasks.min(threads.saturating_mul(128));
+    let per_run = mul(&[tenants, 96 + 16 * file.thresholds.len() as u64]).saturating_add(
+        if budget.keep_jobs {
+            mul(&[jobs, 104])
+        } else {
+            0
+        },
+    );
+    e.add(
+        format!(
+            "results of {} runs until folded{}",
+            grouped(held),
             if budget.keep_jobs {
-                ", kept for jobs.csv"
+                ", with their job logs for jobs.csv"
             } else {
                 ""
             }
         ),
-        mul(&[jobs, per_job, at_once]),
+        mul(&[per_run, held]),
     );
+    // Loss curves, kept for every run until `curves.csv` is written
+    // (models/metrics/loss_curve.rs; each distinct curve is kept once,
+    // here every run counts): a time, a loss sum and a count (20 bytes)
+    // per change, one change per job and per arrival, by time and by job:
+    // 40 bytes.
+    e.add(
+        format!("loss curves of {} runs", grouped(tasks)),
+        mul(&[jobs.saturating_add(tenants), 40, tasks]),
+    );
+    // The figures' per-tenant box plot keeps every regret area (8 bytes
+    // a tenant and run, twice while they are sorted).
+    if file.output.plots {
+        e.add("the figures' regret areas", mul(&[tenants, tasks, 16]));
+    }
     e
 }
 
