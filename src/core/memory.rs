@@ -81,7 +81,7 @@ impl Estimate {
     /// The three largest items, largest first, as `what: size` text.
     pub fn largest(&self) -> String {
         let mut items: Vec<&Item> = self.items.iter().collect();
-        items.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        items.sort_by_key(|i| std::cmp::Reverse(i.bytes));
         items
             .iter()
             .take(3)
@@ -242,7 +242,7 @@ mod tests {
             ..MemoryBudget::default()
         };
         assert!(check("s.toml", &e, &budget(3 << 30)).is_ok());
-        let err = check("s.toml", &e, &budget(1 << 30)).unwrap_err();
+        let err = check("s.toml", &e, &budget(1 << 30)).expect_err("refused");
         assert_eq!(
             err.message(),
             "s.toml: needs an estimated 3.0 GiB of memory (3.0 GiB trace), more than the 1.0 GiB \

@@ -312,7 +312,7 @@ fn the_library_load_path_checks_the_estimate_before_loading() {
         },
         ..Overrides::default()
     };
-    let err = tenantsim::models::scenario::load_scenario(&path, overrides).unwrap_err();
+    let err = tenantsim::models::scenario::load_scenario(&path, overrides).expect_err("refused");
     assert!(
         err.message().contains("needs an estimated"),
         "{}",
@@ -320,4 +320,35 @@ fn the_library_load_path_checks_the_estimate_before_loading() {
     );
     assert_eq!(err.exit_code(), 1);
     tenantsim::models::scenario::load_scenario(&path, Overrides::default()).expect("fits");
+}
+
+/// The streaming pass over a trace file counts what the loader then
+/// builds: rows, distinct users and models of `traces/lcdb.csv` equal the
+/// loaded trace's users, models and pairs; the shape of `[trace.syn]` is
+/// its keys (users × models × fidelities rows).
+#[test]
+fn the_trace_shape_is_known_without_loading_the_trace() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let section: tenantsim::models::scenario::TraceSection =
+        toml::from_str("path = \"traces/lcdb.csv\"").expect("parses");
+    let shape = trace_shape(repo, &section).expect("a regular CSV file");
+    let trace = tenantsim::models::trace::load_trace(&repo.join("traces/lcdb.csv")).expect("loads");
+    assert_eq!(shape.users, trace.n_users() as u64);
+    assert_eq!(shape.models, trace.n_models() as u64);
+    assert_eq!(shape.rows, trace.n_pairs() as u64);
+    assert_eq!(
+        shape.file_bytes,
+        fs::metadata(repo.join("traces/lcdb.csv"))
+            .expect("stat")
+            .len()
+    );
+    assert!(!shape.curve && !shape.generated);
+    let syn: tenantsim::models::scenario::TraceSection =
+        toml::from_str("[syn]\nusers = 7\nmodels = 3\nfidelities = 4\n").expect("parses");
+    let s = trace_shape(repo, &syn).expect("from the keys");
+    assert_eq!((s.users, s.models, s.rows, s.curve), (7, 3, 84, true));
+    // A device is not scanned (it would never end): the loader reports it.
+    let dev: tenantsim::models::scenario::TraceSection =
+        toml::from_str("path = \"/dev/zero\"").expect("parses");
+    assert_eq!(trace_shape(repo, &dev), None);
 }
