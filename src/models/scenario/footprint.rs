@@ -163,6 +163,19 @@ pub fn estimate(
     budget: &MemoryBudget,
     registry: &ModelRegistry,
 ) -> Estimate {
+    estimate_in(file, shape, budget, registry, false)
+}
+
+/// [`estimate`] of a model scenario that is the service of a shared
+/// scenario when `service` (DESIGN §13.4): the shared engine keeps more
+/// per service job.
+pub fn estimate_in(
+    file: &ScenarioFile,
+    shape: &TraceShape,
+    budget: &MemoryBudget,
+    registry: &ModelRegistry,
+    service: bool,
+) -> Estimate {
     let mut e = Estimate::default();
     let (u, k) = (shape.users, shape.models);
     let cells = mul(&[u, k]);
@@ -290,6 +303,19 @@ pub fn estimate(
         ),
         mul(&[jobs, 104, at_once]),
     );
+    if service {
+        // The shared engine's record of a service job
+        // (shared/sim/outcome.rs `SharedOutcome`): at least one
+        // `ServiceSegment` (32 bytes), a preemption count (4) and the two
+        // `ShareStep`s (24 each) of its start and end, in Vecs that may be
+        // twice as long: 168 bytes a job. Measured: a service of 5,100
+        // users × 20 models peaks 8.5 KB a tenant above one of 600, 2.4 KB
+        // more than a model-mode run (tests/it/memory_estimate.rs).
+        e.add(
+            format!("the shared engine's service job records (168 bytes a job) × {at_once}"),
+            mul(&[jobs, 168, at_once]),
+        );
+    }
     // Results until folded: runs are simulated in chunks of 64 per thread
     // and folded while the next chunk runs (`experiment::run_grid`,
     // docs/PERFORMANCE.md "Memory: runs are folded as they finish"), so up

@@ -234,7 +234,13 @@ pub fn build_scenario_in(
     // Limits from memory (DESIGN §8.5): the estimate, from the keys and
     // one streaming pass over a trace file, before the trace is loaded.
     if let Some(shape) = super::footprint::trace_shape(base, &file.trace) {
-        let estimate = super::footprint::estimate(&file, &shape, &overrides.memory, registry);
+        let estimate = super::footprint::estimate_in(
+            &file,
+            &shape,
+            &overrides.memory,
+            registry,
+            how.cluster.is_some(),
+        );
         crate::core::memory::check(&at, &estimate, &overrides.memory)?;
     }
     let loaded = cache.get(&at, p, base, &file.trace)?;
