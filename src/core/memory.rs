@@ -43,13 +43,28 @@ impl MemoryBudget {
     }
 }
 
-/// One item of an estimate: what it is and its bytes.
+/// How long an item of an estimate is held, for the points of a sweep,
+/// which are loaded one after the other and run together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// While the point loads or runs (its scratch, its runs' state).
+    Now,
+    /// An input shared by the points that name the same one (a trace),
+    /// held until the end.
+    Shared,
+    /// This point's, held until the end (its loss curves).
+    ToEnd,
+}
+
+/// One item of an estimate: what it is, its bytes and how long it is held.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     /// What the bytes hold, for the message (`trace matrices (…)`).
     pub what: String,
     /// Bytes.
     pub bytes: u64,
+    /// How long.
+    pub held: Held,
 }
 
 /// The bytes a command will hold at its peak, itemised. Every sum
@@ -61,14 +76,35 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// Add an item (items of 0 bytes are left out).
+    /// Add an item held while the command runs (items of 0 bytes are
+    /// left out).
     pub fn add(&mut self, what: impl Into<String>, bytes: u64) {
+        self.add_held(what, bytes, Held::Now);
+    }
+
+    /// Add an item held as `held` says.
+    pub fn add_held(&mut self, what: impl Into<String>, bytes: u64, held: Held) {
         if bytes > 0 {
             self.items.push(Item {
                 what: what.into(),
                 bytes,
+                held,
             });
         }
+    }
+
+    /// The sum of the items held as `held`.
+    pub fn total_held(&self, held: Held) -> u64 {
+        self.items
+            .iter()
+            .filter(|i| i.held == held)
+            .fold(0u64, |sum, i| sum.saturating_add(i.bytes))
+    }
+
+    /// Leave out the items held as `held`.
+    pub fn without(mut self, held: Held) -> Self {
+        self.items.retain(|i| i.held != held);
+        self
     }
 
     /// The sum of the items.

@@ -250,6 +250,9 @@ fn peak_rss_kb(args: &[&str], dir: &Path) -> Option<u64> {
     )
 }
 
+/// Writes a scenario of so many users.
+type MakeScenario = fn(u64) -> String;
+
 /// A shared scenario whose service has `users × 20` models (GP-UCB, 64
 /// GPUs of 8 nodes) beside a background of 10 Gavel jobs.
 fn shared_scenario(users: u64) -> String {
@@ -333,9 +336,9 @@ fn growths(make: impl Fn(u64) -> String, dir: &Path) -> Option<(u64, u64, u64, u
 #[test]
 fn the_estimate_bounds_the_measured_growth_of_peak_rss_within_its_factor() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let cases: [(&str, Box<dyn Fn(u64) -> String>); 2] = [
-        ("model mode", Box::new(|u| syn_scenario(u, 1))),
-        ("shared service", Box::new(shared_scenario)),
+    let cases: [(&str, MakeScenario); 2] = [
+        ("model mode", |u| syn_scenario(u, 1)),
+        ("shared service", shared_scenario),
     ];
     for (what, make) in cases {
         let dir = tmp.path().join(what.replace(' ', "-"));
@@ -412,4 +415,45 @@ fn the_trace_shape_is_known_without_loading_the_trace() {
     let dev: tenantsim::models::scenario::TraceSection =
         toml::from_str("path = \"/dev/zero\"").expect("parses");
     assert_eq!(trace_shape(repo, &dev), None);
+}
+
+/// The points of a sweep are loaded one after the other and run
+/// together: each point's check counts what the earlier ones keep to the
+/// end. Four points over `trace.syn.seed` (four distinct traces of 20,000
+/// users × 20 models, round-robin): each keeps its trace matrices
+/// 400,000 × 25 = 10,000,000 bytes, ids 20,020 × 80 = 1,601,600, loss
+/// curves (400,000 + 20,000) × 40 = 16,800,000 and regret areas 20,000 ×
+/// 16 = 320,000: 28,721,600 bytes. So point 2 counts 57,443,200 bytes
+/// (54.8 MiB) of points 0 and 1 and no longer fits 150M, which one point
+/// (117.4 MiB) does.
+#[test]
+fn a_sweep_counts_what_its_earlier_points_keep() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = "name = \"sw\"\nrepetitions = 1\n[trace.syn]\nusers = 20000\nmodels = 20\nseed = 1\n\
+                [split]\nprior_count = 100\n[cluster]\ngpus = 8\n\
+                [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"in-order\"\n\
+                [sweep]\n\"trace.syn.seed\" = [1, 2, 3, 4]\n";
+    fs::write(tmp.path().join("s.toml"), text).expect("write");
+    let o = Command::new(binary())
+        .args([
+            "validate",
+            "s.toml",
+            "--threads",
+            "1",
+            "--max-memory",
+            "150M",
+        ])
+        .current_dir(tmp.path())
+        .output()
+        .expect("runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with("error: [sweep] point 2 (trace.syn.seed = 3):"),
+        "{err}"
+    );
+    assert!(
+        err.contains("54.8 MiB kept by the sweep's earlier points (traces, loss curves)"),
+        "{err}"
+    );
 }

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
-use crate::core::memory::{Estimate, MemoryBudget};
+use crate::core::memory::{Estimate, Held, MemoryBudget};
 use crate::models::policy::registry::ModelRegistry;
 
 /// How far above the measured growth of peak RSS the estimate may be on
@@ -202,24 +202,26 @@ pub fn estimate_in(
     // `available` (bool, 1) = 17 bytes a cell, 8 more a cell per
     // `runtime_s.<type>` column; `models_of_user` holds one usize (8) per
     // available pair.
-    e.add(
+    e.add_held(
         format!(
             "trace matrices ({} users × {} models, 17 bytes a cell)",
             grouped(u),
             grouped(k)
         ),
         mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
+        Held::Shared,
     );
     // Ids: a `String` (24 bytes) and its heap block (at least 16 with the
     // allocator's header) per user and model, and a `models_of_user` Vec
     // header (24) per user, rounded up to 80 bytes a user.
-    e.add("trace ids", mul(&[u.saturating_add(k), 80]));
+    e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
     if shape.curve {
         // `Curves` (models/trace/curves.rs): fidelity, accuracy and
         // runtime (8 bytes each) per level, an offset (u32) per pair.
-        e.add(
+        e.add_held(
             "curve levels (24 bytes a level)",
             mul(&[shape.rows, 24]).saturating_add(mul(&[pairs, 4])),
+            Held::Shared,
         );
     }
 
@@ -348,14 +350,19 @@ pub fn estimate_in(
     // here every run counts): a time, a loss sum and a count (20 bytes)
     // per change, one change per job and per arrival, by time and by job:
     // 40 bytes.
-    e.add(
+    e.add_held(
         format!("loss curves of {} runs", grouped(tasks)),
         mul(&[jobs.saturating_add(tenants), 40, tasks]),
+        Held::ToEnd,
     );
     // The figures' per-tenant box plot keeps every regret area (8 bytes
     // a tenant and run, twice while they are sorted).
     if file.output.plots {
-        e.add("the figures' regret areas", mul(&[tenants, tasks, 16]));
+        e.add_held(
+            "the figures' regret areas",
+            mul(&[tenants, tasks, 16]),
+            Held::ToEnd,
+        );
     }
     e
 }
