@@ -292,6 +292,11 @@ pub struct RunArgs {
     /// Worker threads [default: all cores]. Results do not depend on it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
+    /// The memory the run may hold, instead of the machine's (e.g. 64G,
+    /// 500M, bytes): checked against the scenario's estimate before
+    /// anything is loaded.
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub max_memory: Option<u64>,
     /// Replace the scenario's seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -332,4 +337,16 @@ pub struct RunArgs {
 pub struct ValidateArgs {
     /// A trace CSV or a scenario TOML (told apart by the `.toml` extension).
     pub file: PathBuf,
+    /// The memory a run may hold, instead of the machine's (e.g. 64G,
+    /// 500M, bytes): a scenario whose estimate exceeds it is refused.
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub max_memory: Option<u64>,
+    /// Worker threads the run will use [default: all cores]: the
+    /// repetitions the memory estimate counts as running at once.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// The run will write jobs.csv (`run --jobs`): the estimate counts
+    /// the job logs kept.
+    #[arg(long)]
+    pub jobs: bool,
 }

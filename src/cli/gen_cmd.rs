@@ -39,6 +39,11 @@ pub struct GenSynArgs {
     /// Where to write the canonical trace CSV (written atomically).
     #[arg(long, value_name = "PATH")]
     pub out: PathBuf,
+    /// The memory generating may hold, instead of the machine's (e.g.
+    /// 64G, 500M, bytes): a trace whose estimate exceeds it is refused
+    /// before anything is generated.
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 impl GenSynArgs {
@@ -57,6 +62,20 @@ impl GenSynArgs {
 
 /// `tenantsim gen syn`: generate, write and report on stderr.
 pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
+    // Limits from memory (issue 34): the rows are built whole before they
+    // are written, so their estimate is checked first.
+    let params = args.params();
+    params.validate()?;
+    let estimate = crate::models::scenario::footprint::gen_syn_estimate(
+        args.users as u64,
+        args.models as u64,
+        args.fidelities as u64,
+    );
+    let budget = crate::core::memory::MemoryBudget {
+        max: args.max_memory,
+        ..Default::default()
+    };
+    crate::core::memory::check("gen syn", &estimate, &budget)?;
     let report = run_gen_syn_curves(&args.params(), args.fidelities, &args.out)?;
     eprintln!("{report}");
     Ok(())

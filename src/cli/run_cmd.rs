@@ -10,7 +10,7 @@ use super::args::{MergeArgs, RunArgs, ValidateArgs};
 use super::progress::Bar;
 use crate::core::error::{Error, Result};
 use crate::registry::Registry;
-use crate::run::{Cache, MergeOptions, RunOptions, Runner, validate_file_with};
+use crate::run::{Cache, MergeOptions, RunOptions, Runner, validate_file_within};
 
 impl From<&RunArgs> for RunOptions {
     /// The options of `tenantsim run`: without `--cache` or `--no-cache`,
@@ -32,6 +32,7 @@ impl From<&RunArgs> for RunOptions {
             shard: args.shard,
             quiet: args.quiet,
             json: args.json,
+            max_memory: args.max_memory,
         }
     }
 }
@@ -90,7 +91,12 @@ pub fn merge(args: &MergeArgs, registry: &Registry) -> Result<()> {
 
 /// Check a trace or scenario; describe it on stderr.
 pub fn validate(args: &ValidateArgs, registry: &Registry) -> Result<()> {
-    eprint!("{}", validate_file_with(&args.file, registry)?);
+    let memory = crate::core::memory::MemoryBudget {
+        max: args.max_memory,
+        threads: args.threads,
+        keep_jobs: args.jobs,
+    };
+    eprint!("{}", validate_file_within(&args.file, registry, memory)?);
     Ok(())
 }
 

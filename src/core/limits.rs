@@ -30,9 +30,12 @@ pub const MAX_SWEEP_POINTS: u64 = 10_000;
 /// Entries of `thresholds`.
 pub const MAX_THRESHOLDS: usize = 100;
 
-/// Users × models of a model trace: the trace is held as two dense
-/// users × models matrices (17 bytes a cell, 170 MB at the limit).
-pub const MAX_TRACE_CELLS: u64 = 10_000_000;
+/// Users, models, and rows of a curve trace, each: a job record and a
+/// tenant index hold them as `u32`, and a curve trace's level offsets
+/// too. Not a size limit (how many a scenario may have is set by the
+/// machine's memory, `crate::core::memory`, issue 34): a count past it
+/// would overflow an index type.
+pub const MAX_TRACE_INDEX: u64 = u32::MAX as u64;
 
 /// Models of the trace when a policy uses a GP selector (`gp-*`,
 /// `easeml-proto`): the GP prior is a models × models covariance and each

@@ -11,7 +11,7 @@
 //! | [`io`] | input and output: atomic writes, results folders, CSV reading and writing, scenario files, node lists, the binary codec, text tables | the basics, [`sim`] |
 //! | [`analysis`] | statistics, `check` against goldens, `compare` | the basics, [`sim`], [`io`] |
 //! | [`run`] | orchestration: the runner, sweeps, the result cache, shards, Slurm scripts, task identity | everything in core |
-//! | basics ([`error`], [`interrupt`], [`named`], [`params`], [`choice`], [`limits`], [`resources`], [`testing`]) | what every room uses | each other only |
+//! | basics ([`error`], [`interrupt`], [`named`], [`params`], [`choice`], [`limits`], [`memory`], [`resources`], [`testing`]) | what every room uses | each other only |
 
 pub mod analysis;
 pub mod choice;
@@ -19,6 +19,7 @@ pub mod error;
 pub mod interrupt;
 pub mod io;
 pub mod limits;
+pub mod memory;
 pub mod named;
 pub mod params;
 pub mod resources;

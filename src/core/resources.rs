@@ -98,7 +98,7 @@ fn parse_limit(text: &str, name: &str) -> Option<u64> {
 }
 
 /// The value of `name` in `/proc/meminfo`, in bytes (the file gives kB).
-fn parse_meminfo(text: &str, name: &str) -> Option<u64> {
+pub(crate) fn parse_meminfo(text: &str, name: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.split(':').next() == Some(name))?;
     let kb: u64 = line
         .split(':')

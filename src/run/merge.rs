@@ -304,6 +304,12 @@ fn merge_mode<M: Mode>(
                 seed: r.seed,
                 repetitions: r.repetitions,
                 plots: r.no_plots.then_some(false),
+                // The shards' runs passed the memory check where they
+                // ran; merging simulates nothing.
+                memory: crate::core::memory::MemoryBudget {
+                    max: Some(u64::MAX),
+                    ..Default::default()
+                },
             },
         )
         .map_err(|e| e.context("loading the shards' scenario again"))?;

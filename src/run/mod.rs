@@ -30,7 +30,7 @@ use serde_json::Value;
 pub use self::cache::{cache_max_size, default_cache_dir};
 pub use self::options::{Cache, MAX_THREADS, MergeOptions, RunOptions};
 pub use self::progress::{NoProgress, Progress};
-pub use self::validate::{validate_file, validate_file_with};
+pub use self::validate::{validate_file, validate_file_with, validate_file_within};
 use crate::core::error::Result;
 pub use crate::core::run::shard::ShardSpec;
 use crate::registry::Registry;

@@ -62,6 +62,10 @@ pub struct RunOptions {
     /// The caller prints the returned document (`--json`): the terminal
     /// table is not printed on stderr.
     pub json: bool,
+    /// Bytes the run may hold (`--max-memory`): replaces the machine's
+    /// memory in the check made before the scenario's trace is loaded
+    /// (docs/REFERENCE.md, "Limits").
+    pub max_memory: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -78,6 +82,7 @@ impl Default for RunOptions {
             shard: None,
             quiet: false,
             json: false,
+            max_memory: None,
         }
     }
 }
@@ -122,6 +127,15 @@ impl RunOptions {
     #[must_use]
     pub fn plots(mut self, plots: bool) -> Self {
         self.plots = plots;
+        self
+    }
+
+    /// Let the run hold up to `bytes` (`--max-memory`): the memory check
+    /// made before the trace is loaded compares its estimate with this
+    /// instead of the machine's memory.
+    #[must_use]
+    pub fn max_memory(mut self, bytes: u64) -> Self {
+        self.max_memory = Some(bytes);
         self
     }
 

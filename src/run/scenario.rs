@@ -46,6 +46,11 @@ pub(super) fn overrides(options: &RunOptions) -> Overrides {
         seed: options.seed,
         repetitions: options.reps,
         plots: (!options.plots).then_some(false),
+        memory: crate::core::memory::MemoryBudget {
+            max: options.max_memory,
+            threads: options.threads,
+            keep_jobs: options.keep_jobs,
+        },
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
+use crate::core::memory::MemoryBudget;
 use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::Plan;
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
@@ -46,17 +47,32 @@ pub fn validate_file(file: &Path) -> Result<String> {
 /// [`validate_file`] with the policies of `registry`: a scenario may name
 /// any policy registered there.
 pub fn validate_file_with(file: &Path, registry: &Registry) -> Result<String> {
+    validate_file_within(file, registry, MemoryBudget::default())
+}
+
+/// [`validate_file_with`] whose memory check (made before a scenario's
+/// trace is loaded or generated; docs/REFERENCE.md, "Limits") assumes
+/// `memory`: `tenantsim validate --max-memory SIZE`.
+pub fn validate_file_within(
+    file: &Path,
+    registry: &Registry,
+    memory: MemoryBudget,
+) -> Result<String> {
+    let overrides = Overrides {
+        memory,
+        ..Overrides::default()
+    };
     let is_scenario = file
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    if let Some(done) = validate_if_jobs(file, is_scenario, registry) {
+    if let Some(done) = validate_if_jobs(file, is_scenario, registry, overrides) {
         return done;
     }
     if !is_scenario {
         let trace = load_trace(file)?;
         return Ok(format!("ok: {}\n", describe_trace(&trace)));
     }
-    let plan = load_plan_with(file, Overrides::default(), &registry.models)?;
+    let plan = load_plan_with(file, overrides, &registry.models)?;
     Ok(describe_plan(
         "scenario",
         file,
@@ -237,8 +253,8 @@ fn describe_cluster(s: &JobScenario) -> String {
 
 /// `tenantsim validate SCENARIO.toml` for a job-mode scenario (every
 /// point of its `[sweep]`, if any): the description it prints.
-fn validate_job_scenario(path: &Path, registry: &Registry) -> Result<String> {
-    let plan = load_job_plan_with(path, Overrides::default(), &registry.jobs)?;
+fn validate_job_scenario(path: &Path, registry: &Registry, o: Overrides) -> Result<String> {
+    let plan = load_job_plan_with(path, o, &registry.jobs)?;
     Ok(describe_plan(
         "job scenario",
         path,
@@ -248,10 +264,8 @@ fn validate_job_scenario(path: &Path, registry: &Registry) -> Result<String> {
     ))
 }
 
-fn validate_shared_scenario(path: &Path, registry: &Registry) -> Result<String> {
-    let plan = registry
-        .shared_mode()
-        .load_plan(path, Overrides::default())?;
+fn validate_shared_scenario(path: &Path, registry: &Registry, o: Overrides) -> Result<String> {
+    let plan = registry.shared_mode().load_plan(path, o)?;
     Ok(describe_plan(
         "shared scenario",
         path,
@@ -396,14 +410,19 @@ fn validate_workflow_trace(file: &Path) -> Result<String> {
     ))
 }
 
-fn validate_if_jobs(file: &Path, is_scenario: bool, registry: &Registry) -> Option<Result<String>> {
+fn validate_if_jobs(
+    file: &Path,
+    is_scenario: bool,
+    registry: &Registry,
+    o: Overrides,
+) -> Option<Result<String>> {
     if is_scenario {
         return match crate::core::io::scenario::scenario_mode(file) {
             Ok(crate::core::io::scenario::ScenarioMode::Jobs) => {
-                Some(validate_job_scenario(file, registry))
+                Some(validate_job_scenario(file, registry, o))
             }
             Ok(crate::core::io::scenario::ScenarioMode::Shared) => {
-                Some(validate_shared_scenario(file, registry))
+                Some(validate_shared_scenario(file, registry, o))
             }
             Ok(crate::core::io::scenario::ScenarioMode::Models) => None,
             Err(e) => Some(Err(e)),

@@ -919,12 +919,15 @@ impl SharedDocs<'_> {
             cluster: Some(&cluster.cluster),
         };
         // The overrides are already in `file`; the plots one is the
-        // output's.
-        let _ = overrides;
+        // output's. The memory check of the service's trace and tenants
+        // takes the command's budget.
         let scenario = build_scenario_in(
             path,
             model_file,
-            Overrides::default(),
+            Overrides {
+                memory: overrides.memory,
+                ..Overrides::default()
+            },
             &mut self.traces,
             self.models,
             how,

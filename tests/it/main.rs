@@ -59,6 +59,7 @@ mod jobs_types_invariants;
 mod lcdb_e2e;
 mod limits;
 mod max_min_fairness;
+mod memory_estimate;
 mod models_hetero;
 mod online;
 mod paper_view;

@@ -111,6 +111,9 @@ pub struct Overrides {
     pub repetitions: Option<u32>,
     /// Replaces `[output] plots` (`--no-plots` sets it to `false`).
     pub plots: Option<bool>,
+    /// What the memory check before loading may assume (`--max-memory`,
+    /// `--threads`, `--jobs`; docs/REFERENCE.md, "Limits").
+    pub memory: crate::core::memory::MemoryBudget,
 }
 
 impl Overrides {

@@ -16,6 +16,7 @@ use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
 use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
+use crate::core::memory::{Estimate, Held, MemoryBudget, check};
 use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
 use crate::models::sim::{GpuTypes, SimConfig, SpeedTable, TenantLimits};
@@ -119,9 +120,51 @@ impl Scenario {
 #[derive(Debug, Default)]
 pub struct TraceCache {
     loaded: HashMap<String, LoadedTrace>,
+    /// Bytes the points loaded so far keep until the end, by their
+    /// estimates (their distinct traces, their loss curves): the memory
+    /// check of the next point counts them (DESIGN §8.5).
+    earlier: u64,
 }
 
 impl TraceCache {
+    /// The key of a `[trace]` table of the scenario folder `base`.
+    fn key(base: &Path, section: &TraceSection) -> String {
+        format!(
+            "{}|{}",
+            base.display(),
+            serde_json::to_string(section).unwrap_or_default()
+        )
+    }
+
+    /// Check the memory estimate of a point whose trace is `section`
+    /// against `budget`, counting what earlier points keep (a trace
+    /// already loaded is not counted twice); then remember what this one
+    /// keeps.
+    fn check_memory(
+        &mut self,
+        at: &str,
+        base: &Path,
+        section: &TraceSection,
+        estimate: Estimate,
+        budget: &MemoryBudget,
+    ) -> Result<()> {
+        let mut estimate = if self.loaded.contains_key(&Self::key(base, section)) {
+            estimate.without(Held::Shared)
+        } else {
+            estimate
+        };
+        estimate.add_held(
+            "kept by the sweep's earlier points (traces, loss curves)",
+            self.earlier,
+            Held::Shared,
+        );
+        check(at, &estimate, budget)?;
+        self.earlier = estimate
+            .total_held(Held::Shared)
+            .saturating_add(estimate.total_held(Held::ToEnd));
+        Ok(())
+    }
+
     /// The trace a `[trace]` table names (see [`load_trace_source`]),
     /// loaded on first use; keyed by the scenario folder and the table.
     fn get(
@@ -131,11 +174,7 @@ impl TraceCache {
         base: &Path,
         section: &TraceSection,
     ) -> Result<LoadedTrace> {
-        let key = format!(
-            "{}|{}",
-            base.display(),
-            serde_json::to_string(section).unwrap_or_default()
-        );
+        let key = Self::key(base, section);
         if let Some(hit) = self.loaded.get(&key) {
             return Ok(hit.clone());
         }
@@ -231,6 +270,18 @@ pub fn build_scenario_in(
     check_output(&at, &file.output)?;
 
     let base = path.parent().unwrap_or(Path::new(""));
+    // Limits from memory (DESIGN §8.5): the estimate, from the keys and
+    // one streaming pass over a trace file, before the trace is loaded.
+    if let Some(shape) = super::footprint::trace_shape(base, &file.trace) {
+        let estimate = super::footprint::estimate_in(
+            &file,
+            &shape,
+            &overrides.memory,
+            registry,
+            how.cluster.is_some(),
+        );
+        cache.check_memory(&at, base, &file.trace, estimate, &overrides.memory)?;
+    }
     let loaded = cache.get(&at, p, base, &file.trace)?;
     let trace = loaded.trace;
     let trace_path = loaded.origin;

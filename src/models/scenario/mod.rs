@@ -3,6 +3,7 @@
 
 mod arrivals;
 mod file;
+pub mod footprint;
 mod load;
 mod split;
 mod sweep;

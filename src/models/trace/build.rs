@@ -7,7 +7,7 @@ use ndarray::Array2;
 use super::{CostMode, Curves, MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
 use crate::core::error::{Error, Result};
 use crate::core::io::echo::shown;
-use crate::core::limits::{MAX_TRACE_CELLS, grouped};
+use crate::core::limits::{MAX_TRACE_INDEX, grouped};
 
 /// Accumulates trace rows, checking each one, and builds a [`Trace`].
 ///
@@ -165,14 +165,15 @@ impl TraceBuilder {
         }
         let u = self.declare_user(&row.user);
         let k = self.model_idx(&row.model);
-        let cells = self.users.len() as u64 * self.models.len() as u64;
-        if cells > MAX_TRACE_CELLS {
+        // How many cells the dense table may have is the memory check's
+        // (made before the trace is read, models/scenario/footprint.rs);
+        // here only what would overflow a u32 index.
+        if self.users.len() as u64 > MAX_TRACE_INDEX || self.models.len() as u64 > MAX_TRACE_INDEX {
             return Err(Error::input(format!(
-                "{where_}: {} users × {} models exceed the limit of {} (user, model) cells of a trace \
-                 (the trace is held as a dense users × models table)",
+                "{where_}: {} users × {} models: at most {} of each (they are indexed as 32-bit numbers)",
                 grouped(self.users.len() as u64),
                 grouped(self.models.len() as u64),
-                grouped(MAX_TRACE_CELLS)
+                grouped(MAX_TRACE_INDEX)
             )));
         }
         if let Some(first) = self.seen.get(&(u, k)).filter(|_| !self.curve) {

@@ -53,8 +53,11 @@ pub const YEAR_MIN: i64 = 2000;
 pub const YEAR_MAX: i64 = 2020;
 /// `model_citations` lie in `1..CITATIONS_BOUND`.
 pub const CITATIONS_BOUND: i64 = 10_000;
-/// Largest `users × models` accepted (about 1 GB of rows).
-pub const MAX_PAIRS: usize = 10_000_000;
+/// Most users, and most models, of a generated trace: they are indexed as
+/// 32-bit numbers (`crate::core::limits::MAX_TRACE_INDEX`). How many pairs
+/// is bounded by memory instead: `gen syn` and every scenario check their
+/// estimate against the machine's memory or `--max-memory` (issue 34).
+pub const MAX_INDEX: usize = u32::MAX as usize;
 
 /// The distribution of per-pair runtimes, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -219,7 +222,7 @@ impl Default for SynParams {
 
 impl SynParams {
     /// Check the parameters: at least one user and model, at most
-    /// [`MAX_PAIRS`] pairs, finite non-negative SDs, a valid cost.
+    /// [`MAX_INDEX`] of each, finite non-negative SDs, a valid cost.
     pub fn validate(&self) -> Result<()> {
         if self.users == 0 || self.models == 0 {
             return Err(Error::usage(format!(
@@ -227,9 +230,9 @@ impl SynParams {
                 self.users, self.models
             )));
         }
-        if self.users.saturating_mul(self.models) > MAX_PAIRS {
+        if self.users > MAX_INDEX || self.models > MAX_INDEX {
             return Err(Error::usage(format!(
-                "gen syn: {} users x {} models is more than {MAX_PAIRS} pairs",
+                "gen syn: {} users x {} models: expected at most {MAX_INDEX} of each (32-bit indices)",
                 self.users, self.models
             )));
         }

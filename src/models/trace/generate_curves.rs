@@ -37,7 +37,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::generate::{GenSynReport, MAX_PAIRS, normal, run_gen_syn, uniform};
+use super::generate::{GenSynReport, MAX_INDEX, normal, run_gen_syn, uniform};
 use super::{
     CurveRow, MAX_RUNTIME_S, RUNTIME_FLOOR_S, SynParams, TraceRow, generate_syn, write_curve_trace,
 };
@@ -68,7 +68,8 @@ pub fn curve_accuracy(top: f64, gap: f64, c: f64, f: f64, f0: f64) -> f64 {
 }
 
 /// Check `levels` against the pair count of `p`: 1..=[`MAX_FIDELITIES`]
-/// and at most [`MAX_PAIRS`] rows in all.
+/// and at most [`MAX_INDEX`] rows in all (a curve trace's level offsets
+/// are 32-bit; the memory they take is the memory check's).
 pub fn validate_levels(p: &SynParams, levels: usize) -> Result<()> {
     if !(1..=MAX_FIDELITIES).contains(&levels) {
         return Err(Error::usage(format!(
@@ -76,9 +77,9 @@ pub fn validate_levels(p: &SynParams, levels: usize) -> Result<()> {
         )));
     }
     let rows = p.users.saturating_mul(p.models).saturating_mul(levels);
-    if rows > MAX_PAIRS {
+    if rows > MAX_INDEX {
         return Err(Error::usage(format!(
-            "gen syn: {} users x {} models x {levels} fidelities is more than {MAX_PAIRS} rows",
+            "gen syn: {} users x {} models x {levels} fidelities is more than {MAX_INDEX} rows (32-bit level offsets)",
             p.users, p.models
         )));
     }
@@ -407,8 +408,10 @@ mod tests {
             assert_eq!(e.kind(), ErrorKind::Usage);
             assert!(e.message().contains("--fidelities"), "{e}");
         }
-        let e = validate_levels(&params(10_000, 1_000, 0), 2).expect_err("too many rows");
-        assert!(e.message().contains("more than 10000000 rows"), "{e}");
-        validate_levels(&params(10_000, 100, 0), 10).expect("10 million rows are fine");
+        // 10^10 rows overflow the 32-bit level offsets; 2 × 10^8 do not
+        // (their memory is the memory check's).
+        let e = validate_levels(&params(100_000, 10_000, 0), 10).expect_err("too many rows");
+        assert!(e.message().contains("more than 4294967295 rows"), "{e}");
+        validate_levels(&params(10_000, 1_000, 0), 2).expect("2 × 10^7 rows are fine");
     }
 }

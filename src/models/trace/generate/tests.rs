@@ -290,9 +290,10 @@ fn validates_parameters() {
             user_sd: f64::NAN,
             ..SynParams::default()
         },
+        // Past a 32-bit index (the pair count is the memory check's).
         SynParams {
-            users: 10_000,
-            models: 10_000,
+            users: 1 << 33,
+            models: 2,
             ..SynParams::default()
         },
         SynParams {
@@ -306,6 +307,16 @@ fn validates_parameters() {
             Err(ErrorKind::Usage),
             "{p:?}"
         );
+    }
+    // 10^8 pairs (and the 1,001,000 × 20 of issue 34) are no longer
+    // refused by a count: memory decides.
+    for (users, models) in [(10_000, 10_000), (1_001_000, 20)] {
+        let p = SynParams {
+            users,
+            models,
+            ..SynParams::default()
+        };
+        assert_eq!(p.validate().map_err(|e| e.kind()), Ok(()), "{p:?}");
     }
 }
 

@@ -1,0 +1,289 @@
+//! Limits from memory, not from counts (docs/REFERENCE.md, "Limits";
+//! DESIGN §8.5): an [`Estimate`] of the bytes a command will hold, item by
+//! item, checked against the memory this machine can give it
+//! ([`machine_memory`]) or the `--max-memory` override before anything of
+//! that size is read, generated or allocated. A scenario that would need
+//! 50 GB is refused by `validate` in milliseconds, naming its largest
+//! items, instead of aborting an allocation halfway through a run.
+//!
+//! The estimates themselves live with what they estimate (a model
+//! scenario's in `models::scenario::footprint`); this module holds the
+//! machine's side, the size syntax and the one refusal message.
+
+use std::fs;
+
+use crate::core::error::{Error, Result};
+use crate::core::resources::{address_space_limit, human_bytes, parse_meminfo};
+
+/// What the memory check of a command may assume: the `--max-memory`
+/// override, the worker threads and whether job logs are kept. Part of
+/// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so
+/// every entry point that loads a scenario checks it the same way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemoryBudget {
+    /// Bytes the command may hold (`--max-memory`); replaces the
+    /// machine's memory as the limit. `None`: the machine's memory.
+    pub max: Option<u64>,
+    /// Worker threads, so repetitions running at once (`--threads`);
+    /// `None`: every core.
+    pub threads: Option<u32>,
+    /// Job logs are kept for `jobs.csv` (`--jobs`).
+    pub keep_jobs: bool,
+}
+
+impl MemoryBudget {
+    /// Repetitions that may run at once out of `tasks`: the threads (or
+    /// the cores), at most `tasks`, at least 1.
+    pub fn concurrent(&self, tasks: u64) -> u64 {
+        let threads = match self.threads {
+            Some(t) => u64::from(t),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+        };
+        threads.min(tasks).max(1)
+    }
+}
+
+/// How long an item of an estimate is held, for the points of a sweep,
+/// which are loaded one after the other and run together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// While the point loads or runs (its scratch, its runs' state).
+    Now,
+    /// An input shared by the points that name the same one (a trace),
+    /// held until the end.
+    Shared,
+    /// This point's, held until the end (its loss curves).
+    ToEnd,
+}
+
+/// One item of an estimate: what it is, its bytes and how long it is held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// What the bytes hold, for the message (`trace matrices (…)`).
+    pub what: String,
+    /// Bytes.
+    pub bytes: u64,
+    /// How long.
+    pub held: Held,
+}
+
+/// The bytes a command will hold at its peak, itemised. Every sum
+/// saturates: an absurd scenario gives `u64::MAX`, never an overflow.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Estimate {
+    /// The items, in the order they were added.
+    pub items: Vec<Item>,
+}
+
+impl Estimate {
+    /// Add an item held while the command runs (items of 0 bytes are
+    /// left out).
+    pub fn add(&mut self, what: impl Into<String>, bytes: u64) {
+        self.add_held(what, bytes, Held::Now);
+    }
+
+    /// Add an item held as `held` says.
+    pub fn add_held(&mut self, what: impl Into<String>, bytes: u64, held: Held) {
+        if bytes > 0 {
+            self.items.push(Item {
+                what: what.into(),
+                bytes,
+                held,
+            });
+        }
+    }
+
+    /// The sum of the items held as `held`.
+    pub fn total_held(&self, held: Held) -> u64 {
+        self.items
+            .iter()
+            .filter(|i| i.held == held)
+            .fold(0u64, |sum, i| sum.saturating_add(i.bytes))
+    }
+
+    /// Leave out the items held as `held`.
+    pub fn without(mut self, held: Held) -> Self {
+        self.items.retain(|i| i.held != held);
+        self
+    }
+
+    /// The sum of the items.
+    pub fn total(&self) -> u64 {
+        self.items
+            .iter()
+            .fold(0u64, |sum, i| sum.saturating_add(i.bytes))
+    }
+
+    /// The three largest items, largest first, as `what: size` text.
+    pub fn largest(&self) -> String {
+        let mut items: Vec<&Item> = self.items.iter().collect();
+        items.sort_by_key(|i| std::cmp::Reverse(i.bytes));
+        items
+            .iter()
+            .take(3)
+            .map(|i| format!("{} {}", human_bytes(i.bytes), i.what))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The memory this process can count on and where the figure comes
+/// from: the smallest of `MemAvailable` in `/proc/meminfo` (`MemTotal`
+/// on kernels without it), the cgroup's `memory.max` (cgroup v2) and the
+/// address-space limit (`ulimit -v`); `None` where none is known (not
+/// Linux): then only `--max-memory` is checked.
+pub fn machine_memory() -> Option<(u64, &'static str)> {
+    let meminfo = fs::read_to_string("/proc/meminfo").ok();
+    let cgroup = fs::read_to_string("/sys/fs/cgroup/memory.max").ok();
+    let mut best = meminfo.as_deref().and_then(meminfo_available);
+    let mut keep = |v: Option<u64>, source: &'static str| {
+        if let Some(v) = v
+            && best.is_none_or(|(b, _)| v < b)
+        {
+            best = Some((v, source));
+        }
+    };
+    keep(
+        cgroup.as_deref().and_then(parse_cgroup_max),
+        "the cgroup's memory.max",
+    );
+    keep(
+        address_space_limit(),
+        "the address-space limit (`ulimit -v`)",
+    );
+    best
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, else `MemTotal`, with its
+/// name.
+fn meminfo_available(text: &str) -> Option<(u64, &'static str)> {
+    parse_meminfo(text, "MemAvailable")
+        .map(|b| (b, "the machine's available memory (MemAvailable)"))
+        .or_else(|| parse_meminfo(text, "MemTotal").map(|b| (b, "the machine's memory (MemTotal)")))
+}
+
+/// A cgroup v2 `memory.max`: bytes, or `max` (no limit: `None`).
+fn parse_cgroup_max(text: &str) -> Option<u64> {
+    text.trim().parse().ok()
+}
+
+/// A size as `--max-memory` takes it: a whole number of bytes, or a
+/// number (decimals allowed) with a binary suffix `K`, `M`, `G` or `T`
+/// (×2^10, 2^20, 2^30, 2^40; `KiB`, `MB`, … are read the same), e.g.
+/// `64G`, `500M`, `1.5G`, `1000000`. The message says what was expected.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let expected = || {
+        format!(
+            "expected a size such as 64G, 500M or a number of bytes (suffixes K, M, G, T: powers of 1024), got `{}`",
+            text.escape_debug()
+        )
+    };
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => return Err(expected()),
+    };
+    let value: f64 = number.parse().map_err(|_| expected())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes >= u64::MAX as f64 {
+        return Err(expected());
+    }
+    Ok(bytes as u64)
+}
+
+/// Refuse `estimate` when it exceeds `budget.max` (the override) or,
+/// without one, [`machine_memory`]; `at` names the input (the scenario
+/// file, or `gen syn`). The message states the estimate, its largest
+/// items, the limit and where it comes from, and the override.
+pub fn check(at: &str, estimate: &Estimate, budget: &MemoryBudget) -> Result<()> {
+    let (limit, source) = match budget.max {
+        Some(m) => (m, "`--max-memory`"),
+        None => match machine_memory() {
+            Some(m) => m,
+            None => return Ok(()),
+        },
+    };
+    let total = estimate.total();
+    if total <= limit {
+        return Ok(());
+    }
+    let remedy = if budget.max.is_some() {
+        "make it smaller or raise `--max-memory`"
+    } else {
+        "make it smaller or give `--max-memory SIZE` (e.g. --max-memory 64G) to run it anyway"
+    };
+    Err(Error::input(format!(
+        "{at}: needs an estimated {} of memory ({}), more than the {} of {source}; {remedy}",
+        human_bytes(total),
+        estimate.largest(),
+        human_bytes(limit),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_binary_suffixes() {
+        assert_eq!(parse_size("1000000"), Ok(1_000_000));
+        assert_eq!(parse_size("500M"), Ok(500 << 20));
+        assert_eq!(parse_size("64G"), Ok(64 << 30));
+        assert_eq!(parse_size("64GiB"), Ok(64 << 30));
+        assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+        assert_eq!(parse_size("2T"), Ok(2 << 40));
+        for bad in ["", "G", "-1G", "0", "12X", "1e3", "NaNG", "99999999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn machine_memory_takes_mem_available_then_mem_total() {
+        let both = "MemTotal: 8000 kB\nMemFree: 10 kB\nMemAvailable: 6000 kB\n";
+        assert_eq!(meminfo_available(both).map(|m| m.0), Some(6000 * 1024));
+        let old = "MemTotal: 8000 kB\nMemFree: 10 kB\n";
+        assert_eq!(meminfo_available(old).map(|m| m.0), Some(8000 * 1024));
+        assert_eq!(parse_cgroup_max("max\n"), None);
+        assert_eq!(parse_cgroup_max("4294967296\n"), Some(4 << 30));
+    }
+
+    #[test]
+    fn estimate_saturates_and_names_its_largest_items() {
+        let mut e = Estimate::default();
+        e.add("a", 10);
+        e.add("empty", 0);
+        e.add("b", u64::MAX);
+        e.add("c", 2048);
+        e.add("d", 1);
+        assert_eq!(e.total(), u64::MAX);
+        assert_eq!(e.items.len(), 4);
+        let b = human_bytes(u64::MAX);
+        assert_eq!(e.largest(), format!("{b} b, 2.0 KiB c, 10 B a"));
+    }
+
+    #[test]
+    fn check_refuses_past_the_override_and_passes_within_it() {
+        let mut e = Estimate::default();
+        e.add("trace", 3 << 30);
+        let budget = |max| MemoryBudget {
+            max: Some(max),
+            ..MemoryBudget::default()
+        };
+        assert!(check("s.toml", &e, &budget(3 << 30)).is_ok());
+        let err = check("s.toml", &e, &budget(1 << 30)).expect_err("refused");
+        assert_eq!(
+            err.message(),
+            "s.toml: needs an estimated 3.0 GiB of memory (3.0 GiB trace), more than the 1.0 GiB \
+             of `--max-memory`; make it smaller or raise `--max-memory`"
+        );
+        assert_eq!(err.exit_code(), 1);
+    }
+}

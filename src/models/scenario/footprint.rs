@@ -1,0 +1,404 @@
+//! The memory a model-selection scenario will hold (DESIGN §8.5;
+//! docs/REFERENCE.md, "Limits"), estimated from its keys before its trace
+//! is read or generated, so that `validate`, `run` and every sweep point
+//! refuse a scenario too large for the machine with its estimate instead
+//! of aborting an allocation. [`crate::core::memory`] holds the machine's
+//! side and the message.
+//!
+//! The estimate is an upper bound built from the layouts of the data
+//! structures (their bytes per cell, per row, per tenant and per job,
+//! named next to each term below), with these simplifications, each on the
+//! side of more:
+//! - every user of the trace counts as a tenant (prior users are fewer);
+//! - every tenant runs every available model at every level (patience,
+//!   budgets and thresholds only end tenants sooner);
+//! - a `Vec` that grows by doubling counts twice its final length;
+//! - the scratch of loading the trace and the runs are counted as if they
+//!   were held at once (the scratch is freed before the first run).
+//!
+//! tests/it/memory_estimate.rs measures the peak RSS of runs of growing
+//! size and checks the estimate is above what they grow by and within the
+//! factor [`ESTIMATE_FACTOR`] of it.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::{ScenarioFile, TraceSection};
+use crate::core::memory::{Estimate, Held, MemoryBudget};
+use crate::models::policy::registry::ModelRegistry;
+
+/// How far above the measured growth of peak RSS the estimate may be on
+/// the scenarios tests/it/memory_estimate.rs runs (it is never below).
+pub const ESTIMATE_FACTOR: f64 = 2.0;
+
+/// What tenantsim holds before any scenario: 32 MiB.
+pub const PROGRAM_BYTES: u64 = 32 << 20;
+
+/// The size of a trace as the estimate needs it, known before it is read
+/// or generated whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TraceShape {
+    /// Distinct users.
+    pub users: u64,
+    /// Distinct models.
+    pub models: u64,
+    /// Rows: (user, model) pairs given, or (user, model, fidelity) levels
+    /// of a curve trace.
+    pub rows: u64,
+    /// Whether it is a curve trace (a `fidelity` column, or `[trace.syn]
+    /// fidelities` > 1).
+    pub curve: bool,
+    /// Per-type runtime columns `runtime_s.<type>`.
+    pub typed: u64,
+    /// Bytes of the file read whole to parse it (0 for a generated trace).
+    pub file_bytes: u64,
+    /// Whether it is generated in memory by `[trace.syn]`.
+    pub generated: bool,
+}
+
+/// What the estimate knows of a `[trace]` table without loading it:
+/// `[trace.syn]` from its keys; a trace file from one streaming pass
+/// that counts its rows and distinct users and models (holding only the
+/// ids, never the rows); an import from its input files' bytes. `None`
+/// when the table cannot be read this way: the loader then reports why.
+pub fn trace_shape(base: &Path, section: &TraceSection) -> Option<TraceShape> {
+    if let Some(syn) = &section.syn {
+        let users = syn.users as u64;
+        let models = syn.models as u64;
+        let levels = syn.fidelities.unwrap_or(1).max(1) as u64;
+        return Some(TraceShape {
+            users,
+            models,
+            rows: users.saturating_mul(models).saturating_mul(levels),
+            curve: levels > 1,
+            generated: true,
+            ..TraceShape::default()
+        });
+    }
+    if let Some(path) = &section.path {
+        return scan_trace_file(&base.join(path));
+    }
+    let imp = section.import.as_ref()?;
+    // An import is converted from published tables of known, modest size
+    // (LCDB, Fernández-Delgado, ease.ml, ASlib): the estimate counts its
+    // inputs' bytes as rows of 16 bytes each, a bound on the rows (no row
+    // of any input format is shorter) and so on the dense cells of a
+    // complete table.
+    let bytes: u64 = imp
+        .inputs
+        .iter()
+        .chain(&imp.runtime_matrix)
+        .filter_map(|p| std::fs::metadata(base.join(p)).ok())
+        .map(|m| m.len())
+        .fold(0u64, u64::saturating_add);
+    let rows = bytes / 16;
+    Some(TraceShape {
+        users: rows.isqrt(),
+        models: rows.isqrt(),
+        rows,
+        file_bytes: bytes,
+        ..TraceShape::default()
+    })
+}
+
+/// One pass over a trace CSV: rows, distinct users and models, a
+/// `fidelity` column, `runtime_s.<type>` columns. Holds the distinct ids
+/// only (never more than the file's bytes, far less for a real trace);
+/// `None` when it is not a regular file or cannot be read as a CSV with
+/// `user` and `model` columns (the loader then says what is wrong).
+fn scan_trace_file(path: &Path) -> Option<TraceShape> {
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    // Only a regular file is scanned (`/dev/zero` would never end): the
+    // loader says what is wrong with anything else.
+    if !meta.is_file() {
+        return None;
+    }
+    let file_bytes = meta.len();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(std::io::BufReader::with_capacity(1 << 16, file));
+    let headers = reader.headers().ok()?.clone();
+    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let (u, m) = (col("user")?, col("model")?);
+    let typed = headers
+        .iter()
+        .filter(|h| h.trim().starts_with("runtime_s."))
+        .count() as u64;
+    let mut users: HashSet<Box<[u8]>> = HashSet::new();
+    let mut models: HashSet<Box<[u8]>> = HashSet::new();
+    let mut rows = 0u64;
+    let mut record = csv::ByteRecord::new();
+    while reader.read_byte_record(&mut record).ok()? {
+        rows += 1;
+        for (i, set) in [(u, &mut users), (m, &mut models)] {
+            let id = record.get(i).unwrap_or(b"");
+            if !set.contains(id) {
+                set.insert(id.into());
+            }
+        }
+    }
+    Some(TraceShape {
+        users: users.len() as u64,
+        models: models.len() as u64,
+        rows,
+        curve: col("fidelity").is_some(),
+        typed,
+        file_bytes,
+        generated: false,
+    })
+}
+
+/// `a × b × c`, saturating.
+fn mul(factors: &[u64]) -> u64 {
+    factors.iter().fold(1u64, |p, &f| p.saturating_mul(f))
+}
+
+/// The estimate of a model scenario `file` whose trace has `shape`, run
+/// as `budget` says (threads, job logs). `registry` says which selectors
+/// keep a GP. Each term documents where its bytes come from.
+pub fn estimate(
+    file: &ScenarioFile,
+    shape: &TraceShape,
+    budget: &MemoryBudget,
+    registry: &ModelRegistry,
+) -> Estimate {
+    estimate_in(file, shape, budget, registry, false)
+}
+
+/// [`estimate`] of a model scenario that is the service of a shared
+/// scenario when `service` (DESIGN §13.4): the shared engine keeps more
+/// per service job.
+pub fn estimate_in(
+    file: &ScenarioFile,
+    shape: &TraceShape,
+    budget: &MemoryBudget,
+    registry: &ModelRegistry,
+    service: bool,
+) -> Estimate {
+    let mut e = Estimate::default();
+    let (u, k) = (shape.users, shape.models);
+    let cells = mul(&[u, k]);
+    let pairs = if shape.curve {
+        cells
+    } else {
+        shape.rows.min(cells)
+    };
+    // Levels of a pair, on average (1 on a plain trace).
+    let levels = if shape.curve && pairs > 0 {
+        shape.rows.div_ceil(pairs)
+    } else {
+        1
+    };
+
+    // --- tenantsim itself: its code and libraries, thread stacks and the
+    // allocator's arenas; measured: a run of 600 tenants peaks at 27 MB
+    // in a debug build (tests/it/memory_estimate.rs).
+    e.add("the program itself", PROGRAM_BYTES);
+
+    // --- The trace, held once and shared by every repetition. ---
+    // `Trace` (models/trace/model_trace.rs): dense users × models
+    // matrices `accuracy` (f64, 8 bytes), `runtime_us` (u64, 8) and
+    // `available` (bool, 1) = 17 bytes a cell, 8 more a cell per
+    // `runtime_s.<type>` column; `models_of_user` holds one usize (8) per
+    // available pair.
+    e.add_held(
+        format!(
+            "trace matrices ({} users × {} models, 17 bytes a cell)",
+            grouped(u),
+            grouped(k)
+        ),
+        mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
+        Held::Shared,
+    );
+    // Ids: a `String` (24 bytes) and its heap block (at least 16 with the
+    // allocator's header) per user and model, and a `models_of_user` Vec
+    // header (24) per user, rounded up to 80 bytes a user.
+    e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
+    if shape.curve {
+        // `Curves` (models/trace/curves.rs): fidelity, accuracy and
+        // runtime (8 bytes each) per level, an offset (u32) per pair.
+        e.add_held(
+            "curve levels (24 bytes a level)",
+            mul(&[shape.rows, 24]).saturating_add(mul(&[pairs, 4])),
+            Held::Shared,
+        );
+    }
+
+    // --- Scratch while the trace is loaded (freed before the runs). ---
+    if shape.generated && !shape.curve {
+        // `generate_syn_trace` draws seconds into an f64 matrix (8 bytes
+        // a cell) before rounding them into `runtime_us`.
+        e.add("trace generation scratch", mul(&[cells, 8]));
+    } else {
+        // A file is read whole; a generated curve trace is written as rows
+        // and CSV text first. Then the validating `TraceBuilder`
+        // (models/trace/build.rs) holds per row its cell or level (32–40
+        // bytes, in a Vec that may be twice as long) and per pair a hash
+        // entry with the row's place (about 120 bytes with the table's
+        // spare room), and a generated row (`TraceRow`, 88 bytes, two ids)
+        // and its CSV text take about 200: 400 bytes a row in all.
+        let per_row = if shape.generated { 400 } else { 200 };
+        e.add(
+            "trace loading scratch",
+            shape.file_bytes.saturating_add(mul(&[shape.rows, per_row])),
+        );
+    }
+
+    // --- Each repetition running at once (× threads). ---
+    let tenants = file
+        .split
+        .tenant_count
+        .map(|n| n as u64)
+        .or(file.split.tenants.as_ref().map(|t| t.len() as u64))
+        .unwrap_or(u)
+        .min(u);
+    let tasks = u64::from(file.repetitions).saturating_mul(file.policies.len().max(1) as u64);
+    let at_once = budget.concurrent(tasks);
+    let gp = file
+        .policies
+        .iter()
+        .any(|p| registry.selector(&p.selector).is_some_and(|s| s.gp_prior));
+    // `Tenants` (models/sim/tenants.rs): user and arrival (8 + 8), its
+    // `TenantState` (40) per tenant; `closed`, `running_model` (bool)
+    // and `level_started`, `level_done` (u16) per tenant and model: 6.
+    // The scheduler's heap entry and the run's per-tenant outcome fields
+    // (`left_at`, `budget_exhausted`, `ended`) and split and arrival
+    // vectors: 96 more a tenant.
+    let mut per_tenant = 152u64.saturating_add(mul(&[k, 6]));
+    // A GP selector's `TenantPosterior` (models/gp/posterior.rs): its
+    // model indices (8 per model), the mean (8 per model) and the packed
+    // upper triangle of the covariance, k(k+1)/2 f64s; 64 bytes of
+    // headers. Other selectors keep a score or proposal slot per model
+    // (16 bytes) and 64 of headers.
+    per_tenant = per_tenant.saturating_add(if gp {
+        mul(&[k, 16])
+            .saturating_add(mul(&[k, k.saturating_add(1), 4]))
+            .saturating_add(64)
+    } else {
+        mul(&[k, 16]).saturating_add(64)
+    });
+    let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
+    let mut per_rep = mul(&[tenants, per_tenant]);
+    if gp {
+        // The GP prior (models/gp/prior.rs): mean and covariance over
+        // every model (8 + 8k per model), and its factor: 16 k² bytes.
+        per_rep = per_rep.saturating_add(mul(&[k, k, 16]));
+    }
+    e.add(
+        format!(
+            "{} tenants' simulation state ({} bytes a tenant{}) × {at_once} repetitions at once",
+            grouped(tenants),
+            grouped(per_tenant),
+            if gp { ", with a GP posterior" } else { "" }
+        ),
+        mul(&[per_rep, at_once]),
+    );
+    // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
+    // `JobRecord` (48 bytes) and its place in `completion_order` (4) per
+    // job, at most one job per tenant, available model and level, in Vecs
+    // that may be twice as long: 104 bytes a job.
+    e.add(
+        format!(
+            "job logs (up to {} jobs a run, 104 bytes a job) × {at_once}",
+            grouped(jobs)
+        ),
+        mul(&[jobs, 104, at_once]),
+    );
+    if service {
+        // The shared engine's record of a service job
+        // (shared/sim/outcome.rs `SharedOutcome`): at least one
+        // `ServiceSegment` (32 bytes), a preemption count (4) and the two
+        // `ShareStep`s (24 each) of its start and end, in Vecs that may be
+        // twice as long: 168 bytes a job. Measured: a service of 5,100
+        // users × 20 models peaks 8.5 KB a tenant above one of 600, 2.4 KB
+        // more than a model-mode run (tests/it/memory_estimate.rs).
+        e.add(
+            format!("the shared engine's service job records (168 bytes a job) × {at_once}"),
+            mul(&[jobs, 168, at_once]),
+        );
+    }
+    // Results until folded: runs are simulated in chunks of 64 per thread
+    // and folded while the next chunk runs (`experiment::run_grid`,
+    // docs/PERFORMANCE.md "Memory: runs are folded as they finish"), so up
+    // to 128 runs a thread hold theirs: per tenant a `TenantMetrics`
+    // (models/metrics/tenant_metrics.rs, 96 bytes) and its `time_to`, 16
+    // bytes per threshold; with `--jobs` the job log too (104 a job).
+    let threads = budget.concurrent(u64::MAX);
+    let held = tasks.min(threads.saturating_mul(128));
+    let per_run = mul(&[tenants, 96 + 16 * file.thresholds.len() as u64]).saturating_add(
+        if budget.keep_jobs {
+            mul(&[jobs, 104])
+        } else {
+            0
+        },
+    );
+    e.add(
+        format!(
+            "results of {} runs until folded{}",
+            grouped(held),
+            if budget.keep_jobs {
+                ", with their job logs for jobs.csv"
+            } else {
+                ""
+            }
+        ),
+        mul(&[per_run, held]),
+    );
+    // Loss curves, kept for every run until `curves.csv` is written
+    // (models/metrics/loss_curve.rs; each distinct curve is kept once,
+    // here every run counts): a time, a loss sum and a count (20 bytes)
+    // per change, one change per job and per arrival, by time and by job:
+    // 40 bytes.
+    e.add_held(
+        format!("loss curves of {} runs", grouped(tasks)),
+        mul(&[jobs.saturating_add(tenants), 40, tasks]),
+        Held::ToEnd,
+    );
+    // The figures' per-tenant box plot keeps every regret area (8 bytes
+    // a tenant and run, twice while they are sorted).
+    if file.output.plots {
+        e.add_held(
+            "the figures' regret areas",
+            mul(&[tenants, tasks, 16]),
+            Held::ToEnd,
+        );
+    }
+    e
+}
+
+/// The estimate of `tenantsim gen syn` writing `users × models` pairs at
+/// `levels` fidelities: it builds every row, then the CSV text whole
+/// (models/trace/generate.rs `run_gen_syn`, generate_curves.rs). A row
+/// (`TraceRow`: two `String`s, two f64, two `Option<i64>`: 96 bytes) and
+/// the heap blocks of its two ids (about 48) make 150 bytes a pair; its
+/// CSV line (about 50 bytes) in a `String` that may be twice as long, 100
+/// more. A curve trace adds per level a `CurveRow` with its ids (about
+/// 160 bytes) and its CSV line (120 with the doubling).
+pub fn gen_syn_estimate(users: u64, models: u64, levels: u64) -> Estimate {
+    let pairs = mul(&[users, models]);
+    let mut e = Estimate::default();
+    let what = format!(
+        "rows of {} users × {} models",
+        grouped(users),
+        grouped(models)
+    );
+    if levels <= 1 {
+        e.add(
+            format!("{what} and their CSV text (250 bytes a pair)"),
+            mul(&[pairs, 250]),
+        );
+    } else {
+        e.add(format!("{what} (150 bytes a pair)"), mul(&[pairs, 150]));
+        e.add(
+            format!("{levels} curve levels a pair and their CSV text (280 bytes a level)"),
+            mul(&[pairs, levels, 280]),
+        );
+    }
+    e
+}
+
+/// `n` with thousands separators.
+fn grouped(n: u64) -> String {
+    crate::core::limits::grouped(n)
+}
