@@ -72,6 +72,7 @@ mod promotions_plot;
 mod registry;
 mod result_schema;
 mod results_folder;
+mod scale_scenarios;
 mod shards;
 mod shared_mode;
 mod shared_workflows;

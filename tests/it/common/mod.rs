@@ -17,6 +17,12 @@ pub fn tenantsim() -> Command {
     Command::cargo_bin("tenantsim").expect("binary built")
 }
 
+/// The bundled scenarios too large to run in the test suite (issue 34:
+/// 10^6 and 10^7 tenants, docs/PERFORMANCE.md "Internet scale"): tests
+/// that run every bundled scenario leave them out; `scale_scenarios`
+/// validates them.
+pub const INTERNET_SCALE: [&str; 2] = ["scale-1m", "scale-year"];
+
 /// The file that marks a folder as written by tenantsim.
 pub const RESULTS_MARK: &str = ".tenantsim-results";
 
