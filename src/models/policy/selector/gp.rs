@@ -1094,8 +1094,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn proposals_are_cached_until_the_tenant_changes() {
+    /// `gp-ucb` (empirical kernel, default noise, δ and β) for tenant 3 of
+    /// [`tiny`] with users 0–2 as its prior, and the trace.
+    fn ucb_on_tiny() -> (Arc<Trace>, GpSelector) {
         let trace = tiny();
         let (prior, tenants) = ([0, 1, 2], [3]);
         let ctx = RepContext {
@@ -1106,7 +1107,7 @@ mod tests {
             seed: 0,
             repetition: 0,
         };
-        let Ok(mut sel) = GpSelector::new(
+        let sel = GpSelector::new(
             GpConfig {
                 name: "gp-ucb",
                 kernel: Kernel::Empirical,
@@ -1116,10 +1117,15 @@ mod tests {
                 acquisition: Acquisition::Ucb,
             },
             &ctx,
-        ) else {
-            panic!("new")
-        };
-        let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
+        )
+        .unwrap_or_else(|e| panic!("new: {e}"));
+        (trace, sel)
+    }
+
+    #[test]
+    fn proposals_are_cached_until_the_tenant_changes() {
+        let (trace, mut sel) = ucb_on_tiny();
+        let state = Tenants::new(&trace, &[3], &[0], 1, Default::default());
         assert!(sel.cache[0].is_none() && sel.posteriors[0].is_none());
         let propose =
             |sel: &mut GpSelector| sel.propose(&state, 0).unwrap_or_else(|e| panic!("{e}"));
@@ -1145,29 +1151,7 @@ mod tests {
     /// results unchanged).
     #[test]
     fn a_posterior_is_released_once_every_model_is_observed() {
-        let trace = tiny();
-        let (prior, tenants) = ([0, 1, 2], [3]);
-        let ctx = RepContext {
-            trace: &trace,
-            gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
-            prior: &prior,
-            seed: 0,
-            repetition: 0,
-        };
-        let Ok(mut sel) = GpSelector::new(
-            GpConfig {
-                name: "gp-ucb",
-                kernel: Kernel::Empirical,
-                noise: DEFAULT_NOISE,
-                delta: DEFAULT_DELTA,
-                beta_scale: DEFAULT_BETA_SCALE,
-                acquisition: Acquisition::Ucb,
-            },
-            &ctx,
-        ) else {
-            panic!("new")
-        };
+        let (_, mut sel) = ucb_on_tiny();
         for (k, acc) in [(0, 0.9), (1, 0.6)] {
             assert!(sel.observe(0, k, acc).is_ok());
             assert!(sel.posteriors[0].is_some(), "after model {k}");
