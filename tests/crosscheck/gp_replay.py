@@ -35,6 +35,7 @@ Usage:
   gp_replay.py SCENARIO.toml JOBS.csv            compare every repetition
   gp_replay.py SCENARIO.toml JOBS.csv --time N   also time N replays
                                                  (one thread, see below)
+  ... --rescore-all    rescore every idle tenant at every decision (no cache)
 Exit 0 when identical. For timing, set OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 MKL_NUM_THREADS=1 before starting Python (per_rep_speed.py does).
 """
@@ -103,9 +104,11 @@ def rbf_prior(p):
     return mean, cov
 
 
-def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0):
+def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0, rescore_all=False):
     """One repetition: the job log [(gpu, tenant row, model, start µs,
-    end µs)] in start order."""
+    end µs)] in start order. With `rescore_all`, every tenant not running a
+    job is re-proposed and rescored at every decision (ease.ml's greedy rule
+    read literally, no cache): the same choices, far more work."""
     mean, cov = rbf_prior(acc[prior])
     n = len(tenants)
     avail = ~np.isnan(acc[tenants])  # n x K
@@ -124,6 +127,7 @@ def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0):
     prop = np.zeros(n, int)
     score = np.full(n, -np.inf)
     eligible = np.zeros(n, bool)
+    running = np.zeros(n, bool)
     log_term = math.pi ** 2 / (6 * delta)
 
     def propose(i):
@@ -147,6 +151,10 @@ def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0):
     while True:
         # Fill the free GPUs, lowest index first, one decision at a time.
         while free and eligible.any():
+            if rescore_all:
+                for j in range(n):
+                    if not running[j]:
+                        propose(j)
             np.copyto(masked, score)
             masked[~eligible] = -np.inf
             i = int(np.argmax(masked))  # first maximum: lowest tenant index
@@ -157,6 +165,7 @@ def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0):
             end = now + int(c_us[i, k])
             untried[i, k] = False
             eligible[i] = False
+            running[i] = True
             log.append((g, tenants[i], k, now, end))
             heapq.heappush(events, (end, seq, g, i, k))
             seq += 1
@@ -167,6 +176,7 @@ def replay(acc, us, prior, tenants, gpus, noise=1e-4, delta=0.1, scale=1.0):
             _, _, g, i, k = heapq.heappop(events)
             y = a_t[i, k]
             done[i] += 1
+            running[i] = False
             best[i] = max(best[i], y)
             s_i = sig[i]
             s = s_i[k, k] + noise
@@ -207,14 +217,17 @@ def setup(scenario_path, jobs_path):
     return scenario, users, models, acc, us, gpus, runs, splits
 
 
-def params(policy):
+def params(policy, rescore_all=False):
     return dict(noise=policy.get("noise", 1e-4), delta=policy.get("delta", 0.1),
-                scale=policy.get("beta_scale", 1.0))
+                scale=policy.get("beta_scale", 1.0), rescore_all=rescore_all)
 
 
 def main():
     args = sys.argv[1:]
     n_time = 0
+    rescore_all = "--rescore-all" in args
+    if rescore_all:
+        args.remove("--rescore-all")
     if "--time" in args:
         j = args.index("--time")
         n_time = int(args[j + 1])
@@ -225,7 +238,7 @@ def main():
     failures = 0
     for (name, rep), have in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         prior, tenants = splits[(name, rep)]
-        log = replay(acc, us, prior, tenants, gpus, **params(by_name[name]))
+        log = replay(acc, us, prior, tenants, gpus, **params(by_name[name], rescore_all))
         want = [(j, g, users[u], models[k], f"{s / 1e6:.6f}", f"{e / 1e6:.6f}")
                 for j, (g, u, k, s, e) in enumerate(log)]
         if want == have:
@@ -243,7 +256,7 @@ def main():
         for r in range(n_time):
             name, rep = keys[r % len(keys)]
             prior, tenants = splits[(name, rep)]
-            replay(acc, us, prior, tenants, gpus, **params(by_name[name]))
+            replay(acc, us, prior, tenants, gpus, **params(by_name[name], rescore_all))
         dt = time.perf_counter() - t0
         print(f"reference: {n_time} repetitions in {dt:.3f} s, {dt / n_time * 1e3:.3f} ms per repetition")
     sys.exit(1 if failures else 0)
