@@ -3,8 +3,10 @@
 
 The reference of issue 34's per-repetition comparison
 (docs/PERFORMANCE.md, "Per repetition against numpy (issue 34)"). It
-implements, from docs/DESIGN.md and nothing else, one repetition of a
-model-mode run:
+implements, from docs/DESIGN.md, one repetition of a model-mode run (the
+only thing taken from the Rust side is the order of the floating-point
+operations of the rank-one step, entry -= (k_a * k_b) / s, from the doc
+comment of src/models/gp/posterior.rs, so that near-ties round alike):
 
 - §3.1-3.2 the `rbf` prior with the data-driven v and lengthscale, from the
   repetition's prior users (sums in prior-user order, as DESIGN §3 says);
