@@ -28,6 +28,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gp_replay  # noqa: E402
 
