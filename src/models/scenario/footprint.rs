@@ -107,15 +107,12 @@ pub fn trace_shape(base: &Path, section: &TraceSection) -> Option<TraceShape> {
 /// `None` when it is not a regular file or cannot be read as a CSV with
 /// `user` and `model` columns (the loader then says what is wrong).
 fn scan_trace_file(path: &Path) -> Option<TraceShape> {
-    // Only a regular file is scanned (`/dev/zero` would never end), and
-    // that is asked before opening it: opening a FIFO for reading blocks
-    // until a writer comes. The loader says what is wrong with anything
-    // else.
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    let file = std::fs::File::open(path).ok()?;
+    // Only a regular file is scanned (`/dev/zero` would never end; opening
+    // a FIFO would block until a writer comes): `open_input` refuses
+    // anything else without blocking, and the loader then says what is
+    // wrong with it.
+    let file = crate::core::io::open_input(path, "trace").ok()?;
+    let meta = file.metadata().ok()?;
     let file_bytes = meta.len();
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
