@@ -34,18 +34,9 @@ use tenantsim::shared::sim::{
     BackgroundInput, ClusterInput, Preempt, Priority, ServiceInput, SharedInput, simulate_shared,
 };
 
-fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<f64>().ok())
-            })
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+#[path = "common/rss.rs"]
+mod rss;
+use rss::peak_rss_mb;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

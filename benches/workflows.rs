@@ -41,18 +41,9 @@ use tenantsim::workflows::{
 /// CPUs per node (DESIGN §14.6): 32,768 CPUs in all, counted.
 const CPUS_PER_NODE: u32 = 128;
 
-fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|v| v.parse::<f64>().ok())
-            })
-        })
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
+#[path = "common/rss.rs"]
+mod rss;
+use rss::peak_rss_mb;
 
 fn rows(n: usize) -> Vec<StepRow> {
     let mut rng = stream(42, 0, Purpose::Generator);

@@ -31,6 +31,27 @@ pub struct JctCdf<'a> {
     pub log_x: bool,
 }
 
+/// The x axis of a CDF of `values` (≥ 0): from 0 (linear) or the
+/// smallest positive value (log; 10⁻³ without one) to the largest value,
+/// `hi_when_empty` when that is 0.
+pub(super) fn cdf_x_axis<'v>(
+    values: impl Iterator<Item = &'v f64> + Clone,
+    log: bool,
+    hi_when_empty: f64,
+) -> Axis {
+    let hi = values.clone().copied().fold(0.0f64, f64::max);
+    let hi = if hi > 0.0 { hi } else { hi_when_empty };
+    let lo = values
+        .copied()
+        .filter(|&v| v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    if log {
+        Axis::log(if lo.is_finite() { lo } else { 1e-3 }, hi)
+    } else {
+        Axis::linear(0.0, hi)
+    }
+}
+
 /// Steps drawn per curve at most: beyond, the CDF is drawn through
 /// evenly spaced ranks (a vertical error below 1/2000).
 pub const MAX_STEPS: usize = 2000;
@@ -53,17 +74,7 @@ impl LegendPlaced for JctCdf<'_> {
         above: bool,
     ) -> Result<bool> {
         let d = self.data;
-        let all = self.jcts.iter().flatten();
-        let hi = all.clone().copied().fold(0.0f64, f64::max);
-        let lo = all
-            .copied()
-            .filter(|&v| v > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        let x = if self.log_x {
-            Axis::log(if lo.is_finite() { lo } else { 1e-3 }, hi)
-        } else {
-            Axis::linear(0.0, hi)
-        };
+        let x = cdf_x_axis(self.jcts.iter().flatten(), self.log_x, 0.0);
         let y = Axis::linear(0.0, 1.0);
         let reps = d.jct_reps;
         let area = with_title(root, theme, &format!("{}: job completion time CDF", d.name))?;

@@ -288,18 +288,7 @@ impl LegendPlaced for MakespanCdf<'_> {
         above: bool,
     ) -> Result<bool> {
         let d = self.data;
-        let all = d.makespans.iter().flatten();
-        let hi = all.clone().copied().fold(0.0f64, f64::max);
-        let lo = all
-            .copied()
-            .filter(|&v| v > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        let hi = if hi > 0.0 { hi } else { 1.0 };
-        let x = if self.log_x {
-            Axis::log(if lo.is_finite() { lo } else { 1e-3 }, hi)
-        } else {
-            Axis::linear(0.0, hi)
-        };
+        let x = super::jct_cdf::cdf_x_axis(d.makespans.iter().flatten(), self.log_x, 1.0);
         let y = Axis::linear(0.0, 1.0);
         let reps = d.reps.iter().copied().max().unwrap_or(0);
         let area = with_title(root, theme, &format!("{}: workflow makespan CDF", d.name))?;

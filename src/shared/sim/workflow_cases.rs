@@ -421,25 +421,18 @@ fn deadlines_and_the_horizon_end_workflows() {
 #[test]
 fn a_step_that_can_never_fit_is_an_error() {
     let t = trace(&[row("wf", "t", 0.0, "big", "", 1.0, 9, "", 0)]);
-    let input = SharedInput {
-        cluster: ClusterInput {
-            cpus: &[],
-            nodes: &[4, 4],
-            node_types: &[],
-            types: 1,
-            placement: Placement::Consolidate,
-            backfill: false,
-            restart_overhead: 0,
-            round: None,
-            record_allocations: false,
-        },
-        background: None,
-        service: None,
-        workflows: Some(input(&t)),
-    };
-    let e = simulate_shared(&input, &job_scheduler("fifo"), 1, 0, None)
-        .expect_err("does not fit")
-        .to_string();
+    let e = try_run_cluster(
+        input(&t),
+        &[4, 4],
+        &[],
+        Placement::Consolidate,
+        "fifo",
+        &[],
+        1,
+        None,
+    )
+    .expect_err("does not fit")
+    .to_string();
     assert!(
         e.contains("w.csv") && e.contains("`wf`") && e.contains("`big`") && e.contains("gpus"),
         "{e}"
