@@ -78,6 +78,7 @@ mod shared_mode;
 mod shared_workflows;
 mod slurm;
 mod stalled_runs;
+mod steppable;
 mod streaming;
 mod table;
 mod trace_sources;

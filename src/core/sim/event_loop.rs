@@ -65,38 +65,98 @@ pub fn run_events<C: Component>(
     queue: &mut EventQueue<C::Event>,
     horizon: Option<Micros>,
 ) -> Result<LoopEnd> {
-    let mut events = 0u64;
-    let mut end = 0;
-    while let Some(now) = queue.peek_time() {
-        if let Some(h) = horizon.filter(|&h| now > h) {
-            EVENTS_HANDLED.fetch_add(events % PROGRESS_STEP, Ordering::Relaxed);
-            return Ok(LoopEnd {
-                end: h,
-                events,
-                cut: true,
-            });
-        }
-        while queue.peek_time() == Some(now) {
-            let Some(ev) = queue.pop() else { break };
-            events += 1;
-            if events.is_multiple_of(PROGRESS_STEP) {
-                EVENTS_HANDLED.fetch_add(PROGRESS_STEP, Ordering::Relaxed);
-                stop_if_requested()?;
-            }
-            component.on_event(now, ev.payload, queue)?;
-        }
-        end = now;
-        if horizon.is_none_or(|h| now < h) {
-            stop_if_requested()?;
-            component.after_instant(now, queue)?;
+    let mut looper = EventLoop::new(horizon);
+    while let Some(now) = looper.next_instant(component, queue)? {
+        component.after_instant(now, queue)?;
+    }
+    Ok(looper.end())
+}
+
+/// [`run_events`] one instant at a time, for a caller that makes the
+/// decisions of an instant itself, between two calls (a steppable
+/// simulation: `models::sim::ModelRun`). The sequence of events handled,
+/// the progress counter and the stop checks are those of [`run_events`],
+/// which is this loop with [`Component::after_instant`] called at every
+/// instant returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventLoop {
+    horizon: Option<Micros>,
+    events: u64,
+    end: Micros,
+    cut: bool,
+    done: bool,
+}
+
+impl EventLoop {
+    /// A loop that stops at `horizon`, if set.
+    pub fn new(horizon: Option<Micros>) -> Self {
+        Self {
+            horizon,
+            events: 0,
+            end: 0,
+            cut: false,
+            done: false,
         }
     }
-    EVENTS_HANDLED.fetch_add(events % PROGRESS_STEP, Ordering::Relaxed);
-    Ok(LoopEnd {
-        end,
-        events,
-        cut: false,
-    })
+
+    /// Handle every event of the next instant, then return that instant if
+    /// its decisions are due (it lies before the horizon; a requested stop
+    /// is an error first); skip instants at the horizon; `None` once the
+    /// queue is empty or the next event lies beyond the horizon (the loop
+    /// has ended: [`Self::end`]).
+    pub fn next_instant<C: Component>(
+        &mut self,
+        component: &mut C,
+        queue: &mut EventQueue<C::Event>,
+    ) -> Result<Option<Micros>> {
+        while !self.done {
+            let Some(now) = queue.peek_time() else {
+                self.finish(false);
+                break;
+            };
+            if let Some(h) = self.horizon.filter(|&h| now > h) {
+                self.end = h;
+                self.finish(true);
+                break;
+            }
+            while queue.peek_time() == Some(now) {
+                let Some(ev) = queue.pop() else { break };
+                self.events += 1;
+                if self.events.is_multiple_of(PROGRESS_STEP) {
+                    EVENTS_HANDLED.fetch_add(PROGRESS_STEP, Ordering::Relaxed);
+                    stop_if_requested()?;
+                }
+                component.on_event(now, ev.payload, queue)?;
+            }
+            self.end = now;
+            if self.horizon.is_none_or(|h| now < h) {
+                stop_if_requested()?;
+                return Ok(Some(now));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether the loop has ended.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The time of the last instant handled so far (the horizon once a run
+    /// is cut), and the events handled.
+    pub fn end(&self) -> LoopEnd {
+        LoopEnd {
+            end: self.end,
+            events: self.events,
+            cut: self.cut,
+        }
+    }
+
+    fn finish(&mut self, cut: bool) {
+        EVENTS_HANDLED.fetch_add(self.events % PROGRESS_STEP, Ordering::Relaxed);
+        self.cut = cut;
+        self.done = true;
+    }
 }
 
 /// The error that ends a repetition once a stop was requested.

@@ -3,9 +3,10 @@
 mod event_loop;
 mod event_queue;
 pub mod heap;
+pub mod held;
 pub mod policy_clock;
 pub mod rng;
 pub mod time;
 
-pub use event_loop::{Component, EVENTS_HANDLED, LoopEnd, PROGRESS_STEP, run_events};
+pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
 pub use event_queue::{EventQueue, QueuedEvent};

@@ -21,6 +21,12 @@ pub fn secs_to_micros(secs: f64) -> Micros {
     us.max(1)
 }
 
+/// A duration in microseconds as seconds (`us / 10^6`; exact below 2^53
+/// µs, about 285 years).
+pub fn to_seconds(us: Micros) -> f64 {
+    us as f64 / 1.0e6
+}
+
 /// Format microseconds as seconds with exactly six decimals, with no float
 /// rounding: `1_500_000` → `"1.500000"`.
 ///

@@ -1,8 +1,10 @@
 //! Running a scenario: every repetition × policy, fanned out with rayon
 //! (DESIGN §5), each run folded into its scenario's result as it finishes.
 
+mod episode;
 mod runner;
 
+pub use episode::{Episode, write_episode};
 pub use runner::{
     CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, run_experiment, simulate_one,
     simulate_rep_with, simulate_task,

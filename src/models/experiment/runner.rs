@@ -81,14 +81,8 @@ pub fn simulate_rep_with(
     main: &mut MainRun<'_>,
 ) -> Result<RepResult> {
     let started = Instant::now();
-    let seed = scenario.seed();
-    let split = scenario.split.resolve(seed, rep);
-    let arrivals = scenario
-        .arrivals
-        .sample(&split.tenants, &scenario.trace, seed, rep)?;
-    let p = &scenario.policies[policy];
-    let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let mut outcome = run_policy(
+    let (split, arrivals) = rep_setup(scenario, rep)?;
+    let outcome = run_policy(
         scenario,
         policy,
         rep,
@@ -97,7 +91,65 @@ pub fn simulate_rep_with(
         &arrivals,
         main,
     )
-    .map_err(|e| e.context(context()))?;
+    .map_err(|e| e.context(rep_context(scenario, rep, policy)))?;
+    rep_result(
+        scenario,
+        RepRun {
+            rep,
+            policy,
+            split,
+            arrivals,
+            outcome,
+            started,
+        },
+        keep_jobs,
+    )
+}
+
+/// A repetition's split and arrival times (DESIGN §5: from the seed and the
+/// repetition only).
+pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Vec<Micros>)> {
+    let split = scenario.split.resolve(scenario.seed(), rep);
+    let arrivals =
+        scenario
+            .arrivals
+            .sample(&split.tenants, &scenario.trace, scenario.seed(), rep)?;
+    Ok((split, arrivals))
+}
+
+/// What an error of policy `policy` in repetition `rep` is prefixed with.
+pub(super) fn rep_context(scenario: &Scenario, rep: u64, policy: usize) -> String {
+    let name = scenario
+        .policies
+        .get(policy)
+        .map_or("?", |p| p.name.as_str());
+    format!("policy `{name}`, repetition {rep}")
+}
+
+/// A repetition's main run, simulated: what [`rep_result`] folds into a
+/// [`RepResult`].
+pub(super) struct RepRun {
+    pub rep: u64,
+    pub policy: usize,
+    pub split: Split,
+    pub arrivals: Vec<Micros>,
+    pub outcome: RunOutcome,
+    /// When the repetition's set-up began (for `elapsed`).
+    pub started: Instant,
+}
+
+/// The metrics of a simulated repetition (and, with `fairness`, its
+/// tenants' runs alone under the scenario's policy); the job log is
+/// dropped unless `keep_jobs`.
+pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> Result<RepResult> {
+    let RepRun {
+        rep,
+        policy,
+        split,
+        arrivals,
+        mut outcome,
+        started,
+    } = run;
     let mut curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
     if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
@@ -120,7 +172,12 @@ pub fn simulate_rep_with(
             let alone = run_policy(scenario, policy, rep, &split, &[u], &[0], &mut |i, a, b| {
                 simulate(i, a, b)
             })
-            .map_err(|e| e.context(format!("{}, tenant alone", context())))?;
+            .map_err(|e| {
+                e.context(format!(
+                    "{}, tenant alone",
+                    rep_context(scenario, rep, policy)
+                ))
+            })?;
             policy_time += alone.policy_clock.estimate();
             let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
             areas.push(m[0].regret_area);

@@ -5,7 +5,7 @@
 //! budget computed; and what follows a start, a completion, an arrival.
 //! Policies are called through their traits only.
 
-use super::{GpuTypes, Scheduler, Selector, Tenants};
+use super::{GpuTypes, Proposal, Scheduler, Selector, Tenants};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::policy_clock::PolicyClock;
@@ -44,6 +44,27 @@ pub struct Start {
     pub accuracy: f64,
 }
 
+/// What a decision is given: the scheduler's pick, or a driver's choice
+/// (DESIGN §15.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// No tenant: the GPU stays idle until the next event (no more
+    /// decisions at this instant).
+    Idle,
+    /// This tenant; its selector proposes the model.
+    Tenant(usize),
+    /// This tenant and this model (trace model index), at the pair's top
+    /// level; the selector is not asked.
+    Pair(usize, usize),
+}
+
+impl Choice {
+    /// A scheduler's pick as a choice.
+    pub fn of(picked: Option<usize>) -> Self {
+        picked.map_or(Self::Idle, Self::Tenant)
+    }
+}
+
 /// What one decision gave.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Decision {
@@ -70,7 +91,8 @@ impl Policies<'_> {
     /// model; a tenant the selector proposes nothing for waits (§12.2), a
     /// job that would cross the tenant's budget is not started and the
     /// tenant stops being eligible (§2.7). A policy's error, or a choice
-    /// that breaks the rules, stops the run.
+    /// that breaks the rules, stops the run. It is [`Self::pick`] followed
+    /// by [`Self::decide_for`] on the scheduler's pick.
     pub fn decide(
         &mut self,
         trace: &Trace,
@@ -80,34 +102,65 @@ impl Policies<'_> {
         free_gpus: u32,
         gpu_type: GpuType,
     ) -> Result<Decision> {
+        let picked = self.pick(tenants, now, free_gpus, gpu_type)?;
+        self.decide_for(trace, types, tenants, gpu_type, Choice::of(picked))
+    }
+
+    /// The first half of a decision: the scheduler's pick at `now` for a
+    /// GPU of type `gpu_type`, `free_gpus` free (`None`: no tenant, the
+    /// GPU stays idle until the next event). Nothing but the scheduler's
+    /// own state changes, so a steppable run can offer the pick and take
+    /// another choice ([`Self::decide_for`]).
+    pub fn pick(
+        &mut self,
+        tenants: &mut Tenants,
+        now: Micros,
+        free_gpus: u32,
+        gpu_type: GpuType,
+    ) -> Result<Option<usize>> {
         tenants.set_now(now);
         tenants.set_free_gpus(free_gpus);
         tenants.set_gpu_type(gpu_type);
         let tick = self.clock.start();
         let picked = self.scheduler.pick(tenants, self.selector);
-        let picked = match picked {
-            Ok(p) => p,
-            Err(e) => {
-                self.clock.stop(tick);
-                return Err(e);
-            }
-        };
-        let proposal = match picked {
-            Some(i) if i < tenants.len() && tenants.is_eligible(i) => {
-                self.selector.propose(tenants, i)
-            }
-            _ => Ok(None),
-        };
         self.clock.stop(tick);
-        let proposal = proposal?;
-        let Some(i) = picked else {
-            return Ok(Decision::Stop);
+        picked
+    }
+
+    /// The second half of a decision, after [`Self::pick`] at the same
+    /// instant: `choice` is the scheduler's pick, or another choice of a
+    /// driver (DESIGN §15.1). A tenant takes the model its selector
+    /// proposes, or `choice`'s model when it names one. A choice that
+    /// breaks the rules (a tenant out of range or not eligible, a model
+    /// unavailable, tried or at a level not allowed) is an error that
+    /// changes nothing: the same decision can be taken again.
+    pub fn decide_for(
+        &mut self,
+        trace: &Trace,
+        types: &GpuTypes,
+        tenants: &mut Tenants,
+        gpu_type: GpuType,
+        choice: Choice,
+    ) -> Result<Decision> {
+        let (i, model) = match choice {
+            Choice::Idle => return Ok(Decision::Stop),
+            Choice::Tenant(i) => (i, None),
+            Choice::Pair(i, k) => (i, Some(k)),
         };
         if i >= tenants.len() || !tenants.is_eligible(i) {
             return Err(Error::policy(format!(
                 "the scheduler picked tenant {i}, which is not eligible"
             )));
         }
+        let proposal = match model {
+            Some(k) => Some(Proposal::plain(k)),
+            None => {
+                let tick = self.clock.start();
+                let proposal = self.selector.propose(tenants, i);
+                self.clock.stop(tick);
+                proposal?
+            }
+        };
         let Some(p) = proposal else {
             // Nothing to start now: the tenant waits for one of its jobs
             // to complete (DESIGN §12.2).

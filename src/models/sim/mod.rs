@@ -9,23 +9,29 @@
 //!   [`EventQueue`] ordered by `(time, kind, sequence)` in integer
 //!   microseconds, so simultaneous events are exactly simultaneous).
 
+mod config;
 mod decision;
 #[doc(hidden)]
 pub mod decision_bench;
+mod event;
 mod gpu_pool;
 mod gpu_types;
 mod outcome;
 mod policy_api;
 mod simulation;
+mod stepper;
 mod tenants;
 
 pub use crate::core::sim::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
-pub use decision::{Decision, Policies, Start};
+pub use config::SimConfig;
+pub use decision::{Choice, Decision, Policies, Start};
+pub use event::Event;
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
     Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };
-pub use simulation::{Event, SimConfig, SimInput, simulate};
+pub use simulation::{SimInput, simulate};
+pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenants::{TenantLimits, Tenants};

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::{GpuTypes, Tenants};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::models::trace::Trace;
 
 /// A selector's proposal for a tenant's next job, with what schedulers may
@@ -100,6 +100,16 @@ pub trait Selector: Send {
     fn schedule_over(&self, _tenant: usize) -> bool {
         false
     }
+
+    /// An independent copy of this selector in its current state, for a
+    /// fork of a run (DESIGN §15.2): continued on the same events it makes
+    /// the same proposals as the original. Default: an error (the selector
+    /// cannot be forked); every built-in selector forks.
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Err(Error::policy(
+            "this selector cannot be forked (it does not implement `Selector::fork`)",
+        ))
+    }
 }
 
 /// Chooses which tenant gets the next free GPU.
@@ -116,6 +126,15 @@ pub trait Scheduler: Send {
     /// incremental schedulers rescore only what changed.
     fn tenant_changed(&mut self, _tenants: &Tenants, _tenant: usize) -> Result<()> {
         Ok(())
+    }
+
+    /// An independent copy of this scheduler in its current state, for a
+    /// fork of a run (DESIGN §15.2). Default: an error (the scheduler
+    /// cannot be forked); every built-in scheduler forks.
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Err(Error::policy(
+            "this scheduler cannot be forked (it does not implement `Scheduler::fork`)",
+        ))
     }
 }
 
@@ -137,6 +156,10 @@ impl<S: Selector + ?Sized> Selector for Box<S> {
     fn schedule_over(&self, tenant: usize) -> bool {
         (**self).schedule_over(tenant)
     }
+
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        (**self).fork()
+    }
 }
 
 /// A boxed scheduler is one (a builder may return a `Box<dyn Scheduler>`).
@@ -147,6 +170,10 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
 
     fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
         (**self).tenant_changed(tenants, tenant)
+    }
+
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        (**self).fork()
     }
 }
 

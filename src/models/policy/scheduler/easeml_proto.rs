@@ -113,6 +113,10 @@ impl EasemlProto {
 }
 
 impl Scheduler for EasemlProto {
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         if let Some(i) = self
             .warming

@@ -164,6 +164,10 @@ impl Greedy {
 }
 
 impl Scheduler for Greedy {
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         Ok(self.best(tenants, selector)?.map(|(i, _)| i))
     }

@@ -116,6 +116,10 @@ impl Hybrid {
 }
 
 impl Scheduler for Hybrid {
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         if !self.switched {
             let Some((i, score)) = self.greedy.best(tenants, selector)? else {

@@ -38,6 +38,10 @@ pub struct RandomScheduler {
 }
 
 impl Scheduler for RandomScheduler {
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
         let count = self.eligible.count();
         if count == 0 {

@@ -50,6 +50,10 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
+    fn fork(&self) -> Result<Box<dyn Scheduler>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn pick(&mut self, _tenants: &Tenants, _selector: &mut dyn Selector) -> Result<Option<usize>> {
         let Some(i) = self
             .eligible

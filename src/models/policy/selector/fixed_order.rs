@@ -87,7 +87,7 @@ pub fn descending_order<K: Ord>(n: usize, key: impl Fn(usize) -> K) -> Vec<usize
 /// Each tenant takes the first model of `order` that is available to it and
 /// untried. A per-tenant cursor skips the prefix already used up, so a
 /// proposal costs amortised O(1).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct FixedOrder {
     trace: Arc<Trace>,
     order: Arc<[usize]>,
@@ -112,6 +112,10 @@ impl FixedOrder {
 }
 
 impl Selector for FixedOrder {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         Ok(self.next_proposal(tenants, tenant))
     }

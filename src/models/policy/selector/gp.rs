@@ -373,7 +373,7 @@ impl PriorCache {
 }
 
 /// Cost data behind the believed relative cost ĉ_ik.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum CostData {
     /// Cost-oblivious: ĉ = ĉˢ = 1.
     None,
@@ -385,7 +385,7 @@ enum CostData {
 }
 
 /// One repetition's GP selector.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct GpSelector {
     cfg: GpConfig,
     trace: Arc<Trace>,
@@ -652,6 +652,10 @@ impl GpSelector {
 }
 
 impl Selector for GpSelector {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         Ok(self.cached(tenants, tenant))
     }

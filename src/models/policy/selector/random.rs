@@ -33,7 +33,7 @@ fn parse(_params: &mut Params, _trace: &Trace) -> Result<SelectorFactory> {
 /// and proposes the tenant's `r`-th untried available model in index order.
 /// The draw is kept until the job starts, so asking twice gives the same
 /// answer.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct RandomSelector {
     trace: Arc<Trace>,
     rng: SimRng,
@@ -68,6 +68,10 @@ impl RandomSelector {
 }
 
 impl Selector for RandomSelector {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         Ok(self.next_proposal(tenants, tenant))
     }

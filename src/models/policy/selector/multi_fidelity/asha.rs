@@ -78,7 +78,7 @@ pub fn prior_mean_order(trace: &Trace, prior: &[usize]) -> Vec<usize> {
 }
 
 /// One repetition's ASHA.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Asha {
     ladder: Ladder,
     rungs: Vec<AshaRungs>,
@@ -155,6 +155,10 @@ impl Asha {
 }
 
 impl Selector for Asha {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, i: usize) -> Result<Option<Proposal>> {
         Ok(self.next_proposal(tenants, i))
     }

@@ -103,7 +103,7 @@ pub fn bracket_models(
 }
 
 /// One repetition's Hyperband.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Hyperband {
     ladder: Ladder,
     brackets: Vec<Bracket>,
@@ -193,6 +193,10 @@ impl Hyperband {
 }
 
 impl Selector for Hyperband {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, i: usize) -> Result<Option<Proposal>> {
         Ok(self.next_proposal(tenants, i))
     }

@@ -79,7 +79,7 @@ impl RungKeys {
 }
 
 /// A repetition's rungs, observations and prior curves.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Ladder {
     trace: Arc<Trace>,
     /// The nominal rung fidelities; the last is the top.

@@ -41,7 +41,7 @@ fn parse(params: &mut Params, trace: &Trace) -> Result<SelectorFactory> {
 }
 
 /// One repetition's successive halving.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct SuccessiveHalving {
     ladder: Ladder,
     runs: Vec<SyncRung>,
@@ -100,6 +100,10 @@ impl SuccessiveHalving {
 }
 
 impl Selector for SuccessiveHalving {
+    fn fork(&self) -> Result<Box<dyn Selector>> {
+        Ok(Box::new(self.clone()))
+    }
+
     fn propose(&mut self, tenants: &Tenants, i: usize) -> Result<Option<Proposal>> {
         Ok(self.next_proposal(tenants, i))
     }

@@ -1,0 +1,262 @@
+//! One repetition of one policy of a scenario as a steppable run (DESIGN
+//! §15): the episode of a learning environment, or the run a what-if
+//! forks. Its set-up (split, arrivals, the policy's scheduler and
+//! selector) and its metrics are those of the batch runner, so an episode
+//! whose every decision is the scheduler's pick gives the batch run's
+//! [`RepResult`], file for file.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::runner::{RepRun, rep_context, rep_result, rep_setup};
+use crate::core::error::{Error, Result};
+use crate::core::run::execution::Execution;
+use crate::core::sim::held::{Held, Shared};
+use crate::models::metrics::RepResult;
+use crate::models::report::{ExperimentResult, write_results};
+use crate::models::scenario::{Scenario, Split};
+use crate::models::sim::{Choice, Decided, DecisionPoint, ModelRun, RepContext, Tenants};
+use crate::models::trace::Micros;
+
+/// Repetition `rep` of policy `policy` of a model-mode scenario, stepped
+/// one decision at a time.
+///
+/// ```
+/// # fn main() -> tenantsim::core::error::Result<()> {
+/// use std::sync::Arc;
+/// use tenantsim::models::experiment::Episode;
+/// use tenantsim::models::scenario::load_scenario;
+///
+/// let path = std::path::Path::new("scenarios/quickstart.toml");
+/// let scenario = Arc::new(load_scenario(path, Default::default())?);
+/// let mut episode = Episode::new(Arc::clone(&scenario), 0, 0)?;
+/// while let Some(point) = episode.next_decision()? {
+///     // Here a learner would choose; this one takes the scheduler's pick.
+///     episode.decide(point.policy_choice)?;
+/// }
+/// let result = episode.finish(true)?;
+/// let batch = tenantsim::models::experiment::simulate_one(&scenario, 0, 0)?;
+/// assert_eq!(result.outcome.jobs, batch.outcome.jobs);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Episode {
+    scenario: Arc<Scenario>,
+    rep: u64,
+    policy: usize,
+    split: Split,
+    arrivals: Vec<Micros>,
+    run: ModelRun<'static>,
+    started: Instant,
+}
+
+impl Episode {
+    /// The episode of repetition `rep` of policy `policy` (index into the
+    /// scenario's policies), at its start.
+    pub fn new(scenario: Arc<Scenario>, rep: u64, policy: usize) -> Result<Self> {
+        let started = Instant::now();
+        let n = scenario.policies.len();
+        let p = scenario.policies.get(policy).ok_or_else(|| {
+            Error::usage(format!(
+                "policy {policy}: the scenario has {n} policies (0 to {})",
+                n.saturating_sub(1)
+            ))
+        })?;
+        let (split, arrivals) = rep_setup(&scenario, rep)?;
+        let ctx = RepContext {
+            trace: &scenario.trace,
+            gpu_types: &scenario.gpu_types,
+            tenants: &split.tenants,
+            prior: &split.prior,
+            seed: scenario.seed(),
+            repetition: rep,
+        };
+        let context = || rep_context(&scenario, rep, policy);
+        let scheduler = (p.make_scheduler)(&ctx).map_err(|e| e.context(context()))?;
+        let selector = (p.make_selector)(&ctx).map_err(|e| e.context(context()))?;
+        let run = ModelRun::new(
+            Shared::Arc(Arc::clone(&scenario.trace)),
+            Shared::Arc(Arc::clone(&scenario.gpu_types)),
+            &split.tenants,
+            &arrivals,
+            scenario.config,
+            Held::Owned(scheduler),
+            Held::Owned(selector),
+        )?;
+        Ok(Self {
+            scenario,
+            rep,
+            policy,
+            split,
+            arrivals,
+            run,
+            started,
+        })
+    }
+
+    /// The scenario.
+    pub fn scenario(&self) -> &Arc<Scenario> {
+        &self.scenario
+    }
+
+    /// The repetition.
+    pub fn rep(&self) -> u64 {
+        self.rep
+    }
+
+    /// The policy (index into the scenario's policies).
+    pub fn policy(&self) -> usize {
+        self.policy
+    }
+
+    /// The repetition's split (prior users and tenants).
+    pub fn split(&self) -> &Split {
+        &self.split
+    }
+
+    /// The tenants' state.
+    pub fn tenants(&self) -> &Tenants {
+        self.run.tenants()
+    }
+
+    /// The run itself (its job log, its clock, its pending decision).
+    pub fn run(&self) -> &ModelRun<'static> {
+        &self.run
+    }
+
+    /// Accrue the cumulative regret R(τ) from the start (the reward of a
+    /// learning environment, DESIGN §15.3): [`ModelRun::track_regret`],
+    /// read with `run().regret_area()`.
+    pub fn track_regret(&mut self) -> Result<()> {
+        self.run.track_regret()
+    }
+
+    /// Advance to the next decision ([`ModelRun::next_decision`]); errors
+    /// carry the policy and repetition.
+    pub fn next_decision(&mut self) -> Result<Option<DecisionPoint>> {
+        let r = self.run.next_decision();
+        r.map_err(|e| e.context(rep_context(&self.scenario, self.rep, self.policy)))
+    }
+
+    /// Take `choice` at the pending decision ([`ModelRun::decide`]).
+    pub fn decide(&mut self, choice: Choice) -> Result<Decided> {
+        self.run.decide(choice)
+    }
+
+    /// Run on to the end, every decision the scheduler's.
+    pub fn run_to_end(&mut self) -> Result<()> {
+        while let Some(point) = self.next_decision()? {
+            self.decide(point.policy_choice)?;
+        }
+        Ok(())
+    }
+
+    /// An independent copy of the episode at this point (DESIGN §15.2).
+    pub fn fork(&self) -> Result<Self> {
+        Ok(Self {
+            scenario: Arc::clone(&self.scenario),
+            rep: self.rep,
+            policy: self.policy,
+            split: self.split.clone(),
+            arrivals: self.arrivals.clone(),
+            run: self.run.fork()?,
+            started: Instant::now(),
+        })
+    }
+
+    /// Replace the policy from this point on by the scenario's policy
+    /// `policy`, built for this repetition as at its start (a what-if,
+    /// DESIGN §15.2): the new scheduler hears of every arrived tenant, the
+    /// new selector observes the jobs that complete from now on.
+    pub fn switch_policy(&mut self, policy: usize) -> Result<()> {
+        let n = self.scenario.policies.len();
+        let p = self.scenario.policies.get(policy).ok_or_else(|| {
+            Error::usage(format!(
+                "policy {policy}: the scenario has {n} policies (0 to {})",
+                n.saturating_sub(1)
+            ))
+        })?;
+        let ctx = RepContext {
+            trace: &self.scenario.trace,
+            gpu_types: &self.scenario.gpu_types,
+            tenants: &self.split.tenants,
+            prior: &self.split.prior,
+            seed: self.scenario.seed(),
+            repetition: self.rep,
+        };
+        let scheduler = (p.make_scheduler)(&ctx)?;
+        let selector = (p.make_selector)(&ctx)?;
+        self.run
+            .replace_policies(Held::Owned(scheduler), Held::Owned(selector))?;
+        self.policy = policy;
+        Ok(())
+    }
+
+    /// The episode's result, as the batch runner computes it for this
+    /// repetition and policy; the episode must have ended. The job log is
+    /// kept with `keep_jobs`.
+    pub fn finish(self, keep_jobs: bool) -> Result<RepResult> {
+        let outcome = self.run.into_outcome()?;
+        rep_result(
+            &self.scenario,
+            RepRun {
+                rep: self.rep,
+                policy: self.policy,
+                split: self.split,
+                arrivals: self.arrivals,
+                outcome,
+                started: self.started,
+            },
+            keep_jobs,
+        )
+    }
+}
+
+/// Write `result` (one repetition of one policy of `scenario`) as a results
+/// folder into `dir`, which must not exist yet: the files of the scenario
+/// run with that policy alone (`policy` 0 in every file) and that one
+/// repetition, `jobs.csv` with `keep_jobs` (the result must have kept its
+/// job log), no figures. For repetition 0 they are the files
+/// `tenantsim run` writes for that scenario, byte for byte (`run.json`
+/// aside: it records timings).
+pub fn write_episode(
+    dir: &Path,
+    scenario: &Scenario,
+    result: &RepResult,
+    keep_jobs: bool,
+) -> Result<()> {
+    let policy = scenario
+        .policies
+        .get(result.policy)
+        .ok_or_else(|| Error::usage(format!("no policy {} in the scenario", result.policy)))?;
+    let mut alone = scenario.clone();
+    alone.policies = vec![policy.clone()];
+    if let Some(section) = scenario.file.policies.get(result.policy) {
+        alone.file.policies = vec![section.clone()];
+    }
+    alone.file.repetitions = 1;
+    alone.file.baseline = None;
+    let mut result = result.clone();
+    result.policy = 0;
+    if dir.exists() {
+        return Err(Error::usage(format!(
+            "{}: the episode's results folder must not exist yet",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    let mut fold = ExperimentResult::new(&alone, keep_jobs)?;
+    fold.add(&alone, &result)?;
+    fold.finish(1, Duration::ZERO)?;
+    let aggregate = fold.aggregate(&alone);
+    let execution = Execution {
+        tasks: 1,
+        ran: 1,
+        ..Execution::default()
+    };
+    write_results(dir, &alone, &fold, &aggregate, keep_jobs, None, &execution)?;
+    Ok(())
+}

@@ -1,0 +1,589 @@
+//! A steppable model-selection run (DESIGN §15.1): the run stops at every
+//! decision point (a free GPU at an instant), says what the decision needs
+//! and the choice the scenario's own scheduler would make, and goes on
+//! once it is given a choice. [`super::simulate`] is the driver that always
+//! takes the scheduler's choice; a Python environment or a what-if fork is
+//! another. A run can be forked at any point (DESIGN §15.2): the copy holds
+//! its own state and its own policies and continues independently.
+
+use super::decision::{Choice, Decision, Policies, Start};
+use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
+use super::{EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
+use super::{Scheduler, Selector};
+use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
+use crate::core::sim::held::{Held, Shared};
+use crate::core::sim::policy_clock::PolicyClock;
+use crate::core::sim::{Component, EventLoop};
+use crate::models::trace::{Micros, Trace};
+
+/// No job (end of a per-tenant job chain).
+const NO_JOB: u32 = u32::MAX;
+
+/// A decision the run waits for: GPU `gpu` (the lowest free one, of type
+/// `gpu_type`) is free at `now`, `free_gpus` GPUs free in all (counting
+/// it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecisionPoint {
+    /// Simulated time, µs.
+    pub now: Micros,
+    /// The GPU the decision fills.
+    pub gpu: u32,
+    /// Its type (0 on an untyped cluster).
+    pub gpu_type: GpuType,
+    /// Free GPUs, counting `gpu`.
+    pub free_gpus: u32,
+    /// What the scenario's scheduler picked: taking it replays the
+    /// built-in run.
+    pub policy_choice: Choice,
+}
+
+/// What a choice did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Decided {
+    /// A job started (its number in the job log, and what it runs).
+    Started(u32, Start),
+    /// The tenant started nothing (it waits for a job of its own, or its
+    /// budget is spent); the next decision is at the same instant.
+    Again,
+    /// No tenant: the free GPUs stay idle until the next event.
+    Idle,
+}
+
+/// The state of one model-selection simulation and its policies.
+struct ModelSelection<'a> {
+    trace: Shared<'a, Trace>,
+    types: Shared<'a, GpuTypes>,
+    tenants: Tenants,
+    pool: GpuPool,
+    jobs: Vec<JobRecord>,
+    /// Per job: the previous job of the same tenant (a chain per tenant).
+    prev_job: Vec<u32>,
+    /// Per tenant: its latest job.
+    last_job: Vec<u32>,
+    left_at: Vec<Option<Micros>>,
+    completion_order: Vec<u32>,
+    scheduler: Held<'a, dyn Scheduler + 'a>,
+    selector: Held<'a, dyn Selector + 'a>,
+    /// The time inside the policies' calls.
+    clock: PolicyClock,
+    /// The cumulative regret so far, when asked for ([`ModelRun::track_regret`]).
+    regret: Option<RegretMeter>,
+}
+
+/// R(τ) = ∫ S dτ of DESIGN §2.6 accrued online, instant by instant: S, the
+/// sum of the arrived tenants' losses ℓ_i = A*_i − best_i, is constant
+/// between two instants, so before the events of instant `now` the area
+/// grows by S × (now − t) and S then changes by each event (an arrival adds
+/// A*_i, since best_i is 0 before its first job; a completion that raises
+/// best_i subtracts the rise). Plain f64 sums, in event order: it agrees
+/// with the metrics' compensated R(end) to rounding (the steppable tests
+/// compare them), and is what a learner's reward is made of (DESIGN §15.3).
+#[derive(Debug, Clone)]
+struct RegretMeter {
+    /// A*_i per tenant.
+    best_possible: Vec<f64>,
+    /// S after the last instant handled.
+    sum: f64,
+    /// Arrived tenants with a positive loss: none, and S is exactly 0 (as
+    /// §2.6's compensated sum is), whatever the rounding of the updates.
+    positive: usize,
+    /// R up to `at`, accuracy·seconds.
+    area: f64,
+    /// The instant the area reaches.
+    at: Micros,
+}
+
+impl RegretMeter {
+    fn advance(&mut self, now: Micros) {
+        if now > self.at {
+            self.area += self.sum * crate::core::sim::time::to_seconds(now - self.at);
+            self.at = now;
+        }
+    }
+
+    /// Tenant `i` arrives: its loss is A*_i (best_i = 0).
+    fn arrived(&mut self, i: usize) {
+        let a = self.best_possible[i];
+        if a > 0.0 {
+            self.sum += a;
+            self.positive += 1;
+        }
+    }
+
+    /// A job of tenant `i` completes with `acc`, its best so far `before`.
+    fn completed(&mut self, i: usize, before: f64, acc: f64) {
+        if acc > before {
+            let a = self.best_possible[i];
+            self.sum -= acc - before;
+            if before < a && acc >= a {
+                self.positive -= 1;
+            }
+            if self.positive == 0 {
+                self.sum = 0.0;
+            }
+        }
+    }
+
+    fn area_at(&self, t: Micros) -> f64 {
+        self.area + self.sum * crate::core::sim::time::to_seconds(t.saturating_sub(self.at))
+    }
+}
+
+/// A model-selection run that stops at each decision (DESIGN §15.1).
+///
+/// ```text
+/// while let Some(point) = run.next_decision()? {
+///     run.decide(point.policy_choice)?;   // or any other choice
+/// }
+/// let outcome = run.into_outcome()?;
+/// ```
+pub struct ModelRun<'a> {
+    sim: ModelSelection<'a>,
+    queue: EventQueue<Event>,
+    looper: EventLoop,
+    /// The instant whose free GPUs are being filled, if any.
+    deciding: Option<Micros>,
+    /// The decision the run waits for, once offered.
+    pending: Option<DecisionPoint>,
+    config: SimConfig,
+}
+
+impl std::fmt::Debug for ModelRun<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRun")
+            .field("tenants", &self.sim.tenants.len())
+            .field("jobs", &self.sim.jobs.len())
+            .field("pending", &self.pending)
+            .field("done", &self.looper.is_done())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> ModelRun<'a> {
+    /// A run of trace users `users` (ascending) arriving at `arrivals` on
+    /// the cluster of `config` (whose GPU count must be `types`'), under
+    /// `scheduler` and `selector`; nothing has happened yet.
+    pub fn new(
+        trace: Shared<'a, Trace>,
+        types: Shared<'a, GpuTypes>,
+        users: &[usize],
+        arrivals: &[Micros],
+        config: SimConfig,
+        scheduler: Held<'a, dyn Scheduler + 'a>,
+        selector: Held<'a, dyn Selector + 'a>,
+    ) -> Result<Self> {
+        if types.gpus() != config.gpus {
+            return Err(Error::input(format!(
+                "internal: a cluster of {} typed GPUs for a configuration of {} GPUs",
+                types.gpus(),
+                config.gpus
+            )));
+        }
+        if arrivals.len() != users.len() {
+            return Err(Error::input(format!(
+                "internal: {} arrival times for {} tenants",
+                arrivals.len(),
+                users.len()
+            )));
+        }
+        let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
+        let mut queue = EventQueue::with_capacity(2 * users.len() + config.gpus as usize);
+        for (i, &t) in arrivals.iter().enumerate() {
+            queue.push(t, ARRIVAL, Event::Arrival { tenant: i as u32 });
+        }
+        let tenants = Tenants::new(
+            &trace,
+            users,
+            arrivals,
+            config.max_jobs_per_tenant,
+            config.limits,
+        );
+        Ok(Self {
+            sim: ModelSelection {
+                trace,
+                types,
+                tenants,
+                pool: GpuPool::new(config.gpus),
+                jobs: Vec::with_capacity(n_jobs_max),
+                prev_job: Vec::with_capacity(n_jobs_max),
+                last_job: vec![NO_JOB; users.len()],
+                left_at: vec![None; users.len()],
+                completion_order: Vec::with_capacity(n_jobs_max),
+                scheduler,
+                selector,
+                clock: PolicyClock::default(),
+                regret: None,
+            },
+            queue,
+            looper: EventLoop::new(config.horizon),
+            deciding: None,
+            pending: None,
+            config,
+        })
+    }
+
+    /// Advance to the next decision point and return it (the same point
+    /// again while it is not decided), or `None` once the run has ended.
+    /// Events are handled as [`super::simulate`] handles them; at each
+    /// instant the free GPUs are offered lowest index first, one decision
+    /// at a time, after the scheduler picked (its pick is the point's
+    /// [`DecisionPoint::policy_choice`]).
+    pub fn next_decision(&mut self) -> Result<Option<DecisionPoint>> {
+        loop {
+            if self.pending.is_some() {
+                return Ok(self.pending);
+            }
+            if let Some(now) = self.deciding {
+                if let Some(lowest) = self.sim.pool.peek_lowest() {
+                    let free = u32::try_from(self.sim.pool.free_count()).unwrap_or(u32::MAX);
+                    let gpu_type = self.sim.types.type_of(lowest);
+                    // A policy's error stops the run at once (no result is
+                    // written).
+                    let picked = self
+                        .sim
+                        .with_policies(|p, tenants, _, _| p.pick(tenants, now, free, gpu_type))?;
+                    self.pending = Some(DecisionPoint {
+                        now,
+                        gpu: lowest,
+                        gpu_type,
+                        free_gpus: free,
+                        policy_choice: Choice::of(picked),
+                    });
+                    continue;
+                }
+                self.deciding = None;
+            }
+            match self.looper.next_instant(&mut self.sim, &mut self.queue)? {
+                Some(now) => {
+                    self.sim.tenants.set_now(now);
+                    self.deciding = Some(now);
+                }
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// Take `choice` at the pending decision point. A choice that breaks
+    /// the rules (DESIGN §15.1: a tenant out of range or not eligible, a
+    /// model unavailable or tried) is an error that changes nothing: the
+    /// point stays pending and another choice can be taken. An error of a
+    /// policy (its selector or scheduler) ends the run.
+    pub fn decide(&mut self, choice: Choice) -> Result<Decided> {
+        let Some(point) = self.pending else {
+            return Err(Error::usage(
+                "no decision is pending: call `next_decision` first (or the run has ended)",
+            ));
+        };
+        let decision = self.sim.with_policies(|p, tenants, trace, types| {
+            p.decide_for(trace, types, tenants, point.gpu_type, choice)
+        })?;
+        self.pending = None;
+        Ok(match decision {
+            Decision::Stop => {
+                self.deciding = None;
+                Decided::Idle
+            }
+            Decision::Again => Decided::Again,
+            Decision::Start(start) => {
+                let job = self.sim.start(point.now, &start, &mut self.queue)?;
+                Decided::Started(job, start)
+            }
+        })
+    }
+
+    /// Accrue the cumulative regret R(τ) from here on (DESIGN §2.6, §15.3;
+    /// [`Self::regret_area`]); call it before the first step, or the
+    /// regret before it is missed (an error then).
+    pub fn track_regret(&mut self) -> Result<()> {
+        if self.looper.end().events > 0 {
+            return Err(Error::usage(
+                "the regret is tracked from a run's start: call `track_regret` before the first step",
+            ));
+        }
+        let trace: &Trace = &self.sim.trace;
+        let best_possible = self
+            .sim
+            .tenants
+            .users()
+            .iter()
+            .map(|&u| trace.best_accuracy(u))
+            .collect();
+        self.sim.regret = Some(RegretMeter {
+            best_possible,
+            sum: 0.0,
+            positive: 0,
+            area: 0.0,
+            at: 0,
+        });
+        Ok(())
+    }
+
+    /// R(τ) = ∫₀^τ S dτ up to `τ` = the last instant handled (the run's
+    /// end once it has ended), accuracy·seconds, when tracked
+    /// ([`Self::track_regret`]).
+    pub fn regret_area(&self) -> Option<f64> {
+        self.sim.regret.as_ref().map(|m| m.area_at(self.now()))
+    }
+
+    /// The tenants' state (what every policy reads).
+    pub fn tenants(&self) -> &Tenants {
+        &self.sim.tenants
+    }
+
+    /// The trace.
+    pub fn trace(&self) -> &Trace {
+        &self.sim.trace
+    }
+
+    /// The jobs started so far, in start order.
+    pub fn jobs(&self) -> &[JobRecord] {
+        &self.sim.jobs
+    }
+
+    /// The decision the run waits for, if one was offered.
+    pub fn pending(&self) -> Option<DecisionPoint> {
+        self.pending
+    }
+
+    /// Whether the run has ended (no event left before the horizon).
+    pub fn is_done(&self) -> bool {
+        self.looper.is_done()
+    }
+
+    /// Simulated time so far: the last instant handled, µs.
+    pub fn now(&self) -> Micros {
+        self.looper.end().end
+    }
+
+    /// An independent copy of the run at this point, with copies of its
+    /// policies ([`Scheduler::fork`], [`Selector::fork`]; an error if one
+    /// cannot be forked). Continued with the same choices it gives the
+    /// same outcome as the original (DESIGN §15.2). Nothing is read from
+    /// or written to a file; the trace and the cluster's types are shared,
+    /// not copied.
+    pub fn fork(&self) -> Result<ModelRun<'a>> {
+        let s = &self.sim;
+        Ok(ModelRun {
+            sim: ModelSelection {
+                trace: s.trace.clone(),
+                types: s.types.clone(),
+                tenants: s.tenants.clone(),
+                pool: s.pool.clone(),
+                jobs: s.jobs.clone(),
+                prev_job: s.prev_job.clone(),
+                last_job: s.last_job.clone(),
+                left_at: s.left_at.clone(),
+                completion_order: s.completion_order.clone(),
+                scheduler: Held::Owned(s.scheduler.fork()?),
+                selector: Held::Owned(s.selector.fork()?),
+                clock: s.clock,
+                regret: s.regret.clone(),
+            },
+            queue: self.queue.clone(),
+            looper: self.looper,
+            deciding: self.deciding,
+            pending: self.pending,
+            config: self.config,
+        })
+    }
+
+    /// Replace the policies from this point on (a what-if fork, DESIGN
+    /// §15.2). The new scheduler first hears of every tenant's state (as
+    /// at an arrival), so an incremental scheduler starts from the run's
+    /// state; the new selector sees only the jobs that complete from now
+    /// on. A pending decision is withdrawn and offered again, picked by
+    /// the new scheduler.
+    pub fn replace_policies(
+        &mut self,
+        scheduler: Held<'a, dyn Scheduler + 'a>,
+        selector: Held<'a, dyn Selector + 'a>,
+    ) -> Result<()> {
+        self.sim.scheduler = scheduler;
+        self.sim.selector = selector;
+        for i in 0..self.sim.tenants.len() {
+            if self.sim.tenants.has_arrived(i) {
+                self.sim
+                    .with_policies(|p, tenants, _, _| p.changed(tenants, i))?;
+            }
+        }
+        self.pending = None;
+        Ok(())
+    }
+
+    /// The run's outcome once it has ended ([`Self::next_decision`]
+    /// returned `None`): its job log and what the metrics read.
+    pub fn into_outcome(self) -> Result<RunOutcome> {
+        if !self.looper.is_done() {
+            return Err(Error::usage(
+                "the run has not ended: step it until `next_decision` returns None",
+            ));
+        }
+        let end = self.looper.end();
+        let sim = self.sim;
+        let trace: &Trace = &sim.trace;
+        let gpu_types: &GpuTypes = &sim.types;
+        let users = sim.tenants.users();
+        let busy = sim
+            .jobs
+            .iter()
+            .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
+            .sum();
+        let mut busy_by_type = Vec::new();
+        if gpu_types.is_typed() {
+            busy_by_type = vec![0; gpu_types.n_types()];
+            for j in &sim.jobs {
+                busy_by_type[usize::from(gpu_types.type_of(j.gpu))] +=
+                    u128::from(j.end.min(end.end).saturating_sub(j.start));
+            }
+        }
+        let low_fidelity_busy = if trace.is_curve() {
+            sim.jobs
+                .iter()
+                .filter(|j| {
+                    (j.level as usize) < trace.top_level(users[j.tenant as usize], j.model as usize)
+                })
+                .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
+                .sum()
+        } else {
+            0
+        };
+        let n = users.len();
+        let budget_exhausted = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
+        let ended = (0..n)
+            .map(|i| sim.tenants.end_reason(i, sim.selector.schedule_over(i)))
+            .collect();
+        Ok(RunOutcome {
+            jobs: sim.jobs,
+            completion_order: sim.completion_order,
+            end: end.end,
+            busy,
+            busy_by_type,
+            low_fidelity_busy,
+            events: end.events,
+            gpus: self.config.gpus,
+            left_at: sim.left_at,
+            budget_exhausted,
+            ended,
+            policy_clock: sim.clock,
+        })
+    }
+}
+
+impl Component for ModelSelection<'_> {
+    type Event = Event;
+
+    fn on_event(&mut self, now: Micros, event: Event, queue: &mut EventQueue<Event>) -> Result<()> {
+        self.tenants.set_now(now);
+        if let Some(m) = &mut self.regret {
+            m.advance(now);
+        }
+        match event {
+            Event::Completion { job } => {
+                let rec = &mut self.jobs[job as usize];
+                if rec.cancelled {
+                    return Ok(());
+                }
+                rec.completed = true;
+                let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                let level = rec.level as usize;
+                self.pool.release(rec.gpu);
+                self.completion_order.push(job);
+                if let Some(m) = &mut self.regret {
+                    m.completed(i, self.tenants.best(i), acc);
+                }
+                self.with_policies(|p, tenants, _, _| p.completed(tenants, now, i, k, level, acc))?;
+            }
+            Event::Arrival { tenant } => {
+                if let Some(m) = &mut self.regret {
+                    m.arrived(tenant as usize);
+                }
+                self.with_policies(|p, tenants, _, _| p.arrived(tenants, now, tenant as usize))?;
+                if let Some(p) = self.tenants.limits().patience {
+                    queue.push(now.saturating_add(p), PATIENCE, Event::Patience { tenant });
+                }
+            }
+            Event::Patience { tenant } => {
+                let i = tenant as usize;
+                if self.tenants.completed(i) == 0 && !self.tenants.has_left(i) {
+                    self.leave(i, now)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The decisions of an instant are taken by [`ModelRun`], between two
+    /// instants.
+    fn after_instant(&mut self, _now: Micros, _queue: &mut EventQueue<Event>) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> ModelSelection<'a> {
+    /// Call `f` with the policies, the tenants, the trace and the types.
+    fn with_policies<R>(
+        &mut self,
+        f: impl FnOnce(&mut Policies<'_>, &mut Tenants, &Trace, &GpuTypes) -> R,
+    ) -> R {
+        let mut p = Policies {
+            scheduler: &mut *self.scheduler,
+            selector: &mut *self.selector,
+            clock: self.clock,
+        };
+        let r = f(&mut p, &mut self.tenants, &self.trace, &self.types);
+        self.clock = p.clock;
+        r
+    }
+
+    /// Start `start` at `now` on the lowest free GPU; its number in the
+    /// job log.
+    fn start(&mut self, now: Micros, start: &Start, queue: &mut EventQueue<Event>) -> Result<u32> {
+        let Some(gpu) = self.pool.take_lowest() else {
+            return Err(Error::input("internal: a job started with no free GPU"));
+        };
+        let finish = now.checked_add(start.runtime).ok_or_else(|| {
+            Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
+        })?;
+        let job = u32::try_from(self.jobs.len())
+            .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
+        self.jobs.push(JobRecord {
+            tenant: start.tenant as u32,
+            model: start.model as u32,
+            level: start.level as u32,
+            gpu,
+            start: now,
+            end: finish,
+            accuracy: start.accuracy,
+            completed: false,
+            cancelled: false,
+        });
+        self.prev_job.push(self.last_job[start.tenant]);
+        self.last_job[start.tenant] = job;
+        self.with_policies(|p, tenants, _, _| p.started(tenants, start))?;
+        queue.push(finish, COMPLETION, Event::Completion { job });
+        Ok(job)
+    }
+
+    /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
+    /// freed, their accuracy never observed), it is never eligible again and
+    /// its loss stays frozen.
+    fn leave(&mut self, i: usize, now: Micros) -> Result<()> {
+        self.tenants.leave(i);
+        self.left_at[i] = Some(now);
+        let mut j = self.last_job[i];
+        while j != NO_JOB {
+            let rec = &mut self.jobs[j as usize];
+            if !rec.completed && !rec.cancelled {
+                rec.cancelled = true;
+                let planned = rec.end - rec.start;
+                rec.end = now;
+                self.pool.release(rec.gpu);
+                self.tenants
+                    .cancel_job(i, rec.model as usize, planned, now - rec.start);
+            }
+            j = self.prev_job[j as usize];
+        }
+        self.with_policies(|p, tenants, _, _| p.changed(tenants, i))
+    }
+}
