@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def run_tenantsim(binary, scenario, reps, out, jobs=False):
-    cmd = [binary, "run", str(scenario), "--threads", "1", "--reps", str(reps), "--quiet", "--out", str(out)]
+    cmd = [binary, "run", str(scenario), "--threads", "1", "--reps", str(reps), "--quiet", "--no-cache", "--out", str(out)]
     if jobs:
         cmd.append("--jobs")
     t0 = time.perf_counter()
