@@ -146,11 +146,11 @@ impl TenantPosterior {
         )
     }
 
-    /// Posterior mean μ_j and the stored (unclamped) variance Σ[j,j] of
+    /// Posterior mean μ_j and the stored (unclamped) variance `Σ[j,j]` of
     /// every local model j = 0, 1, …, in order: `mean_and_std_dev(j)` is
     /// `(μ_j, Σ[j,j].max(0).sqrt())`. One pass over the packed storage (the
-    /// diagonal of row j sits `n − j` entries after that of row j − 1, see
-    /// [`packed_row`]), for a caller scoring every model (the GP
+    /// diagonal of row j + 1 sits `n − j` entries after that of row j, see
+    /// `packed_row`), for a caller scoring every model (the GP
     /// selectors' acquisition, DESIGN §3.5) without a lookup per index.
     pub fn diagonal(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
         let n = self.models.len();
