@@ -5,7 +5,8 @@ Times, on the same scenario (default tests/crosscheck/lcdb-per-rep.toml):
 - tenantsim: `tenantsim run SCENARIO --threads 1 --reps R --quiet
   --no-cache` (no --jobs; without --no-cache the 2nd and 3rd tries would
   read the results of the 1st back from the default result cache),
-  wall time of the whole process, best of `--tries`; per repetition with start-up = T(R) / R, without = (T(R) - T(1)) / (R - 1);
+  wall time of the whole process, best of `--tries`; per repetition
+  with start-up = T(R) / R, without = (T(R) - T(1)) / (R - 1);
 - the reference: gp_replay.replay (tests/crosscheck/gp_replay.py) on the
   splits of the first N repetitions, taken from a `--jobs` run of the same
   scenario; first checked job for job against that jobs.csv, then timed
