@@ -2,9 +2,11 @@
 """Per-repetition time of tenantsim against the numpy reference (issue 34).
 
 Times, on the same scenario (default tests/crosscheck/lcdb-per-rep.toml):
-- tenantsim: `tenantsim run SCENARIO --threads 1 --reps R --quiet` (no
-  --jobs), wall time of the whole process, best of `--tries`; per
-  repetition with start-up = T(R) / R, without = (T(R) - T(1)) / (R - 1);
+- tenantsim: `tenantsim run SCENARIO --threads 1 --reps R --quiet
+  --no-cache` (no --jobs; without --no-cache the 2nd and 3rd tries would
+  read the results of the 1st back from the default result cache),
+  wall time of the whole process, best of `--tries`; per repetition
+  with start-up = T(R) / R, without = (T(R) - T(1)) / (R - 1);
 - the reference: gp_replay.replay (tests/crosscheck/gp_replay.py) on the
   splits of the first N repetitions, taken from a `--jobs` run of the same
   scenario; first checked job for job against that jobs.csv, then timed
@@ -36,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def run_tenantsim(binary, scenario, reps, out, jobs=False):
-    cmd = [binary, "run", str(scenario), "--threads", "1", "--reps", str(reps), "--quiet", "--out", str(out)]
+    cmd = [binary, "run", str(scenario), "--threads", "1", "--reps", str(reps), "--quiet", "--no-cache", "--out", str(out)]
     if jobs:
         cmd.append("--jobs")
     t0 = time.perf_counter()

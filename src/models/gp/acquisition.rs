@@ -75,15 +75,33 @@ pub fn expected_improvement(mu: f64, sigma: f64, best: f64, xi: f64) -> f64 {
 /// every number, −∞ included; among NaN scores the lowest index wins. No
 /// allocation; `score` is called once per candidate, in index order.
 pub fn argmax_by(excluded: &[bool], mut score: impl FnMut(usize) -> f64) -> Option<(usize, f64)> {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, _) in excluded.iter().enumerate().filter(|(_, e)| !**e) {
-        let v = score(i);
-        let better = match best {
+    let candidates = excluded
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| (!e).then(|| (score(i), ())));
+    argmax_of(candidates).map(|(i, v, ())| (i, v))
+}
+
+/// [`argmax_by`] over candidates given in index order: item `i` is
+/// `None` for an excluded index, else its score and a payload the caller
+/// wants back for the winner (e.g. the μ and σ the score was made of).
+/// The highest score wins, ties by the lowest index, a NaN score ranks
+/// below every number (the rule of [`argmax_by`], which is this function
+/// over its mask). Lets a caller walk its data in one pass (the GP
+/// selectors read a posterior's diagonal in order, DESIGN §3.5) instead of
+/// looking every index up.
+pub fn argmax_of<P>(candidates: impl Iterator<Item = Option<(f64, P)>>) -> Option<(usize, f64, P)> {
+    let mut best: Option<(usize, f64, P)> = None;
+    for (i, c) in candidates.enumerate() {
+        let Some((v, payload)) = c else {
+            continue;
+        };
+        let better = match &best {
             None => true,
-            Some((_, b)) => v > b || (b.is_nan() && !v.is_nan()),
+            Some((_, b, _)) => v > *b || (b.is_nan() && !v.is_nan()),
         };
         if better {
-            best = Some((i, v));
+            best = Some((i, v, payload));
         }
     }
     best
@@ -192,6 +210,37 @@ mod tests {
         );
         // argmax_by returns the winning score.
         assert_eq!(argmax_by(&none, |i| v[i]), Some((1, 0.9)));
+    }
+
+    #[test]
+    fn argmax_of_is_argmax_by_with_payloads() {
+        // Independent check: argmax_of over (score, payload) gives the
+        // index and score argmax_by gives for the same mask, and the
+        // payload of that index.
+        let nan = f64::NAN;
+        let v = [0.5, nan, 0.9, 0.9, f64::NEG_INFINITY, 0.2];
+        for mask in 0u32..64 {
+            let excluded: Vec<bool> = (0..6).map(|b| mask & (1 << b) != 0).collect();
+            let by = argmax_by(&excluded, |i| v[i]);
+            let of = argmax_of(
+                excluded
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &e)| (!e).then_some((v[i], 10 * i))),
+            );
+            assert_eq!(
+                by.map(|(i, x)| (i, x.to_bits())),
+                of.map(|(i, x, _)| (i, x.to_bits()))
+            );
+            if let Some((i, _, p)) = of {
+                assert_eq!(p, 10 * i);
+            }
+        }
+        assert_eq!(argmax_of::<()>(std::iter::empty()), None);
+        assert_eq!(
+            argmax_of([None, Some((nan, 'a')), None].into_iter()).map(|(i, _, p)| (i, p)),
+            Some((1, 'a'))
+        );
     }
 
     #[test]

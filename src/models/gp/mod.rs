@@ -14,7 +14,7 @@ mod acquisition;
 mod posterior;
 mod prior;
 
-pub use acquisition::{argmax, argmax_by, beta, expected_improvement, ucb, ucb_cost};
+pub use acquisition::{argmax, argmax_by, argmax_of, beta, expected_improvement, ucb, ucb_cost};
 pub use posterior::{MIN_INNOVATION_VARIANCE, TenantPosterior};
 pub use prior::{
     GpPrior, Kernel, RbfDefaults, rbf_defaults, relative_cost_prior, relative_cost_prior_on,

@@ -89,8 +89,17 @@ impl TenantPosterior {
         let n = models.len();
         let mut data = Vec::with_capacity(n + n * (n + 1) / 2);
         data.extend(models.iter().map(|&k| pm[k]));
+        // Models k₀, k₀+1, …: row a of the triangle is the prior's row k₀+a
+        // from its diagonal on, copied as one slice (the same values as the
+        // entry-by-entry copy; every tenant with all K models takes this).
+        let contiguous = models
+            .first()
+            .is_some_and(|&k0| models[n - 1] - k0 == n - 1);
         for (a, &k) in models.iter().enumerate() {
-            data.extend(models[a..].iter().map(|&l| pc[[k, l]]));
+            match pc.row(k).to_slice() {
+                Some(row) if contiguous => data.extend_from_slice(&row[k..k + n - a]),
+                _ => data.extend(models[a..].iter().map(|&l| pc[[k, l]])),
+            }
         }
         Ok(Self {
             models: models.into(),
@@ -135,6 +144,23 @@ impl TenantPosterior {
             self.data[j],
             self.data[n + packed_row(n, j)].max(0.0).sqrt(),
         )
+    }
+
+    /// Posterior mean μ_j and the stored (unclamped) variance `Σ[j,j]` of
+    /// every local model j = 0, 1, …, in order: `mean_and_std_dev(j)` is
+    /// `(μ_j, Σ[j,j].max(0).sqrt())`. One pass over the packed storage (the
+    /// diagonal of row j + 1 sits `n − j` entries after that of row j, see
+    /// `packed_row`), for a caller scoring every model (the GP
+    /// selectors' acquisition, DESIGN §3.5) without a lookup per index.
+    pub fn diagonal(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let n = self.models.len();
+        let (mean, cov) = self.data.split_at(n);
+        let mut at = 0;
+        mean.iter().enumerate().map(move |(j, &m)| {
+            let v = cov[at];
+            at += n - j;
+            (m, v)
+        })
     }
 
     /// Condition on observing accuracy `y` for local model `j`, by one
@@ -612,6 +638,41 @@ mod tests {
         assert!(close(p.covariance(0, 1), 0.004));
         assert!(close(p.std_dev(1), 0.082f64.sqrt()));
         assert_eq!(p.n_observed(), 1);
+    }
+
+    #[test]
+    fn diagonal_reads_every_mean_and_variance_in_order() {
+        // Independent check against the per-index accessors, on a prior of
+        // 5 models, for contiguous (slice copy) and gapped model lists,
+        // before and after observations (an observed model's diagonal is
+        // the NaN marker, read by `mean_and_std_dev` as σ = 0).
+        let b: Vec<f64> = (0..25)
+            .map(|x| ((x * 7 % 11) as f64 - 5.0) / 10.0)
+            .collect();
+        let prior = prior_from(vec![0.1, 0.2, 0.3, 0.4, 0.5], &b, 5, 0.05);
+        for models in [&[0, 1, 2, 3, 4][..], &[1, 2, 3], &[0, 2, 4], &[3]] {
+            let Ok(mut p) = TenantPosterior::new(&prior, models, 1e-4) else {
+                panic!("new")
+            };
+            for (a, &k) in models.iter().enumerate() {
+                assert_eq!(p.mean(a), prior.mean()[k]);
+                for (c, &l) in models.iter().enumerate() {
+                    assert_eq!(p.covariance(a, c), prior.cov()[[k, l]]);
+                }
+            }
+            for step in 0..=models.len() {
+                let d: Vec<(f64, f64)> = p.diagonal().collect();
+                assert_eq!(d.len(), models.len());
+                for (j, &(m, v)) in d.iter().enumerate() {
+                    let (mu, sigma) = p.mean_and_std_dev(j);
+                    assert_eq!(m.to_bits(), mu.to_bits());
+                    assert_eq!(v.max(0.0).sqrt().to_bits(), sigma.to_bits());
+                }
+                if step < models.len() {
+                    p.observe_once(step, 0.3 + 0.1 * step as f64);
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! then the posterior *is* the prior restricted to its models, read straight
 //! from the shared prior). A tenant proposes the argmax of the acquisition
 //! over its models neither completed nor running, ties by the lowest model
-//! index ([`argmax_by`]).
+//! index ([`argmax_of`]).
 //!
 //! The GP math (prior, posterior update, β_t, UCB, UCB_c, EI) lives in
 //! [`crate::models::gp`], where each formula is written out with its source.
@@ -16,8 +16,9 @@
 //! triangle of its `K_i × K_i` covariance, about 2 KB at K_i = 20) once it
 //! has completed a job, nothing of size K_i before; plus a cached proposal
 //! (about 40 bytes) and an empty posterior slot (48 bytes).
-//! `propose` never allocates: it fills a scratch mask sized at construction
-//! and caches its answer until the tenant starts or completes a job.
+//! `propose` never allocates: it scores the untried models in one pass over
+//! the posterior's diagonal and caches its answer until the tenant starts
+//! or completes a job.
 
 use std::sync::{Arc, Mutex, Weak};
 
@@ -25,7 +26,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::params::Params;
 use crate::models::gp::{
-    GpPrior, Kernel, TenantPosterior, argmax_by, beta, expected_improvement,
+    GpPrior, Kernel, TenantPosterior, argmax_of, beta, expected_improvement,
     relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
 };
 use crate::models::policy::entry::SelectorEntry;
@@ -405,8 +406,6 @@ struct GpSelector {
     /// tenant starts or completes a job (a decision for another type
     /// recomputes it).
     cache: Vec<Option<(GpuType, Proposal)>>,
-    /// Excluded-model mask for [`argmax_by`], sized for the largest K_i.
-    scratch: Vec<bool>,
 }
 
 impl GpSelector {
@@ -469,12 +468,6 @@ impl GpSelector {
                     .collect(),
             ),
         };
-        let widest = ctx
-            .tenants
-            .iter()
-            .map(|&u| trace.models_of(u).len())
-            .max()
-            .unwrap_or(0);
         // Fail here, not later inside `observe`, if a posterior could not be
         // built (it cannot after the checks above; this keeps it so).
         if let Some(&u) = ctx.tenants.first() {
@@ -493,7 +486,6 @@ impl GpSelector {
             users: ctx.tenants.into(),
             posteriors: vec![None; ctx.tenants.len()],
             cache: vec![None; ctx.tenants.len()],
-            scratch: vec![false; widest],
         })
     }
 
@@ -547,21 +539,12 @@ impl GpSelector {
         }
     }
 
-    /// Posterior mean μ and standard deviation σ (variance clamped at ≥ 0)
-    /// of local model `j` (trace model `k`) of tenant `i`; before its first
-    /// completion, the prior's m_k and √Σ[k,k], which is what a fresh
-    /// [`TenantPosterior`] holds.
-    fn moments(&self, i: usize, j: usize, k: usize) -> (f64, f64) {
-        match self.posteriors[i].as_ref() {
-            Some(p) => p.mean_and_std_dev(j),
-            None => (self.prior.mean()[k], self.prior_sd[k]),
-        }
-    }
-
     /// Score the tenant's untried models and return the best (no
     /// allocation). With β = β_t ([`beta`], t = completed jobs + 1, K = K_i),
-    /// μ, σ from [`Self::moments`] and ĉ from [`Self::cost`], the
-    /// acquisition of a model is
+    /// μ, σ the posterior mean and standard deviation of the model (variance
+    /// clamped at ≥ 0; before the tenant's first completion, the prior's m_k
+    /// and √Σ[k,k], which is what a fresh [`TenantPosterior`] holds) and ĉ
+    /// from [`Self::cost`], the acquisition of a model is
     /// - `gp-ucb`: `ucb(μ, σ, β)` ([`ucb`]);
     /// - `gp-ucb-cost`: `ucb_cost(μ, σ, β, ĉ)` ([`ucb_cost`]);
     /// - `gp-ei`: `expected_improvement(μ, σ, best_i, ξ)`
@@ -570,32 +553,20 @@ impl GpSelector {
     ///   second (Snoek, Larochelle, Adams, "Practical Bayesian Optimization
     ///   of Machine Learning Algorithms", NeurIPS 2012, §3.2).
     ///
-    /// The proposal is the [`argmax_by`] of it (ties: lowest model index),
-    /// carrying that value, ĉ (1 for cost-oblivious selectors) and √β σ.
-    fn compute(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
+    /// The proposal is the [`argmax_of`] of it over the models neither
+    /// completed nor running (ties: lowest model index), carrying that
+    /// value, ĉ (1 for cost-oblivious selectors) and √β σ.
+    fn compute(&self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let u = tenants.user(i);
         let t = tenants.gpu_type();
-        // `Self::models_of`, spelt out so the borrow is of two fields only.
-        let models: &[usize] = match &self.posteriors[i] {
-            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
-            _ => self.trace.models_of(u),
-        };
+        let models = self.models_of(i, u);
         let n = models.len();
-        for (e, &k) in self.scratch[..n].iter_mut().zip(models) {
-            *e = tenants.is_tried(i, k);
-        }
         // β_t = s · 2 ln(K_i t² π² / (6δ)) (DESIGN §3.4): `beta_scale` s times
         // Srinivas et al.'s β_t; s = 0 leaves the posterior mean alone.
         let b = self.cfg.beta_scale * beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
-        // `Self::moments` and `Self::cost` with what they look up hoisted
-        // out of the loop over models (same arithmetic).
-        let post = self.posteriors[i].as_ref();
-        let (prior_mean, prior_sd) = (self.prior.mean(), &self.prior_sd[..]);
-        let moments = |j: usize, k: usize| match post {
-            Some(p) => p.mean_and_std_dev(j),
-            None => (prior_mean[k], prior_sd[k]),
-        };
+        // `Self::cost` with what it looks up hoisted out of the loop over
+        // models (same arithmetic).
         let runtimes = self.types.runtime_matrix_us(&self.trace, t).row(u);
         let (n_tenants, n_models) = (self.users.len(), self.trace.n_models());
         let t_at = usize::from(t);
@@ -604,21 +575,25 @@ impl GpSelector {
             CostData::Oracle(mean) => runtimes[k] as f64 / mean[t_at * n_tenants + i],
             CostData::Prior(costs) => costs.relative[t_at * n_models + k],
         };
-        let acquisition = |j: usize| {
-            let k = models[j];
-            let (mu, sigma) = moments(j, k);
-            match self.cfg.acquisition {
-                Acquisition::Ucb => ucb(mu, sigma, b),
-                Acquisition::UcbCost(_) => ucb_cost(mu, sigma, b, cost(k)),
-                Acquisition::Ei { xi } => expected_improvement(mu, sigma, best, xi),
-                Acquisition::EiPerSecond { xi, .. } => {
-                    expected_improvement(mu, sigma, best, xi) / cost(k)
-                }
+        // One loop per acquisition (the match hoisted out of the loop over
+        // models, so each loop is a few instructions per model).
+        let (j, value, (mu, sigma)) = match self.cfg.acquisition {
+            Acquisition::Ucb => {
+                self.best_model(tenants, i, models, |_, mu, sigma| ucb(mu, sigma, b))
             }
-        };
-        let (j, value) = argmax_by(&self.scratch[..n], acquisition)?;
+            Acquisition::UcbCost(_) => self.best_model(tenants, i, models, |k, mu, sigma| {
+                ucb_cost(mu, sigma, b, cost(k))
+            }),
+            Acquisition::Ei { xi } => self.best_model(tenants, i, models, |_, mu, sigma| {
+                expected_improvement(mu, sigma, best, xi)
+            }),
+            Acquisition::EiPerSecond { xi, .. } => {
+                self.best_model(tenants, i, models, |k, mu, sigma| {
+                    expected_improvement(mu, sigma, best, xi) / cost(k)
+                })
+            }
+        }?;
         let k = models[j];
-        let (mu, sigma) = self.moments(i, j, k);
         // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
         // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
         let gain = match self.cfg.acquisition {
@@ -636,6 +611,37 @@ impl GpSelector {
             bonus: Some(b.sqrt() * sigma),
             level: None,
         })
+    }
+
+    /// The [`argmax_of`] of `acquisition(k, μ, σ)` over tenant `i`'s
+    /// models `models` (trace indices k) neither completed nor running,
+    /// with the winner's μ and σ: the posterior's diagonal read in one
+    /// pass ([`TenantPosterior::diagonal`], σ = √max(Σ[j,j], 0)), or before
+    /// the tenant's first completion the prior's m_k and √max(Σ[k,k], 0),
+    /// which is what a fresh [`TenantPosterior`] holds.
+    fn best_model(
+        &self,
+        tenants: &Tenants,
+        i: usize,
+        models: &[usize],
+        acquisition: impl Fn(usize, f64, f64) -> f64,
+    ) -> Option<(usize, f64, (f64, f64))> {
+        let score = |k: usize, mu: f64, sigma: f64| {
+            (!tenants.is_tried(i, k)).then(|| (acquisition(k, mu, sigma), (mu, sigma)))
+        };
+        match &self.posteriors[i] {
+            Some(p) => argmax_of(
+                models
+                    .iter()
+                    .zip(p.diagonal())
+                    .map(|(&k, (mu, var))| score(k, mu, var.max(0.0).sqrt())),
+            ),
+            None => argmax_of(
+                models
+                    .iter()
+                    .map(|&k| score(k, self.prior.mean()[k], self.prior_sd[k])),
+            ),
+        }
     }
 
     fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
