@@ -97,9 +97,25 @@ fn sd_of<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> f64 {
 }
 
 /// t_{p, df}: the p-quantile of Student's t with `df` degrees of freedom
-/// (statrs' inverse CDF).
+/// (statrs' inverse CDF). The aggregation asks for the same (p, df) for
+/// every band of a scenario, and the inverse CDF is an iterative search (a
+/// fifth of an LCDB-sized repetition's aggregation, issue 34): the last
+/// answer of each thread is kept and returned for the same arguments, the
+/// very value a fresh computation gives.
 pub fn t_quantile(p: f64, df: usize) -> f64 {
-    StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(p))
+    thread_local! {
+        static LAST: std::cell::Cell<(u64, usize, f64)> = const { std::cell::Cell::new((0, 0, f64::NAN)) };
+    }
+    let key = p.to_bits();
+    LAST.with(|last| {
+        let (k, d, q) = last.get();
+        if k == key && d == df && df > 0 {
+            return q;
+        }
+        let q = StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(p));
+        last.set((key, df, q));
+        q
+    })
 }
 
 /// Student-t confidence band of the mean at `level` (e.g. 0.95):
@@ -290,6 +306,19 @@ mod tests {
         assert!((t_quantile(0.975, 1) - 12.706_204_736_174_7).abs() < 1e-9);
         assert!((t_quantile(0.975, 2) - 4.302_652_729_749_464).abs() < 1e-9);
         assert!((t_quantile(0.975, 9) - 2.262_157_162_798_205).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_repeated_t_quantile_is_the_fresh_computation_bit_for_bit() {
+        for (p, df) in [(0.975, 9), (0.975, 9), (0.95, 9), (0.975, 29), (0.975, 9)] {
+            let fresh = StudentsT::new(0.0, 1.0, df as f64).map_or(f64::NAN, |t| t.inverse_cdf(p));
+            assert_eq!(
+                t_quantile(p, df).to_bits(),
+                fresh.to_bits(),
+                "p {p}, df {df}"
+            );
+        }
+        assert!(t_quantile(0.975, 0).is_nan(), "df 0 has no quantile");
     }
 
     #[test]
