@@ -1,0 +1,90 @@
+//! `tenantsim whatif RESULTS --at T (--policy NAME | --gpus ±N)`: fork a
+//! finished run at simulated time T and compare the continuations (DESIGN
+//! §15.4); a thin shell over [`crate::models::experiment::whatif`].
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::core::error::{Error, Result};
+use crate::models::experiment::whatif::{
+    Change, fork_time, policy_index, results_scenario, what_if,
+};
+use crate::registry::Registry;
+
+/// Arguments of `tenantsim whatif`.
+#[derive(Debug, Args)]
+#[command(
+    group = clap::ArgGroup::new("change").required(true).args(["policy", "gpus"]),
+    after_help = "Each policy of the scenario runs repetition R up to the first decision point \
+at or after T (every decision its scheduler's), is forked there, and goes on once unchanged \
+(DIR/baseline) and once with the change (DIR/changed): the usual results files, one repetition, \
+jobs.csv included, and DIR/whatif.json saying where each fork was. --gpus adds GPUs at the fork \
+or removes free ones (busy GPUs are never removed); only on a cluster of identical GPUs \
+(`[cluster] gpus`). A table comparing the continuations goes to stdout."
+)]
+pub struct WhatifArgs {
+    /// A model-mode results folder written by `tenantsim run` (its run.json
+    /// names the scenario; relative paths resolve as at the run).
+    pub results: PathBuf,
+    /// Simulated time of the fork, seconds (the first decision point at or
+    /// after it).
+    #[arg(long, value_name = "T")]
+    pub at: f64,
+    /// Continue with the scenario's policy NAME from the fork on.
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<String>,
+    /// Add (+N) or remove (-N) GPUs at the fork.
+    #[arg(long, value_name = "±N", allow_negative_numbers = true)]
+    pub gpus: Option<i64>,
+    /// The repetition to fork.
+    #[arg(long, value_name = "R", default_value_t = 0)]
+    pub rep: u64,
+    /// The folder to write, which must not exist [default:
+    /// RESULTS/whatif-rep<R>-at<T>-<change>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// Fork, continue, write both folders, print the comparison.
+pub fn whatif(args: &WhatifArgs, registry: &Registry) -> Result<()> {
+    crate::core::interrupt::install_handler();
+    let scenario = Arc::new(results_scenario(&args.results, &registry.models)?);
+    let at = fork_time(&scenario, args.at)?;
+    let change = match (&args.policy, args.gpus) {
+        (Some(name), None) => Change::Policy(policy_index(&scenario, name)?),
+        (None, Some(n)) => Change::Gpus(n),
+        _ => {
+            return Err(Error::usage(
+                "give exactly one of --policy NAME and --gpus ±N",
+            ));
+        }
+    };
+    if let Some(out) = &args.out
+        && out.exists()
+    {
+        return Err(Error::usage(format!(
+            "--out {}: already exists; the what-if writes a new folder",
+            out.display()
+        )));
+    }
+    let result = what_if(scenario, args.rep, at, change)?;
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| result.default_dir(&args.results));
+    result.write(&dir, &args.results)?;
+    eprintln!(
+        "what-if of {} (repetition {}): {}; results in {}: baseline/, changed/, whatif.json",
+        args.results.display(),
+        args.rep,
+        result.change.describe(&result.scenario),
+        dir.display()
+    );
+    std::io::stdout()
+        .lock()
+        .write_all(result.table().as_bytes())
+        .map_err(|e| Error::stdout("the comparison", &e))
+}
