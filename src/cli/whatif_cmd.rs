@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::core::error::{Error, Result};
 use crate::models::experiment::whatif::{
-    Change, fork_time, policy_index, results_scenario, what_if,
+    Change, fork_time, parse_at, policy_index, results_scenario, what_if,
 };
 use crate::registry::Registry;
 
@@ -31,7 +31,7 @@ pub struct WhatifArgs {
     pub results: PathBuf,
     /// Simulated time of the fork, seconds (the first decision point at or
     /// after it).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub at: f64,
     /// Continue with the scenario's policy NAME from the fork on.
     #[arg(long, value_name = "NAME")]
@@ -51,6 +51,7 @@ pub struct WhatifArgs {
 /// Fork, continue, write both folders, print the comparison.
 pub fn whatif(args: &WhatifArgs, registry: &Registry) -> Result<()> {
     crate::core::interrupt::install_handler();
+    parse_at(args.at)?;
     let scenario = Arc::new(results_scenario(&args.results, &registry.models)?);
     let at = fork_time(&scenario, args.at)?;
     let change = match (&args.policy, args.gpus) {

@@ -114,8 +114,8 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
         .map_err(|e| Error::input(format!("{}: not valid JSON: {e}", manifest.display())))?;
     if let Some(mode) = doc.get("mode").and_then(Value::as_str) {
         return Err(Error::input(format!(
-            "{shown}: a {mode}-mode results folder (run.json `mode` = \"{mode}\"): \
-             what-if forks model-mode runs only (a scenario without `mode`, or `mode = \"models\"`)"
+            "{shown}: its run.json says `mode` = \"{mode}\": what-if forks model-mode \
+             runs only (a scenario without `mode`, or `mode = \"models\"`)"
         )));
     }
     let (Some(file), Some(path), Some(sha)) = (
@@ -174,14 +174,21 @@ pub fn policy_index(scenario: &Scenario, name: &str) -> Result<usize> {
         })
 }
 
-/// `at` seconds as µs: finite and ≥ 0, within the horizon if any.
-pub fn fork_time(scenario: &Scenario, at: f64) -> Result<Micros> {
+/// `at` seconds as µs, rounded to the nearest: finite, ≥ 0 and at most
+/// 10^12 s.
+pub fn parse_at(at: f64) -> Result<Micros> {
     if !at.is_finite() || at < 0.0 || at > 1.0e12 {
         return Err(Error::usage(format!(
             "--at {at}: expected a simulated time in seconds, at least 0 (and at most 1e12)"
         )));
     }
-    let us = (at * 1.0e6).round() as Micros;
+    Ok((at * 1.0e6).round() as Micros)
+}
+
+/// `at` seconds as µs ([`parse_at`]), before the scenario's horizon if it
+/// has one.
+pub fn fork_time(scenario: &Scenario, at: f64) -> Result<Micros> {
+    let us = parse_at(at)?;
     if let Some(h) = scenario.config.horizon
         && us >= h
     {
@@ -230,7 +237,7 @@ pub fn what_if(scenario: Arc<Scenario>, rep: u64, at: Micros, change: Change) ->
                     return Err(Error::usage(format!(
                         "--at {}: past the end: the run of policy `{name}` (repetition {rep}) \
                          has no decision point at or after it ({last}; the run ended at {} s)",
-                        micros_to_secs_string(at),
+                        to_seconds(at),
                         micros_to_secs_string(baseline.run().now())
                     )));
                 }
