@@ -4,14 +4,11 @@
 
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use clap::Args;
 
 use crate::core::error::{Error, Result};
-use crate::models::experiment::whatif::{
-    Change, fork_time, parse_at, policy_index, results_scenario, what_if,
-};
+use crate::models::experiment::whatif::run_what_if;
 use crate::registry::Registry;
 
 /// Arguments of `tenantsim whatif`.
@@ -51,32 +48,15 @@ pub struct WhatifArgs {
 /// Fork, continue, write both folders, print the comparison.
 pub fn whatif(args: &WhatifArgs, registry: &Registry) -> Result<()> {
     crate::core::interrupt::install_handler();
-    parse_at(args.at)?;
-    let scenario = Arc::new(results_scenario(&args.results, &registry.models)?);
-    let at = fork_time(&scenario, args.at)?;
-    let change = match (&args.policy, args.gpus) {
-        (Some(name), None) => Change::Policy(policy_index(&scenario, name)?),
-        (None, Some(n)) => Change::Gpus(n),
-        _ => {
-            return Err(Error::usage(
-                "give exactly one of --policy NAME and --gpus ±N",
-            ));
-        }
-    };
-    if let Some(out) = &args.out
-        && out.exists()
-    {
-        return Err(Error::usage(format!(
-            "--out {}: already exists; the what-if writes a new folder",
-            out.display()
-        )));
-    }
-    let result = what_if(scenario, args.rep, at, change)?;
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| result.default_dir(&args.results));
-    result.write(&dir, &args.results)?;
+    let (result, dir) = run_what_if(
+        &args.results,
+        args.at,
+        args.policy.as_deref(),
+        args.gpus,
+        args.rep,
+        args.out.as_deref(),
+        &registry.models,
+    )?;
     eprintln!(
         "what-if of {} (repetition {}): {}; results in {}: baseline/, changed/, whatif.json",
         args.results.display(),

@@ -286,6 +286,47 @@ pub fn what_if(scenario: Arc<Scenario>, rep: u64, at: Micros, change: Change) ->
     })
 }
 
+/// The whole of `tenantsim whatif` but its printing: fork the model-mode
+/// results folder `results` (its scenario's policies named in `registry`)
+/// at `at` seconds in repetition `rep` with exactly one of `policy` (a
+/// policy's name) and `gpus` (±N), and write the folder `out` (default
+/// [`WhatIf::default_dir`]; it must not exist). The what-if and the folder
+/// written.
+pub fn run_what_if(
+    results: &Path,
+    at: f64,
+    policy: Option<&str>,
+    gpus: Option<i64>,
+    rep: u64,
+    out: Option<&Path>,
+    registry: &ModelRegistry,
+) -> Result<(WhatIf, PathBuf)> {
+    parse_at(at)?;
+    if policy.is_some() == gpus.is_some() {
+        return Err(Error::usage(
+            "give exactly one of --policy NAME and --gpus ±N",
+        ));
+    }
+    if let Some(out) = out
+        && out.exists()
+    {
+        return Err(Error::usage(format!(
+            "--out {}: already exists; the what-if writes a new folder",
+            out.display()
+        )));
+    }
+    let scenario = Arc::new(results_scenario(results, registry)?);
+    let at = fork_time(&scenario, at)?;
+    let change = match (policy, gpus) {
+        (Some(name), _) => Change::Policy(policy_index(&scenario, name)?),
+        (None, n) => Change::Gpus(n.unwrap_or(0)),
+    };
+    let what = what_if(scenario, rep, at, change)?;
+    let dir = out.map_or_else(|| what.default_dir(results), Path::to_path_buf);
+    what.write(&dir, results)?;
+    Ok((what, dir))
+}
+
 impl WhatIf {
     /// The default output folder: `RESULTS/whatif-rep<R>-at<T>-<change>`
     /// (`T` in seconds as given to µs, the change `policy-NAME`,
