@@ -177,7 +177,7 @@ pub fn policy_index(scenario: &Scenario, name: &str) -> Result<usize> {
 /// `at` seconds as µs, rounded to the nearest: finite, ≥ 0 and at most
 /// 10^12 s.
 pub fn parse_at(at: f64) -> Result<Micros> {
-    if !at.is_finite() || at < 0.0 || at > 1.0e12 {
+    if !(0.0..=1.0e12).contains(&at) {
         return Err(Error::usage(format!(
             "--at {at}: expected a simulated time in seconds, at least 0 (and at most 1e12)"
         )));
