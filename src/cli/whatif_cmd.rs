@@ -40,7 +40,7 @@ pub struct WhatifArgs {
     #[arg(long, value_name = "R", default_value_t = 0)]
     pub rep: u64,
     /// The folder to write, which must not exist [default:
-    /// RESULTS/whatif-rep<R>-at<T>-<change>].
+    /// RESULTS/whatif-repR-atT-CHANGE, e.g. whatif-rep0-at5-gpus+1].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
