@@ -335,3 +335,33 @@ fn bad_inputs_are_clear_errors() {
             "its run.json says `mode` = \"jobs\": what-if forks model-mode runs only",
         ));
 }
+
+#[test]
+fn a_what_if_is_deterministic() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let plain = tmp.path().join("plain");
+    run_once(&repo("scenarios/quickstart.toml"), &plain);
+    let mut tables = Vec::new();
+    for name in ["w1", "w2"] {
+        let assert = tenantsim()
+            .arg("whatif")
+            .arg(&plain)
+            .args(["--at", "6", "--policy", "random-random", "--out"])
+            .arg(tmp.path().join(name))
+            .assert()
+            .success();
+        tables.push(assert.get_output().stdout.clone());
+    }
+    assert_eq!(tables[0], tables[1]);
+    // Every file byte for byte, but run.json's measurements (as for `run`).
+    let (a, b) = (tmp.path().join("w1"), tmp.path().join("w2"));
+    assert_same_result_files(&a, &b, "two what-ifs");
+    let json = |d: &Path| {
+        let mut v: Value =
+            serde_json::from_str(&fs::read_to_string(d.join("whatif.json")).expect("read"))
+                .expect("JSON");
+        v.as_object_mut().expect("object").remove("results");
+        v
+    };
+    assert_eq!(json(&a), json(&b));
+}
