@@ -383,6 +383,36 @@ fn seconds(us: impl Iterator<Item = u64>) -> Vec<f64> {
     us.map(|t| t as f64 / 1e6).collect()
 }
 
+/// `tenantsim whatif` (DESIGN §15.4): fork the model-mode results folder
+/// `results` at `at` seconds, continue unchanged and with the change
+/// (`policy` or `gpus`), write `out` (default inside `results`); the
+/// folder written and the comparison table.
+#[pyfunction]
+#[pyo3(signature = (results, at, *, policy=None, gpus=None, rep=0, out=None))]
+fn whatif(
+    py: Python<'_>,
+    results: PathBuf,
+    at: f64,
+    policy: Option<String>,
+    gpus: Option<i64>,
+    rep: u64,
+    out: Option<PathBuf>,
+) -> PyResult<(String, String)> {
+    py.detach(|| {
+        tenantsim::models::experiment::whatif::run_what_if(
+            &results,
+            at,
+            policy.as_deref(),
+            gpus,
+            rep,
+            out.as_deref(),
+            &Registry::builtin().models,
+        )
+        .map(|(w, dir)| (dir.display().to_string(), w.table()))
+    })
+    .map_err(|e| py_err(&e))
+}
+
 /// The extension module.
 #[pymodule]
 fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -403,5 +433,6 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
     m.add_function(wrap_pyfunction!(load_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(whatif, m)?)?;
     Ok(())
 }

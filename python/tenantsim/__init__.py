@@ -18,6 +18,9 @@ Functions:
         A trace CSV (model or job trace) as a DataFrame.
     load_scenario(path)
         A scenario file as a dict with absolute paths, to edit and ``run``.
+    whatif(results, at, policy=None, gpus=None, rep=0, out=None)
+        Fork a finished run at simulated time ``at`` and return the
+        unchanged and the changed continuations as two :class:`Results`.
 
 Policies in Python: subclass :class:`Scheduler` or :class:`Selector` (model
 mode, and a shared scenario's service) or :class:`JobScheduler` (job mode,
@@ -80,6 +83,7 @@ __version__: str = _tenantsim.__version__
 
 __all__ = [
     "run",
+    "whatif",
     "validate",
     "load_trace",
     "load_scenario",
@@ -238,6 +242,67 @@ def run(
             renamed.__cause__ = e.__cause__
             raise renamed from e.__cause__
         return read_results(folder, _json_loads(text), target)
+
+
+def whatif(
+    results: PathLike,
+    at: float,
+    policy: Optional[str] = None,
+    gpus: Optional[int] = None,
+    rep: int = 0,
+    out: Optional[PathLike] = None,
+) -> Tuple[Results, Results]:
+    """Fork a finished model-mode run at simulated time ``at`` and compare
+    its continuations (``tenantsim whatif``; docs/DESIGN.md §15.4).
+
+    Each policy of the run's scenario runs repetition ``rep`` up to its
+    first decision point at or after ``at`` seconds, is forked there, and
+    goes on once unchanged and once with the change: ``policy`` (the
+    scenario's policy of that name decides from then on) or ``gpus`` (add
+    ``+N`` GPUs, or remove ``-N`` free ones; a cluster of identical GPUs
+    only). Give exactly one of them.
+
+    Args:
+        results: a results folder written by ``run`` (model mode); its
+            ``run.json`` names the scenario, whose relative paths resolve
+            as at the run.
+        at: the simulated time of the fork, seconds (at least 0).
+        policy: the name of a policy of the scenario.
+        gpus: GPUs added (positive) or removed (negative).
+        rep: the repetition to fork.
+        out: the folder to write, which must not exist (default:
+            ``results/whatif-rep<R>-at<T>-<change>``).
+
+    Returns:
+        ``(baseline, changed)``: the continuations as :class:`Results`
+        (``out/baseline`` and ``out/changed``: one repetition, a row per
+        policy as forked, ``jobs`` included); each ``json`` is the
+        folder's ``whatif.json`` (where each policy was forked).
+
+    Raises:
+        UsageError: ``at`` negative or past the end, an unknown policy
+            (the message lists the names), more GPUs removed than are
+            free, both or neither of ``policy`` and ``gpus``, ``out``
+            exists.
+        InputError: ``results`` missing, not a model-mode folder, or its
+            trace changed since the run.
+    """
+    folder, _table = _tenantsim.whatif(
+        os.fspath(results),
+        float(at),
+        policy=policy,
+        gpus=None if gpus is None else int(gpus),
+        rep=int(rep),
+        out=None if out is None else os.fspath(out),
+    )
+    folder_path = Path(folder)
+    with open(folder_path / "whatif.json", encoding="utf-8") as f:
+        doc = _json_loads(f.read())
+    doc["mode"] = "models"
+    return tuple(  # type: ignore[return-value]
+        read_results(folder_path / name, doc, folder_path / name)
+        for name in (doc["baseline"], doc["changed"])
+    )
 
 
 def validate(path: PathLike) -> str:

@@ -33,6 +33,18 @@ def run(
 ) -> str:
     """Run the scenario file into ``out``; the ``--json`` document as JSON text."""
 
+def whatif(
+    results: str,
+    at: float,
+    *,
+    policy: Optional[str] = None,
+    gpus: Optional[int] = None,
+    rep: int = 0,
+    out: Optional[str] = None,
+) -> Tuple[str, str]:
+    """Fork the results folder at ``at`` s (``tenantsim whatif``); the
+    folder written and the comparison table."""
+
 def validate(path: str) -> str:
     """The description ``tenantsim validate`` prints."""
 

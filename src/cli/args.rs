@@ -90,6 +90,10 @@ pub enum Command {
     /// Describe the result cache (folder, entries, size, ages) or prune
     /// it by age, by size (least recently used first) or whole.
     Cache(CacheArgs),
+    /// Fork a model-mode run at simulated time T and compare its
+    /// continuations: unchanged, and with another policy (--policy) or GPUs
+    /// added or removed (--gpus); both written as results folders.
+    Whatif(super::whatif_cmd::WhatifArgs),
 }
 
 /// Arguments of `tenantsim merge`.

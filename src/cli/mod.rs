@@ -21,6 +21,7 @@ mod run_cmd;
 mod schema_cmd;
 mod slurm_cmd;
 mod table_cmd;
+mod whatif_cmd;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -39,6 +40,7 @@ pub use compare_cmd::CompareArgs;
 pub use gen_cmd::{GenSynArgs, GenWorkflowsArgs};
 pub use import_cmd::{ImportArgs, ImportWorkflowsArgs, WorkflowFormat};
 pub use slurm_cmd::{SlurmArgs, write_slurm_scripts};
+pub use whatif_cmd::WhatifArgs;
 
 /// Execute a parsed command line with the built-in policies.
 pub fn execute(cli: Cli) -> Result<()> {
@@ -46,7 +48,7 @@ pub fn execute(cli: Cli) -> Result<()> {
 }
 
 /// Execute a parsed command line; every subcommand that loads a scenario
-/// (`run`, `merge`, `validate`, `slurm`) knows the policies of `registry`.
+/// (`run`, `merge`, `validate`, `slurm`, `whatif`) knows the policies of `registry`.
 /// `plot`, `table`, `check`, `compare` and `report` read results folders
 /// and load no scenario.
 pub fn execute_with(cli: Cli, registry: &Registry) -> Result<()> {
@@ -68,6 +70,7 @@ pub fn execute_with(cli: Cli, registry: &Registry) -> Result<()> {
         Command::Merge(args) => run_cmd::merge(&args, registry),
         Command::Slurm(args) => slurm_cmd::slurm(&args, registry),
         Command::Cache(args) => cache_cmd::cache(&args),
+        Command::Whatif(args) => whatif_cmd::whatif(&args, registry),
     }
 }
 

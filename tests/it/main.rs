@@ -83,6 +83,7 @@ mod streaming;
 mod table;
 mod trace_sources;
 mod wfformat;
+mod whatif;
 mod workflow_rules;
 mod workflow_trace;
 mod writes_only_where_asked;

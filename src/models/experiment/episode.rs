@@ -194,6 +194,18 @@ impl Episode {
         Ok(())
     }
 
+    /// Add `n` GPUs at the pending decision ([`ModelRun::add_gpus`], a
+    /// what-if, DESIGN §15.4).
+    pub fn add_gpus(&mut self, n: u32) -> Result<()> {
+        self.run.add_gpus(n)
+    }
+
+    /// Remove `n` free GPUs at the pending decision
+    /// ([`ModelRun::remove_gpus`], DESIGN §15.4).
+    pub fn remove_gpus(&mut self, n: u32) -> Result<()> {
+        self.run.remove_gpus(n)
+    }
+
     /// The episode's result, as the batch runner computes it for this
     /// repetition and policy; the episode must have ended. The job log is
     /// kept with `keep_jobs`.
@@ -227,19 +239,50 @@ pub fn write_episode(
     result: &RepResult,
     keep_jobs: bool,
 ) -> Result<()> {
-    let policy = scenario
-        .policies
-        .get(result.policy)
-        .ok_or_else(|| Error::usage(format!("no policy {} in the scenario", result.policy)))?;
+    write_episodes(dir, scenario, std::slice::from_ref(result), keep_jobs)
+}
+
+/// [`write_episode`] of several results of one repetition, one per policy
+/// (distinct policies, in the scenario's order): the files of the scenario
+/// run with those policies alone (renumbered from 0 in that order) and
+/// that one repetition. With every policy of the scenario, in order, the
+/// baseline is the scenario's and for repetition 0 the files are those of
+/// `tenantsim run --reps 1` (`run.json` aside); with a subset there is no
+/// `baseline` key (the first policy is the baseline).
+pub fn write_episodes(
+    dir: &Path,
+    scenario: &Scenario,
+    results: &[RepResult],
+    keep_jobs: bool,
+) -> Result<()> {
+    let Some(first) = results.first() else {
+        return Err(Error::usage("no episode to write"));
+    };
     let mut alone = scenario.clone();
-    alone.policies = vec![policy.clone()];
-    if let Some(section) = scenario.file.policies.get(result.policy) {
-        alone.file.policies = vec![section.clone()];
+    alone.policies = Vec::with_capacity(results.len());
+    alone.file.policies = Vec::with_capacity(results.len());
+    for (i, r) in results.iter().enumerate() {
+        let policy = scenario
+            .policies
+            .get(r.policy)
+            .ok_or_else(|| Error::usage(format!("no policy {} in the scenario", r.policy)))?;
+        if r.rep != first.rep || (i > 0 && r.policy <= results[i - 1].policy) {
+            return Err(Error::usage(
+                "episodes to write together must be of one repetition and of distinct \
+                 policies in the scenario's order",
+            ));
+        }
+        alone.policies.push(policy.clone());
+        if let Some(section) = scenario.file.policies.get(r.policy) {
+            alone.file.policies.push(section.clone());
+        }
+    }
+    let every = results.len() == scenario.policies.len();
+    alone.baseline = if every { scenario.baseline } else { 0 };
+    if !every {
+        alone.file.baseline = None;
     }
     alone.file.repetitions = 1;
-    alone.file.baseline = None;
-    let mut result = result.clone();
-    result.policy = 0;
     if dir.exists() {
         return Err(Error::usage(format!(
             "{}: the episode's results folder must not exist yet",
@@ -249,12 +292,17 @@ pub fn write_episode(
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))?;
     let mut fold = ExperimentResult::new(&alone, keep_jobs)?;
-    fold.add(&alone, &result)?;
+    for (i, r) in results.iter().enumerate() {
+        let mut r = r.clone();
+        r.policy = i;
+        fold.add(&alone, &r)?;
+    }
     fold.finish(1, Duration::ZERO)?;
     let aggregate = fold.aggregate(&alone);
+    let n = results.len() as u64;
     let execution = Execution {
-        tasks: 1,
-        ran: 1,
+        tasks: n,
+        ran: n,
         ..Execution::default()
     };
     write_results(dir, &alone, &fold, &aggregate, keep_jobs, None, &execution)?;

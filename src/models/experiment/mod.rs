@@ -3,8 +3,9 @@
 
 mod episode;
 mod runner;
+pub mod whatif;
 
-pub use episode::{Episode, write_episode};
+pub use episode::{Episode, write_episode, write_episodes};
 pub use runner::{
     CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, run_experiment, simulate_one,
     simulate_rep_with, simulate_task,

@@ -18,7 +18,8 @@ pub struct RunMetrics {
     pub time_to: Vec<Option<Micros>>,
     /// Jobs that completed.
     pub jobs: usize,
-    /// Busy GPU time / (GPUs × end); 0 for a run of length 0.
+    /// Busy GPU time / (GPUs × end) (the GPU time the cluster had, when
+    /// its size changed: DESIGN §15.4); 0 for a run of length 0.
     pub gpu_busy_fraction: f64,
     /// End of the run, µs.
     pub end: Micros,
@@ -29,7 +30,11 @@ pub struct RunMetrics {
 impl RunMetrics {
     /// Compute the figures from a run's curve and log.
     pub fn compute(curve: &LossCurve, outcome: &RunOutcome, thresholds: &[f64]) -> Self {
-        let capacity = u128::from(outcome.gpus) * u128::from(outcome.end);
+        // GPUs × end, or the GPU-µs of a cluster that changed during the
+        // run (DESIGN §15.4).
+        let capacity = outcome
+            .capacity
+            .unwrap_or(u128::from(outcome.gpus) * u128::from(outcome.end));
         Self {
             final_loss: curve.final_loss(),
             // The curve ends where the run did (`LossCurve::from_outcome`).

@@ -49,8 +49,13 @@ pub struct RunOutcome {
     pub low_fidelity_busy: u128,
     /// Events processed (completions and arrivals).
     pub events: u64,
-    /// Number of GPUs.
+    /// Number of GPUs at the start.
     pub gpus: u32,
+    /// GPU-µs the cluster had up to `end` when GPUs were added or removed
+    /// during the run (a what-if, DESIGN §15.4): Σ over the stretches
+    /// between changes of (GPUs then × the stretch's length). `None`: the
+    /// cluster never changed, and the capacity is `gpus × end`.
+    pub capacity: Option<u128>,
     /// Per tenant: when it left for lack of patience.
     pub left_at: Vec<Option<Micros>>,
     /// Per tenant: whether it hit its GPU-time budget.

@@ -147,6 +147,9 @@ pub struct ModelRun<'a> {
     /// The decision the run waits for, once offered.
     pending: Option<DecisionPoint>,
     config: SimConfig,
+    /// Changes of the cluster's size (DESIGN §15.4): (instant, GPUs from
+    /// then on), in time order; empty when it never changed.
+    resized: Vec<(Micros, u32)>,
 }
 
 impl std::fmt::Debug for ModelRun<'_> {
@@ -220,6 +223,7 @@ impl<'a> ModelRun<'a> {
             deciding: None,
             pending: None,
             config,
+            resized: Vec::new(),
         })
     }
 
@@ -385,7 +389,122 @@ impl<'a> ModelRun<'a> {
             deciding: self.deciding,
             pending: self.pending,
             config: self.config,
+            resized: self.resized.clone(),
         })
+    }
+
+    /// GPUs in the cluster now (busy or free).
+    pub fn gpus(&self) -> u32 {
+        self.sim.pool.active()
+    }
+
+    /// GPUs free now.
+    pub fn free_gpus(&self) -> u32 {
+        u32::try_from(self.sim.pool.free_count()).unwrap_or(u32::MAX)
+    }
+
+    /// Add `n` GPUs at the pending decision's instant (a what-if, DESIGN
+    /// §15.4): they are free at once, numbered after every GPU the run
+    /// had, and offered at the same instant after the pending decision
+    /// (which stays as offered, its `free_gpus` counting them). Only on an
+    /// untyped cluster (a typed one is an error), only at a decision point,
+    /// and the cluster stays within [`MAX_GPUS`](crate::core::limits::MAX_GPUS).
+    /// Adding 0 changes nothing.
+    pub fn add_gpus(&mut self, n: u32) -> Result<()> {
+        let point = self.resizable("add")?;
+        if n == 0 {
+            return Ok(());
+        }
+        let after = u64::from(self.sim.pool.active()) + u64::from(n);
+        if after > crate::core::limits::MAX_GPUS
+            || u64::from(self.sim.pool.total()) + u64::from(n) > u64::from(u32::MAX)
+        {
+            return Err(Error::usage(format!(
+                "adding {n} GPUs to {} would pass the limit of {} GPUs",
+                self.sim.pool.active(),
+                crate::core::limits::MAX_GPUS
+            )));
+        }
+        if !self.sim.pool.add(n) {
+            return Err(Error::input("internal: GPU numbers overflowed"));
+        }
+        self.resized(point.now);
+        self.pending = Some(DecisionPoint {
+            free_gpus: self.free_gpus(),
+            ..point
+        });
+        Ok(())
+    }
+
+    /// Remove `n` free GPUs at the pending decision's instant (a what-if,
+    /// DESIGN §15.4), the highest-numbered first: a busy GPU is never
+    /// removed, so removing more GPUs than are free is an error that
+    /// changes nothing, and so is leaving the cluster with none. While a
+    /// free GPU is left the pending decision stays as offered (it fills
+    /// the lowest free GPU, removed last; its `free_gpus` is updated);
+    /// removing every free GPU withdraws it, and the run goes on to the
+    /// next event. Only on an untyped cluster; removing 0 changes nothing.
+    pub fn remove_gpus(&mut self, n: u32) -> Result<()> {
+        let point = self.resizable("remove")?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (free, active) = (self.free_gpus(), self.sim.pool.active());
+        if n > free {
+            return Err(Error::usage(format!(
+                "cannot remove {n} GPUs: {free} of the {active} GPUs are free at {} s, \
+                 and only free GPUs can be removed",
+                crate::core::sim::time::to_seconds(point.now)
+            )));
+        }
+        if n >= active {
+            return Err(Error::usage(format!(
+                "cannot remove {n} GPUs: the cluster has {active}, and at least one must remain"
+            )));
+        }
+        if !self.sim.pool.remove_free(n) {
+            return Err(Error::input("internal: fewer free GPUs than counted"));
+        }
+        self.resized(point.now);
+        self.pending = match self.sim.pool.peek_lowest() {
+            Some(gpu) if gpu == point.gpu => Some(DecisionPoint {
+                free_gpus: self.free_gpus(),
+                ..point
+            }),
+            Some(_) => return Err(Error::input("internal: the pending GPU was removed")),
+            None => {
+                // No free GPU is left at this instant: nothing to decide.
+                self.deciding = None;
+                None
+            }
+        };
+        Ok(())
+    }
+
+    /// The pending decision, if the cluster may be resized there (`what`:
+    /// "add" or "remove", for the messages).
+    fn resizable(&self, what: &str) -> Result<DecisionPoint> {
+        if self.sim.types.is_typed() {
+            return Err(Error::usage(format!(
+                "cannot {what} GPUs on a cluster of typed GPUs (`[cluster] nodes`): \
+                 only a cluster of identical GPUs (`[cluster] gpus = N`) can change size"
+            )));
+        }
+        self.pending.ok_or_else(|| {
+            Error::usage(format!(
+                "GPUs can be {what}ed only at a decision point: call `next_decision` first \
+                 (or the run has ended)"
+            ))
+        })
+    }
+
+    /// Record the cluster's size from `now` on.
+    fn resized(&mut self, now: Micros) {
+        let gpus = self.sim.pool.active();
+        match self.resized.last_mut() {
+            Some(last) if last.0 == now => last.1 = gpus,
+            _ => self.resized.push((now, gpus)),
+        }
     }
 
     /// Replace the policies from this point on (a what-if fork, DESIGN
@@ -453,6 +572,7 @@ impl<'a> ModelRun<'a> {
         let ended = (0..n)
             .map(|i| sim.tenants.end_reason(i, sim.selector.schedule_over(i)))
             .collect();
+        let capacity = capacity(self.config.gpus, &self.resized, end.end);
         Ok(RunOutcome {
             jobs: sim.jobs,
             completion_order: sim.completion_order,
@@ -462,12 +582,32 @@ impl<'a> ModelRun<'a> {
             low_fidelity_busy,
             events: end.events,
             gpus: self.config.gpus,
+            capacity,
             left_at: sim.left_at,
             budget_exhausted,
             ended,
             policy_clock: sim.clock,
         })
     }
+}
+
+/// The GPU-µs a cluster of `gpus` GPUs resized at `resized` (instant, GPUs
+/// from then on; DESIGN §15.4) had up to `end`: Σ over the stretches
+/// [t_k, t_{k+1}) ∩ [0, end) of (GPUs in stretch k) × (its length), the
+/// last stretch reaching `end`. `None` when it was never resized (the
+/// capacity is then GPUs × end, [`RunOutcome::capacity`]).
+fn capacity(gpus: u32, resized: &[(Micros, u32)], end: Micros) -> Option<u128> {
+    if resized.is_empty() {
+        return None;
+    }
+    let (mut total, mut from, mut count) = (0u128, 0, gpus);
+    for &(at, after) in resized {
+        let at = at.min(end);
+        total += u128::from(count) * u128::from(at.saturating_sub(from));
+        (from, count) = (at.max(from), after);
+    }
+    total += u128::from(count) * u128::from(end.saturating_sub(from));
+    Some(total)
 }
 
 impl Component for ModelSelection<'_> {
@@ -585,5 +725,20 @@ impl<'a> ModelSelection<'a> {
             j = self.prev_job[j as usize];
         }
         self.with_policies(|p, tenants, _, _| p.changed(tenants, i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::capacity;
+
+    #[test]
+    fn capacity_sums_gpus_over_the_stretches_between_resizes() {
+        assert_eq!(capacity(2, &[], 10), None);
+        // 2 GPUs on [0, 4), 5 on [4, 6), 1 on [6, 10): 8 + 10 + 4.
+        assert_eq!(capacity(2, &[(4, 5), (6, 1)], 10), Some(22));
+        // A resize at the end adds nothing; one past it is cut at the end.
+        assert_eq!(capacity(2, &[(10, 7)], 10), Some(20));
+        assert_eq!(capacity(2, &[(3, 7), (12, 1)], 10), Some(6 + 49));
     }
 }

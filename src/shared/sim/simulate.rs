@@ -337,6 +337,7 @@ fn finish_service(
         low_fidelity_busy,
         events: w.events,
         gpus: u32::try_from(out.gpus).unwrap_or(u32::MAX),
+        capacity: None,
         left_at: w.left_at,
         budget_exhausted,
         ended,
