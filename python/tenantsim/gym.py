@@ -93,6 +93,14 @@ def _action_space(action: str, n: int, k: int) -> spaces.Space:
     return spaces.Discrete(n + 1)
 
 
+def _obs_space(length: int) -> spaces.Box:
+    """Every feature is >= 0 (DESIGN §15.3); times and GPU-hours have no
+    upper bound but float32's largest value."""
+    return spaces.Box(
+        low=0.0, high=float(np.finfo(np.float32).max), shape=(length,), dtype=np.float32
+    )
+
+
 class TenantsimEnv(gymnasium.Env):
     """One model-mode episode at a time (see the module's doc). Build it
     with :func:`make`."""
@@ -125,9 +133,7 @@ class TenantsimEnv(gymnasium.Env):
                 "encoder: give observation_space= too (the space of what the encoder returns)"
             )
         self._encoder = encoder
-        self.observation_space = observation_space or spaces.Box(
-            low=-np.inf, high=np.inf, shape=(core.obs_len,), dtype=np.float32
-        )
+        self.observation_space = observation_space or _obs_space(core.obs_len)
         self._pair = core.action == "pair"
         self._idle = core.n_tenants
 
@@ -321,9 +327,7 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
         self.n_tenants = core.n_tenants
         self.n_models = core.n_models
         self._pair = action == "pair"
-        self.single_observation_space = spaces.Box(
-            low=-np.inf, high=np.inf, shape=(core.obs_len,), dtype=np.float32
-        )
+        self.single_observation_space = _obs_space(core.obs_len)
         self.single_action_space = _action_space(action, core.n_tenants, core.n_models)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
