@@ -292,3 +292,23 @@ def test_observation_features_are_documented():
     assert g["free_gpus"] == 2 and g["free_gpu_fraction"] == 1.0 and g["arrived_fraction"] == 1.0
     t0 = dict(zip(env.tenant_features, obs[:9]))
     assert t0["arrived"] == 1 and t0["eligible"] == 1 and t0["running"] == 0
+
+
+def test_bench_gym_example_runs(capsys, monkeypatch):
+    import runpy
+    import sys
+
+    from conftest import REPO
+
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["bench_gym.py", "--scenario", str(QUICKSTART), "--policy", "rr-in-order",
+         "--seconds", "0.05", "--num-envs", "2"],
+    )
+    runpy.run_path(str(REPO / "python" / "examples" / "bench_gym.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "quickstart.toml, policy rr-in-order: 3 tenants" in out
+    for row in ("single, policy actions", "single, random valid actions", "vector 2"):
+        line = next(l for l in out.splitlines() if l.startswith(row))
+        assert int(line.split()[-3]) > 0  # steps taken
