@@ -89,7 +89,7 @@ def single_core(env, chunk: int):
         a = state["a"]
         step = core.step
         for _ in range(chunk):
-            _, _, done, a = step(a)
+            _, _, done, (a, _), _ = step(a)
             if done:
                 state["rep"] += 1
                 core.reset(state["rep"])
@@ -135,16 +135,22 @@ def main() -> None:
         f"{u.n_models} models, observation {u.observation_space.shape[0]} float32, "
         f"{decisions} decisions in repetition 0; load {os.getloadavg()[0]:.2f}"
     )
+    # Each body is set up (its episode reset) just before it is timed.
     rows = [
-        ("single, policy actions", single_policy(env, 1000)),
-        ("single, random valid actions", single_random(env, 1000)),
-        ("single, core (no gymnasium layer)", single_core(env, 1000)),
+        ("single, policy actions", lambda: single_policy(env, 1000)),
+        ("single, random valid actions", lambda: single_random(env, 1000)),
+        ("single, core (no gymnasium layer)", lambda: single_core(env, 1000)),
     ]
     for k in args.num_envs:
-        rows.append((f"vector {k}", vector(tg.make_vec(args.scenario, k, policy=args.policy), 20)))
+        rows.append(
+            (
+                f"vector {k}",
+                lambda k=k: vector(tg.make_vec(args.scenario, k, policy=args.policy), 20),
+            )
+        )
     print(f"{'run':36} {'steps':>10} {'wall_s':>7} {'steps_per_s':>12}")
-    for label, body in rows:
-        steps, wall = timed(args.seconds, body)
+    for label, setup in rows:
+        steps, wall = timed(args.seconds, setup())
         print(f"{label:36} {steps:>10} {wall:>7.2f} {steps / wall:>12,.0f}")
 
 

@@ -42,6 +42,16 @@ pub fn action_kind(action: &str) -> PyResult<ActionKind> {
     ActionKind::parse(action).map_err(UsageError::new_err)
 }
 
+/// What a step returns: observation, reward, terminated, the policy's
+/// next action, the next mask.
+type StepOut<'py> = (
+    Bound<'py, PyByteArray>,
+    f64,
+    bool,
+    (i64, i64),
+    Bound<'py, PyByteArray>,
+);
+
 /// One model-mode environment (see the module's doc).
 #[pyclass(module = "tenantsim._tenantsim", unsendable)]
 pub struct GymCore {
@@ -95,19 +105,20 @@ impl GymCore {
     }
 
     /// Take action `(tenant, model)` (`model` unused in the `tenant`
-    /// kind): (observation, reward, terminated, the policy's next tenant
-    /// action). An action not allowed raises `InvalidActionError` and
-    /// changes nothing.
+    /// kind): (observation, reward, terminated, the policy's next action,
+    /// the next action mask), all from this one call. An action not
+    /// allowed raises `InvalidActionError` and changes nothing.
     #[pyo3(signature = (tenant, model=0))]
-    fn step<'py>(
-        &mut self,
-        py: Python<'py>,
-        tenant: i64,
-        model: i64,
-    ) -> PyResult<(Bound<'py, PyByteArray>, f64, bool, i64)> {
+    fn step<'py>(&mut self, py: Python<'py>, tenant: i64, model: i64) -> PyResult<StepOut<'py>> {
         let s = self.core.step((tenant, model)).map_err(step_err)?;
         let obs = self.obs_bytes(py)?;
-        Ok((obs, s.reward, s.terminated, self.core.policy_action().0))
+        Ok((
+            obs,
+            s.reward,
+            s.terminated,
+            self.core.policy_action(),
+            self.mask(py)?,
+        ))
     }
 
     /// The current observation.

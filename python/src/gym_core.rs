@@ -81,6 +81,8 @@ pub struct Core {
     /// Trace models.
     k: usize,
     episode: Episode,
+    /// 1 / total_i per tenant of the episode ([`gym_obs::inv_totals`]).
+    inv_total: Vec<f64>,
     /// The decision the episode waits at; `None` once it has ended.
     point: Option<DecisionPoint>,
     /// R at the last step, accuracy·seconds.
@@ -103,6 +105,7 @@ impl Core {
             kind,
             n,
             k,
+            inv_total: gym_obs::inv_totals(&episode),
             episode,
             point: None,
             regret: 0.0,
@@ -135,6 +138,7 @@ impl Core {
                 self.n
             )));
         }
+        self.inv_total = gym_obs::inv_totals(&episode);
         self.episode = episode;
         self.start()
     }
@@ -199,6 +203,7 @@ impl Core {
             &self.episode,
             self.point.as_ref(),
             self.scenario.config.gpus,
+            &self.inv_total,
             out,
         );
     }
@@ -243,6 +248,7 @@ impl Core {
             n: self.n,
             k: self.k,
             episode: self.episode.fork()?,
+            inv_total: self.inv_total.clone(),
             point: self.point,
             regret: self.regret,
             steps: self.steps,

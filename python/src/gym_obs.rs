@@ -35,8 +35,19 @@ pub const GLOBAL_FEATURE_NAMES: [&str; GLOBAL_FEATURES] = [
     "eligible_fraction",
 ];
 
-/// µs per hour.
-const US_PER_HOUR: f64 = 3.6e9;
+/// Hours per µs (a product is cheaper than a division: the encoding is
+/// most of a step's time).
+const HOURS_PER_US: f64 = 1.0 / 3.6e9;
+
+/// 1 / total_i per tenant: the reciprocal of the number of models
+/// available to its trace user (at least 1), computed once per episode.
+pub fn inv_totals(episode: &Episode) -> Vec<f64> {
+    let run = episode.run();
+    let (tenants, trace) = (run.tenants(), run.trace());
+    (0..tenants.len())
+        .map(|i| 1.0 / trace.models_of(tenants.user(i)).len().max(1) as f64)
+        .collect()
+}
 
 /// The observation's length for `n` tenants.
 pub fn obs_len(n: usize) -> usize {
@@ -45,11 +56,17 @@ pub fn obs_len(n: usize) -> usize {
 
 /// Write the observation of `episode` at `point` (`None`: the episode has
 /// ended) into `out`, whose length must be [`obs_len`] of the episode's
-/// tenant count; `gpus` is the cluster's GPU count.
-pub fn encode(episode: &Episode, point: Option<&DecisionPoint>, gpus: u32, out: &mut [f32]) {
+/// tenant count; `gpus` is the cluster's GPU count, `inv_total` the
+/// episode's [`inv_totals`].
+pub fn encode(
+    episode: &Episode,
+    point: Option<&DecisionPoint>,
+    gpus: u32,
+    inv_total: &[f64],
+    out: &mut [f32],
+) {
     let run = episode.run();
     let tenants = run.tenants();
-    let trace = run.trace();
     let n = tenants.len();
     debug_assert_eq!(out.len(), obs_len(n));
     // The clock: the pending decision's instant, else the last instant
@@ -64,7 +81,7 @@ pub fn encode(episode: &Episode, point: Option<&DecisionPoint>, gpus: u32, out: 
         let eligible = tenants.is_eligible(i);
         let running = tenants.running(i);
         // total_i: the models available to the tenant's trace user (≥ 1).
-        let total = trace.models_of(tenants.user(i)).len().max(1) as f64;
+        let inv = inv_total[i];
         arrived_count += usize::from(arrived);
         eligible_count += usize::from(eligible);
         // arrived ∈ {0, 1}
@@ -74,20 +91,20 @@ pub fn encode(episode: &Episode, point: Option<&DecisionPoint>, gpus: u32, out: 
         // running: jobs of the tenant running now
         f[2] = running as f32;
         // completed_fraction = completed jobs / total_i
-        f[3] = (f64::from(tenants.completed(i)) / total) as f32;
+        f[3] = (f64::from(tenants.completed(i)) * inv) as f32;
         // closed_fraction = (total_i − untried_i) / total_i: models started
         // (at their top level), never proposed again
-        f[4] = ((total - f64::from(tenants.untried(i))) / total) as f32;
+        f[4] = (1.0 - f64::from(tenants.untried(i)) * inv) as f32;
         // best_accuracy = best_i, the highest accuracy completed (0 before)
         f[5] = tenants.best(i) as f32;
         // hours_since_arrival = (now − arrival_i) / 3600 s, 0 before arrival
         f[6] = if arrived {
-            (now.saturating_sub(tenants.arrival(i)) as f64 / US_PER_HOUR) as f32
+            (now.saturating_sub(tenants.arrival(i)) as f64 * HOURS_PER_US) as f32
         } else {
             0.0
         };
         // gpu_hours_used = GPU-time of completed and running jobs / 3600 s
-        f[7] = (tenants.used(i) as f64 / US_PER_HOUR) as f32;
+        f[7] = (tenants.used(i) as f64 * HOURS_PER_US) as f32;
         // finished ∈ {0, 1}: arrived, nothing running and not eligible, so
         // never eligible again (no untried model, budget or max_jobs
         // spent, left, or waiting with no job to wait for; §2.3, §12.2)
@@ -96,7 +113,7 @@ pub fn encode(episode: &Episode, point: Option<&DecisionPoint>, gpus: u32, out: 
     let g = &mut out[n * TENANT_FEATURES..];
     let denom = n.max(1) as f64;
     // clock_hours = now / 3600 s
-    g[0] = (now as f64 / US_PER_HOUR) as f32;
+    g[0] = (now as f64 * HOURS_PER_US) as f32;
     // free_gpus: free GPUs counting the one the decision fills (0 at the end)
     let free = point.map_or(0, |p| p.free_gpus);
     g[1] = free as f32;

@@ -166,16 +166,10 @@ class TenantsimEnv(gymnasium.Env):
                 raise InvalidActionError(
                     f"action {action!r}: expected (tenant, model), two integers"
                 )
-            raw, reward, terminated, _ = self._core.step(int(a[0]), int(a[1]))
+            raw, reward, terminated, policy, mask = self._core.step(int(a[0]), int(a[1]))
         else:
-            raw, reward, terminated, _ = self._core.step(int(action))
-        return (
-            self._obs(raw),
-            reward,
-            terminated,
-            False,
-            self._info(self._core.policy_action()),
-        )
+            raw, reward, terminated, policy, mask = self._core.step(int(action))
+        return self._obs(raw), reward, terminated, False, self._info(policy, mask)
 
     def render(self) -> None:
         """No rendering (``render_mode`` is always ``None``)."""
@@ -192,8 +186,10 @@ class TenantsimEnv(gymnasium.Env):
             return self._encoder(obs, self)
         return obs
 
-    def _info(self, policy: Tuple[int, int]) -> Dict[str, Any]:
-        mask = np.frombuffer(self._core.mask(), dtype=np.uint8)
+    def _info(self, policy: Tuple[int, int], raw_mask: Optional[bytearray] = None) -> Dict[str, Any]:
+        if raw_mask is None:
+            raw_mask = self._core.mask()
+        mask = np.frombuffer(raw_mask, dtype=np.uint8)
         if self._pair:
             pair_mask = mask.reshape(self.n_tenants, self.n_models + 1)
             tenant_mask = np.append(pair_mask[:, -1], np.uint8(1))
