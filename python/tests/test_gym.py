@@ -312,3 +312,25 @@ def test_bench_gym_example_runs(capsys, monkeypatch):
     for row in ("single, policy actions", "single, random valid actions", "vector 2"):
         line = next(l for l in out.splitlines() if l.startswith(row))
         assert int(line.split()[-3]) > 0  # steps taken
+
+
+def test_check_env_refused_where_tenants_arrive_later():
+    # DESIGN §15.3: with Poisson arrivals, few tenants are eligible at the
+    # first decision; check_env's sampled action is refused, as documented.
+    env = tg.make(tenantsim.load_scenario(SCENARIOS / "online-lcdb-low-load.toml"))
+    _, info = env.reset(seed=123)
+    assert info["action_mask"].sum() < len(info["action_mask"]) // 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(tg.InvalidActionError, match="is not eligible now"):
+            check_env(env.unwrapped)
+
+
+def test_max_episode_steps_truncates():
+    env = tg.make(QUICKSTART, max_episode_steps=3)
+    _, info = env.reset(seed=0)
+    flags = []
+    for _ in range(3):
+        _, _, terminated, truncated, info = env.step(info["policy_action"])
+        flags.append((terminated, truncated))
+    assert flags == [(False, False), (False, False), (False, True)]
