@@ -14,8 +14,9 @@ the loop, episode resets included. Rows:
   `info["action_mask"]` (numpy's Generator; the choosing is counted);
 - `single, core (no gymnasium layer)`: the Rust object's `step` alone, what
   the Python wrapper costs shown by difference;
-- `vector K`: `make_vec(scenario, K).step(info["policy_action"])`, K
-  episodes per call; steps/s counts every sub-environment's step.
+- `vector K, T thread(s)`: `make_vec(scenario, K, threads=T).step(
+  info["policy_action"])`, K episodes per call; steps/s counts every
+  sub-environment's step.
 
 Measure with a release build of the package (`pip install ./python[gym]`
 or `maturin develop --release`).
@@ -121,6 +122,7 @@ def main() -> None:
     ap.add_argument("--policy", default="rr-random")
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256])
+    ap.add_argument("--threads", type=int, default=1, help="threads of the vector rows")
     args = ap.parse_args()
     env = tg.make(args.scenario, policy=args.policy)
     u = env.unwrapped
@@ -144,8 +146,10 @@ def main() -> None:
     for k in args.num_envs:
         rows.append(
             (
-                f"vector {k}",
-                lambda k=k: vector(tg.make_vec(args.scenario, k, policy=args.policy), 20),
+                f"vector {k}, {args.threads} thread(s)",
+                lambda k=k: vector(
+                    tg.make_vec(args.scenario, k, policy=args.policy, threads=args.threads), 20
+                ),
             )
         )
     print(f"{'run':36} {'steps':>10} {'wall_s':>7} {'steps_per_s':>12}")

@@ -20,12 +20,15 @@ use pyo3::types::PyByteArray;
 use crate::gym::{InvalidActionError, action_kind, step_err};
 use crate::gym_action::{Action, ActionKind};
 use crate::gym_core::{self, Core, StepError};
+use crate::gym_vec_step::{self, Slot};
 use crate::{UsageError, py_err};
 
 /// K environments (see the module's doc).
 #[pyclass(module = "tenantsim._tenantsim", unsendable)]
 pub struct GymVecCore {
     envs: Vec<Core>,
+    /// Threads stepping them.
+    threads: usize,
     /// Sub-environments whose episode ended at the last call: the next
     /// call resets them.
     to_reset: Vec<bool>,
@@ -66,18 +69,13 @@ impl GymVecCore {
     /// policy action, mask) into the buffers.
     fn fill(&mut self, k: usize) {
         let e = &self.envs[k];
-        let d = e.obs_len();
-        e.encode(&mut self.obs[k * d..(k + 1) * d]);
-        let m = e.mask_len();
-        e.mask(&mut self.mask[k * m..(k + 1) * m]);
-        let (t, model) = e.policy_action();
-        match e.kind() {
-            ActionKind::Tenant => self.policy[k] = t,
-            ActionKind::Pair => {
-                self.policy[2 * k] = t;
-                self.policy[2 * k + 1] = model;
-            }
-        }
+        let (d, m, w) = (e.obs_len(), e.mask_len(), self.width());
+        gym_vec_step::fill(
+            e,
+            &mut self.obs[k * d..(k + 1) * d],
+            &mut self.mask[k * m..(k + 1) * m],
+            &mut self.policy[k * w..(k + 1) * w],
+        );
     }
 
     fn out<'py>(&self, py: Python<'py>) -> PyResult<Out<'py>> {
@@ -101,17 +99,19 @@ impl GymVecCore {
 #[pymethods]
 impl GymVecCore {
     /// `num_envs` environments of the scenario file `scenario` (model
-    /// mode), policy `policy`, action kind `action`; sub-environment k at
-    /// the start of repetition k.
+    /// mode), policy `policy`, action kind `action`, stepped on `threads`
+    /// threads; sub-environment k at the start of repetition k.
     #[new]
-    #[pyo3(signature = (scenario, num_envs, policy=None, action="tenant"))]
+    #[pyo3(signature = (scenario, num_envs, policy=None, action="tenant", threads=1))]
     fn new(
         py: Python<'_>,
         scenario: PathBuf,
         num_envs: usize,
         policy: Option<String>,
         action: &str,
+        threads: usize,
     ) -> PyResult<Self> {
+        let threads = gym_vec_step::check_threads(threads).map_err(|e| py_err(&e))?;
         if num_envs == 0 {
             return Err(UsageError::new_err(
                 "num_envs: expected at least 1 environment, got 0",
@@ -130,6 +130,7 @@ impl GymVecCore {
         let (d, m) = (envs[0].obs_len(), envs[0].mask_len());
         let w = if kind == ActionKind::Pair { 2 } else { 1 };
         let mut v = Self {
+            threads,
             to_reset: vec![false; num_envs],
             obs: vec![0.0; num_envs * d],
             rewards: vec![0.0; num_envs],
@@ -203,25 +204,32 @@ impl GymVecCore {
                 Err(e) => return Err(step_err(e)),
             }
         }
-        for (k, choice) in choices.into_iter().enumerate() {
-            match choice {
-                None => {
-                    // Next-step auto-reset: its next repetition.
-                    let rep = self.envs[k].rep() + k_envs as u64;
-                    self.envs[k].reset(rep).map_err(|e| py_err(&e))?;
-                    self.to_reset[k] = false;
-                    self.rewards[k] = 0.0;
-                    self.terminated[k] = 0;
-                }
-                Some(c) => {
-                    let s = self.envs[k].step_checked(c).map_err(step_err)?;
-                    self.rewards[k] = s.reward;
-                    self.terminated[k] = u8::from(s.terminated);
-                    self.to_reset[k] = s.terminated;
-                }
-            }
-            self.fill(k);
-        }
+        let (d, m) = (self.envs[0].obs_len(), self.envs[0].mask_len());
+        let mut slots: Vec<Slot<'_>> = self
+            .envs
+            .iter_mut()
+            .zip(self.to_reset.iter_mut())
+            .zip(choices)
+            .zip(self.obs.chunks_exact_mut(d))
+            .zip(self.mask.chunks_exact_mut(m))
+            .zip(self.policy.chunks_exact_mut(w))
+            .zip(self.rewards.iter_mut().zip(self.terminated.iter_mut()))
+            .map(
+                |((((((env, to_reset), choice), obs), mask), policy), (reward, terminated))| Slot {
+                    env,
+                    to_reset,
+                    choice,
+                    obs,
+                    mask,
+                    policy,
+                    reward,
+                    terminated,
+                },
+            )
+            .collect();
+        let threads = self.threads;
+        py.detach(|| gym_vec_step::step_all(&mut slots, k_envs as u64, threads))
+            .map_err(step_err)?;
         self.out(py)
     }
 

@@ -26,6 +26,7 @@ mod gym_action;
 mod gym_core;
 mod gym_obs;
 mod gym_vec;
+mod gym_vec_step;
 mod job_policy;
 mod policy;
 mod workflow_policy;

@@ -168,7 +168,12 @@ class GymVecCore:
     """K model-mode environments stepped by one call (tenantsim.gym.TenantsimVecEnv)."""
 
     def __init__(
-        self, scenario: str, num_envs: int, policy: Optional[str] = ..., action: str = ...
+        self,
+        scenario: str,
+        num_envs: int,
+        policy: Optional[str] = ...,
+        action: str = ...,
+        threads: int = ...,
     ) -> None: ...
     def reset(
         self, reps: List[int]

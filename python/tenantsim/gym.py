@@ -312,10 +312,18 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
     metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
 
     def __init__(
-        self, scenario: Scenario, num_envs: int, *, policy: Optional[str] = None, action: str = "tenant"
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        policy: Optional[str] = None,
+        action: str = "tenant",
+        threads: int = 1,
     ) -> None:
         self._core = _construct(
-            lambda p: _tenantsim.GymVecCore(p, int(num_envs), policy=policy, action=action),
+            lambda p: _tenantsim.GymVecCore(
+                p, int(num_envs), policy=policy, action=action, threads=int(threads)
+            ),
             scenario,
         )
         core = self._core
@@ -392,7 +400,9 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
 def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vector.VectorEnv:
     """A :class:`gymnasium.vector.VectorEnv` of ``num_envs`` episodes of
     ``scenario`` stepped in Rust, one call per step of all of them.
-    Options: ``policy``, ``action`` (as :func:`make`). Auto-reset is
+    Options: ``policy``, ``action`` (as :func:`make`), ``threads`` (the
+    sub-environments are stepped on this many threads, 1 by default; the
+    results do not depend on it). Auto-reset is
     gymnasium's next-step mode; sub-environment k plays repetitions
     ``r + k``, ``r + k + num_envs``, … from ``reset(seed=r)``."""
     return TenantsimVecEnv(scenario, num_envs, **options)

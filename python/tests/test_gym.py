@@ -309,7 +309,7 @@ def test_bench_gym_example_runs(capsys, monkeypatch):
     runpy.run_path(str(REPO / "python" / "examples" / "bench_gym.py"), run_name="__main__")
     out = capsys.readouterr().out
     assert "quickstart.toml, policy rr-in-order: 3 tenants" in out
-    for row in ("single, policy actions", "single, random valid actions", "vector 2"):
+    for row in ("single, policy actions", "single, random valid actions", "vector 2, 1 thread"):
         line = next(l for l in out.splitlines() if l.startswith(row))
         assert int(line.split()[-3]) > 0  # steps taken
 
@@ -334,3 +334,20 @@ def test_max_episode_steps_truncates():
         _, _, terminated, truncated, info = env.step(info["policy_action"])
         flags.append((terminated, truncated))
     assert flags == [(False, False), (False, False), (False, True)]
+
+
+@pytest.mark.parametrize("action", ["tenant", "pair"])
+def test_vector_threads_do_not_change_results(action):
+    one = tg.make_vec(QUICKSTART, 5, action=action)
+    two = tg.make_vec(QUICKSTART, 5, action=action, threads=2)
+    a, ia = one.reset(seed=3)
+    b, ib = two.reset(seed=3)
+    assert np.array_equal(a, b)
+    for _ in range(30):
+        a, ra, ta, _, ia = one.step(ia["policy_action"])
+        b, rb, tb, _, ib = two.step(ib["policy_action"])
+        assert np.array_equal(a, b) and np.array_equal(ra, rb) and np.array_equal(ta, tb)
+        assert np.array_equal(ia["action_mask"], ib["action_mask"])
+    assert one.regrets == two.regrets and one.repetitions == two.repetitions
+    with pytest.raises(tenantsim.UsageError, match="threads: expected 1 to 256"):
+        tg.make_vec(QUICKSTART, 2, threads=0)
