@@ -21,6 +21,12 @@ use pyo3::types::PyDict;
 use tenantsim::prelude::{Registry, RunOptions, run_scenario_with};
 use tenantsim::{Error, ErrorKind};
 
+mod gym;
+mod gym_action;
+mod gym_core;
+mod gym_obs;
+mod gym_vec;
+mod gym_vec_step;
 mod job_policy;
 mod policy;
 mod workflow_policy;
@@ -429,6 +435,12 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<job_policy::JobView>()?;
     m.add_class::<workflow_policy::CacheEntryView>()?;
     m.add_class::<workflow_policy::SplitStepView>()?;
+    m.add(
+        "InvalidActionError",
+        py.get_type::<gym::InvalidActionError>(),
+    )?;
+    m.add_class::<gym::GymCore>()?;
+    m.add_class::<gym_vec::GymVecCore>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

@@ -138,3 +138,62 @@ class SplitStep:
     free_gpus: int
     free_cpus: Optional[int]
     now_s: float
+
+# tenantsim.gym (docs/DESIGN.md §15.3): the Rust halves of its environments.
+
+class InvalidActionError(ValueError):
+    """An action a tenantsim.gym environment cannot take now; nothing changed."""
+
+class GymCore:
+    """One model-mode environment (tenantsim.gym.TenantsimEnv holds one)."""
+
+    def __init__(self, scenario: str, policy: Optional[str] = ..., action: str = ...) -> None: ...
+    def reset(self, rep: int) -> bytearray: ...
+    def step(
+        self, tenant: int, model: int = ...
+    ) -> Tuple[bytearray, float, bool, Tuple[int, int], bytearray]: ...
+    def observation(self) -> bytearray: ...
+    def mask(self) -> bytearray: ...
+    def policy_action(self) -> Tuple[int, int]: ...
+    def fork(self) -> "GymCore": ...
+    def write_results(self, dir: str) -> None: ...
+    n_tenants: int
+    n_models: int
+    obs_len: int
+    action: str
+    rep: int
+    steps: int
+    regret: float
+    ended: bool
+    clock_s: float
+    scenario_name: str
+    policy_name: str
+    repetitions: int
+    model_names: List[str]
+    tenant_names: List[str]
+    @staticmethod
+    def tenant_features() -> List[str]: ...
+    @staticmethod
+    def global_features() -> List[str]: ...
+
+class GymVecCore:
+    """K model-mode environments stepped by one call (tenantsim.gym.TenantsimVecEnv)."""
+
+    def __init__(
+        self,
+        scenario: str,
+        num_envs: int,
+        policy: Optional[str] = ...,
+        action: str = ...,
+        threads: int = ...,
+    ) -> None: ...
+    def reset(
+        self, reps: List[int]
+    ) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    def step(self, actions: bytes) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    num_envs: int
+    n_tenants: int
+    n_models: int
+    obs_len: int
+    reps: List[int]
+    regrets: List[float]

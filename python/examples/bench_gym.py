@@ -1,0 +1,162 @@
+"""Environment steps per second of tenantsim.gym (issue 31), single and
+vectorised, on LCDB-sized episodes (docs/PERFORMANCE.md, "Steppable engine
+and Gymnasium (issue 31)").
+
+    python python/examples/bench_gym.py [--scenario scenarios/lcdb-1gpu.toml]
+        [--policy rr-random] [--seconds 3] [--num-envs 16 64 256]
+
+A step is one decision (one `env.step`); steps/s = steps / wall time of
+the loop, episode resets included. Rows:
+
+- `single, policy actions`: `env.step(info["policy_action"])` through the
+  gymnasium API (`tenantsim.gym.make`), the whole Python loop counted;
+- `single, random valid actions`: a uniformly random allowed action from
+  `info["action_mask"]` (numpy's Generator; the choosing is counted);
+- `single, core (no gymnasium layer)`: the Rust object's `step` alone, what
+  the Python wrapper costs shown by difference;
+- `vector K, T thread(s)`: `make_vec(scenario, K, threads=T).step(
+  info["policy_action"])`, K episodes per call; steps/s counts every
+  sub-environment's step.
+
+Measure with a release build of the package (`pip install ./python[gym]`
+or `maturin develop --release`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+import tenantsim.gym as tg
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def timed(seconds: float, body) -> tuple:
+    """Call ``body()`` (it returns the steps it took) until ``seconds``
+    have passed; (steps, wall seconds)."""
+    steps, t0 = 0, time.perf_counter()
+    while True:
+        steps += body()
+        wall = time.perf_counter() - t0
+        if wall >= seconds:
+            return steps, wall
+
+
+def single_policy(env, chunk: int):
+    state = {"info": env.reset(seed=0)[1]}
+
+    def body() -> int:
+        info = state["info"]
+        step = env.step
+        for _ in range(chunk):
+            _, _, done, _, info = step(info["policy_action"])
+            if done:
+                _, info = env.reset()
+        state["info"] = info
+        return chunk
+
+    return body
+
+
+def single_random(env, chunk: int):
+    rng = np.random.default_rng(0)
+    state = {"info": env.reset(seed=0)[1]}
+
+    def body() -> int:
+        info = state["info"]
+        step = env.step
+        for _ in range(chunk):
+            allowed = np.flatnonzero(info["action_mask"])
+            _, _, done, _, info = step(int(allowed[rng.integers(len(allowed))]))
+            if done:
+                _, info = env.reset()
+        state["info"] = info
+        return chunk
+
+    return body
+
+
+def single_core(env, chunk: int):
+    core = env.unwrapped._core
+    core.reset(0)
+    state = {"rep": 0, "a": core.policy_action()[0]}
+
+    def body() -> int:
+        a = state["a"]
+        step = core.step
+        for _ in range(chunk):
+            _, _, done, (a, _), _ = step(a)
+            if done:
+                state["rep"] += 1
+                core.reset(state["rep"])
+                a = core.policy_action()[0]
+        state["a"] = a
+        return chunk
+
+    return body
+
+
+def vector(venv, chunk: int):
+    state = {"info": venv.reset(seed=0)[1]}
+    k = venv.num_envs
+
+    def body() -> int:
+        info = state["info"]
+        step = venv.step
+        for _ in range(chunk):
+            _, _, _, _, info = step(info["policy_action"])
+        state["info"] = info
+        return chunk * k
+
+    return body
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", default=str(REPO / "scenarios" / "lcdb-1gpu.toml"))
+    ap.add_argument("--policy", default="rr-random")
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256])
+    ap.add_argument("--threads", type=int, default=1, help="threads of the vector rows")
+    args = ap.parse_args()
+    env = tg.make(args.scenario, policy=args.policy)
+    u = env.unwrapped
+    # The episode's size: decisions of repetition 0 under the policy.
+    _, info = env.reset(seed=0)
+    decisions, done = 0, False
+    while not done:
+        _, _, done, _, info = env.step(info["policy_action"])
+        decisions += 1
+    print(
+        f"{Path(args.scenario).name}, policy {args.policy}: {u.n_tenants} tenants, "
+        f"{u.n_models} models, observation {u.observation_space.shape[0]} float32, "
+        f"{decisions} decisions in repetition 0; load {os.getloadavg()[0]:.2f}"
+    )
+    # Each body is set up (its episode reset) just before it is timed.
+    rows = [
+        ("single, policy actions", lambda: single_policy(env, 1000)),
+        ("single, random valid actions", lambda: single_random(env, 1000)),
+        ("single, core (no gymnasium layer)", lambda: single_core(env, 1000)),
+    ]
+    for k in args.num_envs:
+        rows.append(
+            (
+                f"vector {k}, {args.threads} thread(s)",
+                lambda k=k: vector(
+                    tg.make_vec(args.scenario, k, policy=args.policy, threads=args.threads), 20
+                ),
+            )
+        )
+    print(f"{'run':36} {'steps':>10} {'wall_s':>7} {'steps_per_s':>12}")
+    for label, setup in rows:
+        steps, wall = timed(args.seconds, setup())
+        print(f"{label:36} {steps:>10} {wall:>7.2f} {steps / wall:>12,.0f}")
+
+
+if __name__ == "__main__":
+    main()

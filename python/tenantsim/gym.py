@@ -1,0 +1,408 @@
+"""Gymnasium environments of tenantsim's model mode (docs/DESIGN.md §15.3).
+
+``make(scenario)`` returns a :class:`gymnasium.Env` whose episode is one
+repetition of one policy of a model-mode scenario, driven one decision at
+a time: at each step a GPU is free and the action says which tenant gets
+it (its model chosen by the scenario's selector), or that the free GPUs
+stay idle until the next event. ``make_vec(scenario, num_envs)`` steps
+``num_envs`` such episodes per call, in Rust.
+
+- **Observation**: float32, ``N * 9 + 6`` numbers: 9 per tenant (in
+  tenant order) then 6 global ones; the names are
+  ``env.unwrapped.tenant_features`` and ``env.unwrapped.global_features``
+  (DESIGN §15.3 defines each). Give ``encoder=f`` (and
+  ``observation_space=``) to ``make`` for your own encoding: ``f(obs, env)``
+  gets the default observation and the unwrapped environment.
+- **Action**: ``action="tenant"`` (default): ``Discrete(N + 1)``, a tenant
+  index or ``N`` for idle. ``action="pair"``: ``MultiDiscrete([N + 1, K +
+  1])``, (tenant, trace model), model ``K`` meaning "the selector's
+  choice", tenant ``N`` idle. An action not allowed now raises
+  :class:`InvalidActionError` (a ``ValueError``) naming the action and the
+  allowed ones, and changes nothing.
+- **Reward**: minus the regret accrued since the last step, so an
+  episode's return is minus its cumulative regret R(end) (DESIGN §2.6,
+  accuracy·seconds).
+- **info**: ``policy_action`` (the action the scenario's own policy takes
+  now: stepping with it replays ``tenantsim.run``'s repetition, file for
+  file) and ``action_mask`` (uint8, 1 = allowed; for ``pair``, the
+  tenant's row of ``pair_mask``'s any, and ``pair_mask`` N × (K + 1)).
+- **reset(seed=s)** plays repetition ``s`` of the scenario (its split,
+  arrivals and policy streams as ``tenantsim run``'s repetition ``s``);
+  ``reset()`` without a seed plays the next repetition (0 first).
+
+Only model mode is steppable here: job-mode and shared scenarios raise a
+:class:`tenantsim.UsageError`.
+
+Install with ``pip install ./python[gym]`` (gymnasium and numpy).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector.utils import batch_space
+
+from . import _tenantsim
+from ._results import Results, read_results
+from ._scenario import dict_label, write_scenario
+from ._tenantsim import InvalidActionError, TenantsimError
+
+__all__ = ["make", "make_vec", "TenantsimEnv", "TenantsimVecEnv", "InvalidActionError"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Scenario = Union[PathLike, Mapping[str, Any]]
+
+
+def _scenario_file(scenario: Scenario, keep: list) -> str:
+    """The path of ``scenario``: a dict is written as TOML into a temporary
+    folder (kept alive in ``keep`` while the environment lives; the file
+    is read once, at construction)."""
+    if isinstance(scenario, Mapping):
+        tmp = tempfile.TemporaryDirectory(prefix="tenantsim-gym-")
+        keep.append(tmp)
+        return str(write_scenario(scenario, Path(tmp.name)))
+    return os.fspath(scenario)
+
+
+def _construct(factory: Callable[[str], Any], scenario: Scenario) -> Any:
+    """Build a core from ``scenario``; errors name the dict, not the
+    temporary file it was written to."""
+    keep: list = []
+    try:
+        path = _scenario_file(scenario, keep)
+        try:
+            return factory(path)
+        except TenantsimError as e:
+            if isinstance(scenario, Mapping) and path in str(e):
+                raise type(e)(str(e).replace(path, dict_label(scenario))) from None
+            raise
+    finally:
+        for tmp in keep:
+            tmp.cleanup()
+
+
+def _action_space(action: str, n: int, k: int) -> spaces.Space:
+    if action == "pair":
+        return spaces.MultiDiscrete([n + 1, k + 1])
+    return spaces.Discrete(n + 1)
+
+
+def _obs_space(length: int) -> spaces.Box:
+    """Every feature is >= 0 (DESIGN §15.3); times and GPU-hours have no
+    upper bound but float32's largest value."""
+    return spaces.Box(
+        low=0.0, high=float(np.finfo(np.float32).max), shape=(length,), dtype=np.float32
+    )
+
+
+class TenantsimEnv(gymnasium.Env):
+    """One model-mode episode at a time (see the module's doc). Build it
+    with :func:`make`."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        policy: Optional[str] = None,
+        action: str = "tenant",
+        encoder: Optional[Callable[[np.ndarray, "TenantsimEnv"], Any]] = None,
+        observation_space: Optional[spaces.Space] = None,
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.GymCore(p, policy=policy, action=action), scenario
+        )
+        self._init_spaces(encoder, observation_space)
+        self._next_rep = 0
+
+    def _init_spaces(self, encoder, observation_space) -> None:
+        core = self._core
+        self.n_tenants: int = core.n_tenants
+        self.n_models: int = core.n_models
+        self.action_kind: str = core.action
+        self.action_space = _action_space(core.action, core.n_tenants, core.n_models)
+        if encoder is not None and observation_space is None:
+            raise _tenantsim.UsageError(
+                "encoder: give observation_space= too (the space of what the encoder returns)"
+            )
+        self._encoder = encoder
+        self.observation_space = observation_space or _obs_space(core.obs_len)
+        self._pair = core.action == "pair"
+        self._idle = core.n_tenants
+
+    # -- the gymnasium API -------------------------------------------------
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Any, Dict[str, Any]]:
+        """Start an episode: repetition ``seed`` if given, else the next one
+        (``options={"rep": r}`` also picks repetition ``r``)."""
+        super().reset(seed=seed)
+        if options and "rep" in options:
+            rep = int(options["rep"])
+        elif seed is not None:
+            rep = int(seed)
+        else:
+            rep = self._next_rep
+        if rep < 0:
+            raise _tenantsim.UsageError(f"seed: expected a repetition >= 0, got {rep}")
+        obs = self._obs(self._core.reset(rep))
+        self._next_rep = rep + 1
+        return obs, self._info(self._core.policy_action())
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """Take ``action``; raises :class:`InvalidActionError` (nothing
+        changes) if it is not allowed now."""
+        if self._pair:
+            a = np.asarray(action).reshape(-1)
+            if a.shape != (2,):
+                raise InvalidActionError(
+                    f"action {action!r}: expected (tenant, model), two integers"
+                )
+            raw, reward, terminated, policy, mask = self._core.step(int(a[0]), int(a[1]))
+        else:
+            raw, reward, terminated, policy, mask = self._core.step(int(action))
+        return self._obs(raw), reward, terminated, False, self._info(policy, mask)
+
+    def render(self) -> None:
+        """No rendering (``render_mode`` is always ``None``)."""
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- beyond gymnasium ----------------------------------------------------
+
+    def _obs(self, raw: bytearray) -> Any:
+        obs = np.frombuffer(raw, dtype=np.float32)
+        if self._encoder is not None:
+            return self._encoder(obs, self)
+        return obs
+
+    def _info(self, policy: Tuple[int, int], raw_mask: Optional[bytearray] = None) -> Dict[str, Any]:
+        if raw_mask is None:
+            raw_mask = self._core.mask()
+        mask = np.frombuffer(raw_mask, dtype=np.uint8)
+        if self._pair:
+            pair_mask = mask.reshape(self.n_tenants, self.n_models + 1)
+            tenant_mask = np.append(pair_mask[:, -1], np.uint8(1))
+            return {
+                "policy_action": np.array(policy, dtype=np.int64),
+                "action_mask": tenant_mask,
+                "pair_mask": pair_mask,
+            }
+        return {"policy_action": policy[0], "action_mask": mask}
+
+    def observation(self) -> np.ndarray:
+        """The default observation now (what an encoder is given)."""
+        return np.frombuffer(self._core.observation(), dtype=np.float32)
+
+    def action_mask(self) -> np.ndarray:
+        """``info["action_mask"]`` now."""
+        return self._info(self._core.policy_action())["action_mask"]
+
+    def policy_action(self) -> Any:
+        """``info["policy_action"]`` now."""
+        return self._info(self._core.policy_action())["policy_action"]
+
+    def fork(self) -> "TenantsimEnv":
+        """An independent copy at this point (DESIGN §15.2): stepped with the
+        same actions it gives the same observations, rewards and results."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._core = self._core.fork()
+        other._np_random = None
+        if self._np_random is not None:
+            other._np_random = np.random.Generator(type(self._np_random.bit_generator)())
+            other._np_random.bit_generator.state = self._np_random.bit_generator.state
+        return other
+
+    def results(self, out: Optional[PathLike] = None) -> Results:
+        """The ended episode as a :class:`tenantsim.Results`: the files
+        ``tenantsim run`` writes for the scenario with this policy alone and
+        one repetition (repetition 0: the same bytes; ``run.json`` aside).
+        ``out``: a folder to keep them in, which must not exist (written
+        whole or not at all); by default a temporary folder, removed."""
+        doc = {
+            "mode": "models",
+            "scenario": self._core.scenario_name,
+            "policy": self._core.policy_name,
+            "repetition": self._core.rep,
+            "steps": self._core.steps,
+        }
+        if out is None:
+            with tempfile.TemporaryDirectory(prefix="tenantsim-gym-") as tmp:
+                folder = Path(tmp) / "results"
+                self._core.write_results(str(folder))
+                return read_results(folder, doc, None)
+        target = Path(os.fspath(out))
+        if target.exists():
+            raise _tenantsim.InputError(f"{target}: the results folder must not exist yet")
+        parent = target.parent if str(target.parent) else Path(".")
+        with tempfile.TemporaryDirectory(prefix=".tenantsim-gym-", dir=parent) as tmp:
+            folder = Path(tmp) / "results"
+            self._core.write_results(str(folder))
+            os.rename(folder, target)
+        return read_results(target, doc, target)
+
+    @property
+    def regret(self) -> float:
+        """The cumulative regret R so far (accuracy·seconds)."""
+        return self._core.regret
+
+    @property
+    def repetition(self) -> int:
+        """The episode's repetition."""
+        return self._core.rep
+
+    @property
+    def clock_s(self) -> float:
+        """Simulated time of the pending decision (the end once ended), s."""
+        return self._core.clock_s
+
+    @property
+    def tenant_features(self) -> list:
+        """The per-tenant features' names, in order."""
+        return _tenantsim.GymCore.tenant_features()
+
+    @property
+    def global_features(self) -> list:
+        """The global features' names, in order."""
+        return _tenantsim.GymCore.global_features()
+
+    @property
+    def tenant_names(self) -> list:
+        """The tenants' trace user names, by tenant index."""
+        return self._core.tenant_names
+
+    @property
+    def model_names(self) -> list:
+        """The trace models' names, by model index."""
+        return self._core.model_names
+
+
+def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
+    """A :class:`gymnasium.Env` of ``scenario`` (a model-mode ``.toml`` path
+    or a dict, as :func:`tenantsim.run` takes).
+
+    Options: ``policy`` (the name of the scenario's policy whose scheduler
+    gives ``info["policy_action"]`` and whose selector picks models; the
+    first by default), ``action`` (``"tenant"`` or ``"pair"``), ``encoder``
+    and ``observation_space`` (your own observation), ``max_episode_steps``
+    (wraps in ``gymnasium.wrappers.TimeLimit``; none by default).
+    """
+    max_steps = options.pop("max_episode_steps", None)
+    env: gymnasium.Env = TenantsimEnv(scenario, **options)
+    if max_steps is not None:
+        env = gymnasium.wrappers.TimeLimit(env, max_episode_steps=int(max_steps))
+    return env
+
+
+class TenantsimVecEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` model-mode episodes stepped by one Rust call (see
+    :func:`make_vec`)."""
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        policy: Optional[str] = None,
+        action: str = "tenant",
+        threads: int = 1,
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.GymVecCore(
+                p, int(num_envs), policy=policy, action=action, threads=int(threads)
+            ),
+            scenario,
+        )
+        core = self._core
+        self.num_envs = core.num_envs
+        self.n_tenants = core.n_tenants
+        self.n_models = core.n_models
+        self._pair = action == "pair"
+        self.single_observation_space = _obs_space(core.obs_len)
+        self.single_action_space = _action_space(action, core.n_tenants, core.n_models)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._obs_shape = (self.num_envs, core.obs_len)
+        mask_cols = core.n_tenants * (core.n_models + 1) if self._pair else core.n_tenants + 1
+        self._mask_shape = (self.num_envs, mask_cols)
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._truncated = np.zeros(self.num_envs, dtype=bool)
+        self._next_rep = 0
+
+    def _unpack(self, out: tuple) -> tuple:
+        obs, rew, term, pol, mask = out
+        infos = {
+            "policy_action": np.frombuffer(pol, dtype=np.int64).reshape(
+                (self.num_envs, 2) if self._pair else (self.num_envs,)
+            ),
+            "_policy_action": self._all,
+            "action_mask": np.frombuffer(mask, dtype=np.uint8).reshape(self._mask_shape),
+            "_action_mask": self._all,
+        }
+        return (
+            np.frombuffer(obs, dtype=np.float32).reshape(self._obs_shape),
+            np.frombuffer(rew, dtype=np.float64),
+            np.frombuffer(term, dtype=np.bool_),
+            infos,
+        )
+
+    def reset(
+        self, *, seed: Optional[Any] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        """Start every sub-environment: sub-environment k plays repetition
+        ``seed + k`` (or ``seed[k]`` for a list); without a seed the next
+        ``num_envs`` repetitions."""
+        if isinstance(seed, (list, tuple)):
+            reps = [int(s) for s in seed]
+            self._np_random_seed = reps[0] if reps else None
+        else:
+            base = self._next_rep if seed is None else int(seed)
+            reps = [base + k for k in range(self.num_envs)]
+            if seed is not None:
+                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        obs, _, _, infos = self._unpack(self._core.reset(reps))
+        self._next_rep = max(reps) + 1
+        return obs, infos
+
+    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """Step every sub-environment (next-step auto-reset)."""
+        a = np.ascontiguousarray(actions, dtype=np.int64)
+        obs, rew, term, infos = self._unpack(self._core.step(a.tobytes()))
+        return obs, rew, term, self._truncated, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    @property
+    def repetitions(self) -> list:
+        """Each sub-environment's repetition now."""
+        return self._core.reps
+
+    @property
+    def regrets(self) -> list:
+        """Each sub-environment's cumulative regret so far."""
+        return self._core.regrets
+
+
+def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vector.VectorEnv:
+    """A :class:`gymnasium.vector.VectorEnv` of ``num_envs`` episodes of
+    ``scenario`` stepped in Rust, one call per step of all of them.
+    Options: ``policy``, ``action`` (as :func:`make`), ``threads`` (the
+    sub-environments are stepped on this many threads, 1 by default; the
+    results do not depend on it). Auto-reset is
+    gymnasium's next-step mode; sub-environment k plays repetitions
+    ``r + k``, ``r + k + num_envs``, … from ``reset(seed=r)``."""
+    return TenantsimVecEnv(scenario, num_envs, **options)
