@@ -56,18 +56,10 @@ pub fn load(path: &Path) -> Result<Arc<Scenario>> {
 
 /// The index of the policy named `name` (the first without a name).
 pub fn policy_index(scenario: &Scenario, name: Option<&str>) -> Result<usize> {
-    let Some(name) = name else { return Ok(0) };
-    scenario
-        .policies
-        .iter()
-        .position(|p| p.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = scenario.policies.iter().map(|p| p.name.as_str()).collect();
-            Error::usage(format!(
-                "policy: the scenario has no policy named `{name}`; its policies: {}",
-                names.join(", ")
-            ))
-        })
+    match name {
+        None => Ok(0),
+        Some(name) => scenario.policy_index(name, &format!("policy={name:?}")),
+    }
 }
 
 /// One environment.

@@ -276,7 +276,7 @@ def test_encoder_and_errors():
         tg.make(QUICKSTART, encoder=lambda o, e: o)
     with pytest.raises(tenantsim.UsageError, match='action: expected "tenant"'):
         tg.make(QUICKSTART, action="job")
-    with pytest.raises(tenantsim.UsageError, match="no policy named `nope`.*rr-in-order"):
+    with pytest.raises(tenantsim.UsageError, match="policy=\"nope\": no such policy.*rr-in-order"):
         tg.make(QUICKSTART, policy="nope")
     with pytest.raises(tenantsim.UsageError, match="model-mode scenarios only"):
         tg.make(SCENARIOS / "jobs-quickstart.toml")

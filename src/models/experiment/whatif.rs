@@ -159,21 +159,6 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
     Ok(scenario)
 }
 
-/// The index of the policy `name`, or an error listing the names.
-pub fn policy_index(scenario: &Scenario, name: &str) -> Result<usize> {
-    scenario
-        .policies
-        .iter()
-        .position(|p| p.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = scenario.policies.iter().map(|p| p.name.as_str()).collect();
-            Error::usage(format!(
-                "--policy {name}: no such policy in the scenario (its policies: {})",
-                names.join(", ")
-            ))
-        })
-}
-
 /// `at` seconds as µs, rounded to the nearest: finite, ≥ 0 and at most
 /// 10^12 s.
 pub fn parse_at(at: f64) -> Result<Micros> {
@@ -318,7 +303,9 @@ pub fn run_what_if(
     let scenario = Arc::new(results_scenario(results, registry)?);
     let at = fork_time(&scenario, at)?;
     let change = match (policy, gpus) {
-        (Some(name), _) => Change::Policy(policy_index(&scenario, name)?),
+        (Some(name), _) => {
+            Change::Policy(scenario.policy_index(name, &format!("--policy {name}"))?)
+        }
         (None, n) => Change::Gpus(n.unwrap_or(0)),
     };
     let what = what_if(scenario, rep, at, change)?;

@@ -97,6 +97,22 @@ impl Scenario {
             })
     }
 
+    /// The index of the policy named `name`; an unknown name is a usage
+    /// error that starts with `label` (how the caller was given the name,
+    /// e.g. `--policy nope`) and lists the scenario's policies.
+    pub fn policy_index(&self, name: &str, label: &str) -> Result<usize> {
+        self.policies
+            .iter()
+            .position(|p| p.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = self.policies.iter().map(|p| p.name.as_str()).collect();
+                Error::usage(format!(
+                    "{label}: no such policy in the scenario (its policies: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+
     /// The scenario's name.
     pub fn name(&self) -> &str {
         &self.file.name
