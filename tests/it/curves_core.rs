@@ -95,7 +95,7 @@ fn run(s: &Scenario, selector: &mut dyn Selector) -> Result<RunOutcome, String> 
 }
 
 /// (model, level, start s, end s) of every job.
-fn log(out: &RunOutcome) -> Vec<(u32, u32, f64, f64)> {
+fn log(out: &RunOutcome) -> Vec<(u32, u16, f64, f64)> {
     out.jobs
         .iter()
         .map(|j| (j.model, j.level, j.start as f64 / 1e6, j.end as f64 / 1e6))

@@ -89,7 +89,7 @@ fn case() -> impl Strategy<Value = Case> {
 }
 
 /// (tenant, model, level, start, end, completed) of every job.
-fn log(out: &RunOutcome) -> Vec<(u32, u32, u32, u64, u64, bool)> {
+fn log(out: &RunOutcome) -> Vec<(u32, u32, u16, u64, u64, bool)> {
     out.jobs
         .iter()
         .map(|j| (j.tenant, j.model, j.level, j.start, j.end, j.completed))
@@ -172,7 +172,7 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
     );
 
     // Every (tenant, model, fidelity) at most once.
-    let triples: HashSet<(u32, u32, u32)> =
+    let triples: HashSet<(u32, u32, u16)> =
         jobs.iter().map(|j| (j.tenant, j.model, j.level)).collect();
     prop_assert_eq!(triples.len(), jobs.len(), "{}: a triple ran twice", label);
 
@@ -187,7 +187,7 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
     let r0 = trace.min_fidelity();
     for (&(i, k), list) in &by_pair {
         let u = s.tenants[i as usize];
-        let (k, top) = (k as usize, trace.top_level(u, k as usize) as u32);
+        let (k, top) = (k as usize, trace.top_level(u, k as usize) as u16);
         let mut from: Option<usize> = None;
         for (n, j) in list.iter().enumerate() {
             if n > 0 {
@@ -201,7 +201,7 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
                     j.level
                 );
             } else if matches!(s.selector, "successive-halving" | "asha") {
-                let first = trace.level_at_least(u, k, r0) as u32;
+                let first = trace.level_at_least(u, k, r0) as u16;
                 prop_assert!(
                     j.level == first || j.level == top,
                     "{}: model {} first ran at level {} (first rung {}, top {})",
@@ -353,7 +353,7 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
                             let stopped = run(&s)?;
                             check(&s, &stopped)?;
                             if selector != "asha" {
-                                let triples = |o: &RunOutcome| -> HashSet<(u32, u32, u32)> {
+                                let triples = |o: &RunOutcome| -> HashSet<(u32, u32, u16)> {
                                     o.jobs
                                         .iter()
                                         .map(|j| (j.tenant, j.model, j.level))

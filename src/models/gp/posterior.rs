@@ -4,9 +4,10 @@
 //! Memory: a tenant with K_i models stores its K_i mean values and the
 //! upper triangle of its K_i×K_i covariance (K_i(K_i+1)/2 values: the
 //! covariance stays exactly symmetric, see [`TenantPosterior::observe`]) in
-//! one `f64` block, its K_i model indices, and nothing else. For K_i = 20
-//! that is 160 + 1,680 + 160 bytes plus about 48 bytes of headers, so
-//! 100,000 tenants take about 205 MB (a full matrix would take 360 MB).
+//! one `f64` block, its K_i model indices (shared with the trace's list
+//! when made by [`TenantPosterior::with_models`]), and nothing else. For
+//! K_i = 20 that is 160 + 1,680 bytes plus about 48 bytes of headers, so
+//! 100,000 tenants take about 190 MB (a full matrix would take 360 MB).
 //!
 //! Laziness: a posterior with no observation equals the prior restricted to
 //! the tenant's models (values copied exactly), so a caller that wants to
@@ -15,6 +16,8 @@
 //! completion. The type itself is not lazy: holding a reference to the prior
 //! would tie every tenant to its lifetime, and materialising on the first
 //! observation would allocate inside `observe`.
+
+use std::sync::Arc;
 
 use super::GpPrior;
 use crate::core::error::{Error, Result};
@@ -41,8 +44,10 @@ const STACK_COLUMN: usize = 64;
 /// index.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TenantPosterior {
-    /// Trace model index per local index, strictly ascending.
-    models: Box<[usize]>,
+    /// Trace model index per local index, strictly ascending; shared with
+    /// the trace's list when made by [`TenantPosterior::with_models`] (one
+    /// pointer instead of a copy of K_i indices a tenant, issue 34).
+    models: Arc<[usize]>,
     /// The posterior mean per local index (`n` values), then the upper
     /// triangle of the covariance row by row: row `a` holds `Σ[a, a..n]`
     /// from [`packed_row`]`(n, a)` on.
@@ -68,6 +73,15 @@ impl TenantPosterior {
     /// indices are not strictly ascending, or `noise_var` is not a finite
     /// number ≥ 0.
     pub fn new(prior: &GpPrior, models: &[usize], noise_var: f64) -> Result<Self> {
+        Self::with_models(prior, Arc::from(models), noise_var)
+    }
+
+    /// [`TenantPosterior::new`] keeping `models` (e.g.
+    /// [`crate::models::trace::Trace::models_of_shared`]) instead of a copy.
+    ///
+    /// # Errors
+    /// As [`TenantPosterior::new`].
+    pub fn with_models(prior: &GpPrior, models: Arc<[usize]>, noise_var: f64) -> Result<Self> {
         if !noise_var.is_finite() || noise_var < 0.0 {
             return Err(Error::input(format!(
                 "GP posterior: observation noise variance must be a finite number >= 0, got {noise_var}"
@@ -102,7 +116,7 @@ impl TenantPosterior {
             }
         }
         Ok(Self {
-            models: models.into(),
+            models,
             data: data.into(),
             noise_var,
             n_observed: 0,

@@ -12,8 +12,11 @@ pub struct JobRecord {
     /// Trace model index.
     pub model: u32,
     /// Level (index into the pair's fidelities, ascending) the job trains
-    /// at; 0 on a plain trace (DESIGN §12.1).
-    pub level: u32,
+    /// at; 0 on a plain trace (DESIGN §12.1). A pair has fewer than
+    /// `u16::MAX` levels (`MAX_LEVELS`, checked at load), and the narrow
+    /// field keeps the record at 40 bytes (the job log is a quarter of the
+    /// memory of a million-tenant run, issue 34).
+    pub level: u16,
     /// GPU index, from 0.
     pub gpu: u32,
     /// Start time, µs.
@@ -115,5 +118,17 @@ impl EndReason {
             Self::Budget => "budget",
             Self::MaxJobs => "max-jobs",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::JobRecord;
+
+    /// Issue 34: the job log holds one record per job (20 million in
+    /// `scenarios/scale-1m.toml`); a `u32` level made it 48 bytes.
+    #[test]
+    fn a_job_record_is_40_bytes() {
+        assert_eq!(size_of::<JobRecord>(), 40);
     }
 }

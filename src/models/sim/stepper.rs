@@ -690,7 +690,8 @@ impl<'a> ModelSelection<'a> {
         self.jobs.push(JobRecord {
             tenant: start.tenant as u32,
             model: start.model as u32,
-            level: start.level as u32,
+            // Below `MAX_LEVELS` = u16::MAX (models/trace/build.rs).
+            level: start.level as u16,
             gpu,
             start: now,
             end: finish,

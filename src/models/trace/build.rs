@@ -1,6 +1,7 @@
 //! Validation of trace rows into a dense [`Trace`] (DESIGN §1.1).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ndarray::Array2;
 
@@ -290,9 +291,8 @@ impl TraceBuilder {
             runtime_us[[u, m]] = r;
             available[[u, m]] = true;
         }
-        let models_of_user = (0..n)
-            .map(|u| (0..k).filter(|&m| available[[u, m]]).collect())
-            .collect();
+        let avail = &available;
+        let models_of_user = shared_lists((0..n).map(|u| (0..k).filter(move |&m| avail[[u, m]])));
         let mut typed: Vec<(String, Array2<Micros>)> = self
             .typed_names
             .into_iter()
@@ -385,7 +385,7 @@ impl Trace {
             accuracy,
             runtime_us,
             available: Array2::from_elem((n, k), true),
-            models_of_user: (0..n).map(|_| (0..k).collect()).collect(),
+            models_of_user: shared_lists((0..n).map(|_| 0..k)),
             model_year,
             model_citations,
             typed_runtime_us: Vec::new(),
@@ -417,5 +417,43 @@ fn check_meta(
             ))),
             Some(_) => Ok(()),
         },
+    }
+}
+
+/// Each user's model list, a user with the same list as the user before it
+/// sharing that one's allocation (`Trace::models_of_user`).
+fn shared_lists<L: Iterator<Item = usize>>(lists: impl Iterator<Item = L>) -> Vec<Arc<[usize]>> {
+    let mut out: Vec<Arc<[usize]>> = Vec::with_capacity(lists.size_hint().0);
+    let mut buf = Vec::new();
+    for list in lists {
+        buf.clear();
+        buf.extend(list);
+        match out.last() {
+            Some(prev) if **prev == *buf => {
+                let same = Arc::clone(prev);
+                out.push(same);
+            }
+            _ => out.push(Arc::from(buf.as_slice())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::shared_lists;
+
+    /// Issue 34: users with the same model list share one allocation, and
+    /// every list stays the user's own.
+    #[test]
+    fn equal_consecutive_model_lists_share_one_allocation() {
+        let lists = [vec![0, 1, 2], vec![0, 1, 2], vec![1], vec![0, 1, 2]];
+        let out = shared_lists(lists.iter().map(|l| l.iter().copied()));
+        let seen: Vec<Vec<usize>> = out.iter().map(|l| l.to_vec()).collect();
+        assert_eq!(seen, lists);
+        assert!(Arc::ptr_eq(&out[0], &out[1]));
+        assert!(!Arc::ptr_eq(&out[1], &out[3]));
     }
 }

@@ -385,7 +385,8 @@ impl Workload for Service<'_> {
             self.jobs.push(JobRecord {
                 tenant: start.tenant as u32,
                 model: start.model as u32,
-                level: start.level as u32,
+                // Below `MAX_LEVELS` = u16::MAX (models/trace/build.rs).
+                level: start.level as u16,
                 gpu: u32::MAX,
                 start: now,
                 end: now.saturating_add(start.runtime),

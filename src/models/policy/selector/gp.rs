@@ -680,7 +680,9 @@ impl Selector for GpSelector {
             return Ok(());
         };
         if self.posteriors[tenant].is_none() {
-            match TenantPosterior::new(&self.prior, models, self.cfg.noise) {
+            // The trace's list itself (shared, not copied): the same models.
+            let shared = Arc::clone(self.trace.models_of_shared(self.users[tenant]));
+            match TenantPosterior::with_models(&self.prior, shared, self.cfg.noise) {
                 Ok(p) => self.posteriors[tenant] = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
                 // same noise, models of the same trace).
@@ -1168,6 +1170,20 @@ mod tests {
         }
         assert!(sel.observe(0, 2, 0.65).is_ok());
         assert!(sel.posteriors[0].is_none(), "released after the last model");
+    }
+
+    /// Issue 34: a posterior keeps the trace's model list itself, not a
+    /// copy of it (K_i indices a tenant).
+    #[test]
+    fn a_posterior_shares_the_traces_model_list() {
+        let (trace, mut sel) = ucb_on_tiny();
+        assert!(sel.observe(0, 0, 0.9).is_ok());
+        let Some(p) = sel.posteriors[0].as_ref() else {
+            panic!("a posterior after the first completion");
+        };
+        let list = trace.models_of(sel.users[0]);
+        assert_eq!(p.models(), list);
+        assert!(std::ptr::eq(p.models().as_ptr(), list.as_ptr()));
     }
 
     /// A factory builds the prior of a (trace, prior users) pair once: the
