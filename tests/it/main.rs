@@ -46,6 +46,7 @@ mod import_lcdb_curves;
 mod import_table;
 mod inputs;
 mod interrupt;
+mod job_steppable;
 mod invariants;
 mod jobs_cli;
 mod jobs_gavel;
