@@ -8,10 +8,12 @@ use std::fs;
 use std::path::PathBuf;
 
 use serde_json::Value;
+use tenantsim::core::io::cluster::GpuType;
 use tenantsim::jobs::run::simulate_job_run;
 use tenantsim::jobs::scenario::{JobScenario, load_job_scenario};
 use tenantsim::jobs::sim::{
-    JobChoice, JobOutcome, JobSimInput, JobStepper, Placement, SchedInit, SimTypes,
+    JobChoice, JobOutcome, JobSimInput, JobStepper, JobTypes, Placement, SchedInit, SimTypes,
+    simulate_jobs, simulate_jobs_in_rounds,
 };
 use tenantsim::jobs::trace::Job;
 
@@ -41,31 +43,47 @@ fn job_scenarios() -> Vec<PathBuf> {
 /// An outcome without its measurement (the policy clock), as JSON.
 fn comparable(o: &JobOutcome) -> Value {
     let mut v = serde_json::to_value(o).expect("serialises");
-    v.as_object_mut()
-        .expect("an object")
-        .remove("policy_clock");
+    v.as_object_mut().expect("an object").remove("policy_clock");
     v
 }
 
-/// A stepper for policy `p` of `sc`, repetition 0, as `simulate_job_run`
-/// sets the batch run up.
-fn stepper<'a>(
+/// The first `k` jobs of repetition 0 of `sc` (a cut keeps debug-build
+/// tests fast), with their types.
+fn first_jobs(sc: &JobScenario, k: usize) -> (Vec<Job>, Option<JobTypes>) {
+    let rep = sc.rep_jobs(0);
+    let k = k.min(rep.jobs.len());
+    let types = rep.types.as_ref().map(|t| {
+        let allowed = (0..k).map(|j| t.allowed(j)).collect();
+        let duration = (0..k)
+            .flat_map(|j| (0..t.types()).map(move |x| t.duration(j, x as GpuType)))
+            .collect();
+        JobTypes::new(t.types(), allowed, duration)
+    });
+    (rep.jobs[..k].to_vec(), types)
+}
+
+/// The batch outcome of policy `p` of `sc` on `jobs`, and a stepper for
+/// the same run (set up as `simulate_job_run` sets the batch run up).
+fn batch_and_stepper<'a>(
     sc: &'a JobScenario,
-    jobs: &'a tenantsim::jobs::scenario::RepJobs,
-    node_types: &'a [tenantsim::core::io::cluster::GpuType],
+    jobs: &'a [Job],
+    types: Option<&'a JobTypes>,
+    node_types: &'a [GpuType],
     p: usize,
-) -> JobStepper<'a> {
+) -> (JobOutcome, JobStepper<'a>) {
     let pol = &sc.policies[p];
     let users = sc.trace.users().len();
-    let scheduler = (pol.make)(&SchedInit {
-        jobs: &jobs.jobs,
-        users,
-        seed: sc.seed(),
-        repetition: 0,
-    })
-    .expect("the scheduler builds");
+    let make = || {
+        (pol.make)(&SchedInit {
+            jobs,
+            users,
+            seed: sc.seed(),
+            repetition: 0,
+        })
+        .expect("the scheduler builds")
+    };
     let input = JobSimInput {
-        jobs: &jobs.jobs,
+        jobs,
         users,
         nodes: &sc.nodes,
         cpus: &sc.cpus,
@@ -73,13 +91,20 @@ fn stepper<'a>(
         backfill: pol.backfill,
         restart_overhead: sc.restart_overhead,
         record_allocations: false,
-        types: jobs.types.as_ref().map(|t| SimTypes {
+        types: types.map(|t| SimTypes {
             node_types,
             jobs: t,
             policy: pol.type_policy,
         }),
     };
-    JobStepper::new(&input, sc.round, scheduler).expect("a stepper")
+    let mut batch = make();
+    let outcome = match sc.round {
+        None => simulate_jobs(&input, batch.as_mut()),
+        Some(round) => simulate_jobs_in_rounds(&input, round, batch.as_mut()),
+    }
+    .expect("batch run");
+    let run = JobStepper::new(&input, sc.round, make()).expect("a stepper");
+    (outcome, run)
 }
 
 /// Step `run` to its end with the policy's choices, forking at the
@@ -100,29 +125,43 @@ fn follow<'a>(run: &mut JobStepper<'a>, fork_at: &[usize]) -> (usize, Vec<JobSte
 
 #[test]
 fn every_bundled_job_scenario_stepped_by_its_policies_is_the_batch_run_and_so_are_its_forks() {
-    let mut checked = 0;
+    let (mut checked, mut preempting) = (0, 0);
     for path in job_scenarios() {
         let sc = load_job_scenario(&path, Default::default()).expect("a bundled scenario loads");
-        let jobs = sc.rep_jobs(0);
         let node_types = sc.cluster.node_types();
+        // The gavel traces are cut to their first 40 jobs (500 in full:
+        // seconds per policy in a debug build).
+        let (jobs, types) = first_jobs(&sc, 40);
+        if jobs.len() == sc.rep_jobs(0).jobs.len() {
+            // Uncut: the batch side is the scenario's own run.
+            assert_eq!(
+                comparable(&simulate_job_run(&sc, 0, 0).expect("runs").outcome),
+                comparable(&batch_and_stepper(&sc, &jobs, types.as_ref(), &node_types, 0).0)
+            );
+        }
         for p in 0..sc.policies.len() {
             let what = format!("{} / {}", path.display(), sc.policies[p].name);
-            let batch = simulate_job_run(&sc, 0, p).expect("batch run").outcome;
-            let t0 = std::time::Instant::now();
-            let mut run = stepper(&sc, &jobs, &node_types, p);
+            let (batch, mut run) = batch_and_stepper(&sc, &jobs, types.as_ref(), &node_types, p);
             let (n, forks) = follow(&mut run, &[0, 4, 9, 60, 400]);
             assert!(forks.len() >= 3, "{what}: only {n} decisions");
             let stepped = run.into_outcome().expect("ended");
-            eprintln!("{what}: {n} decisions, {:?}", t0.elapsed());
             assert_eq!(comparable(&stepped), comparable(&batch), "{what}");
             for (k, mut f) in forks.into_iter().enumerate() {
                 follow(&mut f, &[]);
                 let continued = f.into_outcome().expect("fork ended");
-                assert_eq!(comparable(&continued), comparable(&batch), "{what}: fork {k}");
+                assert_eq!(
+                    comparable(&continued),
+                    comparable(&batch),
+                    "{what}: fork {k}"
+                );
             }
             checked += 1;
+            preempting += usize::from(batch.preemptions.iter().any(|&x| x > 0));
         }
     }
+    // The replay of tentative preemptions (srtf, las) and final ones
+    // (max-min-fairness) is exercised.
+    assert!(preempting >= 3, "only {preempting} runs preempt");
     assert!(checked >= 12, "only {checked} (scenario, policy) pairs");
 }
 
@@ -180,7 +219,10 @@ fn starting_the_second_waiting_job_first_gives_the_hand_computed_completions() {
     // FIFO: A on [0, 10), B on [10, 12).
     let mut run = fifo_stepper(&jobs);
     let first = run.next_decision().expect("steps").expect("a decision");
-    assert_eq!((first.now, first.waiting.clone(), first.free_gpus), (0, vec![0, 1], 1));
+    assert_eq!(
+        (first.now, first.waiting.clone(), first.free_gpus),
+        (0, vec![0, 1], 1)
+    );
     assert_eq!(first.policy_choice, Some(JobChoice::Start(0)));
     follow(&mut run, &[]);
     let fifo = run.into_outcome().expect("ended");
@@ -219,8 +261,14 @@ fn bad_choices_are_clear_errors_that_change_nothing() {
     let mut run = fifo_stepper(&jobs);
     let point = run.next_decision().expect("steps").expect("a decision");
     let cases = [
-        (JobChoice::Start(7), "cannot start job 7: the run has 2 jobs"),
-        (JobChoice::Preempt(1), "cannot preempt job 1: it is waiting, not running"),
+        (
+            JobChoice::Start(7),
+            "cannot start job 7: the run has 2 jobs",
+        ),
+        (
+            JobChoice::Preempt(1),
+            "cannot preempt job 1: it is waiting, not running",
+        ),
         (JobChoice::StartOn(0, 3), "cannot start job 0 on GPU type 3"),
     ];
     for (choice, expected) in cases {
@@ -231,12 +279,19 @@ fn bad_choices_are_clear_errors_that_change_nothing() {
     }
     // Job 0 starts (the policy's choice); then job 1 does not fit and job
     // 0 is not waiting.
-    run.decide(JobChoice::Start(0)).expect("the policy's choice");
+    run.decide(JobChoice::Start(0))
+        .expect("the policy's choice");
     let point = run.next_decision().expect("steps").expect("a decision");
     assert_eq!(point.running, vec![0]);
     for (choice, expected) in [
-        (JobChoice::Start(1), "cannot start job 1: it needs 1 GPUs and 0 CPUs and does not fit now (0 GPUs free"),
-        (JobChoice::Start(0), "cannot start job 0: it is running, not waiting"),
+        (
+            JobChoice::Start(1),
+            "cannot start job 1: it needs 1 GPUs and 0 CPUs and does not fit now (0 GPUs free",
+        ),
+        (
+            JobChoice::Start(0),
+            "cannot start job 0: it is running, not waiting",
+        ),
     ] {
         let err = run.decide(choice).expect_err("refused").to_string();
         assert!(err.contains(expected), "{choice:?}: {err}");

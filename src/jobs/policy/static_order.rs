@@ -13,12 +13,15 @@ use crate::jobs::trace::Job;
 /// A waiting queue ordered by a key that never changes while a job waits:
 /// `key(job, index, now)` at its arrival. A key function that fails stops
 /// the run at the next scheduling pass with its error.
+/// Copies a [`StaticOrder`] into a new box.
+type Cloner<K> = fn(&StaticOrder<K>) -> Box<dyn JobScheduler>;
+
 #[derive(Debug, Clone)]
 pub(super) struct StaticOrder<K> {
     key: K,
     /// How to copy it (DESIGN §15.5): set when the key can be cloned (the
     /// built-in keys); `None` for a user's priority function.
-    cloner: Option<fn(&Self) -> Box<dyn JobScheduler>>,
+    cloner: Option<Cloner<K>>,
     waiting: IndexedHeap<Key>,
     skipped: Vec<u32>,
     failed: Option<Error>,

@@ -232,10 +232,7 @@ impl<'a> JobStepper<'a> {
                 return Ok(Some(p.clone()));
             }
             if let Some(now) = self.pass_at {
-                let planned_left = self
-                    .plan
-                    .as_ref()
-                    .is_some_and(|p| p.next < p.actions.len());
+                let planned_left = self.plan.as_ref().is_some_and(|p| p.next < p.actions.len());
                 if !planned_left && !self.any_waiting() {
                     self.decide_at(now, JobChoice::EndPass)?;
                     continue;
@@ -428,7 +425,9 @@ impl<'a> JobStepper<'a> {
                 .position(|t| t.job() == j)
                 .map(|k| open.swap_remove(k))
                 .ok_or_else(|| {
-                    Error::input(format!("internal error: no tentative preemption of job {j}"))
+                    Error::input(format!(
+                        "internal error: no tentative preemption of job {j}"
+                    ))
                 })
         };
         for &op in ops {
@@ -516,7 +515,10 @@ impl<'a> JobStepper<'a> {
                 .map(|t| s.cluster.free_of_type(t as GpuType))
                 .collect(),
             policy_choice: action.map(|a| a.map_or(JobChoice::EndPass, |a| a.choice)),
-            policy_victims: action.flatten().map(|a| a.victims.clone()).unwrap_or_default(),
+            policy_victims: action
+                .flatten()
+                .map(|a| a.victims.clone())
+                .unwrap_or_default(),
         }
     }
 
