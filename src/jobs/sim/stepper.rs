@@ -7,7 +7,7 @@
 //! How the scheduler's choice is known without changing any scheduler: at
 //! the start of a pass the scheduler is forked ([`JobScheduler::fork`]) and
 //! its pass is run on a copy of the state and the event queue, recording
-//! every operation that changed the state ([`PassOp`]). The recording is
+//! every operation that changed the state (`PassOp`). The recording is
 //! cut into actions (one start with the preemptions that made room for it,
 //! or one preemption on its own); the next action is the decision's
 //! `policy_choice`. A driver that takes it has the recorded operations
