@@ -302,3 +302,43 @@ fn bad_choices_are_clear_errors_that_change_nothing() {
     let s = 1_000_000;
     assert_eq!(run.into_outcome().expect("ended").end, vec![10 * s, 12 * s]);
 }
+
+#[test]
+fn a_fork_that_chooses_otherwise_changes_only_itself() {
+    let s = 1_000_000;
+    let jobs = two_jobs();
+    let mut run = fifo_stepper(&jobs);
+    run.next_decision().expect("steps");
+    run.decide(JobChoice::Start(0))
+        .expect("the policy's choice");
+    let point = run.next_decision().expect("steps").expect("a decision");
+    assert_eq!(
+        (point.waiting.clone(), point.running.clone()),
+        (vec![1], vec![0])
+    );
+    assert_eq!(point.policy_choice, Some(JobChoice::EndPass));
+    let mut fork = run.fork().expect("forks");
+    // The fork preempts A at once (no service yet) and starts B instead.
+    fork.decide(JobChoice::Preempt(0)).expect("A runs");
+    let after = fork.next_decision().expect("steps").expect("a decision");
+    assert_eq!(
+        (after.waiting, after.running, after.free_gpus),
+        (vec![0, 1], vec![], 1)
+    );
+    fork.decide(JobChoice::Start(1)).expect("B fits");
+    while let Some(p) = fork.next_decision().expect("steps") {
+        let choice = match p.waiting.first() {
+            Some(&j) if p.free_gpus > 0 => JobChoice::Start(j),
+            _ => JobChoice::EndPass,
+        };
+        fork.decide(choice).expect("a valid choice");
+    }
+    let forked = fork.into_outcome().expect("ended");
+    assert_eq!(forked.end, vec![12 * s, 2 * s]);
+    assert_eq!(forked.preemptions, vec![1, 0]);
+    // The original goes on as FIFO.
+    follow(&mut run, &[]);
+    let original = run.into_outcome().expect("ended");
+    assert_eq!(original.end, vec![10 * s, 12 * s]);
+    assert_eq!(original.preemptions, vec![0, 0]);
+}
