@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tenantsim::core::io::cluster::GpuType;
+use tenantsim::jobs::episode::job_episode;
 use tenantsim::jobs::run::simulate_job_run;
 use tenantsim::jobs::scenario::{JobScenario, load_job_scenario};
 use tenantsim::jobs::sim::{
@@ -125,7 +126,7 @@ fn follow<'a>(run: &mut JobStepper<'a>, fork_at: &[usize]) -> (usize, Vec<JobSte
 
 #[test]
 fn every_bundled_job_scenario_stepped_by_its_policies_is_the_batch_run_and_so_are_its_forks() {
-    let (mut checked, mut preempting) = (0, 0);
+    let (mut checked, mut preempting, mut uncut) = (0, 0, 0);
     for path in job_scenarios() {
         let sc = load_job_scenario(&path, Default::default()).expect("a bundled scenario loads");
         let node_types = sc.cluster.node_types();
@@ -133,11 +134,20 @@ fn every_bundled_job_scenario_stepped_by_its_policies_is_the_batch_run_and_so_ar
         // seconds per policy in a debug build).
         let (jobs, types) = first_jobs(&sc, 40);
         if jobs.len() == sc.rep_jobs(0).jobs.len() {
-            // Uncut: the batch side is the scenario's own run.
-            assert_eq!(
-                comparable(&simulate_job_run(&sc, 0, 0).expect("runs").outcome),
-                comparable(&batch_and_stepper(&sc, &jobs, types.as_ref(), &node_types, 0).0)
-            );
+            // Uncut: the scenario's own runs, batch and stepped
+            // (`job_episode`, which owns its jobs).
+            for p in 0..sc.policies.len() {
+                let mut episode = job_episode(&sc, 0, p).expect("an episode");
+                follow(&mut episode, &[]);
+                assert_eq!(
+                    comparable(&simulate_job_run(&sc, 0, p).expect("runs").outcome),
+                    comparable(&episode.into_outcome().expect("ended")),
+                    "{} / {}",
+                    path.display(),
+                    sc.policies[p].name
+                );
+                uncut += 1;
+            }
         }
         for p in 0..sc.policies.len() {
             let what = format!("{} / {}", path.display(), sc.policies[p].name);
@@ -162,6 +172,7 @@ fn every_bundled_job_scenario_stepped_by_its_policies_is_the_batch_run_and_so_ar
     // The replay of tentative preemptions (srtf, las) and final ones
     // (max-min-fairness) is exercised.
     assert!(preempting >= 3, "only {preempting} runs preempt");
+    assert!(uncut >= 7, "only {uncut} uncut runs");
     assert!(checked >= 12, "only {checked} (scenario, policy) pairs");
 }
 
@@ -253,6 +264,17 @@ fn starting_the_second_waiting_job_first_gives_the_hand_computed_completions() {
     let swapped = run.into_outcome().expect("ended");
     assert_eq!(swapped.end, vec![12 * s, 2 * s]);
     assert_eq!(swapped.first_start, vec![2 * s, 0]);
+}
+
+#[test]
+fn an_episode_names_a_policy_out_of_range() {
+    let sc = load_job_scenario(&repo("scenarios/jobs-quickstart.toml"), Default::default())
+        .expect("loads");
+    let err = job_episode(&sc, 0, 99).expect_err("refused").to_string();
+    assert!(
+        err.contains("policy 99 is out of range: the scenario has 7 policies"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -197,8 +197,6 @@ impl<'a> JobStepper<'a> {
         round: Option<Micros>,
         scheduler: Box<dyn JobScheduler>,
     ) -> Result<Self> {
-        fork_of(&*scheduler)?;
-        let rounds = round.map(Rounds::new).transpose()?;
         let n = input.jobs.len();
         let table = JobTable {
             jobs: Cow::Borrowed(input.jobs),
@@ -209,6 +207,26 @@ impl<'a> JobStepper<'a> {
             restart_workload: false,
             extra_events: 0,
         };
+        Self::with_table(input, table, round, scheduler)
+    }
+
+    /// [`Self::new`] with the run's own copy of the jobs (`table`, whose
+    /// jobs and types are `input`'s): a run that outlives its caller's
+    /// data (an environment driven from Python).
+    pub fn with_table(
+        input: &JobSimInput<'_>,
+        table: JobTable<'a>,
+        round: Option<Micros>,
+        scheduler: Box<dyn JobScheduler>,
+    ) -> Result<Self> {
+        fork_of(&*scheduler)?;
+        let rounds = round.map(Rounds::new).transpose()?;
+        let n = input.jobs.len();
+        if table.trace_jobs != n || table.jobs.len() != n {
+            return Err(Error::usage(
+                "a steppable run takes a job table of the trace's jobs alone (job mode)",
+            ));
+        }
         let (engine, queue) = build(input, table, rounds, Held::Owned(scheduler))?;
         Ok(Self {
             engine,
