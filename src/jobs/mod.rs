@@ -68,6 +68,7 @@
 //! # }
 //! ```
 
+pub mod episode;
 pub mod import;
 pub mod metrics;
 mod mode;

@@ -47,6 +47,7 @@ mod import_table;
 mod inputs;
 mod interrupt;
 mod invariants;
+mod job_steppable;
 mod jobs_cli;
 mod jobs_gavel;
 mod jobs_hand;

@@ -34,7 +34,7 @@ pub fn entry() -> JobSchedulerEntry {
     )
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct FairShare {
     queues: Vec<VecDeque<u32>>,
     held: Vec<u64>,
@@ -70,6 +70,11 @@ impl FairShare {
 }
 
 impl JobScheduler for FairShare {
+    /// A copy in the same state (DESIGN §15.5).
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn on_arrival(&mut self, job: u32, _now: Micros, state: &State<'_>) {
         let u = state.job(job).user;
         self.queues[u as usize].push_back(job);

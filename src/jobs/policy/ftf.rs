@@ -41,7 +41,7 @@ pub fn entry() -> JobSchedulerEntry {
 
 const ABSENT: u32 = u32::MAX;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Ftf {
     waiting: Vec<u32>,
     pos: Vec<u32>,
@@ -73,6 +73,11 @@ impl Ftf {
 }
 
 impl JobScheduler for Ftf {
+    /// A copy in the same state (DESIGN §15.5).
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn on_arrival(&mut self, job: u32, _now: Micros, _state: &State<'_>) {
         self.pos[job as usize] = self.waiting.len() as u32;
         self.waiting.push(job);

@@ -40,7 +40,7 @@ use crate::jobs::sim::{JobScheduler, Key};
 const UNTOUCHED: u64 = u64::MAX;
 
 /// The priority rule of a preemptive scheduler.
-pub(super) trait Priority: Send {
+pub(super) trait Priority: Send + Clone + 'static {
     /// Key of a waiting job (smaller = served first).
     fn waiting_key(&self, job: u32, now: Micros, state: &State<'_>) -> Key;
     /// Key of a running job (larger = preempted first).
@@ -54,7 +54,7 @@ pub(super) trait Priority: Send {
 }
 
 /// A preemptive scheduler driven by a [`Priority`].
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Preemptive<P> {
     prio: P,
     waiting: IndexedHeap<Key>,
@@ -274,6 +274,11 @@ impl<P: Priority> Preemptive<P> {
 }
 
 impl<P: Priority> JobScheduler for Preemptive<P> {
+    /// A copy in the same state (DESIGN §15.5).
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn on_arrival(&mut self, job: u32, now: Micros, state: &State<'_>) {
         self.waiting
             .push(job, self.prio.waiting_key(job, now, state));

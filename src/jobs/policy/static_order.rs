@@ -13,9 +13,15 @@ use crate::jobs::trace::Job;
 /// A waiting queue ordered by a key that never changes while a job waits:
 /// `key(job, index, now)` at its arrival. A key function that fails stops
 /// the run at the next scheduling pass with its error.
-#[derive(Debug)]
+/// Copies a [`StaticOrder`] into a new box.
+type Cloner<K> = fn(&StaticOrder<K>) -> Box<dyn JobScheduler>;
+
+#[derive(Debug, Clone)]
 pub(super) struct StaticOrder<K> {
     key: K,
+    /// How to copy it (DESIGN §15.5): set when the key can be cloned (the
+    /// built-in keys); `None` for a user's priority function.
+    cloner: Option<Cloner<K>>,
     waiting: IndexedHeap<Key>,
     skipped: Vec<u32>,
     failed: Option<Error>,
@@ -25,6 +31,7 @@ impl<K: FnMut(&Job, u32, Micros) -> Result<Key>> StaticOrder<K> {
     pub(super) fn new(jobs: usize, key: K) -> Self {
         Self {
             key,
+            cloner: None,
             waiting: IndexedHeap::new(jobs),
             skipped: Vec::with_capacity(jobs),
             failed: None,
@@ -34,10 +41,19 @@ impl<K: FnMut(&Job, u32, Micros) -> Result<Key>> StaticOrder<K> {
 
 /// A static-order queue of `jobs` jobs with the key function `key`.
 pub(super) fn by_key(jobs: usize, key: fn(&Job, u32) -> Key) -> Box<dyn JobScheduler> {
-    Box::new(StaticOrder::new(
+    Box::new(forkable(StaticOrder::new(
         jobs,
         move |j: &Job, i: u32, _now: Micros| Ok(key(j, i)),
-    ))
+    )))
+}
+
+/// `s`, able to fork: its key is a plain function, cloned with it.
+fn forkable<K>(mut s: StaticOrder<K>) -> StaticOrder<K>
+where
+    K: FnMut(&Job, u32, Micros) -> Result<Key> + Clone + Send + 'static,
+{
+    s.cloner = Some(|s: &StaticOrder<K>| Box::new(s.clone()) as Box<dyn JobScheduler>);
+    s
 }
 
 /// A non-preemptive scheduler that serves waiting jobs by a priority a
@@ -85,6 +101,11 @@ impl<K: FnMut(&Job, u32, Micros) -> Result<Key> + Send> JobScheduler for StaticO
     }
 
     fn on_completion(&mut self, _job: u32, _now: Micros, _state: &State<'_>) {}
+
+    /// A copy in the same state when the key can be cloned (DESIGN §15.5).
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        self.cloner.map(|c| c(self))
+    }
 
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
         if let Some(e) = self.failed.take() {

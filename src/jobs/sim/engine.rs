@@ -10,6 +10,7 @@ use super::simulation::{JobScheduler, Pass, State, Status, Tentative};
 use super::type_policy::TypePolicy;
 use crate::core::error::Result;
 use crate::core::sim::EventQueue;
+use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::core::sim::time::Micros;
 
@@ -17,7 +18,8 @@ use crate::core::sim::time::Micros;
 /// can act on it ([`Ctx`]).
 pub(super) struct Engine<'a, 's> {
     pub(super) state: State<'a>,
-    pub(super) scheduler: &'s mut dyn JobScheduler,
+    /// Borrowed for a batch run, owned by a steppable one (DESIGN §15.5).
+    pub(super) scheduler: Held<'s, dyn JobScheduler + 's>,
     pub(super) order: Vec<u32>,
     pub(super) next_arrival: usize,
     pub(super) dirty: bool,
@@ -93,11 +95,7 @@ impl Engine<'_, '_> {
         let hide = self.state.hidden && self.state.running_jobs[1] > 0;
         if hide {
             self.tentative.clear();
-            let mut pass = Pass {
-                now,
-                state: &mut self.state,
-                queue,
-            };
+            let mut pass = Pass::new(now, &mut self.state, queue);
             // Every running workload job, in the running list's order
             // (each preemption takes the job out of the list: the last
             // one first keeps the rest in place).
@@ -106,11 +104,7 @@ impl Engine<'_, '_> {
                 self.tentative.push(t);
             }
         }
-        let mut pass = Pass {
-            now,
-            state: &mut self.state,
-            queue,
-        };
+        let mut pass = Pass::new(now, &mut self.state, queue);
         let tick = self.clock.start();
         let done = self.scheduler.schedule(&mut pass);
         self.clock.stop(tick);
@@ -224,11 +218,7 @@ impl Engine<'_, '_> {
                 let next = self.scheduler.on_timer(job, now, &self.state);
                 self.clock.stop(tick);
                 if let Some(next) = next {
-                    let mut pass = Pass {
-                        now,
-                        state: &mut self.state,
-                        queue,
-                    };
+                    let mut pass = Pass::new(now, &mut self.state, queue);
                     pass.schedule_timer(job, next);
                 }
                 self.dirty = true;

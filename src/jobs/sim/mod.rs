@@ -9,6 +9,7 @@ pub mod event;
 pub mod replay;
 pub mod rounds;
 pub mod simulation;
+pub mod stepper;
 pub mod type_policy;
 pub mod workload;
 
@@ -18,5 +19,6 @@ pub use rounds::Rounds;
 pub use simulation::{
     JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, Segment, SimTypes,
 };
+pub use stepper::{JobChoice, JobDecision, JobStepper};
 pub use type_policy::{JobTypes, TypePolicy};
 pub use workload::{Ctx, Workload};

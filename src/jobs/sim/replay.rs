@@ -16,9 +16,10 @@ use super::type_policy::{JobTypes, TypePolicy};
 use super::workload::{Ctx, Workload};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
+use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::core::sim::time::Micros;
-use crate::core::sim::{Component, EventQueue, run_events};
+use crate::core::sim::{Component, EventQueue, LoopEnd, run_events};
 use crate::jobs::trace::Job;
 
 /// The simulation as a [`Component`] of the event loop: the trace's jobs,
@@ -166,6 +167,46 @@ pub fn simulate_with<W: Workload>(
     scheduler: &mut dyn JobScheduler,
     workload: W,
 ) -> Result<RawRun<W>> {
+    let n_trace = input.jobs.len();
+    let (engine, mut queue) = build(input, table, rounds, Held::Borrowed(scheduler))?;
+    let mut sim = JobSim { engine, workload };
+    {
+        let JobSim { engine, workload } = &mut sim;
+        let mut ctx = Ctx::new(engine, 0, &mut queue);
+        workload.init(&mut ctx)?;
+    }
+    let end = run_events(&mut sim, &mut queue, None)?;
+    let JobSim { engine, workload } = sim;
+    let run = finish(engine, end, n_trace)?;
+    Ok(RawRun {
+        outcome: run.outcome,
+        segment_node: run.segment_node,
+        first_node: run.first_node,
+        trace_events: run.trace_events,
+        trace_end: run.trace_end,
+        workload,
+    })
+}
+
+/// A finished run, as [`finish`] leaves it.
+pub(super) struct Finished {
+    pub(super) outcome: JobOutcome,
+    pub(super) segment_node: Vec<u32>,
+    pub(super) first_node: Vec<u32>,
+    pub(super) trace_events: u64,
+    pub(super) trace_end: Micros,
+}
+
+/// The engine of a run of `input`'s trace with `table`'s jobs, nothing
+/// happened yet, and its event queue holding the first arrival: what the
+/// batch replay ([`simulate_with`]) and a steppable run
+/// ([`super::stepper::JobStepper`]) both start from.
+pub(super) fn build<'a, 's>(
+    input: &JobSimInput<'_>,
+    table: JobTable<'a>,
+    rounds: Option<Rounds>,
+    scheduler: Held<'s, dyn JobScheduler + 's>,
+) -> Result<(Engine<'a, 's>, EventQueue<JobEvent>)> {
     let trace = input.jobs;
     let n_trace = trace.len();
     let jobs = table.jobs;
@@ -287,9 +328,7 @@ pub fn simulate_with<W: Workload>(
         zero_gpu_jobs,
     };
     let gpus = state.cluster.total();
-    let gpus_by_type: Vec<u64> = (0..state.cluster.types())
-        .map(|t| state.cluster.total_of_type(t as GpuType))
-        .collect();
+    let extra_events = table.extra_events;
     let workload_jobs = n - n_trace;
     let engine = Engine {
         state,
@@ -315,17 +354,20 @@ pub fn simulate_with<W: Workload>(
             0
         }),
     };
-    let mut sim = JobSim { engine, workload };
-    let capacity = 2 * (gpus as usize).min(n) + 16 + table.extra_events;
+    let capacity = 2 * (gpus as usize).min(n) + 16 + extra_events;
     let mut queue = EventQueue::with_capacity(capacity);
-    sim.engine.push_next_arrival(&mut queue);
-    {
-        let JobSim { engine, workload } = &mut sim;
-        let mut ctx = Ctx::new(engine, 0, &mut queue);
-        workload.init(&mut ctx)?;
-    }
-    let end = run_events(&mut sim, &mut queue, None)?;
-    let JobSim { engine, workload } = sim;
+    let mut engine = engine;
+    engine.push_next_arrival(&mut queue);
+    Ok((engine, queue))
+}
+
+/// The outcome of a run whose event loop ended at `end`; every one of the
+/// `n_trace` trace jobs must have completed.
+pub(super) fn finish(engine: Engine<'_, '_>, end: LoopEnd, n_trace: usize) -> Result<Finished> {
+    let gpus = engine.state.cluster.total();
+    let gpus_by_type: Vec<u64> = (0..engine.state.cluster.types())
+        .map(|t| engine.state.cluster.total_of_type(t as GpuType))
+        .collect();
     if engine.done != n_trace {
         return Err(Error::input(format!(
             "internal error: {} of {n_trace} jobs never completed",
@@ -333,7 +375,7 @@ pub fn simulate_with<W: Workload>(
         )));
     }
     let s = engine.state;
-    Ok(RawRun {
+    Ok(Finished {
         outcome: JobOutcome {
             first_start: s.first_start,
             end: s.end,
@@ -351,7 +393,6 @@ pub fn simulate_with<W: Workload>(
         first_node: s.first_node,
         trace_events: engine.trace_events,
         trace_end: engine.trace_end,
-        workload,
     })
 }
 

@@ -170,7 +170,8 @@ pub struct JobOutcome {
 }
 
 /// The state of every job and of the cluster, readable by schedulers.
-#[derive(Debug)]
+/// Cloned by a steppable run to plan a pass and to fork (DESIGN §15.5).
+#[derive(Debug, Clone)]
 pub struct State<'a> {
     pub(super) jobs: Cow<'a, [Job]>,
     pub(super) cluster: Cluster,
@@ -540,6 +541,26 @@ pub struct Pass<'p, 'a> {
     pub(super) now: Micros,
     pub(super) state: &'p mut State<'a>,
     pub(super) queue: &'p mut EventQueue<JobEvent>,
+    /// When planning a steppable run's pass (DESIGN §15.5): every
+    /// operation that changed the state, in order.
+    pub(super) log: Option<&'p mut Vec<PassOp>>,
+}
+
+/// One operation of a scheduling pass that changed the state, as a
+/// steppable run records it to replay it (DESIGN §15.5). Starts that did
+/// not happen change nothing and are not recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PassOp {
+    /// The job started on the type.
+    Start(u32, GpuType),
+    /// The running job was preempted tentatively.
+    Preempt(u32),
+    /// Its tentative preemption was undone.
+    Undo(u32),
+    /// Its tentative preemption was made final.
+    Commit(u32),
+    /// A timer was asked for after that much more service.
+    Timer(u32, Micros),
 }
 
 impl<'p, 'a> Pass<'p, 'a> {
@@ -548,7 +569,18 @@ impl<'p, 'a> Pass<'p, 'a> {
         state: &'p mut State<'a>,
         queue: &'p mut EventQueue<JobEvent>,
     ) -> Self {
-        Self { now, state, queue }
+        Self {
+            now,
+            state,
+            queue,
+            log: None,
+        }
+    }
+
+    fn record(&mut self, op: PassOp) {
+        if let Some(log) = &mut self.log {
+            log.push(op);
+        }
     }
 }
 
@@ -690,6 +722,7 @@ impl<'a> Pass<'_, 'a> {
                 run: s.run[i],
             },
         );
+        self.record(PassOp::Start(j, t));
         Ok(true)
     }
 
@@ -721,6 +754,9 @@ impl<'a> Pass<'_, 'a> {
         }
         let at = s.progress_start[i].max(self.now).saturating_add(service);
         if at < s.end[i] {
+            if let Some(log) = &mut self.log {
+                log.push(PassOp::Timer(j, service));
+            }
             self.queue.push(
                 at,
                 TIMER,
@@ -763,6 +799,7 @@ impl<'a> Pass<'_, 'a> {
         let len = s.alloc_len[i] as usize;
         let (cluster, alloc) = (&mut s.cluster, &s.alloc);
         cluster.release(&alloc[off..off + len])?;
+        self.record(PassOp::Preempt(j));
         Ok(t)
     }
 
@@ -787,6 +824,7 @@ impl<'a> Pass<'_, 'a> {
         s.run[i] = t.run;
         s.status[i] = Status::Running;
         s.count_start(i);
+        self.record(PassOp::Undo(t.job));
         Ok(())
     }
 
@@ -803,6 +841,7 @@ impl<'a> Pass<'_, 'a> {
             s.remaining[i] = s.jobs[i].duration;
             s.restore[i] = false;
         }
+        self.record(PassOp::Commit(t.job));
     }
 }
 
@@ -924,6 +963,14 @@ pub trait JobScheduler: Send {
 
     /// The scheduling pass of one instant.
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()>;
+
+    /// An independent copy of the scheduler in its current state, for a
+    /// steppable run (DESIGN §15.5): it plans each pass on a copy and forks
+    /// with the run. `None` (the default): the scheduler cannot be copied,
+    /// and a steppable run of it is an error.
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        None
+    }
 }
 
 /// A boxed scheduler is one (a builder may return a
@@ -943,6 +990,10 @@ impl<S: JobScheduler + ?Sized> JobScheduler for Box<S> {
 
     fn schedule(&mut self, pass: &mut Pass<'_, '_>) -> Result<()> {
         (**self).schedule(pass)
+    }
+
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        (**self).fork()
     }
 }
 

@@ -66,7 +66,7 @@ pub fn entry() -> JobSchedulerEntry {
 /// No type chosen.
 const NONE: GpuType = GpuType::MAX;
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct MaxMin {
     /// Active jobs in arrival order.
     active: Vec<u32>,
@@ -224,6 +224,11 @@ fn throughput(state: &State<'_>, j: u32, t: GpuType) -> f64 {
 }
 
 impl JobScheduler for MaxMin {
+    /// A copy in the same state (DESIGN §15.5).
+    fn fork(&self) -> Option<Box<dyn JobScheduler>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn on_arrival(&mut self, job: u32, _now: Micros, _state: &State<'_>) {
         self.active.push(job);
         self.changed = true;
