@@ -113,7 +113,7 @@ impl Core {
     fn start(&mut self) -> Result<()> {
         self.episode.track_regret()?;
         self.point = self.episode.next_decision()?;
-        self.regret = self.episode.run().regret_area().unwrap_or(0.0);
+        self.regret = self.episode.reported_regret().unwrap_or(0.0);
         self.steps = 0;
         self.broken = false;
         Ok(())
@@ -167,9 +167,11 @@ impl Core {
         self.episode.decide(choice)?;
         self.point = self.episode.next_decision()?;
         self.steps += 1;
-        let r = self.episode.run().regret_area().unwrap_or(0.0);
+        let r = self.episode.reported_regret().unwrap_or(0.0);
         // reward = −(R(t_now) − R(t_before)): the episode's return is
-        // −R(end), up to rounding (DESIGN §15.3).
+        // −R(end), up to rounding (DESIGN §15.3); a stalled run's last
+        // step also pays its loss up to the stall horizon, so the return
+        // is minus the regret its results report (§2.6).
         let reward = self.regret - r;
         self.regret = r;
         Ok(Stepped {

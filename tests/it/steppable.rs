@@ -225,3 +225,33 @@ fn the_regret_accrued_step_by_step_is_the_runs_cumulative_regret() {
         );
     }
 }
+
+/// Regression (found by python/examples/learn_allocator.py, EXPERIMENTS
+/// §11): an episode that idles at every decision ends stalled at its last
+/// arrival; its results report R(H) up to the stall horizon (DESIGN §2.6),
+/// and `Episode::reported_regret` — minus a gym episode's return — must
+/// be that figure, not the smaller R(end) accrued up to the stall.
+#[test]
+fn an_idle_episode_reports_the_stalled_runs_regret_up_to_the_stall_horizon() {
+    for name in ["quickstart.toml", "online-lcdb-low-load.toml"] {
+        let scenario = load(&repo(&format!("scenarios/{name}")));
+        let mut e = Episode::new(Arc::clone(&scenario), 0, 0).expect("episode");
+        e.track_regret().expect("before the first step");
+        let mut steps = 0;
+        while e.next_decision().expect("steps").is_some() {
+            e.decide(Choice::Idle).expect("idle is always allowed");
+            steps += 1;
+        }
+        assert!(steps > 0, "{name}: no decision");
+        let area = e.run().regret_area().expect("tracked");
+        let reported = e.reported_regret().expect("tracked");
+        let result = e.finish(false).expect("ends");
+        assert!(result.curve.stalled(), "{name}: idling stalls the run");
+        let r = result.metrics.cumulative_regret;
+        assert!(r > area, "{name}: R(H) {r} is above R(end) {area}");
+        assert!(
+            (reported - r).abs() <= 1e-9 * r.abs().max(1.0),
+            "{name}: reported_regret {reported}, the results' {r}"
+        );
+    }
+}

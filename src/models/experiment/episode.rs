@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::runner::{RepRun, rep_context, rep_result, rep_setup};
+use super::runner::{RepRun, rep_context, rep_result, rep_setup, stall_end};
 use crate::core::error::{Error, Result};
 use crate::core::run::execution::Execution;
 use crate::core::sim::held::{Held, Shared};
@@ -53,6 +53,26 @@ pub struct Episode {
 }
 
 impl Episode {
+    /// The cumulative regret the episode's result reports (DESIGN §2.6),
+    /// from the regret tracked online ([`Self::track_regret`]; `None`
+    /// without it): R(now) while the run goes on and for a run that ended
+    /// normally; for a run that ended **stalled** (at its last arrival,
+    /// S > 0, no completion ever lowered S: e.g. every decision was idle)
+    /// R(H) = R(end) + S · (H − end), its unchanged loss counted up to the
+    /// stall horizon H (`stall_end`), as [`Self::finish`]'s metrics count
+    /// it. A learning environment's return is minus this (DESIGN §15.3).
+    pub fn reported_regret(&self) -> Option<f64> {
+        let area = self.run.regret_area()?;
+        let (rate, fell) = self.run.regret_rate()?;
+        let end = self.run.now();
+        let last_arrival = self.arrivals.iter().copied().max().unwrap_or(0);
+        if !self.run.is_done() || fell || rate <= 0.0 || end != last_arrival {
+            return Some(area);
+        }
+        let h = stall_end(&self.scenario, &self.split.tenants, last_arrival);
+        Some(area + rate * crate::core::sim::time::to_seconds(h.saturating_sub(end)))
+    }
+
     /// The episode of repetition `rep` of policy `policy` (index into the
     /// scenario's policies), at its start.
     pub fn new(scenario: Arc<Scenario>, rep: u64, policy: usize) -> Result<Self> {

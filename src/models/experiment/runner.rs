@@ -285,7 +285,7 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
 /// `horizon_s`. A run whose policy starts jobs ends by then, so the
 /// stalled run's unchanged loss is counted at least as long as any
 /// working run's.
-fn stall_end(scenario: &Scenario, tenants: &[usize], last_arrival: Micros) -> Micros {
+pub(super) fn stall_end(scenario: &Scenario, tenants: &[usize], last_arrival: Micros) -> Micros {
     let types = &scenario.gpu_types;
     let n_types = types.n_types().max(1);
     let work: Micros = tenants

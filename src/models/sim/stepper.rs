@@ -92,6 +92,9 @@ struct RegretMeter {
     area: f64,
     /// The instant the area reaches.
     at: Micros,
+    /// Whether a completion ever lowered S (a run in which none did, ended
+    /// at its last arrival with S > 0, is stalled: DESIGN §2.6).
+    fell: bool,
 }
 
 impl RegretMeter {
@@ -115,6 +118,7 @@ impl RegretMeter {
     fn completed(&mut self, i: usize, before: f64, acc: f64) {
         if acc > before {
             let a = self.best_possible[i];
+            self.fell = true;
             self.sum -= acc - before;
             if before < a && acc >= a {
                 self.positive -= 1;
@@ -319,6 +323,7 @@ impl<'a> ModelRun<'a> {
             positive: 0,
             area: 0.0,
             at: 0,
+            fell: false,
         });
         Ok(())
     }
@@ -328,6 +333,16 @@ impl<'a> ModelRun<'a> {
     /// ([`Self::track_regret`]).
     pub fn regret_area(&self) -> Option<f64> {
         self.sim.regret.as_ref().map(|m| m.area_at(self.now()))
+    }
+
+    /// When tracked: S, the regret's rate after the last instant handled
+    /// (the arrived tenants' summed loss, DESIGN §2.6; exactly 0 when none
+    /// has a positive loss), and whether a completion ever lowered it.
+    pub fn regret_rate(&self) -> Option<(f64, bool)> {
+        self.sim
+            .regret
+            .as_ref()
+            .map(|m| (if m.positive > 0 { m.sum } else { 0.0 }, m.fell))
     }
 
     /// The tenants' state (what every policy reads).
