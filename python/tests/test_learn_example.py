@@ -1,0 +1,113 @@
+"""python/examples/learn_allocator.py (issue 31): a REINFORCE-trained
+tenant scheduler on SYN traces, evaluated on LCDB. On a tiny budget: its
+baseline rows are tenantsim.run's numbers, its learned rows are the
+environment's results, and the same seed gives the same weights and table."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+
+import tenantsim  # noqa: E402
+from conftest import REPO  # noqa: E402
+
+EXAMPLE = REPO / "python" / "examples" / "learn_allocator.py"
+_spec = importlib.util.spec_from_file_location("learn_allocator", EXAMPLE)
+la = importlib.util.module_from_spec(_spec)
+sys.modules["learn_allocator"] = la  # dataclasses look their module up
+_spec.loader.exec_module(la)  # the functions, not main()
+
+REPS = 2
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return la.train(seed=3, batches=4, per_batch=2)
+
+
+@pytest.fixture(scope="module")
+def evaluated(trained):
+    return la.evaluate(trained.theta, REPS)
+
+
+def test_training_is_deterministic_in_the_seed_and_moves_the_weights(trained):
+    again = la.train(seed=3, batches=4, per_batch=2)
+    assert np.array_equal(trained.theta, again.theta)
+    assert [r["mean_regret"] for r in trained.log] == [r["mean_regret"] for r in again.log]
+    assert trained.batches == 4 and trained.episodes == 8 and trained.steps > 0
+    assert not np.array_equal(trained.theta, la.initial_theta())
+    other = la.train(seed=4, batches=4, per_batch=2)
+    assert not np.array_equal(trained.theta, other.theta)
+    # Training saw the four SYN scenarios, never LCDB.
+    assert [r["scenario"] for r in trained.log] == [s["name"] for s in la.train_scenarios()]
+    assert all("syn" in s["trace"] for s in la.train_scenarios())
+
+
+def test_baseline_rows_are_tenantsim_runs_numbers(evaluated):
+    # An independent run of the unmodified scenario (all five policies).
+    r = tenantsim.run(la.EVAL_SCENARIO, reps=REPS)
+    rows = {row["policy"]: row for row in evaluated["table"]}
+    for policy in la.BASELINES:
+        band = r.regret[r.regret["policy"] == policy].iloc[0]
+        assert rows[policy]["reps"] == REPS
+        assert rows[policy]["mean_regret"] == pytest.approx(band["mean_regret"], rel=1e-12)
+        # The t-interval is regret.csv's band.
+        assert rows[policy]["ci95"] == pytest.approx(band["ci_high"] - band["mean_regret"], rel=1e-6)
+        per_rep = r.summary[r.summary["policy"] == policy].sort_values("rep")
+        for rep, ran in zip(per_rep["rep"], per_rep["cumulative_regret"]):
+            # Replayed through the environment by info["policy_action"].
+            assert la.replayed_regret(policy, int(rep)) == pytest.approx(ran, rel=1e-9)
+        theta_cols = [c for c in per_rep.columns if c.startswith("time_to_")]
+        assert theta_cols
+        for c in theta_cols:
+            assert rows[policy]["mean_" + c] == pytest.approx(per_rep[c].mean(), rel=1e-12)
+    greedy = rows["ease.ml"]["mean_regret"]
+    assert rows["ease.ml"]["ratio_to_easeml"] == 1.0
+    assert rows["rr-random"]["ratio_to_easeml"] == pytest.approx(rows["rr-random"]["mean_regret"] / greedy)
+
+
+def test_learned_return_is_minus_the_cumulative_regret(evaluated):
+    returns, rows = evaluated["learned_returns"], evaluated["learned_rows"]
+    assert len(returns) == len(rows) == REPS
+    assert [int(r["rep"]) for r in rows] == list(range(REPS))
+    for ret, row in zip(returns, rows):
+        assert row["cumulative_regret"] > 0
+        assert ret == pytest.approx(-row["cumulative_regret"], rel=1e-9)
+    learned = [row for row in evaluated["table"] if row["policy"] == "learned"][0]
+    assert learned["mean_regret"] == pytest.approx(-np.mean(returns), rel=1e-9)
+
+
+def test_same_theta_same_table(trained, evaluated):
+    again = la.evaluate(trained.theta.copy(), REPS)
+    assert again["table"] == evaluated["table"]
+
+
+def test_t_quantiles():
+    # Student's t 97.5 % quantiles (standard tables).
+    assert la.t_quantile(0.975, 1) == pytest.approx(12.706204736, rel=1e-9)
+    assert la.t_quantile(0.975, 29) == pytest.approx(2.045229642, rel=1e-9)
+    assert math.isnan(la.ci_half_width(np.array([1.0])))
+
+
+def test_main_writes_the_csv_and_refuses_bad_options(tmp_path, capsys):
+    out = tmp_path / "t.csv"
+    la.main(["--batches", "1", "--per-batch", "2", "--reps", "2", "--out", str(out), "--seed", "1"])
+    printed = capsys.readouterr().out
+    assert "reproduce with --seed 1 --batches 1" in printed
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("policy,reps,mean_regret,ci95,")
+    assert [line.split(",")[0] for line in lines[1:]] == ["rr-random", "rr-gp-ucb-cost", "ease.ml", "learned"]
+    for bad, message in (
+        (["--batches", "0"], "--batches: expected at least 1"),
+        (["--reps", "1"], "--reps: expected at least 2"),
+        (["--out", str(tmp_path)], "is a folder"),
+    ):
+        with pytest.raises(SystemExit):
+            la.main(bad)
+        assert message in capsys.readouterr().err
