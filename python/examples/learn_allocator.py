@@ -11,14 +11,25 @@ numpy, gymnasium and tenantsim only (``pip install ./python[gym]``).
 (``tenantsim.gym.make``, action ``"tenant"``) every tenant i gets a
 feature vector φ_i (``features`` below: scale-free, so one set of weights
 serves 30 SYN tenants with 1-second jobs and 124 LCDB tenants with jobs of
-a millisecond to two hours) and the score s_i = w · φ_i; the idle action
-scores a learned constant b. π(a) = exp(s_a) / Σ_{j allowed} exp(s_j) over
-the actions ``info["action_mask"]`` allows (idle always). The model of the
-tenant picked is the scenario's selector's (``gp-ucb-cost``, ease.ml's), so
-the learned part is the scheduler alone, as greedy and round-robin are.
+a millisecond to two hours) and the score s_i = w · φ_i. π(i) = exp(s_i)
+/ Σ_{j allowed} exp(s_j) over the tenants ``info["action_mask"]`` allows;
+idle only when it allows none (then no choice is made and nothing is
+learned from that step). The model of the tenant picked is the scenario's
+selector's (``gp-ucb-cost``, ease.ml's), so the learned part is the
+scheduler alone, as greedy and round-robin are.
+
+**Why never idle by choice.** Idling with nothing running ends the run
+(no event is left), and the environment's return then counts the regret
+only up to that instant: a policy that idles at its first decision has
+return 0 on every training scenario although its tenants were never
+served (``summary.csv`` reports the stall horizon's R(H) for that case,
+DESIGN §2.6, the return does not; an early idle after some jobs is not a
+stall and is truncated in both). A first version of this learner with a
+learned idle score found exactly that and learned to idle. The policy is
+therefore work-conserving, as greedy and round-robin are.
 
 **Training** (REINFORCE with a leave-one-out baseline, Williams 1992).
-θ = (w, b). Batch n plays repetition n of the training scenario n mod 4
+θ = w. Batch n plays repetition n of the training scenario n mod 4
 (``train_scenarios``: SYN traces generated in memory, ``[trace.syn]``,
 two model spreads × two runtime distributions, 1 GPU) K times with
 actions sampled from π. With rewards r_t = −(regret accrued until the next
@@ -28,11 +39,10 @@ episodes (0 past an episode's end); the advantage A_t^k = G_t^k − b_t^k,
 divided by the standard deviation of all of the batch's advantages (the
 regret's scale differs between traces); the gradient
 ĝ = (1/K) Σ_k Σ_t A_t^k ∇_θ log π(a_t^k), with ∇_θ log π(a) = x_a −
-Σ_j π(j) x_j (x_i = (φ_i, 0) for a tenant, (0, …, 0, 1) for idle), is
-ascended by Adam (Kingma & Ba 2015; lr 0.05, β = (0.9, 0.999)).
+Σ_j π(j) φ_j (0 at a forced idle), is ascended by Adam (Kingma & Ba 2015; lr 0.05, β = (0.9, 0.999)).
 
-**Evaluation.** The trained policy acts greedily (the highest score,
-ties to the lowest index) on repetitions 0..R−1 of
+**Evaluation.** The trained policy acts greedily (the highest score
+among the allowed tenants, ties to the lowest index; idle when none is) on repetitions 0..R−1 of
 ``scenarios/lcdb-1gpu.toml`` under that scenario's ``ease.ml`` selector;
 the LCDB tenants are held out (training saw SYN traces only). Its rows
 come from ``env.unwrapped.results()``; the baselines' from
@@ -91,7 +101,6 @@ FEATURES = (
     "cost_share",
 )
 D = len(FEATURES)
-PARAMS = FEATURES + ("idle",)
 
 
 def train_scenarios() -> List[dict]:
@@ -174,37 +183,28 @@ def features(obs: np.ndarray, n: int) -> np.ndarray:
     return phi
 
 
-def action_inputs(obs: np.ndarray, n: int) -> np.ndarray:
-    """x_a for every action a (n + 1 rows, D + 1 columns): (φ_i, 0) for
-    tenant i, (0, …, 0, 1) for idle; the score is θ · x_a."""
-    x = np.zeros((n + 1, D + 1))
-    x[:n, :D] = features(obs, n)
-    x[n, D] = 1.0
-    return x
-
-
-def probabilities(theta: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """π over the n + 1 actions: softmax of θ · x over the allowed ones
-    (max subtracted before exp), 0 elsewhere."""
-    s = x @ theta
-    allowed = mask.astype(bool)
-    s = np.where(allowed, s, -np.inf)
+def probabilities(theta: np.ndarray, phi: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    """π over the n tenants: softmax of θ · φ_i over the allowed ones (max
+    subtracted before exp), 0 elsewhere; ``allowed`` has one at least."""
+    s = np.where(allowed, phi @ theta, -np.inf)
     e = np.exp(s - s[allowed].max())
     return e / e.sum()
 
 
-def greedy_action(theta: np.ndarray, x: np.ndarray, mask: np.ndarray) -> int:
-    """The allowed action of the highest score, ties to the lowest index."""
-    s = np.where(mask.astype(bool), x @ theta, -np.inf)
+def greedy_action(theta: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> int:
+    """The allowed tenant of the highest score, ties to the lowest index;
+    idle (n) if no tenant is allowed."""
+    n = len(mask) - 1
+    allowed = mask[:n].astype(bool)
+    if not allowed.any():
+        return n
+    s = np.where(allowed, features(obs, n) @ theta, -np.inf)
     return int(np.argmax(s))
 
 
 def initial_theta() -> np.ndarray:
-    """w = 0 (a uniformly random scheduler), idle's constant −3 (idle
-    e⁻³ ≈ 0.05 as likely as one tenant)."""
-    theta = np.zeros(D + 1)
-    theta[D] = -3.0
-    return theta
+    """w = 0: a uniformly random (work-conserving) scheduler."""
+    return np.zeros(D)
 
 
 @dataclass
@@ -227,10 +227,15 @@ def sample_episode(env, rep: int, theta: np.ndarray, rng: np.random.Generator) -
     grads, rewards = [], []
     done = False
     while not done:
-        x = action_inputs(obs, n)
-        p = probabilities(theta, x, info["action_mask"])
-        a = int(rng.choice(n + 1, p=p))
-        grads.append(x[a] - p @ x)
+        allowed = info["action_mask"][:n].astype(bool)
+        if allowed.any():
+            phi = features(obs, n)
+            p = probabilities(theta, phi, allowed)
+            a = int(rng.choice(n, p=p))
+            grads.append(phi[a] - p @ phi)
+        else:
+            a = n  # forced idle: no choice, no gradient
+            grads.append(np.zeros(D))
         obs, r, done, _, info = env.step(a)
         rewards.append(r)
     return Episode(np.array(grads), np.array(rewards))
@@ -248,7 +253,7 @@ def batch_gradient(episodes: Sequence[Episode]) -> np.ndarray:
     adv = [(g[j] - baseline[j])[: len(e.rewards)] for j, e in enumerate(episodes)]
     sd = float(np.concatenate(adv).std())
     if sd == 0.0:
-        return np.zeros(D + 1)
+        return np.zeros(D)
     return sum(a @ e.grads for a, e in zip(adv, episodes)) / (k * sd)
 
 
@@ -262,8 +267,8 @@ class Adam:
     b2: float = 0.999
     eps: float = 1e-8
     t: int = 0
-    m: np.ndarray = field(default_factory=lambda: np.zeros(D + 1))
-    v: np.ndarray = field(default_factory=lambda: np.zeros(D + 1))
+    m: np.ndarray = field(default_factory=lambda: np.zeros(D))
+    v: np.ndarray = field(default_factory=lambda: np.zeros(D))
 
     def step(self, theta: np.ndarray, g: np.ndarray) -> np.ndarray:
         self.t += 1
@@ -321,7 +326,7 @@ def train(
         mean_regret = -float(np.mean([e.ret for e in eps]))
         log.append({"batch": n, "scenario": env.unwrapped._core.scenario_name, "mean_regret": mean_regret})
         if log_every and n % log_every == 0:
-            w = " ".join(f"{p}={v:+.2f}" for p, v in zip(PARAMS, theta))
+            w = " ".join(f"{p}={v:+.2f}" for p, v in zip(FEATURES, theta))
             print(f"batch {n:5d} ({time.perf_counter() - start:6.1f} s) {w}", flush=True)
     return Training(theta, n, n * per_batch, steps, time.perf_counter() - start, log)
 
@@ -331,13 +336,12 @@ def learned_summaries(theta: np.ndarray, reps: int, scenario=EVAL_SCENARIO) -> l
     ``scenario`` under its ``ease.ml`` selector: per repetition, the
     episode's return and its ``results().summary`` row (a pandas Series)."""
     env = tg.make(scenario, policy=EVAL_POLICY)
-    n = env.unwrapped.n_tenants
     out = []
     for rep in range(reps):
         obs, info = env.reset(seed=rep)
         total, done = 0.0, False
         while not done:
-            a = greedy_action(theta, action_inputs(obs, n), info["action_mask"])
+            a = greedy_action(theta, obs, info["action_mask"])
             obs, r, done, _, info = env.step(a)
             total += r
         row = env.unwrapped.results().summary.iloc[0].copy()
@@ -545,7 +549,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         f"trained {tr.batches} batches ({tr.episodes} SYN episodes, {tr.steps} steps) in "
         f"{tr.seconds:.1f} s; reproduce with --seed {args.seed} --batches {tr.batches}"
     )
-    print("weights: " + " ".join(f"{p}={v:+.4f}" for p, v in zip(PARAMS, tr.theta)))
+    print("weights: " + " ".join(f"{p}={v:+.4f}" for p, v in zip(FEATURES, tr.theta)))
     t0 = time.perf_counter()
     ev = evaluate(tr.theta, args.reps)
     for policy in BASELINES:

@@ -111,3 +111,12 @@ def test_main_writes_the_csv_and_refuses_bad_options(tmp_path, capsys):
         with pytest.raises(SystemExit):
             la.main(bad)
         assert message in capsys.readouterr().err
+
+
+def test_the_policy_idles_only_when_no_tenant_is_allowed():
+    # Idling with nothing running ends the run and truncates the return
+    # (the module's doc): the learned policy is work-conserving.
+    obs = np.zeros(3 * 9 + 6, dtype=np.float32)
+    theta = np.full(la.D, -5.0)
+    assert la.greedy_action(theta, obs, np.array([0, 0, 1, 1], dtype=np.uint8)) == 2
+    assert la.greedy_action(theta, obs, np.array([0, 0, 0, 1], dtype=np.uint8)) == 3
