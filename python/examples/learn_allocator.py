@@ -52,8 +52,12 @@ repetition 0 here, for every repetition in
 ``python/tests/test_learn_example.py``). Table: mean cumulative regret
 R(end) (accuracy·s), the half-width of its 95 % Student-t interval
 t_{0.975, R−1} · s / √R (s the sample standard deviation, as
-``regret.csv``'s band), the ratio to ease.ml's mean, and the mean over
-repetitions of T(θ) (``inf`` if any repetition never reached θ).
+``regret.csv``'s band), the ratio to ease.ml's mean, the paired
+difference to ease.ml (mean over repetitions of R_policy,r − R_ease.ml,r,
+the same tenants in both, with its own 95 % t half-width), the mean over
+repetitions of T(θ) (``inf`` if any repetition never reached θ; not the
+T(θ) of the mean loss curve that ``tenantsim run`` prints) and of the
+final loss.
 
 **Determinism.** Everything random is a numpy Generator seeded with
 ``--seed`` and the environments' repetitions: the same seed and batch
@@ -447,25 +451,25 @@ def table(rows_by_policy: Dict[str, list]) -> List[dict]:
     """One row per policy from its per-repetition summary rows (see the
     module's doc for the columns)."""
     out = []
-    ref = None
+    ref = np.array([float(r["cumulative_regret"]) for r in rows_by_policy["ease.ml"]])
     for policy, rows in rows_by_policy.items():
         regret = np.array([float(r["cumulative_regret"]) for r in rows])
+        diff = regret - ref  # paired: the same repetition, the same tenants
         row = {
             "policy": policy,
             "reps": len(rows),
             "mean_regret": float(regret.mean()),
             "ci95": ci_half_width(regret),
+            "ratio_to_easeml": float(regret.mean() / ref.mean()),
+            "diff_to_easeml": float(diff.mean()),
+            "diff_ci95": ci_half_width(diff) if policy != "ease.ml" else 0.0,
         }
-        if policy == "ease.ml":
-            ref = row["mean_regret"]
         for col in rows[0].index:
             if col.startswith("time_to_"):
                 v = np.array([float(r[col]) for r in rows])
                 row["mean_" + col] = float(v.mean())
         row["mean_final_loss"] = float(np.mean([float(r["final_loss"]) for r in rows]))
         out.append(row)
-    for row in out:
-        row["ratio_to_easeml"] = row["mean_regret"] / ref if ref else float("nan")
     return out
 
 

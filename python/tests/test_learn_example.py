@@ -70,6 +70,12 @@ def test_baseline_rows_are_tenantsim_runs_numbers(evaluated):
     greedy = rows["ease.ml"]["mean_regret"]
     assert rows["ease.ml"]["ratio_to_easeml"] == 1.0
     assert rows["rr-random"]["ratio_to_easeml"] == pytest.approx(rows["rr-random"]["mean_regret"] / greedy)
+    assert rows["ease.ml"]["diff_to_easeml"] == 0.0 and rows["ease.ml"]["diff_ci95"] == 0.0
+    # The paired difference: per repetition, the same tenants.
+    e = r.summary[r.summary["policy"] == "ease.ml"].sort_values("rep")["cumulative_regret"].to_numpy()
+    rr = r.summary[r.summary["policy"] == "rr-random"].sort_values("rep")["cumulative_regret"].to_numpy()
+    assert rows["rr-random"]["diff_to_easeml"] == pytest.approx((rr - e).mean(), rel=1e-12)
+    assert rows["rr-random"]["diff_ci95"] == pytest.approx(la.ci_half_width(rr - e), rel=1e-12)
 
 
 def test_learned_return_is_minus_the_cumulative_regret(evaluated):
@@ -101,7 +107,7 @@ def test_main_writes_the_csv_and_refuses_bad_options(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "reproduce with --seed 1 --batches 1" in printed
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("policy,reps,mean_regret,ci95,")
+    assert lines[0].startswith("policy,reps,mean_regret,ci95,ratio_to_easeml,diff_to_easeml,diff_ci95,")
     assert [line.split(",")[0] for line in lines[1:]] == ["rr-random", "rr-gp-ucb-cost", "ease.ml", "learned"]
     for bad, message in (
         (["--batches", "0"], "--batches: expected at least 1"),
