@@ -10,8 +10,8 @@ numpy, gymnasium and tenantsim only (``pip install ./python[gym]``).
 **The policy.** At each decision of the model-mode environment
 (``tenantsim.gym.make``, action ``"tenant"``) every tenant i gets a
 feature vector φ_i (``features`` below: scale-free, so one set of weights
-serves 30 SYN tenants with 1-second jobs and 124 LCDB tenants with jobs of
-a millisecond to two hours) and the score s_i = w · φ_i. π(i) = exp(s_i)
+serves 30 SYN tenants with jobs of about a second and 124 LCDB tenants
+with jobs of 0.3 ms to 1.9 hours) and the score s_i = w · φ_i. π(i) = exp(s_i)
 / Σ_{j allowed} exp(s_j) over the tenants ``info["action_mask"]`` allows;
 idle only when it allows none (then no choice is made and nothing is
 learned from that step). The model of the tenant picked is the scenario's
