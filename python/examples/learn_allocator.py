@@ -59,6 +59,11 @@ repetitions of T(θ) (``inf`` if any repetition never reached θ; not the
 T(θ) of the mean loss curve that ``tenantsim run`` prints) and of the
 final loss.
 
+``--syn-reps R`` also compares the learned policy with ease.ml's greedy
+on R new repetitions (new splits of the same SYN users, from repetition
+10,000) of each training scenario: the paired difference and its
+interval (``syn_table``).
+
 **Determinism.** Everything random is a numpy Generator seeded with
 ``--seed`` and the environments' repetitions: the same seed and batch
 count give the same weights and the same table. ``--train-seconds``
@@ -516,6 +521,45 @@ def evaluate(theta: np.ndarray, reps: int, scenario=EVAL_SCENARIO) -> dict:
     }
 
 
+SYN_FIRST_REP = 10_000
+
+
+def syn_table(theta: np.ndarray, reps: int, first: int = SYN_FIRST_REP) -> List[dict]:
+    """The learned policy (greedy in θ) against ease.ml's greedy (replayed
+    by ``info["policy_action"]``) on repetitions first..first+reps−1 of
+    each training scenario: new splits of the SYN users, not played in
+    training unless it ran ``first`` batches. Per scenario: both mean
+    R(end) and the paired difference learned − ease.ml with its 95 %
+    t half-width."""
+    out = []
+    for scenario in train_scenarios():
+        env = tg.make(scenario, policy="ease.ml")
+        regrets: Dict[str, list] = {"ease.ml": [], LEARNED: []}
+        for label in regrets:
+            for rep in range(first, first + reps):
+                obs, info = env.reset(seed=rep)
+                done = False
+                while not done:
+                    if label == LEARNED:
+                        a = greedy_action(theta, obs, info["action_mask"])
+                    else:
+                        a = info["policy_action"]
+                    obs, _, done, _, info = env.step(a)
+                regrets[label].append(env.unwrapped.regret)
+        diff = np.array(regrets[LEARNED]) - np.array(regrets["ease.ml"])
+        out.append(
+            {
+                "scenario": scenario["name"],
+                "reps": reps,
+                "easeml_regret": float(np.mean(regrets["ease.ml"])),
+                "learned_regret": float(np.mean(regrets[LEARNED])),
+                "diff": float(diff.mean()),
+                "diff_ci95": ci_half_width(diff),
+            }
+        )
+    return out
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     budget = ap.add_mutually_exclusive_group()
@@ -527,6 +571,12 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     ap.add_argument("--reps", type=int, default=30, help="evaluation repetitions (R)")
     ap.add_argument("--out", type=Path, default=None, help="write the table as CSV here")
     ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument(
+        "--syn-reps",
+        type=int,
+        default=0,
+        help=f"also compare with ease.ml on this many SYN repetitions from {SYN_FIRST_REP} (default 0: no)",
+    )
     args = ap.parse_args(argv)
     if args.batches is not None and args.batches < 1:
         ap.error(f"--batches: expected at least 1, got {args.batches}")
@@ -534,6 +584,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         ap.error(f"--train-seconds: expected a positive number, got {args.train_seconds}")
     if args.reps < 2:
         ap.error(f"--reps: expected at least 2 (a confidence interval needs two), got {args.reps}")
+    if args.syn_reps < 0 or args.syn_reps == 1:
+        ap.error(f"--syn-reps: expected 0 or at least 2, got {args.syn_reps}")
     if args.per_batch < 2:
         ap.error(f"--per-batch: expected at least 2 (the baseline leaves one out), got {args.per_batch}")
     if args.out is not None and args.out.is_dir():
@@ -569,6 +621,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.out is not None:
         write_csv(ev["table"], args.out)
         print(f"table in {args.out}")
+    if args.syn_reps:
+        print(f"on SYN repetitions {SYN_FIRST_REP}..{SYN_FIRST_REP + args.syn_reps - 1} of the training scenarios:")
+        print_table(syn_table(tr.theta, args.syn_reps))
 
 
 if __name__ == "__main__":

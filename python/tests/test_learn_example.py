@@ -126,3 +126,22 @@ def test_the_policy_idles_only_when_no_tenant_is_allowed():
     theta = np.full(la.D, -5.0)
     assert la.greedy_action(theta, obs, np.array([0, 0, 1, 1], dtype=np.uint8)) == 2
     assert la.greedy_action(theta, obs, np.array([0, 0, 0, 1], dtype=np.uint8)) == 3
+
+
+def test_syn_table_pairs_the_learned_policy_with_greedy(trained):
+    rows = la.syn_table(trained.theta, 2, first=50)
+    assert [r["scenario"] for r in rows] == [s["name"] for s in la.train_scenarios()]
+    import tenantsim.gym as tg
+
+    env = tg.make(la.train_scenarios()[0], policy="ease.ml")
+    regrets = []
+    for rep in (50, 51):
+        _, info = env.reset(seed=rep)
+        total, done = 0.0, False
+        while not done:
+            _, r, done, _, info = env.step(info["policy_action"])
+            total += r
+        regrets.append(env.unwrapped.results().summary["cumulative_regret"].iloc[0])
+    assert rows[0]["easeml_regret"] == pytest.approx(np.mean(regrets), rel=1e-9)
+    assert rows[0]["diff"] == pytest.approx(rows[0]["learned_regret"] - rows[0]["easeml_regret"], rel=1e-9, abs=1e-9)
+    assert all(r["reps"] == 2 and math.isfinite(r["diff_ci95"]) for r in rows)
