@@ -590,6 +590,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         ap.error(f"--per-batch: expected at least 2 (the baseline leaves one out), got {args.per_batch}")
     if args.out is not None and args.out.is_dir():
         ap.error(f"--out: {args.out} is a folder; expected a CSV file path")
+    if args.out is not None and not args.out.resolve().parent.is_dir():
+        ap.error(f"--out: {args.out}: its folder {args.out.resolve().parent} does not exist")
     if args.batches is None and args.train_seconds is None:
         args.train_seconds = 180.0
     print(f"load {os.getloadavg()[0]:.2f} (1-min average) at the start")

@@ -113,6 +113,8 @@ def test_main_writes_the_csv_and_refuses_bad_options(tmp_path, capsys):
         (["--batches", "0"], "--batches: expected at least 1"),
         (["--reps", "1"], "--reps: expected at least 2"),
         (["--out", str(tmp_path)], "is a folder"),
+        (["--out", str(tmp_path / "no" / "t.csv")], "does not exist"),
+        (["--syn-reps", "1"], "--syn-reps: expected 0 or at least 2"),
     ):
         with pytest.raises(SystemExit):
             la.main(bad)
