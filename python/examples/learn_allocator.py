@@ -3,7 +3,7 @@ softmax policy trained by REINFORCE on synthetic (SYN) traces, evaluated
 on held-out LCDB tenants against round-robin and ease.ml's greedy.
 
     python python/examples/learn_allocator.py [--train-seconds 180 | --batches B]
-        [--seed 0] [--reps 30] [--out learned.csv]
+        [--seed 0] [--reps 30] [--out learned.csv] [--syn-reps 30]
 
 numpy, gymnasium and tenantsim only (``pip install ./python[gym]``).
 
@@ -11,8 +11,9 @@ numpy, gymnasium and tenantsim only (``pip install ./python[gym]``).
 (``tenantsim.gym.make``, action ``"tenant"``) every tenant i gets a
 feature vector φ_i (``features`` below: scale-free, so one set of weights
 serves 30 SYN tenants with jobs of about a second and 124 LCDB tenants
-with jobs of 0.3 ms to 1.9 hours) and the score s_i = w · φ_i. π(i) = exp(s_i)
-/ Σ_{j allowed} exp(s_j) over the tenants ``info["action_mask"]`` allows;
+with jobs of 0.3 ms to 1.9 hours) and the score s_i = w · φ_i.
+π(i) = exp(s_i) / Σ_{j allowed} exp(s_j) over the tenants
+``info["action_mask"]`` allows;
 idle only when it allows none (then no choice is made and nothing is
 learned from that step). The model of the tenant picked is the scenario's
 selector's (``gp-ucb-cost``, ease.ml's), so the learned part is the
@@ -38,12 +39,13 @@ of episode k at step t is the mean of G_t^j over the other K − 1
 episodes (0 past an episode's end); the advantage A_t^k = G_t^k − b_t^k,
 divided by the standard deviation of all of the batch's advantages (the
 regret's scale differs between traces); the gradient
-ĝ = (1/K) Σ_k Σ_t A_t^k ∇_θ log π(a_t^k), with ∇_θ log π(a) = x_a −
-Σ_j π(j) φ_j (0 at a forced idle), is ascended by Adam (Kingma & Ba 2015; lr 0.05, β = (0.9, 0.999)).
+ĝ = (1/K) Σ_k Σ_t A_t^k ∇_θ log π(a_t^k), with ∇_θ log π(a) = φ_a −
+Σ_j π(j) φ_j (0 at a forced idle), is ascended by Adam (Kingma & Ba
+2015; lr 0.05, β = (0.9, 0.999)).
 
 **Evaluation.** The trained policy acts greedily (the highest score
-among the allowed tenants, ties to the lowest index; idle when none is) on repetitions 0..R−1 of
-``scenarios/lcdb-1gpu.toml`` under that scenario's ``ease.ml`` selector;
+among the allowed tenants, ties to the lowest index; idle when none is)
+on repetitions 0..R−1 of ``scenarios/lcdb-1gpu.toml`` under that scenario's ``ease.ml`` selector;
 the LCDB tenants are held out (training saw SYN traces only). Its rows
 come from ``env.unwrapped.results()``; the baselines' from
 ``tenantsim.run`` of the same scenario and repetitions (their episodes
