@@ -118,6 +118,21 @@ def test_policy_actions_replay_the_run_byte_for_byte(in_tmp, scenario, policy):
     assert [d for *_, d in trail].count(True) == 1 and trail[-1][2]
 
 
+@pytest.mark.parametrize("scenario", [tenantsim.load_scenario(QUICKSTART), online_dict()])
+def test_an_idle_episode_returns_minus_the_stalled_runs_reported_regret(scenario):
+    # Regression (EXPERIMENTS §11): idling at every decision stalls the run
+    # at its last arrival; its results report R(H) up to the stall horizon
+    # (DESIGN §2.6), and the return must be minus that, not minus the
+    # smaller R(end) (0 when every tenant arrives at t = 0).
+    env = start(tg.make(one_policy(scenario, scenario["policy"][0]["name"])))
+    n = env.action_space.n - 1
+    total, trail = drive(env, lambda obs, info: n)
+    (cumulative,) = env.unwrapped.results().summary["cumulative_regret"]
+    assert cumulative > 0
+    assert total == pytest.approx(-cumulative, rel=1e-9)
+    assert trail[-1][1] < 0, "the last step pays the loss up to the stall horizon"
+
+
 def test_results_without_out_reads_a_temporary_folder():
     env = start(tg.make(QUICKSTART))
     drive(env)

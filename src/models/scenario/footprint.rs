@@ -294,7 +294,9 @@ pub fn estimate_in(
         mul(&[per_rep, at_once]),
     );
     // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
-    // `JobRecord` (48 bytes) and its place in `completion_order` (4) per
+    // `JobRecord` (40 bytes since issue 34; 48 counted, an upper bound
+    // tests/it/memory_estimate.rs checks) and its place in
+    // `completion_order` (4) per
     // job, at most one job per tenant, available model and level, in Vecs
     // that may be twice as long: 104 bytes a job.
     e.add(
