@@ -296,9 +296,9 @@ pub fn estimate_in(
     // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
     // `JobRecord` (40 bytes since issue 34; 48 counted, an upper bound
     // tests/it/memory_estimate.rs checks) and its place in
-    // `completion_order` (4) per
-    // job, at most one job per tenant, available model and level, in Vecs
-    // that may be twice as long: 104 bytes a job.
+    // `completion_order` (4) per job, at most one job per tenant,
+    // available model and level, in Vecs that may be twice as long: 104
+    // bytes a job.
     e.add(
         format!(
             "job logs (up to {} jobs a run, 104 bytes a job) × {at_once}",
