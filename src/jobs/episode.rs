@@ -4,10 +4,17 @@
 //! by itself (a Python environment, a fork).
 
 use std::borrow::Cow;
+use std::path::Path;
+use std::time::Duration;
 
+use super::metrics::job_metrics;
+use super::mode::JobMode;
+use super::run::JobRun;
 use super::scenario::JobScenario;
-use super::sim::{JobSimInput, JobStepper, JobTable, SchedInit, SimTypes};
+use super::sim::{JobOutcome, JobSimInput, JobStepper, JobTable, SchedInit, SimTypes};
 use crate::core::error::{Error, Result};
+use crate::core::run::execution::Execution;
+use crate::core::run::mode::Mode;
 
 /// The steppable run of policy `policy` (its index in the scenario) in
 /// repetition `rep`, nothing happened yet. Stepped with the scheduler's
@@ -58,4 +65,84 @@ pub fn job_episode(scenario: &JobScenario, rep: u64, policy: usize) -> Result<Jo
     };
     JobStepper::with_table(&input, table, scenario.round, scheduler)
         .map_err(|e| e.context(context()))
+}
+
+/// The [`JobRun`] of a steppable run's `outcome` (policy `policy`,
+/// repetition `rep`): the jobs and metrics `simulate_job_run` would give
+/// it, no wall-clock time (nothing was measured).
+pub fn job_episode_run(
+    scenario: &JobScenario,
+    rep: u64,
+    policy: usize,
+    outcome: JobOutcome,
+) -> Result<JobRun> {
+    if policy >= scenario.policies.len() {
+        return Err(Error::usage(format!(
+            "policy {policy} is out of range: the scenario has {} policies",
+            scenario.policies.len()
+        )));
+    }
+    let jobs = scenario.rep_jobs(rep);
+    let users = scenario.trace.users().len();
+    let metrics = job_metrics(&jobs.jobs, users, &outcome);
+    Ok(JobRun {
+        policy,
+        rep,
+        jobs,
+        outcome,
+        metrics,
+        elapsed: Duration::ZERO,
+    })
+}
+
+/// Write the results folder `dir` (which must not exist yet) of one
+/// finished job-mode episode (DESIGN §15.5): the files `tenantsim run`
+/// writes for `scenario` with that run's policy alone (`policy` 0 in every
+/// file, the baseline) and that one repetition, through the [`Mode`]
+/// fold, `jobs.csv` with `keep_jobs`, no figures. For repetition 0 they
+/// are that run's files byte for byte (`run.json` aside: it records
+/// timings).
+pub fn write_job_episode(
+    dir: &Path,
+    scenario: &JobScenario,
+    run: &JobRun,
+    keep_jobs: bool,
+) -> Result<()> {
+    let policy = scenario
+        .policies
+        .get(run.policy)
+        .ok_or_else(|| Error::usage(format!("no policy {} in the scenario", run.policy)))?;
+    let mut alone = scenario.clone();
+    alone.policies = vec![policy.clone()];
+    alone.file.policies = scenario
+        .file
+        .policies
+        .get(run.policy)
+        .cloned()
+        .into_iter()
+        .collect();
+    alone.baseline = 0;
+    alone.file.baseline = None;
+    alone.file.repetitions = 1;
+    if dir.exists() {
+        return Err(Error::usage(format!(
+            "{}: the episode's results folder must not exist yet",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    let mode = JobMode::default();
+    let mut fold = mode.start(&alone, keep_jobs)?;
+    let mut run = run.clone();
+    run.policy = 0;
+    mode.fold(&alone, &mut fold, run)?;
+    let report = mode.finish(&alone, fold, 1, Duration::ZERO)?;
+    let execution = Execution {
+        tasks: 1,
+        ran: 1,
+        ..Execution::default()
+    };
+    mode.write(dir, &alone, &report, keep_jobs, None, &execution)?;
+    Ok(())
 }

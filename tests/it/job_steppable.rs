@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tenantsim::core::io::cluster::GpuType;
-use tenantsim::jobs::episode::job_episode;
+use tenantsim::jobs::episode::{job_episode, job_episode_run, write_job_episode};
 use tenantsim::jobs::run::simulate_job_run;
 use tenantsim::jobs::scenario::{JobScenario, load_job_scenario};
 use tenantsim::jobs::sim::{
@@ -18,7 +18,7 @@ use tenantsim::jobs::sim::{
 };
 use tenantsim::jobs::trace::Job;
 
-use crate::common::repo;
+use crate::common::{assert_same_result_files, repo, tenantsim};
 
 /// Every bundled job-mode scenario without a sweep (`jobs-*`, `gavel-*`:
 /// their traces are bundled in traces/).
@@ -363,4 +363,50 @@ fn a_fork_that_chooses_otherwise_changes_only_itself() {
     let original = run.into_outcome().expect("ended");
     assert_eq!(original.end, vec![10 * s, 12 * s]);
     assert_eq!(original.preemptions, vec![0, 0]);
+}
+
+/// Step policy `p` of `sc` in repetition 0 to its end with its own
+/// choices; the finished run.
+fn stepped_run(sc: &JobScenario, p: usize) -> tenantsim::jobs::run::JobRun {
+    let mut run = job_episode(sc, 0, p).expect("an episode");
+    while let Some(point) = run.next_decision().expect("steps") {
+        run.decide(point.policy_choice.expect("the scheduler advises"))
+            .expect("the policy's choice is taken");
+    }
+    let outcome = run.into_outcome().expect("ends");
+    job_episode_run(sc, 0, p, outcome).expect("a run")
+}
+
+#[test]
+fn a_job_episodes_results_folder_is_the_run_of_its_policy_alone() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let path = repo("scenarios/jobs-quickstart.toml");
+    let sc = load_job_scenario(&path, Default::default()).expect("loads");
+    let text = fs::read_to_string(&path).expect("readable");
+    let table: toml::Table = text.parse().expect("TOML");
+    let policies = table["policy"].as_array().expect("policies").clone();
+    assert_eq!(policies.len(), sc.policies.len());
+    for (p, section) in policies.into_iter().enumerate() {
+        let mut t = table.clone();
+        t.insert("policy".into(), toml::Value::Array(vec![section]));
+        t["jobs"].as_table_mut().expect("[jobs]").insert(
+            "path".into(),
+            toml::Value::String(repo("traces/jobs-hand.csv").display().to_string()),
+        );
+        let alone = tmp.path().join(format!("alone-{p}.toml"));
+        fs::write(&alone, toml::to_string(&t).expect("TOML")).expect("write");
+        let cli = tmp.path().join(format!("cli-{p}"));
+        tenantsim()
+            .args(["run", "--quiet", "--jobs", "--no-plots", "--out"])
+            .arg(&cli)
+            .arg(&alone)
+            .assert()
+            .success();
+        let stepped = tmp.path().join(format!("stepped-{p}"));
+        write_job_episode(&stepped, &sc, &stepped_run(&sc, p), true).expect("writes");
+        assert_same_result_files(&cli, &stepped, &sc.policies[p].name);
+        // The folder is never overwritten.
+        let again = write_job_episode(&stepped, &sc, &stepped_run(&sc, p), true);
+        assert!(again.is_err(), "an existing folder is refused");
+    }
 }
