@@ -24,6 +24,7 @@ use tenantsim::{Error, ErrorKind};
 mod gym;
 mod gym_action;
 mod gym_core;
+mod gym_jobs;
 mod gym_obs;
 mod gym_vec;
 mod gym_vec_step;
@@ -441,6 +442,7 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<gym::GymCore>()?;
     m.add_class::<gym_vec::GymVecCore>()?;
+    m.add_class::<gym_jobs::JobGymCore>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;
