@@ -256,7 +256,8 @@ impl JobGymCore {
         let w = self.window;
         let Some(a) = usize::try_from(a).ok().filter(|&a| a <= w) else {
             return Err(InvalidActionError::new_err(format!(
-                "action {a} is out of range: allowed are 0..{w} (a window slot) and {w} (end the pass)"
+                "action {a} is out of range: allowed are 0 to {} (a window slot) and {w} (end the pass)",
+                w - 1
             )));
         };
         if a == w {
@@ -265,7 +266,7 @@ impl JobGymCore {
         let Some(j) = self.slot(a) else {
             let n = self.point.as_ref().map_or(0, |p| p.waiting.len().min(w));
             return Err(InvalidActionError::new_err(format!(
-                "action {a}: window slot {a} is empty ({n} job(s) wait in the window: slots 0..{n}, or {w} to end the pass)"
+                "action {a}: window slot {a} is empty ({n} job(s) wait in the window, in slots below {n}; {w} ends the pass)"
             )));
         };
         if Some(j) == self.policy_job() {

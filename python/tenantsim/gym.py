@@ -30,7 +30,11 @@ stay idle until the next event. ``make_vec(scenario, num_envs)`` steps
   arrivals and policy streams as ``tenantsim run``'s repetition ``s``);
   ``reset()`` without a seed plays the next repetition (0 first).
 
-Only model mode is steppable here: job-mode and shared scenarios raise a
+Job-mode scenarios (``mode = "jobs"``) give a :class:`TenantsimJobEnv`
+(DESIGN §15.5, "The job-mode environment"): the action starts one of the
+first W waiting jobs or ends the scheduling pass, the reward is minus the
+job-hours spent in the system since the last step (the return is minus
+the sum of the jobs' completion times, in hours). Shared scenarios raise a
 :class:`tenantsim.UsageError`.
 
 Install with ``pip install ./python[gym]`` (gymnasium and numpy).
@@ -53,7 +57,14 @@ from ._results import Results, read_results
 from ._scenario import dict_label, write_scenario
 from ._tenantsim import InvalidActionError, TenantsimError
 
-__all__ = ["make", "make_vec", "TenantsimEnv", "TenantsimVecEnv", "InvalidActionError"]
+__all__ = [
+    "make",
+    "make_vec",
+    "TenantsimEnv",
+    "TenantsimJobEnv",
+    "TenantsimVecEnv",
+    "InvalidActionError",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Scenario = Union[PathLike, Mapping[str, Any]]
@@ -288,6 +299,196 @@ class TenantsimEnv(gymnasium.Env):
         return self._core.model_names
 
 
+def _is_jobs(scenario: Scenario) -> bool:
+    """Whether ``scenario`` (a path or a dict) is a job-mode scenario
+    (``mode = "jobs"``); an unreadable file is left to the core to
+    report."""
+    if isinstance(scenario, Mapping):
+        return scenario.get("mode") == "jobs"
+    try:
+        import tomllib
+
+        with open(os.fspath(scenario), "rb") as f:
+            return tomllib.load(f).get("mode") == "jobs"
+    except (OSError, ValueError, ImportError):
+        return False
+
+
+class TenantsimJobEnv(gymnasium.Env):
+    """One job-mode episode at a time (DESIGN §15.5, "The job-mode
+    environment"). Build it with :func:`make` on a job-mode scenario.
+
+    - **Action**: ``Discrete(W + 1)`` (``window=W``, 16 by default): ``a <
+      W`` starts the ``a``-th of the first W waiting jobs in job order (on
+      the GPU type the run's type policy picks; if it is the scheduler's
+      own next job, the scheduler's whole action: its type and the
+      preemptions that make room), ``W`` ends the scheduling pass (nothing
+      else starts until the next event). A slot out of range, empty, or a
+      job that does not fit raises :class:`InvalidActionError` and changes
+      nothing. :meth:`step_choice` takes what the window cannot say (a
+      preemption, a job beyond the window, a GPU type).
+    - **Observation**: float32, ``W * 5 + 4``: per slot ``present``,
+      ``gpus_frac`` (GPUs asked / cluster GPUs), ``waiting_h`` (hours since
+      submission), ``duration_h`` (the job's duration, which the built-in
+      schedulers such as sjf read too), ``attained_h`` (service received);
+      then ``clock_h``, ``free_gpu_frac``, ``waiting_count``,
+      ``running_count``.
+    - **Reward**: minus the job-hours spent in the system since the last
+      step (arrivals and completions between steps counted exactly; the
+      first step pays the time before the first decision too), so the
+      return is −Σ_j (end_j − submit_j) / 3600.
+    - **info**: ``policy_action`` (the scheduler's next action as a window
+      action, ``-1`` when the window cannot say it: a preemption on its
+      own, a job beyond the window, or after a deviation), ``policy_choice``
+      (the raw choice: ``("start", j, None)``, ``("start_on", j, t)``,
+      ``("preempt", j, None)``, ``("end", None, None)``, or ``None`` after a
+      deviation: :meth:`step_choice` takes it), ``action_mask``.
+    - **reset(seed=s)** plays repetition ``s``; without a seed the next.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self, scenario: Scenario, *, policy: Optional[str] = None, window: int = 16
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.JobGymCore(p, policy=policy, window=int(window)), scenario
+        )
+        self.window: int = self._core.window
+        self.action_space = spaces.Discrete(self.window + 1)
+        self.observation_space = _obs_space(self._core.obs_len)
+        self._next_rep = 0
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        """Start an episode: repetition ``seed`` if given, else the next one
+        (``options={"rep": r}`` also picks repetition ``r``)."""
+        super().reset(seed=seed)
+        if options and "rep" in options:
+            rep = int(options["rep"])
+        elif seed is not None:
+            rep = int(seed)
+        else:
+            rep = self._next_rep
+        if rep < 0:
+            raise _tenantsim.UsageError(f"seed: expected a repetition >= 0, got {rep}")
+        self._core.reset(rep)
+        self._next_rep = rep + 1
+        return self.observation(), self._info()
+
+    def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
+        """Take window action ``action``; raises :class:`InvalidActionError`
+        (nothing changes) if it is not allowed now."""
+        reward, terminated = self._core.step(int(action))
+        return self.observation(), reward, terminated, False, self._info()
+
+    def step_choice(
+        self, choice: Tuple[Any, ...]
+    ) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
+        """Take a raw choice, as ``info["policy_choice"]`` gives them:
+        ``("start", j)``, ``("start_on", j, t)``, ``("preempt", j)``,
+        ``("end",)`` (trailing ``None`` allowed). A choice against the
+        rules raises :class:`InvalidActionError` and changes nothing."""
+        kind, *rest = tuple(choice) + (None, None)
+        reward, terminated = self._core.step_choice(str(kind), rest[0], rest[1])
+        return self.observation(), reward, terminated, False, self._info()
+
+    def render(self) -> None:
+        """No rendering (``render_mode`` is always ``None``)."""
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _info(self) -> Dict[str, Any]:
+        return {
+            "policy_action": self._core.policy_action(),
+            "policy_choice": self._core.policy_choice(),
+            "action_mask": self.action_mask(),
+        }
+
+    def observation(self) -> np.ndarray:
+        """The observation now."""
+        return np.frombuffer(self._core.observation(), dtype=np.float32)
+
+    def action_mask(self) -> np.ndarray:
+        """``info["action_mask"]`` now (uint8, W + 1, 1 = allowed)."""
+        return np.frombuffer(self._core.mask(), dtype=np.uint8)
+
+    def policy_action(self) -> int:
+        """``info["policy_action"]`` now."""
+        return self._core.policy_action()
+
+    def policy_choice(self) -> Optional[tuple]:
+        """``info["policy_choice"]`` now."""
+        return self._core.policy_choice()
+
+    def fork(self) -> "TenantsimJobEnv":
+        """An independent copy at this point (DESIGN §15.5)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._core = self._core.fork()
+        other._np_random = None
+        if self._np_random is not None:
+            other._np_random = np.random.Generator(type(self._np_random.bit_generator)())
+            other._np_random.bit_generator.state = self._np_random.bit_generator.state
+        return other
+
+    def results(self, out: Optional[PathLike] = None) -> Results:
+        """The ended episode as a :class:`tenantsim.Results` (with
+        ``jobs.csv``): the files ``tenantsim run --jobs`` writes for the
+        scenario with this policy alone and one repetition (repetition 0:
+        the same bytes; ``run.json`` aside). ``out`` as
+        :meth:`TenantsimEnv.results`."""
+        doc = {
+            "mode": "jobs",
+            "scenario": self._core.scenario_name,
+            "policy": self._core.policy_name,
+            "repetition": self._core.rep,
+            "steps": self._core.steps,
+        }
+        if out is None:
+            with tempfile.TemporaryDirectory(prefix="tenantsim-gym-") as tmp:
+                folder = Path(tmp) / "results"
+                self._core.write_results(str(folder))
+                return read_results(folder, doc, None)
+        target = Path(os.fspath(out))
+        if target.exists():
+            raise _tenantsim.InputError(f"{target}: the results folder must not exist yet")
+        parent = target.parent if str(target.parent) else Path(".")
+        with tempfile.TemporaryDirectory(prefix=".tenantsim-gym-", dir=parent) as tmp:
+            folder = Path(tmp) / "results"
+            self._core.write_results(str(folder))
+            os.rename(folder, target)
+        return read_results(target, doc, target)
+
+    @property
+    def job_hours(self) -> float:
+        """Job-hours spent in the system so far (minus the return so far)."""
+        return self._core.job_hours
+
+    @property
+    def repetition(self) -> int:
+        """The episode's repetition."""
+        return self._core.rep
+
+    @property
+    def clock_s(self) -> float:
+        """Simulated time of the pending decision (the end once ended), s."""
+        return self._core.clock_s
+
+    @property
+    def slot_features(self) -> list:
+        """The per-slot features' names, in order."""
+        return _tenantsim.JobGymCore.slot_features()
+
+    @property
+    def global_features(self) -> list:
+        """The global features' names, in order."""
+        return _tenantsim.JobGymCore.global_features()
+
+
 def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
     """A :class:`gymnasium.Env` of ``scenario`` (a model-mode ``.toml`` path
     or a dict, as :func:`tenantsim.run` takes).
@@ -297,9 +498,16 @@ def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
     first by default), ``action`` (``"tenant"`` or ``"pair"``), ``encoder``
     and ``observation_space`` (your own observation), ``max_episode_steps``
     (wraps in ``gymnasium.wrappers.TimeLimit``; none by default).
+
+    A job-mode scenario gives a :class:`TenantsimJobEnv` (options
+    ``policy``, ``window``, ``max_episode_steps``).
     """
     max_steps = options.pop("max_episode_steps", None)
-    env: gymnasium.Env = TenantsimEnv(scenario, **options)
+    env: gymnasium.Env
+    if _is_jobs(scenario):
+        env = TenantsimJobEnv(scenario, **options)
+    else:
+        env = TenantsimEnv(scenario, **options)
     if max_steps is not None:
         env = gymnasium.wrappers.TimeLimit(env, max_episode_steps=int(max_steps))
     return env
