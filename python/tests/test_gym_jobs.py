@@ -100,19 +100,37 @@ def test_policy_actions_replay_the_run_byte_for_byte(in_tmp, policy, window):
         assert raw > 0
 
 
-def test_preemptive_policy_goes_through_step_choice():
-    env = tg.make(jobs_dict("srtf"))
+def test_a_window_of_one_needs_raw_choices_and_a_preemption_is_one():
+    # srtf with window 1: its starts of jobs behind the first waiting one
+    # are policy_action -1, taken raw (the replay test above shows the
+    # result is tenantsim.run's).
+    env = tg.make(jobs_dict("srtf"), window=1)
     _, info = env.reset(seed=0)
-    kinds = set()
-    done = False
+    _, raw, _ = drive(env, info)
+    assert raw > 0
+    # fifo: after j0 starts at t = 0 (it holds both GPUs), preempt it raw
+    # (a deviation: the scheduler is detached) and end the pass; the driver
+    # then starts the first job that fits at each decision. The return is
+    # still minus the summed JCTs, and j0, restarted at 1 s, ends at 11 s
+    # instead of fifo's 10 s.
+    env = tg.make(jobs_dict("fifo"))
+    _, info = env.reset(seed=0)
+    _, r0, _, _, info = env.step(info["policy_action"])
+    assert env.unwrapped.observation()[-1] == 1.0  # one job running
+    _, r1, done, _, info = env.unwrapped.step_choice(("preempt", 0))
+    assert info["policy_choice"] is None and not done
+    # End this pass: j0 waits until the next event (j1's arrival at 1 s).
+    _, r2, done, _, info = env.step(env.unwrapped.window)
+    total = r0 + r1 + r2
     while not done:
-        if info["policy_choice"] is not None:
-            kinds.add(info["policy_choice"][0])
-        if info["policy_action"] >= 0:
-            _, _, done, _, info = env.step(info["policy_action"])
-        else:
-            _, _, done, _, info = env.unwrapped.step_choice(info["policy_choice"])
-    assert "start" in kinds and "end" in kinds
+        allowed = np.flatnonzero(info["action_mask"][:-1])
+        a = int(allowed[0]) if len(allowed) else env.unwrapped.window
+        _, r, done, _, info = env.step(a)
+        total += r
+    jobs = env.unwrapped.results().jobs
+    jct_h = float(np.sum(np.asarray(jobs["end_s"]) - np.asarray(jobs["submit_s"]))) / 3600
+    assert total == pytest.approx(-jct_h, rel=1e-12)
+    assert float(jobs["end_s"][0]) == 11.0
 
 
 def test_invalid_actions_raise_and_change_nothing():
