@@ -54,7 +54,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _tenantsim
 from ._results import Results, read_results
-from ._scenario import dict_label, write_scenario
+from ._scenario import _parse_toml, dict_label, write_scenario
 from ._tenantsim import InvalidActionError, TenantsimError
 
 __all__ = [
@@ -305,12 +305,11 @@ def _is_jobs(scenario: Scenario) -> bool:
     report."""
     if isinstance(scenario, Mapping):
         return scenario.get("mode") == "jobs"
+    path = Path(os.fspath(scenario))
     try:
-        import tomllib
-
-        with open(os.fspath(scenario), "rb") as f:
-            return tomllib.load(f).get("mode") == "jobs"
-    except (OSError, ValueError, ImportError):
+        text = path.read_text(encoding="utf-8")
+        return _parse_toml(text, path).get("mode") == "jobs"
+    except (OSError, ValueError, TenantsimError):
         return False
 
 

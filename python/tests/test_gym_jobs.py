@@ -6,7 +6,6 @@ changes nothing; a fork continues identically."""
 
 from __future__ import annotations
 
-import tomllib
 import warnings
 
 import numpy as np
@@ -17,16 +16,22 @@ gymnasium = pytest.importorskip("gymnasium")
 import tenantsim  # noqa: E402
 import tenantsim.gym as tg  # noqa: E402
 from conftest import SCENARIOS, TRACES, tree  # noqa: E402
+from tenantsim._scenario import _parse_toml  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 JOBS = SCENARIOS / "jobs-quickstart.toml"
 
 
+def load(path) -> dict:
+    """A scenario file as a dict (the package's TOML reader: tomllib or,
+    before Python 3.11, tomli)."""
+    return _parse_toml(path.read_text(encoding="utf-8"), path)
+
+
 def jobs_dict(policy: str) -> dict:
     """jobs-quickstart.toml with policy ``policy`` alone, its trace path
     absolute, no figures (an episode's folder has none)."""
-    with open(JOBS, "rb") as f:
-        doc = tomllib.load(f)
+    doc = load(JOBS)
     doc["jobs"]["path"] = str(TRACES / "jobs-hand.csv")
     doc["policy"] = [p for p in doc["policy"] if p["name"] == policy]
     assert len(doc["policy"]) == 1
@@ -237,8 +242,7 @@ def test_typed_and_rounds_scenarios_replay_byte_for_byte(in_tmp, name):
     # A typed cluster (the scheduler's StartOn) and a round-based one
     # (§11.3), first policy alone, the 500-job gavel trace.
     path = SCENARIOS / f"{name}.toml"
-    with open(path, "rb") as f:
-        doc = tomllib.load(f)
+    doc = load(path)
     doc["jobs"]["path"] = str((path.parent / doc["jobs"]["path"]).resolve())
     doc["policy"] = doc["policy"][:1]
     doc["output"] = {"plots": False}
