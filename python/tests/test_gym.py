@@ -293,8 +293,10 @@ def test_encoder_and_errors():
         tg.make(QUICKSTART, action="job")
     with pytest.raises(tenantsim.UsageError, match="policy=\"nope\": no such policy.*rr-in-order"):
         tg.make(QUICKSTART, policy="nope")
+    # make gives job-mode scenarios their own environment (test_gym_jobs.py);
+    # the model-mode class itself refuses them.
     with pytest.raises(tenantsim.UsageError, match="model-mode scenarios only"):
-        tg.make(SCENARIOS / "jobs-quickstart.toml")
+        tg.TenantsimEnv(SCENARIOS / "jobs-quickstart.toml")
     with pytest.raises(tenantsim.UsageError, match="num_envs"):
         tg.make_vec(QUICKSTART, 0)
 
