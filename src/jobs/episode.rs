@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use super::metrics::job_metrics;
 use super::mode::JobMode;
-use super::run::JobRun;
+use super::run::{JobRun, run_context, scheduler_for, sim_input};
 use super::scenario::JobScenario;
-use super::sim::{JobOutcome, JobSimInput, JobStepper, JobTable, SchedInit, SimTypes};
+use super::sim::{JobOutcome, JobStepper, JobTable};
 use crate::core::error::{Error, Result};
 use crate::core::run::execution::Execution;
 use crate::core::run::mode::Mode;
@@ -28,31 +28,9 @@ pub fn job_episode(scenario: &JobScenario, rep: u64, policy: usize) -> Result<Jo
         ))
     })?;
     let jobs = scenario.rep_jobs(rep);
-    let users = scenario.trace.users().len();
-    let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let scheduler = (p.make)(&SchedInit {
-        jobs: &jobs.jobs,
-        users,
-        seed: scenario.seed(),
-        repetition: rep,
-    })
-    .map_err(|e| e.context(context()))?;
+    let scheduler = scheduler_for(scenario, p, &jobs, rep)?;
     let node_types = scenario.cluster.node_types();
-    let input = JobSimInput {
-        jobs: &jobs.jobs,
-        users,
-        nodes: &scenario.nodes,
-        cpus: &scenario.cpus,
-        placement: scenario.placement,
-        backfill: p.backfill,
-        restart_overhead: scenario.restart_overhead,
-        record_allocations: false,
-        types: jobs.types.as_ref().map(|t| SimTypes {
-            node_types: &node_types,
-            jobs: t,
-            policy: p.type_policy,
-        }),
-    };
+    let input = sim_input(scenario, p, &jobs, &node_types);
     let n = jobs.jobs.len();
     let table = JobTable {
         jobs: Cow::Owned(jobs.jobs.clone()),
@@ -64,7 +42,7 @@ pub fn job_episode(scenario: &JobScenario, rep: u64, policy: usize) -> Result<Jo
         extra_events: 0,
     };
     JobStepper::with_table(&input, table, scenario.round, scheduler)
-        .map_err(|e| e.context(context()))
+        .map_err(|e| e.context(run_context(p, rep)))
 }
 
 /// The [`JobRun`] of a steppable run's `outcome` (policy `policy`,

@@ -4,10 +4,13 @@
 use std::time::{Duration, Instant};
 
 use super::metrics::{JobMetrics, job_metrics};
-use super::scenario::{JobScenario, RepJobs};
-use super::sim::SchedInit;
-use super::sim::{JobOutcome, JobSimInput, SimTypes, simulate_jobs, simulate_jobs_in_rounds};
+use super::scenario::{JobPolicy, JobScenario, RepJobs};
+use super::sim::{
+    JobOutcome, JobScheduler, JobSimInput, SchedInit, SimTypes, simulate_jobs,
+    simulate_jobs_in_rounds,
+};
 use crate::core::error::Result;
+use crate::core::io::cluster::GpuType;
 
 /// One (repetition, policy) run.
 #[derive(Debug, Clone)]
@@ -39,24 +42,35 @@ pub struct JobRunSummary {
     pub metrics: JobMetrics,
 }
 
-/// Simulate policy `policy` in repetition `rep`.
-pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Result<JobRun> {
-    let started = Instant::now();
-    let jobs = scenario.rep_jobs(rep);
-    let p = &scenario.policies[policy];
-    let users = scenario.trace.users().len();
-    let context = || format!("policy `{}`, repetition {rep}", p.name);
-    let mut scheduler = (p.make)(&SchedInit {
+/// The scheduler of policy `p` for repetition `rep` of `scenario`, built as
+/// every run of it builds it: the batch run ([`simulate_job_run`]) and a
+/// stepped one ([`super::episode::job_episode`]) alike.
+pub(super) fn scheduler_for(
+    scenario: &JobScenario,
+    p: &JobPolicy,
+    jobs: &RepJobs,
+    rep: u64,
+) -> Result<Box<dyn JobScheduler>> {
+    (p.make)(&SchedInit {
         jobs: &jobs.jobs,
-        users,
+        users: scenario.trace.users().len(),
         seed: scenario.seed(),
         repetition: rep,
     })
-    .map_err(|e| e.context(context()))?;
-    let node_types = scenario.cluster.node_types();
-    let input = JobSimInput {
+    .map_err(|e| e.context(run_context(p, rep)))
+}
+
+/// The simulation input of policy `p` over a repetition's `jobs`
+/// (`node_types`: the cluster's, [`crate::core::io::cluster::Cluster::node_types`]).
+pub(super) fn sim_input<'a>(
+    scenario: &'a JobScenario,
+    p: &JobPolicy,
+    jobs: &'a RepJobs,
+    node_types: &'a [GpuType],
+) -> JobSimInput<'a> {
+    JobSimInput {
         jobs: &jobs.jobs,
-        users,
+        users: scenario.trace.users().len(),
         nodes: &scenario.nodes,
         cpus: &scenario.cpus,
         placement: scenario.placement,
@@ -64,16 +78,32 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         restart_overhead: scenario.restart_overhead,
         record_allocations: false,
         types: jobs.types.as_ref().map(|t| SimTypes {
-            node_types: &node_types,
+            node_types,
             jobs: t,
             policy: p.type_policy,
         }),
-    };
+    }
+}
+
+/// What an error of run (`p`, `rep`) is prefixed with.
+pub(super) fn run_context(p: &JobPolicy, rep: u64) -> String {
+    format!("policy `{}`, repetition {rep}", p.name)
+}
+
+/// Simulate policy `policy` in repetition `rep`.
+pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Result<JobRun> {
+    let started = Instant::now();
+    let jobs = scenario.rep_jobs(rep);
+    let p = &scenario.policies[policy];
+    let users = scenario.trace.users().len();
+    let mut scheduler = scheduler_for(scenario, p, &jobs, rep)?;
+    let node_types = scenario.cluster.node_types();
+    let input = sim_input(scenario, p, &jobs, &node_types);
     let outcome = match scenario.round {
         None => simulate_jobs(&input, scheduler.as_mut()),
         Some(round) => simulate_jobs_in_rounds(&input, round, scheduler.as_mut()),
     }
-    .map_err(|e| e.context(context()))?;
+    .map_err(|e| e.context(run_context(p, rep)))?;
     let metrics = job_metrics(&jobs.jobs, users, &outcome);
     Ok(JobRun {
         policy,
