@@ -294,16 +294,19 @@ fn figures() -> &'static Figures {
     FIGURES.get_or_init(|| {
         let tmp = tempfile::tempdir().expect("tempdir");
         let list = fs::read_to_string(repo("tests/golden/SCENARIOS")).expect("SCENARIOS");
-        let mut dirs = Vec::new();
+        // Each folder is one job: run its scenario (none for the fixtures),
+        // then draw it at every width. The jobs run side by side (the
+        // debug binary's runs and plots of the lcdb-curves scenarios take
+        // minutes in a row); the figures are listed in the order of a
+        // serial run: width by width, folder by folder.
+        let mut jobs: Vec<(PathBuf, Option<String>)> = Vec::new();
         for s in list.split_whitespace() {
             let name = Path::new(s)
                 .file_stem()
                 .expect("stem")
                 .to_string_lossy()
                 .into_owned();
-            let out = tmp.path().join(&name);
-            run_scenario(s, &out, &["--jobs", "--quiet", "--no-plots"]);
-            dirs.push(out);
+            jobs.push((tmp.path().join(&name), Some(s.to_string())));
         }
         // The value of issue 27 (a bar left of 1 labelled "0.0463×" ran
         // off the page) and a long bar to the right: the plot fixture
@@ -325,41 +328,56 @@ fn figures() -> &'static Figures {
                 );
             fs::write(extremes.join(p.file_name().expect("name")), text).expect("copy");
         }
-        dirs.push(extremes);
+        jobs.push((extremes, None));
         // A shared folder with workflows (DESIGN §14.7), written by hand:
         // three policies, one with CPU utilisation n/a.
-        dirs.push(repo("tests/fixtures/plots/workflows"));
+        jobs.push((repo("tests/fixtures/plots/workflows"), None));
         let typed = tmp.path().join("typed-results");
-        tenantsim()
-            .arg("run")
-            .arg(typed_scenario(tmp.path()))
-            .args(["--jobs", "--quiet", "--no-plots", "--out"])
-            .arg(&typed)
-            .assert()
-            .success();
-        dirs.push(typed);
+        let typed_toml = typed_scenario(tmp.path());
+        jobs.push((typed, Some(typed_toml.to_string_lossy().into_owned())));
+        let per_dir: Vec<Vec<(&'static str, PathBuf)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .iter()
+                .map(|(dir, scenario)| {
+                    let tmp = tmp.path();
+                    scope.spawn(move || {
+                        if let Some(s) = scenario {
+                            run_scenario(s, dir, &["--jobs", "--quiet", "--no-plots"]);
+                        }
+                        let mut drawn = Vec::new();
+                        for width in WIDTHS {
+                            let out = tmp
+                                .join("figures")
+                                .join(width)
+                                .join(dir.file_name().expect("name"));
+                            let paper = ["--style", "paper", "--width", width];
+                            tenantsim()
+                                .arg("plot")
+                                .arg(dir)
+                                .args(["--format", "svg", "--out"])
+                                .arg(&out)
+                                .args(if width == "screen" {
+                                    &[][..]
+                                } else {
+                                    &paper[..]
+                                })
+                                .assert()
+                                .success();
+                            drawn.extend(svgs(&out).into_iter().map(|f| (width, f)));
+                        }
+                        drawn
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
         let mut drawn = Vec::new();
         for width in WIDTHS {
-            for dir in &dirs {
-                let out = tmp
-                    .path()
-                    .join("figures")
-                    .join(width)
-                    .join(dir.file_name().expect("name"));
-                let paper = ["--style", "paper", "--width", width];
-                tenantsim()
-                    .arg("plot")
-                    .arg(dir)
-                    .args(["--format", "svg", "--out"])
-                    .arg(&out)
-                    .args(if width == "screen" {
-                        &[][..]
-                    } else {
-                        &paper[..]
-                    })
-                    .assert()
-                    .success();
-                drawn.extend(svgs(&out).into_iter().map(|f| (width, f)));
+            for d in &per_dir {
+                drawn.extend(d.iter().filter(|(w, _)| *w == width).cloned());
             }
         }
         Figures { _tmp: tmp, drawn }
