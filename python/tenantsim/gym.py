@@ -112,11 +112,96 @@ def _obs_space(length: int) -> spaces.Box:
     )
 
 
-class TenantsimEnv(gymnasium.Env):
+class _EpisodeEnv(gymnasium.Env):
+    """What the model-mode and job-mode environments share: one episode of
+    a Rust core (``self._core``), its repetition, forks, results and no
+    rendering. ``_MODE`` names the mode in :class:`Results`'s manifest."""
+
+    metadata = {"render_modes": []}
+    _MODE = ""
+
+    def _start_rep(self, seed: Optional[int], options: Optional[Dict[str, Any]]) -> Any:
+        """``reset``'s repetition: ``options["rep"]``, else ``seed``, else
+        the one after the last; the core is reset to it (its answer is
+        returned)."""
+        super().reset(seed=seed)
+        if options and "rep" in options:
+            rep = int(options["rep"])
+        elif seed is not None:
+            rep = int(seed)
+        else:
+            rep = self._next_rep
+        if rep < 0:
+            raise _tenantsim.UsageError(f"seed: expected a repetition >= 0, got {rep}")
+        out = self._core.reset(rep)
+        self._next_rep = rep + 1
+        return out
+
+    def render(self) -> None:
+        """No rendering (``render_mode`` is always ``None``)."""
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def fork(self) -> "_EpisodeEnv":
+        """An independent copy at this point (DESIGN §15.2, §15.5): stepped
+        with the same actions it gives the same observations, rewards and
+        results."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other._core = self._core.fork()
+        other._np_random = None
+        if self._np_random is not None:
+            other._np_random = np.random.Generator(type(self._np_random.bit_generator)())
+            other._np_random.bit_generator.state = self._np_random.bit_generator.state
+        return other
+
+    def results(self, out: Optional[PathLike] = None) -> Results:
+        """The ended episode as a :class:`tenantsim.Results`: the files
+        ``tenantsim run`` writes for the scenario with this policy alone and
+        one repetition (repetition 0: the same bytes; ``run.json`` aside;
+        ``jobs.csv`` too in job mode). ``out``: a folder to keep them in,
+        which must not exist (written whole or not at all); by default a
+        temporary folder, removed."""
+        doc = {
+            "mode": self._MODE,
+            "scenario": self._core.scenario_name,
+            "policy": self._core.policy_name,
+            "repetition": self._core.rep,
+            "steps": self._core.steps,
+        }
+        if out is None:
+            with tempfile.TemporaryDirectory(prefix="tenantsim-gym-") as tmp:
+                folder = Path(tmp) / "results"
+                self._core.write_results(str(folder))
+                return read_results(folder, doc, None)
+        target = Path(os.fspath(out))
+        if target.exists():
+            raise _tenantsim.InputError(f"{target}: the results folder must not exist yet")
+        parent = target.parent if str(target.parent) else Path(".")
+        with tempfile.TemporaryDirectory(prefix=".tenantsim-gym-", dir=parent) as tmp:
+            folder = Path(tmp) / "results"
+            self._core.write_results(str(folder))
+            os.rename(folder, target)
+        return read_results(target, doc, target)
+
+    @property
+    def repetition(self) -> int:
+        """The episode's repetition."""
+        return self._core.rep
+
+    @property
+    def clock_s(self) -> float:
+        """Simulated time of the pending decision (the end once ended), s."""
+        return self._core.clock_s
+
+
+class TenantsimEnv(_EpisodeEnv):
     """One model-mode episode at a time (see the module's doc). Build it
     with :func:`make`."""
 
-    metadata = {"render_modes": []}
+    _MODE = "models"
 
     def __init__(
         self,
@@ -155,18 +240,8 @@ class TenantsimEnv(gymnasium.Env):
     ) -> Tuple[Any, Dict[str, Any]]:
         """Start an episode: repetition ``seed`` if given, else the next one
         (``options={"rep": r}`` also picks repetition ``r``)."""
-        super().reset(seed=seed)
-        if options and "rep" in options:
-            rep = int(options["rep"])
-        elif seed is not None:
-            rep = int(seed)
-        else:
-            rep = self._next_rep
-        if rep < 0:
-            raise _tenantsim.UsageError(f"seed: expected a repetition >= 0, got {rep}")
-        obs = self._obs(self._core.reset(rep))
-        self._next_rep = rep + 1
-        return obs, self._info(self._core.policy_action())
+        raw = self._start_rep(seed, options)
+        return self._obs(raw), self._info(self._core.policy_action())
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         """Take ``action``; raises :class:`InvalidActionError` (nothing
@@ -181,13 +256,6 @@ class TenantsimEnv(gymnasium.Env):
         else:
             raw, reward, terminated, policy, mask = self._core.step(int(action))
         return self._obs(raw), reward, terminated, False, self._info(policy, mask)
-
-    def render(self) -> None:
-        """No rendering (``render_mode`` is always ``None``)."""
-        return None
-
-    def close(self) -> None:
-        """Nothing to release."""
 
     # -- beyond gymnasium ----------------------------------------------------
 
@@ -223,60 +291,10 @@ class TenantsimEnv(gymnasium.Env):
         """``info["policy_action"]`` now."""
         return self._info(self._core.policy_action())["policy_action"]
 
-    def fork(self) -> "TenantsimEnv":
-        """An independent copy at this point (DESIGN §15.2): stepped with the
-        same actions it gives the same observations, rewards and results."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other._core = self._core.fork()
-        other._np_random = None
-        if self._np_random is not None:
-            other._np_random = np.random.Generator(type(self._np_random.bit_generator)())
-            other._np_random.bit_generator.state = self._np_random.bit_generator.state
-        return other
-
-    def results(self, out: Optional[PathLike] = None) -> Results:
-        """The ended episode as a :class:`tenantsim.Results`: the files
-        ``tenantsim run`` writes for the scenario with this policy alone and
-        one repetition (repetition 0: the same bytes; ``run.json`` aside).
-        ``out``: a folder to keep them in, which must not exist (written
-        whole or not at all); by default a temporary folder, removed."""
-        doc = {
-            "mode": "models",
-            "scenario": self._core.scenario_name,
-            "policy": self._core.policy_name,
-            "repetition": self._core.rep,
-            "steps": self._core.steps,
-        }
-        if out is None:
-            with tempfile.TemporaryDirectory(prefix="tenantsim-gym-") as tmp:
-                folder = Path(tmp) / "results"
-                self._core.write_results(str(folder))
-                return read_results(folder, doc, None)
-        target = Path(os.fspath(out))
-        if target.exists():
-            raise _tenantsim.InputError(f"{target}: the results folder must not exist yet")
-        parent = target.parent if str(target.parent) else Path(".")
-        with tempfile.TemporaryDirectory(prefix=".tenantsim-gym-", dir=parent) as tmp:
-            folder = Path(tmp) / "results"
-            self._core.write_results(str(folder))
-            os.rename(folder, target)
-        return read_results(target, doc, target)
-
     @property
     def regret(self) -> float:
         """The cumulative regret R so far (accuracy·seconds)."""
         return self._core.regret
-
-    @property
-    def repetition(self) -> int:
-        """The episode's repetition."""
-        return self._core.rep
-
-    @property
-    def clock_s(self) -> float:
-        """Simulated time of the pending decision (the end once ended), s."""
-        return self._core.clock_s
 
     @property
     def tenant_features(self) -> list:
@@ -313,7 +331,7 @@ def _is_jobs(scenario: Scenario) -> bool:
         return False
 
 
-class TenantsimJobEnv(gymnasium.Env):
+class TenantsimJobEnv(_EpisodeEnv):
     """One job-mode episode at a time (DESIGN §15.5, "The job-mode
     environment"). Build it with :func:`make` on a job-mode scenario.
 
@@ -345,7 +363,7 @@ class TenantsimJobEnv(gymnasium.Env):
     - **reset(seed=s)** plays repetition ``s``; without a seed the next.
     """
 
-    metadata = {"render_modes": []}
+    _MODE = "jobs"
 
     def __init__(
         self, scenario: Scenario, *, policy: Optional[str] = None, window: int = 16
@@ -363,17 +381,7 @@ class TenantsimJobEnv(gymnasium.Env):
     ) -> Tuple[np.ndarray, Dict[str, Any]]:
         """Start an episode: repetition ``seed`` if given, else the next one
         (``options={"rep": r}`` also picks repetition ``r``)."""
-        super().reset(seed=seed)
-        if options and "rep" in options:
-            rep = int(options["rep"])
-        elif seed is not None:
-            rep = int(seed)
-        else:
-            rep = self._next_rep
-        if rep < 0:
-            raise _tenantsim.UsageError(f"seed: expected a repetition >= 0, got {rep}")
-        self._core.reset(rep)
-        self._next_rep = rep + 1
+        self._start_rep(seed, options)
         return self.observation(), self._info()
 
     def step(self, action: Any) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
@@ -392,13 +400,6 @@ class TenantsimJobEnv(gymnasium.Env):
         kind, *rest = tuple(choice) + (None, None)
         reward, terminated = self._core.step_choice(str(kind), rest[0], rest[1])
         return self.observation(), reward, terminated, False, self._info()
-
-    def render(self) -> None:
-        """No rendering (``render_mode`` is always ``None``)."""
-        return None
-
-    def close(self) -> None:
-        """Nothing to release."""
 
     def _info(self) -> Dict[str, Any]:
         return {
@@ -423,59 +424,10 @@ class TenantsimJobEnv(gymnasium.Env):
         """``info["policy_choice"]`` now."""
         return self._core.policy_choice()
 
-    def fork(self) -> "TenantsimJobEnv":
-        """An independent copy at this point (DESIGN §15.5)."""
-        other = object.__new__(type(self))
-        other.__dict__.update(self.__dict__)
-        other._core = self._core.fork()
-        other._np_random = None
-        if self._np_random is not None:
-            other._np_random = np.random.Generator(type(self._np_random.bit_generator)())
-            other._np_random.bit_generator.state = self._np_random.bit_generator.state
-        return other
-
-    def results(self, out: Optional[PathLike] = None) -> Results:
-        """The ended episode as a :class:`tenantsim.Results` (with
-        ``jobs.csv``): the files ``tenantsim run --jobs`` writes for the
-        scenario with this policy alone and one repetition (repetition 0:
-        the same bytes; ``run.json`` aside). ``out`` as
-        :meth:`TenantsimEnv.results`."""
-        doc = {
-            "mode": "jobs",
-            "scenario": self._core.scenario_name,
-            "policy": self._core.policy_name,
-            "repetition": self._core.rep,
-            "steps": self._core.steps,
-        }
-        if out is None:
-            with tempfile.TemporaryDirectory(prefix="tenantsim-gym-") as tmp:
-                folder = Path(tmp) / "results"
-                self._core.write_results(str(folder))
-                return read_results(folder, doc, None)
-        target = Path(os.fspath(out))
-        if target.exists():
-            raise _tenantsim.InputError(f"{target}: the results folder must not exist yet")
-        parent = target.parent if str(target.parent) else Path(".")
-        with tempfile.TemporaryDirectory(prefix=".tenantsim-gym-", dir=parent) as tmp:
-            folder = Path(tmp) / "results"
-            self._core.write_results(str(folder))
-            os.rename(folder, target)
-        return read_results(target, doc, target)
-
     @property
     def job_hours(self) -> float:
         """Job-hours spent in the system so far (minus the return so far)."""
         return self._core.job_hours
-
-    @property
-    def repetition(self) -> int:
-        """The episode's repetition."""
-        return self._core.rep
-
-    @property
-    def clock_s(self) -> float:
-        """Simulated time of the pending decision (the end once ended), s."""
-        return self._core.clock_s
 
     @property
     def slot_features(self) -> list:

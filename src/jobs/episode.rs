@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
-use super::metrics::job_metrics;
 use super::mode::JobMode;
 use super::run::{JobRun, run_context, scheduler_for, sim_input};
 use super::scenario::JobScenario;
@@ -61,16 +60,14 @@ pub fn job_episode_run(
         )));
     }
     let jobs = scenario.rep_jobs(rep);
-    let users = scenario.trace.users().len();
-    let metrics = job_metrics(&jobs.jobs, users, &outcome);
-    Ok(JobRun {
+    Ok(JobRun::of(
+        scenario,
         policy,
         rep,
         jobs,
         outcome,
-        metrics,
-        elapsed: Duration::ZERO,
-    })
+        Duration::ZERO,
+    ))
 }
 
 /// Write the results folder `dir` (which must not exist yet) of one
@@ -102,14 +99,7 @@ pub fn write_job_episode(
     alone.baseline = 0;
     alone.file.baseline = None;
     alone.file.repetitions = 1;
-    if dir.exists() {
-        return Err(Error::usage(format!(
-            "{}: the episode's results folder must not exist yet",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    crate::core::io::create_new_dir(dir, "the episode's results folder")?;
     let mode = JobMode::default();
     let mut fold = mode.start(&alone, keep_jobs)?;
     let mut run = run.clone();

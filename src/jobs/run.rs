@@ -95,7 +95,6 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
     let started = Instant::now();
     let jobs = scenario.rep_jobs(rep);
     let p = &scenario.policies[policy];
-    let users = scenario.trace.users().len();
     let mut scheduler = scheduler_for(scenario, p, &jobs, rep)?;
     let node_types = scenario.cluster.node_types();
     let input = sim_input(scenario, p, &jobs, &node_types);
@@ -104,13 +103,36 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         Some(round) => simulate_jobs_in_rounds(&input, round, scheduler.as_mut()),
     }
     .map_err(|e| e.context(run_context(p, rep)))?;
-    let metrics = job_metrics(&jobs.jobs, users, &outcome);
-    Ok(JobRun {
+    Ok(JobRun::of(
+        scenario,
         policy,
         rep,
         jobs,
         outcome,
-        metrics,
-        elapsed: started.elapsed(),
-    })
+        started.elapsed(),
+    ))
+}
+
+impl JobRun {
+    /// Run (`policy`, `rep`) with its `outcome` over the repetition's
+    /// `jobs`, its metrics computed from them: a batch run's and a stepped
+    /// one's ([`super::episode::job_episode_run`]).
+    pub(super) fn of(
+        scenario: &JobScenario,
+        policy: usize,
+        rep: u64,
+        jobs: RepJobs,
+        outcome: JobOutcome,
+        elapsed: Duration,
+    ) -> Self {
+        let metrics = job_metrics(&jobs.jobs, scenario.trace.users().len(), &outcome);
+        JobRun {
+            policy,
+            rep,
+            jobs,
+            outcome,
+            metrics,
+            elapsed,
+        }
+    }
 }

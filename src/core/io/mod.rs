@@ -179,6 +179,19 @@ pub fn create_dir_all(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| Error::io("create output folder", dir, &e))
 }
 
+/// Create `dir` (`what` names it in the error), which must not exist yet:
+/// a folder written whole by one caller, never mixed with earlier files.
+pub fn create_new_dir(dir: &Path, what: &str) -> Result<()> {
+    if dir.exists() {
+        return Err(Error::usage(format!(
+            "{}: {what} must not exist yet",
+            dir.display()
+        )));
+    }
+    fs::create_dir_all(dir)
+        .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))
+}
+
 /// The temporary name used while `path` is being written.
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let name = path

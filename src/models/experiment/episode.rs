@@ -303,14 +303,7 @@ pub fn write_episodes(
         alone.file.baseline = None;
     }
     alone.file.repetitions = 1;
-    if dir.exists() {
-        return Err(Error::usage(format!(
-            "{}: the episode's results folder must not exist yet",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Error::input(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    crate::core::io::create_new_dir(dir, "the episode's results folder")?;
     let mut fold = ExperimentResult::new(&alone, keep_jobs)?;
     for (i, r) in results.iter().enumerate() {
         let mut r = r.clone();
