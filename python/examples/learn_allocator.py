@@ -20,14 +20,14 @@ selector's (``gp-ucb-cost``, ease.ml's), so the learned part is the
 scheduler alone, as greedy and round-robin are.
 
 **Why never idle by choice.** Idling with nothing running ends the run
-(no event is left), and the environment's return then counts the regret
-only up to that instant: a policy that idles at its first decision has
-return 0 on every training scenario although its tenants were never
-served (``summary.csv`` reports the stall horizon's R(H) for that case,
-DESIGN §2.6, the return does not; an early idle after some jobs is not a
-stall and is truncated in both). A first version of this learner with a
-learned idle score found exactly that and learned to idle. The policy is
-therefore work-conserving, as greedy and round-robin are.
+(no event is left). A first version of this learner with a learned idle
+score found that the environment's return then counted the regret only
+up to that instant (return 0 for idling at the first decision), and
+learned to idle. The environment now charges such a stalled run the
+stall horizon's R(H) that ``summary.csv`` reports (DESIGN §2.6, §15.3),
+but an idle after some jobs is still not a stall and is cut short in
+both (DESIGN §2.6). The policy is therefore work-conserving, as greedy
+and round-robin are.
 
 **Training** (REINFORCE with a leave-one-out baseline, Williams 1992).
 θ = w. Batch n plays repetition n of the training scenario n mod 4
