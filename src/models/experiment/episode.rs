@@ -64,9 +64,13 @@ impl Episode {
     pub fn reported_regret(&self) -> Option<f64> {
         let area = self.run.regret_area()?;
         let (rate, fell) = self.run.regret_rate()?;
+        // The cheap tests first: this runs at every step of an environment.
+        if !self.run.is_done() || fell || rate <= 0.0 {
+            return Some(area);
+        }
         let end = self.run.now();
         let last_arrival = self.arrivals.iter().copied().max().unwrap_or(0);
-        if !self.run.is_done() || fell || rate <= 0.0 || end != last_arrival {
+        if end != last_arrival {
             return Some(area);
         }
         let h = stall_end(&self.scenario, &self.split.tenants, last_arrival);
