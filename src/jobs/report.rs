@@ -395,9 +395,9 @@ pub fn write_job_results(
         written.push("jobs.csv");
     }
     write_atomic(
-        &dir.join("run.json"),
+        &dir.join(crate::core::io::manifest_doc::FILE),
         run_manifest(scenario, measured, point, execution).as_bytes(),
     )?;
-    written.push("run.json");
+    written.push(crate::core::io::manifest_doc::FILE);
     Ok(written)
 }

@@ -21,6 +21,7 @@ use super::table::{
     workflows_full_grid,
 };
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::ManifestDoc;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em;color:#222;background:#fff}\
 h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ddd;margin-top:1.6em}h3{font-size:1.1em}\
@@ -195,15 +196,14 @@ fn section_figures(html: &mut String, figures: &[(String, String)], chars: &mut 
 }
 
 fn manifest_sections(html: &mut String, dir: &Path) -> Result<String> {
-    let path = dir.join("run.json");
-    let Ok(bytes) = crate::core::io::read_input(&path, "manifest") else {
+    let doc = ManifestDoc::read(dir, "`report` shows its scenario and fields")?;
+    let Some(doc) = doc else {
         html.push_str("<p>No run.json in this folder.</p>\n");
         return Ok(dir.display().to_string());
     };
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::input(format!("{}: not JSON: {e}", path.display())))?;
-    let name = value["scenario"]["name"]
-        .as_str()
+    let value = doc.value();
+    let name = doc
+        .scenario_name()
         .map_or_else(|| dir.display().to_string(), str::to_string);
     let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default();
     html.push_str("<h2>Scenario</h2>\n");
@@ -215,10 +215,7 @@ fn manifest_sections(html: &mut String, dir: &Path) -> Result<String> {
         esc(&pretty(&value["scenario"]))
     ));
     html.push_str("<h2>Manifest (run.json)</h2>\n<details><summary>show</summary>\n");
-    html.push_str(&format!(
-        "<pre>{}</pre>\n</details>\n",
-        esc(&pretty(&value))
-    ));
+    html.push_str(&format!("<pre>{}</pre>\n</details>\n", esc(&pretty(value))));
     Ok(name)
 }
 

@@ -37,6 +37,7 @@ use super::figures::read::{Cell, Source};
 use super::figures::{Kind, WORKFLOWS_DIR, kind_of, shared_workflows, shared_workloads};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::{self, ManifestDoc};
 
 /// Output syntax of a table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -748,18 +749,19 @@ pub fn workflows_full_grid(dir: &std::path::Path) -> Result<Option<Grid>> {
 /// The baseline of a job-mode folder: the scenario's top-level `baseline`
 /// in `run.json`, else `None` (the first policy, DESIGN §9.6).
 fn job_baseline(src: &Source<'_>) -> Result<Option<String>> {
-    if !src.has("run.json") {
+    if !src.has(manifest_doc::FILE) {
         return Ok(None);
     }
-    let text = src.text("run.json")?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        Error::input(format!(
-            "{}: line {}: not JSON: {e}",
-            src.path("run.json").display(),
-            e.line()
-        ))
-    })?;
-    Ok(value["scenario"]["baseline"].as_str().map(str::to_string))
+    let text = src.text(manifest_doc::FILE)?;
+    let doc = ManifestDoc::parse(
+        &src.path(manifest_doc::FILE),
+        &text,
+        "`table` reads the scenario's `baseline` from it",
+    )?;
+    Ok(doc
+        .pointer("/scenario/baseline")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string))
 }
 
 /// x / b with regret.csv's conventions (DESIGN §6.7): `inf` when only b

@@ -445,8 +445,11 @@ impl Mode for SharedMode {
             point,
             execution,
         );
-        write_atomic(&dir.join("run.json"), manifest.as_bytes())?;
-        names.push("run.json");
+        write_atomic(
+            &dir.join(crate::core::io::manifest_doc::FILE),
+            manifest.as_bytes(),
+        )?;
+        names.push(crate::core::io::manifest_doc::FILE);
         Ok(names)
     }
 

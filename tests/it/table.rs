@@ -479,7 +479,7 @@ fn job_ratio_uses_the_run_json_baseline_and_names_a_missing_one() {
     let bad = tenantsim().arg("table").arg(&dir).output().expect("runs");
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        !bad.status.success() && err.contains("run.json: line 1: not JSON"),
+        !bad.status.success() && err.contains("run.json: line 1, column 2: not JSON"),
         "{err}"
     );
 }

@@ -224,7 +224,7 @@ fn compare_refuses_an_unreadable_run_json_instead_of_taking_it_for_absent() {
     let (code, stderr) = run(&["compare", "a", "b"], tmp.path());
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("b/run.json: not a JSON document"),
+        stderr.contains("b/run.json: line 1, column 9: not JSON"),
         "{stderr}"
     );
 }

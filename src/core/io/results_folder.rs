@@ -23,6 +23,7 @@ use std::time::Duration;
 use crate::core::error::{Error, Result};
 use crate::core::interrupt;
 
+use super::manifest_doc::ManifestDoc;
 use super::{create_dir_all, hidden_stem, write_atomic};
 
 /// The file that marks a folder as written by tenantsim.
@@ -89,23 +90,22 @@ pub fn resolve(path: &Path) -> Result<PathBuf> {
 /// a `run.json` naming tenantsim as its tool (results written before the
 /// mark existed), or it is the `plots/` folder of such a folder.
 pub fn is_results_folder(dir: &Path) -> bool {
-    if dir.join(RESULTS_MARK).is_file() || manifest_names_tenantsim(&dir.join("run.json")) {
+    if dir.join(RESULTS_MARK).is_file() || manifest_names_tenantsim(dir) {
         return true;
     }
     dir.file_name() == Some(OsStr::new(super::PLOTS_DIR))
-        && dir.parent().is_some_and(|p| {
-            p.join(RESULTS_MARK).is_file() || manifest_names_tenantsim(&p.join("run.json"))
-        })
+        && dir
+            .parent()
+            .is_some_and(|p| p.join(RESULTS_MARK).is_file() || manifest_names_tenantsim(p))
 }
 
-fn manifest_names_tenantsim(path: &Path) -> bool {
-    // A run.json is a few kilobytes; anything huge is not ours.
-    let small = fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() < 1 << 20);
-    small
-        && super::read_input_limited(path, "run.json", 1 << 20)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-            .is_some_and(|v| v.get("tool").and_then(|t| t.as_str()) == Some("tenantsim"))
+/// Whether `dir/run.json` is a manifest tenantsim wrote (read by the one
+/// reader: anything special, huge or not JSON is not ours).
+fn manifest_names_tenantsim(dir: &Path) -> bool {
+    ManifestDoc::read(dir, "its `tool` tells whose folder it is")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.is_tenantsim())
 }
 
 fn is_empty_dir(dir: &Path) -> bool {

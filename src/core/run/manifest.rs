@@ -1,7 +1,9 @@
 //! `run.json`, the manifest of a results folder, in both modes: one type
 //! ([`RunManifest`]: the fields every run has, and a mode-specific part)
 //! rendered by one function ([`RunManifest::render`]). docs/REFERENCE.md
-//! "Results folder" lists its fields.
+//! "Results folder" lists its fields. Read back through
+//! [`ManifestDoc`](crate::core::io::manifest_doc::ManifestDoc), the one
+//! reader.
 //!
 //! The keys of every object are written in sorted order (serde_json's
 //! map), whatever the order of the fields below.

@@ -12,17 +12,14 @@ use serde_json::{Value, json};
 use super::episode::{Episode, write_episodes};
 use crate::core::error::{Error, Result};
 use crate::core::io::StagedDir;
+use crate::core::io::manifest_doc::ManifestDoc;
 use crate::core::io::scenario::Overrides;
-use crate::core::io::{read_text, write_atomic};
+use crate::core::io::write_atomic;
 use crate::core::sim::time::{micros_to_secs_string, to_seconds};
 use crate::models::metrics::RepResult;
 use crate::models::policy::registry::ModelRegistry;
 use crate::models::scenario::{Scenario, ScenarioFile, TraceCache, build_scenario};
 use crate::models::trace::Micros;
-
-/// Largest `run.json` read (bytes): a manifest is a few kilobytes, its
-/// warnings included.
-const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// The sub-folder of the unchanged continuations.
 pub const BASELINE_DIR: &str = "baseline";
@@ -98,8 +95,8 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
             "{shown}: no such results folder (expected the folder `tenantsim run` wrote)"
         )));
     }
-    let manifest = dir.join("run.json");
-    if !manifest.is_file() {
+    let doc = ManifestDoc::read(dir, "`whatif` rebuilds the run's scenario from it")?;
+    let Some(doc) = doc else {
         let sweep = if dir.join("sweep.csv").is_file() {
             " (a sweep's folder: give one of its points' folders)"
         } else {
@@ -108,19 +105,17 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
         return Err(Error::input(format!(
             "{shown}: no run.json: expected a model-mode results folder of `tenantsim run`{sweep}"
         )));
-    }
-    let text = read_text(&manifest, "manifest", "JSON", MAX_MANIFEST_BYTES)?;
-    let doc: Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(format!("{}: not valid JSON: {e}", manifest.display())))?;
-    if let Some(mode) = doc.get("mode").and_then(Value::as_str) {
+    };
+    let manifest = doc.path();
+    if let Some(mode) = doc.mode() {
         return Err(Error::input(format!(
             "{shown}: its run.json says `mode` = \"{mode}\": what-if forks model-mode \
              runs only (a scenario without `mode`, or `mode = \"models\"`)"
         )));
     }
     let (Some(file), Some(path), Some(sha)) = (
-        doc.get("scenario"),
-        doc.get("scenario_path").and_then(Value::as_str),
+        doc.scenario(),
+        doc.scenario_path(),
         doc.pointer("/trace/sha256").and_then(Value::as_str),
     ) else {
         return Err(Error::input(format!(

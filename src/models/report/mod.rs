@@ -92,7 +92,7 @@ pub fn write_results(
         names.push("jobs.csv");
     }
     write_atomic(
-        &dir.join("run.json"),
+        &dir.join(crate::core::io::manifest_doc::FILE),
         run_manifest(
             scenario,
             result,
@@ -102,6 +102,6 @@ pub fn write_results(
         )
         .as_bytes(),
     )?;
-    names.push("run.json");
+    names.push(crate::core::io::manifest_doc::FILE);
     Ok(names)
 }

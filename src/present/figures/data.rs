@@ -5,6 +5,7 @@
 
 use super::read::{Cell, Source, Table};
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::{self, ManifestDoc};
 use crate::core::io::schema::job_files::{jobs as trace_jobs, utilization, utilization_by_type};
 use crate::core::io::schema::model_files::{
     curves, curves_by_job, jobs as model_jobs, regret, speedups, sweep, tenants,
@@ -180,10 +181,14 @@ pub fn choose_rep(
 
 /// `run.json`, when there is a readable one (only titles and captions use
 /// it, so a missing or broken one is not an error).
-fn manifest(src: &Source<'_>) -> Option<serde_json::Value> {
-    src.text("run.json")
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+fn manifest(src: &Source<'_>) -> Option<ManifestDoc> {
+    let text = src.text(manifest_doc::FILE).ok()?;
+    ManifestDoc::parse(
+        &src.path(manifest_doc::FILE),
+        &text,
+        "titles use its scenario",
+    )
+    .ok()
 }
 
 /// The scenario name in `run.json`, or the folder's name.
@@ -191,8 +196,7 @@ pub fn scenario_name(src: &Source<'_>) -> String {
     if let Some(name) = &src.name {
         return name.clone();
     }
-    let from_manifest =
-        manifest(src).and_then(|v| v["scenario"]["name"].as_str().map(str::to_string));
+    let from_manifest = manifest(src).and_then(|m| m.scenario_name().map(str::to_string));
     from_manifest.unwrap_or_else(|| {
         src.dir
             .file_name()
@@ -299,7 +303,8 @@ impl ModelResults {
             curves,
             curves_by_job,
             repetitions,
-            confidence: manifest(src).and_then(|v| v["scenario"]["output"]["confidence"].as_f64()),
+            confidence: manifest(src)
+                .and_then(|m| m.pointer("/scenario/output/confidence")?.as_f64()),
             thresholds,
             speedups,
             regret,

@@ -62,6 +62,7 @@ pub use tenant_regret::TenantRegret;
 pub use utilization::Utilization;
 
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::ManifestDoc;
 
 pub use crate::core::io::PLOTS_DIR;
 
@@ -490,12 +491,12 @@ pub fn kind_of(dir: &Path) -> Result<Kind> {
     if dir.join("curves.csv").exists() {
         return Ok(Kind::Model);
     }
-    // Through `read_input`, which refuses a FIFO or device in its place.
-    let manifest = crate::core::io::read_input(&dir.join("run.json"), "manifest")
+    // Through the one reader, which refuses a FIFO or device in its place.
+    let manifest = ManifestDoc::read(dir, "its `mode` tells the folder's kind")
         .ok()
-        .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok());
+        .flatten();
     match manifest {
-        Some(m) if m["mode"] == "jobs" => Ok(Kind::Jobs),
+        Some(m) if m.mode() == Some("jobs") => Ok(Kind::Jobs),
         Some(_) => Ok(Kind::Model),
         None => Err(Error::input(format!(
             "{}: not a tenantsim results folder: expected curves.csv (model mode), \

@@ -16,6 +16,7 @@ use super::read::Source;
 use super::scale::{Axis, num};
 use super::style::{Dash, Theme, series};
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::{self, ManifestDoc};
 
 /// Panels drawn at most.
 pub const MAX_PANELS: usize = 16;
@@ -87,10 +88,12 @@ impl Shares {
             });
         }
         let from_manifest = src
-            .text("run.json")
+            .text(manifest_doc::FILE)
             .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|m| m["cluster"]["gpus"].as_f64());
+            .and_then(|t| {
+                ManifestDoc::parse(&src.path(manifest_doc::FILE), &t, "its cluster's size").ok()
+            })
+            .and_then(|m| m.pointer("/cluster/gpus")?.as_f64());
         let most = rows.iter().map(|r| r.gpus).fold(0.0f64, f64::max);
         Ok(Self {
             name: src.name.clone().unwrap_or_default(),

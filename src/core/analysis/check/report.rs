@@ -14,6 +14,7 @@ use super::{
     read_summary, rep_order,
 };
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::ManifestDoc;
 use crate::core::resources::{human_bytes, memory_budget};
 
 /// How values are compared.
@@ -484,29 +485,18 @@ fn tables_memory(results: &Path, golden: &Path, held: u64) -> Result<u64> {
 /// the file is missing or lacks them (the point is then not paired), an
 /// error when it cannot be read or is not JSON.
 fn run_identity(dir: &Path, what: &str) -> Result<std::result::Result<(u64, u64), String>> {
-    let path = dir.join("run.json");
-    if let Some(e) = crate::core::io::special_file_error(&path, &format!("run.json of the {what}"))
-    {
-        return Err(e);
-    }
-    if !path.is_file() {
+    let Some(doc) = ManifestDoc::read(
+        dir,
+        "`check --stat` reads its `seed` and `repetitions` to pair repetitions",
+    )?
+    else {
         return Ok(Err(format!("no run.json in the {what}")));
-    }
-    let text = crate::core::io::read_text(&path, "run.json", "JSON", 1 << 30)?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        Error::input(format!(
-            "{}: line {}, column {}: not JSON ({e}); `check --stat` reads its `seed` and `repetitions` to pair repetitions",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let field = |k: &str| doc.get(k).and_then(serde_json::Value::as_u64);
-    Ok(match (field("seed"), field("repetitions")) {
+    };
+    Ok(match (doc.seed(), doc.repetitions()) {
         (Some(s), Some(r)) => Ok((s, r)),
         _ => Err(format!(
             "{} has no integer `seed` and `repetitions`",
-            path.display()
+            doc.path().display()
         )),
     })
 }

@@ -29,6 +29,7 @@ use crate::core::analysis::check::welch::{mean_var, welch_interval};
 use crate::core::analysis::check::{Layout, column, layout, numbers, read_summary};
 use crate::core::analysis::stats::quantile;
 use crate::core::error::{Error, Result};
+use crate::core::io::manifest_doc::ManifestDoc;
 use crate::core::limits::{MAX_BOOTSTRAP_DRAWS, MAX_RESAMPLES, grouped};
 
 /// Options of [`compare_folders`].
@@ -81,26 +82,19 @@ pub struct Row {
 /// (not a regular file, no permission, not UTF-8, not JSON) is an error
 /// naming it: an unreadable file is not an absent one.
 fn pairing_key(dir: &Path) -> Result<Option<Value>> {
-    let path = dir.join("run.json");
-    match std::fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => {}
-    }
-    let text = crate::core::io::read_text(&path, "run.json", "a JSON text file", 1 << 30)
-        .map_err(|e| e.context("cannot compare"))?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::input(format!(
-            "cannot compare: {}: not a JSON document ({e}): expected the run.json tenantsim writes",
-            path.display()
-        ))
-    })?;
-    let Some(seed) = doc.get("seed").cloned() else {
+    let doc = ManifestDoc::read(
+        dir,
+        "`compare` reads its `seed`, trace and split to pair repetitions",
+    )
+    .map_err(|e| e.context("cannot compare"))?;
+    let Some(doc) = doc else {
         return Ok(None);
     };
-    let trace = ["trace", "job_trace"]
-        .iter()
-        .find_map(|k| doc.get(*k).and_then(|t| t.get("sha256")).cloned());
-    let split = doc.get("scenario").and_then(|s| s.get("split")).cloned();
+    let Some(seed) = doc.value().get("seed").cloned() else {
+        return Ok(None);
+    };
+    let trace = doc.trace_sha256().cloned();
+    let split = doc.pointer("/scenario/split").cloned();
     Ok(Some(serde_json::json!([seed, trace, split])))
 }
 
