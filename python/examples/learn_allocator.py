@@ -23,11 +23,11 @@ scheduler alone, as greedy and round-robin are.
 (no event is left). A first version of this learner with a learned idle
 score found that the environment's return then counted the regret only
 up to that instant (return 0 for idling at the first decision), and
-learned to idle. The environment now charges such a stalled run the
-stall horizon's R(H) that ``summary.csv`` reports (DESIGN §2.6, §15.3),
-but an idle after some jobs is still not a stall and is cut short in
-both (DESIGN §2.6). The policy is therefore work-conserving, as greedy
-and round-robin are.
+learned to idle. The environment now charges such a stalled run, and one
+that idles with nothing running after some jobs while a tenant could
+still be served, the stall horizon's R(H) that ``summary.csv`` reports
+(DESIGN §2.6, §15.3), so idling no longer pays; the policy stays
+work-conserving, as greedy and round-robin are.
 
 **Training** (REINFORCE with a leave-one-out baseline, Williams 1992).
 θ = w. Batch n plays repetition n of the training scenario n mod 4

@@ -7,11 +7,13 @@
 //!   job a tenant could run (no job can finish), and a scenario where every
 //!   possible tenant has a single model (there is nothing to select).
 //! - [`stalled_warnings`], known after aggregation: a policy that ran
-//!   nothing in some repetition (a stalled run, DESIGN §2.6);
+//!   nothing in some repetition, or left the GPUs idle while a tenant
+//!   still had a model to run (a stalled run, DESIGN §2.6);
 //! - [`never_reaches_warnings`], known after aggregation: a policy whose
 //!   mean loss curve reaches none of the thresholds.
 
 use crate::models::aggregate::Aggregate;
+use crate::models::metrics::stall::Stall;
 use crate::models::scenario::Scenario;
 use crate::models::trace::Micros;
 
@@ -83,30 +85,40 @@ pub fn never_reaches_warnings(
         .collect()
 }
 
-/// A warning for each policy (by `names`) with stalled repetitions
-/// (DESIGN §2.6): `stalled[p]` is (stalled repetitions, repetitions) of
-/// policy p.
-pub fn stalled_warnings(names: &[String], stalled: &[(usize, usize)]) -> Vec<String> {
-    names
-        .iter()
-        .zip(stalled)
-        .filter(|(_, (s, _))| *s > 0)
-        .map(|(name, (s, n))| {
-            format!(
-                "policy `{name}` ran nothing in {s} of {n} repetition(s): the run ended at the last arrival and no job lowered any loss (no job started: a budget or job limit below every job?); its cumulative regret there counts the loss it left up to the stall horizon, not up to that early end, so it never looks better than a policy that worked (DESIGN §2.6)"
-            )
-        })
-        .collect()
+/// A warning for each policy (by `names`) and way of stalling with
+/// stalled repetitions (DESIGN §2.6): `stalled[p]` is (repetitions that
+/// ran nothing, repetitions left idle with work, repetitions) of policy p.
+pub fn stalled_warnings(names: &[String], stalled: &[(usize, usize, usize)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, &(nothing, idle, n)) in names.iter().zip(stalled) {
+        if nothing > 0 {
+            out.push(format!(
+                "policy `{name}` ran nothing in {nothing} of {n} repetition(s): the run ended at the last arrival and no job lowered any loss (no job started: a budget or job limit below every job?); its cumulative regret there counts the loss it left up to the stall horizon, not up to that early end, so it never looks better than a policy that worked (DESIGN §2.6)"
+            ));
+        }
+        if idle > 0 {
+            out.push(format!(
+                "policy `{name}` left the GPUs idle in {idle} of {n} repetition(s): the run ended, with nothing running, while a tenant still had a model it could run (a scheduler that returned no tenant although one was eligible?); its cumulative regret there counts the loss it left up to the stall horizon, not up to that early end, so stopping early never looks better than working (DESIGN §2.6)"
+            ));
+        }
+    }
+    out
 }
 
 /// The warnings only a finished run can give: [`stalled_warnings`] and
 /// [`never_reaches_warnings`] of `agg`'s policies.
 pub fn result_warnings(agg: &Aggregate) -> Vec<String> {
     let names: Vec<String> = agg.policies.iter().map(|p| p.name.clone()).collect();
-    let stalled: Vec<(usize, usize)> = agg
+    let stalled: Vec<(usize, usize, usize)> = agg
         .policies
         .iter()
-        .map(|p| (p.reps.stalled(), p.reps.len()))
+        .map(|p| {
+            (
+                p.reps.stalled(Stall::NothingLowered),
+                p.reps.stalled(Stall::LeftIdle),
+                p.reps.len(),
+            )
+        })
         .collect();
     let times: Vec<Vec<Option<Micros>>> = agg.policies.iter().map(|p| p.time_to.clone()).collect();
     let mut out = stalled_warnings(&names, &stalled);

@@ -21,6 +21,7 @@ fn curve(steps: &[(u64, f64)], end_s: u64) -> LossCurve {
         last_arrival: 0,
         end: end_s * S,
         stall_end: None,
+        left_work: false,
     }
 }
 
@@ -451,6 +452,7 @@ proptest::proptest! {
                     sum_loss: loss,
                     last_arrival,
                     stall_end: None,
+                    left_work: false,
                 }
             })
             .collect();

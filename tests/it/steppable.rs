@@ -255,3 +255,41 @@ fn an_idle_episode_reports_the_stalled_runs_regret_up_to_the_stall_horizon() {
         );
     }
 }
+
+/// Regression (DESIGN §2.6, the loophole EXPERIMENTS §11's learner could
+/// use): an episode that follows its policy for a few decisions and then
+/// idles ends early, with nothing running, while tenants still have models
+/// to run. Its loss was lowered, so it is not the "ran nothing" stall; it
+/// is "left idle", and its results report its loss held up to the stall
+/// horizon, R(H) > R(end) — the same figure `Episode::reported_regret`
+/// gives a gym episode — so stopping early never pays.
+#[test]
+fn an_episode_that_idles_after_progress_reports_its_loss_up_to_the_stall_horizon() {
+    use tenantsim::models::metrics::stall::Stall;
+    for name in ["quickstart.toml", "online-lcdb-low-load.toml"] {
+        let scenario = load(&repo(&format!("scenarios/{name}")));
+        let mut e = Episode::new(Arc::clone(&scenario), 0, 0).expect("episode");
+        e.track_regret().expect("before the first step");
+        let mut steps = 0;
+        while let Some(point) = e.next_decision().expect("steps") {
+            let choice = if steps < 3 {
+                point.policy_choice
+            } else {
+                Choice::Idle
+            };
+            e.decide(choice).expect("valid");
+            steps += 1;
+        }
+        assert!(steps > 3, "{name}: too few decisions");
+        let area = e.run().regret_area().expect("tracked");
+        let reported = e.reported_regret().expect("tracked");
+        let result = e.finish(false).expect("ends");
+        assert_eq!(result.curve.stall(), Some(Stall::LeftIdle), "{name}");
+        let r = result.metrics.cumulative_regret;
+        assert!(r > area, "{name}: R(H) {r} is above R(end) {area}");
+        assert!(
+            (reported - r).abs() <= 1e-9 * r.abs().max(1.0),
+            "{name}: reported_regret {reported}, the results' {r}"
+        );
+    }
+}

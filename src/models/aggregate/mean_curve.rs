@@ -106,6 +106,7 @@ mod tests {
             last_arrival,
             end: steps.last().map_or(0, |s| s.0),
             stall_end: None,
+            left_work: false,
         }
     }
 

@@ -3,6 +3,7 @@
 use super::mean_curve::mean_time_to_reps;
 use super::rep_curves::RepCurves;
 use crate::core::analysis::stats::{Band, Counted, MeanFold, t_band_of};
+use crate::models::metrics::stall::Stall;
 use crate::models::metrics::{LossCurve, TenantAggregate};
 use crate::models::trace::Micros;
 
@@ -55,8 +56,8 @@ pub struct RepFigures {
     time_to: Vec<Vec<Option<Micros>>>,
     /// Per distinct curve: the reported cumulative regret, accuracy·s.
     regret: Vec<f64>,
-    /// Per distinct curve: whether the run stalled (DESIGN §2.6).
-    stalled: Vec<bool>,
+    /// Per distinct curve: whether, and how, the run stalled (DESIGN §2.6).
+    stalled: Vec<Option<Stall>>,
 }
 
 impl RepFigures {
@@ -82,11 +83,11 @@ impl RepFigures {
         self.ids.iter().map(|&i| self.regret[i as usize])
     }
 
-    /// How many repetitions stalled (DESIGN §2.6).
-    pub fn stalled(&self) -> usize {
+    /// How many repetitions stalled (DESIGN §2.6) the way `how` says.
+    pub fn stalled(&self, how: Stall) -> usize {
         self.ids
             .iter()
-            .filter(|&&i| self.stalled[i as usize])
+            .filter(|&&i| self.stalled[i as usize] == Some(how))
             .count()
     }
 }
@@ -206,7 +207,7 @@ impl PolicyAggregate {
                 .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
                 .collect(),
             regret,
-            stalled: distinct.iter().map(|c| c.stalled()).collect(),
+            stalled: distinct.iter().map(LossCurve::stall).collect(),
         };
         Self {
             name: name.to_string(),

@@ -41,6 +41,8 @@ impl BitKey for LossCurve {
         self.arrived.hash(h);
         self.last_arrival.hash(h);
         self.end.hash(h);
+        self.stall_end.hash(h);
+        self.left_work.hash(h);
     }
 
     fn bit_eq(&self, other: &Self) -> bool {
@@ -48,6 +50,8 @@ impl BitKey for LossCurve {
             && self.arrived == other.arrived
             && self.last_arrival == other.last_arrival
             && self.end == other.end
+            && self.stall_end == other.stall_end
+            && self.left_work == other.left_work
             && self.sum_loss.bit_eq(&other.sum_loss)
     }
 }
@@ -166,6 +170,7 @@ mod tests {
             last_arrival: 0,
             end: 9,
             stall_end: None,
+            left_work: false,
         }
     }
 

@@ -14,6 +14,7 @@ use crate::core::error::{Error, Result};
 use crate::core::run::execution::Execution;
 use crate::core::sim::held::{Held, Shared};
 use crate::models::metrics::RepResult;
+use crate::models::metrics::stall::{self, RunEnd};
 use crate::models::report::{ExperimentResult, write_results};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{Choice, Decided, DecisionPoint, ModelRun, RepContext, Tenants};
@@ -56,21 +57,34 @@ impl Episode {
     /// The cumulative regret the episode's result reports (DESIGN §2.6),
     /// from the regret tracked online ([`Self::track_regret`]; `None`
     /// without it): R(now) while the run goes on and for a run that ended
-    /// normally; for a run that ended **stalled** (at its last arrival,
-    /// S > 0, no completion ever lowered S: e.g. every decision was idle)
-    /// R(H) = R(end) + S · (H − end), its unchanged loss counted up to the
-    /// stall horizon H (`stall_end`), as [`Self::finish`]'s metrics count
-    /// it. A learning environment's return is minus this (DESIGN §15.3).
+    /// normally; for a run that ended **stalled** (S > 0, and either at its
+    /// last arrival with no completion ever lowering S — every decision
+    /// idle — or before its horizon with a tenant left with a model to run:
+    /// idle after some progress; the one rule, [`stall`]) R(H) = R(end) +
+    /// S · (H − end), its unchanged loss counted up to the stall horizon H
+    /// (`stall_end`), as [`Self::finish`]'s metrics count it. A learning
+    /// environment's return is minus this (DESIGN §15.3).
     pub fn reported_regret(&self) -> Option<f64> {
         let area = self.run.regret_area()?;
         let (rate, fell) = self.run.regret_rate()?;
-        // The cheap tests first: this runs at every step of an environment.
-        if !self.run.is_done() || fell || rate <= 0.0 {
+        // The cheap tests first: this runs at every step of an environment;
+        // the O(tenants) scans only once the run has ended with S > 0.
+        if !self.run.is_done() || rate <= 0.0 {
             return Some(area);
         }
         let end = self.run.now();
         let last_arrival = self.arrivals.iter().copied().max().unwrap_or(0);
-        if end != last_arrival {
+        let run_end = RunEnd {
+            sum: rate,
+            fell,
+            at_last_arrival: end == last_arrival,
+            left_work: stall::left_work(
+                (0..self.split.tenants.len()).map(|i| self.run.end_reason(i)),
+                end,
+                self.scenario.config.horizon,
+            ),
+        };
+        if run_end.stall().is_none() {
             return Some(area);
         }
         let h = stall_end(&self.scenario, &self.split.tenants, last_arrival);

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 use crate::core::error::Result;
 use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
+use crate::models::metrics::stall;
 use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{RepContext, Scheduler, Selector};
@@ -151,6 +152,11 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         started,
     } = run;
     let mut curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    curve.left_work = stall::left_work(
+        outcome.ended.iter().copied(),
+        outcome.end,
+        scenario.config.horizon,
+    );
     if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
     }

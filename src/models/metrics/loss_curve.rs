@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::CompensatedSum;
+use super::stall::{RunEnd, Stall};
 use crate::models::sim::RunOutcome;
 use crate::models::trace::{Micros, Trace};
 
@@ -34,6 +35,11 @@ pub struct LossCurve {
     /// to, µs (DESIGN §2.6); set by the runner, `None`: R(end).
     #[serde(default)]
     pub stall_end: Option<Micros>,
+    /// Whether a tenant still had a model to run when the run ended before
+    /// its horizon ([`stall::left_work`](super::stall::left_work)); set by
+    /// the runner, which knows the tenants' end reasons and the horizon.
+    #[serde(default)]
+    pub left_work: bool,
 }
 
 impl LossCurve {
@@ -134,6 +140,7 @@ impl LossCurve {
             last_arrival,
             end,
             stall_end: None,
+            left_work: false,
         };
         let mut changes = changes.peekable();
         while let Some(&(now, ..)) = changes.peek() {
@@ -197,14 +204,24 @@ impl LossCurve {
         self.loss_at(self.end).unwrap_or(0.0)
     }
 
-    /// Whether the run stalled (DESIGN §2.6): it ended at the last arrival
-    /// with a positive loss that no completed job ever lowered (S never
-    /// fell), which is what a run where the policy started no job looks
-    /// like (a budget below every job, `max_jobs = 0`).
+    /// Whether, and how, the run stalled (DESIGN §2.6, [`super::stall`]):
+    /// it ended with a positive loss at the last arrival with S never
+    /// falling (a run where the policy started no job: a budget below every
+    /// job, `max_jobs = 0`), or before its horizon with a tenant left with
+    /// work ([`Self::left_work`]).
+    pub fn stall(&self) -> Option<Stall> {
+        RunEnd {
+            sum: self.sum_loss.last().copied().unwrap_or(0.0),
+            fell: self.sum_loss.windows(2).any(|w| w[1] < w[0]),
+            at_last_arrival: self.end == self.last_arrival,
+            left_work: self.left_work,
+        }
+        .stall()
+    }
+
+    /// Whether the run stalled ([`Self::stall`]).
     pub fn stalled(&self) -> bool {
-        self.end == self.last_arrival
-            && self.sum_loss.last().is_some_and(|&s| s > 0.0)
-            && self.sum_loss.windows(2).all(|w| w[1] >= w[0])
+        self.stall().is_some()
     }
 
     /// The cumulative regret a result reports (DESIGN §2.6): R(end), or for
@@ -467,6 +484,33 @@ mod tests {
         assert_eq!(
             worked.reported_regret(),
             worked.cumulative_regret(worked.end)
+        );
+    }
+
+    /// A run that lowered a loss and then ended early, with a tenant left
+    /// with work (the runner sets `left_work`), reports R(stall_end) too;
+    /// the same run without work left reports R(end).
+    #[test]
+    fn a_run_left_idle_with_work_reports_its_loss_up_to_the_stall_horizon() {
+        // The two-tenant run cut after its 2 s completions: t0 still has
+        // loss 0.4 (its 0.9 never ran). R(end) = 0.9 · 1 s + 1.7 · 1 s.
+        let (trace, mut o) = two_tenants();
+        let jobs = o.jobs.clone();
+        o.completion_order
+            .retain(|&j| jobs[j as usize].end <= 2_000_000);
+        o.end = 2_000_000;
+        let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
+        c.stall_end = Some(12_000_000);
+        assert!((c.cumulative_regret(c.end) - 2.6).abs() < 1e-12);
+        assert_eq!(c.stall(), None, "S fell and no work left: R(end)");
+        assert_eq!(c.reported_regret(), c.cumulative_regret(c.end));
+        c.left_work = true;
+        assert_eq!(c.stall(), Some(Stall::LeftIdle));
+        // 2.6 + 0.4 · 10 s.
+        assert!(
+            (c.reported_regret() - 6.6).abs() < 1e-9,
+            "{}",
+            c.reported_regret()
         );
     }
 

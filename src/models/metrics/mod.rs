@@ -5,6 +5,7 @@ mod compensated_sum;
 mod loss_curve;
 mod rep_result;
 mod run_metrics;
+pub mod stall;
 mod tenant_metrics;
 
 pub use compensated_sum::CompensatedSum;

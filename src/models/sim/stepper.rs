@@ -8,7 +8,7 @@
 
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
-use super::{EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
+use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -345,6 +345,15 @@ impl<'a> ModelRun<'a> {
             .map(|m| (if m.positive > 0 { m.sum } else { 0.0 }, m.fell))
     }
 
+    /// Why tenant `i` stopped asking for GPUs, were the run to end now
+    /// (`tenants.csv`'s `ended`; [`Tenants::end_reason`] with the
+    /// selector's schedule).
+    pub fn end_reason(&self, i: usize) -> EndReason {
+        self.sim
+            .tenants
+            .end_reason(i, self.sim.selector.schedule_over(i))
+    }
+
     /// The tenants' state (what every policy reads).
     pub fn tenants(&self) -> &Tenants {
         &self.sim.tenants
@@ -554,6 +563,9 @@ impl<'a> ModelRun<'a> {
             ));
         }
         let end = self.looper.end();
+        let ended = (0..self.sim.tenants.users().len())
+            .map(|i| self.end_reason(i))
+            .collect();
         let sim = self.sim;
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
@@ -584,9 +596,6 @@ impl<'a> ModelRun<'a> {
         };
         let n = users.len();
         let budget_exhausted = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
-        let ended = (0..n)
-            .map(|i| sim.tenants.end_reason(i, sim.selector.schedule_over(i)))
-            .collect();
         let capacity = capacity(self.config.gpus, &self.resized, end.end);
         Ok(RunOutcome {
             jobs: sim.jobs,
