@@ -7,7 +7,9 @@ and Gymnasium (issue 31)").
         [--threads 1] [--copy both|no|yes] [--skip-single]
 
 A step is one decision (one `env.step`); steps/s = steps / wall time of
-the loop, episode resets included. Rows:
+the loop, episode resets included; steps/cpu_s = steps / the CPU time the
+process spent in the loop (all its threads), which a loaded machine's
+waiting for a core does not inflate. Rows:
 
 - `single, policy actions`: `env.step(info["policy_action"])` through the
   gymnasium API (`tenantsim.gym.make`), the whole Python loop counted;
@@ -42,13 +44,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 def timed(seconds: float, body) -> tuple:
     """Call ``body()`` (it returns the steps it took) until ``seconds``
-    have passed; (steps, wall seconds)."""
-    steps, t0 = 0, time.perf_counter()
+    have passed; (steps, wall seconds, CPU seconds of the process: every
+    thread's user + system time)."""
+    steps, t0, c0 = 0, time.perf_counter(), time.process_time()
     while True:
         steps += body()
         wall = time.perf_counter() - t0
         if wall >= seconds:
-            return steps, wall
+            return steps, wall, time.process_time() - c0
 
 
 def single_policy(env, chunk: int):
@@ -166,11 +169,16 @@ def main() -> None:
                     ),
                 )
             )
-    print(f"{'run':44} {'steps':>10} {'wall_s':>7} {'steps_per_s':>12}")
+    print(
+        f"{'run':44} {'cpu_s':>6} {'steps_per_cpu_s':>15} {'steps':>10} {'wall_s':>7} "
+        f"{'steps_per_s':>12}"
+    )
     for label, setup in rows:
-        steps, wall = timed(args.seconds, setup())
-        print(f"{label:44} {steps:>10} {wall:>7.2f} {steps / wall:>12,.0f}")
-
+        steps, wall, cpu = timed(args.seconds, setup())
+        print(
+            f"{label:44} {cpu:>6.2f} {steps / max(cpu, 1e-9):>15,.0f} {steps:>10} {wall:>7.2f} "
+            f"{steps / wall:>12,.0f}"
+        )
 
 if __name__ == "__main__":
     main()

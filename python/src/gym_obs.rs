@@ -57,12 +57,19 @@ pub fn obs_len(n: usize) -> usize {
 
 /// What [`update`] keeps between two calls, besides the observation
 /// itself: per tenant whether it was arrived and eligible when last
-/// encoded, their counts (the global fractions' numerators), and the clock
-/// the `hours_since_arrival` features were written at.
+/// encoded, their counts (the global fractions' numerators), the arrived
+/// tenants with their arrival instants as f64 (for `hours_since_arrival`)
+/// and the clock those features were written at. Allocated once per
+/// environment: no allocation per step.
 #[derive(Debug, Clone)]
 pub struct Incremental {
     arrived: Vec<bool>,
     eligible: Vec<bool>,
+    /// The arrived tenants (an arrived tenant stays arrived), in the order
+    /// they were encoded as arrived.
+    arrived_list: Vec<u32>,
+    /// Per tenant: its arrival instant, µs, as f64 (exact below 2^53 µs).
+    arrival_us: Vec<f64>,
     arrived_count: usize,
     eligible_count: usize,
     /// `None`: nothing encoded yet, [`update`] writes every tenant.
@@ -76,6 +83,8 @@ impl Incremental {
         Self {
             arrived: vec![false; n],
             eligible: vec![false; n],
+            arrived_list: Vec::with_capacity(n),
+            arrival_us: vec![0.0; n],
             arrived_count: 0,
             eligible_count: 0,
             clock: None,
@@ -229,6 +238,10 @@ pub fn update(
     if full {
         state.arrived_count = 0;
         state.eligible_count = 0;
+        state.arrived_list.clear();
+        for (i, a) in state.arrival_us.iter_mut().enumerate() {
+            *a = tenants.arrival(i) as f64;
+        }
     }
     let mut touch = |state: &mut Incremental, i: usize| {
         let f = &mut body[i * TENANT_FEATURES..(i + 1) * TENANT_FEATURES];
@@ -240,6 +253,9 @@ pub fn update(
         }
         state.arrived_count += usize::from(a);
         state.eligible_count += usize::from(e);
+        if a && (full || !state.arrived[i]) {
+            state.arrived_list.push(i as u32);
+        }
         state.arrived[i] = a;
         state.eligible[i] = e;
     };
@@ -250,10 +266,23 @@ pub fn update(
             touch(state, i as usize);
         }
         if state.clock != Some(now) {
-            // The clock moved: every arrived tenant's hours_since_arrival.
-            for (i, f) in body.chunks_exact_mut(TENANT_FEATURES).enumerate() {
-                if state.arrived[i] {
-                    f[6] = hours_since(true, now, tenants.arrival(i));
+            // The clock moved: every arrived tenant's hours_since_arrival,
+            // (now − arrival_i) / 3600 s. Below 2^53 µs (285 years) both
+            // instants are exact f64s and so is their difference
+            // (arrival_i ≤ now for an arrived tenant): the same number as
+            // `hours_since`'s integer difference, one subtraction, one
+            // product and one store a tenant.
+            if now < (1u64 << 53) {
+                let now_us = now as f64;
+                for &i in &state.arrived_list {
+                    let i = i as usize;
+                    body[i * TENANT_FEATURES + 6] =
+                        ((now_us - state.arrival_us[i]) * HOURS_PER_US) as f32;
+                }
+            } else {
+                for &i in &state.arrived_list {
+                    let i = i as usize;
+                    body[i * TENANT_FEATURES + 6] = hours_since(true, now, tenants.arrival(i));
                 }
             }
         }
