@@ -4,9 +4,12 @@ and Gymnasium (issue 31)").
 
     python python/examples/bench_gym.py [--scenario scenarios/lcdb-1gpu.toml]
         [--policy rr-random] [--seconds 3] [--num-envs 16 64 256]
+        [--threads 1] [--copy both|no|yes] [--skip-single]
 
 A step is one decision (one `env.step`); steps/s = steps / wall time of
-the loop, episode resets included. Rows:
+the loop, episode resets included; steps/cpu_s = steps / the CPU time the
+process spent in the loop (all its threads), which a loaded machine's
+waiting for a core does not inflate. Rows:
 
 - `single, policy actions`: `env.step(info["policy_action"])` through the
   gymnasium API (`tenantsim.gym.make`), the whole Python loop counted;
@@ -14,9 +17,12 @@ the loop, episode resets included. Rows:
   `info["action_mask"]` (numpy's Generator; the choosing is counted);
 - `single, core (no gymnasium layer)`: the Rust object's `step` alone, what
   the Python wrapper costs shown by difference;
-- `vector K, T thread(s)`: `make_vec(scenario, K, threads=T).step(
-  info["policy_action"])`, K episodes per call; steps/s counts every
-  sub-environment's step.
+- `vector K, T thread(s)`: `make_vec(scenario, K, threads=T,
+  copy=False).step(info["policy_action"])`, K episodes per call, the
+  arrays returned the same read-only buffers every call; steps/s counts
+  every sub-environment's step;
+- `vector K, T thread(s), copied`: the same with `copy=True` (the
+  default): every call returns new arrays (`--copy` picks the rows).
 
 Measure with a release build of the package (`pip install ./python[gym]`
 or `maturin develop --release`).
@@ -38,13 +44,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 def timed(seconds: float, body) -> tuple:
     """Call ``body()`` (it returns the steps it took) until ``seconds``
-    have passed; (steps, wall seconds)."""
-    steps, t0 = 0, time.perf_counter()
+    have passed; (steps, wall seconds, CPU seconds of the process: every
+    thread's user + system time)."""
+    steps, t0, c0 = 0, time.perf_counter(), time.process_time()
     while True:
         steps += body()
         wall = time.perf_counter() - t0
         if wall >= seconds:
-            return steps, wall
+            return steps, wall, time.process_time() - c0
 
 
 def single_policy(env, chunk: int):
@@ -123,6 +130,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256])
     ap.add_argument("--threads", type=int, default=1, help="threads of the vector rows")
+    ap.add_argument(
+        "--copy", choices=["both", "no", "yes"], default="both",
+        help="vector rows with copy=False (no), copy=True (yes) or both",
+    )
+    ap.add_argument("--skip-single", action="store_true", help="only the vector rows")
     args = ap.parse_args()
     env = tg.make(args.scenario, policy=args.policy)
     u = env.unwrapped
@@ -138,25 +150,35 @@ def main() -> None:
         f"{decisions} decisions in repetition 0; load {os.getloadavg()[0]:.2f}"
     )
     # Each body is set up (its episode reset) just before it is timed.
-    rows = [
+    rows = [] if args.skip_single else [
         ("single, policy actions", lambda: single_policy(env, 1000)),
         ("single, random valid actions", lambda: single_random(env, 1000)),
         ("single, core (no gymnasium layer)", lambda: single_core(env, 1000)),
     ]
+    copies = {"both": [False, True], "no": [False], "yes": [True]}[args.copy]
     for k in args.num_envs:
-        rows.append(
-            (
-                f"vector {k}, {args.threads} thread(s)",
-                lambda k=k: vector(
-                    tg.make_vec(args.scenario, k, policy=args.policy, threads=args.threads), 20
-                ),
+        for copy in copies:
+            rows.append(
+                (
+                    f"vector {k}, {args.threads} thread(s)" + (", copied" if copy else ""),
+                    lambda k=k, copy=copy: vector(
+                        tg.make_vec(
+                            args.scenario, k, policy=args.policy, threads=args.threads, copy=copy
+                        ),
+                        20,
+                    ),
+                )
             )
-        )
-    print(f"{'run':36} {'steps':>10} {'wall_s':>7} {'steps_per_s':>12}")
+    print(
+        f"{'run':44} {'cpu_s':>6} {'steps_per_cpu_s':>15} {'steps':>10} {'wall_s':>7} "
+        f"{'steps_per_s':>12}"
+    )
     for label, setup in rows:
-        steps, wall = timed(args.seconds, setup())
-        print(f"{label:36} {steps:>10} {wall:>7.2f} {steps / wall:>12,.0f}")
-
+        steps, wall, cpu = timed(args.seconds, setup())
+        print(
+            f"{label:44} {cpu:>6.2f} {steps / max(cpu, 1e-9):>15,.0f} {steps:>10} {wall:>7.2f} "
+            f"{steps / wall:>12,.0f}"
+        )
 
 if __name__ == "__main__":
     main()

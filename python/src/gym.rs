@@ -56,20 +56,29 @@ type StepOut<'py> = (
 #[pyclass(module = "tenantsim._tenantsim", unsendable)]
 pub struct GymCore {
     core: Core,
-    /// The observation's scratch (reused by every step).
+    /// The observation and the mask, kept up to date by
+    /// [`Core::refresh`] after every change (DESIGN §15.3).
     obs: Vec<f32>,
+    mask: Vec<u8>,
+}
+
+/// A bytearray of `obs`' native bytes.
+fn f32_bytes<'py>(py: Python<'py>, obs: &[f32]) -> PyResult<Bound<'py, PyByteArray>> {
+    PyByteArray::new_with(py, obs.len() * 4, |bytes| {
+        for (b, v) in bytes.chunks_exact_mut(4).zip(obs) {
+            b.copy_from_slice(&v.to_ne_bytes());
+        }
+        Ok(())
+    })
 }
 
 impl GymCore {
-    fn obs_bytes<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyByteArray>> {
-        self.core.encode(&mut self.obs);
-        let obs = &self.obs;
-        PyByteArray::new_with(py, obs.len() * 4, |bytes| {
-            for (b, v) in bytes.chunks_exact_mut(4).zip(obs) {
-                b.copy_from_slice(&v.to_ne_bytes());
-            }
-            Ok(())
-        })
+    fn refresh(&mut self) {
+        self.core.refresh(&mut self.obs, &mut self.mask);
+    }
+
+    fn obs_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyByteArray>> {
+        f32_bytes(py, &self.obs)
     }
 }
 
@@ -94,13 +103,22 @@ impl GymCore {
                 Core::new(s, p, kind, 0)
             })
             .map_err(|e| py_err(&e))?;
-        let obs = vec![0.0; core.obs_len()];
-        Ok(Self { core, obs })
+        let mut g = Self {
+            obs: vec![0.0; core.obs_len()],
+            mask: vec![0; core.mask_len()],
+            core,
+        };
+        g.refresh();
+        Ok(g)
     }
 
     /// Start repetition `rep`; its first observation.
     fn reset<'py>(&mut self, py: Python<'py>, rep: u64) -> PyResult<Bound<'py, PyByteArray>> {
-        self.core.reset(rep).map_err(|e| py_err(&e))?;
+        let r = self.core.reset(rep).map_err(|e| py_err(&e));
+        // A failed reset may have replaced the episode: refresh either way.
+        self.core.invalidate();
+        self.refresh();
+        r?;
         self.obs_bytes(py)
     }
 
@@ -110,7 +128,12 @@ impl GymCore {
     /// allowed raises `InvalidActionError` and changes nothing.
     #[pyo3(signature = (tenant, model=0))]
     fn step<'py>(&mut self, py: Python<'py>, tenant: i64, model: i64) -> PyResult<StepOut<'py>> {
-        let s = self.core.step((tenant, model)).map_err(step_err)?;
+        let s = self.core.step((tenant, model));
+        if !matches!(s, Err(StepError::Invalid(_))) {
+            // A step, or an engine error that ended the episode.
+            self.refresh();
+        }
+        let s = s.map_err(step_err)?;
         let obs = self.obs_bytes(py)?;
         Ok((
             obs,
@@ -122,18 +145,27 @@ impl GymCore {
     }
 
     /// The current observation.
-    fn observation<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyByteArray>> {
+    fn observation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyByteArray>> {
         self.obs_bytes(py)
     }
 
     /// The action mask as bytes (1 allowed): N + 1 (the `tenant` kind; the
     /// last, idle, always 1) or N × (K + 1) (the `pair` kind).
     fn mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyByteArray>> {
-        let len = self.core.mask_len();
-        PyByteArray::new_with(py, len, |b| {
-            self.core.mask(b);
-            Ok(())
-        })
+        Ok(PyByteArray::new(py, &self.mask))
+    }
+
+    /// The observation and the mask encoded whole, not incrementally (the
+    /// tests compare them with `observation()` and `mask()`).
+    fn _full<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+        let mut obs = vec![0.0; self.core.obs_len()];
+        let mut mask = vec![0; self.core.mask_len()];
+        self.core.encode(&mut obs);
+        self.core.mask(&mut mask);
+        Ok((f32_bytes(py, &obs)?, PyByteArray::new(py, &mask)))
     }
 
     /// The scenario policy's action now: (tenant or N for idle, K for the
@@ -145,10 +177,13 @@ impl GymCore {
     /// An independent copy at this point (DESIGN §15.2).
     fn fork(&self) -> PyResult<Self> {
         let core = self.core.fork().map_err(|e| py_err(&e))?;
-        Ok(Self {
+        let mut g = Self {
             obs: self.obs.clone(),
+            mask: self.mask.clone(),
             core,
-        })
+        };
+        g.refresh();
+        Ok(g)
     }
 
     /// Write the ended episode's results folder into `dir` (must not exist).

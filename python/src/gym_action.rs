@@ -172,3 +172,28 @@ pub fn pair_mask(episode: &Episode, ended: bool, k_models: usize, out: &mut [u8]
         row[k_models] = u8::from(ok);
     }
 }
+
+/// Rewrite the entries of the `touched` tenants in a tenant mask `out`
+/// (N + 1) while the episode goes on: an entry reads only its tenant's
+/// state (DESIGN §15.3), so the others are as last written.
+pub fn tenant_mask_rows(episode: &Episode, touched: &[u32], out: &mut [u8]) {
+    for &i in touched {
+        let i = i as usize;
+        out[i] = u8::from(tenant_allowed(episode, i));
+    }
+}
+
+/// Rewrite the rows of the `touched` tenants in a pair mask `out` (N rows
+/// of K + 1) while the episode goes on, as [`tenant_mask_rows`].
+pub fn pair_mask_rows(episode: &Episode, k_models: usize, touched: &[u32], out: &mut [u8]) {
+    let w = k_models + 1;
+    for &i in touched {
+        let i = i as usize;
+        let row = &mut out[i * w..(i + 1) * w];
+        let ok = tenant_allowed(episode, i);
+        for (k, m) in row[..k_models].iter_mut().enumerate() {
+            *m = u8::from(ok && pair_allowed(episode, i, k));
+        }
+        row[k_models] = u8::from(ok);
+    }
+}

@@ -75,6 +75,8 @@ pub struct Core {
     episode: Episode,
     /// 1 / total_i per tenant of the episode ([`gym_obs::inv_totals`]).
     inv_total: Vec<f64>,
+    /// What [`Self::refresh`] keeps between calls.
+    inc: gym_obs::Incremental,
     /// The decision the episode waits at; `None` once it has ended.
     point: Option<DecisionPoint>,
     /// R at the last step, accuracy·seconds.
@@ -98,6 +100,7 @@ impl Core {
             n,
             k,
             inv_total: gym_obs::inv_totals(&episode),
+            inc: gym_obs::Incremental::new(n),
             episode,
             point: None,
             regret: 0.0,
@@ -112,6 +115,8 @@ impl Core {
     /// decision.
     fn start(&mut self) -> Result<()> {
         self.episode.track_regret()?;
+        self.episode.track_touched();
+        self.inc.invalidate();
         self.point = self.episode.next_decision()?;
         self.regret = self.episode.reported_regret().unwrap_or(0.0);
         self.steps = 0;
@@ -191,7 +196,44 @@ impl Core {
         })
     }
 
-    /// Write the observation into `out` (length [`Self::obs_len`]).
+    /// Bring `obs` (length [`Self::obs_len`]) and `mask` (length
+    /// [`Self::mask_len`]), the buffers this environment last refreshed
+    /// (any buffers at the first call, after a reset or a fork), up to
+    /// date with the episode (DESIGN §15.3): only what changed since the
+    /// last call is rewritten ([`gym_obs::update`], the mask entries of
+    /// the touched tenants). The same numbers as [`Self::encode`] and
+    /// [`Self::mask`] write whole, bit for bit (tested).
+    pub fn refresh(&mut self, obs: &mut [f32], mask: &mut [u8]) {
+        let ended = self.point.is_none() || self.broken;
+        if ended || self.inc.is_invalid() {
+            self.mask(mask);
+        } else {
+            let touched = self.episode.touched();
+            match self.kind {
+                ActionKind::Tenant => gym_action::tenant_mask_rows(&self.episode, touched, mask),
+                ActionKind::Pair => {
+                    gym_action::pair_mask_rows(&self.episode, self.k, touched, mask);
+                }
+            }
+        }
+        gym_obs::update(
+            &self.episode,
+            self.point.as_ref(),
+            self.scenario.config.gpus,
+            &self.inv_total,
+            &mut self.inc,
+            obs,
+        );
+        self.episode.clear_touched();
+    }
+
+    /// Forget what [`Self::refresh`] last wrote: its next call writes the
+    /// whole observation and mask (for buffers other than the last ones).
+    pub fn invalidate(&mut self) {
+        self.inc.invalidate();
+    }
+
+    /// Write the whole observation into `out` (length [`Self::obs_len`]).
     pub fn encode(&self, out: &mut [f32]) {
         gym_obs::encode(
             &self.episode,
@@ -243,6 +285,8 @@ impl Core {
             k: self.k,
             episode: self.episode.fork()?,
             inv_total: self.inv_total.clone(),
+            // The copy's buffers are new: its first refresh writes all.
+            inc: gym_obs::Incremental::new(self.n),
             point: self.point,
             regret: self.regret,
             steps: self.steps,

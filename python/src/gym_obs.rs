@@ -6,6 +6,7 @@
 
 use tenantsim::models::experiment::Episode;
 use tenantsim::models::sim::DecisionPoint;
+use tenantsim::models::trace::Micros;
 
 /// Numbers per tenant.
 pub const TENANT_FEATURES: usize = 9;
@@ -54,63 +55,118 @@ pub fn obs_len(n: usize) -> usize {
     n * TENANT_FEATURES + GLOBAL_FEATURES
 }
 
-/// Write the observation of `episode` at `point` (`None`: the episode has
-/// ended) into `out`, whose length must be [`obs_len`] of the episode's
-/// tenant count; `gpus` is the cluster's GPU count, `inv_total` the
-/// episode's [`inv_totals`].
-pub fn encode(
+/// What [`update`] keeps between two calls, besides the observation
+/// itself: per tenant whether it was arrived and eligible when last
+/// encoded, their counts (the global fractions' numerators), the arrived
+/// tenants with their arrival instants as f64 (for `hours_since_arrival`)
+/// and the clock those features were written at. Allocated once per
+/// environment: no allocation per step.
+#[derive(Debug, Clone)]
+pub struct Incremental {
+    arrived: Vec<bool>,
+    eligible: Vec<bool>,
+    /// The arrived tenants (an arrived tenant stays arrived), in the order
+    /// they were encoded as arrived.
+    arrived_list: Vec<u32>,
+    /// Per tenant: its arrival instant, µs, as f64 (exact below 2^53 µs).
+    arrival_us: Vec<f64>,
+    arrived_count: usize,
+    eligible_count: usize,
+    /// `None`: nothing encoded yet, [`update`] writes every tenant.
+    clock: Option<Micros>,
+}
+
+impl Incremental {
+    /// Nothing encoded yet for `n` tenants: the next [`update`] writes the
+    /// whole observation.
+    pub fn new(n: usize) -> Self {
+        Self {
+            arrived: vec![false; n],
+            eligible: vec![false; n],
+            arrived_list: Vec::with_capacity(n),
+            arrival_us: vec![0.0; n],
+            arrived_count: 0,
+            eligible_count: 0,
+            clock: None,
+        }
+    }
+
+    /// Forget what was encoded: the next [`update`] writes everything
+    /// (after a reset, or for a buffer other than the last one).
+    pub fn invalidate(&mut self) {
+        self.clock = None;
+    }
+
+    /// Whether the next [`update`] writes everything.
+    pub fn is_invalid(&self) -> bool {
+        self.clock.is_none()
+    }
+}
+
+/// The clock of an observation: the pending decision's instant, else the
+/// last instant handled (the run's end once it has ended).
+fn clock(episode: &Episode, point: Option<&DecisionPoint>) -> Micros {
+    point.map_or_else(|| episode.run().now(), |p| p.now)
+}
+
+/// hours_since_arrival = (now − arrival_i) / 3600 s, 0 before arrival.
+fn hours_since(arrived: bool, now: Micros, arrival: Micros) -> f32 {
+    if arrived {
+        (now.saturating_sub(arrival) as f64 * HOURS_PER_US) as f32
+    } else {
+        0.0
+    }
+}
+
+/// Write tenant `i`'s [`TENANT_FEATURES`] numbers into `f` at clock `now`
+/// (`inv` = 1 / total_i); whether it has arrived and is eligible.
+fn encode_tenant(
     episode: &Episode,
+    i: usize,
+    inv: f64,
+    now: Micros,
+    f: &mut [f32],
+) -> (bool, bool) {
+    let tenants = episode.run().tenants();
+    let arrived = tenants.has_arrived(i);
+    let eligible = tenants.is_eligible(i);
+    let running = tenants.running(i);
+    // arrived ∈ {0, 1}
+    f[0] = f32::from(u8::from(arrived));
+    // eligible ∈ {0, 1}: may be picked now (DESIGN §2.3)
+    f[1] = f32::from(u8::from(eligible));
+    // running: jobs of the tenant running now
+    f[2] = running as f32;
+    // completed_fraction = completed jobs / total_i (total_i: the models
+    // available to the tenant's trace user, ≥ 1)
+    f[3] = (f64::from(tenants.completed(i)) * inv) as f32;
+    // closed_fraction = (total_i − untried_i) / total_i: models started
+    // (at their top level), never proposed again
+    f[4] = (1.0 - f64::from(tenants.untried(i)) * inv) as f32;
+    // best_accuracy = best_i, the highest accuracy completed (0 before)
+    f[5] = tenants.best(i) as f32;
+    // hours_since_arrival = (now − arrival_i) / 3600 s, 0 before arrival
+    f[6] = hours_since(arrived, now, tenants.arrival(i));
+    // gpu_hours_used = GPU-time of completed and running jobs / 3600 s
+    f[7] = (tenants.used(i) as f64 * HOURS_PER_US) as f32;
+    // finished ∈ {0, 1}: arrived, nothing running and not eligible, so
+    // never eligible again (no untried model, budget or max_jobs spent,
+    // left, or waiting with no job to wait for; §2.3, §12.2)
+    f[8] = f32::from(u8::from(arrived && running == 0 && !eligible));
+    (arrived, eligible)
+}
+
+/// Write the [`GLOBAL_FEATURES`] numbers into `g`: clock `now`, `point`
+/// (`None`: ended), `gpus` the cluster's GPU count, `n` tenants of which
+/// `arrived` arrived and `eligible` eligible.
+fn encode_global(
+    g: &mut [f32],
+    now: Micros,
     point: Option<&DecisionPoint>,
     gpus: u32,
-    inv_total: &[f64],
-    out: &mut [f32],
+    n: usize,
+    (arrived, eligible): (usize, usize),
 ) {
-    let run = episode.run();
-    let tenants = run.tenants();
-    let n = tenants.len();
-    debug_assert_eq!(out.len(), obs_len(n));
-    // The clock: the pending decision's instant, else the last instant
-    // handled (the run's end once it has ended).
-    let now = point.map_or_else(|| run.now(), |p| p.now);
-    let (mut arrived_count, mut eligible_count) = (0usize, 0usize);
-    for (i, f) in out[..n * TENANT_FEATURES]
-        .chunks_exact_mut(TENANT_FEATURES)
-        .enumerate()
-    {
-        let arrived = tenants.has_arrived(i);
-        let eligible = tenants.is_eligible(i);
-        let running = tenants.running(i);
-        // total_i: the models available to the tenant's trace user (≥ 1).
-        let inv = inv_total[i];
-        arrived_count += usize::from(arrived);
-        eligible_count += usize::from(eligible);
-        // arrived ∈ {0, 1}
-        f[0] = f32::from(u8::from(arrived));
-        // eligible ∈ {0, 1}: may be picked now (DESIGN §2.3)
-        f[1] = f32::from(u8::from(eligible));
-        // running: jobs of the tenant running now
-        f[2] = running as f32;
-        // completed_fraction = completed jobs / total_i
-        f[3] = (f64::from(tenants.completed(i)) * inv) as f32;
-        // closed_fraction = (total_i − untried_i) / total_i: models started
-        // (at their top level), never proposed again
-        f[4] = (1.0 - f64::from(tenants.untried(i)) * inv) as f32;
-        // best_accuracy = best_i, the highest accuracy completed (0 before)
-        f[5] = tenants.best(i) as f32;
-        // hours_since_arrival = (now − arrival_i) / 3600 s, 0 before arrival
-        f[6] = if arrived {
-            (now.saturating_sub(tenants.arrival(i)) as f64 * HOURS_PER_US) as f32
-        } else {
-            0.0
-        };
-        // gpu_hours_used = GPU-time of completed and running jobs / 3600 s
-        f[7] = (tenants.used(i) as f64 * HOURS_PER_US) as f32;
-        // finished ∈ {0, 1}: arrived, nothing running and not eligible, so
-        // never eligible again (no untried model, budget or max_jobs
-        // spent, left, or waiting with no job to wait for; §2.3, §12.2)
-        f[8] = f32::from(u8::from(arrived && running == 0 && !eligible));
-    }
-    let g = &mut out[n * TENANT_FEATURES..];
     let denom = n.max(1) as f64;
     // clock_hours = now / 3600 s
     g[0] = (now as f64 * HOURS_PER_US) as f32;
@@ -122,7 +178,116 @@ pub fn encode(
     // gpu_type: the type index of the GPU the decision fills (0 untyped / end)
     g[3] = point.map_or(0.0, |p| f32::from(p.gpu_type));
     // arrived_fraction = arrived tenants / N
-    g[4] = (arrived_count as f64 / denom) as f32;
+    g[4] = (arrived as f64 / denom) as f32;
     // eligible_fraction = eligible tenants / N
-    g[5] = (eligible_count as f64 / denom) as f32;
+    g[5] = (eligible as f64 / denom) as f32;
+}
+
+/// Write the whole observation of `episode` at `point` (`None`: the
+/// episode has ended) into `out`, whose length must be [`obs_len`] of the
+/// episode's tenant count; `gpus` is the cluster's GPU count, `inv_total`
+/// the episode's [`inv_totals`]. [`update`] gives the same numbers, bit for
+/// bit, rewriting only what changed (tested: `python/tests/test_gym.py`).
+pub fn encode(
+    episode: &Episode,
+    point: Option<&DecisionPoint>,
+    gpus: u32,
+    inv_total: &[f64],
+    out: &mut [f32],
+) {
+    let n = episode.run().tenants().len();
+    debug_assert_eq!(out.len(), obs_len(n));
+    let now = clock(episode, point);
+    let (mut arrived_count, mut eligible_count) = (0usize, 0usize);
+    for (i, f) in out[..n * TENANT_FEATURES]
+        .chunks_exact_mut(TENANT_FEATURES)
+        .enumerate()
+    {
+        let (a, e) = encode_tenant(episode, i, inv_total[i], now, f);
+        arrived_count += usize::from(a);
+        eligible_count += usize::from(e);
+    }
+    let g = &mut out[n * TENANT_FEATURES..];
+    encode_global(g, now, point, gpus, n, (arrived_count, eligible_count));
+}
+
+/// Bring `out`, the observation [`update`] last wrote with `state`, up to
+/// date (the arguments as [`encode`]'s). DESIGN §15.3: a tenant's features
+/// other than `hours_since_arrival` change only when its state does, so
+/// only the tenants the run lists as touched since the last call
+/// ([`Episode::touched`], which must be tracked) are re-encoded; when the
+/// clock moved, `hours_since_arrival` is rewritten for every arrived
+/// tenant (one store each); the arrived and eligible counts move by the
+/// touched tenants' changes; the global features are rewritten. Without a
+/// valid `state` ([`Incremental::invalidate`]) the whole observation is
+/// written. The caller clears the touched list afterwards.
+pub fn update(
+    episode: &Episode,
+    point: Option<&DecisionPoint>,
+    gpus: u32,
+    inv_total: &[f64],
+    state: &mut Incremental,
+    out: &mut [f32],
+) {
+    let tenants = episode.run().tenants();
+    let n = tenants.len();
+    debug_assert_eq!(out.len(), obs_len(n));
+    let now = clock(episode, point);
+    let (body, g) = out.split_at_mut(n * TENANT_FEATURES);
+    let full = state.clock.is_none();
+    if full {
+        state.arrived_count = 0;
+        state.eligible_count = 0;
+        state.arrived_list.clear();
+        for (i, a) in state.arrival_us.iter_mut().enumerate() {
+            *a = tenants.arrival(i) as f64;
+        }
+    }
+    let mut touch = |state: &mut Incremental, i: usize| {
+        let f = &mut body[i * TENANT_FEATURES..(i + 1) * TENANT_FEATURES];
+        let (a, e) = encode_tenant(episode, i, inv_total[i], now, f);
+        // Counts move by the tenant's change (0 → 1 or 1 → 0).
+        if !full {
+            state.arrived_count -= usize::from(state.arrived[i]);
+            state.eligible_count -= usize::from(state.eligible[i]);
+        }
+        state.arrived_count += usize::from(a);
+        state.eligible_count += usize::from(e);
+        if a && (full || !state.arrived[i]) {
+            state.arrived_list.push(i as u32);
+        }
+        state.arrived[i] = a;
+        state.eligible[i] = e;
+    };
+    if full {
+        (0..n).for_each(|i| touch(state, i));
+    } else {
+        for &i in episode.touched() {
+            touch(state, i as usize);
+        }
+        if state.clock != Some(now) {
+            // The clock moved: every arrived tenant's hours_since_arrival,
+            // (now − arrival_i) / 3600 s. Below 2^53 µs (285 years) both
+            // instants are exact f64s and so is their difference
+            // (arrival_i ≤ now for an arrived tenant): the same number as
+            // `hours_since`'s integer difference, one subtraction, one
+            // product and one store a tenant.
+            if now < (1u64 << 53) {
+                let now_us = now as f64;
+                for &i in &state.arrived_list {
+                    let i = i as usize;
+                    body[i * TENANT_FEATURES + 6] =
+                        ((now_us - state.arrival_us[i]) * HOURS_PER_US) as f32;
+                }
+            } else {
+                for &i in &state.arrived_list {
+                    let i = i as usize;
+                    body[i * TENANT_FEATURES + 6] = hours_since(true, now, tenants.arrival(i));
+                }
+            }
+        }
+    }
+    state.clock = Some(now);
+    let counts = (state.arrived_count, state.eligible_count);
+    encode_global(g, now, point, gpus, n, counts);
 }

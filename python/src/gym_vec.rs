@@ -1,12 +1,14 @@
 //! `tenantsim._tenantsim.GymVecCore`: K independent model-mode
 //! environments stepped by one Rust call (DESIGN §15.3), behind
 //! `tenantsim.gym.make_vec`. The actions come in as the bytes of an int64
-//! array, the results go out as bytearrays that numpy reads without a
-//! copy (the abi3 build has no buffer API). Auto-reset is gymnasium's
-//! next-step mode: the call after a sub-environment's episode ended
-//! starts its next repetition (its action ignored, reward 0, not
-//! terminated); sub-environment `k` started at repetition `r` plays
-//! repetitions `r`, `r + K`, `r + 2K`, …
+//! array; the results are written into five bytearrays allocated once
+//! (`buffers()`), which numpy views without a copy (the abi3 build has no
+//! buffer API, but a bytearray's bytes are in the limited API). A call
+//! rewrites only what changed in them (DESIGN §15.3) and allocates no
+//! output. Auto-reset is gymnasium's next-step mode: the call after a
+//! sub-environment's episode ended starts its next repetition (its action
+//! ignored, reward 0, not terminated); sub-environment `k` started at
+//! repetition `r` plays repetitions `r`, `r + K`, `r + 2K`, …
 //!
 //! Every action is checked before any sub-environment steps, so an
 //! invalid one (`InvalidActionError`, naming the sub-environment) changes
@@ -27,65 +29,62 @@ use crate::{UsageError, py_err};
 #[pyclass(module = "tenantsim._tenantsim", unsendable)]
 pub struct GymVecCore {
     envs: Vec<Core>,
-    /// Threads stepping them.
-    threads: usize,
+    /// The threads stepping them (`None`: the calling thread alone).
+    pool: Option<rayon::ThreadPool>,
     /// Sub-environments whose episode ended at the last call: the next
     /// call resets them.
     to_reset: Vec<bool>,
-    /// Outputs, reused by every call.
-    obs: Vec<f32>,
-    rewards: Vec<f64>,
-    terminated: Vec<u8>,
-    policy: Vec<i64>,
-    mask: Vec<u8>,
+    /// The outputs (observations, rewards, terminated, policy actions,
+    /// masks), allocated once and never resized (numpy views them).
+    bufs: [Py<PyByteArray>; 5],
 }
 
-/// A bytearray of `values`' native bytes.
-fn bytes_of<'py, T: Copy, const W: usize>(
-    py: Python<'py>,
-    values: &[T],
-    to_bytes: impl Fn(T) -> [u8; W],
-) -> PyResult<Bound<'py, PyByteArray>> {
-    PyByteArray::new_with(py, values.len() * W, |bytes| {
-        for (b, &v) in bytes.chunks_exact_mut(W).zip(values) {
-            b.copy_from_slice(&to_bytes(v));
-        }
-        Ok(())
-    })
+/// The outputs of every sub-environment, as slices of the five buffers.
+struct Outs<'a> {
+    obs: &'a mut [f32],
+    rewards: &'a mut [f64],
+    terminated: &'a mut [u8],
+    policy: &'a mut [i64],
+    mask: &'a mut [u8],
 }
 
-/// What a call returns: observations, rewards, terminated, policy
-/// actions, masks (bytearrays).
-type Out<'py> = (
-    Bound<'py, PyByteArray>,
-    Bound<'py, PyByteArray>,
-    Bound<'py, PyByteArray>,
-    Bound<'py, PyByteArray>,
-    Bound<'py, PyByteArray>,
-);
+/// Plain number types a buffer holds: every bit pattern is a valid value.
+trait Plain: Copy {}
+impl Plain for f32 {}
+impl Plain for f64 {}
+impl Plain for i64 {}
+
+/// The bytes `b` as `T`s; an error if they are not aligned for `T` (they
+/// are: CPython allocates a bytearray's bytes 16-byte aligned).
+fn typed<T: Plain>(b: &mut [u8]) -> PyResult<&mut [T]> {
+    // SAFETY: every bit pattern is a valid `T` (`Plain`), and
+    // `align_to_mut` puts only whole, aligned values in the middle.
+    let (pre, mid, post) = unsafe { b.align_to_mut::<T>() };
+    if !pre.is_empty() || !post.is_empty() {
+        return Err(UsageError::new_err(
+            "internal: a vector environment's buffer is not aligned for its numbers",
+        ));
+    }
+    Ok(mid)
+}
 
 impl GymVecCore {
-    /// The per-environment outputs of the current state (observation,
-    /// policy action, mask) into the buffers.
-    fn fill(&mut self, k: usize) {
-        let e = &self.envs[k];
-        let (d, m, w) = (e.obs_len(), e.mask_len(), self.width());
-        gym_vec_step::fill(
-            e,
-            &mut self.obs[k * d..(k + 1) * d],
-            &mut self.mask[k * m..(k + 1) * m],
-            &mut self.policy[k * w..(k + 1) * w],
-        );
-    }
-
-    fn out<'py>(&self, py: Python<'py>) -> PyResult<Out<'py>> {
-        Ok((
-            bytes_of(py, &self.obs, f32::to_ne_bytes)?,
-            bytes_of(py, &self.rewards, f64::to_ne_bytes)?,
-            bytes_of(py, &self.terminated, |v: u8| [v])?,
-            bytes_of(py, &self.policy, i64::to_ne_bytes)?,
-            bytes_of(py, &self.mask, |v: u8| [v])?,
-        ))
+    /// The five buffers as slices to write into. Nothing else may touch
+    /// their bytes while the slices live: the GIL is released while the
+    /// sub-environments step, so another Python thread must not read the
+    /// arrays during a `step` (DESIGN §15.3).
+    fn outs<'a>(py: Python<'a>, bufs: &'a [Py<PyByteArray>; 5]) -> PyResult<Outs<'a>> {
+        // SAFETY: the bytearrays are never resized (nothing here resizes
+        // them, and numpy's views forbid it), and these slices are the
+        // only references to their bytes while a call runs (see above).
+        let bytes = |i: usize| unsafe { bufs[i].bind(py).as_bytes_mut() };
+        Ok(Outs {
+            obs: typed(bytes(0))?,
+            rewards: typed(bytes(1))?,
+            terminated: bytes(2),
+            policy: typed(bytes(3))?,
+            mask: bytes(4),
+        })
     }
 
     fn width(&self) -> usize {
@@ -93,6 +92,22 @@ impl GymVecCore {
             ActionKind::Tenant => 1,
             ActionKind::Pair => 2,
         }
+    }
+
+    /// Sub-environment `k`'s observation, mask and policy action into the
+    /// buffers `o`.
+    fn fill(&mut self, o: &mut Outs<'_>, k: usize) {
+        let (d, m, w) = (
+            self.envs[0].obs_len(),
+            self.envs[0].mask_len(),
+            self.width(),
+        );
+        gym_vec_step::fill(
+            &mut self.envs[k],
+            &mut o.obs[k * d..(k + 1) * d],
+            &mut o.mask[k * m..(k + 1) * m],
+            &mut o.policy[k * w..(k + 1) * w],
+        );
     }
 }
 
@@ -129,25 +144,39 @@ impl GymVecCore {
             .map_err(|e| py_err(&e))?;
         let (d, m) = (envs[0].obs_len(), envs[0].mask_len());
         let w = if kind == ActionKind::Pair { 2 } else { 1 };
+        let zeros = |len: usize| PyByteArray::new(py, &vec![0u8; len]).unbind();
+        let pool = gym_vec_step::pool(threads).map_err(|e| py_err(&e))?;
         let mut v = Self {
-            threads,
+            pool,
             to_reset: vec![false; num_envs],
-            obs: vec![0.0; num_envs * d],
-            rewards: vec![0.0; num_envs],
-            terminated: vec![0; num_envs],
-            policy: vec![0; num_envs * w],
-            mask: vec![0; num_envs * m],
+            bufs: [
+                zeros(num_envs * d * 4),
+                zeros(num_envs * 8),
+                zeros(num_envs),
+                zeros(num_envs * w * 8),
+                zeros(num_envs * m),
+            ],
             envs,
         };
+        let bufs: [Py<PyByteArray>; 5] = std::array::from_fn(|i| v.bufs[i].clone_ref(py));
+        let mut o = Self::outs(py, &bufs)?;
         for k in 0..num_envs {
-            v.fill(k);
+            v.fill(&mut o, k);
         }
         Ok(v)
     }
 
-    /// Start sub-environment k at repetition `reps[k]`: (observations,
-    /// rewards, terminated, policy actions, masks), rewards 0.
-    fn reset<'py>(&mut self, py: Python<'py>, reps: Vec<u64>) -> PyResult<Out<'py>> {
+    /// The five output buffers, the same objects at every call:
+    /// observations (float32, K × obs_len), rewards (float64, K),
+    /// terminated (bool, K), policy actions (int64, K or K × 2), masks
+    /// (uint8, K rows). `reset` and `step` rewrite them.
+    fn buffers<'py>(&self, py: Python<'py>) -> [Bound<'py, PyByteArray>; 5] {
+        std::array::from_fn(|i| self.bufs[i].bind(py).clone())
+    }
+
+    /// Start sub-environment k at repetition `reps[k]`, its outputs
+    /// written into the buffers (rewards 0).
+    fn reset(&mut self, py: Python<'_>, reps: Vec<u64>) -> PyResult<()> {
         if reps.len() != self.envs.len() {
             return Err(UsageError::new_err(format!(
                 "reset: expected {} repetitions (one per environment), got {}",
@@ -155,19 +184,25 @@ impl GymVecCore {
                 reps.len()
             )));
         }
+        let bufs: [Py<PyByteArray>; 5] = std::array::from_fn(|i| self.bufs[i].clone_ref(py));
+        let mut o = Self::outs(py, &bufs)?;
         for (k, &rep) in reps.iter().enumerate() {
-            self.envs[k].reset(rep).map_err(|e| py_err(&e))?;
+            let r = self.envs[k].reset(rep).map_err(|e| py_err(&e));
             self.to_reset[k] = false;
-            self.rewards[k] = 0.0;
-            self.terminated[k] = 0;
-            self.fill(k);
+            o.rewards[k] = 0.0;
+            o.terminated[k] = 0;
+            // A failed reset may have replaced the episode: refresh all.
+            self.envs[k].invalidate();
+            self.fill(&mut o, k);
+            r?;
         }
-        self.out(py)
+        Ok(())
     }
 
     /// Step every sub-environment: `actions` is the bytes of an int64
-    /// array of K (the `tenant` kind) or K × 2 (`pair`) actions.
-    fn step<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<Out<'py>> {
+    /// array of K (the `tenant` kind) or K × 2 (`pair`) actions; the
+    /// outputs are written into the buffers.
+    fn step(&mut self, py: Python<'_>, actions: &[u8]) -> PyResult<()> {
         let k_envs = self.envs.len();
         let w = self.width();
         if actions.len() != k_envs * w * 8 {
@@ -205,15 +240,16 @@ impl GymVecCore {
             }
         }
         let (d, m) = (self.envs[0].obs_len(), self.envs[0].mask_len());
+        let o = Self::outs(py, &self.bufs)?;
         let mut slots: Vec<Slot<'_>> = self
             .envs
             .iter_mut()
             .zip(self.to_reset.iter_mut())
             .zip(choices)
-            .zip(self.obs.chunks_exact_mut(d))
-            .zip(self.mask.chunks_exact_mut(m))
-            .zip(self.policy.chunks_exact_mut(w))
-            .zip(self.rewards.iter_mut().zip(self.terminated.iter_mut()))
+            .zip(o.obs.chunks_exact_mut(d))
+            .zip(o.mask.chunks_exact_mut(m))
+            .zip(o.policy.chunks_exact_mut(w))
+            .zip(o.rewards.iter_mut().zip(o.terminated.iter_mut()))
             .map(
                 |((((((env, to_reset), choice), obs), mask), policy), (reward, terminated))| Slot {
                     env,
@@ -227,10 +263,27 @@ impl GymVecCore {
                 },
             )
             .collect();
-        let threads = self.threads;
-        py.detach(|| gym_vec_step::step_all(&mut slots, k_envs as u64, threads))
-            .map_err(step_err)?;
-        self.out(py)
+        let pool = self.pool.as_ref();
+        py.detach(|| gym_vec_step::step_all(&mut slots, k_envs as u64, pool))
+            .map_err(step_err)
+    }
+
+    /// Every sub-environment's observation and mask encoded whole, not
+    /// incrementally: (observations, masks) as bytes laid out as the
+    /// buffers (the tests compare them).
+    fn _full<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+        let (d, m) = (self.envs[0].obs_len(), self.envs[0].mask_len());
+        let k_envs = self.envs.len();
+        let (mut obs, mut mask) = (vec![0f32; d * k_envs], vec![0u8; m * k_envs]);
+        for (k, env) in self.envs.iter().enumerate() {
+            env.encode(&mut obs[k * d..(k + 1) * d]);
+            env.mask(&mut mask[k * m..(k + 1) * m]);
+        }
+        let bytes: Vec<u8> = obs.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        Ok((PyByteArray::new(py, &bytes), PyByteArray::new(py, &mask)))
     }
 
     /// Environments (K).

@@ -29,10 +29,11 @@ pub struct Slot<'a> {
     pub terminated: &'a mut u8,
 }
 
-/// Write `env`'s observation, mask and policy action into its slots.
-pub fn fill(env: &Core, obs: &mut [f32], mask: &mut [u8], policy: &mut [i64]) {
-    env.encode(obs);
-    env.mask(mask);
+/// Bring `env`'s observation and mask in its slots up to date
+/// ([`Core::refresh`]: the slots keep them between calls, only what
+/// changed is rewritten) and write its policy action.
+pub fn fill(env: &mut Core, obs: &mut [f32], mask: &mut [u8], policy: &mut [i64]) {
+    env.refresh(obs, mask);
     let (t, model) = env.policy_action();
     policy[0] = t;
     if env.kind() == ActionKind::Pair {
@@ -62,37 +63,45 @@ fn step_slot(s: &mut Slot<'_>, stride: u64) -> std::result::Result<(), StepError
     Ok(())
 }
 
-/// Step every slot, on `threads` threads (contiguous chunks of slots);
-/// the first error in sub-environment order, if any.
+/// The threads that step the sub-environments when there are more than
+/// one: a pool started once per vector environment (starting threads at
+/// every call would cost more than a step of K sub-environments).
+pub fn pool(threads: usize) -> Result<Option<rayon::ThreadPool>> {
+    if threads <= 1 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("tenantsim-gym-{i}"))
+        .build()
+        .map(Some)
+        .map_err(|e| Error::input(format!("could not start {threads} stepping threads: {e}")))
+}
+
+/// Step every slot, on the calling thread or on `pool`'s threads (as
+/// many contiguous chunks of slots as it has threads); the first error in
+/// sub-environment order, if any. Each slot is stepped by one thread and
+/// writes only its own outputs, so the result does not depend on the pool.
 pub fn step_all(
     slots: &mut [Slot<'_>],
     stride: u64,
-    threads: usize,
+    pool: Option<&rayon::ThreadPool>,
 ) -> std::result::Result<(), StepError> {
     let run = |chunk: &mut [Slot<'_>]| -> std::result::Result<(), StepError> {
         chunk.iter_mut().try_for_each(|s| step_slot(s, stride))
     };
-    if threads <= 1 || slots.len() < 2 {
-        return run(slots);
+    match pool {
+        Some(pool) if slots.len() >= 2 => {
+            use rayon::prelude::*;
+            let per = slots.len().div_ceil(pool.current_num_threads());
+            // Every chunk runs (no early stop), so the error reported is
+            // the first in sub-environment order whatever the timing.
+            let results: Vec<std::result::Result<(), StepError>> =
+                pool.install(|| slots.par_chunks_mut(per).map(run).collect());
+            results.into_iter().collect()
+        }
+        _ => run(slots),
     }
-    let per = slots.len().div_ceil(threads);
-    let results: Vec<std::result::Result<(), StepError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = slots
-            .chunks_mut(per)
-            .map(|chunk| scope.spawn(move || run(chunk)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(StepError::Engine(Error::input(
-                        "a stepping thread of the vector environment panicked",
-                    )))
-                })
-            })
-            .collect()
-    });
-    results.into_iter().collect()
 }
 
 /// Check a thread count (1 to 256).

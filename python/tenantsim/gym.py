@@ -478,6 +478,7 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
         policy: Optional[str] = None,
         action: str = "tenant",
         threads: int = 1,
+        copy: bool = True,
     ) -> None:
         self._core = _construct(
             lambda p: _tenantsim.GymVecCore(
@@ -490,33 +491,44 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
         self.n_tenants = core.n_tenants
         self.n_models = core.n_models
         self._pair = action == "pair"
+        self._copy = bool(copy)
         self.single_observation_space = _obs_space(core.obs_len)
         self.single_action_space = _action_space(action, core.n_tenants, core.n_models)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._obs_shape = (self.num_envs, core.obs_len)
         mask_cols = core.n_tenants * (core.n_models + 1) if self._pair else core.n_tenants + 1
-        self._mask_shape = (self.num_envs, mask_cols)
-        self._all = np.ones(self.num_envs, dtype=bool)
-        self._truncated = np.zeros(self.num_envs, dtype=bool)
-        self._next_rep = 0
-
-    def _unpack(self, out: tuple) -> tuple:
-        obs, rew, term, pol, mask = out
-        infos = {
-            "policy_action": np.frombuffer(pol, dtype=np.int64).reshape(
-                (self.num_envs, 2) if self._pair else (self.num_envs,)
-            ),
-            "_policy_action": self._all,
-            "action_mask": np.frombuffer(mask, dtype=np.uint8).reshape(self._mask_shape),
-            "_action_mask": self._all,
-        }
-        return (
-            np.frombuffer(obs, dtype=np.float32).reshape(self._obs_shape),
+        k = self.num_envs
+        # Read-only numpy views of the Rust object's buffers, made once:
+        # every reset and step rewrites what changed in them (DESIGN §15.3).
+        obs, rew, term, pol, mask = core.buffers()
+        views = (
+            np.frombuffer(obs, dtype=np.float32).reshape((k, core.obs_len)),
             np.frombuffer(rew, dtype=np.float64),
             np.frombuffer(term, dtype=np.bool_),
-            infos,
+            np.frombuffer(pol, dtype=np.int64).reshape((k, 2) if self._pair else (k,)),
+            np.frombuffer(mask, dtype=np.uint8).reshape((k, mask_cols)),
         )
+        for v in views:
+            v.flags.writeable = False
+        self._views = views
+        self._all = np.ones(k, dtype=bool)
+        self._truncated = np.zeros(k, dtype=bool)
+        self._truncated.flags.writeable = False
+        self._next_rep = 0
+
+    def _out(self) -> tuple:
+        """(observations, rewards, terminated, infos): the buffers' views,
+        or copies of them (``copy=True``)."""
+        obs, rew, term, pol, mask = self._views
+        if self._copy:
+            obs, rew, term, pol, mask = obs.copy(), rew.copy(), term.copy(), pol.copy(), mask.copy()
+        infos = {
+            "policy_action": pol,
+            "_policy_action": self._all,
+            "action_mask": mask,
+            "_action_mask": self._all,
+        }
+        return obs, rew, term, infos
 
     def reset(
         self, *, seed: Optional[Any] = None, options: Optional[Dict[str, Any]] = None
@@ -532,15 +544,17 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
             reps = [base + k for k in range(self.num_envs)]
             if seed is not None:
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
-        obs, _, _, infos = self._unpack(self._core.reset(reps))
+        self._core.reset(reps)
+        obs, _, _, infos = self._out()
         self._next_rep = max(reps) + 1
         return obs, infos
 
     def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Step every sub-environment (next-step auto-reset)."""
-        a = np.ascontiguousarray(actions, dtype=np.int64)
-        obs, rew, term, infos = self._unpack(self._core.step(a.tobytes()))
-        return obs, rew, term, self._truncated, infos
+        self._core.step(np.ascontiguousarray(actions, dtype=np.int64).tobytes())
+        obs, rew, term, infos = self._out()
+        truncated = self._truncated.copy() if self._copy else self._truncated
+        return obs, rew, term, truncated, infos
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release."""
@@ -561,7 +575,11 @@ def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vec
     ``scenario`` stepped in Rust, one call per step of all of them.
     Options: ``policy``, ``action`` (as :func:`make`), ``threads`` (the
     sub-environments are stepped on this many threads, 1 by default; the
-    results do not depend on it). Auto-reset is
+    results do not depend on it), ``copy`` (True by default, as gymnasium's
+    ``SyncVectorEnv``: ``reset`` and ``step`` return new arrays; with
+    ``copy=False`` they return the same read-only arrays every time, which
+    the next call overwrites in place: faster, copy what you keep, and read
+    them from no other thread during a call). Auto-reset is
     gymnasium's next-step mode; sub-environment k plays repetitions
     ``r + k``, ``r + k + num_envs``, … from ``reset(seed=r)``."""
     return TenantsimVecEnv(scenario, num_envs, **options)

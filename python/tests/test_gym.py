@@ -368,3 +368,111 @@ def test_vector_threads_do_not_change_results(action):
     assert one.regrets == two.regrets and one.repetitions == two.repetitions
     with pytest.raises(tenantsim.UsageError, match="threads: expected 1 to 256"):
         tg.make_vec(QUICKSTART, 2, threads=0)
+
+
+def limits_scenario() -> dict:
+    """online-lcdb-high-load (tenants arriving after t = 0 on 4 GPUs) with
+    `[limits]`: a patience that some tenants run out of (7 of 60 in
+    repetition 0 under random actions), a budget and a
+    job cap, so tenants leave, are cancelled and stop being eligible."""
+    import tomllib
+
+    from conftest import TRACES
+
+    d = tomllib.loads((SCENARIOS / "online-lcdb-high-load.toml").read_text())
+    d["trace"]["path"] = str(TRACES / "lcdb.csv")
+    d["limits"] = {"patience_s": 120, "budget_gpu_s": 4000, "max_jobs": 12}
+    return d
+
+
+def random_action(rng, info, pair: bool, n_models: int):
+    """A random allowed action: idle one time in eight, else an allowed
+    tenant (in pair mode an allowed model of it, or the selector's)."""
+    mask = info["action_mask"]
+    allowed = np.flatnonzero(mask[:-1])
+    if len(allowed) == 0 or rng.random() < 0.125:
+        tenant = len(mask) - 1
+        return (tenant, n_models) if pair else tenant
+    i = int(allowed[rng.integers(len(allowed))])
+    if not pair:
+        return i
+    models = np.flatnonzero(info["pair_mask"][i])
+    return (i, int(models[rng.integers(len(models))]))
+
+
+INCREMENTAL_CASES = [
+    (limits_scenario, "tenant", 2),
+    (limits_scenario, "pair", 1),
+    (lambda: SCENARIOS / "easeml-dl-mixed.toml", "tenant", 2),  # typed GPUs
+    (lambda: SCENARIOS / "lcdb-curves-8gpu.toml", "pair", 1),  # levels, 8 GPUs
+    (lambda: QUICKSTART, "pair", 3),
+]
+
+
+@pytest.mark.parametrize("scenario,action,episodes", INCREMENTAL_CASES)
+def test_incremental_observation_equals_full_encoding(scenario, action, episodes):
+    # DESIGN §15.3: the observation and the mask are rewritten only where
+    # the run touched a tenant (and hours_since_arrival when the clock
+    # moved); at every step they equal a whole re-encoding, bit for bit,
+    # in a single environment, in a fork of it and after resets.
+    env = tg.make(scenario(), action=action).unwrapped
+    pair = action == "pair"
+    rng = np.random.default_rng(5)
+    steps = 0
+
+    def check(e, obs, info):
+        full_obs, full_mask = e._core._full()
+        assert obs.tobytes() == bytes(full_obs)
+        mask = info["pair_mask"] if pair else info["action_mask"]
+        assert mask.tobytes() == bytes(full_mask)
+
+    for ep in range(episodes):
+        obs, info = env.reset(seed=ep)
+        check(env, obs, info)
+        fork, done, t = None, False, 0
+        while not done and t < 3000:
+            obs, _, done, _, info = env.step(random_action(rng, info, pair, env.n_models))
+            check(env, obs, info)
+            t += 1
+            if t == 40:
+                fork = env.fork()
+                check(fork, fork.observation(), fork._info(fork._core.policy_action()))
+        steps += t
+        if fork is not None:
+            fdone, finfo = fork._core.ended, fork._info(fork._core.policy_action())
+            for _ in range(200):
+                if fdone:
+                    break
+                fobs, _, fdone, _, finfo = fork.step(random_action(rng, finfo, pair, env.n_models))
+                check(fork, fobs, finfo)
+    assert steps > 20  # every case steps through whole episodes
+
+
+@pytest.mark.parametrize("action", ["tenant", "pair"])
+def test_vector_buffers_are_incremental_and_reused(action):
+    # The vector environment's buffers are written in place (DESIGN
+    # §15.3): at every step, through auto-resets, they equal the whole
+    # encoding; copy=False returns the same read-only arrays each call,
+    # copy=True (the default) new ones with the same values.
+    scenario = limits_scenario()
+    fast = tg.make_vec(scenario, 4, action=action, copy=False)
+    safe = tg.make_vec(scenario, 4, action=action)
+    obs, info = fast.reset(seed=2)
+    sobs, sinfo = safe.reset(seed=2)
+    assert np.array_equal(obs, sobs)
+    assert not obs.flags.writeable and sobs.flags.writeable
+    ended = 0
+    for _ in range(1600):  # episodes of 1,288 to 1,492 steps
+        a = info["policy_action"].copy()
+        obs2, rew, term, trunc, info2 = fast.step(a)
+        sobs2, srew, sterm, _, sinfo2 = safe.step(a)
+        assert obs2 is obs and info2["action_mask"] is info["action_mask"]
+        assert sobs2 is not sobs
+        assert np.array_equal(obs2, sobs2) and np.array_equal(rew, srew) and np.array_equal(term, sterm)
+        assert np.array_equal(info2["action_mask"], sinfo2["action_mask"])
+        full_obs, full_mask = fast._core._full()
+        assert obs2.tobytes() == bytes(full_obs)
+        assert info2["action_mask"].tobytes() == bytes(full_mask)
+        ended += int(term.sum())
+        info, sobs = info2, sobs2
+    assert ended >= 1  # auto-resets happened on the way

@@ -82,6 +82,7 @@ mod stalled_runs;
 mod steppable;
 mod streaming;
 mod table;
+mod touched_tenants;
 mod trace_sources;
 mod wfformat;
 mod whatif;

@@ -171,6 +171,23 @@ impl Episode {
         self.run.track_regret()
     }
 
+    /// Record which tenants' state changes ([`ModelRun::track_touched`];
+    /// DESIGN §15.3).
+    pub fn track_touched(&mut self) {
+        self.run.track_touched();
+    }
+
+    /// The tenants whose state changed since the last
+    /// [`Self::clear_touched`] ([`ModelRun::touched`]).
+    pub fn touched(&self) -> &[u32] {
+        self.run.touched()
+    }
+
+    /// Empty the list of touched tenants ([`ModelRun::clear_touched`]).
+    pub fn clear_touched(&mut self) {
+        self.run.clear_touched();
+    }
+
     /// Advance to the next decision ([`ModelRun::next_decision`]); errors
     /// carry the policy and repetition.
     pub fn next_decision(&mut self) -> Result<Option<DecisionPoint>> {

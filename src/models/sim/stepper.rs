@@ -69,6 +69,41 @@ struct ModelSelection<'a> {
     clock: PolicyClock,
     /// The cumulative regret so far, when asked for ([`ModelRun::track_regret`]).
     regret: Option<RegretMeter>,
+    /// The tenants whose state changed, when asked for
+    /// ([`ModelRun::track_touched`]).
+    touched: Option<Touched>,
+}
+
+/// The tenants whose state ([`Tenants`]) changed since the list was last
+/// cleared, each once, in the order first touched (DESIGN §15.3: an
+/// environment re-encodes only these tenants' observation). A tenant's
+/// state changes only through the events and decisions of that tenant:
+/// its arrival, a completion or cancellation of its job, its leaving, a
+/// decision that picked it (a start, a wait or its budget spent); marking
+/// there covers every change. Both vectors are allocated once: no
+/// allocation per step.
+#[derive(Debug, Clone)]
+struct Touched {
+    /// The touched tenants.
+    list: Vec<u32>,
+    /// Per tenant: in `list`.
+    flag: Vec<bool>,
+}
+
+impl Touched {
+    fn mark(&mut self, i: usize) {
+        if !self.flag[i] {
+            self.flag[i] = true;
+            self.list.push(i as u32);
+        }
+    }
+
+    fn clear(&mut self) {
+        for &i in &self.list {
+            self.flag[i as usize] = false;
+        }
+        self.list.clear();
+    }
 }
 
 /// R(τ) = ∫ S dτ of DESIGN §2.6 accrued online, instant by instant: S, the
@@ -221,6 +256,7 @@ impl<'a> ModelRun<'a> {
                 selector,
                 clock: PolicyClock::default(),
                 regret: None,
+                touched: None,
             },
             queue,
             looper: EventLoop::new(config.horizon),
@@ -286,6 +322,10 @@ impl<'a> ModelRun<'a> {
         let decision = self.sim.with_policies(|p, tenants, trace, types| {
             p.decide_for(trace, types, tenants, point.gpu_type, choice)
         })?;
+        if let (Choice::Tenant(i) | Choice::Pair(i, _), Some(t)) = (choice, &mut self.sim.touched) {
+            // A start, a wait or a spent budget: only tenant i changed.
+            t.mark(i);
+        }
         self.pending = None;
         Ok(match decision {
             Decision::Stop => {
@@ -354,6 +394,37 @@ impl<'a> ModelRun<'a> {
             .end_reason(i, self.sim.selector.schedule_over(i))
     }
 
+    /// Record from here on which tenants' state changes ([`Self::touched`];
+    /// DESIGN §15.3: what an environment's observation must re-encode).
+    /// Every tenant counts as touched at first. Calling it again changes
+    /// nothing.
+    pub fn track_touched(&mut self) {
+        if self.sim.touched.is_none() {
+            let n = self.sim.tenants.len();
+            let mut t = Touched {
+                list: Vec::with_capacity(n),
+                flag: vec![false; n],
+            };
+            (0..n).for_each(|i| t.mark(i));
+            self.sim.touched = Some(t);
+        }
+    }
+
+    /// The tenants whose state ([`Self::tenants`]) changed since the last
+    /// [`Self::clear_touched`] (every tenant before the first), each once;
+    /// empty unless tracked ([`Self::track_touched`]). A tenant not listed
+    /// reads as it did then, except what depends on the clock alone.
+    pub fn touched(&self) -> &[u32] {
+        self.sim.touched.as_ref().map_or(&[], |t| &t.list)
+    }
+
+    /// Empty the list of [`Self::touched`] tenants.
+    pub fn clear_touched(&mut self) {
+        if let Some(t) = &mut self.sim.touched {
+            t.clear();
+        }
+    }
+
     /// The tenants' state (what every policy reads).
     pub fn tenants(&self) -> &Tenants {
         &self.sim.tenants
@@ -407,6 +478,7 @@ impl<'a> ModelRun<'a> {
                 selector: Held::Owned(s.selector.fork()?),
                 clock: s.clock,
                 regret: s.regret.clone(),
+                touched: s.touched.clone(),
             },
             queue: self.queue.clone(),
             looper: self.looper,
@@ -650,6 +722,9 @@ impl Component for ModelSelection<'_> {
                 }
                 rec.completed = true;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                if let Some(t) = &mut self.touched {
+                    t.mark(i);
+                }
                 let level = rec.level as usize;
                 self.pool.release(rec.gpu);
                 self.completion_order.push(job);
@@ -659,6 +734,9 @@ impl Component for ModelSelection<'_> {
                 self.with_policies(|p, tenants, _, _| p.completed(tenants, now, i, k, level, acc))?;
             }
             Event::Arrival { tenant } => {
+                if let Some(t) = &mut self.touched {
+                    t.mark(tenant as usize);
+                }
                 if let Some(m) = &mut self.regret {
                     m.arrived(tenant as usize);
                 }
@@ -734,6 +812,9 @@ impl<'a> ModelSelection<'a> {
     /// freed, their accuracy never observed), it is never eligible again and
     /// its loss stays frozen.
     fn leave(&mut self, i: usize, now: Micros) -> Result<()> {
+        if let Some(t) = &mut self.touched {
+            t.mark(i);
+        }
         self.tenants.leave(i);
         self.left_at[i] = Some(now);
         let mut j = self.last_job[i];
