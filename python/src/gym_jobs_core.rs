@@ -402,11 +402,10 @@ impl JobCore {
             ));
         };
         // Every running job the scheduler sees may be preempted (DESIGN
-        // §15.5's `Preempt`); the scheduler's own preemption of it takes
-        // its whole action (its victims too).
-        Ok(policy
-            .filter(|&c| c == JobChoice::Preempt(j))
-            .unwrap_or(JobChoice::Preempt(j)))
+        // §15.5's `Preempt`). When it is the label of the scheduler's next
+        // action the stepper follows the plan: that action is taken whole,
+        // its other victims too.
+        Ok(JobChoice::Preempt(j))
     }
 
     /// Take `choice` (checked by [`Self::check`] or a raw one: the stepper
