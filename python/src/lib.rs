@@ -25,6 +25,8 @@ mod gym;
 mod gym_action;
 mod gym_core;
 mod gym_jobs;
+mod gym_jobs_core;
+mod gym_jobs_vec;
 mod gym_obs;
 mod gym_vec;
 mod gym_vec_step;
@@ -443,6 +445,7 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gym::GymCore>()?;
     m.add_class::<gym_vec::GymVecCore>()?;
     m.add_class::<gym_jobs::JobGymCore>()?;
+    m.add_class::<gym_jobs_vec::JobGymVecCore>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

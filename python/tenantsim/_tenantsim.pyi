@@ -203,3 +203,64 @@ class GymVecCore:
     obs_len: int
     reps: List[int]
     regrets: List[float]
+
+# tenantsim.gym on job-mode scenarios (docs/DESIGN.md §15.5).
+
+class JobGymCore:
+    """One job-mode environment (tenantsim.gym.TenantsimJobEnv holds one)."""
+
+    def __init__(
+        self, scenario: str, policy: Optional[str] = ..., window: int = ..., action: str = ...
+    ) -> None: ...
+    def reset(self, rep: int) -> None: ...
+    def step(self, a: int) -> Tuple[float, bool]: ...
+    def step_choice(
+        self, kind: str, job: Optional[int] = ..., gpu_type: Optional[int] = ...
+    ) -> Tuple[float, bool]: ...
+    def observation(self) -> bytearray: ...
+    def mask(self) -> bytearray: ...
+    def policy_action(self) -> int: ...
+    def policy_choice(self) -> Optional[Tuple[str, Optional[int], Optional[int]]]: ...
+    def fork(self) -> "JobGymCore": ...
+    def write_results(self, dir: str) -> None: ...
+    window: int
+    action: str
+    n_actions: int
+    obs_len: int
+    ended: bool
+    steps: int
+    rep: int
+    repetitions: int
+    policy_name: str
+    scenario_name: str
+    job_hours: float
+    clock_s: float
+    @staticmethod
+    def slot_features() -> List[str]: ...
+    @staticmethod
+    def running_features() -> List[str]: ...
+    @staticmethod
+    def global_features() -> List[str]: ...
+
+class JobGymVecCore:
+    """K job-mode environments stepped by one call (tenantsim.gym.TenantsimJobVecEnv)."""
+
+    def __init__(
+        self,
+        scenario: str,
+        num_envs: int,
+        policy: Optional[str] = ...,
+        window: int = ...,
+        action: str = ...,
+    ) -> None: ...
+    def reset(
+        self, reps: List[int]
+    ) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    def step(self, actions: bytes) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    num_envs: int
+    window: int
+    action: str
+    n_actions: int
+    obs_len: int
+    reps: List[int]
+    job_hours: List[float]

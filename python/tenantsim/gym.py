@@ -32,9 +32,11 @@ stay idle until the next event. ``make_vec(scenario, num_envs)`` steps
 
 Job-mode scenarios (``mode = "jobs"``) give a :class:`TenantsimJobEnv`
 (DESIGN §15.5, "The job-mode environment"): the action starts one of the
-first W waiting jobs or ends the scheduling pass, the reward is minus the
-job-hours spent in the system since the last step (the return is minus
-the sum of the jobs' completion times, in hours). Shared scenarios raise a
+first W waiting jobs (with ``action="start-or-preempt"`` also preempts
+one of the first W running jobs) or ends the scheduling pass, the reward
+is minus the job-hours spent in the system since the last step (the
+return is minus the sum of the jobs' completion times, in hours);
+``make_vec`` gives a :class:`TenantsimJobVecEnv`. Shared scenarios raise a
 :class:`tenantsim.UsageError`.
 
 Install with ``pip install ./python[gym]`` (gymnasium and numpy).
@@ -62,6 +64,7 @@ __all__ = [
     "make_vec",
     "TenantsimEnv",
     "TenantsimJobEnv",
+    "TenantsimJobVecEnv",
     "TenantsimVecEnv",
     "InvalidActionError",
 ]
@@ -335,44 +338,63 @@ class TenantsimJobEnv(_EpisodeEnv):
     """One job-mode episode at a time (DESIGN §15.5, "The job-mode
     environment"). Build it with :func:`make` on a job-mode scenario.
 
-    - **Action**: ``Discrete(W + 1)`` (``window=W``, 16 by default): ``a <
-      W`` starts the ``a``-th of the first W waiting jobs in job order (on
-      the GPU type the run's type policy picks; if it is the scheduler's
-      own next job, the scheduler's whole action: its type and the
-      preemptions that make room), ``W`` ends the scheduling pass (nothing
-      else starts until the next event). A slot out of range, empty, or a
-      job that does not fit raises :class:`InvalidActionError` and changes
-      nothing. :meth:`step_choice` takes what the window cannot say (a
-      preemption, a job beyond the window, a GPU type).
-    - **Observation**: float32, ``W * 5 + 4``: per slot ``present``,
-      ``gpus_frac`` (GPUs asked / cluster GPUs), ``waiting_h`` (hours since
+    - **Action**: ``action="start"`` (default): ``Discrete(W + 1)``
+      (``window=W``, 16 by default): ``a < W`` starts the ``a``-th of the
+      first W waiting jobs in job order (the waiting window; on the GPU
+      type the run's type policy picks; if it is the scheduler's own next
+      job, the scheduler's whole action: its type and the preemptions that
+      make room), ``W`` ends the scheduling pass (nothing else starts until
+      the next event). ``action="start-or-preempt"``: ``Discrete(2W + 1)``:
+      ``a < W`` as before, ``W <= a < 2W`` preempts the ``(a - W)``-th of
+      the first W running jobs in job order (the running window; the
+      scheduler's own preemption of it takes its whole action), ``2W`` ends
+      the pass. A slot out of range, empty, or a job that does not fit
+      raises :class:`InvalidActionError` and changes nothing.
+      :meth:`step_choice` takes what the windows cannot say (a job beyond
+      a window, a GPU type; a preemption with ``action="start"``).
+    - **Observation**: float32, ``W * 5 + 4`` (``W * 10 + 4`` with
+      ``start-or-preempt``): per waiting slot ``present``, ``gpus_frac``
+      (GPUs asked / cluster GPUs), ``waiting_h`` (hours since
       submission), ``duration_h`` (the job's duration, which the built-in
       schedulers such as sjf read too), ``attained_h`` (service received);
-      then ``clock_h``, ``free_gpu_frac``, ``waiting_count``,
-      ``running_count``.
+      with ``start-or-preempt`` then per running slot ``present``,
+      ``gpus_frac``, ``age_h`` (hours since submission), ``attained_h``,
+      ``remaining_h`` (work left, what srtf reads); then ``clock_h``,
+      ``free_gpu_frac``, ``waiting_count``, ``running_count``.
     - **Reward**: minus the job-hours spent in the system since the last
       step (arrivals and completions between steps counted exactly; the
       first step pays the time before the first decision too), so the
       return is −Σ_j (end_j − submit_j) / 3600.
     - **info**: ``policy_action`` (the scheduler's next action as a window
-      action, ``-1`` when the window cannot say it: a preemption on its
-      own, a job beyond the window, or after a deviation), ``policy_choice``
-      (the raw choice: ``("start", j, None)``, ``("start_on", j, t)``,
-      ``("preempt", j, None)``, ``("end", None, None)``, or ``None`` after a
-      deviation: :meth:`step_choice` takes it), ``action_mask``.
+      action, ``-1`` when the windows cannot say it: a job beyond a window,
+      a preemption with ``action="start"``, or after a deviation),
+      ``policy_choice`` (the raw choice: ``("start", j, None)``,
+      ``("start_on", j, t)``, ``("preempt", j, None)``, ``("end", None,
+      None)``, or ``None`` after a deviation: :meth:`step_choice` takes
+      it), ``action_mask`` (both windows and the end action).
     - **reset(seed=s)** plays repetition ``s``; without a seed the next.
     """
 
     _MODE = "jobs"
 
     def __init__(
-        self, scenario: Scenario, *, policy: Optional[str] = None, window: int = 16
+        self,
+        scenario: Scenario,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
     ) -> None:
         self._core = _construct(
-            lambda p: _tenantsim.JobGymCore(p, policy=policy, window=int(window)), scenario
+            lambda p: _tenantsim.JobGymCore(
+                p, policy=policy, window=int(window), action=str(action)
+            ),
+            scenario,
         )
         self.window: int = self._core.window
-        self.action_space = spaces.Discrete(self.window + 1)
+        self.action_kind: str = self._core.action
+        self.end_action: int = self._core.n_actions - 1
+        self.action_space = spaces.Discrete(self._core.n_actions)
         self.observation_space = _obs_space(self._core.obs_len)
         self._next_rep = 0
 
@@ -431,8 +453,14 @@ class TenantsimJobEnv(_EpisodeEnv):
 
     @property
     def slot_features(self) -> list:
-        """The per-slot features' names, in order."""
+        """The waiting slots' features' names, in order."""
         return _tenantsim.JobGymCore.slot_features()
+
+    @property
+    def running_features(self) -> list:
+        """The running slots' features' names, in order (in the observation
+        with ``action="start-or-preempt"`` only)."""
+        return _tenantsim.JobGymCore.running_features()
 
     @property
     def global_features(self) -> list:
@@ -451,7 +479,8 @@ def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
     (wraps in ``gymnasium.wrappers.TimeLimit``; none by default).
 
     A job-mode scenario gives a :class:`TenantsimJobEnv` (options
-    ``policy``, ``window``, ``max_episode_steps``).
+    ``policy``, ``window``, ``action`` (``"start"`` or
+    ``"start-or-preempt"``), ``max_episode_steps``).
     """
     max_steps = options.pop("max_episode_steps", None)
     env: gymnasium.Env
@@ -570,6 +599,101 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
         return self._core.regrets
 
 
+class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` job-mode episodes (:class:`TenantsimJobEnv`'s, DESIGN
+    §15.5) stepped by one Rust call (see :func:`make_vec`).
+    ``infos["policy_action"]`` and ``infos["action_mask"]`` have a row per
+    sub-environment; the raw ``policy_choice`` and :meth:`step_choice` of
+    the single environment are not offered."""
+
+    metadata = {"autoreset_mode": gymnasium.vector.AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.JobGymVecCore(
+                p, int(num_envs), policy=policy, window=int(window), action=str(action)
+            ),
+            scenario,
+        )
+        core = self._core
+        self.num_envs = core.num_envs
+        self.window: int = core.window
+        self.action_kind: str = core.action
+        self.single_observation_space = _obs_space(core.obs_len)
+        self.single_action_space = spaces.Discrete(core.n_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._obs_shape = (self.num_envs, core.obs_len)
+        self._mask_shape = (self.num_envs, core.n_actions)
+        self._all = np.ones(self.num_envs, dtype=bool)
+        self._truncated = np.zeros(self.num_envs, dtype=bool)
+        self._next_rep = 0
+
+    def _unpack(self, out: tuple) -> tuple:
+        obs, rew, term, pol, mask = out
+        infos = {
+            "policy_action": np.frombuffer(pol, dtype=np.int64),
+            "_policy_action": self._all,
+            "action_mask": np.frombuffer(mask, dtype=np.uint8).reshape(self._mask_shape),
+            "_action_mask": self._all,
+        }
+        return (
+            np.frombuffer(obs, dtype=np.float32).reshape(self._obs_shape),
+            np.frombuffer(rew, dtype=np.float64),
+            np.frombuffer(term, dtype=np.bool_),
+            infos,
+        )
+
+    def reset(
+        self, *, seed: Optional[Any] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[np.ndarray, Dict[str, Any]]:
+        """Start every sub-environment: sub-environment k plays repetition
+        ``seed + k`` (or ``seed[k]`` for a list); without a seed the next
+        ``num_envs`` repetitions."""
+        if isinstance(seed, (list, tuple)):
+            reps = [int(s) for s in seed]
+            self._np_random_seed = reps[0] if reps else None
+        else:
+            base = self._next_rep if seed is None else int(seed)
+            reps = [base + k for k in range(self.num_envs)]
+            if seed is not None:
+                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        if any(r < 0 for r in reps):
+            raise _tenantsim.UsageError(f"seed: expected repetitions >= 0, got {reps}")
+        obs, _, _, infos = self._unpack(self._core.reset(reps))
+        self._next_rep = max(reps) + 1
+        return obs, infos
+
+    def step(self, actions: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """Step every sub-environment (next-step auto-reset); an invalid
+        action raises :class:`InvalidActionError` naming its
+        sub-environment, and nothing changes."""
+        a = np.ascontiguousarray(actions, dtype=np.int64)
+        obs, rew, term, infos = self._unpack(self._core.step(a.tobytes()))
+        return obs, rew, term, self._truncated, infos
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    @property
+    def repetitions(self) -> list:
+        """Each sub-environment's repetition now."""
+        return self._core.reps
+
+    @property
+    def job_hours(self) -> list:
+        """Each sub-environment's job-hours in the system so far."""
+        return self._core.job_hours
+
+
 def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vector.VectorEnv:
     """A :class:`gymnasium.vector.VectorEnv` of ``num_envs`` episodes of
     ``scenario`` stepped in Rust, one call per step of all of them.
@@ -581,5 +705,11 @@ def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vec
     the next call overwrites in place: faster, copy what you keep, and read
     them from no other thread during a call). Auto-reset is
     gymnasium's next-step mode; sub-environment k plays repetitions
-    ``r + k``, ``r + k + num_envs``, … from ``reset(seed=r)``."""
+    ``r + k``, ``r + k + num_envs``, … from ``reset(seed=r)``.
+
+    A job-mode scenario gives a :class:`TenantsimJobVecEnv` (options
+    ``policy``, ``window``, ``action`` as :func:`make`'s; stepped on the
+    calling thread)."""
+    if _is_jobs(scenario):
+        return TenantsimJobVecEnv(scenario, num_envs, **options)
     return TenantsimVecEnv(scenario, num_envs, **options)

@@ -112,11 +112,11 @@ fn batch_and_stepper<'a>(
 /// decisions numbered in `fork_at`; the decisions taken and the forks.
 fn follow<'a>(run: &mut JobStepper<'a>, fork_at: &[usize]) -> (usize, Vec<JobStepper<'a>>) {
     let (mut n, mut forks) = (0, Vec::new());
-    while let Some(point) = run.next_decision().expect("steps") {
+    while let Some(choice) = run.next_decision().expect("steps").map(|p| p.policy_choice) {
         if fork_at.contains(&n) {
             forks.push(run.fork().expect("forks"));
         }
-        run.decide(point.policy_choice.expect("the scheduler advises"))
+        run.decide(choice.expect("the scheduler advises"))
             .expect("the policy's choice is taken");
         n += 1;
     }
@@ -229,7 +229,11 @@ fn starting_the_second_waiting_job_first_gives_the_hand_computed_completions() {
     let jobs = two_jobs();
     // FIFO: A on [0, 10), B on [10, 12).
     let mut run = fifo_stepper(&jobs);
-    let first = run.next_decision().expect("steps").expect("a decision");
+    let first = run
+        .next_decision()
+        .expect("steps")
+        .cloned()
+        .expect("a decision");
     assert_eq!(
         (first.now, first.waiting.clone(), first.free_gpus),
         (0, vec![0, 1], 1)
@@ -244,7 +248,7 @@ fn starting_the_second_waiting_job_first_gives_the_hand_computed_completions() {
     run.decide(JobChoice::Start(1)).expect("B fits");
     assert!(run.is_detached());
     let mut decisions = Vec::new();
-    while let Some(point) = run.next_decision().expect("steps") {
+    while let Some(point) = run.next_decision().expect("steps").cloned() {
         assert_eq!(point.policy_choice, None, "the scheduler is detached");
         let choice = match point.waiting.first() {
             Some(&j) if point.free_gpus > 0 => JobChoice::Start(j),
@@ -281,7 +285,11 @@ fn an_episode_names_a_policy_out_of_range() {
 fn bad_choices_are_clear_errors_that_change_nothing() {
     let jobs = two_jobs();
     let mut run = fifo_stepper(&jobs);
-    let point = run.next_decision().expect("steps").expect("a decision");
+    let point = run
+        .next_decision()
+        .expect("steps")
+        .cloned()
+        .expect("a decision");
     let cases = [
         (
             JobChoice::Start(7),
@@ -296,14 +304,18 @@ fn bad_choices_are_clear_errors_that_change_nothing() {
     for (choice, expected) in cases {
         let err = run.decide(choice).expect_err("refused").to_string();
         assert!(err.contains(expected), "{choice:?}: {err}");
-        assert_eq!(run.next_decision().expect("steps").as_ref(), Some(&point));
+        assert_eq!(run.next_decision().expect("steps"), Some(&point));
         assert!(!run.is_detached());
     }
     // Job 0 starts (the policy's choice); then job 1 does not fit and job
     // 0 is not waiting.
     run.decide(JobChoice::Start(0))
         .expect("the policy's choice");
-    let point = run.next_decision().expect("steps").expect("a decision");
+    let point = run
+        .next_decision()
+        .expect("steps")
+        .cloned()
+        .expect("a decision");
     assert_eq!(point.running, vec![0]);
     for (choice, expected) in [
         (
@@ -317,7 +329,7 @@ fn bad_choices_are_clear_errors_that_change_nothing() {
     ] {
         let err = run.decide(choice).expect_err("refused").to_string();
         assert!(err.contains(expected), "{choice:?}: {err}");
-        assert_eq!(run.next_decision().expect("steps").as_ref(), Some(&point));
+        assert_eq!(run.next_decision().expect("steps"), Some(&point));
     }
     // Nothing changed: followed to the end it is the FIFO run.
     follow(&mut run, &[]);
@@ -333,7 +345,11 @@ fn a_fork_that_chooses_otherwise_changes_only_itself() {
     run.next_decision().expect("steps");
     run.decide(JobChoice::Start(0))
         .expect("the policy's choice");
-    let point = run.next_decision().expect("steps").expect("a decision");
+    let point = run
+        .next_decision()
+        .expect("steps")
+        .cloned()
+        .expect("a decision");
     assert_eq!(
         (point.waiting.clone(), point.running.clone()),
         (vec![1], vec![0])
@@ -342,13 +358,17 @@ fn a_fork_that_chooses_otherwise_changes_only_itself() {
     let mut fork = run.fork().expect("forks");
     // The fork preempts A at once (no service yet) and starts B instead.
     fork.decide(JobChoice::Preempt(0)).expect("A runs");
-    let after = fork.next_decision().expect("steps").expect("a decision");
+    let after = fork
+        .next_decision()
+        .expect("steps")
+        .cloned()
+        .expect("a decision");
     assert_eq!(
         (after.waiting, after.running, after.free_gpus),
         (vec![0, 1], vec![], 1)
     );
     fork.decide(JobChoice::Start(1)).expect("B fits");
-    while let Some(p) = fork.next_decision().expect("steps") {
+    while let Some(p) = fork.next_decision().expect("steps").cloned() {
         let choice = match p.waiting.first() {
             Some(&j) if p.free_gpus > 0 => JobChoice::Start(j),
             _ => JobChoice::EndPass,
@@ -369,8 +389,8 @@ fn a_fork_that_chooses_otherwise_changes_only_itself() {
 /// choices; the finished run.
 fn stepped_run(sc: &JobScenario, p: usize) -> tenantsim::jobs::run::JobRun {
     let mut run = job_episode(sc, 0, p).expect("an episode");
-    while let Some(point) = run.next_decision().expect("steps") {
-        run.decide(point.policy_choice.expect("the scheduler advises"))
+    while let Some(choice) = run.next_decision().expect("steps").map(|p| p.policy_choice) {
+        run.decide(choice.expect("the scheduler advises"))
             .expect("the policy's choice is taken");
     }
     let outcome = run.into_outcome().expect("ends");

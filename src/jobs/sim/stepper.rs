@@ -137,8 +137,9 @@ fn fork_of(s: &dyn JobScheduler) -> Result<Box<dyn JobScheduler>> {
 }
 
 /// The engine as a component of the event loop: events only; the passes
-/// are the stepper's.
-struct Events<'e, 'a>(&'e mut Engine<'a, 'a>);
+/// are the stepper's. The jobs of arrivals and completions are noted in
+/// `.1` (their status may have changed: [`Lists`]).
+struct Events<'e, 'a>(&'e mut Engine<'a, 'a>, &'e mut Vec<u32>);
 
 impl Component for Events<'_, '_> {
     type Event = JobEvent;
@@ -149,6 +150,9 @@ impl Component for Events<'_, '_> {
         event: JobEvent,
         queue: &mut EventQueue<JobEvent>,
     ) -> Result<()> {
+        if let JobEvent::Arrival { job } | JobEvent::Completion { job, .. } = event {
+            self.1.push(job);
+        }
         self.0.event(now, event, queue).map(|_| ())
     }
 
@@ -174,15 +178,81 @@ pub struct JobStepper<'a> {
     /// The instant of the pass under way, if one is.
     pass_at: Option<Micros>,
     plan: Option<Plan>,
-    pending: Option<JobDecision>,
+    /// The decision point, filled in place (its lists are kept up to date
+    /// incrementally, [`Lists`]); offered while `pending`.
+    point: JobDecision,
+    pending: bool,
+    lists: Lists,
     detached: bool,
+}
+
+/// How the decision point's waiting and running lists (job order) are
+/// kept without scanning every job at each decision (DESIGN §15.5,
+/// "Per-decision cost"): the jobs whose status may have changed since the
+/// last decision point — those of arrivals and completions, and of every
+/// start, preemption and undo the run takes — are noted in `touched`, and
+/// at the next point each is removed from both sorted lists and put back
+/// where its status says (a binary search each). A run with jobs beyond
+/// the trace's (a workload beside it) rescans every job instead (`scan`):
+/// its statuses change in ways the stepper does not see one by one.
+#[derive(Debug, Clone, Default)]
+struct Lists {
+    touched: Vec<u32>,
+    scan: bool,
+}
+
+impl Lists {
+    /// Bring `point`'s lists up to date with `state`.
+    fn refresh(&mut self, state: &State<'_>, point: &mut JobDecision) {
+        if self.scan {
+            self.touched.clear();
+            rescan(state, &mut point.waiting, &mut point.running);
+            return;
+        }
+        for j in self.touched.drain(..) {
+            for list in [&mut point.waiting, &mut point.running] {
+                if let Ok(k) = list.binary_search(&j) {
+                    list.remove(k);
+                }
+            }
+            let list = match state.status[j as usize] {
+                _ if !state.visible(j) => continue,
+                Status::Waiting => &mut point.waiting,
+                Status::Running => &mut point.running,
+                Status::Future | Status::Done => continue,
+            };
+            if let Err(k) = list.binary_search(&j) {
+                list.insert(k, j);
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            let (mut w, mut r) = (Vec::new(), Vec::new());
+            rescan(state, &mut w, &mut r);
+            assert_eq!((&w, &r), (&point.waiting, &point.running), "stepper lists");
+        }
+    }
+}
+
+/// The waiting and running jobs the scheduler sees, in job order, by a
+/// scan of every job (into the given buffers).
+fn rescan(state: &State<'_>, waiting: &mut Vec<u32>, running: &mut Vec<u32>) {
+    waiting.clear();
+    running.clear();
+    for j in 0..state.jobs.len() as u32 {
+        match state.status[j as usize] {
+            Status::Waiting if state.visible(j) => waiting.push(j),
+            Status::Running if state.visible(j) => running.push(j),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for JobStepper<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JobStepper")
             .field("jobs", &self.n_trace)
-            .field("pending", &self.pending)
+            .field("pending", &self.pending())
             .field("detached", &self.detached)
             .field("done", &self.looper.is_done())
             .finish_non_exhaustive()
@@ -228,6 +298,20 @@ impl<'a> JobStepper<'a> {
             ));
         }
         let (engine, queue) = build(input, table, rounds, Held::Owned(scheduler))?;
+        let mut point = JobDecision {
+            now: 0,
+            waiting: Vec::new(),
+            running: Vec::new(),
+            free_gpus: 0,
+            free_by_type: Vec::new(),
+            policy_choice: None,
+            policy_victims: Vec::new(),
+        };
+        rescan(&engine.state, &mut point.waiting, &mut point.running);
+        let lists = Lists {
+            touched: Vec::new(),
+            scan: engine.state.jobs.len() != n,
+        };
         Ok(Self {
             engine,
             queue,
@@ -235,7 +319,9 @@ impl<'a> JobStepper<'a> {
             n_trace: n,
             pass_at: None,
             plan: None,
-            pending: None,
+            point,
+            pending: false,
+            lists,
             detached: false,
         })
     }
@@ -243,11 +329,20 @@ impl<'a> JobStepper<'a> {
     /// Advance to the next decision point and return it (the same point
     /// again while it is not decided), or `None` once the run has ended.
     /// A pass with no waiting job and nothing left in the scheduler's plan
-    /// is not offered: it ends as planned.
-    pub fn next_decision(&mut self) -> Result<Option<JobDecision>> {
+    /// is not offered: it ends as planned. The point is the run's own,
+    /// filled in place (no copy per decision; [`Self::pending`] gives it
+    /// again).
+    pub fn next_decision(&mut self) -> Result<Option<&JobDecision>> {
+        self.advance()?;
+        Ok(self.pending())
+    }
+
+    /// [`Self::next_decision`]'s stepping: on to a pending decision point
+    /// or the end.
+    fn advance(&mut self) -> Result<()> {
         loop {
-            if let Some(p) = &self.pending {
-                return Ok(Some(p.clone()));
+            if self.pending {
+                return Ok(());
             }
             if let Some(now) = self.pass_at {
                 let planned_left = self.plan.as_ref().is_some_and(|p| p.next < p.actions.len());
@@ -255,13 +350,13 @@ impl<'a> JobStepper<'a> {
                     self.decide_at(now, JobChoice::EndPass)?;
                     continue;
                 }
-                self.pending = Some(self.view(now));
+                self.offer(now);
                 continue;
             }
-            match self
-                .looper
-                .next_instant(&mut Events(&mut self.engine), &mut self.queue)?
-            {
+            match self.looper.next_instant(
+                &mut Events(&mut self.engine, &mut self.lists.touched),
+                &mut self.queue,
+            )? {
                 Some(now) => {
                     // Whether a pass runs: DESIGN §9.2 (something happened
                     // at the instant) or §11.3 (a round boundary), as in
@@ -281,7 +376,7 @@ impl<'a> JobStepper<'a> {
                         self.pass_at = Some(now);
                     }
                 }
-                None => return Ok(None),
+                None => return Ok(()),
             }
         }
     }
@@ -291,13 +386,12 @@ impl<'a> JobStepper<'a> {
     /// choice needs, one that does not fit, a type it may not use) is an
     /// error that changes nothing: the point stays pending.
     pub fn decide(&mut self, choice: JobChoice) -> Result<()> {
-        let Some(point) = &self.pending else {
+        if !self.pending {
             return Err(Error::usage(
                 "no decision is pending: call `next_decision` first (or the run has ended)",
             ));
-        };
-        let now = point.now;
-        self.decide_at(now, choice)
+        }
+        self.decide_at(self.point.now, choice)
     }
 
     fn decide_at(&mut self, now: Micros, choice: JobChoice) -> Result<()> {
@@ -312,7 +406,7 @@ impl<'a> JobStepper<'a> {
                     self.plan = Some(plan);
                     return Err(e);
                 }
-                self.pending = None;
+                self.pending = false;
                 if plan.next < plan.actions.len() {
                     plan.next += 1;
                     self.plan = Some(plan);
@@ -331,7 +425,10 @@ impl<'a> JobStepper<'a> {
             self.detached = true;
             self.engine.scheduler = Held::Owned(Box::new(Detached));
         }
-        self.pending = None;
+        self.pending = false;
+        if let JobChoice::Start(j) | JobChoice::StartOn(j, _) | JobChoice::Preempt(j) = choice {
+            self.lists.touched.push(j);
+        }
         let mut pass = Pass::new(now, &mut self.engine.state, &mut self.queue);
         match choice {
             JobChoice::Start(j) => {
@@ -437,6 +534,7 @@ impl<'a> JobStepper<'a> {
     /// Replay recorded operations on the run's own state and queue.
     fn replay(&mut self, now: Micros, ops: &[PassOp]) -> Result<()> {
         let mut pass = Pass::new(now, &mut self.engine.state, &mut self.queue);
+        let touched = &mut self.lists.touched;
         let mut open: Vec<Tentative> = Vec::new();
         let take = |open: &mut Vec<Tentative>, j: u32| {
             open.iter()
@@ -449,6 +547,12 @@ impl<'a> JobStepper<'a> {
                 })
         };
         for &op in ops {
+            match op {
+                PassOp::Start(j, _) | PassOp::Preempt(j) | PassOp::Undo(j) => {
+                    touched.push(j);
+                }
+                PassOp::Commit(_) | PassOp::Timer(..) => {}
+            }
             match op {
                 PassOp::Start(j, t) => {
                     if !pass.start_on(j, t)? {
@@ -472,10 +576,28 @@ impl<'a> JobStepper<'a> {
         Ok(())
     }
 
-    /// The scheduler's pass at `now`, made by a fork on copies.
+    /// The scheduler's pass at `now`, made by a fork on copies. The copy
+    /// of the state shares what a pass only reads (the jobs and their
+    /// types) and leaves out what it only appends to (the segment log):
+    /// those are set aside while the rest is cloned (DESIGN §15.5).
     fn make_plan(&mut self, now: Micros) -> Result<Plan> {
         let mut scheduler = fork_of(&*self.engine.scheduler)?;
-        let mut state = self.engine.state.clone();
+        let s = &mut self.engine.state;
+        let jobs = std::mem::replace(&mut s.jobs, Cow::Borrowed(&[]));
+        let types = s.types.take();
+        let segments = std::mem::take(&mut s.segments);
+        let segment_allocs = std::mem::take(&mut s.segment_allocs);
+        let segment_node = std::mem::take(&mut s.segment_node);
+        let copy = s.clone();
+        s.jobs = jobs;
+        s.types = types;
+        s.segments = segments;
+        s.segment_allocs = segment_allocs;
+        s.segment_node = segment_node;
+        let s = &self.engine.state;
+        let mut state: State<'_> = copy;
+        state.jobs = Cow::Borrowed(&s.jobs);
+        state.types = s.types.as_deref().map(Cow::Borrowed);
         let mut queue = self.queue.clone();
         let mut ops = Vec::new();
         {
@@ -502,7 +624,7 @@ impl<'a> JobStepper<'a> {
     fn end_pass(&mut self, now: Micros) -> Result<()> {
         self.pass_at = None;
         self.plan = None;
-        self.pending = None;
+        self.pending = false;
         let active = self.engine.active();
         if let Some(r) = &mut self.engine.rounds {
             r.after_pass(now, active, &mut self.queue)?;
@@ -515,29 +637,24 @@ impl<'a> JobStepper<'a> {
         s.waiting_jobs.iter().any(|&w| w > 0)
     }
 
-    fn view(&self, now: Micros) -> JobDecision {
+    /// Offer the decision point at `now`: the point filled in place, its
+    /// buffers reused.
+    fn offer(&mut self, now: Micros) {
         let s = &self.engine.state;
-        let jobs = 0..s.jobs.len() as u32;
-        let of = |st: Status| -> Vec<u32> {
-            jobs.clone()
-                .filter(|&j| s.status[j as usize] == st && s.visible(j))
-                .collect()
-        };
-        let action = self.plan.as_ref().map(|p| p.actions.get(p.next));
-        JobDecision {
-            now,
-            waiting: of(Status::Waiting),
-            running: of(Status::Running),
-            free_gpus: s.cluster.free_total(),
-            free_by_type: (0..s.cluster.types())
-                .map(|t| s.cluster.free_of_type(t as GpuType))
-                .collect(),
-            policy_choice: action.map(|a| a.map_or(JobChoice::EndPass, |a| a.choice)),
-            policy_victims: action
-                .flatten()
-                .map(|a| a.victims.clone())
-                .unwrap_or_default(),
+        let p = &mut self.point;
+        self.lists.refresh(s, p);
+        p.now = now;
+        p.free_gpus = s.cluster.free_total();
+        p.free_by_type.clear();
+        p.free_by_type
+            .extend((0..s.cluster.types()).map(|t| s.cluster.free_of_type(t as GpuType)));
+        let action = self.plan.as_ref().map(|pl| pl.actions.get(pl.next));
+        p.policy_choice = action.map(|a| a.map_or(JobChoice::EndPass, |a| a.choice));
+        p.policy_victims.clear();
+        if let Some(Some(a)) = action {
+            p.policy_victims.extend_from_slice(&a.victims);
         }
+        self.pending = true;
     }
 
     /// An independent copy of the run at this point, with a copy of its
@@ -568,7 +685,9 @@ impl<'a> JobStepper<'a> {
             n_trace: self.n_trace,
             pass_at: self.pass_at,
             plan: self.plan.as_ref().map(Plan::fork).transpose()?,
-            pending: self.pending.clone(),
+            point: self.point.clone(),
+            pending: self.pending,
+            lists: self.lists.clone(),
             detached: self.detached,
         })
     }
@@ -580,7 +699,7 @@ impl<'a> JobStepper<'a> {
 
     /// The decision the run waits for, if one was offered.
     pub fn pending(&self) -> Option<&JobDecision> {
-        self.pending.as_ref()
+        self.pending.then_some(&self.point)
     }
 
     /// Whether a choice off the scheduler's plan was taken (module
