@@ -10,6 +10,7 @@ use super::service::Service;
 use super::tracked::Tracked;
 use super::workflows::{Workflows, workflow_jobs};
 use crate::core::error::{Error, Result};
+use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::jobs::sim::{
     JobOutcome, JobSchedulerFactory, JobSimInput, JobTable, JobTypes, Placement, Rounds, SchedInit,
@@ -159,8 +160,8 @@ pub fn simulate_shared(
         Service::new(
             s,
             Policies {
-                scheduler,
-                selector,
+                scheduler: Held::Borrowed(scheduler),
+                selector: Held::Borrowed(selector),
                 clock: PolicyClock::default(),
             },
             n_trace as u32,
