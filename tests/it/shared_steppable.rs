@@ -1,0 +1,249 @@
+//! Stepping shared scenarios (issue 31, DESIGN §15.6): the cluster
+//! scheduler's decisions of a shared run (background jobs, the
+//! model-selection service and workflows on one cluster) driven one at a
+//! time by the scheduler's own choices give the batch run byte for byte;
+//! forks continued the same way give the unforked run; a choice that
+//! breaks the rules is refused and changes nothing.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+use tenantsim::core::io::scenario::Overrides;
+use tenantsim::core::run::mode::Mode;
+use tenantsim::core::sim::held::Held;
+use tenantsim::jobs::sim::{JobChoice, JobSchedulerFactory};
+use tenantsim::shared::run::{encode_shared_run, simulate_shared_run, simulate_shared_run_with};
+use tenantsim::shared::scenario::SharedScenario;
+use tenantsim::shared::sim::{
+    PolicyPair, SharedInput, SharedOutcome, SharedStepper, simulate_shared,
+};
+
+use crate::common::repo;
+
+/// Background jobs drawn per run (a sample of the gavel trace keeps a
+/// debug-build test within seconds).
+const CUT: usize = 40;
+
+/// Decisions at which a fork is taken (those a run has; at least three
+/// per run are checked).
+const FORKS: [usize; 5] = [0, 3, 10, 60, 250];
+
+/// Every bundled shared scenario (`scenarios/shared-*.toml`: their traces
+/// are bundled in traces/), each sweep point.
+fn shared_scenarios() -> Vec<(PathBuf, SharedScenario)> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(repo("scenarios"))
+        .expect("scenarios/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("shared-") && n.ends_with(".toml"))
+        })
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 4, "only {} shared scenarios", paths.len());
+    let registry = tenantsim::registry::Registry::builtin();
+    let mut out = Vec::new();
+    for path in paths {
+        let plan = registry
+            .shared_mode()
+            .load_plan(&path, Overrides::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for s in plan.scenarios() {
+            let mut s = s.clone();
+            if let Some(b) = &mut s.background {
+                // A sample of CUT jobs per repetition, as `[jobs] sample`.
+                let n = b.trace.jobs().len();
+                let k = b.file.jobs.sample.unwrap_or(n).min(n).min(CUT);
+                b.file.jobs.sample = Some(k);
+            }
+            out.push((path.clone(), s));
+        }
+    }
+    out
+}
+
+/// An outcome without its measurements (the policy clocks), as JSON.
+fn comparable(o: &SharedOutcome) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.remove("policy_clock");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(o).expect("serialises");
+    strip(&mut v);
+    v
+}
+
+/// Drive `run` with the scheduler's choices to its end.
+fn follow(mut run: SharedStepper<'_>) -> (SharedOutcome, usize) {
+    let mut steps = 0;
+    while let Some(point) = run.next_decision().expect("a decision") {
+        run.decide(point.policy_choice.expect("the scheduler advises"))
+            .expect("the scheduler's choice is valid");
+        steps += 1;
+    }
+    (run.into_outcome().expect("an outcome"), steps)
+}
+
+/// Fresh copies of the service's policies (nothing happened to them yet).
+fn twin<'o>(svc: &Option<PolicyPair<'_>>) -> Option<PolicyPair<'o>> {
+    svc.as_ref().map(|p| PolicyPair {
+        scheduler: Held::Owned(p.scheduler.fork().expect("forkable scheduler")),
+        selector: Held::Owned(p.selector.fork().expect("forkable selector")),
+    })
+}
+
+/// The batch outcome of `input`.
+fn batch(
+    input: &SharedInput<'_>,
+    cluster: &JobSchedulerFactory,
+    seed: u64,
+    rep: u64,
+    mut svc: Option<PolicyPair<'_>>,
+) -> SharedOutcome {
+    let policies = svc
+        .as_mut()
+        .map(|p| (&mut *p.scheduler as _, &mut *p.selector as _));
+    simulate_shared(input, cluster, seed, rep, policies).expect("the batch run")
+}
+
+#[test]
+fn a_shared_run_stepped_by_the_schedulers_choices_is_the_batch_run_and_forks_continue_it() {
+    let mut runs = 0;
+    let mut forks = 0;
+    for (path, s) in shared_scenarios() {
+        for policy in 0..s.policies() {
+            let name = format!("{} policy {policy}", path.display());
+            simulate_shared_run_with(
+                &s,
+                0,
+                policy,
+                true,
+                &mut |input, cluster, seed, rep, svc| {
+                    let expected = comparable(&batch(input, cluster, seed, rep, twin(&svc)));
+                    let mut run = SharedStepper::new(input, cluster, seed, rep, svc)?;
+                    let mut taken = Vec::new();
+                    let mut k = 0;
+                    while let Some(point) = run.next_decision()? {
+                        if FORKS.contains(&k) {
+                            taken.push((k, run.fork()?));
+                        }
+                        let choice = point.policy_choice.expect("the scheduler advises");
+                        run.decide(choice)?;
+                        k += 1;
+                    }
+                    let got = run.into_outcome()?;
+                    assert_eq!(comparable(&got), expected, "{name}: stepped != batch");
+                    assert!(
+                        taken.len() >= 3.min(k),
+                        "{name}: {} forks at {k} decisions",
+                        taken.len()
+                    );
+                    for (at, fork) in taken {
+                        let (o, _) = follow(fork);
+                        assert_eq!(comparable(&o), expected, "{name}: fork at decision {at}");
+                        forks += 1;
+                    }
+                    runs += 1;
+                    Ok(got)
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+    assert!(runs >= 10, "only {runs} runs compared");
+    assert!(forks >= 20, "only {forks} forks compared");
+}
+
+#[test]
+fn a_stepped_shared_run_gives_the_batch_runs_results_byte_for_byte() {
+    // The whole scenario, uncut: the run `tenantsim run` simulates for
+    // repetition 0 (its encoding holds every result file's data), the
+    // wall-clock time and policy clocks aside.
+    let path = repo("scenarios/shared-quickstart.toml");
+    let registry = tenantsim::registry::Registry::builtin();
+    let plan = registry
+        .shared_mode()
+        .load_plan(&path, Overrides::default())
+        .expect("loads");
+    let s = plan.scenarios()[0];
+    for policy in 0..s.policies() {
+        let mut expected = simulate_shared_run(s, 0, policy, true).expect("batch");
+        let mut got =
+            simulate_shared_run_with(s, 0, policy, true, &mut |input, c, seed, rep, svc| {
+                Ok(follow(SharedStepper::new(input, c, seed, rep, svc)?).0)
+            })
+            .expect("stepped");
+        for run in [&mut expected, &mut got] {
+            if let Some(b) = &mut run.background {
+                b.elapsed = std::time::Duration::ZERO;
+                b.outcome.policy_clock = Default::default();
+            }
+            if let Some(r) = &mut run.service {
+                r.elapsed = std::time::Duration::ZERO;
+                r.policy_time = std::time::Duration::ZERO;
+                r.outcome.policy_clock = Default::default();
+            }
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        encode_shared_run(&expected, &mut a).expect("encodes");
+        encode_shared_run(&got, &mut b).expect("encodes");
+        assert!(
+            a == b,
+            "policy {policy}: the stepped run's encoding differs"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_choice_is_refused_and_changes_nothing() {
+    let path = repo("scenarios/shared-quickstart.toml");
+    let registry = tenantsim::registry::Registry::builtin();
+    let plan = registry
+        .shared_mode()
+        .load_plan(&path, Overrides::default())
+        .expect("loads");
+    let s = plan.scenarios()[0];
+    let mut checked = 0;
+    simulate_shared_run_with(s, 0, 0, true, &mut |input, cluster, seed, rep, svc| {
+        let expected = comparable(&batch(input, cluster, seed, rep, twin(&svc)));
+        let mut run = SharedStepper::new(input, cluster, seed, rep, svc)?;
+        let n = run.state().jobs().len() as u32;
+        while let Some(point) = run.next_decision()? {
+            if checked < 3 && !point.waiting.is_empty() {
+                let before = run.pending().cloned();
+                let e = run
+                    .decide(JobChoice::Start(n + 3))
+                    .expect_err("out of range")
+                    .to_string();
+                assert!(e.contains(&format!("job {}", n + 3)), "{e}");
+                let w = point.waiting[0];
+                let e = run
+                    .decide(JobChoice::Preempt(w))
+                    .expect_err("a waiting job is not running")
+                    .to_string();
+                assert!(e.contains("not running"), "{e}");
+                assert_eq!(run.pending().cloned(), before, "the point stays pending");
+                assert!(!run.is_detached(), "a refused choice detaches nothing");
+                checked += 1;
+            }
+            run.decide(point.policy_choice.expect("advised"))?;
+        }
+        let got = run.into_outcome()?;
+        assert_eq!(
+            comparable(&got),
+            expected,
+            "refused choices changed the run"
+        );
+        Ok(got)
+    })
+    .expect("runs");
+    assert_eq!(checked, 3);
+}
