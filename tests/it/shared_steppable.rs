@@ -5,8 +5,6 @@
 //! forks continued the same way give the unforked run; a choice that
 //! breaks the rules is refused and changes nothing.
 
-use std::path::PathBuf;
-
 use serde_json::Value;
 use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::run::mode::Mode;
@@ -24,42 +22,75 @@ use crate::common::repo;
 /// debug-build test within seconds).
 const CUT: usize = 40;
 
-/// Decisions at which a fork is taken (those a run has; at least three
-/// per run are checked).
-const FORKS: [usize; 5] = [0, 3, 10, 60, 250];
+/// The service's horizon in the scenarios stepped here, hours.
+const SERVICE_HOURS: u64 = 12;
 
-/// Every bundled shared scenario (`scenarios/shared-*.toml`: their traces
-/// are bundled in traces/), each sweep point.
-fn shared_scenarios() -> Vec<(PathBuf, SharedScenario)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(repo("scenarios"))
+/// Decisions at which a fork is taken (three per run: every run here has
+/// more than 30 decisions).
+const FORKS: [usize; 3] = [0, 7, 30];
+
+/// The bundled shared scenarios (`scenarios/shared-*.toml`: their traces
+/// are bundled in traces/); each has a test below.
+const SCENARIOS: [&str; 4] = [
+    "shared-lcdb-gavel-mmf.toml",
+    "shared-lcdb-gavel.toml",
+    "shared-quickstart.toml",
+    "shared-workflows-quickstart.toml",
+];
+
+#[test]
+fn every_bundled_shared_scenario_has_a_stepping_test() {
+    let mut found: Vec<String> = std::fs::read_dir(repo("scenarios"))
         .expect("scenarios/")
         .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("shared-") && n.ends_with(".toml"))
-        })
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n.starts_with("shared-") && n.ends_with(".toml"))
         .collect();
-    paths.sort();
-    assert!(paths.len() >= 4, "only {} shared scenarios", paths.len());
-    let registry = tenantsim::registry::Registry::builtin();
-    let mut out = Vec::new();
-    for path in paths {
-        let plan = registry
-            .shared_mode()
-            .load_plan(&path, Overrides::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        for s in plan.scenarios() {
-            let mut s = s.clone();
-            if let Some(b) = &mut s.background {
-                // A sample of CUT jobs per repetition, as `[jobs] sample`.
-                let n = b.trace.jobs().len();
-                let k = b.file.jobs.sample.unwrap_or(n).min(n).min(CUT);
-                b.file.jobs.sample = Some(k);
-            }
-            out.push((path.clone(), s));
+    found.sort();
+    assert_eq!(
+        found, SCENARIOS,
+        "a new shared scenario needs its test here"
+    );
+}
+
+/// The scenario `file` of scenarios/: of a sweep, the first point of each
+/// service priority (so both `low` and `equal` are stepped), its
+/// background drawn as a sample of at most [`CUT`] jobs per repetition and
+/// its service's horizon at most [`SERVICE_HOURS`].
+fn scenario_points(file: &str) -> Vec<SharedScenario> {
+    let path = repo("scenarios").join(file);
+    let plan = tenantsim::registry::Registry::builtin()
+        .shared_mode()
+        .load_plan(&path, Overrides::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: Vec<SharedScenario> = Vec::new();
+    for s in plan.scenarios() {
+        let priority = s.service.as_ref().map(|v| v.priority);
+        if out
+            .iter()
+            .any(|o| o.service.as_ref().map(|v| v.priority) == priority)
+        {
+            continue;
         }
+        let mut s = s.clone();
+        if let Some(b) = &mut s.background {
+            // A sample of CUT jobs per repetition, as `[jobs] sample`.
+            let n = b.trace.jobs().len();
+            let k = b.file.jobs.sample.unwrap_or(n).min(n).min(CUT);
+            b.file.jobs.sample = Some(k);
+        }
+        if let Some(v) = &mut s.service {
+            // The service decides for its first hours only (its horizon,
+            // DESIGN §13.2): under `equal` every request is a pass.
+            let h = v
+                .scenario
+                .config
+                .horizon
+                .unwrap_or(u64::MAX)
+                .min(SERVICE_HOURS * 3_600_000_000);
+            v.scenario.config.horizon = Some(h);
+        }
+        out.push(s);
     }
     out
 }
@@ -114,13 +145,20 @@ fn batch(
     simulate_shared(input, cluster, seed, rep, policies).expect("the batch run")
 }
 
-#[test]
-fn a_shared_run_stepped_by_the_schedulers_choices_is_the_batch_run_and_forks_continue_it() {
+/// The first and last policies of every point of `file` (repetition 0),
+/// stepped by the
+/// cluster scheduler's choices, is the batch run; forks taken at the
+/// [`FORKS`] decisions and continued the same way are too.
+fn stepped_is_batch_and_forks_continue(file: &str) {
     let mut runs = 0;
     let mut forks = 0;
-    for (path, s) in shared_scenarios() {
-        for policy in 0..s.policies() {
-            let name = format!("{} policy {policy}", path.display());
+    for s in scenario_points(file) {
+        // The first policy and the last (ease.ml's GP selector where the
+        // scenario has it) keep a debug-build test near 5 s.
+        let mut policies = vec![0, s.policies() - 1];
+        policies.dedup();
+        for policy in policies {
+            let name = format!("{file} policy {policy}");
             simulate_shared_run_with(
                 &s,
                 0,
@@ -135,14 +173,13 @@ fn a_shared_run_stepped_by_the_schedulers_choices_is_the_batch_run_and_forks_con
                         if FORKS.contains(&k) {
                             taken.push((k, run.fork()?));
                         }
-                        let choice = point.policy_choice.expect("the scheduler advises");
-                        run.decide(choice)?;
+                        run.decide(point.policy_choice.expect("the scheduler advises"))?;
                         k += 1;
                     }
                     let got = run.into_outcome()?;
                     assert_eq!(comparable(&got), expected, "{name}: stepped != batch");
                     assert!(
-                        taken.len() >= 3.min(k),
+                        taken.len() >= FORKS.len().min(k),
                         "{name}: {} forks at {k} decisions",
                         taken.len()
                     );
@@ -151,6 +188,9 @@ fn a_shared_run_stepped_by_the_schedulers_choices_is_the_batch_run_and_forks_con
                         assert_eq!(comparable(&o), expected, "{name}: fork at decision {at}");
                         forks += 1;
                     }
+                    if let Some(o) = &got.service {
+                        assert!(!o.jobs.is_empty(), "{name}: the service ran no job");
+                    }
                     runs += 1;
                     Ok(got)
                 },
@@ -158,8 +198,31 @@ fn a_shared_run_stepped_by_the_schedulers_choices_is_the_batch_run_and_forks_con
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
-    assert!(runs >= 10, "only {runs} runs compared");
-    assert!(forks >= 20, "only {forks} forks compared");
+    assert!(runs >= 2, "{file}: only {runs} runs compared");
+    assert!(
+        forks >= 3 * runs,
+        "{file}: only {forks} forks for {runs} runs"
+    );
+}
+
+#[test]
+fn shared_lcdb_gavel_mmf_stepped_is_the_batch_run_and_so_are_its_forks() {
+    stepped_is_batch_and_forks_continue(SCENARIOS[0]);
+}
+
+#[test]
+fn shared_lcdb_gavel_stepped_is_the_batch_run_and_so_are_its_forks() {
+    stepped_is_batch_and_forks_continue(SCENARIOS[1]);
+}
+
+#[test]
+fn shared_quickstart_stepped_is_the_batch_run_and_so_are_its_forks() {
+    stepped_is_batch_and_forks_continue(SCENARIOS[2]);
+}
+
+#[test]
+fn shared_workflows_quickstart_stepped_is_the_batch_run_and_so_are_its_forks() {
+    stepped_is_batch_and_forks_continue(SCENARIOS[3]);
 }
 
 #[test]
