@@ -310,3 +310,58 @@ fn an_invalid_choice_is_refused_and_changes_nothing() {
     .expect("runs");
     assert_eq!(checked, 3);
 }
+
+#[test]
+fn a_deviation_detaches_the_cluster_scheduler_and_a_driver_finishes_the_run() {
+    // The `equal` point of shared-lcdb-gavel: the service's requests wait
+    // in the cluster's queue beside the background's jobs.
+    let s = scenario_points(SCENARIOS[1])
+        .into_iter()
+        .find(|s| {
+            s.service
+                .as_ref()
+                .is_some_and(|v| v.priority == tenantsim::shared::sim::Priority::Equal)
+        })
+        .expect("an `equal` point");
+    let mut deviated = false;
+    simulate_shared_run_with(&s, 0, 0, true, &mut |input, cluster, seed, rep, svc| {
+        let expected = comparable(&batch(input, cluster, seed, rep, twin(&svc)));
+        let mut run = SharedStepper::new(input, cluster, seed, rep, svc)?;
+        while let Some(point) = run.next_decision()? {
+            if !deviated {
+                if matches!(
+                    point.policy_choice,
+                    Some(JobChoice::Start(_) | JobChoice::StartOn(..))
+                ) {
+                    // The deviation: end the pass instead of starting.
+                    run.decide(JobChoice::EndPass)?;
+                    assert!(run.is_detached(), "ending a pass early detaches");
+                    deviated = true;
+                } else {
+                    run.decide(point.policy_choice.expect("advised until the deviation"))?;
+                }
+                continue;
+            }
+            assert_eq!(point.policy_choice, None, "detached: no advice");
+            // The driver: the first waiting job that fits, else end.
+            let fits = point
+                .waiting
+                .iter()
+                .any(|&j| run.decide(JobChoice::Start(j)).is_ok());
+            if !fits {
+                run.decide(JobChoice::EndPass)?;
+            }
+        }
+        assert!(run.is_detached(), "the driver deviated");
+        let got = run.into_outcome()?;
+        let bg = got.background.as_ref().expect("a background");
+        assert!(
+            bg.end.iter().all(|&e| e != u64::MAX),
+            "every background job completes under the driver"
+        );
+        assert_ne!(comparable(&got), expected, "the deviations changed the run");
+        Ok(got)
+    })
+    .expect("the driven run ends");
+    assert!(deviated);
+}
