@@ -8,16 +8,18 @@ use serde::{Deserialize, Serialize};
 
 use super::scenario::{SharedScenario, Workflows};
 use super::sim::{
-    BackgroundInput, ClusterInput, ServiceInput, ServiceSegment, ShareStep, SharedInput,
-    SharedOutcome, WorkflowOutcome, WorkflowsInput, simulate_shared,
+    BackgroundInput, ClusterInput, PolicyPair, ServiceInput, ServiceSegment, ShareStep,
+    SharedInput, SharedOutcome, WorkflowOutcome, WorkflowsInput, simulate_shared,
 };
 use crate::core::error::{Error, Result};
 use crate::core::io::codec;
+use crate::core::sim::held::Held;
 use crate::core::sim::time::Micros;
 use crate::jobs::metrics::job_metrics;
 use crate::jobs::run::JobRun;
 use crate::jobs::run_codec::{decode_job_run, encode_job_run};
 use crate::jobs::scenario::{JobScenario, RepJobs};
+use crate::jobs::sim::JobSchedulerFactory;
 use crate::models::experiment::simulate_rep_with;
 use crate::models::metrics::RepResult;
 
@@ -96,6 +98,43 @@ pub fn simulate_shared_run(
     policy: usize,
     keep_jobs: bool,
 ) -> Result<SharedRun> {
+    simulate_shared_run_with(
+        s,
+        rep,
+        policy,
+        keep_jobs,
+        &mut |input, cluster, seed, rep, mut svc| {
+            let policies = svc
+                .as_mut()
+                .map(|p| (&mut *p.scheduler as _, &mut *p.selector as _));
+            simulate_shared(input, cluster, seed, rep, policies)
+        },
+    )
+}
+
+/// The engine of one shared run: [`simulate_shared`]'s arguments (the
+/// service's policies as a [`PolicyPair`]) to its outcome. The batch run
+/// is `simulate_shared`; a steppable run driven to its end
+/// ([`super::sim::SharedStepper`], DESIGN §15.6) is another.
+pub type SharedEngine<'f> = dyn for<'i> FnMut(
+        &SharedInput<'i>,
+        &JobSchedulerFactory,
+        u64,
+        u64,
+        Option<PolicyPair<'i>>,
+    ) -> Result<SharedOutcome>
+    + 'f;
+
+/// [`simulate_shared_run`] with the engine `engine` (DESIGN §15.6): the
+/// scenario's inputs of repetition `rep` and policy `policy` are set up
+/// and the outcome taken apart exactly as the batch run's.
+pub fn simulate_shared_run_with(
+    s: &SharedScenario,
+    rep: u64,
+    policy: usize,
+    keep_jobs: bool,
+    engine: &mut SharedEngine<'_>,
+) -> Result<SharedRun> {
     let started = Instant::now();
     let jp = s
         .cluster_policies
@@ -142,8 +181,7 @@ pub fn simulate_shared_run(
                 workflows,
             };
             rest = Some(
-                simulate_shared(&input, &jp.make, s.seed(), rep, None)
-                    .map_err(|e| e.context(context()))?,
+                engine(&input, &jp.make, s.seed(), rep, None).map_err(|e| e.context(context()))?,
             );
             None
         }
@@ -165,8 +203,11 @@ pub fn simulate_shared_run(
                     }),
                     workflows: workflows.clone(),
                 };
-                let mut out =
-                    simulate_shared(&input, &jp.make, s.seed(), rep, Some((scheduler, selector)))?;
+                let pair = PolicyPair {
+                    scheduler: Held::Borrowed(scheduler),
+                    selector: Held::Borrowed(selector),
+                };
+                let mut out = engine(&input, &jp.make, s.seed(), rep, Some(pair))?;
                 let service = out.service.take().ok_or_else(|| {
                     Error::input("internal: the shared engine gave no service outcome")
                 })?;

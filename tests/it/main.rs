@@ -76,6 +76,7 @@ mod results_folder;
 mod scale_scenarios;
 mod shards;
 mod shared_mode;
+mod shared_steppable;
 mod shared_workflows;
 mod slurm;
 mod stalled_runs;

@@ -44,6 +44,13 @@ pub(super) struct Engine<'a, 's> {
     /// Hidden workload jobs whose preemption became final in a pass, for
     /// the workload to hear of after it.
     pub(super) preempted: Vec<u32>,
+    /// A steppable run's passes are its own (DESIGN §15.6): a workload's
+    /// request for a pass ([`Self::pass_now`]) is recorded in
+    /// `pass_requested` instead of run, for the stepper to offer.
+    pub(super) defer_passes: bool,
+    /// A workload asked for a pass while `defer_passes` (event-driven
+    /// runs only).
+    pub(super) pass_requested: bool,
 }
 
 impl Engine<'_, '_> {
@@ -92,6 +99,21 @@ impl Engine<'_, '_> {
     /// after the pass it holds its GPUs again if they are all still free,
     /// else its preemption is final.
     pub(super) fn pass(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
+        let hide = self.hide(now, queue)?;
+        let mut pass = Pass::new(now, &mut self.state, queue);
+        let tick = self.clock.start();
+        let done = self.scheduler.schedule(&mut pass);
+        self.clock.stop(tick);
+        done?;
+        if hide {
+            self.unhide(now, queue)?;
+        }
+        Ok(())
+    }
+
+    /// Before a pass with hidden workload jobs (DESIGN §13.3): preempt
+    /// every running one tentatively; whether any was.
+    pub(super) fn hide(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<bool> {
         let hide = self.state.hidden && self.state.running_jobs[1] > 0;
         if hide {
             self.tentative.clear();
@@ -104,22 +126,24 @@ impl Engine<'_, '_> {
                 self.tentative.push(t);
             }
         }
+        Ok(hide)
+    }
+
+    /// After a pass that [`Self::hide`] prepared: each tentative
+    /// preemption whose GPUs are all still free is undone, the others
+    /// become final (the workload hears of them after the pass).
+    pub(super) fn unhide(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
         let mut pass = Pass::new(now, &mut self.state, queue);
-        let tick = self.clock.start();
-        let done = self.scheduler.schedule(&mut pass);
-        self.clock.stop(tick);
-        done?;
-        if hide {
-            for k in 0..self.tentative.len() {
-                let t = self.tentative[k];
-                if pass.can_undo(&t) {
-                    pass.undo(t)?;
-                } else {
-                    pass.commit(t);
-                    self.preempted.push(t.job());
-                }
+        for k in 0..self.tentative.len() {
+            let t = self.tentative[k];
+            if pass.can_undo(&t) {
+                pass.undo(t)?;
+            } else {
+                pass.commit(t);
+                self.preempted.push(t.job());
             }
         }
+        self.tentative.clear();
         Ok(())
     }
 }
@@ -241,6 +265,12 @@ impl Engine<'_, '_> {
             return Ok(());
         }
         self.dirty = false;
+        if self.defer_passes {
+            // The stepper runs it as decision points once the workload's
+            // hook has returned (DESIGN §15.6).
+            self.pass_requested = true;
+            return Ok(());
+        }
         self.pass(now, queue)
     }
 

@@ -40,21 +40,7 @@ impl<W: Workload> Component for JobSim<'_, '_, W> {
         event: JobEvent,
         queue: &mut EventQueue<JobEvent>,
     ) -> Result<()> {
-        let workload = &mut self.workload;
-        let e = &mut self.engine;
-        let done = e.event(now, event, queue)?;
-        if !e.last_was_trace {
-            workload.on_own_event_of(now, &event);
-        }
-        if let Some(job) = done {
-            let mut ctx = Ctx::new(e, now, queue);
-            workload.on_done(&mut ctx, job)?;
-        }
-        if let JobEvent::Workload { tag, data } = event {
-            let mut ctx = Ctx::new(e, now, queue);
-            workload.on_event(&mut ctx, tag, data)?;
-        }
-        Ok(())
+        handle_event(&mut self.engine, &mut self.workload, now, event, queue)
     }
 
     fn after_instant(&mut self, now: Micros, queue: &mut EventQueue<JobEvent>) -> Result<()> {
@@ -81,6 +67,31 @@ impl<W: Workload> Component for JobSim<'_, '_, W> {
         workload.after_instant(now, &e.state);
         Ok(())
     }
+}
+
+/// One event: the engine's handling of it, then the workload's hooks
+/// about it (DESIGN §13.1) — the batch replay's and the steppable run's
+/// ([`super::stepper::JobStepper`]) one code path.
+pub(super) fn handle_event<W: Workload>(
+    e: &mut Engine<'_, '_>,
+    workload: &mut W,
+    now: Micros,
+    event: JobEvent,
+    queue: &mut EventQueue<JobEvent>,
+) -> Result<()> {
+    let done = e.event(now, event, queue)?;
+    if !e.last_was_trace {
+        workload.on_own_event_of(now, &event);
+    }
+    if let Some(job) = done {
+        let mut ctx = Ctx::new(e, now, queue);
+        workload.on_done(&mut ctx, job)?;
+    }
+    if let JobEvent::Workload { tag, data } = event {
+        let mut ctx = Ctx::new(e, now, queue);
+        workload.on_event(&mut ctx, tag, data)?;
+    }
+    Ok(())
 }
 
 /// Replay `input.jobs` on the cluster under `scheduler`, event-driven
@@ -353,6 +364,8 @@ pub(super) fn build<'a, 's>(
         } else {
             0
         }),
+        defer_passes: false,
+        pass_requested: false,
     };
     let capacity = 2 * (gpus as usize).min(n) + 16 + extra_events;
     let mut queue = EventQueue::with_capacity(capacity);

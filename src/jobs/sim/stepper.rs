@@ -16,6 +16,12 @@
 //! planned it becomes the run's scheduler (it is in the state the batch
 //! scheduler would be in).
 //!
+//! With a [`Workload`] beside the trace (a shared scenario, DESIGN §15.6)
+//! the workload's hooks run as in the batch replay (`handle_event`, then
+//! after the instant's pass its `fill` and `after_instant`); a pass the
+//! workload asks for from `fill` ([`super::workload::Ctx::pass`]) is
+//! offered as decisions too, after which `fill` is called again.
+//!
 //! A choice off the plan ("a deviation") is checked first (an error
 //! changes nothing), then applied by the engine's rules, and the scenario's
 //! scheduler is detached for the rest of the run: the [`JobScheduler`] API
@@ -28,11 +34,12 @@ use std::ops::Range;
 
 use super::engine::Engine;
 use super::event::JobEvent;
-use super::replay::{JobTable, build, finish};
+use super::replay::{JobTable, RawRun, build, finish, handle_event};
 use super::rounds::Rounds;
 use super::simulation::{
     JobOutcome, JobScheduler, JobSimInput, Pass, PassOp, State, Status, Tentative,
 };
+use super::workload::{Ctx, Workload};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::held::Held;
@@ -136,12 +143,14 @@ fn fork_of(s: &dyn JobScheduler) -> Result<Box<dyn JobScheduler>> {
     })
 }
 
-/// The engine as a component of the event loop: events only; the passes
-/// are the stepper's. The jobs of arrivals and completions are noted in
-/// `.1` (their status may have changed: [`Lists`]).
-struct Events<'e, 'a>(&'e mut Engine<'a, 'a>, &'e mut Vec<u32>);
+/// The engine and the workload as a component of the event loop: events
+/// and the workload's hooks about them (the batch replay's
+/// `handle_event`); the passes and the fill are the stepper's. The jobs of
+/// arrivals and completions are noted in `.2` (their status may have
+/// changed: [`Lists`]).
+struct Events<'e, 'a, W>(&'e mut Engine<'a, 'a>, &'e mut W, &'e mut Vec<u32>);
 
-impl Component for Events<'_, '_> {
+impl<W: Workload> Component for Events<'_, '_, W> {
     type Event = JobEvent;
 
     fn on_event(
@@ -151,9 +160,9 @@ impl Component for Events<'_, '_> {
         queue: &mut EventQueue<JobEvent>,
     ) -> Result<()> {
         if let JobEvent::Arrival { job } | JobEvent::Completion { job, .. } = event {
-            self.1.push(job);
+            self.2.push(job);
         }
-        self.0.event(now, event, queue).map(|_| ())
+        handle_event(self.0, self.1, now, event, queue)
     }
 
     fn after_instant(&mut self, _now: Micros, _queue: &mut EventQueue<JobEvent>) -> Result<()> {
@@ -170,7 +179,7 @@ impl Component for Events<'_, '_> {
 /// }
 /// let outcome = run.into_outcome()?;
 /// ```
-pub struct JobStepper<'a> {
+pub struct JobStepper<'a, W: Workload = ()> {
     engine: Engine<'a, 'a>,
     queue: EventQueue<JobEvent>,
     looper: EventLoop,
@@ -184,6 +193,17 @@ pub struct JobStepper<'a> {
     pending: bool,
     lists: Lists,
     detached: bool,
+    /// The workload beside the trace (`()` in job mode).
+    workload: W,
+    /// The instant whose workload fill (and `after_instant`) is due once
+    /// its pass has ended (DESIGN §15.6).
+    filling: Option<Micros>,
+    /// The pass under way was asked for by the workload's fill (no round
+    /// clock nor preemption notices after it, as `Engine::pass_now`).
+    mid_fill: bool,
+    /// The pass under way preempted hidden workload jobs tentatively
+    /// first (`Engine::hide`, DESIGN §13.3).
+    hiding: bool,
 }
 
 /// How the decision point's waiting and running lists (job order) are
@@ -248,7 +268,7 @@ fn rescan(state: &State<'_>, waiting: &mut Vec<u32>, running: &mut Vec<u32>) {
     }
 }
 
-impl std::fmt::Debug for JobStepper<'_> {
+impl<W: Workload> std::fmt::Debug for JobStepper<'_, W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JobStepper")
             .field("jobs", &self.n_trace)
@@ -289,15 +309,35 @@ impl<'a> JobStepper<'a> {
         round: Option<Micros>,
         scheduler: Box<dyn JobScheduler>,
     ) -> Result<Self> {
-        fork_of(&*scheduler)?;
-        let rounds = round.map(Rounds::new).transpose()?;
         let n = input.jobs.len();
         if table.trace_jobs != n || table.jobs.len() != n {
             return Err(Error::usage(
                 "a steppable run takes a job table of the trace's jobs alone (job mode)",
             ));
         }
-        let (engine, queue) = build(input, table, rounds, Held::Owned(scheduler))?;
+        JobStepper::with_workload(input, table, round, scheduler, ())
+    }
+}
+
+impl<'a, W: Workload> JobStepper<'a, W> {
+    /// A run of `input`'s trace with `table`'s jobs and `workload` beside
+    /// it (DESIGN §13.1, §15.6: a shared scenario's service and
+    /// workflows), set up as the batch replay sets it up
+    /// ([`super::simulate_with`]); the workload's `init` has run, nothing
+    /// else has happened yet.
+    pub fn with_workload(
+        input: &JobSimInput<'_>,
+        table: JobTable<'a>,
+        round: Option<Micros>,
+        scheduler: Box<dyn JobScheduler>,
+        mut workload: W,
+    ) -> Result<Self> {
+        fork_of(&*scheduler)?;
+        let rounds = round.map(Rounds::new).transpose()?;
+        let n = input.jobs.len();
+        let (mut engine, mut queue) = build(input, table, rounds, Held::Owned(scheduler))?;
+        engine.defer_passes = true;
+        workload.init(&mut Ctx::new(&mut engine, 0, &mut queue))?;
         let mut point = JobDecision {
             now: 0,
             waiting: Vec::new(),
@@ -323,6 +363,10 @@ impl<'a> JobStepper<'a> {
             pending: false,
             lists,
             detached: false,
+            workload,
+            filling: None,
+            mid_fill: false,
+            hiding: false,
         })
     }
 
@@ -353,8 +397,26 @@ impl<'a> JobStepper<'a> {
                 self.offer(now);
                 continue;
             }
+            if let Some(now) = self.filling {
+                // After the instant's pass, the workload fills (the batch
+                // replay's `after_instant`); a pass it asks for is offered
+                // next, then it fills again (DESIGN §15.6).
+                self.workload
+                    .fill(&mut Ctx::new(&mut self.engine, now, &mut self.queue))?;
+                if std::mem::take(&mut self.engine.pass_requested) {
+                    self.start_pass(now, true)?;
+                    continue;
+                }
+                self.workload.after_instant(now, &self.engine.state);
+                self.filling = None;
+                continue;
+            }
             match self.looper.next_instant(
-                &mut Events(&mut self.engine, &mut self.lists.touched),
+                &mut Events(
+                    &mut self.engine,
+                    &mut self.workload,
+                    &mut self.lists.touched,
+                ),
                 &mut self.queue,
             )? {
                 Some(now) => {
@@ -368,13 +430,9 @@ impl<'a> JobStepper<'a> {
                     };
                     if run {
                         e.dirty = false;
-                        self.plan = if self.detached {
-                            None
-                        } else {
-                            Some(self.make_plan(now)?)
-                        };
-                        self.pass_at = Some(now);
+                        self.start_pass(now, false)?;
                     }
+                    self.filling = Some(now);
                 }
                 None => return Ok(()),
             }
@@ -619,22 +677,51 @@ impl<'a> JobStepper<'a> {
         })
     }
 
-    /// The pass at `now` ends: the round clock hears of it (DESIGN §11.3),
-    /// as after the batch replay's pass.
+    /// A pass begins at `now` (`mid_fill`: asked for by the workload's
+    /// fill): hidden workload jobs are preempted tentatively first
+    /// (DESIGN §13.3), then the scheduler's fork plans it.
+    fn start_pass(&mut self, now: Micros, mid_fill: bool) -> Result<()> {
+        self.hiding = self.engine.hide(now, &mut self.queue)?;
+        self.plan = if self.detached {
+            None
+        } else {
+            Some(self.make_plan(now)?)
+        };
+        self.pass_at = Some(now);
+        self.mid_fill = mid_fill;
+        Ok(())
+    }
+
+    /// The pass at `now` ends, as the batch replay's: hidden jobs get
+    /// their GPUs back where still free (DESIGN §13.3); after an
+    /// instant's pass (not one the fill asked for) the round clock hears
+    /// of it (DESIGN §11.3) and the workload of its final preemptions.
     fn end_pass(&mut self, now: Micros) -> Result<()> {
         self.pass_at = None;
         self.plan = None;
         self.pending = false;
+        if std::mem::take(&mut self.hiding) {
+            self.engine.unhide(now, &mut self.queue)?;
+        }
+        if std::mem::take(&mut self.mid_fill) {
+            return Ok(());
+        }
         let active = self.engine.active();
         if let Some(r) = &mut self.engine.rounds {
             r.after_pass(now, active, &mut self.queue)?;
         }
+        for k in 0..self.engine.preempted.len() {
+            self.workload.on_preempted(self.engine.preempted[k], now)?;
+        }
+        self.engine.preempted.clear();
         Ok(())
     }
 
+    /// Whether a job the scheduler sees waits (hidden workload jobs,
+    /// DESIGN §13.3, are not offered).
     fn any_waiting(&self) -> bool {
         let s = &self.engine.state;
-        s.waiting_jobs.iter().any(|&w| w > 0)
+        s.waiting_jobs[0] > 0 || (!s.hidden && s.waiting_jobs[1] > 0) || s.waiting_jobs[2] > 0
     }
 
     /// Offer the decision point at `now`: the point filled in place, its
@@ -661,7 +748,7 @@ impl<'a> JobStepper<'a> {
     /// scheduler (and of the pass's plan). Continued with the same choices
     /// it gives the same outcome as the original (DESIGN §15.5). Nothing is
     /// read from or written to a file; the jobs are shared when borrowed.
-    pub fn fork(&self) -> Result<JobStepper<'a>> {
+    pub fn fork(&self) -> Result<JobStepper<'a, W>> {
         let e = &self.engine;
         Ok(JobStepper {
             engine: Engine {
@@ -679,6 +766,8 @@ impl<'a> JobStepper<'a> {
                 last_was_trace: e.last_was_trace,
                 tentative: e.tentative.clone(),
                 preempted: e.preempted.clone(),
+                defer_passes: e.defer_passes,
+                pass_requested: e.pass_requested,
             },
             queue: self.queue.clone(),
             looper: self.looper,
@@ -689,7 +778,16 @@ impl<'a> JobStepper<'a> {
             pending: self.pending,
             lists: self.lists.clone(),
             detached: self.detached,
+            workload: self.workload.fork()?,
+            filling: self.filling,
+            mid_fill: self.mid_fill,
+            hiding: self.hiding,
         })
+    }
+
+    /// The workload beside the trace.
+    pub fn workload(&self) -> &W {
+        &self.workload
     }
 
     /// The state of every job and of the cluster.
@@ -726,7 +824,26 @@ impl<'a> JobStepper<'a> {
                 "the run has not ended: step it until `next_decision` returns None",
             ));
         }
-        Ok(finish(self.engine, self.looper.end(), self.n_trace)?.outcome)
+        Ok(self.into_raw()?.outcome)
+    }
+
+    /// The run as the batch replay leaves it ([`super::simulate_with`]'s
+    /// [`RawRun`]: every job's outcome, the workload) once it has ended.
+    pub fn into_raw(self) -> Result<RawRun<W>> {
+        if !self.looper.is_done() {
+            return Err(Error::usage(
+                "the run has not ended: step it until `next_decision` returns None",
+            ));
+        }
+        let run = finish(self.engine, self.looper.end(), self.n_trace)?;
+        Ok(RawRun {
+            outcome: run.outcome,
+            segment_node: run.segment_node,
+            first_node: run.first_node,
+            trace_events: run.trace_events,
+            trace_end: run.trace_end,
+            workload: self.workload,
+        })
     }
 }
 

@@ -67,10 +67,27 @@ pub trait Workload {
 
     /// The instant is over (every hook of it has run).
     fn after_instant(&mut self, _now: Micros, _state: &State<'_>) {}
+
+    /// An independent copy of the workload, for a fork of a steppable run
+    /// (DESIGN §15.6): its state and its own policies forked. The default
+    /// is an error: a workload that does not implement it cannot be
+    /// forked.
+    fn fork(&self) -> Result<Self>
+    where
+        Self: Sized,
+    {
+        Err(Error::usage(
+            "this workload cannot be forked (`Workload::fork` is not implemented)",
+        ))
+    }
 }
 
 /// Job mode: no workload.
-impl Workload for () {}
+impl Workload for () {
+    fn fork(&self) -> Result<Self> {
+        Ok(())
+    }
+}
 
 /// A workload that may be absent.
 impl<W: Workload> Workload for Option<W> {
@@ -103,6 +120,9 @@ impl<W: Workload> Workload for Option<W> {
         if let Some(w) = self {
             w.after_instant(now, state);
         }
+    }
+    fn fork(&self) -> Result<Self> {
+        self.as_ref().map(W::fork).transpose()
     }
 }
 
@@ -209,7 +229,11 @@ impl<'e, 'a, 's> Ctx<'e, 'a, 's> {
     }
 
     /// Run the scheduler's pass now (event-driven runs; in rounds mode
-    /// jobs start at boundaries only and this does nothing).
+    /// jobs start at boundaries only and this does nothing). In a
+    /// steppable run the pass is only requested: the stepper offers it
+    /// once this hook has returned and then calls [`Workload::fill`]
+    /// again (DESIGN §15.6), so a `fill` that asks for a pass must be one
+    /// that, called again, continues where it stopped.
     pub fn pass(&mut self) -> Result<()> {
         self.engine.pass_now(self.now, self.queue)
     }

@@ -8,15 +8,17 @@
 use super::{GpuTypes, Proposal, Scheduler, Selector, Tenants};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
+use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::models::trace::{Micros, Trace};
 
-/// The policies of a run and the clock that times them.
+/// The policies of a run and the clock that times them: borrowed for a
+/// batch run, owned by a steppable shared run (DESIGN §15.6).
 pub struct Policies<'p> {
     /// Picks a tenant.
-    pub scheduler: &'p mut dyn Scheduler,
+    pub scheduler: Held<'p, dyn Scheduler + 'p>,
     /// Picks its model.
-    pub selector: &'p mut dyn Selector,
+    pub selector: Held<'p, dyn Selector + 'p>,
     /// Time inside their calls.
     pub clock: PolicyClock,
 }
@@ -122,7 +124,7 @@ impl Policies<'_> {
         tenants.set_free_gpus(free_gpus);
         tenants.set_gpu_type(gpu_type);
         let tick = self.clock.start();
-        let picked = self.scheduler.pick(tenants, self.selector);
+        let picked = self.scheduler.pick(tenants, &mut *self.selector);
         self.clock.stop(tick);
         picked
     }

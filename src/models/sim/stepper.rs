@@ -769,8 +769,8 @@ impl<'a> ModelSelection<'a> {
         f: impl FnOnce(&mut Policies<'_>, &mut Tenants, &Trace, &GpuTypes) -> R,
     ) -> R {
         let mut p = Policies {
-            scheduler: &mut *self.scheduler,
-            selector: &mut *self.selector,
+            scheduler: Held::Borrowed(&mut *self.scheduler),
+            selector: Held::Borrowed(&mut *self.selector),
             clock: self.clock,
         };
         let r = f(&mut p, &mut self.tenants, &self.trace, &self.types);

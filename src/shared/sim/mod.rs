@@ -9,6 +9,9 @@
 //! mode's form ([`JobOutcome`](crate::jobs::sim::JobOutcome), about the
 //! background jobs alone) and the GPU share of each workload over time
 //! ([`ShareStep`]).
+//!
+//! [`SharedStepper`] is the same run driven one cluster-scheduler decision
+//! at a time (DESIGN §15.6).
 
 #[cfg(test)]
 mod cases;
@@ -16,6 +19,7 @@ mod input;
 mod outcome;
 mod service;
 mod simulate;
+mod stepper;
 #[cfg(test)]
 mod tests;
 mod tracked;
@@ -30,5 +34,6 @@ pub use outcome::{
     AttemptJob, CacheStats, ServiceSegment, ShareStep, SharedOutcome, StepRecord, StepState,
     WorkflowOutcome, WorkflowRecord, WorkflowState, WorkloadKind,
 };
-pub use simulate::{service_jobs, simulate_shared};
+pub use simulate::{PolicyPair, service_jobs, simulate_shared};
+pub use stepper::SharedStepper;
 pub use workflows::workflow_jobs;

@@ -6,6 +6,7 @@
 use super::input::{Priority, ServiceInput};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
+use crate::core::sim::held::Held;
 use crate::core::sim::time::Micros;
 use crate::jobs::sim::simulation::{State, Status};
 use crate::jobs::sim::{Ctx, Placement, Workload};
@@ -229,6 +230,45 @@ impl<'a> Service<'a> {
 }
 
 impl Workload for Service<'_> {
+    /// A copy of the service's state (tenants, job log, resume queue) with
+    /// its scheduler and selector forked ([`crate::models::sim::Scheduler::fork`],
+    /// [`crate::models::sim::Selector::fork`]; an error if one cannot be),
+    /// DESIGN §15.6.
+    fn fork(&self) -> Result<Self> {
+        Ok(Self {
+            trace: self.trace,
+            types: self.types,
+            tenants: self.tenants.clone(),
+            policies: Policies {
+                scheduler: Held::Owned(self.policies.scheduler.fork()?),
+                selector: Held::Owned(self.policies.selector.fork()?),
+                clock: self.policies.clock,
+            },
+            first: self.first,
+            capacity: self.capacity,
+            jobs: self.jobs.clone(),
+            runtime: self.runtime.clone(),
+            prev_job: self.prev_job.clone(),
+            last_job: self.last_job.clone(),
+            left_at: self.left_at.clone(),
+            completion_order: self.completion_order.clone(),
+            resume: self.resume.clone(),
+            max_gpus: self.max_gpus,
+            gpus_per_job: self.gpus_per_job,
+            priority: self.priority,
+            user: self.user,
+            horizon: self.horizon,
+            stopped: self.stopped,
+            last_event: self.last_event,
+            before_last: self.before_last,
+            cut: self.cut,
+            events: self.events,
+            node_first_gpu: self.node_first_gpu.clone(),
+            all_types: self.all_types,
+            default_type: self.default_type,
+        })
+    }
+
     /// The tenants' arrivals (in tenant order, as model mode pushes them)
     /// and the horizon.
     fn init(&mut self, ctx: &mut Ctx<'_, '_, '_>) -> Result<()> {

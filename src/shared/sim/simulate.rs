@@ -10,10 +10,11 @@ use super::service::Service;
 use super::tracked::Tracked;
 use super::workflows::{Workflows, workflow_jobs};
 use crate::core::error::{Error, Result};
+use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::jobs::sim::{
-    JobOutcome, JobSchedulerFactory, JobSimInput, JobTable, JobTypes, Placement, Rounds, SchedInit,
-    Segment, SimTypes, TypePolicy, simulate_with,
+    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, JobTable, JobTypes, Placement,
+    RawRun, Rounds, SchedInit, Segment, SimTypes, TypePolicy, simulate_with,
 };
 use crate::jobs::trace::Job;
 use crate::models::sim::{Policies, RunOutcome, Scheduler, Selector, SimInput};
@@ -29,16 +30,127 @@ pub fn simulate_shared(
     repetition: u64,
     service: Option<(&mut dyn Scheduler, &mut dyn Selector)>,
 ) -> Result<SharedOutcome> {
+    let service = service.map(|(a, b)| PolicyPair {
+        scheduler: Held::Borrowed(a),
+        selector: Held::Borrowed(b),
+    });
+    let Setup {
+        table,
+        mut scheduler,
+        tracked,
+        empty_types,
+        n_trace,
+        second,
+    } = setup(input, cluster, seed, repetition, service)?;
+    let sim = sim_input(input, &empty_types)?;
+    let rounds = input.cluster.round.map(Rounds::new).transpose()?;
+    let raw = simulate_with(&sim, table, rounds, &mut *scheduler, tracked)?;
+    Ok(outcome(input, raw, n_trace, second))
+}
+
+/// The service's scheduler and selector, borrowed for a batch run or
+/// owned by a steppable one (DESIGN §15.6).
+pub struct PolicyPair<'a> {
+    /// Picks a tenant.
+    pub scheduler: Held<'a, dyn Scheduler + 'a>,
+    /// Picks its model.
+    pub selector: Held<'a, dyn Selector + 'a>,
+}
+
+impl std::fmt::Debug for PolicyPair<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyPair").finish_non_exhaustive()
+    }
+}
+
+/// A shared run set up, nothing simulated yet (DESIGN §13.1): the job
+/// table, the cluster scheduler and the workloads — what the batch run
+/// ([`simulate_shared`]) and the steppable one
+/// ([`super::SharedStepper`]) both start from.
+pub(super) struct Setup<'a> {
+    pub(super) table: JobTable<'a>,
+    pub(super) scheduler: Box<dyn JobScheduler>,
+    pub(super) tracked: Tracked<'a>,
+    /// GPU types of a typed cluster without a typed background.
+    pub(super) empty_types: JobTypes,
+    pub(super) n_trace: usize,
+    /// The workflows' first job.
+    pub(super) second: usize,
+}
+
+/// The engine's input: the background's trace on `input`'s cluster
+/// (`empty`: [`Setup::empty_types`]).
+pub(super) fn sim_input<'s>(
+    input: &'s SharedInput<'_>,
+    empty: &'s JobTypes,
+) -> Result<JobSimInput<'s>> {
+    let c = &input.cluster;
+    let (trace, users) = background_of(input);
+    let trace_types = trace_types(input, empty)?;
+    Ok(JobSimInput {
+        jobs: trace,
+        users,
+        nodes: c.nodes,
+        cpus: c.cpus,
+        placement: c.placement,
+        backfill: c.backfill,
+        restart_overhead: c.restart_overhead,
+        record_allocations: c.record_allocations,
+        types: trace_types.map(|t| SimTypes {
+            node_types: c.node_types,
+            jobs: t,
+            policy: input
+                .background
+                .as_ref()
+                .map_or(TypePolicy::Agnostic, |b| b.type_policy),
+        }),
+    })
+}
+
+/// The background's jobs and users (none without a background).
+fn background_of<'s>(input: &'s SharedInput<'_>) -> (&'s [Job], usize) {
+    let no_jobs: &[Job] = &[];
+    input
+        .background
+        .as_ref()
+        .map_or((no_jobs, 0), |b| (b.jobs, b.users))
+}
+
+/// Typed when the background's jobs have types, or (without a typed
+/// background) when the cluster has more than one type (`empty` then).
+fn trace_types<'s>(
+    input: &'s SharedInput<'_>,
+    empty: &'s JobTypes,
+) -> Result<Option<&'s JobTypes>> {
+    let c = &input.cluster;
+    let n_trace = background_of(input).0.len();
+    match input.background.as_ref().and_then(|b| b.types) {
+        Some(t) => Ok(Some(t)),
+        None if c.types > 1 && n_trace == 0 => Ok(Some(empty)),
+        None if c.types > 1 => Err(Error::input(
+            "internal: a background without GPU types on a typed cluster",
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Set up one shared run (DESIGN §13.1): check the workloads against the
+/// cluster, size the job table (the background's jobs, then one
+/// placeholder per job the service and the workflows may submit), build
+/// the cluster scheduler from its factory and the workloads.
+pub(super) fn setup<'a>(
+    input: &SharedInput<'a>,
+    cluster: &JobSchedulerFactory,
+    seed: u64,
+    repetition: u64,
+    service: Option<PolicyPair<'a>>,
+) -> Result<Setup<'a>> {
     let c = &input.cluster;
     if let Some(w) = &input.workflows {
         check_workflows(w, c)?;
     }
     let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
-    let no_jobs: &[Job] = &[];
-    let (trace, users) = input
-        .background
-        .as_ref()
-        .map_or((no_jobs, 0), |b| (b.jobs, b.users));
+    let (trace, users) = background_of(input);
     let n_trace = trace.len();
     let svc = match (&input.service, service) {
         (Some(s), Some(p)) => Some((s, p)),
@@ -96,48 +208,18 @@ pub fn simulate_shared(
             },
         );
     }
-    // Typed when the background's jobs have types, or (without a typed
-    // background) when the cluster has more than one type.
     let empty_types = JobTypes::new(c.types.max(1), Vec::new(), Vec::new());
-    let trace_types: Option<&JobTypes> = match input.background.as_ref().and_then(|b| b.types) {
-        Some(t) => Some(t),
-        None if c.types > 1 && n_trace == 0 => Some(&empty_types),
-        None if c.types > 1 => {
-            return Err(Error::input(
-                "internal: a background without GPU types on a typed cluster",
-            ));
-        }
-        None => None,
-    };
-    let table_types = trace_types.map(|t| {
+    let table_types = trace_types(input, &empty_types)?.map(|t| {
         let mut all = t.clone();
         all.extend_placeholders(capacity);
         Cow::Owned(all)
     });
-    let sim_input = JobSimInput {
-        jobs: trace,
-        users,
-        nodes: c.nodes,
-        cpus: c.cpus,
-        placement: c.placement,
-        backfill: c.backfill,
-        restart_overhead: c.restart_overhead,
-        record_allocations: c.record_allocations,
-        types: trace_types.map(|t| SimTypes {
-            node_types: c.node_types,
-            jobs: t,
-            policy: input
-                .background
-                .as_ref()
-                .map_or(TypePolicy::Agnostic, |b| b.type_policy),
-        }),
-    };
     // The scheduler sees the service's jobs as those of one more user,
     // unless they are hidden from it (priority `low`).
     // With workflows the scheduler sees the whole table (their jobs are
     // never hidden) and their tenants as users after the service's.
     let has_workflows = input.workflows.is_some();
-    let mut scheduler = cluster(&SchedInit {
+    let scheduler = cluster(&SchedInit {
         jobs: if hidden && !has_workflows {
             trace
         } else {
@@ -155,12 +237,12 @@ pub fn simulate_shared(
         .as_ref()
         .is_some_and(|(s, _)| s.preempt == Preempt::Restart);
     let n_tenants = svc.as_ref().map_or(0, |(s, _)| s.sim.tenants.len());
-    let workload = svc.map(|(s, (scheduler, selector))| {
+    let workload = svc.map(|(s, p)| {
         Service::new(
             s,
             Policies {
-                scheduler,
-                selector,
+                scheduler: p.scheduler,
+                selector: p.selector,
                 clock: PolicyClock::default(),
             },
             n_trace as u32,
@@ -192,9 +274,28 @@ pub fn simulate_shared(
         restart_workload: restart,
         extra_events: 2 * n_tenants + 1 + wf_events,
     };
-    let rounds = c.round.map(Rounds::new).transpose()?;
     let tracked = Tracked::new(workload, flows, input.background.is_some(), second as u32);
-    let raw = simulate_with(&sim_input, table, rounds, &mut *scheduler, tracked)?;
+    Ok(Setup {
+        table,
+        scheduler,
+        tracked,
+        empty_types,
+        n_trace,
+        second,
+    })
+}
+
+/// The outcome of a finished shared run (DESIGN §13.5): the engine's run
+/// taken apart into the background's (about its jobs alone), the
+/// service's in model mode's form, the workflows' and the shares.
+pub(super) fn outcome(
+    input: &SharedInput<'_>,
+    raw: RawRun<Tracked<'_>>,
+    n_trace: usize,
+    second: usize,
+) -> SharedOutcome {
+    let c = &input.cluster;
+    let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
     let Tracked {
         service: workload,
         workflows: flows,
@@ -252,7 +353,7 @@ pub fn simulate_shared(
             &mut out,
         );
     }
-    Ok(out)
+    out
 }
 
 /// The service's run in model mode's form (DESIGN §13.5).

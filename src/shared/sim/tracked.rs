@@ -74,6 +74,17 @@ impl<'a> Tracked<'a> {
 }
 
 impl Workload for Tracked<'_> {
+    /// Both parts forked, the share log copied (DESIGN §15.6).
+    fn fork(&self) -> Result<Self> {
+        Ok(Self {
+            service: self.service.fork()?,
+            workflows: self.workflows.fork()?,
+            shares: self.shares.clone(),
+            last: self.last,
+            present: self.present,
+            second: self.second,
+        })
+    }
     fn init(&mut self, ctx: &mut Ctx<'_, '_, '_>) -> Result<()> {
         self.service.init(ctx)?;
         self.workflows.init(ctx)

@@ -778,6 +778,51 @@ impl<'a> Workflows<'a> {
 }
 
 impl Workload for Workflows<'_> {
+    /// A copy of the workflows' state, cache included (DESIGN §15.6); a
+    /// registered rule (a Python class, DESIGN §14.8) has no fork: an
+    /// error naming it.
+    fn fork(&self) -> Result<Self> {
+        let rule = match (&self.eviction, &self.input.cache_rule, &self.parallelism) {
+            (Some(_), CacheRule::User(u), _) => Some(format!("cache eviction rule `{}`", u.name)),
+            (Some(_), _, _) => Some("cache eviction rule".to_string()),
+            (None, _, Some(_)) => Some("parallelisation rule".to_string()),
+            (None, _, None) => None,
+        };
+        if let Some(rule) = rule {
+            return Err(Error::usage(format!(
+                "the workflows' registered {rule} cannot be forked: a fork of a shared run \
+                 needs the built-in cache and parallelisation rules"
+            )));
+        }
+        Ok(Self {
+            trace: self.trace,
+            input: self.input.clone(),
+            seed: self.seed,
+            repetition: self.repetition,
+            first: self.first,
+            capacity: self.capacity,
+            next: self.next,
+            user_base: self.user_base,
+            submit: self.submit.clone(),
+            order: self.order.clone(),
+            next_submit: self.next_submit,
+            steps: self.steps.clone(),
+            wf_state: self.wf_state.clone(),
+            done_steps: self.done_steps.clone(),
+            records: self.records.clone(),
+            slot: self.slot.clone(),
+            cache: self.cache.clone(),
+            eviction: None,
+            producer: self.producer.clone(),
+            parallelism: None,
+            job_step: self.job_step.clone(),
+            job_attempt: self.job_attempt.clone(),
+            jobs: self.jobs.clone(),
+            stopped: self.stopped,
+            last_event: self.last_event,
+        })
+    }
+
     fn init(&mut self, ctx: &mut Ctx<'_, '_, '_>) -> Result<()> {
         self.push_next_submit(ctx);
         if let Some(h) = self.input.horizon {
