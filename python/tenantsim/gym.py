@@ -493,6 +493,21 @@ def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
     return env
 
 
+def _vector_reps(env: gymnasium.vector.VectorEnv, seed: Optional[Any]) -> list:
+    """The repetitions a vector environment's ``reset(seed=...)`` plays:
+    sub-environment k plays ``seed + k`` (``seed[k]`` for a list), without
+    a seed the next ``num_envs`` after the last reset's; an int seed also
+    seeds the environment's generator, as gymnasium's ``reset`` does."""
+    if isinstance(seed, (list, tuple)):
+        reps = [int(s) for s in seed]
+        env._np_random_seed = reps[0] if reps else None
+        return reps
+    base = env._next_rep if seed is None else int(seed)
+    if seed is not None:
+        env._np_random, env._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+    return [base + k for k in range(env.num_envs)]
+
+
 class TenantsimVecEnv(gymnasium.vector.VectorEnv):
     """``num_envs`` model-mode episodes stepped by one Rust call (see
     :func:`make_vec`)."""
@@ -565,14 +580,7 @@ class TenantsimVecEnv(gymnasium.vector.VectorEnv):
         """Start every sub-environment: sub-environment k plays repetition
         ``seed + k`` (or ``seed[k]`` for a list); without a seed the next
         ``num_envs`` repetitions."""
-        if isinstance(seed, (list, tuple)):
-            reps = [int(s) for s in seed]
-            self._np_random_seed = reps[0] if reps else None
-        else:
-            base = self._next_rep if seed is None else int(seed)
-            reps = [base + k for k in range(self.num_envs)]
-            if seed is not None:
-                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        reps = _vector_reps(self, seed)
         self._core.reset(reps)
         obs, _, _, infos = self._out()
         self._next_rep = max(reps) + 1
@@ -658,14 +666,7 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         """Start every sub-environment: sub-environment k plays repetition
         ``seed + k`` (or ``seed[k]`` for a list); without a seed the next
         ``num_envs`` repetitions."""
-        if isinstance(seed, (list, tuple)):
-            reps = [int(s) for s in seed]
-            self._np_random_seed = reps[0] if reps else None
-        else:
-            base = self._next_rep if seed is None else int(seed)
-            reps = [base + k for k in range(self.num_envs)]
-            if seed is not None:
-                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        reps = _vector_reps(self, seed)
         if any(r < 0 for r in reps):
             raise _tenantsim.UsageError(f"seed: expected repetitions >= 0, got {reps}")
         obs, _, _, infos = self._unpack(self._core.reset(reps))

@@ -188,24 +188,7 @@ pub fn simulate_with<W: Workload>(
     }
     let end = run_events(&mut sim, &mut queue, None)?;
     let JobSim { engine, workload } = sim;
-    let run = finish(engine, end, n_trace)?;
-    Ok(RawRun {
-        outcome: run.outcome,
-        segment_node: run.segment_node,
-        first_node: run.first_node,
-        trace_events: run.trace_events,
-        trace_end: run.trace_end,
-        workload,
-    })
-}
-
-/// A finished run, as [`finish`] leaves it.
-pub(super) struct Finished {
-    pub(super) outcome: JobOutcome,
-    pub(super) segment_node: Vec<u32>,
-    pub(super) first_node: Vec<u32>,
-    pub(super) trace_events: u64,
-    pub(super) trace_end: Micros,
+    finish(engine, end, n_trace, workload)
 }
 
 /// The engine of a run of `input`'s trace with `table`'s jobs, nothing
@@ -374,9 +357,15 @@ pub(super) fn build<'a, 's>(
     Ok((engine, queue))
 }
 
-/// The outcome of a run whose event loop ended at `end`; every one of the
+/// The run whose event loop ended at `end`, with its `workload`, as the
+/// batch replay and a steppable run both leave it; every one of the
 /// `n_trace` trace jobs must have completed.
-pub(super) fn finish(engine: Engine<'_, '_>, end: LoopEnd, n_trace: usize) -> Result<Finished> {
+pub(super) fn finish<W>(
+    engine: Engine<'_, '_>,
+    end: LoopEnd,
+    n_trace: usize,
+    workload: W,
+) -> Result<RawRun<W>> {
     let gpus = engine.state.cluster.total();
     let gpus_by_type: Vec<u64> = (0..engine.state.cluster.types())
         .map(|t| engine.state.cluster.total_of_type(t as GpuType))
@@ -388,7 +377,7 @@ pub(super) fn finish(engine: Engine<'_, '_>, end: LoopEnd, n_trace: usize) -> Re
         )));
     }
     let s = engine.state;
-    Ok(Finished {
+    Ok(RawRun {
         outcome: JobOutcome {
             first_start: s.first_start,
             end: s.end,
@@ -406,6 +395,7 @@ pub(super) fn finish(engine: Engine<'_, '_>, end: LoopEnd, n_trace: usize) -> Re
         first_node: s.first_node,
         trace_events: engine.trace_events,
         trace_end: engine.trace_end,
+        workload,
     })
 }
 

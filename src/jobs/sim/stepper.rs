@@ -835,15 +835,7 @@ impl<'a, W: Workload> JobStepper<'a, W> {
                 "the run has not ended: step it until `next_decision` returns None",
             ));
         }
-        let run = finish(self.engine, self.looper.end(), self.n_trace)?;
-        Ok(RawRun {
-            outcome: run.outcome,
-            segment_node: run.segment_node,
-            first_node: run.first_node,
-            trace_events: run.trace_events,
-            trace_end: run.trace_end,
-            workload: self.workload,
-        })
+        finish(self.engine, self.looper.end(), self.n_trace, self.workload)
     }
 }
 
