@@ -293,8 +293,8 @@ impl SharedCore {
         self.steps
     }
 
-    /// Job-hours spent in the system so far (reward `sojourn`: minus the
-    /// return so far).
+    /// Job-hours spent in the system so far (tracked with reward
+    /// `sojourn` only, minus its return so far; 0 with `regret`).
     pub fn job_hours(&self) -> f64 {
         self.last_us as f64 / US_PER_H
     }
@@ -348,12 +348,15 @@ impl SharedCore {
     /// Take `choice` (the stepper checks it; an error changes nothing),
     /// advance to the next decision and give the reward.
     pub fn take(&mut self, choice: JobChoice) -> Result<SharedStep> {
-        let sojourn = &mut self.sojourn;
+        // S is tracked with reward `sojourn` only (a scan of the job
+        // table per step).
+        let sojourn = (self.reward == SharedReward::Sojourn).then_some(&mut self.sojourn);
         let (s, terminated) = self.episode.with_run(|run| {
             run.decide(choice)?;
             run.next_decision()?;
             let now = now_of(run);
-            Ok((sojourn.at(run.state(), now), run.pending().is_none()))
+            let s = sojourn.map_or(0, |x| x.at(run.state(), now));
+            Ok((s, run.pending().is_none()))
         })?;
         self.steps += 1;
         let reward = match self.reward {

@@ -312,3 +312,29 @@ class SharedGymCore:
     def running_features() -> List[str]: ...
     @staticmethod
     def global_features() -> List[str]: ...
+
+class SharedGymVecCore:
+    """K shared-scenario environments stepped by one call (tenantsim.gym.TenantsimSharedVecEnv)."""
+
+    def __init__(
+        self,
+        scenario: str,
+        num_envs: int,
+        policy: Optional[str] = ...,
+        window: int = ...,
+        action: str = ...,
+        reward: Optional[str] = ...,
+        point: Optional[int] = ...,
+    ) -> None: ...
+    def reset(
+        self, reps: List[int]
+    ) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    def step(self, actions: bytes) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    num_envs: int
+    window: int
+    action: str
+    reward: str
+    n_actions: int
+    obs_len: int
+    reps: List[int]
+    job_hours: List[float]

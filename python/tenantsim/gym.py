@@ -42,7 +42,7 @@ return is minus the sum of the jobs' completion times, in hours);
 (background, service and workflow jobs), each slot saying whose job it
 is; the reward is minus the service's cumulative regret (paid at the last
 step) or, with ``reward="sojourn"`` or without a service, minus the
-job-hours in the system.
+job-hours in the system; ``make_vec`` gives a :class:`TenantsimSharedVecEnv`.
 
 Install with ``pip install ./python[gym]`` (gymnasium and numpy).
 """
@@ -71,6 +71,7 @@ __all__ = [
     "TenantsimJobEnv",
     "TenantsimJobVecEnv",
     "TenantsimSharedEnv",
+    "TenantsimSharedVecEnv",
     "TenantsimVecEnv",
     "InvalidActionError",
 ]
@@ -719,13 +720,19 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         window: int = 16,
         action: str = "start",
     ) -> None:
-        self._core = _construct(
-            lambda p: _tenantsim.JobGymVecCore(
-                p, int(num_envs), policy=policy, window=int(window), action=str(action)
-            ),
-            scenario,
+        self._init_core(
+            _construct(
+                lambda p: _tenantsim.JobGymVecCore(
+                    p, int(num_envs), policy=policy, window=int(window), action=str(action)
+                ),
+                scenario,
+            )
         )
-        core = self._core
+
+    def _init_core(self, core: Any) -> None:
+        """Spaces and buffers of the vector core ``core`` (a
+        ``JobGymVecCore`` or a ``SharedGymVecCore``)."""
+        self._core = core
         self.num_envs = core.num_envs
         self.window: int = core.window
         self.action_kind: str = core.action
@@ -789,6 +796,40 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         return self._core.job_hours
 
 
+class TenantsimSharedVecEnv(TenantsimJobVecEnv):
+    """``num_envs`` shared-scenario episodes (:class:`TenantsimSharedEnv`'s,
+    DESIGN §15.7) stepped by one Rust call (see :func:`make_vec`); the
+    job-mode vector environment's contract (next-step auto-reset, one row
+    per sub-environment in ``infos``)."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
+        reward: Optional[str] = None,
+        point: Optional[int] = None,
+    ) -> None:
+        self._init_core(
+            _construct(
+                lambda p: _tenantsim.SharedGymVecCore(
+                    p,
+                    int(num_envs),
+                    policy=policy,
+                    window=int(window),
+                    action=str(action),
+                    reward=reward,
+                    point=None if point is None else int(point),
+                ),
+                scenario,
+            )
+        )
+        self.reward_kind: str = self._core.reward
+
+
 def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vector.VectorEnv:
     """A :class:`gymnasium.vector.VectorEnv` of ``num_envs`` episodes of
     ``scenario`` stepped in Rust, one call per step of all of them.
@@ -804,13 +845,11 @@ def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vec
 
     A job-mode scenario gives a :class:`TenantsimJobVecEnv` (options
     ``policy``, ``window``, ``action`` as :func:`make`'s; stepped on the
-    calling thread)."""
+    calling thread); a shared scenario a :class:`TenantsimSharedVecEnv`
+    (those and ``reward``, ``point``)."""
     mode = _mode_of(scenario)
     if mode == "jobs":
         return TenantsimJobVecEnv(scenario, num_envs, **options)
     if mode == "shared":
-        raise _tenantsim.UsageError(
-            "make_vec: shared scenarios have no vector environment yet; "
-            "use tenantsim.gym.make (one episode) per environment"
-        )
+        return TenantsimSharedVecEnv(scenario, num_envs, **options)
     return TenantsimVecEnv(scenario, num_envs, **options)

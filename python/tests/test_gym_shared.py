@@ -251,5 +251,46 @@ def test_bad_options_are_errors():
         tg.make(SCENARIOS / "shared-lcdb-gavel.toml")
     with pytest.raises(tenantsim.UsageError, match="point=10"):
         tg.make(SCENARIOS / "shared-lcdb-gavel.toml", point=10)
-    with pytest.raises(tenantsim.UsageError, match="make_vec"):
-        tg.make_vec(doc, 2)
+    with pytest.raises(tenantsim.UsageError, match="num_envs"):
+        tg.make_vec(doc, 0)
+
+
+def test_make_vec_steps_the_single_environments_episodes():
+    # Two sub-environments of shared-quickstart (equal), driven by their
+    # policy actions: each one's rewards, observations and terminations
+    # are the single environment's of its repetition; the next step
+    # after an episode ends starts repetition rep + K (reward 0).
+    doc = cut("shared-quickstart.toml", "equal", 0)
+    k, w = 2, 64
+    venv = tg.make_vec(doc, k, window=w)
+    assert isinstance(venv, tg.TenantsimSharedVecEnv)
+    assert venv.single_action_space == gymnasium.spaces.Discrete(w + 1)
+    obs, infos = venv.reset(seed=0)
+    singles = []
+    for rep in range(k):
+        env = tg.make(doc, window=w)
+        o, info = env.reset(seed=rep)
+        assert np.array_equal(o, obs[rep])
+        total, raw, trail = drive(env, info)
+        assert raw == 0, "a window of 64 says every action of these episodes"
+        singles.append(trail)
+    longest = max(len(t) for t in singles)
+    for t in range(longest):
+        acts = infos["policy_action"].copy()
+        for e in range(k):
+            if t < len(singles[e]):
+                assert acts[e] >= 0
+        # Past its episode a sub-environment ends its passes.
+        obs, rew, term, trunc, infos = venv.step(np.where(acts >= 0, acts, w))
+        for e in range(k):
+            if t < len(singles[e]):
+                o, r, d = singles[e][t]
+                assert np.array_equal(obs[e], o) and rew[e] == r and bool(term[e]) == d
+    last = [e for e in range(k) if len(singles[e]) == longest]
+    assert all(venv.repetitions[e] == e for e in last)
+    acts = infos["policy_action"]
+    obs, rew, term, _, infos = venv.step(np.where(acts >= 0, acts, w))
+    for e in last:
+        assert venv.repetitions[e] == e + k and rew[e] == 0 and not term[e]
+    with pytest.raises(tg.InvalidActionError, match="environment 1: action 99"):
+        venv.step(np.array([w, 99]))
