@@ -251,6 +251,12 @@ def test_bad_options_are_errors():
         tg.make(SCENARIOS / "shared-lcdb-gavel.toml")
     with pytest.raises(tenantsim.UsageError, match="point=10"):
         tg.make(SCENARIOS / "shared-lcdb-gavel.toml", point=10)
+    # A point of the sweep, a policy by name: an episode to its end.
+    env = tg.make(SCENARIOS / "shared-lcdb-gavel.toml", point=7, policy="ease.ml")
+    assert env.unwrapped.reward_kind == "regret" and env.observation_space.shape == (16 * 8 + 4,)
+    _, info = env.reset(seed=0)
+    total, _, trail = drive(env, info)
+    assert trail[-1][2] and total == -env.unwrapped.regret < 0
     with pytest.raises(tenantsim.UsageError, match="num_envs"):
         tg.make_vec(doc, 0)
 
