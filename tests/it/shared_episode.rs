@@ -208,6 +208,20 @@ fn an_episode_of_one_policy_of_many_is_written_with_it_alone() {
 }
 
 #[test]
+fn an_episode_can_move_to_another_thread() {
+    fn send<T: Send>() {}
+    send::<SharedEpisode>();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let s = Arc::new(load(&cut(SCENARIOS[3], tmp.path(), "low", 0)));
+    let episode = SharedEpisode::new(s, 0, 0).expect("an episode");
+    let fork = episode.fork().expect("forks");
+    let steps = std::thread::spawn(move || follow(&fork))
+        .join()
+        .expect("joins");
+    assert_eq!(steps, follow(&episode));
+}
+
+#[test]
 fn a_fork_outlives_its_original_and_continues_identically() {
     let tmp = tempfile::tempdir().expect("tmp");
     let path = cut(SCENARIOS[2], tmp.path(), "low", 0);
