@@ -22,9 +22,10 @@ use crate::{UsageError, py_err};
 
 /// A choice as Python sees it: ("start", j), ("start_on", j, t),
 /// ("preempt", j) or ("end",).
-type PyChoice = (String, Option<u32>, Option<u32>);
+pub type PyChoice = (String, Option<u32>, Option<u32>);
 
-fn choice_to_py(c: JobChoice) -> PyChoice {
+/// A choice as Python sees it.
+pub fn choice_to_py(c: JobChoice) -> PyChoice {
     match c {
         JobChoice::Start(j) => ("start".into(), Some(j), None),
         JobChoice::StartOn(j, t) => ("start_on".into(), Some(j), Some(u32::from(t))),
@@ -127,31 +128,7 @@ impl JobGymCore {
         if let Some(e) = self.ended_err() {
             return Err(e);
         }
-        let need = |what: &str| {
-            job.ok_or_else(|| {
-                InvalidActionError::new_err(format!("step_choice({what:?}) needs a job"))
-            })
-        };
-        let c = match kind {
-            "start" => JobChoice::Start(need(kind)?),
-            "preempt" => JobChoice::Preempt(need(kind)?),
-            "end" => JobChoice::EndPass,
-            "start_on" => {
-                let t = gpu_type
-                    .and_then(|t| u16::try_from(t).ok())
-                    .ok_or_else(|| {
-                        InvalidActionError::new_err(
-                            "step_choice(\"start_on\") needs a gpu_type (0..65535)",
-                        )
-                    })?;
-                JobChoice::StartOn(need(kind)?, t)
-            }
-            other => {
-                return Err(InvalidActionError::new_err(format!(
-                    "step_choice kind {other:?}: expected \"start\", \"start_on\", \"preempt\" or \"end\""
-                )));
-            }
-        };
+        let c = parse_choice(kind, job, gpu_type)?;
         self.take(c)
     }
 
@@ -290,4 +267,33 @@ pub fn write_results(core: &JobCore, dir: PathBuf) -> PyResult<()> {
         .and_then(|o| job_episode_run(sc, core.rep(), core.policy(), o))
         .and_then(|r| write_job_episode(&dir, sc, &r, true))
         .map_err(|e| py_err(&e))
+}
+
+/// The raw choice `kind` (`"start"`, `"start_on"`, `"preempt"` or
+/// `"end"`) of job `job` (on GPU type `gpu_type`); a malformed one is an
+/// `InvalidActionError`.
+pub fn parse_choice(kind: &str, job: Option<u32>, gpu_type: Option<u32>) -> PyResult<JobChoice> {
+    let need = |what: &str| {
+        job.ok_or_else(|| InvalidActionError::new_err(format!("step_choice({what:?}) needs a job")))
+    };
+    Ok(match kind {
+        "start" => JobChoice::Start(need(kind)?),
+        "preempt" => JobChoice::Preempt(need(kind)?),
+        "end" => JobChoice::EndPass,
+        "start_on" => {
+            let t = gpu_type
+                .and_then(|t| u16::try_from(t).ok())
+                .ok_or_else(|| {
+                    InvalidActionError::new_err(
+                        "step_choice(\"start_on\") needs a gpu_type (0..65535)",
+                    )
+                })?;
+            JobChoice::StartOn(need(kind)?, t)
+        }
+        other => {
+            return Err(InvalidActionError::new_err(format!(
+                "step_choice kind {other:?}: expected \"start\", \"start_on\", \"preempt\" or \"end\""
+            )));
+        }
+    })
 }

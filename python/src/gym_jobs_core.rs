@@ -81,7 +81,7 @@ impl JobActionKind {
 /// plus, at each step, a pass over the jobs submitted and not yet seen
 /// done (`open`). Jobs come in submit order (`order`).
 #[derive(Debug, Clone, Default)]
-struct Sojourn {
+pub struct Sojourn {
     order: Vec<u32>,
     next: usize,
     open: Vec<u32>,
@@ -89,7 +89,8 @@ struct Sojourn {
 }
 
 impl Sojourn {
-    fn new(state: &State<'_>) -> Self {
+    /// The sum of `state`'s jobs, none seen yet.
+    pub fn new(state: &State<'_>) -> Self {
         let mut order: Vec<u32> = (0..state.jobs().len() as u32).collect();
         order.sort_by_key(|&j| (state.job(j).submit, j));
         Self {
@@ -100,7 +101,7 @@ impl Sojourn {
 
     /// S(now), µs: a done job counts end − submit, one in the system
     /// now − submit.
-    fn at(&mut self, state: &State<'_>, now: u64) -> u128 {
+    pub fn at(&mut self, state: &State<'_>, now: u64) -> u128 {
         while let Some(&j) = self.order.get(self.next) {
             if state.job(j).submit > now {
                 break;
@@ -163,8 +164,7 @@ pub struct JobStep {
 pub struct JobCore {
     scenario: Arc<JobScenario>,
     policy: usize,
-    window: usize,
-    kind: JobActionKind,
+    win: Window,
     rep: u64,
     run: JobStepper<'static>,
     sojourn: Sojourn,
@@ -191,8 +191,7 @@ impl JobCore {
         let mut core = Self {
             scenario,
             policy,
-            window,
-            kind,
+            win: Window::new(window, kind, false),
             rep,
             run,
             sojourn: Sojourn::default(),
@@ -224,8 +223,7 @@ impl JobCore {
         Ok(Self {
             scenario: Arc::clone(&self.scenario),
             policy: self.policy,
-            window: self.window,
-            kind: self.kind,
+            win: self.win,
             rep: self.rep,
             run: self.run.fork()?,
             sojourn: self.sojourn.clone(),
@@ -256,12 +254,12 @@ impl JobCore {
 
     /// The window (W).
     pub fn window(&self) -> usize {
-        self.window
+        self.win.window
     }
 
     /// The action kind.
     pub fn kind(&self) -> JobActionKind {
-        self.kind
+        self.win.kind
     }
 
     /// The repetition.
@@ -284,128 +282,24 @@ impl JobCore {
         self.point().map_or_else(|| self.run.now(), |p| p.now)
     }
 
-    /// The action that ends the pass: W (`start`) or 2W
-    /// (`start-or-preempt`).
-    pub fn end_action(&self) -> usize {
-        match self.kind {
-            JobActionKind::Start => self.window,
-            JobActionKind::StartOrPreempt => 2 * self.window,
-        }
-    }
-
     /// The number of actions (the mask's length).
     pub fn n_actions(&self) -> usize {
-        self.end_action() + 1
+        self.win.n_actions()
     }
 
     /// The observation's length.
     pub fn obs_len(&self) -> usize {
-        let running = match self.kind {
-            JobActionKind::Start => 0,
-            JobActionKind::StartOrPreempt => self.window * RUNNING_FEATURE_NAMES.len(),
-        };
-        self.window * SLOT_FEATURE_NAMES.len() + running + GLOBAL_FEATURE_NAMES.len()
+        self.win.obs_len()
     }
 
     fn state(&self) -> &State<'static> {
         self.run.state()
     }
 
-    /// The job of waiting slot `a`, if there is one.
-    fn waiting_slot(&self, a: usize) -> Option<u32> {
-        let p = self.point()?;
-        (a < self.window)
-            .then(|| p.waiting.get(a).copied())
-            .flatten()
-    }
-
-    /// The job of running slot `r` (action W + r), if there is one.
-    fn running_slot(&self, r: usize) -> Option<u32> {
-        let p = self.point()?;
-        let on = self.kind == JobActionKind::StartOrPreempt && r < self.window;
-        on.then(|| p.running.get(r).copied()).flatten()
-    }
-
-    /// Whether action `a` may be taken now ([`Self::check`]'s rules,
-    /// without building its messages).
-    fn allowed(&self, a: usize) -> bool {
-        let Some(p) = self.point() else { return false };
-        let (w, end) = (self.window, self.end_action());
-        if a == end {
-            return true;
-        }
-        if a < w {
-            return self.waiting_slot(a).is_some_and(|j| {
-                matches!(p.policy_choice, Some(JobChoice::Start(x) | JobChoice::StartOn(x, _)) if x == j)
-                    || self.state().choose_type(j, p.now).is_some()
-            });
-        }
-        a < end && self.running_slot(a - w).is_some()
-    }
-
-    /// The choice action `a` takes now, or why it may not be taken (the
-    /// message names the action and what is allowed). Nothing changes.
+    /// The choice action `a` takes now, or why it may not be taken
+    /// ([`Window::check`]).
     pub fn check(&self, a: i64) -> std::result::Result<JobChoice, String> {
-        let Some(p) = self.point() else {
-            return Err("the episode has ended (terminated): call reset() first".into());
-        };
-        let (w, end) = (self.window, self.end_action());
-        let Some(a) = usize::try_from(a).ok().filter(|&a| a <= end) else {
-            return Err(match self.kind {
-                JobActionKind::Start => format!(
-                    "action {a} is out of range: allowed are 0 to {} (a window slot) and {w} \
-                     (end the pass)",
-                    w - 1
-                ),
-                JobActionKind::StartOrPreempt => format!(
-                    "action {a} is out of range: allowed are 0 to {} (a waiting slot: start), \
-                     {w} to {} (a running slot: preempt) and {end} (end the pass)",
-                    w - 1,
-                    end - 1
-                ),
-            });
-        };
-        if a == end {
-            return Ok(JobChoice::EndPass);
-        }
-        // The scheduler's own next action, taken whole from its slot.
-        let policy = p.policy_choice;
-        if a < w {
-            let Some(j) = self.waiting_slot(a) else {
-                let n = p.waiting.len().min(w);
-                return Err(format!(
-                    "action {a}: window slot {a} is empty ({n} job(s) wait in the window, in \
-                     slots below {n}; {end} ends the pass)"
-                ));
-            };
-            if let Some(c @ (JobChoice::Start(x) | JobChoice::StartOn(x, _))) = policy
-                && x == j
-            {
-                return Ok(c);
-            }
-            if self.state().choose_type(j, p.now).is_none() {
-                return Err(format!(
-                    "action {a}: job {j} (slot {a}) needs {} GPU(s) and does not fit now ({} free)",
-                    self.state().job(j).gpus,
-                    p.free_gpus
-                ));
-            }
-            return Ok(JobChoice::Start(j));
-        }
-        let r = a - w;
-        let Some(j) = self.running_slot(r) else {
-            let n = p.running.len().min(w);
-            return Err(format!(
-                "action {a}: running slot {r} is empty ({n} job(s) run in the running window, \
-                 actions {w} to {} preempt them; {end} ends the pass)",
-                w as i64 + n as i64 - 1
-            ));
-        };
-        // Every running job the scheduler sees may be preempted (DESIGN
-        // §15.5's `Preempt`). When it is the label of the scheduler's next
-        // action the stepper follows the plan: that action is taken whole,
-        // its other victims too.
-        Ok(JobChoice::Preempt(j))
+        self.win.check(self.point(), self.state(), a)
     }
 
     /// Take `choice` (checked by [`Self::check`] or a raw one: the stepper
@@ -430,60 +324,270 @@ impl JobCore {
 
     /// Write the observation into `obs` (length [`Self::obs_len`]).
     pub fn encode(&self, obs: &mut [f32]) {
+        self.win
+            .encode(self.point(), self.state(), self.now(), obs, &|_| None);
+    }
+
+    /// Write the action mask into `mask` ([`Window::mask`]).
+    pub fn mask(&self, mask: &mut [u8]) {
+        self.win.mask(self.point(), self.state(), mask);
+    }
+
+    /// The scheduler's next action as a window action
+    /// ([`Window::policy_action`]).
+    pub fn policy_action(&self) -> i64 {
+        self.win.policy_action(self.point())
+    }
+}
+
+/// Features of a slot's owner in a shared scenario (DESIGN §15.6, "The
+/// shared environment"), after the job's own: one-hot, whose job it is.
+pub const OWNER_FEATURE_NAMES: [&str; 3] = ["background", "service", "workflow"];
+
+/// The window rules (DESIGN §15.5, §15.6): the actions, their checks, the
+/// mask, the observation and the scheduler's action as a window action,
+/// for any run whose decisions are [`JobDecision`]s over a [`State`] (a
+/// job-mode run, a shared run). With `owners`, each slot's features end
+/// with [`OWNER_FEATURE_NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// W, the slots of each window (≥ 1).
+    pub window: usize,
+    /// The action space's kind.
+    pub kind: JobActionKind,
+    /// Whether slots say whose job they hold (shared scenarios).
+    pub owners: bool,
+}
+
+impl Window {
+    /// The rules of a window of `window` slots.
+    pub fn new(window: usize, kind: JobActionKind, owners: bool) -> Self {
+        Self {
+            window,
+            kind,
+            owners,
+        }
+    }
+
+    /// The action that ends the pass: W (`start`) or 2W
+    /// (`start-or-preempt`).
+    pub fn end_action(&self) -> usize {
+        match self.kind {
+            JobActionKind::Start => self.window,
+            JobActionKind::StartOrPreempt => 2 * self.window,
+        }
+    }
+
+    /// The number of actions (the mask's length).
+    pub fn n_actions(&self) -> usize {
+        self.end_action() + 1
+    }
+
+    /// Features per waiting slot.
+    pub fn slot_len(&self) -> usize {
+        SLOT_FEATURE_NAMES.len()
+            + if self.owners {
+                OWNER_FEATURE_NAMES.len()
+            } else {
+                0
+            }
+    }
+
+    /// Features per running slot.
+    pub fn running_len(&self) -> usize {
+        RUNNING_FEATURE_NAMES.len()
+            + if self.owners {
+                OWNER_FEATURE_NAMES.len()
+            } else {
+                0
+            }
+    }
+
+    /// The observation's length.
+    pub fn obs_len(&self) -> usize {
+        let running = match self.kind {
+            JobActionKind::Start => 0,
+            JobActionKind::StartOrPreempt => self.window * self.running_len(),
+        };
+        self.window * self.slot_len() + running + GLOBAL_FEATURE_NAMES.len()
+    }
+
+    /// The job of waiting slot `a`, if there is one.
+    fn waiting_slot(&self, p: &JobDecision, a: usize) -> Option<u32> {
+        (a < self.window)
+            .then(|| p.waiting.get(a).copied())
+            .flatten()
+    }
+
+    /// The job of running slot `r` (action W + r), if there is one.
+    fn running_slot(&self, p: &JobDecision, r: usize) -> Option<u32> {
+        let on = self.kind == JobActionKind::StartOrPreempt && r < self.window;
+        on.then(|| p.running.get(r).copied()).flatten()
+    }
+
+    /// Whether action `a` may be taken now ([`Self::check`]'s rules,
+    /// without building its messages).
+    fn allowed(&self, p: Option<&JobDecision>, state: &State<'_>, a: usize) -> bool {
+        let Some(p) = p else { return false };
+        let (w, end) = (self.window, self.end_action());
+        if a == end {
+            return true;
+        }
+        if a < w {
+            return self.waiting_slot(p, a).is_some_and(|j| {
+                matches!(p.policy_choice, Some(JobChoice::Start(x) | JobChoice::StartOn(x, _)) if x == j)
+                    || state.choose_type(j, p.now).is_some()
+            });
+        }
+        a < end && self.running_slot(p, a - w).is_some()
+    }
+
+    /// The choice action `a` takes at `p`, or why it may not be taken (the
+    /// message names the action and what is allowed). Nothing changes.
+    pub fn check(
+        &self,
+        p: Option<&JobDecision>,
+        state: &State<'_>,
+        a: i64,
+    ) -> std::result::Result<JobChoice, String> {
+        let Some(p) = p else {
+            return Err("the episode has ended (terminated): call reset() first".into());
+        };
+        let (w, end) = (self.window, self.end_action());
+        let Some(a) = usize::try_from(a).ok().filter(|&a| a <= end) else {
+            return Err(match self.kind {
+                JobActionKind::Start => format!(
+                    "action {a} is out of range: allowed are 0 to {} (a window slot) and {w} \
+                     (end the pass)",
+                    w - 1
+                ),
+                JobActionKind::StartOrPreempt => format!(
+                    "action {a} is out of range: allowed are 0 to {} (a waiting slot: start), \
+                     {w} to {} (a running slot: preempt) and {end} (end the pass)",
+                    w - 1,
+                    end - 1
+                ),
+            });
+        };
+        if a == end {
+            return Ok(JobChoice::EndPass);
+        }
+        // The scheduler's own next action, taken whole from its slot.
+        let policy = p.policy_choice;
+        if a < w {
+            let Some(j) = self.waiting_slot(p, a) else {
+                let n = p.waiting.len().min(w);
+                return Err(format!(
+                    "action {a}: window slot {a} is empty ({n} job(s) wait in the window, in \
+                     slots below {n}; {end} ends the pass)"
+                ));
+            };
+            if let Some(c @ (JobChoice::Start(x) | JobChoice::StartOn(x, _))) = policy
+                && x == j
+            {
+                return Ok(c);
+            }
+            if state.choose_type(j, p.now).is_none() {
+                return Err(format!(
+                    "action {a}: job {j} (slot {a}) needs {} GPU(s) and does not fit now ({} free)",
+                    state.job(j).gpus,
+                    p.free_gpus
+                ));
+            }
+            return Ok(JobChoice::Start(j));
+        }
+        let r = a - w;
+        let Some(j) = self.running_slot(p, r) else {
+            let n = p.running.len().min(w);
+            return Err(format!(
+                "action {a}: running slot {r} is empty ({n} job(s) run in the running window, \
+                 actions {w} to {} preempt them; {end} ends the pass)",
+                w as i64 + n as i64 - 1
+            ));
+        };
+        // Every running job the scheduler sees may be preempted (DESIGN
+        // §15.5's `Preempt`). When it is the label of the scheduler's next
+        // action the stepper follows the plan: that action is taken whole,
+        // its other victims too.
+        Ok(JobChoice::Preempt(j))
+    }
+
+    /// Write the observation at `p` (`None`: ended; time `now`, µs) into
+    /// `obs` (length [`Self::obs_len`]); `owner(j)` is job `j`'s owner
+    /// feature index (0 background, 1 service, 2 workflow), read only with
+    /// `owners`.
+    pub fn encode(
+        &self,
+        p: Option<&JobDecision>,
+        state: &State<'_>,
+        now: u64,
+        obs: &mut [f32],
+        owner: &dyn Fn(u32) -> Option<usize>,
+    ) {
         obs.fill(0.0);
         let w = self.window;
-        let state = self.state();
+        let (sl, rl) = (self.slot_len(), self.running_len());
         let total = state.total_gpus().max(1) as f64;
-        let now = self.now();
         let h = |us: u64| (us as f64 / US_PER_H) as f32;
-        let mut at = w * SLOT_FEATURE_NAMES.len();
-        if let Some(p) = self.point() {
+        let mut at = w * sl;
+        let one_hot = |f: &mut [f32], from: usize, j: u32| {
+            if self.owners
+                && let Some(o) = owner(j)
+                && let Some(x) = f.get_mut(from + o)
+            {
+                *x = 1.0;
+            }
+        };
+        if let Some(p) = p {
             for (slot, &j) in p.waiting.iter().take(w).enumerate() {
                 let job = state.job(j);
-                let f = &mut obs[slot * 5..slot * 5 + 5];
+                let f = &mut obs[slot * sl..(slot + 1) * sl];
                 f[0] = 1.0;
                 f[1] = (f64::from(job.gpus) / total) as f32;
                 f[2] = h(now.saturating_sub(job.submit));
                 f[3] = h(job.duration);
                 f[4] = h(state.attained(j, now));
+                one_hot(f, SLOT_FEATURE_NAMES.len(), j);
             }
             if self.kind == JobActionKind::StartOrPreempt {
                 for (slot, &j) in p.running.iter().take(w).enumerate() {
                     let job = state.job(j);
-                    let f = &mut obs[at + slot * 5..at + slot * 5 + 5];
+                    let f = &mut obs[at + slot * rl..at + (slot + 1) * rl];
                     f[0] = 1.0;
                     f[1] = (f64::from(job.gpus) / total) as f32;
                     f[2] = h(now.saturating_sub(job.submit));
                     f[3] = h(state.attained(j, now));
                     f[4] = h(state.time_to_finish(j, now));
+                    one_hot(f, RUNNING_FEATURE_NAMES.len(), j);
                 }
             }
         }
         if self.kind == JobActionKind::StartOrPreempt {
-            at += w * RUNNING_FEATURE_NAMES.len();
+            at += w * rl;
         }
         let g = &mut obs[at..];
         g[0] = h(now);
         g[1] = (state.free_gpus() as f64 / total) as f32;
-        g[2] = self.point().map_or(0, |p| p.waiting.len()) as f32;
-        g[3] = self.point().map_or(0, |p| p.running.len()) as f32;
+        g[2] = p.map_or(0, |p| p.waiting.len()) as f32;
+        g[3] = p.map_or(0, |p| p.running.len()) as f32;
     }
 
-    /// Write the action mask into `mask` (length [`Self::n_actions`]; 1
-    /// allowed; the last, end the pass, is 1 until the episode ends).
-    pub fn mask(&self, mask: &mut [u8]) {
+    /// Write the action mask at `p` into `mask` (length
+    /// [`Self::n_actions`]; 1 allowed; the last, end the pass, is 1 until
+    /// the episode ends).
+    pub fn mask(&self, p: Option<&JobDecision>, state: &State<'_>, mask: &mut [u8]) {
         for (a, x) in mask.iter_mut().enumerate() {
-            *x = u8::from(self.allowed(a));
+            *x = u8::from(self.allowed(p, state, a));
         }
     }
 
-    /// The scheduler's next action as a window action: its job's waiting
-    /// slot for a start, W + its running slot for a preemption on its own
-    /// (kind `start-or-preempt`), the end action to end the pass, or −1
-    /// when the windows cannot say it (a preemption in kind `start`, a job
-    /// beyond a window, or after a deviation).
-    pub fn policy_action(&self) -> i64 {
-        let Some(p) = self.point() else { return -1 };
+    /// The scheduler's next action at `p` as a window action: its job's
+    /// waiting slot for a start, W + its running slot for a preemption on
+    /// its own (kind `start-or-preempt`), the end action to end the pass,
+    /// or −1 when the windows cannot say it (a preemption in kind `start`,
+    /// a job beyond a window, or after a deviation).
+    pub fn policy_action(&self, p: Option<&JobDecision>) -> i64 {
+        let Some(p) = p else { return -1 };
         let w = self.window;
         let slot = |list: &[u32], j: u32| list.iter().take(w).position(|&x| x == j);
         match p.policy_choice {

@@ -21,12 +21,12 @@ use tenantsim::jobs::sim::JobChoice;
 
 use crate::gym::InvalidActionError;
 use crate::gym_jobs::bytes_of;
-use crate::gym_jobs_core::{JobActionKind, JobCore, load, policy_index};
+use crate::gym_jobs_core::{JobActionKind, JobCore, Window, load, policy_index};
 use crate::{UsageError, py_err};
 
 /// What a call returns: observations, rewards, terminated, policy
 /// actions, masks (bytearrays).
-type Out<'py> = (
+pub type Out<'py> = (
     Bound<'py, PyByteArray>,
     Bound<'py, PyByteArray>,
     Bound<'py, PyByteArray>,
@@ -34,10 +34,63 @@ type Out<'py> = (
     Bound<'py, PyByteArray>,
 );
 
-/// K job-mode environments (see the module's doc).
-#[pyclass(module = "tenantsim._tenantsim", unsendable)]
-pub struct JobGymVecCore {
-    envs: Vec<JobCore>,
+/// What a vector core's sub-environment is (DESIGN §15.5, §15.7): a
+/// window environment (`JobCore`, `SharedCore`) stepped by [`VecCore`].
+pub trait WindowEnv {
+    /// Start repetition `rep` afresh.
+    fn reset(&mut self, rep: u64) -> tenantsim::Result<()>;
+    /// Its window rules (action and observation sizes).
+    fn rules(&self) -> Window;
+    /// The choice action `a` takes now, or why not.
+    fn check(&self, a: i64) -> std::result::Result<JobChoice, String>;
+    /// Take a checked choice: (reward, terminated).
+    fn take(&mut self, c: JobChoice) -> tenantsim::Result<(f64, bool)>;
+    /// The observation into `obs`.
+    fn encode(&self, obs: &mut [f32]);
+    /// The action mask into `mask`.
+    fn mask(&self, mask: &mut [u8]);
+    /// The scheduler's next action as a window action, or −1.
+    fn policy_action(&self) -> i64;
+    /// The repetition.
+    fn rep(&self) -> u64;
+    /// Job-hours in the system so far.
+    fn job_hours(&self) -> f64;
+}
+
+impl WindowEnv for JobCore {
+    fn reset(&mut self, rep: u64) -> tenantsim::Result<()> {
+        JobCore::reset(self, rep)
+    }
+    fn rules(&self) -> Window {
+        Window::new(self.window(), self.kind(), false)
+    }
+    fn check(&self, a: i64) -> std::result::Result<JobChoice, String> {
+        JobCore::check(self, a)
+    }
+    fn take(&mut self, c: JobChoice) -> tenantsim::Result<(f64, bool)> {
+        JobCore::take(self, c).map(|s| (s.reward, s.terminated))
+    }
+    fn encode(&self, obs: &mut [f32]) {
+        JobCore::encode(self, obs);
+    }
+    fn mask(&self, mask: &mut [u8]) {
+        JobCore::mask(self, mask);
+    }
+    fn policy_action(&self) -> i64 {
+        JobCore::policy_action(self)
+    }
+    fn rep(&self) -> u64 {
+        JobCore::rep(self)
+    }
+    fn job_hours(&self) -> f64 {
+        JobCore::job_hours(self)
+    }
+}
+
+/// K window environments and their output buffers (see the module's
+/// doc): what `JobGymVecCore` and `SharedGymVecCore` hold.
+pub struct VecCore<C: WindowEnv> {
+    envs: Vec<C>,
     /// Sub-environments whose episode ended at the last call: the next
     /// call resets them.
     to_reset: Vec<bool>,
@@ -49,18 +102,46 @@ pub struct JobGymVecCore {
     mask: Vec<u8>,
 }
 
-impl JobGymVecCore {
+impl<C: WindowEnv> VecCore<C> {
+    /// The vector of `envs` (at least one, all of one scenario and
+    /// window rules).
+    pub fn new(envs: Vec<C>) -> Self {
+        let n = envs.len();
+        let r = envs[0].rules();
+        let (d, m) = (r.obs_len(), r.n_actions());
+        let mut v = Self {
+            to_reset: vec![false; n],
+            obs: vec![0.0; n * d],
+            rewards: vec![0.0; n],
+            terminated: vec![0; n],
+            policy: vec![0; n],
+            mask: vec![0; n * m],
+            envs,
+        };
+        for k in 0..n {
+            v.fill(k);
+        }
+        v
+    }
+
+    /// The sub-environments.
+    pub fn envs(&self) -> &[C] {
+        &self.envs
+    }
+
     /// Sub-environment `k`'s observation, policy action and mask into the
     /// buffers.
     fn fill(&mut self, k: usize) {
         let e = &self.envs[k];
-        let (d, m) = (e.obs_len(), e.n_actions());
+        let r = e.rules();
+        let (d, m) = (r.obs_len(), r.n_actions());
         e.encode(&mut self.obs[k * d..(k + 1) * d]);
         e.mask(&mut self.mask[k * m..(k + 1) * m]);
         self.policy[k] = e.policy_action();
     }
 
-    fn out<'py>(&self, py: Python<'py>) -> PyResult<Out<'py>> {
+    /// The buffers as bytearrays.
+    pub fn out<'py>(&self, py: Python<'py>) -> PyResult<Out<'py>> {
         Ok((
             bytes_of(py, &self.obs, f32::to_ne_bytes)?,
             bytes_of(py, &self.rewards, f64::to_ne_bytes)?,
@@ -69,56 +150,10 @@ impl JobGymVecCore {
             bytes_of(py, &self.mask, |v: u8| [v])?,
         ))
     }
-}
-
-#[pymethods]
-impl JobGymVecCore {
-    /// `num_envs` environments of the job-mode scenario file `scenario`,
-    /// policy `policy`, window `window`, action kind `action`;
-    /// sub-environment k at the start of repetition k.
-    #[new]
-    #[pyo3(signature = (scenario, num_envs, policy=None, window=16, action="start"))]
-    fn new(
-        scenario: PathBuf,
-        num_envs: usize,
-        policy: Option<String>,
-        window: usize,
-        action: &str,
-    ) -> PyResult<Self> {
-        if num_envs == 0 {
-            return Err(UsageError::new_err(
-                "num_envs: expected at least 1 environment, got 0",
-            ));
-        }
-        let kind = JobActionKind::parse(action).map_err(UsageError::new_err)?;
-        let envs = load(&scenario)
-            .and_then(|s| {
-                let p = policy_index(&s, policy.as_deref())?;
-                let s = Arc::new(s);
-                (0..num_envs)
-                    .map(|k| JobCore::new(Arc::clone(&s), p, window, kind, k as u64))
-                    .collect::<tenantsim::Result<Vec<_>>>()
-            })
-            .map_err(|e| py_err(&e))?;
-        let (d, m) = (envs[0].obs_len(), envs[0].n_actions());
-        let mut v = Self {
-            to_reset: vec![false; num_envs],
-            obs: vec![0.0; num_envs * d],
-            rewards: vec![0.0; num_envs],
-            terminated: vec![0; num_envs],
-            policy: vec![0; num_envs],
-            mask: vec![0; num_envs * m],
-            envs,
-        };
-        for k in 0..num_envs {
-            v.fill(k);
-        }
-        Ok(v)
-    }
 
     /// Start sub-environment k at repetition `reps[k]`: (observations,
     /// rewards, terminated, policy actions, masks), rewards 0.
-    fn reset<'py>(&mut self, py: Python<'py>, reps: Vec<u64>) -> PyResult<Out<'py>> {
+    pub fn reset<'py>(&mut self, py: Python<'py>, reps: Vec<u64>) -> PyResult<Out<'py>> {
         if reps.len() != self.envs.len() {
             return Err(UsageError::new_err(format!(
                 "reset: expected {} repetitions (one per environment), got {}",
@@ -138,7 +173,7 @@ impl JobGymVecCore {
 
     /// Step every sub-environment: `actions` is the bytes of an int64
     /// array of K actions (each as the single environment's `step` takes).
-    fn step<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<Out<'py>> {
+    pub fn step<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<Out<'py>> {
         let k_envs = self.envs.len();
         if actions.len() != k_envs * 8 {
             return Err(UsageError::new_err(format!(
@@ -172,10 +207,10 @@ impl JobGymVecCore {
                 }
                 Some(c) => {
                     // Checked above: an error here is the engine's own.
-                    let s = self.envs[k].take(c).map_err(|e| py_err(&e))?;
-                    self.rewards[k] = s.reward;
-                    self.terminated[k] = u8::from(s.terminated);
-                    self.to_reset[k] = s.terminated;
+                    let (reward, terminated) = self.envs[k].take(c).map_err(|e| py_err(&e))?;
+                    self.rewards[k] = reward;
+                    self.terminated[k] = u8::from(terminated);
+                    self.to_reset[k] = terminated;
                 }
             }
             self.fill(k);
@@ -183,39 +218,102 @@ impl JobGymVecCore {
         self.out(py)
     }
 
+    /// Each sub-environment's repetition.
+    pub fn reps(&self) -> Vec<u64> {
+        self.envs.iter().map(WindowEnv::rep).collect()
+    }
+
+    /// Each sub-environment's job-hours in the system so far.
+    pub fn job_hours(&self) -> Vec<f64> {
+        self.envs.iter().map(WindowEnv::job_hours).collect()
+    }
+}
+
+/// K job-mode environments (see the module's doc).
+#[pyclass(module = "tenantsim._tenantsim", unsendable)]
+pub struct JobGymVecCore {
+    inner: VecCore<JobCore>,
+}
+
+#[pymethods]
+impl JobGymVecCore {
+    /// `num_envs` environments of the job-mode scenario file `scenario`,
+    /// policy `policy`, window `window`, action kind `action`;
+    /// sub-environment k at the start of repetition k.
+    #[new]
+    #[pyo3(signature = (scenario, num_envs, policy=None, window=16, action="start"))]
+    fn new(
+        scenario: PathBuf,
+        num_envs: usize,
+        policy: Option<String>,
+        window: usize,
+        action: &str,
+    ) -> PyResult<Self> {
+        if num_envs == 0 {
+            return Err(UsageError::new_err(
+                "num_envs: expected at least 1 environment, got 0",
+            ));
+        }
+        let kind = JobActionKind::parse(action).map_err(UsageError::new_err)?;
+        let envs = load(&scenario)
+            .and_then(|s| {
+                let p = policy_index(&s, policy.as_deref())?;
+                let s = Arc::new(s);
+                (0..num_envs)
+                    .map(|k| JobCore::new(Arc::clone(&s), p, window, kind, k as u64))
+                    .collect::<tenantsim::Result<Vec<_>>>()
+            })
+            .map_err(|e| py_err(&e))?;
+        Ok(Self {
+            inner: VecCore::new(envs),
+        })
+    }
+
+    /// Start sub-environment k at repetition `reps[k]`: (observations,
+    /// rewards, terminated, policy actions, masks), rewards 0.
+    fn reset<'py>(&mut self, py: Python<'py>, reps: Vec<u64>) -> PyResult<Out<'py>> {
+        self.inner.reset(py, reps)
+    }
+
+    /// Step every sub-environment: `actions` is the bytes of an int64
+    /// array of K actions (each as the single environment's `step` takes).
+    fn step<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<Out<'py>> {
+        self.inner.step(py, actions)
+    }
+
     /// Environments (K).
     #[getter]
     fn num_envs(&self) -> usize {
-        self.envs.len()
+        self.inner.envs().len()
     }
     /// The window (W).
     #[getter]
     fn window(&self) -> usize {
-        self.envs[0].window()
+        self.inner.envs()[0].window()
     }
     /// The action kind.
     #[getter]
     fn action(&self) -> &'static str {
-        self.envs[0].kind().name()
+        self.inner.envs()[0].kind().name()
     }
     /// Actions per sub-environment (W + 1, or 2W + 1).
     #[getter]
     fn n_actions(&self) -> usize {
-        self.envs[0].n_actions()
+        self.inner.envs()[0].n_actions()
     }
     /// One observation's length.
     #[getter]
     fn obs_len(&self) -> usize {
-        self.envs[0].obs_len()
+        self.inner.envs()[0].obs_len()
     }
     /// Each sub-environment's repetition.
     #[getter]
     fn reps(&self) -> Vec<u64> {
-        self.envs.iter().map(JobCore::rep).collect()
+        self.inner.reps()
     }
     /// Each sub-environment's job-hours in the system so far.
     #[getter]
     fn job_hours(&self) -> Vec<f64> {
-        self.envs.iter().map(JobCore::job_hours).collect()
+        self.inner.job_hours()
     }
 }

@@ -28,6 +28,9 @@ mod gym_jobs;
 mod gym_jobs_core;
 mod gym_jobs_vec;
 mod gym_obs;
+mod gym_shared;
+mod gym_shared_core;
+mod gym_shared_vec;
 mod gym_vec;
 mod gym_vec_step;
 mod job_policy;
@@ -446,6 +449,8 @@ fn _tenantsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gym_vec::GymVecCore>()?;
     m.add_class::<gym_jobs::JobGymCore>()?;
     m.add_class::<gym_jobs_vec::JobGymVecCore>()?;
+    m.add_class::<gym_shared::SharedGymCore>()?;
+    m.add_class::<gym_shared_vec::SharedGymVecCore>()?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_toml, m)?)?;

@@ -264,3 +264,77 @@ class JobGymVecCore:
     obs_len: int
     reps: List[int]
     job_hours: List[float]
+
+# tenantsim.gym on shared scenarios (docs/DESIGN.md §15.7).
+
+class SharedGymCore:
+    """One shared-scenario environment (tenantsim.gym.TenantsimSharedEnv holds one)."""
+
+    def __init__(
+        self,
+        scenario: str,
+        policy: Optional[str] = ...,
+        window: int = ...,
+        action: str = ...,
+        reward: Optional[str] = ...,
+        point: Optional[int] = ...,
+    ) -> None: ...
+    def reset(self, rep: int) -> None: ...
+    def step(self, a: int) -> Tuple[float, bool]: ...
+    def step_choice(
+        self, kind: str, job: Optional[int] = ..., gpu_type: Optional[int] = ...
+    ) -> Tuple[float, bool]: ...
+    def observation(self) -> bytearray: ...
+    def mask(self) -> bytearray: ...
+    def policy_action(self) -> int: ...
+    def policy_choice(self) -> Optional[Tuple[str, Optional[int], Optional[int]]]: ...
+    def owner(self, j: int) -> str: ...
+    def waiting(self) -> List[int]: ...
+    def fork(self) -> "SharedGymCore": ...
+    def write_results(self, dir: str) -> None: ...
+    window: int
+    action: str
+    reward: str
+    n_actions: int
+    obs_len: int
+    ended: bool
+    steps: int
+    rep: int
+    policy_name: str
+    scenario_name: str
+    has_service: bool
+    job_hours: float
+    regret: Optional[float]
+    clock_s: float
+    @staticmethod
+    def slot_features() -> List[str]: ...
+    @staticmethod
+    def running_features() -> List[str]: ...
+    @staticmethod
+    def global_features() -> List[str]: ...
+
+class SharedGymVecCore:
+    """K shared-scenario environments stepped by one call (tenantsim.gym.TenantsimSharedVecEnv)."""
+
+    def __init__(
+        self,
+        scenario: str,
+        num_envs: int,
+        policy: Optional[str] = ...,
+        window: int = ...,
+        action: str = ...,
+        reward: Optional[str] = ...,
+        point: Optional[int] = ...,
+    ) -> None: ...
+    def reset(
+        self, reps: List[int]
+    ) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    def step(self, actions: bytes) -> Tuple[bytearray, bytearray, bytearray, bytearray, bytearray]: ...
+    num_envs: int
+    window: int
+    action: str
+    reward: str
+    n_actions: int
+    obs_len: int
+    reps: List[int]
+    job_hours: List[float]

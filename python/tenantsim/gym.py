@@ -36,8 +36,13 @@ first W waiting jobs (with ``action="start-or-preempt"`` also preempts
 one of the first W running jobs) or ends the scheduling pass, the reward
 is minus the job-hours spent in the system since the last step (the
 return is minus the sum of the jobs' completion times, in hours);
-``make_vec`` gives a :class:`TenantsimJobVecEnv`. Shared scenarios raise a
-:class:`tenantsim.UsageError`.
+``make_vec`` gives a :class:`TenantsimJobVecEnv`. Shared scenarios
+(``mode = "shared"``) give a :class:`TenantsimSharedEnv` (DESIGN §15.6,
+"The shared environment"): the same window actions over every waiting job
+(background, service and workflow jobs), each slot saying whose job it
+is; the reward is minus the service's cumulative regret (paid at the last
+step) or, with ``reward="sojourn"`` or without a service, minus the
+job-hours in the system; ``make_vec`` gives a :class:`TenantsimSharedVecEnv`.
 
 Install with ``pip install ./python[gym]`` (gymnasium and numpy).
 """
@@ -65,6 +70,8 @@ __all__ = [
     "TenantsimEnv",
     "TenantsimJobEnv",
     "TenantsimJobVecEnv",
+    "TenantsimSharedEnv",
+    "TenantsimSharedVecEnv",
     "TenantsimVecEnv",
     "InvalidActionError",
 ]
@@ -320,77 +327,32 @@ class TenantsimEnv(_EpisodeEnv):
         return self._core.model_names
 
 
-def _is_jobs(scenario: Scenario) -> bool:
-    """Whether ``scenario`` (a path or a dict) is a job-mode scenario
-    (``mode = "jobs"``); an unreadable file is left to the core to
+def _mode_of(scenario: Scenario) -> Optional[str]:
+    """The ``mode`` of ``scenario`` (a path or a dict), ``None`` when it
+    has none (model mode); an unreadable file is left to the core to
     report."""
     if isinstance(scenario, Mapping):
-        return scenario.get("mode") == "jobs"
+        return scenario.get("mode")
     path = Path(os.fspath(scenario))
     try:
         text = path.read_text(encoding="utf-8")
-        return _parse_toml(text, path).get("mode") == "jobs"
+        return _parse_toml(text, path).get("mode")
     except (OSError, ValueError, TenantsimError):
-        return False
+        return None
 
 
-class TenantsimJobEnv(_EpisodeEnv):
-    """One job-mode episode at a time (DESIGN §15.5, "The job-mode
-    environment"). Build it with :func:`make` on a job-mode scenario.
+def _is_jobs(scenario: Scenario) -> bool:
+    """Whether ``scenario`` is a job-mode scenario (``mode = "jobs"``)."""
+    return _mode_of(scenario) == "jobs"
 
-    - **Action**: ``action="start"`` (default): ``Discrete(W + 1)``
-      (``window=W``, 16 by default): ``a < W`` starts the ``a``-th of the
-      first W waiting jobs in job order (the waiting window; on the GPU
-      type the run's type policy picks; if it is the scheduler's own next
-      job, the scheduler's whole action: its type and the preemptions that
-      make room), ``W`` ends the scheduling pass (nothing else starts until
-      the next event). ``action="start-or-preempt"``: ``Discrete(2W + 1)``:
-      ``a < W`` as before, ``W <= a < 2W`` preempts the ``(a - W)``-th of
-      the first W running jobs in job order (the running window; the
-      scheduler's own preemption of it takes its whole action), ``2W`` ends
-      the pass. A slot out of range, empty, or a job that does not fit
-      raises :class:`InvalidActionError` and changes nothing.
-      :meth:`step_choice` takes what the windows cannot say (a job beyond
-      a window, a GPU type; a preemption with ``action="start"``).
-    - **Observation**: float32, ``W * 5 + 4`` (``W * 10 + 4`` with
-      ``start-or-preempt``): per waiting slot ``present``, ``gpus_frac``
-      (GPUs asked / cluster GPUs), ``waiting_h`` (hours since
-      submission), ``duration_h`` (the job's duration, which the built-in
-      schedulers such as sjf read too), ``attained_h`` (service received);
-      with ``start-or-preempt`` then per running slot ``present``,
-      ``gpus_frac``, ``age_h`` (hours since submission), ``attained_h``,
-      ``remaining_h`` (work left, what srtf reads); then ``clock_h``,
-      ``free_gpu_frac``, ``waiting_count``, ``running_count``.
-    - **Reward**: minus the job-hours spent in the system since the last
-      step (arrivals and completions between steps counted exactly; the
-      first step pays the time before the first decision too), so the
-      return is −Σ_j (end_j − submit_j) / 3600.
-    - **info**: ``policy_action`` (the scheduler's next action as a window
-      action, ``-1`` when the windows cannot say it: a job beyond a window,
-      a preemption with ``action="start"``, or after a deviation),
-      ``policy_choice`` (the raw choice: ``("start", j, None)``,
-      ``("start_on", j, t)``, ``("preempt", j, None)``, ``("end", None,
-      None)``, or ``None`` after a deviation: :meth:`step_choice` takes
-      it), ``action_mask`` (both windows and the end action).
-    - **reset(seed=s)** plays repetition ``s``; without a seed the next.
-    """
 
-    _MODE = "jobs"
+class _WindowEnv(_EpisodeEnv):
+    """What the job-mode and shared environments share (DESIGN §15.5,
+    §15.6): window actions over a Rust core with ``step``,
+    ``step_choice``, ``observation``, ``mask``, ``policy_action`` and
+    ``policy_choice``."""
 
-    def __init__(
-        self,
-        scenario: Scenario,
-        *,
-        policy: Optional[str] = None,
-        window: int = 16,
-        action: str = "start",
-    ) -> None:
-        self._core = _construct(
-            lambda p: _tenantsim.JobGymCore(
-                p, policy=policy, window=int(window), action=str(action)
-            ),
-            scenario,
-        )
+    def _init_window(self) -> None:
         self.window: int = self._core.window
         self.action_kind: str = self._core.action
         self.end_action: int = self._core.n_actions - 1
@@ -454,18 +416,146 @@ class TenantsimJobEnv(_EpisodeEnv):
     @property
     def slot_features(self) -> list:
         """The waiting slots' features' names, in order."""
-        return _tenantsim.JobGymCore.slot_features()
+        return type(self._core).slot_features()
 
     @property
     def running_features(self) -> list:
         """The running slots' features' names, in order (in the observation
         with ``action="start-or-preempt"`` only)."""
-        return _tenantsim.JobGymCore.running_features()
+        return type(self._core).running_features()
 
     @property
     def global_features(self) -> list:
         """The global features' names, in order."""
-        return _tenantsim.JobGymCore.global_features()
+        return type(self._core).global_features()
+
+
+class TenantsimJobEnv(_WindowEnv):
+    """One job-mode episode at a time (DESIGN §15.5, "The job-mode
+    environment"). Build it with :func:`make` on a job-mode scenario.
+
+    - **Action**: ``action="start"`` (default): ``Discrete(W + 1)``
+      (``window=W``, 16 by default): ``a < W`` starts the ``a``-th of the
+      first W waiting jobs in job order (the waiting window; on the GPU
+      type the run's type policy picks; if it is the scheduler's own next
+      job, the scheduler's whole action: its type and the preemptions that
+      make room), ``W`` ends the scheduling pass (nothing else starts until
+      the next event). ``action="start-or-preempt"``: ``Discrete(2W + 1)``:
+      ``a < W`` as before, ``W <= a < 2W`` preempts the ``(a - W)``-th of
+      the first W running jobs in job order (the running window; the
+      scheduler's own preemption of it takes its whole action), ``2W`` ends
+      the pass. A slot out of range, empty, or a job that does not fit
+      raises :class:`InvalidActionError` and changes nothing.
+      :meth:`step_choice` takes what the windows cannot say (a job beyond
+      a window, a GPU type; a preemption with ``action="start"``).
+    - **Observation**: float32, ``W * 5 + 4`` (``W * 10 + 4`` with
+      ``start-or-preempt``): per waiting slot ``present``, ``gpus_frac``
+      (GPUs asked / cluster GPUs), ``waiting_h`` (hours since
+      submission), ``duration_h`` (the job's duration, which the built-in
+      schedulers such as sjf read too), ``attained_h`` (service received);
+      with ``start-or-preempt`` then per running slot ``present``,
+      ``gpus_frac``, ``age_h`` (hours since submission), ``attained_h``,
+      ``remaining_h`` (work left, what srtf reads); then ``clock_h``,
+      ``free_gpu_frac``, ``waiting_count``, ``running_count``.
+    - **Reward**: minus the job-hours spent in the system since the last
+      step (arrivals and completions between steps counted exactly; the
+      first step pays the time before the first decision too), so the
+      return is −Σ_j (end_j − submit_j) / 3600.
+    - **info**: ``policy_action`` (the scheduler's next action as a window
+      action, ``-1`` when the windows cannot say it: a job beyond a window,
+      a preemption with ``action="start"``, or after a deviation),
+      ``policy_choice`` (the raw choice: ``("start", j, None)``,
+      ``("start_on", j, t)``, ``("preempt", j, None)``, ``("end", None,
+      None)``, or ``None`` after a deviation: :meth:`step_choice` takes
+      it), ``action_mask`` (both windows and the end action).
+    - **reset(seed=s)** plays repetition ``s``; without a seed the next.
+    """
+
+    _MODE = "jobs"
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.JobGymCore(
+                p, policy=policy, window=int(window), action=str(action)
+            ),
+            scenario,
+        )
+        self._init_window()
+
+
+class TenantsimSharedEnv(_WindowEnv):
+    """One shared-scenario episode at a time (DESIGN §15.6, "The shared
+    environment"): the cluster scheduler's decisions of a shared run (a
+    model-selection service, background jobs and/or workflows on one
+    cluster), one policy of the scenario alone. Build it with
+    :func:`make` on a shared scenario.
+
+    - **Action**: :class:`TenantsimJobEnv`'s (``window``, ``action``
+      ``"start"`` or ``"start-or-preempt"``, :meth:`step_choice`); the
+      waiting window holds every job the cluster scheduler sees waiting,
+      in job order: background jobs, the service's requests (priority
+      ``equal``; under ``low`` they are not the scheduler's to start) and
+      workflow tasks.
+    - **Observation**: the job-mode encoding with three more features per
+      slot, one-hot, whose job it is: ``background``, ``service``,
+      ``workflow`` (``slot_features``, ``running_features``).
+    - **Reward**: ``reward="regret"`` (the default with a ``[service]``):
+      0 at every step but the last, which pays minus the service's
+      cumulative regret R (``service/summary.csv``'s ``regret``,
+      accuracy·s), so the return is −R; ``reward="sojourn"`` (the default
+      without a service): minus the job-hours every submitted job (all
+      workloads) spent in the system since the last step.
+    - **info**: ``policy_action``, ``policy_choice``, ``action_mask`` as
+      in job mode.
+    - A scenario with a ``[sweep]`` needs ``point=k`` (its k-th point).
+    - :meth:`results` gives ``tenantsim run``'s files for the policy
+      alone and one repetition (``service/``, ``background/``,
+      ``workflows/``, ``shares.csv``).
+    """
+
+    _MODE = "shared"
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
+        reward: Optional[str] = None,
+        point: Optional[int] = None,
+    ) -> None:
+        self._core = _construct(
+            lambda p: _tenantsim.SharedGymCore(
+                p,
+                policy=policy,
+                window=int(window),
+                action=str(action),
+                reward=reward,
+                point=None if point is None else int(point),
+            ),
+            scenario,
+        )
+        self._init_window()
+        self.reward_kind: str = self._core.reward
+
+    def owner(self, job: int) -> str:
+        """Whose job ``job`` is: ``"background"``, ``"service"`` or
+        ``"workflow"``."""
+        return self._core.owner(int(job))
+
+    @property
+    def regret(self) -> Optional[float]:
+        """The service's cumulative regret once the episode has ended
+        (``None`` before, or without a service)."""
+        return self._core.regret
 
 
 def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
@@ -480,12 +570,17 @@ def make(scenario: Scenario, **options: Any) -> gymnasium.Env:
 
     A job-mode scenario gives a :class:`TenantsimJobEnv` (options
     ``policy``, ``window``, ``action`` (``"start"`` or
-    ``"start-or-preempt"``), ``max_episode_steps``).
+    ``"start-or-preempt"``), ``max_episode_steps``); a shared scenario a
+    :class:`TenantsimSharedEnv` (the same, and ``reward`` (``"regret"`` or
+    ``"sojourn"``) and ``point`` (a sweep's point)).
     """
     max_steps = options.pop("max_episode_steps", None)
     env: gymnasium.Env
-    if _is_jobs(scenario):
+    mode = _mode_of(scenario)
+    if mode == "jobs":
         env = TenantsimJobEnv(scenario, **options)
+    elif mode == "shared":
+        env = TenantsimSharedEnv(scenario, **options)
     else:
         env = TenantsimEnv(scenario, **options)
     if max_steps is not None:
@@ -625,13 +720,19 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         window: int = 16,
         action: str = "start",
     ) -> None:
-        self._core = _construct(
-            lambda p: _tenantsim.JobGymVecCore(
-                p, int(num_envs), policy=policy, window=int(window), action=str(action)
-            ),
-            scenario,
+        self._init_core(
+            _construct(
+                lambda p: _tenantsim.JobGymVecCore(
+                    p, int(num_envs), policy=policy, window=int(window), action=str(action)
+                ),
+                scenario,
+            )
         )
-        core = self._core
+
+    def _init_core(self, core: Any) -> None:
+        """Spaces and buffers of the vector core ``core`` (a
+        ``JobGymVecCore`` or a ``SharedGymVecCore``)."""
+        self._core = core
         self.num_envs = core.num_envs
         self.window: int = core.window
         self.action_kind: str = core.action
@@ -695,6 +796,40 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         return self._core.job_hours
 
 
+class TenantsimSharedVecEnv(TenantsimJobVecEnv):
+    """``num_envs`` shared-scenario episodes (:class:`TenantsimSharedEnv`'s,
+    DESIGN §15.7) stepped by one Rust call (see :func:`make_vec`); the
+    job-mode vector environment's contract (next-step auto-reset, one row
+    per sub-environment in ``infos``)."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        num_envs: int,
+        *,
+        policy: Optional[str] = None,
+        window: int = 16,
+        action: str = "start",
+        reward: Optional[str] = None,
+        point: Optional[int] = None,
+    ) -> None:
+        self._init_core(
+            _construct(
+                lambda p: _tenantsim.SharedGymVecCore(
+                    p,
+                    int(num_envs),
+                    policy=policy,
+                    window=int(window),
+                    action=str(action),
+                    reward=reward,
+                    point=None if point is None else int(point),
+                ),
+                scenario,
+            )
+        )
+        self.reward_kind: str = self._core.reward
+
+
 def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vector.VectorEnv:
     """A :class:`gymnasium.vector.VectorEnv` of ``num_envs`` episodes of
     ``scenario`` stepped in Rust, one call per step of all of them.
@@ -710,7 +845,11 @@ def make_vec(scenario: Scenario, num_envs: int, **options: Any) -> gymnasium.vec
 
     A job-mode scenario gives a :class:`TenantsimJobVecEnv` (options
     ``policy``, ``window``, ``action`` as :func:`make`'s; stepped on the
-    calling thread)."""
-    if _is_jobs(scenario):
+    calling thread); a shared scenario a :class:`TenantsimSharedVecEnv`
+    (those and ``reward``, ``point``)."""
+    mode = _mode_of(scenario)
+    if mode == "jobs":
         return TenantsimJobVecEnv(scenario, num_envs, **options)
+    if mode == "shared":
+        return TenantsimSharedVecEnv(scenario, num_envs, **options)
     return TenantsimVecEnv(scenario, num_envs, **options)

@@ -231,8 +231,10 @@ def test_shared_and_bad_options_are_errors():
         tg.make(JOBS, window=0)
     with pytest.raises(tenantsim.UsageError, match="no such policy"):
         tg.make(JOBS, policy="nope")
-    with pytest.raises(tenantsim.UsageError, match='mode = "shared"'):
-        tg.make(SCENARIOS / "shared-quickstart.toml")
+    # A shared scenario is not a job-mode one (tenantsim.gym.make gives
+    # it its own environment: test_gym_shared.py).
+    with pytest.raises(tenantsim.UsageError, match='mode = "jobs"'):
+        tenantsim._tenantsim.JobGymCore(str(SCENARIOS / "shared-quickstart.toml"))
 
 
 @pytest.mark.parametrize("name", ["gavel-16-16-16", "gavel-v100-32-rounds"])

@@ -9,6 +9,7 @@
 //! [`mode`] is the mode as the shared runner sees it; [`workflows_report`]
 //! computes and writes the workflows' results (DESIGN §14.7).
 
+pub mod episode;
 pub mod mode;
 pub mod report;
 pub mod run;

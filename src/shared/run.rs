@@ -6,22 +6,26 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::scenario::{SharedScenario, Workflows};
+use super::scenario::{Service, SharedScenario, Workflows};
 use super::sim::{
     BackgroundInput, ClusterInput, PolicyPair, ServiceInput, ServiceSegment, ShareStep,
     SharedInput, SharedOutcome, WorkflowOutcome, WorkflowsInput, simulate_shared,
 };
 use crate::core::error::{Error, Result};
+use crate::core::io::cluster::GpuType;
 use crate::core::io::codec;
 use crate::core::sim::held::Held;
 use crate::core::sim::time::Micros;
 use crate::jobs::metrics::job_metrics;
 use crate::jobs::run::JobRun;
 use crate::jobs::run_codec::{decode_job_run, encode_job_run};
+use crate::jobs::scenario::JobPolicy;
 use crate::jobs::scenario::{JobScenario, RepJobs};
 use crate::jobs::sim::JobSchedulerFactory;
-use crate::models::experiment::simulate_rep_with;
+use crate::models::experiment::{finish_rep, start_rep};
 use crate::models::metrics::RepResult;
+use crate::models::scenario::Split;
+use crate::models::sim::SimInput;
 
 /// One (repetition, policy) run of a shared scenario.
 #[derive(Debug)]
@@ -127,7 +131,8 @@ pub type SharedEngine<'f> = dyn for<'i> FnMut(
 
 /// [`simulate_shared_run`] with the engine `engine` (DESIGN §15.6): the
 /// scenario's inputs of repetition `rep` and policy `policy` are set up
-/// and the outcome taken apart exactly as the batch run's.
+/// ([`RepDraw`], [`start_rep`]) and the outcome taken apart
+/// ([`finish_shared_run`]) exactly as the batch run's.
 pub fn simulate_shared_run_with(
     s: &SharedScenario,
     rep: u64,
@@ -136,90 +141,184 @@ pub fn simulate_shared_run_with(
     engine: &mut SharedEngine<'_>,
 ) -> Result<SharedRun> {
     let started = Instant::now();
-    let jp = s
-        .cluster_policies
-        .get(policy)
-        .ok_or_else(|| Error::input("internal: no such policy"))?;
-    let node_types = s.cluster.cluster.node_types();
-    let cluster = ClusterInput {
-        nodes: &s.cluster.nodes,
-        cpus: &s.cluster.cpus,
-        node_types: if s.cluster.cluster.is_typed() {
-            &node_types
-        } else {
-            &[]
-        },
-        types: s.cluster.cluster.types().len(),
-        placement: s.placement,
-        backfill: jp.backfill,
-        restart_overhead: s.cluster.restart_overhead,
-        round: s.cluster.round,
-        record_allocations: false,
-    };
-    let jobs = s
-        .background
-        .as_ref()
-        .map(|b| (b, background_jobs(b, s.load, rep)));
-    let background = jobs.as_ref().map(|(b, j)| BackgroundInput {
-        jobs: &j.jobs,
-        users: b.trace.users().len(),
-        types: j.types.as_ref(),
-        type_policy: jp.type_policy,
-    });
-    let workflows = s
-        .workflows
-        .as_ref()
-        .map(|w| workflows_input(w, policy, keep_jobs));
+    let draw = RepDraw::new(s, rep, policy, keep_jobs)?;
+    let jp = draw.cluster_policy(s)?;
     let context = || format!("policy `{}`, repetition {rep}", jp.name);
-    let mut rest: Option<SharedOutcome> = None;
-    let service = match &s.service {
+    let (service, rest) = match &s.service {
         None => {
-            let input = SharedInput {
-                cluster,
-                background,
-                service: None,
-                workflows,
-            };
-            rest = Some(
-                engine(&input, &jp.make, s.seed(), rep, None).map_err(|e| e.context(context()))?,
-            );
-            None
+            let input = draw.input(s, None)?;
+            let rest =
+                engine(&input, &jp.make, s.seed(), rep, None).map_err(|e| e.context(context()))?;
+            (None, rest)
         }
-        Some(svc) => Some(simulate_rep_with(
-            &svc.scenario,
+        Some(svc) => {
+            let mut start = start_rep(&svc.scenario, rep, policy)?;
+            let sim = SimInput {
+                trace: &svc.scenario.trace,
+                tenants: &start.split.tenants,
+                arrivals: &start.arrivals,
+                config: svc.scenario.config,
+                gpu_types: &svc.scenario.gpu_types,
+            };
+            let input = draw.input(s, Some(service_input(svc, sim)))?;
+            let pair = PolicyPair {
+                scheduler: Held::Borrowed(&mut *start.scheduler),
+                selector: Held::Borrowed(&mut *start.selector),
+            };
+            let rest = engine(&input, &jp.make, s.seed(), rep, Some(pair))
+                .map_err(|e| e.context(context()))?;
+            (Some(start), rest)
+        }
+    };
+    let service = service.map(|st| (st.split, st.arrivals, st.started));
+    finish_shared_run(s, draw, service, rest, started)
+}
+
+/// What repetition `rep` of policy `policy` of a shared scenario draws
+/// and owns (DESIGN §13, §15.6): the cluster's node types and the
+/// background's jobs of the repetition ([`background_jobs`]); with the
+/// scenario it lends a run its [`SharedInput`] ([`RepDraw::input`]).
+#[derive(Debug, Clone)]
+pub struct RepDraw {
+    /// The repetition.
+    pub rep: u64,
+    /// The policy's index.
+    pub policy: usize,
+    /// Keep the service's job log and segments and the workflows' steps
+    /// and jobs.
+    pub keep_jobs: bool,
+    /// Each node's GPU type (empty: untyped).
+    node_types: Vec<GpuType>,
+    /// The background's jobs of the repetition, if there is a background.
+    pub background: Option<RepJobs>,
+}
+
+impl RepDraw {
+    /// The draw of repetition `rep` of policy `policy` of `s`.
+    pub fn new(s: &SharedScenario, rep: u64, policy: usize, keep_jobs: bool) -> Result<Self> {
+        let n = s.policies();
+        if policy >= n {
+            return Err(Error::usage(format!(
+                "policy {policy} is out of range: the scenario has {n} policies (0..{n})"
+            )));
+        }
+        Ok(Self {
             rep,
             policy,
             keep_jobs,
-            &mut |sim, scheduler, selector| {
-                let input = SharedInput {
-                    cluster,
-                    background,
-                    service: Some(ServiceInput {
-                        sim: *sim,
-                        max_gpus: svc.max_gpus,
-                        gpus_per_job: svc.gpus_per_job,
-                        priority: svc.priority,
-                        preempt: svc.preempt,
-                    }),
-                    workflows: workflows.clone(),
-                };
-                let pair = PolicyPair {
-                    scheduler: Held::Borrowed(scheduler),
-                    selector: Held::Borrowed(selector),
-                };
-                let mut out = engine(&input, &jp.make, s.seed(), rep, Some(pair))?;
-                let service = out.service.take().ok_or_else(|| {
-                    Error::input("internal: the shared engine gave no service outcome")
-                })?;
-                rest = Some(out);
-                Ok(service)
+            node_types: if s.cluster.cluster.is_typed() {
+                s.cluster.cluster.node_types()
+            } else {
+                Vec::new()
             },
-        )?),
+            background: s
+                .background
+                .as_ref()
+                .map(|b| background_jobs(b, s.load, rep)),
+        })
+    }
+
+    /// The policy's cluster scheduler.
+    pub fn cluster_policy<'s>(&self, s: &'s SharedScenario) -> Result<&'s JobPolicy> {
+        s.cluster_policies
+            .get(self.policy)
+            .ok_or_else(|| Error::input("internal: no such policy"))
+    }
+
+    /// The run's input: the cluster, the background drawn, `service` (the
+    /// service's input, with a `[service]`) and the workflows with the
+    /// policy's rules.
+    pub fn input<'a>(
+        &'a self,
+        s: &'a SharedScenario,
+        service: Option<ServiceInput<'a>>,
+    ) -> Result<SharedInput<'a>> {
+        let jp = self.cluster_policy(s)?;
+        let cluster = ClusterInput {
+            nodes: &s.cluster.nodes,
+            cpus: &s.cluster.cpus,
+            node_types: &self.node_types,
+            types: s.cluster.cluster.types().len(),
+            placement: s.placement,
+            backfill: jp.backfill,
+            restart_overhead: s.cluster.restart_overhead,
+            round: s.cluster.round,
+            record_allocations: false,
+        };
+        let background = s
+            .background
+            .as_ref()
+            .zip(self.background.as_ref())
+            .map(|(b, j)| BackgroundInput {
+                jobs: &j.jobs,
+                users: b.trace.users().len(),
+                types: j.types.as_ref(),
+                type_policy: jp.type_policy,
+            });
+        let workflows = s
+            .workflows
+            .as_ref()
+            .map(|w| workflows_input(w, self.policy, self.keep_jobs));
+        Ok(SharedInput {
+            cluster,
+            background,
+            service,
+            workflows,
+        })
+    }
+}
+
+/// The service's input: model mode's `sim` and the `[service]` rules.
+pub fn service_input<'a>(svc: &Service, sim: SimInput<'a>) -> ServiceInput<'a> {
+    ServiceInput {
+        sim,
+        max_gpus: svc.max_gpus,
+        gpus_per_job: svc.gpus_per_job,
+        priority: svc.priority,
+        preempt: svc.preempt,
+    }
+}
+
+/// The [`SharedRun`] of a finished run of `draw` (DESIGN §13.5): the
+/// service's part in model mode's form (`service`: its repetition's
+/// split, arrivals and set-up instant, [`finish_rep`]), the background's
+/// in job mode's with its metrics, the workflows' and the shares.
+pub fn finish_shared_run(
+    s: &SharedScenario,
+    draw: RepDraw,
+    service: Option<(Split, Vec<Micros>, Instant)>,
+    mut rest: SharedOutcome,
+    started: Instant,
+) -> Result<SharedRun> {
+    let RepDraw {
+        rep,
+        policy,
+        keep_jobs,
+        background: jobs,
+        ..
+    } = draw;
+    let service = match (&s.service, service) {
+        (None, None) => None,
+        (Some(svc), Some((split, arrivals, at))) => {
+            let out = rest.service.take().ok_or_else(|| {
+                Error::input("internal: the shared engine gave no service outcome")
+            })?;
+            Some(finish_rep(
+                &svc.scenario,
+                rep,
+                policy,
+                split,
+                arrivals,
+                at,
+                out,
+                keep_jobs,
+            )?)
+        }
+        _ => return Err(Error::input("internal: a service run without its set-up")),
     };
-    let mut rest = rest.ok_or_else(|| Error::input("internal: the shared engine did not run"))?;
-    let background = match jobs {
-        None => None,
-        Some((b, jobs)) => {
+    let background = match (&s.background, jobs) {
+        (None, _) => None,
+        (Some(b), Some(jobs)) => {
             let outcome = rest.background.take().ok_or_else(|| {
                 Error::input("internal: the shared engine gave no background outcome")
             })?;
@@ -233,6 +332,7 @@ pub fn simulate_shared_run_with(
                 elapsed: started.elapsed(),
             })
         }
+        (Some(_), None) => return Err(Error::input("internal: a background run without its jobs")),
     };
     let workflows = match &s.workflows {
         None => None,

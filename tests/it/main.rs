@@ -75,6 +75,7 @@ mod result_schema;
 mod results_folder;
 mod scale_scenarios;
 mod shards;
+mod shared_episode;
 mod shared_mode;
 mod shared_steppable;
 mod shared_workflows;

@@ -2,10 +2,12 @@
 //! (DESIGN §5), each run folded into its scenario's result as it finishes.
 
 mod episode;
+mod rep_parts;
 mod runner;
 pub mod whatif;
 
 pub use episode::{Episode, write_episode, write_episodes};
+pub use rep_parts::{RepStart, finish_rep, start_rep};
 pub use runner::{
     CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, run_experiment, simulate_one,
     simulate_rep_with, simulate_task,
