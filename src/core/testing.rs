@@ -8,11 +8,19 @@
 //! that data asks [`scenario_data`] first, which applies the same rule to
 //! every `shared/data/` path the scenario names.
 //!
+//! Two environment variables serve `.ci/run`'s fresh-clone step
+//! (docs/CI.md, "CI time"), read at run time so that setting them rebuilds
+//! nothing: [`SHARED_DATA_LOG_ENV`] names a file to which [`shared_data`]
+//! appends the name of every test that asks for the shared data, and
+//! [`SHARED_DATA_DIR_ENV`] names the folder that stands for
+//! `../shared/data` (a missing one: what a fresh clone sees).
+//!
 //! The notes are written to the process's stderr directly, not through
 //! `eprintln!`, so `cargo test` shows them even for tests that pass (the
 //! test harness captures only the print macros): a fresh clone's
 //! `cargo test` says which tests skipped and why.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -29,18 +37,79 @@ fn note(text: &str) {
 /// failure instead of a skip.
 pub const REQUIRE_SHARED_DATA_ENV: &str = "TENANTSIM_REQUIRE_SHARED_DATA";
 
-/// The path of `relative` inside `<crate>/../shared/data/`, or `None` (after
-/// printing a note on stderr) when it does not exist and
-/// `TENANTSIM_REQUIRE_SHARED_DATA` is not `1`.
+/// Environment variable naming the folder that stands for
+/// `<crate>/../shared/data` in [`shared_data`] and [`scenario_data`] (unset
+/// or empty: that folder). `.ci/run` points it at a missing folder to run
+/// the tests as a fresh clone (no `../shared` beside it) runs them, with
+/// the test binaries already built.
+pub const SHARED_DATA_DIR_ENV: &str = "TENANTSIM_SHARED_DATA_DIR";
+
+/// Environment variable naming a file to which [`shared_data`] appends the
+/// name of the calling test, one line per call (unset or empty: nothing is
+/// written). `.ci/run` collects the tests that read the shared data this
+/// way and runs exactly those again under [`SHARED_DATA_DIR_ENV`].
+pub const SHARED_DATA_LOG_ENV: &str = "TENANTSIM_SHARED_DATA_LOG";
+
+/// The folder the shared data sets are read from: [`SHARED_DATA_DIR_ENV`]
+/// when set, else `../shared/data` beside the crate.
+fn shared_root() -> PathBuf {
+    shared_root_from(std::env::var_os(SHARED_DATA_DIR_ENV))
+}
+
+/// [`shared_root`] for the variable's value `dir`.
+fn shared_root_from(dir: Option<OsString>) -> PathBuf {
+    match dir {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"),
+    }
+}
+
+/// Appends the calling test's name to the file [`SHARED_DATA_LOG_ENV`]
+/// names, if any. One `write` of the whole line to a file opened for
+/// appending, so lines of tests running in parallel do not mix.
+///
+/// # Panics
+/// When the file cannot be written, or when called off a test's own thread
+/// (libtest names it after the test): the test could not be run again by
+/// name, so the fresh-clone step would silently miss it.
+fn log_reader() {
+    let Some(log) = std::env::var_os(SHARED_DATA_LOG_ENV).filter(|v| !v.is_empty()) else {
+        return;
+    };
+    let thread = std::thread::current();
+    let test = match thread.name() {
+        Some(name) if name != "main" => name,
+        other => panic!(
+            "shared_data was called on thread {other:?}, not on a test's own thread: \
+             {SHARED_DATA_LOG_ENV} cannot name the test (call it from the test itself)"
+        ),
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .and_then(|mut f| f.write_all(format!("{test}\n").as_bytes()));
+    if let Err(e) = written {
+        panic!(
+            "cannot append to {SHARED_DATA_LOG_ENV}={}: {e}",
+            log.to_string_lossy()
+        );
+    }
+}
+
+/// The path of `relative` inside `<crate>/../shared/data/` (or
+/// [`SHARED_DATA_DIR_ENV`]), or `None` (after printing a note on stderr)
+/// when it does not exist and `TENANTSIM_REQUIRE_SHARED_DATA` is not `1`.
+/// The calling test is logged first ([`SHARED_DATA_LOG_ENV`]).
 ///
 /// Use it as `let Some(path) = shared_data("lcdb/lcdb_final.csv") else { return };`.
 ///
 /// # Panics
-/// When the path is absent and `TENANTSIM_REQUIRE_SHARED_DATA=1`.
+/// When the path is absent and `TENANTSIM_REQUIRE_SHARED_DATA=1`, or the
+/// log cannot be written.
 pub fn shared_data(relative: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(relative);
+    log_reader();
+    let path = shared_root().join(relative);
     let required = std::env::var(REQUIRE_SHARED_DATA_ENV).is_ok_and(|v| v == "1");
     let found = resolve(path.clone(), required);
     if found.is_none() {
@@ -158,6 +227,19 @@ mod tests {
     fn a_bundled_scenario_without_shared_data_needs_nothing() {
         let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         assert!(scenario_data(&here.join("scenarios/quickstart.toml")));
+    }
+
+    #[test]
+    fn the_shared_data_folder_can_be_pointed_elsewhere() {
+        // (The variable itself is not set here: set_var is unsafe in
+        // edition 2024 and would reach the tests running beside this one.)
+        let default = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+        assert_eq!(
+            shared_root_from(Some("/elsewhere/data".into())),
+            PathBuf::from("/elsewhere/data")
+        );
+        assert_eq!(shared_root_from(Some("".into())), default);
+        assert_eq!(shared_root_from(None), default);
     }
 
     #[test]

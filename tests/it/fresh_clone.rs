@@ -1,31 +1,25 @@
 //! What a fresh clone runs: `.ci/run` runs `cargo test` once with
-//! `../shared` beside the repository (missing data fails the tests) and
-//! again in a clone without it, where the tests that read
-//! `../shared/data` skip with a note. The second run takes only the
-//! modules listed in `.ci/fresh-clone-tests`: the others do not depend on
-//! `../shared`. This guard keeps that list whole: every module that calls
-//! `shared_data` or `scenario_data` (tenantsim::core::testing, the one
-//! way tests reach the shared data) must be on it.
+//! `../shared` beside the repository (missing data fails the tests), while
+//! `tenantsim::core::testing::shared_data` logs the name of every test that
+//! asks for the shared data (`TENANTSIM_SHARED_DATA_LOG`). It then runs
+//! exactly those tests again with the shared data pointed at a missing
+//! folder (`TENANTSIM_SHARED_DATA_DIR`), where each must skip with a note
+//! and pass: what a fresh clone of the README sees, with the test binaries
+//! already built (docs/CI.md, "CI time").
+//!
+//! That rerun sees only the tests that reach the data through the helpers
+//! (`shared_data`, or `scenario_data` for a bundled scenario that names
+//! `shared/data/` files). This guard keeps it that way: a test file whose
+//! code names such a scenario, or `../shared` itself, must call one of
+//! them, or a fresh clone's `cargo test` would fail where CI passes.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::common::repo;
 
-/// The libtest filters of `.ci/fresh-clone-tests` (comments and blank
-/// lines left out).
-fn filters() -> Vec<String> {
-    fs::read_to_string(repo(".ci/fresh-clone-tests"))
-        .expect(".ci/fresh-clone-tests")
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect()
-}
-
 /// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in fs::read_dir(dir).expect("a folder").flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -36,76 +30,99 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The test-name prefix of the module in `file` under `root`
-/// (`src/a/b.rs` → `a::b::`, `src/a/mod.rs` → `a::`,
-/// `tests/it/x.rs` → `x::`).
-fn module_path(root: &Path, file: &Path) -> String {
-    let rel = file.strip_prefix(root).expect("under its root");
-    let mut parts: Vec<String> = rel
-        .iter()
-        .map(|c| c.to_string_lossy().into_owned())
+/// The file names (`easeml-dl.toml`) of the bundled scenarios that read
+/// `../shared/data` (their text names a `shared/data/` path, the rule of
+/// `scenario_data`).
+fn shared_scenarios() -> Vec<String> {
+    let mut out: Vec<String> = fs::read_dir(repo("scenarios"))
+        .expect("scenarios/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| {
+            fs::read_to_string(p)
+                .expect("readable")
+                .contains("shared/data/")
+        })
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .collect();
-    let last = parts.pop().expect("a file name");
-    let stem = last.trim_end_matches(".rs");
-    if stem != "mod" && stem != "lib" && stem != "main" {
-        parts.push(stem.to_string());
+    out.sort();
+    out
+}
+
+/// The code of `text`: every line but comments (`//`, `//!`, `///`).
+fn code(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What in `code` reaches the shared data: a named scenario of `shared`, or
+/// a `../shared` path.
+fn reaches(code: &str, shared: &[String]) -> Vec<String> {
+    let mut found: Vec<String> = shared
+        .iter()
+        .filter(|name| code.contains(name.as_str()))
+        .cloned()
+        .collect();
+    if code.contains("\"../shared") || code.contains("\"../../shared") {
+        found.push("../shared".to_string());
     }
-    parts.iter().map(|p| format!("{p}::")).collect()
+    found
 }
 
 #[test]
-fn every_module_that_reads_the_shared_data_runs_in_the_fresh_clone_step() {
-    let filters = filters();
-    // Built at run time, so this file is not taken for a reader.
-    let calls = [
+fn tests_reach_the_shared_data_only_through_the_helpers() {
+    let shared = shared_scenarios();
+    // easeml-dl*, fernandez-delgado-unit and lcdb-unit-cost when written.
+    assert!(
+        shared.len() >= 5,
+        "only {shared:?} read ../shared/data: the scan has lost its way"
+    );
+    // Built at run time, so this file is not taken for a caller.
+    let helpers = [
         format!("{}(", "shared_data"),
         format!("{}(", "scenario_data"),
     ];
-    let mut checked = 0;
+    let mut readers = 0;
     let mut missing = Vec::new();
     for root in ["src", "tests/it"] {
-        let root = repo(root);
         let mut files = Vec::new();
-        rust_files(&root, &mut files);
+        rust_files(&repo(root), &mut files);
         for f in files {
-            let text = fs::read_to_string(&f).expect("readable");
-            if f.ends_with("src/core/testing.rs")
-                || !calls.iter().any(|c| text.contains(c.as_str()))
-            {
+            if f.ends_with("src/core/testing.rs") || f.ends_with("tests/it/fresh_clone.rs") {
                 continue;
             }
-            checked += 1;
-            let m = module_path(&root, &f);
-            if !filters.iter().any(|flt| m.starts_with(flt.as_str())) {
-                missing.push(format!("{} (tests named {m}…)", f.display()));
+            let code = code(&fs::read_to_string(&f).expect("readable"));
+            let found = reaches(&code, &shared);
+            if found.is_empty() {
+                continue;
+            }
+            readers += 1;
+            if !helpers.iter().any(|h| code.contains(h.as_str())) {
+                missing.push(format!("{} (names {})", f.display(), found.join(", ")));
             }
         }
     }
     assert!(
         missing.is_empty(),
-        "these modules read ../shared/data but .ci/fresh-clone-tests does not list them, \
-         so a fresh clone's run would not show that they skip cleanly:\n{}",
+        "these files reach ../shared/data without shared_data or scenario_data \
+         (tenantsim::core::testing), so a fresh clone's cargo test fails in them \
+         and .ci/run's fresh-clone step does not see it:\n{}",
         missing.join("\n")
     );
-    // The guard found the known readers (16 modules when it was written);
-    // a scan that finds none has lost its way.
-    assert!(checked >= 15, "only {checked} modules read ../shared/data");
+    assert!(readers >= 3, "only {readers} files name shared data");
 }
 
 #[test]
-fn module_paths_are_test_name_prefixes() {
-    let root = Path::new("/r/src");
+fn a_scenario_named_in_a_comment_is_not_a_read() {
+    let shared = vec!["easeml-dl.toml".to_string()];
+    let text = "//! runs easeml-dl.toml\n/// see \"../shared/data\"\nfn f() {}\n";
+    assert!(reaches(&code(text), &shared).is_empty());
+    let text = "let p = repo(\"scenarios/easeml-dl.toml\");\nlink(&repo(\"../shared\"));\n";
     assert_eq!(
-        module_path(root, Path::new("/r/src/models/import/real_data_tests.rs")),
-        "models::import::real_data_tests::"
-    );
-    assert_eq!(
-        module_path(root, Path::new("/r/src/shared/mod.rs")),
-        "shared::"
-    );
-    assert_eq!(module_path(root, Path::new("/r/src/lib.rs")), "");
-    assert_eq!(
-        module_path(Path::new("/r/tests/it"), Path::new("/r/tests/it/shards.rs")),
-        "shards::"
+        reaches(&code(text), &shared),
+        ["easeml-dl.toml", "../shared"]
     );
 }
