@@ -9,6 +9,7 @@
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
+use super::{JobSink, RunEndState};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -72,6 +73,9 @@ struct ModelSelection<'a> {
     /// The tenants whose state changed, when asked for
     /// ([`ModelRun::track_touched`]).
     touched: Option<Touched>,
+    /// The observer of the jobs, when given ([`ModelRun::observe_jobs`]:
+    /// the metrics folded as the run goes, DESIGN §2.6).
+    fold: Option<Box<dyn JobSink>>,
 }
 
 /// The tenants whose state ([`Tenants`]) changed since the list was last
@@ -257,6 +261,7 @@ impl<'a> ModelRun<'a> {
                 clock: PolicyClock::default(),
                 regret: None,
                 touched: None,
+                fold: None,
             },
             queue,
             looper: EventLoop::new(config.horizon),
@@ -365,6 +370,20 @@ impl<'a> ModelRun<'a> {
             at: 0,
             fell: false,
         });
+        Ok(())
+    }
+
+    /// Tell `sink` of every arrival, job start, completion and
+    /// cancellation from here on, and of the run's end (DESIGN §2.6: the
+    /// metrics folded as the run goes; [`RunOutcome::folded`] holds what
+    /// it returns); call it before the first step (an error after).
+    pub fn observe_jobs(&mut self, sink: Box<dyn JobSink>) -> Result<()> {
+        if self.looper.end().events > 0 {
+            return Err(Error::usage(
+                "jobs are observed from a run's start: call `observe_jobs` before the first step",
+            ));
+        }
+        self.sim.fold = Some(sink);
         Ok(())
     }
 
@@ -479,6 +498,7 @@ impl<'a> ModelRun<'a> {
                 clock: s.clock,
                 regret: s.regret.clone(),
                 touched: s.touched.clone(),
+                fold: s.fold.as_ref().map(|f| f.fork()),
             },
             queue: self.queue.clone(),
             looper: self.looper,
@@ -635,7 +655,7 @@ impl<'a> ModelRun<'a> {
             ));
         }
         let end = self.looper.end();
-        let ended = (0..self.sim.tenants.users().len())
+        let ended: Vec<EndReason> = (0..self.sim.tenants.users().len())
             .map(|i| self.end_reason(i))
             .collect();
         let sim = self.sim;
@@ -667,8 +687,23 @@ impl<'a> ModelRun<'a> {
             0
         };
         let n = users.len();
-        let budget_exhausted = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
+        let budget_exhausted: Vec<bool> = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
         let capacity = capacity(self.config.gpus, &self.resized, end.end);
+        let folded = sim.fold.map(|f| {
+            let state = RunEndState {
+                end: end.end,
+                left_at: &sim.left_at,
+                budget_exhausted: &budget_exhausted,
+                ended: &ended,
+                limits: self.config.limits,
+            };
+            let mut cut = sim
+                .jobs
+                .iter()
+                .filter(|j| !j.completed && !j.cancelled)
+                .map(|j| (j.tenant as usize, j.start, j.end));
+            f.finish(&state, &|i| trace.models_of(users[i]).len(), &mut cut)
+        });
         Ok(RunOutcome {
             jobs: sim.jobs,
             completion_order: sim.completion_order,
@@ -683,6 +718,7 @@ impl<'a> ModelRun<'a> {
             budget_exhausted,
             ended,
             policy_clock: sim.clock,
+            folded,
         })
     }
 }
@@ -728,6 +764,9 @@ impl Component for ModelSelection<'_> {
                 let level = rec.level as usize;
                 self.pool.release(rec.gpu);
                 self.completion_order.push(job);
+                if let Some(f) = &mut self.fold {
+                    f.completed(i, rec.start, now, acc);
+                }
                 if let Some(m) = &mut self.regret {
                     m.completed(i, self.tenants.best(i), acc);
                 }
@@ -739,6 +778,9 @@ impl Component for ModelSelection<'_> {
                 }
                 if let Some(m) = &mut self.regret {
                     m.arrived(tenant as usize);
+                }
+                if let Some(f) = &mut self.fold {
+                    f.arrived(now, tenant as usize);
                 }
                 self.with_policies(|p, tenants, _, _| p.arrived(tenants, now, tenant as usize))?;
                 if let Some(p) = self.tenants.limits().patience {
@@ -801,6 +843,9 @@ impl<'a> ModelSelection<'a> {
             completed: false,
             cancelled: false,
         });
+        if let Some(f) = &mut self.fold {
+            f.started(start.tenant, now, finish);
+        }
         self.prev_job.push(self.last_job[start.tenant]);
         self.last_job[start.tenant] = job;
         self.with_policies(|p, tenants, _, _| p.started(tenants, start))?;
@@ -824,6 +869,9 @@ impl<'a> ModelSelection<'a> {
                 rec.cancelled = true;
                 let planned = rec.end - rec.start;
                 rec.end = now;
+                if let Some(f) = &mut self.fold {
+                    f.cancelled(i, rec.start, now);
+                }
                 self.pool.release(rec.gpu);
                 self.tenants
                     .cancel_job(i, rec.model as usize, planned, now - rec.start);
