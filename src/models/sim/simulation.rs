@@ -62,12 +62,15 @@ pub fn simulate(
 
 /// [`simulate`], with `sink` told of every job as the run goes
 /// ([`ModelRun::observe_jobs`]: the metrics of DESIGN §2.6 folded online);
-/// the outcome's [`RunOutcome::folded`] holds what it returns.
+/// the outcome's [`RunOutcome::folded`] holds what it returns. Without
+/// `keep_log` no job log is kept ([`ModelRun::drop_log`]: the outcome's
+/// `jobs` and `completion_order` are empty, DESIGN §8.5).
 pub fn simulate_observed(
     input: &SimInput<'_>,
     scheduler: &mut dyn Scheduler,
     selector: &mut dyn Selector,
     sink: Box<dyn JobSink>,
+    keep_log: bool,
 ) -> Result<RunOutcome> {
     let mut run = ModelRun::new(
         Shared::Borrowed(input.trace),
@@ -79,6 +82,9 @@ pub fn simulate_observed(
         Held::Borrowed(selector),
     )?;
     run.observe_jobs(sink)?;
+    if !keep_log {
+        run.drop_log()?;
+    }
     drive(run)
 }
 
