@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::Value;
-use tenantsim::models::experiment::{simulate_one, simulate_rep_with};
+use tenantsim::models::experiment::{simulate_one, simulate_rep_with, simulate_task};
 use tenantsim::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
@@ -193,8 +193,36 @@ fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
                 scheduler.as_mut(),
                 selector.as_mut(),
                 Box::new(fold),
+                true,
             )
             .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            // The same run keeping no log: the same outcome without it.
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let Ok(mut selector) = make_sel(&ctx) else {
+                continue;
+            };
+            let fold = RunFold::for_run(trace, &tenants, &arrivals, &c.thresholds);
+            let mut lean = simulate_observed(
+                &input,
+                scheduler.as_mut(),
+                selector.as_mut(),
+                Box::new(fold),
+                false,
+            )
+            .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            prop_assert!(lean.jobs.is_empty() && lean.completion_order.is_empty());
+            prop_assert_eq!(
+                format!("{:?}", FoldedRun::take(&mut lean)),
+                format!("{:?}", FoldedRun::take(&mut out.clone())),
+                "{}",
+                label
+            );
+            let mut logged = out.clone();
+            logged.jobs.clear();
+            logged.completion_order.clear();
+            logged.folded = None;
+            lean.policy_clock = logged.policy_clock;
+            prop_assert_eq!(format!("{lean:?}"), format!("{logged:?}"), "{}", label);
             check_folded(
                 &label,
                 trace,
@@ -271,6 +299,29 @@ fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
                     path.display()
                 );
             }
+        }
+    }
+}
+
+/// `tenantsim run` without `--jobs` keeps no job log: its results are the
+/// results with the log, the log aside.
+#[test]
+fn a_run_without_the_job_log_gives_the_results_of_one_with_it() {
+    for path in model_scenarios() {
+        let scenario = load_scenario(&path, Default::default()).expect("a bundled scenario loads");
+        let tasks =
+            (u64::from(scenario.repetitions()).min(2) * scenario.policies.len() as u64).max(1);
+        for task in 0..tasks {
+            let lean = simulate_task(&scenario, task, false).expect("runs");
+            let mut full = simulate_task(&scenario, task, true).expect("runs");
+            assert!(lean.outcome.jobs.is_empty() && lean.outcome.completion_order.is_empty());
+            full.outcome.jobs.clear();
+            full.outcome.completion_order.clear();
+            assert!(
+                comparable(&lean) == comparable(&full),
+                "{}: task {task}: the run without the log differs",
+                path.display()
+            );
         }
     }
 }

@@ -59,8 +59,8 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
 pub type MainRun<'a> =
     dyn FnMut(&SimInput<'_>, &mut dyn Scheduler, &mut dyn Selector) -> Result<RunOutcome> + 'a;
 
-/// [`simulate_one`], dropping the job log unless `keep_jobs`; the metrics
-/// are folded as the run goes ([`RunFold`], DESIGN §2.6).
+/// [`simulate_one`], keeping no job log unless `keep_jobs`; the metrics
+/// are folded as the run goes ([`RunFold`], DESIGN §2.6, §8.5).
 fn simulate_rep(
     scenario: &Scenario,
     rep: u64,
@@ -74,7 +74,7 @@ fn simulate_rep(
             input.arrivals,
             &scenario.thresholds,
         );
-        simulate_observed(input, sch, sel, Box::new(fold))
+        simulate_observed(input, sch, sel, Box::new(fold), keep_jobs)
     })
 }
 
