@@ -485,7 +485,7 @@ impl<'a> ModelRun<'a> {
 
     /// Keep no job log (DESIGN §8.5): only the jobs running are held, and
     /// the outcome's `jobs` and `completion_order` are empty (its metrics
-    /// come from [`Self::fold_metrics`]); call it before the first step
+    /// come from [`Self::observe_jobs`]); call it before the first step
     /// (an error after).
     pub fn drop_log(&mut self) -> Result<()> {
         if self.looper.end().events > 0 {
