@@ -37,6 +37,7 @@ mod custom_binary;
 mod easeml_defaults;
 mod easeml_dl;
 mod exact_output;
+mod folded_metrics;
 mod fresh_clone;
 mod gp_schedulers;
 mod guide;

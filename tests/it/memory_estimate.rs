@@ -68,15 +68,17 @@ fn estimate_of(text: &str, dir: &Path) -> u64 {
 }
 
 /// The must-hold of issue 34: `validate` of a scenario that would need
-/// about 50 GB (9,000,000 users × 20 models generated in memory, GP-UCB)
+/// about 50 GB (12,500,000 users × 20 models generated in memory, GP-UCB;
+/// 9,000,000 before the metrics were folded online and the job log left
+/// out of a run without `--jobs`)
 /// exits 1 stating the estimate, under an address-space limit of 1 GB
-/// (`ulimit -v 1000000`), so it cannot have generated the trace (4.2 GiB
+/// (`ulimit -v 1000000`), so it cannot have generated the trace (5.8 GiB
 /// of matrices alone): the check ran first and held little memory
 /// (measured: 19 MB peak RSS, 0.02 s, docs/PERFORMANCE.md).
 #[test]
 fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_address_space() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let text = syn_scenario(9_000_000, 1).replace("prior_count = 100", "prior_count = 1000");
+    let text = syn_scenario(12_500_000, 1).replace("prior_count = 100", "prior_count = 1000");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -87,22 +89,23 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     assert_eq!(o.status.code(), Some(1), "{err}");
     // The estimate's terms (footprint.rs), by hand, every user a tenant:
     // simulation state per tenant 152 + 6 × 20 + (16 × 20 + 20 × 21 × 4 +
-    // 64, the GP posterior) = 2,336 bytes, × 9,000,000 = 21,024,000,000,
-    // and the GP prior 20 × 20 × 16 = 6,400; job logs 180,000,000 × 104 =
-    // 18,720,000,000; results until folded 9,000,000 × (96 + 16 × 3) =
-    // 1,296,000,000; loss curves (180,000,000 + 9,000,000) × 40 =
-    // 7,560,000,000; the figures' regret areas 9,000,000 × 16 =
-    // 144,000,000; trace matrices 180,000,000 × (17 + 8) = 4,500,000,000;
-    // ids (9,000,000 + 20) × 80 = 720,001,600; generation scratch
-    // 180,000,000 × 8 = 1,440,000,000; the program 33,554,432. Sum:
-    // 55,437,562,432 bytes = 51.6 GiB.
-    assert_eq!(estimate_of(&text, tmp.path()), 55_437_562_432);
+    // 64, the GP posterior) = 2,336 bytes, × 12,500,000 = 29,200,000,000,
+    // and the GP prior 20 × 20 × 16 = 6,400; the metrics folded online
+    // 12,500,000 × (160 + 16 × 3) = 2,600,000,000 (no job log without
+    // `--jobs`); results until folded 12,500,000 × (96 + 16 × 3) =
+    // 1,800,000,000; loss curves (250,000,000 + 12,500,000) × 40 =
+    // 10,500,000,000; the figures' regret areas 12,500,000 × 16 =
+    // 200,000,000; trace matrices 250,000,000 × (17 + 8) = 6,250,000,000;
+    // ids (12,500,000 + 20) × 80 = 1,000,001,600; generation scratch
+    // 250,000,000 × 8 = 2,000,000,000; the program 33,554,432. Sum:
+    // 53,583,562,432 bytes = 49.9 GiB.
+    assert_eq!(estimate_of(&text, tmp.path()), 53_583_562_432);
     assert!(
-        err.contains("s.toml: needs an estimated 51.6 GiB of memory"),
+        err.contains("s.toml: needs an estimated 49.9 GiB of memory"),
         "{err}"
     );
     assert!(
-        err.contains("19.6 GiB 9,000,000 tenants' simulation state (2,336 bytes a tenant, with a GP posterior)"),
+        err.contains("27.2 GiB 12,500,000 tenants' simulation state (2,336 bytes a tenant, with a GP posterior)"),
         "{err}"
     );
     assert!(err.contains("--max-memory"), "{err}");
@@ -144,7 +147,7 @@ fn max_memory_lets_a_scenario_the_estimate_refuses_pass_validation() {
 
 /// 1,001,000 users × 20 models was refused by a fixed count before
 /// issue 34 ("1001000 users x 20 models is more than 10000000 pairs").
-/// Now the generator takes it, the scenario's estimate (5.8 GiB on
+/// Now the generator takes it, the scenario's estimate (4.0 GiB on
 /// one thread) passes a check against 8 GiB, and `validate` refuses it
 /// only by memory, stating the estimate. (Validating it whole generates
 /// 20 million cells, minutes in a debug build: see the ignored test.)
@@ -177,7 +180,7 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("needs an estimated 5.8 GiB") && err.contains("1,001,000 tenants"),
+        err.contains("needs an estimated 4.0 GiB") && err.contains("1,001,000 tenants"),
         "{err}"
     );
     assert!(!err.contains("pairs"), "{err}");
@@ -424,8 +427,9 @@ fn the_trace_shape_is_known_without_loading_the_trace() {
 /// 400,000 × 25 = 10,000,000 bytes, ids 20,020 × 80 = 1,601,600, loss
 /// curves (400,000 + 20,000) × 40 = 16,800,000 and regret areas 20,000 ×
 /// 16 = 320,000: 28,721,600 bytes. So point 2 counts 57,443,200 bytes
-/// (54.8 MiB) of points 0 and 1 and no longer fits 150M, which one point
-/// (117.4 MiB) does.
+/// (54.8 MiB) of points 0 and 1 and no longer fits 130M, which one point
+/// (81.6 MiB since the metrics are folded online and no job log is kept
+/// without `--jobs`; 117.4 MiB before, against 150M) does.
 #[test]
 fn a_sweep_counts_what_its_earlier_points_keep() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -441,7 +445,7 @@ fn a_sweep_counts_what_its_earlier_points_keep() {
             "--threads",
             "1",
             "--max-memory",
-            "150M",
+            "130M",
         ])
         .current_dir(tmp.path())
         .output()

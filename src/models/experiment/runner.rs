@@ -6,10 +6,11 @@ use crate::core::error::Result;
 use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
 use crate::models::metrics::stall;
-use crate::models::metrics::{LossCurve, RepResult, RunMetrics, aggregate_tenants, tenant_metrics};
+use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetrics};
+use crate::models::metrics::{aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{RepContext, Scheduler, Selector};
-use crate::models::sim::{RunOutcome, SimInput, simulate};
+use crate::models::sim::{RunOutcome, SimInput, simulate, simulate_observed};
 use crate::models::trace::Micros;
 
 /// How to run.
@@ -58,7 +59,8 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
 pub type MainRun<'a> =
     dyn FnMut(&SimInput<'_>, &mut dyn Scheduler, &mut dyn Selector) -> Result<RunOutcome> + 'a;
 
-/// [`simulate_one`], dropping the job log unless `keep_jobs`.
+/// [`simulate_one`], keeping no job log unless `keep_jobs`; the metrics
+/// are folded as the run goes ([`RunFold`], DESIGN §2.6, §8.5).
 fn simulate_rep(
     scenario: &Scenario,
     rep: u64,
@@ -66,7 +68,13 @@ fn simulate_rep(
     keep_jobs: bool,
 ) -> Result<RepResult> {
     simulate_rep_with(scenario, rep, policy, keep_jobs, &mut |input, sch, sel| {
-        simulate(input, sch, sel)
+        let fold = RunFold::for_run(
+            input.trace,
+            input.tenants,
+            input.arrivals,
+            &scenario.thresholds,
+        );
+        simulate_observed(input, sch, sel, Box::new(fold), keep_jobs)
     })
 }
 
@@ -151,7 +159,37 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         mut outcome,
         started,
     } = run;
-    let mut curve = LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome);
+    // The metrics folded as the run went (model mode's engine), or
+    // computed from the log (the shared engine, a stepped episode): the
+    // same definitions and the same bits (DESIGN §2.6).
+    let limits = scenario.config.limits;
+    let (mut curve, job_curve, tenants, first_completion, completions) =
+        match FoldedRun::take(&mut outcome) {
+            Some(f) => (
+                f.curve,
+                f.job_curve,
+                f.tenants,
+                f.first_completion,
+                f.completions,
+            ),
+            None => (
+                LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome),
+                LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome),
+                tenant_metrics(
+                    &scenario.trace,
+                    &split.tenants,
+                    &arrivals,
+                    &outcome,
+                    limits,
+                    &scenario.thresholds,
+                ),
+                outcome
+                    .completion_order
+                    .first()
+                    .map(|&j| outcome.jobs[j as usize].end),
+                outcome.completion_order.len(),
+            ),
+        };
     curve.left_work = stall::left_work(
         outcome.ended.iter().copied(),
         outcome.end,
@@ -160,17 +198,7 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
     }
-    let job_curve = LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome);
-    let metrics = RunMetrics::compute(&curve, &outcome, &scenario.thresholds);
-    let limits = scenario.config.limits;
-    let tenants = tenant_metrics(
-        &scenario.trace,
-        &split.tenants,
-        &arrivals,
-        &outcome,
-        limits,
-        &scenario.thresholds,
-    );
+    let metrics = RunMetrics::compute(&curve, &outcome, completions, &scenario.thresholds);
     let mut policy_time = outcome.policy_clock.estimate();
     let isolated_area = if scenario.file.fairness {
         let mut areas = Vec::with_capacity(split.tenants.len());
@@ -193,10 +221,6 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         None
     };
     let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref());
-    let first_completion = outcome
-        .completion_order
-        .first()
-        .map(|&j| outcome.jobs[j as usize].end);
     if !keep_jobs {
         outcome.jobs = Vec::new();
         outcome.completion_order = Vec::new();

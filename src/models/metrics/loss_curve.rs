@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::CompensatedSum;
+use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder, Steps};
 use super::stall::{RunEnd, Stall};
 use crate::models::sim::RunOutcome;
 use crate::models::trace::{Micros, Trace};
@@ -119,7 +119,8 @@ impl LossCurve {
         )
     }
 
-    /// The step function of the changes `changes`, in `(axis, kind)` order.
+    /// The step function of the changes `changes`, in `(axis, kind)` order
+    /// ([`StepBuilder`], the arithmetic the online fold shares).
     fn from_changes(
         trace: &Trace,
         users: &[usize],
@@ -128,55 +129,23 @@ impl LossCurve {
         changes: impl Iterator<Item = Change>,
     ) -> Self {
         let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
-        let mut best = vec![0.0f64; users.len()];
-        let mut arrived_flag = vec![false; users.len()];
-        let mut sum = CompensatedSum::default();
-        let mut positive = 0usize;
-        let mut arrived = 0u32;
-        let mut curve = Self {
-            times: Vec::new(),
-            sum_loss: Vec::new(),
-            arrived: Vec::new(),
+        let mut builder = StepBuilder::new(best_possible);
+        changes.for_each(|c| builder.push(c));
+        Self::from_steps(builder.finish(), last_arrival, end)
+    }
+
+    /// The curve of the points `steps`, its last arrival at
+    /// `last_arrival`, ending at `end`.
+    pub(super) fn from_steps(steps: Steps, last_arrival: Micros, end: Micros) -> Self {
+        Self {
+            times: steps.times,
+            sum_loss: steps.sum_loss,
+            arrived: steps.arrived,
             last_arrival,
             end,
             stall_end: None,
             left_work: false,
-        };
-        let mut changes = changes.peekable();
-        while let Some(&(now, ..)) = changes.peek() {
-            while let Some((_, kind, i, acc)) = changes.next_if(|c| c.0 == now) {
-                let loss_before = best_possible[i] - best[i];
-                if kind == ARRIVAL {
-                    arrived_flag[i] = true;
-                    arrived += 1;
-                    sum.add(loss_before);
-                    if loss_before > 0.0 {
-                        positive += 1;
-                    }
-                } else if acc > best[i] {
-                    let old = best[i];
-                    best[i] = acc;
-                    if arrived_flag[i] {
-                        sum.add(old - acc);
-                        if loss_before > 0.0 && best_possible[i] - acc <= 0.0 {
-                            positive -= 1;
-                        }
-                    }
-                }
-            }
-            let s = if positive == 0 {
-                0.0
-            } else {
-                sum.value().max(0.0)
-            };
-            if curve.sum_loss.last() == Some(&s) && curve.arrived.last() == Some(&arrived) {
-                continue;
-            }
-            curve.times.push(now);
-            curve.sum_loss.push(s);
-            curve.arrived.push(arrived);
         }
-        curve
     }
 
     /// L(τ): mean loss over tenants arrived by τ; `None` before the first
@@ -263,13 +232,6 @@ impl LossCurve {
             .map(|j| self.times[j].max(self.last_arrival))
     }
 }
-
-/// Change kinds, in the order the engine processes them at one instant.
-const COMPLETION: u8 = 0;
-const ARRIVAL: u8 = 1;
-
-/// One change of the step function: (time, kind, tenant, accuracy).
-type Change = (Micros, u8, usize, f64);
 
 /// Every completion and arrival of a run in `(time, kind)` order, stably:
 /// completions in the engine's processing order, arrivals in tenant order

@@ -2,15 +2,19 @@
 //! regret, time to quality and cluster figures.
 
 mod compensated_sum;
+mod curve_builder;
 mod loss_curve;
 mod rep_result;
+mod run_fold;
 mod run_metrics;
 pub mod stall;
+mod tenant_fold;
 mod tenant_metrics;
 
 pub use compensated_sum::CompensatedSum;
 pub use loss_curve::LossCurve;
 pub use rep_result::RepResult;
+pub use run_fold::{FoldedRun, RunFold};
 pub use run_metrics::RunMetrics;
 pub use tenant_metrics::{TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics};
 

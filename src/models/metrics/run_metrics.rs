@@ -28,8 +28,15 @@ pub struct RunMetrics {
 }
 
 impl RunMetrics {
-    /// Compute the figures from a run's curve and log.
-    pub fn compute(curve: &LossCurve, outcome: &RunOutcome, thresholds: &[f64]) -> Self {
+    /// Compute the figures from a run's curve, its outcome and the number
+    /// of jobs that completed (`completion_order`'s length, or the count
+    /// folded online when the log was not kept).
+    pub fn compute(
+        curve: &LossCurve,
+        outcome: &RunOutcome,
+        completions: usize,
+        thresholds: &[f64],
+    ) -> Self {
         // GPUs × end, or the GPU-µs of a cluster that changed during the
         // run (DESIGN §15.4).
         let capacity = outcome
@@ -40,7 +47,7 @@ impl RunMetrics {
             // The curve ends where the run did (`LossCurve::from_outcome`).
             cumulative_regret: curve.reported_regret(),
             time_to: thresholds.iter().map(|&t| curve.time_to(t)).collect(),
-            jobs: outcome.completion_order.len(),
+            jobs: completions,
             gpu_busy_fraction: if capacity == 0 {
                 0.0
             } else {

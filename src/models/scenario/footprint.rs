@@ -293,19 +293,40 @@ pub fn estimate_in(
         ),
         mul(&[per_rep, at_once]),
     );
-    // The run's job log (`RunOutcome::jobs`, models/sim/outcome.rs): a
-    // `JobRecord` (40 bytes since issue 34; 48 counted, an upper bound
-    // tests/it/memory_estimate.rs checks) and its place in
-    // `completion_order` (4) per job, at most one job per tenant,
-    // available model and level, in Vecs that may be twice as long: 104
-    // bytes a job.
+    // The metrics folded online as the run goes (models/metrics/
+    // run_fold.rs, tenant_fold.rs; DESIGN §8.5), in place of a job log
+    // kept whole: per tenant its running figures (88 bytes), its arrival
+    // and best accuracy (16), their copies in the fold (16), the two
+    // curve builders' best, best-possible and arrived flags (34), an
+    // arrived flag (1) and a place in the arrivals waiting for the job
+    // curve (4, in a Vec that may be twice as long): 160 bytes, and 16
+    // per threshold.
+    let fold_bytes = 160 + 16 * file.thresholds.len() as u64;
     e.add(
         format!(
-            "job logs (up to {} jobs a run, 104 bytes a job) × {at_once}",
-            grouped(jobs)
+            "metrics folded online ({} bytes a tenant) × {at_once}",
+            grouped(fold_bytes)
         ),
-        mul(&[jobs, 104, at_once]),
+        mul(&[tenants, fold_bytes, at_once]),
     );
+    // The job log (`RunOutcome::jobs`, models/sim/outcome.rs), kept only
+    // with `--jobs` or for the shared engine's service (its runs keep
+    // theirs): a `JobRecord` (40 bytes since issue 34; 48 counted, an
+    // upper bound tests/it/memory_estimate.rs checks), its place in
+    // `completion_order` (4) and its links to its tenant's previous and
+    // next running job (4 + 4) per job, at most one job per tenant,
+    // available model and level, in Vecs that may be twice as long: 120
+    // bytes a job. Without it only the running jobs are held (one per GPU
+    // at most: nothing here).
+    if budget.keep_jobs || service {
+        e.add(
+            format!(
+                "job logs (up to {} jobs a run, 120 bytes a job) × {at_once}",
+                grouped(jobs)
+            ),
+            mul(&[jobs, 120, at_once]),
+        );
+    }
     if service {
         // The shared engine's record of a service job
         // (shared/sim/outcome.rs `SharedOutcome`): at least one
@@ -324,12 +345,12 @@ pub fn estimate_in(
     // docs/PERFORMANCE.md "Memory: runs are folded as they finish"), so up
     // to 128 runs a thread hold theirs: per tenant a `TenantMetrics`
     // (models/metrics/tenant_metrics.rs, 96 bytes) and its `time_to`, 16
-    // bytes per threshold; with `--jobs` the job log too (104 a job).
+    // bytes per threshold; with `--jobs` the job log too (120 a job).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let per_run = mul(&[tenants, 96 + 16 * file.thresholds.len() as u64]).saturating_add(
         if budget.keep_jobs {
-            mul(&[jobs, 104])
+            mul(&[jobs, 120])
         } else {
             0
         },

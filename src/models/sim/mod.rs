@@ -16,6 +16,7 @@ pub mod decision_bench;
 mod event;
 mod gpu_pool;
 mod gpu_types;
+mod job_sink;
 mod outcome;
 mod policy_api;
 mod simulation;
@@ -28,10 +29,11 @@ pub use decision::{Choice, Decision, Policies, Start};
 pub use event::Event;
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
+pub use job_sink::{JobSink, RunEndState};
 pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
     Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };
-pub use simulation::{SimInput, simulate};
+pub use simulation::{SimInput, simulate, simulate_observed};
 pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenants::{TenantLimits, Tenants};

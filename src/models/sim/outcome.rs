@@ -33,7 +33,8 @@ pub struct JobRecord {
     pub cancelled: bool,
 }
 
-/// The log of one simulation, from which every metric is computed.
+/// The log of one simulation, from which every metric is computed (or,
+/// with [`Self::folded`], what was folded from it as the run went).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunOutcome {
     /// Jobs in start order (the job number is the index).
@@ -69,6 +70,13 @@ pub struct RunOutcome {
     /// measurement, never part of a result file that must be
     /// reproducible).
     pub policy_clock: crate::core::sim::policy_clock::PolicyClock,
+    /// What the run's [`JobSink`](super::JobSink) returned at its end
+    /// ([`ModelRun::observe_jobs`](super::ModelRun::observe_jobs)): the
+    /// metrics folded online (DESIGN §2.6, §8.5), which the runner takes
+    /// instead of computing them from the log. Not serialised: they are
+    /// what the result's own fields hold.
+    #[serde(skip)]
+    pub folded: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Why a tenant stopped asking for GPUs by the end of a run (DESIGN §12.3,

@@ -3,7 +3,7 @@
 //! [`ModelRun`] driven by its policies).
 
 use super::stepper::ModelRun;
-use super::{GpuTypes, RunOutcome, Scheduler, Selector, SimConfig};
+use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig};
 use crate::core::error::Result;
 use crate::core::sim::held::{Held, Shared};
 use crate::models::trace::{Micros, Trace};
@@ -48,6 +48,30 @@ pub fn simulate(
     scheduler: &mut dyn Scheduler,
     selector: &mut dyn Selector,
 ) -> Result<RunOutcome> {
+    let run = ModelRun::new(
+        Shared::Borrowed(input.trace),
+        Shared::Borrowed(input.gpu_types),
+        input.tenants,
+        input.arrivals,
+        input.config,
+        Held::Borrowed(scheduler),
+        Held::Borrowed(selector),
+    )?;
+    drive(run)
+}
+
+/// [`simulate`], with `sink` told of every job as the run goes
+/// ([`ModelRun::observe_jobs`]: the metrics of DESIGN §2.6 folded online);
+/// the outcome's [`RunOutcome::folded`] holds what it returns. Without
+/// `keep_log` no job log is kept ([`ModelRun::drop_log`]: the outcome's
+/// `jobs` and `completion_order` are empty, DESIGN §8.5).
+pub fn simulate_observed(
+    input: &SimInput<'_>,
+    scheduler: &mut dyn Scheduler,
+    selector: &mut dyn Selector,
+    sink: Box<dyn JobSink>,
+    keep_log: bool,
+) -> Result<RunOutcome> {
     let mut run = ModelRun::new(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
@@ -57,7 +81,15 @@ pub fn simulate(
         Held::Borrowed(scheduler),
         Held::Borrowed(selector),
     )?;
-    // The built-in driver: every decision is the scheduler's pick.
+    run.observe_jobs(sink)?;
+    if !keep_log {
+        run.drop_log()?;
+    }
+    drive(run)
+}
+
+/// The built-in driver: every decision is the scheduler's pick.
+fn drive(mut run: ModelRun<'_>) -> Result<RunOutcome> {
     while let Some(point) = run.next_decision()? {
         run.decide(point.policy_choice)?;
     }

@@ -9,6 +9,7 @@
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
+use super::{JobSink, RunEndState};
 use super::{Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -56,11 +57,25 @@ struct ModelSelection<'a> {
     types: Shared<'a, GpuTypes>,
     tenants: Tenants,
     pool: GpuPool,
+    /// The job log, in start order; without it ([`ModelRun::drop_log`])
+    /// the records of the jobs running (or cancelled and still queued),
+    /// each in a slot that is reused once its completion is processed.
     jobs: Vec<JobRecord>,
-    /// Per job: the previous job of the same tenant (a chain per tenant).
+    /// Whether `jobs` is the whole log (and `completion_order` kept).
+    keep_log: bool,
+    /// Slots of `jobs` free for reuse (without the log).
+    free_slots: Vec<u32>,
+    /// Per job slot: the previous and next running job of the same tenant
+    /// (a list per tenant, newest first; what a leave cancels).
     prev_job: Vec<u32>,
-    /// Per tenant: its latest job.
+    next_job: Vec<u32>,
+    /// Per tenant: its latest running job.
     last_job: Vec<u32>,
+    /// GPU-µs of the jobs completed or cancelled so far, in all, per GPU
+    /// type (typed clusters), and below their pair's top level (the
+    /// outcome's `busy`, `busy_by_type`, `low_fidelity_busy` with the
+    /// jobs still running at the end added).
+    busy: Busy,
     left_at: Vec<Option<Micros>>,
     completion_order: Vec<u32>,
     scheduler: Held<'a, dyn Scheduler + 'a>,
@@ -72,6 +87,9 @@ struct ModelSelection<'a> {
     /// The tenants whose state changed, when asked for
     /// ([`ModelRun::track_touched`]).
     touched: Option<Touched>,
+    /// The observer of the jobs, when given ([`ModelRun::observe_jobs`]:
+    /// the metrics folded as the run goes, DESIGN §2.6).
+    fold: Option<Box<dyn JobSink>>,
 }
 
 /// The tenants whose state ([`Tenants`]) changed since the list was last
@@ -241,6 +259,7 @@ impl<'a> ModelRun<'a> {
             config.max_jobs_per_tenant,
             config.limits,
         );
+        let busy = Busy::new(types.n_types(), types.is_typed());
         Ok(Self {
             sim: ModelSelection {
                 trace,
@@ -248,8 +267,12 @@ impl<'a> ModelRun<'a> {
                 tenants,
                 pool: GpuPool::new(config.gpus),
                 jobs: Vec::with_capacity(n_jobs_max),
+                keep_log: true,
+                free_slots: Vec::new(),
                 prev_job: Vec::with_capacity(n_jobs_max),
+                next_job: Vec::with_capacity(n_jobs_max),
                 last_job: vec![NO_JOB; users.len()],
+                busy,
                 left_at: vec![None; users.len()],
                 completion_order: Vec::with_capacity(n_jobs_max),
                 scheduler,
@@ -257,6 +280,7 @@ impl<'a> ModelRun<'a> {
                 clock: PolicyClock::default(),
                 regret: None,
                 touched: None,
+                fold: None,
             },
             queue,
             looper: EventLoop::new(config.horizon),
@@ -368,6 +392,20 @@ impl<'a> ModelRun<'a> {
         Ok(())
     }
 
+    /// Tell `sink` of every arrival, job start, completion and
+    /// cancellation from here on, and of the run's end (DESIGN §2.6: the
+    /// metrics folded as the run goes; [`RunOutcome::folded`] holds what
+    /// it returns); call it before the first step (an error after).
+    pub fn observe_jobs(&mut self, sink: Box<dyn JobSink>) -> Result<()> {
+        if self.looper.end().events > 0 {
+            return Err(Error::usage(
+                "jobs are observed from a run's start: call `observe_jobs` before the first step",
+            ));
+        }
+        self.sim.fold = Some(sink);
+        Ok(())
+    }
+
     /// R(τ) = ∫₀^τ S dτ up to `τ` = the last instant handled (the run's
     /// end once it has ended), accuracy·seconds, when tracked
     /// ([`Self::track_regret`]).
@@ -435,9 +473,33 @@ impl<'a> ModelRun<'a> {
         &self.sim.trace
     }
 
-    /// The jobs started so far, in start order.
+    /// The jobs started so far, in start order (empty when the log is
+    /// not kept: [`Self::drop_log`]).
     pub fn jobs(&self) -> &[JobRecord] {
-        &self.sim.jobs
+        if self.sim.keep_log {
+            &self.sim.jobs
+        } else {
+            &[]
+        }
+    }
+
+    /// Keep no job log (DESIGN §8.5): only the jobs running are held, and
+    /// the outcome's `jobs` and `completion_order` are empty (its metrics
+    /// come from [`Self::observe_jobs`]); call it before the first step
+    /// (an error after).
+    pub fn drop_log(&mut self) -> Result<()> {
+        if self.looper.end().events > 0 {
+            return Err(Error::usage(
+                "the job log is dropped from a run's start: call `drop_log` before the first step",
+            ));
+        }
+        let s = &mut self.sim;
+        s.keep_log = false;
+        s.jobs = Vec::new();
+        s.prev_job = Vec::new();
+        s.next_job = Vec::new();
+        s.completion_order = Vec::new();
+        Ok(())
     }
 
     /// The decision the run waits for, if one was offered.
@@ -470,7 +532,11 @@ impl<'a> ModelRun<'a> {
                 tenants: s.tenants.clone(),
                 pool: s.pool.clone(),
                 jobs: s.jobs.clone(),
+                keep_log: s.keep_log,
+                free_slots: s.free_slots.clone(),
                 prev_job: s.prev_job.clone(),
+                next_job: s.next_job.clone(),
+                busy: s.busy.clone(),
                 last_job: s.last_job.clone(),
                 left_at: s.left_at.clone(),
                 completion_order: s.completion_order.clone(),
@@ -479,6 +545,7 @@ impl<'a> ModelRun<'a> {
                 clock: s.clock,
                 regret: s.regret.clone(),
                 touched: s.touched.clone(),
+                fold: s.fold.as_ref().map(|f| f.fork()),
             },
             queue: self.queue.clone(),
             looper: self.looper,
@@ -635,42 +702,45 @@ impl<'a> ModelRun<'a> {
             ));
         }
         let end = self.looper.end();
-        let ended = (0..self.sim.tenants.users().len())
+        let ended: Vec<EndReason> = (0..self.sim.tenants.users().len())
             .map(|i| self.end_reason(i))
             .collect();
         let sim = self.sim;
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
         let users = sim.tenants.users();
-        let busy = sim
-            .jobs
-            .iter()
-            .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
-            .sum();
-        let mut busy_by_type = Vec::new();
-        if gpu_types.is_typed() {
-            busy_by_type = vec![0; gpu_types.n_types()];
-            for j in &sim.jobs {
-                busy_by_type[usize::from(gpu_types.type_of(j.gpu))] +=
-                    u128::from(j.end.min(end.end).saturating_sub(j.start));
-            }
+        // The GPU time of the completed and cancelled jobs, and of the
+        // jobs still running, up to the end (integer sums: the order of
+        // the terms does not matter).
+        let mut busy = sim.busy.clone();
+        for j in sim.jobs.iter().filter(|j| !j.completed && !j.cancelled) {
+            busy.add(trace, gpu_types, users, j, end.end);
         }
-        let low_fidelity_busy = if trace.is_curve() {
-            sim.jobs
-                .iter()
-                .filter(|j| {
-                    (j.level as usize) < trace.top_level(users[j.tenant as usize], j.model as usize)
-                })
-                .map(|j| u128::from(j.end.min(end.end).saturating_sub(j.start)))
-                .sum()
-        } else {
-            0
-        };
+        let Busy {
+            all: busy,
+            by_type: busy_by_type,
+            low_fidelity: low_fidelity_busy,
+        } = busy;
         let n = users.len();
-        let budget_exhausted = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
+        let budget_exhausted: Vec<bool> = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
         let capacity = capacity(self.config.gpus, &self.resized, end.end);
+        let folded = sim.fold.map(|f| {
+            let state = RunEndState {
+                end: end.end,
+                left_at: &sim.left_at,
+                budget_exhausted: &budget_exhausted,
+                ended: &ended,
+                limits: self.config.limits,
+            };
+            let mut cut = sim
+                .jobs
+                .iter()
+                .filter(|j| !j.completed && !j.cancelled)
+                .map(|j| (j.tenant as usize, j.start, j.end));
+            f.finish(&state, &|i| trace.models_of(users[i]).len(), &mut cut)
+        });
         Ok(RunOutcome {
-            jobs: sim.jobs,
+            jobs: if sim.keep_log { sim.jobs } else { Vec::new() },
             completion_order: sim.completion_order,
             end: end.end,
             busy,
@@ -683,6 +753,7 @@ impl<'a> ModelRun<'a> {
             budget_exhausted,
             ended,
             policy_clock: sim.clock,
+            folded,
         })
     }
 }
@@ -718,16 +789,25 @@ impl Component for ModelSelection<'_> {
             Event::Completion { job } => {
                 let rec = &mut self.jobs[job as usize];
                 if rec.cancelled {
+                    self.free_slot(job);
                     return Ok(());
                 }
                 rec.completed = true;
+                let rec = *rec;
                 let (i, k, acc) = (rec.tenant as usize, rec.model as usize, rec.accuracy);
+                self.stopped(job, &rec, now);
                 if let Some(t) = &mut self.touched {
                     t.mark(i);
                 }
                 let level = rec.level as usize;
                 self.pool.release(rec.gpu);
-                self.completion_order.push(job);
+                if self.keep_log {
+                    self.completion_order.push(job);
+                }
+                self.free_slot(job);
+                if let Some(f) = &mut self.fold {
+                    f.completed(i, rec.start, now, acc);
+                }
                 if let Some(m) = &mut self.regret {
                     m.completed(i, self.tenants.best(i), acc);
                 }
@@ -739,6 +819,9 @@ impl Component for ModelSelection<'_> {
                 }
                 if let Some(m) = &mut self.regret {
                     m.arrived(tenant as usize);
+                }
+                if let Some(f) = &mut self.fold {
+                    f.arrived(now, tenant as usize);
                 }
                 self.with_policies(|p, tenants, _, _| p.arrived(tenants, now, tenant as usize))?;
                 if let Some(p) = self.tenants.limits().patience {
@@ -787,9 +870,7 @@ impl<'a> ModelSelection<'a> {
         let finish = now.checked_add(start.runtime).ok_or_else(|| {
             Error::input("simulated time overflowed 2^64 µs: runtimes are too large")
         })?;
-        let job = u32::try_from(self.jobs.len())
-            .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
-        self.jobs.push(JobRecord {
+        let rec = JobRecord {
             tenant: start.tenant as u32,
             model: start.model as u32,
             // Below `MAX_LEVELS` = u16::MAX (models/trace/build.rs).
@@ -800,12 +881,59 @@ impl<'a> ModelSelection<'a> {
             accuracy: start.accuracy,
             completed: false,
             cancelled: false,
-        });
-        self.prev_job.push(self.last_job[start.tenant]);
+        };
+        let job = match self.free_slots.pop() {
+            Some(slot) => {
+                self.jobs[slot as usize] = rec;
+                slot
+            }
+            None => {
+                let job = u32::try_from(self.jobs.len())
+                    .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
+                self.jobs.push(rec);
+                self.prev_job.push(NO_JOB);
+                self.next_job.push(NO_JOB);
+                job
+            }
+        };
+        if let Some(f) = &mut self.fold {
+            f.started(start.tenant, now, finish);
+        }
+        // Link it at the head of its tenant's running jobs.
+        let head = self.last_job[start.tenant];
+        self.prev_job[job as usize] = head;
+        self.next_job[job as usize] = NO_JOB;
+        if head != NO_JOB {
+            self.next_job[head as usize] = job;
+        }
         self.last_job[start.tenant] = job;
         self.with_policies(|p, tenants, _, _| p.started(tenants, start))?;
         queue.push(finish, COMPLETION, Event::Completion { job });
         Ok(job)
+    }
+
+    /// Job `job` (`rec`) stops at `at`, completed or cancelled: it leaves
+    /// its tenant's running jobs and its GPU time counts as busy.
+    fn stopped(&mut self, job: u32, rec: &JobRecord, at: Micros) {
+        let (p, n) = (self.prev_job[job as usize], self.next_job[job as usize]);
+        if n == NO_JOB {
+            self.last_job[rec.tenant as usize] = p;
+        } else {
+            self.prev_job[n as usize] = p;
+        }
+        if p != NO_JOB {
+            self.next_job[p as usize] = n;
+        }
+        let users = self.tenants.users();
+        self.busy.add(&self.trace, &self.types, users, rec, at);
+    }
+
+    /// Slot `job` may be reused once its completion was processed (without
+    /// the log; with it, the job keeps its number and record).
+    fn free_slot(&mut self, job: u32) {
+        if !self.keep_log {
+            self.free_slots.push(job);
+        }
     }
 
     /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
@@ -819,18 +947,64 @@ impl<'a> ModelSelection<'a> {
         self.left_at[i] = Some(now);
         let mut j = self.last_job[i];
         while j != NO_JOB {
+            let prev = self.prev_job[j as usize];
             let rec = &mut self.jobs[j as usize];
             if !rec.completed && !rec.cancelled {
                 rec.cancelled = true;
                 let planned = rec.end - rec.start;
                 rec.end = now;
+                let rec = *rec;
+                if let Some(f) = &mut self.fold {
+                    f.cancelled(i, rec.start, now);
+                }
+                self.stopped(j, &rec, now);
                 self.pool.release(rec.gpu);
                 self.tenants
                     .cancel_job(i, rec.model as usize, planned, now - rec.start);
             }
-            j = self.prev_job[j as usize];
+            j = prev;
         }
         self.with_policies(|p, tenants, _, _| p.changed(tenants, i))
+    }
+}
+
+/// GPU-µs of busy time (DESIGN §2.6): in all, per GPU type on a typed
+/// cluster, and of jobs below their pair's top level (DESIGN §12.2).
+#[derive(Debug, Clone)]
+struct Busy {
+    all: u128,
+    by_type: Vec<u128>,
+    low_fidelity: u128,
+}
+
+impl Busy {
+    fn new(n_types: usize, typed: bool) -> Self {
+        Self {
+            all: 0,
+            by_type: if typed { vec![0; n_types] } else { Vec::new() },
+            low_fidelity: 0,
+        }
+    }
+
+    /// Job `j` ran from its start to `min(j.end, end)`.
+    fn add(
+        &mut self,
+        trace: &Trace,
+        types: &GpuTypes,
+        users: &[usize],
+        j: &JobRecord,
+        end: Micros,
+    ) {
+        let d = u128::from(j.end.min(end).saturating_sub(j.start));
+        self.all += d;
+        if let Some(t) = self.by_type.get_mut(usize::from(types.type_of(j.gpu))) {
+            *t += d;
+        }
+        if trace.is_curve()
+            && (j.level as usize) < trace.top_level(users[j.tenant as usize], j.model as usize)
+        {
+            self.low_fidelity += d;
+        }
     }
 }
 

@@ -443,6 +443,9 @@ fn finish_service(
         budget_exhausted,
         ended,
         policy_clock: w.policies.clock,
+        // The shared engine keeps its log: the runner computes the
+        // metrics from it (DESIGN §2.6).
+        folded: None,
     });
 }
 

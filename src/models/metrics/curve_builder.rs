@@ -1,0 +1,115 @@
+//! The builder of a loss step function (DESIGN §2.6): the one place the
+//! arithmetic of S(τ) lives, fed either by a finished run's log
+//! ([`LossCurve::from_outcome`](super::LossCurve::from_outcome),
+//! [`LossCurve::by_jobs`](super::LossCurve::by_jobs)) or by the engine as
+//! it processes events ([`super::RunFold`]); the same changes in the same
+//! order give the same bits.
+
+use super::CompensatedSum;
+use crate::models::trace::Micros;
+
+/// Change kinds, in the order the engine processes them at one instant.
+pub(super) const COMPLETION: u8 = 0;
+pub(super) const ARRIVAL: u8 = 1;
+
+/// One change of the step function: (axis value, kind, tenant, accuracy).
+pub(super) type Change = (Micros, u8, usize, f64);
+
+/// S(τ) built change by change, in `(axis, kind)` order.
+///
+/// With A*_i = `best_possible[i]`: an arrival adds ℓ_i = A*_i − best_i to
+/// S (Neumaier-compensated, [`CompensatedSum`]); a completion that raises
+/// best_i of an arrived tenant subtracts the rise. After every change of an
+/// instant, the point (instant, S, arrived) is appended unless it repeats
+/// the last one; S is exactly 0 when no arrived tenant has a positive loss.
+#[derive(Debug, Clone)]
+pub(super) struct StepBuilder {
+    best_possible: Vec<f64>,
+    best: Vec<f64>,
+    arrived_flag: Vec<bool>,
+    sum: CompensatedSum,
+    positive: usize,
+    arrived: u32,
+    /// The instant whose changes are being applied, if any.
+    current: Option<Micros>,
+    steps: Steps,
+}
+
+/// The points of a step function: at `times[j]` (strictly increasing),
+/// S = `sum_loss[j]` over `arrived[j]` tenants (a
+/// [`LossCurve`](super::LossCurve)'s fields).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Steps {
+    pub(super) times: Vec<Micros>,
+    pub(super) sum_loss: Vec<f64>,
+    pub(super) arrived: Vec<u32>,
+}
+
+impl StepBuilder {
+    /// An empty curve over tenants whose best accuracies are `best_possible`.
+    pub(super) fn new(best_possible: Vec<f64>) -> Self {
+        let n = best_possible.len();
+        Self {
+            best_possible,
+            best: vec![0.0; n],
+            arrived_flag: vec![false; n],
+            sum: CompensatedSum::default(),
+            positive: 0,
+            arrived: 0,
+            current: None,
+            steps: Steps::default(),
+        }
+    }
+
+    /// Apply change `(now, kind, i, acc)`; `now` is at or after the last
+    /// change's.
+    pub(super) fn push(&mut self, (now, kind, i, acc): Change) {
+        if self.current.is_some_and(|c| c != now) {
+            self.flush();
+        }
+        self.current = Some(now);
+        let loss_before = self.best_possible[i] - self.best[i];
+        if kind == ARRIVAL {
+            self.arrived_flag[i] = true;
+            self.arrived += 1;
+            self.sum.add(loss_before);
+            if loss_before > 0.0 {
+                self.positive += 1;
+            }
+        } else if acc > self.best[i] {
+            let old = self.best[i];
+            self.best[i] = acc;
+            if self.arrived_flag[i] {
+                self.sum.add(old - acc);
+                if loss_before > 0.0 && self.best_possible[i] - acc <= 0.0 {
+                    self.positive -= 1;
+                }
+            }
+        }
+    }
+
+    /// Append the point of the instant whose changes were applied.
+    fn flush(&mut self) {
+        let Some(now) = self.current.take() else {
+            return;
+        };
+        let s = if self.positive == 0 {
+            0.0
+        } else {
+            self.sum.value().max(0.0)
+        };
+        let c = &mut self.steps;
+        if c.sum_loss.last() == Some(&s) && c.arrived.last() == Some(&self.arrived) {
+            return;
+        }
+        c.times.push(now);
+        c.sum_loss.push(s);
+        c.arrived.push(self.arrived);
+    }
+
+    /// The points, once every change was pushed.
+    pub(super) fn finish(mut self) -> Steps {
+        self.flush();
+        self.steps
+    }
+}

@@ -1,0 +1,327 @@
+//! The metrics folded online as the engine runs (issue 34, DESIGN §2.6,
+//! §8.5) are the batch computation from the job log, bit for bit: each
+//! tenant's row (`TenantMetrics`), the loss curve by time and by jobs, the
+//! first completion and the count of completed jobs, on random runs (every
+//! scheduler × selector, random arrivals, limits and horizons) and on
+//! every bundled model scenario.
+
+use std::fs;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::Value;
+use tenantsim::models::experiment::{simulate_one, simulate_rep_with, simulate_task};
+use tenantsim::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, tenant_metrics};
+use tenantsim::models::policy::Params;
+use tenantsim::models::policy::registry::{schedulers, selectors};
+use tenantsim::models::scenario::load_scenario;
+use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome};
+use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
+use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
+
+use crate::common::{INTERNET_SCALE, repo};
+
+/// A random run's trace, cluster, arrivals and limits.
+#[derive(Debug, Clone)]
+struct Case {
+    trace: Arc<Trace>,
+    gpus: u32,
+    max_running: u32,
+    seed: u64,
+    arrival_s: Vec<u32>,
+    limits: TenantLimits,
+    horizon_s: Option<u32>,
+    thresholds: Vec<f64>,
+}
+
+const S: u64 = 1_000_000;
+
+fn case() -> impl Strategy<Value = Case> {
+    (2usize..8, 1usize..6, 1u32..4, 1u32..3, any::<u64>()).prop_flat_map(
+        |(users, models, gpus, max_running, seed)| {
+            (
+                Just((gpus, max_running, seed)),
+                proptest::collection::vec((any::<bool>(), 0u32..6, 1u32..5), users * models),
+                proptest::collection::vec(0u32..8, users),
+                (
+                    proptest::option::of(1u32..15),
+                    proptest::option::of(0u32..4),
+                    proptest::option::of(1u32..6),
+                ),
+                proptest::option::of(0u32..20),
+                proptest::collection::vec(0u32..6, 0..4),
+            )
+                .prop_map(
+                    move |(
+                        (gpus, max_running, seed),
+                        cells,
+                        arrival_s,
+                        (budget, max_jobs, patience),
+                        horizon_s,
+                        thetas,
+                    )| {
+                        let mut b = TraceBuilder::new("random", true, true);
+                        for u in 0..users {
+                            for m in 0..models {
+                                let (present, acc, rt) = cells[u * models + m];
+                                if present || m == 0 {
+                                    let row = TraceRow {
+                                        user: format!("u{u}"),
+                                        model: format!("m{m}"),
+                                        accuracy: f64::from(acc) / 5.0,
+                                        runtime_s: f64::from(rt),
+                                        model_year: Some(2000),
+                                        model_citations: Some(m as i64),
+                                    };
+                                    if let Err(e) = b.push(&row, "generated") {
+                                        panic!("{e}");
+                                    }
+                                }
+                            }
+                        }
+                        let trace = match b.finish() {
+                            Ok(t) => Arc::new(t),
+                            Err(e) => panic!("{e}"),
+                        };
+                        Case {
+                            trace,
+                            gpus,
+                            max_running,
+                            seed,
+                            arrival_s,
+                            limits: TenantLimits {
+                                budget: budget.map(|b| u64::from(b) * S),
+                                max_jobs,
+                                patience: patience.map(|p| u64::from(p) * S),
+                            },
+                            horizon_s,
+                            thresholds: thetas.iter().map(|&t| f64::from(t) / 10.0).collect(),
+                        }
+                    },
+                )
+        },
+    )
+}
+
+/// Every field the batch computes from `out`'s log, against what the run
+/// folded; `Debug` text, so -0.0 and 0.0 differ (bits, not values).
+fn check_folded(
+    label: &str,
+    trace: &Trace,
+    tenants: &[usize],
+    arrivals: &[u64],
+    limits: TenantLimits,
+    thresholds: &[f64],
+    out: &mut RunOutcome,
+) -> Result<(), TestCaseError> {
+    let Some(f) = FoldedRun::take(out) else {
+        return Err(TestCaseError::fail(format!("{label}: nothing folded")));
+    };
+    let batch = tenant_metrics(trace, tenants, arrivals, out, limits, thresholds);
+    prop_assert_eq!(
+        format!("{:?}", f.tenants),
+        format!("{batch:?}"),
+        "{}",
+        label
+    );
+    let curve = LossCurve::from_outcome(trace, tenants, arrivals, out);
+    prop_assert_eq!(format!("{:?}", f.curve), format!("{curve:?}"), "{}", label);
+    let jobs = LossCurve::by_jobs(trace, tenants, arrivals, out);
+    prop_assert_eq!(
+        format!("{:?}", f.job_curve),
+        format!("{jobs:?}"),
+        "{}",
+        label
+    );
+    let first = out
+        .completion_order
+        .first()
+        .map(|&j| out.jobs[j as usize].end);
+    prop_assert_eq!(f.first_completion, first, "{}", label);
+    prop_assert_eq!(f.completions, out.completion_order.len(), "{}", label);
+    Ok(())
+}
+
+/// Every scheduler × selector (with its default keys; a selector whose
+/// defaults these users cannot fit is skipped: the engine is the point).
+fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
+    let trace = &c.trace;
+    let tenants: Vec<usize> = (1..trace.n_users()).collect();
+    let prior = vec![0];
+    let arrivals: Vec<u64> = (0..tenants.len())
+        .map(|i| u64::from(c.arrival_s[i]) * S)
+        .collect();
+    for sch in schedulers() {
+        for sel in selectors() {
+            if sch.needs_acquisition && !sel.provides_acquisition {
+                continue;
+            }
+            let label = format!("{} + {}", sch.name, sel.name);
+            let mut params = Params::new(label.clone(), Default::default());
+            let make_sch =
+                (sch.parse)(&mut params).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let make_sel =
+                (sel.parse)(&mut params, trace).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let ctx = RepContext {
+                trace,
+                gpu_types: &Arc::new(GpuTypes::untyped(1)),
+                tenants: &tenants,
+                prior: &prior,
+                seed: c.seed,
+                repetition: 0,
+            };
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let Ok(mut selector) = make_sel(&ctx) else {
+                continue;
+            };
+            let input = SimInput {
+                trace,
+                tenants: &tenants,
+                arrivals: &arrivals,
+                gpu_types: &GpuTypes::untyped(c.gpus),
+                config: SimConfig {
+                    gpus: c.gpus,
+                    max_jobs_per_tenant: c.max_running,
+                    horizon: c.horizon_s.map(|h| u64::from(h) * S),
+                    limits: c.limits,
+                },
+            };
+            let fold = RunFold::for_run(trace, &tenants, &arrivals, &c.thresholds);
+            let mut out = simulate_observed(
+                &input,
+                scheduler.as_mut(),
+                selector.as_mut(),
+                Box::new(fold),
+                true,
+            )
+            .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            // The same run keeping no log: the same outcome without it.
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let Ok(mut selector) = make_sel(&ctx) else {
+                continue;
+            };
+            let fold = RunFold::for_run(trace, &tenants, &arrivals, &c.thresholds);
+            let mut lean = simulate_observed(
+                &input,
+                scheduler.as_mut(),
+                selector.as_mut(),
+                Box::new(fold),
+                false,
+            )
+            .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            prop_assert!(lean.jobs.is_empty() && lean.completion_order.is_empty());
+            prop_assert_eq!(
+                format!("{:?}", FoldedRun::take(&mut lean)),
+                format!("{:?}", FoldedRun::take(&mut out.clone())),
+                "{}",
+                label
+            );
+            let mut logged = out.clone();
+            logged.jobs.clear();
+            logged.completion_order.clear();
+            logged.folded = None;
+            lean.policy_clock = logged.policy_clock;
+            prop_assert_eq!(format!("{lean:?}"), format!("{logged:?}"), "{}", label);
+            check_folded(
+                &label,
+                trace,
+                &tenants,
+                &arrivals,
+                c.limits,
+                &c.thresholds,
+                &mut out,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn folded_metrics_are_the_batch_metrics_on_random_runs(c in case()) {
+        check_every_policy(&c)?;
+    }
+}
+
+/// Every bundled model-mode scenario but the internet-scale ones and
+/// `scale` (seconds per run in a debug build).
+fn model_scenarios() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
+        .expect("scenarios/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| {
+            p.file_stem()
+                .is_none_or(|s| s != "scale" && !INTERNET_SCALE.iter().any(|n| s == *n))
+        })
+        .filter(|p| {
+            let t: toml::Table = fs::read_to_string(p)
+                .expect("readable")
+                .parse()
+                .expect("valid TOML");
+            t.get("mode").is_none_or(|m| m.as_str() == Some("models")) && !t.contains_key("sweep")
+        })
+        .collect();
+    out.sort();
+    assert!(out.len() >= 12, "only {} model scenarios", out.len());
+    out
+}
+
+/// A result without its measurements (wall and policy times), as JSON.
+fn comparable(r: &RepResult) -> Value {
+    let mut v = serde_json::to_value(r).expect("serialises");
+    let o = v.as_object_mut().expect("an object");
+    o.remove("elapsed");
+    o.remove("policy_time");
+    if let Some(out) = o.get_mut("outcome").and_then(Value::as_object_mut) {
+        out.remove("policy_clock");
+    }
+    v
+}
+
+#[test]
+fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
+    for path in model_scenarios() {
+        let scenario = load_scenario(&path, Default::default()).expect("a bundled scenario loads");
+        for policy in 0..scenario.policies.len() {
+            for rep in 0..u64::from(scenario.repetitions()).min(3) {
+                let folded = simulate_one(&scenario, rep, policy).expect("runs");
+                let batch = simulate_rep_with(&scenario, rep, policy, true, &mut |i, a, b| {
+                    simulate(i, a, b)
+                })
+                .expect("runs");
+                assert!(
+                    comparable(&folded) == comparable(&batch),
+                    "{}: policy {policy}, repetition {rep}: the folded metrics differ from the log's",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// `tenantsim run` without `--jobs` keeps no job log: its results are the
+/// results with the log, the log aside.
+#[test]
+fn a_run_without_the_job_log_gives_the_results_of_one_with_it() {
+    for path in model_scenarios() {
+        let scenario = load_scenario(&path, Default::default()).expect("a bundled scenario loads");
+        let tasks =
+            (u64::from(scenario.repetitions()).min(2) * scenario.policies.len() as u64).max(1);
+        for task in 0..tasks {
+            let lean = simulate_task(&scenario, task, false).expect("runs");
+            let mut full = simulate_task(&scenario, task, true).expect("runs");
+            assert!(lean.outcome.jobs.is_empty() && lean.outcome.completion_order.is_empty());
+            full.outcome.jobs.clear();
+            full.outcome.completion_order.clear();
+            assert!(
+                comparable(&lean) == comparable(&full),
+                "{}: task {task}: the run without the log differs",
+                path.display()
+            );
+        }
+    }
+}
