@@ -219,6 +219,38 @@ mod event_queue {
             black_box(sum)
         });
     }
+
+    /// 1M arrivals at t = 0 (scale-1m's start, issue 34), then drained
+    /// while 2,048 completions circulate: one push each (`push`, the heap
+    /// alone) against one batch (`push_batch`, sorted once beside the
+    /// heap). Both pop the same sequence (unit tests of `EventQueue`).
+    #[divan::bench(args = [false, true], sample_count = 5, sample_size = 1)]
+    fn arrivals_1m(bencher: Bencher, batch: bool) {
+        const N: u32 = 1_000_000;
+        bencher.counter(ItemsCount::new(N)).bench_local(|| {
+            let mut q = EventQueue::with_capacity(N as usize + 2048);
+            if batch {
+                q.push_batch((0..N).map(|i| (0, 1, i)));
+            } else {
+                for i in 0..N {
+                    q.push(0, 1, i);
+                }
+            }
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            let mut sum = 0u64;
+            while let Some(e) = q.pop() {
+                sum = sum.wrapping_add(u64::from(e.payload));
+                if e.kind == 1 && e.payload % 488 == 0 {
+                    // One completion per 488 arrivals: 2,048 in flight.
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    q.push(e.time + 1 + x % 2_000_000, 0, e.payload);
+                }
+            }
+            black_box(sum)
+        });
+    }
 }
 
 /// Whole repetitions of scenarios on the bundled LCDB trace (248 users ×

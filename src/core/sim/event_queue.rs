@@ -47,9 +47,21 @@ impl<P> Ord for QueuedEvent<P> {
 /// sequence number is), so the order is total and exact. After
 /// [`EventQueue::with_capacity`] nothing allocates while the number of
 /// pending events stays within the capacity.
+///
+/// Events known before a run starts (a model run's arrivals, DESIGN §2.3)
+/// can be given at once ([`EventQueue::push_batch`]): they are sorted once
+/// by key and kept in a run of their own beside the heap, and [`Self::pop`]
+/// takes the smaller key of the two. Keys are unique, so the merge pops
+/// exactly the sequence the heap alone would (unit test and proptest
+/// below), while a million arrivals at t = 0 cost one sort instead of a
+/// million sifts through a heap of a million entries (issue 34,
+/// docs/PERFORMANCE.md "Internet scale").
 #[derive(Debug, Clone)]
 pub struct EventQueue<P> {
     heap: BinaryHeap<QueuedEvent<P>>,
+    /// Batched events, sorted by key, the *largest* first (the next one
+    /// is popped from the end).
+    run: Vec<QueuedEvent<P>>,
     next_seq: u64,
 }
 
@@ -64,6 +76,7 @@ impl<P> EventQueue<P> {
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             heap: BinaryHeap::with_capacity(capacity),
+            run: Vec::new(),
             next_seq: 0,
         }
     }
@@ -80,24 +93,75 @@ impl<P> EventQueue<P> {
         });
     }
 
+    /// Schedule every `(time, kind, payload)` of `events`, in order: the
+    /// same sequence numbers, hence the same pop order, as one
+    /// [`Self::push`] each. Into an empty queue they go to the sorted run
+    /// (one sort by key; keys are unique, so the sort is exact); otherwise
+    /// into the heap.
+    pub fn push_batch(&mut self, events: impl IntoIterator<Item = (Micros, u8, P)>) {
+        if !self.is_empty() {
+            for (time, kind, payload) in events {
+                self.push(time, kind, payload);
+            }
+            return;
+        }
+        self.run.clear();
+        for (time, kind, payload) in events {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.run.push(QueuedEvent {
+                time,
+                kind,
+                seq,
+                payload,
+            });
+        }
+        // The largest key first: `Ord` is reversed (see `QueuedEvent::cmp`),
+        // so an ascending sort by `Ord` puts the largest key at the front.
+        // Already in key order (arrivals at equal or rising times): reverse.
+        if self.run.windows(2).all(|w| w[0].key() < w[1].key()) {
+            self.run.reverse();
+        } else {
+            self.run.sort_unstable();
+        }
+    }
+
+    /// Whether the next event is the run's (its key is below the heap's
+    /// top), not the heap's.
+    fn next_is_run(&self) -> bool {
+        match (self.run.last(), self.heap.peek()) {
+            (Some(r), Some(h)) => r.key() < h.key(),
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
     /// Remove and return the next event.
     pub fn pop(&mut self) -> Option<QueuedEvent<P>> {
-        self.heap.pop()
+        if self.next_is_run() {
+            self.run.pop()
+        } else {
+            self.heap.pop()
+        }
     }
 
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<Micros> {
-        self.heap.peek().map(|e| e.time)
+        if self.next_is_run() {
+            self.run.last().map(|e| e.time)
+        } else {
+            self.heap.peek().map(|e| e.time)
+        }
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.run.len()
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.run.is_empty()
     }
 }
 
@@ -136,6 +200,41 @@ mod tests {
             let mut expected: Vec<usize> = (0..events.len()).collect();
             expected.sort_by_key(|&i| (events[i].0, events[i].1, i));
             let got: Vec<usize> = std::iter::from_fn(|| q.pop().map(|e| e.payload)).collect();
+            prop_assert_eq!(got, expected);
+        }
+
+        /// A batch pushed first, then events pushed one at a time between
+        /// pops, pop in exactly the order of a queue given every event by
+        /// `push` (the heap alone), sorted or unsorted batch alike.
+        #[test]
+        fn a_batch_pops_as_the_same_events_pushed_one_by_one(
+            batch in proptest::collection::vec((0u64..20, 0u8..3), 0..100),
+            later in proptest::collection::vec((0u64..30, 0u8..3, 0usize..3), 0..100),
+            sorted in any::<bool>(),
+        ) {
+            let mut batch = batch;
+            if sorted {
+                batch.sort_unstable();
+            }
+            let (mut a, mut b) = (EventQueue::default(), EventQueue::default());
+            a.push_batch(batch.iter().enumerate().map(|(i, &(t, k))| (t, k, i)));
+            for (i, &(t, k)) in batch.iter().enumerate() {
+                b.push(t, k, i);
+            }
+            let (mut got, mut expected) = (Vec::new(), Vec::new());
+            for (j, &(t, k, pops)) in later.iter().enumerate() {
+                a.push(t, k, 1000 + j);
+                b.push(t, k, 1000 + j);
+                for _ in 0..pops {
+                    prop_assert_eq!(a.peek_time(), b.peek_time());
+                    prop_assert_eq!(a.len(), b.len());
+                    got.extend(a.pop().map(|e| (e.time, e.kind, e.seq, e.payload)));
+                    expected.extend(b.pop().map(|e| (e.time, e.kind, e.seq, e.payload)));
+                }
+            }
+            got.extend(std::iter::from_fn(|| a.pop().map(|e| (e.time, e.kind, e.seq, e.payload))));
+            expected.extend(std::iter::from_fn(|| b.pop().map(|e| (e.time, e.kind, e.seq, e.payload))));
+            prop_assert!(a.is_empty());
             prop_assert_eq!(got, expected);
         }
     }

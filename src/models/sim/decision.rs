@@ -172,7 +172,7 @@ impl Policies<'_> {
         };
         let u = tenants.user(i);
         if p.model >= trace.n_models()
-            || !trace.is_available(u, p.model)
+            || !tenants.is_available(trace, i, p.model)
             || tenants.is_tried(i, p.model)
         {
             return Err(Error::policy(format!(

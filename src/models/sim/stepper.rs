@@ -248,10 +248,17 @@ impl<'a> ModelRun<'a> {
             )));
         }
         let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
-        let mut queue = EventQueue::with_capacity(2 * users.len() + config.gpus as usize);
-        for (i, &t) in arrivals.iter().enumerate() {
-            queue.push(t, ARRIVAL, Event::Arrival { tenant: i as u32 });
-        }
+        // The heap holds at most one patience deadline per tenant and one
+        // completion per GPU; the arrivals wait in the queue's sorted run.
+        let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
+        // Every arrival is known now: one batch, sorted once beside the
+        // queue's heap (same order as one push each; DESIGN §2.3).
+        queue.push_batch(
+            arrivals
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (t, ARRIVAL, Event::Arrival { tenant: i as u32 })),
+        );
         let tenants = Tenants::new(
             &trace,
             users,

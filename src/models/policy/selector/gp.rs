@@ -400,12 +400,22 @@ struct GpSelector {
     cost: CostData,
     /// Trace user of each tenant.
     users: Box<[usize]>,
-    /// Posterior per tenant, created at its first completed job.
-    posteriors: Vec<Option<TenantPosterior>>,
-    /// Proposal per tenant and the GPU type it was made for, until the
-    /// tenant starts or completes a job (a decision for another type
-    /// recomputes it).
-    cache: Vec<Option<(GpuType, Proposal)>>,
+    /// Per tenant: its posterior and cached proposal, side by side (one
+    /// array, so a decision about a tenant reads adjacent cache lines
+    /// rather than one line in each of two arrays: at 10^6 tenants each
+    /// is a miss; docs/PERFORMANCE.md "Internet scale").
+    slots: Vec<TenantSlot>,
+}
+
+/// The selector's state of one tenant.
+#[derive(Debug, Clone, Default)]
+struct TenantSlot {
+    /// Its posterior, created at its first completed job.
+    posterior: Option<TenantPosterior>,
+    /// Its proposal and the GPU type it was made for, until the tenant
+    /// starts or completes a job (a decision for another type recomputes
+    /// it).
+    cache: Option<(GpuType, Proposal)>,
 }
 
 impl GpSelector {
@@ -484,8 +494,7 @@ impl GpSelector {
             prior,
             cost,
             users: ctx.tenants.into(),
-            posteriors: vec![None; ctx.tenants.len()],
-            cache: vec![None; ctx.tenants.len()],
+            slots: vec![TenantSlot::default(); ctx.tenants.len()],
         })
     }
 
@@ -533,7 +542,7 @@ impl GpSelector {
     /// decision about it reads no per-tenant model list (at 100,000 tenants
     /// each such read is a cache miss); the others read the trace's list.
     fn models_of(&self, i: usize, u: usize) -> &[usize] {
-        match &self.posteriors[i] {
+        match &self.slots[i].posterior {
             Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
             _ => self.trace.models_of(u),
         }
@@ -629,7 +638,7 @@ impl GpSelector {
         let score = |k: usize, mu: f64, sigma: f64| {
             (!tenants.is_tried(i, k)).then(|| (acquisition(k, mu, sigma), (mu, sigma)))
         };
-        match &self.posteriors[i] {
+        match &self.slots[i].posterior {
             Some(p) => argmax_of(
                 models
                     .iter()
@@ -646,13 +655,13 @@ impl GpSelector {
 
     fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let t = tenants.gpu_type();
-        if let Some((for_type, c)) = self.cache[i]
+        if let Some((for_type, c)) = self.slots[i].cache
             && for_type == t
         {
             return Some(c);
         }
         let c = self.compute(tenants, i)?;
-        self.cache[i] = Some((t, c));
+        self.slots[i].cache = Some((t, c));
         Some(c)
     }
 }
@@ -667,23 +676,23 @@ impl Selector for GpSelector {
     }
 
     fn started(&mut self, tenant: usize, _model: usize) -> Result<()> {
-        self.cache[tenant] = None;
+        self.slots[tenant].cache = None;
         Ok(())
     }
 
     fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> Result<()> {
-        self.cache[tenant] = None;
+        self.slots[tenant].cache = None;
         // The posterior's models are the tenant's models in the trace (the
         // list `compute` reads next; not the posterior's own copy).
         let models = self.models_of(tenant, self.users[tenant]);
         let Ok(j) = models.binary_search(&model) else {
             return Ok(());
         };
-        if self.posteriors[tenant].is_none() {
+        if self.slots[tenant].posterior.is_none() {
             // The trace's list itself (shared, not copied): the same models.
             let shared = Arc::clone(self.trace.models_of_shared(self.users[tenant]));
             match TenantPosterior::with_models(&self.prior, shared, self.cfg.noise) {
-                Ok(p) => self.posteriors[tenant] = Some(p),
+                Ok(p) => self.slots[tenant].posterior = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
                 // same noise, models of the same trace).
                 Err(_) => return Ok(()),
@@ -692,14 +701,14 @@ impl Selector for GpSelector {
         // Each pair runs once and only untried models are scored, so the
         // cheaper update that stops tracking observed models gives the same
         // proposals.
-        if let Some(p) = self.posteriors[tenant].as_mut() {
+        if let Some(p) = self.slots[tenant].posterior.as_mut() {
             p.observe_once(j, accuracy);
             // Every model of the tenant is observed: nothing is scored for
             // it again (only untried models are, and each pair runs once),
             // so its posterior (2 KB at K = 20) is released now rather than
             // at the end of the run (issue 34: memory by active tenants).
             if p.n_observed() == p.n_models() {
-                self.posteriors[tenant] = None;
+                self.slots[tenant].posterior = None;
             }
         }
         Ok(())
@@ -1138,22 +1147,22 @@ mod tests {
     fn proposals_are_cached_until_the_tenant_changes() {
         let (trace, mut sel) = ucb_on_tiny();
         let state = Tenants::new(&trace, &[3], &[0], 1, Default::default());
-        assert!(sel.cache[0].is_none() && sel.posteriors[0].is_none());
+        assert!(sel.slots[0].cache.is_none() && sel.slots[0].posterior.is_none());
         let propose =
             |sel: &mut GpSelector| sel.propose(&state, 0).unwrap_or_else(|e| panic!("{e}"));
         let first = propose(&mut sel);
-        assert!(sel.cache[0].is_some());
+        assert!(sel.slots[0].cache.is_some());
         assert_eq!(propose(&mut sel), first);
         assert!(sel.started(0, 1).is_ok());
-        assert!(sel.cache[0].is_none());
+        assert!(sel.slots[0].cache.is_none());
         assert!(
-            sel.posteriors[0].is_none(),
+            sel.slots[0].posterior.is_none(),
             "no posterior before a completion"
         );
         let _ = propose(&mut sel);
         assert!(sel.observe(0, 1, 0.6).is_ok());
-        assert!(sel.cache[0].is_none());
-        assert!(sel.posteriors[0].is_some());
+        assert!(sel.slots[0].cache.is_none());
+        assert!(sel.slots[0].posterior.is_some());
     }
 
     /// A tenant's posterior lives from its first completed job to its
@@ -1166,10 +1175,13 @@ mod tests {
         let (_, mut sel) = ucb_on_tiny();
         for (k, acc) in [(0, 0.9), (1, 0.6)] {
             assert!(sel.observe(0, k, acc).is_ok());
-            assert!(sel.posteriors[0].is_some(), "after model {k}");
+            assert!(sel.slots[0].posterior.is_some(), "after model {k}");
         }
         assert!(sel.observe(0, 2, 0.65).is_ok());
-        assert!(sel.posteriors[0].is_none(), "released after the last model");
+        assert!(
+            sel.slots[0].posterior.is_none(),
+            "released after the last model"
+        );
     }
 
     /// Issue 34: a posterior keeps the trace's model list itself, not a
@@ -1178,7 +1190,7 @@ mod tests {
     fn a_posterior_shares_the_traces_model_list() {
         let (trace, mut sel) = ucb_on_tiny();
         assert!(sel.observe(0, 0, 0.9).is_ok());
-        let Some(p) = sel.posteriors[0].as_ref() else {
+        let Some(p) = sel.slots[0].posterior.as_ref() else {
             panic!("a posterior after the first completion");
         };
         let list = trace.models_of(sel.users[0]);
