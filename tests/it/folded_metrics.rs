@@ -5,14 +5,11 @@
 //! scheduler × selector, random arrivals, limits and horizons) and on
 //! every bundled model scenario.
 
-use std::fs;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use serde_json::Value;
 use tenantsim::models::experiment::{simulate_one, simulate_rep_with, simulate_task};
-use tenantsim::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, tenant_metrics};
+use tenantsim::models::metrics::{FoldedRun, LossCurve, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
 use tenantsim::models::scenario::load_scenario;
@@ -20,7 +17,7 @@ use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
-use crate::common::{INTERNET_SCALE, repo};
+use crate::common::{comparable, model_scenarios};
 
 /// A random run's trace, cluster, arrivals and limits.
 #[derive(Debug, Clone)]
@@ -243,43 +240,6 @@ proptest! {
     fn folded_metrics_are_the_batch_metrics_on_random_runs(c in case()) {
         check_every_policy(&c)?;
     }
-}
-
-/// Every bundled model-mode scenario but the internet-scale ones and
-/// `scale` (seconds per run in a debug build).
-fn model_scenarios() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
-        .expect("scenarios/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter(|p| {
-            p.file_stem()
-                .is_none_or(|s| s != "scale" && !INTERNET_SCALE.iter().any(|n| s == *n))
-        })
-        .filter(|p| {
-            let t: toml::Table = fs::read_to_string(p)
-                .expect("readable")
-                .parse()
-                .expect("valid TOML");
-            t.get("mode").is_none_or(|m| m.as_str() == Some("models")) && !t.contains_key("sweep")
-        })
-        .collect();
-    out.sort();
-    assert!(out.len() >= 12, "only {} model scenarios", out.len());
-    out
-}
-
-/// A result without its measurements (wall and policy times), as JSON.
-fn comparable(r: &RepResult) -> Value {
-    let mut v = serde_json::to_value(r).expect("serialises");
-    let o = v.as_object_mut().expect("an object");
-    o.remove("elapsed");
-    o.remove("policy_time");
-    if let Some(out) = o.get_mut("outcome").and_then(Value::as_object_mut) {
-        out.remove("policy_clock");
-    }
-    v
 }
 
 #[test]

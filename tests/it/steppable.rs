@@ -4,62 +4,17 @@
 //! the rules is refused and changes nothing.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::Value;
-use tenantsim::core::testing::scenario_data;
 use tenantsim::models::experiment::{Episode, simulate_one, write_episode};
-use tenantsim::models::metrics::RepResult;
 use tenantsim::models::scenario::{Scenario, load_scenario};
 use tenantsim::models::sim::Choice;
 
-use crate::common::{INTERNET_SCALE, repo, tenantsim, tree};
-
-/// Every bundled model-mode scenario (no sweep, not `mode = "jobs"` or
-/// `"shared"`), but the internet-scale ones and `scale` (10^5 tenants:
-/// seconds per run in a debug build), and those whose `../shared/data` is
-/// absent (`scenario_data`).
-fn model_scenarios() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
-        .expect("scenarios/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter(|p| {
-            p.file_stem()
-                .is_none_or(|s| s != "scale" && !INTERNET_SCALE.iter().any(|n| s == *n))
-        })
-        .filter(|p| {
-            let t: toml::Table = fs::read_to_string(p)
-                .expect("readable")
-                .parse()
-                .expect("valid TOML");
-            t.get("mode").is_none_or(|m| m.as_str() == Some("models")) && !t.contains_key("sweep")
-        })
-        // The easeml-dl ones and two others read ../shared/data: a fresh
-        // clone skips them with a note (tests/it/fresh_clone.rs).
-        .filter(|p| scenario_data(p))
-        .collect();
-    out.sort();
-    assert!(out.len() >= 12, "only {} model scenarios", out.len());
-    out
-}
+use crate::common::{comparable, model_scenarios, repo, tenantsim, tree};
 
 fn load(path: &Path) -> Arc<Scenario> {
     Arc::new(load_scenario(path, Default::default()).expect("a bundled scenario loads"))
-}
-
-/// A result without its measurements (wall and policy times), as JSON.
-fn comparable(r: &RepResult) -> Value {
-    let mut v = serde_json::to_value(r).expect("serialises");
-    let o = v.as_object_mut().expect("an object");
-    o.remove("elapsed");
-    o.remove("policy_time");
-    if let Some(out) = o.get_mut("outcome").and_then(Value::as_object_mut) {
-        out.remove("policy_clock");
-    }
-    v
 }
 
 /// Step `episode` to its end, every decision the scheduler's; the number

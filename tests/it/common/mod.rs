@@ -73,3 +73,48 @@ pub fn run_scenario(scenario: &str, out: &Path, extra: &[&str]) {
         .assert()
         .success();
 }
+
+/// Every bundled model-mode scenario (no sweep, not `mode = "jobs"` or
+/// `"shared"`), but the internet-scale ones and `scale` (10^5 tenants:
+/// seconds per run in a debug build), and those whose `../shared/data` is
+/// absent (`scenario_data`).
+pub fn model_scenarios() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
+        .expect("scenarios/")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .filter(|p| {
+            p.file_stem()
+                .is_none_or(|s| s != "scale" && !INTERNET_SCALE.iter().any(|n| s == *n))
+        })
+        .filter(|p| {
+            let t: toml::Table = fs::read_to_string(p)
+                .expect("readable")
+                .parse()
+                .expect("valid TOML");
+            t.get("mode").is_none_or(|m| m.as_str() == Some("models")) && !t.contains_key("sweep")
+        })
+        // The easeml-dl ones and two others read ../shared/data: a fresh
+        // clone skips them with a note (tests/it/fresh_clone.rs).
+        .filter(|p| tenantsim::core::testing::scenario_data(p))
+        .collect();
+    out.sort();
+    assert!(out.len() >= 12, "only {} model scenarios", out.len());
+    out
+}
+
+/// A result without its measurements (wall and policy times), as JSON.
+pub fn comparable(r: &tenantsim::models::metrics::RepResult) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).expect("serialises");
+    let o = v.as_object_mut().expect("an object");
+    o.remove("elapsed");
+    o.remove("policy_time");
+    if let Some(out) = o
+        .get_mut("outcome")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        out.remove("policy_clock");
+    }
+    v
+}
