@@ -47,7 +47,8 @@ impl SharedGymCore {
     /// An environment of the shared scenario file `scenario` (its sweep
     /// point `point`), policy `policy` (its name; the first by default),
     /// window `window` (W ≥ 1), action kind `action`, reward `reward`
-    /// (`"regret"` or `"sojourn"`; by default `regret` with a service), at
+    /// (`"regret"`, paid per step, or `"sojourn"`; by default `regret`
+    /// with a service, DESIGN §15.7), at
     /// the start of repetition 0.
     #[new]
     #[pyo3(signature = (scenario, policy=None, window=16, action="start", reward=None, point=None))]

@@ -507,9 +507,11 @@ class TenantsimSharedEnv(_WindowEnv):
       slot, one-hot, whose job it is: ``background``, ``service``,
       ``workflow`` (``slot_features``, ``running_features``).
     - **Reward**: ``reward="regret"`` (the default with a ``[service]``):
-      0 at every step but the last, which pays minus the service's
-      cumulative regret R (``service/summary.csv``'s ``regret``,
-      accuracy·s), so the return is −R; ``reward="sojourn"`` (the default
+      minus the service's regret accrued since the last step (the area
+      under its tenants' summed loss, accuracy·s), the last step paying
+      the remainder, so the return is −R exactly, R the service's
+      cumulative regret (``service/summary.csv``'s
+      ``cumulative_regret``); ``reward="sojourn"`` (the default
       without a service): minus the job-hours every submitted job (all
       workloads) spent in the system since the last step.
     - **info**: ``policy_action``, ``policy_choice``, ``action_mask`` as

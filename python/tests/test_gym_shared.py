@@ -161,6 +161,32 @@ def test_policy_actions_replay_the_run_byte_for_byte(in_tmp, name):
         assert total < 0
 
 
+@pytest.mark.parametrize("priority", ["low", "equal"])
+def test_the_regret_reward_is_paid_as_it_accrues(in_tmp, priority):
+    # DESIGN §15.7: reward "regret" pays at each step minus the service's
+    # regret accrued since the last step (its tenants arrive at 0 and
+    # wait for GPUs, so the loss is positive from the start), the last
+    # step the remainder: the return is still minus service/summary.csv's
+    # cumulative_regret, bit for bit.
+    doc = cut("shared-quickstart.toml", priority, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tenantsim.run(doc, out=in_tmp / "run")
+    env = tg.make(doc)
+    assert env.unwrapped.reward_kind == "regret"
+    _, info = env.reset(seed=0)
+    total, _, trail = drive(env, info)
+    rewards = [r for _, r, _ in trail]
+    assert len(rewards) > 1 and all(r <= 0.0 for r in rewards), rewards
+    before_end = [r for r in rewards[:-1] if r < 0.0]
+    assert before_end, "no regret paid before the last step"
+    r = service_regret(in_tmp / "run")
+    assert r > 0 and total == -r and env.unwrapped.regret == r
+    # Most of it is paid before the last step (the remainder is the
+    # accrual after the service's latest event, and rounding).
+    assert -sum(before_end) > 0.5 * r
+
+
 def test_owners_are_told_in_the_observation():
     # priority equal: the service's requests wait beside background jobs.
     env = tg.make(cut("shared-quickstart.toml", "equal", 0), window=64)
