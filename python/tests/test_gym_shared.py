@@ -21,6 +21,7 @@ import tenantsim.gym as tg  # noqa: E402
 from conftest import SCENARIOS, tree  # noqa: E402
 from tenantsim._scenario import _parse_toml  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
+from window_env import check_fork_continues, drive  # noqa: E402
 
 # The bundled shared scenarios (scenarios/shared-*.toml), each with the
 # priority and policy its replay test steps; a new one needs an entry.
@@ -60,24 +61,6 @@ def cut(name: str, priority, policy: int) -> dict:
     doc["policy"] = [doc["policy"][policy]]
     doc["output"] = {"plots": False}
     return doc
-
-
-def drive(env, info):
-    """Step ``env`` to its end with the scheduler's own decisions (raw
-    where the window cannot say them); the return, the raw choices taken
-    and the transitions."""
-    total, raw, trail, done = 0.0, 0, [], False
-    while not done:
-        a = info["policy_action"]
-        if a >= 0:
-            obs, r, done, trunc, info = env.step(a)
-        else:
-            raw += 1
-            obs, r, done, trunc, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not trunc
-        total += r
-        trail.append((obs.copy(), r, done))
-    return total, raw, trail
 
 
 def without_manifest(folder):
@@ -242,23 +225,7 @@ def test_invalid_actions_raise_and_change_nothing():
 
 def test_fork_continues_identically(in_tmp):
     env = tg.make(cut("shared-quickstart.toml", "equal", 1), window=8)
-    _, info = env.reset(seed=0)
-    for _ in range(5):
-        a = info["policy_action"]
-        if a >= 0:
-            _, _, done, _, info = env.step(a)
-        else:
-            _, _, done, _, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not done
-    fork = env.unwrapped.fork()
-    a_total, _, a = drive(env, info)
-    b_total, _, b = drive(fork, info)
-    assert a_total == b_total and len(a) == len(b) and a
-    for (o1, r1, d1), (o2, r2, d2) in zip(a, b):
-        assert np.array_equal(o1, o2) and r1 == r2 and d1 == d2
-    env.unwrapped.results(out=in_tmp / "a")
-    fork.results(out=in_tmp / "b")
-    assert without_manifest(in_tmp / "a") == without_manifest(in_tmp / "b")
+    check_fork_continues(env, 5, in_tmp, without_manifest)
 
 
 def test_bad_options_are_errors():
@@ -326,3 +293,25 @@ def test_make_vec_steps_the_single_environments_episodes():
         assert venv.repetitions[e] == e + k and rew[e] == 0 and not term[e]
     with pytest.raises(tg.InvalidActionError, match="environment 1: action 99"):
         venv.step(np.array([w, 99]))
+
+
+def test_bench_gym_example_runs_on_a_shared_scenario(capsys, monkeypatch):
+    # docs/PERFORMANCE.md, "The shared environment": bench_gym.py times the
+    # window environments of a shared scenario (single, core, vector rows).
+    import runpy
+    import sys
+
+    from conftest import REPO
+
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["bench_gym.py", "--scenario", str(SCENARIOS / "shared-quickstart.toml"),
+         "--seconds", "0.05", "--num-envs", "2"],
+    )
+    runpy.run_path(str(REPO / "python" / "examples" / "bench_gym.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "shared-quickstart.toml, policy rr-random, window 16: observation 132 float32" in out
+    for row in ("single, policy actions", "single, core", "vector 2, 1 thread"):
+        line = next(l for l in out.splitlines() if l.startswith(row))
+        assert int(line.split()[-3]) > 0  # steps taken
