@@ -4,7 +4,16 @@ and Gymnasium (issue 31)").
 
     python python/examples/bench_gym.py [--scenario scenarios/lcdb-1gpu.toml]
         [--policy rr-random] [--seconds 3] [--num-envs 16 64 256]
-        [--threads 1] [--copy both|no|yes] [--skip-single]
+        [--threads 1] [--copy both|no|yes] [--skip-single] [--window 16]
+
+A job-mode or shared scenario (e.g. ``--scenario
+scenarios/shared-quickstart.toml``; DESIGN §15.5, §15.7) gets the window
+environments (``--window W``, ``--policy`` the cluster policy, the first
+by default; ``--point k`` for a scenario with a sweep): the same rows but
+the random one, the scheduler's own actions taken raw where the window
+cannot say them (``policy_action`` −1); the vector rows step on the
+calling thread and always copy (``--threads``, ``--copy`` are model
+mode's).
 
 A step is one decision (one `env.step`); steps/s = steps / wall time of
 the loop, episode resets included; steps/cpu_s = steps / the CPU time the
@@ -108,6 +117,117 @@ def single_core(env, chunk: int):
     return body
 
 
+def _window_step(env, info):
+    """One step of a window environment with the scheduler's own
+    action, raw (``step_choice``) where the window cannot say it, the end
+    of the pass after a deviation."""
+    a = info["policy_action"]
+    if a >= 0:
+        return env.step(a)
+    choice = info["policy_choice"]
+    if choice is not None:
+        return env.unwrapped.step_choice(choice)
+    return env.step(env.unwrapped._core.window)
+
+
+def window_single(env, chunk: int):
+    state = {"info": env.reset(seed=0)[1]}
+
+    def body() -> int:
+        info = state["info"]
+        for _ in range(chunk):
+            _, _, done, _, info = _window_step(env, info)
+            if done:
+                _, info = env.reset()
+        state["info"] = info
+        return chunk
+
+    return body
+
+
+def window_core(env, chunk: int):
+    core = env.unwrapped._core
+    core.reset(0)
+    w = core.window
+    state = {"rep": 0}
+
+    def body() -> int:
+        step, step_choice = core.step, core.step_choice
+        for _ in range(chunk):
+            a = core.policy_action()
+            if a >= 0:
+                _, done = step(a)
+            else:
+                c = core.policy_choice()
+                _, done = step_choice(*c) if c is not None else step(w)
+            if done:
+                state["rep"] += 1
+                core.reset(state["rep"])
+        return chunk
+
+    return body
+
+
+def window_vector(venv, chunk: int):
+    state = {"info": venv.reset(seed=0)[1]}
+    k = venv.num_envs
+    w = venv.unwrapped._core.window
+
+    def body() -> int:
+        info = state["info"]
+        step = venv.step
+        for _ in range(chunk):
+            acts = info["policy_action"]
+            _, _, _, _, info = step(np.where(acts >= 0, acts, w))
+        state["info"] = info
+        return chunk * k
+
+    return body
+
+
+def window_main(args) -> None:
+    """The rows of a job-mode or shared scenario (window environments)."""
+    opts = {"policy": args.policy, "window": args.window}
+    if args.point is not None:
+        opts["point"] = args.point
+    env = tg.make(args.scenario, **opts)
+    u = env.unwrapped
+    _, info = env.reset(seed=0)
+    decisions, raw, done = 0, 0, False
+    while not done:
+        raw += info["policy_action"] < 0
+        _, _, done, _, info = _window_step(env, info)
+        decisions += 1
+    print(
+        f"{Path(args.scenario).name}, policy {u._core.policy_name}, window {args.window}: "
+        f"observation {u.observation_space.shape[0]} float32, {decisions} decisions "
+        f"({raw} raw) in repetition 0; load {os.getloadavg()[0]:.2f}"
+    )
+    rows = [] if args.skip_single else [
+        ("single, policy actions", lambda: window_single(env, 200)),
+        ("single, core (no gymnasium layer)", lambda: window_core(env, 200)),
+    ]
+    for k in args.num_envs:
+        rows.append(
+            (f"vector {k}, 1 thread, copied", lambda k=k: window_vector(tg.make_vec(args.scenario, k, **opts), 5))
+        )
+    report(args.seconds, rows)
+
+
+def report(seconds: float, rows) -> None:
+    """Time each row's body (set up just before) and print a line."""
+    print(
+        f"{'run':44} {'cpu_s':>6} {'steps_per_cpu_s':>15} {'steps':>10} {'wall_s':>7} "
+        f"{'steps_per_s':>12}"
+    )
+    for label, setup in rows:
+        steps, wall, cpu = timed(seconds, setup())
+        print(
+            f"{label:44} {cpu:>6.2f} {steps / max(cpu, 1e-9):>15,.0f} {steps:>10} {wall:>7.2f} "
+            f"{steps / wall:>12,.0f}"
+        )
+
+
 def vector(venv, chunk: int):
     state = {"info": venv.reset(seed=0)[1]}
     k = venv.num_envs
@@ -126,7 +246,10 @@ def vector(venv, chunk: int):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenario", default=str(REPO / "scenarios" / "lcdb-1gpu.toml"))
-    ap.add_argument("--policy", default="rr-random")
+    ap.add_argument(
+        "--policy", default=None,
+        help="model mode: rr-random by default; window environments: the first policy",
+    )
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--num-envs", type=int, nargs="+", default=[16, 64, 256])
     ap.add_argument("--threads", type=int, default=1, help="threads of the vector rows")
@@ -135,7 +258,14 @@ def main() -> None:
         help="vector rows with copy=False (no), copy=True (yes) or both",
     )
     ap.add_argument("--skip-single", action="store_true", help="only the vector rows")
+    ap.add_argument("--window", type=int, default=16, help="window environments' W")
+    ap.add_argument("--point", type=int, default=None, help="a shared sweep's point")
     args = ap.parse_args()
+    if tg._mode_of(args.scenario) in ("jobs", "shared"):
+        window_main(args)
+        return
+    if args.policy is None:
+        args.policy = "rr-random"
     env = tg.make(args.scenario, policy=args.policy)
     u = env.unwrapped
     # The episode's size: decisions of repetition 0 under the policy.
@@ -169,16 +299,8 @@ def main() -> None:
                     ),
                 )
             )
-    print(
-        f"{'run':44} {'cpu_s':>6} {'steps_per_cpu_s':>15} {'steps':>10} {'wall_s':>7} "
-        f"{'steps_per_s':>12}"
-    )
-    for label, setup in rows:
-        steps, wall, cpu = timed(args.seconds, setup())
-        print(
-            f"{label:44} {cpu:>6.2f} {steps / max(cpu, 1e-9):>15,.0f} {steps:>10} {wall:>7.2f} "
-            f"{steps / wall:>12,.0f}"
-        )
+    report(args.seconds, rows)
+
 
 if __name__ == "__main__":
     main()

@@ -282,16 +282,6 @@ impl JobCore {
         self.point().map_or_else(|| self.run.now(), |p| p.now)
     }
 
-    /// The number of actions (the mask's length).
-    pub fn n_actions(&self) -> usize {
-        self.win.n_actions()
-    }
-
-    /// The observation's length.
-    pub fn obs_len(&self) -> usize {
-        self.win.obs_len()
-    }
-
     fn state(&self) -> &State<'static> {
         self.run.state()
     }

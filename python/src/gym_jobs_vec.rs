@@ -21,7 +21,9 @@ use tenantsim::jobs::sim::JobChoice;
 
 use crate::gym::InvalidActionError;
 use crate::gym_jobs::bytes_of;
-use crate::gym_jobs_core::{JobActionKind, JobCore, Window, load, policy_index};
+use crate::gym_jobs_core::{JobActionKind, JobCore, load, policy_index};
+use crate::gym_window::WindowEnv;
+use crate::gym_window_py::window_vec_pymethods;
 use crate::{UsageError, py_err};
 
 /// What a call returns: observations, rewards, terminated, policy
@@ -33,59 +35,6 @@ pub type Out<'py> = (
     Bound<'py, PyByteArray>,
     Bound<'py, PyByteArray>,
 );
-
-/// What a vector core's sub-environment is (DESIGN §15.5, §15.7): a
-/// window environment (`JobCore`, `SharedCore`) stepped by [`VecCore`].
-pub trait WindowEnv {
-    /// Start repetition `rep` afresh.
-    fn reset(&mut self, rep: u64) -> tenantsim::Result<()>;
-    /// Its window rules (action and observation sizes).
-    fn rules(&self) -> Window;
-    /// The choice action `a` takes now, or why not.
-    fn check(&self, a: i64) -> std::result::Result<JobChoice, String>;
-    /// Take a checked choice: (reward, terminated).
-    fn take(&mut self, c: JobChoice) -> tenantsim::Result<(f64, bool)>;
-    /// The observation into `obs`.
-    fn encode(&self, obs: &mut [f32]);
-    /// The action mask into `mask`.
-    fn mask(&self, mask: &mut [u8]);
-    /// The scheduler's next action as a window action, or −1.
-    fn policy_action(&self) -> i64;
-    /// The repetition.
-    fn rep(&self) -> u64;
-    /// Job-hours in the system so far.
-    fn job_hours(&self) -> f64;
-}
-
-impl WindowEnv for JobCore {
-    fn reset(&mut self, rep: u64) -> tenantsim::Result<()> {
-        JobCore::reset(self, rep)
-    }
-    fn rules(&self) -> Window {
-        Window::new(self.window(), self.kind(), false)
-    }
-    fn check(&self, a: i64) -> std::result::Result<JobChoice, String> {
-        JobCore::check(self, a)
-    }
-    fn take(&mut self, c: JobChoice) -> tenantsim::Result<(f64, bool)> {
-        JobCore::take(self, c).map(|s| (s.reward, s.terminated))
-    }
-    fn encode(&self, obs: &mut [f32]) {
-        JobCore::encode(self, obs);
-    }
-    fn mask(&self, mask: &mut [u8]) {
-        JobCore::mask(self, mask);
-    }
-    fn policy_action(&self) -> i64 {
-        JobCore::policy_action(self)
-    }
-    fn rep(&self) -> u64 {
-        JobCore::rep(self)
-    }
-    fn job_hours(&self) -> f64 {
-        JobCore::job_hours(self)
-    }
-}
 
 /// K window environments and their output buffers (see the module's
 /// doc): what `JobGymVecCore` and `SharedGymVecCore` hold.
@@ -235,8 +184,7 @@ pub struct JobGymVecCore {
     inner: VecCore<JobCore>,
 }
 
-#[pymethods]
-impl JobGymVecCore {
+window_vec_pymethods!(JobGymVecCore {
     /// `num_envs` environments of the job-mode scenario file `scenario`,
     /// policy `policy`, window `window`, action kind `action`;
     /// sub-environment k at the start of repetition k.
@@ -268,52 +216,4 @@ impl JobGymVecCore {
             inner: VecCore::new(envs),
         })
     }
-
-    /// Start sub-environment k at repetition `reps[k]`: (observations,
-    /// rewards, terminated, policy actions, masks), rewards 0.
-    fn reset<'py>(&mut self, py: Python<'py>, reps: Vec<u64>) -> PyResult<Out<'py>> {
-        self.inner.reset(py, reps)
-    }
-
-    /// Step every sub-environment: `actions` is the bytes of an int64
-    /// array of K actions (each as the single environment's `step` takes).
-    fn step<'py>(&mut self, py: Python<'py>, actions: &[u8]) -> PyResult<Out<'py>> {
-        self.inner.step(py, actions)
-    }
-
-    /// Environments (K).
-    #[getter]
-    fn num_envs(&self) -> usize {
-        self.inner.envs().len()
-    }
-    /// The window (W).
-    #[getter]
-    fn window(&self) -> usize {
-        self.inner.envs()[0].window()
-    }
-    /// The action kind.
-    #[getter]
-    fn action(&self) -> &'static str {
-        self.inner.envs()[0].kind().name()
-    }
-    /// Actions per sub-environment (W + 1, or 2W + 1).
-    #[getter]
-    fn n_actions(&self) -> usize {
-        self.inner.envs()[0].n_actions()
-    }
-    /// One observation's length.
-    #[getter]
-    fn obs_len(&self) -> usize {
-        self.inner.envs()[0].obs_len()
-    }
-    /// Each sub-environment's repetition.
-    #[getter]
-    fn reps(&self) -> Vec<u64> {
-        self.inner.reps()
-    }
-    /// Each sub-environment's job-hours in the system so far.
-    #[getter]
-    fn job_hours(&self) -> Vec<f64> {
-        self.inner.job_hours()
-    }
-}
+});

@@ -8,11 +8,14 @@
 //!   waiting, in job order: background jobs, the service's requests
 //!   (priority `equal`) and workflow tasks alike; each slot ends with its
 //!   owner, one-hot ([`OWNER_FEATURE_NAMES`]).
-//! - Reward `regret` (the default with a `[service]`): 0 at every step but
-//!   the last, whose reward is minus the service's cumulative regret R as
-//!   its results report it (`service/summary.csv`'s `regret`, the
-//!   repetition's `RunMetrics::cumulative_regret`, accuracy·s), so the
-//!   return is −R. Reward `sojourn` (the default without a service):
+//! - Reward `regret` (the default with a `[service]`): at each step minus
+//!   the service's regret accrued since the last step,
+//!   −(R(now) − R(last step)), R(τ) = ∫ Σ_i ℓ_i dτ over its tenants
+//!   ([`SharedStepper::service_regret`], DESIGN §2.6); the last step pays
+//!   the remainder, so the return is exactly minus R as its results
+//!   report it (`service/summary.csv`'s `cumulative_regret`, the
+//!   repetition's `RunMetrics::cumulative_regret`, accuracy·s; DESIGN
+//!   §15.7, [`remainder`]). Reward `sojourn` (the default without a service):
 //!   minus the job-hours spent in the system since the last step by every
 //!   submitted job (background, service and workflow jobs alike,
 //!   [`Sojourn`]'s rule over the jobs submitted so far).
@@ -37,7 +40,8 @@ const US_PER_H: f64 = 3.6e9;
 /// The reward (option `reward`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SharedReward {
-    /// Minus the service's cumulative regret, paid at the last step.
+    /// Minus the service's regret accrued since the last step; the
+    /// return is minus its cumulative regret (DESIGN §15.7).
     Regret,
     /// Minus the job-hours spent in the system since the last step.
     Sojourn,
@@ -173,6 +177,30 @@ fn owner_index(k: WorkloadKind) -> usize {
     }
 }
 
+/// The last step's reward: the `d` with `paid + d == target` as f64 sums,
+/// so that a return summed step by step is `target` bit for bit (DESIGN
+/// §15.7). `d = target − paid` rounded does it whenever the subtraction is
+/// exact (`paid` and `target` within a factor 2 of each other, Sterbenz);
+/// otherwise the few floats next to it are tried, and the rounded
+/// difference is kept if none does.
+fn remainder(paid: f64, target: f64) -> f64 {
+    let d = target - paid;
+    if paid + d == target || !d.is_finite() {
+        return d;
+    }
+    let (mut up, mut down) = (d, d);
+    for _ in 0..4 {
+        up = up.next_up();
+        down = down.next_down();
+        for c in [up, down] {
+            if paid + c == target {
+                return c;
+            }
+        }
+    }
+    d
+}
+
 /// The decision's time, or the run's clock once it has ended.
 fn now_of(run: &SharedStepper<'_>) -> u64 {
     run.pending().map_or_else(|| run.now(), |p| p.now)
@@ -192,6 +220,13 @@ pub struct SharedCore {
     last_us: u128,
     /// The service's cumulative regret once the episode has ended.
     regret: Option<f64>,
+    /// Reward `regret`: R(τ) at the last step (the service's accrued
+    /// regret, [`SharedStepper::service_regret`]), accuracy·s.
+    last_regret: f64,
+    /// The return so far, summed step by step as a caller sums it
+    /// (`0.0 + r₁ + r₂ + …`): the last step's reward is what makes it
+    /// −R exactly ([`remainder`]).
+    paid: f64,
     steps: u64,
 }
 
@@ -221,6 +256,8 @@ impl SharedCore {
             sojourn: AllSojourn::default(),
             last_us: 0,
             regret: None,
+            last_regret: 0.0,
+            paid: 0.0,
             steps: 0,
         };
         core.start()?;
@@ -231,6 +268,8 @@ impl SharedCore {
         self.sojourn = AllSojourn::default();
         self.last_us = 0;
         self.regret = None;
+        self.last_regret = 0.0;
+        self.paid = 0.0;
         self.steps = 0;
         self.episode
             .with_run(|run| run.next_decision().map(|_| ()))?;
@@ -259,6 +298,8 @@ impl SharedCore {
             sojourn: self.sojourn.clone(),
             last_us: self.last_us,
             regret: self.regret,
+            last_regret: self.last_regret,
+            paid: self.paid,
             steps: self.steps,
         })
     }
@@ -351,12 +392,13 @@ impl SharedCore {
         // S is tracked with reward `sojourn` only (a scan of the job
         // table per step).
         let sojourn = (self.reward == SharedReward::Sojourn).then_some(&mut self.sojourn);
-        let (s, terminated) = self.episode.with_run(|run| {
+        let (s, r, terminated) = self.episode.with_run(|run| {
             run.decide(choice)?;
             run.next_decision()?;
             let now = now_of(run);
             let s = sojourn.map_or(0, |x| x.at(run.state(), now));
-            Ok((s, run.pending().is_none()))
+            let r = run.service_regret().unwrap_or(0.0);
+            Ok((s, r, run.pending().is_none()))
         })?;
         self.steps += 1;
         let reward = match self.reward {
@@ -364,11 +406,16 @@ impl SharedCore {
             // −S(end), the job-hours of every job in the system (DESIGN
             // §15.6).
             SharedReward::Sojourn => -((s - self.last_us) as f64) / US_PER_H,
-            // 0 until the end, then −R: the return is −R (DESIGN §15.6).
-            SharedReward::Regret if terminated => -self.finished()?,
-            SharedReward::Regret => 0.0,
+            // The last step: what takes the return so far to −R, R the
+            // reported cumulative regret (DESIGN §15.7).
+            SharedReward::Regret if terminated => remainder(self.paid, -self.finished()?),
+            // reward = −(R(now) − R(last step)), R the service's regret
+            // accrued up to its latest event (DESIGN §2.6, §15.7).
+            SharedReward::Regret => -(r - self.last_regret),
         };
         self.last_us = s;
+        self.last_regret = r;
+        self.paid += reward;
         if terminated && self.regret.is_none() {
             self.finished()?;
         }

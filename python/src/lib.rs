@@ -33,6 +33,8 @@ mod gym_shared_core;
 mod gym_shared_vec;
 mod gym_vec;
 mod gym_vec_step;
+mod gym_window;
+mod gym_window_py;
 mod job_policy;
 mod policy;
 mod workflow_policy;

@@ -341,6 +341,19 @@ def _mode_of(scenario: Scenario) -> Optional[str]:
         return None
 
 
+def _window_options(
+    policy: Optional[str], window: int, action: str, **shared: Any
+) -> Dict[str, Any]:
+    """The window environments' options as their Rust cores take them
+    (``shared``: ``reward`` and ``point``, shared scenarios only)."""
+    options: Dict[str, Any] = {"policy": policy, "window": int(window), "action": str(action)}
+    if shared:
+        point = shared.get("point")
+        options["reward"] = shared.get("reward")
+        options["point"] = None if point is None else int(point)
+    return options
+
+
 def _is_jobs(scenario: Scenario) -> bool:
     """Whether ``scenario`` is a job-mode scenario (``mode = "jobs"``)."""
     return _mode_of(scenario) == "jobs"
@@ -351,6 +364,13 @@ class _WindowEnv(_EpisodeEnv):
     §15.6): window actions over a Rust core with ``step``,
     ``step_choice``, ``observation``, ``mask``, ``policy_action`` and
     ``policy_choice``."""
+
+    def _open(self, core: Any, scenario: Scenario, **options: Any) -> None:
+        """The Rust core ``core`` (``JobGymCore`` or ``SharedGymCore``) of
+        ``scenario`` with ``options`` (:func:`_window_options`), then the
+        spaces."""
+        self._core = _construct(lambda p: core(p, **options), scenario)
+        self._init_window()
 
     def _init_window(self) -> None:
         self.window: int = self._core.window
@@ -481,13 +501,7 @@ class TenantsimJobEnv(_WindowEnv):
         window: int = 16,
         action: str = "start",
     ) -> None:
-        self._core = _construct(
-            lambda p: _tenantsim.JobGymCore(
-                p, policy=policy, window=int(window), action=str(action)
-            ),
-            scenario,
-        )
-        self._init_window()
+        self._open(_tenantsim.JobGymCore, scenario, **_window_options(policy, window, action))
 
 
 class TenantsimSharedEnv(_WindowEnv):
@@ -507,9 +521,11 @@ class TenantsimSharedEnv(_WindowEnv):
       slot, one-hot, whose job it is: ``background``, ``service``,
       ``workflow`` (``slot_features``, ``running_features``).
     - **Reward**: ``reward="regret"`` (the default with a ``[service]``):
-      0 at every step but the last, which pays minus the service's
-      cumulative regret R (``service/summary.csv``'s ``regret``,
-      accuracy·s), so the return is −R; ``reward="sojourn"`` (the default
+      minus the service's regret accrued since the last step (the area
+      under its tenants' summed loss, accuracy·s), the last step paying
+      the remainder, so the return is −R exactly, R the service's
+      cumulative regret (``service/summary.csv``'s
+      ``cumulative_regret``); ``reward="sojourn"`` (the default
       without a service): minus the job-hours every submitted job (all
       workloads) spent in the system since the last step.
     - **info**: ``policy_action``, ``policy_choice``, ``action_mask`` as
@@ -532,18 +548,11 @@ class TenantsimSharedEnv(_WindowEnv):
         reward: Optional[str] = None,
         point: Optional[int] = None,
     ) -> None:
-        self._core = _construct(
-            lambda p: _tenantsim.SharedGymCore(
-                p,
-                policy=policy,
-                window=int(window),
-                action=str(action),
-                reward=reward,
-                point=None if point is None else int(point),
-            ),
+        self._open(
+            _tenantsim.SharedGymCore,
             scenario,
+            **_window_options(policy, window, action, reward=reward, point=point),
         )
-        self._init_window()
         self.reward_kind: str = self._core.reward
 
     def owner(self, job: int) -> str:
@@ -720,14 +729,14 @@ class TenantsimJobVecEnv(gymnasium.vector.VectorEnv):
         window: int = 16,
         action: str = "start",
     ) -> None:
-        self._init_core(
-            _construct(
-                lambda p: _tenantsim.JobGymVecCore(
-                    p, int(num_envs), policy=policy, window=int(window), action=str(action)
-                ),
-                scenario,
-            )
+        self._open(
+            _tenantsim.JobGymVecCore, scenario, num_envs, _window_options(policy, window, action)
         )
+
+    def _open(self, core: Any, scenario: Scenario, num_envs: int, options: Dict[str, Any]) -> None:
+        """The Rust vector core ``core`` of ``scenario`` with ``num_envs``
+        sub-environments and ``options`` (:func:`_window_options`)."""
+        self._init_core(_construct(lambda p: core(p, int(num_envs), **options), scenario))
 
     def _init_core(self, core: Any) -> None:
         """Spaces and buffers of the vector core ``core`` (a
@@ -813,19 +822,11 @@ class TenantsimSharedVecEnv(TenantsimJobVecEnv):
         reward: Optional[str] = None,
         point: Optional[int] = None,
     ) -> None:
-        self._init_core(
-            _construct(
-                lambda p: _tenantsim.SharedGymVecCore(
-                    p,
-                    int(num_envs),
-                    policy=policy,
-                    window=int(window),
-                    action=str(action),
-                    reward=reward,
-                    point=None if point is None else int(point),
-                ),
-                scenario,
-            )
+        self._open(
+            _tenantsim.SharedGymVecCore,
+            scenario,
+            num_envs,
+            _window_options(policy, window, action, reward=reward, point=point),
         )
         self.reward_kind: str = self._core.reward
 

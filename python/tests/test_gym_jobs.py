@@ -18,6 +18,7 @@ import tenantsim.gym as tg  # noqa: E402
 from conftest import SCENARIOS, TRACES, tree  # noqa: E402
 from tenantsim._scenario import _parse_toml  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
+from window_env import check_fork_continues, drive  # noqa: E402
 
 JOBS = SCENARIOS / "jobs-quickstart.toml"
 
@@ -37,24 +38,6 @@ def jobs_dict(policy: str) -> dict:
     assert len(doc["policy"]) == 1
     doc["output"] = {"plots": False}
     return doc
-
-
-def drive(env, info):
-    """Step ``env`` to its end with the scheduler's own decisions (through
-    ``step_choice`` where the window cannot say them); the return, the
-    number of raw choices and the transitions."""
-    total, raw, trail, done = 0.0, 0, [], False
-    while not done:
-        a = info["policy_action"]
-        if a >= 0:
-            obs, r, done, trunc, info = env.step(a)
-        else:
-            raw += 1
-            obs, r, done, trunc, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not trunc
-        total += r
-        trail.append((obs.copy(), r, done))
-    return total, raw, trail
 
 
 def without_manifest(folder):
@@ -185,22 +168,7 @@ def test_a_job_that_does_not_fit_is_refused():
 
 def test_fork_continues_identically(in_tmp):
     env = tg.make(jobs_dict("sjf"), window=2)
-    _, info = env.reset(seed=0)
-    for _ in range(3):
-        if info["policy_action"] >= 0:
-            _, _, done, _, info = env.step(info["policy_action"])
-        else:
-            _, _, done, _, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not done
-    fork = env.unwrapped.fork()
-    a_total, _, a = drive(env, info)
-    b_total, _, b = drive(fork, info)
-    assert a_total == b_total and len(a) == len(b) and a
-    for (o1, r1, d1), (o2, r2, d2) in zip(a, b):
-        assert np.array_equal(o1, o2) and r1 == r2 and d1 == d2
-    env.unwrapped.results(out=in_tmp / "a")
-    fork.results(out=in_tmp / "b")
-    assert without_manifest(in_tmp / "a") == without_manifest(in_tmp / "b")
+    check_fork_continues(env, 3, in_tmp, without_manifest)
 
 
 def test_a_different_choice_changes_the_result():

@@ -21,6 +21,7 @@ import tenantsim.gym as tg  # noqa: E402
 from conftest import SCENARIOS, tree  # noqa: E402
 from tenantsim._scenario import _parse_toml  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
+from window_env import check_fork_continues, drive  # noqa: E402
 
 # The bundled shared scenarios (scenarios/shared-*.toml), each with the
 # priority and policy its replay test steps; a new one needs an entry.
@@ -60,24 +61,6 @@ def cut(name: str, priority, policy: int) -> dict:
     doc["policy"] = [doc["policy"][policy]]
     doc["output"] = {"plots": False}
     return doc
-
-
-def drive(env, info):
-    """Step ``env`` to its end with the scheduler's own decisions (raw
-    where the window cannot say them); the return, the raw choices taken
-    and the transitions."""
-    total, raw, trail, done = 0.0, 0, [], False
-    while not done:
-        a = info["policy_action"]
-        if a >= 0:
-            obs, r, done, trunc, info = env.step(a)
-        else:
-            raw += 1
-            obs, r, done, trunc, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not trunc
-        total += r
-        trail.append((obs.copy(), r, done))
-    return total, raw, trail
 
 
 def without_manifest(folder):
@@ -161,6 +144,32 @@ def test_policy_actions_replay_the_run_byte_for_byte(in_tmp, name):
         assert total < 0
 
 
+@pytest.mark.parametrize("priority", ["low", "equal"])
+def test_the_regret_reward_is_paid_as_it_accrues(in_tmp, priority):
+    # DESIGN §15.7: reward "regret" pays at each step minus the service's
+    # regret accrued since the last step (its tenants arrive at 0 and
+    # wait for GPUs, so the loss is positive from the start), the last
+    # step the remainder: the return is still minus service/summary.csv's
+    # cumulative_regret, bit for bit.
+    doc = cut("shared-quickstart.toml", priority, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tenantsim.run(doc, out=in_tmp / "run")
+    env = tg.make(doc)
+    assert env.unwrapped.reward_kind == "regret"
+    _, info = env.reset(seed=0)
+    total, _, trail = drive(env, info)
+    rewards = [r for _, r, _ in trail]
+    assert len(rewards) > 1 and all(r <= 0.0 for r in rewards), rewards
+    before_end = [r for r in rewards[:-1] if r < 0.0]
+    assert before_end, "no regret paid before the last step"
+    r = service_regret(in_tmp / "run")
+    assert r > 0 and total == -r and env.unwrapped.regret == r
+    # Most of it is paid before the last step (the remainder is the
+    # accrual after the service's latest event, and rounding).
+    assert -sum(before_end) > 0.5 * r
+
+
 def test_owners_are_told_in_the_observation():
     # priority equal: the service's requests wait beside background jobs.
     env = tg.make(cut("shared-quickstart.toml", "equal", 0), window=64)
@@ -216,23 +225,7 @@ def test_invalid_actions_raise_and_change_nothing():
 
 def test_fork_continues_identically(in_tmp):
     env = tg.make(cut("shared-quickstart.toml", "equal", 1), window=8)
-    _, info = env.reset(seed=0)
-    for _ in range(5):
-        a = info["policy_action"]
-        if a >= 0:
-            _, _, done, _, info = env.step(a)
-        else:
-            _, _, done, _, info = env.unwrapped.step_choice(info["policy_choice"])
-        assert not done
-    fork = env.unwrapped.fork()
-    a_total, _, a = drive(env, info)
-    b_total, _, b = drive(fork, info)
-    assert a_total == b_total and len(a) == len(b) and a
-    for (o1, r1, d1), (o2, r2, d2) in zip(a, b):
-        assert np.array_equal(o1, o2) and r1 == r2 and d1 == d2
-    env.unwrapped.results(out=in_tmp / "a")
-    fork.results(out=in_tmp / "b")
-    assert without_manifest(in_tmp / "a") == without_manifest(in_tmp / "b")
+    check_fork_continues(env, 5, in_tmp, without_manifest)
 
 
 def test_bad_options_are_errors():
@@ -300,3 +293,25 @@ def test_make_vec_steps_the_single_environments_episodes():
         assert venv.repetitions[e] == e + k and rew[e] == 0 and not term[e]
     with pytest.raises(tg.InvalidActionError, match="environment 1: action 99"):
         venv.step(np.array([w, 99]))
+
+
+def test_bench_gym_example_runs_on_a_shared_scenario(capsys, monkeypatch):
+    # docs/PERFORMANCE.md, "The shared environment": bench_gym.py times the
+    # window environments of a shared scenario (single, core, vector rows).
+    import runpy
+    import sys
+
+    from conftest import REPO
+
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        ["bench_gym.py", "--scenario", str(SCENARIOS / "shared-quickstart.toml"),
+         "--seconds", "0.05", "--num-envs", "2"],
+    )
+    runpy.run_path(str(REPO / "python" / "examples" / "bench_gym.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "shared-quickstart.toml, policy rr-random, window 16: observation 132 float32" in out
+    for row in ("single, policy actions", "single, core", "vector 2, 1 thread"):
+        line = next(l for l in out.splitlines() if l.startswith(row))
+        assert int(line.split()[-3]) > 0  # steps taken

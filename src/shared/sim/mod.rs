@@ -17,6 +17,7 @@
 mod cases;
 mod input;
 mod outcome;
+mod regret;
 mod service;
 mod simulate;
 mod stepper;

@@ -4,6 +4,7 @@
 //! and submitting them to the cluster as jobs of one more user.
 
 use super::input::{Priority, ServiceInput};
+use super::regret::ServiceRegret;
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::held::Held;
@@ -73,6 +74,9 @@ pub(super) struct Service<'a> {
     all_types: u64,
     /// The type an `equal` request waits for when no GPU is free.
     default_type: GpuType,
+    /// R(τ) of the service's tenants, accrued at its events (DESIGN §2.6,
+    /// §15.7; read by [`Self::regret_area`]).
+    regret: ServiceRegret,
 }
 
 impl<'a> Service<'a> {
@@ -110,6 +114,12 @@ impl<'a> Service<'a> {
             .enumerate()
             .find(|&(_, &g)| g >= input.gpus_per_job || placement == Placement::Spread)
             .map_or(0, |(n, _)| node_types.get(n).copied().unwrap_or(0));
+        // A*_i per tenant (its user's best accuracy in the trace).
+        let best_possible = sim
+            .tenants
+            .iter()
+            .map(|&u| sim.trace.best_accuracy(u))
+            .collect();
         Self {
             trace: sim.trace,
             types: sim.gpu_types,
@@ -145,7 +155,19 @@ impl<'a> Service<'a> {
             node_first_gpu,
             all_types,
             default_type,
+            regret: ServiceRegret::new(best_possible),
         }
+    }
+
+    /// The service's cumulative regret R = ∫ Σ_i ℓ_i dτ over its tenants
+    /// (DESIGN §2.6) up to its latest event handled so far (`last_event`,
+    /// the end its run would have were nothing more to happen, §13.5),
+    /// accuracy·s, in plain f64 sums: the reported R(end) (compensated,
+    /// cut at the horizon, with the stall rule) differs from the last
+    /// value by rounding, and by what accrues after the last event (a cut
+    /// at the horizon, a stalled run's hold up to H). DESIGN §15.7.
+    pub(super) fn regret_area(&self) -> f64 {
+        self.regret.area_at(self.last_event)
     }
 
     /// The GPU index of a node's first GPU.
@@ -266,6 +288,7 @@ impl Workload for Service<'_> {
             node_first_gpu: self.node_first_gpu.clone(),
             all_types: self.all_types,
             default_type: self.default_type,
+            regret: self.regret.clone(),
         })
     }
 
@@ -291,6 +314,9 @@ impl Workload for Service<'_> {
         match tag {
             TAG_ARRIVAL => {
                 let i = data as usize;
+                // S gains A*_i from here on (DESIGN §2.6).
+                self.regret.advance(now);
+                self.regret.arrived(i);
                 self.policies.arrived(&mut self.tenants, now, i)?;
                 if let Some(p) = self.tenants.limits().patience {
                     ctx.push_event(now.saturating_add(p), PATIENCE, TAG_PATIENCE, data);
@@ -346,6 +372,10 @@ impl Workload for Service<'_> {
             rec.accuracy,
         );
         self.completion_order.push(r as u32);
+        // S falls by the rise of best_i, read before the policies record
+        // the completion (DESIGN §2.6).
+        self.regret.advance(now);
+        self.regret.completed(i, self.tenants.best(i), acc);
         self.policies
             .completed(&mut self.tenants, now, i, k, level, acc)
     }

@@ -130,6 +130,20 @@ impl<'a> SharedStepper<'a> {
         self.run.is_done()
     }
 
+    /// The service's cumulative regret R(τ) = ∫ Σ_i ℓ_i dτ (DESIGN §2.6)
+    /// up to its latest event so far, accuracy·s; `None` without a
+    /// service. Non-decreasing over the run; at the end it equals the
+    /// reported `cumulative_regret` up to rounding, the horizon's cut and
+    /// the stall rule (DESIGN §15.7: the environment pays the last step
+    /// the remainder).
+    pub fn service_regret(&self) -> Option<f64> {
+        self.run
+            .workload()
+            .service
+            .as_ref()
+            .map(|s| s.regret_area())
+    }
+
     /// Simulated time so far: the last instant handled, µs.
     pub fn now(&self) -> Micros {
         self.run.now()
