@@ -101,17 +101,8 @@ pub fn simulate_rep_with(
         main,
     )
     .map_err(|e| e.context(rep_context(scenario, rep, policy)))?;
-    rep_result(
-        scenario,
-        RepRun {
-            rep,
-            policy,
-            split,
-            arrivals,
-            outcome,
-            started,
-        },
-        keep_jobs,
+    super::finish_rep(
+        scenario, rep, policy, split, arrivals, started, outcome, keep_jobs,
     )
 }
 
