@@ -7,8 +7,8 @@ mod runner;
 pub mod whatif;
 
 pub use episode::{Episode, write_episode, write_episodes};
-pub use rep_parts::{RepStart, finish_rep, start_rep};
+pub use rep_parts::{RepStart, start_rep};
 pub use runner::{
-    CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, run_experiment, simulate_one,
-    simulate_rep_with, simulate_task,
+    CHUNK_PER_THREAD, ExperimentRuns, MainRun, RunOptions, finish_rep, run_experiment,
+    simulate_one, simulate_rep_with, simulate_task,
 };

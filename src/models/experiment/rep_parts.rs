@@ -1,15 +1,15 @@
-//! A repetition's set-up and finish as two calls, for a run simulated
+//! A repetition's set-up as one call (its finish, [`super::finish_rep`],
+//! sits beside the batch run's in `runner.rs`), for a run simulated
 //! elsewhere and later (a shared scenario's service stepped one decision
 //! at a time, DESIGN §15.6): what [`super::simulate_rep_with`] does before
 //! and after its main run, exactly.
 
 use std::time::Instant;
 
-use super::runner::{RepRun, rep_context, rep_result, rep_setup};
+use super::runner::{rep_context, rep_setup};
 use crate::core::error::{Error, Result};
-use crate::models::metrics::RepResult;
 use crate::models::scenario::{Scenario, Split};
-use crate::models::sim::{RepContext, RunOutcome, Scheduler, Selector};
+use crate::models::sim::{RepContext, Scheduler, Selector};
 use crate::models::trace::Micros;
 
 /// Repetition `rep` of policy `policy` set up, nothing simulated: its
@@ -73,33 +73,4 @@ pub fn start_rep(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepStar
         selector,
         started,
     })
-}
-
-/// The [`RepResult`] of a repetition set up by [`start_rep`] (its
-/// `split`, `arrivals` and `started`) whose main run gave `outcome`:
-/// the batch run's metrics (and, with `fairness`, its tenants alone);
-/// the job log is dropped unless `keep_jobs`.
-#[allow(clippy::too_many_arguments)]
-pub fn finish_rep(
-    scenario: &Scenario,
-    rep: u64,
-    policy: usize,
-    split: Split,
-    arrivals: Vec<Micros>,
-    started: Instant,
-    outcome: RunOutcome,
-    keep_jobs: bool,
-) -> Result<RepResult> {
-    rep_result(
-        scenario,
-        RepRun {
-            rep,
-            policy,
-            split,
-            arrivals,
-            outcome,
-            started,
-        },
-        keep_jobs,
-    )
 }

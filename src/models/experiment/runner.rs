@@ -101,7 +101,7 @@ pub fn simulate_rep_with(
         main,
     )
     .map_err(|e| e.context(rep_context(scenario, rep, policy)))?;
-    super::finish_rep(
+    finish_rep(
         scenario, rep, policy, split, arrivals, started, outcome, keep_jobs,
     )
 }
@@ -115,6 +115,35 @@ pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Vec<Mic
             .arrivals
             .sample(&split.tenants, &scenario.trace, scenario.seed(), rep)?;
     Ok((split, arrivals))
+}
+
+/// The [`RepResult`] of a repetition set up by [`super::start_rep`] (its
+/// `split`, `arrivals` and `started`) whose main run gave `outcome`:
+/// the batch run's metrics (and, with `fairness`, its tenants alone);
+/// the job log is dropped unless `keep_jobs`.
+#[allow(clippy::too_many_arguments)]
+pub fn finish_rep(
+    scenario: &Scenario,
+    rep: u64,
+    policy: usize,
+    split: Split,
+    arrivals: Vec<Micros>,
+    started: Instant,
+    outcome: RunOutcome,
+    keep_jobs: bool,
+) -> Result<RepResult> {
+    rep_result(
+        scenario,
+        RepRun {
+            rep,
+            policy,
+            split,
+            arrivals,
+            outcome,
+            started,
+        },
+        keep_jobs,
+    )
 }
 
 /// What an error of policy `policy` in repetition `rep` is prefixed with.
