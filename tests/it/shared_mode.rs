@@ -497,11 +497,13 @@ fn points(out: &Path) -> Vec<PathBuf> {
 fn every_bundled_model_scenario_as_a_shared_scenario_gives_model_modes_files() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = scenario_folder(tmp.path());
-    let (mut ran, mut skipped) = (0, 0);
+    let (mut cases, mut skipped) = (Vec::new(), 0);
     for (path, table) in bundled() {
         if mode_of(&table) != "models" {
             continue;
         }
+        // On the test's own thread: it names the test in the skip note and
+        // in the fresh-clone log (src/core/testing.rs).
         if !scenario_data(&path) {
             skipped += 1; // reads ../shared/data, absent: a note was printed
             continue;
@@ -517,36 +519,57 @@ fn every_bundled_model_scenario_as_a_shared_scenario_gives_model_modes_files() {
             toml::to_string(&model_as_shared(table)).expect("toml"),
         )
         .expect("write");
-        let (m, s) = (
-            tmp.path().join(format!("m-{stem}")),
-            tmp.path().join(format!("s-{stem}")),
-        );
-        run(&path, &m);
-        run(&shared, &s);
-        let (mp, sp) = (points(&m), points(&s));
-        assert_eq!(mp.len(), sp.len(), "{stem}: sweep points");
-        for (a, b) in mp.iter().zip(&sp) {
-            for file in ["jobs.csv", "regret.csv", "curves.csv", "tenants.csv"] {
-                let want = fs::read(a.join(file)).unwrap_or_else(|e| panic!("{stem}: {file}: {e}"));
-                let got = fs::read(b.join("service").join(file))
-                    .unwrap_or_else(|e| panic!("{stem}: service/{file}: {e}"));
-                assert!(
-                    want == got,
-                    "{stem} ({}): service/{file} differs from model mode's",
-                    a.display()
-                );
-            }
-            assert!(
-                !b.join("background").exists(),
-                "{stem}: no background, no background/"
-            );
-        }
-        ran += 1;
+        cases.push((stem, path, shared));
     }
+    // Each scenario is run and compared on its own, two at a time: the
+    // runs are separate processes writing separate folders, so the order
+    // changes nothing they write (docs/CI.md, "CI time").
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some((stem, path, shared)) =
+                    cases.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    let (m, s) = (
+                        tmp.path().join(format!("m-{stem}")),
+                        tmp.path().join(format!("s-{stem}")),
+                    );
+                    run(path, &m);
+                    run(shared, &s);
+                    same_as_model_mode(stem, &m, &s);
+                }
+            });
+        }
+    });
+    let ran = cases.len();
     assert!(
         ran + skipped >= 20,
         "only {ran} model-mode scenarios ran ({skipped} skipped)"
     );
+}
+
+/// The service's files of shared run `s` are model mode's (run `m`), point
+/// for point.
+fn same_as_model_mode(stem: &str, m: &Path, s: &Path) {
+    let (mp, sp) = (points(m), points(s));
+    assert_eq!(mp.len(), sp.len(), "{stem}: sweep points");
+    for (a, b) in mp.iter().zip(&sp) {
+        for file in ["jobs.csv", "regret.csv", "curves.csv", "tenants.csv"] {
+            let want = fs::read(a.join(file)).unwrap_or_else(|e| panic!("{stem}: {file}: {e}"));
+            let got = fs::read(b.join("service").join(file))
+                .unwrap_or_else(|e| panic!("{stem}: service/{file}: {e}"));
+            assert!(
+                want == got,
+                "{stem} ({}): service/{file} differs from model mode's",
+                a.display()
+            );
+        }
+        assert!(
+            !b.join("background").exists(),
+            "{stem}: no background, no background/"
+        );
+    }
 }
 
 #[test]
