@@ -367,6 +367,9 @@ mod syn_row {
     fn lazy_read_cached_user(bencher: Bencher) {
         let models = 20;
         let t = SynBacking::new(&params(models), &[]);
+        for u in 0..512 {
+            black_box(t.accuracy(u, 0)); // the rows enter the cache
+        }
         let mut user = 0;
         bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
             user = (user + 1) % 512;
