@@ -381,7 +381,8 @@ pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace 
     let mut accuracy = vec![0.0f64; n * k];
     let mut runtime_s = vec![0.0f64; n * k];
     // Pieces of whole users, each filled by seeking the stream to its
-    // first user; the cells are those of the sequential pass (seek.rs).
+    // first user; the cells are those of the sequential pass (seek.rs,
+    // DESIGN §1.2 "Per-user rows").
     let per_piece = (FILL_CHUNK / k.max(1)).max(1) * k;
     accuracy
         .par_chunks_mut(per_piece)
