@@ -291,3 +291,93 @@ mod repetition {
         bencher.bench_local(|| black_box(ok(simulate_one(&s, 0, 0))));
     }
 }
+
+/// What a synthetic trace's row costs when it is regenerated from
+/// (seed, user) instead of read from the dense matrices (issue 34, the
+/// lazy `[trace.syn]`; docs/PERFORMANCE.md "Internet scale").
+mod syn_row {
+    use super::*;
+    use tenantsim::models::trace::generate_syn_trace;
+    use tenantsim::models::trace::{SynBacking, SynRows};
+
+    /// Users cycled through: a stride that visits them out of order.
+    const USERS: usize = 1_000_000;
+    const STRIDE: usize = 7_919;
+
+    fn params(models: usize) -> SynParams {
+        SynParams {
+            users: USERS,
+            models,
+            ..SynParams::default()
+        }
+    }
+
+    /// One user's K accuracies and runtimes, regenerated (seek + K pairs).
+    #[divan::bench(args = [1, 20, 100])]
+    fn regenerate(bencher: Bencher, models: usize) {
+        let rows = SynRows::new(&params(models));
+        let (mut acc, mut secs) = (vec![0.0; models], vec![0.0; models]);
+        let mut user = 0;
+        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+            user = (user + STRIDE) % USERS;
+            rows.row(user, &mut acc, &mut secs);
+            black_box((&acc, &secs));
+        });
+    }
+
+    /// The same row read from a dense trace of 10^6 users (K = 20), users
+    /// visited out of order as the regenerated ones: the K runtimes and
+    /// accuracies of one user, a cache miss or two each.
+    #[divan::bench(sample_count = 20)]
+    fn dense_read(bencher: Bencher) {
+        let models = 20;
+        let t = generate_syn_trace(&params(models), "bench").trace;
+        let mut user = 0;
+        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+            user = (user + STRIDE) % USERS;
+            let mut sum = 0.0;
+            for k in 0..models {
+                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
+            }
+            black_box(sum);
+        });
+    }
+
+    /// The same K reads through a lazy backing (`SynBacking`), users out
+    /// of order: the first read of a user regenerates its row into the
+    /// per-thread cache, the other K − 1 hit it.
+    #[divan::bench]
+    fn lazy_read_new_user(bencher: Bencher) {
+        let models = 20;
+        let t = SynBacking::new(&params(models), &[]);
+        let mut user = 0;
+        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+            user = (user + STRIDE) % USERS;
+            let mut sum = 0.0;
+            for k in 0..models {
+                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
+            }
+            black_box(sum);
+        });
+    }
+
+    /// K reads of a user whose row the cache holds (a working set of
+    /// 512 users, under the 819 slots at K = 20).
+    #[divan::bench]
+    fn lazy_read_cached_user(bencher: Bencher) {
+        let models = 20;
+        let t = SynBacking::new(&params(models), &[]);
+        for u in 0..512 {
+            black_box(t.accuracy(u, 0)); // the rows enter the cache
+        }
+        let mut user = 0;
+        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+            user = (user + 1) % 512;
+            let mut sum = 0.0;
+            for k in 0..models {
+                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
+            }
+            black_box(sum);
+        });
+    }
+}

@@ -43,9 +43,12 @@ use ndarray::Array2;
 use sha2::{Digest, Sha256};
 
 use super::csv_write::{CSV_HEADER_WITH_METADATA, push_csv_row};
-use super::{MAX_RUNTIME_S, RUNTIME_FLOOR_S, Trace, TraceRow, secs_to_micros, write_trace};
+use super::{MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, Trace, TraceRow, secs_to_micros, write_trace};
 use crate::core::error::{Error, Result};
 use crate::core::sim::rng::{self, Purpose, SimRng};
+
+mod seek;
+pub use seek::{SynRows, cost_draws};
 
 /// First `model_year` drawn.
 pub const YEAR_MIN: i64 = 2000;
@@ -362,51 +365,96 @@ pub struct SynTrace {
 }
 
 /// [`generate_syn`] without the rows: the draws go straight into the dense
-/// matrices; then the canonical CSV text is formatted in pieces of about
-/// 64 KiB, in parallel (rayon), and hashed piece by piece in order, never
-/// held whole. For 2 million pairs this takes a fraction of the time and
-/// memory of building rows (two `String`s each), their CSV text and a
-/// validating [`TraceBuilder`](super::TraceBuilder), and gives the same
-/// trace and hash. `p` must pass [`SynParams::validate`].
+/// matrices, users in parallel pieces, each piece's stream sought to its
+/// first user ([`SynRows`]); then the canonical CSV text is formatted in
+/// pieces of about 64 KiB, in parallel (rayon), and hashed piece by piece
+/// in order, never held whole ([`syn_csv_sha256`]). For 2 million pairs
+/// this takes a fraction of the time and memory of building rows (two
+/// `String`s each), their CSV text and a validating
+/// [`TraceBuilder`](super::TraceBuilder), and gives the same trace and
+/// hash. `p` must pass [`SynParams::validate`].
 pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace {
-    let users: Vec<String> = (0..p.users).map(|i| padded_id("u", i, p.users)).collect();
-    let model_ids: Vec<String> = (0..p.models).map(|k| padded_id("m", k, p.models)).collect();
-    let mut accuracy = Array2::<f64>::zeros((p.users, p.models));
-    let mut runtime_s = Array2::<f64>::zeros((p.users, p.models));
-    let models = draw_pairs(p, |i, k, _, acc, secs| {
-        accuracy[[i, k]] = acc;
-        runtime_s[[i, k]] = secs;
+    let gen_rows = SynRows::new(p);
+    let (n, k) = (p.users, p.models);
+    let users: Vec<String> = (0..n).map(|i| padded_id("u", i, n)).collect();
+    let model_ids: Vec<String> = (0..k).map(|m| padded_id("m", m, k)).collect();
+    let mut accuracy = vec![0.0f64; n * k];
+    let mut runtime_s = vec![0.0f64; n * k];
+    // Pieces of whole users, each filled by seeking the stream to its
+    // first user; the cells are those of the sequential pass (seek.rs,
+    // DESIGN §1.2 "Per-user rows").
+    let per_piece = (FILL_CHUNK / k.max(1)).max(1) * k;
+    accuracy
+        .par_chunks_mut(per_piece)
+        .zip(runtime_s.par_chunks_mut(per_piece))
+        .enumerate()
+        .for_each(|(c, (acc, secs))| {
+            let first = c * (per_piece / k);
+            for (j, (a, s)) in acc.chunks_mut(k).zip(secs.chunks_mut(k)).enumerate() {
+                gen_rows.row(first + j, a, s);
+            }
+        });
+    let csv_sha256 = syn_csv_sha256(&gen_rows, |i, a, s| {
+        a.copy_from_slice(&accuracy[i * k..(i + 1) * k]);
+        s.copy_from_slice(&runtime_s[i * k..(i + 1) * k]);
     });
-    let runtime_us = runtime_s.mapv(secs_to_micros);
+    let runtime_us: Vec<Micros> = runtime_s.iter().map(|&s| secs_to_micros(s)).collect();
+    drop(runtime_s);
+    let shape_error = "generate_syn_trace: users x models cells";
+    let trace = Trace::complete(
+        source.into(),
+        users,
+        model_ids,
+        Array2::from_shape_vec((n, k), accuracy).expect(shape_error),
+        Array2::from_shape_vec((n, k), runtime_us).expect(shape_error),
+        Some(gen_rows.model_years()),
+        Some(gen_rows.model_citations()),
+    );
+    SynTrace { trace, csv_sha256 }
+}
 
-    // The canonical CSV, as `trace_to_csv` of the rows would write it.
-    let row_text = |i: usize, out: &mut String| {
-        for (k, m) in models.iter().enumerate() {
-            push_csv_row(
-                out,
-                &users[i],
-                &model_ids[k],
-                accuracy[[i, k]],
-                runtime_s[[i, k]],
-                Some(Some(m.year)),
-                Some(Some(m.citations)),
-            );
-        }
-    };
+/// The SHA-256 (hex) of the canonical CSV text of the synthetic trace
+/// `gen_rows` describes ([`trace_to_csv`](super::trace_to_csv) of
+/// [`generate_syn`]'s rows), formatted in pieces of about 64 KiB in
+/// parallel (rayon) and hashed piece by piece in order: the text is never
+/// held whole, and neither are the rows. `row(i, accuracy, runtime_s)`
+/// writes user `i`'s K accuracies and runtimes in seconds (as
+/// [`SynRows::row`] does: a dense trace copies its matrices' row, a lazy
+/// one regenerates it).
+pub fn syn_csv_sha256(
+    gen_rows: &SynRows,
+    row: impl Fn(usize, &mut [f64], &mut [f64]) + Sync,
+) -> String {
+    let (n, k) = (gen_rows.n_users(), gen_rows.n_models());
+    let model_ids: Vec<String> = (0..k).map(|m| padded_id("m", m, k)).collect();
+    let models = gen_rows.models();
     let mut hasher = Sha256::new();
     hasher.update(CSV_HEADER_WITH_METADATA.as_bytes());
-    let users_per_piece = (HASH_CHUNK / (48 * p.models.max(1))).max(1);
-    let pieces: Vec<(usize, usize)> = (0..p.users)
+    let users_per_piece = (HASH_CHUNK / (48 * k.max(1))).max(1);
+    let pieces: Vec<(usize, usize)> = (0..n)
         .step_by(users_per_piece)
-        .map(|a| (a, (a + users_per_piece).min(p.users)))
+        .map(|a| (a, (a + users_per_piece).min(n)))
         .collect();
     for batch in pieces.chunks(PIECES_PER_BATCH) {
         let texts: Vec<String> = batch
             .par_iter()
             .map(|&(a, b)| {
                 let mut text = String::with_capacity(HASH_CHUNK + 4096);
+                let (mut acc, mut secs) = (vec![0.0; k], vec![0.0; k]);
                 for i in a..b {
-                    row_text(i, &mut text);
+                    row(i, &mut acc, &mut secs);
+                    let user = padded_id("u", i, n);
+                    for (m, draw) in models.iter().enumerate() {
+                        push_csv_row(
+                            &mut text,
+                            &user,
+                            &model_ids[m],
+                            acc[m],
+                            secs[m],
+                            Some(Some(draw.year)),
+                            Some(Some(draw.citations)),
+                        );
+                    }
                 }
                 text
             })
@@ -415,20 +463,11 @@ pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace 
             hasher.update(text.as_bytes());
         }
     }
-    let trace = Trace::complete(
-        source.into(),
-        users,
-        model_ids,
-        accuracy,
-        runtime_us,
-        Some(models.iter().map(|m| m.year).collect()),
-        Some(models.iter().map(|m| m.citations).collect()),
-    );
-    SynTrace {
-        trace,
-        csv_sha256: hex(&hasher.finalize()),
-    }
+    hex(&hasher.finalize())
 }
+
+/// Cells per piece of [`generate_syn_trace`]'s parallel fill (whole users).
+const FILL_CHUNK: usize = 16 * 1024;
 
 /// Pieces formatted in parallel before they are hashed (about 2 MiB).
 const PIECES_PER_BATCH: usize = 32;

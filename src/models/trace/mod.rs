@@ -20,6 +20,7 @@ pub mod generate;
 pub mod generate_curves;
 mod model_trace;
 mod row;
+mod syn_backing;
 
 pub use crate::core::sim::time::{
     MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros,
@@ -32,7 +33,9 @@ pub use curve_row::CurveRow;
 pub use curves::CostMode;
 use curves::Curves;
 pub use generate::{
-    CostDist, GenSynReport, SynParams, SynTrace, generate_syn, generate_syn_trace, run_gen_syn,
+    CostDist, GenSynReport, SynParams, SynRows, SynTrace, generate_syn, generate_syn_trace,
+    run_gen_syn,
 };
 pub use model_trace::Trace;
 pub use row::TraceRow;
+pub use syn_backing::{SynBacking, cache_slots};
