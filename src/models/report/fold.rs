@@ -1,6 +1,7 @@
 //! A scenario's runs folded as they finish: the aggregates' state and the
 //! rows of the per-run files, never the runs themselves.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::RowSpools;
@@ -44,14 +45,48 @@ impl ExperimentResult {
     /// Fold the next run (runs come in (repetition, policy) order): the one
     /// place where a run's results enter what is written.
     pub fn add(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
-        self.fold.add(&RunFigures {
+        self.fold.add(RunFigures {
             policy: run.policy,
-            curve: &run.curve,
-            job_curve: &run.job_curve,
+            curve: Cow::Borrowed(&run.curve),
+            job_curve: Cow::Borrowed(&run.job_curve),
             tenant_aggregate: &run.tenant_aggregate,
             end: run.outcome.end,
             first_completion: run.first_completion,
         });
+        self.add_rows(scenario, run)
+    }
+
+    /// [`Self::add`], taking the run: its rows are spooled first and
+    /// dropped, then its curves are moved into the aggregates' fold rather
+    /// than cloned, so a large run (issue 34) never holds its rows and two
+    /// copies of its curves at once. The same rows and the same fold.
+    pub fn add_owned(&mut self, scenario: &Scenario, mut run: RepResult) -> Result<()> {
+        self.add_rows(scenario, &run)?;
+        run.tenants = Vec::new();
+        run.outcome.jobs = Vec::new();
+        let RepResult {
+            policy,
+            curve,
+            job_curve,
+            tenant_aggregate,
+            outcome,
+            first_completion,
+            ..
+        } = run;
+        self.fold.add(RunFigures {
+            policy,
+            curve: Cow::Owned(curve),
+            job_curve: Cow::Owned(job_curve),
+            tenant_aggregate: &tenant_aggregate,
+            end: outcome.end,
+            first_completion,
+        });
+        Ok(())
+    }
+
+    /// The rows and totals of `run` (the part of [`Self::add`] that does
+    /// not touch the curves).
+    fn add_rows(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
         self.rows.add(scenario, run)?;
         if let Some(t) = self.totals.get_mut(run.policy) {
             t.add(run.metrics.events, run.elapsed, run.policy_time);
@@ -70,5 +105,60 @@ impl ExperimentResult {
         self.threads = threads;
         self.wall = wall;
         self.rows.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::experiment::simulate_task;
+    use crate::models::scenario::load_scenario;
+    use std::path::Path;
+
+    /// Taking the run ([`ExperimentResult::add_owned`], what `tenantsim
+    /// run` does) folds the same aggregates and spools the same rows as
+    /// borrowing it ([`ExperimentResult::add`]).
+    #[test]
+    fn a_run_taken_folds_what_a_run_borrowed_folds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for name in ["quickstart", "easeml-hand", "online-lcdb-low-load"] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(format!("{name}.toml"));
+            let Ok(scenario) = load_scenario(&path, Default::default()) else {
+                panic!("{} loads", path.display())
+            };
+            let mut borrowed = ExperimentResult::new(&scenario, false).expect("new");
+            let mut taken = ExperimentResult::new(&scenario, false).expect("new");
+            let tasks = u64::from(scenario.repetitions()) * scenario.policies.len() as u64;
+            for task in 0..tasks {
+                let run = simulate_task(&scenario, task, false).expect("runs");
+                borrowed.add(&scenario, &run).expect("add");
+                taken.add_owned(&scenario, run).expect("add");
+            }
+            assert!(borrowed.fold == taken.fold, "{name}: the folds differ");
+            assert!(
+                borrowed.aggregate(&scenario) == taken.aggregate(&scenario),
+                "{name}: the aggregates differ"
+            );
+            for (r, who) in [(&mut borrowed, "borrowed"), (&mut taken, "taken")] {
+                r.finish(1, Duration::ZERO).expect("finish");
+                r.rows
+                    .tenants
+                    .copy_to(&dir.path().join(format!("{name}-{who}-tenants.csv")))
+                    .expect("copy");
+                r.rows
+                    .summary
+                    .copy_to(&dir.path().join(format!("{name}-{who}-summary.csv")))
+                    .expect("copy");
+            }
+            for file in ["tenants", "summary"] {
+                let read = |who: &str| {
+                    std::fs::read(dir.path().join(format!("{name}-{who}-{file}.csv")))
+                        .expect("read")
+                };
+                assert_eq!(read("borrowed"), read("taken"), "{name}: {file}.csv");
+            }
+        }
     }
 }
