@@ -117,7 +117,7 @@ impl Mode for ModelMode {
     }
 
     fn fold(&self, scenario: &Scenario, fold: &mut ExperimentResult, run: RepResult) -> Result<()> {
-        fold.add(scenario, &run)
+        fold.add_owned(scenario, run)
     }
 
     fn finish(

@@ -285,3 +285,51 @@ fn a_run_without_the_job_log_gives_the_results_of_one_with_it() {
         }
     }
 }
+
+/// Taking the run (`ExperimentResult::add_owned`, what `tenantsim
+/// run` does) folds the same aggregates and spools the same rows as
+/// borrowing it (`ExperimentResult::add`).
+#[test]
+fn a_run_taken_folds_what_a_run_borrowed_folds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["quickstart", "easeml-hand", "online-lcdb-low-load"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .join(format!("{name}.toml"));
+        let Ok(scenario) = load_scenario(&path, Default::default()) else {
+            panic!("{} loads", path.display())
+        };
+        let mut borrowed =
+            tenantsim::models::report::ExperimentResult::new(&scenario, false).expect("new");
+        let mut taken =
+            tenantsim::models::report::ExperimentResult::new(&scenario, false).expect("new");
+        let tasks = u64::from(scenario.repetitions()) * scenario.policies.len() as u64;
+        for task in 0..tasks {
+            let run = simulate_task(&scenario, task, false).expect("runs");
+            borrowed.add(&scenario, &run).expect("add");
+            taken.add_owned(&scenario, run).expect("add");
+        }
+        assert!(borrowed.fold == taken.fold, "{name}: the folds differ");
+        assert!(
+            borrowed.aggregate(&scenario) == taken.aggregate(&scenario),
+            "{name}: the aggregates differ"
+        );
+        for (r, who) in [(&mut borrowed, "borrowed"), (&mut taken, "taken")] {
+            r.finish(1, std::time::Duration::ZERO).expect("finish");
+            r.rows
+                .tenants
+                .copy_to(&dir.path().join(format!("{name}-{who}-tenants.csv")))
+                .expect("copy");
+            r.rows
+                .summary
+                .copy_to(&dir.path().join(format!("{name}-{who}-summary.csv")))
+                .expect("copy");
+        }
+        for file in ["tenants", "summary"] {
+            let read = |who: &str| {
+                std::fs::read(dir.path().join(format!("{name}-{who}-{file}.csv"))).expect("read")
+            };
+            assert_eq!(read("borrowed"), read("taken"), "{name}: {file}.csv");
+        }
+    }
+}

@@ -21,6 +21,8 @@ mod ratio;
 mod rep_curves;
 mod up_to;
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 pub use crate::core::analysis::stats::{
@@ -131,14 +133,19 @@ pub struct RunFold {
 }
 
 /// What the aggregation keeps of one (repetition, policy) run.
-#[derive(Debug, Clone, Copy)]
+///
+/// The curves are borrowed or owned: a caller done with the run hands
+/// them over ([`Cow::Owned`]) and a new distinct curve is moved into the
+/// fold instead of cloned, so a large run's curves are never held twice
+/// (issue 34).
+#[derive(Debug, Clone)]
 pub struct RunFigures<'a> {
     /// Policy index in the scenario.
     pub policy: usize,
     /// L(τ) of the run.
-    pub curve: &'a LossCurve,
+    pub curve: Cow<'a, LossCurve>,
     /// The loss against completed jobs.
-    pub job_curve: &'a LossCurve,
+    pub job_curve: Cow<'a, LossCurve>,
     /// Aggregates of what each tenant experienced.
     pub tenant_aggregate: &'a TenantAggregate,
     /// When the run ended, µs.
@@ -157,14 +164,20 @@ impl RunFold {
     }
 
     /// Fold the next run in.
-    pub fn add(&mut self, run: &RunFigures<'_>) {
+    pub fn add(&mut self, run: RunFigures<'_>) {
         if self.policies.len() <= run.policy {
             self.policies.resize(run.policy + 1, PolicyFold::default());
         }
         let p = &mut self.policies[run.policy];
-        p.curves.push(run.curve);
-        p.job_curves.push(run.job_curve);
         self.most_jobs = self.most_jobs.max(run.job_curve.end);
+        match run.curve {
+            Cow::Borrowed(c) => p.curves.push(c),
+            Cow::Owned(c) => p.curves.push_owned(c),
+        }
+        match run.job_curve {
+            Cow::Borrowed(c) => p.job_curves.push(c),
+            Cow::Owned(c) => p.job_curves.push_owned(c),
+        }
         p.tenants.add(run.tenant_aggregate);
         self.last_end = self.last_end.max(run.end);
         if let Some(t) = run.first_completion {

@@ -20,6 +20,7 @@
 //! a `Vec<f64>`) is folded the same way, with its own `Interned` in
 //! [`PolicyFold`](super::PolicyFold).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -104,18 +105,29 @@ impl<T> Default for Interned<T> {
 impl<T: BitKey> Interned<T> {
     /// Append the next repetition's value (cloned only when new).
     pub fn push(&mut self, curve: &T) {
+        self.intern(Cow::Borrowed(curve));
+    }
+
+    /// Append the next repetition's value, taking it: a new value is
+    /// moved in, not cloned, so a large curve is never held twice (issue
+    /// 34: at internet scale a run's curves are hundreds of megabytes).
+    pub fn push_owned(&mut self, curve: T) {
+        self.intern(Cow::Owned(curve));
+    }
+
+    fn intern(&mut self, curve: Cow<'_, T>) {
         let mut hasher = DefaultHasher::new();
         curve.bit_hash(&mut hasher);
         let bucket = self.index.entry(hasher.finish()).or_default();
         let id = match bucket
             .iter()
             .copied()
-            .find(|&i| self.distinct[i as usize].bit_eq(curve))
+            .find(|&i| self.distinct[i as usize].bit_eq(&curve))
         {
             Some(i) => i,
             None => {
                 let i = u32::try_from(self.distinct.len()).unwrap_or(u32::MAX);
-                self.distinct.push(curve.clone());
+                self.distinct.push(curve.into_owned());
                 self.counts.push(0);
                 bucket.push(i);
                 i

@@ -7,6 +7,7 @@ mod loss_curve;
 mod rep_result;
 mod run_fold;
 mod run_metrics;
+pub mod spill;
 pub mod stall;
 mod tenant_fold;
 mod tenant_metrics;

@@ -1,6 +1,7 @@
 //! A scenario's runs folded as they finish: the aggregates' state and the
 //! rows of the per-run files, never the runs themselves.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use super::RowSpools;
@@ -44,14 +45,48 @@ impl ExperimentResult {
     /// Fold the next run (runs come in (repetition, policy) order): the one
     /// place where a run's results enter what is written.
     pub fn add(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
-        self.fold.add(&RunFigures {
+        self.fold.add(RunFigures {
             policy: run.policy,
-            curve: &run.curve,
-            job_curve: &run.job_curve,
+            curve: Cow::Borrowed(&run.curve),
+            job_curve: Cow::Borrowed(&run.job_curve),
             tenant_aggregate: &run.tenant_aggregate,
             end: run.outcome.end,
             first_completion: run.first_completion,
         });
+        self.add_rows(scenario, run)
+    }
+
+    /// [`Self::add`], taking the run: its rows are spooled first and
+    /// dropped, then its curves are moved into the aggregates' fold rather
+    /// than cloned, so a large run (issue 34) never holds its rows and two
+    /// copies of its curves at once. The same rows and the same fold.
+    pub fn add_owned(&mut self, scenario: &Scenario, mut run: RepResult) -> Result<()> {
+        self.add_rows(scenario, &run)?;
+        run.tenants = Vec::new();
+        run.outcome.jobs = Vec::new();
+        let RepResult {
+            policy,
+            curve,
+            job_curve,
+            tenant_aggregate,
+            outcome,
+            first_completion,
+            ..
+        } = run;
+        self.fold.add(RunFigures {
+            policy,
+            curve: Cow::Owned(curve),
+            job_curve: Cow::Owned(job_curve),
+            tenant_aggregate: &tenant_aggregate,
+            end: outcome.end,
+            first_completion,
+        });
+        Ok(())
+    }
+
+    /// The rows and totals of `run` (the part of [`Self::add`] that does
+    /// not touch the curves).
+    fn add_rows(&mut self, scenario: &Scenario, run: &RepResult) -> Result<()> {
         self.rows.add(scenario, run)?;
         if let Some(t) = self.totals.get_mut(run.policy) {
             t.add(run.metrics.events, run.elapsed, run.policy_time);

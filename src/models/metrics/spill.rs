@@ -1,0 +1,599 @@
+//! A growing per-run sequence of fixed-size records that lives in memory
+//! while it is small and in an unnamed temporary file once it passes a
+//! size threshold (DESIGN §2.6 "Spilled to disk", issue 34): the one
+//! mechanism for per-run results whose length grows with the total number
+//! of tenants (a loss curve's change points, the curve by jobs, the
+//! tenants' rows).
+//!
+//! - **In memory** (the common case: a thousand small repetitions): a
+//!   `Vec<R>`; `push` is a `Vec::push`, nothing is encoded or allocated per
+//!   record beyond the vector's doubling.
+//! - **Spilled**: when `len × R::BYTES` passes the threshold, every record
+//!   is encoded (`R::encode`, fixed size, little-endian) into a temporary
+//!   file created in the system's temporary folder (`TMPDIR`) with
+//!   `create_new` and unlinked at once, so the open handle is all that
+//!   holds it: nothing is left behind, and nothing that looks like a
+//!   result, whatever ends the process (an error, Ctrl-C, a kill). Where
+//!   the unlink fails (a platform that refuses to unlink an open file), the
+//!   name is removed when the sequence is dropped. Later records are
+//!   encoded into a write buffer of [`WRITE_BUFFER`] bytes, appended to the
+//!   file when it is full.
+//! - **Read back** in order as a stream ([`Spill::iter`]): each reader
+//!   reads [`READ_BUFFER`] bytes at a time at its own offset (positional
+//!   reads, so several readers of one sequence, and of many sequences,
+//!   coexist), then the records still in the write buffer.
+//! - **Written at an index** ([`Spill::put`]): a record can be written at
+//!   its index instead of at the end (a tenant's row, final when the
+//!   tenant is done but read in tenant order); indices skipped read as the
+//!   record of zero bytes (`R::decode(&[0; BYTES])`), in memory and on
+//!   file alike.
+//!
+//! The records read back are the records written, bit for bit (a unit
+//! test checks in-memory and spilled sequences against each other), so a
+//! figure computed from the stream has the bits of one computed from the
+//! vector.
+//!
+//! The threshold: [`spill_threshold`], [`DEFAULT_SPILL_BYTES`] unless the
+//! hidden knob `TENANTSIM_SPILL_BYTES` (read once per process; tests set it
+//! to a few bytes to force every sequence to disk) says otherwise.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::core::error::{Error, Result};
+
+/// The size, in bytes, past which a sequence moves to disk unless
+/// `TENANTSIM_SPILL_BYTES` says otherwise: 64 MiB, about 3.4 million loss
+/// curve points (20 bytes each; about 160,000 tenants at K = 20), far above
+/// any run of the bundled scenarios but those of internet scale.
+pub const DEFAULT_SPILL_BYTES: usize = 64 << 20;
+
+/// Bytes a spilled sequence buffers before it appends them to its file.
+pub const WRITE_BUFFER: usize = 64 << 10;
+
+/// Bytes a reader of a spilled sequence reads at a time.
+pub const READ_BUFFER: usize = 64 << 10;
+
+/// The environment variable of the threshold (bytes, a whole number; `0`
+/// spills every sequence at its first record). A hidden knob for tests
+/// and for machines with little memory; read once per process.
+pub const SPILL_ENV: &str = "TENANTSIM_SPILL_BYTES";
+
+/// The spill threshold of this process: `TENANTSIM_SPILL_BYTES` when set,
+/// else [`DEFAULT_SPILL_BYTES`]; a value that is not a whole number of
+/// bytes is an error naming the variable (at every call: the value is read
+/// once).
+pub fn spill_threshold() -> Result<usize> {
+    static THRESHOLD: OnceLock<std::result::Result<usize, String>> = OnceLock::new();
+    THRESHOLD
+        .get_or_init(|| parse_threshold(std::env::var(SPILL_ENV).ok().as_deref()))
+        .clone()
+        .map_err(Error::usage)
+}
+
+/// The threshold `value` of `TENANTSIM_SPILL_BYTES` names (`None`: unset).
+fn parse_threshold(value: Option<&str>) -> std::result::Result<usize, String> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(DEFAULT_SPILL_BYTES),
+        Some(v) => v.parse::<usize>().map_err(|_| {
+            format!(
+                "{SPILL_ENV}: expected a whole number of bytes (the size past which a \
+                 run's curves and rows move to a temporary file), got `{v}`"
+            )
+        }),
+    }
+}
+
+/// A fixed-size binary record of a [`Spill`].
+pub trait Record: Sized {
+    /// Its size, bytes.
+    const BYTES: usize;
+    /// Write it to `out` (`BYTES` long).
+    fn encode(&self, out: &mut [u8]);
+    /// Read it back from `bytes` (`BYTES` long): `decode(encode(r))` is `r`
+    /// bit for bit.
+    fn decode(bytes: &[u8]) -> Self;
+}
+
+/// `N` bytes of `b` from `at` (callers pass slices of the record's size).
+fn take<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut a = [0u8; N];
+    a.copy_from_slice(&b[at..at + N]);
+    a
+}
+
+impl Record for u64 {
+    const BYTES: usize = 8;
+    fn encode(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        u64::from_le_bytes(take(b, 0))
+    }
+}
+
+impl Record for f64 {
+    const BYTES: usize = 8;
+    fn encode(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        f64::from_bits(u64::from_le_bytes(take(b, 0)))
+    }
+}
+
+/// A loss curve's change point (instant µs, S, arrived): 20 bytes.
+impl Record for (u64, f64, u32) {
+    const BYTES: usize = 20;
+    fn encode(&self, out: &mut [u8]) {
+        out[..8].copy_from_slice(&self.0.to_le_bytes());
+        out[8..16].copy_from_slice(&self.1.to_bits().to_le_bytes());
+        out[16..20].copy_from_slice(&self.2.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        (
+            u64::from_le_bytes(take(b, 0)),
+            f64::from_bits(u64::from_le_bytes(take(b, 8))),
+            u32::from_le_bytes(take(b, 16)),
+        )
+    }
+}
+
+/// The unnamed temporary file of a spilled sequence.
+#[derive(Debug)]
+struct SpillFile {
+    file: File,
+    /// Where it was created (for messages; unlinked unless `linked`).
+    path: PathBuf,
+    /// Whether the name is still there (the unlink failed): removed on drop.
+    linked: bool,
+    /// Bytes in the file.
+    len: u64,
+}
+
+impl Drop for SpillFile {
+    fn drop(&mut self) {
+        if self.linked {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+impl SpillFile {
+    /// A new unnamed file in the system's temporary folder.
+    fn create() -> Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!(
+            ".tenantsim-{}-{}-spill",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| {
+                Error::io(
+                    "create a temporary file for a run's curves or rows in",
+                    &dir,
+                    &e,
+                )
+            })?;
+        // Unlinked now: the open handle is all that holds the records.
+        let linked = fs::remove_file(&path).is_err();
+        Ok(Self {
+            file,
+            path,
+            linked,
+            len: 0,
+        })
+    }
+
+    /// Write `bytes` at `offset`.
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        write_all_at(&self.file, bytes, offset)
+            .map_err(|e| Error::io("write a run's curves or rows to", &self.path, &e))?;
+        self.len = self.len.max(offset + bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Fill `buf` from `offset`.
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        read_exact_at(&self.file, buf, offset)
+            .map_err(|e| Error::io("read a run's curves or rows back from", &self.path, &e))
+    }
+}
+
+#[cfg(unix)]
+fn write_all_at(f: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, bytes, offset)
+}
+
+#[cfg(unix)]
+fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_all_at(f: &File, mut bytes: &[u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !bytes.is_empty() {
+        let n = f.seek_write(bytes, offset)?;
+        if n == 0 {
+            return Err(io::Error::from(io::ErrorKind::WriteZero));
+        }
+        bytes = &bytes[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+#[cfg(windows)]
+fn read_exact_at(f: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        let n = f.seek_read(buf, offset)?;
+        if n == 0 {
+            return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
+        }
+        buf = &mut buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+/// A growing sequence of records, in memory below a threshold and in an
+/// unnamed temporary file above it (see the module's documentation).
+#[derive(Debug)]
+pub struct Spill<R> {
+    /// The records while in memory (empty once spilled).
+    mem: Vec<R>,
+    /// The file, once spilled.
+    file: Option<SpillFile>,
+    /// Encoded records not yet in the file (appended at `file.len`).
+    pending: Vec<u8>,
+    /// Records in the sequence.
+    len: u64,
+    /// Bytes past which the sequence spills.
+    threshold: usize,
+}
+
+impl<R: Record> Spill<R> {
+    /// An empty sequence that spills past this process's
+    /// [`spill_threshold`].
+    pub fn new() -> Result<Self> {
+        Ok(Self::with_threshold(spill_threshold()?))
+    }
+
+    /// An empty sequence that spills once it holds more than `bytes`.
+    pub fn with_threshold(bytes: usize) -> Self {
+        Self {
+            mem: Vec::new(),
+            file: None,
+            pending: Vec::new(),
+            len: 0,
+            threshold: bytes,
+        }
+    }
+
+    /// Records in the sequence.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether it moved to disk.
+    pub fn is_spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Bytes of records held in memory (the vector's, or the write
+    /// buffer's once spilled).
+    pub fn bytes_in_memory(&self) -> usize {
+        if self.file.is_some() {
+            self.pending.capacity()
+        } else {
+            self.mem.capacity() * size_of::<R>()
+        }
+    }
+
+    /// Append `r`.
+    pub fn push(&mut self, r: R) -> Result<()> {
+        if self.file.is_none() {
+            self.mem.push(r);
+            self.len += 1;
+            return self.spill_if_large();
+        }
+        let at = self.pending.len();
+        self.pending.resize(at + R::BYTES, 0);
+        r.encode(&mut self.pending[at..]);
+        self.len += 1;
+        if self.pending.len() >= WRITE_BUFFER {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Write `r` at index `i`, replacing the record there; past the end,
+    /// the sequence grows to `i + 1` records, those skipped reading as
+    /// `R::decode` of zero bytes.
+    pub fn put(&mut self, i: u64, r: R) -> Result<()> {
+        if self.file.is_none() {
+            let idx = usize::try_from(i)
+                .map_err(|_| Error::usage(format!("record index {i} is beyond this machine")))?;
+            if idx < self.mem.len() {
+                self.mem[idx] = r;
+                return Ok(());
+            }
+            let zero = vec![0u8; R::BYTES];
+            while self.mem.len() < idx {
+                self.mem.push(R::decode(&zero));
+                self.len += 1;
+                self.spill_if_large()?;
+                if self.file.is_some() {
+                    return self.put(i, r);
+                }
+            }
+            return self.push(r);
+        }
+        self.flush()?;
+        let mut bytes = vec![0u8; R::BYTES];
+        r.encode(&mut bytes);
+        let file = self.file.as_mut().ok_or_else(spilled_file_missing)?;
+        file.write_at(i * R::BYTES as u64, &bytes)?;
+        self.len = self.len.max(i + 1);
+        Ok(())
+    }
+
+    /// Move to disk if past the threshold.
+    fn spill_if_large(&mut self) -> Result<()> {
+        if self.mem.len().saturating_mul(R::BYTES) <= self.threshold {
+            return Ok(());
+        }
+        let mut file = SpillFile::create()?;
+        let mut buf = Vec::with_capacity(WRITE_BUFFER.max(R::BYTES));
+        let mut offset = 0u64;
+        for r in &self.mem {
+            let at = buf.len();
+            buf.resize(at + R::BYTES, 0);
+            r.encode(&mut buf[at..]);
+            if buf.len() >= WRITE_BUFFER {
+                file.write_at(offset, &buf)?;
+                offset += buf.len() as u64;
+                buf.clear();
+            }
+        }
+        file.write_at(offset, &buf)?;
+        buf.clear();
+        self.mem = Vec::new();
+        self.pending = buf;
+        self.file = Some(file);
+        Ok(())
+    }
+
+    /// Append the write buffer to the file.
+    fn flush(&mut self) -> Result<()> {
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        if !self.pending.is_empty() {
+            let at = (self.len - (self.pending.len() / R::BYTES) as u64) * R::BYTES as u64;
+            file.write_at(at, &self.pending)?;
+            self.pending.clear();
+        }
+        Ok(())
+    }
+
+    /// Every record, in order, as a stream (I/O errors of a spilled
+    /// sequence are items).
+    pub fn iter(&self) -> SpillIter<'_, R> {
+        let on_file = match &self.file {
+            Some(_) => self.len - (self.pending.len() / R::BYTES) as u64,
+            None => 0,
+        };
+        SpillIter {
+            spill: self,
+            next: 0,
+            on_file,
+            buf: Vec::new(),
+            buf_start: 0,
+            failed: false,
+        }
+    }
+
+    /// Every record, read back into a vector.
+    pub fn to_vec(&self) -> Result<Vec<R>>
+    where
+        R: Clone,
+    {
+        self.iter().collect()
+    }
+}
+
+fn spilled_file_missing() -> Error {
+    Error::usage("a spilled sequence lost its temporary file (a bug)")
+}
+
+/// The records of a [`Spill`], in order.
+#[derive(Debug)]
+pub struct SpillIter<'a, R> {
+    spill: &'a Spill<R>,
+    /// Index of the next record.
+    next: u64,
+    /// Records in the file (the rest are in `pending`).
+    on_file: u64,
+    /// Records read from the file, from index `buf_start`.
+    buf: Vec<u8>,
+    buf_start: u64,
+    failed: bool,
+}
+
+impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
+    type Item = Result<R>;
+
+    fn next(&mut self) -> Option<Result<R>> {
+        let s = self.spill;
+        if self.failed || self.next >= s.len {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        let Some(file) = &s.file else {
+            return usize::try_from(i)
+                .ok()
+                .and_then(|i| s.mem.get(i))
+                .cloned()
+                .map(Ok);
+        };
+        let b = R::BYTES;
+        if i >= self.on_file {
+            let at = (i - self.on_file) as usize * b;
+            return Some(Ok(R::decode(&s.pending[at..at + b])));
+        }
+        let buffered = (self.buf.len() / b) as u64;
+        if i < self.buf_start || i >= self.buf_start + buffered {
+            let per_read = (READ_BUFFER / b).max(1) as u64;
+            let count = per_read.min(self.on_file - i) as usize;
+            self.buf.resize(count * b, 0);
+            if let Err(e) = file.read_at(i * b as u64, &mut self.buf) {
+                self.failed = true;
+                return Some(Err(e));
+            }
+            self.buf_start = i;
+        }
+        let at = (i - self.buf_start) as usize * b;
+        Some(Ok(R::decode(&self.buf[at..at + b])))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = usize::try_from(self.spill.len - self.next).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Point = (u64, f64, u32);
+
+    fn point(j: u64) -> Point {
+        (j * 7 + 1, (j as f64).sqrt() * -0.1 + 1.0 / 3.0, j as u32)
+    }
+
+    fn bits(p: &Point) -> (u64, u64, u32) {
+        (p.0, p.1.to_bits(), p.2)
+    }
+
+    /// The names this process's spill files would have in the temporary
+    /// folder.
+    fn spill_names() -> Vec<String> {
+        let prefix = format!(".tenantsim-{}-", std::process::id());
+        fs::read_dir(std::env::temp_dir())
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with(&prefix) && n.ends_with("-spill"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_spilled_sequence_reads_back_what_memory_holds_bit_for_bit() {
+        // Sizes around the write and read buffers' record counts.
+        for n in [0u64, 1, 2, 3, 3276, 3277, 3300, 10_000] {
+            let mut mem = Spill::<Point>::with_threshold(usize::MAX);
+            let mut disk = Spill::<Point>::with_threshold(40);
+            for j in 0..n {
+                mem.push(point(j)).expect("push");
+                disk.push(point(j)).expect("push");
+            }
+            assert!(!mem.is_spilled());
+            assert_eq!(disk.is_spilled(), n * 20 > 40, "n = {n}");
+            assert_eq!((mem.len(), disk.len()), (n, n));
+            let a: Vec<_> = mem.to_vec().expect("read").iter().map(bits).collect();
+            let b: Vec<_> = disk.to_vec().expect("read").iter().map(bits).collect();
+            let want: Vec<_> = (0..n).map(|j| bits(&point(j))).collect();
+            assert_eq!(a, want, "n = {n}");
+            assert_eq!(b, want, "n = {n}");
+            // Two readers at once, interleaved.
+            let mut r1 = disk.iter();
+            let mut r2 = disk.iter();
+            for j in 0..n {
+                let x = r1.next().expect("some").expect("ok");
+                if j % 2 == 0 {
+                    let y = r2.next().expect("some").expect("ok");
+                    assert_eq!(bits(&y), bits(&point(j / 2)));
+                }
+                assert_eq!(bits(&x), bits(&point(j)));
+            }
+            assert!(r1.next().is_none());
+        }
+    }
+
+    #[test]
+    fn records_put_at_their_index_read_back_in_index_order() {
+        for threshold in [usize::MAX, 0, 100] {
+            let mut s = Spill::<u64>::with_threshold(threshold);
+            // Out of order, with a gap (index 3) and an overwrite.
+            for &(i, v) in &[(5u64, 50u64), (0, 1), (2, 20), (1, 10), (4, 40), (0, 0)] {
+                s.put(i, v).expect("put");
+            }
+            s.push(60).expect("push");
+            assert_eq!(
+                s.to_vec().expect("read"),
+                [0, 10, 20, 0, 40, 50, 60],
+                "threshold {threshold}"
+            );
+            assert_eq!(s.is_spilled(), threshold < 48, "threshold {threshold}");
+        }
+        // Many rows written in reverse order past the write buffer.
+        let mut s = Spill::<f64>::with_threshold(0);
+        let n = 20_000u64;
+        for i in (0..n).rev() {
+            s.put(i, i as f64 * 0.5).expect("put");
+        }
+        let got = s.to_vec().expect("read");
+        assert!(got.iter().enumerate().all(|(i, &v)| v == i as f64 * 0.5));
+    }
+
+    #[test]
+    fn a_spilled_sequence_leaves_no_file_behind() {
+        let before = spill_names();
+        let mut s = Spill::<Point>::with_threshold(0);
+        for j in 0..5000 {
+            s.push(point(j)).expect("push");
+        }
+        assert!(s.is_spilled());
+        // Unlinked at once: no name while it lives, none after.
+        assert_eq!(spill_names(), before);
+        assert!(s.bytes_in_memory() <= 2 * WRITE_BUFFER);
+        drop(s);
+        assert_eq!(spill_names(), before);
+    }
+
+    #[test]
+    fn the_threshold_knob_is_a_whole_number_or_a_clear_error() {
+        assert_eq!(parse_threshold(None), Ok(DEFAULT_SPILL_BYTES));
+        assert_eq!(parse_threshold(Some(" ")), Ok(DEFAULT_SPILL_BYTES));
+        assert_eq!(parse_threshold(Some("0")), Ok(0));
+        assert_eq!(parse_threshold(Some("4096")), Ok(4096));
+        let Err(e) = parse_threshold(Some("64M")) else {
+            panic!("64M accepted")
+        };
+        assert!(
+            e.contains("TENANTSIM_SPILL_BYTES") && e.contains("`64M`"),
+            "{e}"
+        );
+    }
+}
