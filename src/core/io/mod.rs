@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod schema;
 pub mod spool;
 pub mod table;
+pub mod unnamed_file;
 
 pub use results_folder::{
     PAUSE_HOOK, Protected, RESULTS_MARK, StagedDir, is_results_folder, prepare_target,

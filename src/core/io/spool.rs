@@ -14,12 +14,12 @@
 //! `Too many open files` under the usual `ulimit -n 1024` (issue 33). The
 //! shared file is closed, and its space freed, when the last spool goes.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
+use super::unnamed_file::UnnamedFile;
 use crate::core::error::{Error, Result};
 
 /// The most rows a spool buffers in memory before it appends them to the
@@ -29,21 +29,9 @@ pub const CHUNK: usize = 16 << 10;
 /// The shared temporary file of the live spools.
 #[derive(Debug)]
 struct Store {
-    file: File,
+    file: UnnamedFile,
     /// Bytes written so far (every chunk is appended at this offset).
     len: u64,
-    /// Where it was created (shown in messages; already unlinked).
-    path: PathBuf,
-    /// Whether the name is still there (the unlink failed): removed on drop.
-    linked: bool,
-}
-
-impl Drop for Store {
-    fn drop(&mut self) {
-        if self.linked {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
 }
 
 /// The store every new spool joins while one is alive.
@@ -55,31 +43,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The live shared store, or a new one.
 fn shared_store(name: &str) -> Result<Arc<Mutex<Store>>> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
     let mut shared = lock(&SHARED);
     if let Some(store) = shared.upgrade() {
         return Ok(store);
     }
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!(
-        ".tenantsim-{}-{}-rows",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::io(&format!("create a temporary file for {name} in"), &dir, &e))?;
-    // Unlinked now: the open file is all that holds the rows, and it goes
-    // away with the process however that ends.
-    let linked = fs::remove_file(&path).is_err();
     let store = Arc::new(Mutex::new(Store {
-        file,
+        file: UnnamedFile::create(name, "rows")?,
         len: 0,
-        path,
-        linked,
     }));
     *shared = Arc::downgrade(&store);
     Ok(store)
@@ -128,11 +98,11 @@ impl Spool {
         let at = store.len;
         let n = self.buf.len() as u64;
         let written = (|| {
-            store.file.seek(SeekFrom::Start(at))?;
-            store.file.write_all(&self.buf)
+            store.file.file_mut().seek(SeekFrom::Start(at))?;
+            store.file.file_mut().write_all(&self.buf)
         })();
         if let Err(e) = written {
-            return Err(error(self.name, &store.path, &e));
+            return Err(error(self.name, store.file.path(), &e));
         }
         store.len = at + n;
         drop(store);
@@ -166,8 +136,8 @@ impl Spool {
             {
                 let mut store = lock(&self.store);
                 for &(off, len) in &self.chunks {
-                    store.file.seek(SeekFrom::Start(off))?;
-                    let copied = io::copy(&mut (&store.file).take(len), &mut dst)?;
+                    store.file.file_mut().seek(SeekFrom::Start(off))?;
+                    let copied = io::copy(&mut store.file.file().take(len), &mut dst)?;
                     if copied != len {
                         return Err(io::Error::new(
                             io::ErrorKind::UnexpectedEof,

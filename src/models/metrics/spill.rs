@@ -37,13 +37,12 @@
 //! hidden knob `TENANTSIM_SPILL_BYTES` (read once per process; tests set it
 //! to a few bytes to force every sequence to disk) says otherwise.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::core::error::{Error, Result};
+use crate::core::io::unnamed_file::UnnamedFile;
 
 /// The size, in bytes, past which a sequence moves to disk unless
 /// `TENANTSIM_SPILL_BYTES` says otherwise: 64 MiB, about 3.4 million loss
@@ -142,70 +141,41 @@ impl Record for (u64, f64, u32) {
     }
 }
 
-/// The unnamed temporary file of a spilled sequence.
+/// The unnamed temporary file of a spilled sequence (the unlinked file of
+/// `core::io::unnamed_file`, shared with the results spools).
 #[derive(Debug)]
 struct SpillFile {
-    file: File,
-    /// Where it was created (for messages; unlinked unless `linked`).
-    path: PathBuf,
-    /// Whether the name is still there (the unlink failed): removed on drop.
-    linked: bool,
+    file: UnnamedFile,
     /// Bytes in the file.
     len: u64,
-}
-
-impl Drop for SpillFile {
-    fn drop(&mut self) {
-        if self.linked {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
 }
 
 impl SpillFile {
     /// A new unnamed file in the system's temporary folder.
     fn create() -> Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir();
-        let path = dir.join(format!(
-            ".tenantsim-{}-{}-spill",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| {
-                Error::io(
-                    "create a temporary file for a run's curves or rows in",
-                    &dir,
-                    &e,
-                )
-            })?;
-        // Unlinked now: the open handle is all that holds the records.
-        let linked = fs::remove_file(&path).is_err();
         Ok(Self {
-            file,
-            path,
-            linked,
+            file: UnnamedFile::create("a run's curves or rows", "spill")?,
             len: 0,
         })
     }
 
     /// Write `bytes` at `offset`.
     fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
-        write_all_at(&self.file, bytes, offset)
-            .map_err(|e| Error::io("write a run's curves or rows to", &self.path, &e))?;
+        write_all_at(self.file.file(), bytes, offset)
+            .map_err(|e| Error::io("write a run's curves or rows to", self.file.path(), &e))?;
         self.len = self.len.max(offset + bytes.len() as u64);
         Ok(())
     }
 
     /// Fill `buf` from `offset`.
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        read_exact_at(&self.file, buf, offset)
-            .map_err(|e| Error::io("read a run's curves or rows back from", &self.path, &e))
+        read_exact_at(self.file.file(), buf, offset).map_err(|e| {
+            Error::io(
+                "read a run's curves or rows back from",
+                self.file.path(),
+                &e,
+            )
+        })
     }
 }
 
@@ -483,6 +453,7 @@ impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     type Point = (u64, f64, u32);
 
