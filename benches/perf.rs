@@ -325,6 +325,25 @@ mod syn_row {
         });
     }
 
+    /// Each iteration: the next user (`next`), then the sum of its K
+    /// cells read through `read` (accuracy plus runtime), one item.
+    fn read_rows(
+        bencher: Bencher,
+        models: usize,
+        next: impl Fn(usize) -> usize,
+        read: impl Fn(usize, usize) -> f64,
+    ) {
+        let mut user = 0;
+        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
+            user = next(user);
+            let mut sum = 0.0;
+            for k in 0..models {
+                sum += read(user, k);
+            }
+            black_box(sum);
+        });
+    }
+
     /// The same row read from a dense trace of 10^6 users (K = 20), users
     /// visited out of order as the regenerated ones: the K runtimes and
     /// accuracies of one user, a cache miss or two each.
@@ -332,15 +351,12 @@ mod syn_row {
     fn dense_read(bencher: Bencher) {
         let models = 20;
         let t = generate_syn_trace(&params(models), "bench").trace;
-        let mut user = 0;
-        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
-            user = (user + STRIDE) % USERS;
-            let mut sum = 0.0;
-            for k in 0..models {
-                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
-            }
-            black_box(sum);
-        });
+        read_rows(
+            bencher,
+            models,
+            |u| (u + STRIDE) % USERS,
+            |u, k| t.accuracy(u, k) + t.runtime_us(u, k) as f64,
+        );
     }
 
     /// The same K reads through a lazy backing (`SynBacking`), users out
@@ -350,15 +366,12 @@ mod syn_row {
     fn lazy_read_new_user(bencher: Bencher) {
         let models = 20;
         let t = SynBacking::new(&params(models), &[]);
-        let mut user = 0;
-        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
-            user = (user + STRIDE) % USERS;
-            let mut sum = 0.0;
-            for k in 0..models {
-                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
-            }
-            black_box(sum);
-        });
+        read_rows(
+            bencher,
+            models,
+            |u| (u + STRIDE) % USERS,
+            |u, k| t.accuracy(u, k) + t.runtime_us(u, k) as f64,
+        );
     }
 
     /// K reads of a user whose row the cache holds (a working set of
@@ -370,14 +383,11 @@ mod syn_row {
         for u in 0..512 {
             black_box(t.accuracy(u, 0)); // the rows enter the cache
         }
-        let mut user = 0;
-        bencher.counter(ItemsCount::new(1usize)).bench_local(|| {
-            user = (user + 1) % 512;
-            let mut sum = 0.0;
-            for k in 0..models {
-                sum += t.accuracy(user, k) + t.runtime_us(user, k) as f64;
-            }
-            black_box(sum);
-        });
+        read_rows(
+            bencher,
+            models,
+            |u| (u + 1) % 512,
+            |u, k| t.accuracy(u, k) + t.runtime_us(u, k) as f64,
+        );
     }
 }

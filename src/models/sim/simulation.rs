@@ -48,7 +48,17 @@ pub fn simulate(
     scheduler: &mut dyn Scheduler,
     selector: &mut dyn Selector,
 ) -> Result<RunOutcome> {
-    let run = ModelRun::new(
+    drive(borrowed_run(input, scheduler, selector)?)
+}
+
+/// A run over `input` that borrows its trace, cluster and policies (what
+/// [`simulate`] and [`simulate_observed`] drive).
+fn borrowed_run<'a>(
+    input: &SimInput<'a>,
+    scheduler: &'a mut dyn Scheduler,
+    selector: &'a mut dyn Selector,
+) -> Result<ModelRun<'a>> {
+    ModelRun::new(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
         input.tenants,
@@ -56,8 +66,7 @@ pub fn simulate(
         input.config,
         Held::Borrowed(scheduler),
         Held::Borrowed(selector),
-    )?;
-    drive(run)
+    )
 }
 
 /// [`simulate`], with `sink` told of every job as the run goes
@@ -72,15 +81,7 @@ pub fn simulate_observed(
     sink: Box<dyn JobSink>,
     keep_log: bool,
 ) -> Result<RunOutcome> {
-    let mut run = ModelRun::new(
-        Shared::Borrowed(input.trace),
-        Shared::Borrowed(input.gpu_types),
-        input.tenants,
-        input.arrivals,
-        input.config,
-        Held::Borrowed(scheduler),
-        Held::Borrowed(selector),
-    )?;
+    let mut run = borrowed_run(input, scheduler, selector)?;
     run.observe_jobs(sink)?;
     if !keep_log {
         run.drop_log()?;
