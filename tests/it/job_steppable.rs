@@ -18,25 +18,18 @@ use tenantsim::jobs::sim::{
 };
 use tenantsim::jobs::trace::Job;
 
-use crate::common::{assert_same_result_files, repo, tenantsim};
+use crate::common::{assert_same_result_files, bundled_tables, repo, tenantsim};
 
 /// Every bundled job-mode scenario without a sweep (`jobs-*`, `gavel-*`:
 /// their traces are bundled in traces/).
 fn job_scenarios() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
-        .expect("scenarios/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter(|p| {
-            let t: toml::Table = fs::read_to_string(p)
-                .expect("readable")
-                .parse()
-                .expect("valid TOML");
+    let out: Vec<PathBuf> = bundled_tables()
+        .into_iter()
+        .filter(|(_, t)| {
             t.get("mode").and_then(toml::Value::as_str) == Some("jobs") && !t.contains_key("sweep")
         })
+        .map(|(p, _)| p)
         .collect();
-    out.sort();
     assert!(out.len() >= 5, "only {} job scenarios", out.len());
     out
 }

@@ -22,7 +22,7 @@ use tenantsim::shared::scenario::{SharedScenario, parse_shared_plan_with, parse_
 use tenantsim::shared::sim::{Preempt, Priority};
 use toml::{Table, Value};
 
-use crate::common::{INTERNET_SCALE, repo, tenantsim, tree};
+use crate::common::{bundled_tables as bundled, repo, tenantsim, tree};
 
 /// Parse shared scenario `text` as if it sat in `scenarios/`.
 fn parse(text: &str) -> tenantsim::Result<SharedScenario> {
@@ -302,31 +302,6 @@ fn every_bundled_scenario_written_as_a_shared_one_validates() {
         n + skipped >= 25,
         "only {n} scenarios converted ({skipped} skipped)"
     );
-}
-
-/// Every bundled scenario file, with its parsed table, but the
-/// internet-scale ones ([`INTERNET_SCALE`]: minutes and gigabytes each;
-/// `scale_scenarios` validates them).
-fn bundled() -> Vec<(PathBuf, Table)> {
-    let mut out: Vec<(PathBuf, Table)> = fs::read_dir(repo("scenarios"))
-        .expect("scenarios/")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .filter(|p| {
-            p.file_stem()
-                .is_none_or(|s| !INTERNET_SCALE.iter().any(|n| s == *n))
-        })
-        .map(|p| {
-            let t: Table = fs::read_to_string(&p)
-                .expect("readable")
-                .parse()
-                .expect("valid TOML");
-            (p, t)
-        })
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
 }
 
 fn mode_of(t: &Table) -> &str {

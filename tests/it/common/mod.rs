@@ -79,28 +79,44 @@ pub fn run_scenario(scenario: &str, out: &Path, extra: &[&str]) {
 /// seconds per run in a debug build), and those whose `../shared/data` is
 /// absent (`scenario_data`).
 pub fn model_scenarios() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = fs::read_dir(repo("scenarios"))
+    let out: Vec<PathBuf> = bundled_tables()
+        .into_iter()
+        .filter(|(p, t)| {
+            p.file_stem().is_none_or(|s| s != "scale")
+                && t.get("mode").is_none_or(|m| m.as_str() == Some("models"))
+                && !t.contains_key("sweep")
+        })
+        .map(|(p, _)| p)
+        // The easeml-dl ones and two others read ../shared/data: a fresh
+        // clone skips them with a note (tests/it/fresh_clone.rs).
+        .filter(|p| tenantsim::core::testing::scenario_data(p))
+        .collect();
+    assert!(out.len() >= 12, "only {} model scenarios", out.len());
+    out
+}
+
+/// Every bundled scenario file, in name order, with its parsed table, but
+/// the internet-scale ones ([`INTERNET_SCALE`]: minutes and gigabytes
+/// each; `scale_scenarios` validates them).
+pub fn bundled_tables() -> Vec<(PathBuf, toml::Table)> {
+    let mut out: Vec<(PathBuf, toml::Table)> = fs::read_dir(repo("scenarios"))
         .expect("scenarios/")
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .filter(|p| {
             p.file_stem()
-                .is_none_or(|s| s != "scale" && !INTERNET_SCALE.iter().any(|n| s == *n))
+                .is_none_or(|s| !INTERNET_SCALE.iter().any(|n| s == *n))
         })
-        .filter(|p| {
-            let t: toml::Table = fs::read_to_string(p)
+        .map(|p| {
+            let t: toml::Table = fs::read_to_string(&p)
                 .expect("readable")
                 .parse()
                 .expect("valid TOML");
-            t.get("mode").is_none_or(|m| m.as_str() == Some("models")) && !t.contains_key("sweep")
+            (p, t)
         })
-        // The easeml-dl ones and two others read ../shared/data: a fresh
-        // clone skips them with a note (tests/it/fresh_clone.rs).
-        .filter(|p| tenantsim::core::testing::scenario_data(p))
         .collect();
-    out.sort();
-    assert!(out.len() >= 12, "only {} model scenarios", out.len());
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
