@@ -13,7 +13,7 @@ use tenantsim::models::metrics::{FoldedRun, LossCurve, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
 use tenantsim::models::scenario::load_scenario;
-use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome};
+use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome, ThreadedSink};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
@@ -256,6 +256,37 @@ fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
                 assert!(
                     comparable(&folded) == comparable(&batch),
                     "{}: policy {policy}, repetition {rep}: the folded metrics differ from the log's",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// A run whose fold runs on a thread of its own (`ThreadedSink`, what a
+/// large run with a core to spare does) has the results of the fold run
+/// inline, on every bundled model scenario.
+#[test]
+fn a_fold_on_its_own_thread_gives_the_results_of_the_inline_fold() {
+    for path in model_scenarios() {
+        let scenario = load_scenario(&path, Default::default()).expect("a bundled scenario loads");
+        for policy in 0..scenario.policies.len() {
+            for rep in 0..u64::from(scenario.repetitions()).min(2) {
+                let inline = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
+                    let fold =
+                        RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
+                    simulate_observed(i, a, b, Box::new(fold), false)
+                })
+                .expect("runs");
+                let threaded = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
+                    let fold =
+                        RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
+                    simulate_observed(i, a, b, ThreadedSink::wrap(Box::new(fold)), false)
+                })
+                .expect("runs");
+                assert!(
+                    comparable(&inline) == comparable(&threaded),
+                    "{}: policy {policy}, repetition {rep}: the threaded fold differs",
                     path.display()
                 );
             }

@@ -9,8 +9,10 @@ use crate::models::metrics::stall;
 use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetrics};
 use crate::models::metrics::{aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
+use crate::models::sim::{
+    JobSink, RunOutcome, SimInput, ThreadedSink, simulate, simulate_observed,
+};
 use crate::models::sim::{RepContext, Scheduler, Selector};
-use crate::models::sim::{RunOutcome, SimInput, simulate, simulate_observed};
 use crate::models::trace::Micros;
 
 /// How to run.
@@ -68,14 +70,34 @@ fn simulate_rep(
     keep_jobs: bool,
 ) -> Result<RepResult> {
     simulate_rep_with(scenario, rep, policy, keep_jobs, &mut |input, sch, sel| {
-        let fold = RunFold::for_run(
+        let fold: Box<dyn JobSink> = Box::new(RunFold::for_run(
             input.trace,
             input.tenants,
             input.arrivals,
             &scenario.thresholds,
-        );
-        simulate_observed(input, sch, sel, Box::new(fold), keep_jobs)
+        ));
+        let sink = if fold_on_own_thread(scenario, input.tenants.len()) {
+            ThreadedSink::wrap(fold)
+        } else {
+            fold
+        };
+        simulate_observed(input, sch, sel, sink, keep_jobs)
     })
+}
+
+/// Tenants from which a run's metrics are folded on a thread of their own
+/// when a core is free for it ([`fold_on_own_thread`]).
+const FOLD_THREAD_TENANTS: usize = 20_000;
+
+/// Whether a run of `tenants` tenants of `scenario` folds its metrics on
+/// a thread of its own ([`ThreadedSink`]): when it is large and the
+/// scenario's runs (repetitions × policies) are fewer than the worker
+/// threads, so that a core would otherwise idle beside it (scale-1m: one
+/// run on two threads). A performance choice only: the results are the
+/// same either way (`tests/it/folded_metrics.rs`).
+fn fold_on_own_thread(scenario: &Scenario, tenants: usize) -> bool {
+    let runs = u64::from(scenario.repetitions()) * scenario.policies.len() as u64;
+    tenants >= FOLD_THREAD_TENANTS && runs < rayon::current_num_threads() as u64
 }
 
 /// Repetition `rep` of policy `policy`, its main run simulated by `main`

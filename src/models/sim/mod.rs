@@ -22,6 +22,7 @@ mod policy_api;
 mod simulation;
 mod stepper;
 mod tenants;
+mod threaded_sink;
 
 pub use crate::core::sim::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
 pub use config::SimConfig;
@@ -37,3 +38,4 @@ pub use policy_api::{
 pub use simulation::{SimInput, simulate, simulate_observed};
 pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenants::{TenantLimits, Tenants};
+pub use threaded_sink::ThreadedSink;
