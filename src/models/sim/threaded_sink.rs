@@ -78,7 +78,8 @@ pub struct ThreadedSink {
     to_worker: Option<SyncSender<Message>>,
     /// Emptied batches coming back from the worker.
     spare: Receiver<Vec<Call>>,
-    worker: Option<JoinHandle<Box<dyn JobSink>>>,
+    /// Gives the sink back when it stops (`None` only if it never got it).
+    worker: Option<JoinHandle<Option<Box<dyn JobSink>>>>,
 }
 
 impl fmt::Debug for ThreadedSink {
@@ -95,18 +96,13 @@ impl ThreadedSink {
     pub fn wrap(inner: Box<dyn JobSink>) -> Box<dyn JobSink> {
         let (to_worker, from_engine) = sync_channel::<Message>(IN_FLIGHT);
         let (give_back, spare) = channel::<Vec<Call>>();
-        // The sink moves to the worker through this slot, so that a failed
-        // spawn can hand it back.
-        let slot = Arc::new(std::sync::Mutex::new(Some(inner)));
-        let worker_slot = Arc::clone(&slot);
+        // The sink goes to the worker once it runs, so a failed spawn
+        // leaves it here.
+        let (hand_over, take) = channel::<Box<dyn JobSink>>();
         let spawned = std::thread::Builder::new()
             .name("tenantsim-fold".into())
             .spawn(move || {
-                let mut sink = match worker_slot.lock() {
-                    Ok(mut s) => s.take(),
-                    Err(poisoned) => poisoned.into_inner().take(),
-                }
-                .expect("the sink is in its slot until the worker takes it");
+                let mut sink = take.recv().ok()?;
                 for message in from_engine {
                     match message {
                         Message::Batch(mut calls) => {
@@ -122,23 +118,21 @@ impl ThreadedSink {
                         }
                     }
                 }
-                sink
+                Some(sink)
             });
-        match spawned {
-            Ok(worker) => Box::new(ThreadedSink {
-                pending: Vec::with_capacity(BATCH),
-                to_worker: Some(to_worker),
-                spare,
-                worker: Some(worker),
-            }),
-            Err(_) => {
-                let inner = match slot.lock() {
-                    Ok(mut s) => s.take(),
-                    Err(poisoned) => poisoned.into_inner().take(),
-                };
-                inner.expect("a worker that did not start left the sink in its slot")
-            }
+        let Ok(worker) = spawned else {
+            return inner;
+        };
+        if let Err(returned) = hand_over.send(inner) {
+            // Unreachable: the worker waits for the sink first.
+            return returned.0;
         }
+        Box::new(ThreadedSink {
+            pending: Vec::with_capacity(BATCH),
+            to_worker: Some(to_worker),
+            spare,
+            worker: Some(worker),
+        })
     }
 
     fn record(&mut self, call: Call) {
@@ -180,7 +174,8 @@ impl ThreadedSink {
             .take()
             .expect("a ThreadedSink is joined once, at finish");
         match worker.join() {
-            Ok(sink) => sink,
+            Ok(Some(sink)) => sink,
+            Ok(None) => unreachable!("the worker of a ThreadedSink is handed its sink at start"),
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
