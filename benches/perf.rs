@@ -375,7 +375,7 @@ mod syn_row {
     }
 
     /// K reads of a user whose row the cache holds (a working set of
-    /// 512 users, under the 819 slots at K = 20).
+    /// 512 users, under the 8,192 slots at K = 20).
     #[divan::bench]
     fn lazy_read_cached_user(bencher: Bencher) {
         let models = 20;

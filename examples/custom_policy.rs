@@ -20,7 +20,7 @@ impl Selector for CheapestFirst {
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         let (trace, user) = (&self.0, self.1[tenant]);
         let untried = (0..trace.n_models())
-            .filter(|&k| trace.available_mask()[[user, k]] && !tenants.is_tried(tenant, k));
+            .filter(|&k| trace.is_available(user, k) && !tenants.is_tried(tenant, k));
         let cheapest = untried.min_by_key(|&k| (trace.runtime_us(user, k), k));
         Ok(cheapest.map(Proposal::plain))
     }

@@ -269,11 +269,11 @@ impl GymCore {
     #[getter]
     fn tenant_names(&self) -> Vec<String> {
         let run = self.core.episode().run();
-        let users = run.trace().users();
+        let trace = run.trace();
         run.tenants()
             .users()
             .iter()
-            .map(|&u| users[u].clone())
+            .map(|&u| trace.user_id(u).into_owned())
             .collect()
     }
     /// The per-tenant feature names (DESIGN §15.3).

@@ -351,12 +351,12 @@ fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bo
     let pairs: Vec<(usize, usize)> = (0..t.n_users())
         .flat_map(|u| t.models_of(u).iter().map(move |&m| (u, m)))
         .collect();
-    let (users, models) = (t.users(), t.models());
+    let models = t.models();
     columns.set_item(
         "user",
         pairs
             .iter()
-            .map(|&(u, _)| users[u].as_str())
+            .map(|&(u, _)| t.user_id(u))
             .collect::<Vec<_>>(),
     )?;
     columns.set_item(

@@ -224,7 +224,7 @@ impl State {
             let u = t.user(i);
             let models = trace.models_of(u);
             Ok(TenantView {
-                user: trace.users()[u].clone(),
+                user: trace.user_id(u).into_owned(),
                 user_index: u,
                 best: t.best(i),
                 tried: models

@@ -82,7 +82,7 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
             run.rep,
             seg.job,
             seg.gpu,
-            csv_field(&trace.users()[u]),
+            csv_field(&trace.user_id(u)),
             csv_field(&trace.models()[job.model as usize]),
             micros_to_secs_string(seg.start),
             micros_to_secs_string(seg.end),

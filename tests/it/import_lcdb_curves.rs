@@ -196,8 +196,8 @@ fn bundled_lcdb_curves_loads_with_the_plain_trace_as_its_top_levels() {
         (248, 20, 4_367)
     );
     assert_eq!(
-        (curves.users(), curves.models()),
-        (plain.users(), plain.models())
+        (curves.user_ids().collect::<Vec<_>>(), curves.models()),
+        (plain.user_ids().collect::<Vec<_>>(), plain.models())
     );
     assert_eq!(curves.accuracy_matrix(), plain.accuracy_matrix());
     assert_eq!(curves.runtime_matrix_us(), plain.runtime_matrix_us());

@@ -58,6 +58,7 @@ mod jobs_invariants;
 mod jobs_rounds;
 mod jobs_sweep;
 mod jobs_types_invariants;
+mod lazy_trace;
 mod lcdb_e2e;
 mod limits;
 mod max_min_fairness;

@@ -78,7 +78,12 @@ fn estimate_of(text: &str, dir: &Path) -> u64 {
 #[test]
 fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_address_space() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let text = syn_scenario(12_500_000, 1).replace("prior_count = 100", "prior_count = 1000");
+    // Held dense (`rows`): `auto` would hold these 2.5 × 10^8 pairs
+    // lazily, without the trace terms below
+    // (`a_lazy_trace_is_estimated_without_its_cells`).
+    let text = syn_scenario(12_500_000, 1)
+        .replace("prior_count = 100", "prior_count = 1000")
+        .replace("[trace.syn]\n", "[trace.syn]\nrows = \"dense\"\n");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -460,4 +465,37 @@ fn a_sweep_counts_what_its_earlier_points_keep() {
         err.contains("54.8 MiB kept by the sweep's earlier points (traces, loss curves)"),
         "{err}"
     );
+}
+
+/// A lazy `[trace.syn]` trace (DESIGN §1.2 "Per-user rows") is estimated
+/// without its cells, ids or generation scratch: the same scenario held
+/// dense is estimated at least 17 bytes a pair (accuracy, runtime,
+/// availability) higher, and `trace_shape` says which.
+#[test]
+fn a_lazy_trace_is_estimated_without_its_cells() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let budget = MemoryBudget {
+        max: Some(64 << 30),
+        threads: Some(1),
+        keep_jobs: false,
+    };
+    let total = |rows: &str| {
+        let text = syn_scenario(1_001_000, 1).replace(
+            "[trace.syn]\n",
+            &format!("[trace.syn]\nrows = \"{rows}\"\n"),
+        );
+        let file: ScenarioFile = toml::from_str(&text).expect("parses");
+        let shape = trace_shape(tmp.path(), &file.trace).expect("shape");
+        assert_eq!(shape.lazy, rows == "lazy");
+        let e = estimate(&file, &shape, &budget, &ModelRegistry::builtin());
+        assert_eq!(
+            e.items.iter().any(|i| i.what.starts_with("trace matrices")),
+            rows == "dense",
+            "{e:?}"
+        );
+        e.total()
+    };
+    let (dense, lazy) = (total("dense"), total("lazy"));
+    let cells = 1_001_000u64 * 20;
+    assert!(dense >= lazy + 17 * cells, "dense {dense}, lazy {lazy}");
 }

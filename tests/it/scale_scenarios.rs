@@ -31,12 +31,13 @@ fn int(t: &Table, path: &[&str]) -> i64 {
 ///
 /// Ignored by default, and failing today for scale-year: `validate`
 /// checks the memory estimate first (DESIGN §8.5), which refuses
-/// scale-year (57.4 GiB: every one of its 10^7 tenants' state, job log
-/// and loss curve held to the end of the run) until a tenant's state is
-/// held only while it is present (issue 34, open); and then still
-/// generates the whole `[trace.syn]` trace, which takes minutes in a
-/// debug build (scale-1m: 6.6 s and 0.75 GB in a release build). Run it
-/// with `cargo test --release --test it scale_scenarios:: -- --ignored`.
+/// scale-year (33.1 GiB: every one of its 10^7 tenants' state and loss
+/// curve held to the end of the run; its trace is lazy, DESIGN §1.2
+/// "Lazy rows") until a tenant's state is held only while it is present
+/// (issue 34, open); and validate still hashes the whole generated trace
+/// (scale-1m: 6.6 s and 0.75 GB in a release build; minutes in a debug
+/// build). Run it with `cargo test --release --test it
+/// scale_scenarios:: -- --ignored`.
 #[test]
 #[ignore = "scale-year is refused by the memory estimate until issue 34's memory by active tenants lands; scale-1m takes minutes in a debug build"]
 fn scale_1m_and_scale_year_validate_with_the_issues_sizes() {

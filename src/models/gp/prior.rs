@@ -300,18 +300,18 @@ impl GpPrior {
 /// An input error if `prior_users` is empty, has an index out of range or a
 /// repeated index.
 pub fn relative_cost_prior(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f64>> {
-    relative_cost_prior_on(trace, trace.runtime_matrix_us(), prior_users)
+    relative_cost_prior_on(trace, |u, k| trace.runtime_us(u, k), prior_users)
 }
 
-/// [`relative_cost_prior`] with the runtimes `runtime` (µs, the trace's
-/// shape) in place of the trace's: the prior users' runtimes on one GPU
-/// type (DESIGN §11.4).
+/// [`relative_cost_prior`] with the runtimes `runtime(user, model)` (µs)
+/// in place of the trace's: the prior users' runtimes on one GPU type
+/// (DESIGN §11.4).
 ///
 /// # Errors
 /// As [`relative_cost_prior`].
 pub fn relative_cost_prior_on(
     trace: &Trace,
-    runtime: &Array2<Micros>,
+    runtime: impl Fn(usize, usize) -> Micros,
     prior_users: &[usize],
 ) -> Result<Vec<f64>> {
     check_prior_users(trace, prior_users)?;
@@ -323,10 +323,10 @@ pub fn relative_cost_prior_on(
         if models.is_empty() {
             continue; // cannot happen in a validated trace
         }
-        let total: f64 = models.iter().map(|&k| runtime[[j, k]] as f64).sum();
+        let total: f64 = models.iter().map(|&k| runtime(j, k) as f64).sum();
         let user_mean = total / models.len() as f64;
         for &k in models {
-            sum[k] += runtime[[j, k]] as f64 / user_mean;
+            sum[k] += runtime(j, k) as f64 / user_mean;
             count[k] += 1;
         }
     }
@@ -368,18 +368,18 @@ fn data_driven(key: &str, symbol: &str, value: Option<f64>, n_prior: usize) -> R
 /// An input error if `prior_users` is empty, has an index out of range or a
 /// repeated index.
 pub fn runtime_prior_s(trace: &Trace, prior_users: &[usize]) -> Result<Vec<f64>> {
-    runtime_prior_s_on(trace, trace.runtime_matrix_us(), prior_users)
+    runtime_prior_s_on(trace, |u, k| trace.runtime_us(u, k), prior_users)
 }
 
-/// [`runtime_prior_s`] with the runtimes `runtime` (µs, the trace's shape)
-/// in place of the trace's: the prior users' runtimes on one GPU type
-/// (DESIGN §11.4).
+/// [`runtime_prior_s`] with the runtimes `runtime(user, model)` (µs) in
+/// place of the trace's: the prior users' runtimes on one GPU type (DESIGN
+/// §11.4).
 ///
 /// # Errors
 /// As [`runtime_prior_s`].
 pub fn runtime_prior_s_on(
     trace: &Trace,
-    runtime: &Array2<Micros>,
+    runtime: impl Fn(usize, usize) -> Micros,
     prior_users: &[usize],
 ) -> Result<Vec<f64>> {
     check_prior_users(trace, prior_users)?;
@@ -389,7 +389,7 @@ pub fn runtime_prior_s_on(
     let (mut all_sum, mut all_count) = (0.0, 0usize);
     for &j in prior_users {
         for &k in trace.models_of(j) {
-            let seconds = runtime[[j, k]] as f64 / 1e6;
+            let seconds = runtime(j, k) as f64 / 1e6;
             sum[k] += seconds;
             count[k] += 1;
             all_sum += seconds;
@@ -426,7 +426,7 @@ fn check_prior_users(trace: &Trace, prior_users: &[usize]) -> Result<()> {
         if seen[j] {
             return Err(Error::input(format!(
                 "GP prior: prior user `{}` (index {j}) is given twice",
-                trace.users()[j]
+                trace.user_id(j)
             )));
         }
         seen[j] = true;
@@ -465,14 +465,12 @@ impl PriorCells {
     fn new(trace: &Trace, prior_users: &[usize]) -> Self {
         let n_users = prior_users.len();
         let n_models = trace.n_models();
-        let acc = trace.accuracy_matrix();
-        let avail = trace.available_mask();
         let mut values = vec![0.0; n_models * n_users];
         let mut present = vec![false; n_models * n_users];
         for k in 0..n_models {
             for (j, &u) in prior_users.iter().enumerate() {
-                if avail[[u, k]] {
-                    values[k * n_users + j] = acc[[u, k]];
+                if trace.is_available(u, k) {
+                    values[k * n_users + j] = trace.accuracy(u, k);
                     present[k * n_users + j] = true;
                 }
             }

@@ -503,7 +503,7 @@ mod tests {
                 .iter()
                 .map(|&(t, _)| {
                     let name = format!("t{t}");
-                    trace.users().iter().position(|u| *u == name).unwrap_or(0) as u32
+                    trace.user_index(&name).unwrap_or(0) as u32
                 })
                 .collect();
             let jobs: Vec<JobRecord> = accs

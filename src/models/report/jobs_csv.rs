@@ -42,14 +42,14 @@ pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
         .enumerate()
         .filter(|(_, j)| j.completed)
     {
-        let user = &trace.users()[r.split.tenants[job.tenant as usize]];
+        let user = trace.user_id(r.split.tenants[job.tenant as usize]);
         let model = &trace.models()[job.model as usize];
         let _ = write!(
             out,
             "{policy},{},{j},{},{},{},{},{},{}",
             r.rep,
             job.gpu,
-            csv_field(user),
+            csv_field(&user),
             csv_field(model),
             micros_to_secs_string(job.start),
             micros_to_secs_string(job.end),

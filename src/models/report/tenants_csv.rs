@@ -32,7 +32,7 @@ pub fn tenants_header(scenario: &Scenario) -> String {
 
 /// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`.
 pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
-    let users = scenario.trace.users();
+    let trace = &scenario.trace;
     // Written in place, field by field: 100,000 tenants make as many rows,
     // and no field needs a `String` of its own.
     let policy = csv_field(&scenario.policies[r.policy].name);
@@ -42,7 +42,7 @@ pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
             out,
             "{policy},{},{},",
             r.rep,
-            csv_field(&users[r.split.tenants[i]])
+            csv_field(&trace.user_id(r.split.tenants[i]))
         );
         push_secs(out, t.arrival);
         let _ = write!(out, ",{}", t.regret_area);

@@ -205,7 +205,7 @@ impl ArrivalPlan {
                     times.get(u).copied().ok_or_else(|| {
                         Error::input(format!(
                             "[arrivals] file has no arrival time for tenant `{}`",
-                            trace.users()[*u]
+                            trace.user_id(*u)
                         ))
                     })
                 })

@@ -225,6 +225,47 @@ pub struct TraceSynSection {
     /// trace of `gen syn --fidelities L`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fidelities: Option<usize>,
+    /// How the trace's cells are held (default `auto`): `dense` (matrices,
+    /// 17 bytes a pair), `lazy` (each user's row produced from (seed,
+    /// user) when read, no byte a user; plain traces only), or `auto`
+    /// (lazy above [`LAZY_ABOVE_CELLS`] pairs). Results are the same
+    /// either way (DESIGN §1.2 "Per-user rows").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<SynRowsKind>,
+}
+
+/// Pairs (users × models) above which `[trace.syn] rows = "auto"` holds
+/// the trace lazily: 5 × 10^7, 850 MB of dense cells (scale-1m's 2 × 10^7
+/// stay dense, scale-year's 2 × 10^8 are lazy).
+pub const LAZY_ABOVE_CELLS: u64 = 50_000_000;
+
+/// `[trace.syn] rows`: how a generated trace's cells are held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynRowsKind {
+    /// Lazy above [`LAZY_ABOVE_CELLS`] pairs, dense otherwise.
+    Auto,
+    /// Matrices held whole.
+    Dense,
+    /// Each user's row produced when read.
+    Lazy,
+}
+
+impl TraceSynSection {
+    /// Whether the trace is held lazily: `rows`, or for `auto` more than
+    /// [`LAZY_ABOVE_CELLS`] pairs; never a curve trace (`fidelities` > 1).
+    pub fn is_lazy(&self) -> bool {
+        if self.fidelities.unwrap_or(1) > 1 {
+            return false;
+        }
+        match self.rows.unwrap_or(SynRowsKind::Auto) {
+            SynRowsKind::Dense => false,
+            SynRowsKind::Lazy => true,
+            SynRowsKind::Auto => {
+                (self.users as u64).saturating_mul(self.models as u64) > LAZY_ABOVE_CELLS
+            }
+        }
+    }
 }
 
 fn default_model_sd() -> f64 {

@@ -25,7 +25,9 @@ use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
 use crate::core::memory::{Estimate, Held, MemoryBudget};
+use crate::core::resources::human_bytes;
 use crate::models::policy::registry::ModelRegistry;
+use crate::models::trace::cache_slots;
 
 /// How far above the measured growth of peak RSS the estimate may be on
 /// the scenarios tests/it/memory_estimate.rs runs (it is never below).
@@ -54,6 +56,9 @@ pub struct TraceShape {
     pub file_bytes: u64,
     /// Whether it is generated in memory by `[trace.syn]`.
     pub generated: bool,
+    /// Whether its rows are produced when read (`[trace.syn] rows`,
+    /// DESIGN §1.2 "Per-user rows"): no cells or ids held.
+    pub lazy: bool,
 }
 
 /// What the estimate knows of a `[trace]` table without loading it:
@@ -72,6 +77,7 @@ pub fn trace_shape(base: &Path, section: &TraceSection) -> Option<TraceShape> {
             rows: users.saturating_mul(models).saturating_mul(levels),
             curve: levels > 1,
             generated: true,
+            lazy: syn.is_lazy(),
             ..TraceShape::default()
         });
     }
@@ -145,6 +151,7 @@ fn scan_trace_file(path: &Path) -> Option<TraceShape> {
         typed,
         file_bytes,
         generated: false,
+        lazy: false,
     })
 }
 
@@ -201,19 +208,25 @@ pub fn estimate_in(
     // `available` (bool, 1) = 17 bytes a cell, 8 more a cell per
     // `runtime_s.<type>` column; `models_of_user` holds one usize (8) per
     // available pair.
-    e.add_held(
-        format!(
-            "trace matrices ({} users × {} models, 17 bytes a cell)",
-            grouped(u),
-            grouped(k)
-        ),
-        mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
-        Held::Shared,
-    );
-    // Ids: a `String` (24 bytes) and its heap block (at least 16 with the
-    // allocator's header) per user and model, and a `models_of_user` Vec
-    // header (24) per user, rounded up to 80 bytes a user.
-    e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
+    // A lazy trace (models/trace/cells.rs, syn_backing.rs) holds none of
+    // this: its generator's per-model draws and a per-thread cache of rows
+    // (10 MiB at K = 20, counted below with the runs).
+    if !shape.lazy {
+        e.add_held(
+            format!(
+                "trace matrices ({} users × {} models, 17 bytes a cell)",
+                grouped(u),
+                grouped(k)
+            ),
+            mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
+            Held::Shared,
+        );
+        // Ids: a `String` (24 bytes) and its heap block (at least 16 with
+        // the allocator's header) per user and model, and a
+        // `models_of_user` Vec header (24) per user, rounded up to 80 bytes
+        // a user.
+        e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
+    }
     if shape.curve {
         // `Curves` (models/trace/curves.rs): fidelity, accuracy and
         // runtime (8 bytes each) per level, an offset (u32) per pair.
@@ -225,7 +238,11 @@ pub fn estimate_in(
     }
 
     // --- Scratch while the trace is loaded (freed before the runs). ---
-    if shape.generated && !shape.curve {
+    if shape.lazy {
+        // `lazy_syn_trace` hashes the canonical CSV from regenerated rows,
+        // 64 KiB pieces, a few per thread at once.
+        e.add("trace hashing scratch", 64 << 20);
+    } else if shape.generated && !shape.curve {
         // `generate_syn_trace` draws seconds into an f64 matrix (8 bytes
         // a cell) before rounding them into `runtime_us`.
         e.add("trace generation scratch", mul(&[cells, 8]));
@@ -293,6 +310,19 @@ pub fn estimate_in(
         ),
         mul(&[per_rep, at_once]),
     );
+    if shape.lazy {
+        // Each thread reading the lazy trace keeps a cache of rows
+        // (models/trace/syn_backing.rs, `cache_slots` rows of 16 bytes a
+        // model and two 32-byte headers): the runs' and their folds'.
+        let per_thread = mul(&[cache_slots(k as usize) as u64, 16 * k + 64]);
+        e.add(
+            format!(
+                "lazy trace row caches ({} a thread)",
+                human_bytes(per_thread)
+            ),
+            mul(&[per_thread, at_once, 2]),
+        );
+    }
     // The metrics folded online as the run goes (models/metrics/
     // run_fold.rs, tenant_fold.rs; DESIGN §8.5), in place of a job log
     // kept whole: per tenant its running figures (88 bytes), its arrival

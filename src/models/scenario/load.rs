@@ -329,7 +329,7 @@ pub fn build_scenario_in(
         {
             return Err(Error::input(format!(
                 "{at}: [{p}arrivals].path: no arrival time for user `{}`, which can be a tenant",
-                trace.users()[u]
+                trace.user_id(u)
             )));
         }
     }
@@ -579,7 +579,7 @@ fn resolve_split(at: &str, p: &str, f: &ScenarioFile, trace: &Trace) -> Result<S
     {
         return err(format!(
             "user `{}` is listed both as a prior user and as a tenant",
-            trace.users()[u]
+            trace.user_id(u)
         ));
     }
     let listed =

@@ -11,8 +11,9 @@ mod trace_source;
 
 pub use arrivals::{ArrivalPlan, parse_arrival_times};
 pub use file::{
-    ArrivalsSection, ClusterSection, GridKind, LimitsSection, OutputSection, PolicySection,
-    ScenarioFile, SplitSection, TraceImportSection, TraceSection, TraceSynSection,
+    ArrivalsSection, ClusterSection, GridKind, LAZY_ABOVE_CELLS, LimitsSection, OutputSection,
+    PolicySection, ScenarioFile, SplitSection, SynRowsKind, TraceImportSection, TraceSection,
+    TraceSynSection,
 };
 pub use load::{
     Embedding, Policy, Scenario, TraceCache, build_scenario, build_scenario_in, load_scenario,

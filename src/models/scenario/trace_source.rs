@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::{TraceImportSection, TraceSection, TraceSynSection};
+use super::{SynRowsKind, TraceImportSection, TraceSection, TraceSynSection};
 use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
@@ -15,7 +15,8 @@ use crate::models::trace::generate::hex;
 use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels};
 use crate::models::trace::{
     CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceRow,
-    curve_trace_to_csv, generate_syn_trace, parse_trace, secs_to_micros, trace_to_csv,
+    curve_trace_to_csv, generate_syn_trace, lazy_syn_trace, parse_trace, secs_to_micros,
+    trace_to_csv,
 };
 
 /// A trace ready for a scenario, with what identifies it in `run.json`.
@@ -111,6 +112,12 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
     if let Some(syn) = &section.syn {
         let (params, origin) = syn_params(at, p, syn)?;
         let levels = syn.fidelities.unwrap_or(1);
+        if levels != 1 && syn.rows == Some(SynRowsKind::Lazy) {
+            return Err(Error::input(format!(
+                "{at}: [{p}trace.syn].rows: `lazy` holds plain traces only, but `fidelities` is \
+                 {levels}: give `rows = \"dense\"` or leave `rows` out"
+            )));
+        }
         if levels != 1 {
             validate_levels(&params, levels)
                 .map_err(|e| Error::input(format!("{at}: [{p}trace.syn]: {}", e.message())))?;
@@ -123,7 +130,11 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
                 sha256: hex(&Sha256::digest(text.as_bytes())),
             });
         }
-        let generated = generate_syn_trace(&params, origin.display().to_string());
+        let generated = if syn.is_lazy() {
+            lazy_syn_trace(&params, origin.display().to_string())
+        } else {
+            generate_syn_trace(&params, origin.display().to_string())
+        };
         return Ok(LoadedTrace {
             trace: Arc::new(generated.trace),
             origin,

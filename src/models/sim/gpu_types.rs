@@ -155,7 +155,13 @@ impl GpuTypes {
             };
             columns[t] = Some(matrix);
         }
-        let base = trace.runtime_matrix_us();
+        let Some(base) = trace.runtime_matrix_us() else {
+            return Err(Error::input(format!(
+                "{at}: [cluster]: GPU types need the trace's runtimes held whole, but the \
+                 `[trace.syn]` trace {} is produced row by row: give `[trace.syn] rows = \"dense\"`",
+                trace.source()
+            )));
+        };
         let max_us = MAX_RUNTIME_S * 1e6;
         let mut runtimes = Vec::with_capacity(names.len());
         for (t, column) in columns.iter().enumerate() {
@@ -177,7 +183,7 @@ impl GpuTypes {
                             "{at}: [cluster]: model `{}` of user `{}` would run {} s on GPU type `{}` \
                              (runtime_s / speed factor {f}), beyond the limit of {MAX_RUNTIME_S:e} s",
                             trace.models()[j],
-                            trace.users()[u],
+                            trace.user_id(u),
                             us / 1e6,
                             names[t]
                         )));
@@ -234,11 +240,23 @@ impl GpuTypes {
         self.of_gpu.get(gpu as usize).copied().unwrap_or(0)
     }
 
-    /// The runtime matrix (µs) on type `t`: the trace's own when untyped.
-    pub fn runtime_matrix_us<'a>(&'a self, trace: &'a Trace, t: GpuType) -> &'a Array2<Micros> {
-        self.runtimes
-            .get(usize::from(t))
-            .unwrap_or_else(|| trace.runtime_matrix_us())
+    /// `read` of trace user `u`'s runtimes (µs) on type `t`, by model
+    /// index (0 where missing): the trace's own when untyped.
+    pub fn with_runtimes_us<R>(
+        &self,
+        trace: &Trace,
+        t: GpuType,
+        u: usize,
+        read: impl FnOnce(&[Micros]) -> R,
+    ) -> R {
+        match self.runtimes.get(usize::from(t)).map(|m| m.row(u)) {
+            Some(row) => match row.to_slice() {
+                Some(row) => read(row),
+                // Not reached: the matrices are built row-major.
+                None => read(&row.to_vec()),
+            },
+            None => trace.with_runtimes_us(u, read),
+        }
     }
 
     /// The runtime (µs) of trace user `u`'s model `k` on type `t` (0 for a

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use ndarray::Array2;
 
-use super::{CostMode, Curves, MAX_RUNTIME_S, Micros, Trace, TraceRow, secs_to_micros};
+use super::cells::Cells;
+use super::model_lists::ModelLists;
+use super::user_ids::UserIds;
+use super::{CostMode, Curves, MAX_RUNTIME_S, Micros, SynBacking, Trace, TraceRow, secs_to_micros};
 use crate::core::error::{Error, Result};
 use crate::core::io::echo::shown;
 use crate::core::limits::{MAX_TRACE_INDEX, grouped};
@@ -306,12 +309,14 @@ impl TraceBuilder {
         };
         Ok(Trace {
             source: self.source,
-            users: self.users,
+            users: UserIds::Listed(self.users),
             models: self.models,
-            accuracy,
-            runtime_us,
-            available,
-            models_of_user,
+            cells: Cells::Dense {
+                accuracy,
+                runtime_us,
+                available,
+            },
+            models_of_user: ModelLists::PerUser(models_of_user),
             model_year: take(self.year, self.has_year),
             model_citations: take(self.citations, self.has_citations),
             typed_runtime_us: typed,
@@ -359,33 +364,71 @@ impl TraceBuilder {
 
 impl Trace {
     /// A trace where every user has every model, from its dense parts (the
-    /// generators' fast path). The caller guarantees what
+    /// generators' fast path), its users `u0…` ([`super::generate::padded_id`]).
+    /// The caller guarantees what
     /// [`TraceBuilder`] would check: unique non-empty ids, accuracies in
     /// [0, 1], runtimes of at least 1 µs and at most
     /// [`MAX_RUNTIME_S`] as rounded by [`secs_to_micros`], metadata with
     /// one value per model.
     pub(crate) fn complete(
         source: String,
-        users: Vec<String>,
         models: Vec<String>,
         accuracy: Array2<f64>,
         runtime_us: Array2<Micros>,
         model_year: Option<Vec<i64>>,
         model_citations: Option<Vec<i64>>,
     ) -> Trace {
-        let (n, k) = (users.len(), models.len());
-        debug_assert_eq!(accuracy.dim(), (n, k));
+        let (n, k) = accuracy.dim();
+        debug_assert_eq!(models.len(), k);
         debug_assert_eq!(runtime_us.dim(), (n, k));
         debug_assert!(accuracy.iter().all(|a| (0.0..=1.0).contains(a)));
         debug_assert!(runtime_us.iter().all(|&r| r >= 1));
-        Trace {
-            source,
-            users,
-            models,
+        let available = Array2::from_elem((n, k), true);
+        let cells = Cells::Dense {
             accuracy,
             runtime_us,
-            available: Array2::from_elem((n, k), true),
-            models_of_user: shared_lists((0..n).map(|_| 0..k)),
+            available,
+        };
+        Trace::generated(source, models, n, cells, model_year, model_citations)
+    }
+}
+
+impl Trace {
+    /// The lazy form of the complete trace `backing` describes: its cells
+    /// read through `backing` (every pair available), its users `u0…`, no
+    /// byte per user (DESIGN §1.2 "Per-user rows").
+    pub(crate) fn lazy(
+        source: String,
+        models: Vec<String>,
+        backing: SynBacking,
+        model_year: Option<Vec<i64>>,
+        model_citations: Option<Vec<i64>>,
+    ) -> Trace {
+        let n = backing.rows().n_users();
+        debug_assert_eq!(models.len(), backing.rows().n_models());
+        let cells = Cells::Lazy(Box::new(backing));
+        Trace::generated(source, models, n, cells, model_year, model_citations)
+    }
+
+    /// A generated trace: `n` users `u0…` ([`super::generate::padded_id`])
+    /// with every model of `models`, their cells `cells`.
+    fn generated(
+        source: String,
+        models: Vec<String>,
+        n: usize,
+        cells: Cells,
+        model_year: Option<Vec<i64>>,
+        model_citations: Option<Vec<i64>>,
+    ) -> Trace {
+        Trace {
+            source,
+            users: UserIds::Padded { n },
+            models_of_user: ModelLists::Every {
+                list: (0..models.len()).collect(),
+                users: n,
+            },
+            models,
+            cells,
             model_year,
             model_citations,
             typed_runtime_us: Vec::new(),

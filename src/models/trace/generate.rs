@@ -39,11 +39,10 @@ use std::str::FromStr;
 use rand::RngCore;
 use rayon::prelude::*;
 
-use ndarray::Array2;
 use sha2::{Digest, Sha256};
 
 use super::csv_write::{CSV_HEADER_WITH_METADATA, push_csv_row};
-use super::{MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, Trace, TraceRow, secs_to_micros, write_trace};
+use super::{MAX_RUNTIME_S, RUNTIME_FLOOR_S, TraceRow, write_trace};
 use crate::core::error::{Error, Result};
 use crate::core::sim::rng::{self, Purpose, SimRng};
 
@@ -308,7 +307,7 @@ pub fn padded_id(prefix: &str, i: usize, n: usize) -> String {
 /// Every draw of a synthetic trace in the documented order: the per-model
 /// draws (returned), then `pair(i, k, model_draw, accuracy, runtime_s)` for
 /// each user i and, within it, each model k in order. The one place the
-/// draw order lives: [`generate_syn`] and [`generate_syn_trace`] both call
+/// draw order lives: [`generate_syn`] and [`generate_syn_trace`](super::generate_syn_trace) both call
 /// it.
 fn draw_pairs(
     p: &SynParams,
@@ -351,66 +350,6 @@ fn generate_parts(p: &SynParams) -> (Vec<ModelDraw>, Vec<TraceRow>) {
 /// `p` should pass [`SynParams::validate`].
 pub fn generate_syn(p: &SynParams) -> Vec<TraceRow> {
     generate_parts(p).1
-}
-
-/// A synthetic trace generated straight into its dense form, with the
-/// SHA-256 (hex) of its canonical CSV text.
-#[derive(Debug, Clone)]
-pub struct SynTrace {
-    /// The trace: the same as validating the rows of [`generate_syn`] with
-    /// a [`TraceBuilder`](super::TraceBuilder) whose source is `source`.
-    pub trace: Trace,
-    /// SHA-256 of [`trace_to_csv`](super::trace_to_csv) of those rows.
-    pub csv_sha256: String,
-}
-
-/// [`generate_syn`] without the rows: the draws go straight into the dense
-/// matrices, users in parallel pieces, each piece's stream sought to its
-/// first user ([`SynRows`]); then the canonical CSV text is formatted in
-/// pieces of about 64 KiB, in parallel (rayon), and hashed piece by piece
-/// in order, never held whole ([`syn_csv_sha256`]). For 2 million pairs
-/// this takes a fraction of the time and memory of building rows (two
-/// `String`s each), their CSV text and a validating
-/// [`TraceBuilder`](super::TraceBuilder), and gives the same trace and
-/// hash. `p` must pass [`SynParams::validate`].
-pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace {
-    let gen_rows = SynRows::new(p);
-    let (n, k) = (p.users, p.models);
-    let users: Vec<String> = (0..n).map(|i| padded_id("u", i, n)).collect();
-    let model_ids: Vec<String> = (0..k).map(|m| padded_id("m", m, k)).collect();
-    let mut accuracy = vec![0.0f64; n * k];
-    let mut runtime_s = vec![0.0f64; n * k];
-    // Pieces of whole users, each filled by seeking the stream to its
-    // first user; the cells are those of the sequential pass (seek.rs,
-    // DESIGN §1.2 "Per-user rows").
-    let per_piece = (FILL_CHUNK / k.max(1)).max(1) * k;
-    accuracy
-        .par_chunks_mut(per_piece)
-        .zip(runtime_s.par_chunks_mut(per_piece))
-        .enumerate()
-        .for_each(|(c, (acc, secs))| {
-            let first = c * (per_piece / k);
-            for (j, (a, s)) in acc.chunks_mut(k).zip(secs.chunks_mut(k)).enumerate() {
-                gen_rows.row(first + j, a, s);
-            }
-        });
-    let csv_sha256 = syn_csv_sha256(&gen_rows, |i, a, s| {
-        a.copy_from_slice(&accuracy[i * k..(i + 1) * k]);
-        s.copy_from_slice(&runtime_s[i * k..(i + 1) * k]);
-    });
-    let runtime_us: Vec<Micros> = runtime_s.iter().map(|&s| secs_to_micros(s)).collect();
-    drop(runtime_s);
-    let shape_error = "generate_syn_trace: users x models cells";
-    let trace = Trace::complete(
-        source.into(),
-        users,
-        model_ids,
-        Array2::from_shape_vec((n, k), accuracy).expect(shape_error),
-        Array2::from_shape_vec((n, k), runtime_us).expect(shape_error),
-        Some(gen_rows.model_years()),
-        Some(gen_rows.model_citations()),
-    );
-    SynTrace { trace, csv_sha256 }
 }
 
 /// The SHA-256 (hex) of the canonical CSV text of the synthetic trace
@@ -466,13 +405,10 @@ pub fn syn_csv_sha256(
     hex(&hasher.finalize())
 }
 
-/// Cells per piece of [`generate_syn_trace`]'s parallel fill (whole users).
-const FILL_CHUNK: usize = 16 * 1024;
-
 /// Pieces formatted in parallel before they are hashed (about 2 MiB).
 const PIECES_PER_BATCH: usize = 32;
 
-/// Bytes of CSV text per piece formatted by [`generate_syn_trace`].
+/// Bytes of CSV text per piece formatted by [`generate_syn_trace`](super::generate_syn_trace).
 const HASH_CHUNK: usize = 64 * 1024;
 
 /// Lower-case hex of `bytes`.

@@ -1,29 +1,33 @@
-//! The validated, dense form of a model trace.
+//! The validated, indexed form of a model trace.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use ndarray::Array2;
 
+use super::cells::Cells;
+use super::model_lists::ModelLists;
+use super::user_ids::UserIds;
 use super::{CostMode, Curves, Micros};
 
-/// A validated model trace: `users × models` accuracy and runtime matrices
-/// with an availability mask. Users and models are indexed in order of first
+/// A validated model trace: `users × models` accuracies and runtimes with
+/// an availability mask. Users and models are indexed in order of first
 /// appearance in the source (DESIGN §1.1); every tie in the simulator is broken
-/// by the lowest index.
+/// by the lowest index. The cells are dense matrices, or, for a large
+/// `[trace.syn]` trace, each user's row produced when it is read
+/// ([`Trace::is_lazy`], DESIGN §1.2 "Per-user rows").
 #[derive(Debug, Clone)]
 pub struct Trace {
     pub(super) source: String,
-    pub(super) users: Vec<String>,
+    pub(super) users: UserIds,
     pub(super) models: Vec<String>,
-    /// Accuracy per (user, model); 0.0 where the pair is missing.
-    pub(super) accuracy: Array2<f64>,
-    /// Runtime per (user, model) in µs, rounded once at load; 0 where missing.
-    pub(super) runtime_us: Array2<Micros>,
-    pub(super) available: Array2<bool>,
+    /// Accuracy, runtime (µs, rounded once at load) and availability per
+    /// (user, model); 0 where the pair is missing.
+    pub(super) cells: Cells,
     /// Available model indices per user, ascending. Users with the same
     /// list share one allocation (every user of a generated trace, most of
     /// an imported one): 16 bytes a user instead of 8 a pair (issue 34).
-    pub(super) models_of_user: Vec<Arc<[usize]>>,
+    pub(super) models_of_user: ModelLists,
     pub(super) model_year: Option<Vec<i64>>,
     pub(super) model_citations: Option<Vec<i64>>,
     /// Per-type runtime columns `runtime_s.<type>` (DESIGN §11.4): the GPU
@@ -42,9 +46,13 @@ impl Trace {
     pub fn source(&self) -> &str {
         &self.source
     }
+    /// The id of user `user` (an index below [`Trace::n_users`]).
+    pub fn user_id(&self, user: usize) -> Cow<'_, str> {
+        self.users.get(user)
+    }
     /// User ids in index order.
-    pub fn users(&self) -> &[String] {
-        &self.users
+    pub fn user_ids(&self) -> impl ExactSizeIterator<Item = Cow<'_, str>> + '_ {
+        (0..self.users.len()).map(|u| self.users.get(u))
     }
     /// Model ids in index order.
     pub fn models(&self) -> &[String] {
@@ -60,50 +68,65 @@ impl Trace {
     }
     /// Number of available (user, model) pairs.
     pub fn n_pairs(&self) -> usize {
-        self.models_of_user.iter().map(|m| m.len()).sum()
+        self.models_of_user.n_pairs()
     }
     /// Whether `model` is available to `user`.
     pub fn is_available(&self, user: usize, model: usize) -> bool {
-        self.available[[user, model]]
+        self.cells.is_available(user, model)
     }
     /// Accuracy of an available pair (0.0 for a missing pair).
     pub fn accuracy(&self, user: usize, model: usize) -> f64 {
-        self.accuracy[[user, model]]
+        self.cells.accuracy(user, model)
     }
     /// Runtime of an available pair in µs (0 for a missing pair).
     pub fn runtime_us(&self, user: usize, model: usize) -> Micros {
-        self.runtime_us[[user, model]]
+        self.cells.runtime_us(user, model)
     }
-    /// The accuracy matrix (0.0 where missing; see [`Trace::available_mask`]).
-    pub fn accuracy_matrix(&self) -> &Array2<f64> {
-        &self.accuracy
+    /// `read` of the user's runtimes in µs, by model index (0 where
+    /// missing): one row read for a decision that scores many models.
+    /// `read` should not read the trace itself (a lazy trace then produces
+    /// the inner row into buffers of its own: right, but an allocation).
+    pub fn with_runtimes_us<R>(&self, user: usize, read: impl FnOnce(&[Micros]) -> R) -> R {
+        self.cells.with_row(user, |_, runtimes| read(runtimes))
     }
-    /// The runtime matrix in µs (0 where missing).
-    pub fn runtime_matrix_us(&self) -> &Array2<Micros> {
-        &self.runtime_us
+    /// Whether the cells are produced row by row when read (a large
+    /// `[trace.syn]` trace, DESIGN §1.2 "Per-user rows") rather than held:
+    /// then the matrices below are `None`.
+    pub fn is_lazy(&self) -> bool {
+        matches!(self.cells, Cells::Lazy(_))
     }
-    /// The availability mask.
-    pub fn available_mask(&self) -> &Array2<bool> {
-        &self.available
+    /// The accuracy matrix (0.0 where missing); `None` for a lazy trace.
+    pub fn accuracy_matrix(&self) -> Option<&Array2<f64>> {
+        match &self.cells {
+            Cells::Dense { accuracy, .. } => Some(accuracy),
+            Cells::Lazy(_) => None,
+        }
+    }
+    /// The runtime matrix in µs (0 where missing); `None` for a lazy trace.
+    pub fn runtime_matrix_us(&self) -> Option<&Array2<Micros>> {
+        match &self.cells {
+            Cells::Dense { runtime_us, .. } => Some(runtime_us),
+            Cells::Lazy(_) => None,
+        }
     }
     /// Available models of `user`, ascending by index.
     pub fn models_of(&self, user: usize) -> &[usize] {
-        &self.models_of_user[user]
+        self.models_of_user.get(user)
     }
     /// The same list as [`Trace::models_of`], as the shared allocation
     /// (a GP posterior keeps it instead of a copy).
     pub fn models_of_shared(&self, user: usize) -> &Arc<[usize]> {
-        &self.models_of_user[user]
+        self.models_of_user.get(user)
     }
     /// A*_u: the best accuracy among the user's available models; for a
     /// curve trace, among all of the user's rows at any fidelity (DESIGN
     /// §12.1).
     pub fn best_accuracy(&self, user: usize) -> f64 {
-        let models = self.models_of_user[user].iter();
+        let models = self.models_of_user.get(user).iter();
         match &self.curves {
-            None => models
-                .map(|&k| self.accuracy[[user, k]])
-                .fold(0.0, f64::max),
+            None => self
+                .cells
+                .with_row(user, |acc, _| models.map(|&k| acc[k]).fold(0.0, f64::max)),
             Some(c) => models
                 .flat_map(|&k| c.accuracy[c.range(user * self.n_models() + k)].iter())
                 .fold(0.0, |a, &b| a.max(b)),
@@ -129,7 +152,7 @@ impl Trace {
     }
     /// Index of a user id.
     pub fn user_index(&self, id: &str) -> Option<usize> {
-        self.users.iter().position(|u| u == id)
+        self.users.position(id)
     }
 
     /// Whether this is a curve trace (a `fidelity` column, DESIGN §12.1).
@@ -150,7 +173,7 @@ impl Trace {
     /// available pair of a plain trace, 0 for a missing pair.
     pub fn n_levels(&self, user: usize, model: usize) -> usize {
         match &self.curves {
-            None => usize::from(self.available[[user, model]]),
+            None => usize::from(self.cells.is_available(user, model)),
             Some(c) => c.range(user * self.n_models() + model).len(),
         }
     }
@@ -169,7 +192,7 @@ impl Trace {
     /// Accuracy of level `level` of a pair.
     pub fn level_accuracy(&self, user: usize, model: usize, level: usize) -> f64 {
         match &self.curves {
-            None => self.accuracy[[user, model]],
+            None => self.cells.accuracy(user, model),
             Some(c) => c.accuracy[c.range(user * self.n_models() + model).start + level],
         }
     }
@@ -177,7 +200,7 @@ impl Trace {
     /// (under `incremental`, the increment over the previous level).
     pub fn level_runtime_us(&self, user: usize, model: usize, level: usize) -> Micros {
         match &self.curves {
-            None => self.runtime_us[[user, model]],
+            None => self.cells.runtime_us(user, model),
             Some(c) => c.runtime_us[c.range(user * self.n_models() + model).start + level],
         }
     }
@@ -203,7 +226,7 @@ impl Trace {
     /// §12.1). For a plain trace, the pair's runtime.
     pub fn cost_us(&self, user: usize, model: usize, from: Option<usize>, to: usize) -> Micros {
         match &self.curves {
-            None => self.runtime_us[[user, model]],
+            None => self.cells.runtime_us(user, model),
             Some(c) => c.cost_us(user * self.n_models() + model, from, to),
         }
     }
@@ -215,10 +238,15 @@ impl Trace {
         let Some(c) = &mut self.curves else { return };
         c.cost = cost;
         c.restore_us = restore_us;
+        // A curve trace is always dense (only a plain `[trace.syn]` trace
+        // is lazy).
+        let Cells::Dense { runtime_us, .. } = &mut self.cells else {
+            return;
+        };
         let k = self.models.len();
         for u in 0..self.users.len() {
-            for &m in self.models_of_user[u].iter() {
-                self.runtime_us[[u, m]] = c.full_cost_us(u * k + m);
+            for &m in self.models_of_user.get(u).iter() {
+                runtime_us[[u, m]] = c.full_cost_us(u * k + m);
             }
         }
     }

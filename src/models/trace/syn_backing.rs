@@ -3,7 +3,7 @@
 //! users, whose matrices the GP prior reads), every other user's row
 //! regenerated from (seed, user) when it is read.
 //!
-//! A read of a user not held goes through a small per-thread direct-mapped
+//! A read of a user not held goes through a per-thread direct-mapped
 //! cache of recently produced rows: slot `(user + id · 0x9E37_79B9) mod S`
 //! (`id` tells apart the backings of one process), `S` =
 //! [`cache_slots`]. A miss regenerates the row ([`SynRows::row`]: a seek
@@ -11,8 +11,14 @@
 //! user), so what the cache holds changes the cost of a read, never its
 //! value: the tests compare every cell with the dense trace.
 //!
-//! Not yet wired into [`Trace`](super::Trace): every scenario holds the
-//! dense form (docs/PERFORMANCE.md, "Internet scale", What is left).
+//! A simulation reads the rows of the tenants present, which arrive in a
+//! shuffled order (DESIGN §2.8), so they are users scattered over the
+//! trace: about 1,700 at once in `scenarios/scale-year.toml`. With S well
+//! above that (32,768 at K = 20) few of them share a slot (a share of
+//! about 1 − e^(−1,700/32,768) ≈ 5 %, each then produced again when the
+//! other was read in between), and a present tenant's row is produced
+//! about once per thread that reads it. [`Trace`](super::Trace) holds a
+//! lazy `[trace.syn]` trace's cells this way (DESIGN §1.2 "Lazy rows").
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,30 +27,44 @@ use super::{Micros, SynParams, SynRows, secs_to_micros};
 
 /// Bytes of rows the per-thread cache aims at (each slot holds K
 /// accuracies and K runtimes, 16 bytes a model).
-const CACHE_BYTES: usize = 256 * 1024;
+const CACHE_BYTES: usize = 8 * 1024 * 1024;
 /// Most slots, whatever K.
-const MAX_SLOTS: usize = 4096;
+const MAX_SLOTS: usize = 65_536;
 
-/// Slots of the per-thread cache for K models: `CACHE_BYTES / (16·K)`,
-/// within 1..=4096 (819 at K = 20).
+/// Slots of the per-thread cache for K models: `CACHE_BYTES / (16·K)`
+/// rounded up to a power of two (so a slot is found with a mask, not a
+/// division), within 1..=65,536 (32,768 at K = 20: 10 MiB of rows).
 pub fn cache_slots(models: usize) -> usize {
-    (CACHE_BYTES / (16 * models.max(1))).clamp(1, MAX_SLOTS)
+    (CACHE_BYTES / (16 * models.max(1)))
+        .clamp(1, MAX_SLOTS)
+        .next_power_of_two()
 }
 
 /// Tells apart the backings of one process in the shared cache.
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// One cached row: whose it is, its accuracies and runtimes in seconds.
+/// One cached row: whose it is, its accuracies and runtimes in µs.
 struct Slot {
     id: u64,
     user: usize,
     accuracy: Vec<f64>,
-    runtime_s: Vec<f64>,
+    runtime_us: Vec<Micros>,
+}
+
+/// A thread's cache: its slots and the seconds of the row being produced.
+struct Cache {
+    slots: Vec<Slot>,
+    secs: Vec<f64>,
 }
 
 thread_local! {
     /// This thread's cache (empty until a backing reads through it).
-    static CACHE: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    static CACHE: RefCell<Cache> = const {
+        RefCell::new(Cache {
+            slots: Vec::new(),
+            secs: Vec::new(),
+        })
+    };
 }
 
 /// A synthetic trace's cells without its dense matrices: `O(K)` memory
@@ -52,6 +72,8 @@ thread_local! {
 #[derive(Debug, Clone)]
 pub struct SynBacking {
     id: u64,
+    /// [`cache_slots`] of K, a power of two.
+    slots: usize,
     rows: SynRows,
     /// The held users, ascending.
     held: Vec<usize>,
@@ -79,6 +101,7 @@ impl SynBacking {
         }
         Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            slots: cache_slots(k),
             rows,
             held,
             held_accuracy,
@@ -98,50 +121,60 @@ impl SynBacking {
 
     /// Accuracy of (`user`, `model`).
     pub fn accuracy(&self, user: usize, model: usize) -> f64 {
-        let k = self.rows.n_models();
-        match self.held.binary_search(&user) {
-            Ok(j) => self.held_accuracy[j * k + model],
-            Err(_) => self.cached(user, |s| s.accuracy[model]),
-        }
+        self.with_row(user, |acc, _| acc[model])
     }
 
     /// Runtime of (`user`, `model`) in µs: [`secs_to_micros`] of the
     /// drawn seconds, as the dense trace rounds them.
     pub fn runtime_us(&self, user: usize, model: usize) -> Micros {
-        let k = self.rows.n_models();
-        match self.held.binary_search(&user) {
-            Ok(j) => self.held_runtime_us[j * k + model],
-            Err(_) => self.cached(user, |s| secs_to_micros(s.runtime_s[model])),
-        }
+        self.with_row(user, |_, rt| rt[model])
     }
 
-    /// `read` of `user`'s row in this thread's cache, produced into its
-    /// slot first on a miss.
-    fn cached<R>(&self, user: usize, read: impl FnOnce(&Slot) -> R) -> R {
+    /// `read` of `user`'s K accuracies and runtimes (µs): a held user's
+    /// from its rows, any other's from this thread's cache, produced into
+    /// its slot first on a miss. A read from inside `read` (the cache is
+    /// then borrowed) produces its row into buffers of its own instead:
+    /// the same values, an allocation.
+    pub fn with_row<R>(&self, user: usize, read: impl FnOnce(&[f64], &[Micros]) -> R) -> R {
         let k = self.rows.n_models();
+        if let Ok(j) = self.held.binary_search(&user) {
+            let at = j * k..(j + 1) * k;
+            return read(&self.held_accuracy[at.clone()], &self.held_runtime_us[at]);
+        }
         CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            let slots = cache_slots(k);
-            if cache.len() != slots || cache.first().is_some_and(|s| s.accuracy.len() != k) {
+            let Ok(mut cache) = cache.try_borrow_mut() else {
+                let (mut acc, mut secs) = (vec![0.0; k], vec![0.0; k]);
+                self.rows.row(user, &mut acc, &mut secs);
+                let rt: Vec<Micros> = secs.iter().map(|&s| secs_to_micros(s)).collect();
+                return read(&acc, &rt);
+            };
+            let Cache { slots, secs } = &mut *cache;
+            let n = self.slots;
+            if slots.len() != n || slots.first().is_some_and(|s| s.accuracy.len() != k) {
                 // First use in this thread, or a backing of another K:
                 // (re)size the table; its slots start empty (id 0).
-                *cache = (0..slots)
+                *slots = (0..n)
                     .map(|_| Slot {
                         id: 0,
                         user: 0,
                         accuracy: vec![0.0; k],
-                        runtime_s: vec![0.0; k],
+                        runtime_us: vec![0; k],
                     })
                     .collect();
+                *secs = vec![0.0; k];
             }
-            let at = (user as u64).wrapping_add(self.id.wrapping_mul(0x9E37_79B9)) as usize % slots;
-            let slot = &mut cache[at];
+            let at =
+                (user as u64).wrapping_add(self.id.wrapping_mul(0x9E37_79B9)) as usize & (n - 1);
+            let slot = &mut slots[at];
             if slot.id != self.id || slot.user != user {
-                self.rows.row(user, &mut slot.accuracy, &mut slot.runtime_s);
+                self.rows.row(user, &mut slot.accuracy, secs);
+                for (r, &s) in slot.runtime_us.iter_mut().zip(secs.iter()) {
+                    *r = secs_to_micros(s);
+                }
                 slot.id = self.id;
                 slot.user = user;
             }
-            read(slot)
+            read(&slot.accuracy, &slot.runtime_us)
         })
     }
 }

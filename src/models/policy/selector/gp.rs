@@ -445,7 +445,8 @@ impl GpSelector {
                     Some(CostBelief::Prior) => {
                         let (mut relative, mut seconds) = (Vec::new(), Vec::new());
                         for t in 0..ctx.gpu_types.n_types() {
-                            let m = ctx.gpu_types.runtime_matrix_us(trace, t as GpuType);
+                            let types = ctx.gpu_types;
+                            let m = |u, k| types.runtime_us(trace, t as GpuType, u, k);
                             relative.extend(relative_cost_prior_on(trace, m, ctx.prior)?);
                             seconds.extend(runtime_prior_s_on(trace, m, ctx.prior)?);
                         }
@@ -468,10 +469,12 @@ impl GpSelector {
             (Some(CostBelief::Oracle), _) => CostData::Oracle(
                 (0..ctx.gpu_types.n_types())
                     .flat_map(|t| {
-                        let m = ctx.gpu_types.runtime_matrix_us(trace, t as GpuType);
+                        let types = ctx.gpu_types;
                         ctx.tenants.iter().map(move |&u| {
                             let models = trace.models_of(u);
-                            let total: f64 = models.iter().map(|&k| m[[u, k]] as f64).sum();
+                            let total: f64 = types.with_runtimes_us(trace, t as GpuType, u, |m| {
+                                models.iter().map(|&k| m[k] as f64).sum()
+                            });
                             total / models.len() as f64
                         })
                     })
@@ -575,33 +578,35 @@ impl GpSelector {
         let b = self.cfg.beta_scale * beta(n, tenants.completed(i) as usize + 1, self.cfg.delta);
         let best = tenants.best(i);
         // `Self::cost` with what it looks up hoisted out of the loop over
-        // models (same arithmetic).
-        let runtimes = self.types.runtime_matrix_us(&self.trace, t).row(u);
-        let (n_tenants, n_models) = (self.users.len(), self.trace.n_models());
-        let t_at = usize::from(t);
-        let cost = |k: usize| match &self.cost {
-            CostData::None => 1.0,
-            CostData::Oracle(mean) => runtimes[k] as f64 / mean[t_at * n_tenants + i],
-            CostData::Prior(costs) => costs.relative[t_at * n_models + k],
-        };
-        // One loop per acquisition (the match hoisted out of the loop over
-        // models, so each loop is a few instructions per model).
-        let (j, value, (mu, sigma)) = match self.cfg.acquisition {
-            Acquisition::Ucb => {
-                self.best_model(tenants, i, models, |_, mu, sigma| ucb(mu, sigma, b))
+        // models (same arithmetic): the tenant's runtime row read once.
+        let scored = self.types.with_runtimes_us(&self.trace, t, u, |runtimes| {
+            let (n_tenants, n_models) = (self.users.len(), self.trace.n_models());
+            let t_at = usize::from(t);
+            let cost = |k: usize| match &self.cost {
+                CostData::None => 1.0,
+                CostData::Oracle(mean) => runtimes[k] as f64 / mean[t_at * n_tenants + i],
+                CostData::Prior(costs) => costs.relative[t_at * n_models + k],
+            };
+            // One loop per acquisition (the match hoisted out of the loop over
+            // models, so each loop is a few instructions per model).
+            match self.cfg.acquisition {
+                Acquisition::Ucb => {
+                    self.best_model(tenants, i, models, |_, mu, sigma| ucb(mu, sigma, b))
+                }
+                Acquisition::UcbCost(_) => self.best_model(tenants, i, models, |k, mu, sigma| {
+                    ucb_cost(mu, sigma, b, cost(k))
+                }),
+                Acquisition::Ei { xi } => self.best_model(tenants, i, models, |_, mu, sigma| {
+                    expected_improvement(mu, sigma, best, xi)
+                }),
+                Acquisition::EiPerSecond { xi, .. } => {
+                    self.best_model(tenants, i, models, |k, mu, sigma| {
+                        expected_improvement(mu, sigma, best, xi) / cost(k)
+                    })
+                }
             }
-            Acquisition::UcbCost(_) => self.best_model(tenants, i, models, |k, mu, sigma| {
-                ucb_cost(mu, sigma, b, cost(k))
-            }),
-            Acquisition::Ei { xi } => self.best_model(tenants, i, models, |_, mu, sigma| {
-                expected_improvement(mu, sigma, best, xi)
-            }),
-            Acquisition::EiPerSecond { xi, .. } => {
-                self.best_model(tenants, i, models, |k, mu, sigma| {
-                    expected_improvement(mu, sigma, best, xi) / cost(k)
-                })
-            }
-        }?;
+        });
+        let (j, value, (mu, sigma)) = scored?;
         let k = models[j];
         // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
         // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).

@@ -1,6 +1,6 @@
 use super::*;
 use crate::core::error::ErrorKind;
-use crate::models::trace::{parse_trace, trace_to_csv};
+use crate::models::trace::trace_to_csv;
 
 fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
@@ -84,33 +84,6 @@ const PINNED: [(f64, f64, i64, i64); 3] = [
     (0.41763311495820593, 1.532405, 2020, 1),
     (0.5880410545843027, 0.681985, 2006, 59),
 ];
-
-#[test]
-fn shape_ids_ranges_and_metadata() {
-    let p = params(12, 100, 3);
-    let rows = generate_syn(&p);
-    assert_eq!(rows.len(), 1200);
-    assert_eq!(rows[0].user, "u00");
-    assert_eq!(rows[0].model, "m00");
-    assert_eq!(rows[1199].user, "u11");
-    assert_eq!(rows[1199].model, "m99");
-    for r in &rows {
-        assert!((0.0..=1.0).contains(&r.accuracy));
-        assert!((1e-6..2.0).contains(&r.runtime_s));
-        let y = r.model_year.unwrap_or(0);
-        assert!((YEAR_MIN..=YEAR_MAX).contains(&y), "{y}");
-        let c = r.model_citations.unwrap_or(0);
-        assert!((1..CITATIONS_BOUND).contains(&c), "{c}");
-    }
-    // The rows form a valid trace (metadata constant per model, no dups).
-    let trace = parse_trace("syn", trace_to_csv(&rows).as_bytes()).expect("valid trace");
-    assert_eq!(
-        (trace.n_users(), trace.n_models(), trace.n_pairs()),
-        (12, 100, 1200)
-    );
-    let years = trace.model_year().expect("years");
-    assert!(years.iter().any(|&y| y != years[0]), "years should vary");
-}
 
 #[test]
 fn model_means_match_parameters() {
@@ -327,33 +300,4 @@ fn padded_ids() {
     assert_eq!(padded_id("u", 7, 11), "u07");
     assert_eq!(padded_id("m", 99, 100), "m99");
     assert_eq!(padded_id("m", 5, 1000), "m005");
-}
-
-#[test]
-fn run_gen_syn_writes_a_loadable_trace() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("syn.csv");
-    let params = SynParams {
-        users: 4,
-        models: 5,
-        model_sd: 0.1,
-        user_sd: 0.05,
-        cost: CostDist::default(),
-        seed: 1,
-    };
-    let report = run_gen_syn(&params, &out).expect("written");
-    assert_eq!(report.pairs, 20);
-    assert!(
-        report
-            .to_string()
-            .starts_with("generated syn trace: 4 users, 5 models, 20 pairs")
-    );
-    let trace = crate::models::trace::load_trace(&out).expect("loads");
-    assert_eq!(trace.n_pairs(), 20);
-    assert_eq!(trace.model_citations().map(<[i64]>::len), Some(5));
-    let bad = SynParams { users: 0, ..params };
-    assert_eq!(
-        run_gen_syn(&bad, &out).map_err(|e| e.kind()).err(),
-        Some(ErrorKind::Usage)
-    );
 }

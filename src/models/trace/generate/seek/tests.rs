@@ -1,7 +1,5 @@
 use super::*;
-use crate::models::trace::generate::{generate_syn, generate_syn_trace, syn_csv_sha256};
-use crate::models::trace::trace_to_csv;
-use sha2::{Digest, Sha256};
+use crate::models::trace::generate::generate_syn;
 
 /// Parameter sets covering every cost kind, K = 1, user counts that are a
 /// multiple of nothing in particular, the default seed and others.
@@ -74,33 +72,6 @@ fn every_users_row_alone_equals_the_sequential_pass() {
                 assert_eq!(Some(gen_rows.model_citations()[m]), r.model_citations);
             }
         }
-    }
-}
-
-#[test]
-fn the_dense_trace_and_both_hashes_equal_the_rows() {
-    for p in cases() {
-        let rows = generate_syn(&p);
-        let want_sha =
-            crate::models::trace::generate::hex(&Sha256::digest(trace_to_csv(&rows).as_bytes()));
-        let dense = generate_syn_trace(&p, "syn");
-        assert_eq!(dense.csv_sha256, want_sha, "{p:?}");
-        let t = &dense.trace;
-        assert_eq!((t.n_users(), t.n_models()), (p.users, p.models));
-        for (j, r) in rows.iter().enumerate() {
-            let (i, m) = (j / p.models, j % p.models);
-            assert_eq!(t.users()[i], r.user);
-            assert_eq!(t.models()[m], r.model);
-            assert_eq!(t.accuracy(i, m).to_bits(), r.accuracy.to_bits());
-            assert_eq!(
-                t.runtime_us(i, m),
-                crate::models::trace::secs_to_micros(r.runtime_s)
-            );
-        }
-        // The hash from rows regenerated piece by piece, never held whole.
-        let gen_rows = SynRows::new(&p);
-        let lazy_sha = syn_csv_sha256(&gen_rows, |i, a, s| gen_rows.row(i, a, s));
-        assert_eq!(lazy_sha, want_sha, "{p:?}");
     }
 }
 
