@@ -6,12 +6,13 @@
 //! cargo run --release --example scale_growth
 //! ```
 //!
-//! Only measured points are drawn as points. The dashed memory line is the
-//! straight line through the first and last measurement,
-//! m(n) = m₁ + (n − n₁)·(m₃ − m₁)/(n₃ − n₁), carried on to 10^7 tenants to
-//! show what scale-year would need with today's design (it is not run: the
-//! estimate is more than the machine has). The dotted CPU line is the
-//! first measurement's cost per tenant times n, c₁·n/n₁: where the measured
+//! Two series: `at` (every tenant present at t = 0, scale-1m's shape) and
+//! `year` (Poisson arrivals over a year, scale-year's shape, the trace
+//! lazy). Only measured points are drawn as points. The dashed memory line
+//! is the straight line through the first and last `at` measurement,
+//! m(n) = m₁ + (n − n₁)·(m₃ − m₁)/(n₃ − n₁), carried on to 10^7 tenants
+//! (all present at once: not run). The dotted CPU line is the first `at`
+//! measurement's cost per tenant times n, c₁·n/n₁: where the measured
 //! points rise above it, time grows faster than the tenants.
 
 use std::error::Error;
@@ -22,6 +23,8 @@ use tenantsim::present::figures::style::{FAMILY, INK, MUTED, PALETTE, ensure_fon
 
 /// One measured row.
 struct Row {
+    /// `at` or `year`.
+    scenario: String,
     tenants: f64,
     cpu_s: f64,
     rss_gib: f64,
@@ -32,7 +35,7 @@ fn read(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
     let mut rows = Vec::new();
     let mut lines = text.lines().filter(|l| !l.starts_with('#'));
     let header = lines.next().ok_or("empty file")?;
-    if header != "tenants,cpu_s,peak_rss_kib,load" {
+    if header != "scenario,tenants,cpu_s,peak_rss_kib,load" {
         return Err(format!("{}: unexpected header {header:?}", path.display()).into());
     }
     for (i, l) in lines.enumerate() {
@@ -43,15 +46,25 @@ fn read(path: &Path) -> Result<Vec<Row>, Box<dyn Error>> {
                 .parse::<f64>()
                 .map_err(|e| format!("{}: row {}: {e}", path.display(), i + 1).into())
         };
+        let scenario = f.first().copied().unwrap_or_default();
+        if scenario != "at" && scenario != "year" {
+            return Err(format!(
+                "{}: row {}: scenario `{scenario}`: expected `at` or `year`",
+                path.display(),
+                i + 1
+            )
+            .into());
+        }
         rows.push(Row {
-            tenants: num(0)?,
-            cpu_s: num(1)?,
+            scenario: scenario.to_string(),
+            tenants: num(1)?,
+            cpu_s: num(2)?,
             // KiB → GiB.
-            rss_gib: num(2)? / (1024.0 * 1024.0),
+            rss_gib: num(3)? / (1024.0 * 1024.0),
         });
     }
-    if rows.len() < 2 {
-        return Err("need at least two measurements".into());
+    if rows.iter().filter(|r| r.scenario == "at").count() < 2 {
+        return Err("need at least two `at` measurements".into());
     }
     Ok(rows)
 }
@@ -61,7 +74,9 @@ fn main() -> Result<(), Box<dyn Error>> {
     let rows = read(&root_dir.join("scale-growth.csv"))?;
     let out = root_dir.join("scale-growth.svg");
     ensure_font()?;
-    let (first, last) = (&rows[0], &rows[rows.len() - 1]);
+    let at: Vec<&Row> = rows.iter().filter(|r| r.scenario == "at").collect();
+    let year: Vec<&Row> = rows.iter().filter(|r| r.scenario == "year").collect();
+    let (first, last) = (at[0], at[at.len() - 1]);
     let slope = (last.rss_gib - first.rss_gib) / (last.tenants - first.tenants);
     let memory = |n: f64| first.rss_gib + (n - first.tenants) * slope;
     let per_tenant_cpu = first.cpu_s / first.tenants;
@@ -73,7 +88,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let font = |size: u32| (FAMILY, size).into_font().color(&INK);
 
     let mut mem = ChartBuilder::on(&panels[0])
-        .caption("Peak memory (all tenants present at t = 0)", font(20))
+        .caption("Peak memory", font(20))
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(64)
@@ -99,7 +114,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         ShapeStyle::from(&MUTED).stroke_width(2),
     ))?
     .label(format!(
-        "linear, {:.2} KiB a tenant (10^7: not run)",
+        "all present: linear, {:.2} KiB a tenant (10^7: not run)",
         slope * 1024.0 * 1024.0
     ))
     .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], MUTED.stroke_width(2)));
@@ -109,12 +124,31 @@ fn main() -> Result<(), Box<dyn Error>> {
     ))?
     .label("scale-1m target, 4 GB")
     .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[1].stroke_width(1)));
+    mem.draw_series(DashedLineSeries::new(
+        [(5.0e4, 2.0 / 1.073_741_824), (2.0e7, 2.0 / 1.073_741_824)],
+        3,
+        3,
+        PALETTE[2].stroke_width(1),
+    ))?
+    .label("scale-year target, 2 GB")
+    .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[2].stroke_width(1)));
     mem.draw_series(
-        rows.iter()
+        at.iter()
             .map(|r| Circle::new((r.tenants, r.rss_gib), 5, PALETTE[0].filled())),
     )?
-    .label("measured")
+    .label("measured, all present at t = 0")
     .legend(|(x, y)| Circle::new((x + 10, y), 5, PALETTE[0].filled()));
+    mem.draw_series(year.iter().map(|r| {
+        Rectangle::new(
+            [
+                (r.tenants / 1.12, r.rss_gib / 1.12),
+                (r.tenants * 1.12, r.rss_gib * 1.12),
+            ],
+            PALETTE[2].filled(),
+        )
+    }))?
+    .label("measured, arriving over a year (lazy trace)")
+    .legend(|(x, y)| Rectangle::new([(x + 5, y - 5), (x + 15, y + 5)], PALETTE[2].filled()));
     mem.configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
         .label_font(font(14))
@@ -127,7 +161,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d(x_range, (1.0f64..1000.0).log_scale())?;
+        .build_cartesian_2d(x_range, (1.0f64..3000.0).log_scale())?;
     cpu.configure_mesh()
         .x_desc("tenants")
         .y_desc("CPU seconds")
@@ -157,12 +191,30 @@ fn main() -> Result<(), Box<dyn Error>> {
     )))?
     .label("scale-1m target, 60 s")
     .legend(|(x, y)| TriangleMarker::new((x + 10, y), 7, PALETTE[1].filled()));
+    cpu.draw_series(std::iter::once(TriangleMarker::new(
+        (1.0e7, 600.0),
+        7,
+        PALETTE[2].filled(),
+    )))?
+    .label("scale-year target, 10 min (wall)")
+    .legend(|(x, y)| TriangleMarker::new((x + 10, y), 7, PALETTE[2].filled()));
     cpu.draw_series(
-        rows.iter()
+        at.iter()
             .map(|r| Circle::new((r.tenants, r.cpu_s), 5, PALETTE[0].filled())),
     )?
-    .label("measured")
+    .label("measured, all present at t = 0")
     .legend(|(x, y)| Circle::new((x + 10, y), 5, PALETTE[0].filled()));
+    cpu.draw_series(year.iter().map(|r| {
+        Rectangle::new(
+            [
+                (r.tenants / 1.12, r.cpu_s / 1.12),
+                (r.tenants * 1.12, r.cpu_s * 1.12),
+            ],
+            PALETTE[2].filled(),
+        )
+    }))?
+    .label("measured, arriving over a year (lazy trace)")
+    .legend(|(x, y)| Rectangle::new([(x + 5, y - 5), (x + 15, y + 5)], PALETTE[2].filled()));
     cpu.configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
         .label_font(font(14))
