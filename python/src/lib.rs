@@ -354,10 +354,7 @@ fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bo
     let models = t.models();
     columns.set_item(
         "user",
-        pairs
-            .iter()
-            .map(|&(u, _)| t.user_id(u))
-            .collect::<Vec<_>>(),
+        pairs.iter().map(|&(u, _)| t.user_id(u)).collect::<Vec<_>>(),
     )?;
     columns.set_item(
         "model",
