@@ -31,7 +31,7 @@ use ndarray::Array2;
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::{ClusterSpec, GpuType};
 use crate::core::io::echo::shown;
-use crate::models::trace::{MAX_RUNTIME_S, Micros, Trace};
+use crate::models::trace::{MAX_RUNTIME_S, Micros, Trace, with_matrix_row};
 
 /// Speed factors of a typed cluster: `[cluster.speed]` (type → factor) and
 /// `[cluster.model_speed.<type>]` (type → model → factor).
@@ -249,12 +249,8 @@ impl GpuTypes {
         u: usize,
         read: impl FnOnce(&[Micros]) -> R,
     ) -> R {
-        match self.runtimes.get(usize::from(t)).map(|m| m.row(u)) {
-            Some(row) => match row.to_slice() {
-                Some(row) => read(row),
-                // Not reached: the matrices are built row-major.
-                None => read(&row.to_vec()),
-            },
+        match self.runtimes.get(usize::from(t)) {
+            Some(m) => with_matrix_row(m, u, read),
             None => trace.with_runtimes_us(u, read),
         }
     }

@@ -60,15 +60,20 @@ impl Cells {
                 accuracy,
                 runtime_us,
                 ..
-            } => {
-                let (a, r) = (accuracy.row(user), runtime_us.row(user));
-                match (a.to_slice(), r.to_slice()) {
-                    (Some(a), Some(r)) => read(a, r),
-                    // Not reached: the matrices are built row-major.
-                    _ => read(&a.to_vec(), &r.to_vec()),
-                }
-            }
+            } => with_matrix_row(accuracy, user, |a| {
+                with_matrix_row(runtime_us, user, |r| read(a, r))
+            }),
             Cells::Lazy(b) => b.with_row(user, read),
         }
+    }
+}
+
+/// `read` of row `row` of `m` as a slice: borrowed from a row-major matrix
+/// (every matrix of a trace is built so), copied otherwise.
+pub fn with_matrix_row<T: Clone, R>(m: &Array2<T>, row: usize, read: impl FnOnce(&[T]) -> R) -> R {
+    let r = m.row(row);
+    match r.to_slice() {
+        Some(slice) => read(slice),
+        None => read(&r.to_vec()),
     }
 }

@@ -31,6 +31,7 @@ pub use crate::core::sim::time::{
     MAX_RUNTIME_S, Micros, RUNTIME_FLOOR_S, micros_to_secs_string, secs_to_micros,
 };
 pub use build::TraceBuilder;
+pub use cells::with_matrix_row;
 pub use csv_read::{load_trace, parse_trace};
 pub use csv_write::{trace_to_csv, write_trace};
 pub use curve_csv_write::{curve_trace_to_csv, write_curve_trace};
