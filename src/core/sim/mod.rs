@@ -1,5 +1,6 @@
 //! The simulation kernel: simulated time, the event queue and loop, the indexed heap, RNG streams and the policy clock; it may import only core's basics (error, limits, …), no other room.
 
+pub mod active;
 mod event_loop;
 mod event_queue;
 pub mod heap;
@@ -8,5 +9,6 @@ pub mod policy_clock;
 pub mod rng;
 pub mod time;
 
+pub use active::ActiveTable;
 pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
 pub use event_queue::{EventQueue, QueuedEvent};

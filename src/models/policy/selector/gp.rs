@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, Weak};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::params::Params;
+use crate::core::sim::ActiveTable;
 use crate::models::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_of, beta, expected_improvement,
     relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
@@ -32,7 +33,7 @@ use crate::models::gp::{
 use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
 use crate::models::sim::{GpuTypes, Proposal, RepContext, Selector, SelectorFactory};
-use crate::models::trace::Trace;
+use crate::models::trace::{Micros, Trace};
 
 /// The scenario names of this file's selectors.
 const UCB: &str = "gp-ucb";
@@ -378,9 +379,8 @@ impl PriorCache {
 enum CostData {
     /// Cost-oblivious: ĉ = ĉˢ = 1.
     None,
-    /// Mean runtime (µs) of each tenant's available models on each GPU
-    /// type, at `t * n + i` for n tenants.
-    Oracle(Box<[f64]>),
+    /// The tenant's own runtimes ([`GpSelector::oracle_mean`]).
+    Oracle,
     /// Cost beliefs per (GPU type, trace model) from the prior users.
     Prior(PriorCosts),
 }
@@ -400,11 +400,14 @@ struct GpSelector {
     cost: CostData,
     /// Trace user of each tenant.
     users: Box<[usize]>,
-    /// Per tenant: its posterior and cached proposal, side by side (one
-    /// array, so a decision about a tenant reads adjacent cache lines
+    /// Per active tenant: its posterior and cached proposal, side by side
+    /// (one slot, so a decision about a tenant reads adjacent cache lines
     /// rather than one line in each of two arrays: at 10^6 tenants each
-    /// is a miss; docs/PERFORMANCE.md "Internet scale").
-    slots: Vec<TenantSlot>,
+    /// is a miss; docs/PERFORMANCE.md "Internet scale"). A tenant holds a
+    /// slot from its first proposal until it holds neither (its last
+    /// model completed, or started with no posterior yet): 4 bytes a
+    /// tenant otherwise (DESIGN §3.3 "Lifetime").
+    slots: ActiveTable<TenantSlot>,
 }
 
 /// The selector's state of one tenant.
@@ -466,20 +469,7 @@ impl GpSelector {
             (Some(CostBelief::Prior), None) => {
                 return Err(Error::input("internal: no prior cost belief was built"));
             }
-            (Some(CostBelief::Oracle), _) => CostData::Oracle(
-                (0..ctx.gpu_types.n_types())
-                    .flat_map(|t| {
-                        let types = ctx.gpu_types;
-                        ctx.tenants.iter().map(move |&u| {
-                            let models = trace.models_of(u);
-                            let total: f64 = types.with_runtimes_us(trace, t as GpuType, u, |m| {
-                                models.iter().map(|&k| m[k] as f64).sum()
-                            });
-                            total / models.len() as f64
-                        })
-                    })
-                    .collect(),
-            ),
+            (Some(CostBelief::Oracle), _) => CostData::Oracle,
         };
         // Fail here, not later inside `observe`, if a posterior could not be
         // built (it cannot after the checks above; this keeps it so).
@@ -497,7 +487,7 @@ impl GpSelector {
             prior,
             cost,
             users: ctx.tenants.into(),
-            slots: vec![TenantSlot::default(); ctx.tenants.len()],
+            slots: ActiveTable::new(ctx.tenants.len()),
         })
     }
 
@@ -514,15 +504,27 @@ impl GpSelector {
     ///
     /// Source: Li et al., PVLDB 11(5) 2018 (arXiv 1708.07308), the cost
     /// model of ease.ml's cost-aware GP-UCB.
-    fn cost(&self, i: usize, u: usize, k: usize, t: GpuType) -> f64 {
+    ///
+    /// `runtimes` is the tenant's row c_t[i,·] and `mean` its
+    /// [`Self::oracle_mean`] (read by `oracle` only).
+    fn cost(&self, runtimes: &[Micros], mean: f64, k: usize, t: GpuType) -> f64 {
         match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle(mean) => {
-                self.types.runtime_us(&self.trace, t, u, k) as f64
-                    / mean[usize::from(t) * self.users.len() + i]
-            }
+            CostData::Oracle => runtimes[k] as f64 / mean,
             CostData::Prior(costs) => costs.relative[usize::from(t) * self.trace.n_models() + k],
         }
+    }
+
+    /// `oracle`'s denominator for tenant (trace user) `u` whose runtimes
+    /// on the decision's GPU type are `runtimes`: (1/K_i) Σ_l c_t[i,l],
+    /// the sum over its K_i available models in index order. Computed from
+    /// the row each proposal reads anyway, not held per tenant: holding it
+    /// cost 8 bytes a tenant and a pass producing every tenant's row at the
+    /// start (issue 34; the same sum, so the same bits).
+    fn oracle_mean(&self, u: usize, runtimes: &[Micros]) -> f64 {
+        let models = self.trace.models_of(u);
+        let total: f64 = models.iter().map(|&k| runtimes[k] as f64).sum();
+        total / models.len() as f64
     }
 
     /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
@@ -535,7 +537,7 @@ impl GpSelector {
     fn seconds(&self, u: usize, k: usize, t: GpuType) -> f64 {
         match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle(_) => self.types.runtime_us(&self.trace, t, u, k) as f64 / 1e6,
+            CostData::Oracle => self.types.runtime_us(&self.trace, t, u, k) as f64 / 1e6,
             CostData::Prior(costs) => costs.seconds[usize::from(t) * self.trace.n_models() + k],
         }
     }
@@ -545,7 +547,7 @@ impl GpSelector {
     /// decision about it reads no per-tenant model list (at 100,000 tenants
     /// each such read is a cache miss); the others read the trace's list.
     fn models_of(&self, i: usize, u: usize) -> &[usize] {
-        match &self.slots[i].posterior {
+        match self.posterior(i) {
             Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
             _ => self.trace.models_of(u),
         }
@@ -580,16 +582,14 @@ impl GpSelector {
         // `Self::cost` with what it looks up hoisted out of the loop over
         // models (same arithmetic): the tenant's runtime row read once.
         let scored = self.types.with_runtimes_us(&self.trace, t, u, |runtimes| {
-            let (n_tenants, n_models) = (self.users.len(), self.trace.n_models());
-            let t_at = usize::from(t);
-            let cost = |k: usize| match &self.cost {
-                CostData::None => 1.0,
-                CostData::Oracle(mean) => runtimes[k] as f64 / mean[t_at * n_tenants + i],
-                CostData::Prior(costs) => costs.relative[t_at * n_models + k],
+            let mean = match self.cost {
+                CostData::Oracle => self.oracle_mean(u, runtimes),
+                CostData::None | CostData::Prior(_) => f64::NAN,
             };
+            let cost = |k: usize| self.cost(runtimes, mean, k, t);
             // One loop per acquisition (the match hoisted out of the loop over
             // models, so each loop is a few instructions per model).
-            match self.cfg.acquisition {
+            let scored = match self.cfg.acquisition {
                 Acquisition::Ucb => {
                     self.best_model(tenants, i, models, |_, mu, sigma| ucb(mu, sigma, b))
                 }
@@ -604,9 +604,11 @@ impl GpSelector {
                         expected_improvement(mu, sigma, best, xi) / cost(k)
                     })
                 }
-            }
+            };
+            // The winner's ĉ, from the same row.
+            scored.map(|(j, value, mu_sigma)| (j, value, mu_sigma, cost(models[j])))
         });
-        let (j, value, (mu, sigma)) = scored?;
+        let (j, value, (mu, sigma), believed_cost) = scored?;
         let k = models[j];
         // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
         // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
@@ -620,7 +622,7 @@ impl GpSelector {
             model: k,
             acquisition: value,
             gain,
-            believed_cost: self.cost(i, u, k, t),
+            believed_cost,
             believed_seconds: self.seconds(u, k, t),
             bonus: Some(b.sqrt() * sigma),
             level: None,
@@ -643,7 +645,7 @@ impl GpSelector {
         let score = |k: usize, mu: f64, sigma: f64| {
             (!tenants.is_tried(i, k)).then(|| (acquisition(k, mu, sigma), (mu, sigma)))
         };
-        match &self.slots[i].posterior {
+        match self.posterior(i) {
             Some(p) => argmax_of(
                 models
                     .iter()
@@ -660,14 +662,75 @@ impl GpSelector {
 
     fn cached(&mut self, tenants: &Tenants, i: usize) -> Option<Proposal> {
         let t = tenants.gpu_type();
-        if let Some((for_type, c)) = self.slots[i].cache
+        if let Some((for_type, c)) = self.slots.get(i).and_then(|s| s.cache)
             && for_type == t
         {
             return Some(c);
         }
         let c = self.compute(tenants, i)?;
-        self.slots[i].cache = Some((t, c));
+        self.slots.get_or_insert(i).cache = Some((t, c));
         Some(c)
+    }
+
+    /// Tenant `i`'s posterior, from its first completed job until its
+    /// last model's.
+    fn posterior(&self, i: usize) -> Option<&TenantPosterior> {
+        self.slots.get(i).and_then(|s| s.posterior.as_ref())
+    }
+
+    /// Tenant `i` forgets its cached proposal (it started or completed a
+    /// job).
+    fn forget_proposal(&mut self, i: usize) {
+        if let Some(s) = self.slots.get_mut(i) {
+            s.cache = None;
+        }
+    }
+
+    /// Tenant `i`'s slot goes back to the table once it holds neither a
+    /// posterior nor a proposal (DESIGN §3.3 "Lifetime").
+    fn release_if_empty(&mut self, i: usize) {
+        if self
+            .slots
+            .get(i)
+            .is_some_and(|s| s.posterior.is_none() && s.cache.is_none())
+        {
+            self.slots.release(i);
+        }
+    }
+
+    /// Tenant `i`'s job on trace model `model` completed with `accuracy`:
+    /// its posterior (created at its first completion) observes it.
+    fn update_posterior(&mut self, tenant: usize, model: usize, accuracy: f64) {
+        // The posterior's models are the tenant's models in the trace (the
+        // list `compute` reads next; not the posterior's own copy).
+        let models = self.models_of(tenant, self.users[tenant]);
+        let Ok(j) = models.binary_search(&model) else {
+            return;
+        };
+        let slot = self.slots.get_or_insert(tenant);
+        if slot.posterior.is_none() {
+            // The trace's list itself (shared, not copied): the same models.
+            let shared = Arc::clone(self.trace.models_of_shared(self.users[tenant]));
+            match TenantPosterior::with_models(&self.prior, shared, self.cfg.noise) {
+                Ok(p) => slot.posterior = Some(p),
+                // Unreachable: `new` checked these arguments (same prior,
+                // same noise, models of the same trace).
+                Err(_) => return,
+            }
+        }
+        // Each pair runs once and only untried models are scored, so the
+        // cheaper update that stops tracking observed models gives the same
+        // proposals.
+        if let Some(p) = slot.posterior.as_mut() {
+            p.observe_once(j, accuracy);
+            // Every model of the tenant is observed: nothing is scored for
+            // it again (only untried models are, and each pair runs once),
+            // so its posterior (2 KB at K = 20) is released now rather than
+            // at the end of the run (issue 34: memory by active tenants).
+            if p.n_observed() == p.n_models() {
+                slot.posterior = None;
+            }
+        }
     }
 }
 
@@ -681,41 +744,15 @@ impl Selector for GpSelector {
     }
 
     fn started(&mut self, tenant: usize, _model: usize) -> Result<()> {
-        self.slots[tenant].cache = None;
+        self.forget_proposal(tenant);
+        self.release_if_empty(tenant);
         Ok(())
     }
 
     fn observe(&mut self, tenant: usize, model: usize, accuracy: f64) -> Result<()> {
-        self.slots[tenant].cache = None;
-        // The posterior's models are the tenant's models in the trace (the
-        // list `compute` reads next; not the posterior's own copy).
-        let models = self.models_of(tenant, self.users[tenant]);
-        let Ok(j) = models.binary_search(&model) else {
-            return Ok(());
-        };
-        if self.slots[tenant].posterior.is_none() {
-            // The trace's list itself (shared, not copied): the same models.
-            let shared = Arc::clone(self.trace.models_of_shared(self.users[tenant]));
-            match TenantPosterior::with_models(&self.prior, shared, self.cfg.noise) {
-                Ok(p) => self.slots[tenant].posterior = Some(p),
-                // Unreachable: `new` checked these arguments (same prior,
-                // same noise, models of the same trace).
-                Err(_) => return Ok(()),
-            }
-        }
-        // Each pair runs once and only untried models are scored, so the
-        // cheaper update that stops tracking observed models gives the same
-        // proposals.
-        if let Some(p) = self.slots[tenant].posterior.as_mut() {
-            p.observe_once(j, accuracy);
-            // Every model of the tenant is observed: nothing is scored for
-            // it again (only untried models are, and each pair runs once),
-            // so its posterior (2 KB at K = 20) is released now rather than
-            // at the end of the run (issue 34: memory by active tenants).
-            if p.n_observed() == p.n_models() {
-                self.slots[tenant].posterior = None;
-            }
-        }
+        self.forget_proposal(tenant);
+        self.update_posterior(tenant, model, accuracy);
+        self.release_if_empty(tenant);
         Ok(())
     }
 }
@@ -1123,13 +1160,18 @@ mod tests {
     /// `gp-ucb` (empirical kernel, default noise, δ and β) for tenant 3 of
     /// [`tiny`] with users 0–2 as its prior, and the trace.
     fn ucb_on_tiny() -> (Arc<Trace>, GpSelector) {
+        ucb_on(&[0, 1, 2], &[3])
+    }
+
+    /// `gp-ucb` as [`ucb_on_tiny`] for `tenants` of [`tiny`] with `prior`
+    /// as the prior users.
+    fn ucb_on(prior: &[usize], tenants: &[usize]) -> (Arc<Trace>, GpSelector) {
         let trace = tiny();
-        let (prior, tenants) = ([0, 1, 2], [3]);
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
-            prior: &prior,
+            tenants,
+            prior,
             seed: 0,
             repetition: 0,
         };
@@ -1148,26 +1190,64 @@ mod tests {
         (trace, sel)
     }
 
+    /// Tenant `i`'s cached proposal and the GPU type it is for.
+    fn cache_of(sel: &GpSelector, i: usize) -> Option<(GpuType, Proposal)> {
+        sel.slots.get(i).and_then(|s| s.cache)
+    }
+
+    /// Issue 34 (memory by active tenants): a tenant holds a slot of the
+    /// selector only from its first proposal until it holds neither a
+    /// proposal nor a posterior, so tenants served one after the other
+    /// reuse one slot and a tenant whose models all ran holds none.
+    #[test]
+    fn a_tenant_holds_a_slot_only_while_it_has_a_proposal_or_a_posterior() {
+        let (trace, mut sel) = ucb_on(&[0, 1], &[2, 3]);
+        let state = Tenants::new(&trace, &[2, 3], &[0, 0], 1, Default::default());
+        for i in [0, 1] {
+            for k in 0..3 {
+                let proposed = sel.propose(&state, i).unwrap_or_else(|e| panic!("{e}"));
+                assert!(proposed.is_some());
+                assert_eq!(sel.slots.active(), 1, "tenant {i} proposed to");
+                assert!(sel.started(i, k).is_ok());
+                // Before its first completion a tenant holds no posterior.
+                assert_eq!(
+                    sel.slots.active(),
+                    usize::from(k > 0),
+                    "tenant {i} started {k}"
+                );
+                assert!(sel.observe(i, k, 0.5 + 0.1 * k as f64).is_ok());
+                // After its last model it holds nothing.
+                assert_eq!(
+                    sel.slots.active(),
+                    usize::from(k < 2),
+                    "tenant {i} observed {k}"
+                );
+            }
+            assert!(cache_of(&sel, i).is_none() && sel.posterior(i).is_none());
+        }
+        assert_eq!(sel.slots.high_water(), 1);
+    }
+
     #[test]
     fn proposals_are_cached_until_the_tenant_changes() {
         let (trace, mut sel) = ucb_on_tiny();
         let state = Tenants::new(&trace, &[3], &[0], 1, Default::default());
-        assert!(sel.slots[0].cache.is_none() && sel.slots[0].posterior.is_none());
+        assert!(cache_of(&sel, 0).is_none() && sel.posterior(0).is_none());
         let propose =
             |sel: &mut GpSelector| sel.propose(&state, 0).unwrap_or_else(|e| panic!("{e}"));
         let first = propose(&mut sel);
-        assert!(sel.slots[0].cache.is_some());
+        assert!(cache_of(&sel, 0).is_some());
         assert_eq!(propose(&mut sel), first);
         assert!(sel.started(0, 1).is_ok());
-        assert!(sel.slots[0].cache.is_none());
+        assert!(cache_of(&sel, 0).is_none());
         assert!(
-            sel.slots[0].posterior.is_none(),
+            sel.posterior(0).is_none(),
             "no posterior before a completion"
         );
         let _ = propose(&mut sel);
         assert!(sel.observe(0, 1, 0.6).is_ok());
-        assert!(sel.slots[0].cache.is_none());
-        assert!(sel.slots[0].posterior.is_some());
+        assert!(cache_of(&sel, 0).is_none());
+        assert!(sel.posterior(0).is_some());
     }
 
     /// A tenant's posterior lives from its first completed job to its
@@ -1180,13 +1260,10 @@ mod tests {
         let (_, mut sel) = ucb_on_tiny();
         for (k, acc) in [(0, 0.9), (1, 0.6)] {
             assert!(sel.observe(0, k, acc).is_ok());
-            assert!(sel.slots[0].posterior.is_some(), "after model {k}");
+            assert!(sel.posterior(0).is_some(), "after model {k}");
         }
         assert!(sel.observe(0, 2, 0.65).is_ok());
-        assert!(
-            sel.slots[0].posterior.is_none(),
-            "released after the last model"
-        );
+        assert!(sel.posterior(0).is_none(), "released after the last model");
     }
 
     /// Issue 34: a posterior keeps the trace's model list itself, not a
@@ -1195,7 +1272,7 @@ mod tests {
     fn a_posterior_shares_the_traces_model_list() {
         let (trace, mut sel) = ucb_on_tiny();
         assert!(sel.observe(0, 0, 0.9).is_ok());
-        let Some(p) = sel.slots[0].posterior.as_ref() else {
+        let Some(p) = sel.posterior(0) else {
             panic!("a posterior after the first completion");
         };
         let list = trace.models_of(sel.users[0]);
