@@ -230,7 +230,7 @@ mod event_queue {
         bencher.counter(ItemsCount::new(N)).bench_local(|| {
             let mut q = EventQueue::with_capacity(N as usize + 2048);
             if batch {
-                q.push_batch((0..N).map(|i| (0, 1, i)));
+                q.push_batch(vec![0; N as usize], 1, |i| i);
             } else {
                 for i in 0..N {
                     q.push(0, 1, i);

@@ -63,6 +63,11 @@ struct ModelSelection<'a> {
     jobs: Vec<JobRecord>,
     /// Whether `jobs` is the whole log (and `completion_order` kept).
     keep_log: bool,
+    /// The log's length at most (one job per tenant and available model
+    /// on a plain trace), reserved at the first job when the log is kept:
+    /// not at the start, where a run without the log (the batch runner's)
+    /// would reserve it too, 10 GB of address space at 10^7 tenants.
+    log_capacity: usize,
     /// Slots of `jobs` free for reuse (without the log).
     free_slots: Vec<u32>,
     /// Per job slot: the previous and next running job of the same tenant
@@ -253,12 +258,7 @@ impl<'a> ModelRun<'a> {
         let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
         // Every arrival is known now: one batch, sorted once beside the
         // queue's heap (same order as one push each; DESIGN §2.3).
-        queue.push_batch(
-            arrivals
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| (t, ARRIVAL, Event::Arrival { tenant: i as u32 })),
-        );
+        queue.push_batch(arrivals.to_vec(), ARRIVAL, |i| Event::Arrival { tenant: i });
         let tenants = Tenants::new(
             &trace,
             users,
@@ -273,15 +273,16 @@ impl<'a> ModelRun<'a> {
                 types,
                 tenants,
                 pool: GpuPool::new(config.gpus),
-                jobs: Vec::with_capacity(n_jobs_max),
+                jobs: Vec::new(),
                 keep_log: true,
+                log_capacity: n_jobs_max,
                 free_slots: Vec::new(),
-                prev_job: Vec::with_capacity(n_jobs_max),
-                next_job: Vec::with_capacity(n_jobs_max),
+                prev_job: Vec::new(),
+                next_job: Vec::new(),
                 last_job: vec![NO_JOB; users.len()],
                 busy,
                 left_at: vec![None; users.len()],
-                completion_order: Vec::with_capacity(n_jobs_max),
+                completion_order: Vec::new(),
                 scheduler,
                 selector,
                 clock: PolicyClock::default(),
@@ -540,6 +541,7 @@ impl<'a> ModelRun<'a> {
                 pool: s.pool.clone(),
                 jobs: s.jobs.clone(),
                 keep_log: s.keep_log,
+                log_capacity: s.log_capacity,
                 free_slots: s.free_slots.clone(),
                 prev_job: s.prev_job.clone(),
                 next_job: s.next_job.clone(),
@@ -897,6 +899,13 @@ impl<'a> ModelSelection<'a> {
             None => {
                 let job = u32::try_from(self.jobs.len())
                     .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
+                if self.keep_log && self.jobs.is_empty() {
+                    let n = self.log_capacity;
+                    self.jobs.reserve_exact(n);
+                    self.prev_job.reserve_exact(n);
+                    self.next_job.reserve_exact(n);
+                    self.completion_order.reserve_exact(n);
+                }
                 self.jobs.push(rec);
                 self.prev_job.push(NO_JOB);
                 self.next_job.push(NO_JOB);
