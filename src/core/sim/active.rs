@@ -95,16 +95,6 @@ impl<T: Default> ActiveTable<T> {
     pub fn high_water(&self) -> usize {
         self.items.len()
     }
-
-    /// Number of tenants (active or not).
-    pub fn len(&self) -> usize {
-        self.slot_of.len()
-    }
-
-    /// Whether the table is for no tenant at all.
-    pub fn is_empty(&self) -> bool {
-        self.slot_of.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -127,8 +127,8 @@ impl<P> EventQueue<P> {
     /// carrying `payload(j)`, in order: the same sequence numbers, hence
     /// the same pop order, as one [`Self::push`] each. Into an empty queue
     /// they go to the sorted run (one sort by key; keys are unique, so the
-    /// sort is exact; 12 bytes an event); otherwise into the heap. At most 2³²
-    /// events.
+    /// sort is exact; 12 bytes an event); otherwise into the heap. At most
+    /// 2³² events.
     pub fn push_batch(&mut self, times: Vec<Micros>, kind: u8, payload: fn(u32) -> P) {
         let n = u32::try_from(times.len()).unwrap_or(u32::MAX);
         if !self.is_empty() {

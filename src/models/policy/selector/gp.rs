@@ -404,9 +404,9 @@ struct GpSelector {
     /// (one slot, so a decision about a tenant reads adjacent cache lines
     /// rather than one line in each of two arrays: at 10^6 tenants each
     /// is a miss; docs/PERFORMANCE.md "Internet scale"). A tenant holds a
-    /// slot from its first proposal until it holds neither (its last
-    /// model completed, or started with no posterior yet): 4 bytes a
-    /// tenant otherwise (DESIGN §3.3 "Lifetime").
+    /// slot from its first proposal or completion until it holds neither
+    /// (its last model completed, or started with no posterior yet): 4
+    /// bytes a tenant otherwise (DESIGN §3.3 "Lifetime").
     slots: ActiveTable<TenantSlot>,
 }
 
@@ -534,10 +534,12 @@ impl GpSelector {
     /// - `prior`: the prior users' mean runtime of k on type t
     ///   ([`runtime_prior_s_on`]);
     /// - 1 for cost-oblivious selectors (they believe every cost is 1).
-    fn seconds(&self, u: usize, k: usize, t: GpuType) -> f64 {
+    ///
+    /// `runtimes` is the tenant's row c_t[i,·] (read by `oracle` only).
+    fn seconds(&self, runtimes: &[Micros], k: usize, t: GpuType) -> f64 {
         match &self.cost {
             CostData::None => 1.0,
-            CostData::Oracle => self.types.runtime_us(&self.trace, t, u, k) as f64 / 1e6,
+            CostData::Oracle => runtimes[k] as f64 / 1e6,
             CostData::Prior(costs) => costs.seconds[usize::from(t) * self.trace.n_models() + k],
         }
     }
@@ -605,10 +607,13 @@ impl GpSelector {
                     })
                 }
             };
-            // The winner's ĉ, from the same row.
-            scored.map(|(j, value, mu_sigma)| (j, value, mu_sigma, cost(models[j])))
+            // The winner's ĉ and ĉˢ, from the same row.
+            scored.map(|(j, value, mu_sigma)| {
+                let k = models[j];
+                (j, value, mu_sigma, cost(k), self.seconds(runtimes, k, t))
+            })
         });
-        let (j, value, (mu, sigma), believed_cost) = scored?;
+        let (j, value, (mu, sigma), believed_cost, believed_seconds) = scored?;
         let k = models[j];
         // For the EI selectors the gain of DESIGN §4.3 is the EI itself (not
         // divided by ĉ); the UCB selectors leave it to the scheduler (a − best).
@@ -623,7 +628,7 @@ impl GpSelector {
             acquisition: value,
             gain,
             believed_cost,
-            believed_seconds: self.seconds(u, k, t),
+            believed_seconds,
             bonus: Some(b.sqrt() * sigma),
             level: None,
         })
