@@ -325,3 +325,27 @@ fn killed_run_leaves_no_spool_behind() {
     child.wait().expect("wait");
     assert_eq!(fs::read_dir(&spool_dir).expect("ls").count(), 0);
 }
+
+/// Regression (issue 34, scale-year's peak of memory): `tenantsim run`
+/// formats a run's `tenants.csv` rows 8,192 tenants at a time instead of
+/// as one text. A run of 8,300 tenants (two ranges, the second partial)
+/// writes the same bytes as the rows of the run held in memory.
+#[test]
+fn tenants_rows_written_a_range_at_a_time_equal_the_rows_of_the_held_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("s.toml");
+    fs::write(
+        &path,
+        "name = \"ranges\"\nseed = 4\nrepetitions = 1\nfairness = false\n\
+         [trace.syn]\nusers = 8320\nmodels = 3\nseed = 5\n\
+         [split]\nprior_count = 20\n[cluster]\ngpus = 16\n[output]\nplots = false\n\
+         [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+    )
+    .expect("write");
+    let out = tmp.path().join("res");
+    run_cli(&path, 1, 2, &out);
+    let s = load_scenario(&path, Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let held = run_experiment(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(held.runs[0].tenants.len(), 8300);
+    same_file(&out, "tenants.csv", &tenants_csv(&s, &held.runs));
+}

@@ -5,6 +5,8 @@
 //! it processes events ([`super::RunFold`]); the same changes in the same
 //! order give the same bits.
 
+use std::sync::Arc;
+
 use super::CompensatedSum;
 use crate::models::trace::Micros;
 
@@ -24,7 +26,8 @@ pub(super) type Change = (Micros, u8, usize, f64);
 /// the last one; S is exactly 0 when no arrived tenant has a positive loss.
 #[derive(Debug, Clone)]
 pub(super) struct StepBuilder {
-    best_possible: Vec<f64>,
+    /// A*_i per tenant (shared with the rest of a run's fold: one copy).
+    best_possible: Arc<[f64]>,
     best: Vec<f64>,
     arrived_flag: Vec<bool>,
     sum: CompensatedSum,
@@ -47,7 +50,7 @@ pub(super) struct Steps {
 
 impl StepBuilder {
     /// An empty curve over tenants whose best accuracies are `best_possible`.
-    pub(super) fn new(best_possible: Vec<f64>) -> Self {
+    pub(super) fn new(best_possible: Arc<[f64]>) -> Self {
         let n = best_possible.len();
         Self {
             best_possible,

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::sync::Arc;
+
 use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder, Steps};
 use super::stall::{RunEnd, Stall};
 use crate::models::sim::RunOutcome;
@@ -128,7 +130,7 @@ impl LossCurve {
         end: Micros,
         changes: impl Iterator<Item = Change>,
     ) -> Self {
-        let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
+        let best_possible: Arc<[f64]> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
         let mut builder = StepBuilder::new(best_possible);
         changes.for_each(|c| builder.push(c));
         Self::from_steps(builder.finish(), last_arrival, end)

@@ -43,7 +43,8 @@ impl FoldedRun {
 #[derive(Debug, Clone)]
 pub struct RunFold {
     tenants: TenantFold,
-    arrivals: Vec<Micros>,
+    /// Arrival per tenant (shared with `tenants`).
+    arrivals: Arc<[Micros]>,
     /// L(τ): changes at their instants.
     curve: StepBuilder,
     /// L by jobs: the j-th completion at j, an arrival at the number of
@@ -82,10 +83,16 @@ impl RunFold {
 
     fn with_best(arrivals: &[Micros], best_possible: Vec<f64>, thresholds: &[f64]) -> Self {
         let n = arrivals.len();
+        let arrivals: Arc<[Micros]> = arrivals.into();
+        let best_possible: Arc<[f64]> = best_possible.into();
         Self {
-            tenants: TenantFold::new(arrivals, &best_possible, thresholds),
-            arrivals: arrivals.to_vec(),
-            curve: StepBuilder::new(best_possible.clone()),
+            tenants: TenantFold::new(
+                Arc::clone(&arrivals),
+                Arc::clone(&best_possible),
+                thresholds,
+            ),
+            arrivals,
+            curve: StepBuilder::new(Arc::clone(&best_possible)),
             job_curve: StepBuilder::new(best_possible),
             waiting: Vec::new(),
             arrived: vec![false; n],
@@ -136,6 +143,16 @@ impl RunFold {
         }
         self.admit_waiting();
         let last_arrival = self.arrivals.iter().copied().max().unwrap_or(0);
+        // The curves first: their builders' per-tenant vectors are freed
+        // before the rows are made (the run's peak of memory at 10^7
+        // tenants, docs/PERFORMANCE.md "Internet scale"); the same values.
+        let curve = LossCurve::from_steps(self.curve.finish(), last_arrival, end);
+        let job_curve = LossCurve::from_steps(
+            self.job_curve.finish(),
+            self.job_last_arrival,
+            self.completions,
+        );
+        drop((late, self.arrived, self.waiting, self.arrivals));
         FoldedRun {
             tenants: self.tenants.finish(
                 end,
@@ -145,12 +162,8 @@ impl RunFold {
                 state.ended,
                 state.limits,
             ),
-            curve: LossCurve::from_steps(self.curve.finish(), last_arrival, end),
-            job_curve: LossCurve::from_steps(
-                self.job_curve.finish(),
-                self.job_last_arrival,
-                self.completions,
-            ),
+            curve,
+            job_curve,
             first_completion: self.first_completion,
             completions: usize::try_from(self.completions).unwrap_or(usize::MAX),
         }

@@ -29,7 +29,7 @@ pub use speedups_up_to_csv::{SPEEDUPS_UP_TO_HEADER, speedups_up_to_csv};
 pub use spool::RowSpools;
 pub use summary_csv::{summary_csv, summary_header, summary_row};
 pub use sweep_csv::{SweepRow, sweep_csv};
-pub use tenants_csv::{tenants_csv, tenants_header, tenants_rows};
+pub use tenants_csv::{tenants_csv, tenants_header, tenants_rows, tenants_rows_of};
 
 use crate::core::error::{Error, Result};
 use crate::core::io::schema::Layout;

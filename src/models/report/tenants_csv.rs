@@ -1,6 +1,7 @@
 //! `tenants.csv`: one row per (policy, repetition, tenant).
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use super::csv_field;
 use crate::core::io::csv_text::{push_secs, push_secs_or_inf};
@@ -32,12 +33,22 @@ pub fn tenants_header(scenario: &Scenario) -> String {
 
 /// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`.
 pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
+    tenants_rows_of(out, scenario, r, 0..r.tenants.len());
+}
+
+/// [`tenants_rows`] of the tenants `range` only (in order): a run of 10^7
+/// tenants is written a range at a time, never as one text (2.2 GB and a
+/// copy of it, the peak of memory of scale-year; docs/PERFORMANCE.md
+/// "Internet scale").
+pub fn tenants_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range: Range<usize>) {
     let trace = &scenario.trace;
     // Written in place, field by field: 100,000 tenants make as many rows,
     // and no field needs a `String` of its own.
     let policy = csv_field(&scenario.policies[r.policy].name);
     let ended = scenario.reports_end_reasons();
-    for (i, t) in r.tenants.iter().enumerate() {
+    let start = range.start;
+    for (i, t) in r.tenants[range].iter().enumerate() {
+        let i = start + i;
         let _ = write!(
             out,
             "{policy},{},{},",

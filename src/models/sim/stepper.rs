@@ -714,10 +714,20 @@ impl<'a> ModelRun<'a> {
         let ended: Vec<EndReason> = (0..self.sim.tenants.users().len())
             .map(|i| self.end_reason(i))
             .collect();
-        let sim = self.sim;
+        let budget_exhausted: Vec<bool> = (0..ended.len())
+            .map(|i| self.sim.tenants.is_exhausted(i))
+            .collect();
+        // What only the simulation read goes before the fold builds its
+        // rows (the run's peak of memory at 10^7 tenants: docs/
+        // PERFORMANCE.md "Internet scale"): the event queue, and of the
+        // engine's per-tenant state all but the tenants' users.
+        drop(self.queue);
+        let mut sim = self.sim;
+        let users_of = sim.tenants.into_users();
+        sim.last_job = Vec::new();
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
-        let users = sim.tenants.users();
+        let users: &[usize] = &users_of;
         // The GPU time of the completed and cancelled jobs, and of the
         // jobs still running, up to the end (integer sums: the order of
         // the terms does not matter).
@@ -730,8 +740,6 @@ impl<'a> ModelRun<'a> {
             by_type: busy_by_type,
             low_fidelity: low_fidelity_busy,
         } = busy;
-        let n = users.len();
-        let budget_exhausted: Vec<bool> = (0..n).map(|i| sim.tenants.is_exhausted(i)).collect();
         let capacity = capacity(self.config.gpus, &self.resized, end.end);
         let folded = sim.fold.map(|f| {
             let state = RunEndState {

@@ -197,6 +197,12 @@ impl Tenants {
     pub fn users(&self) -> &[usize] {
         &self.user
     }
+
+    /// The trace user indices of all tenants, the rest of the state freed
+    /// (what a finished run's fold still reads).
+    pub(super) fn into_users(self) -> Vec<usize> {
+        self.user
+    }
     /// Arrival time of tenant `i` in µs.
     pub fn arrival(&self, i: usize) -> Micros {
         self.arrival[i]
