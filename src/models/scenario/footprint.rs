@@ -27,7 +27,7 @@ use super::{ScenarioFile, TraceSection};
 use crate::core::memory::{Estimate, Held, MemoryBudget};
 use crate::core::resources::human_bytes;
 use crate::models::policy::registry::ModelRegistry;
-use crate::models::trace::cache_slots;
+use crate::models::trace::{CostDist, cache_slots};
 
 /// How far above the measured growth of peak RSS the estimate may be on
 /// the scenarios tests/it/memory_estimate.rs runs (it is never below).
@@ -282,31 +282,47 @@ pub fn estimate_in(
     // (`left_at`, `budget_exhausted`, `ended`) and split and arrival
     // vectors: 96 more a tenant.
     let mut per_tenant = 152u64.saturating_add(mul(&[k, 6]));
-    // A GP selector's `TenantPosterior` (models/gp/posterior.rs): its
-    // model indices (8 per model), the mean (8 per model) and the packed
-    // upper triangle of the covariance, k(k+1)/2 f64s; 64 bytes of
-    // headers. Other selectors keep a score or proposal slot per model
-    // (16 bytes) and 64 of headers.
+    // A GP selector's state (models/policy/selector/gp.rs, DESIGN §3.3
+    // "Lifetime"): a tenant's slot (`TenantSlot`, its cached proposal and
+    // the posterior's header: 136 bytes, and 4 for its slot number) is
+    // counted for every tenant, since a tenant that leaves keeps its slot
+    // to the end; the posterior's numbers (`TenantPosterior`,
+    // models/gp/posterior.rs: the mean, 8 bytes per model, and the packed
+    // upper triangle of the covariance, K(K+1)/2 f64s, 32 bytes of heap
+    // header) only for the tenants holding one at once
+    // ([`posteriors_at_once`]). Other selectors keep a score or proposal
+    // slot per model (16 bytes) and 64 of headers.
     per_tenant = per_tenant.saturating_add(if gp {
-        mul(&[k, 16])
-            .saturating_add(mul(&[k, k.saturating_add(1), 4]))
-            .saturating_add(64)
+        140
     } else {
         mul(&[k, 16]).saturating_add(64)
     });
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, per_tenant]);
+    let held = posteriors_at_once(file, tenants);
+    let posterior = mul(&[k, 8])
+        .saturating_add(mul(&[k, k.saturating_add(1), 4]))
+        .saturating_add(32);
     if gp {
         // The GP prior (models/gp/prior.rs): mean and covariance over
         // every model (8 + 8k per model), and its factor: 16 k² bytes.
         per_rep = per_rep.saturating_add(mul(&[k, k, 16]));
+        per_rep = per_rep.saturating_add(mul(&[held, posterior]));
     }
     e.add(
         format!(
             "{} tenants' simulation state ({} bytes a tenant{}) × {at_once} repetitions at once",
             grouped(tenants),
             grouped(per_tenant),
-            if gp { ", with a GP posterior" } else { "" }
+            if gp {
+                format!(
+                    "; GP posteriors of {} bytes for {} of them at once",
+                    grouped(posterior),
+                    grouped(held)
+                )
+            } else {
+                String::new()
+            }
         ),
         mul(&[per_rep, at_once]),
     );
@@ -326,12 +342,12 @@ pub fn estimate_in(
     // The metrics folded online as the run goes (models/metrics/
     // run_fold.rs, tenant_fold.rs; DESIGN §8.5), in place of a job log
     // kept whole: per tenant its running figures (88 bytes), its arrival
-    // and best accuracy (16), their copies in the fold (16), the two
-    // curve builders' best, best-possible and arrived flags (34), an
-    // arrived flag (1) and a place in the arrivals waiting for the job
-    // curve (4, in a Vec that may be twice as long): 160 bytes, and 16
-    // per threshold.
-    let fold_bytes = 160 + 16 * file.thresholds.len() as u64;
+    // and best accuracy (16, one copy shared by the fold's parts since
+    // 2026-12-04; 16 more before), the two curve builders' best and
+    // arrived flags (18), an arrived flag (1) and a place in the arrivals
+    // waiting for the job curve (4, in a Vec that may be twice as long):
+    // 131 bytes, counted as 136, and 16 per threshold.
+    let fold_bytes = 136 + 16 * file.thresholds.len() as u64;
     e.add(
         format!(
             "metrics folded online ({} bytes a tenant) × {at_once}",
@@ -417,6 +433,70 @@ pub fn estimate_in(
         );
     }
     e
+}
+
+/// How many tenants at most hold a GP posterior at once, as the estimate
+/// counts them (DESIGN §8.5 "Tenants present at once"): every one of
+/// `tenants`, except when the run can be read as a stable queue, where
+/// it is `⌈F · G / (1 − ρ)⌉` (at most `tenants`) with F =
+/// [`PRESENT_FACTOR`], G GPUs and the offered load ρ = λ · K · c̄ / G
+/// below [`STABLE_LOAD`]: λ the arrivals per second (`poisson`: the rate
+/// / 3,600; `uniform`: tenants / window), K models a tenant and c̄ a bound
+/// on the mean runtime (`[trace.syn] cost`, [`CostDist::mean_bound_s`]).
+///
+/// Why: a tenant holds its posterior from its first completed job until
+/// its last model's completion (DESIGN §3.3 "Lifetime"), so those holding
+/// one are tenants in the system. With each tenant's demand K · c̄
+/// GPU-seconds, a work-conserving cluster leaves a GPU idle only when
+/// fewer than G tenants want one, and by Little's law the tenants in a
+/// stable system number λ · T, about ρ · G when none waits; queueing
+/// raises it by about 1/(1 − ρ) (M/M/1's ρ/(1 − ρ) for one fast server).
+/// This is an estimate, not a bound (a scheduler that starves tenants
+/// could hold more): tests/it/memory_estimate.rs checks it against the
+/// measured maximum of runs at loads 0.3–0.85, and every other case counts
+/// every tenant: tenants arriving at once or from a file, a budget or a
+/// job limit (a tenant stopped early keeps its posterior to the end), a
+/// trace file (its mean runtime is not known before it is read), a curve
+/// trace, GPU types or speed factors, or ρ ≥ [`STABLE_LOAD`].
+pub fn posteriors_at_once(file: &ScenarioFile, tenants: u64) -> u64 {
+    stable_queue_tenants(file, tenants).map_or(tenants, |n| n.min(tenants))
+}
+
+/// Above [`STABLE_LOAD`] of [`posteriors_at_once`]'s `F · G / (1 − ρ)`.
+pub const PRESENT_FACTOR: f64 = 4.0;
+
+/// The offered load below which [`posteriors_at_once`] reads a run as a
+/// stable queue.
+pub const STABLE_LOAD: f64 = 0.9;
+
+/// `⌈F · G / (1 − ρ)⌉` of [`posteriors_at_once`], `None` where it does not
+/// apply.
+fn stable_queue_tenants(file: &ScenarioFile, tenants: u64) -> Option<u64> {
+    let limits = &file.limits;
+    if limits.budget_gpu_s.is_some() || limits.max_jobs.is_some() {
+        return None;
+    }
+    let syn = file.trace.syn.as_ref()?;
+    if syn.fidelities.unwrap_or(1) > 1 {
+        return None;
+    }
+    let cluster = &file.cluster;
+    if cluster.nodes.is_some() || !cluster.speed.is_empty() || !cluster.model_speed.is_empty() {
+        return None;
+    }
+    let gpus = cluster.gpus.filter(|&g| g > 0)? as f64;
+    let per_s = match file.arrivals.kind.as_str() {
+        "poisson" => file.arrivals.rate_per_hour? / 3600.0,
+        "uniform" => tenants as f64 / file.arrivals.window_s.filter(|&w| w > 0.0)?,
+        _ => return None,
+    };
+    let mean_s = syn.cost.parse::<CostDist>().ok()?.mean_bound_s();
+    let load = per_s * syn.models as f64 * mean_s / gpus;
+    if !(load.is_finite() && (0.0..STABLE_LOAD).contains(&load)) {
+        return None;
+    }
+    let n = (PRESENT_FACTOR * gpus / (1.0 - load)).ceil();
+    Some(n as u64)
 }
 
 /// The estimate of `tenantsim gen syn` writing `users × models` pairs at

@@ -161,6 +161,21 @@ impl FromStr for CostDist {
 }
 
 impl CostDist {
+    /// A bound on the mean of a drawn runtime, seconds: the distribution's
+    /// mean plus the floor (a draw is `clamp(x, RUNTIME_FLOOR_S,
+    /// MAX_RUNTIME_S)` of `x`, at most `x + RUNTIME_FLOOR_S`): uniform
+    /// (lo + hi)/2, lognormal exp(μ + σ²/2), constant c. Used by the memory
+    /// estimate's tenants present at once (DESIGN §8.5), where more is the
+    /// safe side.
+    pub fn mean_bound_s(&self) -> f64 {
+        let mean = match *self {
+            Self::Uniform { lo, hi } => 0.5 * (lo + hi),
+            Self::LogNormal { mu, sigma } => libm::exp(mu + 0.5 * sigma * sigma),
+            Self::Constant(c) => c,
+        };
+        mean + RUNTIME_FLOOR_S
+    }
+
     /// Check the parameters (usage error naming the rule broken).
     pub fn validate(&self) -> Result<()> {
         let ok = match *self {

@@ -775,6 +775,18 @@ mod tests {
     use crate::models::sim::{SimConfig, SimInput, simulate};
     use crate::models::trace::parse_trace;
 
+    /// The memory estimate counts 136 bytes a tenant for its slot and 4
+    /// for its slot number (models/scenario/footprint.rs, DESIGN §8.5), and
+    /// the posterior's numbers separately.
+    #[test]
+    fn a_tenant_slot_fits_the_memory_estimates_136_bytes() {
+        assert!(
+            size_of::<TenantSlot>() <= 136,
+            "{}",
+            size_of::<TenantSlot>()
+        );
+    }
+
     /// Prior users p1..p3 and one tenant t over models a, b, c.
     ///
     /// ```text

@@ -301,3 +301,38 @@ fn padded_ids() {
     assert_eq!(padded_id("m", 99, 100), "m99");
     assert_eq!(padded_id("m", 5, 1000), "m005");
 }
+
+/// `mean_bound_s` against the sample mean of 20,000 drawn runtimes (an
+/// independent computation: the draws themselves): never below it by more
+/// than 4 standard errors, and for uniform and constant within them (the
+/// floor of 1 µs is below every tolerance here). lognormal(1, 0.5): mean
+/// e^{1.125} = 3.080 s, SD = mean·√(e^{σ²} − 1) = 1.642 s.
+#[test]
+fn the_runtime_mean_bound_holds_the_drawn_runtimes_mean() {
+    let n = 20_000;
+    for (cost, sd_of) in [
+        (
+            CostDist::Uniform { lo: 0.0, hi: 500.0 },
+            500.0 / 12f64.sqrt(),
+        ),
+        (CostDist::Uniform { lo: 2.0, hi: 3.0 }, 1.0 / 12f64.sqrt()),
+        (
+            CostDist::LogNormal {
+                mu: 1.0,
+                sigma: 0.5,
+            },
+            1.642,
+        ),
+        (CostDist::Constant(7.5), 0.0),
+    ] {
+        let mut r = rng::stream(11, 0, Purpose::Generator);
+        let draws: Vec<f64> = (0..n).map(|_| draw_runtime(cost, &mut r)).collect();
+        let (m, bound, tol) = (mean(&draws), cost.mean_bound_s(), mean_tol(sd_of, n));
+        assert!(m <= bound + tol, "{cost}: mean {m} above the bound {bound}");
+        assert!(
+            m >= bound - tol - 1e-6,
+            "{cost}: mean {m} far below {bound}"
+        );
+    }
+    assert!((CostDist::Constant(7.5).mean_bound_s() - 7.5).abs() < 2e-6);
+}
