@@ -20,7 +20,7 @@ use tenantsim::models::aggregate::{
 use tenantsim::models::experiment::{RunOptions, run_experiment};
 use tenantsim::models::metrics::RepResult;
 use tenantsim::models::metrics::{LossCurve, THETA_SLACK};
-use tenantsim::models::report::{csv_field, secs_or_inf, summary_csv, tenants_csv};
+use tenantsim::models::report::{csv_field, jobs_csv, secs_or_inf, summary_csv, tenants_csv};
 use tenantsim::models::scenario::{Scenario, load_scenario};
 use tenantsim::models::trace::{Micros, micros_to_secs_string};
 
@@ -327,11 +327,13 @@ fn killed_run_leaves_no_spool_behind() {
 }
 
 /// Regression (issue 34, scale-year's peak of memory): `tenantsim run`
-/// formats a run's `tenants.csv` rows 8,192 tenants at a time instead of
-/// as one text. A run of 8,300 tenants (two ranges, the second partial)
-/// writes the same bytes as the rows of the run held in memory.
+/// formats a run's `tenants.csv` rows 8,192 tenants at a time and its
+/// `jobs.csv` rows 16,384 jobs at a time instead of as one text each. A
+/// run of 8,300 tenants with 24,900 jobs (two ranges each, the second
+/// partial), its log kept (`--jobs`), writes the same bytes as the rows of
+/// the run held in memory.
 #[test]
-fn tenants_rows_written_a_range_at_a_time_equal_the_rows_of_the_held_run() {
+fn rows_written_a_range_at_a_time_equal_the_rows_of_the_held_run() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let path = tmp.path().join("s.toml");
     fs::write(
@@ -343,9 +345,21 @@ fn tenants_rows_written_a_range_at_a_time_equal_the_rows_of_the_held_run() {
     )
     .expect("write");
     let out = tmp.path().join("res");
-    run_cli(&path, 1, 2, &out);
+    tenantsim()
+        .arg("run")
+        .arg(&path)
+        .args(["--threads", "2", "--jobs", "--quiet", "--no-plots", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
     let s = load_scenario(&path, Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
-    let held = run_experiment(&s, RunOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let options = RunOptions {
+        keep_jobs: true,
+        ..RunOptions::default()
+    };
+    let held = run_experiment(&s, options).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(held.runs[0].tenants.len(), 8300);
+    assert_eq!(held.runs[0].outcome.jobs.len(), 24_900);
     same_file(&out, "tenants.csv", &tenants_csv(&s, &held.runs));
+    same_file(&out, "jobs.csv", &jobs_csv(&s, &held.runs));
 }

@@ -1,6 +1,7 @@
 //! `jobs.csv`: every completed job of every run.
 
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use super::csv_field;
 use crate::models::metrics::RepResult;
@@ -32,14 +33,21 @@ pub fn jobs_header(scenario: &Scenario) -> String {
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.
 pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
+    jobs_rows_of(out, scenario, r, 0..r.outcome.jobs.len());
+}
+
+/// [`jobs_rows`] of the jobs `range` of the run's log only (in order; a
+/// row's `job` is its place in the whole log): a large log is written a
+/// range at a time, never as one text beside the log.
+pub fn jobs_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range: Range<usize>) {
     let trace = &scenario.trace;
     let policy = csv_field(&scenario.policies[r.policy].name);
     let types = &scenario.gpu_types;
-    for (j, job) in r
-        .outcome
-        .jobs
+    let start = range.start;
+    for (j, job) in r.outcome.jobs[range]
         .iter()
         .enumerate()
+        .map(|(j, job)| (start + j, job))
         .filter(|(_, j)| j.completed)
     {
         let user = trace.user_id(r.split.tenants[job.tenant as usize]);

@@ -20,7 +20,7 @@ pub use crate::core::io::csv_text::{csv_field, secs_or_inf};
 pub use curves_by_job_csv::{CURVES_BY_JOB_HEADER, curves_by_job_csv};
 pub use curves_csv::{CURVES_HEADER, curves_csv};
 pub use fold::ExperimentResult;
-pub use jobs_csv::{jobs_csv, jobs_header, jobs_rows};
+pub use jobs_csv::{jobs_csv, jobs_header, jobs_rows, jobs_rows_of};
 pub use manifest::{GIT_COMMIT, run_manifest};
 pub use regret_csv::{REGRET_HEADER, regret_csv};
 pub use run_summary::{baseline_name, summary_json, summary_table};

@@ -1,7 +1,9 @@
 //! The per-run files of model mode (`summary.csv`, `tenants.csv`,
 //! `jobs.csv`), spooled row by row while the runs are folded.
 
-use super::{jobs_header, jobs_rows, summary_header, summary_row, tenants_header, tenants_rows_of};
+use super::{
+    jobs_header, jobs_rows_of, summary_header, summary_row, tenants_header, tenants_rows_of,
+};
 use crate::core::error::Result;
 use crate::core::io::spool::Spool;
 use crate::models::metrics::RepResult;
@@ -10,6 +12,10 @@ use crate::models::scenario::Scenario;
 /// Tenants whose `tenants.csv` rows are formatted at a time (about 1 MB
 /// of text).
 const TENANT_ROWS_AT_ONCE: usize = 8192;
+
+/// Jobs of a run's log whose `jobs.csv` rows are formatted at a time
+/// (about 1 MB of text).
+const JOB_ROWS_AT_ONCE: usize = 16_384;
 
 /// The spooled rows of one scenario's per-run files.
 #[derive(Debug)]
@@ -55,9 +61,13 @@ impl RowSpools {
             self.tenants.write(&self.line)?;
         }
         if let Some(jobs) = &mut self.jobs {
-            self.line.clear();
-            jobs_rows(&mut self.line, scenario, run);
-            jobs.write(&self.line)?;
+            let n = run.outcome.jobs.len();
+            for start in (0..n).step_by(JOB_ROWS_AT_ONCE) {
+                self.line.clear();
+                let range = start..(start + JOB_ROWS_AT_ONCE).min(n);
+                jobs_rows_of(&mut self.line, scenario, run, range);
+                jobs.write(&self.line)?;
+            }
         }
         // A run with a huge job log must not keep its buffer's size.
         if self.line.capacity() > 1 << 20 {
