@@ -19,7 +19,7 @@ use tenantsim::models::metrics::TenantMetrics;
 use tenantsim::models::policy::registry::ModelRegistry;
 use tenantsim::models::scenario::ScenarioFile;
 use tenantsim::models::scenario::footprint::{
-    ESTIMATE_FACTOR, PRESENT_FACTOR, estimate, posteriors_at_once, trace_shape,
+    ESTIMATE_FACTOR, PRESENT_FACTOR, estimate, estimate_in, posteriors_at_once, trace_shape,
 };
 use tenantsim::models::sim::JobRecord;
 use tenantsim::models::trace::{SynParams, TraceRow};
@@ -626,7 +626,7 @@ fn the_tenants_holding_a_posterior_at_once_stay_below_the_estimate() {
 /// tenants with 20 models of uniform(0,500) runtimes on 2,048 GPUs (the
 /// year): ρ = 1,141.55/3,600 × 20 × (250 + 10⁻⁶) / 2,048 = 0.77416, so
 /// ⌈4 × 2,048 / 0.22584⌉ = 36,275; a budget makes it every tenant, as do
-/// a load of 0.95 and a trace file.
+/// a load of 0.95, a trace file and being a shared scenario's service.
 #[test]
 fn the_posteriors_at_once_of_the_year_by_hand() {
     let year = |extra: &str| -> ScenarioFile {
@@ -650,6 +650,24 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     let mut full = year("");
     full.arrivals.rate_per_hour = heavy;
     assert_eq!(posteriors_at_once(&full, 10_000_000), 10_000_000);
+    // As the service of a shared scenario (other jobs share its GPUs):
+    // every tenant.
+    let service = year("");
+    let shape = trace_shape(Path::new("."), &service.trace).expect("shape");
+    let budget = MemoryBudget {
+        threads: Some(1),
+        ..MemoryBudget::default()
+    };
+    let registry = ModelRegistry::builtin();
+    let as_service = estimate_in(&service, &shape, &budget, &registry, true);
+    let alone = estimate_in(&service, &shape, &budget, &registry, false);
+    let says = |e: &tenantsim::core::memory::Estimate, n: &str| {
+        format!("{e:?}").contains(&format!(
+            "GP posteriors of 1,872 bytes for {n} of them at once"
+        ))
+    };
+    assert!(says(&as_service, "10,001,000"), "{as_service:?}");
+    assert!(says(&alone, "36,275"), "{alone:?}");
     let mut file_trace = year("");
     file_trace.trace.syn = None;
     file_trace.trace.path = Some("t.csv".into());
