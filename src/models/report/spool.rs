@@ -1,6 +1,8 @@
 //! The per-run files of model mode (`summary.csv`, `tenants.csv`,
 //! `jobs.csv`), spooled row by row while the runs are folded.
 
+use std::ops::Range;
+
 use super::{
     jobs_header, jobs_rows_of, summary_header, summary_row, tenants_header, tenants_rows_of,
 };
@@ -50,24 +52,24 @@ impl RowSpools {
         self.line.clear();
         summary_row(&mut self.line, scenario, run);
         self.summary.write(&self.line)?;
-        // A range of tenants at a time: the text of a run's rows is never
-        // held whole (at 10^7 tenants, 2.2 GB and its copy in the spool's
-        // buffer).
-        let n = run.tenants.len();
-        for start in (0..n).step_by(TENANT_ROWS_AT_ONCE) {
-            self.line.clear();
-            let range = start..(start + TENANT_ROWS_AT_ONCE).min(n);
-            tenants_rows_of(&mut self.line, scenario, run, range);
-            self.tenants.write(&self.line)?;
-        }
+        // A range at a time: the text of a run's rows is never held whole
+        // (at 10^7 tenants, 2.2 GB and its copy in the spool's buffer).
+        let line = &mut self.line;
+        let tenants = run.tenants.len();
+        in_ranges(
+            line,
+            &mut self.tenants,
+            tenants,
+            TENANT_ROWS_AT_ONCE,
+            |l, r| {
+                tenants_rows_of(l, scenario, run, r);
+            },
+        )?;
         if let Some(jobs) = &mut self.jobs {
             let n = run.outcome.jobs.len();
-            for start in (0..n).step_by(JOB_ROWS_AT_ONCE) {
-                self.line.clear();
-                let range = start..(start + JOB_ROWS_AT_ONCE).min(n);
-                jobs_rows_of(&mut self.line, scenario, run, range);
-                jobs.write(&self.line)?;
-            }
+            in_ranges(line, jobs, n, JOB_ROWS_AT_ONCE, |l, r| {
+                jobs_rows_of(l, scenario, run, r);
+            })?;
         }
         // A run with a huge job log must not keep its buffer's size.
         if self.line.capacity() > 1 << 20 {
@@ -85,4 +87,21 @@ impl RowSpools {
         }
         Ok(())
     }
+}
+
+/// Write the rows of items `0..n` to `spool`, `at_once` items at a time,
+/// each range formatted by `rows` into `line` (cleared first).
+fn in_ranges(
+    line: &mut String,
+    spool: &mut Spool,
+    n: usize,
+    at_once: usize,
+    mut rows: impl FnMut(&mut String, Range<usize>),
+) -> Result<()> {
+    for start in (0..n).step_by(at_once.max(1)) {
+        line.clear();
+        rows(line, start..(start + at_once).min(n));
+        spool.write(line)?;
+    }
+    Ok(())
 }

@@ -203,6 +203,7 @@ impl Tenants {
     pub(super) fn into_users(self) -> Vec<usize> {
         self.user
     }
+
     /// Arrival time of tenant `i` in µs.
     pub fn arrival(&self, i: usize) -> Micros {
         self.arrival[i]
