@@ -13,6 +13,7 @@ use tenantsim::models::metrics::{FoldedRun, LossCurve, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
 use tenantsim::models::scenario::load_scenario;
+use tenantsim::models::sim::{EndReason, JobSink, RunEndState};
 use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome, ThreadedSink};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
@@ -116,12 +117,10 @@ fn check_folded(
         return Err(TestCaseError::fail(format!("{label}: nothing folded")));
     };
     let batch = tenant_metrics(trace, tenants, arrivals, out, limits, thresholds);
-    prop_assert_eq!(
-        format!("{:?}", f.tenants),
-        format!("{batch:?}"),
-        "{}",
-        label
-    );
+    let folded = f
+        .tenants
+        .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+    prop_assert_eq!(format!("{folded:?}"), format!("{batch:?}"), "{}", label);
     let curve = LossCurve::from_outcome(trace, tenants, arrivals, out);
     prop_assert_eq!(format!("{:?}", f.curve), format!("{curve:?}"), "{}", label);
     let jobs = LossCurve::by_jobs(trace, tenants, arrivals, out);
@@ -214,6 +213,20 @@ fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
                 "{}",
                 label
             );
+            // The same run told to a sink that checks the done calls.
+            let mut scheduler = make_sch(&ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let Ok(mut selector) = make_sel(&ctx) else {
+                continue;
+            };
+            let mut watched = simulate_observed(
+                &input,
+                scheduler.as_mut(),
+                selector.as_mut(),
+                Box::new(DoneWatch::default()),
+                false,
+            )
+            .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+            check_done_calls(&label, &mut watched)?;
             let mut logged = out.clone();
             logged.jobs.clear();
             logged.completion_order.clear();
@@ -230,6 +243,81 @@ fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
                 &mut out,
             )?;
         }
+    }
+    Ok(())
+}
+
+/// A sink that writes down, per tenant, its job events and when it was
+/// told it is done (DESIGN §2.6 "Done tenants").
+#[derive(Debug, Clone, Default)]
+struct DoneWatch {
+    /// (tenant, 'e' for a job event or 'd' for done), in order.
+    calls: Vec<(usize, char)>,
+}
+
+impl JobSink for DoneWatch {
+    fn arrived(&mut self, _now: u64, _i: usize) {}
+    fn started(&mut self, i: usize, _start: u64, _end: u64) {
+        self.calls.push((i, 'e'));
+    }
+    fn completed(&mut self, i: usize, _start: u64, _at: u64, _acc: f64) {
+        self.calls.push((i, 'e'));
+    }
+    fn cancelled(&mut self, i: usize, _start: u64, _at: u64) {
+        self.calls.push((i, 'e'));
+    }
+    fn done(&mut self, i: usize) {
+        self.calls.push((i, 'd'));
+    }
+    fn fork(&self) -> Box<dyn JobSink> {
+        Box::new(self.clone())
+    }
+    fn finish(
+        self: Box<Self>,
+        _state: &RunEndState<'_>,
+        _models: &dyn Fn(usize) -> usize,
+        _cut: &mut dyn Iterator<Item = (usize, u64, u64)>,
+    ) -> Arc<dyn std::any::Any + Send + Sync> {
+        Arc::new(self.calls)
+    }
+}
+
+/// The engine's done calls of run `out` (watched by a [`DoneWatch`]): a
+/// tenant is told at most once, after its last job event; every tenant
+/// that ran all its models or left is told; none whose run ended with
+/// work left (a job running, a model to run) is.
+fn check_done_calls(label: &str, out: &mut RunOutcome) -> Result<(), TestCaseError> {
+    let calls = out
+        .folded
+        .take()
+        .and_then(|f| f.downcast::<Vec<(usize, char)>>().ok())
+        .ok_or_else(|| TestCaseError::fail(format!("{label}: nothing watched")))?;
+    let n = out.ended.len();
+    let mut told = vec![false; n];
+    for &(i, kind) in calls.iter() {
+        prop_assert!(
+            !told[i],
+            "{}: tenant {} had a call after its done",
+            label,
+            i
+        );
+        told[i] = kind == 'd';
+    }
+    for (i, &ended) in out.ended.iter().enumerate() {
+        let must = matches!(ended, EndReason::AllModelsRun | EndReason::Patience);
+        prop_assert!(
+            !must || told[i],
+            "{}: tenant {} ({:?}) not told done",
+            label,
+            i,
+            ended
+        );
+        prop_assert!(
+            !told[i] || ended != EndReason::Horizon,
+            "{}: tenant {} told done but its run ended with work left",
+            label,
+            i
+        );
     }
     Ok(())
 }
@@ -361,6 +449,61 @@ fn a_run_taken_folds_what_a_run_borrowed_folds() {
                 std::fs::read(dir.path().join(format!("{name}-{who}-{file}.csv"))).expect("read")
             };
             assert_eq!(read("borrowed"), read("taken"), "{name}: {file}.csv");
+        }
+    }
+}
+
+/// Issue 34 (DESIGN §2.6 "Done tenants"): the figures of done tenants
+/// parked in memory and parked in a temporary file (`TENANTSIM_SPILL_BYTES
+/// = 0` spills every sequence at its first record) give the same result
+/// files, byte for byte: on generated tenants that arrive over time and
+/// leave, run out of budget or run every model, under GP-UCB and
+/// round-robin; and on a learning-curve scenario (models run at several
+/// fidelities, so a tenant's jobs outnumber its models).
+#[test]
+fn done_tenants_spilled_to_a_file_give_the_files_of_those_kept_in_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let syn = dir.path().join("done.toml");
+    std::fs::write(
+        &syn,
+        "name = \"done\"\nseed = 7\nrepetitions = 2\nthresholds = [0.05, 0.01]\n\
+         [trace.syn]\nusers = 260\nmodels = 6\ncost = \"uniform(0,500)\"\nseed = 3\n\
+         [split]\nprior_count = 60\n\
+         [arrivals]\nkind = \"poisson\"\nrate_per_hour = 400\n\
+         [limits]\npatience_s = 300\nbudget_gpu_s = 1500\n\
+         [cluster]\ngpus = 3\n\
+         [[policy]]\nname = \"ease.ml\"\nscheduler = \"greedy\"\nselector = \"gp-ucb-cost\"\n\
+         [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+    )
+    .expect("write scenario");
+    let curves = crate::common::repo("scenarios/lcdb-curves-1gpu.toml");
+    for scenario in [syn.as_path(), curves.as_path()] {
+        let run = |spill: Option<&str>, out: &std::path::Path| {
+            let mut cmd = crate::common::tenantsim();
+            if let Some(bytes) = spill {
+                cmd.env("TENANTSIM_SPILL_BYTES", bytes);
+            }
+            cmd.arg("run")
+                .arg(scenario)
+                .arg("--out")
+                .arg(out)
+                .args(["--quiet", "--no-plots", "--no-cache"])
+                .assert()
+                .success();
+            let mut files = crate::common::tree(out);
+            files.remove(std::path::Path::new("run.json"));
+            files
+        };
+        let kept = run(None, &dir.path().join("memory"));
+        let spilled = run(Some("0"), &dir.path().join("file"));
+        assert!(kept.len() > 2, "{} files", kept.len());
+        assert!(
+            kept == spilled,
+            "{}: the result files differ when done tenants spill",
+            scenario.display()
+        );
+        for out in ["memory", "file"] {
+            std::fs::remove_dir_all(dir.path().join(out)).expect("clean");
         }
     }
 }

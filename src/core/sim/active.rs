@@ -56,7 +56,26 @@ impl<T: Default> ActiveTable<T> {
     /// Tenant `i`'s value, `T::default()` if it held none (it holds one
     /// from now on).
     pub fn get_or_insert(&mut self, i: usize) -> &mut T {
-        let s = match self.slot_of[i] {
+        let (s, _) = self.slot_or_insert(i);
+        &mut self.items[s]
+    }
+
+    /// Tenant `i`'s slot, if it holds one. Slots are `0..high_water()`: a
+    /// holder of the table may keep more per-tenant values in arrays of its
+    /// own indexed by slot (values that are not a fixed-size `T`, such as a
+    /// run-long number of thresholds).
+    pub fn slot(&self, i: usize) -> Option<usize> {
+        match self.slot_of[i] {
+            NONE => None,
+            s => Some(s as usize),
+        }
+    }
+
+    /// Tenant `i`'s slot, taking one if it held none; `true` when it was
+    /// taken now (its value is `T::default()`, and whatever a holder keeps
+    /// beside it by slot is the last releaser's).
+    pub fn slot_or_insert(&mut self, i: usize) -> (usize, bool) {
+        match self.slot_of[i] {
             NONE => {
                 let s = match self.free.pop() {
                     Some(s) => s,
@@ -67,11 +86,20 @@ impl<T: Default> ActiveTable<T> {
                     }
                 };
                 self.slot_of[i] = s;
-                s
+                (s as usize, true)
             }
-            s => s,
-        };
-        &mut self.items[s as usize]
+            s => (s as usize, false),
+        }
+    }
+
+    /// The value in slot `s` ([`Self::slot`]).
+    pub fn at_mut(&mut self, s: usize) -> &mut T {
+        &mut self.items[s]
+    }
+
+    /// The value in slot `s` ([`Self::slot`]).
+    pub fn at(&self, s: usize) -> &T {
+        &self.items[s]
     }
 
     /// Tenant `i` holds no value any more: what it held is dropped now and
@@ -146,7 +174,13 @@ mod tests {
             for op in ops {
                 match op {
                     Op::Insert(i, v) => {
-                        *table.get_or_insert(i) += v % 1000;
+                        if v % 2 == 0 {
+                            *table.get_or_insert(i) += v % 1000;
+                        } else {
+                            let (s, fresh) = table.slot_or_insert(i);
+                            prop_assert_eq!(fresh, !map.contains_key(&i));
+                            *table.at_mut(s) += v % 1000;
+                        }
                         *map.entry(i).or_insert(0) += v % 1000;
                     }
                     Op::Change(i, v) => {
@@ -159,8 +193,15 @@ mod tests {
                     }
                 }
                 most = most.max(map.len());
+                let mut slots = std::collections::BTreeSet::new();
                 for i in 0..12 {
                     prop_assert_eq!(table.get(i), map.get(&i));
+                    // A slot reads the tenant's value, below the high
+                    // water, and no two tenants share one.
+                    prop_assert_eq!(table.slot(i).map(|s| table.at(s)), map.get(&i));
+                    if let Some(s) = table.slot(i) {
+                        prop_assert!(s < table.high_water() && slots.insert(s));
+                    }
                 }
                 prop_assert_eq!(table.active(), map.len());
                 prop_assert_eq!(table.high_water(), most);

@@ -210,7 +210,7 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
             Some(f) => (
                 f.curve,
                 f.job_curve,
-                f.tenants,
+                f.tenants?,
                 f.first_completion,
                 f.completions,
             ),

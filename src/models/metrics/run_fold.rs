@@ -12,14 +12,17 @@ use std::sync::Arc;
 use super::curve_builder::{ARRIVAL, COMPLETION, StepBuilder};
 use super::tenant_fold::TenantFold;
 use super::{LossCurve, TenantMetrics};
+use crate::core::error::Result;
 use crate::models::sim::{JobSink, RunEndState, RunOutcome};
 use crate::models::trace::{Micros, Trace};
 
 /// What a folded run hands to the runner in place of the job log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldedRun {
-    /// Every tenant's row ([`tenant_metrics`](super::tenant_metrics)).
-    pub tenants: Vec<TenantMetrics>,
+    /// Every tenant's row ([`tenant_metrics`](super::tenant_metrics)), or
+    /// what kept the fold from making them (an I/O error of the done
+    /// tenants' spilled figures, DESIGN §2.6 "Done tenants").
+    pub tenants: Result<Vec<TenantMetrics>>,
     /// L(τ) ([`LossCurve::from_outcome`]; the runner sets its stall fields).
     pub curve: LossCurve,
     /// L by completed jobs ([`LossCurve::by_jobs`]).
@@ -199,6 +202,11 @@ impl JobSink for RunFold {
     /// tenant left).
     fn cancelled(&mut self, i: usize, start: Micros, at: Micros) {
         self.tenants.stopped(i, start, at, at);
+    }
+
+    /// Tenant `i` is done: its figures are parked until the end.
+    fn done(&mut self, i: usize) {
+        self.tenants.done(i);
     }
 
     fn fork(&self) -> Box<dyn JobSink> {

@@ -1,6 +1,6 @@
 //! A growing per-run sequence of fixed-size records that lives in memory
 //! while it is small and in an unnamed temporary file once it passes a
-//! size threshold (DESIGN §2.6 "Spilled to disk", issue 34): the one
+//! size threshold (DESIGN §2.6 "Where a run's curves and rows live", issue 34): the one
 //! mechanism for per-run results whose length grows with the total number
 //! of tenants (a loss curve's change points, the curve by jobs, the
 //! tenants' rows).
@@ -261,6 +261,11 @@ impl<R: Record> Spill<R> {
         self.len == 0
     }
 
+    /// The bytes past which it spills.
+    pub fn threshold(&self) -> usize {
+        self.threshold
+    }
+
     /// Whether it moved to disk.
     pub fn is_spilled(&self) -> bool {
         self.file.is_some()
@@ -378,6 +383,29 @@ impl<R: Record> Spill<R> {
             buf_start: 0,
             failed: false,
         }
+    }
+
+    /// An independent copy with the same records and threshold (a fork
+    /// of a run, DESIGN §15.2): a spilled sequence is copied record by
+    /// record into a file of its own.
+    pub fn try_clone(&self) -> Result<Self>
+    where
+        R: Clone,
+    {
+        if self.file.is_none() {
+            return Ok(Self {
+                mem: self.mem.clone(),
+                file: None,
+                pending: Vec::new(),
+                len: self.len,
+                threshold: self.threshold,
+            });
+        }
+        let mut copy = Self::with_threshold(self.threshold);
+        for r in self.iter() {
+            copy.push(r?)?;
+        }
+        Ok(copy)
     }
 
     /// Every record, read back into a vector.
@@ -521,6 +549,31 @@ mod tests {
         }
         let got = s.to_vec().expect("read");
         assert!(got.iter().enumerate().all(|(i, &v)| v == i as f64 * 0.5));
+    }
+
+    /// A copy reads back the original's records, and the two go on
+    /// independently, in memory and spilled alike.
+    #[test]
+    fn a_copy_holds_the_same_records_and_goes_on_alone() {
+        for threshold in [usize::MAX, 0, 200] {
+            let mut s = Spill::<Point>::with_threshold(threshold);
+            for j in 0..50 {
+                s.push(point(j)).expect("push");
+            }
+            let mut copy = s.try_clone().expect("copy");
+            assert_eq!(copy.is_spilled(), s.is_spilled(), "threshold {threshold}");
+            s.push(point(99)).expect("push");
+            copy.push(point(77)).expect("push");
+            let a: Vec<_> = s.to_vec().expect("read").iter().map(bits).collect();
+            let b: Vec<_> = copy.to_vec().expect("read").iter().map(bits).collect();
+            let mut want: Vec<_> = (0..50).map(|j| bits(&point(j))).collect();
+            assert_eq!(a[..50], want[..], "threshold {threshold}");
+            assert_eq!(b[..50], want[..], "threshold {threshold}");
+            want.push(bits(&point(99)));
+            assert_eq!(a, want);
+            *want.last_mut().expect("51") = bits(&point(77));
+            assert_eq!(b, want);
+        }
     }
 
     /// Regression (CI of stop 47): this test listed every spill name of

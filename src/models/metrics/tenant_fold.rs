@@ -11,15 +11,30 @@
 //! the tenant leaves, so a job's end when a later job of the same tenant
 //! starts is its planned end; only a leave changes a running job's end (to
 //! the leave time), and no job starts after it.
+//!
+//! Memory by active tenants (issue 34; DESIGN §2.6 "Done tenants"): a
+//! tenant's running figures live in a slot of an [`ActiveTable`] from its
+//! first job until the engine says it is done ([`JobSink::done`]); then
+//! they are final but for the run's end, and move, in the order tenants
+//! are done, to a [`Spill`] (in memory while small, in an unnamed temporary
+//! file past its threshold). A tenant without a slot that was never parked
+//! has the figures of its arrival. The rows are the same to the bit
+//! whether a tenant was parked or kept: each row is computed from its own
+//! tenant's figures alone.
+//!
+//! [`JobSink::done`]: crate::models::sim::JobSink::done
 
 use std::sync::Arc;
 
 use super::TenantMetrics;
+use super::spill::{Record, Spill, spill_threshold};
+use crate::core::error::{Error, Result};
+use crate::core::sim::ActiveTable;
 use crate::models::sim::{EndReason, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The running figures of one tenant.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Running {
     /// best_i so far (0 before the first completion).
     best: f64,
@@ -45,52 +60,216 @@ struct Running {
     gpu_us: u64,
 }
 
+impl Running {
+    /// The figures of a tenant arriving at `arrival` (no job yet).
+    fn at_arrival(arrival: Micros) -> Self {
+        Self {
+            t: arrival,
+            covered: arrival,
+            ..Self::default()
+        }
+    }
+}
+
+/// A done tenant's figures as parked: its index and its [`Running`]
+/// (81 bytes: the index, a byte saying which options are set, eight
+/// 8-byte figures and two counts).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Parked {
+    tenant: u64,
+    figures: Running,
+}
+
+impl Record for Parked {
+    const BYTES: usize = 81;
+    fn encode(&self, out: &mut [u8]) {
+        let r = &self.figures;
+        out[0..8].copy_from_slice(&self.tenant.to_le_bytes());
+        out[8] = u8::from(r.first_start.is_some()) | (u8::from(r.last_end.is_some()) << 1);
+        let words = [
+            r.best.to_bits(),
+            r.area.to_bits(),
+            r.t,
+            r.covered,
+            r.gap,
+            r.first_start.unwrap_or(0),
+            r.last_end.unwrap_or(0),
+            r.gpu_us,
+        ];
+        for (j, w) in words.iter().enumerate() {
+            out[9 + 8 * j..17 + 8 * j].copy_from_slice(&w.to_le_bytes());
+        }
+        out[73..77].copy_from_slice(&r.started.to_le_bytes());
+        out[77..81].copy_from_slice(&r.completed.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        let word = |j: usize| u64::decode(&b[9 + 8 * j..17 + 8 * j]);
+        let count = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        Self {
+            tenant: u64::decode(&b[0..8]),
+            figures: Running {
+                best: f64::from_bits(word(0)),
+                area: f64::from_bits(word(1)),
+                t: word(2),
+                covered: word(3),
+                gap: word(4),
+                first_start: (b[8] & 1 != 0).then(|| word(5)),
+                last_end: (b[8] & 2 != 0).then(|| word(6)),
+                gpu_us: word(7),
+                started: count(73),
+                completed: count(77),
+            },
+        }
+    }
+}
+
+/// A parked time to a threshold (9 bytes: set or not, then µs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ParkedTime(Option<Micros>);
+
+impl Record for ParkedTime {
+    const BYTES: usize = 9;
+    fn encode(&self, out: &mut [u8]) {
+        out[0] = u8::from(self.0.is_some());
+        out[1..9].copy_from_slice(&self.0.unwrap_or(0).to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        Self((b[0] != 0).then(|| u64::decode(&b[1..9])))
+    }
+}
+
 /// Every tenant's figures of one run, folded as the engine goes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(super) struct TenantFold {
     /// Arrival and A*_i per tenant (shared with the rest of the run's
     /// fold: one copy each).
     arrivals: Arc<[Micros]>,
     best_possible: Arc<[f64]>,
     thresholds: Vec<f64>,
-    running: Vec<Running>,
-    /// Per tenant × threshold (tenant-major): time from arrival until
-    /// ℓ_i ≤ θ, µs.
+    /// The figures of the tenants that started a job and are not done.
+    active: ActiveTable<Running>,
+    /// Per slot of `active` × threshold (slot-major): time from arrival
+    /// until ℓ_i ≤ θ, µs.
     time_to: Vec<Option<Micros>>,
+    /// Done tenants' figures, in the order they were done.
+    parked: Spill<Parked>,
+    /// Their times to the thresholds, `thresholds.len()` a tenant, in the
+    /// same order.
+    parked_times: Spill<ParkedTime>,
+    /// One bit a tenant: whether its figures are parked.
+    is_parked: Vec<u64>,
+    /// The first thing that went wrong (a spill's I/O, a bad threshold
+    /// knob, a job event after the tenant was done), reported by
+    /// [`Self::finish`].
+    failure: Option<Error>,
+}
+
+impl Clone for TenantFold {
+    /// An independent copy (a fork of the run): the parked figures are
+    /// copied too; a copy that fails is reported by the copy's `finish`.
+    fn clone(&self) -> Self {
+        let mut failure = self.failure.clone();
+        let parked = copy_spill(&self.parked, &mut failure);
+        let parked_times = copy_spill(&self.parked_times, &mut failure);
+        Self {
+            arrivals: Arc::clone(&self.arrivals),
+            best_possible: Arc::clone(&self.best_possible),
+            thresholds: self.thresholds.clone(),
+            active: self.active.clone(),
+            time_to: self.time_to.clone(),
+            parked,
+            parked_times,
+            is_parked: self.is_parked.clone(),
+            failure,
+        }
+    }
+}
+
+/// A copy of `s` ([`Spill::try_clone`]); on failure an empty one, and
+/// `failure` says why (if it said nothing yet).
+fn copy_spill<R: Record + Clone>(s: &Spill<R>, failure: &mut Option<Error>) -> Spill<R> {
+    s.try_clone().unwrap_or_else(|e| {
+        failure.get_or_insert(e);
+        Spill::with_threshold(s.threshold())
+    })
 }
 
 impl TenantFold {
     /// Tenants arriving at `arrivals`, whose best accuracies are
-    /// `best_possible`, measured at `thresholds`.
+    /// `best_possible`, measured at `thresholds`; done tenants' figures
+    /// spill to disk past this process's spill threshold.
     pub(super) fn new(
         arrivals: Arc<[Micros]>,
         best_possible: Arc<[f64]>,
         thresholds: &[f64],
     ) -> Self {
-        let running = arrivals
-            .iter()
-            .map(|&a| Running {
-                t: a,
-                covered: a,
-                ..Running::default()
-            })
-            .collect();
-        // θ already met with best_i = 0 (A*_i ≤ θ): at once.
-        let time_to = best_possible
-            .iter()
-            .flat_map(|&a_star| {
-                thresholds
-                    .iter()
-                    .map(move |&th| (a_star <= th + super::THETA_SLACK).then_some(0))
-            })
-            .collect();
+        let (threshold, failure) = match spill_threshold() {
+            Ok(t) => (t, None),
+            Err(e) => (usize::MAX, Some(e)),
+        };
+        let mut fold = Self::with_spill_threshold(arrivals, best_possible, thresholds, threshold);
+        fold.failure = failure;
+        fold
+    }
+
+    /// [`Self::new`], the done tenants' figures spilling past `bytes`.
+    fn with_spill_threshold(
+        arrivals: Arc<[Micros]>,
+        best_possible: Arc<[f64]>,
+        thresholds: &[f64],
+        bytes: usize,
+    ) -> Self {
+        let n = arrivals.len();
         Self {
+            active: ActiveTable::new(n),
+            time_to: Vec::new(),
+            parked: Spill::with_threshold(bytes),
+            parked_times: Spill::with_threshold(bytes),
+            is_parked: vec![0; n.div_ceil(64)],
+            failure: None,
             arrivals,
             best_possible,
             thresholds: thresholds.to_vec(),
-            running,
-            time_to,
         }
+    }
+
+    fn parked(&self, i: usize) -> bool {
+        self.is_parked[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    /// Per θ, tenant `i`'s time to it before any job: 0 where θ is already
+    /// met with best_i = 0 (A*_i ≤ θ), else none.
+    fn times_at_arrival(&self, i: usize) -> impl Iterator<Item = Option<Micros>> + '_ {
+        let a_star = self.best_possible[i];
+        self.thresholds
+            .iter()
+            .map(move |&th| (a_star <= th + super::THETA_SLACK).then_some(0))
+    }
+
+    /// Tenant `i`'s slot, taken (with its arrival's figures) at its first
+    /// job.
+    fn slot(&mut self, i: usize) -> usize {
+        if self.parked(i) && self.failure.is_none() {
+            self.failure = Some(Error::input(format!(
+                "internal: tenant {i} had a job event after the engine said it was done"
+            )));
+        }
+        let (s, fresh) = self.active.slot_or_insert(i);
+        if fresh {
+            *self.active.at_mut(s) = Running::at_arrival(self.arrivals[i]);
+            let k = self.thresholds.len();
+            if self.time_to.len() < (s + 1) * k {
+                self.time_to.resize((s + 1) * k, None);
+            }
+            let a_star = self.best_possible[i];
+            for (slot, &th) in self.time_to[s * k..(s + 1) * k]
+                .iter_mut()
+                .zip(&self.thresholds)
+            {
+                *slot = (a_star <= th + super::THETA_SLACK).then_some(0);
+            }
+        }
+        s
     }
 
     /// Tenant `i` starts a job at `start` planned to end at `end`. The gap
@@ -98,7 +277,8 @@ impl TenantFold {
     /// when positive (the batch's `start.min(demand_end)` is `start`: a
     /// job starts before its tenant's demand ends).
     pub(super) fn started(&mut self, i: usize, start: Micros, end: Micros) {
-        let r = &mut self.running[i];
+        let s = self.slot(i);
+        let r = self.active.at_mut(s);
         if start > r.covered {
             r.gap = r.gap.max(start - r.covered);
         }
@@ -111,22 +291,25 @@ impl TenantFold {
     /// area += (A*_i − best_i) × (at − t); t = at; best_i and the per-θ
     /// times follow the rise.
     pub(super) fn completed(&mut self, i: usize, start: Micros, at: Micros, acc: f64) {
+        let s = self.slot(i);
         let a_star = self.best_possible[i];
-        let r = &mut self.running[i];
+        let r = self.active.at_mut(s);
         r.area += (a_star - r.best) * (at - r.t) as f64;
         r.t = at;
         if acc > r.best {
             r.best = acc;
+            let best = r.best;
             let k = self.thresholds.len();
-            for (slot, &th) in self.time_to[i * k..(i + 1) * k]
+            for (slot, &th) in self.time_to[s * k..(s + 1) * k]
                 .iter_mut()
                 .zip(&self.thresholds)
             {
-                if slot.is_none() && a_star - r.best <= th + super::THETA_SLACK {
+                if slot.is_none() && a_star - best <= th + super::THETA_SLACK {
                     *slot = Some(at - self.arrivals[i]);
                 }
             }
         }
+        let r = self.active.at_mut(s);
         r.completed += 1;
         r.gpu_us += at.saturating_sub(start);
         r.last_end = Some(r.last_end.map_or(at, |e| e.max(at)));
@@ -136,27 +319,50 @@ impl TenantFold {
     /// completing: cancelled when its tenant left, or cut by the end of
     /// the run (`at` is then its planned end, and `end` the run's end).
     pub(super) fn stopped(&mut self, i: usize, start: Micros, at: Micros, end: Micros) {
-        let r = &mut self.running[i];
+        let s = self.slot(i);
+        let r = self.active.at_mut(s);
         r.gpu_us += at.min(end).saturating_sub(start);
         r.last_end = Some(r.last_end.map_or(at, |e| e.max(at)));
     }
 
-    /// Every tenant's row of a run that ended at `end`; `models[i]` is
+    /// Tenant `i` is done (no job of it will start, complete or be
+    /// cancelled): its figures, if it has any, are parked and its slot
+    /// freed. If parking fails the figures stay where they are, and the
+    /// failure is reported at the end.
+    pub(super) fn done(&mut self, i: usize) {
+        let Some(s) = self.active.slot(i) else {
+            return;
+        };
+        let k = self.thresholds.len();
+        let record = Parked {
+            tenant: i as u64,
+            figures: *self.active.at(s),
+        };
+        let parked = self.parked.push(record).and_then(|()| {
+            self.time_to[s * k..(s + 1) * k]
+                .iter()
+                .try_for_each(|&t| self.parked_times.push(ParkedTime(t)))
+        });
+        match parked {
+            Ok(()) => {
+                self.active.release(i);
+                self.is_parked[i / 64] |= 1 << (i % 64);
+            }
+            Err(e) => {
+                self.failure.get_or_insert(e);
+            }
+        }
+    }
+
+    /// Every tenant's row of a run that ended at `end`; `models(i)` is
     /// tenant i's number of models, the other slices are the run's
     /// [`RunOutcome`](crate::models::sim::RunOutcome) fields.
     ///
-    /// The rows are made from the last tenant back (and reversed in place
-    /// at the end), and every [`FINISH_PIECE`] tenants the running figures
-    /// of those done are given back (once they fall an eighth below their
-    /// capacity: with an allocator that copies to shrink, at most eight
-    /// times the figures' size copied in all), so the figures and the
-    /// rows are not both held
-    /// whole: at 10^7 tenants this was the run's peak of memory
-    /// (docs/PERFORMANCE.md "Internet scale"). No piece of rows is held
-    /// apart: pieces of 65,536 rows, tried first, raised scale-year's
-    /// later peak by 0.7 GB (measured; most likely the allocator kept the
-    /// freed pieces, each below its mapping threshold). Each row is computed from its
-    /// own tenant's figures alone: the same rows in any order.
+    /// The rows of the tenants not parked are made first, in tenant order
+    /// (the parked ones hold a place), then the parked figures are read
+    /// back in the order they were parked and each fills its tenant's
+    /// place. An error: what went wrong during the run (a spill's I/O, a
+    /// job event after a tenant was done) or reading the figures back.
     pub(super) fn finish(
         self,
         end: Micros,
@@ -165,94 +371,106 @@ impl TenantFold {
         budget_exhausted: &[bool],
         ended: &[EndReason],
         limits: TenantLimits,
-    ) -> Vec<TenantMetrics> {
-        let state = (left_at, budget_exhausted, ended, limits);
-        self.finish_in_pieces(FINISH_PIECE, end, models, state)
-    }
-
-    /// [`Self::finish`] in pieces of `piece` tenants.
-    fn finish_in_pieces(
-        self,
-        piece: usize,
-        end: Micros,
-        models: impl Fn(usize) -> usize,
-        (left_at, budget_exhausted, ended, limits): (
-            &[Option<Micros>],
-            &[bool],
-            &[EndReason],
-            TenantLimits,
-        ),
-    ) -> Vec<TenantMetrics> {
-        let piece = piece.max(1);
-        let Self {
-            arrivals,
-            best_possible,
-            thresholds,
-            mut running,
-            mut time_to,
-        } = self;
-        let k = thresholds.len();
-        let n = running.len();
-        // Made last tenant first, then reversed in place: no second copy.
-        let mut out = Vec::with_capacity(n);
-        let mut hi = n;
-        while hi > 0 {
-            let lo = hi.saturating_sub(piece);
-            for i in (lo..hi).rev() {
-                let r = &running[i];
-                let arrival = arrivals[i];
-                let a_star = best_possible[i];
-                let t = r.t.min(end);
-                let area = r.area + (a_star - r.best) * end.saturating_sub(t) as f64;
-                let ended_i = ended.get(i).copied().unwrap_or_default();
-                let finished_demand = r.started as usize == models(i)
-                    || ended_i == EndReason::ScheduleOver
-                    || budget_exhausted[i]
-                    || limits.max_jobs.is_some_and(|m| r.started >= m);
-                let demand_end = match left_at[i] {
-                    Some(l) => l,
-                    None if finished_demand => r.last_end.unwrap_or(end),
-                    None => end,
-                }
-                .min(end);
-                let covered = r.last_end.map_or(arrival, |e| e.max(arrival));
-                let gap = r.gap.max(demand_end.saturating_sub(covered));
-                let times = time_to
-                    .get(i * k..(i + 1) * k)
-                    .map_or_else(Vec::new, <[_]>::to_vec);
-                out.push(TenantMetrics {
-                    arrival,
-                    regret_area: area / 1.0e6,
-                    time_to: times,
-                    wait_first_job: r.first_start.map(|s| s - arrival),
-                    longest_gap: gap,
-                    jobs: r.completed,
-                    gpu_us: r.gpu_us,
-                    abandoned: left_at[i].is_some(),
-                    budget_exhausted: budget_exhausted[i],
-                    ended: ended_i,
-                });
-            }
-            running.truncate(lo);
-            time_to.truncate(lo * k);
-            give_back(&mut running);
-            give_back(&mut time_to);
-            hi = lo;
+    ) -> Result<Vec<TenantMetrics>> {
+        if let Some(e) = self.failure {
+            return Err(e.context("folding the tenants' rows"));
         }
-        out.reverse();
-        out
+        let ctx = RowContext {
+            end,
+            models: &models,
+            left_at,
+            budget_exhausted,
+            ended,
+            limits,
+            arrivals: &self.arrivals,
+            best_possible: &self.best_possible,
+        };
+        let k = self.thresholds.len();
+        let n = self.arrivals.len();
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let row = if self.parked(i) {
+                // A place, filled below.
+                ctx.row(i, &Running::default(), Vec::new())
+            } else if let Some(s) = self.active.slot(i) {
+                let times = self.time_to[s * k..(s + 1) * k].to_vec();
+                ctx.row(i, self.active.at(s), times)
+            } else {
+                let times = self.times_at_arrival(i).collect();
+                ctx.row(i, &Running::at_arrival(self.arrivals[i]), times)
+            };
+            out.push(row);
+        }
+        let mut parked_times = self.parked_times.iter();
+        for p in self.parked.iter() {
+            let p = p?;
+            let mut times = Vec::with_capacity(k);
+            for _ in 0..k {
+                let t = parked_times
+                    .next()
+                    .ok_or_else(|| Error::input("internal: a parked tenant lost its times"))??;
+                times.push(t.0);
+            }
+            let i = usize::try_from(p.tenant)
+                .ok()
+                .filter(|&i| i < n)
+                .ok_or_else(|| Error::input("internal: a parked tenant is out of range"))?;
+            out[i] = ctx.row(i, &p.figures, times);
+        }
+        Ok(out)
     }
 }
 
-/// Tenants whose rows [`TenantFold::finish`] makes between two give-backs.
-const FINISH_PIECE: usize = 1 << 16;
+/// What a row reads besides its tenant's figures: the run's end and the
+/// engine's per-tenant end state.
+struct RowContext<'a, M> {
+    end: Micros,
+    models: &'a M,
+    left_at: &'a [Option<Micros>],
+    budget_exhausted: &'a [bool],
+    ended: &'a [EndReason],
+    limits: TenantLimits,
+    arrivals: &'a [Micros],
+    best_possible: &'a [f64],
+}
 
-/// Shrink `v` to its length once that is an eighth or more below its
-/// capacity.
-fn give_back<T>(v: &mut Vec<T>) {
-    let cap = v.capacity();
-    if (cap - v.len()) * 8 >= cap && cap > 0 {
-        v.shrink_to_fit();
+impl<M: Fn(usize) -> usize> RowContext<'_, M> {
+    /// Tenant `i`'s row from its figures `r` and its times to the
+    /// thresholds `times` (the batch's arithmetic,
+    /// [`tenant_metrics`](super::tenant_metrics)): the area runs on to
+    /// the end at its last loss; its demand ends when it left, at its
+    /// last job's end when it had nothing left to run, else at the end.
+    fn row(&self, i: usize, r: &Running, times: Vec<Option<Micros>>) -> TenantMetrics {
+        let end = self.end;
+        let arrival = self.arrivals[i];
+        let a_star = self.best_possible[i];
+        let t = r.t.min(end);
+        let area = r.area + (a_star - r.best) * end.saturating_sub(t) as f64;
+        let ended_i = self.ended.get(i).copied().unwrap_or_default();
+        let finished_demand = r.started as usize == (self.models)(i)
+            || ended_i == EndReason::ScheduleOver
+            || self.budget_exhausted[i]
+            || self.limits.max_jobs.is_some_and(|m| r.started >= m);
+        let demand_end = match self.left_at[i] {
+            Some(l) => l,
+            None if finished_demand => r.last_end.unwrap_or(end),
+            None => end,
+        }
+        .min(end);
+        let covered = r.last_end.map_or(arrival, |e| e.max(arrival));
+        let gap = r.gap.max(demand_end.saturating_sub(covered));
+        TenantMetrics {
+            arrival,
+            regret_area: area / 1.0e6,
+            time_to: times,
+            wait_first_job: r.first_start.map(|s| s - arrival),
+            longest_gap: gap,
+            jobs: r.completed,
+            gpu_us: r.gpu_us,
+            abandoned: self.left_at[i].is_some(),
+            budget_exhausted: self.budget_exhausted[i],
+            ended: ended_i,
+        }
     }
 }
 
@@ -260,43 +478,206 @@ fn give_back<T>(v: &mut Vec<T>) {
 mod tests {
     use super::*;
 
-    /// Rows made in pieces (of 1, 3 and 7 tenants, with the figures given
-    /// back as they go) equal the rows made in one piece, on 23 tenants
-    /// with jobs started, completed, cut and cancelled, some never
-    /// arrived, one left, one out of budget, two thresholds.
-    #[test]
-    fn rows_made_in_pieces_equal_rows_made_whole() {
-        let n = 23usize;
-        let arrivals: Arc<[Micros]> = (0..n as u64).map(|i| i * 1_000).collect();
-        let best: Arc<[f64]> = (0..n).map(|i| 0.5 + 0.02 * i as f64).collect();
-        let mut fold = TenantFold::new(Arc::clone(&arrivals), best, &[0.05, 0.01]);
-        for i in 0..n {
-            let a = arrivals[i];
-            for j in 0..(i % 4) as u64 {
-                let start = a + 500 + j * 7_000;
-                fold.started(i, start, start + 6_000);
-                match (i + j as usize) % 3 {
-                    0 => fold.completed(
-                        i,
-                        start,
-                        start + 6_000,
-                        0.3 + 0.03 * (i + j as usize) as f64,
-                    ),
-                    1 => fold.stopped(i, start, start + 2_000, 90_000),
-                    _ => fold.completed(i, start, start + 5_500, 0.1),
+    /// One made-up call: (tenant, kind, start, at).
+    type Call = (usize, u8, Micros, Micros);
+
+    /// `n` tenants' calls, round-robin within blocks of 8 tenants, block
+    /// after block (so slots are taken and freed interleaved, and reused): tenant i runs i % 5 jobs, each
+    /// completed or stopped; `Some(i)` after a tenant's last call for
+    /// those the engine would call done (i % 3 != 0; the others stay
+    /// active to the end, tenant 5 left).
+    fn calls(n: usize) -> Vec<(Call, Option<usize>)> {
+        let per: Vec<Vec<Call>> = (0..n)
+            .map(|i| {
+                let a = i as Micros * 1_000;
+                (0..(i % 5) as Micros)
+                    .flat_map(|j| {
+                        let start = a + 500 + j * 7_000;
+                        let kind = if (i + j as usize) % 3 == 1 { 2 } else { 1 };
+                        let end = if kind == 2 {
+                            start + 2_000
+                        } else {
+                            start + 6_000
+                        };
+                        [(i, 0, start, start + 6_000), (i, kind, start, end)]
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut out = Vec::new();
+        for block in (0..n).collect::<Vec<_>>().chunks(8) {
+            let longest = block.iter().map(|&i| per[i].len()).max().unwrap_or(0);
+            for step in 0..longest {
+                for &i in block {
+                    if let Some(&call) = per[i].get(step) {
+                        let last = step + 1 == per[i].len() && i % 3 != 0;
+                        out.push((call, last.then_some(i)));
+                    }
                 }
             }
         }
+        out
+    }
+
+    fn fold(n: usize, spill_bytes: usize) -> TenantFold {
+        let arrivals: Arc<[Micros]> = (0..n as u64).map(|i| i * 1_000).collect();
+        let best: Arc<[f64]> = (0..n).map(|i| 0.5 + 0.01 * i as f64).collect();
+        TenantFold::with_spill_threshold(arrivals, best, &[0.05, 0.5, 0.01], spill_bytes)
+    }
+
+    fn apply(f: &mut TenantFold, (i, kind, start, at): Call) {
+        match kind {
+            0 => f.started(i, start, at),
+            1 => f.completed(
+                i,
+                start,
+                at,
+                0.3 + 0.007 * (i as f64) + 1e-4 * at as f64 / 1e3,
+            ),
+            _ => f.stopped(i, start, at, 90_000),
+        }
+    }
+
+    fn rows(f: TenantFold, n: usize) -> Vec<TenantMetrics> {
         let left: Vec<Option<Micros>> = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
         let spent: Vec<bool> = (0..n).map(|i| i == 9).collect();
         let ended = vec![EndReason::default(); n];
-        let state = (&left[..], &spent[..], &ended[..], TenantLimits::default());
-        let whole = fold.clone().finish_in_pieces(n, 90_000, |_| 3, state);
-        assert_eq!(whole.len(), n);
-        assert!(whole.iter().any(|r| r.jobs > 0) && whole.iter().any(|r| r.abandoned));
-        for piece in [1, 3, 7] {
-            let got = fold.clone().finish_in_pieces(piece, 90_000, |_| 3, state);
-            assert_eq!(got, whole, "pieces of {piece}");
+        f.finish(
+            90_000,
+            |_| 3,
+            &left,
+            &spent,
+            &ended,
+            TenantLimits::default(),
+        )
+        .expect("rows")
+    }
+
+    /// The rows are the same whether done tenants' figures are kept, or
+    /// parked in memory, or parked in a spilled file: the same events,
+    /// with and without the done calls. Tenants 41–43 never start a job.
+    #[test]
+    fn rows_of_parked_tenants_equal_rows_of_kept_ones() {
+        let n = 44;
+        let mut kept = fold(n, usize::MAX);
+        let mut in_memory = fold(n, usize::MAX);
+        let mut on_disk = fold(n, 0);
+        for (call, done) in calls(41) {
+            for f in [&mut kept, &mut in_memory, &mut on_disk] {
+                apply(f, call);
+            }
+            if let Some(i) = done {
+                in_memory.done(i);
+                on_disk.done(i);
+            }
+        }
+        assert!(on_disk.parked.is_spilled() && !in_memory.parked.is_spilled());
+        assert!(
+            on_disk.parked.len() >= 20,
+            "{} parked",
+            on_disk.parked.len()
+        );
+        // Fewer slots than tenants that ran jobs: slots were reused.
+        assert!(on_disk.active.high_water() < kept.active.high_water());
+        let want = rows(kept, n);
+        assert!(want.iter().any(|r| r.jobs > 1) && want.iter().any(|r| r.abandoned));
+        assert!(want.iter().any(|r| r.time_to.iter().any(Option::is_some)));
+        assert_eq!(rows(in_memory, n), want);
+        assert_eq!(rows(on_disk, n), want);
+    }
+
+    /// A fork (the fold cloned mid-run) goes on alone with the parked
+    /// figures of both, spilled or not.
+    #[test]
+    fn a_forked_fold_keeps_the_parked_figures() {
+        let n = 41;
+        for bytes in [usize::MAX, 0] {
+            let mut a = fold(n, bytes);
+            let mut kept = fold(n, usize::MAX);
+            let all = calls(n);
+            let half = all.len() / 2;
+            for &(call, done) in &all[..half] {
+                apply(&mut a, call);
+                apply(&mut kept, call);
+                if let Some(i) = done {
+                    a.done(i);
+                }
+            }
+            let mut b = a.clone();
+            for &(call, done) in &all[half..] {
+                for f in [&mut a, &mut b, &mut kept] {
+                    apply(f, call);
+                }
+                if let Some(i) = done {
+                    a.done(i);
+                    b.done(i);
+                }
+            }
+            let want = rows(kept, n);
+            assert_eq!(rows(a, n), want, "spill past {bytes} bytes");
+            assert_eq!(rows(b, n), want, "spill past {bytes} bytes");
+        }
+    }
+
+    /// A job event for a tenant after it was said done is a bug of the
+    /// caller: the rows are refused with an error naming the tenant, not
+    /// made wrong.
+    #[test]
+    fn an_event_after_done_is_an_error_not_a_wrong_row() {
+        let mut f = fold(3, usize::MAX);
+        f.started(1, 1_010, 1_020);
+        f.completed(1, 1_010, 1_020, 0.4);
+        f.done(1);
+        f.started(1, 1_030, 1_040);
+        let left = [None; 3];
+        let Err(e) = f.finish(
+            90,
+            |_| 2,
+            &left,
+            &[false; 3],
+            &[EndReason::default(); 3],
+            TenantLimits::default(),
+        ) else {
+            panic!("rows made after an event for a done tenant");
+        };
+        assert!(e.to_string().contains("tenant 1"), "{e}");
+    }
+
+    /// A parked record reads back what was written, options set or not.
+    #[test]
+    fn parked_records_read_back_bit_for_bit() {
+        let figures = Running {
+            best: 0.1 + 0.2,
+            area: -1.0 / 3.0,
+            t: u64::MAX,
+            covered: 7,
+            gap: 1 << 40,
+            first_start: Some(0),
+            last_end: None,
+            started: u32::MAX,
+            completed: 3,
+            gpu_us: 12_345,
+        };
+        for figures in [
+            figures,
+            Running {
+                last_end: Some(9),
+                first_start: None,
+                ..figures
+            },
+        ] {
+            let p = Parked {
+                tenant: 1 << 33,
+                figures,
+            };
+            let mut b = [0u8; Parked::BYTES];
+            p.encode(&mut b);
+            assert_eq!(Parked::decode(&b), p);
+        }
+        for t in [None, Some(0), Some(u64::MAX)] {
+            let mut b = [0u8; ParkedTime::BYTES];
+            ParkedTime(t).encode(&mut b);
+            assert_eq!(ParkedTime::decode(&b), ParkedTime(t));
         }
     }
 }

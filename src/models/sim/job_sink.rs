@@ -42,6 +42,14 @@ pub trait JobSink: Debug + Send {
     /// A job of tenant `i` started at `start` is cancelled at `at` (its
     /// tenant left).
     fn cancelled(&mut self, i: usize, start: Micros, at: Micros);
+    /// Tenant `i` is done ([`Tenants::is_done`](super::Tenants::is_done)):
+    /// no job of it will start, complete or be cancelled from now on, so
+    /// what the sink holds for it is final until the run's end (DESIGN
+    /// §2.6 "Done tenants"). Called once per tenant at most, after the
+    /// event that made it done; a tenant that becomes done at a decision
+    /// (its budget or its selector's schedule over, with nothing running)
+    /// is not told. The default does nothing.
+    fn done(&mut self, _i: usize) {}
     /// An independent copy (a fork of the run, DESIGN §15.2).
     fn fork(&self) -> Box<dyn JobSink>;
     /// The run ended as `state` says; `models(i)` is tenant i's number of

@@ -829,6 +829,7 @@ impl Component for ModelSelection<'_> {
                     m.completed(i, self.tenants.best(i), acc);
                 }
                 self.with_policies(|p, tenants, _, _| p.completed(tenants, now, i, k, level, acc))?;
+                self.tell_if_done(i);
             }
             Event::Arrival { tenant } => {
                 if let Some(t) = &mut self.touched {
@@ -988,7 +989,21 @@ impl<'a> ModelSelection<'a> {
             }
             j = prev;
         }
+        self.tell_if_done(i);
         self.with_policies(|p, tenants, _, _| p.changed(tenants, i))
+    }
+
+    /// Tell the fold that tenant `i` is done, if it is (DESIGN §2.6 "Done
+    /// tenants"). Called after its completion or its leave, the only events
+    /// that end a tenant's last job; each tenant is done once, since no job
+    /// of it runs after it (no event comes for it again but its patience
+    /// deadline, which changes nothing once it completed a job or left).
+    fn tell_if_done(&mut self, i: usize) {
+        if let Some(f) = &mut self.fold
+            && self.tenants.is_done(i)
+        {
+            f.done(i);
+        }
     }
 }
 

@@ -216,6 +216,20 @@ impl Tenants {
     pub fn running(&self, i: usize) -> u32 {
         self.state[i].running
     }
+    /// Whether tenant `i` is done (DESIGN §2.6 "Done tenants"): it arrived,
+    /// none of its jobs runs, and none will start again: it left, or every
+    /// available model was started at its top level, or it hit its budget or
+    /// its `max_jobs`. Once true it stays true, and no job of the tenant
+    /// starts, completes or is cancelled after it.
+    pub fn is_done(&self, i: usize) -> bool {
+        let t = &self.state[i];
+        t.arrived
+            && t.running == 0
+            && (t.left
+                || t.untried == 0
+                || t.exhausted
+                || self.limits.max_jobs.is_some_and(|m| t.started >= m))
+    }
     /// Jobs of tenant `i` completed so far.
     pub fn completed(&self, i: usize) -> u32 {
         self.state[i].completed
@@ -406,5 +420,50 @@ mod tests {
         t.cancel_job(0, 1, 2_000_000, 500_000);
         assert!(!t.is_running_model(0, 1) && t.is_tried(0, 1));
         assert_eq!(t.running(0), 0);
+    }
+
+    /// A tenant is done once nothing of it runs and nothing will start:
+    /// every model started (and finished), or it left, or a limit holds;
+    /// not while a job runs, nor before it arrived.
+    #[test]
+    fn a_tenant_is_done_when_no_job_runs_and_none_will_start() {
+        let csv = "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n";
+        let trace = crate::models::trace::parse_trace("t.csv", csv.as_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let limits = TenantLimits::default();
+        let mut t = Tenants::new(&trace, &[0, 0, 0], &[0, 0, 0], 2, limits);
+        assert!(!t.is_done(0), "not arrived");
+        for i in 0..3 {
+            t.arrive(i);
+        }
+        assert!(!t.is_done(0), "models left to run");
+        // Tenant 0 runs both models: done only once the second completes.
+        t.start(0, 0, 0, true, 1_000_000);
+        t.start(0, 1, 0, true, 2_000_000);
+        assert!(!t.is_done(0), "jobs running, no model left");
+        t.complete(0, 0, 0, 0.5);
+        assert!(!t.is_done(0), "a job still running");
+        t.complete(0, 1, 0, 0.9);
+        assert!(t.is_done(0));
+        // Tenant 1 leaves with a job running: done once it is cancelled.
+        t.start(1, 0, 0, true, 1_000_000);
+        t.leave(1);
+        assert!(!t.is_done(1), "its job still runs");
+        t.cancel_job(1, 0, 1_000_000, 10);
+        assert!(t.is_done(1));
+        // Tenant 2 hits its budget with nothing running.
+        t.exhaust(2);
+        assert!(t.is_done(2));
+        // max_jobs = 1: done after its one job, with a model left.
+        let one = TenantLimits {
+            max_jobs: Some(1),
+            ..TenantLimits::default()
+        };
+        let mut t = Tenants::new(&trace, &[0], &[0], 2, one);
+        t.arrive(0);
+        t.start(0, 1, 0, true, 1_000_000);
+        assert!(!t.is_done(0));
+        t.complete(0, 1, 0, 0.9);
+        assert!(t.is_done(0) && t.untried(0) == 1);
     }
 }

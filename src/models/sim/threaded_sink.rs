@@ -51,6 +51,9 @@ enum Call {
         start: Micros,
         at: Micros,
     },
+    Done {
+        i: usize,
+    },
 }
 
 impl Call {
@@ -60,6 +63,7 @@ impl Call {
             Call::Started { i, start, end } => sink.started(i, start, end),
             Call::Completed { i, start, at, acc } => sink.completed(i, start, at, acc),
             Call::Cancelled { i, start, at } => sink.cancelled(i, start, at),
+            Call::Done { i } => sink.done(i),
         }
     }
 }
@@ -196,6 +200,10 @@ impl JobSink for ThreadedSink {
 
     fn cancelled(&mut self, i: usize, start: Micros, at: Micros) {
         self.record(Call::Cancelled { i, start, at });
+    }
+
+    fn done(&mut self, i: usize) {
+        self.record(Call::Done { i });
     }
 
     /// A fork of the wrapped sink as it stands now (unthreaded).

@@ -21,6 +21,9 @@ impl JobSink for Log {
     fn cancelled(&mut self, i: usize, start: Micros, at: Micros) {
         self.0.push(format!("x {i} {start} {at}"));
     }
+    fn done(&mut self, i: usize) {
+        self.0.push(format!("d {i}"));
+    }
     fn fork(&self) -> Box<dyn JobSink> {
         Box::new(self.clone())
     }
@@ -40,11 +43,12 @@ impl JobSink for Log {
 /// Call `n` of a made-up run (every kind, times growing).
 fn call(sink: &mut dyn JobSink, n: usize) {
     let t = n as Micros * 7;
-    match n % 4 {
+    match n % 5 {
         0 => sink.arrived(t, n % 13),
         1 => sink.started(n % 13, t, t + 5),
         2 => sink.completed(n % 13, t - 3, t, n as f64 / 3.0),
-        _ => sink.cancelled(n % 13, t - 1, t),
+        3 => sink.cancelled(n % 13, t - 1, t),
+        _ => sink.done(n % 13),
     }
 }
 
