@@ -13,6 +13,7 @@ use tenantsim::models::metrics::{FoldedRun, LossCurve, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
 use tenantsim::models::scenario::load_scenario;
+use tenantsim::models::sim::simulate_observed_owned;
 use tenantsim::models::sim::{EndReason, JobSink, RunEndState};
 use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome, ThreadedSink};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
@@ -337,10 +338,11 @@ fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
         for policy in 0..scenario.policies.len() {
             for rep in 0..u64::from(scenario.repetitions()).min(3) {
                 let folded = simulate_one(&scenario, rep, policy).expect("runs");
-                let batch = simulate_rep_with(&scenario, rep, policy, true, &mut |i, a, b| {
-                    simulate(i, a, b)
-                })
-                .expect("runs");
+                let batch =
+                    simulate_rep_with(&scenario, rep, policy, true, &mut |i, mut a, mut b| {
+                        simulate(i, a.as_mut(), b.as_mut())
+                    })
+                    .expect("runs");
                 assert!(
                     comparable(&folded) == comparable(&batch),
                     "{}: policy {policy}, repetition {rep}: the folded metrics differ from the log's",
@@ -363,13 +365,13 @@ fn a_fold_on_its_own_thread_gives_the_results_of_the_inline_fold() {
                 let inline = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold =
                         RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
-                    simulate_observed(i, a, b, Box::new(fold), false)
+                    simulate_observed_owned(i, a, b, Box::new(fold), false)
                 })
                 .expect("runs");
                 let threaded = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold =
                         RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
-                    simulate_observed(i, a, b, ThreadedSink::wrap(Box::new(fold)), false)
+                    simulate_observed_owned(i, a, b, ThreadedSink::wrap(Box::new(fold)), false)
                 })
                 .expect("runs");
                 assert!(
@@ -506,4 +508,98 @@ fn done_tenants_spilled_to_a_file_give_the_files_of_those_kept_in_memory() {
             std::fs::remove_dir_all(dir.path().join(out)).expect("clean");
         }
     }
+}
+
+/// A selector that says when it is dropped (and otherwise is `inner`).
+struct Dropped {
+    inner: Box<dyn tenantsim::models::sim::Selector>,
+    flag: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        self.flag.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl tenantsim::models::sim::Selector for Dropped {
+    fn propose(
+        &mut self,
+        tenants: &tenantsim::models::sim::Tenants,
+        tenant: usize,
+    ) -> tenantsim::core::error::Result<Option<tenantsim::models::sim::Proposal>> {
+        self.inner.propose(tenants, tenant)
+    }
+    fn started(&mut self, tenant: usize, model: usize) -> tenantsim::core::error::Result<()> {
+        self.inner.started(tenant, model)
+    }
+    fn observe(&mut self, t: usize, k: usize, acc: f64) -> tenantsim::core::error::Result<()> {
+        self.inner.observe(t, k, acc)
+    }
+}
+
+/// A sink that writes down, when it finishes, whether the flag (`.0`) was
+/// set (into `.1`).
+#[derive(Debug, Clone)]
+struct SeesFlag(
+    Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicBool>,
+);
+
+impl JobSink for SeesFlag {
+    fn arrived(&mut self, _now: u64, _i: usize) {}
+    fn started(&mut self, _i: usize, _start: u64, _end: u64) {}
+    fn completed(&mut self, _i: usize, _start: u64, _at: u64, _acc: f64) {}
+    fn cancelled(&mut self, _i: usize, _start: u64, _at: u64) {}
+    fn fork(&self) -> Box<dyn JobSink> {
+        Box::new(self.clone())
+    }
+    fn finish(
+        self: Box<Self>,
+        _state: &RunEndState<'_>,
+        _models: &dyn Fn(usize) -> usize,
+        _cut: &mut dyn Iterator<Item = (usize, u64, u64)>,
+    ) -> Arc<dyn std::any::Any + Send + Sync> {
+        let seen = self.0.load(std::sync::atomic::Ordering::SeqCst);
+        self.1.store(seen, std::sync::atomic::Ordering::SeqCst);
+        Arc::new(())
+    }
+}
+
+/// Issue 34 (DESIGN §8.5): a run that owns its policies drops them before
+/// its metrics are finished (at 10^7 tenants the greedy heap and the GP
+/// selector's map are half a gigabyte beside the rows); a run that borrows
+/// them leaves them to its caller. The same outcome either way.
+#[test]
+fn a_run_drops_the_policies_it_owns_before_its_metrics_finish() {
+    let path = crate::common::repo("scenarios/quickstart.toml");
+    let scenario = load_scenario(&path, Default::default()).expect("loads");
+    let saw = |owned: bool| {
+        let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let out = simulate_rep_with(&scenario, 0, 0, false, &mut |i, mut a, b| {
+            let mut sel = Box::new(Dropped {
+                inner: b,
+                flag: Arc::clone(&flag),
+            });
+            let sink = Box::new(SeesFlag(Arc::clone(&flag), Arc::clone(&seen)));
+            if owned {
+                simulate_observed_owned(i, a, sel, sink, false)
+            } else {
+                simulate_observed(i, a.as_mut(), sel.as_mut(), sink, false)
+            }
+        })
+        .expect("runs");
+        let seen = seen.load(std::sync::atomic::Ordering::SeqCst);
+        (seen, out.outcome.end, out.outcome.events)
+    };
+    let (owned_seen, owned_end, owned_events) = saw(true);
+    let (borrowed_seen, end, events) = saw(false);
+    assert!(
+        owned_seen,
+        "an owned selector still alive when the sink finished"
+    );
+    assert!(!borrowed_seen, "a borrowed selector dropped by the run");
+    assert!(events > 0);
+    assert_eq!((owned_end, owned_events), (end, events));
 }

@@ -10,7 +10,7 @@ use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetric
 use crate::models::metrics::{aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{
-    JobSink, RunOutcome, SimInput, ThreadedSink, simulate, simulate_observed,
+    JobSink, RunOutcome, SimInput, ThreadedSink, simulate, simulate_observed_owned,
 };
 use crate::models::sim::{RepContext, Scheduler, Selector};
 use crate::models::trace::Micros;
@@ -55,11 +55,13 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
 }
 
 /// How a repetition's main run is simulated: given model mode's input and
-/// the repetition's scheduler and selector, its outcome. Model mode's is
-/// [`simulate`]; a shared scenario runs the service on a shared cluster
-/// instead (DESIGN §13).
+/// the repetition's scheduler and selector (given, so that a run may drop
+/// them as soon as it has ended, before its metrics are finished: DESIGN
+/// §8.5), its outcome. Model mode's is [`simulate_observed_owned`]; a
+/// shared scenario runs the service on a shared cluster instead (DESIGN
+/// §13).
 pub type MainRun<'a> =
-    dyn FnMut(&SimInput<'_>, &mut dyn Scheduler, &mut dyn Selector) -> Result<RunOutcome> + 'a;
+    dyn FnMut(&SimInput<'_>, Box<dyn Scheduler>, Box<dyn Selector>) -> Result<RunOutcome> + 'a;
 
 /// [`simulate_one`], keeping no job log unless `keep_jobs`; the metrics
 /// are folded as the run goes ([`RunFold`], DESIGN §2.6, §8.5).
@@ -81,7 +83,7 @@ fn simulate_rep(
         } else {
             fold
         };
-        simulate_observed(input, sch, sel, sink, keep_jobs)
+        simulate_observed_owned(input, sch, sel, sink, keep_jobs)
     })
 }
 
@@ -245,9 +247,15 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     let isolated_area = if scenario.file.fairness {
         let mut areas = Vec::with_capacity(split.tenants.len());
         for &u in &split.tenants {
-            let alone = run_policy(scenario, policy, rep, &split, &[u], &[0], &mut |i, a, b| {
-                simulate(i, a, b)
-            })
+            let alone = run_policy(
+                scenario,
+                policy,
+                rep,
+                &split,
+                &[u],
+                &[0],
+                &mut |i, mut a, mut b| simulate(i, a.as_mut(), b.as_mut()),
+            )
             .map_err(|e| {
                 e.context(format!(
                     "{}, tenant alone",
@@ -305,8 +313,8 @@ fn run_policy(
         repetition: rep,
     };
     let p = &scenario.policies[policy];
-    let mut scheduler = (p.make_scheduler)(&ctx)?;
-    let mut selector = (p.make_selector)(&ctx)?;
+    let scheduler = (p.make_scheduler)(&ctx)?;
+    let selector = (p.make_selector)(&ctx)?;
     let input = SimInput {
         trace: &scenario.trace,
         tenants,
@@ -314,7 +322,7 @@ fn run_policy(
         config: scenario.config,
         gpu_types: &scenario.gpu_types,
     };
-    main(&input, scheduler.as_mut(), selector.as_mut())
+    main(&input, scheduler, selector)
 }
 
 /// Simulate task `task` of `scenario`: repetition `task / policies`,

@@ -89,6 +89,34 @@ pub fn simulate_observed(
     drive(run)
 }
 
+/// [`simulate_observed`] with policies the run owns: it drops them once
+/// the run has ended and the tenants' end reasons are read, before the
+/// sink finishes (at 10^7 tenants the greedy scheduler's heap and the GP
+/// selector's tenant map are half a gigabyte the metrics never read:
+/// DESIGN §8.5, docs/PERFORMANCE.md "Internet scale"). The same outcome.
+pub fn simulate_observed_owned(
+    input: &SimInput<'_>,
+    scheduler: Box<dyn Scheduler + '_>,
+    selector: Box<dyn Selector + '_>,
+    sink: Box<dyn JobSink>,
+    keep_log: bool,
+) -> Result<RunOutcome> {
+    let mut run = ModelRun::new(
+        Shared::Borrowed(input.trace),
+        Shared::Borrowed(input.gpu_types),
+        input.tenants,
+        input.arrivals,
+        input.config,
+        Held::Owned(scheduler),
+        Held::Owned(selector),
+    )?;
+    run.observe_jobs(sink)?;
+    if !keep_log {
+        run.drop_log()?;
+    }
+    drive(run)
+}
+
 /// The built-in driver: every decision is the scheduler's pick.
 fn drive(mut run: ModelRun<'_>) -> Result<RunOutcome> {
     while let Some(point) = run.next_decision()? {

@@ -719,10 +719,13 @@ impl<'a> ModelRun<'a> {
             .collect();
         // What only the simulation read goes before the fold builds its
         // rows (the run's peak of memory at 10^7 tenants: docs/
-        // PERFORMANCE.md "Internet scale"): the event queue, and of the
-        // engine's per-tenant state all but the tenants' users.
+        // PERFORMANCE.md "Internet scale"): the event queue, the policies
+        // when the run owns them (borrowed ones are the caller's), and of
+        // the engine's per-tenant state all but the tenants' users.
         drop(self.queue);
         let mut sim = self.sim;
+        drop(sim.scheduler);
+        drop(sim.selector);
         let users_of = sim.tenants.into_users();
         sim.last_job = Vec::new();
         let trace: &Trace = &sim.trace;
