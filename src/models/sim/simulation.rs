@@ -58,14 +58,24 @@ fn borrowed_run<'a>(
     scheduler: &'a mut dyn Scheduler,
     selector: &'a mut dyn Selector,
 ) -> Result<ModelRun<'a>> {
+    run_over(input, Held::Borrowed(scheduler), Held::Borrowed(selector))
+}
+
+/// A run over `input` (its trace and cluster borrowed) with `scheduler`
+/// and `selector`, borrowed or owned.
+fn run_over<'a>(
+    input: &SimInput<'a>,
+    scheduler: Held<'a, dyn Scheduler + 'a>,
+    selector: Held<'a, dyn Selector + 'a>,
+) -> Result<ModelRun<'a>> {
     ModelRun::new(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
         input.tenants,
         input.arrivals,
         input.config,
-        Held::Borrowed(scheduler),
-        Held::Borrowed(selector),
+        scheduler,
+        selector,
     )
 }
 
@@ -81,19 +91,15 @@ pub fn simulate_observed(
     sink: Box<dyn JobSink>,
     keep_log: bool,
 ) -> Result<RunOutcome> {
-    let mut run = borrowed_run(input, scheduler, selector)?;
-    run.observe_jobs(sink)?;
-    if !keep_log {
-        run.drop_log()?;
-    }
-    drive(run)
+    drive_observed(borrowed_run(input, scheduler, selector)?, sink, keep_log)
 }
 
 /// [`simulate_observed`] with policies the run owns: it drops them once
 /// the run has ended and the tenants' end reasons are read, before the
 /// sink finishes (at 10^7 tenants the greedy scheduler's heap and the GP
 /// selector's tenant map are half a gigabyte the metrics never read:
-/// DESIGN §8.5, docs/PERFORMANCE.md "Internet scale"). The same outcome.
+/// DESIGN §2.6 "Done tenants", docs/PERFORMANCE.md "Internet scale"). The
+/// same outcome.
 pub fn simulate_observed_owned(
     input: &SimInput<'_>,
     scheduler: Box<dyn Scheduler + '_>,
@@ -101,15 +107,17 @@ pub fn simulate_observed_owned(
     sink: Box<dyn JobSink>,
     keep_log: bool,
 ) -> Result<RunOutcome> {
-    let mut run = ModelRun::new(
-        Shared::Borrowed(input.trace),
-        Shared::Borrowed(input.gpu_types),
-        input.tenants,
-        input.arrivals,
-        input.config,
-        Held::Owned(scheduler),
-        Held::Owned(selector),
-    )?;
+    let run = run_over(input, Held::Owned(scheduler), Held::Owned(selector))?;
+    drive_observed(run, sink, keep_log)
+}
+
+/// [`drive`] `run` with `sink` told of every job, keeping the job log
+/// only when `keep_log`.
+fn drive_observed(
+    mut run: ModelRun<'_>,
+    sink: Box<dyn JobSink>,
+    keep_log: bool,
+) -> Result<RunOutcome> {
     run.observe_jobs(sink)?;
     if !keep_log {
         run.drop_log()?;
