@@ -353,7 +353,10 @@ pub fn estimate_in(
     // 2026-12-04; 16 more before), the two curve builders' best and
     // arrived flags (18), an arrived flag (1) and a place in the arrivals
     // waiting for the job curve (4, in a Vec that may be twice as long):
-    // 131 bytes, counted as 136, and 16 per threshold.
+    // 131 bytes, counted as 136, and 16 per threshold. Since the fold
+    // holds a tenant's running figures (88 of them and its times) only
+    // from its first job until it is done (DESIGN §2.6 "Done tenants"),
+    // this counts every tenant as active at once: an upper bound, left so.
     let fold_bytes = 136 + 16 * file.thresholds.len() as u64;
     e.add(
         format!(
