@@ -50,6 +50,15 @@ pub const SHARED_DATA_DIR_ENV: &str = "TENANTSIM_SHARED_DATA_DIR";
 /// way and runs exactly those again under [`SHARED_DATA_DIR_ENV`].
 pub const SHARED_DATA_LOG_ENV: &str = "TENANTSIM_SHARED_DATA_LOG";
 
+/// Environment variable naming a file to which [`shared_data`] appends the
+/// name of the calling test when it skips for want of the data (unset or
+/// empty: nothing is written). `.ci/run`'s fresh-clone step checks that
+/// every test that read the data skipped, from this file rather than from
+/// the notes on stderr: two of those notes were once missing from the
+/// step's captured output although their tests had run and passed (CI of
+/// stop 48), which failed the step.
+pub const SHARED_DATA_SKIP_LOG_ENV: &str = "TENANTSIM_SHARED_DATA_SKIP_LOG";
+
 /// The folder the shared data sets are read from: [`SHARED_DATA_DIR_ENV`]
 /// when set, else `../shared/data` beside the crate.
 fn shared_root() -> PathBuf {
@@ -73,7 +82,13 @@ fn shared_root_from(dir: Option<OsString>) -> PathBuf {
 /// (libtest names it after the test): the test could not be run again by
 /// name, so the fresh-clone step would silently miss it.
 fn log_reader() {
-    let Some(log) = std::env::var_os(SHARED_DATA_LOG_ENV).filter(|v| !v.is_empty()) else {
+    log_test_to(SHARED_DATA_LOG_ENV);
+}
+
+/// Appends the calling test's name to the file the variable `env` names,
+/// if any (see [`log_reader`]).
+fn log_test_to(env: &str) {
+    let Some(log) = std::env::var_os(env).filter(|v| !v.is_empty()) else {
         return;
     };
     let thread = std::thread::current();
@@ -81,7 +96,7 @@ fn log_reader() {
         Some(name) if name != "main" => name,
         other => panic!(
             "shared_data was called on thread {other:?}, not on a test's own thread: \
-             {SHARED_DATA_LOG_ENV} cannot name the test (call it from the test itself)"
+             {env} cannot name the test (call it from the test itself)"
         ),
     };
     let written = std::fs::OpenOptions::new()
@@ -90,10 +105,7 @@ fn log_reader() {
         .open(&log)
         .and_then(|mut f| f.write_all(format!("{test}\n").as_bytes()));
     if let Err(e) = written {
-        panic!(
-            "cannot append to {SHARED_DATA_LOG_ENV}={}: {e}",
-            log.to_string_lossy()
-        );
+        panic!("cannot append to {env}={}: {e}", log.to_string_lossy());
     }
 }
 
@@ -117,6 +129,7 @@ pub fn shared_data(relative: &str) -> Option<PathBuf> {
             "{} is absent (set {REQUIRE_SHARED_DATA_ENV}=1 to make this a failure)",
             path.display()
         ));
+        log_test_to(SHARED_DATA_SKIP_LOG_ENV);
     }
     found
 }
