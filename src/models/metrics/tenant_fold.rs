@@ -195,6 +195,12 @@ impl Clone for TenantFold {
     }
 }
 
+/// The time to θ of a tenant whose best accuracy is `a_star`, before any
+/// job: 0 when θ is already met with best_i = 0 (A*_i ≤ θ), else none.
+fn met_at_arrival(a_star: f64, theta: f64) -> Option<Micros> {
+    (a_star <= theta + super::THETA_SLACK).then_some(0)
+}
+
 /// A copy of `s` ([`Spill::try_clone`]); on failure an empty one, and
 /// `failure` says why (if it said nothing yet).
 fn copy_spill<R: Record + Clone>(s: &Spill<R>, failure: &mut Option<Error>) -> Spill<R> {
@@ -248,13 +254,12 @@ impl TenantFold {
         self.is_parked[i / 64] >> (i % 64) & 1 != 0
     }
 
-    /// Per θ, tenant `i`'s time to it before any job: 0 where θ is already
-    /// met with best_i = 0 (A*_i ≤ θ), else none.
+    /// Per θ, tenant `i`'s time to it before any job ([`met_at_arrival`]).
     fn times_at_arrival(&self, i: usize) -> impl Iterator<Item = Option<Micros>> + '_ {
         let a_star = self.best_possible[i];
         self.thresholds
             .iter()
-            .map(move |&th| (a_star <= th + super::THETA_SLACK).then_some(0))
+            .map(move |&th| met_at_arrival(a_star, th))
     }
 
     /// Tenant `i`'s slot, taken (with its arrival's figures) at its first
@@ -278,7 +283,7 @@ impl TenantFold {
                 .iter_mut()
                 .zip(&self.thresholds)
             {
-                *slot = (a_star <= th + super::THETA_SLACK).then_some(0);
+                *slot = met_at_arrival(a_star, th);
             }
         }
         s
