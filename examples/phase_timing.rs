@@ -35,13 +35,15 @@ fn run() -> Result<(), String> {
     let pool = thread_pool(Some(threads)).map_err(|e| e.to_string())?;
     let results = run_grid(&pool, &scenarios, false, &|| {}).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
-    let aggs: Vec<_> = pool.install(|| {
-        scenarios
-            .par_iter()
-            .zip(results.par_iter())
-            .map(|(s, r)| r.aggregate(s))
-            .collect()
-    });
+    let aggs: Vec<_> = pool
+        .install(|| {
+            scenarios
+                .par_iter()
+                .zip(results.par_iter())
+                .map(|(s, r)| r.aggregate(s))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .map_err(|e| e.to_string())?;
     let t3 = Instant::now();
     let dir = std::env::temp_dir().join(format!("phase-timing-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;

@@ -15,6 +15,17 @@ use std::fs;
 use crate::core::error::{Error, Result};
 use crate::core::resources::{address_space_limit, human_bytes, parse_meminfo};
 
+/// Bytes of each of a run's loss curves kept in memory before its points
+/// move to a temporary file (DESIGN §2.6 "Where a run's curves and rows
+/// live"; `models::metrics` holds the curves, the model scenario's
+/// estimate counts them): 8 MiB, about 420,000 points (a run of about 70,000
+/// tenants at K = 20), or this process's spill threshold if smaller. Below
+/// the 64 MiB default because a large run's two curves are held beside
+/// everything else while the run goes: at scale-year, the in-memory points
+/// before the spill were its peak (about 150 MB above the rest,
+/// docs/PERFORMANCE.md "Internet scale").
+pub const CURVE_IN_MEMORY: usize = 8 << 20;
+
 /// What the memory check of a command may assume: the `--max-memory`
 /// override, the worker threads and whether job logs are kept. Part of
 /// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so

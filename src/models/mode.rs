@@ -128,7 +128,7 @@ impl Mode for ModelMode {
         wall: Duration,
     ) -> Result<ModelReport> {
         fold.finish(threads, wall)?;
-        let aggregate = fold.aggregate(scenario);
+        let aggregate = fold.aggregate(scenario)?;
         Ok(ModelReport {
             result: fold,
             aggregate,

@@ -4,7 +4,7 @@
 //! (`speedups.csv`), and regret ratios (`regret.csv`).
 
 use tenantsim::models::aggregate::{Aggregate, AggregateSpec, aggregate_curves};
-use tenantsim::models::metrics::LossCurve;
+use tenantsim::models::metrics::{LossCurve, Point};
 use tenantsim::models::report::{
     CURVES_HEADER, REGRET_HEADER, SPEEDUPS_HEADER, curves_csv, regret_csv, speedups_csv,
 };
@@ -14,15 +14,12 @@ const S: u64 = 1_000_000;
 
 /// One tenant arriving at 0, so L(τ) = S(τ): `steps` are (seconds, loss).
 fn curve(steps: &[(u64, f64)], end_s: u64) -> LossCurve {
-    LossCurve {
-        times: steps.iter().map(|&(t, _)| t * S).collect(),
-        sum_loss: steps.iter().map(|&(_, l)| l).collect(),
-        arrived: vec![1; steps.len()],
-        last_arrival: 0,
-        end: end_s * S,
-        stall_end: None,
-        left_work: false,
-    }
+    let points = steps.iter().map(|&(t, sum_loss)| Point {
+        time: t * S,
+        sum_loss,
+        arrived: 1,
+    });
+    LossCurve::from_points(points, 0, end_s * S).expect("a curve")
 }
 
 fn output(grid: GridKind, points: u32, confidence: f64) -> OutputSection {
@@ -56,6 +53,7 @@ fn run(
             span: (span_s.0 * S, span_s.1 * S),
         },
     )
+    .expect("aggregate")
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -410,12 +408,18 @@ fn identical_repetitions_keep_their_time_to_quality() {
 /// arrival on, the first with M ≤ θ.
 fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<u64> {
     let from = curves.iter().map(|c| c.last_arrival).max().unwrap_or(0);
-    let mut times: Vec<u64> = curves.iter().flat_map(|c| c.times.clone()).collect();
+    let mut times: Vec<u64> = curves
+        .iter()
+        .flat_map(|c| c.times().expect("read"))
+        .collect();
     times.push(from);
     times.sort_unstable();
     times.dedup();
     times.into_iter().filter(|&t| t >= from).find(|&t| {
-        let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
+        let v: Vec<f64> = curves
+            .iter()
+            .filter_map(|c| c.loss_at(t).expect("read"))
+            .collect();
         v.len() == curves.len()
             && tenantsim::models::aggregate::mean(&v)
                 <= theta + tenantsim::models::metrics::THETA_SLACK
@@ -445,20 +449,17 @@ proptest::proptest! {
                     t += dt;
                 }
                 let last_arrival = times[(*arrival_idx).min(times.len() - 1)];
-                LossCurve {
-                    arrived: vec![1; times.len()],
-                    end: t,
-                    times,
-                    sum_loss: loss,
-                    last_arrival,
-                    stall_end: None,
-                    left_work: false,
-                }
+                let points = times.iter().zip(&loss).map(|(&time, &sum_loss)| Point {
+                    time,
+                    sum_loss,
+                    arrived: 1,
+                });
+                LossCurve::from_points(points, last_arrival, t).expect("a curve")
             })
             .collect();
         let refs: Vec<&LossCurve> = curves.iter().collect();
         let thetas: Vec<f64> = thetas.iter().map(|&t| f64::from(t) / 10.0).collect();
-        let got = tenantsim::models::aggregate::mean_time_to(&refs, &thetas);
+        let got = tenantsim::models::aggregate::mean_time_to(&refs, &thetas).expect("read");
         for (k, &th) in thetas.iter().enumerate() {
             proptest::prop_assert_eq!(got[k], brute_mean_time_to(&refs, th), "θ = {}", th);
         }

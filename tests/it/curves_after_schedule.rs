@@ -106,7 +106,7 @@ impl Setup {
 
     fn curve(&self, out: &RunOutcome) -> LossCurve {
         let arrivals = vec![0; self.tenants.len()];
-        LossCurve::from_outcome(&self.trace, &self.tenants, &arrivals, out)
+        LossCurve::from_outcome(&self.trace, &self.tenants, &arrivals, out).expect("curve")
     }
 }
 
@@ -160,8 +160,12 @@ fn successive_halving_stops_after_its_last_rung_by_default() {
         assert_eq!(s.log(&out), published, "{keys:?}");
         assert_eq!(out.end, 15_000_000);
         let c = s.curve(&out);
-        assert!(close(c.final_loss(), 0.1), "{}", c.final_loss());
-        let r = c.cumulative_regret(out.end);
+        assert!(
+            close(c.final_loss().expect("read"), 0.1),
+            "{}",
+            c.final_loss().expect("read")
+        );
+        let r = c.cumulative_regret(out.end).expect("read");
         assert!(close(r, 4.3), "R = {r}");
         assert_eq!(out.ended, vec![EndReason::ScheduleOver]);
     }
@@ -171,8 +175,8 @@ fn successive_halving_stops_after_its_last_rung_by_default() {
     swept.extend([(0, 2, 9.0, 15.0, 24.0), (0, 0, 9.0, 24.0, 33.0)]);
     assert_eq!(s.log(&out), swept);
     let c = s.curve(&out);
-    assert!(close(c.final_loss(), 0.0));
-    let r = c.cumulative_regret(out.end);
+    assert!(close(c.final_loss().expect("read"), 0.0));
+    let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 5.2), "R = {r}");
     assert_eq!(out.ended, vec![EndReason::AllModelsRun]);
 }
@@ -218,8 +222,12 @@ fn hyperband_stops_after_its_last_bracket() {
     let out = s.run("hyperband", &[eta(3)]);
     assert_eq!(s.log(&out), brackets);
     let c = s.curve(&out);
-    assert!(close(c.final_loss(), 0.15), "{}", c.final_loss());
-    let r = c.cumulative_regret(out.end);
+    assert!(
+        close(c.final_loss().expect("read"), 0.15),
+        "{}",
+        c.final_loss().expect("read")
+    );
+    let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 3.8), "R = {r}");
     assert_eq!(out.ended, vec![EndReason::ScheduleOver]);
 
@@ -227,7 +235,7 @@ fn hyperband_stops_after_its_last_bracket() {
     let mut swept = brackets.clone();
     swept.extend([(0, 2, 3.0, 12.0, 16.0), (0, 0, 3.0, 16.0, 18.0)]);
     assert_eq!(s.log(&out), swept);
-    let r = s.curve(&out).cumulative_regret(out.end);
+    let r = s.curve(&out).cumulative_regret(out.end).expect("read");
     assert!(close(r, 4.4), "R = {r}");
     assert_eq!(out.ended, vec![EndReason::AllModelsRun]);
 }
@@ -290,9 +298,9 @@ fn asha_stop_hands_the_gpu_to_the_other_tenant() {
     stop.extend([(1, 2, 1.0, 8.0, 9.0), (1, 2, 2.0, 9.0, 11.0)]);
     assert_eq!(s.log(&out), stop);
     let c = s.curve(&out);
-    let r = c.cumulative_regret(out.end);
+    let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 6.9), "R = {r}");
-    assert_eq!(c.time_to(0.0), Some(11_000_000));
+    assert_eq!(c.time_to(0.0).expect("read"), Some(11_000_000));
     assert_eq!(
         out.ended,
         vec![EndReason::ScheduleOver, EndReason::ScheduleOver]
@@ -308,9 +316,9 @@ fn asha_stop_hands_the_gpu_to_the_other_tenant() {
     ]);
     assert_eq!(s.log(&out), sweep);
     let c = s.curve(&out);
-    let r = c.cumulative_regret(out.end);
+    let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 7.5), "R = {r}");
-    assert_eq!(c.time_to(0.0), Some(13_000_000));
+    assert_eq!(c.time_to(0.0).expect("read"), Some(13_000_000));
     assert_eq!(
         out.ended,
         vec![EndReason::AllModelsRun, EndReason::AllModelsRun]

@@ -284,14 +284,18 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
         prop_assert!(j.accuracy <= trace.best_accuracy(u));
     }
     let arrivals = vec![0; s.tenants.len()];
-    let curve = LossCurve::from_outcome(trace, s.tenants, &arrivals, out);
+    let curve = LossCurve::from_outcome(trace, s.tenants, &arrivals, out).expect("curve");
     prop_assert!(
-        curve.sum_loss.iter().all(|&l| l >= 0.0),
+        curve.sum_loss().expect("read").iter().all(|&l| l >= 0.0),
         "{}: loss < 0",
         label
     );
     prop_assert!(
-        curve.sum_loss.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+        curve
+            .sum_loss()
+            .expect("read")
+            .windows(2)
+            .all(|w| w[1] <= w[0] + 1e-12),
         "{}: loss rose",
         label
     );

@@ -112,7 +112,10 @@ fn log(trace: &Trace, out: &RunOutcome) -> Vec<(u32, f64, f64, f64)> {
 }
 
 fn regret(trace: &Trace, out: &RunOutcome) -> f64 {
-    LossCurve::from_outcome(trace, &[2], &[0], out).cumulative_regret(out.end)
+    LossCurve::from_outcome(trace, &[2], &[0], out)
+        .expect("curve")
+        .cumulative_regret(out.end)
+        .expect("read")
 }
 
 fn eta(v: i64) -> (&'static str, toml::Value) {

@@ -122,15 +122,18 @@ fn check_folded(
         .tenants
         .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
     prop_assert_eq!(format!("{folded:?}"), format!("{batch:?}"), "{}", label);
-    let curve = LossCurve::from_outcome(trace, tenants, arrivals, out);
-    prop_assert_eq!(format!("{:?}", f.curve), format!("{curve:?}"), "{}", label);
-    let jobs = LossCurve::by_jobs(trace, tenants, arrivals, out);
+    let unread = |e: tenantsim::Error| TestCaseError::fail(format!("{label}: {e}"));
+    let curve = LossCurve::from_outcome(trace, tenants, arrivals, out).expect("curve");
+    let folded_curve = f.curve.map_err(unread)?;
     prop_assert_eq!(
-        format!("{:?}", f.job_curve),
-        format!("{jobs:?}"),
+        format!("{folded_curve:?}"),
+        format!("{curve:?}"),
         "{}",
         label
     );
+    let jobs = LossCurve::by_jobs(trace, tenants, arrivals, out).expect("curve");
+    let folded_jobs = f.job_curve.map_err(unread)?;
+    prop_assert_eq!(format!("{folded_jobs:?}"), format!("{jobs:?}"), "{}", label);
     let first = out
         .completion_order
         .first()
@@ -508,6 +511,76 @@ fn done_tenants_spilled_to_a_file_give_the_files_of_those_kept_in_memory() {
             std::fs::remove_dir_all(dir.path().join(out)).expect("clean");
         }
     }
+}
+
+/// A run's loss curves spilled to a file (every curve at its first point:
+/// `TENANTSIM_SPILL_BYTES=0`) give the result files of curves held in
+/// memory, and go through the result cache both ways: stored spilled and
+/// read back in memory, stored in memory and read back spilled (the cache
+/// and the shards encode a curve from its stream, DESIGN §2.6 "Where a
+/// run's curves and rows live").
+#[test]
+fn spilled_curves_give_the_files_of_curves_in_memory_through_the_cache_too() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scenario = dir.path().join("arrive.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"arrive\"\nseed = 5\nrepetitions = 3\nthresholds = [0.1, 0.02]\n\
+         [trace.syn]\nusers = 180\nmodels = 5\nseed = 11\n\
+         [split]\nprior_count = 40\n\
+         [arrivals]\nkind = \"poisson\"\nrate_per_hour = 900\n\
+         [cluster]\ngpus = 2\n\
+         [[policy]]\nname = \"ease.ml\"\nscheduler = \"greedy\"\nselector = \"gp-ucb-cost\"\n\
+         [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n",
+    )
+    .expect("write scenario");
+    // The result files but run.json, and how many tasks the cache served.
+    let run = |spill: Option<&str>, cache: &[&str], out: &str| {
+        let mut cmd = crate::common::tenantsim();
+        if let Some(bytes) = spill {
+            cmd.env("TENANTSIM_SPILL_BYTES", bytes);
+        }
+        let out = dir.path().join(out);
+        cmd.arg("run")
+            .arg(&scenario)
+            .arg("--out")
+            .arg(&out)
+            .args(["--quiet", "--no-plots"])
+            .args(cache)
+            .assert()
+            .success();
+        let mut files = crate::common::tree(&out);
+        let run_json = files
+            .remove(std::path::Path::new("run.json"))
+            .expect("run.json");
+        let doc: serde_json::Value = serde_json::from_slice(&run_json).expect("JSON");
+        let served = doc["execution"]["from_cache"].as_u64().unwrap_or(0);
+        (files, served)
+    };
+    let (memory, _) = run(None, &["--no-cache"], "memory");
+    assert!(memory.len() > 2, "{} files", memory.len());
+    let tasks = 3 * 2;
+    let same = |(files, served): (_, u64), want_served: u64, what: &str| {
+        assert!(files == memory, "{what}: the files differ");
+        assert_eq!(served, want_served, "{what}: tasks served by the cache");
+    };
+    same(run(Some("0"), &["--no-cache"], "spilled"), 0, "spilled");
+    let stored_spilled = dir.path().join("cache-spilled");
+    let cache_a = ["--cache", stored_spilled.to_str().expect("utf-8 path")];
+    same(run(Some("0"), &cache_a, "cold-spilled"), 0, "cold, spilled");
+    same(
+        run(None, &cache_a, "warm-memory"),
+        tasks,
+        "spilled, read back in memory",
+    );
+    let stored_memory = dir.path().join("cache-memory");
+    let cache_b = ["--cache", stored_memory.to_str().expect("utf-8 path")];
+    same(run(None, &cache_b, "cold-memory"), 0, "cold, in memory");
+    same(
+        run(Some("0"), &cache_b, "warm-spilled"),
+        tasks,
+        "in memory, read back spilled",
+    );
 }
 
 /// A selector that says when it is dropped (and otherwise is `inner`).

@@ -92,12 +92,18 @@ fn round_robin_in_order_one_gpu_matches_paper() {
         ]
     );
     let c = &r.curve;
-    assert_eq!(c.times, [0, 2, 3, 6, 10, 13, 14, 20, 41].map(|t| t * S));
+    assert_eq!(
+        c.times().expect("read"),
+        [0, 2, 3, 6, 10, 13, 14, 20, 41].map(|t| t * S)
+    );
     let expected_s = [2.60, 1.90, 1.30, 0.80, 0.70, 0.55, 0.50, 0.40, 0.0];
-    for (got, want) in c.sum_loss.iter().zip(expected_s) {
+    for (got, want) in c.sum_loss().expect("read").iter().zip(expected_s) {
         assert!(close(*got, want), "S = {got}, expected {want}");
     }
-    assert!(close(c.loss_at(12 * S).unwrap_or(f64::NAN), 0.70 / 3.0));
+    assert!(close(
+        c.loss_at(12 * S).expect("read").unwrap_or(f64::NAN),
+        0.70 / 3.0
+    ));
     assert!(close(r.metrics.cumulative_regret, 28.25));
     assert_eq!(r.metrics.time_to, [Some(3 * S), Some(13 * S), Some(41 * S)]);
     assert_eq!(r.metrics.final_loss, 0.0);
@@ -122,17 +128,17 @@ fn round_robin_in_order_by_jobs_matches_paper() {
     let c = &r.job_curve;
     assert_eq!(c.end, 11);
     for (j, &sum) in sums.iter().enumerate() {
-        let got = c.loss_at(j as u64).unwrap_or(f64::NAN);
+        let got = c.loss_at(j as u64).expect("read").unwrap_or(f64::NAN);
         assert!(
             close(got, sum / 3.0),
             "after {j} jobs: L = {got}, want {}",
             sum / 3.0
         );
     }
-    assert_eq!(c.time_to(0.5), Some(2));
-    assert_eq!(c.time_to(0.2), Some(5));
-    assert_eq!(c.time_to(0.05), Some(11));
-    assert!((c.cumulative_regret(11) * 1e6 - 9.95).abs() < 1e-9);
+    assert_eq!(c.time_to(0.5).expect("read"), Some(2));
+    assert_eq!(c.time_to(0.2).expect("read"), Some(5));
+    assert_eq!(c.time_to(0.05).expect("read"), Some(11));
+    assert!((c.cumulative_regret(11).expect("read") * 1e6 - 9.95).abs() < 1e-9);
 }
 
 /// The quickstart's first policy: round-robin + in-order on 2 GPUs.
@@ -159,7 +165,10 @@ fn round_robin_in_order_two_gpus_matches_paper() {
     let r = simulate_one(&s, 0, 0).unwrap_or_else(|e| panic!("{e}"));
     let gpus: Vec<u32> = r.outcome.jobs.iter().map(|j| j.gpu).collect();
     assert_eq!(gpus, [0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0]);
-    assert_eq!(r.curve.times, [0, 1, 2, 4, 6, 7, 13, 20].map(|t| t * S));
+    assert_eq!(
+        r.curve.times().expect("read"),
+        [0, 1, 2, 4, 6, 7, 13, 20].map(|t| t * S)
+    );
     assert!(close(r.metrics.cumulative_regret, 15.3));
     assert_eq!(r.metrics.time_to, [Some(2 * S), Some(7 * S), Some(20 * S)]);
     assert!(close(r.metrics.gpu_busy_fraction, 41.0 / 42.0));

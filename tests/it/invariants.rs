@@ -237,16 +237,25 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
                 prop_assert!(b >= best[j.tenant as usize]);
                 best[j.tenant as usize] = b;
             }
-            let curve = LossCurve::from_outcome(trace, &tenants, &arrivals, &out);
-            prop_assert!(curve.sum_loss.iter().all(|&s| s >= 0.0));
+            let curve = LossCurve::from_outcome(trace, &tenants, &arrivals, &out).expect("curve");
+            prop_assert!(curve.sum_loss().expect("read").iter().all(|&s| s >= 0.0));
             prop_assert!(
-                curve.sum_loss.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+                curve
+                    .sum_loss()
+                    .expect("read")
+                    .windows(2)
+                    .all(|w| w[1] <= w[0] + 1e-12),
                 "{}: L increased",
                 label
             );
             // A tenant stopped by its schedule may keep a loss above 0.
             if !stops {
-                prop_assert_eq!(curve.final_loss(), 0.0, "{}: final loss not 0", label);
+                prop_assert_eq!(
+                    curve.final_loss().expect("read"),
+                    0.0,
+                    "{}: final loss not 0",
+                    label
+                );
             }
         }
     }

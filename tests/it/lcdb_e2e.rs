@@ -87,7 +87,11 @@ fn check(gpus: u32) {
         }
         assert_eq!(r.metrics.final_loss, 0.0, "{name}");
         assert!(
-            r.curve.sum_loss.windows(2).all(|w| w[1] <= w[0] + 1e-12),
+            r.curve
+                .sum_loss()
+                .expect("read")
+                .windows(2)
+                .all(|w| w[1] <= w[0] + 1e-12),
             "{name}: L rose"
         );
         // No GPU runs two jobs at once.

@@ -70,9 +70,10 @@ fn estimate_of(text: &str, dir: &Path) -> u64 {
 }
 
 /// The must-hold of issue 34: `validate` of a scenario that would need
-/// about 50 GB (12,500,000 users × 20 models generated in memory, GP-UCB;
-/// 9,000,000 before the metrics were folded online and the job log left
-/// out of a run without `--jobs`)
+/// about 50 GB (15,000,000 users × 20 models generated in memory, GP-UCB;
+/// 12,500,000 before the loss curves spilled past 8 MiB, 9,000,000 before
+/// the metrics were folded online and the job log left out of a run
+/// without `--jobs`)
 /// exits 1 stating the estimate, under an address-space limit of 1 GB
 /// (`ulimit -v 1000000`), so it cannot have generated the trace (5.8 GiB
 /// of matrices alone): the check ran first and held little memory
@@ -83,7 +84,7 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // Held dense (`rows`): `auto` would hold these 2.5 × 10^8 pairs
     // lazily, without the trace terms below
     // (`a_lazy_trace_is_estimated_without_its_cells`).
-    let text = syn_scenario(12_500_000, 1)
+    let text = syn_scenario(15_000_000, 1)
         .replace("prior_count = 100", "prior_count = 1000")
         .replace("[trace.syn]\n", "[trace.syn]\nrows = \"dense\"\n");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
@@ -97,29 +98,29 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // The estimate's terms (footprint.rs), by hand, every user a tenant:
     // simulation state per tenant 152 + 6 × 20 + 140 (the GP selector's
     // slot) = 412 bytes, and a GP posterior (8 × 20 + 20 × 21 × 4 + 32 =
-    // 1,872 bytes) for every tenant (they all arrive at once), × 12,500,000
-    // = 28,550,000,000, and the GP prior 20 × 20 × 16 = 6,400 (2,336 bytes
+    // 1,872 bytes) for every tenant (they all arrive at once), × 15,000,000
+    // = 34,260,000,000, and the GP prior 20 × 20 × 16 = 6,400 (2,336 bytes
     // a tenant before the posterior was counted for the tenants holding
-    // one at once: 650,000,000 more); the metrics folded online
-    // 12,500,000 × (136 + 16 × 3) = 2,300,000,000 (160 bytes before the
-    // fold shared its arrivals and best accuracies: 300,000,000 more; no
-    // job log without
-    // `--jobs`); results until folded 12,500,000 × (96 + 16 × 3) =
-    // 1,800,000,000; loss curves (250,000,000 + 12,500,000) × 40 =
-    // 10,500,000,000; the figures' regret areas 12,500,000 × 16 =
-    // 200,000,000; trace matrices 250,000,000 × (17 + 8) = 6,250,000,000;
-    // ids (12,500,000 + 20) × 80 = 1,000,001,600; generation scratch
-    // 250,000,000 × 8 = 2,000,000,000; the program 33,554,432. Sum:
-    // 52,633,562,432 bytes = 49.0 GiB.
-    assert_eq!(estimate_of(&text, tmp.path()), 52_633_562_432);
+    // one at once); the metrics folded online 15,000,000 × (136 + 16 × 3)
+    // = 2,760,000,000 (160 bytes before the fold shared its arrivals and
+    // best accuracies; no job log without `--jobs`); results until folded
+    // 15,000,000 × (96 + 16 × 3) = 2,160,000,000; loss curves: of the
+    // (300,000,000 + 15,000,000) × 20 bytes of each of the two, 8 MiB and
+    // a point in memory, 2 × 8,388,628 = 16,777,256 (all of the
+    // 12,600,000,000 before the curves spilled); the figures' regret
+    // areas 15,000,000 × 16 = 240,000,000; trace matrices 300,000,000 ×
+    // (17 + 8) = 7,500,000,000; ids (15,000,000 + 20) × 80 =
+    // 1,200,001,600; generation scratch 300,000,000 × 8 = 2,400,000,000;
+    // the program 33,554,432. Sum: 50,570,339,688 bytes = 47.1 GiB.
+    assert_eq!(estimate_of(&text, tmp.path()), 50_570_339_688);
     assert!(
-        err.contains("s.toml: needs an estimated 49.0 GiB of memory"),
+        err.contains("s.toml: needs an estimated 47.1 GiB of memory"),
         "{err}"
     );
     assert!(
         err.contains(
-            "26.6 GiB 12,500,000 tenants' simulation state (412 bytes a tenant; \
-             GP posteriors of 1,872 bytes for 12,500,000 of them at once)"
+            "31.9 GiB 15,000,000 tenants' simulation state (412 bytes a tenant; \
+             GP posteriors of 1,872 bytes for 15,000,000 of them at once)"
         ),
         "{err}"
     );
@@ -162,7 +163,7 @@ fn max_memory_lets_a_scenario_the_estimate_refuses_pass_validation() {
 
 /// 1,001,000 users × 20 models was refused by a fixed count before
 /// issue 34 ("1001000 users x 20 models is more than 10000000 pairs").
-/// Now the generator takes it, the scenario's estimate (4.0 GiB on
+/// Now the generator takes it, the scenario's estimate (3.2 GiB on
 /// one thread, by hand below) passes a check against 8 GiB, and `validate` refuses it
 /// only by memory, stating the estimate. (Validating it whole generates
 /// 20 million cells, minutes in a debug build: see the ignored test.)
@@ -191,10 +192,12 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (412 +
     // 1,872, every tenant at once: no arrivals over time) + the prior's
     // 6,400 = 2,286,290,400; the fold 1,001,000 × 184 = 184,184,000;
-    // results 1,001,000 × 144 = 144,144,000; loss curves 21,021,000 × 40
-    // = 840,840,000; regret areas 1,001,000 × 16 = 16,016,000. Sum:
-    // 4,245,770,432 bytes = 3.95 GiB.
-    assert_eq!(e.total(), 4_245_770_432, "{e:?}");
+    // results 1,001,000 × 144 = 144,144,000; loss curves: 8 MiB and a
+    // point of each of the two in memory, 2 × 8,388,628 = 16,777,256 (all
+    // of their 21,021,000 × 40 = 840,840,000 bytes before the curves
+    // spilled); regret areas 1,001,000 × 16 = 16,016,000. Sum:
+    // 3,421,707,688 bytes = 3.19 GiB.
+    assert_eq!(e.total(), 3_421_707_688, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -204,7 +207,7 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("needs an estimated 4.0 GiB") && err.contains("1,001,000 tenants"),
+        err.contains("needs an estimated 3.2 GiB") && err.contains("1,001,000 tenants"),
         "{err}"
     );
     assert!(!err.contains("pairs"), "{err}");
@@ -449,9 +452,11 @@ fn the_trace_shape_is_known_without_loading_the_trace() {
 /// end. Four points over `trace.syn.seed` (four distinct traces of 20,000
 /// users × 20 models, round-robin): each keeps its trace matrices
 /// 400,000 × 25 = 10,000,000 bytes, ids 20,020 × 80 = 1,601,600, loss
-/// curves (400,000 + 20,000) × 40 = 16,800,000 and regret areas 20,000 ×
-/// 16 = 320,000: 28,721,600 bytes. So point 2 counts 57,443,200 bytes
-/// (54.8 MiB) of points 0 and 1 and no longer fits 130M, which one point
+/// curves (400,000 + 20,000) × 20 = 8,400,000 each, in memory at most
+/// 8 MiB and a point, 8,388,628 (all of it, 16,800,000 for the two,
+/// before the curves spilled), so 16,777,256, and regret areas 20,000 ×
+/// 16 = 320,000: 28,698,856 bytes. So point 2 counts 57,397,712 bytes
+/// (54.7 MiB; 54.8 before) of points 0 and 1 and no longer fits 130M, which one point
 /// (81.6 MiB since the metrics are folded online and no job log is kept
 /// without `--jobs`; 117.4 MiB before, against 150M) does.
 #[test]
@@ -481,7 +486,7 @@ fn a_sweep_counts_what_its_earlier_points_keep() {
         "{err}"
     );
     assert!(
-        err.contains("54.8 MiB kept by the sweep's earlier points (traces, loss curves)"),
+        err.contains("54.7 MiB kept by the sweep's earlier points (traces, loss curves)"),
         "{err}"
     );
 }

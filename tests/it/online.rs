@@ -72,12 +72,15 @@ fn staggered_arrivals_match_paper() {
     assert_eq!(r.arrivals, [0, 5 * S, 10 * S]);
     let c = &r.curve;
     assert_eq!(
-        c.times,
+        c.times().expect("read"),
         [0, 2, 5, 6, 7, 10, 13, 16, 19, 30, 41].map(|t| t * S)
     );
-    assert_eq!(c.arrived, [1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3]);
+    assert_eq!(
+        c.arrived().expect("read"),
+        [1, 1, 2, 2, 2, 3, 3, 3, 3, 3, 3]
+    );
     let s_expected = [0.9, 0.2, 0.95, 0.85, 0.25, 1.2, 1.1, 0.95, 0.45, 0.40, 0.0];
-    for (got, want) in c.sum_loss.iter().zip(s_expected) {
+    for (got, want) in c.sum_loss().expect("read").iter().zip(s_expected) {
         assert!(close(*got, want), "S = {got}, expected {want}");
     }
     assert!(close(r.metrics.cumulative_regret, 24.05));

@@ -48,12 +48,18 @@ fn run_cli(scenario: &Path, reps: u32, threads: u32, out: &Path) {
 /// repetition is defined and M ≤ θ.
 fn brute_mean_time_to(curves: &[&LossCurve], theta: f64) -> Option<Micros> {
     let from = curves.iter().map(|c| c.last_arrival).max().unwrap_or(0);
-    let mut times: Vec<Micros> = curves.iter().flat_map(|c| c.times.clone()).collect();
+    let mut times: Vec<Micros> = curves
+        .iter()
+        .flat_map(|c| c.times().expect("read").clone())
+        .collect();
     times.push(from);
     times.sort_unstable();
     times.dedup();
     times.into_iter().filter(|&t| t >= from).find(|&t| {
-        let v: Vec<f64> = curves.iter().filter_map(|c| c.loss_at(t)).collect();
+        let v: Vec<f64> = curves
+            .iter()
+            .filter_map(|c| c.loss_at(t).expect("read"))
+            .collect();
         v.len() == curves.len() && mean(&v) <= theta + THETA_SLACK
     })
 }
@@ -83,7 +89,10 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
     curves.push('\n');
     for (p, cs) in per_policy.iter().enumerate() {
         for &t in &grid {
-            let values: Vec<f64> = cs.iter().filter_map(|c| c.loss_at(t)).collect();
+            let values: Vec<f64> = cs
+                .iter()
+                .filter_map(|c| c.loss_at(t).expect("read"))
+                .collect();
             if values.is_empty() {
                 continue;
             }
@@ -124,7 +133,9 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
             let per_rep: Vec<Ratio> = per_policy[base]
                 .iter()
                 .zip(cs)
-                .map(|(b, x)| time_ratio(b.time_to(th), x.time_to(th)))
+                .map(|(b, x)| {
+                    time_ratio(b.time_to(th).expect("read"), x.time_to(th).expect("read"))
+                })
                 .collect();
             let _ = writeln!(
                 speedups,
@@ -140,7 +151,11 @@ fn in_memory_aggregates(s: &Scenario, runs: &[RepResult]) -> [String; 3] {
 
     let regrets: Vec<Vec<f64>> = per_policy
         .iter()
-        .map(|cs| cs.iter().map(|c| c.cumulative_regret(c.end)).collect())
+        .map(|cs| {
+            cs.iter()
+                .map(|c| c.cumulative_regret(c.end).expect("read"))
+                .collect()
+        })
         .collect();
     let mut regret = String::from(tenantsim::models::report::REGRET_HEADER);
     regret.push('\n');

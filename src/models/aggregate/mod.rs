@@ -36,6 +36,7 @@ pub use ratio::{Ratio, median_ratio, time_ratio, value_ratio};
 pub use rep_curves::{BitKey, Interned, RepCurves};
 pub use up_to::{DEFAULT_POINTS as UP_TO_POINTS, UpTo, dense_thetas, up_to_speedup};
 
+use crate::core::error::Result;
 use crate::models::metrics::{LossCurve, TenantAggregate};
 use crate::models::scenario::{GridKind, OutputSection, Scenario};
 use crate::models::trace::Micros;
@@ -203,7 +204,7 @@ pub fn aggregate_curves(
     names: &[String],
     curves: &[Vec<&LossCurve>],
     spec: &AggregateSpec<'_>,
-) -> Aggregate {
+) -> Result<Aggregate> {
     let reps: Vec<RepCurves> = curves
         .iter()
         .map(|c| {
@@ -220,7 +221,7 @@ pub fn aggregate_reps(
     names: &[String],
     reps: &[&RepCurves],
     spec: &AggregateSpec<'_>,
-) -> Aggregate {
+) -> Result<Aggregate> {
     let grid = time_grid(
         spec.output.grid,
         spec.output.grid_points,
@@ -237,7 +238,7 @@ pub fn aggregate_reps(
         .map(|(name, c)| {
             PolicyAggregate::of(name, c, &grid, spec.thresholds, spec.output.confidence, q)
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let baseline = spec.baseline.min(policies.len().saturating_sub(1));
     let speedups = if policies.is_empty() {
         Vec::new()
@@ -249,7 +250,7 @@ pub fn aggregate_reps(
     } else {
         regret_ratios(&policies, baseline)
     };
-    Aggregate {
+    Ok(Aggregate {
         thresholds: spec.thresholds.to_vec(),
         baseline,
         confidence: spec.output.confidence,
@@ -260,11 +261,11 @@ pub fn aggregate_reps(
         regret,
         up_to: Vec::new(),
         by_jobs: None,
-    }
+    })
 }
 
 /// Aggregate the runs of `scenario` folded into `fold`.
-pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Aggregate {
+pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Result<Aggregate> {
     let names: Vec<String> = scenario.policies.iter().map(|p| p.name.clone()).collect();
     let empty = RepCurves::default();
     let reps: Vec<&RepCurves> = (0..names.len())
@@ -279,12 +280,12 @@ pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Aggregate {
             output: scenario.output(),
             span: fold.span(),
         },
-    );
+    )?;
     for (p, f) in agg.policies.iter_mut().zip(&fold.policies) {
         p.tenants = Some(f.tenants.finish());
     }
     let range = up_to_range(scenario);
-    agg.up_to = up_to_rows(&reps, agg.baseline, range, UP_TO_POINTS);
+    agg.up_to = up_to_rows(&reps, agg.baseline, range, UP_TO_POINTS)?;
     // The job axis: the same figures over completed jobs, on a linear grid
     // of job counts from 0 (the loss before any job completes).
     let job_reps: Vec<&RepCurves> = (0..names.len())
@@ -304,9 +305,9 @@ pub fn aggregate_fold(scenario: &Scenario, fold: &RunFold) -> Aggregate {
             output: &job_output,
             span: (0, fold.most_jobs),
         },
-    );
+    )?;
     agg.by_jobs = Some(Box::new(jobs));
-    agg
+    Ok(agg)
 }
 
 /// The θ range of the "up to" speedup: `[output] up_to_thetas`, or from the
@@ -333,16 +334,16 @@ fn up_to_rows(
     baseline: usize,
     range: (f64, f64),
     points: usize,
-) -> Vec<UpToRow> {
+) -> Result<Vec<UpToRow>> {
     if reps.is_empty() || range.0 <= 0.0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let thetas = dense_thetas(range.0, range.1, points);
     let times: Vec<Vec<Option<Micros>>> = reps
         .par_iter()
         .map(|r| mean_time_to_reps(r, &thetas))
-        .collect();
-    (0..reps.len())
+        .collect::<Result<_>>()?;
+    Ok((0..reps.len())
         .map(|p| UpToRow {
             policy: p,
             baseline,
@@ -350,5 +351,5 @@ fn up_to_rows(
             range,
             points,
         })
-        .collect()
+        .collect())
 }

@@ -3,6 +3,7 @@
 use super::mean_curve::mean_time_to_reps;
 use super::rep_curves::RepCurves;
 use crate::core::analysis::stats::{Band, Counted, MeanFold, t_band_of};
+use crate::core::error::Result;
 use crate::models::metrics::stall::Stall;
 use crate::models::metrics::{LossCurve, TenantAggregate};
 use crate::models::trace::Micros;
@@ -167,15 +168,23 @@ impl PolicyAggregate {
         thresholds: &[f64],
         level: f64,
         quantiles: [f64; 2],
-    ) -> Self {
+    ) -> Result<Self> {
         let distinct = reps.distinct();
         let counts = reps.counts();
         let mut at: Vec<Option<f64>> = Vec::with_capacity(distinct.len());
-        let curve = grid
+        // One cursor per distinct curve: the grid's instants rise, so each
+        // curve is read once whatever the number of grid points.
+        let mut cursors = distinct
             .iter()
-            .filter_map(|&t| {
-                at.clear();
-                at.extend(distinct.iter().map(|c| c.loss_at(t)));
+            .map(LossCurve::cursor)
+            .collect::<Result<Vec<_>>>()?;
+        let mut curve = Vec::with_capacity(grid.len());
+        for &t in grid {
+            at.clear();
+            for c in &mut cursors {
+                at.push(c.loss_at(t)?);
+            }
+            let point = {
                 let values = || reps.each_rep(&at).flatten();
                 let s = Counted::new(
                     at.iter()
@@ -184,20 +193,28 @@ impl PolicyAggregate {
                         .collect(),
                 );
                 if s.is_empty() {
-                    return None;
+                    continue;
                 }
-                Some(CurvePoint {
+                CurvePoint {
                     time: t,
                     band: t_band_of(values, level),
                     median: s.quantile(0.5),
                     q_low: s.quantile(quantiles[0]),
                     q_high: s.quantile(quantiles[1]),
-                })
-            })
-            .collect();
-        let time_to = mean_time_to_reps(reps, thresholds);
-        let regret: Vec<f64> = distinct.iter().map(|c| c.reported_regret()).collect();
-        let finals: Vec<f64> = distinct.iter().map(LossCurve::final_loss).collect();
+                }
+            };
+            curve.push(point);
+        }
+        drop(cursors);
+        let time_to = mean_time_to_reps(reps, thresholds)?;
+        let regret: Vec<f64> = distinct
+            .iter()
+            .map(LossCurve::reported_regret)
+            .collect::<Result<_>>()?;
+        let finals: Vec<f64> = distinct
+            .iter()
+            .map(LossCurve::final_loss)
+            .collect::<Result<_>>()?;
         let counted =
             |per: &[f64]| Counted::new(per.iter().copied().zip(counts.iter().copied()).collect());
         let figures = RepFigures {
@@ -205,11 +222,14 @@ impl PolicyAggregate {
             time_to: distinct
                 .iter()
                 .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
-                .collect(),
+                .collect::<Result<_>>()?,
             regret,
-            stalled: distinct.iter().map(LossCurve::stall).collect(),
+            stalled: distinct
+                .iter()
+                .map(LossCurve::stall)
+                .collect::<Result<_>>()?,
         };
-        Self {
+        Ok(Self {
             name: name.to_string(),
             curve,
             time_to,
@@ -218,6 +238,6 @@ impl PolicyAggregate {
             final_loss: t_band_of(|| reps.each_rep(&finals), level),
             reps: figures,
             tenants: None,
-        }
+        })
     }
 }

@@ -346,7 +346,7 @@ pub fn write_episodes(
         fold.add(&alone, &r)?;
     }
     fold.finish(1, Duration::ZERO)?;
-    let aggregate = fold.aggregate(&alone);
+    let aggregate = fold.aggregate(&alone)?;
     let n = results.len() as u64;
     let execution = Execution {
         tasks: n,

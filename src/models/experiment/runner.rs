@@ -210,15 +210,15 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     let (mut curve, job_curve, tenants, first_completion, completions) =
         match FoldedRun::take(&mut outcome) {
             Some(f) => (
-                f.curve,
-                f.job_curve,
+                f.curve?,
+                f.job_curve?,
                 f.tenants?,
                 f.first_completion,
                 f.completions,
             ),
             None => (
-                LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome),
-                LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome),
+                LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
+                LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
                 tenant_metrics(
                     &scenario.trace,
                     &split.tenants,
@@ -239,10 +239,10 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         outcome.end,
         scenario.config.horizon,
     );
-    if curve.stalled() {
+    if curve.stalled()? {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
     }
-    let metrics = RunMetrics::compute(&curve, &outcome, completions, &scenario.thresholds);
+    let metrics = RunMetrics::compute(&curve, &outcome, completions, &scenario.thresholds)?;
     let mut policy_time = outcome.policy_clock.estimate();
     let isolated_area = if scenario.file.fairness {
         let mut areas = Vec::with_capacity(split.tenants.len());

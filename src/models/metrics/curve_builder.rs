@@ -8,6 +8,9 @@
 use std::sync::Arc;
 
 use super::CompensatedSum;
+use super::curve_point::{Point, curve_points};
+use super::spill::Spill;
+use crate::core::error::{Error, Result};
 use crate::models::trace::Micros;
 
 /// Change kinds, in the order the engine processes them at one instant.
@@ -24,7 +27,7 @@ pub(super) type Change = (Micros, u8, usize, f64);
 /// best_i of an arrived tenant subtracts the rise. After every change of an
 /// instant, the point (instant, S, arrived) is appended unless it repeats
 /// the last one; S is exactly 0 when no arrived tenant has a positive loss.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(super) struct StepBuilder {
     /// A*_i per tenant (shared with the rest of a run's fold: one copy).
     best_possible: Arc<[f64]>,
@@ -35,23 +38,22 @@ pub(super) struct StepBuilder {
     arrived: u32,
     /// The instant whose changes are being applied, if any.
     current: Option<Micros>,
-    steps: Steps,
-}
-
-/// The points of a step function: at `times[j]` (strictly increasing),
-/// S = `sum_loss[j]` over `arrived[j]` tenants (a
-/// [`LossCurve`](super::LossCurve)'s fields).
-#[derive(Debug, Clone, Default)]
-pub(super) struct Steps {
-    pub(super) times: Vec<Micros>,
-    pub(super) sum_loss: Vec<f64>,
-    pub(super) arrived: Vec<u32>,
+    /// The points so far: in memory, or in a temporary file past the spill
+    /// threshold ([`Spill`]).
+    steps: Spill<Point>,
+    /// The last point appended (the next one is appended only if it
+    /// differs).
+    last: Option<Point>,
+    /// Why the points cannot be trusted (a spill threshold that does not
+    /// parse, an I/O error of the spilled file): reported by `finish`.
+    failure: Option<Error>,
 }
 
 impl StepBuilder {
     /// An empty curve over tenants whose best accuracies are `best_possible`.
     pub(super) fn new(best_possible: Arc<[f64]>) -> Self {
         let n = best_possible.len();
+        let (steps, failure) = curve_points();
         Self {
             best_possible,
             best: vec![0.0; n],
@@ -60,7 +62,9 @@ impl StepBuilder {
             positive: 0,
             arrived: 0,
             current: None,
-            steps: Steps::default(),
+            steps,
+            last: None,
+            failure,
         }
     }
 
@@ -101,18 +105,57 @@ impl StepBuilder {
         } else {
             self.sum.value().max(0.0)
         };
-        let c = &mut self.steps;
-        if c.sum_loss.last() == Some(&s) && c.arrived.last() == Some(&self.arrived) {
+        if self
+            .last
+            .is_some_and(|p| p.sum_loss == s && p.arrived == self.arrived)
+        {
             return;
         }
-        c.times.push(now);
-        c.sum_loss.push(s);
-        c.arrived.push(self.arrived);
+        let point = Point {
+            time: now,
+            sum_loss: s,
+            arrived: self.arrived,
+        };
+        self.last = Some(point);
+        if self.failure.is_none()
+            && let Err(e) = self.steps.push(point)
+        {
+            self.failure = Some(e);
+        }
     }
 
-    /// The points, once every change was pushed.
-    pub(super) fn finish(mut self) -> Steps {
+    /// An independent copy (a fork of a run, DESIGN §15.2): spilled points
+    /// are copied into a file of their own; a copy that fails carries the
+    /// failure to its `finish`.
+    pub(super) fn fork(&self) -> Self {
+        let (steps, failure) = match self.steps.try_clone() {
+            Ok(s) => (s, self.failure.clone()),
+            Err(e) => (
+                Spill::with_threshold(self.steps.threshold()),
+                Some(self.failure.clone().unwrap_or(e)),
+            ),
+        };
+        Self {
+            best_possible: Arc::clone(&self.best_possible),
+            best: self.best.clone(),
+            arrived_flag: self.arrived_flag.clone(),
+            sum: self.sum,
+            positive: self.positive,
+            arrived: self.arrived,
+            current: self.current,
+            steps,
+            last: self.last,
+            failure,
+        }
+    }
+
+    /// The points, once every change was pushed, or why they cannot be
+    /// had.
+    pub(super) fn finish(mut self) -> Result<Spill<Point>> {
         self.flush();
-        self.steps
+        match self.failure {
+            Some(e) => Err(e),
+            None => Ok(self.steps),
+        }
     }
 }

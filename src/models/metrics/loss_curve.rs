@@ -1,11 +1,15 @@
 //! The exact step function of the global loss.
 
-use serde::{Deserialize, Serialize};
+use serde::ser::{SerializeSeq, SerializeStruct};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use std::sync::Arc;
 
-use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder, Steps};
+use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder};
+use super::curve_point::{Cursor, Point, curve_points};
+use super::spill::{Spill, SpillIter};
 use super::stall::{RunEnd, Stall};
+use crate::core::error::Result;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::{Micros, Trace};
 
@@ -18,29 +22,30 @@ use crate::models::trace::{Micros, Trace};
 /// - S(τ)  = Σ ℓ_i(τ) over tenants arrived by τ
 /// - L(τ)  = S(τ) / (number of tenants arrived by τ)      (DESIGN §2.6)
 ///
-/// `times[j]` is the j-th instant at which S or the arrived count changed;
-/// the values hold on `[times[j], times[j+1])`. At an instant, the value is
-/// the one after every event at that instant (completions and arrivals).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The j-th [`Point`] is the j-th instant at which S or the arrived count
+/// changed; its values hold until the next point's instant. At an instant,
+/// the value is the one after every event at that instant (completions and
+/// arrivals).
+///
+/// The points are a [`Spill`]: in memory for a run of ordinary size, in a
+/// temporary file past the spill threshold (an internet-scale run's curve,
+/// issue 34), and read as a stream either way ([`Self::points`],
+/// [`Self::cursor`]); every figure below is computed in one pass, in point
+/// order, so it has the bits of the same formula over a vector. A curve is
+/// not changed once built, so its points are shared by its clones.
+#[derive(Clone)]
 pub struct LossCurve {
-    /// Instants of change, strictly increasing, µs.
-    pub times: Vec<Micros>,
-    /// S(τ): summed loss of arrived tenants from `times[j]` on.
-    pub sum_loss: Vec<f64>,
-    /// Tenants arrived by `times[j]`.
-    pub arrived: Vec<u32>,
+    points: Arc<Spill<Point>>,
     /// Time of the last arrival, µs.
     pub last_arrival: Micros,
     /// End of the run, µs.
     pub end: Micros,
     /// Where the regret of a [stalled](Self::stalled) run is integrated
     /// to, µs (DESIGN §2.6); set by the runner, `None`: R(end).
-    #[serde(default)]
     pub stall_end: Option<Micros>,
     /// Whether a tenant still had a model to run when the run ended before
     /// its horizon ([`stall::left_work`](super::stall::left_work)); set by
     /// the runner, which knows the tenants' end reasons and the horizon.
-    #[serde(default)]
     pub left_work: bool,
 }
 
@@ -55,7 +60,7 @@ impl LossCurve {
         users: &[usize],
         arrivals: &[Micros],
         outcome: &RunOutcome,
-    ) -> Self {
+    ) -> Result<Self> {
         Self::from_changes(
             trace,
             users,
@@ -80,7 +85,7 @@ impl LossCurve {
         users: &[usize],
         arrivals: &[Micros],
         outcome: &RunOutcome,
-    ) -> Self {
+    ) -> Result<Self> {
         // Completion times, sorted (an engine log already is), to count the
         // jobs completed by each arrival.
         let mut ends: Vec<Micros> = outcome
@@ -129,57 +134,102 @@ impl LossCurve {
         last_arrival: Micros,
         end: Micros,
         changes: impl Iterator<Item = Change>,
-    ) -> Self {
+    ) -> Result<Self> {
         let best_possible: Arc<[f64]> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
         let mut builder = StepBuilder::new(best_possible);
         changes.for_each(|c| builder.push(c));
-        Self::from_steps(builder.finish(), last_arrival, end)
+        Self::from_steps(builder.finish()?, last_arrival, end)
     }
 
     /// The curve of the points `steps`, its last arrival at
     /// `last_arrival`, ending at `end`.
     ///
-    /// The point vectors grew by doubling while the run went; they give
-    /// their unused capacity back here (up to half of a large run's curve
-    /// memory, issue 34; the points are unchanged).
-    pub(super) fn from_steps(mut steps: Steps, last_arrival: Micros, end: Micros) -> Self {
-        steps.times.shrink_to_fit();
-        steps.sum_loss.shrink_to_fit();
-        steps.arrived.shrink_to_fit();
-        Self {
-            times: steps.times,
-            sum_loss: steps.sum_loss,
-            arrived: steps.arrived,
+    /// The points grew by doubling (or into a file's write buffer) while
+    /// the run went; they give that room back here (up to half of a large
+    /// run's curve memory, issue 34; the points are unchanged).
+    pub(super) fn from_steps(
+        mut steps: Spill<Point>,
+        last_arrival: Micros,
+        end: Micros,
+    ) -> Result<Self> {
+        steps.shrink_to_fit()?;
+        Ok(Self {
+            points: Arc::new(steps),
             last_arrival,
             end,
             stall_end: None,
             left_work: false,
+        })
+    }
+
+    /// The curve of `points` (instants strictly increasing), its last
+    /// arrival at `last_arrival`, ending at `end` (a curve written by hand,
+    /// or read back; held like a run's, in memory or spilled).
+    pub fn from_points(
+        points: impl IntoIterator<Item = Point>,
+        last_arrival: Micros,
+        end: Micros,
+    ) -> Result<Self> {
+        let (mut steps, failure) = curve_points();
+        if let Some(e) = failure {
+            return Err(e);
         }
+        for p in points {
+            steps.push(p)?;
+        }
+        Self::from_steps(steps, last_arrival, end)
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> u64 {
+        self.points.len()
+    }
+
+    /// Whether the curve has no point (no tenant arrived).
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// Whether the points live in a temporary file.
+    pub fn is_spilled(&self) -> bool {
+        self.points.is_spilled()
+    }
+
+    /// The points, in order (I/O errors of a spilled curve are items).
+    pub fn points(&self) -> SpillIter<'_, Point> {
+        self.points.iter()
+    }
+
+    /// A [`Cursor`] before the first point.
+    pub fn cursor(&self) -> Result<Cursor<'_>> {
+        Cursor::new(&self.points)
+    }
+
+    /// The points' instants, read into a vector.
+    pub fn times(&self) -> Result<Vec<Micros>> {
+        self.points().map(|p| p.map(|p| p.time)).collect()
+    }
+
+    /// The points' S values, read into a vector.
+    pub fn sum_loss(&self) -> Result<Vec<f64>> {
+        self.points().map(|p| p.map(|p| p.sum_loss)).collect()
+    }
+
+    /// The points' arrived counts, read into a vector.
+    pub fn arrived(&self) -> Result<Vec<u32>> {
+        self.points().map(|p| p.map(|p| p.arrived)).collect()
     }
 
     /// L(τ): mean loss over tenants arrived by τ; `None` before the first
-    /// arrival.
-    pub fn loss_at(&self, t: Micros) -> Option<f64> {
-        let j = self.times.partition_point(|&x| x <= t).checked_sub(1)?;
-        Some(self.mean(j))
-    }
-
-    /// L on the j-th segment `[times[j], times[j+1])`.
-    pub fn loss_of_segment(&self, j: usize) -> f64 {
-        self.mean(j)
-    }
-
-    fn mean(&self, j: usize) -> f64 {
-        if self.arrived[j] == 0 {
-            0.0
-        } else {
-            self.sum_loss[j] / f64::from(self.arrived[j])
-        }
+    /// arrival. One pass over the points up to τ: to read many instants,
+    /// walk a [`Self::cursor`].
+    pub fn loss_at(&self, t: Micros) -> Result<Option<f64>> {
+        self.cursor()?.loss_at(t)
     }
 
     /// Loss at the end of the run.
-    pub fn final_loss(&self) -> f64 {
-        self.loss_at(self.end).unwrap_or(0.0)
+    pub fn final_loss(&self) -> Result<f64> {
+        Ok(self.loss_at(self.end)?.unwrap_or(0.0))
     }
 
     /// Whether, and how, the run stalled (DESIGN §2.6, [`super::stall`]):
@@ -187,58 +237,203 @@ impl LossCurve {
     /// falling (a run where the policy started no job: a budget below every
     /// job, `max_jobs = 0`), or before its horizon with a tenant left with
     /// work ([`Self::left_work`]).
-    pub fn stall(&self) -> Option<Stall> {
-        RunEnd {
-            sum: self.sum_loss.last().copied().unwrap_or(0.0),
-            fell: self.sum_loss.windows(2).any(|w| w[1] < w[0]),
+    pub fn stall(&self) -> Result<Option<Stall>> {
+        let mut last: Option<f64> = None;
+        let mut fell = false;
+        for p in self.points() {
+            let s = p?.sum_loss;
+            fell |= last.is_some_and(|l| s < l);
+            last = Some(s);
+        }
+        Ok(RunEnd {
+            sum: last.unwrap_or(0.0),
+            fell,
             at_last_arrival: self.end == self.last_arrival,
             left_work: self.left_work,
         }
-        .stall()
+        .stall())
     }
 
     /// Whether the run stalled ([`Self::stall`]).
-    pub fn stalled(&self) -> bool {
-        self.stall().is_some()
+    pub fn stalled(&self) -> Result<bool> {
+        Ok(self.stall()?.is_some())
     }
 
     /// The cumulative regret a result reports (DESIGN §2.6): R(end), or for
     /// a [stalled](Self::stalled) run with a [`stall_end`](Self::stall_end)
     /// beyond its end, R(stall_end): the loss it left, which nothing would
     /// lower, counted for as long as a run that works could last.
-    pub fn reported_regret(&self) -> f64 {
+    pub fn reported_regret(&self) -> Result<f64> {
         match self.stall_end {
-            Some(h) if h > self.end && self.stalled() => self.cumulative_regret(h),
+            Some(h) if h > self.end && self.stalled()? => self.cumulative_regret(h),
             _ => self.cumulative_regret(self.end),
         }
     }
 
     /// Cumulative regret R(T) = ∫₀ᵀ S(τ) dτ in accuracy·seconds, the exact
-    /// integral of the step function up to `until` (DESIGN §2.6).
-    pub fn cumulative_regret(&self, until: Micros) -> f64 {
+    /// integral of the step function up to `until` (DESIGN §2.6): the sum,
+    /// in point order, of S_j · (min(τ_{j+1}, T) − τ_j) over the points
+    /// before T (τ_{j+1} = T after the last), over 10⁶.
+    pub fn cumulative_regret(&self, until: Micros) -> Result<f64> {
         let mut area = 0.0;
-        for j in 0..self.times.len() {
-            let start = self.times[j];
-            if start >= until {
+        let mut cursor = self.cursor()?;
+        while let Some(p) = cursor.advance()? {
+            if p.time >= until {
                 break;
             }
-            let stop = self.times.get(j + 1).copied().unwrap_or(until).min(until);
-            area += self.sum_loss[j] * (stop - start) as f64;
+            let stop = cursor.next_time().unwrap_or(until).min(until);
+            area += p.sum_loss * (stop - p.time) as f64;
         }
-        area / 1.0e6
+        Ok(area / 1.0e6)
     }
 
     /// T(θ): the first τ at or after the last arrival with L(τ) ≤ θ, or
-    /// `None` (∞) if the run never gets there (DESIGN §2.6). The comparison
-    /// allows [`THETA_SLACK`](super::THETA_SLACK) for float rounding.
-    pub fn time_to(&self, theta: f64) -> Option<Micros> {
-        let from = self
-            .times
-            .partition_point(|&x| x <= self.last_arrival)
-            .checked_sub(1)?;
-        (from..self.times.len())
-            .find(|&j| self.mean(j) <= theta + super::THETA_SLACK)
-            .map(|j| self.times[j].max(self.last_arrival))
+    /// `None` (∞) if the run never gets there (DESIGN §2.6): the search
+    /// starts at the last point at or before the last arrival (none: ∞).
+    /// The comparison allows [`THETA_SLACK`](super::THETA_SLACK) for float
+    /// rounding.
+    pub fn time_to(&self, theta: f64) -> Result<Option<Micros>> {
+        let meets = |p: &Point| p.loss() <= theta + super::THETA_SLACK;
+        let at = |p: &Point| Some(p.time.max(self.last_arrival));
+        let mut from: Option<Point> = None;
+        let mut searching = false;
+        for p in self.points() {
+            let p = p?;
+            if !searching {
+                if p.time <= self.last_arrival {
+                    from = Some(p);
+                    continue;
+                }
+                searching = true;
+                match from {
+                    None => return Ok(None),
+                    Some(f) if meets(&f) => return Ok(at(&f)),
+                    Some(_) => {}
+                }
+            }
+            if meets(&p) {
+                return Ok(at(&p));
+            }
+        }
+        Ok(if searching {
+            None
+        } else {
+            from.filter(meets).and_then(|f| at(&f))
+        })
+    }
+}
+
+/// The points as a list (read from the stream; a spilled curve that cannot
+/// be read back says so), then the other fields: equal curves print alike,
+/// wherever their points live.
+impl std::fmt::Debug for LossCurve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let points: std::result::Result<Vec<Point>, _> = self.points().collect();
+        let mut d = f.debug_struct("LossCurve");
+        match &points {
+            Ok(p) => d.field("points", p),
+            Err(e) => d.field("points", &format_args!("unreadable: {e}")),
+        };
+        d.field("last_arrival", &self.last_arrival)
+            .field("end", &self.end)
+            .field("stall_end", &self.stall_end)
+            .field("left_work", &self.left_work)
+            .finish()
+    }
+}
+
+/// Two curves are equal when their points are (S compared as numbers, as
+/// the vectors' comparison did) and their other fields are; a spilled
+/// curve that cannot be read back equals none.
+impl PartialEq for LossCurve {
+    fn eq(&self, other: &Self) -> bool {
+        self.last_arrival == other.last_arrival
+            && self.end == other.end
+            && self.stall_end == other.stall_end
+            && self.left_work == other.left_work
+            && self.len() == other.len()
+            && self.points().zip(other.points()).all(|pair| match pair {
+                (Ok(a), Ok(b)) => {
+                    a.time == b.time && a.arrived == b.arrived && a.sum_loss == b.sum_loss
+                }
+                _ => false,
+            })
+    }
+}
+
+/// The encoding of a curve (the result cache, the shards' raw runs): the
+/// struct it was before its points moved to a [`Spill`] — `times`,
+/// `sum_loss`, `arrived` as sequences, then `last_arrival`, `end`,
+/// `stall_end`, `left_work` — written from the stream, so the bytes are
+/// the same and a spilled curve is never read into memory whole.
+impl Serialize for LossCurve {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("LossCurve", 7)?;
+        s.serialize_field("times", &Column(self, |p| p.time))?;
+        s.serialize_field("sum_loss", &Column(self, |p| p.sum_loss))?;
+        s.serialize_field("arrived", &Column(self, |p| p.arrived))?;
+        s.serialize_field("last_arrival", &self.last_arrival)?;
+        s.serialize_field("end", &self.end)?;
+        s.serialize_field("stall_end", &self.stall_end)?;
+        s.serialize_field("left_work", &self.left_work)?;
+        s.end()
+    }
+}
+
+/// One field of every point of a curve, serialised as a sequence.
+struct Column<'a, T>(&'a LossCurve, fn(&Point) -> T);
+
+impl<T: Serialize> Serialize for Column<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let len = usize::try_from(self.0.len()).map_err(serde::ser::Error::custom)?;
+        let mut seq = serializer.serialize_seq(Some(len))?;
+        for p in self.0.points() {
+            let p = p.map_err(serde::ser::Error::custom)?;
+            seq.serialize_element(&(self.1)(&p))?;
+        }
+        seq.end()
+    }
+}
+
+/// The encoded form ([`LossCurve`]'s `Serialize`), read back.
+#[derive(Deserialize)]
+#[serde(rename = "LossCurve")]
+struct Encoded {
+    times: Vec<Micros>,
+    sum_loss: Vec<f64>,
+    arrived: Vec<u32>,
+    last_arrival: Micros,
+    end: Micros,
+    #[serde(default)]
+    stall_end: Option<Micros>,
+    #[serde(default)]
+    left_work: bool,
+}
+
+impl<'de> Deserialize<'de> for LossCurve {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let e = Encoded::deserialize(deserializer)?;
+        if e.sum_loss.len() != e.times.len() || e.arrived.len() != e.times.len() {
+            return Err(serde::de::Error::custom(format!(
+                "a loss curve with {} instants, {} sums and {} arrived counts (expected as \
+                 many of each)",
+                e.times.len(),
+                e.sum_loss.len(),
+                e.arrived.len()
+            )));
+        }
+        let points = e.times.iter().zip(&e.sum_loss).zip(&e.arrived).map(
+            |((&time, &sum_loss), &arrived)| Point {
+                time,
+                sum_loss,
+                arrived,
+            },
+        );
+        let mut c =
+            Self::from_points(points, e.last_arrival, e.end).map_err(serde::de::Error::custom)?;
+        c.stall_end = e.stall_end;
+        c.left_work = e.left_work;
+        Ok(c)
     }
 }
 
@@ -339,6 +534,137 @@ mod tests {
         all
     }
 
+    /// The figures as the curve computed them when its points were three
+    /// vectors read by index (the formulas of DESIGN §2.6 written with
+    /// binary searches and index loops): the reference the streamed
+    /// computation must equal bit for bit.
+    #[derive(Serialize)]
+    struct Columns {
+        times: Vec<Micros>,
+        sum_loss: Vec<f64>,
+        arrived: Vec<u32>,
+        last_arrival: Micros,
+        end: Micros,
+        stall_end: Option<Micros>,
+        left_work: bool,
+    }
+
+    impl Columns {
+        fn mean(&self, j: usize) -> f64 {
+            if self.arrived[j] == 0 {
+                0.0
+            } else {
+                self.sum_loss[j] / f64::from(self.arrived[j])
+            }
+        }
+        fn loss_at(&self, t: Micros) -> Option<f64> {
+            let j = self.times.partition_point(|&x| x <= t).checked_sub(1)?;
+            Some(self.mean(j))
+        }
+        fn cumulative_regret(&self, until: Micros) -> f64 {
+            let mut area = 0.0;
+            for j in 0..self.times.len() {
+                let start = self.times[j];
+                if start >= until {
+                    break;
+                }
+                let stop = self.times.get(j + 1).copied().unwrap_or(until).min(until);
+                area += self.sum_loss[j] * (stop - start) as f64;
+            }
+            area / 1.0e6
+        }
+        fn time_to(&self, theta: f64) -> Option<Micros> {
+            let from = self
+                .times
+                .partition_point(|&x| x <= self.last_arrival)
+                .checked_sub(1)?;
+            (from..self.times.len())
+                .find(|&j| self.mean(j) <= theta + super::super::THETA_SLACK)
+                .map(|j| self.times[j].max(self.last_arrival))
+        }
+        fn stall(&self) -> Option<Stall> {
+            RunEnd {
+                sum: self.sum_loss.last().copied().unwrap_or(0.0),
+                fell: self.sum_loss.windows(2).any(|w| w[1] < w[0]),
+                at_last_arrival: self.end == self.last_arrival,
+                left_work: self.left_work,
+            }
+            .stall()
+        }
+    }
+
+    proptest! {
+        /// A curve held in memory and the same points spilled to a file give
+        /// every figure of the index-based reference, bit for bit, and the
+        /// reference's encoding byte for byte (the result cache and the
+        /// shards read curves written before the points were streamed).
+        #[test]
+        fn streamed_figures_equal_the_index_based_ones_in_memory_and_spilled(
+            steps in proptest::collection::vec((1u64..5, 0u32..=12, 0u32..4), 0..40),
+            last_arrival in 0u64..60,
+            extra in 0u64..10,
+            stall_end in proptest::option::of(0u64..200),
+            left_work in any::<bool>(),
+        ) {
+            let mut t = 0;
+            let mut points = Vec::new();
+            for &(dt, s, a) in &steps {
+                points.push(Point { time: t, sum_loss: f64::from(s) / 7.0, arrived: a });
+                t += dt;
+            }
+            let end = t + extra;
+            let reference = Columns {
+                times: points.iter().map(|p| p.time).collect(),
+                sum_loss: points.iter().map(|p| p.sum_loss).collect(),
+                arrived: points.iter().map(|p| p.arrived).collect(),
+                last_arrival,
+                end,
+                stall_end,
+                left_work,
+            };
+            let mut want_bytes = Vec::new();
+            crate::core::io::codec::encode(&reference, &mut want_bytes).expect("encode");
+            for threshold in [usize::MAX, 0, 45] {
+                let mut spill = Spill::with_threshold(threshold);
+                for &p in &points {
+                    spill.push(p).expect("push");
+                }
+                let mut c = LossCurve::from_steps(spill, last_arrival, end).expect("curve");
+                c.stall_end = stall_end;
+                c.left_work = left_work;
+                prop_assert_eq!(c.is_spilled(), threshold < points.len() * 20);
+                let bits = |v: Option<f64>| v.map(f64::to_bits);
+                let mut cursor = c.cursor().expect("cursor");
+                for u in 0..=end + 2 {
+                    prop_assert_eq!(bits(c.loss_at(u).expect("read")), bits(reference.loss_at(u)));
+                    prop_assert_eq!(bits(cursor.loss_at(u).expect("read")), bits(reference.loss_at(u)));
+                    prop_assert_eq!(
+                        c.cumulative_regret(u).expect("read").to_bits(),
+                        reference.cumulative_regret(u).to_bits()
+                    );
+                }
+                for theta in [0.0, 0.1, 0.5, 1.0, 3.0] {
+                    prop_assert_eq!(c.time_to(theta).expect("read"), reference.time_to(theta));
+                }
+                prop_assert_eq!(c.stall().expect("read"), reference.stall());
+                let want_regret = match stall_end {
+                    Some(h) if h > end && reference.stall().is_some() => reference.cumulative_regret(h),
+                    _ => reference.cumulative_regret(end),
+                };
+                prop_assert_eq!(c.reported_regret().expect("read").to_bits(), want_regret.to_bits());
+                prop_assert_eq!(
+                    c.final_loss().expect("read").to_bits(),
+                    reference.loss_at(end).unwrap_or(0.0).to_bits()
+                );
+                let mut bytes = Vec::new();
+                crate::core::io::codec::encode(&c, &mut bytes).expect("encode");
+                prop_assert_eq!(&bytes, &want_bytes);
+                let back: LossCurve = crate::core::io::codec::decode(&bytes).expect("decode");
+                prop_assert_eq!(&back, &c);
+            }
+        }
+    }
+
     proptest! {
         /// Merging the sorted completions with the sorted arrivals gives
         /// exactly the stable sort of both, for sorted and unsorted logs.
@@ -398,27 +724,30 @@ mod tests {
         // Jobs to θ = 0.5: 2. Σ_j S after job j over j = 0..2:
         // 1.7 + 1.2 + 0.4 = 3.3 (the area with unit steps, in "µs" → / 10⁶).
         let (trace, o) = two_tenants();
-        let c = LossCurve::by_jobs(&trace, &[0, 1], &[0, 1_000_000], &o);
+        let c = LossCurve::by_jobs(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
         let want = [0.85, 0.6, 0.2, 0.0];
         for (j, w) in want.iter().enumerate() {
-            let got = c.loss_at(j as Micros).unwrap_or(f64::NAN);
+            let got = c.loss_at(j as Micros).expect("read").unwrap_or(f64::NAN);
             assert!((got - w).abs() < 1e-12, "j = {j}: {got} ≠ {w}");
         }
         assert_eq!((c.end, c.last_arrival), (3, 0));
-        assert_eq!(c.time_to(0.5), Some(2));
-        assert_eq!(c.time_to(0.0), Some(3));
-        assert!((c.cumulative_regret(3) * 1e6 - 3.3).abs() < 1e-9);
+        assert_eq!(c.time_to(0.5).expect("read"), Some(2));
+        assert_eq!(c.time_to(0.0).expect("read"), Some(3));
+        assert!((c.cumulative_regret(3).expect("read") * 1e6 - 3.3).abs() < 1e-9);
         // The time axis of the same run: 0.9 on [0, 1), 0.85 on [1, 2), 0.2
         // on [2, 5) (both completions at 2 s collapse into one step), 0 from 5.
-        let t = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
-        assert_eq!(t.times, vec![0, 1_000_000, 2_000_000, 5_000_000]);
+        let t = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
+        assert_eq!(
+            t.times().expect("read"),
+            vec![0, 1_000_000, 2_000_000, 5_000_000]
+        );
         // A tenant arriving after the first completion sits after it.
-        let late = LossCurve::by_jobs(&trace, &[0, 1], &[0, 3_000_000], &o);
+        let late = LossCurve::by_jobs(&trace, &[0, 1], &[0, 3_000_000], &o).expect("curve");
         // j = 0: 0.9 (t0 alone); j = 1: 0.4; j = 2: t1's completion is not
         // counted before t1 arrives, t1 arrives at 2 (two jobs done by 3 s)
         // with its best 0.8 already: (0.4 + 0) / 2 = 0.2; j = 3: 0.
         let got: Vec<f64> = (0..4)
-            .map(|j| late.loss_at(j).unwrap_or(f64::NAN))
+            .map(|j| late.loss_at(j).expect("read").unwrap_or(f64::NAN))
             .collect();
         for (g, w) in got.iter().zip([0.9, 0.4, 0.2, 0.0]) {
             assert!((g - w).abs() < 1e-12, "{got:?}");
@@ -435,26 +764,28 @@ mod tests {
             end: 1_000_000,
             ..RunOutcome::default()
         };
-        let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &idle);
-        assert!(c.stalled());
+        let mut c =
+            LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &idle).expect("curve");
+        assert!(c.stalled().expect("read"));
         assert!(
-            (c.reported_regret() - 0.9).abs() < 1e-12,
+            (c.reported_regret().expect("read") - 0.9).abs() < 1e-12,
             "no stall horizon: R(end)"
         );
         c.stall_end = Some(11_000_000);
         // 0.9 · 1 s + 1.7 · 10 s.
         assert!(
-            (c.reported_regret() - 17.9).abs() < 1e-9,
+            (c.reported_regret().expect("read") - 17.9).abs() < 1e-9,
             "{}",
-            c.reported_regret()
+            c.reported_regret().expect("read")
         );
         // A run that worked is not stalled: its R(end) stands.
-        let mut worked = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
-        assert!(!worked.stalled());
+        let mut worked =
+            LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
+        assert!(!worked.stalled().expect("read"));
         worked.stall_end = Some(11_000_000);
         assert_eq!(
-            worked.reported_regret(),
-            worked.cumulative_regret(worked.end)
+            worked.reported_regret().expect("read"),
+            worked.cumulative_regret(worked.end).expect("read")
         );
     }
 
@@ -470,18 +801,25 @@ mod tests {
         o.completion_order
             .retain(|&j| jobs[j as usize].end <= 2_000_000);
         o.end = 2_000_000;
-        let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o);
+        let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
         c.stall_end = Some(12_000_000);
-        assert!((c.cumulative_regret(c.end) - 2.6).abs() < 1e-12);
-        assert_eq!(c.stall(), None, "S fell and no work left: R(end)");
-        assert_eq!(c.reported_regret(), c.cumulative_regret(c.end));
+        assert!((c.cumulative_regret(c.end).expect("read") - 2.6).abs() < 1e-12);
+        assert_eq!(
+            c.stall().expect("read"),
+            None,
+            "S fell and no work left: R(end)"
+        );
+        assert_eq!(
+            c.reported_regret().expect("read"),
+            c.cumulative_regret(c.end).expect("read")
+        );
         c.left_work = true;
-        assert_eq!(c.stall(), Some(Stall::LeftIdle));
+        assert_eq!(c.stall().expect("read"), Some(Stall::LeftIdle));
         // 2.6 + 0.4 · 10 s.
         assert!(
-            (c.reported_regret() - 6.6).abs() < 1e-9,
+            (c.reported_regret().expect("read") - 6.6).abs() < 1e-9,
             "{}",
-            c.reported_regret()
+            c.reported_regret().expect("read")
         );
     }
 
@@ -531,12 +869,12 @@ mod tests {
                 ..RunOutcome::default()
             };
             let arrivals = vec![0; users.len()];
-            let by_time = LossCurve::from_outcome(&trace, &users, &arrivals, &o);
-            let by_jobs = LossCurve::by_jobs(&trace, &users, &arrivals, &o);
+            let by_time = LossCurve::from_outcome(&trace, &users, &arrivals, &o).expect("curve");
+            let by_jobs = LossCurve::by_jobs(&trace, &users, &arrivals, &o).expect("curve");
             prop_assert_eq!(by_jobs.end, o.jobs.len() as Micros);
             for j in 0..=o.jobs.len() {
                 let t = j as Micros * 7;
-                prop_assert_eq!(by_jobs.loss_at(j as Micros), by_time.loss_at(t), "j = {}", j);
+                prop_assert_eq!(by_jobs.loss_at(j as Micros).expect("read"), by_time.loss_at(t).expect("read"), "j = {}", j);
             }
         }
     }

@@ -3,6 +3,7 @@
 
 mod compensated_sum;
 mod curve_builder;
+mod curve_point;
 mod loss_curve;
 mod rep_result;
 mod run_fold;
@@ -12,7 +13,9 @@ pub mod stall;
 mod tenant_fold;
 mod tenant_metrics;
 
+pub use crate::core::memory::CURVE_IN_MEMORY;
 pub use compensated_sum::CompensatedSum;
+pub use curve_point::{Cursor, Point};
 pub use loss_curve::LossCurve;
 pub use rep_result::RepResult;
 pub use run_fold::{FoldedRun, RunFold};

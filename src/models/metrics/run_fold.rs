@@ -23,10 +23,12 @@ pub struct FoldedRun {
     /// what kept the fold from making them (an I/O error of the done
     /// tenants' spilled figures, DESIGN §2.6 "Done tenants").
     pub tenants: Result<Vec<TenantMetrics>>,
-    /// L(τ) ([`LossCurve::from_outcome`]; the runner sets its stall fields).
-    pub curve: LossCurve,
-    /// L by completed jobs ([`LossCurve::by_jobs`]).
-    pub job_curve: LossCurve,
+    /// L(τ) ([`LossCurve::from_outcome`]; the runner sets its stall
+    /// fields), or why its points cannot be had (an I/O error of a spilled
+    /// curve).
+    pub curve: Result<LossCurve>,
+    /// L by completed jobs ([`LossCurve::by_jobs`]), or why not.
+    pub job_curve: Result<LossCurve>,
     /// When the first job completed, µs.
     pub first_completion: Option<Micros>,
     /// Jobs completed.
@@ -43,7 +45,7 @@ impl FoldedRun {
 }
 
 /// The online fold of one run's metrics.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RunFold {
     tenants: TenantFold,
     /// Arrival per tenant (shared with `tenants`).
@@ -149,12 +151,14 @@ impl RunFold {
         // The curves first: their builders' per-tenant vectors are freed
         // before the rows are made (the run's peak of memory at 10^7
         // tenants, docs/PERFORMANCE.md "Internet scale"); the same values.
-        let curve = LossCurve::from_steps(self.curve.finish(), last_arrival, end);
-        let job_curve = LossCurve::from_steps(
-            self.job_curve.finish(),
-            self.job_last_arrival,
-            self.completions,
-        );
+        let curve = self
+            .curve
+            .finish()
+            .and_then(|s| LossCurve::from_steps(s, last_arrival, end));
+        let job_curve = self
+            .job_curve
+            .finish()
+            .and_then(|s| LossCurve::from_steps(s, self.job_last_arrival, self.completions));
         drop((late, self.arrived, self.waiting, self.arrivals));
         FoldedRun {
             tenants: self.tenants.finish(
@@ -210,7 +214,17 @@ impl JobSink for RunFold {
     }
 
     fn fork(&self) -> Box<dyn JobSink> {
-        Box::new(self.clone())
+        Box::new(Self {
+            tenants: self.tenants.clone(),
+            arrivals: Arc::clone(&self.arrivals),
+            curve: self.curve.fork(),
+            job_curve: self.job_curve.fork(),
+            waiting: self.waiting.clone(),
+            arrived: self.arrived.clone(),
+            job_last_arrival: self.job_last_arrival,
+            completions: self.completions,
+            first_completion: self.first_completion,
+        })
     }
 
     fn finish(

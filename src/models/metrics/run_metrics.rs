@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::LossCurve;
+use crate::core::error::Result;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::Micros;
 
@@ -36,17 +37,20 @@ impl RunMetrics {
         outcome: &RunOutcome,
         completions: usize,
         thresholds: &[f64],
-    ) -> Self {
+    ) -> Result<Self> {
         // GPUs × end, or the GPU-µs of a cluster that changed during the
         // run (DESIGN §15.4).
         let capacity = outcome
             .capacity
             .unwrap_or(u128::from(outcome.gpus) * u128::from(outcome.end));
-        Self {
-            final_loss: curve.final_loss(),
+        Ok(Self {
+            final_loss: curve.final_loss()?,
             // The curve ends where the run did (`LossCurve::from_outcome`).
-            cumulative_regret: curve.reported_regret(),
-            time_to: thresholds.iter().map(|&t| curve.time_to(t)).collect(),
+            cumulative_regret: curve.reported_regret()?,
+            time_to: thresholds
+                .iter()
+                .map(|&t| curve.time_to(t))
+                .collect::<Result<_>>()?,
             jobs: completions,
             gpu_busy_fraction: if capacity == 0 {
                 0.0
@@ -55,6 +59,6 @@ impl RunMetrics {
             },
             end: outcome.end,
             events: outcome.events,
-        }
+        })
     }
 }

@@ -5,12 +5,14 @@
 //! of tenants (a loss curve's change points, the curve by jobs, the
 //! tenants' rows).
 //!
-//! - **In memory** (the common case: a thousand small repetitions): a
-//!   `Vec<R>`; `push` is a `Vec::push`, nothing is encoded or allocated per
-//!   record beyond the vector's doubling.
-//! - **Spilled**: when `len × R::BYTES` passes the threshold, every record
-//!   is encoded (`R::encode`, fixed size, little-endian) into a temporary
-//!   file created in the system's temporary folder (`TMPDIR`) with
+//! - **In memory** (the common case: a thousand small repetitions): the
+//!   records encoded (`R::encode`, fixed size, little-endian) into one
+//!   byte vector, as they would be on file, so a record weighs `R::BYTES`
+//!   with no padding (a loss curve's point: 20 bytes, not the 24 of its
+//!   struct); nothing is allocated per record beyond the vector's
+//!   doubling.
+//! - **Spilled**: when `len × R::BYTES` passes the threshold, the bytes
+//!   move to a temporary file created in the system's temporary folder (`TMPDIR`) with
 //!   `create_new` and unlinked at once, so the open handle is all that
 //!   holds it: nothing is left behind, and nothing that looks like a
 //!   result, whatever ends the process (an error, Ctrl-C, a kill). Where
@@ -39,15 +41,17 @@
 
 use std::fs::File;
 use std::io;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use crate::core::error::{Error, Result};
 use crate::core::io::unnamed_file::UnnamedFile;
 
 /// The size, in bytes, past which a sequence moves to disk unless
-/// `TENANTSIM_SPILL_BYTES` says otherwise: 64 MiB, about 3.4 million loss
-/// curve points (20 bytes each; about 160,000 tenants at K = 20), far above
-/// any run of the bundled scenarios but those of internet scale.
+/// `TENANTSIM_SPILL_BYTES` says otherwise: 64 MiB. Holders cap it lower
+/// where a large run holds the sequence beside everything else: a loss
+/// curve at [`CURVE_IN_MEMORY`](super::CURVE_IN_MEMORY) (8 MiB), the done
+/// tenants' figures at 4 MiB.
 pub const DEFAULT_SPILL_BYTES: usize = 64 << 20;
 
 /// Bytes a spilled sequence buffers before it appends them to its file.
@@ -221,8 +225,11 @@ fn read_exact_at(f: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()
 /// unnamed temporary file above it (see the module's documentation).
 #[derive(Debug)]
 pub struct Spill<R> {
-    /// The records while in memory (empty once spilled).
-    mem: Vec<R>,
+    /// The records while in memory, encoded as on file (`R::BYTES`
+    /// each, so a sequence holds what its records weigh, no padding;
+    /// empty once spilled).
+    mem: Vec<u8>,
+    _records: PhantomData<R>,
     /// The file, once spilled.
     file: Option<SpillFile>,
     /// Encoded records not yet in the file (appended at `file.len`).
@@ -244,6 +251,7 @@ impl<R: Record> Spill<R> {
     pub fn with_threshold(bytes: usize) -> Self {
         Self {
             mem: Vec::new(),
+            _records: PhantomData,
             file: None,
             pending: Vec::new(),
             len: 0,
@@ -277,14 +285,16 @@ impl<R: Record> Spill<R> {
         if self.file.is_some() {
             self.pending.capacity()
         } else {
-            self.mem.capacity() * size_of::<R>()
+            self.mem.capacity()
         }
     }
 
     /// Append `r`.
     pub fn push(&mut self, r: R) -> Result<()> {
         if self.file.is_none() {
-            self.mem.push(r);
+            let at = self.mem.len();
+            self.mem.resize(at + R::BYTES, 0);
+            r.encode(&mut self.mem[at..]);
             self.len += 1;
             return self.spill_if_large();
         }
@@ -303,21 +313,21 @@ impl<R: Record> Spill<R> {
     /// `R::decode` of zero bytes.
     pub fn put(&mut self, i: u64, r: R) -> Result<()> {
         if self.file.is_none() {
-            let idx = usize::try_from(i)
-                .map_err(|_| Error::usage(format!("record index {i} is beyond this machine")))?;
-            if idx < self.mem.len() {
-                self.mem[idx] = r;
+            let at = usize::try_from(i)
+                .ok()
+                .and_then(|i| i.checked_mul(R::BYTES))
+                .ok_or_else(|| Error::usage(format!("record index {i} is beyond this machine")))?;
+            if at < self.mem.len() {
+                r.encode(&mut self.mem[at..at + R::BYTES]);
                 return Ok(());
             }
-            let zero = vec![0u8; R::BYTES];
-            while self.mem.len() < idx {
-                self.mem.push(R::decode(&zero));
-                self.len += 1;
-                self.spill_if_large()?;
-                if self.file.is_some() {
-                    return self.put(i, r);
-                }
+            if at.saturating_add(R::BYTES) > self.threshold {
+                // The sequence would pass the threshold: to disk first.
+                self.spill_now()?;
+                return self.put(i, r);
             }
+            self.mem.resize(at, 0);
+            self.len = i;
             return self.push(r);
         }
         self.flush()?;
@@ -331,26 +341,21 @@ impl<R: Record> Spill<R> {
 
     /// Move to disk if past the threshold.
     fn spill_if_large(&mut self) -> Result<()> {
-        if self.mem.len().saturating_mul(R::BYTES) <= self.threshold {
+        if self.mem.len() <= self.threshold {
             return Ok(());
         }
+        self.spill_now()
+    }
+
+    /// Move the records to a new temporary file (they are encoded
+    /// already); later ones go through the write buffer.
+    fn spill_now(&mut self) -> Result<()> {
         let mut file = SpillFile::create()?;
-        let mut buf = Vec::with_capacity(WRITE_BUFFER.max(R::BYTES));
-        let mut offset = 0u64;
-        for r in &self.mem {
-            let at = buf.len();
-            buf.resize(at + R::BYTES, 0);
-            r.encode(&mut buf[at..]);
-            if buf.len() >= WRITE_BUFFER {
-                file.write_at(offset, &buf)?;
-                offset += buf.len() as u64;
-                buf.clear();
-            }
+        for (k, chunk) in self.mem.chunks(WRITE_BUFFER).enumerate() {
+            file.write_at((k * WRITE_BUFFER) as u64, chunk)?;
         }
-        file.write_at(offset, &buf)?;
-        buf.clear();
         self.mem = Vec::new();
-        self.pending = buf;
+        self.pending = Vec::with_capacity(WRITE_BUFFER.max(R::BYTES));
         self.file = Some(file);
         Ok(())
     }
@@ -365,6 +370,17 @@ impl<R: Record> Spill<R> {
             file.write_at(at, &self.pending)?;
             self.pending.clear();
         }
+        Ok(())
+    }
+
+    /// Give back what the sequence holds beyond its records: the unused
+    /// capacity of an in-memory vector (it grew by doubling), or, once
+    /// spilled, the write buffer (its records are appended to the file).
+    /// A later `push` works as before.
+    pub fn shrink_to_fit(&mut self) -> Result<()> {
+        self.mem.shrink_to_fit();
+        self.flush()?;
+        self.pending = Vec::new();
         Ok(())
     }
 
@@ -395,6 +411,7 @@ impl<R: Record> Spill<R> {
         if self.file.is_none() {
             return Ok(Self {
                 mem: self.mem.clone(),
+                _records: PhantomData,
                 file: None,
                 pending: Vec::new(),
                 len: self.len,
@@ -446,11 +463,11 @@ impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
         let i = self.next;
         self.next += 1;
         let Some(file) = &s.file else {
+            let b = R::BYTES;
             return usize::try_from(i)
                 .ok()
-                .and_then(|i| s.mem.get(i))
-                .cloned()
-                .map(Ok);
+                .and_then(|i| s.mem.get(i * b..(i + 1) * b))
+                .map(|bytes| Ok(R::decode(bytes)));
         };
         let b = R::BYTES;
         if i >= self.on_file {

@@ -96,7 +96,7 @@ impl ExperimentResult {
     }
 
     /// Aggregate the folded runs of `scenario` (DESIGN §6).
-    pub fn aggregate(&self, scenario: &Scenario) -> Aggregate {
+    pub fn aggregate(&self, scenario: &Scenario) -> Result<Aggregate> {
         aggregate_fold(scenario, &self.fold)
     }
 

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
-use crate::core::memory::{Estimate, Held, MemoryBudget};
+use crate::core::memory::{CURVE_IN_MEMORY, Estimate, Held, MemoryBudget};
 use crate::core::resources::human_bytes;
 use crate::models::policy::registry::ModelRegistry;
 use crate::models::trace::{CostDist, cache_slots};
@@ -425,12 +425,15 @@ pub fn estimate_in(
     );
     // Loss curves, kept for every run until `curves.csv` is written
     // (models/metrics/loss_curve.rs; each distinct curve is kept once,
-    // here every run counts): a time, a loss sum and a count (20 bytes)
-    // per change, one change per job and per arrival, by time and by job:
-    // 40 bytes.
+    // here every run counts): a point of a time, a loss sum and a count
+    // (20 bytes) per change, one change per job and per arrival, by time
+    // and by job; of each curve at most `CURVE_IN_MEMORY` bytes (and one
+    // point) stay in memory, the rest in a temporary file (DESIGN §2.6
+    // "Where a run's curves and rows live").
+    let per_curve = mul(&[jobs.saturating_add(tenants), 20]).min(CURVE_IN_MEMORY as u64 + 20);
     e.add_held(
         format!("loss curves of {} runs", grouped(tasks)),
-        mul(&[jobs.saturating_add(tenants), 40, tasks]),
+        mul(&[per_curve, 2, tasks]),
         Held::ToEnd,
     );
     // The figures' per-tenant box plot keeps every regret area (8 bytes
