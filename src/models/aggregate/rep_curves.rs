@@ -53,18 +53,9 @@ impl BitKey for LossCurve {
     }
 
     fn bit_eq(&self, other: &Self) -> bool {
-        self.last_arrival == other.last_arrival
-            && self.end == other.end
-            && self.stall_end == other.stall_end
-            && self.left_work == other.left_work
-            && self.len() == other.len()
-            && self.points().zip(other.points()).all(|pair| match pair {
-                (Ok(a), Ok(b)) => {
-                    (a.time, a.sum_loss.to_bits(), a.arrived)
-                        == (b.time, b.sum_loss.to_bits(), b.arrived)
-                }
-                _ => false,
-            })
+        self.equal_by(other, |a, b| {
+            (a.time, a.sum_loss.to_bits(), a.arrived) == (b.time, b.sum_loss.to_bits(), b.arrived)
+        })
     }
 }
 
