@@ -221,13 +221,10 @@ impl PolicyAggregate {
             ids: reps.ids().to_vec(),
             time_to: distinct
                 .iter()
-                .map(|c| thresholds.iter().map(|&t| c.time_to(t)).collect())
+                .map(|c| c.times_to(thresholds))
                 .collect::<Result<_>>()?,
             regret,
-            stalled: distinct
-                .iter()
-                .map(LossCurve::stall)
-                .collect::<Result<_>>()?,
+            stalled: distinct.iter().map(LossCurve::stall).collect(),
         };
         Ok(Self {
             name: name.to_string(),

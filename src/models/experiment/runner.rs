@@ -239,7 +239,7 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         outcome.end,
         scenario.config.horizon,
     );
-    if curve.stalled()? {
+    if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
     }
     let metrics = RunMetrics::compute(&curve, &outcome, completions, &scenario.thresholds)?;

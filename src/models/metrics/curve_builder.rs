@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use super::CompensatedSum;
-use super::curve_point::{Point, curve_points};
+use super::curve_point::{Point, Steps, curve_points};
 use super::spill::Spill;
 use crate::core::error::{Error, Result};
 use crate::models::trace::Micros;
@@ -39,11 +39,9 @@ pub(super) struct StepBuilder {
     /// The instant whose changes are being applied, if any.
     current: Option<Micros>,
     /// The points so far: in memory, or in a temporary file past the spill
-    /// threshold ([`Spill`]).
-    steps: Spill<Point>,
-    /// The last point appended (the next one is appended only if it
-    /// differs).
-    last: Option<Point>,
+    /// threshold ([`Spill`]); the next is appended only if it differs from
+    /// the last.
+    steps: Steps,
     /// Why the points cannot be trusted (a spill threshold that does not
     /// parse, an I/O error of the spilled file): reported by `finish`.
     failure: Option<Error>,
@@ -62,8 +60,7 @@ impl StepBuilder {
             positive: 0,
             arrived: 0,
             current: None,
-            steps,
-            last: None,
+            steps: Steps::new(steps),
             failure,
         }
     }
@@ -106,6 +103,7 @@ impl StepBuilder {
             self.sum.value().max(0.0)
         };
         if self
+            .steps
             .last
             .is_some_and(|p| p.sum_loss == s && p.arrived == self.arrived)
         {
@@ -116,7 +114,6 @@ impl StepBuilder {
             sum_loss: s,
             arrived: self.arrived,
         };
-        self.last = Some(point);
         if self.failure.is_none()
             && let Err(e) = self.steps.push(point)
         {
@@ -131,7 +128,7 @@ impl StepBuilder {
         let (steps, failure) = match self.steps.try_clone() {
             Ok(s) => (s, self.failure.clone()),
             Err(e) => (
-                Spill::with_threshold(self.steps.threshold()),
+                Steps::new(Spill::with_threshold(self.steps.points.threshold())),
                 Some(self.failure.clone().unwrap_or(e)),
             ),
         };
@@ -144,14 +141,13 @@ impl StepBuilder {
             arrived: self.arrived,
             current: self.current,
             steps,
-            last: self.last,
             failure,
         }
     }
 
     /// The points, once every change was pushed, or why they cannot be
     /// had.
-    pub(super) fn finish(mut self) -> Result<Spill<Point>> {
+    pub(super) fn finish(mut self) -> Result<Steps> {
         self.flush();
         match self.failure {
             Some(e) => Err(e),

@@ -61,6 +61,43 @@ impl Record for Point {
     }
 }
 
+/// A curve's points as they are appended, with what the figures read
+/// without a pass over them: the last point (L at the end) and whether S
+/// ever fell from one point to the next (the stall rule, DESIGN §2.6).
+#[derive(Debug)]
+pub(super) struct Steps {
+    pub(super) points: Spill<Point>,
+    pub(super) last: Option<Point>,
+    pub(super) fell: bool,
+}
+
+impl Steps {
+    /// No point yet, held in `points` (empty).
+    pub(super) fn new(points: Spill<Point>) -> Self {
+        Self {
+            points,
+            last: None,
+            fell: false,
+        }
+    }
+
+    /// Append `p` (its instant after the last point's).
+    pub(super) fn push(&mut self, p: Point) -> Result<()> {
+        self.fell |= self.last.is_some_and(|l| p.sum_loss < l.sum_loss);
+        self.last = Some(p);
+        self.points.push(p)
+    }
+
+    /// An independent copy ([`Spill::try_clone`]).
+    pub(super) fn try_clone(&self) -> Result<Self> {
+        Ok(Self {
+            points: self.points.try_clone()?,
+            last: self.last,
+            fell: self.fell,
+        })
+    }
+}
+
 /// A walk over a curve's points: L at instants that do not go back
 /// ([`Self::loss_at`]) or point by point ([`Self::advance`]), in one pass.
 #[derive(Debug)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder};
-use super::curve_point::{Cursor, Point, curve_points};
+use super::curve_point::{Cursor, Point, Steps, curve_points};
 use super::spill::{Spill, SpillIter};
 use super::stall::{RunEnd, Stall};
 use crate::core::error::Result;
@@ -36,6 +36,10 @@ use crate::models::trace::{Micros, Trace};
 #[derive(Clone)]
 pub struct LossCurve {
     points: Arc<Spill<Point>>,
+    /// The last point (L at the end without a pass).
+    last: Option<Point>,
+    /// Whether S fell from one point to the next (the stall rule).
+    fell: bool,
     /// Time of the last arrival, µs.
     pub last_arrival: Micros,
     /// End of the run, µs.
@@ -147,14 +151,12 @@ impl LossCurve {
     /// The points grew by doubling (or into a file's write buffer) while
     /// the run went; they give that room back here (up to half of a large
     /// run's curve memory, issue 34; the points are unchanged).
-    pub(super) fn from_steps(
-        mut steps: Spill<Point>,
-        last_arrival: Micros,
-        end: Micros,
-    ) -> Result<Self> {
-        steps.shrink_to_fit()?;
+    pub(super) fn from_steps(mut steps: Steps, last_arrival: Micros, end: Micros) -> Result<Self> {
+        steps.points.shrink_to_fit()?;
         Ok(Self {
-            points: Arc::new(steps),
+            points: Arc::new(steps.points),
+            last: steps.last,
+            fell: steps.fell,
             last_arrival,
             end,
             stall_end: None,
@@ -170,10 +172,11 @@ impl LossCurve {
         last_arrival: Micros,
         end: Micros,
     ) -> Result<Self> {
-        let (mut steps, failure) = curve_points();
+        let (spill, failure) = curve_points();
         if let Some(e) = failure {
             return Err(e);
         }
+        let mut steps = Steps::new(spill);
         for p in points {
             steps.push(p)?;
         }
@@ -242,9 +245,13 @@ impl LossCurve {
         self.cursor()?.loss_at(t)
     }
 
-    /// Loss at the end of the run.
+    /// Loss at the end of the run: the last point's, when it is at or
+    /// before the end (no pass over the points).
     pub fn final_loss(&self) -> Result<f64> {
-        Ok(self.loss_at(self.end)?.unwrap_or(0.0))
+        match self.last {
+            Some(p) if p.time <= self.end => Ok(p.loss()),
+            _ => Ok(self.loss_at(self.end)?.unwrap_or(0.0)),
+        }
     }
 
     /// Whether, and how, the run stalled (DESIGN §2.6, [`super::stall`]):
@@ -252,26 +259,21 @@ impl LossCurve {
     /// falling (a run where the policy started no job: a budget below every
     /// job, `max_jobs = 0`), or before its horizon with a tenant left with
     /// work ([`Self::left_work`]).
-    pub fn stall(&self) -> Result<Option<Stall>> {
-        let mut last: Option<f64> = None;
-        let mut fell = false;
-        for p in self.points() {
-            let s = p?.sum_loss;
-            fell |= last.is_some_and(|l| s < l);
-            last = Some(s);
-        }
-        Ok(RunEnd {
-            sum: last.unwrap_or(0.0),
-            fell,
+    /// (No pass over the points: the last S and whether S fell are kept
+    /// as the points are appended.)
+    pub fn stall(&self) -> Option<Stall> {
+        RunEnd {
+            sum: self.last.map_or(0.0, |p| p.sum_loss),
+            fell: self.fell,
             at_last_arrival: self.end == self.last_arrival,
             left_work: self.left_work,
         }
-        .stall())
+        .stall()
     }
 
     /// Whether the run stalled ([`Self::stall`]).
-    pub fn stalled(&self) -> Result<bool> {
-        Ok(self.stall()?.is_some())
+    pub fn stalled(&self) -> bool {
+        self.stall().is_some()
     }
 
     /// The cumulative regret a result reports (DESIGN §2.6): R(end), or for
@@ -280,7 +282,7 @@ impl LossCurve {
     /// lower, counted for as long as a run that works could last.
     pub fn reported_regret(&self) -> Result<f64> {
         match self.stall_end {
-            Some(h) if h > self.end && self.stalled()? => self.cumulative_regret(h),
+            Some(h) if h > self.end && self.stalled() => self.cumulative_regret(h),
             _ => self.cumulative_regret(self.end),
         }
     }
@@ -308,33 +310,48 @@ impl LossCurve {
     /// The comparison allows [`THETA_SLACK`](super::THETA_SLACK) for float
     /// rounding.
     pub fn time_to(&self, theta: f64) -> Result<Option<Micros>> {
-        let meets = |p: &Point| p.loss() <= theta + super::THETA_SLACK;
-        let at = |p: &Point| Some(p.time.max(self.last_arrival));
+        Ok(self.times_to(&[theta])?.into_iter().next().flatten())
+    }
+
+    /// [`Self::time_to`] of each of `thetas`, in one pass over the points.
+    pub fn times_to(&self, thetas: &[f64]) -> Result<Vec<Option<Micros>>> {
+        /// Let point `p` (from `last_arrival` on) answer every θ it meets
+        /// that no earlier point met.
+        fn offer(p: &Point, last_arrival: Micros, thetas: &[f64], found: &mut [Option<Micros>]) {
+            let loss = p.loss();
+            for (f, &theta) in found.iter_mut().zip(thetas) {
+                if f.is_none() && loss <= theta + super::THETA_SLACK {
+                    *f = Some(p.time.max(last_arrival));
+                }
+            }
+        }
+        let mut found = vec![None; thetas.len()];
+        let la = self.last_arrival;
         let mut from: Option<Point> = None;
         let mut searching = false;
         for p in self.points() {
+            if found.iter().all(Option::is_some) {
+                break;
+            }
             let p = p?;
             if !searching {
-                if p.time <= self.last_arrival {
+                if p.time <= la {
                     from = Some(p);
                     continue;
                 }
                 searching = true;
-                match from {
-                    None => return Ok(None),
-                    Some(f) if meets(&f) => return Ok(at(&f)),
-                    Some(_) => {}
-                }
+                let Some(f) = from else {
+                    // No point at or before the last arrival: ∞.
+                    return Ok(found);
+                };
+                offer(&f, la, thetas, &mut found);
             }
-            if meets(&p) {
-                return Ok(at(&p));
-            }
+            offer(&p, la, thetas, &mut found);
         }
-        Ok(if searching {
-            None
-        } else {
-            from.filter(meets).and_then(|f| at(&f))
-        })
+        if !searching && let Some(f) = from {
+            offer(&f, la, thetas, &mut found);
+        }
+        Ok(found)
     }
 }
 
@@ -630,11 +647,11 @@ mod tests {
             let mut want_bytes = Vec::new();
             crate::core::io::codec::encode(&reference, &mut want_bytes).expect("encode");
             for threshold in [usize::MAX, 0, 45] {
-                let mut spill = Spill::with_threshold(threshold);
+                let mut steps = Steps::new(Spill::with_threshold(threshold));
                 for &p in &points {
-                    spill.push(p).expect("push");
+                    steps.push(p).expect("push");
                 }
-                let mut c = LossCurve::from_steps(spill, last_arrival, end).expect("curve");
+                let mut c = LossCurve::from_steps(steps, last_arrival, end).expect("curve");
                 c.stall_end = stall_end;
                 c.left_work = left_work;
                 prop_assert_eq!(c.is_spilled(), threshold < points.len() * 20);
@@ -648,10 +665,13 @@ mod tests {
                         reference.cumulative_regret(u).to_bits()
                     );
                 }
-                for theta in [0.0, 0.1, 0.5, 1.0, 3.0] {
+                let thetas = [0.0, 0.1, 0.5, 1.0, 3.0];
+                for theta in thetas {
                     prop_assert_eq!(c.time_to(theta).expect("read"), reference.time_to(theta));
                 }
-                prop_assert_eq!(c.stall().expect("read"), reference.stall());
+                let all: Vec<_> = thetas.iter().map(|&t| reference.time_to(t)).collect();
+                prop_assert_eq!(c.times_to(&thetas).expect("read"), all);
+                prop_assert_eq!(c.stall(), reference.stall());
                 let want_regret = match stall_end {
                     Some(h) if h > end && reference.stall().is_some() => reference.cumulative_regret(h),
                     _ => reference.cumulative_regret(end),
@@ -666,6 +686,11 @@ mod tests {
                 prop_assert_eq!(&bytes, &want_bytes);
                 let back: LossCurve = crate::core::io::codec::decode(&bytes).expect("decode");
                 prop_assert_eq!(&back, &c);
+                prop_assert_eq!(back.stall(), c.stall());
+                prop_assert_eq!(
+                    back.final_loss().expect("read").to_bits(),
+                    c.final_loss().expect("read").to_bits()
+                );
             }
         }
     }
@@ -771,7 +796,7 @@ mod tests {
         };
         let mut c =
             LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &idle).expect("curve");
-        assert!(c.stalled().expect("read"));
+        assert!(c.stalled());
         assert!(
             (c.reported_regret().expect("read") - 0.9).abs() < 1e-12,
             "no stall horizon: R(end)"
@@ -786,7 +811,7 @@ mod tests {
         // A run that worked is not stalled: its R(end) stands.
         let mut worked =
             LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
-        assert!(!worked.stalled().expect("read"));
+        assert!(!worked.stalled());
         worked.stall_end = Some(11_000_000);
         assert_eq!(
             worked.reported_regret().expect("read"),
@@ -809,17 +834,13 @@ mod tests {
         let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
         c.stall_end = Some(12_000_000);
         assert!((c.cumulative_regret(c.end).expect("read") - 2.6).abs() < 1e-12);
-        assert_eq!(
-            c.stall().expect("read"),
-            None,
-            "S fell and no work left: R(end)"
-        );
+        assert_eq!(c.stall(), None, "S fell and no work left: R(end)");
         assert_eq!(
             c.reported_regret().expect("read"),
             c.cumulative_regret(c.end).expect("read")
         );
         c.left_work = true;
-        assert_eq!(c.stall().expect("read"), Some(Stall::LeftIdle));
+        assert_eq!(c.stall(), Some(Stall::LeftIdle));
         // 2.6 + 0.4 · 10 s.
         assert!(
             (c.reported_regret().expect("read") - 6.6).abs() < 1e-9,

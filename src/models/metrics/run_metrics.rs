@@ -47,10 +47,7 @@ impl RunMetrics {
             final_loss: curve.final_loss()?,
             // The curve ends where the run did (`LossCurve::from_outcome`).
             cumulative_regret: curve.reported_regret()?,
-            time_to: thresholds
-                .iter()
-                .map(|&t| curve.time_to(t))
-                .collect::<Result<_>>()?,
+            time_to: curve.times_to(thresholds)?,
             jobs: completions,
             gpu_busy_fraction: if capacity == 0 {
                 0.0
