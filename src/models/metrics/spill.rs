@@ -570,6 +570,30 @@ mod tests {
 
     /// A copy reads back the original's records, and the two go on
     /// independently, in memory and spilled alike.
+    /// A sequence in memory holds its records encoded: 20 bytes a loss
+    /// curve point once it gave its spare room back, not the 24 of the
+    /// tuple (a `Vec` of points would hold); once spilled, only the write
+    /// buffer.
+    #[test]
+    fn records_in_memory_weigh_their_encoded_size() {
+        assert_eq!(size_of::<Point>(), 24, "the tuple is padded");
+        let mut s = Spill::<Point>::with_threshold(usize::MAX);
+        for j in 0..1000 {
+            s.push(point(j)).expect("push");
+        }
+        s.shrink_to_fit().expect("shrink");
+        assert_eq!(s.bytes_in_memory(), 1000 * 20);
+        let mut d = Spill::<Point>::with_threshold(100);
+        for j in 0..1000 {
+            d.push(point(j)).expect("push");
+        }
+        d.shrink_to_fit().expect("shrink");
+        assert!(d.is_spilled());
+        assert_eq!(d.bytes_in_memory(), 0);
+        let back: Vec<_> = d.to_vec().expect("read").iter().map(bits).collect();
+        assert_eq!(back, (0..1000).map(|j| bits(&point(j))).collect::<Vec<_>>());
+    }
+
     #[test]
     fn a_copy_holds_the_same_records_and_goes_on_alone() {
         for threshold in [usize::MAX, 0, 200] {
