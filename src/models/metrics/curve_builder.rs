@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use super::CompensatedSum;
 use super::curve_point::{Point, Steps, curve_points};
-use super::spill::Spill;
 use crate::core::error::{Error, Result};
 use crate::models::trace::Micros;
 
@@ -125,13 +124,8 @@ impl StepBuilder {
     /// are copied into a file of their own; a copy that fails carries the
     /// failure to its `finish`.
     pub(super) fn fork(&self) -> Self {
-        let (steps, failure) = match self.steps.try_clone() {
-            Ok(s) => (s, self.failure.clone()),
-            Err(e) => (
-                Steps::new(Spill::with_threshold(self.steps.points.threshold())),
-                Some(self.failure.clone().unwrap_or(e)),
-            ),
-        };
+        let mut failure = self.failure.clone();
+        let steps = self.steps.copy(&mut failure);
         Self {
             best_possible: Arc::clone(&self.best_possible),
             best: self.best.clone(),

@@ -88,13 +88,14 @@ impl Steps {
         self.points.push(p)
     }
 
-    /// An independent copy ([`Spill::try_clone`]).
-    pub(super) fn try_clone(&self) -> Result<Self> {
-        Ok(Self {
-            points: self.points.try_clone()?,
+    /// An independent copy ([`Spill::copy_or_empty`]: on failure an
+    /// empty one, and `failure` says why).
+    pub(super) fn copy(&self, failure: &mut Option<Error>) -> Self {
+        Self {
+            points: self.points.copy_or_empty(failure),
             last: self.last,
             fell: self.fell,
-        })
+        }
     }
 }
 

@@ -425,6 +425,19 @@ impl<R: Record> Spill<R> {
         Ok(copy)
     }
 
+    /// A copy ([`Self::try_clone`]) for a holder that reports errors
+    /// later (a fork of a run's fold): on failure an empty sequence with
+    /// the same threshold, and `failure` says why (if it said nothing yet).
+    pub fn copy_or_empty(&self, failure: &mut Option<Error>) -> Self
+    where
+        R: Clone,
+    {
+        self.try_clone().unwrap_or_else(|e| {
+            failure.get_or_insert(e);
+            Self::with_threshold(self.threshold)
+        })
+    }
+
     /// Every record, read back into a vector.
     pub fn to_vec(&self) -> Result<Vec<R>>
     where

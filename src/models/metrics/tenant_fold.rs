@@ -179,8 +179,8 @@ impl Clone for TenantFold {
     /// copied too; a copy that fails is reported by the copy's `finish`.
     fn clone(&self) -> Self {
         let mut failure = self.failure.clone();
-        let parked = copy_spill(&self.parked, &mut failure);
-        let parked_times = copy_spill(&self.parked_times, &mut failure);
+        let parked = self.parked.copy_or_empty(&mut failure);
+        let parked_times = self.parked_times.copy_or_empty(&mut failure);
         Self {
             arrivals: Arc::clone(&self.arrivals),
             best_possible: Arc::clone(&self.best_possible),
@@ -199,15 +199,6 @@ impl Clone for TenantFold {
 /// job: 0 when θ is already met with best_i = 0 (A*_i ≤ θ), else none.
 fn met_at_arrival(a_star: f64, theta: f64) -> Option<Micros> {
     (a_star <= theta + super::THETA_SLACK).then_some(0)
-}
-
-/// A copy of `s` ([`Spill::try_clone`]); on failure an empty one, and
-/// `failure` says why (if it said nothing yet).
-fn copy_spill<R: Record + Clone>(s: &Spill<R>, failure: &mut Option<Error>) -> Spill<R> {
-    s.try_clone().unwrap_or_else(|e| {
-        failure.get_or_insert(e);
-        Spill::with_threshold(s.threshold())
-    })
 }
 
 impl TenantFold {
