@@ -28,7 +28,11 @@
 //!   its index instead of at the end (a tenant's row, final when the
 //!   tenant is done but read in tenant order); indices skipped read as the
 //!   record of zero bytes (`R::decode(&[0; BYTES])`), in memory and on
-//!   file alike.
+//!   file alike. On file, records put at indices already written wait in
+//!   a buffer of [`WRITE_BUFFER`] bytes (readers see them) and are
+//!   written sorted by index, a run of consecutive indices at a time: a
+//!   run's rows put in the order its tenants were done, nearly tenant
+//!   order, cost a write per run of tenants, not one per tenant.
 //!
 //! The records read back are the records written, bit for bit (a unit
 //! test checks in-memory and spilled sequences against each other), so a
@@ -234,6 +238,13 @@ pub struct Spill<R> {
     file: Option<SpillFile>,
     /// Encoded records not yet in the file (appended at `file.len`).
     pending: Vec<u8>,
+    /// Records put at an index already in the file, not yet written
+    /// there: each entry its index (8 bytes, little-endian) then the
+    /// record, in the order they were put (a later put of an index wins).
+    /// Written together, sorted and coalesced into runs of consecutive
+    /// indices, once [`WRITE_BUFFER`] bytes are waiting; readers overlay
+    /// them meanwhile.
+    puts: Vec<u8>,
     /// Records in the sequence.
     len: u64,
     /// Bytes past which the sequence spills.
@@ -254,6 +265,7 @@ impl<R: Record> Spill<R> {
             _records: PhantomData,
             file: None,
             pending: Vec::new(),
+            puts: Vec::new(),
             len: 0,
             threshold: bytes,
         }
@@ -283,7 +295,7 @@ impl<R: Record> Spill<R> {
     /// buffer's once spilled).
     pub fn bytes_in_memory(&self) -> usize {
         if self.file.is_some() {
-            self.pending.capacity()
+            self.pending.capacity() + self.puts.capacity()
         } else {
             self.mem.capacity()
         }
@@ -330,12 +342,71 @@ impl<R: Record> Spill<R> {
             self.len = i;
             return self.push(r);
         }
-        self.flush()?;
-        let mut bytes = vec![0u8; R::BYTES];
-        r.encode(&mut bytes);
+        let on_file = self.len - (self.pending.len() / R::BYTES) as u64;
+        if i >= self.len {
+            // Past the end: the records skipped read as zeros (a hole of
+            // the file, or zeros written).
+            self.flush()?;
+            let mut bytes = vec![0u8; R::BYTES];
+            r.encode(&mut bytes);
+            let file = self.file.as_mut().ok_or_else(spilled_file_missing)?;
+            file.write_at(i * R::BYTES as u64, &bytes)?;
+            self.len = i + 1;
+            return Ok(());
+        }
+        if i >= on_file {
+            // Still in the write buffer.
+            let at = (i - on_file) as usize * R::BYTES;
+            r.encode(&mut self.pending[at..at + R::BYTES]);
+            return Ok(());
+        }
+        let at = self.puts.len();
+        self.puts.resize(at + 8 + R::BYTES, 0);
+        self.puts[at..at + 8].copy_from_slice(&i.to_le_bytes());
+        r.encode(&mut self.puts[at + 8..]);
+        if self.puts.len() >= WRITE_BUFFER {
+            self.write_puts()?;
+        }
+        Ok(())
+    }
+
+    /// Write the waiting puts to the file: sorted by index (a later put of
+    /// the same index after an earlier one), each run of consecutive
+    /// indices in one write.
+    fn write_puts(&mut self) -> Result<()> {
+        if self.puts.is_empty() {
+            return Ok(());
+        }
+        let entry = 8 + R::BYTES;
+        let index = |k: usize| u64::decode(&self.puts[k * entry..k * entry + 8]);
+        let mut order: Vec<usize> = (0..self.puts.len() / entry).collect();
+        // Stable: among puts of one index, the later stays later.
+        order.sort_by_key(|&k| index(k));
         let file = self.file.as_mut().ok_or_else(spilled_file_missing)?;
-        file.write_at(i * R::BYTES as u64, &bytes)?;
-        self.len = self.len.max(i + 1);
+        let mut run = Vec::with_capacity(self.puts.len());
+        let mut run_start = 0u64;
+        let mut k = 0;
+        while k < order.len() {
+            let i = index(order[k]);
+            // The last put of index i.
+            while k + 1 < order.len() && index(order[k + 1]) == i {
+                k += 1;
+            }
+            let at = order[k] * entry + 8;
+            if !run.is_empty() && run_start + (run.len() / R::BYTES) as u64 != i {
+                file.write_at(run_start * R::BYTES as u64, &run)?;
+                run.clear();
+            }
+            if run.is_empty() {
+                run_start = i;
+            }
+            run.extend_from_slice(&self.puts[at..at + R::BYTES]);
+            k += 1;
+        }
+        if !run.is_empty() {
+            file.write_at(run_start * R::BYTES as u64, &run)?;
+        }
+        self.puts.clear();
         Ok(())
     }
 
@@ -380,7 +451,9 @@ impl<R: Record> Spill<R> {
     pub fn shrink_to_fit(&mut self) -> Result<()> {
         self.mem.shrink_to_fit();
         self.flush()?;
+        self.write_puts()?;
         self.pending = Vec::new();
+        self.puts = Vec::new();
         Ok(())
     }
 
@@ -414,6 +487,7 @@ impl<R: Record> Spill<R> {
                 _records: PhantomData,
                 file: None,
                 pending: Vec::new(),
+                puts: Vec::new(),
                 len: self.len,
                 threshold: self.threshold,
             });
@@ -497,6 +571,15 @@ impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
                 return Some(Err(e));
             }
             self.buf_start = i;
+            // Records put since they were written, over them, in the
+            // order they were put (the last put of an index wins).
+            for e in s.puts.chunks_exact(8 + b) {
+                let j = u64::decode(&e[..8]);
+                if (i..i + count as u64).contains(&j) {
+                    let at = (j - i) as usize * b;
+                    self.buf[at..at + b].copy_from_slice(&e[8..]);
+                }
+            }
         }
         let at = (i - self.buf_start) as usize * b;
         Some(Ok(R::decode(&self.buf[at..at + b])))
@@ -581,8 +664,59 @@ mod tests {
         assert!(got.iter().enumerate().all(|(i, &v)| v == i as f64 * 0.5));
     }
 
-    /// A copy reads back the original's records, and the two go on
-    /// independently, in memory and spilled alike.
+    /// Records put at indices already on file wait in a buffer, sorted
+    /// and coalesced when it is full: readers see them while they wait
+    /// (overlaid on what they read), the last put of an index wins, and
+    /// the sequence reads as a vector given the same puts (the brute-force
+    /// reference), whatever the order: reverse, shuffled, nearly in order.
+    #[test]
+    fn records_put_on_file_read_back_as_a_vector_given_the_same_puts() {
+        let n = 20_000u64;
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let shuffled: Vec<u64> = {
+            let mut v: Vec<u64> = (0..n).collect();
+            for k in (1..v.len()).rev() {
+                v.swap(k, (next() % (k as u64 + 1)) as usize);
+            }
+            v
+        };
+        // Nearly in order: each index off by up to 50 places.
+        let nearly: Vec<u64> = (0..n).map(|k| (k + next() % 50).min(n - 1)).collect();
+        let reverse: Vec<u64> = (0..n).rev().collect();
+        for (name, order) in [
+            ("shuffled", &shuffled),
+            ("nearly", &nearly),
+            ("reverse", &reverse),
+        ] {
+            let mut s = Spill::<u64>::with_threshold(0);
+            let mut want = vec![0u64; n as usize];
+            for j in 0..n {
+                s.push(j).expect("push");
+                want[j as usize] = j;
+            }
+            for (k, &i) in order.iter().enumerate() {
+                let v = 1_000_000 + k as u64;
+                s.put(i, v).expect("put");
+                want[i as usize] = v;
+                if k % 7_001 == 0 {
+                    // Read while puts wait in the buffer.
+                    assert!(!s.puts.is_empty() || k == 0, "{name}");
+                    assert_eq!(s.to_vec().expect("read"), want, "{name}, after {k} puts");
+                }
+            }
+            assert_eq!(s.to_vec().expect("read"), want, "{name}");
+            s.shrink_to_fit().expect("shrink");
+            assert!(s.puts.is_empty());
+            assert_eq!(s.to_vec().expect("read"), want, "{name}, written");
+        }
+    }
+
     /// A sequence in memory holds its records encoded: 20 bytes a loss
     /// curve point once it gave its spare room back, not the 24 of the
     /// tuple (a `Vec` of points would hold); once spilled, only the write
@@ -607,6 +741,8 @@ mod tests {
         assert_eq!(back, (0..1000).map(|j| bits(&point(j))).collect::<Vec<_>>());
     }
 
+    /// A copy reads back the original's records, and the two go on
+    /// independently, in memory and spilled alike.
     #[test]
     fn a_copy_holds_the_same_records_and_goes_on_alone() {
         for threshold in [usize::MAX, 0, 200] {
