@@ -26,6 +26,14 @@ use crate::core::resources::{address_space_limit, human_bytes, parse_meminfo};
 /// docs/PERFORMANCE.md "Internet scale").
 pub const CURVE_IN_MEMORY: usize = 8 << 20;
 
+/// Bytes of a run's tenant rows (each of their two record sequences:
+/// fixed figures, times to thresholds) kept in memory before they move to
+/// a temporary file (DESIGN §2.6 "Where a run's curves and rows live";
+/// `models::metrics::TenantRows`): 8 MiB, about 180,000 rows, so a run
+/// of 100,000 tenants keeps its rows in memory and scale-year's 10^7
+/// (1.4 GB as a vector of rows) are on disk.
+pub const ROWS_IN_MEMORY: usize = 8 << 20;
+
 /// What the memory check of a command may assume: the `--max-memory`
 /// override, the worker threads and whether job logs are kept. Part of
 /// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so

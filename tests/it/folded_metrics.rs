@@ -502,12 +502,13 @@ fn done_tenants_spilled_to_a_file_give_the_files_of_those_kept_in_memory() {
     }
 }
 
-/// A run's loss curves spilled to a file (every curve at its first point:
-/// `TENANTSIM_SPILL_BYTES=0`) give the result files of curves held in
-/// memory, and go through the result cache both ways: stored spilled and
-/// read back in memory, stored in memory and read back spilled (the cache
-/// and the shards encode a curve from its stream, DESIGN §2.6 "Where a
-/// run's curves and rows live").
+/// A run's loss curves and tenant rows spilled to a file (every curve at
+/// its first point, the rows at their first: `TENANTSIM_SPILL_BYTES=0`)
+/// give the result files of curves and rows held in memory, and go
+/// through the result cache both ways: stored spilled and read back in
+/// memory, stored in memory and read back spilled (the cache and the
+/// shards encode a curve and the rows from their streams, DESIGN §2.6
+/// "Where a run's curves and rows live").
 #[test]
 fn spilled_curves_give_the_files_of_curves_in_memory_through_the_cache_too() {
     let dir = tempfile::tempdir().expect("tempdir");

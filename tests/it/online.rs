@@ -89,7 +89,8 @@ fn staggered_arrivals_match_paper() {
         [Some(19 * S), Some(30 * S), Some(41 * S)]
     );
 
-    let areas: Vec<f64> = r.tenants.iter().map(|t| t.regret_area).collect();
+    let rows = r.tenants.to_vec().expect("rows");
+    let areas: Vec<f64> = rows.iter().map(|t| t.regret_area).collect();
     for (got, want) in areas.iter().zip([3.3, 2.85, 17.9]) {
         assert!(close(*got, want), "area {got}, expected {want}");
     }
@@ -103,10 +104,10 @@ fn staggered_arrivals_match_paper() {
     assert!(close(r.tenant_aggregate.area_max, 17.9));
     assert!(close(r.tenant_aggregate.area_p50, 3.3));
     // Waits: u2 first runs at 6 (arrived 5), u3 at 16 (arrived 10).
-    let waits: Vec<_> = r.tenants.iter().map(|t| t.wait_first_job).collect();
+    let waits: Vec<_> = rows.iter().map(|t| t.wait_first_job).collect();
     assert_eq!(waits, [Some(0), Some(S), Some(6 * S)]);
     // u2 runs [6,7), [13,16), [27,29): its longest gap is [16, 27) = 11 s.
-    assert_eq!(r.tenants[1].longest_gap, 11 * S);
+    assert_eq!(rows[1].longest_gap, 11 * S);
     // No job starts before its tenant arrives.
     assert!(
         r.outcome
@@ -124,9 +125,10 @@ fn staggered_arrivals_match_paper() {
 #[test]
 fn budget_stops_the_job_that_would_cross_it() {
     let r = run("[limits]\nbudget_gpu_s = 7", &[]);
-    let per_tenant: Vec<u32> = r.tenants.iter().map(|t| t.jobs).collect();
+    let rows = r.tenants.to_vec().expect("rows");
+    let per_tenant: Vec<u32> = rows.iter().map(|t| t.jobs).collect();
     assert_eq!(per_tenant, [2, 3, 3]);
-    let used: Vec<u64> = r.tenants.iter().map(|t| t.gpu_us).collect();
+    let used: Vec<u64> = rows.iter().map(|t| t.gpu_us).collect();
     assert_eq!(used, [6 * S, 6 * S, 5 * S]);
     assert!(used.iter().all(|&u| u <= 7 * S));
     assert_eq!(r.outcome.budget_exhausted, [true, false, true]);
@@ -164,7 +166,7 @@ fn impatient_tenants_leave_and_never_run_again() {
     assert_eq!(r.metrics.end, 20_500_000);
     assert!(close(r.metrics.final_loss, (0.75 + 0.95) / 3.0));
     // u2's cancelled job ran 0.5 s.
-    assert_eq!(r.tenants[1].gpu_us, 500_000);
+    assert_eq!(r.tenants.to_vec().expect("rows")[1].gpu_us, 500_000);
 }
 
 fn syn_scenario(arrivals: &str, policies: usize) -> tenantsim::models::scenario::Scenario {

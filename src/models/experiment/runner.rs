@@ -7,7 +7,7 @@ use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
 use crate::models::metrics::stall;
 use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetrics};
-use crate::models::metrics::{aggregate_tenants, tenant_metrics};
+use crate::models::metrics::{TenantRows, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{
     JobSink, RunOutcome, SimInput, ThreadedSink, simulate, simulate_observed_owned,
@@ -219,14 +219,14 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
             None => (
                 LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
                 LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
-                tenant_metrics(
+                TenantRows::from_vec(tenant_metrics(
                     &scenario.trace,
                     &split.tenants,
                     &arrivals,
                     &outcome,
                     limits,
                     &scenario.thresholds,
-                ),
+                ))?,
                 outcome
                     .completion_order
                     .first()
@@ -270,7 +270,7 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     } else {
         None
     };
-    let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref());
+    let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref())?;
     if !keep_jobs {
         outcome.jobs = Vec::new();
         outcome.completion_order = Vec::new();

@@ -12,15 +12,17 @@ pub mod spill;
 pub mod stall;
 mod tenant_fold;
 mod tenant_metrics;
+mod tenant_rows;
 
-pub use crate::core::memory::CURVE_IN_MEMORY;
+pub use crate::core::memory::{CURVE_IN_MEMORY, ROWS_IN_MEMORY};
 pub use compensated_sum::CompensatedSum;
 pub use curve_point::{Cursor, Point};
 pub use loss_curve::LossCurve;
 pub use rep_result::RepResult;
 pub use run_fold::{FoldedRun, RunFold};
 pub use run_metrics::RunMetrics;
-pub use tenant_metrics::{TenantAggregate, TenantMetrics, aggregate_tenants, tenant_metrics};
+pub use tenant_metrics::{TenantAggregate, TenantMetrics, tenant_metrics};
+pub use tenant_rows::{RowsIter, TenantRows, TenantRowsBuilder, aggregate_tenants};
 
 /// Slack in every "loss ≤ θ" test. Losses are differences of accuracies
 /// (A* − best), and float subtraction can land a hair above a threshold the

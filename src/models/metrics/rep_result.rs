@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LossCurve, RunMetrics, TenantAggregate, TenantMetrics};
+use super::{LossCurve, RunMetrics, TenantAggregate, TenantRows};
 use crate::models::scenario::Split;
 use crate::models::sim::RunOutcome;
 use crate::models::trace::Micros;
@@ -33,8 +33,9 @@ pub struct RepResult {
     pub job_curve: LossCurve,
     /// Summary figures.
     pub metrics: RunMetrics,
-    /// What each tenant experienced.
-    pub tenants: Vec<TenantMetrics>,
+    /// What each tenant experienced, a row per tenant (on disk past
+    /// [`ROWS_IN_MEMORY`](super::ROWS_IN_MEMORY)).
+    pub tenants: TenantRows,
     /// Each tenant's regret area alone on the cluster (with `fairness`).
     pub isolated_area: Option<Vec<f64>>,
     /// Aggregates of `tenants`.

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, StepBuilder};
 use super::tenant_fold::TenantFold;
-use super::{LossCurve, TenantMetrics};
+use super::{LossCurve, TenantRows};
 use crate::core::error::Result;
 use crate::models::sim::{JobSink, RunEndState, RunOutcome};
 use crate::models::trace::{Micros, Trace};
@@ -22,7 +22,7 @@ pub struct FoldedRun {
     /// Every tenant's row ([`tenant_metrics`](super::tenant_metrics)), or
     /// what kept the fold from making them (an I/O error of the done
     /// tenants' spilled figures, DESIGN §2.6 "Done tenants").
-    pub tenants: Result<Vec<TenantMetrics>>,
+    pub tenants: Result<TenantRows>,
     /// L(τ) ([`LossCurve::from_outcome`]; the runner sets its stall
     /// fields), or why its points cannot be had (an I/O error of a spilled
     /// curve).

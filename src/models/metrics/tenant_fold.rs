@@ -26,8 +26,9 @@
 
 use std::sync::Arc;
 
-use super::TenantMetrics;
 use super::spill::{Record, Spill, spill_threshold};
+use super::tenant_rows::TimeTo;
+use super::{TenantMetrics, TenantRows, TenantRowsBuilder};
 use crate::core::error::{Error, Result};
 use crate::core::sim::ActiveTable;
 use crate::models::sim::{EndReason, TenantLimits};
@@ -123,21 +124,6 @@ impl Record for Parked {
     }
 }
 
-/// A parked time to a threshold (9 bytes: set or not, then µs).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct ParkedTime(Option<Micros>);
-
-impl Record for ParkedTime {
-    const BYTES: usize = 9;
-    fn encode(&self, out: &mut [u8]) {
-        out[0] = u8::from(self.0.is_some());
-        out[1..9].copy_from_slice(&self.0.unwrap_or(0).to_le_bytes());
-    }
-    fn decode(b: &[u8]) -> Self {
-        Self((b[0] != 0).then(|| u64::decode(&b[1..9])))
-    }
-}
-
 /// Bytes of parked figures (each of the two sequences) kept in memory
 /// before they move to a temporary file: 4 MiB, about 50,000 tenants. Far
 /// below the curves' threshold because parked figures are only read back
@@ -165,7 +151,7 @@ pub(super) struct TenantFold {
     parked: Spill<Parked>,
     /// Their times to the thresholds, `thresholds.len()` a tenant, in the
     /// same order.
-    parked_times: Spill<ParkedTime>,
+    parked_times: Spill<TimeTo>,
     /// One bit a tenant: whether its figures are parked.
     is_parked: Vec<u64>,
     /// The first thing that went wrong (a spill's I/O, a bad threshold
@@ -349,7 +335,7 @@ impl TenantFold {
         let parked = self.parked.push(record).and_then(|()| {
             self.time_to[s * k..(s + 1) * k]
                 .iter()
-                .try_for_each(|&t| self.parked_times.push(ParkedTime(t)))
+                .try_for_each(|&t| self.parked_times.push(TimeTo(t)))
         });
         match parked {
             Ok(()) => {
@@ -379,7 +365,7 @@ impl TenantFold {
         budget_exhausted: &[bool],
         ended: &[EndReason],
         limits: TenantLimits,
-    ) -> Result<Vec<TenantMetrics>> {
+    ) -> Result<TenantRows> {
         if let Some(e) = self.failure {
             return Err(e.context("folding the tenants' rows"));
         }
@@ -395,19 +381,33 @@ impl TenantFold {
         };
         let k = self.thresholds.len();
         let n = self.arrivals.len();
-        let mut out = Vec::with_capacity(n);
+        // In tenant order, a place for each parked tenant (its row is put
+        // there below): rows past `ROWS_IN_MEMORY` go to a temporary file
+        // as they are made, never a vector of every row (scale-year: 1.4
+        // GB, docs/PERFORMANCE.md "Internet scale").
+        let mut out = TenantRowsBuilder::new(k)?;
+        let place = TenantMetrics {
+            arrival: 0,
+            regret_area: 0.0,
+            time_to: vec![None; k],
+            wait_first_job: None,
+            longest_gap: 0,
+            jobs: 0,
+            gpu_us: 0,
+            abandoned: false,
+            budget_exhausted: false,
+            ended: EndReason::default(),
+        };
         for i in 0..n {
-            let row = if self.parked(i) {
-                // A place, filled below.
-                ctx.row(i, &Running::default(), Vec::new())
+            if self.parked(i) {
+                out.push(&place)?;
             } else if let Some(s) = self.active.slot(i) {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
-                ctx.row(i, self.active.at(s), times)
+                out.push(&ctx.row(i, self.active.at(s), times))?;
             } else {
                 let times = self.times_at_arrival(i).collect();
-                ctx.row(i, &Running::at_arrival(self.arrivals[i]), times)
-            };
-            out.push(row);
+                out.push(&ctx.row(i, &Running::at_arrival(self.arrivals[i]), times))?;
+            }
         }
         let mut parked_times = self.parked_times.iter();
         for p in self.parked.iter() {
@@ -423,9 +423,9 @@ impl TenantFold {
                 .ok()
                 .filter(|&i| i < n)
                 .ok_or_else(|| Error::input("internal: a parked tenant is out of range"))?;
-            out[i] = ctx.row(i, &p.figures, times);
+            out.put(i, &ctx.row(i, &p.figures, times))?;
         }
-        Ok(out)
+        out.finish()
     }
 }
 
@@ -559,6 +559,8 @@ mod tests {
             TenantLimits::default(),
         )
         .expect("rows")
+        .to_vec()
+        .expect("read back")
     }
 
     /// The rows are the same whether done tenants' figures are kept, or
@@ -683,9 +685,9 @@ mod tests {
             assert_eq!(Parked::decode(&b), p);
         }
         for t in [None, Some(0), Some(u64::MAX)] {
-            let mut b = [0u8; ParkedTime::BYTES];
-            ParkedTime(t).encode(&mut b);
-            assert_eq!(ParkedTime::decode(&b), ParkedTime(t));
+            let mut b = [0u8; TimeTo::BYTES];
+            TimeTo(t).encode(&mut b);
+            assert_eq!(TimeTo::decode(&b), TimeTo(t));
         }
     }
 }

@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::analysis::stats::{jain_index, quantile};
 use crate::models::sim::{EndReason, RunOutcome, TenantLimits};
 use crate::models::trace::{Micros, Trace};
 
@@ -170,34 +169,4 @@ pub struct TenantAggregate {
     pub jain: Option<f64>,
     /// Tenants that left for lack of patience.
     pub abandoned: usize,
-}
-
-/// Aggregate per-tenant figures. With `isolated` (each tenant's regret area
-/// alone on the cluster), the Jain index is taken over area_i / isolated_i,
-/// skipping tenants whose isolated area is 0 (nothing to normalise by).
-pub fn aggregate_tenants(tenants: &[TenantMetrics], isolated: Option<&[f64]>) -> TenantAggregate {
-    let mut areas: Vec<f64> = tenants.iter().map(|t| t.regret_area).collect();
-    let area_mean = if areas.is_empty() {
-        0.0
-    } else {
-        areas.iter().sum::<f64>() / areas.len() as f64
-    };
-    areas.sort_by(f64::total_cmp);
-    let jain = isolated.and_then(|iso| {
-        let ratios: Vec<f64> = tenants
-            .iter()
-            .zip(iso)
-            .filter(|(_, i)| **i > 0.0)
-            .map(|(t, &i)| t.regret_area / i)
-            .collect();
-        jain_index(&ratios)
-    });
-    TenantAggregate {
-        area_mean,
-        area_p50: quantile(&areas, 0.5),
-        area_p90: quantile(&areas, 0.9),
-        area_max: areas.last().copied().unwrap_or(0.0),
-        jain,
-        abandoned: tenants.iter().filter(|t| t.abandoned).count(),
-    }
 }

@@ -8,7 +8,7 @@ use super::RowSpools;
 use crate::core::error::Result;
 use crate::core::sim::policy_clock::PolicyTotals;
 use crate::models::aggregate::{Aggregate, RunFigures, RunFold, aggregate_fold};
-use crate::models::metrics::RepResult;
+use crate::models::metrics::{RepResult, TenantRows};
 use crate::models::scenario::Scenario;
 
 /// Every run of a scenario, folded in (repetition, policy) order.
@@ -62,7 +62,7 @@ impl ExperimentResult {
     /// copies of its curves at once. The same rows and the same fold.
     pub fn add_owned(&mut self, scenario: &Scenario, mut run: RepResult) -> Result<()> {
         self.add_rows(scenario, &run)?;
-        run.tenants = Vec::new();
+        run.tenants = TenantRows::default();
         run.outcome.jobs = Vec::new();
         let RepResult {
             policy,

@@ -55,16 +55,23 @@ impl RowSpools {
         // A range at a time: the text of a run's rows is never held whole
         // (at 10^7 tenants, 2.2 GB and its copy in the spool's buffer).
         let line = &mut self.line;
-        let tenants = run.tenants.len();
-        in_ranges(
-            line,
-            &mut self.tenants,
-            tenants,
-            TENANT_ROWS_AT_ONCE,
-            |l, r| {
-                tenants_rows_of(l, scenario, run, r);
-            },
-        )?;
+        // The rows are read once, in order (from disk for a large run).
+        let mut rows = run.tenants.iter();
+        let mut chunk = Vec::with_capacity(TENANT_ROWS_AT_ONCE.min(run.tenants.len()));
+        let mut start = 0;
+        loop {
+            chunk.clear();
+            for row in rows.by_ref().take(TENANT_ROWS_AT_ONCE) {
+                chunk.push(row?);
+            }
+            if chunk.is_empty() {
+                break;
+            }
+            line.clear();
+            tenants_rows_of(line, scenario, run, start, &chunk);
+            self.tenants.write(line)?;
+            start += chunk.len();
+        }
         if let Some(jobs) = &mut self.jobs {
             let n = run.outcome.jobs.len();
             in_ranges(line, jobs, n, JOB_ROWS_AT_ONCE, |l, r| {

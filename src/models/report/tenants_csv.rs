@@ -1,11 +1,11 @@
 //! `tenants.csv`: one row per (policy, repetition, tenant).
 
 use std::fmt::Write as _;
-use std::ops::Range;
 
 use super::csv_field;
+use crate::core::error::Result;
 use crate::core::io::csv_text::{push_secs, push_secs_or_inf};
-use crate::models::metrics::RepResult;
+use crate::models::metrics::{RepResult, TenantMetrics};
 use crate::models::scenario::Scenario;
 #[cfg(doc)]
 use crate::models::sim::EndReason;
@@ -17,12 +17,12 @@ use crate::models::sim::EndReason;
 /// false`), `abandoned,budget_exhausted`, and `ended` (why the tenant
 /// ended, [`EndReason`]) when some policy may end a tenant by its schedule
 /// ([`Scenario::reports_end_reasons`]).
-pub fn tenants_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
+pub fn tenants_csv(scenario: &Scenario, runs: &[RepResult]) -> Result<String> {
     let mut out = tenants_header(scenario);
     for r in runs {
-        tenants_rows(&mut out, scenario, r);
+        tenants_rows(&mut out, scenario, r)?;
     }
-    out
+    Ok(out)
 }
 
 /// The header line of `tenants.csv` (see [`tenants_csv`]).
@@ -31,23 +31,31 @@ pub fn tenants_header(scenario: &Scenario) -> String {
     crate::core::io::schema::model_files::tenants::FILE.header(&super::layout(scenario))
 }
 
-/// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`.
-pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
-    tenants_rows_of(out, scenario, r, 0..r.tenants.len());
+/// Append the `tenants.csv` rows of run `r` (one per tenant) to `out`; an
+/// error if its rows cannot be read back (spilled, an I/O error).
+pub fn tenants_rows(out: &mut String, scenario: &Scenario, r: &RepResult) -> Result<()> {
+    let rows = r.tenants.to_vec()?;
+    tenants_rows_of(out, scenario, r, 0, &rows);
+    Ok(())
 }
 
-/// [`tenants_rows`] of the tenants `range` only (in order): a run of 10^7
-/// tenants is written a range at a time, never as one text (2.2 GB and a
-/// copy of it, the peak of memory of scale-year; docs/PERFORMANCE.md
-/// "Internet scale").
-pub fn tenants_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range: Range<usize>) {
+/// [`tenants_rows`] of the rows `rows` of run `r`, the first being tenant
+/// `start`'s (in order): a run of 10^7 tenants is written a range at a
+/// time, never as one text (2.2 GB and a copy of it) nor as a vector of
+/// every row (docs/PERFORMANCE.md "Internet scale").
+pub fn tenants_rows_of(
+    out: &mut String,
+    scenario: &Scenario,
+    r: &RepResult,
+    start: usize,
+    rows: &[TenantMetrics],
+) {
     let trace = &scenario.trace;
     // Written in place, field by field: 100,000 tenants make as many rows,
     // and no field needs a `String` of its own.
     let policy = csv_field(&scenario.policies[r.policy].name);
     let ended = scenario.reports_end_reasons();
-    let start = range.start;
-    for (i, t) in r.tenants[range].iter().enumerate() {
+    for (i, t) in rows.iter().enumerate() {
         let i = start + i;
         let _ = write!(
             out,
