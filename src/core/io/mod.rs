@@ -26,6 +26,7 @@ pub mod manifest_doc;
 mod results_folder;
 pub mod scenario;
 pub mod schema;
+pub mod spill;
 pub mod spool;
 pub mod table;
 pub mod unnamed_file;

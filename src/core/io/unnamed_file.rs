@@ -4,7 +4,7 @@
 //! Where the unlink fails (a file system that refuses it), the name is
 //! removed when the handle is dropped. One mechanism for the results
 //! spools ([`super::spool`]) and the metrics' spilled sequences
-//! (`models::metrics::spill`).
+//! (`core::io::spill`).
 
 use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};

@@ -8,12 +8,12 @@ mod loss_curve;
 mod rep_result;
 mod run_fold;
 mod run_metrics;
-pub mod spill;
 pub mod stall;
 mod tenant_fold;
 mod tenant_metrics;
 mod tenant_rows;
 
+pub use crate::core::io::spill;
 pub use crate::core::memory::{CURVE_IN_MEMORY, ROWS_IN_MEMORY};
 pub use compensated_sum::CompensatedSum;
 pub use curve_point::{Cursor, Point};

@@ -48,13 +48,13 @@ use std::io;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
+use super::unnamed_file::UnnamedFile;
 use crate::core::error::{Error, Result};
-use crate::core::io::unnamed_file::UnnamedFile;
 
 /// The size, in bytes, past which a sequence moves to disk unless
 /// `TENANTSIM_SPILL_BYTES` says otherwise: 64 MiB. Holders cap it lower
 /// where a large run holds the sequence beside everything else: a loss
-/// curve at [`CURVE_IN_MEMORY`](super::CURVE_IN_MEMORY) (8 MiB), the done
+/// curve at [`CURVE_IN_MEMORY`](crate::core::memory::CURVE_IN_MEMORY) (8 MiB), the done
 /// tenants' figures at 4 MiB.
 pub const DEFAULT_SPILL_BYTES: usize = 64 << 20;
 
@@ -457,6 +457,43 @@ impl<R: Record> Spill<R> {
         Ok(())
     }
 
+    /// Record `i` (below [`Self::len`]): what [`Self::iter`] gives at `i`.
+    /// One positional read when it is on file (a random access, for the
+    /// rare reader of one record; read many in order with `iter`).
+    pub fn get(&self, i: u64) -> Result<R> {
+        if i >= self.len {
+            return Err(Error::usage(format!(
+                "record {i} of a sequence of {} (a bug)",
+                self.len
+            )));
+        }
+        let b = R::BYTES;
+        let Some(file) = &self.file else {
+            let at = usize::try_from(i).unwrap_or(usize::MAX).saturating_mul(b);
+            return self
+                .mem
+                .get(at..at.saturating_add(b))
+                .map(R::decode)
+                .ok_or_else(spilled_file_missing);
+        };
+        let on_file = self.len - (self.pending.len() / b) as u64;
+        if i >= on_file {
+            let at = (i - on_file) as usize * b;
+            return Ok(R::decode(&self.pending[at..at + b]));
+        }
+        if let Some(e) = self
+            .puts
+            .chunks_exact(8 + b)
+            .rev()
+            .find(|e| u64::decode(&e[..8]) == i)
+        {
+            return Ok(R::decode(&e[8..]));
+        }
+        let mut buf = vec![0u8; b];
+        file.read_at(i * b as u64, &mut buf)?;
+        Ok(R::decode(&buf))
+    }
+
     /// Every record, in order, as a stream (I/O errors of a spilled
     /// sequence are items).
     pub fn iter(&self) -> SpillIter<'_, R> {
@@ -704,6 +741,9 @@ mod tests {
                 let v = 1_000_000 + k as u64;
                 s.put(i, v).expect("put");
                 want[i as usize] = v;
+                // One record read back at once, waiting or written.
+                let j = order[k / 2];
+                assert_eq!(s.get(j).expect("get"), want[j as usize], "{name}, get {j}");
                 if k % 7_001 == 0 {
                     // Read while puts wait in the buffer.
                     assert!(!s.puts.is_empty() || k == 0, "{name}");
@@ -714,7 +754,16 @@ mod tests {
             s.shrink_to_fit().expect("shrink");
             assert!(s.puts.is_empty());
             assert_eq!(s.to_vec().expect("read"), want, "{name}, written");
+            assert!((0..n).all(|j| s.get(j).ok() == Some(want[j as usize])));
+            assert!(s.get(n).is_err(), "past the end");
         }
+        // In memory too.
+        let mut m = Spill::<u64>::with_threshold(usize::MAX);
+        m.put(3, 30).expect("put");
+        assert_eq!(
+            (m.get(0).ok(), m.get(3).ok(), m.get(4).is_err()),
+            (Some(0), Some(30), true)
+        );
     }
 
     /// A sequence in memory holds its records encoded: 20 bytes a loss
