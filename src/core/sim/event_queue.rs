@@ -2,6 +2,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use crate::core::sim::time::Micros;
 
@@ -64,26 +65,64 @@ pub struct EventQueue<P> {
     next_seq: u64,
 }
 
-/// Events of one kind given at once, held in 12 bytes an event (their
-/// times and their order) rather than as 32-byte [`QueuedEvent`]s: batch
-/// event `j` has the key `(times[j], kind, first_seq + j)` and the payload
-/// `payload(j)`, made when it is popped. 10^7 arrivals hold 120 MB, not
-/// 320 MB (issue 34: a year of tenants).
+/// Events of one kind given at once, held as their times (shared with
+/// the caller: an `Arc`) and, only when the times are not already in
+/// order, a permutation (4 bytes an event), rather than as 32-byte
+/// [`QueuedEvent`]s: batch event `j` has the key `(times[j], kind,
+/// first_seq + j)` and the payload `payload(j)`, made when it is popped.
+/// 10^7 arrivals in time order hold no byte beyond their times, which the
+/// run's tenants share (issue 34: a year of tenants; 320 MB as events).
 #[derive(Debug, Clone)]
 struct Batch<P> {
-    times: Vec<Micros>,
-    /// Batch indices not popped yet, sorted by key, the *largest* first
-    /// (the next one is popped from the end).
-    order: Vec<u32>,
+    times: Arc<[Micros]>,
+    /// Batch indices not popped yet, in key order.
+    pending: Pending,
     kind: u8,
     first_seq: u64,
     payload: fn(u32) -> P,
 }
 
+/// The batch indices not popped yet.
+#[derive(Debug, Clone)]
+enum Pending {
+    /// `next..end`, ascending: the times are in order.
+    InOrder { next: u32, end: u32 },
+    /// Sorted by key, the *largest* first (the next one is popped from the
+    /// end).
+    Sorted(Vec<u32>),
+}
+
+impl Pending {
+    fn peek(&self) -> Option<u32> {
+        match self {
+            Self::InOrder { next, end } => (next < end).then_some(*next),
+            Self::Sorted(order) => order.last().copied(),
+        }
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        match self {
+            Self::InOrder { next, end } => {
+                let j = (*next < *end).then_some(*next)?;
+                *next += 1;
+                Some(j)
+            }
+            Self::Sorted(order) => order.pop(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Self::InOrder { next, end } => (end - next) as usize,
+            Self::Sorted(order) => order.len(),
+        }
+    }
+}
+
 impl<P> Batch<P> {
     /// The next batch event's key, if any.
     fn next_key(&self) -> Option<(Micros, u8, u64)> {
-        self.order.last().map(|&j| self.key(j))
+        self.pending.peek().map(|j| self.key(j))
     }
 
     fn key(&self, j: u32) -> (Micros, u8, u64) {
@@ -129,26 +168,31 @@ impl<P> EventQueue<P> {
     /// they go to the sorted run (one sort by key; keys are unique, so the
     /// sort is exact; 12 bytes an event); otherwise into the heap. At most
     /// 2³² events.
-    pub fn push_batch(&mut self, times: Vec<Micros>, kind: u8, payload: fn(u32) -> P) {
+    pub fn push_batch(&mut self, times: impl Into<Arc<[Micros]>>, kind: u8, payload: fn(u32) -> P) {
+        let times: Arc<[Micros]> = times.into();
         let n = u32::try_from(times.len()).unwrap_or(u32::MAX);
         if !self.is_empty() {
-            for (j, &time) in (0..n).zip(&times) {
+            for (j, &time) in (0..n).zip(times.iter()) {
                 self.push(time, kind, payload(j));
             }
             return;
         }
         let first_seq = self.next_seq;
         self.next_seq += u64::from(n);
-        // The largest key first. Keys of one batch share the kind and rise
-        // with j, so they compare as (time, j). Already in key order
-        // (arrivals at equal or rising times): the indices reversed.
-        let mut order: Vec<u32> = (0..n).rev().collect();
-        if !times.windows(2).all(|w| w[0] <= w[1]) {
+        // Keys of one batch share the kind and rise with j, so they
+        // compare as (time, j). Already in key order (arrivals at equal or
+        // rising times): the indices in order, no permutation held.
+        let pending = if times.windows(2).all(|w| w[0] <= w[1]) {
+            Pending::InOrder { next: 0, end: n }
+        } else {
+            // The largest key first.
+            let mut order: Vec<u32> = (0..n).rev().collect();
             order.sort_unstable_by_key(|&j| std::cmp::Reverse((times[j as usize], j)));
-        }
+            Pending::Sorted(order)
+        };
         self.run = Some(Batch {
             times,
-            order,
+            pending,
             kind,
             first_seq,
             payload,
@@ -172,7 +216,7 @@ impl<P> EventQueue<P> {
     pub fn pop(&mut self) -> Option<QueuedEvent<P>> {
         if self.next_is_run() {
             let run = self.run.as_mut()?;
-            let j = run.order.pop()?;
+            let j = run.pending.pop()?;
             let (time, kind, seq) = run.key(j);
             Some(QueuedEvent {
                 time,
@@ -196,7 +240,7 @@ impl<P> EventQueue<P> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.run.as_ref().map_or(0, |r| r.order.len())
+        self.heap.len() + self.run.as_ref().map_or(0, |r| r.pending.len())
     }
 
     /// Whether no event is pending.
