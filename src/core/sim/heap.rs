@@ -9,6 +9,8 @@
 //! [`ScoreHeap`] puts float scores on it, highest first, for model mode's
 //! greedy schedulers.
 
+use super::ActiveTable;
+
 const ABSENT: u32 = u32::MAX;
 
 /// Children per node: a 4-ary heap is half as deep as a binary one, and a
@@ -75,6 +77,20 @@ impl<K: Ord + Copy + Default> IndexedHeap<K> {
     /// Number of items in the heap.
     pub fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    /// Make room for items `0..n` (ids below the current room keep what
+    /// they hold); the room never shrinks.
+    pub fn grow_to(&mut self, n: usize) {
+        if n > self.items.len() {
+            self.items.resize(
+                n,
+                ItemInfo {
+                    key: K::default(),
+                    pos: ABSENT,
+                },
+            );
+        }
     }
 
     /// Whether the heap is empty.
@@ -225,21 +241,26 @@ fn score_key(score: f64) -> u64 {
 }
 
 /// Scores of a subset of tenants `0..n`, with the best one on top by
-/// [`ranks_above`]: an [`IndexedHeap`] keyed by `score_key`, beside the
-/// scores as given.
+/// [`ranks_above`]: an [`IndexedHeap`] keyed by `score_key` then the
+/// tenant (so equal scores go to the lower tenant), over the *slots* of
+/// the tenants holding a score ([`ActiveTable`]), beside the scores as
+/// given. A tenant costs 4 bytes whether or not it holds a score; the
+/// heap, its positions and the scores are sized by the most tenants
+/// scored at once (issue 34: a year's 10^7 tenants, of which a few
+/// thousand are present at once, held 24 bytes each here).
 #[derive(Debug, Clone)]
 pub struct ScoreHeap {
-    heap: IndexedHeap<u64>,
-    /// Score of each tenant as given (meaningful while present).
-    score: Vec<f64>,
+    heap: IndexedHeap<(u64, u32)>,
+    /// Score of each tenant holding one, as given, by slot.
+    scores: ActiveTable<f64>,
 }
 
 impl ScoreHeap {
     /// An empty heap over tenants `0..n` (n < 2³²−1).
     pub fn new(n: usize) -> Self {
         Self {
-            heap: IndexedHeap::new(n),
-            score: vec![f64::NAN; n],
+            heap: IndexedHeap::new(0),
+            scores: ActiveTable::new(n),
         }
     }
 
@@ -255,26 +276,34 @@ impl ScoreHeap {
 
     /// Whether tenant `i` has a score.
     pub fn contains(&self, i: usize) -> bool {
-        self.heap.contains(i as u32)
+        self.scores.slot(i).is_some()
     }
 
     /// The best tenant and its score.
     pub fn top(&self) -> Option<(usize, f64)> {
-        self.heap.peek().map(|(i, _)| {
-            let i = i as usize;
-            (i, self.score[i])
-        })
+        self.heap
+            .peek()
+            .map(|(s, (_, i))| (i as usize, *self.scores.at(s as usize)))
     }
 
     /// Give tenant `i` the score `score` (inserting it if absent).
     pub fn set(&mut self, i: usize, score: f64) {
-        self.score[i] = score;
-        self.heap.push(i as u32, score_key(score));
+        let (s, _) = self.scores.slot_or_insert(i);
+        *self.scores.at_mut(s) = score;
+        self.heap.grow_to(self.scores.high_water());
+        // `i` < n < 2³²−1.
+        self.heap.push(
+            s as u32,
+            (score_key(score), u32::try_from(i).unwrap_or(u32::MAX)),
+        );
     }
 
     /// Remove tenant `i`'s score, if it has one.
     pub fn remove(&mut self, i: usize) {
-        self.heap.remove(i as u32);
+        if let Some(s) = self.scores.slot(i) {
+            self.heap.remove(s as u32);
+            self.scores.release(i);
+        }
     }
 }
 
