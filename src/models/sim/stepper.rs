@@ -8,6 +8,7 @@
 
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
+use super::tenants::{EndStates, NO_JOB};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
 use super::{JobSink, RunEndState};
 use super::{Scheduler, Selector};
@@ -17,9 +18,7 @@ use crate::core::sim::held::{Held, Shared};
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::core::sim::{Component, EventLoop};
 use crate::models::trace::{Micros, Trace};
-
-/// No job (end of a per-tenant job chain).
-const NO_JOB: u32 = u32::MAX;
+use std::sync::Arc;
 
 /// A decision the run waits for: GPU `gpu` (the lowest free one, of type
 /// `gpu_type`) is free at `now`, `free_gpus` GPUs free in all (counting
@@ -74,14 +73,11 @@ struct ModelSelection<'a> {
     /// (a list per tenant, newest first; what a leave cancels).
     prev_job: Vec<u32>,
     next_job: Vec<u32>,
-    /// Per tenant: its latest running job.
-    last_job: Vec<u32>,
     /// GPU-µs of the jobs completed or cancelled so far, in all, per GPU
     /// type (typed clusters), and below their pair's top level (the
     /// outcome's `busy`, `busy_by_type`, `low_fidelity_busy` with the
     /// jobs still running at the end added).
     busy: Busy,
-    left_at: Vec<Option<Micros>>,
     completion_order: Vec<u32>,
     scheduler: Held<'a, dyn Scheduler + 'a>,
     selector: Held<'a, dyn Selector + 'a>,
@@ -258,8 +254,12 @@ impl<'a> ModelRun<'a> {
         let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
         // Every arrival is known now: one batch, sorted once beside the
         // queue's heap (same order as one push each; DESIGN §2.3).
-        queue.push_batch(arrivals.to_vec(), ARRIVAL, |i| Event::Arrival { tenant: i });
-        let tenants = Tenants::new(
+        // One copy of the arrivals, shared by the queue and the tenants.
+        let arrivals: Arc<[Micros]> = arrivals.into();
+        queue.push_batch(Arc::clone(&arrivals), ARRIVAL, |i| Event::Arrival {
+            tenant: i,
+        });
+        let tenants = Tenants::sharing(
             &trace,
             users,
             arrivals,
@@ -279,9 +279,7 @@ impl<'a> ModelRun<'a> {
                 free_slots: Vec::new(),
                 prev_job: Vec::new(),
                 next_job: Vec::new(),
-                last_job: vec![NO_JOB; users.len()],
                 busy,
-                left_at: vec![None; users.len()],
                 completion_order: Vec::new(),
                 scheduler,
                 selector,
@@ -306,6 +304,9 @@ impl<'a> ModelRun<'a> {
     /// at a time, after the scheduler picked (its pick is the point's
     /// [`DecisionPoint::policy_choice`]).
     pub fn next_decision(&mut self) -> Result<Option<DecisionPoint>> {
+        // A done tenant's state that could not be read back stops the run
+        // (never a decision from a wrong state).
+        self.sim.tenants.check()?;
         loop {
             if self.pending.is_some() {
                 return Ok(self.pending);
@@ -546,8 +547,6 @@ impl<'a> ModelRun<'a> {
                 prev_job: s.prev_job.clone(),
                 next_job: s.next_job.clone(),
                 busy: s.busy.clone(),
-                last_job: s.last_job.clone(),
-                left_at: s.left_at.clone(),
                 completion_order: s.completion_order.clone(),
                 scheduler: Held::Owned(s.scheduler.fork()?),
                 selector: Held::Owned(s.selector.fork()?),
@@ -711,23 +710,28 @@ impl<'a> ModelRun<'a> {
             ));
         }
         let end = self.looper.end();
-        let ended: Vec<EndReason> = (0..self.sim.tenants.users().len())
-            .map(|i| self.end_reason(i))
-            .collect();
-        let budget_exhausted: Vec<bool> = (0..ended.len())
-            .map(|i| self.sim.tenants.is_exhausted(i))
-            .collect();
         // What only the simulation read goes before the fold builds its
         // rows (the run's peak of memory at 10^7 tenants: docs/
-        // PERFORMANCE.md "Internet scale"): the event queue, the policies
-        // when the run owns them (borrowed ones are the caller's), and of
-        // the engine's per-tenant state all but the tenants' users.
+        // PERFORMANCE.md "Internet scale"): the event queue and the
+        // policies when the run owns them (borrowed ones are the
+        // caller's), once the selector said whose schedule is over; then
+        // the tenants' end states are read, in one pass over the parked
+        // tenants' state (DESIGN §2.6 "Done tenants"), and of the engine's
+        // per-tenant state all but the tenants' users goes.
         drop(self.queue);
-        let mut sim = self.sim;
+        let sim = self.sim;
+        let over: Vec<bool> = (0..sim.tenants.len())
+            .map(|i| sim.selector.schedule_over(i))
+            .collect();
         drop(sim.scheduler);
         drop(sim.selector);
+        let EndStates {
+            ended,
+            budget_exhausted,
+            left_at,
+        } = sim.tenants.end_reasons(|i| over[i])?;
+        drop(over);
         let users_of = sim.tenants.into_users();
-        sim.last_job = Vec::new();
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
         let users: &[usize] = &users_of;
@@ -747,7 +751,7 @@ impl<'a> ModelRun<'a> {
         let folded = sim.fold.map(|f| {
             let state = RunEndState {
                 end: end.end,
-                left_at: &sim.left_at,
+                left_at: &left_at,
                 budget_exhausted: &budget_exhausted,
                 ended: &ended,
                 limits: self.config.limits,
@@ -769,7 +773,7 @@ impl<'a> ModelRun<'a> {
             events: end.events,
             gpus: self.config.gpus,
             capacity,
-            left_at: sim.left_at,
+            left_at,
             budget_exhausted,
             ended,
             policy_clock: sim.clock,
@@ -832,7 +836,7 @@ impl Component for ModelSelection<'_> {
                     m.completed(i, self.tenants.best(i), acc);
                 }
                 self.with_policies(|p, tenants, _, _| p.completed(tenants, now, i, k, level, acc))?;
-                self.tell_if_done(i);
+                self.tell_if_done(i)?;
             }
             Event::Arrival { tenant } => {
                 if let Some(t) = &mut self.touched {
@@ -851,7 +855,12 @@ impl Component for ModelSelection<'_> {
             }
             Event::Patience { tenant } => {
                 let i = tenant as usize;
-                if self.tenants.completed(i) == 0 && !self.tenants.has_left(i) {
+                // A parked tenant was parked after a completion or its
+                // leave: nothing to do, and nothing to read back.
+                if !self.tenants.is_parked(i)
+                    && self.tenants.completed(i) == 0
+                    && !self.tenants.has_left(i)
+                {
                     self.leave(i, now)?;
                 }
             }
@@ -928,13 +937,13 @@ impl<'a> ModelSelection<'a> {
             f.started(start.tenant, now, finish);
         }
         // Link it at the head of its tenant's running jobs.
-        let head = self.last_job[start.tenant];
+        let head = self.tenants.last_job(start.tenant);
         self.prev_job[job as usize] = head;
         self.next_job[job as usize] = NO_JOB;
         if head != NO_JOB {
             self.next_job[head as usize] = job;
         }
-        self.last_job[start.tenant] = job;
+        self.tenants.set_last_job(start.tenant, job);
         self.with_policies(|p, tenants, _, _| p.started(tenants, start))?;
         queue.push(finish, COMPLETION, Event::Completion { job });
         Ok(job)
@@ -945,7 +954,7 @@ impl<'a> ModelSelection<'a> {
     fn stopped(&mut self, job: u32, rec: &JobRecord, at: Micros) {
         let (p, n) = (self.prev_job[job as usize], self.next_job[job as usize]);
         if n == NO_JOB {
-            self.last_job[rec.tenant as usize] = p;
+            self.tenants.set_last_job(rec.tenant as usize, p);
         } else {
             self.prev_job[n as usize] = p;
         }
@@ -971,9 +980,8 @@ impl<'a> ModelSelection<'a> {
         if let Some(t) = &mut self.touched {
             t.mark(i);
         }
-        self.tenants.leave(i);
-        self.left_at[i] = Some(now);
-        let mut j = self.last_job[i];
+        self.tenants.leave_at(i, now);
+        let mut j = self.tenants.last_job(i);
         while j != NO_JOB {
             let prev = self.prev_job[j as usize];
             let rec = &mut self.jobs[j as usize];
@@ -992,21 +1000,24 @@ impl<'a> ModelSelection<'a> {
             }
             j = prev;
         }
-        self.tell_if_done(i);
+        self.tell_if_done(i)?;
         self.with_policies(|p, tenants, _, _| p.changed(tenants, i))
     }
 
-    /// Tell the fold that tenant `i` is done, if it is (DESIGN §2.6 "Done
-    /// tenants"). Called after its completion or its leave, the only events
-    /// that end a tenant's last job; each tenant is done once, since no job
-    /// of it runs after it (no event comes for it again but its patience
-    /// deadline, which changes nothing once it completed a job or left).
-    fn tell_if_done(&mut self, i: usize) {
-        if let Some(f) = &mut self.fold
-            && self.tenants.is_done(i)
-        {
+    /// Tell the fold that tenant `i` is done, if it is, and park its state
+    /// (DESIGN §2.6 "Done tenants"). Called after its completion or its
+    /// leave, the only events that end a tenant's last job; each tenant is
+    /// done once, since no job of it runs after it (no event comes for it
+    /// again but its patience deadline, which changes nothing once it
+    /// completed a job or left). An error: parking its state (I/O).
+    fn tell_if_done(&mut self, i: usize) -> Result<()> {
+        if !self.tenants.is_done(i) {
+            return Ok(());
+        }
+        if let Some(f) = &mut self.fold {
             f.done(i);
         }
+        self.tenants.park(i)
     }
 }
 

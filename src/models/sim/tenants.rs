@@ -1,32 +1,87 @@
 //! Per-tenant state of one simulation, readable by every policy.
+//!
+//! A tenant's state lives in one of three places (issue 34: memory by
+//! active tenants; DESIGN §2.6 "Done tenants"):
+//! - **not arrived**: nothing; its state is the fresh one, made when read
+//!   (its available models, counted at the start, are kept only for a
+//!   trace where some tenant lacks a model);
+//! - **live**: a slot of dense per-slot arrays (its [`TenantState`] and
+//!   its flags over the trace's models), taken when it arrives and given
+//!   back when it is parked, so the arrays are sized by the most tenants
+//!   present at once (a few thousand in scale-year's 10^7);
+//! - **parked**: once done ([`Tenants::is_done`]), the engine parks it
+//!   (`park`): its state and flags are written at its index to a
+//!   [`Spill`] (in memory up to [`PARKED_IN_MEMORY`], then in a temporary
+//!   file) and read back when asked for, one record at a time, or all in
+//!   order at the end of the run. A parked tenant is done, so what a
+//!   decision asks of it (arrived, eligible, done, running) is answered
+//!   without reading it back. Changing a parked tenant's state (nothing
+//!   the engine does after a tenant is done) brings it back to a slot.
+//!
+//! Every accessor answers what it answered when all state was held per
+//! tenant: the places hold the same values (tests below).
+
+use std::sync::{Arc, OnceLock};
 
 use super::EndReason;
+use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
+use crate::core::io::spill::{Record, Spill, spill_threshold};
 use crate::models::trace::{Micros, Trace};
+
+/// Bytes of parked tenants' state (each of its two sequences) kept in
+/// memory before it moves to a temporary file: 4 MiB, about 100,000
+/// tenants (as the fold's parked figures, `models/metrics/tenant_fold.rs`).
+pub const PARKED_IN_MEMORY: usize = 4 << 20;
+
+/// `Tenants::slot_of`: the tenant has not arrived (no slot, fresh state).
+const NOT_ARRIVED: u32 = u32::MAX;
+/// `Tenants::slot_of`: the tenant is parked (no slot, state on the spill).
+const PARKED: u32 = u32::MAX - 1;
 
 /// State of the tenants of one run. Tenant `i` is trace user
 /// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
 /// index" tie-breaking is trace order (DESIGN §1.1).
 ///
-/// What a decision reads of a tenant (eligibility, best_i, counts) sits in
-/// one 40-byte record per tenant, so checking a random tenant among 100,000
-/// touches one cache line, not one per field.
-#[derive(Debug, Clone)]
+/// What a decision reads of a live tenant (eligibility, best_i, counts)
+/// sits in one 40-byte record per slot, so checking a tenant touches the
+/// slot number and one cache line, not one per field.
+#[derive(Debug)]
 pub struct Tenants {
     user: Vec<usize>,
     n_models: usize,
-    arrival: Vec<Micros>,
-    state: Vec<TenantState>,
-    /// `n × K` flags over trace models: `CLOSED` (started at the
+    /// Shared with the run's event queue (one copy of 10^7 arrivals, not
+    /// one each).
+    arrival: Arc<[Micros]>,
+    /// Per tenant: its slot in `live`, or [`NOT_ARRIVED`], or [`PARKED`].
+    slot_of: Vec<u32>,
+    /// Per slot: the state of the tenant holding it.
+    live: Vec<TenantState>,
+    /// `slots × K` flags over trace models: `CLOSED` (started at the
     /// model's top level, for a plain trace started at all, so never
     /// proposed again) and `RUNNING` (a job of the model is running).
     /// One byte for both, so `is_tried` reads one array, not two (at 10^6
     /// tenants each is a cache miss; docs/PERFORMANCE.md "Internet scale").
     flags: Vec<u8>,
-    /// `n × K`: the highest level started / completed, [`NO_LEVEL`] for
-    /// none (DESIGN §12.1; always level 0 on a plain trace).
+    /// Free slots, the last freed on top.
+    free: Vec<u32>,
+    /// Per tenant: its available models, unless every tenant has every
+    /// trace model (`None`: the common case holds nothing).
+    available: Option<Vec<u32>>,
+    /// `n × K` by tenant: the highest level started / completed,
+    /// [`NO_LEVEL`] for none (DESIGN §12.1; a curve trace only, empty on a
+    /// plain trace, where the level is always 0).
     level_started: Vec<u16>,
     level_done: Vec<u16>,
+    /// Parked tenants' state at their index (zeros elsewhere).
+    parked: Spill<TenantState>,
+    /// Parked tenants' flags, [`FLAG_WORDS`]`(K)` words a tenant at
+    /// `i × words`, two bits a model.
+    parked_flags: Spill<u64>,
+    /// The first error reading parked state back: the accessors answer a
+    /// done tenant's fresh state instead, and the engine reports it
+    /// ([`Self::check`]) rather than go on from a wrong state.
+    failure: OnceLock<Error>,
     max_running: u32,
     limits: TenantLimits,
     /// The simulated time of the decision being made, µs.
@@ -38,12 +93,18 @@ pub struct Tenants {
 }
 
 /// The per-tenant fields of [`Tenants`] that change during a run.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct TenantState {
     /// best_i: the highest accuracy among completed jobs, 0 before the first.
     best: f64,
     /// GPU-µs of completed plus running jobs.
     used: u64,
+    /// When it left (meaningful when `left`).
+    left_at: Micros,
+    /// The engine's last started job of the tenant still in its list of
+    /// running jobs, [`NO_JOB`] for none (the engine's bookkeeping, kept
+    /// here so that it lives, and is parked, with the tenant).
+    last_job: u32,
     running: u32,
     completed: u32,
     untried: u32,
@@ -61,6 +122,85 @@ struct TenantState {
     every_model: bool,
 }
 
+/// No job: [`TenantState::last_job`] of a tenant with none running.
+pub(super) const NO_JOB: u32 = u32::MAX;
+
+impl Default for TenantState {
+    fn default() -> Self {
+        Self {
+            best: 0.0,
+            used: 0,
+            left_at: 0,
+            last_job: NO_JOB,
+            running: 0,
+            completed: 0,
+            untried: 0,
+            started: 0,
+            arrived: false,
+            left: false,
+            exhausted: false,
+            waiting: false,
+            every_model: false,
+        }
+    }
+}
+
+impl Record for TenantState {
+    /// Three 8-byte figures, five counts, a byte of flags.
+    const BYTES: usize = 45;
+    fn encode(&self, out: &mut [u8]) {
+        out[0..8].copy_from_slice(&self.best.to_bits().to_le_bytes());
+        out[8..16].copy_from_slice(&self.used.to_le_bytes());
+        out[16..24].copy_from_slice(&self.left_at.to_le_bytes());
+        for (j, c) in [
+            self.last_job,
+            self.running,
+            self.completed,
+            self.untried,
+            self.started,
+        ]
+        .iter()
+        .enumerate()
+        {
+            out[24 + 4 * j..28 + 4 * j].copy_from_slice(&c.to_le_bytes());
+        }
+        out[44] = u8::from(self.arrived)
+            | u8::from(self.left) << 1
+            | u8::from(self.exhausted) << 2
+            | u8::from(self.waiting) << 3
+            | u8::from(self.every_model) << 4;
+    }
+    fn decode(b: &[u8]) -> Self {
+        let count = |j: usize| {
+            let at = 24 + 4 * j;
+            u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+        };
+        Self {
+            best: f64::from_bits(u64::decode(&b[0..8])),
+            used: u64::decode(&b[8..16]),
+            left_at: u64::decode(&b[16..24]),
+            last_job: count(0),
+            running: count(1),
+            completed: count(2),
+            untried: count(3),
+            started: count(4),
+            arrived: b[44] & 1 != 0,
+            left: b[44] & 2 != 0,
+            exhausted: b[44] & 4 != 0,
+            waiting: b[44] & 8 != 0,
+            every_model: b[44] & 16 != 0,
+        }
+    }
+}
+
+/// Every tenant's end state, in tenant order ([`Tenants::end_reasons`]).
+#[derive(Debug)]
+pub(super) struct EndStates {
+    pub(super) ended: Vec<EndReason>,
+    pub(super) budget_exhausted: Vec<bool>,
+    pub(super) left_at: Vec<Option<Micros>>,
+}
+
 /// No level started or completed yet.
 const NO_LEVEL: u16 = u16::MAX;
 
@@ -68,6 +208,11 @@ const NO_LEVEL: u16 = u16::MAX;
 const CLOSED: u8 = 1;
 /// `Tenants::flags` bit: a job of the model is running.
 const RUNNING: u8 = 2;
+
+/// Words of parked flags a tenant: two bits a model, 32 models a word.
+fn flag_words(k: usize) -> usize {
+    k.div_ceil(32)
+}
 
 /// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -81,6 +226,40 @@ pub struct TenantLimits {
     pub patience: Option<Micros>,
 }
 
+impl Clone for Tenants {
+    /// An independent copy (a fork of the run): parked state is copied
+    /// too; a copy that fails is reported by the copy's [`Self::check`].
+    fn clone(&self) -> Self {
+        let mut failure = self.failure.get().cloned();
+        let parked = self.parked.copy_or_empty(&mut failure);
+        let parked_flags = self.parked_flags.copy_or_empty(&mut failure);
+        let lock = OnceLock::new();
+        if let Some(e) = failure {
+            let _ = lock.set(e);
+        }
+        Self {
+            user: self.user.clone(),
+            n_models: self.n_models,
+            arrival: Arc::clone(&self.arrival),
+            slot_of: self.slot_of.clone(),
+            live: self.live.clone(),
+            flags: self.flags.clone(),
+            free: self.free.clone(),
+            available: self.available.clone(),
+            level_started: self.level_started.clone(),
+            level_done: self.level_done.clone(),
+            parked,
+            parked_flags,
+            failure: lock,
+            max_running: self.max_running,
+            limits: self.limits,
+            now: self.now,
+            free_gpus: self.free_gpus,
+            gpu_type: self.gpu_type,
+        }
+    }
+}
+
 impl Tenants {
     /// Fresh state for trace users `users` (ascending), arriving at
     /// `arrival` (µs), each allowed `max_running` concurrent jobs.
@@ -91,34 +270,202 @@ impl Tenants {
         max_running: u32,
         limits: TenantLimits,
     ) -> Self {
+        Self::sharing(trace, users, arrival.into(), max_running, limits)
+    }
+
+    /// [`Self::new`], holding `arrival` shared rather than copied.
+    pub(super) fn sharing(
+        trace: &Trace,
+        users: &[usize],
+        arrival: Arc<[Micros]>,
+        max_running: u32,
+        limits: TenantLimits,
+    ) -> Self {
         let n = users.len();
         let k = trace.n_models();
+        // The available models, ascending and distinct: all K exactly
+        // when there are K of them.
+        let available: Vec<u32> = users
+            .iter()
+            .map(|&u| u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX))
+            .collect();
+        let every = u32::try_from(k).unwrap_or(u32::MAX);
+        let available = (!available.iter().all(|&a| a == every)).then_some(available);
+        let bytes = spill_threshold().map_or(PARKED_IN_MEMORY, |t| t.min(PARKED_IN_MEMORY));
         Self {
             user: users.to_vec(),
             n_models: k,
-            arrival: arrival.to_vec(),
-            state: users
-                .iter()
-                .map(|&u| {
-                    // The available models, ascending and distinct: all K
-                    // exactly when there are K of them.
-                    let available = trace.models_of(u).len();
-                    TenantState {
-                        untried: u32::try_from(available).unwrap_or(u32::MAX),
-                        every_model: available == k,
-                        ..TenantState::default()
-                    }
-                })
-                .collect(),
-            flags: vec![0; n * k],
+            arrival,
+            slot_of: vec![NOT_ARRIVED; n],
+            live: Vec::new(),
+            flags: Vec::new(),
+            free: Vec::new(),
+            available,
             level_started: vec![NO_LEVEL; if trace.is_curve() { n * k } else { 0 }],
             level_done: vec![NO_LEVEL; if trace.is_curve() { n * k } else { 0 }],
+            parked: Spill::with_threshold(bytes),
+            parked_flags: Spill::with_threshold(bytes),
+            failure: OnceLock::new(),
             max_running,
             limits,
             now: 0,
             free_gpus: 0,
             gpu_type: 0,
         }
+    }
+
+    /// Tenant `i`'s state before it arrived.
+    fn fresh(&self, i: usize) -> TenantState {
+        let every = u32::try_from(self.n_models).unwrap_or(u32::MAX);
+        let available = self.available.as_ref().map_or(every, |a| a[i]);
+        TenantState {
+            untried: available,
+            every_model: available == every,
+            ..TenantState::default()
+        }
+    }
+
+    /// Tenant `i`'s parked state (a done tenant's fresh state, arrived, if
+    /// it cannot be read back; the failure is kept for [`Self::check`]).
+    fn parked_state(&self, i: usize) -> TenantState {
+        self.parked.get(i as u64).unwrap_or_else(|e| {
+            let _ = self
+                .failure
+                .set(e.context("reading a done tenant's state back"));
+            TenantState {
+                arrived: true,
+                ..self.fresh(i)
+            }
+        })
+    }
+
+    /// Tenant `i`'s state, wherever it lives.
+    fn st(&self, i: usize) -> TenantState {
+        match self.slot_of[i] {
+            NOT_ARRIVED => self.fresh(i),
+            PARKED => self.parked_state(i),
+            s => self.live[s as usize],
+        }
+    }
+
+    /// Tenant `i`'s flags of model `k`.
+    fn flag(&self, i: usize, k: usize) -> u8 {
+        match self.slot_of[i] {
+            NOT_ARRIVED => 0,
+            PARKED => {
+                let w = flag_words(self.n_models);
+                let at = (i * w + k / 32) as u64;
+                let word = self.parked_flags.get(at).unwrap_or_else(|e| {
+                    let _ = self
+                        .failure
+                        .set(e.context("reading a done tenant's state back"));
+                    0
+                });
+                ((word >> (2 * (k % 32))) & 3) as u8
+            }
+            s => self.flags[s as usize * self.n_models + k],
+        }
+    }
+
+    /// Tenant `i`'s slot, taking one if it holds none: its fresh state if
+    /// it had not arrived, its parked state if it was parked.
+    fn slot_mut(&mut self, i: usize) -> usize {
+        let s = self.slot_of[i];
+        if s != NOT_ARRIVED && s != PARKED {
+            return s as usize;
+        }
+        let state = self.st(i);
+        let k = self.n_models;
+        let flags: Vec<u8> = if s == PARKED {
+            (0..k).map(|m| self.flag(i, m)).collect()
+        } else {
+            Vec::new()
+        };
+        let slot = match self.free.pop() {
+            Some(f) => f as usize,
+            None => {
+                self.live.push(TenantState::default());
+                self.flags.resize(self.flags.len() + k, 0);
+                self.live.len() - 1
+            }
+        };
+        self.live[slot] = state;
+        let room = &mut self.flags[slot * k..(slot + 1) * k];
+        room.fill(0);
+        if !flags.is_empty() {
+            room.copy_from_slice(&flags);
+        }
+        // Slots number fewer than the tenants (< 2³²−2).
+        self.slot_of[i] = u32::try_from(slot).unwrap_or(PARKED - 1);
+        slot
+    }
+
+    /// Tenant `i`'s state to change.
+    fn state_mut(&mut self, i: usize) -> &mut TenantState {
+        let s = self.slot_mut(i);
+        &mut self.live[s]
+    }
+
+    /// Tenant `i`'s flags of model `k` to change.
+    fn flag_mut(&mut self, i: usize, k: usize) -> &mut u8 {
+        let s = self.slot_mut(i);
+        &mut self.flags[s * self.n_models + k]
+    }
+
+    /// Park done tenant `i` (DESIGN §2.6 "Done tenants"): its state and
+    /// flags go to the parked sequences at its index and its slot to the
+    /// next tenant that arrives. A tenant not live (or not done) stays as
+    /// it is. An error: the parked sequences' I/O.
+    pub(super) fn park(&mut self, i: usize) -> Result<()> {
+        let s = self.slot_of[i];
+        if s == NOT_ARRIVED || s == PARKED || !self.is_done(i) {
+            return Ok(());
+        }
+        let s = s as usize;
+        let k = self.n_models;
+        let w = flag_words(k);
+        self.parked.put(i as u64, self.live[s])?;
+        for j in 0..w {
+            let mut word = 0u64;
+            for (b, &f) in self.flags[s * k..(s + 1) * k]
+                .iter()
+                .enumerate()
+                .skip(32 * j)
+                .take(32)
+            {
+                word |= u64::from(f & 3) << (2 * (b % 32));
+            }
+            self.parked_flags.put((i * w + j) as u64, word)?;
+        }
+        self.slot_of[i] = PARKED;
+        self.free.push(s as u32);
+        Ok(())
+    }
+
+    /// Whether tenant `i` is parked (done, its state on the parked
+    /// sequences).
+    pub(super) fn is_parked(&self, i: usize) -> bool {
+        self.slot_of[i] == PARKED
+    }
+
+    /// The first error reading a parked tenant's state back, if any (the
+    /// engine checks after each event and decision).
+    pub(super) fn check(&self) -> Result<()> {
+        match self.failure.get() {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Tenants live now (arrived and not parked).
+    pub fn live(&self) -> usize {
+        self.live.len() - self.free.len()
+    }
+
+    /// The most tenants live at once so far: the slots the per-slot
+    /// arrays have grown to.
+    pub fn high_water(&self) -> usize {
+        self.live.len()
     }
 
     /// The simulated time of the current decision, µs.
@@ -155,19 +502,19 @@ impl Tenants {
 
     /// Jobs tenant `i` has started (running, completed or cancelled).
     pub fn started(&self, i: usize) -> u32 {
-        self.state[i].started
+        self.st(i).started
     }
     /// GPU-µs of tenant `i`'s completed and running jobs.
     pub fn used(&self, i: usize) -> u64 {
-        self.state[i].used
+        self.st(i).used
     }
     /// Whether tenant `i` left for lack of patience.
     pub fn has_left(&self, i: usize) -> bool {
-        self.state[i].left
+        self.st(i).left
     }
     /// Whether tenant `i` hit its GPU-time budget.
     pub fn is_exhausted(&self, i: usize) -> bool {
-        self.state[i].exhausted
+        self.st(i).exhausted
     }
     /// The per-tenant limits.
     pub fn limits(&self) -> TenantLimits {
@@ -178,7 +525,7 @@ impl Tenants {
     pub fn would_exceed_budget(&self, i: usize, runtime: Micros) -> bool {
         self.limits
             .budget
-            .is_some_and(|b| self.state[i].used.saturating_add(runtime) > b)
+            .is_some_and(|b| self.st(i).used.saturating_add(runtime) > b)
     }
 
     /// Number of tenants.
@@ -210,11 +557,18 @@ impl Tenants {
     }
     /// Whether tenant `i` has arrived.
     pub fn has_arrived(&self, i: usize) -> bool {
-        self.state[i].arrived
+        match self.slot_of[i] {
+            NOT_ARRIVED => false,
+            PARKED => true,
+            s => self.live[s as usize].arrived,
+        }
     }
     /// Jobs of tenant `i` running now.
     pub fn running(&self, i: usize) -> u32 {
-        self.state[i].running
+        match self.slot_of[i] {
+            NOT_ARRIVED | PARKED => 0,
+            s => self.live[s as usize].running,
+        }
     }
     /// Whether tenant `i` is done (DESIGN §2.6 "Done tenants"): it arrived,
     /// none of its jobs runs, and none will start again: it left, or every
@@ -222,40 +576,50 @@ impl Tenants {
     /// its `max_jobs`. Once true it stays true, and no job of the tenant
     /// starts, completes or is cancelled after it.
     pub fn is_done(&self, i: usize) -> bool {
-        let t = &self.state[i];
-        t.arrived
-            && t.running == 0
-            && (t.left
-                || t.untried == 0
-                || t.exhausted
-                || self.limits.max_jobs.is_some_and(|m| t.started >= m))
+        match self.slot_of[i] {
+            NOT_ARRIVED => false,
+            // Parked only once done.
+            PARKED => true,
+            s => {
+                let t = &self.live[s as usize];
+                t.arrived
+                    && t.running == 0
+                    && (t.left
+                        || t.untried == 0
+                        || t.exhausted
+                        || self.limits.max_jobs.is_some_and(|m| t.started >= m))
+            }
+        }
     }
     /// Jobs of tenant `i` completed so far.
     pub fn completed(&self, i: usize) -> u32 {
-        self.state[i].completed
+        self.st(i).completed
     }
     /// Whether trace model `k` is available to tenant `i`
     /// ([`Trace::is_available`] of its user, answered without reading the
     /// trace when the tenant has every model).
     pub fn is_available(&self, trace: &Trace, i: usize, k: usize) -> bool {
-        self.state[i].every_model || trace.is_available(self.user[i], k)
+        let every = match self.slot_of[i] {
+            NOT_ARRIVED | PARKED => self.available.is_none(),
+            s => self.live[s as usize].every_model,
+        };
+        every || trace.is_available(self.user[i], k)
     }
     /// Available models of tenant `i` not closed: not started at their top
     /// level (on a plain trace: neither completed nor running; DESIGN §12.2).
     pub fn untried(&self, i: usize) -> u32 {
-        self.state[i].untried
+        self.st(i).untried
     }
     /// best_i: the highest accuracy among completed jobs, 0 before the first.
     pub fn best(&self, i: usize) -> f64 {
-        self.state[i].best
+        self.st(i).best
     }
     /// Whether trace model `k` of tenant `i` is running or may not be
     /// proposed again: it was started at its top level (on a plain trace,
     /// at all). Selectors that run every model at its largest fidelity
     /// propose only untried models.
     pub fn is_tried(&self, i: usize, k: usize) -> bool {
-        let at = i * self.n_models + k;
-        self.flags[at] != 0
+        self.flag(i, k) != 0
     }
 
     /// The highest level of model `k` tenant `i` has started (running,
@@ -265,7 +629,7 @@ impl Tenants {
         let at = i * self.n_models + k;
         match self.level_started.get(at) {
             Some(&l) => (l != NO_LEVEL).then_some(usize::from(l)),
-            None => (self.flags[at] & CLOSED != 0).then_some(0),
+            None => (self.flag(i, k) & CLOSED != 0).then_some(0),
         }
     }
 
@@ -275,14 +639,14 @@ impl Tenants {
         let at = i * self.n_models + k;
         match self.level_done.get(at) {
             Some(&l) => (l != NO_LEVEL).then_some(usize::from(l)),
-            None => (self.flags[at] == CLOSED).then_some(0),
+            None => (self.flag(i, k) == CLOSED).then_some(0),
         }
     }
 
     /// Whether tenant `i` waits: its selector proposed nothing while it
     /// was eligible, and none of its jobs has completed since.
     pub fn is_waiting(&self, i: usize) -> bool {
-        self.state[i].waiting
+        self.st(i).waiting
     }
     /// The limit on concurrent jobs per tenant.
     pub fn max_running(&self) -> u32 {
@@ -292,7 +656,7 @@ impl Tenants {
     /// Whether tenant `i`'s job on trace model `k` is running: started, and
     /// neither completed nor cancelled.
     pub fn is_running_model(&self, i: usize, k: usize) -> bool {
-        self.flags[i * self.n_models + k] & RUNNING != 0
+        self.flag(i, k) & RUNNING != 0
     }
 
     /// Eligible (DESIGN §2.3): arrived, has untried models, and fewer running
@@ -300,7 +664,12 @@ impl Tenants {
     /// its budget and has started fewer than `max_jobs` jobs; and is not
     /// waiting (DESIGN §12.2).
     pub fn is_eligible(&self, i: usize) -> bool {
-        let t = &self.state[i];
+        let s = self.slot_of[i];
+        // Not arrived, or parked (done: never eligible again).
+        if s == NOT_ARRIVED || s == PARKED {
+            return false;
+        }
+        let t = &self.live[s as usize];
         t.arrived
             && t.untried > 0
             && !t.waiting
@@ -318,7 +687,11 @@ impl Tenants {
     ///
     /// [`Selector::schedule_over`]: super::Selector::schedule_over
     pub fn end_reason(&self, i: usize, schedule_over: bool) -> EndReason {
-        let t = &self.state[i];
+        self.reason_of(&self.st(i), schedule_over)
+    }
+
+    /// [`Self::end_reason`] of state `t`.
+    fn reason_of(&self, t: &TenantState, schedule_over: bool) -> EndReason {
         if t.left {
             EndReason::Patience
         } else if t.running > 0 {
@@ -336,65 +709,130 @@ impl Tenants {
         }
     }
 
+    /// Every tenant's [`Self::end_reason`] (with `schedule_over(i)`),
+    /// whether it hit its budget and when it left, in tenant order: the parked tenants'
+    /// state read back in one pass, not one read each. An error: reading
+    /// parked state back.
+    pub(super) fn end_reasons(
+        &self,
+        mut schedule_over: impl FnMut(usize) -> bool,
+    ) -> Result<EndStates> {
+        let n = self.len();
+        let (mut ended, mut exhausted) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut left_at = Vec::with_capacity(n);
+        let mut parked = self.parked.iter();
+        for i in 0..n {
+            let from_park = match parked.next() {
+                Some(r) => Some(r?),
+                None => None,
+            };
+            let t = match self.slot_of[i] {
+                NOT_ARRIVED => self.fresh(i),
+                PARKED => from_park
+                    .ok_or_else(|| Error::input("internal: a parked tenant past the parked"))?,
+                s => self.live[s as usize],
+            };
+            ended.push(self.reason_of(&t, schedule_over(i)));
+            exhausted.push(t.exhausted);
+            left_at.push(t.left.then_some(t.left_at));
+        }
+        self.check()?;
+        Ok(EndStates {
+            ended,
+            budget_exhausted: exhausted,
+            left_at,
+        })
+    }
+
     pub(super) fn arrive(&mut self, i: usize) {
-        self.state[i].arrived = true;
+        self.state_mut(i).arrived = true;
     }
 
     /// Tenant `i` starts model `k` at `level`, which is the model's top
     /// level when `top`, for `runtime` µs.
     pub(super) fn start(&mut self, i: usize, k: usize, level: usize, top: bool, runtime: Micros) {
         let at = i * self.n_models + k;
-        debug_assert!(self.flags[at] == 0, "model started twice");
-        self.flags[at] |= RUNNING;
+        let flag = self.flag_mut(i, k);
+        debug_assert!(*flag == 0, "model started twice");
+        *flag |= RUNNING;
+        if top {
+            *flag |= CLOSED;
+        }
         if let Some(l) = self.level_started.get_mut(at) {
             *l = u16::try_from(level).unwrap_or(NO_LEVEL - 1);
         }
+        let t = self.state_mut(i);
         if top {
-            self.flags[at] |= CLOSED;
-            self.state[i].untried -= 1;
+            t.untried -= 1;
         }
-        self.state[i].running += 1;
-        self.state[i].started += 1;
-        self.state[i].used = self.state[i].used.saturating_add(runtime);
+        t.running += 1;
+        t.started += 1;
+        t.used = t.used.saturating_add(runtime);
     }
 
     pub(super) fn exhaust(&mut self, i: usize) {
-        self.state[i].exhausted = true;
+        self.state_mut(i).exhausted = true;
     }
 
     /// Tenant `i` leaves; its running job on model `k` was cancelled after
     /// `ran` µs of its `planned` µs.
     #[doc(hidden)]
     pub fn cancel_job(&mut self, i: usize, k: usize, planned: Micros, ran: Micros) {
-        self.flags[i * self.n_models + k] &= !RUNNING;
-        self.state[i].running -= 1;
-        self.state[i].used = self.state[i].used.saturating_sub(planned - ran);
+        *self.flag_mut(i, k) &= !RUNNING;
+        let t = self.state_mut(i);
+        t.running -= 1;
+        t.used = t.used.saturating_sub(planned - ran);
     }
 
     #[doc(hidden)]
     pub fn leave(&mut self, i: usize) {
-        self.state[i].left = true;
+        self.state_mut(i).left = true;
+    }
+
+    /// Tenant `i` leaves at `now` ([`Self::leave`], its time kept).
+    pub(super) fn leave_at(&mut self, i: usize, now: Micros) {
+        let t = self.state_mut(i);
+        t.left = true;
+        t.left_at = now;
+    }
+
+    /// When tenant `i` left, if it did (through [`Self::leave_at`]).
+    pub fn left_at(&self, i: usize) -> Option<Micros> {
+        let t = self.st(i);
+        t.left.then_some(t.left_at)
+    }
+
+    /// The last started job of tenant `i` still running, [`NO_JOB`] for
+    /// none (the engine's list of a tenant's running jobs).
+    pub(super) fn last_job(&self, i: usize) -> u32 {
+        self.st(i).last_job
+    }
+
+    /// Set [`Self::last_job`] of tenant `i`.
+    pub(super) fn set_last_job(&mut self, i: usize, job: u32) {
+        self.state_mut(i).last_job = job;
     }
 
     /// The selector proposed nothing for eligible tenant `i`: it waits.
     pub(super) fn wait(&mut self, i: usize) {
-        self.state[i].waiting = true;
+        self.state_mut(i).waiting = true;
     }
 
     /// Record the completion of tenant `i`'s job on model `k` at `level`;
     /// returns the previous best. A waiting tenant stops waiting.
     pub(super) fn complete(&mut self, i: usize, k: usize, level: usize, accuracy: f64) -> f64 {
+        *self.flag_mut(i, k) &= !RUNNING;
         let at = i * self.n_models + k;
-        self.flags[at] &= !RUNNING;
         if let Some(l) = self.level_done.get_mut(at) {
             *l = u16::try_from(level).unwrap_or(NO_LEVEL - 1);
         }
-        self.state[i].waiting = false;
-        self.state[i].running -= 1;
-        self.state[i].completed += 1;
-        let old = self.state[i].best;
+        let t = self.state_mut(i);
+        t.waiting = false;
+        t.running -= 1;
+        t.completed += 1;
+        let old = t.best;
         if accuracy > old {
-            self.state[i].best = accuracy;
+            t.best = accuracy;
         }
         old
     }
@@ -465,5 +903,136 @@ mod tests {
         assert!(!t.is_done(0));
         t.complete(0, 1, 0, 0.9);
         assert!(t.is_done(0) && t.untried(0) == 1);
+    }
+
+    use proptest::prelude::*;
+
+    /// One made-up engine call: (kind, tenant, model, a number).
+    type Op = (u8, usize, usize, u64);
+
+    /// Every accessor of tenant `i`, as one comparable value.
+    fn view(t: &Tenants, trace: &Trace, i: usize) -> String {
+        let k = trace.n_models();
+        format!(
+            "{:?}",
+            (
+                (t.started(i), t.used(i), t.has_left(i), t.is_exhausted(i)),
+                (
+                    t.has_arrived(i),
+                    t.running(i),
+                    t.is_done(i),
+                    t.completed(i),
+                    t.last_job(i)
+                ),
+                (
+                    t.untried(i),
+                    t.best(i).to_bits(),
+                    t.is_waiting(i),
+                    t.is_eligible(i)
+                ),
+                (t.end_reason(i, false), t.end_reason(i, true), t.left_at(i)),
+                (0..k)
+                    .map(|m| {
+                        (
+                            t.is_tried(i, m),
+                            t.is_running_model(i, m),
+                            t.level_started(i, m),
+                            t.level_done(i, m),
+                            t.is_available(trace, i, m),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        )
+    }
+
+    /// Apply `op` to `t` if the engine could make that call now (a start
+    /// of a model not started, a completion or cancel of a running one).
+    fn apply(t: &mut Tenants, (kind, i, m, x): Op, limits: TenantLimits) {
+        match kind {
+            0 => t.arrive(i),
+            1 if t.is_eligible(i) && !t.is_tried(i, m) => {
+                let runtime = 1 + x % 900;
+                if t.would_exceed_budget(i, runtime) && limits.budget.is_some() {
+                    t.exhaust(i);
+                } else {
+                    t.start(i, m, 0, true, runtime);
+                    t.set_last_job(i, (x % 50) as u32);
+                }
+            }
+            2 if t.is_running_model(i, m) => {
+                t.complete(i, m, 0, (x % 1000) as f64 / 1000.0);
+            }
+            3 if t.is_running_model(i, m) => {
+                t.leave_at(i, x % 77);
+                t.cancel_job(i, m, 1000, x % 1000);
+            }
+            4 if t.has_arrived(i) && t.running(i) == 0 && t.completed(i) == 0 => t.leave_at(i, x),
+            5 if t.is_eligible(i) => t.wait(i),
+            _ => {}
+        }
+    }
+
+    proptest! {
+        /// Tenants parked when done (in memory, and on file: every record
+        /// spilled) answer every accessor as tenants never parked (the
+        /// reference: all state live), after every call, for every tenant;
+        /// the end reasons read in one pass equal those read one by one;
+        /// and the slots never outnumber the most tenants live at once.
+        #[test]
+        fn parked_tenants_answer_as_tenants_kept_live(
+            ops in prop::collection::vec((0u8..6, 0usize..6, 0usize..3, any::<u64>()), 0..160),
+            spill in prop::bool::ANY,
+            budget in prop::option::of(500u64..3000),
+            partial in prop::bool::ANY,
+        ) {
+            let csv = if partial {
+                // User b lacks model m3.
+                "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\na,m3,0.7,1\nb,m1,0.4,1\nb,m2,0.6,1\n"
+            } else {
+                "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\na,m3,0.7,1\n"
+            };
+            let trace = crate::models::trace::parse_trace("t.csv", csv.as_bytes())
+                .unwrap_or_else(|e| panic!("{e}"));
+            let users: Vec<usize> = (0..6).map(|i| if partial { i % 2 } else { 0 }).collect();
+            let limits = TenantLimits { budget, ..TenantLimits::default() };
+            let mut kept = Tenants::new(&trace, &users, &[0; 6], 2, limits);
+            let mut parked = kept.clone();
+            if spill {
+                parked.parked = Spill::with_threshold(0);
+                parked.parked_flags = Spill::with_threshold(0);
+            }
+            let mut most = 0;
+            for op in ops {
+                // Only calls valid on the kept tenants (the two must agree
+                // on validity too, checked by the views below).
+                let (_, i, m, _) = op;
+                let m = m.min(trace.n_models() - 1);
+                if m < trace.n_models() && (users[i] == 0 || m < 2) {
+                    apply(&mut kept, (op.0, i, m, op.3), limits);
+                    apply(&mut parked, (op.0, i, m, op.3), limits);
+                }
+                for j in 0..6 {
+                    if parked.is_done(j) {
+                        parked.park(j).expect("park");
+                    }
+                }
+                most = most.max((0..6).filter(|&j| kept.has_arrived(j) && !kept.is_done(j)).count());
+                for j in 0..6 {
+                    prop_assert_eq!(view(&parked, &trace, j), view(&kept, &trace, j), "tenant {}", j);
+                }
+                prop_assert!(parked.check().is_ok());
+            }
+            let over = |i: usize| i.is_multiple_of(3);
+            let end = parked.end_reasons(over).expect("end reasons");
+            let want: Vec<EndReason> = (0..6).map(|i| kept.end_reason(i, over(i))).collect();
+            prop_assert_eq!(end.ended, want);
+            prop_assert_eq!(end.budget_exhausted, (0..6).map(|i| kept.is_exhausted(i)).collect::<Vec<_>>());
+            prop_assert_eq!(end.left_at, (0..6).map(|i| kept.left_at(i)).collect::<Vec<_>>());
+            // Done tenants gave their slots back: the slots are the most
+            // tenants arrived and not done at once, plus at most the one
+            // an engine call just ended (parked after the call).
+            prop_assert!(parked.high_water() <= most + 1, "{} slots, {} at once", parked.high_water(), most);
+        }
     }
 }
