@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::CompensatedSum;
 use super::curve_point::{Point, Steps, curve_points};
 use crate::core::error::{Error, Result};
+use crate::core::sim::ActiveTable;
 use crate::models::trace::Micros;
 
 /// Change kinds, in the order the engine processes them at one instant.
@@ -30,8 +31,11 @@ pub(super) type Change = (Micros, u8, usize, f64);
 pub(super) struct StepBuilder {
     /// A*_i per tenant (shared with the rest of a run's fold: one copy).
     best_possible: Arc<[f64]>,
-    best: Vec<f64>,
-    arrived_flag: Vec<bool>,
+    /// Per tenant with a change so far and not released: best_i and
+    /// whether it arrived (a tenant with none reads (0, no): its state
+    /// before its arrival). Released when the tenant is done, so a run
+    /// holds those of the tenants present (issue 34).
+    tenants: ActiveTable<(f64, bool)>,
     sum: CompensatedSum,
     positive: usize,
     arrived: u32,
@@ -53,8 +57,7 @@ impl StepBuilder {
         let (steps, failure) = curve_points();
         Self {
             best_possible,
-            best: vec![0.0; n],
-            arrived_flag: vec![false; n],
+            tenants: ActiveTable::new(n),
             sum: CompensatedSum::default(),
             positive: 0,
             arrived: 0,
@@ -71,24 +74,33 @@ impl StepBuilder {
             self.flush();
         }
         self.current = Some(now);
-        let loss_before = self.best_possible[i] - self.best[i];
+        let a_star = self.best_possible[i];
+        let (best, arrived) = self.tenants.get_or_insert(i);
+        let loss_before = a_star - *best;
         if kind == ARRIVAL {
-            self.arrived_flag[i] = true;
+            *arrived = true;
             self.arrived += 1;
             self.sum.add(loss_before);
             if loss_before > 0.0 {
                 self.positive += 1;
             }
-        } else if acc > self.best[i] {
-            let old = self.best[i];
-            self.best[i] = acc;
-            if self.arrived_flag[i] {
+        } else if acc > *best {
+            let old = *best;
+            *best = acc;
+            if *arrived {
                 self.sum.add(old - acc);
-                if loss_before > 0.0 && self.best_possible[i] - acc <= 0.0 {
+                if loss_before > 0.0 && a_star - acc <= 0.0 {
                     self.positive -= 1;
                 }
             }
         }
+    }
+
+    /// Tenant `i` will have no change again (it is done, DESIGN §2.6
+    /// "Done tenants"): its state goes. Were a change to come for it, it
+    /// would read the state before its arrival.
+    pub(super) fn release(&mut self, i: usize) {
+        self.tenants.release(i);
     }
 
     /// Append the point of the instant whose changes were applied.
@@ -128,8 +140,7 @@ impl StepBuilder {
         let steps = self.steps.copy(&mut failure);
         Self {
             best_possible: Arc::clone(&self.best_possible),
-            best: self.best.clone(),
-            arrived_flag: self.arrived_flag.clone(),
+            tenants: self.tenants.clone(),
             sum: self.sum,
             positive: self.positive,
             arrived: self.arrived,

@@ -208,9 +208,12 @@ impl JobSink for RunFold {
         self.tenants.stopped(i, start, at, at);
     }
 
-    /// Tenant `i` is done: its figures are parked until the end.
+    /// Tenant `i` is done: its figures are parked until the end, and the
+    /// curves let its state go (its loss no longer changes).
     fn done(&mut self, i: usize) {
         self.tenants.done(i);
+        self.curve.release(i);
+        self.job_curve.release(i);
     }
 
     fn fork(&self) -> Box<dyn JobSink> {
