@@ -38,6 +38,7 @@ impl<T: Default> ActiveTable<T> {
     }
 
     /// Tenant `i`'s value, if it holds one.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
         match self.slot_of[i] {
             NONE => None,
@@ -46,6 +47,7 @@ impl<T: Default> ActiveTable<T> {
     }
 
     /// Tenant `i`'s value to change, if it holds one.
+    #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
         match self.slot_of[i] {
             NONE => None,
@@ -55,6 +57,7 @@ impl<T: Default> ActiveTable<T> {
 
     /// Tenant `i`'s value, `T::default()` if it held none (it holds one
     /// from now on).
+    #[inline]
     pub fn get_or_insert(&mut self, i: usize) -> &mut T {
         let (s, _) = self.slot_or_insert(i);
         &mut self.items[s]
@@ -64,6 +67,7 @@ impl<T: Default> ActiveTable<T> {
     /// holder of the table may keep more per-tenant values in arrays of its
     /// own indexed by slot (values that are not a fixed-size `T`, such as a
     /// run-long number of thresholds).
+    #[inline]
     pub fn slot(&self, i: usize) -> Option<usize> {
         match self.slot_of[i] {
             NONE => None,
@@ -74,7 +78,18 @@ impl<T: Default> ActiveTable<T> {
     /// Tenant `i`'s slot, taking one if it held none; `true` when it was
     /// taken now (its value is `T::default()`, and whatever a holder keeps
     /// beside it by slot is the last releaser's).
+    #[inline]
     pub fn slot_or_insert(&mut self, i: usize) -> (usize, bool) {
+        match self.slot_of[i] {
+            NONE => (self.insert(i), true),
+            s => (s as usize, false),
+        }
+    }
+
+    /// A slot for tenant `i`, which holds none (out of line: once a
+    /// tenant).
+    #[inline(never)]
+    fn insert(&mut self, i: usize) -> usize {
         match self.slot_of[i] {
             NONE => {
                 let s = match self.free.pop() {
@@ -86,18 +101,20 @@ impl<T: Default> ActiveTable<T> {
                     }
                 };
                 self.slot_of[i] = s;
-                (s as usize, true)
+                s as usize
             }
-            s => (s as usize, false),
+            s => s as usize,
         }
     }
 
     /// The value in slot `s` ([`Self::slot`]).
+    #[inline]
     pub fn at_mut(&mut self, s: usize) -> &mut T {
         &mut self.items[s]
     }
 
     /// The value in slot `s` ([`Self::slot`]).
+    #[inline]
     pub fn at(&self, s: usize) -> &T {
         &self.items[s]
     }

@@ -19,20 +19,25 @@ const ABSENT: u32 = u32::MAX;
 /// lines.
 const ARITY: usize = 4;
 
-/// One heap slot: the item's key beside its id, so comparisons along a sift
-/// read the heap array only.
+/// One heap slot: the item's key beside its id and its tie-breaker, so
+/// comparisons along a sift read the heap array only (the tie-breaker
+/// sits in what would be the slot's padding: a `u64` key's slot is 16
+/// bytes with or without it).
 #[derive(Debug, Clone, Copy)]
 struct Slot<K> {
     key: K,
     item: u32,
+    /// Equal keys go to the lower tie: the item itself, unless pushed
+    /// with another ([`IndexedHeap::push_tied`]).
+    tie: u32,
 }
 
 impl<K: Ord> Slot<K> {
-    /// Whether this slot goes before `other`: smaller key, then lower item.
+    /// Whether this slot goes before `other`: smaller key, then lower tie.
     fn before(&self, other: &Slot<K>) -> bool {
         match self.key.cmp(&other.key) {
             std::cmp::Ordering::Less => true,
-            std::cmp::Ordering::Equal => self.item < other.item,
+            std::cmp::Ordering::Equal => self.tie < other.tie,
             std::cmp::Ordering::Greater => false,
         }
     }
@@ -116,16 +121,24 @@ impl<K: Ord + Copy + Default> IndexedHeap<K> {
 
     /// Insert `item` with `key`, or change its key if it is present.
     pub fn push(&mut self, item: u32, key: K) {
+        self.push_tied(item, item, key);
+    }
+
+    /// [`Self::push`], equal keys going to the lower `tie` rather than the
+    /// lower item (ties must be distinct among the items present: a heap
+    /// over slots whose order is by tenant).
+    pub fn push_tied(&mut self, item: u32, tie: u32, key: K) {
         let i = item as usize;
         self.items[i].key = key;
         let p = self.items[i].pos;
         if p == ABSENT {
             let at = self.heap.len();
-            self.heap.push(Slot { key, item });
+            self.heap.push(Slot { key, item, tie });
             self.items[i].pos = at as u32;
             self.sift_up(at);
         } else {
             self.heap[p as usize].key = key;
+            self.heap[p as usize].tie = tie;
             let at = self.sift_up(p as usize);
             self.sift_down(at);
         }
@@ -241,8 +254,8 @@ fn score_key(score: f64) -> u64 {
 }
 
 /// Scores of a subset of tenants `0..n`, with the best one on top by
-/// [`ranks_above`]: an [`IndexedHeap`] keyed by `score_key` then the
-/// tenant (so equal scores go to the lower tenant), over the *slots* of
+/// [`ranks_above`]: an [`IndexedHeap`] keyed by `score_key`, ties to the
+/// lower tenant ([`IndexedHeap::push_tied`]), over the *slots* of
 /// the tenants holding a score ([`ActiveTable`]), beside the scores as
 /// given. A tenant costs 4 bytes whether or not it holds a score; the
 /// heap, its positions and the scores are sized by the most tenants
@@ -250,7 +263,7 @@ fn score_key(score: f64) -> u64 {
 /// thousand are present at once, held 24 bytes each here).
 #[derive(Debug, Clone)]
 pub struct ScoreHeap {
-    heap: IndexedHeap<(u64, u32)>,
+    heap: IndexedHeap<u64>,
     /// Score of each tenant holding one, as given, by slot.
     scores: ActiveTable<f64>,
 }
@@ -281,9 +294,12 @@ impl ScoreHeap {
 
     /// The best tenant and its score.
     pub fn top(&self) -> Option<(usize, f64)> {
+        // The heap's first slot: its item is the tenant's slot, its tie
+        // the tenant.
         self.heap
-            .peek()
-            .map(|(s, (_, i))| (i as usize, *self.scores.at(s as usize)))
+            .heap
+            .first()
+            .map(|x| (x.tie as usize, *self.scores.at(x.item as usize)))
     }
 
     /// Give tenant `i` the score `score` (inserting it if absent).
@@ -292,9 +308,10 @@ impl ScoreHeap {
         *self.scores.at_mut(s) = score;
         self.heap.grow_to(self.scores.high_water());
         // `i` < n < 2³²−1.
-        self.heap.push(
+        self.heap.push_tied(
             s as u32,
-            (score_key(score), u32::try_from(i).unwrap_or(u32::MAX)),
+            u32::try_from(i).unwrap_or(u32::MAX),
+            score_key(score),
         );
     }
 
@@ -396,8 +413,8 @@ mod tests {
                              Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
             i in 0u32..4, j in 0u32..4,
         ) {
-            let x = Slot { key: score_key(a), item: i };
-            let y = Slot { key: score_key(b), item: j };
+            let x = Slot { key: score_key(a), item: i, tie: i };
+            let y = Slot { key: score_key(b), item: j, tie: j };
             prop_assert_eq!(x.before(&y), ranks_above(a, i as usize, b, j as usize));
         }
 

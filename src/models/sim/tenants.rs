@@ -339,17 +339,41 @@ impl Tenants {
         })
     }
 
-    /// Tenant `i`'s state, wherever it lives.
+    /// Tenant `i`'s state, wherever it lives (a live tenant's inline: the
+    /// decisions' path; the others out of line).
+    #[inline]
     fn st(&self, i: usize) -> TenantState {
-        match self.slot_of[i] {
-            NOT_ARRIVED => self.fresh(i),
-            PARKED => self.parked_state(i),
-            s => self.live[s as usize],
+        let s = self.slot_of[i];
+        if s < PARKED {
+            return self.live[s as usize];
+        }
+        self.st_not_live(i)
+    }
+
+    /// [`Self::st`] of a tenant not live.
+    #[inline(never)]
+    fn st_not_live(&self, i: usize) -> TenantState {
+        if self.slot_of[i] == PARKED {
+            self.parked_state(i)
+        } else {
+            self.fresh(i)
         }
     }
 
-    /// Tenant `i`'s flags of model `k`.
+    /// Tenant `i`'s flags of model `k` (a live tenant's inline: a
+    /// selector reads them for every model of every tenant it scores).
+    #[inline]
     fn flag(&self, i: usize, k: usize) -> u8 {
+        let s = self.slot_of[i];
+        if s < PARKED {
+            return self.flags[s as usize * self.n_models + k];
+        }
+        self.flag_not_live(i, k)
+    }
+
+    /// [`Self::flag`] of a tenant not live.
+    #[inline(never)]
+    fn flag_not_live(&self, i: usize, k: usize) -> u8 {
         match self.slot_of[i] {
             NOT_ARRIVED => 0,
             PARKED => {
@@ -369,11 +393,19 @@ impl Tenants {
 
     /// Tenant `i`'s slot, taking one if it holds none: its fresh state if
     /// it had not arrived, its parked state if it was parked.
+    #[inline]
     fn slot_mut(&mut self, i: usize) -> usize {
         let s = self.slot_of[i];
-        if s != NOT_ARRIVED && s != PARKED {
+        if s < PARKED {
             return s as usize;
         }
+        self.take_slot(i)
+    }
+
+    /// [`Self::slot_mut`] of a tenant not live: a slot taken for it.
+    #[inline(never)]
+    fn take_slot(&mut self, i: usize) -> usize {
+        let s = self.slot_of[i];
         let state = self.st(i);
         let k = self.n_models;
         let flags: Vec<u8> = if s == PARKED {
@@ -401,12 +433,14 @@ impl Tenants {
     }
 
     /// Tenant `i`'s state to change.
+    #[inline]
     fn state_mut(&mut self, i: usize) -> &mut TenantState {
         let s = self.slot_mut(i);
         &mut self.live[s]
     }
 
     /// Tenant `i`'s flags of model `k` to change.
+    #[inline]
     fn flag_mut(&mut self, i: usize, k: usize) -> &mut u8 {
         let s = self.slot_mut(i);
         &mut self.flags[s * self.n_models + k]
