@@ -350,6 +350,17 @@ impl Tenants {
         self.st_not_live(i)
     }
 
+    /// A field of tenant `i`'s state, read in place for a live tenant (no
+    /// copy of its state: the accessors' path, every decision).
+    #[inline]
+    fn field<T>(&self, i: usize, f: impl Fn(&TenantState) -> T) -> T {
+        let s = self.slot_of[i];
+        if s < PARKED {
+            return f(&self.live[s as usize]);
+        }
+        f(&self.st_not_live(i))
+    }
+
     /// [`Self::st`] of a tenant not live.
     #[inline(never)]
     fn st_not_live(&self, i: usize) -> TenantState {
@@ -536,19 +547,19 @@ impl Tenants {
 
     /// Jobs tenant `i` has started (running, completed or cancelled).
     pub fn started(&self, i: usize) -> u32 {
-        self.st(i).started
+        self.field(i, |t| t.started)
     }
     /// GPU-µs of tenant `i`'s completed and running jobs.
     pub fn used(&self, i: usize) -> u64 {
-        self.st(i).used
+        self.field(i, |t| t.used)
     }
     /// Whether tenant `i` left for lack of patience.
     pub fn has_left(&self, i: usize) -> bool {
-        self.st(i).left
+        self.field(i, |t| t.left)
     }
     /// Whether tenant `i` hit its GPU-time budget.
     pub fn is_exhausted(&self, i: usize) -> bool {
-        self.st(i).exhausted
+        self.field(i, |t| t.exhausted)
     }
     /// The per-tenant limits.
     pub fn limits(&self) -> TenantLimits {
@@ -559,7 +570,7 @@ impl Tenants {
     pub fn would_exceed_budget(&self, i: usize, runtime: Micros) -> bool {
         self.limits
             .budget
-            .is_some_and(|b| self.st(i).used.saturating_add(runtime) > b)
+            .is_some_and(|b| self.field(i, |t| t.used).saturating_add(runtime) > b)
     }
 
     /// Number of tenants.
@@ -627,7 +638,7 @@ impl Tenants {
     }
     /// Jobs of tenant `i` completed so far.
     pub fn completed(&self, i: usize) -> u32 {
-        self.st(i).completed
+        self.field(i, |t| t.completed)
     }
     /// Whether trace model `k` is available to tenant `i`
     /// ([`Trace::is_available`] of its user, answered without reading the
@@ -642,11 +653,11 @@ impl Tenants {
     /// Available models of tenant `i` not closed: not started at their top
     /// level (on a plain trace: neither completed nor running; DESIGN §12.2).
     pub fn untried(&self, i: usize) -> u32 {
-        self.st(i).untried
+        self.field(i, |t| t.untried)
     }
     /// best_i: the highest accuracy among completed jobs, 0 before the first.
     pub fn best(&self, i: usize) -> f64 {
-        self.st(i).best
+        self.field(i, |t| t.best)
     }
     /// Whether trace model `k` of tenant `i` is running or may not be
     /// proposed again: it was started at its top level (on a plain trace,
@@ -680,7 +691,7 @@ impl Tenants {
     /// Whether tenant `i` waits: its selector proposed nothing while it
     /// was eligible, and none of its jobs has completed since.
     pub fn is_waiting(&self, i: usize) -> bool {
-        self.st(i).waiting
+        self.field(i, |t| t.waiting)
     }
     /// The limit on concurrent jobs per tenant.
     pub fn max_running(&self) -> u32 {
@@ -839,7 +850,7 @@ impl Tenants {
     /// The last started job of tenant `i` still running, [`NO_JOB`] for
     /// none (the engine's list of a tenant's running jobs).
     pub(super) fn last_job(&self, i: usize) -> u32 {
-        self.st(i).last_job
+        self.field(i, |t| t.last_job)
     }
 
     /// Set [`Self::last_job`] of tenant `i`.
