@@ -228,7 +228,7 @@ pub struct TenantLimits {
 
 impl Clone for Tenants {
     /// An independent copy (a fork of the run): parked state is copied
-    /// too; a copy that fails is reported by the copy's [`Self::check`].
+    /// too; a copy that fails is reported by the copy's `check`.
     fn clone(&self) -> Self {
         let mut failure = self.failure.get().cloned();
         let parked = self.parked.copy_or_empty(&mut failure);
@@ -841,7 +841,7 @@ impl Tenants {
         t.left_at = now;
     }
 
-    /// When tenant `i` left, if it did (through [`Self::leave_at`]).
+    /// When tenant `i` left, if it did (and the engine recorded when).
     pub fn left_at(&self, i: usize) -> Option<Micros> {
         let t = self.st(i);
         t.left.then_some(t.left_at)
