@@ -5,12 +5,13 @@ use std::time::{Duration, Instant};
 use crate::core::error::Result;
 use crate::core::io::cluster::GpuType;
 use crate::core::run::runner::{fold_in_order, thread_pool};
+use crate::core::sim::policy_clock::PolicyClock;
 use crate::models::metrics::stall;
 use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetrics};
 use crate::models::metrics::{TenantRows, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{
-    JobSink, RunOutcome, SimInput, ThreadedSink, simulate, simulate_observed_owned,
+    JobSink, RunOutcome, SimInput, ThreadedSink, simulate_continuing, simulate_observed_owned,
 };
 use crate::models::sim::{RepContext, Scheduler, Selector};
 use crate::models::trace::Micros;
@@ -104,7 +105,7 @@ fn fold_on_own_thread(scenario: &Scenario, tenants: usize) -> bool {
 
 /// Repetition `rep` of policy `policy`, its main run simulated by `main`
 /// and everything else (split, arrivals, metrics, the tenants alone for
-/// the fairness index, which model mode's [`simulate`] runs) as model mode
+/// the fairness index, which model mode's [`simulate_continuing`] runs) as model mode
 /// does; the job log is dropped unless `keep_jobs`.
 pub fn simulate_rep_with(
     scenario: &Scenario,
@@ -245,27 +246,8 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     let metrics = RunMetrics::compute(&curve, &outcome, completions, &scenario.thresholds)?;
     let mut policy_time = outcome.policy_clock.estimate();
     let isolated_area = if scenario.file.fairness {
-        let mut areas = Vec::with_capacity(split.tenants.len());
-        for &u in &split.tenants {
-            let alone = run_policy(
-                scenario,
-                policy,
-                rep,
-                &split,
-                &[u],
-                &[0],
-                &mut |i, mut a, mut b| simulate(i, a.as_mut(), b.as_mut()),
-            )
-            .map_err(|e| {
-                e.context(format!(
-                    "{}, tenant alone",
-                    rep_context(scenario, rep, policy)
-                ))
-            })?;
-            policy_time += alone.policy_clock.estimate();
-            let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
-            areas.push(m[0].regret_area);
-        }
+        let (areas, clock) = isolated_areas(scenario, policy, rep, &split)?;
+        policy_time += clock.estimate();
         Some(areas)
     } else {
         None
@@ -291,6 +273,46 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
         elapsed: started.elapsed(),
         policy_time,
     })
+}
+
+/// Each tenant of `split` alone on the cluster under policy `policy` in
+/// repetition `rep` (`fairness`, DESIGN §2.6): its regret area alone, in
+/// the split's order, and the clock of the policies' calls of all those
+/// runs. The runs are timed as one (`simulate_continuing`): timed each on
+/// its own, every call of every such short run read the clock twice,
+/// a third of the time of `scenarios/bench-repetitions.toml`
+/// (docs/PERFORMANCE.md, "Policies written in Python, and where a run's
+/// time goes").
+fn isolated_areas(
+    scenario: &Scenario,
+    policy: usize,
+    rep: u64,
+    split: &Split,
+) -> Result<(Vec<f64>, PolicyClock)> {
+    let limits = scenario.config.limits;
+    let mut areas = Vec::with_capacity(split.tenants.len());
+    let mut clock = PolicyClock::default();
+    for &u in &split.tenants {
+        let alone = run_policy(
+            scenario,
+            policy,
+            rep,
+            split,
+            &[u],
+            &[0],
+            &mut |i, mut a, mut b| simulate_continuing(i, a.as_mut(), b.as_mut(), clock),
+        )
+        .map_err(|e| {
+            e.context(format!(
+                "{}, tenant alone",
+                rep_context(scenario, rep, policy)
+            ))
+        })?;
+        clock = alone.policy_clock;
+        let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
+        areas.push(m[0].regret_area);
+    }
+    Ok((areas, clock))
 }
 
 /// Simulate policy `policy` for `tenants` (a subset of the split's tenants)
@@ -380,4 +402,74 @@ pub(super) fn stall_end(scenario: &Scenario, tenants: &[usize], last_arrival: Mi
         .fold(0, Micros::saturating_add);
     let end = last_arrival.saturating_add(work);
     scenario.config.horizon.map_or(end, |h| end.min(h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::io::scenario::Overrides;
+    use crate::models::scenario::parse_scenario;
+    use crate::models::sim::simulate;
+
+    fn scenario() -> Scenario {
+        let text = "name = \"alone\"\nseed = 5\nrepetitions = 1\nthresholds = [0.1]\n\
+             [trace.syn]\nusers = 40\nmodels = 6\nmodel_sd = 0.1\nuser_sd = 0.05\n\
+             cost = \"uniform(0,2)\"\nseed = 2\n[split]\nprior_count = 10\n\
+             [cluster]\ngpus = 2\n[[policy]]\nname = \"p\"\nscheduler = \"greedy\"\n\
+             selector = \"gp-ucb-cost\"\n";
+        match parse_scenario(
+            std::path::Path::new("alone.toml"),
+            text,
+            Overrides::default(),
+        ) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// Regression: each tenant's run alone (`fairness`) started a clock
+    /// of its own, so every call of those short runs (fewer than the 256
+    /// timed exactly) read the clock twice: a third of the time of
+    /// `scenarios/bench-repetitions.toml`. The runs alone are now timed as
+    /// one: the clock returned counts every call of every run alone (past
+    /// the exact ones, so one in 16 is timed), and the areas are those of
+    /// runs simulated each with a fresh clock.
+    #[test]
+    fn runs_alone_each_timed_exactly_from_a_clock_of_their_own() {
+        let s = scenario();
+        let Ok((split, _)) = rep_setup(&s, 0) else {
+            panic!("set-up")
+        };
+        let (areas, clock) = match isolated_areas(&s, 0, 0, &split) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        let mut calls = 0;
+        let mut fresh = Vec::new();
+        for &u in &split.tenants {
+            let alone = match run_policy(&s, 0, 0, &split, &[u], &[0], &mut |i, mut a, mut b| {
+                simulate(i, a.as_mut(), b.as_mut())
+            }) {
+                Ok(o) => o,
+                Err(e) => panic!("{e}"),
+            };
+            assert!(alone.policy_clock.calls() < PolicyClock::EXACT);
+            calls += alone.policy_clock.calls();
+            let m = tenant_metrics(&s.trace, &[u], &[0], &alone, s.config.limits, &[]);
+            fresh.push(m[0].regret_area);
+        }
+        assert_eq!(split.tenants.len(), 30);
+        assert!(calls > PolicyClock::EXACT, "{calls} calls");
+        assert_eq!(clock.calls(), calls);
+        assert_eq!(
+            areas.iter().map(|a| a.to_bits()).collect::<Vec<_>>(),
+            fresh.iter().map(|a| a.to_bits()).collect::<Vec<_>>()
+        );
+        // And the repetition's own figures are those areas.
+        let rep = match simulate_one(&s, 0, 0) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(rep.isolated_area.as_deref(), Some(&areas[..]));
+    }
 }

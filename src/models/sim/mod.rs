@@ -35,7 +35,9 @@ pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
     Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };
-pub use simulation::{SimInput, simulate, simulate_observed, simulate_observed_owned};
+pub use simulation::{
+    SimInput, simulate, simulate_continuing, simulate_observed, simulate_observed_owned,
+};
 pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenants::{TenantLimits, Tenants};
 pub use threaded_sink::ThreadedSink;

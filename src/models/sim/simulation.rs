@@ -6,6 +6,7 @@ use super::stepper::ModelRun;
 use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig};
 use crate::core::error::Result;
 use crate::core::sim::held::{Held, Shared};
+use crate::core::sim::policy_clock::PolicyClock;
 use crate::models::trace::{Micros, Trace};
 
 /// Everything one simulation reads.
@@ -49,6 +50,21 @@ pub fn simulate(
     selector: &mut dyn Selector,
 ) -> Result<RunOutcome> {
     drive(borrowed_run(input, scheduler, selector)?)
+}
+
+/// [`simulate`], its policies' calls timed as the continuation of
+/// `clock` ([`ModelRun::continue_clock`]): short runs simulated one after
+/// another are timed as one, so the clock is read for one call in 16 once
+/// past the first 256 of them all, not for every call of each.
+pub fn simulate_continuing(
+    input: &SimInput<'_>,
+    scheduler: &mut dyn Scheduler,
+    selector: &mut dyn Selector,
+    clock: PolicyClock,
+) -> Result<RunOutcome> {
+    let mut run = borrowed_run(input, scheduler, selector)?;
+    run.continue_clock(clock);
+    drive(run)
 }
 
 /// A run over `input` that borrows its trace, cluster and policies (what
