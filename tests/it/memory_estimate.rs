@@ -70,7 +70,8 @@ fn estimate_of(text: &str, dir: &Path) -> u64 {
 }
 
 /// The must-hold of issue 34: `validate` of a scenario that would need
-/// about 50 GB (15,000,000 users × 20 models generated in memory, GP-UCB;
+/// about 50 GB (16,000,000 users × 20 models generated in memory, GP-UCB;
+/// 15,000,000 before the state of tenants not present was counted apart,
 /// 12,500,000 before the loss curves spilled past 8 MiB, 9,000,000 before
 /// the metrics were folded online and the job log left out of a run
 /// without `--jobs`)
@@ -81,10 +82,10 @@ fn estimate_of(text: &str, dir: &Path) -> u64 {
 #[test]
 fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_address_space() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    // Held dense (`rows`): `auto` would hold these 2.5 × 10^8 pairs
+    // Held dense (`rows`): `auto` would hold these 3.2 × 10^8 pairs
     // lazily, without the trace terms below
     // (`a_lazy_trace_is_estimated_without_its_cells`).
-    let text = syn_scenario(15_000_000, 1)
+    let text = syn_scenario(16_000_000, 1)
         .replace("prior_count = 100", "prior_count = 1000")
         .replace("[trace.syn]\n", "[trace.syn]\nrows = \"dense\"\n");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
@@ -95,32 +96,33 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    // The estimate's terms (footprint.rs), by hand, every user a tenant:
-    // simulation state per tenant 152 + 6 × 20 + 140 (the GP selector's
-    // slot) = 412 bytes, and a GP posterior (8 × 20 + 20 × 21 × 4 + 32 =
-    // 1,872 bytes) for every tenant (they all arrive at once), × 15,000,000
-    // = 34,260,000,000, and the GP prior 20 × 20 × 16 = 6,400 (2,336 bytes
-    // a tenant before the posterior was counted for the tenants holding
-    // one at once); the metrics folded online 15,000,000 × (136 + 16 × 3)
-    // = 2,760,000,000 (160 bytes before the fold shared its arrivals and
-    // best accuracies; no job log without `--jobs`); results until folded
-    // 15,000,000 × (96 + 16 × 3) = 2,160,000,000; loss curves: of the
-    // (300,000,000 + 15,000,000) × 20 bytes of each of the two, 8 MiB and
-    // a point in memory, 2 × 8,388,628 = 16,777,256 (all of the
-    // 12,600,000,000 before the curves spilled); the figures' regret
-    // areas 15,000,000 × 16 = 240,000,000; trace matrices 300,000,000 ×
-    // (17 + 8) = 7,500,000,000; ids (15,000,000 + 20) × 80 =
-    // 1,200,001,600; generation scratch 300,000,000 × 8 = 2,400,000,000;
-    // the program 33,554,432. Sum: 50,570,339,688 bytes = 47.1 GiB.
-    assert_eq!(estimate_of(&text, tmp.path()), 50_570_339_688);
+    // The estimate's terms (footprint.rs), by hand, every user a tenant,
+    // all present at once (they all arrive at the start): per tenant 128
+    // bytes, 388 more while present (48 + 20 engine state and flags, 16
+    // heap slot, 136 GP slot, 88 + 32 + 3 × 16 folded metrics) and a GP
+    // posterior (8 × 20 + 20 × 21 × 4 + 32 = 1,872 bytes), × 16,000,000 =
+    // 38,208,000,000; the done ones parked, min(16,000,000 × (45 + 81 + 8
+    // + 3 × 9), 16 MiB) = 16,777,216; the GP prior 20 × 20 × 16 = 6,400
+    // (the fold, 136 + 16 × 3 a tenant, was a term of its own before);
+    // results until folded: the rows, min(16,000,000 × 2 × (46 + 9 × 3),
+    // 2 × 8 MiB) = 16,777,216, and 16,000,000 × 34 = 544,000,000
+    // (16,000,000 × (96 + 16 × 3) before the rows spilled); loss curves:
+    // of the (320,000,000 + 16,000,000) × 20 bytes of each of the two, 8
+    // MiB and a point in memory, 2 × 8,388,628 = 16,777,256; the figures'
+    // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
+    // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
+    // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
+    // the program 33,554,432. Sum: 50,931,894,120 bytes = 47.4 GiB.
+    assert_eq!(estimate_of(&text, tmp.path()), 50_931_894_120);
     assert!(
-        err.contains("s.toml: needs an estimated 47.1 GiB of memory"),
+        err.contains("s.toml: needs an estimated 47.4 GiB of memory"),
         "{err}"
     );
     assert!(
         err.contains(
-            "31.9 GiB 15,000,000 tenants' simulation state (412 bytes a tenant; \
-             GP posteriors of 1,872 bytes for 15,000,000 of them at once)"
+            "35.6 GiB 16,000,000 tenants' simulation state (128 bytes a tenant, 388 more for \
+             each of the 16,000,000 present at once, 16.0 MiB for the done ones; \
+             GP posteriors of 1,872 bytes for 16,000,000 of them at once)"
         ),
         "{err}"
     );
@@ -163,7 +165,7 @@ fn max_memory_lets_a_scenario_the_estimate_refuses_pass_validation() {
 
 /// 1,001,000 users × 20 models was refused by a fixed count before
 /// issue 34 ("1001000 users x 20 models is more than 10000000 pairs").
-/// Now the generator takes it, the scenario's estimate (3.2 GiB on
+/// Now the generator takes it, the scenario's estimate (3.0 GiB on
 /// one thread, by hand below) passes a check against 8 GiB, and `validate` refuses it
 /// only by memory, stating the estimate. (Validating it whole generates
 /// 20 million cells, minutes in a debug build: see the ignored test.)
@@ -189,15 +191,18 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // By hand (footprint.rs's terms, as in the fifty-GB test): the
     // program 33,554,432; trace matrices 20,020,000 × 17 + 20,020,000 × 8
     // = 500,500,000; ids 1,001,020 × 80 = 80,081,600; generation scratch
-    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (412 +
-    // 1,872, every tenant at once: no arrivals over time) + the prior's
-    // 6,400 = 2,286,290,400; the fold 1,001,000 × 184 = 184,184,000;
-    // results 1,001,000 × 144 = 144,144,000; loss curves: 8 MiB and a
-    // point of each of the two in memory, 2 × 8,388,628 = 16,777,256 (all
-    // of their 21,021,000 × 40 = 840,840,000 bytes before the curves
-    // spilled); regret areas 1,001,000 × 16 = 16,016,000. Sum:
-    // 3,421,707,688 bytes = 3.19 GiB.
-    assert_eq!(e.total(), 3_421_707_688, "{e:?}");
+    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (128 +
+    // 388 + 1,872, every tenant present at once: no arrivals over time) +
+    // the done ones parked, 16 MiB, + the prior's 6,400 = 2,407,171,616
+    // (the fold, 1,001,000 × 184, was a term of its own before); results:
+    // the rows, 16 MiB, and 1,001,000 × 34 = 50,811,216 (1,001,000 × 144
+    // before the rows spilled); loss curves: 8 MiB and a point of each of
+    // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
+    // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
+    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,265,072,120 bytes
+    // = 3.04 GiB (3,421,707,688 before the state of done tenants was
+    // counted apart).
+    assert_eq!(e.total(), 3_265_072_120, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -207,7 +212,7 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(
-        err.contains("needs an estimated 3.2 GiB") && err.contains("1,001,000 tenants"),
+        err.contains("needs an estimated 3.0 GiB") && err.contains("1,001,000 tenants"),
         "{err}"
     );
     assert!(!err.contains("pairs"), "{err}");
@@ -560,6 +565,54 @@ fn posteriors_held_at_most(jobs_csv: &str, models: usize) -> usize {
     most as usize
 }
 
+/// The tenants present at once, measured from a run's `tenants.csv` and
+/// `jobs.csv` where every tenant runs every model (no patience, budget
+/// or job limit): a tenant is present from its arrival until its last
+/// job ends, when it is done (DESIGN §2.6 "Done tenants"); the most
+/// intervals open at one instant, a start counted before an end at the
+/// same instant.
+fn present_at_most(tenants_csv: &str, jobs_csv: &str) -> usize {
+    use std::collections::BTreeMap;
+    let columns = |text: &str| -> (Vec<String>, Vec<Vec<String>>) {
+        let mut rows = text.lines();
+        let header = rows
+            .next()
+            .expect("header")
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        let body = rows
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        (header, body)
+    };
+    let col = |h: &[String], name: &str| h.iter().position(|c| c == name).expect(name);
+    let (th, tr) = columns(tenants_csv);
+    let (jh, jr) = columns(jobs_csv);
+    let (tu, ta) = (col(&th, "user"), col(&th, "arrival_s"));
+    let (ju, je) = (col(&jh, "user"), col(&jh, "end_s"));
+    let mut last: BTreeMap<&str, f64> = BTreeMap::new();
+    for r in &jr {
+        let t: f64 = r[je].parse().expect("end_s");
+        let e = last.entry(r[ju].as_str()).or_insert(t);
+        *e = e.max(t);
+    }
+    let mut events: Vec<(f64, i32)> = Vec::new();
+    for r in &tr {
+        let arrival: f64 = r[ta].parse().expect("arrival_s");
+        let done = last.get(r[tu].as_str()).copied().unwrap_or(arrival);
+        events.push((arrival, 1));
+        events.push((done, -1));
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let (mut open, mut most) = (0i32, 0i32);
+    for (_, d) in events {
+        open += d;
+        most = most.max(open);
+    }
+    most as usize
+}
+
 /// The estimate counts GP posteriors for the tenants holding one at once
 /// (footprint.rs `posteriors_at_once`, DESIGN §8.5 "Tenants present at
 /// once"): under Poisson arrivals it is ⌈4 · G / (1 − ρ)⌉, an estimate
@@ -615,11 +668,21 @@ fn the_tenants_holding_a_posterior_at_once_stay_below_the_estimate() {
         assert!(o.status.success(), "{}", stderr(&o));
         let jobs = fs::read_to_string(tmp.path().join("out/jobs.csv")).expect("jobs.csv");
         let held = posteriors_held_at_most(&jobs, 5);
-        eprintln!("{cost} at load {load}: at most {held} posteriors, estimated {estimated}");
+        let rows = fs::read_to_string(tmp.path().join("out/tenants.csv")).expect("tenants.csv");
+        let present = present_at_most(&rows, &jobs);
+        eprintln!(
+            "{cost} at load {load}: at most {held} posteriors and {present} tenants present, \
+             estimated {estimated}"
+        );
         assert!(held >= 2, "{cost} at {load}: {held}");
+        assert!(present >= held, "{cost} at {load}: {present} < {held}");
         assert!(
             held as u64 <= estimated,
             "{cost} at {load}: {held} posteriors at once, estimated {estimated}"
+        );
+        assert!(
+            present as u64 <= estimated,
+            "{cost} at {load}: {present} tenants present at once, estimated {estimated}"
         );
     }
     // Tenants all present at the start: every one counts.
@@ -673,6 +736,19 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     };
     assert!(says(&as_service, "10,001,000"), "{as_service:?}");
     assert!(says(&alone, "36,275"), "{alone:?}");
+    // Half the tenants at the same rate: as many present at once, so the
+    // estimate falls by what a tenant not present holds, by hand 128
+    // bytes of simulation state (footprint.rs), 42 of results (user and
+    // arrival 16, end state 18, regret area alone 8; its row is on disk)
+    // and 16 of the figures' regret areas: 186 bytes × 5,000,000.
+    let mut half = year("");
+    if let Some(syn) = half.trace.syn.as_mut() {
+        syn.users = 5_001_000;
+    }
+    let half_shape = trace_shape(Path::new("."), &half.trace).expect("shape");
+    let smaller = estimate_in(&half, &half_shape, &budget, &registry, false);
+    assert!(says(&smaller, "36,275"), "{smaller:?}");
+    assert_eq!(alone.total() - smaller.total(), 186 * 5_000_000);
     let mut file_trace = year("");
     file_trace.trace.syn = None;
     file_trace.trace.path = Some("t.csv".into());

@@ -24,7 +24,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
-use crate::core::memory::{CURVE_IN_MEMORY, Estimate, Held, MemoryBudget};
+use crate::core::memory::{CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, ROWS_IN_MEMORY};
 use crate::core::resources::human_bytes;
 use crate::models::policy::registry::ModelRegistry;
 use crate::models::trace::{CostDist, cache_slots};
@@ -275,57 +275,98 @@ pub fn estimate_in(
         .policies
         .iter()
         .any(|p| registry.selector(&p.selector).is_some_and(|s| s.gp_prior));
-    // `Tenants` (models/sim/tenants.rs): user and arrival (8 + 8), its
-    // `TenantState` (40) per tenant; `closed`, `running_model` (bool)
-    // and `level_started`, `level_done` (u16) per tenant and model: 6.
-    // The scheduler's heap entry and the run's per-tenant outcome fields
-    // (`left_at`, `budget_exhausted`, `ended`) and split and arrival
-    // vectors: 96 more a tenant.
-    let mut per_tenant = 152u64.saturating_add(mul(&[k, 6]));
-    // A GP selector's state (models/policy/selector/gp.rs, DESIGN §3.3
-    // "Lifetime"): a tenant's slot (`TenantSlot`, its cached proposal and
-    // the posterior's header: 136 bytes, and 4 for its slot number) is
-    // counted for every tenant, since a tenant that leaves keeps its slot
-    // to the end; the posterior's numbers (`TenantPosterior`,
-    // models/gp/posterior.rs: the mean, 8 bytes per model, and the packed
-    // upper triangle of the covariance, K(K+1)/2 f64s, 32 bytes of heap
-    // header) only for the tenants holding one at once
-    // ([`posteriors_at_once`]). Other selectors keep a score or proposal
-    // slot per model (16 bytes) and 64 of headers.
-    per_tenant = per_tenant.saturating_add(if gp {
-        140
-    } else {
-        mul(&[k, 16]).saturating_add(64)
-    });
-    let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
-    let mut per_rep = mul(&[tenants, per_tenant]);
-    // The service of a shared scenario shares its GPUs with background
-    // and workflow jobs: its load is not known from its own keys, so every
-    // tenant counts.
-    let held = if service {
+    let thresholds = file.thresholds.len() as u64;
+    // The tenants present at once: arrived and not yet done (DESIGN §2.6
+    // "Done tenants"; a GP posterior is held within that time, §3.3
+    // "Lifetime"). Every tenant, except where the run reads as a stable
+    // queue ([`posteriors_at_once`]); for the service of a shared
+    // scenario, which shares its GPUs with background and workflow jobs
+    // (its load is not known from its own keys), every tenant.
+    let present = if service {
         tenants
     } else {
         posteriors_at_once(file, tenants)
     };
+    // Every tenant of the run, present or not, from the run's start to its
+    // end (docs/PERFORMANCE.md "Internet scale", "Where the memory goes";
+    // measured about 85 bytes a tenant over scale-year's simulation): its
+    // arrival time, three copies (the runner's, the engine's shared by its
+    // queue and its tenants, the fold's: 24 bytes) and the queue's order
+    // of them (4); its trace user, three copies (the split's, the
+    // engine's, the GP selector's: 24); A*_i for the fold (8) and the
+    // `oracle` cost belief's mean runtime (8); its slot number in six
+    // active tables (the engine's tenants, the score heap, the GP
+    // selector, the fold, the two curve builders: 24); its count of
+    // available models (4), the fold's flags (1) and its place among the
+    // arrivals waiting for the job curve (4, in a Vec that may be twice as
+    // long: 8); the end reasons, budget flags and leave times read when
+    // the run ends (18): 123 bytes, counted as 128. On a curve trace, the
+    // levels started and done per model (two `u16`): 4 per model. A
+    // selector without a GP keeps a score or proposal slot per model (16
+    // bytes) and 64 of headers for every tenant.
+    let mut every = 128u64;
+    if shape.curve {
+        every = every.saturating_add(mul(&[k, 4]));
+    }
+    if !gp {
+        every = every.saturating_add(mul(&[k, 16]).saturating_add(64));
+    }
+    // A tenant present, in tables whose slots number the most tenants
+    // present at once (reused as tenants are done): the engine's state
+    // (`TenantState`, 48 bytes) and a flag byte per model
+    // (models/sim/tenants.rs); the greedy score heap's slot (16); a GP
+    // selector's slot (its cached proposal and the posterior's header:
+    // 136; DESIGN §3.3 "Lifetime": a tenant that leaves keeps it, as
+    // [`posteriors_at_once`] assumes); the metrics folded online
+    // (models/metrics/tenant_fold.rs, curve_builder.rs; DESIGN §8.5):
+    // the running figures (88), the two curve builders' best accuracy and
+    // arrived flag (2 × 16) and the times to the thresholds (16 each).
+    let mut per_present = (48 + 16 + 88 + 32u64)
+        .saturating_add(k)
+        .saturating_add(mul(&[thresholds, 16]));
+    if gp {
+        per_present = per_present.saturating_add(136);
+    }
+    // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
+    // state (45 bytes) and flags (2 bits a model, in 8-byte words), the
+    // fold's figures (81) and times (9 per threshold), in four sequences
+    // each kept in memory up to 4 MiB (`PARKED_IN_MEMORY`), on disk past
+    // it.
+    let per_parked = (45 + 81u64)
+        .saturating_add(mul(&[k.div_ceil(32), 8]))
+        .saturating_add(mul(&[thresholds, 9]));
+    let parked = mul(&[tenants, per_parked]).min(4 * (4 << 20));
+    let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
+    let mut per_rep = mul(&[tenants, every])
+        .saturating_add(mul(&[present, per_present]))
+        .saturating_add(parked);
     let posterior = mul(&[k, 8])
         .saturating_add(mul(&[k, k.saturating_add(1), 4]))
         .saturating_add(32);
     if gp {
         // The GP prior (models/gp/prior.rs): mean and covariance over
         // every model (8 + 8k per model), and its factor: 16 k² bytes.
+        // The posterior's numbers (`TenantPosterior`,
+        // models/gp/posterior.rs: the mean, 8 bytes per model, and the
+        // packed upper triangle of the covariance, K(K+1)/2 f64s, 32
+        // bytes of heap header) for the tenants present.
         per_rep = per_rep.saturating_add(mul(&[k, k, 16]));
-        per_rep = per_rep.saturating_add(mul(&[held, posterior]));
+        per_rep = per_rep.saturating_add(mul(&[present, posterior]));
     }
     e.add(
         format!(
-            "{} tenants' simulation state ({} bytes a tenant{}) × {at_once} repetitions at once",
+            "{} tenants' simulation state ({} bytes a tenant, {} more for each of the {} \
+             present at once, {} for the done ones{}) × {at_once} repetitions at once",
             grouped(tenants),
-            grouped(per_tenant),
+            grouped(every),
+            grouped(per_present),
+            grouped(present),
+            human_bytes(parked),
             if gp {
                 format!(
                     "; GP posteriors of {} bytes for {} of them at once",
                     grouped(posterior),
-                    grouped(held)
+                    grouped(present)
                 )
             } else {
                 String::new()
@@ -346,25 +387,6 @@ pub fn estimate_in(
             mul(&[per_thread, at_once, 2]),
         );
     }
-    // The metrics folded online as the run goes (models/metrics/
-    // run_fold.rs, tenant_fold.rs; DESIGN §8.5), in place of a job log
-    // kept whole: per tenant its running figures (88 bytes), its arrival
-    // and best accuracy (16, one copy shared by the fold's parts since
-    // 2026-12-04; 16 more before), the two curve builders' best and
-    // arrived flags (18), an arrived flag (1) and a place in the arrivals
-    // waiting for the job curve (4, in a Vec that may be twice as long):
-    // 131 bytes, counted as 136, and 16 per threshold. Since the fold
-    // holds a tenant's running figures (88 of them and its times) only
-    // from its first job until it is done (DESIGN §2.6 "Done tenants"),
-    // this counts every tenant as active at once: an upper bound, left so.
-    let fold_bytes = 136 + 16 * file.thresholds.len() as u64;
-    e.add(
-        format!(
-            "metrics folded online ({} bytes a tenant) × {at_once}",
-            grouped(fold_bytes)
-        ),
-        mul(&[tenants, fold_bytes, at_once]),
-    );
     // The job log (`RunOutcome::jobs`, models/sim/outcome.rs), kept only
     // with `--jobs` or for the shared engine's service (its runs keep
     // theirs): a `JobRecord` (40 bytes since issue 34; 48 counted, an
@@ -399,18 +421,23 @@ pub fn estimate_in(
     // Results until folded: runs are simulated in chunks of 64 per thread
     // and folded while the next chunk runs (`experiment::run_grid`,
     // docs/PERFORMANCE.md "Memory: runs are folded as they finish"), so up
-    // to 128 runs a thread hold theirs: per tenant a `TenantMetrics`
-    // (models/metrics/tenant_metrics.rs, 96 bytes) and its `time_to`, 16
-    // bytes per threshold; with `--jobs` the job log too (120 a job).
+    // to 128 runs a thread hold theirs: per tenant its row
+    // (`TenantRows`, models/metrics/tenant_rows.rs: 46 bytes and 9 per
+    // threshold, in Vecs that may be twice as long; each of its two
+    // sequences in memory up to `ROWS_IN_MEMORY`, on disk past it), its
+    // user and arrival (16), its end reason, budget flag and leave time
+    // (18) and, with `fairness`, its regret area alone (8); with `--jobs`
+    // the job log too (120 a job).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
-    let per_run = mul(&[tenants, 96 + 16 * file.thresholds.len() as u64]).saturating_add(
-        if budget.keep_jobs {
+    let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
+    let per_run = rows
+        .saturating_add(mul(&[tenants, 34 + if file.fairness { 8 } else { 0 }]))
+        .saturating_add(if budget.keep_jobs {
             mul(&[jobs, 120])
         } else {
             0
-        },
-    );
+        });
     e.add(
         format!(
             "results of {} runs until folded{}",
