@@ -529,6 +529,19 @@ fn a_lazy_trace_is_estimated_without_its_cells() {
     assert!(dense >= lazy + 17 * cells, "dense {dense}, lazy {lazy}");
 }
 
+/// The most intervals open at one instant, given their opens (+1) and
+/// closes (−1) as (time, ±1): an open before a close at the same instant,
+/// the larger count.
+fn most_open_at_once(mut events: Vec<(f64, i32)>) -> usize {
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let (mut open, mut most) = (0i32, 0i32);
+    for (_, d) in events {
+        open += d;
+        most = most.max(open);
+    }
+    most as usize
+}
+
 /// The tenants holding a GP posterior at once, measured from a run's
 /// `jobs.csv` (a tenant holds one from its first completed job until its
 /// last model's completion, or to the end when it has models left: DESIGN
@@ -555,14 +568,7 @@ fn posteriors_held_at_most(jobs_csv: &str, models: usize) -> usize {
         events.push((first, 1));
         events.push((if n == models { last } else { f64::INFINITY }, -1));
     }
-    // Opens (+1) before closes (−1) at one instant: the larger count.
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-    let (mut open, mut most) = (0i32, 0i32);
-    for (_, d) in events {
-        open += d;
-        most = most.max(open);
-    }
-    most as usize
+    most_open_at_once(events)
 }
 
 /// The tenants present at once, measured from a run's `tenants.csv` and
@@ -604,13 +610,7 @@ fn present_at_most(tenants_csv: &str, jobs_csv: &str) -> usize {
         events.push((arrival, 1));
         events.push((done, -1));
     }
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-    let (mut open, mut most) = (0i32, 0i32);
-    for (_, d) in events {
-        open += d;
-        most = most.max(open);
-    }
-    most as usize
+    most_open_at_once(events)
 }
 
 /// The estimate counts GP posteriors for the tenants holding one at once
