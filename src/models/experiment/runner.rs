@@ -432,7 +432,7 @@ mod tests {
     /// timed exactly) read the clock twice: a third of the time of
     /// `scenarios/bench-repetitions.toml`. The runs alone are now timed as
     /// one: the clock returned counts every call of every run alone (past
-    /// the exact ones, so one in 16 is timed), and the areas are those of
+    /// the exact ones, so about one in 16 is timed), and the areas are those of
     /// runs simulated each with a fresh clock.
     #[test]
     fn runs_alone_each_timed_exactly_from_a_clock_of_their_own() {

@@ -991,7 +991,7 @@ impl<'a> ModelSelection<'a> {
         if let Some(t) = &mut self.touched {
             t.mark(i);
         }
-        self.tenants.leave_at(i, now);
+        self.tenants.leave(i, now);
         let mut j = self.tenants.last_job(i);
         while j != NO_JOB {
             let prev = self.prev_job[j as usize];

@@ -44,7 +44,7 @@ const PARKED: u32 = u32::MAX - 1;
 /// index" tie-breaking is trace order (DESIGN §1.1).
 ///
 /// What a decision reads of a live tenant (eligibility, best_i, counts)
-/// sits in one 40-byte record per slot, so checking a tenant touches the
+/// sits in one 48-byte record per slot, so checking a tenant touches the
 /// slot number and one cache line, not one per field.
 #[derive(Debug)]
 pub struct Tenants {
@@ -502,14 +502,10 @@ impl Tenants {
         }
     }
 
-    /// Tenants live now (arrived and not parked).
-    pub fn live(&self) -> usize {
-        self.live.len() - self.free.len()
-    }
-
     /// The most tenants live at once so far: the slots the per-slot
-    /// arrays have grown to.
-    pub fn high_water(&self) -> usize {
+    /// arrays have grown to (the tests' bound on them).
+    #[cfg(test)]
+    fn high_water(&self) -> usize {
         self.live.len()
     }
 
@@ -829,13 +825,10 @@ impl Tenants {
         t.used = t.used.saturating_sub(planned - ran);
     }
 
+    /// Tenant `i` leaves at `now` (its patience ran out, DESIGN §2.7): it
+    /// is never eligible again, and [`Self::left_at`] answers `now`.
     #[doc(hidden)]
-    pub fn leave(&mut self, i: usize) {
-        self.state_mut(i).left = true;
-    }
-
-    /// Tenant `i` leaves at `now` ([`Self::leave`], its time kept).
-    pub(super) fn leave_at(&mut self, i: usize, now: Micros) {
+    pub fn leave(&mut self, i: usize, now: Micros) {
         let t = self.state_mut(i);
         t.left = true;
         t.left_at = now;
@@ -930,7 +923,7 @@ mod tests {
         assert!(t.is_done(0));
         // Tenant 1 leaves with a job running: done once it is cancelled.
         t.start(1, 0, 0, true, 1_000_000);
-        t.leave(1);
+        t.leave(1, 0);
         assert!(!t.is_done(1), "its job still runs");
         t.cancel_job(1, 0, 1_000_000, 10);
         assert!(t.is_done(1));
@@ -1009,10 +1002,10 @@ mod tests {
                 t.complete(i, m, 0, (x % 1000) as f64 / 1000.0);
             }
             3 if t.is_running_model(i, m) => {
-                t.leave_at(i, x % 77);
+                t.leave(i, x % 77);
                 t.cancel_job(i, m, 1000, x % 1000);
             }
-            4 if t.has_arrived(i) && t.running(i) == 0 && t.completed(i) == 0 => t.leave_at(i, x),
+            4 if t.has_arrived(i) && t.running(i) == 0 && t.completed(i) == 0 => t.leave(i, x),
             5 if t.is_eligible(i) => t.wait(i),
             _ => {}
         }

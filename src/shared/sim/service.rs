@@ -187,7 +187,7 @@ impl<'a> Service<'a> {
     /// observed), it is never eligible again.
     fn leave(&mut self, ctx: &mut Ctx<'_, '_, '_>, i: usize) -> Result<()> {
         let now = ctx.now();
-        self.tenants.leave(i);
+        self.tenants.leave(i, now);
         self.left_at[i] = Some(now);
         let mut r = self.last_job[i];
         while r != NO_JOB {
