@@ -23,16 +23,13 @@
 //! - **Read back** in order as a stream ([`Spill::iter`]): each reader
 //!   reads [`READ_BUFFER`] bytes at a time at its own offset (positional
 //!   reads, so several readers of one sequence, and of many sequences,
-//!   coexist), then the records still in the write buffer.
-//! - **Written at an index** ([`Spill::put`]): a record can be written at
-//!   its index instead of at the end (a tenant's row, final when the
-//!   tenant is done but read in tenant order); indices skipped read as the
-//!   record of zero bytes (`R::decode(&[0; BYTES])`), in memory and on
-//!   file alike. On file, records put at indices already written wait in
-//!   a buffer of [`WRITE_BUFFER`] bytes (readers see them) and are
-//!   written sorted by index, a run of consecutive indices at a time: a
-//!   run's rows put in the order its tenants were done, nearly tenant
-//!   order, cost a write per run of tenants, not one per tenant.
+//!   coexist), then the records still in the write buffer; one record at
+//!   its index ([`Spill::get`], one positional read on file).
+//! - **Appended only.** Records written at their index (a done tenant's
+//!   row, in the order tenants were done) were one write to the file
+//!   each when the order was shuffled (10^7 in scale-year); a holder
+//!   whose records come in another order than they are read sorts them
+//!   through [`super::sorted_runs`] instead.
 //!
 //! The records read back are the records written, bit for bit (a unit
 //! test checks in-memory and spilled sequences against each other), so a
@@ -156,6 +153,8 @@ struct SpillFile {
     file: UnnamedFile,
     /// Bytes in the file.
     len: u64,
+    /// Writes to the file so far ([`Spill::file_writes`]).
+    writes: u64,
 }
 
 impl SpillFile {
@@ -164,6 +163,7 @@ impl SpillFile {
         Ok(Self {
             file: UnnamedFile::create("a run's curves or rows", "spill")?,
             len: 0,
+            writes: 0,
         })
     }
 
@@ -172,6 +172,7 @@ impl SpillFile {
         write_all_at(self.file.file(), bytes, offset)
             .map_err(|e| Error::io("write a run's curves or rows to", self.file.path(), &e))?;
         self.len = self.len.max(offset + bytes.len() as u64);
+        self.writes += 1;
         Ok(())
     }
 
@@ -238,13 +239,6 @@ pub struct Spill<R> {
     file: Option<SpillFile>,
     /// Encoded records not yet in the file (appended at `file.len`).
     pending: Vec<u8>,
-    /// Records put at an index already in the file, not yet written
-    /// there: each entry its index (8 bytes, little-endian) then the
-    /// record, in the order they were put (a later put of an index wins).
-    /// Written together, sorted and coalesced into runs of consecutive
-    /// indices, once [`WRITE_BUFFER`] bytes are waiting; readers overlay
-    /// them meanwhile.
-    puts: Vec<u8>,
     /// Records in the sequence.
     len: u64,
     /// Bytes past which the sequence spills.
@@ -265,7 +259,6 @@ impl<R: Record> Spill<R> {
             _records: PhantomData,
             file: None,
             pending: Vec::new(),
-            puts: Vec::new(),
             len: 0,
             threshold: bytes,
         }
@@ -291,11 +284,18 @@ impl<R: Record> Spill<R> {
         self.file.is_some()
     }
 
+    /// Writes to its file so far (0 in memory): one per [`WRITE_BUFFER`]
+    /// of records appended, what the regression tests of the sequences'
+    /// holders count.
+    pub fn file_writes(&self) -> u64 {
+        self.file.as_ref().map_or(0, |f| f.writes)
+    }
+
     /// Bytes of records held in memory (the vector's, or the write
     /// buffer's once spilled).
     pub fn bytes_in_memory(&self) -> usize {
         if self.file.is_some() {
-            self.pending.capacity() + self.puts.capacity()
+            self.pending.capacity()
         } else {
             self.mem.capacity()
         }
@@ -317,96 +317,6 @@ impl<R: Record> Spill<R> {
         if self.pending.len() >= WRITE_BUFFER {
             self.flush()?;
         }
-        Ok(())
-    }
-
-    /// Write `r` at index `i`, replacing the record there; past the end,
-    /// the sequence grows to `i + 1` records, those skipped reading as
-    /// `R::decode` of zero bytes.
-    pub fn put(&mut self, i: u64, r: R) -> Result<()> {
-        if self.file.is_none() {
-            let at = usize::try_from(i)
-                .ok()
-                .and_then(|i| i.checked_mul(R::BYTES))
-                .ok_or_else(|| Error::usage(format!("record index {i} is beyond this machine")))?;
-            if at < self.mem.len() {
-                r.encode(&mut self.mem[at..at + R::BYTES]);
-                return Ok(());
-            }
-            if at.saturating_add(R::BYTES) > self.threshold {
-                // The sequence would pass the threshold: to disk first.
-                self.spill_now()?;
-                return self.put(i, r);
-            }
-            self.mem.resize(at, 0);
-            self.len = i;
-            return self.push(r);
-        }
-        let on_file = self.len - (self.pending.len() / R::BYTES) as u64;
-        if i >= self.len {
-            // Past the end: the records skipped read as zeros (a hole of
-            // the file, or zeros written).
-            self.flush()?;
-            let mut bytes = vec![0u8; R::BYTES];
-            r.encode(&mut bytes);
-            let file = self.file.as_mut().ok_or_else(spilled_file_missing)?;
-            file.write_at(i * R::BYTES as u64, &bytes)?;
-            self.len = i + 1;
-            return Ok(());
-        }
-        if i >= on_file {
-            // Still in the write buffer.
-            let at = (i - on_file) as usize * R::BYTES;
-            r.encode(&mut self.pending[at..at + R::BYTES]);
-            return Ok(());
-        }
-        let at = self.puts.len();
-        self.puts.resize(at + 8 + R::BYTES, 0);
-        self.puts[at..at + 8].copy_from_slice(&i.to_le_bytes());
-        r.encode(&mut self.puts[at + 8..]);
-        if self.puts.len() >= WRITE_BUFFER {
-            self.write_puts()?;
-        }
-        Ok(())
-    }
-
-    /// Write the waiting puts to the file: sorted by index (a later put of
-    /// the same index after an earlier one), each run of consecutive
-    /// indices in one write.
-    fn write_puts(&mut self) -> Result<()> {
-        if self.puts.is_empty() {
-            return Ok(());
-        }
-        let entry = 8 + R::BYTES;
-        let index = |k: usize| u64::decode(&self.puts[k * entry..k * entry + 8]);
-        let mut order: Vec<usize> = (0..self.puts.len() / entry).collect();
-        // Stable: among puts of one index, the later stays later.
-        order.sort_by_key(|&k| index(k));
-        let file = self.file.as_mut().ok_or_else(spilled_file_missing)?;
-        let mut run = Vec::with_capacity(self.puts.len());
-        let mut run_start = 0u64;
-        let mut k = 0;
-        while k < order.len() {
-            let i = index(order[k]);
-            // The last put of index i.
-            while k + 1 < order.len() && index(order[k + 1]) == i {
-                k += 1;
-            }
-            let at = order[k] * entry + 8;
-            if !run.is_empty() && run_start + (run.len() / R::BYTES) as u64 != i {
-                file.write_at(run_start * R::BYTES as u64, &run)?;
-                run.clear();
-            }
-            if run.is_empty() {
-                run_start = i;
-            }
-            run.extend_from_slice(&self.puts[at..at + R::BYTES]);
-            k += 1;
-        }
-        if !run.is_empty() {
-            file.write_at(run_start * R::BYTES as u64, &run)?;
-        }
-        self.puts.clear();
         Ok(())
     }
 
@@ -451,9 +361,7 @@ impl<R: Record> Spill<R> {
     pub fn shrink_to_fit(&mut self) -> Result<()> {
         self.mem.shrink_to_fit();
         self.flush()?;
-        self.write_puts()?;
         self.pending = Vec::new();
-        self.puts = Vec::new();
         Ok(())
     }
 
@@ -481,14 +389,6 @@ impl<R: Record> Spill<R> {
             let at = (i - on_file) as usize * b;
             return Ok(R::decode(&self.pending[at..at + b]));
         }
-        if let Some(e) = self
-            .puts
-            .chunks_exact(8 + b)
-            .rev()
-            .find(|e| u64::decode(&e[..8]) == i)
-        {
-            return Ok(R::decode(&e[8..]));
-        }
         let mut buf = vec![0u8; b];
         file.read_at(i * b as u64, &mut buf)?;
         Ok(R::decode(&buf))
@@ -497,13 +397,25 @@ impl<R: Record> Spill<R> {
     /// Every record, in order, as a stream (I/O errors of a spilled
     /// sequence are items).
     pub fn iter(&self) -> SpillIter<'_, R> {
+        self.iter_range(0, self.len, READ_BUFFER)
+    }
+
+    /// Records `start..end` (clamped to [`Self::len`]), in order, read
+    /// from the file `read_bytes` at a time (at least one record): many
+    /// such streams over one sequence read at once (the sorted runs
+    /// merged by `models::metrics::parked_runs`) each hold their own
+    /// buffer, so they take a smaller one than [`Self::iter`]'s
+    /// [`READ_BUFFER`].
+    pub fn iter_range(&self, start: u64, end: u64, read_bytes: usize) -> SpillIter<'_, R> {
         let on_file = match &self.file {
             Some(_) => self.len - (self.pending.len() / R::BYTES) as u64,
             None => 0,
         };
         SpillIter {
             spill: self,
-            next: 0,
+            next: start,
+            end: end.min(self.len),
+            per_read: (read_bytes / R::BYTES).max(1) as u64,
             on_file,
             buf: Vec::new(),
             buf_start: 0,
@@ -524,7 +436,6 @@ impl<R: Record> Spill<R> {
                 _records: PhantomData,
                 file: None,
                 pending: Vec::new(),
-                puts: Vec::new(),
                 len: self.len,
                 threshold: self.threshold,
             });
@@ -568,6 +479,10 @@ pub struct SpillIter<'a, R> {
     spill: &'a Spill<R>,
     /// Index of the next record.
     next: u64,
+    /// Index past the last record read.
+    end: u64,
+    /// Records a read from the file brings in.
+    per_read: u64,
     /// Records in the file (the rest are in `pending`).
     on_file: u64,
     /// Records read from the file, from index `buf_start`.
@@ -581,7 +496,7 @@ impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
 
     fn next(&mut self) -> Option<Result<R>> {
         let s = self.spill;
-        if self.failed || self.next >= s.len {
+        if self.failed || self.next >= self.end {
             return None;
         }
         let i = self.next;
@@ -600,30 +515,20 @@ impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
         }
         let buffered = (self.buf.len() / b) as u64;
         if i < self.buf_start || i >= self.buf_start + buffered {
-            let per_read = (READ_BUFFER / b).max(1) as u64;
-            let count = per_read.min(self.on_file - i) as usize;
+            let count = self.per_read.min(self.on_file - i) as usize;
             self.buf.resize(count * b, 0);
             if let Err(e) = file.read_at(i * b as u64, &mut self.buf) {
                 self.failed = true;
                 return Some(Err(e));
             }
             self.buf_start = i;
-            // Records put since they were written, over them, in the
-            // order they were put (the last put of an index wins).
-            for e in s.puts.chunks_exact(8 + b) {
-                let j = u64::decode(&e[..8]);
-                if (i..i + count as u64).contains(&j) {
-                    let at = (j - i) as usize * b;
-                    self.buf[at..at + b].copy_from_slice(&e[8..]);
-                }
-            }
         }
         let at = (i - self.buf_start) as usize * b;
         Some(Ok(R::decode(&self.buf[at..at + b])))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::try_from(self.spill.len - self.next).unwrap_or(usize::MAX);
+        let left = usize::try_from(self.end.saturating_sub(self.next)).unwrap_or(usize::MAX);
         (left, Some(left))
     }
 }
@@ -675,95 +580,23 @@ mod tests {
         }
     }
 
+    /// One record read back at its index ([`Spill::get`]): in memory, on
+    /// file, and still in the write buffer; past the end an error.
     #[test]
-    fn records_put_at_their_index_read_back_in_index_order() {
-        for threshold in [usize::MAX, 0, 100] {
+    fn a_record_reads_back_at_its_index_wherever_it_is() {
+        for threshold in [usize::MAX, 0, 1000] {
             let mut s = Spill::<u64>::with_threshold(threshold);
-            // Out of order, with a gap (index 3) and an overwrite.
-            for &(i, v) in &[(5u64, 50u64), (0, 1), (2, 20), (1, 10), (4, 40), (0, 0)] {
-                s.put(i, v).expect("put");
-            }
-            s.push(60).expect("push");
-            assert_eq!(
-                s.to_vec().expect("read"),
-                [0, 10, 20, 0, 40, 50, 60],
-                "threshold {threshold}"
-            );
-            assert_eq!(s.is_spilled(), threshold < 48, "threshold {threshold}");
-        }
-        // Many rows written in reverse order past the write buffer.
-        let mut s = Spill::<f64>::with_threshold(0);
-        let n = 20_000u64;
-        for i in (0..n).rev() {
-            s.put(i, i as f64 * 0.5).expect("put");
-        }
-        let got = s.to_vec().expect("read");
-        assert!(got.iter().enumerate().all(|(i, &v)| v == i as f64 * 0.5));
-    }
-
-    /// Records put at indices already on file wait in a buffer, sorted
-    /// and coalesced when it is full: readers see them while they wait
-    /// (overlaid on what they read), the last put of an index wins, and
-    /// the sequence reads as a vector given the same puts (the brute-force
-    /// reference), whatever the order: reverse, shuffled, nearly in order.
-    #[test]
-    fn records_put_on_file_read_back_as_a_vector_given_the_same_puts() {
-        let n = 20_000u64;
-        let mut seed = 7u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            seed >> 33
-        };
-        let shuffled: Vec<u64> = {
-            let mut v: Vec<u64> = (0..n).collect();
-            for k in (1..v.len()).rev() {
-                v.swap(k, (next() % (k as u64 + 1)) as usize);
-            }
-            v
-        };
-        // Nearly in order: each index off by up to 50 places.
-        let nearly: Vec<u64> = (0..n).map(|k| (k + next() % 50).min(n - 1)).collect();
-        let reverse: Vec<u64> = (0..n).rev().collect();
-        for (name, order) in [
-            ("shuffled", &shuffled),
-            ("nearly", &nearly),
-            ("reverse", &reverse),
-        ] {
-            let mut s = Spill::<u64>::with_threshold(0);
-            let mut want = vec![0u64; n as usize];
+            let n = 20_000u64;
             for j in 0..n {
-                s.push(j).expect("push");
-                want[j as usize] = j;
+                s.push(j * 3).expect("push");
+                // The record just pushed, and one far behind it.
+                assert_eq!(s.get(j).expect("get"), j * 3);
+                assert_eq!(s.get(j / 7).expect("get"), j / 7 * 3);
             }
-            for (k, &i) in order.iter().enumerate() {
-                let v = 1_000_000 + k as u64;
-                s.put(i, v).expect("put");
-                want[i as usize] = v;
-                // One record read back at once, waiting or written.
-                let j = order[k / 2];
-                assert_eq!(s.get(j).expect("get"), want[j as usize], "{name}, get {j}");
-                if k % 7_001 == 0 {
-                    // Read while puts wait in the buffer.
-                    assert!(!s.puts.is_empty() || k == 0, "{name}");
-                    assert_eq!(s.to_vec().expect("read"), want, "{name}, after {k} puts");
-                }
-            }
-            assert_eq!(s.to_vec().expect("read"), want, "{name}");
-            s.shrink_to_fit().expect("shrink");
-            assert!(s.puts.is_empty());
-            assert_eq!(s.to_vec().expect("read"), want, "{name}, written");
-            assert!((0..n).all(|j| s.get(j).ok() == Some(want[j as usize])));
+            assert_eq!(s.is_spilled(), threshold < 8 * n as usize);
+            assert!((0..n).all(|j| s.get(j).ok() == Some(j * 3)));
             assert!(s.get(n).is_err(), "past the end");
         }
-        // In memory too.
-        let mut m = Spill::<u64>::with_threshold(usize::MAX);
-        m.put(3, 30).expect("put");
-        assert_eq!(
-            (m.get(0).ok(), m.get(3).ok(), m.get(4).is_err()),
-            (Some(0), Some(30), true)
-        );
     }
 
     /// A sequence in memory holds its records encoded: 20 bytes a loss

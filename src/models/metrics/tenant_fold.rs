@@ -15,10 +15,12 @@
 //! Memory by active tenants (issue 34; DESIGN §2.6 "Done tenants"): a
 //! tenant's running figures live in a slot of an [`ActiveTable`] from its
 //! first job until the engine says it is done ([`JobSink::done`]); then
-//! they are final but for the run's end, and move, in the order tenants
-//! are done, to a [`Spill`] (in memory while small, in an unnamed temporary
-//! file past its threshold). A tenant without a slot that was never parked
-//! has the figures of its arrival. The rows are the same to the bit
+//! they are final but for the run's end, and move to [`SortedRuns`]: runs
+//! of [`PARKED_RUN`] tenants sorted by tenant, in memory while small
+//! ([`PARKED_IN_MEMORY`]), in an unnamed temporary file past that, read back merged in
+//! tenant order at the end, so the rows are written in tenant order, one
+//! after the other. A tenant without a slot that was never parked has the
+//! figures of its arrival. The rows are the same to the bit
 //! whether a tenant was parked or kept: each row is computed from its own
 //! tenant's figures alone.
 //!
@@ -26,10 +28,11 @@
 
 use std::sync::Arc;
 
-use super::spill::{Record, Spill, spill_threshold};
+use super::spill::{Record, spill_threshold};
 use super::tenant_rows::TimeTo;
 use super::{TenantMetrics, TenantRows, TenantRowsBuilder};
 use crate::core::error::{Error, Result};
+use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::sim::ActiveTable;
 use crate::models::sim::{EndReason, TenantLimits};
 use crate::models::trace::Micros;
@@ -124,8 +127,13 @@ impl Record for Parked {
     }
 }
 
-/// Bytes of parked figures (each of the two sequences) kept in memory
-/// before they move to a temporary file: 4 MiB, about 50,000 tenants. Far
+/// Done tenants a sorted run of parked figures holds: 32,768, about 4.5
+/// MB in memory at three thresholds until the run is written.
+pub(super) const PARKED_RUN: usize = 1 << 15;
+
+/// Bytes of parked figures kept in memory (each of the runs' two
+/// sequences) before they move to a temporary file: 4 MiB, about 40,000
+/// tenants at three thresholds. Far
 /// below the curves' threshold because parked figures are only read back
 /// once, at the end, and because a run whose tenants are all present at
 /// once (scale-1m) already holds a slot for every tenant: its parked
@@ -147,11 +155,9 @@ pub(super) struct TenantFold {
     /// Per slot of `active` × threshold (slot-major): time from arrival
     /// until ℓ_i ≤ θ, µs.
     time_to: Vec<Option<Micros>>,
-    /// Done tenants' figures, in the order they were done.
-    parked: Spill<Parked>,
-    /// Their times to the thresholds, `thresholds.len()` a tenant, in the
-    /// same order.
-    parked_times: Spill<TimeTo>,
+    /// Done tenants' figures, each with its times to the thresholds, in
+    /// runs sorted by tenant.
+    parked: SortedRuns<Parked, TimeTo>,
     /// One bit a tenant: whether its figures are parked.
     is_parked: Vec<u64>,
     /// The first thing that went wrong (a spill's I/O, a bad threshold
@@ -166,7 +172,6 @@ impl Clone for TenantFold {
     fn clone(&self) -> Self {
         let mut failure = self.failure.clone();
         let parked = self.parked.copy_or_empty(&mut failure);
-        let parked_times = self.parked_times.copy_or_empty(&mut failure);
         Self {
             arrivals: Arc::clone(&self.arrivals),
             best_possible: Arc::clone(&self.best_possible),
@@ -174,7 +179,6 @@ impl Clone for TenantFold {
             active: self.active.clone(),
             time_to: self.time_to.clone(),
             parked,
-            parked_times,
             is_parked: self.is_parked.clone(),
             failure,
         }
@@ -201,24 +205,27 @@ impl TenantFold {
             Ok(t) => (t.min(PARKED_IN_MEMORY), None),
             Err(e) => (PARKED_IN_MEMORY, Some(e)),
         };
-        let mut fold = Self::with_spill_threshold(arrivals, best_possible, thresholds, threshold);
+        let mut fold =
+            Self::with_spill_threshold(arrivals, best_possible, thresholds, PARKED_RUN, threshold);
         fold.failure = failure;
         fold
     }
 
-    /// [`Self::new`], the done tenants' figures spilling past `bytes`.
+    /// [`Self::new`], the done tenants' figures sorted in runs of `run`
+    /// and spilling past `bytes`.
     fn with_spill_threshold(
         arrivals: Arc<[Micros]>,
         best_possible: Arc<[f64]>,
         thresholds: &[f64],
+        run: usize,
         bytes: usize,
     ) -> Self {
         let n = arrivals.len();
+        let tenant = |p: &Parked| p.tenant;
         Self {
             active: ActiveTable::new(n),
             time_to: Vec::new(),
-            parked: Spill::with_threshold(bytes),
-            parked_times: Spill::with_threshold(bytes),
+            parked: SortedRuns::new(tenant, thresholds.len(), run, bytes),
             is_parked: vec![0; n.div_ceil(64)],
             failure: None,
             arrivals,
@@ -229,14 +236,6 @@ impl TenantFold {
 
     fn parked(&self, i: usize) -> bool {
         self.is_parked[i / 64] >> (i % 64) & 1 != 0
-    }
-
-    /// Per θ, tenant `i`'s time to it before any job ([`met_at_arrival`]).
-    fn times_at_arrival(&self, i: usize) -> impl Iterator<Item = Option<Micros>> + '_ {
-        let a_star = self.best_possible[i];
-        self.thresholds
-            .iter()
-            .map(move |&th| met_at_arrival(a_star, th))
     }
 
     /// Tenant `i`'s slot, taken (with its arrival's figures) at its first
@@ -332,12 +331,8 @@ impl TenantFold {
             tenant: i as u64,
             figures: *self.active.at(s),
         };
-        let parked = self.parked.push(record).and_then(|()| {
-            self.time_to[s * k..(s + 1) * k]
-                .iter()
-                .try_for_each(|&t| self.parked_times.push(TimeTo(t)))
-        });
-        match parked {
+        let times = self.time_to[s * k..(s + 1) * k].iter().map(|&t| TimeTo(t));
+        match self.parked.push(record, times) {
             Ok(()) => {
                 self.active.release(i);
                 self.is_parked[i / 64] |= 1 << (i % 64);
@@ -352,13 +347,13 @@ impl TenantFold {
     /// tenant i's number of models, the other slices are the run's
     /// [`RunOutcome`](crate::models::sim::RunOutcome) fields.
     ///
-    /// The rows of the tenants not parked are made first, in tenant order
-    /// (the parked ones hold a place), then the parked figures are read
-    /// back in the order they were parked and each fills its tenant's
-    /// place. An error: what went wrong during the run (a spill's I/O, a
-    /// job event after a tenant was done) or reading the figures back.
+    /// The rows are made in tenant order, one after the other: a parked
+    /// tenant's from its figures, read back merged in tenant order; the
+    /// others' from their slot, or from their arrival. An error: what went
+    /// wrong during the run (a spill's I/O, a job event after a tenant was
+    /// done) or reading the figures back.
     pub(super) fn finish(
-        self,
+        mut self,
         end: Micros,
         models: impl Fn(usize) -> usize,
         left_at: &[Option<Micros>],
@@ -381,49 +376,39 @@ impl TenantFold {
         };
         let k = self.thresholds.len();
         let n = self.arrivals.len();
-        // In tenant order, a place for each parked tenant (its row is put
-        // there below): rows past `ROWS_IN_MEMORY` go to a temporary file
-        // as they are made, never a vector of every row (scale-year: 1.4
-        // GB, docs/PERFORMANCE.md "Internet scale").
+        // Rows past `ROWS_IN_MEMORY` go to a temporary file as they are
+        // made, never a vector of every row (scale-year: 1.4 GB,
+        // docs/PERFORMANCE.md "Internet scale").
         let mut out = TenantRowsBuilder::new(k)?;
-        let place = TenantMetrics {
-            arrival: 0,
-            regret_area: 0.0,
-            time_to: vec![None; k],
-            wait_first_job: None,
-            longest_gap: 0,
-            jobs: 0,
-            gpu_us: 0,
-            abandoned: false,
-            budget_exhausted: false,
-            ended: EndReason::default(),
-        };
+        let mut parked = self.parked.sorted()?;
+        let mut next = parked.next().transpose()?;
         for i in 0..n {
-            if self.parked(i) {
-                out.push(&place)?;
+            if self.is_parked[i / 64] >> (i % 64) & 1 != 0 {
+                let (p, times) = next
+                    .take()
+                    .filter(|(p, _)| p.tenant == i as u64)
+                    .ok_or_else(|| {
+                        Error::input(format!("internal: parked tenant {i} has no figures"))
+                    })?;
+                let times = times.into_iter().map(|t| t.0).collect();
+                out.push(&ctx.row(i, &p.figures, times))?;
+                next = parked.next().transpose()?;
             } else if let Some(s) = self.active.slot(i) {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
                 out.push(&ctx.row(i, self.active.at(s), times))?;
             } else {
-                let times = self.times_at_arrival(i).collect();
+                let a_star = self.best_possible[i];
+                let times = (self.thresholds.iter())
+                    .map(|&th| met_at_arrival(a_star, th))
+                    .collect();
                 out.push(&ctx.row(i, &Running::at_arrival(self.arrivals[i]), times))?;
             }
         }
-        let mut parked_times = self.parked_times.iter();
-        for p in self.parked.iter() {
-            let p = p?;
-            let mut times = Vec::with_capacity(k);
-            for _ in 0..k {
-                let t = parked_times
-                    .next()
-                    .ok_or_else(|| Error::input("internal: a parked tenant lost its times"))??;
-                times.push(t.0);
-            }
-            let i = usize::try_from(p.tenant)
-                .ok()
-                .filter(|&i| i < n)
-                .ok_or_else(|| Error::input("internal: a parked tenant is out of range"))?;
-            out.put(i, &ctx.row(i, &p.figures, times))?;
+        if let Some((p, _)) = next {
+            return Err(Error::input(format!(
+                "internal: figures parked for tenant {} that is not parked",
+                p.tenant
+            )));
         }
         out.finish()
     }
@@ -527,10 +512,14 @@ mod tests {
         out
     }
 
+    /// A fold of `n` tenants whose done ones are sorted in runs of
+    /// `PARKED_RUN` tenants (`spill_bytes` `usize::MAX`: held in memory)
+    /// or of 4 (`spill_bytes` 0: every run on disk at once).
     fn fold(n: usize, spill_bytes: usize) -> TenantFold {
         let arrivals: Arc<[Micros]> = (0..n as u64).map(|i| i * 1_000).collect();
         let best: Arc<[f64]> = (0..n).map(|i| 0.5 + 0.01 * i as f64).collect();
-        TenantFold::with_spill_threshold(arrivals, best, &[0.05, 0.5, 0.01], spill_bytes)
+        let run = if spill_bytes == 0 { 4 } else { PARKED_RUN };
+        TenantFold::with_spill_threshold(arrivals, best, &[0.05, 0.5, 0.01], run, spill_bytes)
     }
 
     fn apply(f: &mut TenantFold, (i, kind, start, at): Call) {

@@ -335,19 +335,6 @@ impl TenantRowsBuilder {
         Ok(())
     }
 
-    /// Write `t` as tenant `i`'s row, replacing what is there (rows
-    /// skipped read as zeros until put).
-    pub fn put(&mut self, i: usize, t: &TenantMetrics) -> Result<()> {
-        self.check(t)?;
-        let i = i as u64;
-        self.fixed.put(i, Fixed::of(t))?;
-        let k = self.thresholds as u64;
-        for (j, &x) in t.time_to.iter().enumerate() {
-            self.times.put(i * k + j as u64, TimeTo(x))?;
-        }
-        Ok(())
-    }
-
     /// The rows, built: what is buffered goes to the file, spare room is
     /// given back.
     pub fn finish(mut self) -> Result<TenantRows> {
@@ -430,8 +417,7 @@ mod tests {
     }
 
     /// Rows in memory and spilled read back the vector they were made
-    /// from, bit for bit, whether appended or put at their index in any
-    /// order; `Serialize` writes the bytes of that vector.
+    /// from, bit for bit; `Serialize` writes the bytes of that vector.
     #[test]
     fn rows_read_back_the_vector_in_memory_and_spilled() {
         for n in [0u64, 1, 5, 3000] {
@@ -441,14 +427,8 @@ mod tests {
                     let mut a = TenantRowsBuilder::new(k).expect("builder");
                     a.fixed = Spill::with_threshold(bytes);
                     a.times = Spill::with_threshold(bytes);
-                    // Places first, then the rows put backwards, odd ones
-                    // first.
-                    for _ in 0..n {
-                        a.push(&row(n + 1, k)).expect("place");
-                    }
-                    let order = (0..n).rev().filter(|i| i % 2 == 1);
-                    for i in order.chain((0..n).rev().filter(|i| i % 2 == 0)) {
-                        a.put(i as usize, &row(i, k)).expect("put");
+                    for i in 0..n {
+                        a.push(&row(i, k)).expect("push");
                     }
                     let rows = a.finish().expect("finish");
                     assert_eq!(rows.len(), n as usize);

@@ -328,14 +328,25 @@ pub fn estimate_in(
         per_present = per_present.saturating_add(136);
     }
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
-    // state (45 bytes) and flags (2 bits a model, in 8-byte words), the
-    // fold's figures (81) and times (9 per threshold), in four sequences
-    // each kept in memory up to 4 MiB (`PARKED_IN_MEMORY`), on disk past
-    // it.
-    let per_parked = (45 + 81u64)
+    // index and state (49 bytes) and flags (2 bits a model, in 8-byte
+    // words), the fold's figures (81) and times (9 per threshold), in four
+    // sequences each kept in memory up to 4 MiB (`PARKED_IN_MEMORY`), on
+    // disk past it; and the fold's open run of at most 32,768 done
+    // tenants (`PARKED_RUN`: 96 bytes of figures and 16 a threshold in
+    // memory until the run is sorted and written) and, when the rows are
+    // made, an 8 KiB buffer for each of a run's two streams
+    // (`core/io/sorted_runs.rs`).
+    let per_parked = (49 + 81u64)
         .saturating_add(mul(&[k.div_ceil(32), 8]))
         .saturating_add(mul(&[thresholds, 9]));
-    let parked = mul(&[tenants, per_parked]).min(4 * (4 << 20));
+    let run = 1u64 << 15;
+    let parked = mul(&[tenants, per_parked])
+        .min(4 * (4 << 20))
+        .saturating_add(mul(&[
+            tenants.min(run),
+            96u64.saturating_add(mul(&[thresholds, 16])),
+        ]))
+        .saturating_add(mul(&[tenants.div_ceil(run), 2 * (8 << 10)]));
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, every])
         .saturating_add(mul(&[present, per_present]))

@@ -10,10 +10,16 @@
 //!   back when it is parked, so the arrays are sized by the most tenants
 //!   present at once (a few thousand in scale-year's 10^7);
 //! - **parked**: once done ([`Tenants::is_done`]), the engine parks it
-//!   (`park`): its state and flags are written at its index to a
-//!   [`Spill`] (in memory up to [`PARKED_IN_MEMORY`], then in a temporary
-//!   file) and read back when asked for, one record at a time, or all in
-//!   order at the end of the run. A parked tenant is done, so what a
+//!   (`park`): its state and flags are appended to a [`Spill`] (in memory
+//!   up to [`PARKED_IN_MEMORY`], then in a temporary file, written
+//!   [`WRITE_BUFFER`](crate::core::io::spill::WRITE_BUFFER) bytes at a
+//!   time), its slot number becomes its place there, and they are read
+//!   back when asked for, one record at a time, or all in one pass at the
+//!   end of the run. Appended, not written at the tenant's index: tenants
+//!   are done in the order they arrived, a shuffled order (DESIGN §2.8),
+//!   and a record written at its index was one write to the file a tenant
+//!   (docs/PERFORMANCE.md "Internet scale", "Done tenants were written one
+//!   at a time"). A parked tenant is done, so what a
 //!   decision asks of it (arrived, eligible, done, running) is answered
 //!   without reading it back. Changing a parked tenant's state (nothing
 //!   the engine does after a tenant is done) brings it back to a slot.
@@ -36,8 +42,19 @@ pub const PARKED_IN_MEMORY: usize = 4 << 20;
 
 /// `Tenants::slot_of`: the tenant has not arrived (no slot, fresh state).
 const NOT_ARRIVED: u32 = u32::MAX;
-/// `Tenants::slot_of`: the tenant is parked (no slot, state on the spill).
-const PARKED: u32 = u32::MAX - 1;
+/// `Tenants::slot_of` from this value up (below [`NOT_ARRIVED`]): the
+/// tenant is parked, its record the `value − PARKED`-th of the parked
+/// sequences (no slot). Below it: the tenant's slot.
+const PARKED: u32 = 1 << 31;
+
+/// The place in the parked sequences of a tenant whose `slot_of` is `s`,
+/// if it is parked.
+#[inline]
+fn parked_at(s: u32) -> Option<u64> {
+    (PARKED..NOT_ARRIVED)
+        .contains(&s)
+        .then(|| u64::from(s - PARKED))
+}
 
 /// State of the tenants of one run. Tenant `i` is trace user
 /// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
@@ -53,7 +70,8 @@ pub struct Tenants {
     /// Shared with the run's event queue (one copy of 10^7 arrivals, not
     /// one each).
     arrival: Arc<[Micros]>,
-    /// Per tenant: its slot in `live`, or [`NOT_ARRIVED`], or [`PARKED`].
+    /// Per tenant: its slot in `live` (below [`PARKED`]), or its place in
+    /// the parked sequences plus [`PARKED`], or [`NOT_ARRIVED`].
     slot_of: Vec<u32>,
     /// Per slot: the state of the tenant holding it.
     live: Vec<TenantState>,
@@ -73,10 +91,12 @@ pub struct Tenants {
     /// plain trace, where the level is always 0).
     level_started: Vec<u16>,
     level_done: Vec<u16>,
-    /// Parked tenants' state at their index (zeros elsewhere).
-    parked: Spill<TenantState>,
-    /// Parked tenants' flags, [`FLAG_WORDS`]`(K)` words a tenant at
-    /// `i × words`, two bits a model.
+    /// Parked tenants' state, with their index, in the order they were
+    /// parked (a tenant parked again, its state changed after it was
+    /// done, has a later record: the one its `slot_of` names counts).
+    parked: Spill<ParkedState>,
+    /// Parked tenants' flags, `flag_words(K)` words a record at `place ×
+    /// words`, two bits a model.
     parked_flags: Spill<u64>,
     /// The first error reading parked state back: the accessors answer a
     /// done tenant's fresh state instead, and the engine reports it
@@ -189,6 +209,28 @@ impl Record for TenantState {
             exhausted: b[44] & 4 != 0,
             waiting: b[44] & 8 != 0,
             every_model: b[44] & 16 != 0,
+        }
+    }
+}
+
+/// A parked tenant's record: its index and its state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ParkedState {
+    tenant: u32,
+    state: TenantState,
+}
+
+impl Record for ParkedState {
+    /// The tenant's index, then its state.
+    const BYTES: usize = 4 + TenantState::BYTES;
+    fn encode(&self, out: &mut [u8]) {
+        out[..4].copy_from_slice(&self.tenant.to_le_bytes());
+        self.state.encode(&mut out[4..]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        Self {
+            tenant: u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            state: TenantState::decode(&b[4..]),
         }
     }
 }
@@ -328,7 +370,10 @@ impl Tenants {
     /// Tenant `i`'s parked state (a done tenant's fresh state, arrived, if
     /// it cannot be read back; the failure is kept for [`Self::check`]).
     fn parked_state(&self, i: usize) -> TenantState {
-        self.parked.get(i as u64).unwrap_or_else(|e| {
+        let Some(at) = parked_at(self.slot_of[i]) else {
+            return self.fresh(i);
+        };
+        self.parked.get(at).map(|r| r.state).unwrap_or_else(|e| {
             let _ = self
                 .failure
                 .set(e.context("reading a done tenant's state back"));
@@ -364,11 +409,7 @@ impl Tenants {
     /// [`Self::st`] of a tenant not live.
     #[inline(never)]
     fn st_not_live(&self, i: usize) -> TenantState {
-        if self.slot_of[i] == PARKED {
-            self.parked_state(i)
-        } else {
-            self.fresh(i)
-        }
+        self.parked_state(i)
     }
 
     /// Tenant `i`'s flags of model `k` (a live tenant's inline: a
@@ -385,21 +426,24 @@ impl Tenants {
     /// [`Self::flag`] of a tenant not live.
     #[inline(never)]
     fn flag_not_live(&self, i: usize, k: usize) -> u8 {
-        match self.slot_of[i] {
-            NOT_ARRIVED => 0,
-            PARKED => {
-                let w = flag_words(self.n_models);
-                let at = (i * w + k / 32) as u64;
-                let word = self.parked_flags.get(at).unwrap_or_else(|e| {
-                    let _ = self
-                        .failure
-                        .set(e.context("reading a done tenant's state back"));
-                    0
-                });
-                ((word >> (2 * (k % 32))) & 3) as u8
-            }
-            s => self.flags[s as usize * self.n_models + k],
+        let s = self.slot_of[i];
+        if s < PARKED {
+            return self.flags[s as usize * self.n_models + k];
         }
+        let Some(place) = parked_at(s) else {
+            return 0;
+        };
+        let w = flag_words(self.n_models) as u64;
+        let word = self
+            .parked_flags
+            .get(place * w + (k / 32) as u64)
+            .unwrap_or_else(|e| {
+                let _ = self
+                    .failure
+                    .set(e.context("reading a done tenant's state back"));
+                0
+            });
+        ((word >> (2 * (k % 32))) & 3) as u8
     }
 
     /// Tenant `i`'s slot, taking one if it holds none: its fresh state if
@@ -419,7 +463,7 @@ impl Tenants {
         let s = self.slot_of[i];
         let state = self.st(i);
         let k = self.n_models;
-        let flags: Vec<u8> = if s == PARKED {
+        let flags: Vec<u8> = if parked_at(s).is_some() {
             (0..k).map(|m| self.flag(i, m)).collect()
         } else {
             Vec::new()
@@ -438,8 +482,9 @@ impl Tenants {
         if !flags.is_empty() {
             room.copy_from_slice(&flags);
         }
-        // Slots number fewer than the tenants (< 2³²−2).
-        self.slot_of[i] = u32::try_from(slot).unwrap_or(PARKED - 1);
+        // Slots number the most tenants live at once (< 2³¹: each holds
+        // 48 + K bytes, 100 GB at 2³¹).
+        self.slot_of[i] = u32::try_from(slot).map_or(PARKED - 1, |s| s.min(PARKED - 1));
         slot
     }
 
@@ -458,18 +503,33 @@ impl Tenants {
     }
 
     /// Park done tenant `i` (DESIGN §2.6 "Done tenants"): its state and
-    /// flags go to the parked sequences at its index and its slot to the
-    /// next tenant that arrives. A tenant not live (or not done) stays as
-    /// it is. An error: the parked sequences' I/O.
+    /// flags are appended to the parked sequences, its slot number becomes
+    /// its place there, and its slot goes to the next tenant that arrives.
+    /// A tenant not live (or not done) stays as it is. An error: the
+    /// parked sequences' I/O, or more than 2³¹ − 1 records parked.
     pub(super) fn park(&mut self, i: usize) -> Result<()> {
         let s = self.slot_of[i];
-        if s == NOT_ARRIVED || s == PARKED || !self.is_done(i) {
+        if s >= PARKED || !self.is_done(i) {
             return Ok(());
         }
+        let place = u32::try_from(self.parked.len())
+            .ok()
+            .filter(|&p| p < NOT_ARRIVED - PARKED)
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "more than {} done tenants parked in one run",
+                    NOT_ARRIVED - PARKED
+                ))
+            })?;
+        let tenant = u32::try_from(i)
+            .map_err(|_| Error::input(format!("tenant {i} is beyond 2^32 tenants")))?;
         let s = s as usize;
         let k = self.n_models;
         let w = flag_words(k);
-        self.parked.put(i as u64, self.live[s])?;
+        self.parked.push(ParkedState {
+            tenant,
+            state: self.live[s],
+        })?;
         for j in 0..w {
             let mut word = 0u64;
             for (b, &f) in self.flags[s * k..(s + 1) * k]
@@ -480,9 +540,9 @@ impl Tenants {
             {
                 word |= u64::from(f & 3) << (2 * (b % 32));
             }
-            self.parked_flags.put((i * w + j) as u64, word)?;
+            self.parked_flags.push(word)?;
         }
-        self.slot_of[i] = PARKED;
+        self.slot_of[i] = PARKED + place;
         self.free.push(s as u32);
         Ok(())
     }
@@ -490,7 +550,7 @@ impl Tenants {
     /// Whether tenant `i` is parked (done, its state on the parked
     /// sequences).
     pub(super) fn is_parked(&self, i: usize) -> bool {
-        self.slot_of[i] == PARKED
+        parked_at(self.slot_of[i]).is_some()
     }
 
     /// The first error reading a parked tenant's state back, if any (the
@@ -600,14 +660,14 @@ impl Tenants {
     pub fn has_arrived(&self, i: usize) -> bool {
         match self.slot_of[i] {
             NOT_ARRIVED => false,
-            PARKED => true,
+            s if s >= PARKED => true,
             s => self.live[s as usize].arrived,
         }
     }
     /// Jobs of tenant `i` running now.
     pub fn running(&self, i: usize) -> u32 {
         match self.slot_of[i] {
-            NOT_ARRIVED | PARKED => 0,
+            s if s >= PARKED => 0,
             s => self.live[s as usize].running,
         }
     }
@@ -620,7 +680,7 @@ impl Tenants {
         match self.slot_of[i] {
             NOT_ARRIVED => false,
             // Parked only once done.
-            PARKED => true,
+            s if s >= PARKED => true,
             s => {
                 let t = &self.live[s as usize];
                 t.arrived
@@ -641,7 +701,7 @@ impl Tenants {
     /// trace when the tenant has every model).
     pub fn is_available(&self, trace: &Trace, i: usize, k: usize) -> bool {
         let every = match self.slot_of[i] {
-            NOT_ARRIVED | PARKED => self.available.is_none(),
+            s if s >= PARKED => self.available.is_none(),
             s => self.live[s as usize].every_model,
         };
         every || trace.is_available(self.user[i], k)
@@ -707,7 +767,7 @@ impl Tenants {
     pub fn is_eligible(&self, i: usize) -> bool {
         let s = self.slot_of[i];
         // Not arrived, or parked (done: never eligible again).
-        if s == NOT_ARRIVED || s == PARKED {
+        if s >= PARKED {
             return false;
         }
         let t = &self.live[s as usize];
@@ -751,9 +811,12 @@ impl Tenants {
     }
 
     /// Every tenant's [`Self::end_reason`] (with `schedule_over(i)`),
-    /// whether it hit its budget and when it left, in tenant order: the parked tenants'
-    /// state read back in one pass, not one read each. An error: reading
-    /// parked state back.
+    /// whether it hit its budget and when it left, in tenant order: the
+    /// parked tenants' state read back in one pass over the parked
+    /// sequence, not one read each (`schedule_over` is asked in that
+    /// order: the other tenants' in tenant order, then the parked ones'
+    /// in the order they were parked). An error: reading parked state
+    /// back.
     pub(super) fn end_reasons(
         &self,
         mut schedule_over: impl FnMut(usize) -> bool,
@@ -761,21 +824,44 @@ impl Tenants {
         let n = self.len();
         let (mut ended, mut exhausted) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let mut left_at = Vec::with_capacity(n);
-        let mut parked = self.parked.iter();
+        let mut parked = 0u64;
         for i in 0..n {
-            let from_park = match parked.next() {
-                Some(r) => Some(r?),
-                None => None,
-            };
-            let t = match self.slot_of[i] {
-                NOT_ARRIVED => self.fresh(i),
-                PARKED => from_park
-                    .ok_or_else(|| Error::input("internal: a parked tenant past the parked"))?,
-                s => self.live[s as usize],
+            let s = self.slot_of[i];
+            if parked_at(s).is_some() {
+                // Filled from its record below.
+                parked += 1;
+                ended.push(EndReason::default());
+                exhausted.push(false);
+                left_at.push(None);
+                continue;
+            }
+            let t = if s < PARKED {
+                self.live[s as usize]
+            } else {
+                self.fresh(i)
             };
             ended.push(self.reason_of(&t, schedule_over(i)));
             exhausted.push(t.exhausted);
             left_at.push(t.left.then_some(t.left_at));
+        }
+        let mut found = 0u64;
+        for (place, r) in (0u64..).zip(self.parked.iter()) {
+            let ParkedState { tenant, state: t } = r?;
+            let i = tenant as usize;
+            // A tenant parked again has a later record: this one no
+            // longer counts.
+            if i >= n || parked_at(self.slot_of[i]) != Some(place) {
+                continue;
+            }
+            found += 1;
+            ended[i] = self.reason_of(&t, schedule_over(i));
+            exhausted[i] = t.exhausted;
+            left_at[i] = t.left.then_some(t.left_at);
+        }
+        if found != parked {
+            return Err(Error::input(format!(
+                "internal: {found} records for {parked} parked tenants"
+            )));
         }
         self.check()?;
         Ok(EndStates {
@@ -1009,6 +1095,72 @@ mod tests {
             5 if t.is_eligible(i) => t.wait(i),
             _ => {}
         }
+    }
+
+    /// Regression (issue 34, scale-year): done tenants were written to
+    /// the parked sequences at their index, and tenants are done in a
+    /// shuffled order, so on file every one was a write of its own (2 ×
+    /// 10^7 in scale-year). Parked in a shuffled order they are now
+    /// appended, a write buffer at a time, and read back as they were.
+    #[test]
+    fn done_tenants_parked_in_a_shuffled_order_take_a_write_a_buffer_not_one_each() {
+        let trace = crate::models::trace::parse_trace(
+            "t.csv",
+            "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n".as_bytes(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let n = 5_000;
+        let mut t = Tenants::new(&trace, &vec![0; n], &vec![0; n], 1, TenantLimits::default());
+        t.parked = Spill::with_threshold(0);
+        t.parked_flags = Spill::with_threshold(0);
+        // A fixed shuffle of the tenants (xorshift64).
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for k in (1..n).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.swap(k, (x % (k as u64 + 1)) as usize);
+        }
+        for &i in &order {
+            t.arrive(i);
+            t.start(i, 0, 0, true, 1);
+            t.complete(i, 0, 0, 0.001 * (i % 900) as f64);
+            if i % 2 == 0 {
+                t.leave(i, 7 + i as u64);
+            } else {
+                t.start(i, 1, 0, true, 2);
+                t.complete(i, 1, 0, 0.9);
+            }
+            assert!(t.is_done(i));
+            t.park(i).expect("park");
+        }
+        assert!(t.parked.is_spilled());
+        let writes = t.parked.file_writes() + t.parked_flags.file_writes();
+        // 49 + 8 bytes a tenant: 285 KB, five write buffers.
+        assert!(writes <= 10, "{writes} writes for {n} tenants");
+        assert_eq!(t.parked.len(), n as u64);
+        for i in [0, 1, 2, 4_999, order[0], order[n - 1]] {
+            assert!(t.is_parked(i) && t.is_done(i) && !t.is_eligible(i));
+            assert_eq!(
+                t.best(i),
+                if i % 2 == 0 {
+                    0.001 * (i % 900) as f64
+                } else {
+                    0.9
+                }
+            );
+            assert_eq!(t.left_at(i), (i % 2 == 0).then_some(7 + i as u64));
+            assert!(t.is_tried(i, 0) && t.is_tried(i, 1) == (i % 2 == 1));
+        }
+        let end = t.end_reasons(|_| false).expect("end reasons");
+        assert!((0..n).all(|i| end.left_at[i] == (i % 2 == 0).then_some(7 + i as u64)));
+        assert!((0..n).all(|i| end.ended[i]
+            == if i % 2 == 0 {
+                EndReason::Patience
+            } else {
+                EndReason::AllModelsRun
+            }));
     }
 
     proptest! {
