@@ -403,7 +403,7 @@ impl<R: Record> Spill<R> {
     /// Records `start..end` (clamped to [`Self::len`]), in order, read
     /// from the file `read_bytes` at a time (at least one record): many
     /// such streams over one sequence read at once (the sorted runs
-    /// merged by `models::metrics::parked_runs`) each hold their own
+    /// merged by [`super::sorted_runs`]) each hold their own
     /// buffer, so they take a smaller one than [`Self::iter`]'s
     /// [`READ_BUFFER`].
     pub fn iter_range(&self, start: u64, end: u64, read_bytes: usize) -> SpillIter<'_, R> {

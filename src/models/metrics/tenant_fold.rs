@@ -185,6 +185,11 @@ impl Clone for TenantFold {
     }
 }
 
+/// Bit `i` of `bits` (64 a word).
+fn bit(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 != 0
+}
+
 /// The time to θ of a tenant whose best accuracy is `a_star`, before any
 /// job: 0 when θ is already met with best_i = 0 (A*_i ≤ θ), else none.
 fn met_at_arrival(a_star: f64, theta: f64) -> Option<Micros> {
@@ -235,7 +240,7 @@ impl TenantFold {
     }
 
     fn parked(&self, i: usize) -> bool {
-        self.is_parked[i / 64] >> (i % 64) & 1 != 0
+        bit(&self.is_parked, i)
     }
 
     /// Tenant `i`'s slot, taken (with its arrival's figures) at its first
@@ -383,7 +388,7 @@ impl TenantFold {
         let mut parked = self.parked.sorted()?;
         let mut next = parked.next().transpose()?;
         for i in 0..n {
-            if self.is_parked[i / 64] >> (i % 64) & 1 != 0 {
+            if bit(&self.is_parked, i) {
                 let (p, times) = next
                     .take()
                     .filter(|(p, _)| p.tenant == i as u64)
