@@ -34,6 +34,13 @@ pub const CURVE_IN_MEMORY: usize = 8 << 20;
 /// (1.4 GB as a vector of rows) are on disk.
 pub const ROWS_IN_MEMORY: usize = 8 << 20;
 
+/// Done tenants a sorted run of a fold's parked figures holds (DESIGN
+/// §2.6 "Done tenants"; `models::metrics`' fold sorts them in runs,
+/// `core::io::sorted_runs`, and the model scenario's estimate counts the
+/// open run): 32,768, about 4.7 MB in memory at three thresholds until
+/// the run is sorted and written; scale-year's 10^7 are 306 runs.
+pub const PARKED_RUN: usize = 1 << 15;
+
 /// What the memory check of a command may assume: the `--max-memory`
 /// override, the worker threads and whether job logs are kept. Part of
 /// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so

@@ -251,14 +251,7 @@ impl<H: Record + Clone, T: Record + Clone> Merged<'_, H, T> {
             .head
             .take()
             .ok_or_else(|| Error::input("internal: a sorted run lost its head"))?;
-        let mut tails = Vec::with_capacity(self.per);
-        for _ in 0..self.per {
-            let t = s
-                .tails
-                .next()
-                .ok_or_else(|| Error::input("internal: a sorted run lost its tails"))??;
-            tails.push(t);
-        }
+        let tails = s.tails.next_n(self.per, "a sorted run lost its tails")?;
         s.head = s.heads.next().transpose()?;
         if let Some(h) = &s.head {
             self.heap.push(Reverse(((self.key)(h), r)));
@@ -283,6 +276,7 @@ impl<H: Record + Clone, T: Record + Clone> Iterator for Merged<'_, H, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::sim::rng::{Purpose, below, stream};
 
     /// A head: (key, payload).
     type Head = (u64, f64, u32);
@@ -291,16 +285,13 @@ mod tests {
         h.0
     }
 
-    /// `n` records with keys from a fixed shuffle of `0..n / 3` (each key
-    /// about three times), payloads their push order.
+    /// `n` records with keys drawn from `0..n / 3` (each key about three
+    /// times), payloads their push order.
     fn records(n: u64) -> Vec<(Head, Vec<u64>)> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = stream(7, 0, Purpose::Arrivals);
         (0..n)
             .map(|j| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let k = x % (n / 3).max(1);
+                let k = below(&mut rng, (n / 3).max(1) as usize) as u64;
                 ((k, j as f64 * 0.5, j as u32), vec![j, j + 1])
             })
             .collect()

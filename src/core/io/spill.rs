@@ -491,6 +491,23 @@ pub struct SpillIter<'a, R> {
     failed: bool,
 }
 
+impl<R: Record + Clone> SpillIter<'_, R> {
+    /// The next `n` records, for a sequence read in groups of `n` beside
+    /// another (a row's times to the thresholds, a sorted run's tails):
+    /// fewer than `n` left is an error saying `lost` (a bug), as is a
+    /// failed read.
+    pub fn next_n(&mut self, n: usize, lost: &str) -> Result<Vec<R>> {
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(
+                self.next()
+                    .ok_or_else(|| Error::input(format!("internal: {lost}")))??,
+            );
+        }
+        Ok(out)
+    }
+}
+
 impl<R: Record + Clone> Iterator for SpillIter<'_, R> {
     type Item = Result<R>;
 

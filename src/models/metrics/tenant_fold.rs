@@ -33,6 +33,7 @@ use super::tenant_rows::TimeTo;
 use super::{TenantMetrics, TenantRows, TenantRowsBuilder};
 use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
+use crate::core::memory::PARKED_RUN;
 use crate::core::sim::ActiveTable;
 use crate::models::sim::{EndReason, TenantLimits};
 use crate::models::trace::Micros;
@@ -126,10 +127,6 @@ impl Record for Parked {
         }
     }
 }
-
-/// Done tenants a sorted run of parked figures holds: 32,768, about 4.5
-/// MB in memory at three thresholds until the run is written.
-pub(super) const PARKED_RUN: usize = 1 << 15;
 
 /// Bytes of parked figures kept in memory (each of the runs' two
 /// sequences) before they move to a temporary file: 4 MiB, about 40,000

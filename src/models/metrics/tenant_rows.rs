@@ -263,14 +263,11 @@ impl Iterator for RowsIter<'_> {
                 return Ok(None);
             };
             let f = f?;
-            let mut times = Vec::with_capacity(self.thresholds);
-            for _ in 0..self.thresholds {
-                let t = self
-                    .times
-                    .next()
-                    .ok_or_else(|| Error::input("internal: a tenant row lost its times"))??;
-                times.push(t.0);
-            }
+            let times = (self.times)
+                .next_n(self.thresholds, "a tenant row lost its times")?
+                .into_iter()
+                .map(|t| t.0)
+                .collect();
             Ok(Some(f.with_times(times)))
         })();
         match row {

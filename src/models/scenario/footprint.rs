@@ -24,7 +24,10 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
-use crate::core::memory::{CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, ROWS_IN_MEMORY};
+use crate::core::io::sorted_runs::MERGE_READ;
+use crate::core::memory::{
+    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, ROWS_IN_MEMORY,
+};
 use crate::core::resources::human_bytes;
 use crate::models::policy::registry::ModelRegistry;
 use crate::models::trace::{CostDist, cache_slots};
@@ -339,14 +342,14 @@ pub fn estimate_in(
     let per_parked = (49 + 81u64)
         .saturating_add(mul(&[k.div_ceil(32), 8]))
         .saturating_add(mul(&[thresholds, 9]));
-    let run = 1u64 << 15;
+    let run = PARKED_RUN as u64;
     let parked = mul(&[tenants, per_parked])
         .min(4 * (4 << 20))
         .saturating_add(mul(&[
             tenants.min(run),
             96u64.saturating_add(mul(&[thresholds, 16])),
         ]))
-        .saturating_add(mul(&[tenants.div_ceil(run), 2 * (8 << 10)]));
+        .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]));
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, every])
         .saturating_add(mul(&[present, per_present]))

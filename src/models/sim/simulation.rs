@@ -54,8 +54,8 @@ pub fn simulate(
 
 /// [`simulate`], its policies' calls timed as the continuation of
 /// `clock` ([`ModelRun::continue_clock`]): short runs simulated one after
-/// another are timed as one, so the clock is read for one call in 16 once
-/// past the first 256 of them all, not for every call of each.
+/// another are timed as one, so the clock is read for about one call in
+/// 16 once past the first 256 of them all, not for every call of each.
 pub fn simulate_continuing(
     input: &SimInput<'_>,
     scheduler: &mut dyn Scheduler,

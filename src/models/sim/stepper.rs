@@ -495,8 +495,8 @@ impl<'a> ModelRun<'a> {
     /// Time the policies' calls as the continuation of `clock` (DESIGN §10
     /// "Policy time"): its calls count toward the first ones timed
     /// exactly, so runs simulated one after another (each tenant alone
-    /// under `fairness`) are timed as one long run, one call in 16 once
-    /// past them, instead of every call of every short run being timed.
+    /// under `fairness`) are timed as one long run, about one call in 16
+    /// once past them, instead of every call of every short run being timed.
     /// Only the measurement changes: the outcome's `policy_clock` is
     /// `clock` continued.
     pub fn continue_clock(&mut self, clock: PolicyClock) {

@@ -965,6 +965,8 @@ impl Tenants {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::sim::rng::{Purpose, stream};
+    use rand::seq::SliceRandom;
 
     #[test]
     fn a_model_runs_from_its_start_until_it_completes_or_is_cancelled() {
@@ -1113,15 +1115,9 @@ mod tests {
         let mut t = Tenants::new(&trace, &vec![0; n], &vec![0; n], 1, TenantLimits::default());
         t.parked = Spill::with_threshold(0);
         t.parked_flags = Spill::with_threshold(0);
-        // A fixed shuffle of the tenants (xorshift64).
+        // A fixed shuffle of the tenants, as arrivals are (DESIGN §2.8).
         let mut order: Vec<usize> = (0..n).collect();
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for k in (1..n).rev() {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            order.swap(k, (x % (k as u64 + 1)) as usize);
-        }
+        order.shuffle(&mut stream(7, 0, Purpose::Arrivals));
         for &i in &order {
             t.arrive(i);
             t.start(i, 0, 0, true, 1);
