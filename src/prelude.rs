@@ -13,7 +13,8 @@ pub use crate::jobs::sim::simulation::{Pass, State};
 pub use crate::jobs::sim::{JobScheduler, JobSchedulerFactory, Key, SchedInit};
 pub use crate::models::policy::registry::{SchedulerEntry, SelectorEntry};
 pub use crate::models::sim::{
-    Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory, Tenants,
+    PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
+    Tenants,
 };
 pub use crate::models::trace::Trace;
 pub use crate::registry::Registry;

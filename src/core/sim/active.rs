@@ -13,6 +13,8 @@
 //! Tenants keep their own indices: a policy that breaks ties by tenant
 //! index reads them as before, only the storage moved.
 
+use super::prefetch::{prefetch, prefetch_all};
+
 /// No slot: the tenant holds no value.
 const NONE: u32 = u32::MAX;
 
@@ -34,6 +36,24 @@ impl<T: Default> ActiveTable<T> {
             slot_of: vec![NONE; n],
             items: Vec::new(),
             free: Vec::new(),
+        }
+    }
+
+    /// Prefetch hint for tenant `i`'s slot number (any `i`).
+    #[inline]
+    pub fn prefetch_slot(&self, i: usize) {
+        if let Some(s) = self.slot_of.get(i) {
+            prefetch(s);
+        }
+    }
+
+    /// Prefetch hint for every line of tenant `i`'s value, if it holds one
+    /// (its slot number is read: hint it with [`Self::prefetch_slot`]
+    /// first).
+    #[inline]
+    pub fn prefetch_value(&self, i: usize) {
+        if let Some(v) = self.get(i) {
+            prefetch_all(v);
         }
     }
 

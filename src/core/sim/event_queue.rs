@@ -6,6 +6,9 @@ use std::sync::Arc;
 
 use crate::core::sim::time::Micros;
 
+/// How many events [`EventQueue::next_from_heap`] names.
+pub const NEXT_FROM_HEAP: usize = 3;
+
 /// One queued event: its key and a payload the caller defines.
 #[derive(Debug, Clone, Copy)]
 pub struct QueuedEvent<P> {
@@ -229,6 +232,32 @@ impl<P> EventQueue<P> {
         }
     }
 
+    /// The payloads of the first [`NEXT_FROM_HEAP`] events held in the
+    /// heap, in the order they pop (`None` past the last). Events of a
+    /// batch ([`Self::push_batch`]) are left out: one due before them is
+    /// not named. No allocation; for hints ahead of time (the engine's
+    /// prefetch hints, DESIGN §10.4).
+    pub fn next_from_heap(&self) -> [Option<&P>; NEXT_FROM_HEAP] {
+        // The k-th event of a binary heap is at depth k − 1 at most: the
+        // first three are among its first 1 + 2 + 4 slots.
+        let mut first: [Option<&QueuedEvent<P>>; NEXT_FROM_HEAP] = [None; NEXT_FROM_HEAP];
+        for e in self.heap.as_slice().iter().take(7) {
+            // Insert e in order (the heap's greatest pops first).
+            let mut carry = e;
+            for place in &mut first {
+                match place {
+                    None => {
+                        *place = Some(carry);
+                        break;
+                    }
+                    Some(held) if carry > *held => carry = std::mem::replace(held, carry),
+                    Some(_) => {}
+                }
+            }
+        }
+        first.map(|e| e.map(|e| &e.payload))
+    }
+
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<Micros> {
         if self.next_is_run() {
@@ -273,7 +302,43 @@ mod tests {
         );
     }
 
+    #[test]
+    fn next_from_heap_leaves_a_batch_out() {
+        let mut q = EventQueue::with_capacity(4);
+        q.push_batch(vec![1, 2, 3], 1, |j| 100 + j as usize);
+        q.push(5, 0, 1);
+        q.push(4, 0, 2);
+        assert_eq!(q.next_from_heap(), [Some(&2), Some(&1), None]);
+        // The batch's events pop first, unnamed.
+        assert_eq!(q.pop().map(|e| e.payload), Some(100));
+        assert_eq!(
+            EventQueue::<u8>::default().next_from_heap(),
+            [None; NEXT_FROM_HEAP]
+        );
+    }
+
     proptest! {
+        /// The events named ahead are the next ones popped, whatever the
+        /// heap's shape (pushes and pops interleaved, ties included).
+        #[test]
+        fn next_from_heap_names_what_pops_next(
+            steps in proptest::collection::vec(prop_oneof![(0u64..30, 0u8..2).prop_map(Some), Just(None)], 0..150)
+        ) {
+            let mut q = EventQueue::with_capacity(steps.len());
+            for (i, step) in steps.iter().enumerate() {
+                match step {
+                    Some((t, k)) => q.push(*t, *k, i),
+                    None => {
+                        q.pop();
+                    }
+                }
+                let named: Vec<Option<usize>> = q.next_from_heap().iter().map(|p| p.copied()).collect();
+                let mut copy = q.clone();
+                let popped: Vec<Option<usize>> = (0..NEXT_FROM_HEAP).map(|_| copy.pop().map(|e| e.payload)).collect();
+                prop_assert_eq!(named, popped);
+            }
+        }
+
         /// Popping yields exactly the stable sort of the pushed keys.
         #[test]
         fn pops_in_sorted_key_order(events in proptest::collection::vec((0u64..20, 0u8..3), 0..200)) {

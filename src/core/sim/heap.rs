@@ -10,6 +10,7 @@
 //! greedy schedulers.
 
 use super::ActiveTable;
+use super::prefetch::prefetch;
 
 const ABSENT: u32 = u32::MAX;
 
@@ -274,6 +275,22 @@ impl ScoreHeap {
         Self {
             heap: IndexedHeap::new(0),
             scores: ActiveTable::new(n),
+        }
+    }
+
+    /// Prefetch hints for what [`Self::set`] and [`Self::remove`] of
+    /// tenant `i` read first: with `record` false its slot number; with
+    /// `record` true (the slot number read: hinted before) its score and
+    /// its place in the heap.
+    #[inline]
+    pub fn prefetch(&self, i: usize, record: bool) {
+        if !record {
+            self.scores.prefetch_slot(i);
+        } else if let Some(s) = self.scores.slot(i) {
+            prefetch(self.scores.at(s));
+            if let Some(info) = self.heap.items.get(s) {
+                prefetch(info);
+            }
         }
     }
 

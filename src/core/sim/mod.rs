@@ -1,4 +1,4 @@
-//! The simulation kernel: simulated time, the event queue and loop, the indexed heap, RNG streams and the policy clock; it may import only core's basics (error, limits, …), no other room.
+//! The simulation kernel: simulated time, the event queue and loop, the indexed heap, RNG streams, the policy clock and cache prefetch hints; it may import only core's basics (error, limits, …), no other room.
 
 pub mod active;
 mod event_loop;
@@ -6,9 +6,10 @@ mod event_queue;
 pub mod heap;
 pub mod held;
 pub mod policy_clock;
+pub mod prefetch;
 pub mod rng;
 pub mod time;
 
 pub use active::ActiveTable;
 pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
-pub use event_queue::{EventQueue, QueuedEvent};
+pub use event_queue::{EventQueue, NEXT_FROM_HEAP, QueuedEvent};

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use super::GpPrior;
 use crate::core::error::{Error, Result};
+use crate::core::sim::prefetch::prefetch_slice;
 
 /// Floor on the innovation variance `s = Σ[j,j] + σ_n²` of an observation:
 /// when |s| ≤ this (or s is not finite) the observation is counted but does
@@ -276,6 +277,14 @@ impl TenantPosterior {
         self.n_observed += 1;
         self.rank_one_update(j, y, true);
         self.data[jj] = f64::NAN;
+    }
+
+    /// Prefetch hint for every line of the means and covariance (an
+    /// observation reads a column of it, one entry in each row, and updates
+    /// the rows: at 10^6 tenants a cache miss each, docs/PERFORMANCE.md
+    /// "Internet scale").
+    pub fn prefetch(&self) {
+        prefetch_slice(&self.data);
     }
 
     /// Posterior mean μ of local model `j`.

@@ -33,7 +33,7 @@ pub use gpu_types::{GpuTypes, SpeedTable};
 pub use job_sink::{JobSink, RunEndState};
 pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
-    Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
+    PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };
 pub use simulation::{
     SimInput, simulate, simulate_continuing, simulate_observed, simulate_observed_owned,

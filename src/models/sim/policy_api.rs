@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{GpuTypes, Tenants};
 use crate::core::error::{Error, Result};
+pub use crate::core::sim::prefetch::PrefetchStep;
 use crate::models::trace::Trace;
 
 /// A selector's proposal for a tenant's next job, with what schedulers may
@@ -91,6 +92,13 @@ pub trait Selector: Send {
         Ok(())
     }
 
+    /// A hint: a job of `tenant` completes soon, `step` says how soon
+    /// ([`PrefetchStep`]). A selector may start loading what its
+    /// `observe` and `propose` for the tenant will read
+    /// ([`crate::core::sim::prefetch`]); it must change nothing a call
+    /// sees. Default: nothing.
+    fn prefetch(&self, _tenant: usize, _step: PrefetchStep) {}
+
     /// Whether `tenant`'s schedule is over and the selector will propose
     /// nothing for it again (the multi-fidelity selectors under
     /// `after_schedule = "stop"`, DESIGN §12.3). Read when the run ends, for
@@ -128,6 +136,13 @@ pub trait Scheduler: Send {
         Ok(())
     }
 
+    /// A hint: a job of `tenant` completes soon, `step` says how soon
+    /// ([`PrefetchStep`]). A scheduler may start loading what its
+    /// `tenant_changed` for the tenant will read
+    /// ([`crate::core::sim::prefetch`]); it must change nothing a call
+    /// sees. Default: nothing.
+    fn prefetch(&self, _tenant: usize, _step: PrefetchStep) {}
+
     /// An independent copy of this scheduler in its current state, for a
     /// fork of a run (DESIGN §15.2). Default: an error (the scheduler
     /// cannot be forked); every built-in scheduler forks.
@@ -157,6 +172,10 @@ impl<S: Selector + ?Sized> Selector for Box<S> {
         (**self).schedule_over(tenant)
     }
 
+    fn prefetch(&self, tenant: usize, step: PrefetchStep) {
+        (**self).prefetch(tenant, step);
+    }
+
     fn fork(&self) -> Result<Box<dyn Selector>> {
         (**self).fork()
     }
@@ -170,6 +189,10 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
 
     fn tenant_changed(&mut self, tenants: &Tenants, tenant: usize) -> Result<()> {
         (**self).tenant_changed(tenants, tenant)
+    }
+
+    fn prefetch(&self, tenant: usize, step: PrefetchStep) {
+        (**self).prefetch(tenant, step);
     }
 
     fn fork(&self) -> Result<Box<dyn Scheduler>> {

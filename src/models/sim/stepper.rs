@@ -11,11 +11,12 @@ use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
 use super::tenants::{EndStates, NO_JOB};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
 use super::{JobSink, RunEndState};
-use super::{Scheduler, Selector};
+use super::{PrefetchStep, Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::held::{Held, Shared};
 use crate::core::sim::policy_clock::PolicyClock;
+use crate::core::sim::prefetch::HINT_FROM_LIVE;
 use crate::core::sim::{Component, EventLoop};
 use crate::models::trace::{Micros, Trace};
 use std::sync::Arc;
@@ -848,6 +849,7 @@ impl Component for ModelSelection<'_> {
                 }
                 self.with_policies(|p, tenants, _, _| p.completed(tenants, now, i, k, level, acc))?;
                 self.tell_if_done(i)?;
+                self.prefetch_next(queue);
             }
             Event::Arrival { tenant } => {
                 if let Some(t) = &mut self.touched {
@@ -888,6 +890,42 @@ impl Component for ModelSelection<'_> {
 
 impl<'a> ModelSelection<'a> {
     /// Call `f` with the policies, the tenants, the trace and the types.
+    /// Prefetch hints for the tenants of the next three completions
+    /// (DESIGN §10.4 "Prefetch hints"): the third's slot numbers, the
+    /// second's slots and trace row, the next one's posterior. Each
+    /// completion moves a tenant one step on, so each step reads what the
+    /// step before hinted. Changes nothing. Only once
+    /// [`HINT_FROM_LIVE`] tenants have been live at once: below, their
+    /// state is in the caches.
+    fn prefetch_next(&self, queue: &EventQueue<Event>) {
+        if self.tenants.high_water() < HINT_FROM_LIVE {
+            return;
+        }
+        let tenant = |e: Option<&Event>| match e {
+            Some(Event::Completion { job }) => {
+                self.jobs.get(*job as usize).map(|r| r.tenant as usize)
+            }
+            _ => None,
+        };
+        let [next, second, third] = queue.next_from_heap().map(tenant);
+        let steps = [
+            (third, PrefetchStep::Index),
+            (second, PrefetchStep::Record),
+            (next, PrefetchStep::Data),
+        ];
+        for (tenant, step) in steps {
+            let Some(i) = tenant.filter(|&i| i < self.tenants.len()) else {
+                continue;
+            };
+            self.tenants.prefetch(i, step);
+            self.selector.prefetch(i, step);
+            self.scheduler.prefetch(i, step);
+            if step == PrefetchStep::Record {
+                self.trace.prefetch_runtimes(self.tenants.user(i));
+            }
+        }
+    }
+
     fn with_policies<R>(
         &mut self,
         f: impl FnOnce(&mut Policies<'_>, &mut Tenants, &Trace, &GpuTypes) -> R,

@@ -33,6 +33,7 @@ use super::EndReason;
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
+use crate::core::sim::prefetch::{PrefetchStep, prefetch, prefetch_all, prefetch_slice};
 use crate::models::trace::{Micros, Trace};
 
 /// Bytes of parked tenants' state (each of its two sequences) kept in
@@ -563,9 +564,9 @@ impl Tenants {
     }
 
     /// The most tenants live at once so far: the slots the per-slot
-    /// arrays have grown to (the tests' bound on them).
-    #[cfg(test)]
-    fn high_water(&self) -> usize {
+    /// arrays have grown to (the tests' bound on them; whether the engine
+    /// gives prefetch hints).
+    pub(super) fn high_water(&self) -> usize {
         self.live.len()
     }
 
@@ -636,6 +637,36 @@ impl Tenants {
     /// Whether there are no tenants.
     pub fn is_empty(&self) -> bool {
         self.user.is_empty()
+    }
+    /// Prefetch hints for what a completion of tenant `i` reads here: at
+    /// [`PrefetchStep::Index`] its user and slot number, at
+    /// [`PrefetchStep::Record`] (the slot number read) its state and
+    /// flags. Any `i`; a parked or absent tenant's state is on disk or
+    /// nowhere, and is not hinted.
+    pub(super) fn prefetch(&self, i: usize, step: PrefetchStep) {
+        match step {
+            PrefetchStep::Index => {
+                if let Some(u) = self.user.get(i) {
+                    prefetch(u);
+                }
+                if let Some(s) = self.slot_of.get(i) {
+                    prefetch(s);
+                }
+            }
+            PrefetchStep::Record => {
+                let Some(&s) = self.slot_of.get(i).filter(|&&s| s < PARKED) else {
+                    return;
+                };
+                let s = s as usize;
+                if let Some(state) = self.live.get(s) {
+                    prefetch_all(state);
+                }
+                if let Some(flags) = self.flags.get(s * self.n_models..(s + 1) * self.n_models) {
+                    prefetch_slice(flags);
+                }
+            }
+            PrefetchStep::Data => {}
+        }
     }
     /// Trace user index of tenant `i`.
     pub fn user(&self, i: usize) -> usize {
@@ -1104,6 +1135,43 @@ mod tests {
     /// shuffled order, so on file every one was a write of its own (2 ×
     /// 10^7 in scale-year). Parked in a shuffled order they are now
     /// appended, a write buffer at a time, and read back as they were.
+    /// Hints are taken for any tenant, live, parked, not arrived or out
+    /// of range (the engine hints the tenants of queued completions,
+    /// which may be done by then), and read nothing back.
+    #[test]
+    fn prefetch_hints_take_any_tenant_in_any_state() {
+        let trace = crate::models::trace::parse_trace(
+            "t.csv",
+            "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n".as_bytes(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut t = Tenants::new(&trace, &[0, 0, 0], &[0, 0, 0], 1, TenantLimits::default());
+        t.parked = Spill::with_threshold(0);
+        t.parked_flags = Spill::with_threshold(0);
+        // Tenant 0 live, tenant 1 parked (on disk), tenant 2 not arrived.
+        t.arrive(0);
+        t.start(0, 0, 0, true, 1);
+        t.arrive(1);
+        t.start(1, 0, 0, true, 1);
+        t.complete(1, 0, 0, 0.5);
+        t.leave(1, 9);
+        t.park(1).expect("park");
+        let writes = t.parked.file_writes();
+        for i in [0, 1, 2, 3, usize::MAX] {
+            for step in [
+                PrefetchStep::Index,
+                PrefetchStep::Record,
+                PrefetchStep::Data,
+            ] {
+                t.prefetch(i, step);
+            }
+        }
+        assert_eq!(t.parked.file_writes(), writes);
+        assert!(t.is_tried(0, 0) && !t.is_tried(0, 1) && !t.is_eligible(0));
+        assert!(t.is_parked(1) && t.best(1) == 0.5 && t.left_at(1) == Some(9));
+        assert!(!t.is_parked(2) && !t.is_eligible(2));
+    }
+
     #[test]
     fn done_tenants_parked_in_a_shuffled_order_take_a_write_a_buffer_not_one_each() {
         let trace = crate::models::trace::parse_trace(

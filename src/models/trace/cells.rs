@@ -5,6 +5,7 @@
 use ndarray::Array2;
 
 use super::{Micros, SynBacking};
+use crate::core::sim::prefetch::prefetch_slice;
 
 /// The accuracy, runtime and availability of every (user, model) pair.
 #[derive(Debug, Clone)]
@@ -49,6 +50,18 @@ impl Cells {
         match self {
             Cells::Dense { available, .. } => available[[user, model]],
             Cells::Lazy(_) => true,
+        }
+    }
+
+    /// Prefetch hint for the user's runtimes (held cells only: a lazy
+    /// trace produces a row when it is read).
+    #[inline]
+    pub(super) fn prefetch_runtimes(&self, user: usize) {
+        if let Cells::Dense { runtime_us, .. } = self
+            && user < runtime_us.nrows()
+            && let Some(row) = runtime_us.row(user).to_slice()
+        {
+            prefetch_slice(row);
         }
     }
 

@@ -82,6 +82,12 @@ impl Trace {
     pub fn runtime_us(&self, user: usize, model: usize) -> Micros {
         self.cells.runtime_us(user, model)
     }
+    /// Prefetch hint for the user's runtimes, which the next decision
+    /// about one of its tenants reads (a held trace only;
+    /// [`crate::core::sim::prefetch`]).
+    pub fn prefetch_runtimes(&self, user: usize) {
+        self.cells.prefetch_runtimes(user);
+    }
     /// `read` of the user's runtimes in µs, by model index (0 where
     /// missing): one row read for a decision that scores many models.
     /// `read` should not read the trace itself (a lazy trace then produces

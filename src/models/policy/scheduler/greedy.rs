@@ -8,7 +8,9 @@ use crate::core::params::Params;
 use crate::core::sim::heap::ScoreHeap;
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
-use crate::models::sim::{Proposal, RepContext, Scheduler, SchedulerFactory, Selector};
+use crate::models::sim::{
+    PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector,
+};
 
 /// Registry entry.
 pub fn entry() -> SchedulerEntry {
@@ -169,6 +171,19 @@ impl Greedy {
 impl Scheduler for Greedy {
     fn fork(&self) -> Result<Box<dyn Scheduler>> {
         Ok(Box::new(self.clone()))
+    }
+
+    /// The tenant's score is set or removed at the next pick after its
+    /// completion: its slot number, then its score and heap place.
+    fn prefetch(&self, tenant: usize, step: PrefetchStep) {
+        let record = match step {
+            PrefetchStep::Index => false,
+            PrefetchStep::Record => true,
+            PrefetchStep::Data => return,
+        };
+        for heap in &self.heaps {
+            heap.prefetch(tenant, record);
+        }
     }
 
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {

@@ -9,7 +9,7 @@ use crate::core::error::Result;
 use crate::core::params::Params;
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
-use crate::models::sim::{RepContext, Scheduler, SchedulerFactory, Selector};
+use crate::models::sim::{PrefetchStep, RepContext, Scheduler, SchedulerFactory, Selector};
 
 /// Registry entry.
 pub fn entry() -> SchedulerEntry {
@@ -118,6 +118,13 @@ impl Hybrid {
 impl Scheduler for Hybrid {
     fn fork(&self) -> Result<Box<dyn Scheduler>> {
         Ok(Box::new(self.clone()))
+    }
+
+    /// Greedy's hints while it schedules.
+    fn prefetch(&self, tenant: usize, step: PrefetchStep) {
+        if !self.switched {
+            self.greedy.prefetch(tenant, step);
+        }
     }
 
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {

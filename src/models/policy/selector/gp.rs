@@ -26,13 +26,14 @@ use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::params::Params;
 use crate::core::sim::ActiveTable;
+use crate::core::sim::prefetch::prefetch;
 use crate::models::gp::{
     GpPrior, Kernel, TenantPosterior, argmax_of, beta, expected_improvement,
     relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
 };
 use crate::models::policy::entry::SelectorEntry;
 use crate::models::sim::Tenants;
-use crate::models::sim::{GpuTypes, Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::{GpuTypes, PrefetchStep, Proposal, RepContext, Selector, SelectorFactory};
 use crate::models::trace::{Micros, Trace};
 
 /// The scenario names of this file's selectors.
@@ -746,6 +747,25 @@ impl Selector for GpSelector {
 
     fn propose(&mut self, tenants: &Tenants, tenant: usize) -> Result<Option<Proposal>> {
         Ok(self.cached(tenants, tenant))
+    }
+
+    /// `observe` reads the tenant's user, its slot number, its slot and
+    /// its posterior's numbers, in that order of dependence.
+    fn prefetch(&self, tenant: usize, step: PrefetchStep) {
+        match step {
+            PrefetchStep::Index => {
+                if let Some(u) = self.users.get(tenant) {
+                    prefetch(u);
+                }
+                self.slots.prefetch_slot(tenant);
+            }
+            PrefetchStep::Record => self.slots.prefetch_value(tenant),
+            PrefetchStep::Data => {
+                if let Some(p) = self.posterior(tenant) {
+                    p.prefetch();
+                }
+            }
+        }
     }
 
     fn started(&mut self, tenant: usize, _model: usize) -> Result<()> {
