@@ -889,7 +889,6 @@ impl Component for ModelSelection<'_> {
 }
 
 impl<'a> ModelSelection<'a> {
-    /// Call `f` with the policies, the tenants, the trace and the types.
     /// Prefetch hints for the tenants of the next three completions
     /// (DESIGN §10.4 "Prefetch hints"): the third's slot numbers, the
     /// second's slots and trace row, the next one's posterior. Each
@@ -926,6 +925,7 @@ impl<'a> ModelSelection<'a> {
         }
     }
 
+    /// Call `f` with the policies, the tenants, the trace and the types.
     fn with_policies<R>(
         &mut self,
         f: impl FnOnce(&mut Policies<'_>, &mut Tenants, &Trace, &GpuTypes) -> R,

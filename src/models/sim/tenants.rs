@@ -1135,16 +1135,21 @@ mod tests {
     /// shuffled order, so on file every one was a write of its own (2 ×
     /// 10^7 in scale-year). Parked in a shuffled order they are now
     /// appended, a write buffer at a time, and read back as they were.
-    /// Hints are taken for any tenant, live, parked, not arrived or out
-    /// of range (the engine hints the tenants of queued completions,
-    /// which may be done by then), and read nothing back.
-    #[test]
-    fn prefetch_hints_take_any_tenant_in_any_state() {
-        let trace = crate::models::trace::parse_trace(
+    /// One user `a` with models m1 (0.5, 1 s) and m2 (0.9, 2 s).
+    fn one_user_two_models() -> Trace {
+        crate::models::trace::parse_trace(
             "t.csv",
             "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n".as_bytes(),
         )
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Hints are taken for any tenant, live, parked, not arrived or out
+    /// of range (the engine hints the tenants of queued completions,
+    /// which may be done by then), and change nothing.
+    #[test]
+    fn prefetch_hints_take_any_tenant_in_any_state() {
+        let trace = one_user_two_models();
         let mut t = Tenants::new(&trace, &[0, 0, 0], &[0, 0, 0], 1, TenantLimits::default());
         t.parked = Spill::with_threshold(0);
         t.parked_flags = Spill::with_threshold(0);
@@ -1174,11 +1179,7 @@ mod tests {
 
     #[test]
     fn done_tenants_parked_in_a_shuffled_order_take_a_write_a_buffer_not_one_each() {
-        let trace = crate::models::trace::parse_trace(
-            "t.csv",
-            "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n".as_bytes(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let trace = one_user_two_models();
         let n = 5_000;
         let mut t = Tenants::new(&trace, &vec![0; n], &vec![0; n], 1, TenantLimits::default());
         t.parked = Spill::with_threshold(0);
