@@ -10,7 +10,7 @@
 //! greedy schedulers.
 
 use super::ActiveTable;
-use super::prefetch::prefetch;
+use super::prefetch::{PrefetchStep, prefetch};
 
 const ABSENT: u32 = u32::MAX;
 
@@ -279,18 +279,22 @@ impl ScoreHeap {
     }
 
     /// Prefetch hints for what [`Self::set`] and [`Self::remove`] of
-    /// tenant `i` read first: with `record` false its slot number; with
-    /// `record` true (the slot number read: hinted before) its score and
+    /// tenant `i` read first: at [`PrefetchStep::Index`] its slot number;
+    /// at [`PrefetchStep::Record`] (the slot number read) its score and
     /// its place in the heap.
     #[inline]
-    pub fn prefetch(&self, i: usize, record: bool) {
-        if !record {
-            self.scores.prefetch_slot(i);
-        } else if let Some(s) = self.scores.slot(i) {
-            prefetch(self.scores.at(s));
-            if let Some(info) = self.heap.items.get(s) {
-                prefetch(info);
+    pub fn prefetch(&self, i: usize, step: PrefetchStep) {
+        match step {
+            PrefetchStep::Index => self.scores.prefetch_slot(i),
+            PrefetchStep::Record => {
+                if let Some(s) = self.scores.slot(i) {
+                    prefetch(self.scores.at(s));
+                    if let Some(info) = self.heap.items.get(s) {
+                        prefetch(info);
+                    }
+                }
             }
+            PrefetchStep::Data => {}
         }
     }
 

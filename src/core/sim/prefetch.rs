@@ -38,9 +38,11 @@ pub enum PrefetchStep {
 /// are only work: with them on, `scenarios/bench-repetitions.toml` (40
 /// tenants) took 6 % longer (9.28–9.68 s against 8.57–9.05 s,
 /// docs/PERFORMANCE.md "Reading the next completions' tenants ahead"),
-/// while scale-1m (10^6 live) took a fifth less. 16,384 tenants hold
-/// about 40 MB of GP-UCB state (about 2.4 KB each at 20 models), more than
-/// a server's last-level cache share.
+/// while scale-1m (10^6 live) took a quarter less. At 20 models a GP-UCB
+/// tenant's state is about 2.1 KB (a 1,840-byte posterior, a 136-byte
+/// selector slot, the engine's 56-byte state and 20 flags, the score
+/// heap's entries), so 16,384 of them hold about 34 MB, more than a
+/// server's last-level cache share.
 pub const HINT_FROM_LIVE: usize = 16_384;
 
 /// Bytes in a cache line (x86-64; on a CPU with larger lines a hint per

@@ -176,13 +176,8 @@ impl Scheduler for Greedy {
     /// The tenant's score is set or removed at the next pick after its
     /// completion: its slot number, then its score and heap place.
     fn prefetch(&self, tenant: usize, step: PrefetchStep) {
-        let record = match step {
-            PrefetchStep::Index => false,
-            PrefetchStep::Record => true,
-            PrefetchStep::Data => return,
-        };
         for heap in &self.heaps {
-            heap.prefetch(tenant, record);
+            heap.prefetch(tenant, step);
         }
     }
 
