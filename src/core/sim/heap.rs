@@ -120,6 +120,46 @@ impl<K: Ord + Copy + Default> IndexedHeap<K> {
         self.heap.first().map(|s| (s.item, s.key))
     }
 
+    /// The ties of the first `N` slots in heap order (what `N` pops would
+    /// return first, as ties), `None` past the end: without changing the
+    /// heap, from its top `1 + ARITY·(N − 1)` slots at most (the r-th
+    /// smallest is a child of one of the r − 1 before it, so each pick
+    /// adds its children to the candidates). For hints: the top few levels
+    /// are in the caches, so this reads no cold line.
+    pub fn first_ties<const N: usize>(&self) -> [Option<u32>; N] {
+        let mut out = [None; N];
+        // Candidate positions: the children of the slots taken so far,
+        // not yet taken. Pick r leaves at most 1 + 3r of them (one taken,
+        // ARITY = 4 added), so the first 21 are named in full; past that
+        // the rest are `None`.
+        let mut cand = [0usize; 64];
+        let mut n_cand = usize::from(!self.heap.is_empty());
+        for slot in &mut out {
+            let Some(b) = (0..n_cand).reduce(|b, c| {
+                if self.heap[cand[c]].before(&self.heap[cand[b]]) {
+                    c
+                } else {
+                    b
+                }
+            }) else {
+                break;
+            };
+            let at = cand[b];
+            *slot = Some(self.heap[at].tie);
+            n_cand -= 1;
+            cand[b] = cand[n_cand];
+            let first = ARITY * at + 1;
+            for c in first..(first + ARITY).min(self.heap.len()) {
+                if n_cand == cand.len() {
+                    return out;
+                }
+                cand[n_cand] = c;
+                n_cand += 1;
+            }
+        }
+        out
+    }
+
     /// Insert `item` with `key`, or change its key if it is present.
     pub fn push(&mut self, item: u32, key: K) {
         self.push_tied(item, item, key);
@@ -313,6 +353,13 @@ impl ScoreHeap {
         self.scores.slot(i).is_some()
     }
 
+    /// The `N` best tenants, best first, `None` past the last: the
+    /// tenants `N` removals of the top would see, if nothing else changed
+    /// ([`IndexedHeap::first_ties`]: no cold read, for hints).
+    pub fn first<const N: usize>(&self) -> [Option<usize>; N] {
+        self.heap.first_ties::<N>().map(|t| t.map(|t| t as usize))
+    }
+
     /// The best tenant and its score.
     pub fn top(&self) -> Option<(usize, f64)> {
         // The heap's first slot: its item is the tenant's slot, its tie
@@ -503,6 +550,55 @@ mod tests {
                 prop_assert_eq!(h.len(), model.len());
                 prop_assert_eq!(h.peek(), model.iter().next().map(|&(k, i)| (i, k)));
             }
+        }
+
+        /// The first slots named without a pop are those the pops give,
+        /// in order (ties included), `None` past the end: against a
+        /// sorted set of (key, item), after any mix of pushes, key changes
+        /// and removals.
+        #[test]
+        fn first_ties_are_what_the_pops_give(
+            ops in proptest::collection::vec((0u8..3, 0u32..60, 0u32..6), 0..300),
+        ) {
+            let mut h = IndexedHeap::<u32>::new(60);
+            let mut model = std::collections::BTreeSet::new();
+            for (op, item, key) in ops {
+                if h.contains(item) {
+                    model.remove(&(h.key(item), item));
+                }
+                if op < 2 {
+                    h.push(item, key);
+                    model.insert((key, item));
+                } else {
+                    h.remove(item);
+                }
+                let want: Vec<Option<u32>> = (0..5).map(|r| model.iter().nth(r).map(|e| e.1)).collect();
+                prop_assert_eq!(h.first_ties::<5>().to_vec(), want);
+                // Twenty-one are named in full.
+                let want: Vec<Option<u32>> = (0..21).map(|r| model.iter().nth(r).map(|e| e.1)).collect();
+                prop_assert_eq!(h.first_ties::<21>().to_vec(), want);
+            }
+        }
+
+        /// A score heap names its best tenants as `top` would after each
+        /// removal of the top.
+        #[test]
+        fn score_heap_first_are_the_successive_tops(
+            sets in proptest::collection::vec((0usize..30, 0u8..5), 0..80),
+        ) {
+            let mut h = ScoreHeap::new(30);
+            for &(i, v) in &sets {
+                h.set(i, f64::from(v) / 4.0);
+            }
+            let first = h.first::<3>();
+            let mut tops = [None; 3];
+            for t in &mut tops {
+                *t = h.top().map(|(i, _)| i);
+                if let Some(i) = *t {
+                    h.remove(i);
+                }
+            }
+            prop_assert_eq!(first, tops);
         }
     }
 }

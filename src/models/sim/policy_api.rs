@@ -92,8 +92,9 @@ pub trait Selector: Send {
         Ok(())
     }
 
-    /// A hint: a job of `tenant` completes soon, `step` says how soon
-    /// ([`PrefetchStep`]). A selector may start loading what its
+    /// A hint: a job of `tenant` completes soon, or the scheduler expects
+    /// to pick `tenant` soon ([`Scheduler::next_picks`]); `step` says how
+    /// soon ([`PrefetchStep`]). A selector may start loading what its
     /// `observe` and `propose` for the tenant will read
     /// ([`crate::core::sim::prefetch`]); it must change nothing a call
     /// sees. Default: nothing.
@@ -136,12 +137,21 @@ pub trait Scheduler: Send {
         Ok(())
     }
 
-    /// A hint: a job of `tenant` completes soon, `step` says how soon
-    /// ([`PrefetchStep`]). A scheduler may start loading what its
-    /// `tenant_changed` for the tenant will read
-    /// ([`crate::core::sim::prefetch`]); it must change nothing a call
-    /// sees. Default: nothing.
+    /// A hint: a job of `tenant` completes soon, or `tenant` is among
+    /// [`Scheduler::next_picks`]; `step` says how soon ([`PrefetchStep`]).
+    /// A scheduler may start loading what its `tenant_changed` and `pick`
+    /// for the tenant will read ([`crate::core::sim::prefetch`]); it must
+    /// change nothing a call sees. Default: nothing.
     fn prefetch(&self, _tenant: usize, _step: PrefetchStep) {}
+
+    /// A hint: the tenants this scheduler expects its next three picks to
+    /// return if no tenant changes before them, first pick first. The
+    /// engine hints their state ahead of the picks (DESIGN §10.4); a wrong
+    /// guess only costs loads. It must change nothing and should read only
+    /// what is in the caches (a greedy heap's top slots). Default: none.
+    fn next_picks(&self) -> [Option<usize>; 3] {
+        [None; 3]
+    }
 
     /// An independent copy of this scheduler in its current state, for a
     /// fork of a run (DESIGN §15.2). Default: an error (the scheduler
@@ -193,6 +203,10 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
 
     fn prefetch(&self, tenant: usize, step: PrefetchStep) {
         (**self).prefetch(tenant, step);
+    }
+
+    fn next_picks(&self) -> [Option<usize>; 3] {
+        (**self).next_picks()
     }
 
     fn fork(&self) -> Result<Box<dyn Scheduler>> {

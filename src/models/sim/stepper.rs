@@ -893,7 +893,12 @@ impl<'a> ModelSelection<'a> {
     /// (DESIGN §10.4 "Prefetch hints"): the third's slot numbers, the
     /// second's slots and trace row, the next one's posterior. Each
     /// completion moves a tenant one step on, so each step reads what the
-    /// step before hinted. Changes nothing. Only once
+    /// step before hinted. Then for the scheduler's next picks
+    /// ([`Scheduler::next_picks`]), whose decisions follow this completion
+    /// and the next two: the second's slots and trace row, the third's
+    /// slot numbers (a decision reads a cached proposal, not the
+    /// posterior; the first pick, picked now, had its slots hinted at the
+    /// completion before). Changes nothing. Only once
     /// [`HINT_FROM_LIVE`] tenants have been live at once: below, their
     /// state is in the caches.
     fn prefetch_next(&self, queue: &EventQueue<Event>) {
@@ -907,20 +912,32 @@ impl<'a> ModelSelection<'a> {
             _ => None,
         };
         let [next, second, third] = queue.next_from_heap().map(tenant);
-        let steps = [
-            (third, PrefetchStep::Index),
-            (second, PrefetchStep::Record),
-            (next, PrefetchStep::Data),
-        ];
-        for (tenant, step) in steps {
-            let Some(i) = tenant.filter(|&i| i < self.tenants.len()) else {
-                continue;
-            };
-            self.tenants.prefetch(i, step);
-            self.selector.prefetch(i, step);
-            self.scheduler.prefetch(i, step);
-            if step == PrefetchStep::Record {
-                self.trace.prefetch_runtimes(self.tenants.user(i));
+        // A completion reads the tenant's runtimes (its selector scores
+        // its models), a job start one accuracy and one runtime.
+        self.hint(third, PrefetchStep::Index, false);
+        self.hint(second, PrefetchStep::Record, false);
+        self.hint(next, PrefetchStep::Data, false);
+        let [_, second, third] = self.scheduler.next_picks();
+        self.hint(third, PrefetchStep::Index, true);
+        self.hint(second, PrefetchStep::Record, true);
+    }
+
+    /// Hint `step` of `tenant`'s state to the engine and both policies;
+    /// at [`PrefetchStep::Record`] also its trace row: runtimes, and with
+    /// `accuracies` the accuracies too. Nothing for a tenant out of range.
+    fn hint(&self, tenant: Option<usize>, step: PrefetchStep, accuracies: bool) {
+        let Some(i) = tenant.filter(|&i| i < self.tenants.len()) else {
+            return;
+        };
+        self.tenants.prefetch(i, step);
+        self.selector.prefetch(i, step);
+        self.scheduler.prefetch(i, step);
+        if step == PrefetchStep::Record {
+            let u = self.tenants.user(i);
+            if accuracies {
+                self.trace.prefetch_row(u);
+            } else {
+                self.trace.prefetch_runtimes(u);
             }
         }
     }

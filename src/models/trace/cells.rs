@@ -57,11 +57,23 @@ impl Cells {
     /// trace produces a row when it is read).
     #[inline]
     pub(super) fn prefetch_runtimes(&self, user: usize) {
-        if let Cells::Dense { runtime_us, .. } = self
-            && user < runtime_us.nrows()
-            && let Some(row) = runtime_us.row(user).to_slice()
+        if let Cells::Dense { runtime_us, .. } = self {
+            prefetch_matrix_row(runtime_us, user);
+        }
+    }
+
+    /// Prefetch hint for the user's accuracies and runtimes (held cells
+    /// only).
+    #[inline]
+    pub(super) fn prefetch_row(&self, user: usize) {
+        if let Cells::Dense {
+            accuracy,
+            runtime_us,
+            ..
+        } = self
         {
-            prefetch_slice(row);
+            prefetch_matrix_row(accuracy, user);
+            prefetch_matrix_row(runtime_us, user);
         }
     }
 
@@ -78,6 +90,17 @@ impl Cells {
             }),
             Cells::Lazy(b) => b.with_row(user, read),
         }
+    }
+}
+
+/// Prefetch hint for row `row` of a row-major `m` (nothing if out of
+/// range or not contiguous).
+#[inline]
+fn prefetch_matrix_row<T>(m: &Array2<T>, row: usize) {
+    if row < m.nrows()
+        && let Some(r) = m.row(row).to_slice()
+    {
+        prefetch_slice(r);
     }
 }
 

@@ -88,6 +88,11 @@ impl Trace {
     pub fn prefetch_runtimes(&self, user: usize) {
         self.cells.prefetch_runtimes(user);
     }
+    /// Prefetch hint for the user's accuracies and runtimes, which a job
+    /// start for one of its tenants reads (a held trace only).
+    pub fn prefetch_row(&self, user: usize) {
+        self.cells.prefetch_row(user);
+    }
     /// `read` of the user's runtimes in µs, by model index (0 where
     /// missing): one row read for a decision that scores many models.
     /// `read` should not read the trace itself (a lazy trace then produces

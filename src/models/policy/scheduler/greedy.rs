@@ -181,6 +181,26 @@ impl Scheduler for Greedy {
         }
     }
 
+    /// Of the heap's four best tenants, those not changed since the last
+    /// pick (a changed one is rescored first: the tenant just started is
+    /// still on top until then), at most three; on a cluster of one GPU
+    /// type only (with several, the type of the GPU that frees next is not
+    /// known).
+    fn next_picks(&self) -> [Option<usize>; 3] {
+        let mut out = [None; 3];
+        if let [heap] = self.heaps.as_slice() {
+            let clean = heap
+                .first::<4>()
+                .into_iter()
+                .flatten()
+                .filter(|&i| !self.is_dirty.get(i));
+            for (o, i) in out.iter_mut().zip(clean) {
+                *o = Some(i);
+            }
+        }
+        out
+    }
+
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         Ok(self.best(tenants, selector)?.map(|(i, _)| i))
     }
@@ -213,6 +233,11 @@ impl Bits {
         was_clear
     }
 
+    /// Whether bit `i` is set.
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] & (1u64 << (i % 64)) != 0
+    }
+
     /// Clear bit `i`.
     fn clear(&mut self, i: usize) {
         self.0[i / 64] &= !(1u64 << (i % 64));
@@ -221,7 +246,57 @@ impl Bits {
 
 #[cfg(test)]
 mod tests {
-    use super::Bits;
+    use proptest::prelude::*;
+
+    use super::{Bits, Greedy, Score};
+    use crate::core::sim::heap::ranks_above;
+    use crate::models::sim::Scheduler;
+
+    proptest! {
+        /// The next picks are the best tenants among the heap's first four
+        /// that are not waiting to be rescored, best first: against a sort
+        /// of the scores by rank (ties to the lower tenant).
+        #[test]
+        fn next_picks_skip_tenants_waiting_to_be_rescored(
+            scores in proptest::collection::vec(proptest::option::of(0u8..4), 1..12),
+            dirty in proptest::collection::vec(any::<bool>(), 12),
+        ) {
+            let n = scores.len();
+            let mut g = Greedy::new(n, Score::PerSecond);
+            for (i, s) in scores.iter().enumerate() {
+                if let Some(s) = s {
+                    g.heaps[0].set(i, f64::from(*s));
+                }
+                if dirty[i] && g.is_dirty.set(i) {
+                    g.dirty[0].push(i as u32);
+                }
+            }
+            let mut ranked: Vec<(usize, f64)> = scores
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.map(|s| (i, f64::from(s))))
+                .collect();
+            ranked.sort_by(|&(a, sa), &(b, sb)| {
+                if ranks_above(sa, a, sb, b) {
+                    std::cmp::Ordering::Less
+                } else {
+                    std::cmp::Ordering::Greater
+                }
+            });
+            let mut want = [None; 3];
+            let clean = ranked.iter().take(4).map(|&(i, _)| i).filter(|&i| !dirty[i]);
+            for (w, i) in want.iter_mut().zip(clean) {
+                *w = Some(i);
+            }
+            prop_assert_eq!(g.next_picks(), want);
+            // With two GPU types the next GPU's type is unknown: none.
+            let mut two = Greedy::with_types(n, 2, Score::PerSecond);
+            for heap in &mut two.heaps {
+                heap.set(0, 1.0);
+            }
+            prop_assert_eq!(two.next_picks(), [None; 3]);
+        }
+    }
 
     #[test]
     fn bits_set_reports_a_first_set_and_clear_resets_it() {

@@ -127,6 +127,15 @@ impl Scheduler for Hybrid {
         }
     }
 
+    /// Greedy's next picks while it schedules.
+    fn next_picks(&self) -> [Option<usize>; 3] {
+        if self.switched {
+            [None; 3]
+        } else {
+            self.greedy.next_picks()
+        }
+    }
+
     fn pick(&mut self, tenants: &Tenants, selector: &mut dyn Selector) -> Result<Option<usize>> {
         if !self.switched {
             let Some((i, score)) = self.greedy.best(tenants, selector)? else {

@@ -133,3 +133,19 @@ fn the_lazy_trace_has_the_dense_traces_hash_and_cells() {
         }
     }
 }
+
+/// Prefetch hints take any user of a dense or a lazy trace, out of range
+/// included, and change no cell (a lazy trace produces no row for them).
+#[test]
+fn trace_prefetch_hints_take_any_user_and_change_nothing() {
+    let p = params(37, 20, 0);
+    for t in [generate_syn_trace(&p, "d"), lazy_syn_trace(&p, "l")] {
+        let before: Vec<f64> = (0..p.users).map(|u| t.trace.accuracy(u, 3)).collect();
+        for u in [0, 36, 37, 1 << 40, usize::MAX] {
+            t.trace.prefetch_row(u);
+            t.trace.prefetch_runtimes(u);
+        }
+        let after: Vec<f64> = (0..p.users).map(|u| t.trace.accuracy(u, 3)).collect();
+        assert_eq!(before, after);
+    }
+}
