@@ -6,8 +6,10 @@
 //! when its event comes, and the misses of one event depend on each other
 //! (a slot number, then the record it names, then what the record points
 //! to), so the engine waited for them one after another. Knowing the next
-//! events' tenants, it now names what they will read a few events ahead
-//! (its own state and, through the policies' `prefetch` methods, theirs),
+//! events' tenants (the next completions' from the event queue, the next
+//! picks' from the scheduler), it now names what they will read a few
+//! events ahead (its own state and, through the policies' `prefetch`
+//! methods, theirs),
 //! and the loads overlap the work in between (scale-1m:
 //! docs/PERFORMANCE.md "Internet scale", "Reading the next completions'
 //! tenants ahead").
@@ -18,18 +20,21 @@
 
 /// How far ahead a prefetch hint comes (model mode's
 /// `Selector::prefetch` and `Scheduler::prefetch`). The engine names the
-/// tenant of each of the next three job completions, one step a
-/// completion, so that each step can follow what the step before brought
-/// into the cache (a slot number, then the slot it names, then what the
-/// slot points to; DESIGN §10.4 "Prefetch hints").
+/// tenant of each of the next three job completions, and of the
+/// scheduler's next picks (`Scheduler::next_picks`), one step an event,
+/// so that each step can follow what the step before brought into the
+/// cache (a slot number, then the slot it names, then what the slot
+/// points to; DESIGN §10.4 "Prefetch hints").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PrefetchStep {
-    /// Three completions ahead: what is indexed by tenant (slot numbers).
+    /// Three completions (or picks) ahead: what is indexed by tenant
+    /// (slot numbers).
     Index,
-    /// Two completions ahead: the records those name (a tenant's slot).
+    /// Two completions (or the pick after next): the records those name
+    /// (a tenant's slot).
     Record,
     /// The next completion: what those records point to (a posterior's
-    /// numbers).
+    /// numbers). A pick reads no posterior, and gets no such step.
     Data,
 }
 

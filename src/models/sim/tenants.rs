@@ -1130,11 +1130,6 @@ mod tests {
         }
     }
 
-    /// Regression (issue 34, scale-year): done tenants were written to
-    /// the parked sequences at their index, and tenants are done in a
-    /// shuffled order, so on file every one was a write of its own (2 ×
-    /// 10^7 in scale-year). Parked in a shuffled order they are now
-    /// appended, a write buffer at a time, and read back as they were.
     /// One user `a` with models m1 (0.5, 1 s) and m2 (0.9, 2 s).
     fn one_user_two_models() -> Trace {
         crate::models::trace::parse_trace(
@@ -1177,6 +1172,11 @@ mod tests {
         assert!(!t.is_parked(2) && !t.is_eligible(2));
     }
 
+    /// Regression (issue 34, scale-year): done tenants were written to
+    /// the parked sequences at their index, and tenants are done in a
+    /// shuffled order, so on file every one was a write of its own (2 ×
+    /// 10^7 in scale-year). Parked in a shuffled order they are now
+    /// appended, a write buffer at a time, and read back as they were.
     #[test]
     fn done_tenants_parked_in_a_shuffled_order_take_a_write_a_buffer_not_one_each() {
         let trace = one_user_two_models();
