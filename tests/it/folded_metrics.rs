@@ -187,7 +187,7 @@ fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
                     limits: c.limits,
                 },
             };
-            let fold = RunFold::for_run(trace, &tenants, &arrivals, &c.thresholds);
+            let fold = RunFold::new(tenants.len(), &c.thresholds);
             let mut out = simulate_observed(
                 &input,
                 scheduler.as_mut(),
@@ -201,7 +201,7 @@ fn check_every_policy(c: &Case) -> Result<(), TestCaseError> {
             let Ok(mut selector) = make_sel(&ctx) else {
                 continue;
             };
-            let fold = RunFold::for_run(trace, &tenants, &arrivals, &c.thresholds);
+            let fold = RunFold::new(tenants.len(), &c.thresholds);
             let mut lean = simulate_observed(
                 &input,
                 scheduler.as_mut(),
@@ -260,7 +260,7 @@ struct DoneWatch {
 }
 
 impl JobSink for DoneWatch {
-    fn arrived(&mut self, _now: u64, _i: usize) {}
+    fn arrived(&mut self, _now: u64, _i: usize, _best_possible: f64) {}
     fn started(&mut self, i: usize, _start: u64, _end: u64) {
         self.calls.push((i, 'e'));
     }
@@ -280,6 +280,7 @@ impl JobSink for DoneWatch {
         self: Box<Self>,
         _state: &RunEndState<'_>,
         _models: &dyn Fn(usize) -> usize,
+        _best_possible: &dyn Fn(usize) -> f64,
         _cut: &mut dyn Iterator<Item = (usize, u64, u64)>,
     ) -> Arc<dyn std::any::Any + Send + Sync> {
         Arc::new(self.calls)
@@ -366,14 +367,12 @@ fn a_fold_on_its_own_thread_gives_the_results_of_the_inline_fold() {
         for policy in 0..scenario.policies.len() {
             for rep in 0..u64::from(scenario.repetitions()).min(2) {
                 let inline = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
-                    let fold =
-                        RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
+                    let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
                     simulate_observed_owned(i, a, b, Box::new(fold), false)
                 })
                 .expect("runs");
                 let threaded = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
-                    let fold =
-                        RunFold::for_run(i.trace, i.tenants, i.arrivals, &scenario.thresholds);
+                    let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
                     simulate_observed_owned(i, a, b, ThreadedSink::wrap(Box::new(fold)), false)
                 })
                 .expect("runs");
@@ -623,7 +622,7 @@ struct SeesFlag(
 );
 
 impl JobSink for SeesFlag {
-    fn arrived(&mut self, _now: u64, _i: usize) {}
+    fn arrived(&mut self, _now: u64, _i: usize, _best_possible: f64) {}
     fn started(&mut self, _i: usize, _start: u64, _end: u64) {}
     fn completed(&mut self, _i: usize, _start: u64, _at: u64, _acc: f64) {}
     fn cancelled(&mut self, _i: usize, _start: u64, _at: u64) {}
@@ -634,6 +633,7 @@ impl JobSink for SeesFlag {
         self: Box<Self>,
         _state: &RunEndState<'_>,
         _models: &dyn Fn(usize) -> usize,
+        _best_possible: &dyn Fn(usize) -> f64,
         _cut: &mut dyn Iterator<Item = (usize, u64, u64)>,
     ) -> Arc<dyn std::any::Any + Send + Sync> {
         let seen = self.0.load(std::sync::atomic::Ordering::SeqCst);

@@ -73,12 +73,8 @@ fn simulate_rep(
     keep_jobs: bool,
 ) -> Result<RepResult> {
     simulate_rep_with(scenario, rep, policy, keep_jobs, &mut |input, sch, sel| {
-        let fold: Box<dyn JobSink> = Box::new(RunFold::for_run(
-            input.trace,
-            input.tenants,
-            input.arrivals,
-            &scenario.thresholds,
-        ));
+        let fold: Box<dyn JobSink> =
+            Box::new(RunFold::new(input.tenants.len(), &scenario.thresholds));
         let sink = if fold_on_own_thread(scenario, input.tenants.len()) {
             ThreadedSink::wrap(fold)
         } else {

@@ -5,37 +5,46 @@
 //! it processes events ([`super::RunFold`]); the same changes in the same
 //! order give the same bits.
 
-use std::sync::Arc;
-
 use super::CompensatedSum;
 use super::curve_point::{Point, Steps, curve_points};
 use crate::core::error::{Error, Result};
-use crate::core::sim::ActiveTable;
 use crate::models::trace::Micros;
 
 /// Change kinds, in the order the engine processes them at one instant.
 pub(super) const COMPLETION: u8 = 0;
 pub(super) const ARRIVAL: u8 = 1;
 
-/// One change of the step function: (axis value, kind, tenant, accuracy).
+/// One change of the step function: (axis value, kind, key, value). The
+/// key names the tenant: its index, or any number its caller keeps for it
+/// while it has changes to come (the online fold gives its slot, so the
+/// builder holds nothing per tenant of the run: issue 34). The value is
+/// A*_i for an arrival and the job's accuracy for a completion.
 pub(super) type Change = (Micros, u8, usize, f64);
+
+/// What the builder keeps per key: best_i, A*_i (from its arrival) and
+/// whether it arrived. A key with none reads (0, 0, no): a tenant's state
+/// before its arrival.
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    best: f64,
+    a_star: f64,
+    arrived: bool,
+}
 
 /// S(τ) built change by change, in `(axis, kind)` order.
 ///
-/// With A*_i = `best_possible[i]`: an arrival adds ℓ_i = A*_i − best_i to
-/// S (Neumaier-compensated, [`CompensatedSum`]); a completion that raises
-/// best_i of an arrived tenant subtracts the rise. After every change of an
-/// instant, the point (instant, S, arrived) is appended unless it repeats
-/// the last one; S is exactly 0 when no arrived tenant has a positive loss.
+/// An arrival of a tenant whose best accuracy is A*_i adds ℓ_i = A*_i −
+/// best_i to S (Neumaier-compensated, [`CompensatedSum`]); a completion
+/// that raises best_i of an arrived tenant subtracts the rise. After every
+/// change of an instant, the point (instant, S, arrived) is appended unless
+/// it repeats the last one; S is exactly 0 when no arrived tenant has a
+/// positive loss.
 #[derive(Debug)]
 pub(super) struct StepBuilder {
-    /// A*_i per tenant (shared with the rest of a run's fold: one copy).
-    best_possible: Arc<[f64]>,
-    /// Per tenant with a change so far and not released: best_i and
-    /// whether it arrived (a tenant with none reads (0, no): its state
-    /// before its arrival). Released when the tenant is done, so a run
-    /// holds those of the tenants present (issue 34).
-    tenants: ActiveTable<(f64, bool)>,
+    /// Per key (grown to the largest key seen): its entry. A key released
+    /// (its tenant done, its changes over) reads as fresh, so the online
+    /// fold's slots, reused, hold the tenants present (issue 34).
+    tenants: Vec<Entry>,
     sum: CompensatedSum,
     positive: usize,
     arrived: u32,
@@ -51,13 +60,11 @@ pub(super) struct StepBuilder {
 }
 
 impl StepBuilder {
-    /// An empty curve over tenants whose best accuracies are `best_possible`.
-    pub(super) fn new(best_possible: Arc<[f64]>) -> Self {
-        let n = best_possible.len();
+    /// An empty curve.
+    pub(super) fn new() -> Self {
         let (steps, failure) = curve_points();
         Self {
-            best_possible,
-            tenants: ActiveTable::new(n),
+            tenants: Vec::new(),
             sum: CompensatedSum::default(),
             positive: 0,
             arrived: 0,
@@ -67,15 +74,25 @@ impl StepBuilder {
         }
     }
 
-    /// Apply change `(now, kind, i, acc)`; `now` is at or after the last
-    /// change's.
-    pub(super) fn push(&mut self, (now, kind, i, acc): Change) {
+    /// Apply change `(now, kind, key, value)`; `now` is at or after the
+    /// last change's.
+    pub(super) fn push(&mut self, (now, kind, key, value): Change) {
         if self.current.is_some_and(|c| c != now) {
             self.flush();
         }
         self.current = Some(now);
-        let a_star = self.best_possible[i];
-        let (best, arrived) = self.tenants.get_or_insert(i);
+        if key >= self.tenants.len() {
+            self.tenants.resize(key + 1, Entry::default());
+        }
+        let Entry {
+            best,
+            a_star,
+            arrived,
+        } = &mut self.tenants[key];
+        if kind == ARRIVAL {
+            *a_star = value;
+        }
+        let a_star = *a_star;
         let loss_before = a_star - *best;
         if kind == ARRIVAL {
             *arrived = true;
@@ -84,7 +101,8 @@ impl StepBuilder {
             if loss_before > 0.0 {
                 self.positive += 1;
             }
-        } else if acc > *best {
+        } else if value > *best {
+            let acc = value;
             let old = *best;
             *best = acc;
             if *arrived {
@@ -96,11 +114,13 @@ impl StepBuilder {
         }
     }
 
-    /// Tenant `i` will have no change again (it is done, DESIGN §2.6
-    /// "Done tenants"): its state goes. Were a change to come for it, it
-    /// would read the state before its arrival.
-    pub(super) fn release(&mut self, i: usize) {
-        self.tenants.release(i);
+    /// Key `key` will have no change again (its tenant is done, DESIGN
+    /// §2.6 "Done tenants"): its entry is fresh again, for the next tenant
+    /// its caller gives the key to.
+    pub(super) fn release(&mut self, key: usize) {
+        if let Some(e) = self.tenants.get_mut(key) {
+            *e = Entry::default();
+        }
     }
 
     /// Append the point of the instant whose changes were applied.
@@ -139,7 +159,6 @@ impl StepBuilder {
         let mut failure = self.failure.clone();
         let steps = self.steps.copy(&mut failure);
         Self {
-            best_possible: Arc::clone(&self.best_possible),
             tenants: self.tenants.clone(),
             sum: self.sum,
             positive: self.positive,

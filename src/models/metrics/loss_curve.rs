@@ -139,9 +139,17 @@ impl LossCurve {
         end: Micros,
         changes: impl Iterator<Item = Change>,
     ) -> Result<Self> {
-        let best_possible: Arc<[f64]> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
-        let mut builder = StepBuilder::new(best_possible);
-        changes.for_each(|c| builder.push(c));
+        let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
+        let mut builder = StepBuilder::new();
+        // Keyed by tenant; an arrival carries its tenant's A*_i.
+        changes.for_each(|(x, kind, i, value)| {
+            let value = if kind == ARRIVAL {
+                best_possible[i]
+            } else {
+                value
+            };
+            builder.push((x, kind, i, value));
+        });
         Self::from_steps(builder.finish()?, last_arrival, end)
     }
 

@@ -5,16 +5,23 @@
 //! computation would read from the job log, bit for bit, without the log.
 //! Nothing is allocated per event but the arrivals waiting for the job
 //! curve (a buffer that is reused).
+//!
+//! Memory by active tenants (issue 34): a tenant's arrival and A*_i come
+//! with its arrival ([`JobSink::arrived`]) and stay in its slot while it
+//! is present; the per-tenant rows and both curves key their state by
+//! that one slot ([`TenantFold::key`]), so the fold holds 4 bytes and
+//! three bits (arrived, waiting to join the curve by jobs, parked) for
+//! each tenant of the run, not a copy of every arrival and A*_i.
 
 use std::any::Any;
 use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, StepBuilder};
-use super::tenant_fold::TenantFold;
+use super::tenant_fold::{TenantFold, bit};
 use super::{LossCurve, TenantRows};
 use crate::core::error::Result;
 use crate::models::sim::{JobSink, RunEndState, RunOutcome};
-use crate::models::trace::{Micros, Trace};
+use crate::models::trace::Micros;
 
 /// What a folded run hands to the runner in place of the job log.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,9 +54,8 @@ impl FoldedRun {
 /// The online fold of one run's metrics.
 #[derive(Debug)]
 pub struct RunFold {
+    /// The per-tenant figures; their slots key the curves' state too.
     tenants: TenantFold,
-    /// Arrival per tenant (shared with `tenants`).
-    arrivals: Arc<[Micros]>,
     /// L(τ): changes at their instants.
     curve: StepBuilder,
     /// L by jobs: the j-th completion at j, an arrival at the number of
@@ -57,10 +63,18 @@ pub struct RunFold {
     job_curve: StepBuilder,
     /// Tenants arrived since the last completion: they join the job curve
     /// at `completions`, in tenant order (the batch's stable sort by axis
-    /// value), before the next completion.
+    /// value), before the next completion (their A*_i read from their
+    /// figures, which keep their slot until then).
     waiting: Vec<u32>,
-    /// Per tenant: whether its arrival was processed.
-    arrived: Vec<bool>,
+    /// Tenants done while waiting to join the job curve: they let their
+    /// slot go once they joined.
+    done_waiting: Vec<u32>,
+    /// Tenants of the run.
+    n: usize,
+    /// One bit a tenant: whether its arrival was processed.
+    arrived: Vec<u64>,
+    /// One bit a tenant: whether it is in `waiting`.
+    is_waiting: Vec<u64>,
     /// The largest job-axis value of an arrival so far.
     job_last_arrival: Micros,
     completions: u64,
@@ -68,86 +82,103 @@ pub struct RunFold {
 }
 
 impl RunFold {
-    /// A fold for tenants arriving at `arrivals` whose best accuracies
-    /// are `best_possible`, per-tenant times measured at `thresholds`.
-    pub fn new(arrivals: &[Micros], best_possible: Vec<f64>, thresholds: &[f64]) -> Self {
-        Self::with_best(arrivals, best_possible, thresholds)
-    }
-
-    /// A fold for the run of trace users `users` arriving at `arrivals`
-    /// (A*_i from the trace), per-tenant times at `thresholds`.
-    pub fn for_run(
-        trace: &Trace,
-        users: &[usize],
-        arrivals: &[Micros],
-        thresholds: &[f64],
-    ) -> Self {
-        let best = users.iter().map(|&u| trace.best_accuracy(u)).collect();
-        Self::with_best(arrivals, best, thresholds)
-    }
-
-    fn with_best(arrivals: &[Micros], best_possible: Vec<f64>, thresholds: &[f64]) -> Self {
-        let n = arrivals.len();
-        let arrivals: Arc<[Micros]> = arrivals.into();
-        let best_possible: Arc<[f64]> = best_possible.into();
+    /// A fold for a run of `n` tenants, per-tenant times measured at
+    /// `thresholds`. Each tenant's arrival time and A*_i come with its
+    /// arrival ([`JobSink::arrived`]), or, for a tenant that never
+    /// arrived, at the end ([`JobSink::finish`]).
+    pub fn new(n: usize, thresholds: &[f64]) -> Self {
         Self {
-            tenants: TenantFold::new(
-                Arc::clone(&arrivals),
-                Arc::clone(&best_possible),
-                thresholds,
-            ),
-            arrivals,
-            curve: StepBuilder::new(Arc::clone(&best_possible)),
-            job_curve: StepBuilder::new(best_possible),
+            tenants: TenantFold::new(n, thresholds),
+            curve: StepBuilder::new(),
+            job_curve: StepBuilder::new(),
             waiting: Vec::new(),
-            arrived: vec![false; n],
+            done_waiting: Vec::new(),
+            n,
+            arrived: vec![0; n.div_ceil(64)],
+            is_waiting: vec![0; n.div_ceil(64)],
             job_last_arrival: 0,
             completions: 0,
             first_completion: None,
         }
     }
 
+    fn has_arrived(&self, i: usize) -> bool {
+        bit(&self.arrived, i)
+    }
+
+    /// Tenant `i` arrives at `now`, its best accuracy `a_star`: its
+    /// figures take a slot, and it joins the time curve now and the job
+    /// curve before the next completion.
+    fn arrive(&mut self, now: Micros, i: usize, a_star: f64) {
+        self.arrived[i / 64] |= 1 << (i % 64);
+        self.tenants.arrived(i, now, a_star);
+        if let Some(key) = self.tenants.key(i) {
+            self.curve.push((now, ARRIVAL, key, a_star));
+        }
+        self.waiting.push(i as u32);
+        self.is_waiting[i / 64] |= 1 << (i % 64);
+    }
+
     /// The arrivals waiting for the job curve, in tenant order, at the
-    /// number of jobs completed so far.
+    /// number of jobs completed so far; then the tenants done meanwhile
+    /// let their state go.
     fn admit_waiting(&mut self) {
         if !self.waiting.is_sorted() {
             self.waiting.sort_unstable();
         }
         for &i in &self.waiting {
-            self.job_curve
-                .push((self.completions, ARRIVAL, i as usize, 0.0));
+            let i = i as usize;
+            self.is_waiting[i / 64] &= !(1 << (i % 64));
+            if let Some((key, a_star)) = self.tenants.key_and_best(i) {
+                self.job_curve
+                    .push((self.completions, ARRIVAL, key, a_star));
+            }
         }
         self.waiting.clear();
+        for i in std::mem::take(&mut self.done_waiting) {
+            self.let_go(i as usize);
+        }
+    }
+
+    /// Tenant `i` is done: the curves' state under its slot is cleared,
+    /// then its figures are parked and the slot freed (in this order: the
+    /// slot may go to the next tenant that arrives).
+    fn let_go(&mut self, i: usize) {
+        if let Some(key) = self.tenants.key(i) {
+            self.curve.release(key);
+            self.job_curve.release(key);
+        }
+        self.tenants.done(i);
     }
 
     /// The metrics of the run once it ended: `cut` lists the jobs still
     /// running at its end (tenant, start, planned end), `models(i)` is
-    /// tenant i's number of models. Tenants whose arrival was never
-    /// processed (after the horizon) join both curves after everything,
-    /// as the batch computation places them.
+    /// tenant i's number of models and `best_possible(i)` its A*_i.
+    /// Tenants whose arrival was never processed (after the horizon) join
+    /// both curves after everything, as the batch computation places
+    /// them, at their arrival times `state.arrivals`.
     fn finish_run(
         mut self,
         state: &RunEndState<'_>,
         models: &dyn Fn(usize) -> usize,
+        best_possible: &dyn Fn(usize) -> f64,
         cut: &mut dyn Iterator<Item = (usize, Micros, Micros)>,
     ) -> FoldedRun {
         let end = state.end;
         for (i, start, planned) in cut {
             self.tenants.stopped(i, start, planned, end);
         }
-        let mut late: Vec<usize> = (0..self.arrived.len())
-            .filter(|&i| !self.arrived[i])
-            .collect();
-        late.sort_by_key(|&i| self.arrivals[i]);
+        let arrival = |i: usize| state.arrivals.get(i).copied().unwrap_or(0);
+        let mut late: Vec<usize> = (0..self.n).filter(|&i| !self.has_arrived(i)).collect();
+        late.sort_by_key(|&i| arrival(i));
         for &i in &late {
-            self.curve.push((self.arrivals[i], ARRIVAL, i, 0.0));
-            self.waiting.push(i as u32);
+            self.arrive(arrival(i), i, best_possible(i));
         }
         if !late.is_empty() {
             self.job_last_arrival = self.job_last_arrival.max(self.completions);
         }
         self.admit_waiting();
-        let last_arrival = self.arrivals.iter().copied().max().unwrap_or(0);
+        let last_arrival = state.arrivals.iter().copied().max().unwrap_or(0);
         // The curves first: their builders' per-tenant vectors are freed
         // before the rows are made (the run's peak of memory at 10^7
         // tenants, docs/PERFORMANCE.md "Internet scale"); the same values.
@@ -159,7 +190,7 @@ impl RunFold {
             .job_curve
             .finish()
             .and_then(|s| LossCurve::from_steps(s, self.job_last_arrival, self.completions));
-        drop((late, self.arrived, self.waiting, self.arrivals));
+        drop((late, self.arrived, self.is_waiting, self.waiting));
         FoldedRun {
             tenants: self.tenants.finish(
                 end,
@@ -178,11 +209,10 @@ impl RunFold {
 }
 
 impl JobSink for RunFold {
-    /// Tenant `i` arrives at `now` (after the completions of `now`).
-    fn arrived(&mut self, now: Micros, i: usize) {
-        self.arrived[i] = true;
-        self.curve.push((now, ARRIVAL, i, 0.0));
-        self.waiting.push(i as u32);
+    /// Tenant `i` arrives at `now` (after the completions of `now`); its
+    /// best accuracy is `best_possible`.
+    fn arrived(&mut self, now: Micros, i: usize, best_possible: f64) {
+        self.arrive(now, i, best_possible);
         self.job_last_arrival = self.job_last_arrival.max(self.completions);
     }
 
@@ -195,10 +225,16 @@ impl JobSink for RunFold {
     /// accuracy `acc` (completions in the engine's processing order).
     fn completed(&mut self, i: usize, start: Micros, at: Micros, acc: f64) {
         self.tenants.completed(i, start, at, acc);
-        self.curve.push((at, COMPLETION, i, acc));
+        let key = self.tenants.key(i);
+        if let Some(key) = key {
+            self.curve.push((at, COMPLETION, key, acc));
+        }
         self.admit_waiting();
         self.completions += 1;
-        self.job_curve.push((self.completions, COMPLETION, i, acc));
+        if let Some(key) = key {
+            self.job_curve
+                .push((self.completions, COMPLETION, key, acc));
+        }
         self.first_completion.get_or_insert(at);
     }
 
@@ -209,21 +245,26 @@ impl JobSink for RunFold {
     }
 
     /// Tenant `i` is done: its figures are parked until the end, and the
-    /// curves let its state go (its loss no longer changes).
+    /// curves let its state go (its loss no longer changes), once it joined
+    /// the job curve.
     fn done(&mut self, i: usize) {
-        self.tenants.done(i);
-        self.curve.release(i);
-        self.job_curve.release(i);
+        if bit(&self.is_waiting, i) {
+            self.done_waiting.push(i as u32);
+        } else {
+            self.let_go(i);
+        }
     }
 
     fn fork(&self) -> Box<dyn JobSink> {
         Box::new(Self {
             tenants: self.tenants.clone(),
-            arrivals: Arc::clone(&self.arrivals),
             curve: self.curve.fork(),
             job_curve: self.job_curve.fork(),
             waiting: self.waiting.clone(),
+            done_waiting: self.done_waiting.clone(),
+            n: self.n,
             arrived: self.arrived.clone(),
+            is_waiting: self.is_waiting.clone(),
             job_last_arrival: self.job_last_arrival,
             completions: self.completions,
             first_completion: self.first_completion,
@@ -234,8 +275,83 @@ impl JobSink for RunFold {
         self: Box<Self>,
         state: &RunEndState<'_>,
         models: &dyn Fn(usize) -> usize,
+        best_possible: &dyn Fn(usize) -> f64,
         cut: &mut dyn Iterator<Item = (usize, Micros, Micros)>,
     ) -> Arc<dyn Any + Send + Sync> {
-        Arc::new(self.finish_run(state, models, cut))
+        Arc::new(self.finish_run(state, models, best_possible, cut))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::sim::{EndReason, TenantLimits};
+
+    /// The points of a folded curve: (axis, S, arrived).
+    fn points(c: &Result<LossCurve>) -> Vec<(Micros, f64, u32)> {
+        let c = c.as_ref().expect("a curve");
+        c.points()
+            .map(|p| p.map(|p| (p.time, p.sum_loss, p.arrived)))
+            .collect::<Result<_>>()
+            .expect("read back")
+    }
+
+    /// Regression: a tenant done before it joined the curve by jobs (it
+    /// left before any job completed after its arrival) must keep its slot
+    /// until it joined. Were its slot freed at once, the next tenant to
+    /// arrive would take it, and the waiting tenant would miss the curve
+    /// by jobs (S 0.75 short, one arrival fewer). Tenant 2 also arrives
+    /// after the horizon of the run's end state: its arrival time and A*_i
+    /// come from the end (`RunEndState::arrivals` and the callback).
+    #[test]
+    fn a_tenant_done_before_joining_the_curve_by_jobs_keeps_its_slot_until_it_joined() {
+        let a_star = [0.75, 0.5, 0.25, 0.125];
+        let arrivals = [0, 0, 20, 5_000];
+        let mut fold = RunFold::new(4, &[0.1]);
+        fold.arrived(0, 0, a_star[0]);
+        fold.arrived(0, 1, a_star[1]);
+        // Tenant 0 leaves at 10 with no job: the engine says it is done.
+        fold.done(0);
+        fold.arrived(20, 2, a_star[2]);
+        fold.started(1, 0, 30);
+        fold.completed(1, 0, 30, 0.25);
+        fold.done(1);
+        let state = RunEndState {
+            end: 100,
+            left_at: &[Some(10), None, None, None],
+            budget_exhausted: &[false; 4],
+            ended: &[
+                EndReason::Patience,
+                EndReason::AllModelsRun,
+                EndReason::Horizon,
+                EndReason::Horizon,
+            ],
+            limits: TenantLimits::default(),
+            arrivals: &arrivals,
+        };
+        let folded = Box::new(fold).finish(&state, &|_| 1, &|i| a_star[i], &mut std::iter::empty());
+        let folded = folded.downcast_ref::<FoldedRun>().expect("a FoldedRun");
+        // By jobs: all three arrived by the first completion join at 0
+        // (S = 0.75 + 0.5 + 0.25), the completion lowers tenant 1's loss
+        // by 0.25, and tenant 3, never arrived, joins after everything, at
+        // the same point (1.25 + 0.125).
+        assert_eq!(points(&folded.job_curve), [(0, 1.5, 3), (1, 1.375, 4)]);
+        assert_eq!(
+            points(&folded.curve),
+            [(0, 1.25, 2), (20, 1.5, 3), (30, 1.25, 3), (5_000, 1.375, 4)]
+        );
+        let rows = folded
+            .tenants
+            .as_ref()
+            .expect("rows")
+            .to_vec()
+            .expect("read");
+        let arrived: Vec<Micros> = rows.iter().map(|r| r.arrival).collect();
+        assert_eq!(arrived, arrivals);
+        // Regret areas, accuracy·s: tenant 0 at 0.75 from 0 to the end
+        // (100 µs), tenant 2 at 0.25 from 20, tenant 3 none (it arrives
+        // after the end).
+        let areas: Vec<f64> = rows.iter().map(|r| r.regret_area * 1e6).collect();
+        assert_eq!(areas, [75.0, 0.5 * 30.0 + 0.25 * 70.0, 0.25 * 80.0, 0.0]);
     }
 }

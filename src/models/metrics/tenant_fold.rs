@@ -13,20 +13,20 @@
 //! the leave time), and no job starts after it.
 //!
 //! Memory by active tenants (issue 34; DESIGN §2.6 "Done tenants"): a
-//! tenant's running figures live in a slot of an [`ActiveTable`] from its
-//! first job until the engine says it is done ([`JobSink::done`]); then
+//! tenant's running figures, with its arrival and A*_i (given at its
+//! arrival: the fold holds nothing per tenant of the run but its slot
+//! number and a bit), live in a slot of an [`ActiveTable`] from its
+//! arrival until the engine says it is done ([`JobSink::done`]); then
 //! they are final but for the run's end, and move to [`SortedRuns`]: runs
 //! of [`PARKED_RUN`] tenants sorted by tenant, in memory while small
 //! ([`PARKED_IN_MEMORY`]), in an unnamed temporary file past that, read back merged in
 //! tenant order at the end, so the rows are written in tenant order, one
-//! after the other. A tenant without a slot that was never parked has the
-//! figures of its arrival. The rows are the same to the bit
+//! after the other. Tenants that never arrived (after the horizon) are
+//! given their arrival at the end, by the run's fold. The rows are the same to the bit
 //! whether a tenant was parked or kept: each row is computed from its own
 //! tenant's figures alone.
 //!
 //! [`JobSink::done`]: crate::models::sim::JobSink::done
-
-use std::sync::Arc;
 
 use super::spill::{Record, spill_threshold};
 use super::tenant_rows::TimeTo;
@@ -41,6 +41,10 @@ use crate::models::trace::Micros;
 /// The running figures of one tenant.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Running {
+    /// Its arrival, µs.
+    arrival: Micros,
+    /// A*_i, its best accuracy in the trace.
+    a_star: f64,
     /// best_i so far (0 before the first completion).
     best: f64,
     /// Σ (A*_i − best_i) × (t_{k+1} − t_k) so far, accuracy·µs.
@@ -66,9 +70,12 @@ struct Running {
 }
 
 impl Running {
-    /// The figures of a tenant arriving at `arrival` (no job yet).
-    fn at_arrival(arrival: Micros) -> Self {
+    /// The figures of a tenant arriving at `arrival` whose best accuracy
+    /// is `a_star` (no job yet).
+    fn at_arrival(arrival: Micros, a_star: f64) -> Self {
         Self {
+            arrival,
+            a_star,
             t: arrival,
             covered: arrival,
             ..Self::default()
@@ -77,7 +84,7 @@ impl Running {
 }
 
 /// A done tenant's figures as parked: its index and its [`Running`]
-/// (81 bytes: the index, a byte saying which options are set, eight
+/// (97 bytes: the index, a byte saying which options are set, ten
 /// 8-byte figures and two counts).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Parked {
@@ -86,7 +93,7 @@ struct Parked {
 }
 
 impl Record for Parked {
-    const BYTES: usize = 81;
+    const BYTES: usize = 97;
     fn encode(&self, out: &mut [u8]) {
         let r = &self.figures;
         out[0..8].copy_from_slice(&self.tenant.to_le_bytes());
@@ -100,12 +107,14 @@ impl Record for Parked {
             r.first_start.unwrap_or(0),
             r.last_end.unwrap_or(0),
             r.gpu_us,
+            r.arrival,
+            r.a_star.to_bits(),
         ];
         for (j, w) in words.iter().enumerate() {
             out[9 + 8 * j..17 + 8 * j].copy_from_slice(&w.to_le_bytes());
         }
-        out[73..77].copy_from_slice(&r.started.to_le_bytes());
-        out[77..81].copy_from_slice(&r.completed.to_le_bytes());
+        out[89..93].copy_from_slice(&r.started.to_le_bytes());
+        out[93..97].copy_from_slice(&r.completed.to_le_bytes());
     }
     fn decode(b: &[u8]) -> Self {
         let word = |j: usize| u64::decode(&b[9 + 8 * j..17 + 8 * j]);
@@ -121,8 +130,10 @@ impl Record for Parked {
                 first_start: (b[8] & 1 != 0).then(|| word(5)),
                 last_end: (b[8] & 2 != 0).then(|| word(6)),
                 gpu_us: word(7),
-                started: count(73),
-                completed: count(77),
+                arrival: word(8),
+                a_star: f64::from_bits(word(9)),
+                started: count(89),
+                completed: count(93),
             },
         }
     }
@@ -142,12 +153,10 @@ pub(super) const PARKED_IN_MEMORY: usize = 4 << 20;
 /// Every tenant's figures of one run, folded as the engine goes.
 #[derive(Debug)]
 pub(super) struct TenantFold {
-    /// Arrival and A*_i per tenant (shared with the rest of the run's
-    /// fold: one copy each).
-    arrivals: Arc<[Micros]>,
-    best_possible: Arc<[f64]>,
+    /// Tenants of the run.
+    n: usize,
     thresholds: Vec<f64>,
-    /// The figures of the tenants that started a job and are not done.
+    /// The figures of the tenants that arrived and are not done (parked).
     active: ActiveTable<Running>,
     /// Per slot of `active` × threshold (slot-major): time from arrival
     /// until ℓ_i ≤ θ, µs.
@@ -170,8 +179,7 @@ impl Clone for TenantFold {
         let mut failure = self.failure.clone();
         let parked = self.parked.copy_or_empty(&mut failure);
         Self {
-            arrivals: Arc::clone(&self.arrivals),
-            best_possible: Arc::clone(&self.best_possible),
+            n: self.n,
             thresholds: self.thresholds.clone(),
             active: self.active.clone(),
             time_to: self.time_to.clone(),
@@ -183,7 +191,7 @@ impl Clone for TenantFold {
 }
 
 /// Bit `i` of `bits` (64 a word).
-fn bit(bits: &[u64], i: usize) -> bool {
+pub(super) fn bit(bits: &[u64], i: usize) -> bool {
     bits[i / 64] >> (i % 64) & 1 != 0
 }
 
@@ -194,75 +202,90 @@ fn met_at_arrival(a_star: f64, theta: f64) -> Option<Micros> {
 }
 
 impl TenantFold {
-    /// Tenants arriving at `arrivals`, whose best accuracies are
-    /// `best_possible`, measured at `thresholds`; done tenants' figures
+    /// Tenants `0..n`, measured at `thresholds`; done tenants' figures
     /// spill to disk past [`PARKED_IN_MEMORY`] bytes or this process's
     /// spill threshold, whichever is smaller.
-    pub(super) fn new(
-        arrivals: Arc<[Micros]>,
-        best_possible: Arc<[f64]>,
-        thresholds: &[f64],
-    ) -> Self {
+    pub(super) fn new(n: usize, thresholds: &[f64]) -> Self {
         let (threshold, failure) = match spill_threshold() {
             Ok(t) => (t.min(PARKED_IN_MEMORY), None),
             Err(e) => (PARKED_IN_MEMORY, Some(e)),
         };
-        let mut fold =
-            Self::with_spill_threshold(arrivals, best_possible, thresholds, PARKED_RUN, threshold);
+        let mut fold = Self::with_spill_threshold(n, thresholds, PARKED_RUN, threshold);
         fold.failure = failure;
         fold
     }
 
     /// [`Self::new`], the done tenants' figures sorted in runs of `run`
     /// and spilling past `bytes`.
-    fn with_spill_threshold(
-        arrivals: Arc<[Micros]>,
-        best_possible: Arc<[f64]>,
-        thresholds: &[f64],
-        run: usize,
-        bytes: usize,
-    ) -> Self {
-        let n = arrivals.len();
+    fn with_spill_threshold(n: usize, thresholds: &[f64], run: usize, bytes: usize) -> Self {
         let tenant = |p: &Parked| p.tenant;
         Self {
+            n,
             active: ActiveTable::new(n),
             time_to: Vec::new(),
             parked: SortedRuns::new(tenant, thresholds.len(), run, bytes),
             is_parked: vec![0; n.div_ceil(64)],
             failure: None,
-            arrivals,
-            best_possible,
             thresholds: thresholds.to_vec(),
         }
     }
 
-    fn parked(&self, i: usize) -> bool {
+    /// Whether tenant `i`'s figures are parked (it was done).
+    pub(super) fn parked(&self, i: usize) -> bool {
         bit(&self.is_parked, i)
     }
 
-    /// Tenant `i`'s slot, taken (with its arrival's figures) at its first
-    /// job.
-    fn slot(&mut self, i: usize) -> usize {
+    /// Tenant `i`'s slot while it holds one (from its arrival until it is
+    /// parked): the run's fold keys its curves' state by it too, so one
+    /// table of slot numbers serves all three.
+    pub(super) fn key(&self, i: usize) -> Option<usize> {
+        self.active.slot(i)
+    }
+
+    /// Tenant `i`'s slot and A*_i while it holds a slot.
+    pub(super) fn key_and_best(&self, i: usize) -> Option<(usize, f64)> {
+        let s = self.active.slot(i)?;
+        Some((s, self.active.at(s).a_star))
+    }
+
+    /// The first failure is kept (reported by [`Self::finish`]).
+    fn fail(&mut self, message: String) {
+        self.failure.get_or_insert_with(|| Error::input(message));
+    }
+
+    /// Tenant `i` arrives at `arrival`; its best accuracy is `a_star`: it
+    /// takes a slot, with its arrival's figures.
+    pub(super) fn arrived(&mut self, i: usize, arrival: Micros, a_star: f64) {
         let (s, fresh) = self.active.slot_or_insert(i);
-        if fresh {
-            // A parked tenant holds no slot: only a fresh one can be.
-            if self.parked(i) && self.failure.is_none() {
-                self.failure = Some(Error::input(format!(
-                    "internal: tenant {i} had a job event after the engine said it was done"
-                )));
-            }
-            *self.active.at_mut(s) = Running::at_arrival(self.arrivals[i]);
-            let k = self.thresholds.len();
-            if self.time_to.len() < (s + 1) * k {
-                self.time_to.resize((s + 1) * k, None);
-            }
-            let a_star = self.best_possible[i];
-            for (slot, &th) in self.time_to[s * k..(s + 1) * k]
-                .iter_mut()
-                .zip(&self.thresholds)
-            {
-                *slot = met_at_arrival(a_star, th);
-            }
+        if !fresh || self.parked(i) {
+            self.fail(format!("internal: tenant {i} arrived twice"));
+            return;
+        }
+        *self.active.at_mut(s) = Running::at_arrival(arrival, a_star);
+        let k = self.thresholds.len();
+        if self.time_to.len() < (s + 1) * k {
+            self.time_to.resize((s + 1) * k, None);
+        }
+        for (slot, &th) in self.time_to[s * k..(s + 1) * k]
+            .iter_mut()
+            .zip(&self.thresholds)
+        {
+            *slot = met_at_arrival(a_star, th);
+        }
+    }
+
+    /// Tenant `i`'s slot for a job event; none (a failure, reported at the
+    /// end) when it holds none: its job came before its arrival or after
+    /// the engine said it was done.
+    fn slot(&mut self, i: usize) -> Option<usize> {
+        let s = self.active.slot(i);
+        if s.is_none() {
+            let when = if self.parked(i) {
+                "after the engine said it was done"
+            } else {
+                "before its arrival"
+            };
+            self.fail(format!("internal: tenant {i} had a job event {when}"));
         }
         s
     }
@@ -272,7 +295,7 @@ impl TenantFold {
     /// when positive (the batch's `start.min(demand_end)` is `start`: a
     /// job starts before its tenant's demand ends).
     pub(super) fn started(&mut self, i: usize, start: Micros, end: Micros) {
-        let s = self.slot(i);
+        let Some(s) = self.slot(i) else { return };
         let r = self.active.at_mut(s);
         if start > r.covered {
             r.gap = r.gap.max(start - r.covered);
@@ -286,9 +309,9 @@ impl TenantFold {
     /// area += (A*_i − best_i) × (at − t); t = at; best_i and the per-θ
     /// times follow the rise.
     pub(super) fn completed(&mut self, i: usize, start: Micros, at: Micros, acc: f64) {
-        let s = self.slot(i);
-        let a_star = self.best_possible[i];
+        let Some(s) = self.slot(i) else { return };
         let r = self.active.at_mut(s);
+        let (a_star, arrival) = (r.a_star, r.arrival);
         r.area += (a_star - r.best) * (at - r.t) as f64;
         r.t = at;
         if acc > r.best {
@@ -300,7 +323,7 @@ impl TenantFold {
                 .zip(&self.thresholds)
             {
                 if slot.is_none() && a_star - best <= th + super::THETA_SLACK {
-                    *slot = Some(at - self.arrivals[i]);
+                    *slot = Some(at - arrival);
                 }
             }
         }
@@ -314,15 +337,15 @@ impl TenantFold {
     /// completing: cancelled when its tenant left, or cut by the end of
     /// the run (`at` is then its planned end, and `end` the run's end).
     pub(super) fn stopped(&mut self, i: usize, start: Micros, at: Micros, end: Micros) {
-        let s = self.slot(i);
+        let Some(s) = self.slot(i) else { return };
         let r = self.active.at_mut(s);
         r.gpu_us += at.min(end).saturating_sub(start);
         r.last_end = Some(r.last_end.map_or(at, |e| e.max(at)));
     }
 
     /// Tenant `i` is done (no job of it will start, complete or be
-    /// cancelled): its figures, if it has any, are parked and its slot
-    /// freed. If parking fails the figures stay where they are, and the
+    /// cancelled): its figures, if it holds a slot, are parked and its
+    /// slot freed. If parking fails the figures stay where they are, and the
     /// failure is reported at the end.
     pub(super) fn done(&mut self, i: usize) {
         let Some(s) = self.active.slot(i) else {
@@ -351,9 +374,10 @@ impl TenantFold {
     ///
     /// The rows are made in tenant order, one after the other: a parked
     /// tenant's from its figures, read back merged in tenant order; the
-    /// others' from their slot, or from their arrival. An error: what went
+    /// others' from their slot (every tenant arrived by now: the run's fold
+    /// gives those that never did their arrival first). An error: what went
     /// wrong during the run (a spill's I/O, a job event after a tenant was
-    /// done) or reading the figures back.
+    /// done or before it arrived) or reading the figures back.
     pub(super) fn finish(
         mut self,
         end: Micros,
@@ -373,11 +397,9 @@ impl TenantFold {
             budget_exhausted,
             ended,
             limits,
-            arrivals: &self.arrivals,
-            best_possible: &self.best_possible,
         };
         let k = self.thresholds.len();
-        let n = self.arrivals.len();
+        let n = self.n;
         // Rows past `ROWS_IN_MEMORY` go to a temporary file as they are
         // made, never a vector of every row (scale-year: 1.4 GB,
         // docs/PERFORMANCE.md "Internet scale").
@@ -399,11 +421,9 @@ impl TenantFold {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
                 out.push(&ctx.row(i, self.active.at(s), times))?;
             } else {
-                let a_star = self.best_possible[i];
-                let times = (self.thresholds.iter())
-                    .map(|&th| met_at_arrival(a_star, th))
-                    .collect();
-                out.push(&ctx.row(i, &Running::at_arrival(self.arrivals[i]), times))?;
+                return Err(Error::input(format!(
+                    "internal: tenant {i} has no figures (it never arrived)"
+                )));
             }
         }
         if let Some((p, _)) = next {
@@ -425,8 +445,6 @@ struct RowContext<'a, M> {
     budget_exhausted: &'a [bool],
     ended: &'a [EndReason],
     limits: TenantLimits,
-    arrivals: &'a [Micros],
-    best_possible: &'a [f64],
 }
 
 impl<M: Fn(usize) -> usize> RowContext<'_, M> {
@@ -437,8 +455,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
     /// last job's end when it had nothing left to run, else at the end.
     fn row(&self, i: usize, r: &Running, times: Vec<Option<Micros>>) -> TenantMetrics {
         let end = self.end;
-        let arrival = self.arrivals[i];
-        let a_star = self.best_possible[i];
+        let (arrival, a_star) = (r.arrival, r.a_star);
         let t = r.t.min(end);
         let area = r.area + (a_star - r.best) * end.saturating_sub(t) as f64;
         let ended_i = self.ended.get(i).copied().unwrap_or_default();
@@ -476,27 +493,32 @@ mod tests {
     /// One made-up call: (tenant, kind, start, at).
     type Call = (usize, u8, Micros, Micros);
 
+    /// Tenant i's arrival and A*_i in these tests.
+    fn arrival(i: usize) -> (Micros, f64) {
+        (i as Micros * 1_000, 0.5 + 0.01 * i as f64)
+    }
+
     /// `n` tenants' calls, round-robin within blocks of 8 tenants, block
-    /// after block (so slots are taken and freed interleaved, and reused): tenant i runs i % 5 jobs, each
+    /// after block (so slots are taken and freed interleaved, and reused): tenant i arrives,
+    /// then runs i % 5 jobs, each
     /// completed or stopped; `Some(i)` after a tenant's last call for
     /// those the engine would call done (i % 3 != 0; the others stay
     /// active to the end, tenant 5 left).
     fn calls(n: usize) -> Vec<(Call, Option<usize>)> {
         let per: Vec<Vec<Call>> = (0..n)
             .map(|i| {
-                let a = i as Micros * 1_000;
-                (0..(i % 5) as Micros)
-                    .flat_map(|j| {
-                        let start = a + 500 + j * 7_000;
-                        let kind = if (i + j as usize) % 3 == 1 { 2 } else { 1 };
-                        let end = if kind == 2 {
-                            start + 2_000
-                        } else {
-                            start + 6_000
-                        };
-                        [(i, 0, start, start + 6_000), (i, kind, start, end)]
-                    })
-                    .collect()
+                let a = arrival(i).0;
+                let jobs = (0..(i % 5) as Micros).flat_map(|j| {
+                    let start = a + 500 + j * 7_000;
+                    let kind = if (i + j as usize) % 3 == 1 { 2 } else { 1 };
+                    let end = if kind == 2 {
+                        start + 2_000
+                    } else {
+                        start + 6_000
+                    };
+                    [(i, 0, start, start + 6_000), (i, kind, start, end)]
+                });
+                std::iter::once((i, 3, a, a)).chain(jobs).collect()
             })
             .collect();
         let mut out = Vec::new();
@@ -518,14 +540,13 @@ mod tests {
     /// `PARKED_RUN` tenants (`spill_bytes` `usize::MAX`: held in memory)
     /// or of 4 (`spill_bytes` 0: every run on disk at once).
     fn fold(n: usize, spill_bytes: usize) -> TenantFold {
-        let arrivals: Arc<[Micros]> = (0..n as u64).map(|i| i * 1_000).collect();
-        let best: Arc<[f64]> = (0..n).map(|i| 0.5 + 0.01 * i as f64).collect();
         let run = if spill_bytes == 0 { 4 } else { PARKED_RUN };
-        TenantFold::with_spill_threshold(arrivals, best, &[0.05, 0.5, 0.01], run, spill_bytes)
+        TenantFold::with_spill_threshold(n, &[0.05, 0.5, 0.01], run, spill_bytes)
     }
 
     fn apply(f: &mut TenantFold, (i, kind, start, at): Call) {
         match kind {
+            3 => f.arrived(i, start, arrival(i).1),
             0 => f.started(i, start, at),
             1 => f.completed(
                 i,
@@ -537,7 +558,14 @@ mod tests {
         }
     }
 
-    fn rows(f: TenantFold, n: usize) -> Vec<TenantMetrics> {
+    /// The rows, once the tenants that never arrived are given their
+    /// arrival (as the run's fold does at the end).
+    fn rows(mut f: TenantFold, n: usize) -> Vec<TenantMetrics> {
+        for i in 0..n {
+            if f.key(i).is_none() && !f.parked(i) {
+                f.arrived(i, arrival(i).0, arrival(i).1);
+            }
+        }
         let left: Vec<Option<Micros>> = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
         let spent: Vec<bool> = (0..n).map(|i| i == 9).collect();
         let ended = vec![EndReason::default(); n];
@@ -556,7 +584,7 @@ mod tests {
 
     /// The rows are the same whether done tenants' figures are kept, or
     /// parked in memory, or parked in a spilled file: the same events,
-    /// with and without the done calls. Tenants 41–43 never start a job.
+    /// with and without the done calls. Tenants 41–43 never arrive.
     #[test]
     fn rows_of_parked_tenants_equal_rows_of_kept_ones() {
         let n = 44;
@@ -620,26 +648,66 @@ mod tests {
         }
     }
 
-    /// A job event for a tenant after it was said done is a bug of the
-    /// caller: the rows are refused with an error naming the tenant, not
+    /// A job event for a tenant after it was said done, or before it
+    /// arrived, or a second arrival, is a bug of the caller: the rows are
+    /// refused with an error naming the tenant and what went wrong, not
     /// made wrong.
     #[test]
     fn an_event_after_done_is_an_error_not_a_wrong_row() {
-        let mut f = fold(3, usize::MAX);
-        f.started(1, 1_010, 1_020);
-        f.completed(1, 1_010, 1_020, 0.4);
-        f.done(1);
-        f.started(1, 1_030, 1_040);
-        let left = [None; 3];
+        type Misuse = fn(&mut TenantFold);
+        let misuses: [(Misuse, &str); 3] = [
+            (
+                |f| {
+                    f.done(1);
+                    f.started(1, 1_030, 1_040);
+                },
+                "after the engine said it was done",
+            ),
+            (|f| f.started(2, 1_030, 1_040), "before its arrival"),
+            (|f| f.arrived(1, 1_000, 0.5), "arrived twice"),
+        ];
+        for (misuse, what) in misuses {
+            let mut f = fold(3, usize::MAX);
+            f.arrived(1, 1_000, 0.5);
+            f.started(1, 1_010, 1_020);
+            f.completed(1, 1_010, 1_020, 0.4);
+            misuse(&mut f);
+            for i in [0, 2] {
+                if f.key(i).is_none() {
+                    f.arrived(i, 0, 0.5);
+                }
+            }
+            let left = [None; 3];
+            let Err(e) = f.finish(
+                90,
+                |_| 2,
+                &left,
+                &[false; 3],
+                &[EndReason::default(); 3],
+                TenantLimits::default(),
+            ) else {
+                panic!("rows made after a misuse ({what})");
+            };
+            let e = e.to_string();
+            assert!(e.contains("tenant ") && e.contains(what), "{e}");
+        }
+    }
+
+    /// A tenant that never arrived has no figures: the rows are refused
+    /// rather than made from figures it never had.
+    #[test]
+    fn a_tenant_never_arrived_is_an_error() {
+        let mut f = fold(2, usize::MAX);
+        f.arrived(0, 0, 0.5);
         let Err(e) = f.finish(
             90,
             |_| 2,
-            &left,
-            &[false; 3],
-            &[EndReason::default(); 3],
+            &[None; 2],
+            &[false; 2],
+            &[EndReason::default(); 2],
             TenantLimits::default(),
         ) else {
-            panic!("rows made after an event for a done tenant");
+            panic!("rows made for a tenant that never arrived");
         };
         assert!(e.to_string().contains("tenant 1"), "{e}");
     }
@@ -648,6 +716,8 @@ mod tests {
     #[test]
     fn parked_records_read_back_bit_for_bit() {
         let figures = Running {
+            arrival: u64::MAX - 1,
+            a_star: 0.7 + 1e-17,
             best: 0.1 + 0.2,
             area: -1.0 / 3.0,
             t: u64::MAX,

@@ -292,22 +292,23 @@ pub fn estimate_in(
     };
     // Every tenant of the run, present or not, from the run's start to its
     // end (docs/PERFORMANCE.md "Internet scale", "Where the memory goes";
-    // measured about 85 bytes a tenant over scale-year's simulation): its
-    // arrival time, three copies (the runner's, the engine's shared by its
-    // queue and its tenants, the fold's: 24 bytes) and the queue's order
-    // of them (4); its trace user, three copies (the split's, the
-    // engine's, the GP selector's: 24); A*_i for the fold (8) and the
-    // `oracle` cost belief's mean runtime (8); its slot number in six
-    // active tables (the engine's tenants, the score heap, the GP
-    // selector, the fold, the two curve builders: 24); its count of
-    // available models (4), the fold's flags (1) and its place among the
-    // arrivals waiting for the job curve (4, in a Vec that may be twice as
-    // long: 8); the end reasons, budget flags and leave times read when
-    // the run ends (18): 123 bytes, counted as 128. On a curve trace, the
+    // measured about 60 bytes a tenant over scale-year's simulation): its
+    // arrival time, two copies (the runner's, the engine's shared by its
+    // queue and its tenants: 16 bytes) and the queue's order of them (4);
+    // its trace user, three copies (the split's, the engine's, the GP
+    // selector's: 24); the `oracle` cost belief's mean runtime (8); its
+    // slot number in four active tables (the engine's tenants, the score
+    // heap, the GP selector, the fold, whose curves key their state by
+    // the fold's slot: 16); its count of available models (4), the fold's
+    // three bits (1) and its place among the arrivals waiting for the job
+    // curve (4, in a Vec that may be twice as long: 8); the end reasons,
+    // budget flags and leave times read when the run ends (18): 99 bytes,
+    // counted as 100 (128 before the fold took each tenant's arrival and
+    // A*_i with its arrival). On a curve trace, the
     // levels started and done per model (two `u16`): 4 per model. A
     // selector without a GP keeps a score or proposal slot per model (16
     // bytes) and 64 of headers for every tenant.
-    let mut every = 128u64;
+    let mut every = 100u64;
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
@@ -322,9 +323,10 @@ pub fn estimate_in(
     // 136; DESIGN §3.3 "Lifetime": a tenant that leaves keeps it, as
     // [`posteriors_at_once`] assumes); the metrics folded online
     // (models/metrics/tenant_fold.rs, curve_builder.rs; DESIGN §8.5):
-    // the running figures (88), the two curve builders' best accuracy and
-    // arrived flag (2 × 16) and the times to the thresholds (16 each).
-    let mut per_present = (48 + 16 + 88 + 32u64)
+    // the running figures with the arrival and A*_i (104), the two curve
+    // builders' best accuracy, A*_i and arrived flag (2 × 24) and the
+    // times to the thresholds (16 each).
+    let mut per_present = (48 + 16 + 104 + 48u64)
         .saturating_add(k)
         .saturating_add(mul(&[thresholds, 16]));
     if gp {
@@ -332,14 +334,14 @@ pub fn estimate_in(
     }
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
     // index and state (49 bytes) and flags (2 bits a model, in 8-byte
-    // words), the fold's figures (81) and times (9 per threshold), in four
+    // words), the fold's figures (97) and times (9 per threshold), in four
     // sequences each kept in memory up to 4 MiB (`PARKED_IN_MEMORY`), on
     // disk past it; and the fold's open run of at most 32,768 done
-    // tenants (`PARKED_RUN`: 96 bytes of figures and 16 a threshold in
+    // tenants (`PARKED_RUN`: 112 bytes of figures and 16 a threshold in
     // memory until the run is sorted and written) and, when the rows are
     // made, an 8 KiB buffer for each of a run's two streams
     // (`core/io/sorted_runs.rs`).
-    let per_parked = (49 + 81u64)
+    let per_parked = (49 + 97u64)
         .saturating_add(mul(&[k.div_ceil(32), 8]))
         .saturating_add(mul(&[thresholds, 9]));
     let run = PARKED_RUN as u64;
@@ -347,7 +349,7 @@ pub fn estimate_in(
         .min(4 * (4 << 20))
         .saturating_add(mul(&[
             tenants.min(run),
-            96u64.saturating_add(mul(&[thresholds, 16])),
+            112u64.saturating_add(mul(&[thresholds, 16])),
         ]))
         .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]));
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);

@@ -25,6 +25,9 @@ pub struct RunEndState<'a> {
     pub ended: &'a [EndReason],
     /// The per-tenant limits.
     pub limits: TenantLimits,
+    /// Per tenant: its arrival time, µs (processed or not: a tenant due
+    /// after the horizon never arrived).
+    pub arrivals: &'a [Micros],
 }
 
 /// An observer of a model-selection run's jobs, called in the engine's
@@ -32,8 +35,10 @@ pub struct RunEndState<'a> {
 /// §2.4), job starts at the decisions between instants. Nothing it does
 /// may change the run.
 pub trait JobSink: Debug + Send {
-    /// Tenant `i` arrives at `now`.
-    fn arrived(&mut self, now: Micros, i: usize);
+    /// Tenant `i` arrives at `now`; its best accuracy in the trace (A*_i,
+    /// DESIGN §2.1) is `best_possible`, given here so that an observer
+    /// need not hold it for every tenant of the run (issue 34).
+    fn arrived(&mut self, now: Micros, i: usize, best_possible: f64);
     /// Tenant `i` starts a job at `start`, planned to end at `end`.
     fn started(&mut self, i: usize, start: Micros, end: Micros);
     /// A job of tenant `i` started at `start` completes at `at` with
@@ -53,13 +58,15 @@ pub trait JobSink: Debug + Send {
     /// An independent copy (a fork of the run, DESIGN §15.2).
     fn fork(&self) -> Box<dyn JobSink>;
     /// The run ended as `state` says; `models(i)` is tenant i's number of
-    /// models and `cut` the jobs still running at the end (tenant, start,
-    /// planned end). What it returns is the outcome's
+    /// models, `best_possible(i)` its A*_i (for the tenants that never
+    /// arrived) and `cut` the jobs still running at the end (tenant,
+    /// start, planned end). What it returns is the outcome's
     /// [`RunOutcome::folded`](super::RunOutcome::folded).
     fn finish(
         self: Box<Self>,
         state: &RunEndState<'_>,
         models: &dyn Fn(usize) -> usize,
+        best_possible: &dyn Fn(usize) -> f64,
         cut: &mut dyn Iterator<Item = (usize, Micros, Micros)>,
     ) -> Arc<dyn Any + Send + Sync>;
 }

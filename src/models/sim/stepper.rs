@@ -743,6 +743,7 @@ impl<'a> ModelRun<'a> {
             left_at,
         } = sim.tenants.end_reasons(|i| over[i])?;
         drop(over);
+        let arrivals = sim.tenants.arrivals();
         let users_of = sim.tenants.into_users();
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
@@ -767,13 +768,19 @@ impl<'a> ModelRun<'a> {
                 budget_exhausted: &budget_exhausted,
                 ended: &ended,
                 limits: self.config.limits,
+                arrivals: &arrivals,
             };
             let mut cut = sim
                 .jobs
                 .iter()
                 .filter(|j| !j.completed && !j.cancelled)
                 .map(|j| (j.tenant as usize, j.start, j.end));
-            f.finish(&state, &|i| trace.models_of(users[i]).len(), &mut cut)
+            f.finish(
+                &state,
+                &|i| trace.models_of(users[i]).len(),
+                &|i| trace.best_accuracy(users[i]),
+                &mut cut,
+            )
         });
         Ok(RunOutcome {
             jobs: if sim.keep_log { sim.jobs } else { Vec::new() },
@@ -859,7 +866,8 @@ impl Component for ModelSelection<'_> {
                     m.arrived(tenant as usize);
                 }
                 if let Some(f) = &mut self.fold {
-                    f.arrived(now, tenant as usize);
+                    let i = tenant as usize;
+                    f.arrived(now, i, self.trace.best_accuracy(self.tenants.user(i)));
                 }
                 self.with_policies(|p, tenants, _, _| p.arrived(tenants, now, tenant as usize))?;
                 if let Some(p) = self.tenants.limits().patience {

@@ -687,6 +687,10 @@ impl Tenants {
     pub fn arrival(&self, i: usize) -> Micros {
         self.arrival[i]
     }
+    /// Every tenant's arrival time, µs (shared, not copied).
+    pub(super) fn arrivals(&self) -> Arc<[Micros]> {
+        Arc::clone(&self.arrival)
+    }
     /// Whether tenant `i` has arrived.
     pub fn has_arrived(&self, i: usize) -> bool {
         match self.slot_of[i] {

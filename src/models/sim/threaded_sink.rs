@@ -34,6 +34,7 @@ enum Call {
     Arrived {
         now: Micros,
         i: usize,
+        best_possible: f64,
     },
     Started {
         i: usize,
@@ -59,7 +60,11 @@ enum Call {
 impl Call {
     fn replay(self, sink: &mut dyn JobSink) {
         match self {
-            Call::Arrived { now, i } => sink.arrived(now, i),
+            Call::Arrived {
+                now,
+                i,
+                best_possible,
+            } => sink.arrived(now, i, best_possible),
             Call::Started { i, start, end } => sink.started(i, start, end),
             Call::Completed { i, start, at, acc } => sink.completed(i, start, at, acc),
             Call::Cancelled { i, start, at } => sink.cancelled(i, start, at),
@@ -186,8 +191,12 @@ impl ThreadedSink {
 }
 
 impl JobSink for ThreadedSink {
-    fn arrived(&mut self, now: Micros, i: usize) {
-        self.record(Call::Arrived { now, i });
+    fn arrived(&mut self, now: Micros, i: usize, best_possible: f64) {
+        self.record(Call::Arrived {
+            now,
+            i,
+            best_possible,
+        });
     }
 
     fn started(&mut self, i: usize, start: Micros, end: Micros) {
@@ -230,9 +239,10 @@ impl JobSink for ThreadedSink {
         mut self: Box<Self>,
         state: &RunEndState<'_>,
         models: &dyn Fn(usize) -> usize,
+        best_possible: &dyn Fn(usize) -> f64,
         cut: &mut dyn Iterator<Item = (usize, Micros, Micros)>,
     ) -> Arc<dyn Any + Send + Sync> {
-        self.join().finish(state, models, cut)
+        self.join().finish(state, models, best_possible, cut)
     }
 }
 

@@ -9,8 +9,8 @@ use crate::models::sim::TenantLimits;
 struct Log(Vec<String>);
 
 impl JobSink for Log {
-    fn arrived(&mut self, now: Micros, i: usize) {
-        self.0.push(format!("a {now} {i}"));
+    fn arrived(&mut self, now: Micros, i: usize, best_possible: f64) {
+        self.0.push(format!("a {now} {i} {best_possible:?}"));
     }
     fn started(&mut self, i: usize, start: Micros, end: Micros) {
         self.0.push(format!("s {i} {start} {end}"));
@@ -31,6 +31,7 @@ impl JobSink for Log {
         self: Box<Self>,
         state: &RunEndState<'_>,
         _models: &dyn Fn(usize) -> usize,
+        _best_possible: &dyn Fn(usize) -> f64,
         cut: &mut dyn Iterator<Item = (usize, Micros, Micros)>,
     ) -> Arc<dyn Any + Send + Sync> {
         let mut log = self.0;
@@ -44,7 +45,7 @@ impl JobSink for Log {
 fn call(sink: &mut dyn JobSink, n: usize) {
     let t = n as Micros * 7;
     match n % 5 {
-        0 => sink.arrived(t, n % 13),
+        0 => sink.arrived(t, n % 13, n as f64 / 7.0),
         1 => sink.started(n % 13, t, t + 5),
         2 => sink.completed(n % 13, t - 3, t, n as f64 / 3.0),
         3 => sink.cancelled(n % 13, t - 1, t),
@@ -59,9 +60,10 @@ fn finish(sink: Box<dyn JobSink>) -> Vec<String> {
         budget_exhausted: &[],
         ended: &[],
         limits: TenantLimits::default(),
+        arrivals: &[],
     };
     let mut cut = [(1, 2, 3), (4, 5, 6)].into_iter();
-    let out = sink.finish(&state, &|_| 1, &mut cut);
+    let out = sink.finish(&state, &|_| 1, &|_| 0.5, &mut cut);
     out.downcast_ref::<Vec<String>>()
         .expect("a Log finishes with its lines")
         .clone()
