@@ -97,11 +97,11 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     // The estimate's terms (footprint.rs), by hand, every user a tenant,
-    // all present at once (they all arrive at the start): per tenant 100
+    // all present at once (they all arrive at the start): per tenant 92
     // bytes, 420 more while present (48 + 20 engine state and flags, 16
     // heap slot, 136 GP slot, 104 + 48 + 3 × 16 folded metrics) and a GP
     // posterior (8 × 20 + 20 × 21 × 4 + 32 = 1,872 bytes), × 16,000,000 =
-    // 38,272,000,000; the done ones parked, min(16,000,000 × (49 + 97 + 8
+    // 38,144,000,000; the done ones parked, min(16,000,000 × (49 + 97 + 8
     // + 3 × 9), 16 MiB) = 16,777,216, the fold's open run of 32,768 done
     // tenants × (112 + 3 × 16) = 5,242,880 and the merge's buffers,
     // ⌈16,000,000 / 32,768⌉ = 489 runs × 16 KiB = 8,011,776 (neither
@@ -116,18 +116,18 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
     // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
     // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
-    // the program 33,554,432. Sum: 51,009,148,776 bytes = 47.5 GiB
+    // the program 33,554,432. Sum: 50,881,148,776 bytes = 47.4 GiB
     // (50,944,624,488 with 128 + 388 a tenant and an open run of
     // 4,718,592, before the fold took each tenant's arrival and A*_i with
     // its arrival).
-    assert_eq!(estimate_of(&text, tmp.path()), 51_009_148_776);
+    assert_eq!(estimate_of(&text, tmp.path()), 50_881_148_776);
     assert!(
-        err.contains("s.toml: needs an estimated 47.5 GiB of memory"),
+        err.contains("s.toml: needs an estimated 47.4 GiB of memory"),
         "{err}"
     );
     assert!(
         err.contains(
-            "35.7 GiB 16,000,000 tenants' simulation state (100 bytes a tenant, 420 more for \
+            "35.6 GiB 16,000,000 tenants' simulation state (92 bytes a tenant, 420 more for \
              each of the 16,000,000 present at once, 28.6 MiB for the done ones; \
              GP posteriors of 1,872 bytes for 16,000,000 of them at once)"
         ),
@@ -198,11 +198,11 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // By hand (footprint.rs's terms, as in the fifty-GB test): the
     // program 33,554,432; trace matrices 20,020,000 × 17 + 20,020,000 × 8
     // = 500,500,000; ids 1,001,020 × 80 = 80,081,600; generation scratch
-    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (100 +
+    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (92 +
     // 420 + 1,872, every tenant present at once: no arrivals over time) +
     // the done ones parked, 16 MiB, the fold's open run 5,242,880 and
     // merge buffers 31 × 16 KiB = 507,904, + the prior's 6,400 =
-    // 2,416,926,400 (2,412,398,112 with 128 + 388 a tenant and an open
+    // 2,408,918,400 (2,412,398,112 with 128 + 388 a tenant and an open
     // run of 4,718,592, before the fold took each tenant's arrival and
     // A*_i with its arrival)
     // (the fold, 1,001,000 × 184, was a term of its own before); results:
@@ -210,12 +210,12 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // before the rows spilled); loss curves: 8 MiB and a point of each of
     // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
     // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
-    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,274,826,904 bytes
-    // = 3.05 GiB (3,270,298,616 before the fold took each tenant's
+    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,266,818,904 bytes
+    // = 3.04 GiB (3,270,298,616 before the fold took each tenant's
     // arrival and A*_i with its arrival, 3,421,707,688 before the state
     // of done tenants was counted apart, 3,265,072,120 before the parked
     // figures were sorted in runs).
-    assert_eq!(e.total(), 3_274_826_904, "{e:?}");
+    assert_eq!(e.total(), 3_266_818_904, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -750,10 +750,10 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&as_service, "10,001,000"), "{as_service:?}");
     assert!(says(&alone, "36,275"), "{alone:?}");
     // Half the tenants at the same rate: as many present at once, so the
-    // estimate falls by what a tenant not present holds, by hand 100
+    // estimate falls by what a tenant not present holds, by hand 92
     // bytes of simulation state (footprint.rs), 42 of results (user and
     // arrival 16, end state 18, regret area alone 8; its row is on disk)
-    // and 16 of the figures' regret areas: 158 bytes × 5,000,000; and the
+    // and 16 of the figures' regret areas: 150 bytes × 5,000,000; and the
     // merge of the parked figures' runs reads ⌈10^7 / 32,768⌉ − ⌈5 × 10^6
     // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each.
     let mut half = year("");
@@ -765,7 +765,7 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&smaller, "36,275"), "{smaller:?}");
     assert_eq!(
         alone.total() - smaller.total(),
-        158 * 5_000_000 + 153 * 16_384
+        150 * 5_000_000 + 153 * 16_384
     );
     let mut file_trace = year("");
     file_trace.trace.syn = None;

@@ -123,17 +123,39 @@ impl RunFold {
     /// number of jobs completed so far; then the tenants done meanwhile
     /// let their state go.
     fn admit_waiting(&mut self) {
+        self.admit_with_late(&[], &|_| 0.0);
+    }
+
+    /// [`Self::admit_waiting`], with the tenants `late` (ascending) that
+    /// never arrived, A*_i `best_possible(i)`, joining among them in tenant
+    /// order (at the end of the run). Those hold no slot: each change of
+    /// theirs is applied under a key no tenant holds, cleared after it
+    /// (their entries need nothing after their arrival).
+    fn admit_with_late(&mut self, late: &[usize], best_possible: &dyn Fn(usize) -> f64) {
         if !self.waiting.is_sorted() {
             self.waiting.sort_unstable();
         }
-        for &i in &self.waiting {
-            let i = i as usize;
-            self.is_waiting[i / 64] &= !(1 << (i % 64));
-            if let Some((key, a_star)) = self.tenants.key_and_best(i) {
+        let spare = self.tenants.unused_key();
+        let waiting = std::mem::take(&mut self.waiting);
+        let (mut a, mut b) = (0, 0);
+        while a < waiting.len() || b < late.len() {
+            if b == late.len() || (a < waiting.len() && (waiting[a] as usize) < late[b]) {
+                let i = waiting[a] as usize;
+                a += 1;
+                self.is_waiting[i / 64] &= !(1 << (i % 64));
+                if let Some((key, a_star)) = self.tenants.key_and_best(i) {
+                    self.job_curve
+                        .push((self.completions, ARRIVAL, key, a_star));
+                }
+            } else {
+                let i = late[b];
+                b += 1;
                 self.job_curve
-                    .push((self.completions, ARRIVAL, key, a_star));
+                    .push((self.completions, ARRIVAL, spare, best_possible(i)));
+                self.job_curve.release(spare);
             }
         }
+        self.waiting = waiting;
         self.waiting.clear();
         for i in std::mem::take(&mut self.done_waiting) {
             self.let_go(i as usize);
@@ -168,16 +190,23 @@ impl RunFold {
         for (i, start, planned) in cut {
             self.tenants.stopped(i, start, planned, end);
         }
+        // Tenants that never arrived hold nothing (no slot, nothing in the
+        // curves' state): their arrival and A*_i are read here, for the
+        // curves, and when their rows are made.
         let arrival = |i: usize| state.arrivals.get(i).copied().unwrap_or(0);
         let mut late: Vec<usize> = (0..self.n).filter(|&i| !self.has_arrived(i)).collect();
         late.sort_by_key(|&i| arrival(i));
+        let spare = self.tenants.unused_key();
         for &i in &late {
-            self.arrive(arrival(i), i, best_possible(i));
+            self.curve
+                .push((arrival(i), ARRIVAL, spare, best_possible(i)));
+            self.curve.release(spare);
         }
         if !late.is_empty() {
             self.job_last_arrival = self.job_last_arrival.max(self.completions);
         }
-        self.admit_waiting();
+        late.sort_unstable();
+        self.admit_with_late(&late, best_possible);
         let last_arrival = state.arrivals.iter().copied().max().unwrap_or(0);
         // The curves first: their builders' per-tenant vectors are freed
         // before the rows are made (the run's peak of memory at 10^7
@@ -190,16 +219,11 @@ impl RunFold {
             .job_curve
             .finish()
             .and_then(|s| LossCurve::from_steps(s, self.job_last_arrival, self.completions));
-        drop((late, self.arrived, self.is_waiting, self.waiting));
+        drop((late, self.is_waiting, self.waiting));
+        let arrived = self.arrived;
+        let never_arrived = |i: usize| (!bit(&arrived, i)).then(|| (arrival(i), best_possible(i)));
         FoldedRun {
-            tenants: self.tenants.finish(
-                end,
-                models,
-                state.left_at,
-                state.budget_exhausted,
-                state.ended,
-                state.limits,
-            ),
+            tenants: self.tenants.finish(state, models, never_arrived),
             curve,
             job_curve,
             first_completion: self.first_completion,

@@ -35,7 +35,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::memory::PARKED_RUN;
 use crate::core::sim::ActiveTable;
-use crate::models::sim::{EndReason, TenantLimits};
+use crate::models::sim::{EndReason, RunEndState, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The running figures of one tenant.
@@ -242,6 +242,12 @@ impl TenantFold {
         self.active.slot(i)
     }
 
+    /// A key that no tenant holds: one past the slots (for the curves'
+    /// changes of tenants that never arrived, at the end).
+    pub(super) fn unused_key(&self) -> usize {
+        self.active.high_water()
+    }
+
     /// Tenant `i`'s slot and A*_i while it holds a slot.
     pub(super) fn key_and_best(&self, i: usize) -> Option<(usize, f64)> {
         let s = self.active.slot(i)?;
@@ -368,35 +374,34 @@ impl TenantFold {
         }
     }
 
-    /// Every tenant's row of a run that ended at `end`; `models(i)` is
-    /// tenant i's number of models, the other slices are the run's
-    /// [`RunOutcome`](crate::models::sim::RunOutcome) fields.
+    /// Every tenant's row of a run that ended as `state` says (its end and
+    /// the [`RunOutcome`](crate::models::sim::RunOutcome)'s per-tenant end
+    /// states); `models(i)` is tenant i's number of models.
     ///
     /// The rows are made in tenant order, one after the other: a parked
     /// tenant's from its figures, read back merged in tenant order; the
-    /// others' from their slot (every tenant arrived by now: the run's fold
-    /// gives those that never did their arrival first). An error: what went
+    /// others' from their slot, or, for a tenant that never arrived (after
+    /// the horizon), from the figures of its arrival and A*_i that
+    /// `never_arrived(i)` gives (none for a tenant that did arrive: an
+    /// internal error, it should hold figures). An error: what went
     /// wrong during the run (a spill's I/O, a job event after a tenant was
     /// done or before it arrived) or reading the figures back.
     pub(super) fn finish(
         mut self,
-        end: Micros,
+        state: &RunEndState<'_>,
         models: impl Fn(usize) -> usize,
-        left_at: &[Option<Micros>],
-        budget_exhausted: &[bool],
-        ended: &[EndReason],
-        limits: TenantLimits,
+        never_arrived: impl Fn(usize) -> Option<(Micros, f64)>,
     ) -> Result<TenantRows> {
         if let Some(e) = self.failure {
             return Err(e.context("folding the tenants' rows"));
         }
         let ctx = RowContext {
-            end,
+            end: state.end,
             models: &models,
-            left_at,
-            budget_exhausted,
-            ended,
-            limits,
+            left_at: state.left_at,
+            budget_exhausted: state.budget_exhausted,
+            ended: state.ended,
+            limits: state.limits,
         };
         let k = self.thresholds.len();
         let n = self.n;
@@ -420,9 +425,14 @@ impl TenantFold {
             } else if let Some(s) = self.active.slot(i) {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
                 out.push(&ctx.row(i, self.active.at(s), times))?;
+            } else if let Some((arrival, a_star)) = never_arrived(i) {
+                let times = (self.thresholds.iter())
+                    .map(|&th| met_at_arrival(a_star, th))
+                    .collect();
+                out.push(&ctx.row(i, &Running::at_arrival(arrival, a_star), times))?;
             } else {
                 return Err(Error::input(format!(
-                    "internal: tenant {i} has no figures (it never arrived)"
+                    "internal: tenant {i} arrived and has no figures"
                 )));
             }
         }
@@ -558,24 +568,35 @@ mod tests {
         }
     }
 
-    /// The rows, once the tenants that never arrived are given their
-    /// arrival (as the run's fold does at the end).
-    fn rows(mut f: TenantFold, n: usize) -> Vec<TenantMetrics> {
-        for i in 0..n {
-            if f.key(i).is_none() && !f.parked(i) {
-                f.arrived(i, arrival(i).0, arrival(i).1);
-            }
+    /// A run's end at `end` with these end states (no arrivals: the fold
+    /// reads none).
+    fn end_state<'a>(
+        end: Micros,
+        left_at: &'a [Option<Micros>],
+        budget_exhausted: &'a [bool],
+        ended: &'a [EndReason],
+    ) -> RunEndState<'a> {
+        RunEndState {
+            end,
+            left_at,
+            budget_exhausted,
+            ended,
+            limits: TenantLimits::default(),
+            arrivals: &[],
         }
+    }
+
+    /// The rows, the tenants that never arrived given their arrival and
+    /// A*_i (as the run's fold gives them at the end).
+    fn rows(f: TenantFold, n: usize) -> Vec<TenantMetrics> {
+        let never: Vec<bool> = (0..n).map(|i| f.key(i).is_none() && !f.parked(i)).collect();
         let left: Vec<Option<Micros>> = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
         let spent: Vec<bool> = (0..n).map(|i| i == 9).collect();
         let ended = vec![EndReason::default(); n];
         f.finish(
-            90_000,
+            &end_state(90_000, &left, &spent, &ended),
             |_| 3,
-            &left,
-            &spent,
-            &ended,
-            TenantLimits::default(),
+            |i| never[i].then(|| arrival(i)),
         )
         .expect("rows")
         .to_vec()
@@ -678,14 +699,8 @@ mod tests {
                 }
             }
             let left = [None; 3];
-            let Err(e) = f.finish(
-                90,
-                |_| 2,
-                &left,
-                &[false; 3],
-                &[EndReason::default(); 3],
-                TenantLimits::default(),
-            ) else {
+            let state = end_state(90, &left, &[false; 3], &[EndReason::Horizon; 3]);
+            let Err(e) = f.finish(&state, |_| 2, |_| None) else {
                 panic!("rows made after a misuse ({what})");
             };
             let e = e.to_string();
@@ -693,23 +708,30 @@ mod tests {
         }
     }
 
-    /// A tenant that never arrived has no figures: the rows are refused
-    /// rather than made from figures it never had.
+    /// A tenant with no figures gets the row of its arrival when it never
+    /// arrived (its arrival and A*_i given at the end, held nowhere
+    /// before), and is an error otherwise: the rows are refused rather
+    /// than made from figures it never had.
     #[test]
-    fn a_tenant_never_arrived_is_an_error() {
-        let mut f = fold(2, usize::MAX);
-        f.arrived(0, 0, 0.5);
-        let Err(e) = f.finish(
-            90,
-            |_| 2,
-            &[None; 2],
-            &[false; 2],
-            &[EndReason::default(); 2],
-            TenantLimits::default(),
-        ) else {
-            panic!("rows made for a tenant that never arrived");
+    fn a_tenant_without_figures_gets_its_arrivals_row_only_if_it_never_arrived() {
+        let finish = |never: &dyn Fn(usize) -> Option<(Micros, f64)>| {
+            let mut f = fold(2, usize::MAX);
+            f.arrived(0, 0, 0.5);
+            let state = end_state(90, &[None; 2], &[false; 2], &[EndReason::Horizon; 2]);
+            f.finish(&state, |_| 2, never)
+        };
+        let Err(e) = finish(&|_| None) else {
+            panic!("rows made for a tenant without figures");
         };
         assert!(e.to_string().contains("tenant 1"), "{e}");
+        let rows = finish(&|i| (i == 1).then_some((60, 0.25)))
+            .expect("rows")
+            .to_vec()
+            .expect("read");
+        assert_eq!((rows[1].arrival, rows[1].jobs), (60, 0));
+        // 0.25 from its arrival at 60 µs to the end at 90, accuracy·s.
+        assert_eq!(rows[1].regret_area * 1e6, 0.25 * 30.0);
+        assert_eq!(rows[1].time_to, [None, Some(0), None]);
     }
 
     /// A parked record reads back what was written, options set or not.

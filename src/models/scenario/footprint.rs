@@ -296,19 +296,21 @@ pub fn estimate_in(
     // arrival time, two copies (the runner's, the engine's shared by its
     // queue and its tenants: 16 bytes) and the queue's order of them (4);
     // its trace user, three copies (the split's, the engine's, the GP
-    // selector's: 24); the `oracle` cost belief's mean runtime (8); its
-    // slot number in four active tables (the engine's tenants, the score
-    // heap, the GP selector, the fold, whose curves key their state by
-    // the fold's slot: 16); its count of available models (4), the fold's
-    // three bits (1) and its place among the arrivals waiting for the job
-    // curve (4, in a Vec that may be twice as long: 8); the end reasons,
-    // budget flags and leave times read when the run ends (18): 99 bytes,
-    // counted as 100 (128 before the fold took each tenant's arrival and
-    // A*_i with its arrival). On a curve trace, the
+    // selector's: 24); its slot number in four active tables (the
+    // engine's tenants, the score heap, the GP selector, the fold, whose
+    // curves key their state by the fold's slot: 16); its count of
+    // available models (4), the fold's three bits (1) and its place among
+    // the arrivals waiting for the job curve (4, in a Vec that may be
+    // twice as long: 8); the end reasons, budget flags and leave times
+    // read when the run ends (18): 91 bytes, counted as 92 (128 before the
+    // fold took each tenant's arrival and A*_i with its arrival, which
+    // also still counted 8 for the `oracle` cost belief's mean runtime, no
+    // longer held per tenant since the GP selector's state was held by
+    // active tenant). On a curve trace, the
     // levels started and done per model (two `u16`): 4 per model. A
     // selector without a GP keeps a score or proposal slot per model (16
     // bytes) and 64 of headers for every tenant.
-    let mut every = 100u64;
+    let mut every = 92u64;
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
