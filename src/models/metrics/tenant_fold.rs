@@ -21,10 +21,11 @@
 //! of [`PARKED_RUN`] tenants sorted by tenant, in memory while small
 //! ([`PARKED_IN_MEMORY`]), in an unnamed temporary file past that, read back merged in
 //! tenant order at the end, so the rows are written in tenant order, one
-//! after the other. Tenants that never arrived (after the horizon) are
-//! given their arrival at the end, by the run's fold. The rows are the same to the bit
-//! whether a tenant was parked or kept: each row is computed from its own
-//! tenant's figures alone.
+//! after the other. Tenants that never arrived (after the horizon) hold
+//! nothing: their rows are made from the figures of their arrival, whose
+//! time and A*_i the run's fold reads at the end. The rows are the same
+//! to the bit whether a tenant was parked or kept: each row is computed
+//! from its own tenant's figures alone.
 //!
 //! [`JobSink::done`]: crate::models::sim::JobSink::done
 

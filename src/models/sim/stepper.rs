@@ -729,7 +729,9 @@ impl<'a> ModelRun<'a> {
         // caller's), once the selector said whose schedule is over; then
         // the tenants' end states are read, in one pass over the parked
         // tenants' state (DESIGN §2.6 "Done tenants"), and of the engine's
-        // per-tenant state all but the tenants' users goes.
+        // per-tenant state all but the tenants' users and arrival times
+        // goes (the fold reads both at the end: the A*_i and the arrival of
+        // tenants that never arrived, DESIGN §2.6).
         drop(self.queue);
         let sim = self.sim;
         let over: Vec<bool> = (0..sim.tenants.len())
