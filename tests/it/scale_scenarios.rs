@@ -106,7 +106,7 @@ fn scale_year_arrives_by_poisson_over_one_year_with_a_patience() {
 /// measured peak RSS of a whole run: 667,428 KiB since that change,
 /// 901,028 KiB since the twelfth session (1,885,440 KiB before the rows
 /// spilled and the done tenants were parked; docs/PERFORMANCE.md
-/// "Internet scale"), the bound checked.
+/// "Internet scale"); the assertion checks the larger, 901,028 KiB.
 #[test]
 fn scale_year_is_estimated_with_posteriors_for_the_tenants_present() {
     use tenantsim::core::memory::MemoryBudget;

@@ -1,6 +1,7 @@
 //! The simulation kernel: simulated time, the event queue and loop, the indexed heap, RNG streams, the policy clock and cache prefetch hints; it may import only core's basics (error, limits, …), no other room.
 
 pub mod active;
+pub mod bits;
 mod event_loop;
 mod event_queue;
 pub mod heap;
@@ -11,5 +12,6 @@ pub mod rng;
 pub mod time;
 
 pub use active::ActiveTable;
+pub use bits::Bits;
 pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
 pub use event_queue::{EventQueue, NEXT_FROM_HEAP, QueuedEvent};

@@ -17,9 +17,10 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, StepBuilder};
-use super::tenant_fold::{TenantFold, bit};
+use super::tenant_fold::TenantFold;
 use super::{LossCurve, TenantRows};
 use crate::core::error::Result;
+use crate::core::sim::Bits;
 use crate::models::sim::{JobSink, RunEndState, RunOutcome};
 use crate::models::trace::Micros;
 
@@ -72,9 +73,9 @@ pub struct RunFold {
     /// Tenants of the run.
     n: usize,
     /// One bit a tenant: whether its arrival was processed.
-    arrived: Vec<u64>,
+    arrived: Bits,
     /// One bit a tenant: whether it is in `waiting`.
-    is_waiting: Vec<u64>,
+    is_waiting: Bits,
     /// The largest job-axis value of an arrival so far.
     job_last_arrival: Micros,
     completions: u64,
@@ -94,29 +95,12 @@ impl RunFold {
             waiting: Vec::new(),
             done_waiting: Vec::new(),
             n,
-            arrived: vec![0; n.div_ceil(64)],
-            is_waiting: vec![0; n.div_ceil(64)],
+            arrived: Bits::new(n),
+            is_waiting: Bits::new(n),
             job_last_arrival: 0,
             completions: 0,
             first_completion: None,
         }
-    }
-
-    fn has_arrived(&self, i: usize) -> bool {
-        bit(&self.arrived, i)
-    }
-
-    /// Tenant `i` arrives at `now`, its best accuracy `a_star`: its
-    /// figures take a slot, and it joins the time curve now and the job
-    /// curve before the next completion.
-    fn arrive(&mut self, now: Micros, i: usize, a_star: f64) {
-        self.arrived[i / 64] |= 1 << (i % 64);
-        self.tenants.arrived(i, now, a_star);
-        if let Some(key) = self.tenants.key(i) {
-            self.curve.push((now, ARRIVAL, key, a_star));
-        }
-        self.waiting.push(i as u32);
-        self.is_waiting[i / 64] |= 1 << (i % 64);
     }
 
     /// The arrivals waiting for the job curve, in tenant order, at the
@@ -142,7 +126,7 @@ impl RunFold {
             if b == late.len() || (a < waiting.len() && (waiting[a] as usize) < late[b]) {
                 let i = waiting[a] as usize;
                 a += 1;
-                self.is_waiting[i / 64] &= !(1 << (i % 64));
+                self.is_waiting.clear(i);
                 if let Some((key, a_star)) = self.tenants.key_and_best(i) {
                     self.job_curve
                         .push((self.completions, ARRIVAL, key, a_star));
@@ -194,7 +178,7 @@ impl RunFold {
         // curves' state): their arrival and A*_i are read here, for the
         // curves, and when their rows are made.
         let arrival = |i: usize| state.arrivals.get(i).copied().unwrap_or(0);
-        let mut late: Vec<usize> = (0..self.n).filter(|&i| !self.has_arrived(i)).collect();
+        let mut late: Vec<usize> = (0..self.n).filter(|&i| !self.arrived.get(i)).collect();
         late.sort_by_key(|&i| arrival(i));
         let spare = self.tenants.unused_key();
         for &i in &late {
@@ -221,7 +205,7 @@ impl RunFold {
             .and_then(|s| LossCurve::from_steps(s, self.job_last_arrival, self.completions));
         drop((late, self.is_waiting, self.waiting));
         let arrived = self.arrived;
-        let never_arrived = |i: usize| (!bit(&arrived, i)).then(|| (arrival(i), best_possible(i)));
+        let never_arrived = |i: usize| (!arrived.get(i)).then(|| (arrival(i), best_possible(i)));
         FoldedRun {
             tenants: self.tenants.finish(state, models, never_arrived),
             curve,
@@ -234,9 +218,17 @@ impl RunFold {
 
 impl JobSink for RunFold {
     /// Tenant `i` arrives at `now` (after the completions of `now`); its
-    /// best accuracy is `best_possible`.
+    /// best accuracy is `best_possible`: its figures take a slot, and it
+    /// joins the time curve now and the job curve before the next
+    /// completion.
     fn arrived(&mut self, now: Micros, i: usize, best_possible: f64) {
-        self.arrive(now, i, best_possible);
+        self.arrived.set(i);
+        self.tenants.arrived(i, now, best_possible);
+        if let Some(key) = self.tenants.key(i) {
+            self.curve.push((now, ARRIVAL, key, best_possible));
+        }
+        self.waiting.push(i as u32);
+        self.is_waiting.set(i);
         self.job_last_arrival = self.job_last_arrival.max(self.completions);
     }
 
@@ -272,7 +264,7 @@ impl JobSink for RunFold {
     /// curves let its state go (its loss no longer changes), once it joined
     /// the job curve.
     fn done(&mut self, i: usize) {
-        if bit(&self.is_waiting, i) {
+        if self.is_waiting.get(i) {
             self.done_waiting.push(i as u32);
         } else {
             self.let_go(i);

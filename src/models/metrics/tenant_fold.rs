@@ -35,7 +35,7 @@ use super::{TenantMetrics, TenantRows, TenantRowsBuilder};
 use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::memory::PARKED_RUN;
-use crate::core::sim::ActiveTable;
+use crate::core::sim::{ActiveTable, Bits};
 use crate::models::sim::{EndReason, RunEndState, TenantLimits};
 use crate::models::trace::Micros;
 
@@ -166,7 +166,7 @@ pub(super) struct TenantFold {
     /// runs sorted by tenant.
     parked: SortedRuns<Parked, TimeTo>,
     /// One bit a tenant: whether its figures are parked.
-    is_parked: Vec<u64>,
+    is_parked: Bits,
     /// The first thing that went wrong (a spill's I/O, a bad threshold
     /// knob, a job event after the tenant was done), reported by
     /// [`Self::finish`].
@@ -189,11 +189,6 @@ impl Clone for TenantFold {
             failure,
         }
     }
-}
-
-/// Bit `i` of `bits` (64 a word).
-pub(super) fn bit(bits: &[u64], i: usize) -> bool {
-    bits[i / 64] >> (i % 64) & 1 != 0
 }
 
 /// The time to θ of a tenant whose best accuracy is `a_star`, before any
@@ -225,7 +220,7 @@ impl TenantFold {
             active: ActiveTable::new(n),
             time_to: Vec::new(),
             parked: SortedRuns::new(tenant, thresholds.len(), run, bytes),
-            is_parked: vec![0; n.div_ceil(64)],
+            is_parked: Bits::new(n),
             failure: None,
             thresholds: thresholds.to_vec(),
         }
@@ -233,7 +228,7 @@ impl TenantFold {
 
     /// Whether tenant `i`'s figures are parked (it was done).
     pub(super) fn parked(&self, i: usize) -> bool {
-        bit(&self.is_parked, i)
+        self.is_parked.get(i)
     }
 
     /// Tenant `i`'s slot while it holds one (from its arrival until it is
@@ -367,7 +362,7 @@ impl TenantFold {
         match self.parked.push(record, times) {
             Ok(()) => {
                 self.active.release(i);
-                self.is_parked[i / 64] |= 1 << (i % 64);
+                self.is_parked.set(i);
             }
             Err(e) => {
                 self.failure.get_or_insert(e);
@@ -413,7 +408,7 @@ impl TenantFold {
         let mut parked = self.parked.sorted()?;
         let mut next = parked.next().transpose()?;
         for i in 0..n {
-            if bit(&self.is_parked, i) {
+            if self.is_parked.get(i) {
                 let (p, times) = next
                     .take()
                     .filter(|(p, _)| p.tenant == i as u64)

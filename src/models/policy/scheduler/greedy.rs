@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::core::error::Result;
 use crate::core::params::Params;
+use crate::core::sim::Bits;
 use crate::core::sim::heap::ScoreHeap;
 use crate::models::policy::entry::SchedulerEntry;
 use crate::models::sim::Tenants;
@@ -215,40 +216,11 @@ impl Scheduler for Greedy {
     }
 }
 
-/// A fixed set of bits (no allocation after construction).
-#[derive(Debug, Clone)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    /// `n` bits, all clear.
-    fn new(n: usize) -> Self {
-        Self(vec![0; n.div_ceil(64)])
-    }
-
-    /// Set bit `i`; whether it was clear before.
-    fn set(&mut self, i: usize) -> bool {
-        let (word, mask) = (&mut self.0[i / 64], 1u64 << (i % 64));
-        let was_clear = *word & mask == 0;
-        *word |= mask;
-        was_clear
-    }
-
-    /// Whether bit `i` is set.
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] & (1u64 << (i % 64)) != 0
-    }
-
-    /// Clear bit `i`.
-    fn clear(&mut self, i: usize) {
-        self.0[i / 64] &= !(1u64 << (i % 64));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
 
-    use super::{Bits, Greedy, Score};
+    use super::{Greedy, Score};
     use crate::core::sim::heap::ranks_above;
     use crate::models::sim::Scheduler;
 
@@ -296,20 +268,5 @@ mod tests {
             }
             prop_assert_eq!(two.next_picks(), [None; 3]);
         }
-    }
-
-    #[test]
-    fn bits_set_reports_a_first_set_and_clear_resets_it() {
-        let mut b = Bits::new(130);
-        assert!(b.set(0));
-        assert!(b.set(129));
-        assert!(!b.set(129));
-        assert!(b.set(64));
-        b.clear(129);
-        assert!(b.set(129));
-        assert!(!b.set(0));
-        assert!(!b.set(64));
-        b.clear(0);
-        assert!(b.set(0));
     }
 }
