@@ -166,7 +166,12 @@ impl Mode for JobMode {
         )
     }
 
-    fn encode_run(&self, _scenario: &JobScenario, run: &JobRun, out: &mut Vec<u8>) -> Result<()> {
+    fn encode_run(
+        &self,
+        _scenario: &JobScenario,
+        run: &JobRun,
+        out: &mut dyn std::io::Write,
+    ) -> Result<()> {
         encode_job_run(run, out)
     }
 

@@ -27,7 +27,7 @@ struct Stored<O, M> {
 }
 
 /// Append `run` to `out`.
-pub fn encode_job_run(run: &JobRun, out: &mut Vec<u8>) -> Result<()> {
+pub fn encode_job_run(run: &JobRun, out: &mut dyn std::io::Write) -> Result<()> {
     let stored = Stored {
         policy: run.policy,
         rep: run.rep,
@@ -35,7 +35,7 @@ pub fn encode_job_run(run: &JobRun, out: &mut Vec<u8>) -> Result<()> {
         metrics: &run.metrics,
         elapsed: run.elapsed,
     };
-    codec::encode(&stored, out)
+    codec::encode_to(&stored, out)
 }
 
 /// The run [`encode_job_run`] wrote into `bytes`, its jobs drawn again

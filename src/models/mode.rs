@@ -108,8 +108,13 @@ impl Mode for ModelMode {
 
     /// Every field of the run, the job log too when it kept it
     /// ([`crate::core::io::codec`]).
-    fn encode_run(&self, _scenario: &Scenario, run: &RepResult, out: &mut Vec<u8>) -> Result<()> {
-        codec::encode(run, out)
+    fn encode_run(
+        &self,
+        _scenario: &Scenario,
+        run: &RepResult,
+        out: &mut dyn std::io::Write,
+    ) -> Result<()> {
+        codec::encode_to(run, out)
     }
 
     fn decode_run(&self, _scenario: &Scenario, bytes: &[u8]) -> Result<RepResult> {

@@ -82,6 +82,15 @@ pub(super) fn cache_notes(cache: Option<&ResultCache>) {
                 c.dir().display()
             );
         }
+        if c.too_large_runs() > 0 {
+            eprintln!(
+                "note: {} run(s) were not stored in the result cache {}: each is larger than the {} MiB \
+                 it keeps of a run (reading one back would hold it whole in memory); they run again next time",
+                c.too_large_runs(),
+                c.dir().display(),
+                c.max_run() >> 20
+            );
+        }
         if let Some(e) = c.write_error() {
             eprintln!("warning: the result cache could not store every task: {e}");
         }

@@ -253,7 +253,12 @@ impl Mode for SharedMode {
         Identity::from_parts(resolved, &parts)
     }
 
-    fn encode_run(&self, _s: &SharedScenario, run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
+    fn encode_run(
+        &self,
+        _s: &SharedScenario,
+        run: &SharedRun,
+        out: &mut dyn std::io::Write,
+    ) -> Result<()> {
         encode_shared_run(run, out)
     }
 

@@ -358,7 +358,7 @@ pub fn finish_shared_run(
 
 /// Append `run` to `out`, exactly (the cache's and shards' form, DESIGN
 /// §10.1).
-pub fn encode_shared_run(run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
+pub fn encode_shared_run(run: &SharedRun, out: &mut dyn std::io::Write) -> Result<()> {
     let background = match &run.background {
         None => None,
         Some(b) => {
@@ -377,7 +377,7 @@ pub fn encode_shared_run(run: &SharedRun, out: &mut Vec<u8>) -> Result<()> {
         workflows: &run.workflows,
         cpus: run.cpus,
     };
-    codec::encode(&wire, out)
+    codec::encode_to(&wire, out)
 }
 
 /// The run [`encode_shared_run`] wrote; an error for other bytes.

@@ -16,6 +16,8 @@
 //! grows it as items are read): reading past the end, a bad flag, tag or
 //! varint is an error, and so is a byte left over after the value.
 
+use std::io::Write;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -28,10 +30,82 @@ pub const FORMAT: &str = "postcard/1";
 
 /// Append the encoding of `value` to `out` (left as it was on an error).
 pub fn encode<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Result<()> {
-    let bytes = postcard::to_allocvec(value)
-        .map_err(|e| Error::input(format!("cannot encode a run: {e}")))?;
-    out.extend_from_slice(&bytes);
-    Ok(())
+    let len = out.len();
+    encode_to(value, out).inspect_err(|_| out.truncate(len))
+}
+
+/// Bytes [`encode_to`] gathers before it hands them to its writer.
+const CHUNK: usize = 64 << 10;
+
+/// Write the encoding of `value` to `out` as it is made, 64 KiB
+/// at a time: the same bytes as [`encode`], never held whole (a result
+/// cache entry of 10^7 tenants' rows is gigabytes; DESIGN §10.2). A
+/// failed write stops the encoding and is the error, naming the
+/// writer's own error; what was written before it stays written.
+pub fn encode_to<T: Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> Result<()> {
+    let flavor = ChunkedWrite {
+        out,
+        buf: Vec::with_capacity(CHUNK),
+        failed: None,
+    };
+    let mut ser = postcard::Serializer { output: flavor };
+    let encoded = value.serialize(&mut ser);
+    let mut flavor = ser.output;
+    let flushed = match encoded {
+        Ok(()) => flavor.flush(),
+        Err(e) => Err(e),
+    };
+    match (flushed, flavor.failed) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(io)) => Err(Error::input(format!("cannot write an encoded run: {io}"))),
+        (Err(e), None) => Err(Error::input(format!("cannot encode a run: {e}"))),
+    }
+}
+
+/// A postcard output that gathers bytes and writes them in chunks,
+/// keeping the writer's first error (postcard's own error type cannot
+/// carry it).
+struct ChunkedWrite<'a> {
+    out: &'a mut dyn Write,
+    buf: Vec<u8>,
+    failed: Option<std::io::Error>,
+}
+
+impl ChunkedWrite<'_> {
+    fn flush(&mut self) -> postcard::Result<()> {
+        if let Err(e) = self.out.write_all(&self.buf) {
+            self.failed = Some(e);
+            return Err(postcard::Error::SerializeBufferFull);
+        }
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl postcard::ser_flavors::Flavor for ChunkedWrite<'_> {
+    type Output = ();
+
+    #[inline]
+    fn try_push(&mut self, data: u8) -> postcard::Result<()> {
+        self.buf.push(data);
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn try_extend(&mut self, data: &[u8]) -> postcard::Result<()> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
 }
 
 /// The value [`encode`] wrote into `bytes`, which must hold it and nothing
@@ -107,6 +181,57 @@ mod tests {
             (back.some, back.none, back.big, back.flag, back.took),
             (value.some, value.none, value.big, value.flag, value.took)
         );
+    }
+
+    /// A writer that keeps what it is given and how, or fails from the
+    /// `fail_at`-th write on.
+    struct Recorder {
+        bytes: Vec<u8>,
+        writes: Vec<usize>,
+        fail_at: usize,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.writes.len() == self.fail_at {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.writes.push(buf.len());
+            self.bytes.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_run_is_written_as_it_is_encoded_in_chunks_the_same_bytes() {
+        // 40,000 f64s: 320 KB and a length, five chunks and a bit.
+        let value: Vec<f64> = (0..40_000).map(|i| f64::from(i) * 0.5).collect();
+        let mut whole = Vec::new();
+        encode(&value, &mut whole).expect("encodes");
+        let mut rec = Recorder {
+            bytes: Vec::new(),
+            writes: Vec::new(),
+            fail_at: usize::MAX,
+        };
+        encode_to(&value, &mut rec).expect("encodes");
+        assert_eq!(rec.bytes, whole);
+        // Handed over a chunk at a time, not at the end in one piece.
+        assert!(rec.writes.len() >= 5, "{:?}", rec.writes);
+        assert!(
+            rec.writes.iter().all(|&n| n <= CHUNK + 9),
+            "{:?}",
+            rec.writes
+        );
+        // A failing writer stops the encoding with its own error.
+        let mut failing = Recorder { fail_at: 2, ..rec };
+        failing.bytes.clear();
+        failing.writes.clear();
+        let err = encode_to(&value, &mut failing).expect_err("the writer fails");
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(failing.writes.len(), 2);
     }
 
     #[test]

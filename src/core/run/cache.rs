@@ -18,6 +18,7 @@
 //! entry atomically.
 
 use std::fs;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -92,6 +93,16 @@ pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
     }
 }
 
+/// The largest run a cache stores or serves, encoded: 256 MiB. An entry
+/// is written as its run is encoded, never held whole ([`ResultCache::put_with`]),
+/// but reading one back holds it, and its decoded run, in memory: a run of
+/// 10^7 tenants (scenarios/scale-year.toml, about 1.6 GB encoded) would
+/// hold several times what the run itself holds (docs/PERFORMANCE.md
+/// "The default command held every tenant again"), and would not fit the default
+/// size cap ([`DEFAULT_MAX_BYTES`]) anyway. Such a run is simulated again
+/// each time (DESIGN §10.2).
+pub const MAX_STORED_RUN: u64 = 256 << 20;
+
 /// A cache folder.
 #[derive(Debug)]
 pub struct ResultCache {
@@ -99,7 +110,61 @@ pub struct ResultCache {
     temp_counter: AtomicU64,
     corrupt: AtomicU64,
     misplaced: AtomicU64,
+    too_large: AtomicU64,
     write_error: Mutex<Option<String>>,
+    /// The largest encoded run stored or served ([`MAX_STORED_RUN`]).
+    max_run: u64,
+}
+
+/// How storing one entry ended ([`ResultCache::put_with`]).
+enum EntryEnd {
+    Renamed,
+    TooLarge,
+}
+
+/// An entry's file as its run is written into it: the SHA-256 and the
+/// length of the payload (identity and run) so far, and what is left of
+/// the room for the run.
+struct EntryWriter {
+    file: BufWriter<fs::File>,
+    sha: Sha256,
+    len: u64,
+    room: u64,
+    /// The run did not fit in the room: the entry is abandoned.
+    over: bool,
+    /// The file could not be written.
+    failed: Option<std::io::Error>,
+}
+
+impl EntryWriter {
+    fn payload(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if let Err(e) = self.file.write_all(bytes) {
+            let copy = std::io::Error::new(e.kind(), e.to_string());
+            self.failed = Some(e);
+            return Err(copy);
+        }
+        self.sha.update(bytes);
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+impl Write for EntryWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.len() as u64 > self.room {
+            self.over = true;
+            return Err(std::io::Error::other(
+                "the run is larger than the result cache stores",
+            ));
+        }
+        self.payload(buf)?;
+        self.room -= buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 impl ResultCache {
@@ -118,8 +183,17 @@ impl ResultCache {
             temp_counter: AtomicU64::new(0),
             corrupt: AtomicU64::new(0),
             misplaced: AtomicU64::new(0),
+            too_large: AtomicU64::new(0),
             write_error: Mutex::new(None),
+            max_run: MAX_STORED_RUN,
         }
+    }
+
+    /// The same cache storing and serving runs of at most `bytes`
+    /// encoded, not [`MAX_STORED_RUN`] (tests use a small bound).
+    pub fn with_max_run(mut self, bytes: u64) -> Self {
+        self.max_run = bytes;
+        self
     }
 
     /// The cache folder.
@@ -138,7 +212,9 @@ impl ResultCache {
     /// the run for ever, a device never ends) is an error naming it; one
     /// longer than a record can be
     /// ([`MAX_RECORD_BYTES`](crate::core::limits::MAX_RECORD_BYTES)) reads
-    /// as damaged without being read.
+    /// as damaged without being read, and one holding a run larger than
+    /// the cache stores ([`MAX_STORED_RUN`]; written by an older version)
+    /// as missing, without being read.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
         let path = self.entry_path(key);
         let what = "result cache entry";
@@ -148,7 +224,13 @@ impl ResultCache {
             )));
         }
         let max = crate::core::limits::MAX_RECORD_BYTES + OVERHEAD as u64;
-        let bytes = match crate::core::io::read_input_limited(&path, what, max) {
+        let served = self
+            .max_run
+            .saturating_add((IDENTITY_LEN + OVERHEAD) as u64);
+        if fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > served && m.len() <= max) {
+            return Ok(None);
+        }
+        let mut bytes = match crate::core::io::read_input_limited(&path, what, max) {
             Ok(bytes) => bytes,
             Err(_) if path.is_file() && fs::metadata(&path).is_ok_and(|m| m.len() > max) => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
@@ -159,7 +241,13 @@ impl ResultCache {
         match unseal_bound(&bytes, key) {
             Unsealed::Run(run) => {
                 touch(&path);
-                Ok(Some(run.to_vec()))
+                // The run in place: the entry's bytes without their
+                // header and checksum, not a copy of them.
+                let start = run.as_ptr() as usize - bytes.as_ptr() as usize;
+                let end = start + run.len();
+                bytes.truncate(end);
+                bytes.drain(..start);
+                Ok(Some(bytes))
             }
             Unsealed::Damaged => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
@@ -183,28 +271,108 @@ impl ResultCache {
         self.misplaced.load(Ordering::Relaxed)
     }
 
-    /// Store the run `payload` under `key`, bound to it: temporary file in the entry's folder,
-    /// then rename. A failure is remembered ([`ResultCache::write_error`])
-    /// and never stops the run: the result is still folded.
+    /// Runs not stored because they were larger than the cache stores
+    /// ([`MAX_STORED_RUN`]) so far.
+    pub fn too_large_runs(&self) -> u64 {
+        self.too_large.load(Ordering::Relaxed)
+    }
+
+    /// The largest encoded run this cache stores or serves.
+    pub fn max_run(&self) -> u64 {
+        self.max_run
+    }
+
+    /// Store the run `payload` under `key` ([`ResultCache::put_with`]).
     pub fn put(&self, key: &str, payload: &[u8]) {
+        // Writing a slice cannot fail to encode: every failure is the
+        // file's, remembered by `put_with`.
+        let _ = self.put_with(key, &mut |out: &mut dyn Write| {
+            out.write_all(payload)
+                .map_err(|e| Error::input(format!("cannot write a run: {e}")))
+        });
+    }
+
+    /// Store under `key`, bound to it, the run that `encode` writes: to a
+    /// temporary file in the entry's folder as it is encoded (never held
+    /// whole in memory), then renamed into place. The bytes are those of
+    /// [`seal_bound`]`(key, run)`: magic, length, key and run, SHA-256,
+    /// the length written last, once known.
+    ///
+    /// A run larger than [`MAX_STORED_RUN`] is abandoned where it
+    /// outgrows it and counted ([`ResultCache::too_large_runs`]); a file
+    /// that cannot be written is remembered ([`ResultCache::write_error`]).
+    /// Neither stops the run: its result is still folded. An error of
+    /// `encode` itself (not of the file) is returned.
+    pub fn put_with(
+        &self,
+        key: &str,
+        encode: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
         let path = self.entry_path(key);
         let n = self.temp_counter.fetch_add(1, Ordering::Relaxed);
         let tmp = path.with_file_name(format!(".{key}.tmp-{}-{n}", std::process::id()));
-        let result = (|| {
-            if let Some(parent) = path.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            fs::write(&tmp, seal_bound(key, payload))?;
-            fs::rename(&tmp, &path)
-        })();
-        if let Err(e) = result {
+        let stored = self.write_entry(&path, &tmp, key, encode);
+        if !matches!(stored, Ok(Ok(EntryEnd::Renamed))) {
             let _ = fs::remove_file(&tmp);
-            let mut first = self
-                .write_error
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            first.get_or_insert_with(|| format!("cannot write {}: {e}", path.display()));
         }
+        match stored {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(encoding)) => Err(encoding),
+            Err(e) => {
+                let mut first = self
+                    .write_error
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                first.get_or_insert_with(|| format!("cannot write {}: {e}", path.display()));
+                Ok(())
+            }
+        }
+    }
+
+    /// [`ResultCache::put_with`]'s file: the outer error is the file's,
+    /// the inner one `encode`'s own.
+    fn write_entry(
+        &self,
+        path: &Path,
+        tmp: &Path,
+        key: &str,
+        encode: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> std::io::Result<Result<EntryEnd>> {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let mut file = BufWriter::new(fs::File::create(tmp)?);
+        file.write_all(MAGIC)?;
+        file.write_all(&0u64.to_le_bytes())?;
+        let mut w = EntryWriter {
+            file,
+            sha: Sha256::new(),
+            len: 0,
+            room: self.max_run,
+            over: false,
+            failed: None,
+        };
+        w.payload(key.as_bytes())?;
+        if let Err(e) = encode(&mut w) {
+            if w.over {
+                self.too_large.fetch_add(1, Ordering::Relaxed);
+                return Ok(Ok(EntryEnd::TooLarge));
+            }
+            return match w.failed.take() {
+                Some(io) => Err(io),
+                None => Ok(Err(e)),
+            };
+        }
+        let EntryWriter {
+            mut file, sha, len, ..
+        } = w;
+        file.write_all(&sha.finalize())?;
+        file.seek(SeekFrom::Start(MAGIC.len() as u64))?;
+        file.write_all(&len.to_le_bytes())?;
+        file.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
+        fs::rename(tmp, path)?;
+        Ok(Ok(EntryEnd::Renamed))
     }
 
     /// The first failed write, if any.
@@ -477,6 +645,92 @@ mod tests {
         assert_eq!(cache.get(&b).expect("no error"), None);
         assert_eq!(cache.misplaced_entries(), 2);
         assert_eq!(cache.corrupt_entries(), 0);
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    /// The hidden temporary files of `cache`'s entry folder of `key`.
+    fn temporaries(cache: &ResultCache, key: &str) -> Vec<PathBuf> {
+        let dir = cache.entry_path(key).parent().expect("fan").to_path_buf();
+        fs::read_dir(dir)
+            .map(|it| {
+                it.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| {
+                        p.file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_run_is_streamed_into_its_entry_with_the_bytes_of_seal_bound() {
+        let tmp =
+            std::env::temp_dir().join(format!("tenantsim-cache-stream-{}", std::process::id()));
+        let cache = ResultCache::open(&tmp).expect("open");
+        let key = "ef".repeat(32);
+        let run: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let mut on_disk_midway = 0;
+        cache
+            .put_with(&key, &mut |out| {
+                for part in run.chunks(100_000) {
+                    out.write_all(part).expect("written");
+                    if on_disk_midway == 0 {
+                        // The first part is in the file before the rest
+                        // is encoded: the entry is never held whole.
+                        let temp = temporaries(&cache, &key);
+                        assert_eq!(temp.len(), 1, "{temp:?}");
+                        on_disk_midway = fs::metadata(&temp[0]).expect("temp").len();
+                    }
+                }
+                Ok(())
+            })
+            .expect("stored");
+        assert!(on_disk_midway >= 90_000, "{on_disk_midway}");
+        let entry = fs::read(cache.entry_path(&key)).expect("entry");
+        assert_eq!(entry, seal_bound(&key, &run));
+        assert_eq!(cache.get(&key).expect("no error"), Some(run));
+        assert!(temporaries(&cache, &key).is_empty());
+        assert_eq!((cache.too_large_runs(), cache.write_error()), (0, None));
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    #[test]
+    fn a_run_larger_than_the_cache_stores_is_neither_stored_nor_served() {
+        let tmp =
+            std::env::temp_dir().join(format!("tenantsim-cache-large-{}", std::process::id()));
+        let cache = ResultCache::open(&tmp).expect("open").with_max_run(10);
+        let (fits, over) = ("0a".repeat(32), "0b".repeat(32));
+        cache.put(&fits, b"ten bytes!");
+        cache.put(&over, b"eleven byte");
+        assert_eq!(
+            cache.get(&fits).expect("no error").as_deref(),
+            Some(&b"ten bytes!"[..])
+        );
+        assert_eq!(cache.get(&over).expect("no error"), None);
+        assert!(!cache.entry_path(&over).exists());
+        assert!(
+            temporaries(&cache, &over).is_empty(),
+            "the abandoned entry is removed"
+        );
+        assert_eq!(cache.too_large_runs(), 1);
+        // Not a failure of the file, and not damage.
+        assert_eq!((cache.write_error(), cache.corrupt_entries()), (None, 0));
+        // An entry written with a larger bound (an older version) is not
+        // served, and not counted as damaged.
+        ResultCache::open(&tmp)
+            .expect("open")
+            .put(&over, b"eleven byte");
+        assert!(cache.entry_path(&over).exists());
+        assert_eq!(cache.get(&over).expect("no error"), None);
+        assert_eq!(cache.corrupt_entries(), 0);
+        // An error of the encoding itself is the caller's.
+        let err = cache
+            .put_with(&fits, &mut |_| {
+                Err(Error::input("cannot encode a run: bad"))
+            })
+            .expect_err("an encoding error");
+        assert!(err.to_string().contains("bad"), "{err}");
         let _ = fs::remove_dir_all(&tmp);
     }
 

@@ -18,6 +18,7 @@
 //! need (DESIGN §10.2–10.3).
 //!
 //! ```
+//! use std::io::Write;
 //! use std::path::Path;
 //! use std::time::Duration;
 //! use serde_json::{Value, json};
@@ -55,8 +56,8 @@
 //!         let resolved = json!({ "step": s.step, "policy": [{ "name": "steps" }] });
 //!         Identity::from_resolved(resolved, String::new())
 //!     }
-//!     fn encode_run(&self, _: &Steps, run: &u64, out: &mut Vec<u8>) -> Result<()> {
-//!         codec::encode(run, out)
+//!     fn encode_run(&self, _: &Steps, run: &u64, out: &mut dyn Write) -> Result<()> {
+//!         codec::encode_to(run, out)
 //!     }
 //!     fn decode_run(&self, _: &Steps, bytes: &[u8]) -> Result<u64> { codec::decode(bytes) }
 //!     fn fold(&self, _: &Steps, f: &mut Vec<u64>, run: u64) -> Result<()> {
@@ -180,14 +181,17 @@ pub trait Mode: Sync {
     /// its `policy` list ([`Identity::from_resolved`]) and the content
     /// hashes of every input the runs read.
     fn identity(&self, scenario: &Self::Scenario) -> Identity;
-    /// Append `run` to `out`, exactly: [`Mode::decode_run`] gives back a
+    /// Write `run` to `out`, exactly: [`Mode::decode_run`] gives back a
     /// run whose fold writes the same bytes (f64 as bit patterns, the job
-    /// log when the run kept it; see [`crate::core::io::codec`]).
+    /// log when the run kept it; see [`crate::core::io::codec`]). Written
+    /// as it is encoded ([`crate::core::io::codec::encode_to`]): the
+    /// result cache streams it to its entry's file, never holding it
+    /// whole (DESIGN §10.2); a `Vec<u8>` is a writer too.
     fn encode_run(
         &self,
         scenario: &Self::Scenario,
         run: &Self::Run,
-        out: &mut Vec<u8>,
+        out: &mut dyn std::io::Write,
     ) -> Result<()>;
     /// The run [`Mode::encode_run`] wrote; an error (never a panic) for
     /// bytes it did not write.

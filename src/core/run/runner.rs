@@ -157,9 +157,8 @@ fn obtain<M: Mode>(
     }
     let run = mode.run(scenario, task, keep_jobs)?;
     if let (Some((cache, _)), Some(key)) = (cache, &key) {
-        let mut bytes = Vec::new();
-        mode.encode_run(scenario, &run, &mut bytes)?;
-        cache.put(key, &bytes);
+        // Streamed into the entry's file as it is encoded (DESIGN §10.2).
+        cache.put_with(key, &mut |out| mode.encode_run(scenario, &run, out))?;
     }
     Ok((run, false))
 }
