@@ -4,25 +4,26 @@
 //!
 //! An [`ActiveTable`] maps tenant indices `0..n` to values that exist
 //! only between [`ActiveTable::get_or_insert`] and
-//! [`ActiveTable::release`]. The values sit densely in slots; a tenant
-//! costs 4 bytes (its slot number) whether it holds one or not, so a run
+//! [`ActiveTable::release`]. The values sit densely in slots, so a run
 //! of 10^7 tenants of which 2,000 are present at once holds 2,000 values,
-//! not 10^7. Released slots are reused, last released first; nothing
-//! allocates once the table has grown to the most tenants active at once.
+//! not 10^7; so does the index of their slot numbers
+//! ([`SlotIndex`]: 4 bytes a tenant for a run of up to 65,536 tenants
+//! or one where many hold a slot at once, else a hash table of the
+//! holders). Released slots are reused, last released first; nothing
+//! allocates once the table has grown to the most tenants active at
+//! once.
 //!
 //! Tenants keep their own indices: a policy that breaks ties by tenant
 //! index reads them as before, only the storage moved.
 
-use super::prefetch::{prefetch, prefetch_all};
-
-/// No slot: the tenant holds no value.
-const NONE: u32 = u32::MAX;
+use super::prefetch::prefetch_all;
+use super::slot_index::{NONE, SlotIndex};
 
 /// Values of type `T` for the active ones of tenants `0..n` (n < 2³²−1).
 #[derive(Debug, Clone)]
 pub struct ActiveTable<T> {
-    /// Per tenant: its slot in `items`, or [`NONE`].
-    slot_of: Vec<u32>,
+    /// Each active tenant's slot in `items`.
+    slot_of: SlotIndex,
     /// The values by slot; a free slot holds `T::default()`.
     items: Vec<T>,
     /// Free slots, the last released on top.
@@ -33,7 +34,7 @@ impl<T: Default> ActiveTable<T> {
     /// A table for tenants `0..n`, none active.
     pub fn new(n: usize) -> Self {
         Self {
-            slot_of: vec![NONE; n],
+            slot_of: SlotIndex::new(n),
             items: Vec::new(),
             free: Vec::new(),
         }
@@ -42,9 +43,7 @@ impl<T: Default> ActiveTable<T> {
     /// Prefetch hint for tenant `i`'s slot number (any `i`).
     #[inline]
     pub fn prefetch_slot(&self, i: usize) {
-        if let Some(s) = self.slot_of.get(i) {
-            prefetch(s);
-        }
+        self.slot_of.prefetch(i);
     }
 
     /// Prefetch hint for every line of tenant `i`'s value, if it holds one
@@ -60,7 +59,7 @@ impl<T: Default> ActiveTable<T> {
     /// Tenant `i`'s value, if it holds one.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
-        match self.slot_of[i] {
+        match self.slot_of.get(i) {
             NONE => None,
             s => self.items.get(s as usize),
         }
@@ -69,7 +68,7 @@ impl<T: Default> ActiveTable<T> {
     /// Tenant `i`'s value to change, if it holds one.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        match self.slot_of[i] {
+        match self.slot_of.get(i) {
             NONE => None,
             s => self.items.get_mut(s as usize),
         }
@@ -89,7 +88,7 @@ impl<T: Default> ActiveTable<T> {
     /// run-long number of thresholds).
     #[inline]
     pub fn slot(&self, i: usize) -> Option<usize> {
-        match self.slot_of[i] {
+        match self.slot_of.get(i) {
             NONE => None,
             s => Some(s as usize),
         }
@@ -100,7 +99,7 @@ impl<T: Default> ActiveTable<T> {
     /// beside it by slot is the last releaser's).
     #[inline]
     pub fn slot_or_insert(&mut self, i: usize) -> (usize, bool) {
-        match self.slot_of[i] {
+        match self.slot_of.get(i) {
             NONE => (self.insert(i), true),
             s => (s as usize, false),
         }
@@ -110,7 +109,7 @@ impl<T: Default> ActiveTable<T> {
     /// tenant).
     #[inline(never)]
     fn insert(&mut self, i: usize) -> usize {
-        match self.slot_of[i] {
+        match self.slot_of.get(i) {
             NONE => {
                 let s = match self.free.pop() {
                     Some(s) => s,
@@ -120,7 +119,7 @@ impl<T: Default> ActiveTable<T> {
                         u32::try_from(self.items.len() - 1).unwrap_or(NONE - 1)
                     }
                 };
-                self.slot_of[i] = s;
+                self.slot_of.set(i, s);
                 s as usize
             }
             s => s as usize,
@@ -143,7 +142,7 @@ impl<T: Default> ActiveTable<T> {
     /// its slot goes to the next tenant that needs one. Releasing a tenant
     /// that holds none changes nothing.
     pub fn release(&mut self, i: usize) {
-        let s = std::mem::replace(&mut self.slot_of[i], NONE);
+        let s = self.slot_of.remove(i);
         if s != NONE {
             self.items[s as usize] = T::default();
             self.free.push(s);

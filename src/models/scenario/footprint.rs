@@ -29,6 +29,7 @@ use crate::core::memory::{
     CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, ROWS_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
+use crate::core::sim::slot_index::DENSE_UP_TO;
 use crate::models::policy::registry::ModelRegistry;
 use crate::models::trace::{CostDist, cache_slots};
 
@@ -296,13 +297,14 @@ pub fn estimate_in(
     // arrival time, two copies (the runner's, the engine's shared by its
     // queue and its tenants: 16 bytes) and the queue's order of them (4);
     // its trace user, three copies (the split's, the engine's, the GP
-    // selector's: 24); its slot number in four active tables (the
-    // engine's tenants, the score heap, the GP selector, the fold, whose
-    // curves key their state by the fold's slot: 16); its count of
+    // selector's: 24); its slot number in the engine's tenants (4; three
+    // more tables, below); its count of
     // available models (4), the fold's three bits (1) and its place among
     // the arrivals waiting for the job curve (4, in a Vec that may be
     // twice as long: 8); the end reasons, budget flags and leave times
-    // read when the run ends (18): 91 bytes, counted as 92 (128 before the
+    // read when the run ends (18): 79 bytes, counted as 80 (92 before the
+    // slot numbers of three tables were held by the tenants holding one,
+    // below; 128 before the
     // fold took each tenant's arrival and A*_i with its arrival, which
     // also still counted 8 for the `oracle` cost belief's mean runtime, no
     // longer held per tenant since the GP selector's state was held by
@@ -310,7 +312,7 @@ pub fn estimate_in(
     // levels started and done per model (two `u16`): 4 per model. A
     // selector without a GP keeps a score or proposal slot per model (16
     // bytes) and 64 of headers for every tenant.
-    let mut every = 92u64;
+    let mut every = 80u64;
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
@@ -333,6 +335,18 @@ pub fn estimate_in(
         .saturating_add(mul(&[thresholds, 16]));
     if gp {
         per_present = per_present.saturating_add(136);
+    }
+    // The slot numbers of three active tables (the score heap's, the GP
+    // selector's, the fold's, whose curves key their state by its slot;
+    // core/sim/slot_index.rs): 4 bytes a tenant for a run of up to 65,536
+    // tenants, or where the tenants holding a slot at once could fill an
+    // eighth of them (the index becomes the dense array at a quarter);
+    // else a hash table of at most 32 bytes a holder (8 a bucket, at
+    // least a quarter full), each holder a tenant present.
+    if tenants <= DENSE_UP_TO as u64 || present.saturating_mul(8) >= tenants {
+        every += 3 * 4;
+    } else {
+        per_present = per_present.saturating_add(3 * 32);
     }
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
     // index and state (49 bytes) and flags (2 bits a model, in 8-byte
