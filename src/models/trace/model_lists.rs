@@ -26,6 +26,14 @@ impl ModelLists {
         }
     }
 
+    /// The list every user shares, if there is one for all.
+    pub(super) fn shared(&self) -> Option<&Arc<[usize]>> {
+        match self {
+            ModelLists::PerUser(_) => None,
+            ModelLists::Every { list, .. } => Some(list),
+        }
+    }
+
     /// Available pairs, summed over the users.
     pub(super) fn n_pairs(&self) -> usize {
         match self {

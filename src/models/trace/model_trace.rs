@@ -124,6 +124,13 @@ impl Trace {
     pub fn models_of(&self, user: usize) -> &[usize] {
         self.models_of_user.get(user)
     }
+    /// The list every user shares, if the trace holds one for all (a
+    /// generated trace, where every user has every model): a policy that
+    /// needs a tenant's models only through [`Trace::models_of`] keeps no
+    /// trace user per tenant then.
+    pub fn shared_models(&self) -> Option<&Arc<[usize]>> {
+        self.models_of_user.shared()
+    }
     /// The same list as [`Trace::models_of`], as the shared allocation
     /// (a GP posterior keeps it instead of a copy).
     pub fn models_of_shared(&self, user: usize) -> &Arc<[usize]> {

@@ -399,8 +399,8 @@ struct GpSelector {
     /// `0..K`: the model list of every tenant that has all K trace models.
     all_models: Box<[usize]>,
     cost: CostData,
-    /// Trace user of each tenant.
-    users: Box<[usize]>,
+    /// Each tenant's models in the trace.
+    lists: TenantLists,
     /// Per active tenant: its posterior and cached proposal, side by side
     /// (one slot, so a decision about a tenant reads adjacent cache lines
     /// rather than one line in each of two arrays: at 10^6 tenants each
@@ -409,6 +409,18 @@ struct GpSelector {
     /// (its last model completed, or started with no posterior yet): 4
     /// bytes a tenant otherwise (DESIGN §3.3 "Lifetime").
     slots: ActiveTable<TenantSlot>,
+}
+
+/// Where [`GpSelector`] finds a tenant's models in the trace.
+#[derive(Debug, Clone)]
+enum TenantLists {
+    /// Every trace user has the same list ([`Trace::shared_models`]: a
+    /// generated trace): no trace user is kept per tenant (8 bytes for
+    /// each of scale-year's 10^7 tenants; docs/PERFORMANCE.md "Internet
+    /// scale").
+    Shared(Arc<[usize]>),
+    /// The trace user of each tenant, whose list the trace holds.
+    PerTenant(Box<[usize]>),
 }
 
 /// The selector's state of one tenant.
@@ -487,7 +499,10 @@ impl GpSelector {
                 .collect(),
             prior,
             cost,
-            users: ctx.tenants.into(),
+            lists: match trace.shared_models() {
+                Some(list) => TenantLists::Shared(Arc::clone(list)),
+                None => TenantLists::PerTenant(ctx.tenants.into()),
+            },
             slots: ActiveTable::new(ctx.tenants.len()),
         })
     }
@@ -704,19 +719,34 @@ impl GpSelector {
         }
     }
 
+    /// Tenant `i`'s models in the trace, the list itself (shared, not
+    /// copied): the one every user shares, or its trace user's.
+    fn list_of(&self, i: usize) -> &Arc<[usize]> {
+        match &self.lists {
+            TenantLists::Shared(list) => list,
+            TenantLists::PerTenant(users) => self.trace.models_of_shared(users[i]),
+        }
+    }
+
     /// Tenant `i`'s job on trace model `model` completed with `accuracy`:
     /// its posterior (created at its first completion) observes it.
     fn update_posterior(&mut self, tenant: usize, model: usize, accuracy: f64) {
         // The posterior's models are the tenant's models in the trace (the
         // list `compute` reads next; not the posterior's own copy).
-        let models = self.models_of(tenant, self.users[tenant]);
+        let models: &[usize] = match self.posterior(tenant) {
+            Some(p) if p.n_models() == self.all_models.len() => &self.all_models,
+            _ => self.list_of(tenant),
+        };
         let Ok(j) = models.binary_search(&model) else {
             return;
         };
+        // The trace's list itself for a new posterior: the same models.
+        let fresh = self
+            .posterior(tenant)
+            .is_none()
+            .then(|| Arc::clone(self.list_of(tenant)));
         let slot = self.slots.get_or_insert(tenant);
-        if slot.posterior.is_none() {
-            // The trace's list itself (shared, not copied): the same models.
-            let shared = Arc::clone(self.trace.models_of_shared(self.users[tenant]));
+        if let Some(shared) = fresh {
             match TenantPosterior::with_models(&self.prior, shared, self.cfg.noise) {
                 Ok(p) => slot.posterior = Some(p),
                 // Unreachable: `new` checked these arguments (same prior,
@@ -749,12 +779,15 @@ impl Selector for GpSelector {
         Ok(self.cached(tenants, tenant))
     }
 
-    /// `observe` reads the tenant's user, its slot number, its slot and
-    /// its posterior's numbers, in that order of dependence.
+    /// `observe` reads the tenant's user (unless every user shares one
+    /// list), its slot number, its slot and its posterior's numbers, in
+    /// that order of dependence.
     fn prefetch(&self, tenant: usize, step: PrefetchStep) {
         match step {
             PrefetchStep::Index => {
-                if let Some(u) = self.users.get(tenant) {
+                if let TenantLists::PerTenant(users) = &self.lists
+                    && let Some(u) = users.get(tenant)
+                {
                     prefetch(u);
                 }
                 self.slots.prefetch_slot(tenant);
@@ -1200,6 +1233,18 @@ mod tests {
         ucb_on(&[0, 1, 2], &[3])
     }
 
+    /// `gp-ucb` with the default parameters.
+    fn ucb_config() -> GpConfig {
+        GpConfig {
+            name: "gp-ucb",
+            kernel: Kernel::Empirical,
+            noise: DEFAULT_NOISE,
+            delta: DEFAULT_DELTA,
+            beta_scale: DEFAULT_BETA_SCALE,
+            acquisition: Acquisition::Ucb,
+        }
+    }
+
     /// `gp-ucb` as [`ucb_on_tiny`] for `tenants` of [`tiny`] with `prior`
     /// as the prior users.
     fn ucb_on(prior: &[usize], tenants: &[usize]) -> (Arc<Trace>, GpSelector) {
@@ -1212,18 +1257,7 @@ mod tests {
             seed: 0,
             repetition: 0,
         };
-        let sel = GpSelector::new(
-            GpConfig {
-                name: "gp-ucb",
-                kernel: Kernel::Empirical,
-                noise: DEFAULT_NOISE,
-                delta: DEFAULT_DELTA,
-                beta_scale: DEFAULT_BETA_SCALE,
-                acquisition: Acquisition::Ucb,
-            },
-            &ctx,
-        )
-        .unwrap_or_else(|e| panic!("new: {e}"));
+        let sel = GpSelector::new(ucb_config(), &ctx).unwrap_or_else(|e| panic!("new: {e}"));
         (trace, sel)
     }
 
@@ -1312,9 +1346,59 @@ mod tests {
         let Some(p) = sel.posterior(0) else {
             panic!("a posterior after the first completion");
         };
-        let list = trace.models_of(sel.users[0]);
-        assert_eq!(p.models(), list);
+        let list = sel.list_of(0);
+        assert!(matches!(sel.lists, TenantLists::PerTenant(_)));
+        assert!(std::ptr::eq(list.as_ptr(), trace.models_of(3).as_ptr()));
+        assert_eq!(p.models(), &list[..]);
         assert!(std::ptr::eq(p.models().as_ptr(), list.as_ptr()));
+    }
+
+    /// Issue 34: on a generated trace (every user has the same models)
+    /// the selector keeps no trace user per tenant, and a posterior still
+    /// keeps the trace's one list, not a copy; its proposals are those of
+    /// a selector that looks each tenant's list up by its user.
+    #[test]
+    fn a_generated_trace_keeps_no_user_per_tenant() {
+        use crate::models::trace::{SynParams, generate_syn_trace};
+        let p = SynParams {
+            users: 12,
+            models: 5,
+            seed: 4,
+            ..SynParams::default()
+        };
+        let trace = Arc::new(generate_syn_trace(&p, "syn").trace);
+        let Some(shared) = trace.shared_models() else {
+            panic!("a generated trace shares one list");
+        };
+        let tenants: Vec<usize> = (3..12).collect();
+        let ctx = RepContext {
+            trace: &trace,
+            gpu_types: &Arc::new(GpuTypes::untyped(1)),
+            tenants: &tenants,
+            prior: &[0, 1, 2],
+            seed: 0,
+            repetition: 0,
+        };
+        let mut sel = GpSelector::new(ucb_config(), &ctx).expect("builds");
+        let mut by_user = sel.clone();
+        by_user.lists = TenantLists::PerTenant(tenants.clone().into());
+        assert!(matches!(sel.lists, TenantLists::Shared(_)));
+        for (j, i) in [(0, 4), (2, 4), (1, 0)] {
+            sel.observe(i, j, 0.5 + 0.1 * j as f64).expect("observes");
+            by_user
+                .observe(i, j, 0.5 + 0.1 * j as f64)
+                .expect("observes");
+        }
+        let Some(post) = sel.posterior(4) else {
+            panic!("a posterior after the first completion");
+        };
+        assert!(std::ptr::eq(post.models().as_ptr(), shared.as_ptr()));
+        let arrivals = vec![0; tenants.len()];
+        let state = Tenants::new(&trace, &tenants, &arrivals, 1, Default::default());
+        for i in 0..tenants.len() {
+            let (a, b) = (sel.compute(&state, i), by_user.compute(&state, i));
+            assert!(a.is_some() && a == b, "tenant {i}: {a:?} {b:?}");
+        }
     }
 
     /// A factory builds the prior of a (trace, prior users) pair once: the
