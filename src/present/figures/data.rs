@@ -421,19 +421,34 @@ fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
         .collect()
 }
 
+/// Tenants of the repetition shown that [`TenantData`] keeps: those the
+/// `tenant-accuracy` figure draws (its `MAX_PANELS`).
+pub const SHOWN_TENANTS: usize = 16;
+
 /// What the figures need of `tenants.csv`, folded while it is read:
 /// O(rows) only in one f64 per row (the regret areas, every one of which the
-/// box plot uses), plus one f64 per repetition and the rows of the
-/// repetition shown.
+/// box plot uses), plus one f64 per repetition and the first
+/// [`SHOWN_TENANTS`] rows of the repetition shown (of its first policy:
+/// the tenants `tenant-accuracy` draws). Before 2026-12-05 it kept every
+/// row of that repetition, about 80 bytes a tenant with its user id:
+/// scale-year's plots held 0.5 GB more than its simulation
+/// (docs/PERFORMANCE.md "Internet scale", "The default command held every
+/// tenant again").
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TenantData {
-    /// Per policy index: every tenant's regret area, in file order.
+    /// Per policy index: every tenant's regret area, ascending (sorted
+    /// once when read, so the figure draws from them without a copy).
     pub areas: Vec<Vec<f64>>,
     /// Per repetition (file order) of the file's first policy: its latest
     /// arrival, seconds.
     pub last_arrivals: Vec<f64>,
-    /// The rows of the repetition shown (`--rep`, default the lowest).
+    /// The first [`SHOWN_TENANTS`] rows, in file order, of the first
+    /// policy of the repetition shown (`--rep`, default the lowest).
     pub shown: Vec<TenantRow>,
+    /// How many rows that policy has in that repetition.
+    pub shown_total: usize,
+    /// The repetition kept in `shown`, and its first policy.
+    shown_at: Option<(u64, usize)>,
     /// Lowest and highest repetition in the file.
     pub reps: Option<(u64, u64)>,
     /// Whether the repetition asked for with `--rep` appears.
@@ -507,28 +522,36 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
             }
             None => {
                 // The lowest repetition so far: a lower one starts afresh.
-                match data.shown.first() {
-                    Some(s) if rep > s.rep => false,
-                    Some(s) if rep < s.rep => {
+                match data.shown_at {
+                    Some((r0, _)) if rep > r0 => false,
+                    Some((r0, _)) if rep < r0 => {
                         data.shown.clear();
+                        data.shown_total = 0;
+                        data.shown_at = None;
                         true
                     }
                     _ => true,
                 }
             }
         };
-        if keep {
-            data.shown.push(TenantRow {
-                policy,
-                rep,
-                user: r.name(user)?.to_string(),
-                arrival,
-                regret_area,
-            });
+        if keep && data.shown_at.get_or_insert((rep, policy)).1 == policy {
+            data.shown_total += 1;
+            if data.shown.len() < SHOWN_TENANTS {
+                data.shown.push(TenantRow {
+                    policy,
+                    rep,
+                    user: r.name(user)?.to_string(),
+                    arrival,
+                    regret_area,
+                });
+            }
         }
     }
     if let Some((_, latest)) = current {
         data.last_arrivals.push(latest);
+    }
+    for a in &mut data.areas {
+        a.sort_by(f64::total_cmp);
     }
     Ok(data)
 }
@@ -856,5 +879,56 @@ impl SweepResults {
             policies,
             rows,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `tenants.csv` rows: policies `a` and `b`, repetitions 3 then 1,
+    /// `n` tenants each (user `u<j>`, arrival j, area j + 10 · rep).
+    fn tenants_csv(n: usize) -> String {
+        let mut text = format!(
+            "{},{},{},{},{}\n",
+            tenants::POLICY.name,
+            tenants::REP.name,
+            tenants::USER.name,
+            tenants::ARRIVAL_S.name,
+            tenants::REGRET_AREA.name
+        );
+        for rep in [3, 1] {
+            for policy in ["a", "b"] {
+                for j in 0..n {
+                    text.push_str(&format!("{policy},{rep},u{j},{j},{}\n", j + 10 * rep));
+                }
+            }
+        }
+        text
+    }
+
+    /// Regression (scale-year's plots held every row of the repetition
+    /// shown, about 80 bytes a tenant): what is kept of that repetition
+    /// is its first policy's first SHOWN_TENANTS rows and their count,
+    /// whatever the number of tenants; every area is still read.
+    #[test]
+    fn the_repetition_shown_keeps_its_first_tenants_not_every_row() {
+        let n = 10 * SHOWN_TENANTS;
+        let text = tenants_csv(n);
+        let t = Table::parse("tenants.csv", text.as_str(), TENANTS_COLUMNS).expect("parses");
+        for (wanted, rep) in [(None, 1), (Some(3), 3)] {
+            let mut policies = Policies::default();
+            let d = read_tenants(&t, wanted, &mut policies).expect("reads");
+            assert_eq!(d.shown.len(), SHOWN_TENANTS);
+            assert_eq!(d.shown_total, n);
+            for (j, row) in d.shown.iter().enumerate() {
+                assert_eq!((row.policy, row.rep), (0, rep));
+                assert_eq!(row.user, format!("u{j}"));
+                assert_eq!(row.arrival, j as f64);
+            }
+            assert_eq!(d.areas.len(), 2);
+            assert!(d.areas.iter().all(|a| a.len() == 2 * n));
+            assert_eq!(d.reps, Some((1, 3)));
+        }
     }
 }

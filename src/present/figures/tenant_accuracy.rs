@@ -24,7 +24,7 @@ use super::style::{MUTED, Theme, series};
 use crate::core::error::Result;
 
 /// Panels drawn at most.
-pub const MAX_PANELS: usize = 16;
+pub const MAX_PANELS: usize = super::data::SHOWN_TENANTS;
 
 /// The per-tenant accuracy figure.
 #[derive(Debug, Clone)]
@@ -50,19 +50,19 @@ struct Panel {
 impl TenantAccuracy<'_> {
     fn panels(&self) -> (Vec<Panel>, usize) {
         let d = self.data;
+        // The first tenants of the repetition's first policy, as read
+        // (`TenantData::shown`: at most MAX_PANELS, and how many there are).
         let mut users: Vec<(String, f64)> = Vec::new();
-        let first_policy = d
-            .tenants
-            .shown
-            .iter()
-            .find(|t| t.rep == self.rep)
-            .map(|t| t.policy);
         for t in &d.tenants.shown {
-            if t.rep == self.rep && Some(t.policy) == first_policy {
+            if t.rep == self.rep {
                 users.push((t.user.clone(), t.arrival));
             }
         }
-        let total = users.len();
+        let total = if users.is_empty() {
+            0
+        } else {
+            d.tenants.shown_total
+        };
         users.truncate(MAX_PANELS);
         let mut by: BTreeMap<(&str, usize), Vec<(f64, f64)>> = BTreeMap::new();
         for j in self.jobs {

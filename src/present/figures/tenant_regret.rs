@@ -26,11 +26,17 @@ pub const MAX_DOTS: usize = 400;
 /// Whether the areas (sorted per policy) are skewed enough for a log
 /// axis: the largest above 10 × the median of all of them.
 pub fn skewed(per: &[Vec<f64>]) -> bool {
-    let mut all: Vec<f64> = per.iter().flatten().copied().collect();
-    all.sort_by(f64::total_cmp);
-    let median = quantile(&all, 0.5);
-    all.last()
-        .is_some_and(|&max| median > 0.0 && max > 10.0 * median)
+    let median_max = |all: &[f64]| (quantile(all, 0.5), all.last().copied());
+    let (median, max) = match per {
+        // One policy: its sorted areas as they are, not a copy of them.
+        [one] => median_max(one),
+        _ => {
+            let mut all: Vec<f64> = per.iter().flat_map(|v| v.iter()).copied().collect();
+            all.sort_by(f64::total_cmp);
+            median_max(&all)
+        }
+    };
+    max.is_some_and(|max| median > 0.0 && max > 10.0 * median)
 }
 
 /// The per-tenant regret distribution figure.
@@ -66,15 +72,14 @@ impl Figure for TenantRegret<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
         let n = d.policies.0.len();
-        let mut per: Vec<Vec<f64>> = vec![Vec::new(); n];
+        // Sorted when read (`TenantData::areas`); a policy without rows has
+        // none.
+        let mut per: Vec<&[f64]> = vec![&[]; n];
         for (v, areas) in per.iter_mut().zip(&d.tenants.areas) {
-            v.extend_from_slice(areas);
+            *v = areas;
         }
-        for v in &mut per {
-            v.sort_by(f64::total_cmp);
-        }
-        let log = self.log || skewed(&per);
-        let all = per.iter().flatten();
+        let log = self.log || skewed(&d.tenants.areas);
+        let all = per.iter().flat_map(|v| v.iter());
         let hi = all.clone().copied().fold(0.0f64, f64::max);
         let lo_pos = all
             .copied()
@@ -99,7 +104,7 @@ impl Figure for TenantRegret<'_> {
                 "\ndots: {MAX_DOTS} per policy, evenly spaced in rank (the box uses every value)"
             ));
         }
-        if log && per.iter().flatten().any(|&v| v <= 0.0) {
+        if log && per.iter().flat_map(|v| v.iter()).any(|&v| v <= 0.0) {
             note.push_str("\nareas of 0 are drawn at the left edge of the log axis");
         }
         let area = with_note(&area, theme, &note)?;
