@@ -182,13 +182,17 @@ impl ArrivalPlan {
                     }
                     times.push(secs_to_us(t));
                 }
-                let mut order: Vec<usize> = (0..n).collect();
+                // The shuffle draws the same numbers whatever the element
+                // type, so the order is held as `u32` (n < 2³²: the
+                // estimate refuses far fewer tenants), and the times are
+                // moved to their tenants in place, following the
+                // permutation's cycles: 12 bytes a tenant, not 24, at
+                // the start of scale-year's 10^7 (docs/PERFORMANCE.md
+                // "Internet scale").
+                let mut order: Vec<u32> = (0..n).map(|j| j as u32).collect();
                 order.shuffle(&mut rng);
-                let mut out = vec![0; n];
-                for (j, &i) in order.iter().enumerate() {
-                    out[i] = times[j];
-                }
-                out
+                scatter(&mut times, &order);
+                times
             }
             Self::Uniform { window } => (0..n)
                 .map(|_| {
@@ -211,6 +215,32 @@ impl ArrivalPlan {
                 })
                 .collect::<Result<_>>()?,
         })
+    }
+}
+
+/// `values` moved so that the value at `j` goes to `order[j]`, for a
+/// permutation `order` of `0..values.len()`, in place: each cycle of the
+/// permutation is followed once (a bit per place marks the places done),
+/// carrying one value along it.
+fn scatter(values: &mut [Micros], order: &[u32]) {
+    let mut done = crate::core::sim::Bits::new(values.len());
+    for start in 0..values.len() {
+        if done.get(start) {
+            continue;
+        }
+        // Carry the value at `start` to its place, that place's value to
+        // its own, and so on until the cycle returns to `start`.
+        let mut carried = values[start];
+        let mut j = start;
+        loop {
+            done.set(j);
+            let to = order[j] as usize;
+            std::mem::swap(&mut values[to], &mut carried);
+            if to == start {
+                break;
+            }
+            j = to;
+        }
     }
 }
 
@@ -272,6 +302,63 @@ mod tests {
             &include_bytes!("../../../traces/hand.csv")[..],
         )
         .expect("hand trace")
+    }
+
+    /// Poisson arrivals as sampled until 2026-12-05 (the reference): the
+    /// gaps, then a shuffled `usize` order, then each time copied to its
+    /// tenant in a third vector.
+    fn poisson_by_copies(n: usize, rate_per_hour: f64, seed: u64, rep: u64) -> Vec<Micros> {
+        let mut rng = stream(seed, rep, Purpose::Arrivals);
+        let lambda = rate_per_hour / 3600.0;
+        let mut t = 0.0f64;
+        let times: Vec<Micros> = (0..n)
+            .map(|_| {
+                let u: f64 = 1.0 - rng.r#gen::<f64>();
+                t += -libm::log(u) / lambda;
+                secs_to_us(t)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut rng);
+        let mut out = vec![0; n];
+        for (j, &i) in order.iter().enumerate() {
+            out[i] = times[j];
+        }
+        out
+    }
+
+    /// Regression for the sampling's memory: the times moved in place by
+    /// the `u32` order's cycles are the times copied by the `usize` order,
+    /// bit for bit, for many sizes, seeds and repetitions.
+    #[test]
+    fn poisson_arrivals_moved_in_place_equal_those_copied() {
+        let trace = hand();
+        let plan = ArrivalPlan::Poisson {
+            rate_per_hour: 250.0,
+        };
+        for n in [0, 1, 2, 3, 7, 64, 1_000, 4_099] {
+            let tenants: Vec<usize> = (0..n).collect();
+            for (seed, rep) in [(1, 0), (1, 3), (99, 0), (u64::MAX, 7)] {
+                let got = plan.sample(&tenants, &trace, seed, rep).expect("in range");
+                assert_eq!(
+                    got,
+                    poisson_by_copies(n, 250.0, seed, rep),
+                    "n {n}, seed {seed}, rep {rep}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scatter_moves_each_value_to_its_place() {
+        let values: Vec<Micros> = (0..9).map(|v| 100 + v).collect();
+        // Cycles (0 4 2), (1), (3 8 5 7 6).
+        let order = [4u32, 1, 0, 8, 2, 7, 3, 6, 5];
+        let mut moved = values.clone();
+        scatter(&mut moved, &order);
+        for (j, &to) in order.iter().enumerate() {
+            assert_eq!(moved[to as usize], values[j]);
+        }
     }
 
     #[test]

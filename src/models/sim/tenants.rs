@@ -328,12 +328,17 @@ impl Tenants {
         let k = trace.n_models();
         // The available models, ascending and distinct: all K exactly
         // when there are K of them.
-        let available: Vec<u32> = users
-            .iter()
-            .map(|&u| u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX))
-            .collect();
         let every = u32::try_from(k).unwrap_or(u32::MAX);
-        let available = (!available.iter().all(|&a| a == every)).then_some(available);
+        let count = |u: usize| u32::try_from(trace.models_of(u).len()).unwrap_or(u32::MAX);
+        // A trace whose users share one list of all K models (a generated
+        // trace) needs no count per tenant: not even for the check (4
+        // bytes for each of scale-year's 10^7 tenants at the start).
+        let shared_all = trace.shared_models().is_some_and(|l| l.len() == k);
+        let available = if shared_all || users.iter().all(|&u| count(u) == every) {
+            None
+        } else {
+            Some(users.iter().map(|&u| count(u)).collect::<Vec<u32>>())
+        };
         let bytes = spill_threshold().map_or(PARKED_IN_MEMORY, |t| t.min(PARKED_IN_MEMORY));
         Self {
             user: users.to_vec(),
