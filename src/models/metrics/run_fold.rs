@@ -301,7 +301,7 @@ impl JobSink for RunFold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::sim::{EndReason, TenantLimits};
+    use crate::models::sim::{EndReason, LeftAt, TenantLimits};
 
     /// The points of a folded curve: (axis, S, arrived).
     fn points(c: &Result<LossCurve>) -> Vec<(Micros, f64, u32)> {
@@ -334,7 +334,7 @@ mod tests {
         fold.done(1);
         let state = RunEndState {
             end: 100,
-            left_at: &[Some(10), None, None, None],
+            left_at: &LeftAt::from(vec![Some(10), None, None, None]),
             budget_exhausted: &[false; 4],
             ended: &[
                 EndReason::Patience,

@@ -36,7 +36,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::memory::PARKED_RUN;
 use crate::core::sim::{ActiveTable, Bits};
-use crate::models::sim::{EndReason, RunEndState, TenantLimits};
+use crate::models::sim::{EndReason, LeftAt, RunEndState, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The running figures of one tenant.
@@ -447,7 +447,7 @@ impl TenantFold {
 struct RowContext<'a, M> {
     end: Micros,
     models: &'a M,
-    left_at: &'a [Option<Micros>],
+    left_at: &'a LeftAt,
     budget_exhausted: &'a [bool],
     ended: &'a [EndReason],
     limits: TenantLimits,
@@ -469,7 +469,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
             || ended_i == EndReason::ScheduleOver
             || self.budget_exhausted[i]
             || self.limits.max_jobs.is_some_and(|m| r.started >= m);
-        let demand_end = match self.left_at[i] {
+        let demand_end = match self.left_at.get(i) {
             Some(l) => l,
             None if finished_demand => r.last_end.unwrap_or(end),
             None => end,
@@ -485,7 +485,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
             longest_gap: gap,
             jobs: r.completed,
             gpu_us: r.gpu_us,
-            abandoned: self.left_at[i].is_some(),
+            abandoned: self.left_at.get(i).is_some(),
             budget_exhausted: self.budget_exhausted[i],
             ended: ended_i,
         }
@@ -568,7 +568,7 @@ mod tests {
     /// reads none).
     fn end_state<'a>(
         end: Micros,
-        left_at: &'a [Option<Micros>],
+        left_at: &'a LeftAt,
         budget_exhausted: &'a [bool],
         ended: &'a [EndReason],
     ) -> RunEndState<'a> {
@@ -586,7 +586,7 @@ mod tests {
     /// A*_i (as the run's fold gives them at the end).
     fn rows(f: TenantFold, n: usize) -> Vec<TenantMetrics> {
         let never: Vec<bool> = (0..n).map(|i| f.key(i).is_none() && !f.parked(i)).collect();
-        let left: Vec<Option<Micros>> = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
+        let left: LeftAt = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
         let spent: Vec<bool> = (0..n).map(|i| i == 9).collect();
         let ended = vec![EndReason::default(); n];
         f.finish(
@@ -694,7 +694,7 @@ mod tests {
                     f.arrived(i, 0, 0.5);
                 }
             }
-            let left = [None; 3];
+            let left = LeftAt::from(vec![None; 3]);
             let state = end_state(90, &left, &[false; 3], &[EndReason::Horizon; 3]);
             let Err(e) = f.finish(&state, |_| 2, |_| None) else {
                 panic!("rows made after a misuse ({what})");
@@ -713,7 +713,8 @@ mod tests {
         let finish = |never: &dyn Fn(usize) -> Option<(Micros, f64)>| {
             let mut f = fold(2, usize::MAX);
             f.arrived(0, 0, 0.5);
-            let state = end_state(90, &[None; 2], &[false; 2], &[EndReason::Horizon; 2]);
+            let left = LeftAt::from(vec![None; 2]);
+            let state = end_state(90, &left, &[false; 2], &[EndReason::Horizon; 2]);
             f.finish(&state, |_| 2, never)
         };
         let Err(e) = finish(&|_| None) else {

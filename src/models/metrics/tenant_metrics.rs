@@ -109,7 +109,7 @@ pub fn tenant_metrics(
             || outcome.ended.get(i) == Some(&EndReason::ScheduleOver)
             || outcome.budget_exhausted[i]
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
-        let demand_end = match outcome.left_at[i] {
+        let demand_end = match outcome.left_at.get(i) {
             Some(l) => l,
             None if finished_demand => jobs
                 .iter()
@@ -145,7 +145,7 @@ pub fn tenant_metrics(
                     job.end.min(end).saturating_sub(job.start)
                 })
                 .sum(),
-            abandoned: outcome.left_at[i].is_some(),
+            abandoned: outcome.left_at.get(i).is_some(),
             budget_exhausted: outcome.budget_exhausted[i],
             ended: outcome.ended.get(i).copied().unwrap_or_default(),
         });

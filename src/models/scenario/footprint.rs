@@ -302,7 +302,9 @@ pub fn estimate_in(
     // available models (4), the fold's three bits (1) and its place among
     // the arrivals waiting for the job curve (4, in a Vec that may be
     // twice as long: 8); the end reasons, budget flags and leave times
-    // read when the run ends (18): 79 bytes, counted as 80 (92 before the
+    // read when the run ends (18: a leave time is held only for a tenant
+    // that left, `models/sim/left_at.rs`, but every tenant may leave, so
+    // each is counted): 79 bytes, counted as 80 (92 before the
     // slot numbers of three tables were held by the tenants holding one,
     // below; 128 before the
     // fold took each tenant's arrival and A*_i with its arrival, which
@@ -458,7 +460,8 @@ pub fn estimate_in(
     // threshold, in Vecs that may be twice as long; each of its two
     // sequences in memory up to `ROWS_IN_MEMORY`, on disk past it), its
     // user and arrival (16), its end reason, budget flag and leave time
-    // (18) and, with `fairness`, its regret area alone (8); with `--jobs`
+    // (18, the leave time counted for every tenant as above) and, with
+    // `fairness`, its regret area alone (8); with `--jobs`
     // the job log too (120 a job).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));

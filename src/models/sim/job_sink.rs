@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use super::{EndReason, TenantLimits};
+use super::{EndReason, LeftAt, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The tenants' end of a run, from its outcome (what [`JobSink::finish`]
@@ -18,7 +18,7 @@ pub struct RunEndState<'a> {
     /// End of the run, µs.
     pub end: Micros,
     /// Per tenant: when it left for lack of patience.
-    pub left_at: &'a [Option<Micros>],
+    pub left_at: &'a LeftAt,
     /// Per tenant: whether it hit its GPU-time budget.
     pub budget_exhausted: &'a [bool],
     /// Per tenant: why it ended.

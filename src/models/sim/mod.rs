@@ -17,6 +17,7 @@ mod event;
 mod gpu_pool;
 mod gpu_types;
 mod job_sink;
+mod left_at;
 mod outcome;
 mod policy_api;
 mod simulation;
@@ -31,6 +32,7 @@ pub use event::Event;
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use job_sink::{JobSink, RunEndState};
+pub use left_at::LeftAt;
 pub use outcome::{EndReason, JobRecord, RunOutcome};
 pub use policy_api::{
     PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,

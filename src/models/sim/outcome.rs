@@ -60,8 +60,9 @@ pub struct RunOutcome {
     /// between changes of (GPUs then × the stretch's length). `None`: the
     /// cluster never changed, and the capacity is `gpus × end`.
     pub capacity: Option<u128>,
-    /// Per tenant: when it left for lack of patience.
-    pub left_at: Vec<Option<Micros>>,
+    /// Per tenant: when it left for lack of patience (held for the
+    /// tenants that left, [`LeftAt`](super::LeftAt)).
+    pub left_at: super::LeftAt,
     /// Per tenant: whether it hit its GPU-time budget.
     pub budget_exhausted: Vec<bool>,
     /// Per tenant: why it ended (`tenants.csv`'s `ended`, DESIGN §12.3).

@@ -17,7 +17,7 @@ use crate::core::io::cluster::GpuType;
 use crate::core::sim::held::{Held, Shared};
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::core::sim::prefetch::HINT_FROM_LIVE;
-use crate::core::sim::{Component, EventLoop};
+use crate::core::sim::{Bits, Component, EventLoop};
 use crate::models::trace::{Micros, Trace};
 use std::sync::Arc;
 
@@ -734,16 +734,18 @@ impl<'a> ModelRun<'a> {
         // tenants that never arrived, DESIGN §2.6).
         drop(self.queue);
         let sim = self.sim;
-        let over: Vec<bool> = (0..sim.tenants.len())
-            .map(|i| sim.selector.schedule_over(i))
-            .collect();
+        // One bit a tenant, not a `bool` (DESIGN §8.5).
+        let mut over = Bits::new(sim.tenants.len());
+        for i in (0..sim.tenants.len()).filter(|&i| sim.selector.schedule_over(i)) {
+            over.set(i);
+        }
         drop(sim.scheduler);
         drop(sim.selector);
         let EndStates {
             ended,
             budget_exhausted,
             left_at,
-        } = sim.tenants.end_reasons(|i| over[i])?;
+        } = sim.tenants.end_reasons(|i| over.get(i))?;
         drop(over);
         let arrivals = sim.tenants.arrivals();
         let users_of = sim.tenants.into_users();

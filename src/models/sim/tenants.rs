@@ -29,7 +29,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::EndReason;
+use super::{EndReason, LeftAt};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
@@ -241,7 +241,7 @@ impl Record for ParkedState {
 pub(super) struct EndStates {
     pub(super) ended: Vec<EndReason>,
     pub(super) budget_exhausted: Vec<bool>,
-    pub(super) left_at: Vec<Option<Micros>>,
+    pub(super) left_at: LeftAt,
 }
 
 /// No level started or completed yet.
@@ -863,7 +863,9 @@ impl Tenants {
     ) -> Result<EndStates> {
         let n = self.len();
         let (mut ended, mut exhausted) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let mut left_at = Vec::with_capacity(n);
+        // Only the tenants that left, in the order read (DESIGN §8.5: not
+        // 16 bytes for each tenant of the run).
+        let mut left = Vec::new();
         let mut parked = 0u64;
         for i in 0..n {
             let s = self.slot_of[i];
@@ -872,7 +874,6 @@ impl Tenants {
                 parked += 1;
                 ended.push(EndReason::default());
                 exhausted.push(false);
-                left_at.push(None);
                 continue;
             }
             let t = if s < PARKED {
@@ -882,7 +883,9 @@ impl Tenants {
             };
             ended.push(self.reason_of(&t, schedule_over(i)));
             exhausted.push(t.exhausted);
-            left_at.push(t.left.then_some(t.left_at));
+            if t.left {
+                left.push((i as u32, t.left_at));
+            }
         }
         let mut found = 0u64;
         for (place, r) in (0u64..).zip(self.parked.iter()) {
@@ -896,7 +899,9 @@ impl Tenants {
             found += 1;
             ended[i] = self.reason_of(&t, schedule_over(i));
             exhausted[i] = t.exhausted;
-            left_at[i] = t.left.then_some(t.left_at);
+            if t.left {
+                left.push((tenant, t.left_at));
+            }
         }
         if found != parked {
             return Err(Error::input(format!(
@@ -907,7 +912,7 @@ impl Tenants {
         Ok(EndStates {
             ended,
             budget_exhausted: exhausted,
-            left_at,
+            left_at: LeftAt::new(n, left)?,
         })
     }
 
@@ -1228,7 +1233,10 @@ mod tests {
             assert!(t.is_tried(i, 0) && t.is_tried(i, 1) == (i % 2 == 1));
         }
         let end = t.end_reasons(|_| false).expect("end reasons");
-        assert!((0..n).all(|i| end.left_at[i] == (i % 2 == 0).then_some(7 + i as u64)));
+        assert!((0..n).all(|i| end.left_at.get(i) == (i % 2 == 0).then_some(7 + i as u64)));
+        // Leave times are held for the leavers only (read from live and
+        // parked state alike), not for every tenant.
+        assert_eq!((end.left_at.len(), end.left_at.count()), (n, n.div_ceil(2)));
         assert!((0..n).all(|i| end.ended[i]
             == if i % 2 == 0 {
                 EndReason::Patience

@@ -439,7 +439,7 @@ fn finish_service(
         events: w.events,
         gpus: u32::try_from(out.gpus).unwrap_or(u32::MAX),
         capacity: None,
-        left_at: w.left_at,
+        left_at: w.left_at.into(),
         budget_exhausted,
         ended,
         policy_clock: w.policies.clock,

@@ -2,7 +2,7 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::*;
-use crate::models::sim::TenantLimits;
+use crate::models::sim::{LeftAt, TenantLimits};
 
 /// A sink that writes down every call, in order.
 #[derive(Debug, Clone, Default)]
@@ -56,7 +56,7 @@ fn call(sink: &mut dyn JobSink, n: usize) {
 fn finish(sink: Box<dyn JobSink>) -> Vec<String> {
     let state = RunEndState {
         end: 99,
-        left_at: &[],
+        left_at: &LeftAt::default(),
         budget_exhausted: &[],
         ended: &[],
         limits: TenantLimits::default(),
