@@ -38,7 +38,7 @@ use crate::models::sim::SimInput;
 struct Draw {
     scenario: Arc<SharedScenario>,
     draw: RepDraw,
-    service: Option<(Split, Vec<Micros>)>,
+    service: Option<(Split, Arc<[Micros]>)>,
 }
 
 /// The runs of one draw: the episode and its forks, by slot (`None`: a

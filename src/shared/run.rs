@@ -286,7 +286,7 @@ pub fn service_input<'a>(svc: &Service, sim: SimInput<'a>) -> ServiceInput<'a> {
 pub fn finish_shared_run(
     s: &SharedScenario,
     draw: RepDraw,
-    service: Option<(Split, Vec<Micros>, Instant)>,
+    service: Option<(Split, std::sync::Arc<[Micros]>, Instant)>,
     mut rest: SharedOutcome,
     started: Instant,
 ) -> Result<SharedRun> {

@@ -13,10 +13,10 @@ use tenantsim::models::metrics::{FoldedRun, LossCurve, RunFold, tenant_metrics};
 use tenantsim::models::policy::Params;
 use tenantsim::models::policy::registry::{schedulers, selectors};
 use tenantsim::models::scenario::load_scenario;
-use tenantsim::models::sim::simulate_observed_owned;
 use tenantsim::models::sim::{EndReason, JobSink, RunEndState};
 use tenantsim::models::sim::{GpuTypes, RepContext, RunOutcome, ThreadedSink};
 use tenantsim::models::sim::{SimConfig, SimInput, TenantLimits, simulate, simulate_observed};
+use tenantsim::models::sim::{simulate_observed_owned, simulate_observed_shared};
 use tenantsim::models::trace::{Trace, TraceBuilder, TraceRow};
 
 use crate::common::{comparable, model_scenarios};
@@ -344,7 +344,7 @@ fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
                 let folded = simulate_one(&scenario, rep, policy).expect("runs");
                 let batch =
                     simulate_rep_with(&scenario, rep, policy, true, &mut |i, mut a, mut b| {
-                        simulate(i, a.as_mut(), b.as_mut())
+                        simulate(&i.lent(), a.as_mut(), b.as_mut())
                     })
                     .expect("runs");
                 assert!(
@@ -368,12 +368,18 @@ fn a_fold_on_its_own_thread_gives_the_results_of_the_inline_fold() {
             for rep in 0..u64::from(scenario.repetitions()).min(2) {
                 let inline = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
-                    simulate_observed_owned(i, a, b, Box::new(fold), false)
+                    simulate_observed_owned(&i.lent(), a, b, Box::new(fold), false)
                 })
                 .expect("runs");
                 let threaded = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
-                    simulate_observed_owned(i, a, b, ThreadedSink::wrap(Box::new(fold)), false)
+                    simulate_observed_owned(
+                        &i.lent(),
+                        a,
+                        b,
+                        ThreadedSink::wrap(Box::new(fold)),
+                        false,
+                    )
                 })
                 .expect("runs");
                 assert!(
@@ -585,10 +591,12 @@ fn run_with_spill(
     (files, served)
 }
 
-/// A selector that says when it is dropped (and otherwise is `inner`).
+/// A selector that says when it is dropped and where the engine's tenant
+/// users are (and otherwise is `inner`).
 struct Dropped {
     inner: Box<dyn tenantsim::models::sim::Selector>,
     flag: Arc<std::sync::atomic::AtomicBool>,
+    users_at: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Drop for Dropped {
@@ -603,6 +611,8 @@ impl tenantsim::models::sim::Selector for Dropped {
         tenants: &tenantsim::models::sim::Tenants,
         tenant: usize,
     ) -> tenantsim::core::error::Result<Option<tenantsim::models::sim::Proposal>> {
+        let at = tenants.users().as_ptr() as usize;
+        self.users_at.store(at, std::sync::atomic::Ordering::SeqCst);
         self.inner.propose(tenants, tenant)
     }
     fn started(&mut self, tenant: usize, model: usize) -> tenantsim::core::error::Result<()> {
@@ -614,11 +624,13 @@ impl tenantsim::models::sim::Selector for Dropped {
 }
 
 /// A sink that writes down, when it finishes, whether the flag (`.0`) was
-/// set (into `.1`).
+/// set (into `.1`) and where the arrival times the run's end hands it are
+/// (into `.2`).
 #[derive(Debug, Clone)]
 struct SeesFlag(
     Arc<std::sync::atomic::AtomicBool>,
     Arc<std::sync::atomic::AtomicBool>,
+    Arc<std::sync::atomic::AtomicUsize>,
 );
 
 impl JobSink for SeesFlag {
@@ -631,13 +643,15 @@ impl JobSink for SeesFlag {
     }
     fn finish(
         self: Box<Self>,
-        _state: &RunEndState<'_>,
+        state: &RunEndState<'_>,
         _models: &dyn Fn(usize) -> usize,
         _best_possible: &dyn Fn(usize) -> f64,
         _cut: &mut dyn Iterator<Item = (usize, u64, u64)>,
     ) -> Arc<dyn std::any::Any + Send + Sync> {
         let seen = self.0.load(std::sync::atomic::Ordering::SeqCst);
         self.1.store(seen, std::sync::atomic::Ordering::SeqCst);
+        let at = state.arrivals.as_ptr() as usize;
+        self.2.store(at, std::sync::atomic::Ordering::SeqCst);
         Arc::new(())
     }
 }
@@ -657,12 +671,17 @@ fn a_run_drops_the_policies_it_owns_before_its_metrics_finish() {
             let mut sel = Box::new(Dropped {
                 inner: b,
                 flag: Arc::clone(&flag),
+                users_at: Arc::default(),
             });
-            let sink = Box::new(SeesFlag(Arc::clone(&flag), Arc::clone(&seen)));
+            let sink = Box::new(SeesFlag(
+                Arc::clone(&flag),
+                Arc::clone(&seen),
+                Arc::default(),
+            ));
             if owned {
-                simulate_observed_owned(i, a, sel, sink, false)
+                simulate_observed_owned(&i.lent(), a, sel, sink, false)
             } else {
-                simulate_observed(i, a.as_mut(), sel.as_mut(), sink, false)
+                simulate_observed(&i.lent(), a.as_mut(), sel.as_mut(), sink, false)
             }
         })
         .expect("runs");
@@ -678,4 +697,57 @@ fn a_run_drops_the_policies_it_owns_before_its_metrics_finish() {
     assert!(!borrowed_seen, "a borrowed selector dropped by the run");
     assert!(events > 0);
     assert_eq!((owned_end, owned_events), (end, events));
+}
+
+/// Issue 34 (DESIGN §8.5): a repetition's main run shares the runner's
+/// tenant users and arrival times with the engine (its tenants and its
+/// queue) instead of copying them: 16 bytes for each of scale-year's 10^7
+/// tenants (docs/PERFORMANCE.md "The engine copied the runner's arrivals
+/// and users"). A run lent them copies them. The same outcome either way.
+#[test]
+fn the_main_run_shares_the_runners_users_and_arrivals_instead_of_copying_them() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let path = crate::common::repo("scenarios/quickstart.toml");
+    let scenario = load_scenario(&path, Default::default()).expect("loads");
+    let run = |shared: bool| {
+        let users_at = Arc::new(AtomicUsize::new(0));
+        let arrivals_at = Arc::new(AtomicUsize::new(0));
+        let mut given = (0, 0);
+        let out = simulate_rep_with(&scenario, 0, 0, false, &mut |i, a, b| {
+            given = (i.tenants.as_ptr() as usize, i.arrivals.as_ptr() as usize);
+            let sel = Box::new(Dropped {
+                inner: b,
+                flag: Arc::default(),
+                users_at: Arc::clone(&users_at),
+            });
+            let sink = Box::new(SeesFlag(
+                Arc::default(),
+                Arc::default(),
+                Arc::clone(&arrivals_at),
+            ));
+            // The log kept: the rows are computed from it (the sink
+            // folds nothing).
+            if shared {
+                simulate_observed_shared(i, a, sel, sink, true)
+            } else {
+                simulate_observed_owned(&i.lent(), a, sel, sink, true)
+            }
+        })
+        .expect("runs");
+        let seen = (users_at.load(SeqCst), arrivals_at.load(SeqCst));
+        assert!(seen.0 != 0 && seen.1 != 0, "nothing seen: {seen:?}");
+        (
+            (seen.0 == given.0, seen.1 == given.1),
+            out.outcome.end,
+            out.outcome.events,
+            out.tenants.to_vec().expect("rows"),
+        )
+    };
+    let (shared, end, events, rows) = run(true);
+    let (lent, lent_end, lent_events, lent_rows) = run(false);
+    assert_eq!(shared, (true, true), "the engine copied the runner's lists");
+    assert_eq!(lent, (false, false), "a lent run shared the caller's lists");
+    assert!(events > 0);
+    assert_eq!((end, events), (lent_end, lent_events));
+    assert_eq!(rows, lent_rows);
 }

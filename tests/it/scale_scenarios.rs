@@ -107,7 +107,8 @@ fn scale_year_arrives_by_poisson_over_one_year_with_a_patience() {
 /// slot numbers of three tables (score heap, GP selector, fold) are
 /// indexed by the tenants holding one (80 bytes for every tenant, 96
 /// more for each of the 36,275 present). It stays above the
-/// measured peak RSS of a whole run: 667,428 KiB since that change,
+/// measured peak RSS of a whole run: 318,904 KiB since the engine shares
+/// the runner's arrivals and users (2026-12-05), 667,428 KiB after the fold held a tenant's arrival and A*_i only while it was present,
 /// 901,028 KiB since the twelfth session (1,885,440 KiB before the rows
 /// spilled and the done tenants were parked; docs/PERFORMANCE.md
 /// "Internet scale"); the assertion checks the larger, 901,028 KiB.

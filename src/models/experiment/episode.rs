@@ -48,7 +48,7 @@ pub struct Episode {
     rep: u64,
     policy: usize,
     split: Split,
-    arrivals: Vec<Micros>,
+    arrivals: Arc<[Micros]>,
     run: ModelRun<'static>,
     started: Instant,
 }
@@ -114,11 +114,11 @@ impl Episode {
         let context = || rep_context(&scenario, rep, policy);
         let scheduler = (p.make_scheduler)(&ctx).map_err(|e| e.context(context()))?;
         let selector = (p.make_selector)(&ctx).map_err(|e| e.context(context()))?;
-        let run = ModelRun::new(
+        let run = ModelRun::sharing(
             Shared::Arc(Arc::clone(&scenario.trace)),
             Shared::Arc(Arc::clone(&scenario.gpu_types)),
-            &split.tenants,
-            &arrivals,
+            Arc::clone(&split.tenants),
+            Arc::clone(&arrivals),
             scenario.config,
             Held::Owned(scheduler),
             Held::Owned(selector),
@@ -215,7 +215,7 @@ impl Episode {
             rep: self.rep,
             policy: self.policy,
             split: self.split.clone(),
-            arrivals: self.arrivals.clone(),
+            arrivals: Arc::clone(&self.arrivals),
             run: self.run.fork()?,
             started: Instant::now(),
         })

@@ -23,7 +23,7 @@ pub struct RepStart {
     /// Prior users and tenants.
     pub split: Split,
     /// Each tenant's arrival, µs.
-    pub arrivals: Vec<Micros>,
+    pub arrivals: std::sync::Arc<[Micros]>,
     /// The policy's scheduler for this repetition.
     pub scheduler: Box<dyn Scheduler>,
     /// The policy's selector for this repetition.

@@ -1,5 +1,6 @@
 //! Fan-out of repetitions × policies.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::core::error::Result;
@@ -11,7 +12,7 @@ use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetric
 use crate::models::metrics::{TenantRows, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{
-    JobSink, RunOutcome, SimInput, ThreadedSink, simulate_continuing, simulate_observed_owned,
+    JobSink, RunOutcome, SharedInput, ThreadedSink, simulate_continuing, simulate_observed_shared,
 };
 use crate::models::sim::{RepContext, Scheduler, Selector};
 use crate::models::trace::Micros;
@@ -58,11 +59,11 @@ pub fn simulate_one(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepR
 /// How a repetition's main run is simulated: given model mode's input and
 /// the repetition's scheduler and selector (given, so that a run may drop
 /// them as soon as it has ended, before its metrics are finished: DESIGN
-/// §8.5), its outcome. Model mode's is [`simulate_observed_owned`]; a
+/// §8.5), its outcome. Model mode's is [`simulate_observed_shared`]; a
 /// shared scenario runs the service on a shared cluster instead (DESIGN
 /// §13).
 pub type MainRun<'a> =
-    dyn FnMut(&SimInput<'_>, Box<dyn Scheduler>, Box<dyn Selector>) -> Result<RunOutcome> + 'a;
+    dyn FnMut(&SharedInput<'_>, Box<dyn Scheduler>, Box<dyn Selector>) -> Result<RunOutcome> + 'a;
 
 /// [`simulate_one`], keeping no job log unless `keep_jobs`; the metrics
 /// are folded as the run goes ([`RunFold`], DESIGN §2.6, §8.5).
@@ -80,7 +81,7 @@ fn simulate_rep(
         } else {
             fold
         };
-        simulate_observed_owned(input, sch, sel, sink, keep_jobs)
+        simulate_observed_shared(input, sch, sel, sink, keep_jobs)
     })
 }
 
@@ -117,8 +118,8 @@ pub fn simulate_rep_with(
         policy,
         rep,
         &split,
-        &split.tenants,
-        &arrivals,
+        Arc::clone(&split.tenants),
+        Arc::clone(&arrivals),
         main,
     )
     .map_err(|e| e.context(rep_context(scenario, rep, policy)))?;
@@ -129,13 +130,15 @@ pub fn simulate_rep_with(
 
 /// A repetition's split and arrival times (DESIGN §5: from the seed and the
 /// repetition only).
-pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Vec<Micros>)> {
+pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Arc<[Micros]>)> {
     let split = scenario.split.resolve(scenario.seed(), rep);
     let arrivals =
         scenario
             .arrivals
             .sample(&split.tenants, &scenario.trace, scenario.seed(), rep)?;
-    Ok((split, arrivals))
+    // Shared with the run's engine (its queue and tenants), not copied
+    // into it (DESIGN §8.5).
+    Ok((split, arrivals.into()))
 }
 
 /// The [`RepResult`] of a repetition set up by [`super::start_rep`] (its
@@ -148,7 +151,7 @@ pub fn finish_rep(
     rep: u64,
     policy: usize,
     split: Split,
-    arrivals: Vec<Micros>,
+    arrivals: Arc<[Micros]>,
     started: Instant,
     outcome: RunOutcome,
     keep_jobs: bool,
@@ -182,7 +185,7 @@ pub(super) struct RepRun {
     pub rep: u64,
     pub policy: usize,
     pub split: Split,
-    pub arrivals: Vec<Micros>,
+    pub arrivals: Arc<[Micros]>,
     pub outcome: RunOutcome,
     /// When the repetition's set-up began (for `elapsed`).
     pub started: Instant,
@@ -288,15 +291,15 @@ fn isolated_areas(
     let limits = scenario.config.limits;
     let mut areas = Vec::with_capacity(split.tenants.len());
     let mut clock = PolicyClock::default();
-    for &u in &split.tenants {
+    for &u in split.tenants.iter() {
         let alone = run_policy(
             scenario,
             policy,
             rep,
             split,
-            &[u],
-            &[0],
-            &mut |i, mut a, mut b| simulate_continuing(i, a.as_mut(), b.as_mut(), clock),
+            Arc::new([u]),
+            Arc::new([0]),
+            &mut |i, mut a, mut b| simulate_continuing(&i.lent(), a.as_mut(), b.as_mut(), clock),
         )
         .map_err(|e| {
             e.context(format!(
@@ -318,14 +321,14 @@ fn run_policy(
     policy: usize,
     rep: u64,
     split: &Split,
-    tenants: &[usize],
-    arrivals: &[Micros],
+    tenants: Arc<[usize]>,
+    arrivals: Arc<[Micros]>,
     main: &mut MainRun<'_>,
 ) -> Result<RunOutcome> {
     let ctx = RepContext {
         trace: &scenario.trace,
         gpu_types: &scenario.gpu_types,
-        tenants,
+        tenants: &tenants,
         prior: &split.prior,
         seed: scenario.seed(),
         repetition: rep,
@@ -333,7 +336,7 @@ fn run_policy(
     let p = &scenario.policies[policy];
     let scheduler = (p.make_scheduler)(&ctx)?;
     let selector = (p.make_selector)(&ctx)?;
-    let input = SimInput {
+    let input = SharedInput {
         trace: &scenario.trace,
         tenants,
         arrivals,
@@ -442,9 +445,10 @@ mod tests {
         };
         let mut calls = 0;
         let mut fresh = Vec::new();
-        for &u in &split.tenants {
-            let alone = match run_policy(&s, 0, 0, &split, &[u], &[0], &mut |i, mut a, mut b| {
-                simulate(i, a.as_mut(), b.as_mut())
+        for &u in split.tenants.iter() {
+            let (one, zero) = (Arc::new([u]), Arc::new([0]));
+            let alone = match run_policy(&s, 0, 0, &split, one, zero, &mut |i, mut a, mut b| {
+                simulate(&i.lent(), a.as_mut(), b.as_mut())
             }) {
                 Ok(o) => o,
                 Err(e) => panic!("{e}"),

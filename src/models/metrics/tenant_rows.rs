@@ -20,7 +20,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::spill::{Record, Spill, SpillIter, spill_threshold};
 use super::{TenantAggregate, TenantMetrics};
-use crate::core::analysis::stats::{jain_index, quantile};
+use crate::core::analysis::stats::{jain_index, quantile, sort_total};
 use crate::core::error::{Error, Result};
 use crate::core::memory::ROWS_IN_MEMORY;
 use crate::models::sim::EndReason;
@@ -231,7 +231,7 @@ pub fn aggregate_tenants(
             .collect();
         jain_index(&ratios)
     });
-    areas.sort_by(f64::total_cmp);
+    sort_total(&mut areas);
     Ok(TenantAggregate {
         area_mean,
         area_p50: quantile(&areas, 0.5),

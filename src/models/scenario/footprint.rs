@@ -294,10 +294,13 @@ pub fn estimate_in(
     // Every tenant of the run, present or not, from the run's start to its
     // end (docs/PERFORMANCE.md "Internet scale", "Where the memory goes";
     // measured about 60 bytes a tenant over scale-year's simulation): its
-    // arrival time, two copies (the runner's, the engine's shared by its
-    // queue and its tenants: 16 bytes) and the queue's order of them (4);
-    // its trace user, three copies (the split's, the engine's, the GP
-    // selector's: 24); its slot number in the engine's tenants (4; three
+    // arrival time, two copies (16 bytes: the engine, its queue and its
+    // tenants share the runner's since 2026-12-05, but the start-up holds
+    // the sampled times and that shared list at once) and the queue's
+    // order of them (4); its trace user, three copies (24: the engine
+    // shares the split's since 2026-12-05, but the split is made while
+    // its shuffled pool is held, and the GP selector keeps one on a trace
+    // whose users do not share one model list); its slot number in the engine's tenants (4; three
     // more tables, below); its count of
     // available models (4), the fold's three bits (1) and its place among
     // the arrivals waiting for the job curve (4, in a Vec that may be

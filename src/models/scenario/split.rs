@@ -1,5 +1,7 @@
 //! Splitting users into prior users and tenants, per repetition.
 
+use std::sync::Arc;
+
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
@@ -11,8 +13,10 @@ use crate::core::sim::rng::{Purpose, stream};
 pub struct Split {
     /// Prior users (only used to build GP priors).
     pub prior: Vec<usize>,
-    /// Tenants (the users being served).
-    pub tenants: Vec<usize>,
+    /// Tenants (the users being served), shared with the run's engine
+    /// rather than copied into it (DESIGN §8.5: 8 bytes a tenant; it
+    /// serialises as a list, as the `Vec` it was).
+    pub tenants: Arc<[usize]>,
 }
 
 /// How to split users, resolved against the trace.
@@ -53,23 +57,34 @@ impl SplitPlan {
         if !self.is_fixed() {
             pool.shuffle(&mut stream(seed, rep, Purpose::Split));
         }
-        let mut rest = pool.as_slice();
+        let mut taken = 0;
         let mut prior = match (&self.fixed_prior, self.prior_count) {
             (Some(p), _) => p.clone(),
             (None, Some(n)) => {
-                let (head, tail) = rest.split_at(n.min(rest.len()));
-                rest = tail;
-                head.to_vec()
+                taken = n.min(pool.len());
+                pool[..taken].to_vec()
             }
             (None, None) => Vec::new(),
         };
-        let mut tenants = match (&self.fixed_tenants, self.tenant_count) {
-            (Some(t), _) => t.clone(),
-            (None, Some(n)) => rest[..n.min(rest.len())].to_vec(),
-            (None, None) => rest.to_vec(),
-        };
         prior.sort_unstable();
-        tenants.sort_unstable();
+        // Sorted in the pool (a set of distinct users: one order whatever
+        // the slice), then collected straight into the shared list, one
+        // allocation of its length: the pool and the list are the only
+        // two copies at once.
+        let rest = &mut pool[taken..];
+        let tenants: Arc<[usize]> = match (&self.fixed_tenants, self.tenant_count) {
+            (Some(t), _) => {
+                let mut t = t.clone();
+                t.sort_unstable();
+                t.into()
+            }
+            (None, count) => {
+                let n = count.map_or(rest.len(), |n| n.min(rest.len()));
+                let chosen = &mut rest[..n];
+                chosen.sort_unstable();
+                chosen.iter().copied().collect()
+            }
+        };
         Split { prior, tenants }
     }
 }
@@ -106,6 +121,6 @@ mod tests {
         p.fixed_prior = Some(vec![3, 1]);
         let s = p.resolve(0, 5);
         assert_eq!(s.prior, [1, 3]);
-        assert_eq!(s.tenants, [0, 2, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(*s.tenants, [0, 2, 4, 5, 6, 7, 8, 9]);
     }
 }

@@ -38,7 +38,8 @@ pub use policy_api::{
     PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };
 pub use simulation::{
-    SimInput, simulate, simulate_continuing, simulate_observed, simulate_observed_owned,
+    SharedInput, SimInput, simulate, simulate_continuing, simulate_observed,
+    simulate_observed_owned, simulate_observed_shared,
 };
 pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenants::{TenantLimits, Tenants};

@@ -2,6 +2,8 @@
 //! [`simulate`], the run in which every decision is the scheduler's (a
 //! [`ModelRun`] driven by its policies).
 
+use std::sync::Arc;
+
 use super::stepper::ModelRun;
 use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig};
 use crate::core::error::Result;
@@ -23,6 +25,38 @@ pub struct SimInput<'a> {
     /// The GPUs' types and the runtimes on each ([`GpuTypes::untyped`]
     /// for identical GPUs); its GPU count must be `config.gpus`.
     pub gpu_types: &'a GpuTypes,
+}
+
+/// [`SimInput`] with the tenants' users and arrival times shared with
+/// the caller, who keeps them for the run's results, rather than lent and
+/// copied by the engine (16 bytes for each of scale-year's 10^7 tenants
+/// held once, not twice: DESIGN §8.5). What a repetition's main run is
+/// given ([`simulate_observed_shared`]).
+#[derive(Debug, Clone)]
+pub struct SharedInput<'a> {
+    /// The trace.
+    pub trace: &'a Trace,
+    /// Trace user indices of the tenants, ascending.
+    pub tenants: Arc<[usize]>,
+    /// Arrival time of each tenant, µs.
+    pub arrivals: Arc<[Micros]>,
+    /// Cluster and limits.
+    pub config: SimConfig,
+    /// The GPUs' types, as [`SimInput::gpu_types`].
+    pub gpu_types: &'a GpuTypes,
+}
+
+impl SharedInput<'_> {
+    /// The same input, lent.
+    pub fn lent(&self) -> SimInput<'_> {
+        SimInput {
+            trace: self.trace,
+            tenants: &self.tenants,
+            arrivals: &self.arrivals,
+            config: self.config,
+            gpu_types: self.gpu_types,
+        }
+    }
 }
 
 /// Run one simulation.
@@ -124,6 +158,27 @@ pub fn simulate_observed_owned(
     keep_log: bool,
 ) -> Result<RunOutcome> {
     let run = run_over(input, Held::Owned(scheduler), Held::Owned(selector))?;
+    drive_observed(run, sink, keep_log)
+}
+
+/// [`simulate_observed_owned`] over an input whose tenants' users and
+/// arrival times the engine shares instead of copying. The same outcome.
+pub fn simulate_observed_shared(
+    input: &SharedInput<'_>,
+    scheduler: Box<dyn Scheduler + '_>,
+    selector: Box<dyn Selector + '_>,
+    sink: Box<dyn JobSink>,
+    keep_log: bool,
+) -> Result<RunOutcome> {
+    let run = ModelRun::sharing(
+        Shared::Borrowed(input.trace),
+        Shared::Borrowed(input.gpu_types),
+        Arc::clone(&input.tenants),
+        Arc::clone(&input.arrivals),
+        input.config,
+        Held::Owned(scheduler),
+        Held::Owned(selector),
+    )?;
     drive_observed(run, sink, keep_log)
 }
 

@@ -66,7 +66,7 @@ fn parked_at(s: u32) -> Option<u64> {
 /// slot number and one cache line, not one per field.
 #[derive(Debug)]
 pub struct Tenants {
-    user: Vec<usize>,
+    user: Arc<[usize]>,
     n_models: usize,
     /// Shared with the run's event queue (one copy of 10^7 arrivals, not
     /// one each).
@@ -281,7 +281,7 @@ impl Clone for Tenants {
             let _ = lock.set(e);
         }
         Self {
-            user: self.user.clone(),
+            user: Arc::clone(&self.user),
             n_models: self.n_models,
             arrival: Arc::clone(&self.arrival),
             slot_of: self.slot_of.clone(),
@@ -313,13 +313,14 @@ impl Tenants {
         max_running: u32,
         limits: TenantLimits,
     ) -> Self {
-        Self::sharing(trace, users, arrival.into(), max_running, limits)
+        Self::sharing(trace, users.into(), arrival.into(), max_running, limits)
     }
 
-    /// [`Self::new`], holding `arrival` shared rather than copied.
+    /// [`Self::new`], holding `users` and `arrival` shared rather than
+    /// copied (the runner's: DESIGN §8.5).
     pub(super) fn sharing(
         trace: &Trace,
-        users: &[usize],
+        users: Arc<[usize]>,
         arrival: Arc<[Micros]>,
         max_running: u32,
         limits: TenantLimits,
@@ -341,7 +342,7 @@ impl Tenants {
         };
         let bytes = spill_threshold().map_or(PARKED_IN_MEMORY, |t| t.min(PARKED_IN_MEMORY));
         Self {
-            user: users.to_vec(),
+            user: users,
             n_models: k,
             arrival,
             slot_of: vec![NOT_ARRIVED; n],
@@ -684,7 +685,7 @@ impl Tenants {
 
     /// The trace user indices of all tenants, the rest of the state freed
     /// (what a finished run's fold still reads).
-    pub(super) fn into_users(self) -> Vec<usize> {
+    pub(super) fn into_users(self) -> Arc<[usize]> {
         self.user
     }
 

@@ -4,6 +4,7 @@
 //! optional `jobs.csv`) and sweeps (`sweep.csv`).
 
 use super::read::{Cell, Source, Table};
+use crate::core::analysis::stats::sort_total;
 use crate::core::error::{Error, Result};
 use crate::core::io::manifest_doc::{self, ManifestDoc};
 use crate::core::io::schema::job_files::{jobs as trace_jobs, utilization, utilization_by_type};
@@ -551,7 +552,7 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
         data.last_arrivals.push(latest);
     }
     for a in &mut data.areas {
-        a.sort_by(f64::total_cmp);
+        sort_total(a);
     }
     Ok(data)
 }
