@@ -112,12 +112,6 @@ impl From<Vec<Option<Micros>>> for LeftAt {
     }
 }
 
-impl From<&[Option<Micros>]> for LeftAt {
-    fn from(v: &[Option<Micros>]) -> Self {
-        v.iter().copied().collect()
-    }
-}
-
 impl PartialEq<[Option<Micros>]> for LeftAt {
     fn eq(&self, other: &[Option<Micros>]) -> bool {
         self.n == other.len() && self.iter().eq(other.iter().copied())

@@ -775,7 +775,7 @@ impl JobResults {
                 }
                 per.resize(policies.0.len(), Vec::new());
                 for v in &mut per {
-                    v.sort_by(f64::total_cmp);
+                    sort_total(v);
                 }
                 Some(per)
             }

@@ -17,7 +17,7 @@ use super::data::ModelResults;
 use super::marks::{marker_element, plain_line};
 use super::scale::Axis;
 use super::style::{INK, Marker, Theme, series, tint};
-use crate::core::analysis::stats::quantile;
+use crate::core::analysis::stats::{quantile, sort_total};
 use crate::core::error::Result;
 
 /// Dots drawn per policy at most.
@@ -32,7 +32,7 @@ pub fn skewed(per: &[Vec<f64>]) -> bool {
         [one] => median_max(one),
         _ => {
             let mut all: Vec<f64> = per.iter().flat_map(|v| v.iter()).copied().collect();
-            all.sort_by(f64::total_cmp);
+            sort_total(&mut all);
             median_max(&all)
         }
     };
