@@ -297,8 +297,8 @@ mod repetition {
 /// lazy `[trace.syn]`; docs/PERFORMANCE.md "Internet scale").
 mod syn_row {
     use super::*;
-    use tenantsim::models::trace::generate_syn_trace;
     use tenantsim::models::trace::{SynBacking, SynRows};
+    use tenantsim::models::trace::{generate_syn_trace, lazy_syn_trace};
 
     /// Users cycled through: a stride that visits them out of order.
     const USERS: usize = 1_000_000;
@@ -323,6 +323,21 @@ mod syn_row {
             rows.row(user, &mut acc, &mut secs);
             black_box((&acc, &secs));
         });
+    }
+
+    /// The SHA-256 of a lazy generated trace's canonical CSV text, what
+    /// `run.json` records and the result cache keys on (scale-year's 2 ×
+    /// 10^8 rows at its start): 50,000 users × 20 models, items = rows.
+    #[divan::bench(sample_count = 5, sample_size = 1)]
+    fn csv_sha256_1m_rows(bencher: Bencher) {
+        let p = SynParams {
+            users: 50_000,
+            models: 20,
+            ..SynParams::default()
+        };
+        bencher
+            .counter(ItemsCount::new(p.users * p.models))
+            .bench_local(|| black_box(lazy_syn_trace(&p, "bench").csv_sha256));
     }
 
     /// Each iteration: the next user (`next`), then the sum of its K
@@ -389,5 +404,43 @@ mod syn_row {
             |u| (u + 1) % 512,
             |u, k| t.accuracy(u, k) + t.runtime_us(u, k) as f64,
         );
+    }
+}
+
+/// A float's canonical CSV text, `{}` against `push_f64` (issue 34: a
+/// generated trace's hash formats two a row; docs/PERFORMANCE.md
+/// "Hashing a generated trace"): 4,096 accuracies and runtimes of a
+/// `[trace.syn]` trace's ranges, items = floats.
+mod float_text {
+    use super::*;
+    use std::fmt::Write as _;
+    use tenantsim::core::io::float_text::push_f64;
+
+    /// Fractions in [0, 1) and runtimes in [0, 500) s, from a fixed hash.
+    fn values() -> Vec<f64> {
+        (0..4096u64)
+            .map(|i| {
+                let u = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+                if i % 2 == 0 { u } else { 500.0 * u }
+            })
+            .collect()
+    }
+
+    #[divan::bench(args = ["display", "push_f64"])]
+    fn format(bencher: Bencher, how: &str) {
+        let xs = values();
+        let mut out = String::with_capacity(1 << 17);
+        bencher.counter(ItemsCount::new(xs.len())).bench_local(|| {
+            out.clear();
+            for &x in &xs {
+                if how == "display" {
+                    let _ = write!(out, "{x}");
+                } else {
+                    push_f64(&mut out, x);
+                }
+                out.push(',');
+            }
+            black_box(out.len());
+        });
     }
 }

@@ -22,6 +22,7 @@ pub mod codec;
 pub mod csv_columns;
 pub mod csv_text;
 pub mod echo;
+pub mod float_text;
 pub mod manifest_doc;
 mod results_folder;
 pub mod scenario;

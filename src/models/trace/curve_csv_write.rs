@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::CurveRow;
-use super::csv_write::quote;
 use crate::core::error::Result;
+use crate::core::io::csv_text::csv_field;
 use crate::core::io::write_atomic;
 
 /// Render curve rows as curve trace CSV text, in the order given.
@@ -29,8 +29,8 @@ pub fn curve_trace_to_csv(rows: &[CurveRow]) -> String {
         let _ = write!(
             out,
             "{},{},{},{},{}",
-            quote(&r.user),
-            quote(&r.model),
+            csv_field(&r.user),
+            csv_field(&r.model),
             r.fidelity,
             r.accuracy,
             r.runtime_s
