@@ -46,6 +46,20 @@ pub struct SharedInput<'a> {
     pub gpu_types: &'a GpuTypes,
 }
 
+impl SimInput<'_> {
+    /// The same input, its users and arrival times copied into lists of
+    /// its own (what the engine does with a lent input).
+    pub fn copied(&self) -> SharedInput<'_> {
+        SharedInput {
+            trace: self.trace,
+            tenants: self.tenants.into(),
+            arrivals: self.arrivals.into(),
+            config: self.config,
+            gpu_types: self.gpu_types,
+        }
+    }
+}
+
 impl SharedInput<'_> {
     /// The same input, lent.
     pub fn lent(&self) -> SimInput<'_> {
@@ -108,24 +122,14 @@ fn borrowed_run<'a>(
     scheduler: &'a mut dyn Scheduler,
     selector: &'a mut dyn Selector,
 ) -> Result<ModelRun<'a>> {
-    run_over(input, Held::Borrowed(scheduler), Held::Borrowed(selector))
-}
-
-/// A run over `input` (its trace and cluster borrowed) with `scheduler`
-/// and `selector`, borrowed or owned.
-fn run_over<'a>(
-    input: &SimInput<'a>,
-    scheduler: Held<'a, dyn Scheduler + 'a>,
-    selector: Held<'a, dyn Selector + 'a>,
-) -> Result<ModelRun<'a>> {
     ModelRun::new(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
         input.tenants,
         input.arrivals,
         input.config,
-        scheduler,
-        selector,
+        Held::Borrowed(scheduler),
+        Held::Borrowed(selector),
     )
 }
 
@@ -157,8 +161,7 @@ pub fn simulate_observed_owned(
     sink: Box<dyn JobSink>,
     keep_log: bool,
 ) -> Result<RunOutcome> {
-    let run = run_over(input, Held::Owned(scheduler), Held::Owned(selector))?;
-    drive_observed(run, sink, keep_log)
+    simulate_observed_shared(&input.copied(), scheduler, selector, sink, keep_log)
 }
 
 /// [`simulate_observed_owned`] over an input whose tenants' users and

@@ -316,8 +316,22 @@ fn draw_models(p: &SynParams, rng: &mut SimRng) -> Vec<ModelDraw> {
 /// `prefix` and `i`, zero-padded to the width of the largest index `n − 1`
 /// (`padded_id("u", 7, 100)` = `u07`).
 pub fn padded_id(prefix: &str, i: usize, n: usize) -> String {
-    let width = n.saturating_sub(1).max(1).to_string().len();
-    format!("{prefix}{i:0width$}")
+    let mut id = String::new();
+    push_padded_id(&mut id, prefix, i, n);
+    id
+}
+
+/// Append [`padded_id`]`(prefix, i, n)` to `out`, allocating nothing
+/// beyond `out`'s growth (the hash of a generated trace writes one a user).
+pub fn push_padded_id(out: &mut String, prefix: &str, i: usize, n: usize) {
+    use std::fmt::Write as _;
+    // The digits of n − 1 (at least 1), as `to_string().len()` counts them.
+    let (mut width, mut rest) = (1, n.saturating_sub(1).max(1) / 10);
+    while rest > 0 {
+        width += 1;
+        rest /= 10;
+    }
+    let _ = write!(out, "{prefix}{i:0width$}");
 }
 
 /// Every draw of a synthetic trace in the documented order: the per-model
@@ -407,11 +421,13 @@ pub fn syn_csv_sha256(
     let format_piece = |&(a, b): &(usize, usize)| {
         let mut text = String::with_capacity(HASH_CHUNK + 4096);
         let (mut acc, mut secs) = (vec![0.0; k], vec![0.0; k]);
-        let mut user = String::new();
+        let (mut id, mut user) = (String::new(), String::new());
         for i in a..b {
             row(i, &mut acc, &mut secs);
+            id.clear();
+            push_padded_id(&mut id, "u", i, n);
             user.clear();
-            user.push_str(&csv_field(&padded_id("u", i, n)));
+            user.push_str(&csv_field(&id));
             user.push(',');
             for m in 0..k {
                 push_csv_row_parts(

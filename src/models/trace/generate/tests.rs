@@ -300,6 +300,17 @@ fn padded_ids() {
     assert_eq!(padded_id("u", 7, 11), "u07");
     assert_eq!(padded_id("m", 99, 100), "m99");
     assert_eq!(padded_id("m", 5, 1000), "m005");
+    // The width counted without a `String`: the digits of n − 1 (at least
+    // 1), at every power of ten and beside it.
+    let mut ns = vec![0, 1, 2, usize::MAX];
+    for p in 1..20 {
+        let t = 10usize.pow(p);
+        ns.extend([t - 1, t, t + 1]);
+    }
+    for n in ns {
+        let width = n.saturating_sub(1).max(1).to_string().len();
+        assert_eq!(padded_id("u", 3, n), format!("u{:0width$}", 3), "n = {n}");
+    }
 }
 
 /// `mean_bound_s` against the sample mean of 20,000 drawn runtimes (an
