@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
@@ -68,7 +69,7 @@ fn gp_selector(
     ok(make(&RepContext {
         trace,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants,
+        tenants: &TenantUsers::list(tenants),
         prior,
         seed: 0,
         repetition: 0,
@@ -110,7 +111,13 @@ mod gp {
         let (trace, prior, tenant) = setup(k);
         let users = [tenant];
         let mut sel = gp_selector("gp-ucb-cost", &trace, &users, &prior);
-        let state = Tenants::new(&trace, &users, &[0], 1, Default::default());
+        let state = Tenants::new(
+            &trace,
+            &TenantUsers::list(&users),
+            &[0],
+            1,
+            Default::default(),
+        );
         for m in 0..3 {
             ok(sel.observe(0, m, trace.accuracy(tenant, m)));
         }
@@ -145,7 +152,7 @@ mod greedy {
                 let ctx = RepContext {
                     trace: &trace,
                     gpu_types: &Arc::new(GpuTypes::untyped(1)),
-                    tenants: &users,
+                    tenants: &TenantUsers::list(&users),
                     prior: &prior,
                     seed: 0,
                     repetition: 0,

@@ -273,7 +273,7 @@ impl GymCore {
         run.tenants()
             .users()
             .iter()
-            .map(|&u| trace.user_id(u).into_owned())
+            .map(|u| trace.user_id(u).into_owned())
             .collect()
     }
     /// The per-tenant feature names (DESIGN §15.3).

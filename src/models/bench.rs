@@ -222,7 +222,7 @@ pub fn run_workload(w: &Workload, reps: u32, threads: usize) -> Result<BenchLine
                 r.split
                     .tenants
                     .iter()
-                    .map(|&u| 1 + scenario.trace.models_of(u).len() as u64)
+                    .map(|u| 1 + scenario.trace.models_of(u).len() as u64)
                     .sum::<u64>()
             })
             .sum::<u64>();

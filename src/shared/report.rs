@@ -75,7 +75,7 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
             .get(k + 1)
             .is_none_or(|&n| run.segments[n].job != seg.job);
         let completed = job.completed && last_of_job && seg.end == job.end;
-        let u = r.split.tenants[job.tenant as usize];
+        let u = r.split.tenants.user(job.tenant as usize);
         let _ = write!(
             out,
             "{policy},{},{},{},{},{},{},{},",

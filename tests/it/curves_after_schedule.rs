@@ -6,6 +6,7 @@
 
 use std::fs;
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
@@ -62,7 +63,7 @@ impl Setup {
         let ctx = RepContext {
             trace: &self.trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &self.tenants,
+            tenants: &TenantUsers::list(&self.tenants),
             prior: &self.prior,
             seed: 7,
             repetition: 0,
@@ -72,7 +73,7 @@ impl Setup {
         let arrivals = vec![0; self.tenants.len()];
         let input = SimInput {
             trace: &self.trace,
-            tenants: &self.tenants,
+            tenants: &TenantUsers::list(&self.tenants),
             arrivals: &arrivals,
             gpu_types: &GpuTypes::untyped(1),
             config: SimConfig {

@@ -4,6 +4,7 @@
 
 use std::fs;
 use std::path::Path;
+use tenantsim::models::sim::TenantUsers;
 
 use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::scenario::{Scenario, parse_scenario};
@@ -86,7 +87,7 @@ fn run(s: &Scenario, selector: &mut dyn Selector) -> Result<RunOutcome, String> 
     let tenants = [0usize];
     let input = SimInput {
         trace: &s.trace,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         arrivals: &[0],
         config: s.config,
         gpu_types: &s.gpu_types,

@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
@@ -129,7 +130,7 @@ fn run(s: &Setup<'_>) -> Result<RunOutcome, TestCaseError> {
     let ctx = RepContext {
         trace: s.trace,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants: s.tenants,
+        tenants: &TenantUsers::list(s.tenants),
         prior: s.prior,
         seed: s.seed,
         repetition: 0,
@@ -139,7 +140,7 @@ fn run(s: &Setup<'_>) -> Result<RunOutcome, TestCaseError> {
     let arrivals = vec![0; s.tenants.len()];
     let input = SimInput {
         trace: s.trace,
-        tenants: s.tenants,
+        tenants: &TenantUsers::list(s.tenants),
         arrivals: &arrivals,
         gpu_types: &GpuTypes::untyped(s.gpus),
         config: SimConfig {

@@ -17,6 +17,7 @@
 //! 0.5; so the prior means are m0 0.60, m1 0.45, m2 0.60.
 
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use tenantsim::models::metrics::LossCurve;
 use tenantsim::models::policy::Params;
@@ -74,7 +75,7 @@ fn run(
     let ctx = RepContext {
         trace,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         prior: &prior,
         seed: 7,
         repetition: 0,
@@ -83,7 +84,7 @@ fn run(
     let mut selector = make_sel(&ctx).unwrap_or_else(|e| panic!("{e}"));
     let input = SimInput {
         trace,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         arrivals: &[0],
         gpu_types: &GpuTypes::untyped(gpus),
         config: SimConfig {
@@ -356,12 +357,18 @@ fn first_proposals_carry_the_prior_gain_and_cost() {
     let ctx = RepContext {
         trace: &t,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants: &tenants_idx,
+        tenants: &TenantUsers::list(&tenants_idx),
         prior: &prior,
         seed: 7,
         repetition: 0,
     };
-    let tenants = Tenants::new(&t, &tenants_idx, &[0], 1, TenantLimits::default());
+    let tenants = Tenants::new(
+        &t,
+        &TenantUsers::list(&tenants_idx),
+        &[0],
+        1,
+        TenantLimits::default(),
+    );
     for name in ["successive-halving", "asha", "hyperband"] {
         let mut params = Params::new("test", Default::default());
         let make = (spec(name).parse)(&mut params, &t).unwrap_or_else(|e| panic!("{e}"));
@@ -460,12 +467,18 @@ fn without_prior_users_proposals_are_neutral() {
     let ctx = RepContext {
         trace: &t,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants: &tenants_idx,
+        tenants: &TenantUsers::list(&tenants_idx),
         prior: &[],
         seed: 7,
         repetition: 0,
     };
-    let tenants = Tenants::new(&t, &tenants_idx, &[0], 1, TenantLimits::default());
+    let tenants = Tenants::new(
+        &t,
+        &TenantUsers::list(&tenants_idx),
+        &[0],
+        1,
+        TenantLimits::default(),
+    );
     for name in ["successive-halving", "asha", "hyperband"] {
         let mut params = Params::new("test", Default::default());
         let make = (spec(name).parse)(&mut params, &t).unwrap_or_else(|e| panic!("{e}"));

@@ -4,6 +4,7 @@
 //! hybrid switch and the prototype's drop rule.
 
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use proptest::prelude::*;
 use tenantsim::models::policy::Params;
@@ -63,7 +64,7 @@ fn try_selector(
     let ctx = RepContext {
         trace,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants,
+        tenants: &TenantUsers::list(tenants),
         prior,
         seed: 0,
         repetition: 0,
@@ -83,7 +84,7 @@ fn run(
 ) -> Vec<(u32, u32, u32, Micros)> {
     let input = SimInput {
         trace,
-        tenants,
+        tenants: &TenantUsers::list(tenants),
         arrivals,
         gpu_types: &GpuTypes::untyped(gpus),
         config: SimConfig {
@@ -629,7 +630,7 @@ fn per_second_and_per_relative_cost_pick_different_tenants() {
     let ctx = RepContext {
         trace: &trace,
         gpu_types: &Arc::new(GpuTypes::untyped(1)),
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         prior: &prior,
         seed: 0,
         repetition: 0,
@@ -729,7 +730,7 @@ fn impossible_answers_are_policy_errors() {
     let trace = trace_from_csv("user,model,accuracy,runtime_s\nt,a,0.5,1\nt,b,0.7,1\n");
     let input = SimInput {
         trace: &trace,
-        tenants: &[0],
+        tenants: &TenantUsers::list(&[0]),
         arrivals: &[0],
         gpu_types: &GpuTypes::untyped(1),
         config: SimConfig {

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use tenantsim::models::sim::TenantUsers;
 
 use proptest::prelude::*;
 use tenantsim::models::metrics::LossCurve;
@@ -165,7 +166,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             let ctx = RepContext {
                 trace,
                 gpu_types: &Arc::new(GpuTypes::untyped(1)),
-                tenants: &tenants,
+                tenants: &TenantUsers::list(&tenants),
                 prior: &prior,
                 seed: c.seed,
                 repetition: 0,
@@ -175,7 +176,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             let arrivals = vec![0; tenants.len()];
             let input = SimInput {
                 trace,
-                tenants: &tenants,
+                tenants: &TenantUsers::list(&tenants),
                 arrivals: &arrivals,
                 gpu_types: &GpuTypes::untyped(c.gpus),
                 config: SimConfig {
@@ -334,7 +335,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
             let ctx = RepContext {
                 trace,
                 gpu_types: &Arc::new(GpuTypes::untyped(1)),
-                tenants: &tenants,
+                tenants: &TenantUsers::list(&tenants),
                 prior: &prior,
                 seed: c.seed,
                 repetition: 0,
@@ -346,7 +347,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
                 .collect();
             let input = SimInput {
                 trace,
-                tenants: &tenants,
+                tenants: &TenantUsers::list(&tenants),
                 arrivals: &arrivals,
                 gpu_types: &GpuTypes::untyped(c.gpus),
                 config: SimConfig {

@@ -63,7 +63,7 @@ fn check(gpus: u32) {
             .split
             .tenants
             .iter()
-            .map(|&u| s.trace.models_of(u).len())
+            .map(|u| s.trace.models_of(u).len())
             .sum();
         assert_eq!(
             r.outcome.jobs.len(),
@@ -78,7 +78,7 @@ fn check(gpus: u32) {
             *b = b.max(job.accuracy);
         }
         // … and ends at its A*: final loss 0 when all models ran.
-        for (i, &u) in r.split.tenants.iter().enumerate() {
+        for (i, u) in r.split.tenants.iter().enumerate() {
             assert_eq!(
                 best[i],
                 s.trace.best_accuracy(u),

@@ -13,6 +13,7 @@
 
 use std::fs;
 use std::path::Path;
+use tenantsim::models::sim::TenantUsers;
 
 use tenantsim::core::io::scenario::Overrides;
 use tenantsim::models::experiment::simulate_one;
@@ -222,7 +223,7 @@ fn selector_believes_the_runtime_on_the_free_gpus_type() {
     let ctx = RepContext {
         trace: &s.trace,
         gpu_types: &s.gpu_types,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         prior: &prior,
         seed: 0,
         repetition: 0,
@@ -231,7 +232,7 @@ fn selector_believes_the_runtime_on_the_free_gpus_type() {
     let mut recorder = Recorder::default();
     let input = SimInput {
         trace: &s.trace,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         arrivals: &[0, 0],
         config: s.config,
         gpu_types: &s.gpu_types,
@@ -385,7 +386,7 @@ fn prior_cost_belief_is_per_type() {
     let ctx = RepContext {
         trace: &s.trace,
         gpu_types: &s.gpu_types,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         prior: &prior,
         seed: 0,
         repetition: 0,
@@ -394,7 +395,7 @@ fn prior_cost_belief_is_per_type() {
     let mut recorder = Recorder::default();
     let input = SimInput {
         trace: &s.trace,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         arrivals: &[0, 0],
         config: s.config,
         gpu_types: &s.gpu_types,
@@ -457,7 +458,7 @@ fn greedy_scores_for_the_free_gpus_type() {
     let mut greedy = Greedy::with_types(3, s.gpu_types.n_types(), Score::PerSecond);
     let input = SimInput {
         trace: &s.trace,
-        tenants: &tenants,
+        tenants: &TenantUsers::list(&tenants),
         arrivals: &[0, 0, 0],
         config: s.config,
         gpu_types: &s.gpu_types,

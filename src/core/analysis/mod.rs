@@ -2,4 +2,5 @@
 
 pub mod check;
 pub mod compare;
+pub mod rank_select;
 pub mod stats;

@@ -194,10 +194,21 @@ pub fn percentile(sorted: &[u64], pct: f64) -> f64 {
 }
 
 /// [`quantile`] of `n` sorted values given by their rank: `at(i)` is the
-/// i-th smallest (from 0).
-fn quantile_by(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
+/// i-th smallest (from 0); it is asked only for [`quantile_ranks`]`(n, p)`.
+pub fn quantile_by(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
     let h = n.saturating_sub(1) as f64 * p.clamp(0.0, 1.0);
     type_7(n, h, at)
+}
+
+/// The ranks (from 0) whose values [`quantile`] of `n` values at `p`
+/// reads: x_⌊h⌋ and x_⌊h⌋+1, each at most n − 1 (none for no values).
+pub fn quantile_ranks(n: usize, p: f64) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let h = n.saturating_sub(1) as f64 * p.clamp(0.0, 1.0);
+    let i = h.floor() as usize;
+    vec![i.min(n - 1), (i + 1).min(n - 1)]
 }
 
 /// The type-7 interpolation at fractional rank `h` (in `0..=n−1`) of `n`

@@ -117,7 +117,7 @@ impl Episode {
         let run = ModelRun::sharing(
             Shared::Arc(Arc::clone(&scenario.trace)),
             Shared::Arc(Arc::clone(&scenario.gpu_types)),
-            Arc::clone(&split.tenants),
+            split.tenants.clone(),
             Arc::clone(&arrivals),
             scenario.config,
             Held::Owned(scheduler),

@@ -14,7 +14,7 @@ use crate::models::scenario::{Scenario, Split};
 use crate::models::sim::{
     JobSink, RunOutcome, SharedInput, ThreadedSink, simulate_continuing, simulate_observed_shared,
 };
-use crate::models::sim::{RepContext, Scheduler, Selector};
+use crate::models::sim::{RepContext, Scheduler, Selector, TenantUsers};
 use crate::models::trace::Micros;
 
 /// How to run.
@@ -118,7 +118,7 @@ pub fn simulate_rep_with(
         policy,
         rep,
         &split,
-        Arc::clone(&split.tenants),
+        split.tenants.clone(),
         Arc::clone(&arrivals),
         main,
     )
@@ -138,7 +138,7 @@ pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Arc<[Mi
             .sample(&split.tenants, &scenario.trace, scenario.seed(), rep)?;
     // Shared with the run's engine (its queue and tenants), not copied
     // into it (DESIGN §8.5).
-    Ok((split, arrivals.into()))
+    Ok((split, arrivals))
 }
 
 /// The [`RepResult`] of a repetition set up by [`super::start_rep`] (its
@@ -291,15 +291,15 @@ fn isolated_areas(
     let limits = scenario.config.limits;
     let mut areas = Vec::with_capacity(split.tenants.len());
     let mut clock = PolicyClock::default();
-    for &u in split.tenants.iter() {
+    for u in split.tenants.iter() {
         let alone = run_policy(
             scenario,
             policy,
             rep,
             split,
-            Arc::new([u]),
+            TenantUsers::from(vec![u]),
             Arc::new([0]),
-            &mut |i, mut a, mut b| simulate_continuing(&i.lent(), a.as_mut(), b.as_mut(), clock),
+            &mut |i, mut a, mut b| simulate_continuing(i, a.as_mut(), b.as_mut(), clock),
         )
         .map_err(|e| {
             e.context(format!(
@@ -321,7 +321,7 @@ fn run_policy(
     policy: usize,
     rep: u64,
     split: &Split,
-    tenants: Arc<[usize]>,
+    tenants: TenantUsers,
     arrivals: Arc<[Micros]>,
     main: &mut MainRun<'_>,
 ) -> Result<RunOutcome> {
@@ -386,12 +386,16 @@ pub fn run_experiment(scenario: &Scenario, options: RunOptions) -> Result<Experi
 /// `horizon_s`. A run whose policy starts jobs ends by then, so the
 /// stalled run's unchanged loss is counted at least as long as any
 /// working run's.
-pub(super) fn stall_end(scenario: &Scenario, tenants: &[usize], last_arrival: Micros) -> Micros {
+pub(super) fn stall_end(
+    scenario: &Scenario,
+    tenants: &TenantUsers,
+    last_arrival: Micros,
+) -> Micros {
     let types = &scenario.gpu_types;
     let n_types = types.n_types().max(1);
     let work: Micros = tenants
         .iter()
-        .flat_map(|&u| scenario.trace.models_of(u).iter().map(move |&k| (u, k)))
+        .flat_map(|u| scenario.trace.models_of(u).iter().map(move |&k| (u, k)))
         .map(|(u, k)| {
             (0..n_types)
                 .map(|t| types.runtime_us(&scenario.trace, t as GpuType, u, k))
@@ -445,8 +449,8 @@ mod tests {
         };
         let mut calls = 0;
         let mut fresh = Vec::new();
-        for &u in split.tenants.iter() {
-            let (one, zero) = (Arc::new([u]), Arc::new([0]));
+        for u in split.tenants.iter() {
+            let (one, zero) = (TenantUsers::from(vec![u]), Arc::new([0]));
             let alone = match run_policy(&s, 0, 0, &split, one, zero, &mut |i, mut a, mut b| {
                 simulate(&i.lent(), a.as_mut(), b.as_mut())
             }) {

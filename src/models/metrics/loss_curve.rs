@@ -10,7 +10,7 @@ use super::curve_point::{Cursor, Point, Steps, curve_points};
 use super::spill::{Spill, SpillIter};
 use super::stall::{RunEnd, Stall};
 use crate::core::error::Result;
-use crate::models::sim::RunOutcome;
+use crate::models::sim::{RunOutcome, UserList};
 use crate::models::trace::{Micros, Trace};
 
 /// The global loss of one run as an exact step function.
@@ -61,7 +61,7 @@ impl LossCurve {
     /// when no arrived tenant has positive loss, S is exactly 0.
     pub fn from_outcome(
         trace: &Trace,
-        users: &[usize],
+        users: &(impl UserList + ?Sized),
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Result<Self> {
@@ -86,7 +86,7 @@ impl LossCurve {
     /// jobs of S after each one.
     pub fn by_jobs(
         trace: &Trace,
-        users: &[usize],
+        users: &(impl UserList + ?Sized),
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Result<Self> {
@@ -134,12 +134,12 @@ impl LossCurve {
     /// ([`StepBuilder`], the arithmetic the online fold shares).
     fn from_changes(
         trace: &Trace,
-        users: &[usize],
+        users: &(impl UserList + ?Sized),
         last_arrival: Micros,
         end: Micros,
         changes: impl Iterator<Item = Change>,
     ) -> Result<Self> {
-        let best_possible: Vec<f64> = users.iter().map(|&u| trace.best_accuracy(u)).collect();
+        let best_possible: Vec<f64> = users.each().map(|u| trace.best_accuracy(u)).collect();
         let mut builder = StepBuilder::new();
         // Keyed by tenant; an arrival carries its tenant's A*_i.
         changes.for_each(|(x, kind, i, value)| {

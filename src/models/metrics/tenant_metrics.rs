@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::models::sim::{EndReason, RunOutcome, TenantLimits};
+use crate::models::sim::{EndReason, RunOutcome, TenantLimits, UserList};
 use crate::models::trace::{Micros, Trace};
 
 /// What one tenant experienced in one run.
@@ -41,13 +41,13 @@ pub struct TenantMetrics {
 /// indices), `arrivals` their arrival times.
 pub fn tenant_metrics(
     trace: &Trace,
-    users: &[usize],
+    users: &(impl UserList + ?Sized),
     arrivals: &[Micros],
     outcome: &RunOutcome,
     limits: TenantLimits,
     thresholds: &[f64],
 ) -> Vec<TenantMetrics> {
-    let n = users.len();
+    let n = users.count();
     let end = outcome.end;
     // Jobs of each tenant in start order, as one list grouped by tenant
     // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
@@ -68,7 +68,7 @@ pub fn tenant_metrics(
     let mut completions: Vec<(Micros, f64)> = Vec::new();
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let a_star = trace.best_accuracy(users[i]);
+        let a_star = trace.best_accuracy(users.user_of(i));
         let arrival = arrivals[i];
         let jobs = &grouped[start[i]..start[i + 1]];
         // Completions of i in time order (ties: engine order = job order here).
@@ -105,7 +105,7 @@ pub fn tenant_metrics(
         area += (a_star - best) * end.saturating_sub(t) as f64;
 
         let first_start = jobs.first().map(|&j| outcome.jobs[j].start);
-        let finished_demand = jobs.len() == trace.models_of(users[i]).len()
+        let finished_demand = jobs.len() == trace.models_of(users.user_of(i)).len()
             || outcome.ended.get(i) == Some(&EndReason::ScheduleOver)
             || outcome.budget_exhausted[i]
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);

@@ -20,7 +20,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::spill::{Record, Spill, SpillIter, spill_threshold};
 use super::{TenantAggregate, TenantMetrics};
-use crate::core::analysis::stats::{jain_index, quantile, sort_total};
+use crate::core::analysis::rank_select::select_ranks;
+use crate::core::analysis::stats::{jain_index, quantile_by, quantile_ranks};
 use crate::core::error::{Error, Result};
 use crate::core::memory::ROWS_IN_MEMORY;
 use crate::models::sim::EndReason;
@@ -194,6 +195,15 @@ impl TenantRows {
         }
     }
 
+    /// Every row's regret area, in tenant order, given to `f` (the rows'
+    /// fixed parts read alone). An error: the rows could not be read back.
+    pub fn each_area(&self, f: &mut dyn FnMut(f64)) -> Result<()> {
+        for r in self.fixed.iter() {
+            f(r?.regret_area);
+        }
+        Ok(())
+    }
+
     /// Every row, read back into a vector.
     pub fn to_vec(&self) -> Result<Vec<TenantMetrics>> {
         self.iter().collect()
@@ -208,35 +218,55 @@ pub fn aggregate_tenants(
     tenants: &TenantRows,
     isolated: Option<&[f64]>,
 ) -> Result<TenantAggregate> {
-    // One pass over the rows (on disk for a large run): the areas in
-    // tenant order, and the leavers.
-    let mut areas: Vec<f64> = Vec::with_capacity(tenants.len());
+    // One pass over the rows (on disk for a large run): the areas' sum in
+    // tenant order and their largest, the leavers, and the ratios to the
+    // isolated areas.
+    let n = tenants.len();
+    let mut failed = None;
     let mut abandoned = 0;
-    for t in tenants.iter() {
-        let t = t?;
-        areas.push(t.regret_area);
-        abandoned += usize::from(t.abandoned);
+    let mut max: Option<f64> = None;
+    let mut iso = isolated.map(|i| i.iter());
+    let mut ratios = Vec::new();
+    let sum: f64 = tenants
+        .iter()
+        .map_while(|t| t.map_err(|e| failed = Some(e)).ok())
+        .inspect(|t| {
+            abandoned += usize::from(t.abandoned);
+            let a = t.regret_area;
+            if max.is_none_or(|m| a.total_cmp(&m).is_gt()) {
+                max = Some(a);
+            }
+            if let Some(i) = iso.as_mut().and_then(Iterator::next)
+                && *i > 0.0
+            {
+                ratios.push(a / i);
+            }
+        })
+        .map(|t| t.regret_area)
+        .sum();
+    if let Some(e) = failed {
+        return Err(e);
     }
-    let area_mean = if areas.is_empty() {
-        0.0
-    } else {
-        areas.iter().sum::<f64>() / areas.len() as f64
-    };
-    let jain = isolated.and_then(|iso| {
-        let ratios: Vec<f64> = areas
+    let area_mean = if n == 0 { 0.0 } else { sum / n as f64 };
+    let jain = isolated.and_then(|_| jain_index(&ratios));
+    // The quantiles' order statistics selected over passes of the areas
+    // (`core/analysis/rank_select.rs`), not a sorted list of them all
+    // (80 MB at scale-year's 10^7 tenants: docs/PERFORMANCE.md
+    // "Internet scale"); the same values as sorting.
+    let (p50, p90) = (quantile_ranks(n, 0.5), quantile_ranks(n, 0.9));
+    let ranks: Vec<usize> = p50.iter().chain(&p90).copied().collect();
+    let at = select_ranks(n, &ranks, |f| tenants.each_area(f))?;
+    let value = |i: usize| {
+        ranks
             .iter()
-            .zip(iso)
-            .filter(|(_, i)| **i > 0.0)
-            .map(|(a, &i)| a / i)
-            .collect();
-        jain_index(&ratios)
-    });
-    sort_total(&mut areas);
+            .position(|&r| r == i)
+            .map_or(f64::NAN, |j| at[j])
+    };
     Ok(TenantAggregate {
         area_mean,
-        area_p50: quantile(&areas, 0.5),
-        area_p90: quantile(&areas, 0.9),
-        area_max: areas.last().copied().unwrap_or(0.0),
+        area_p50: quantile_by(n, 0.5, value),
+        area_p90: quantile_by(n, 0.9, value),
+        area_max: max.unwrap_or(0.0),
         jain,
         abandoned,
     })
@@ -451,6 +481,61 @@ mod tests {
                         crate::core::io::codec::decode(&stored).expect("decode");
                     assert_eq!(decoded, rows);
                 }
+            }
+        }
+    }
+
+    /// Regression for the end of scale-year's run (issue 34): the
+    /// aggregate no longer sorts a list of every area, and gives the
+    /// figures of the sorted list, bit for bit (spilled rows, ties, both
+    /// zeros, with and without isolated areas).
+    #[test]
+    fn the_aggregate_selects_the_quantiles_the_sorted_areas_give() {
+        use crate::core::analysis::stats::{quantile, sort_total};
+        for n in [0u64, 1, 2, 7, 1000, 4099] {
+            let mut rows: Vec<TenantMetrics> = (0..n).map(|i| row(i, 1)).collect();
+            for (i, r) in rows.iter_mut().enumerate() {
+                match i % 5 {
+                    0 => r.regret_area = 0.5,
+                    1 => r.regret_area = -0.0,
+                    _ => {}
+                }
+            }
+            let mut b = TenantRowsBuilder::new(1).expect("builder");
+            b.fixed = Spill::with_threshold(0);
+            for r in &rows {
+                b.push(r).expect("push");
+            }
+            let spilled = b.finish().expect("finish");
+            let mut areas: Vec<f64> = rows.iter().map(|t| t.regret_area).collect();
+            let sum = areas.iter().sum::<f64>();
+            let isolated: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+            let ratios: Vec<f64> = areas
+                .iter()
+                .zip(&isolated)
+                .filter(|(_, i)| **i > 0.0)
+                .map(|(a, &i)| a / i)
+                .collect();
+            sort_total(&mut areas);
+            for iso in [None, Some(&isolated[..])] {
+                let got = aggregate_tenants(&spilled, iso).expect("aggregate");
+                let mean = if n == 0 { 0.0 } else { sum / n as f64 };
+                assert_eq!(got.area_mean.to_bits(), mean.to_bits(), "n {n}");
+                assert_eq!(
+                    got.area_p50.to_bits(),
+                    quantile(&areas, 0.5).to_bits(),
+                    "n {n}"
+                );
+                assert_eq!(
+                    got.area_p90.to_bits(),
+                    quantile(&areas, 0.9).to_bits(),
+                    "n {n}"
+                );
+                let max = areas.last().copied().unwrap_or(0.0);
+                assert_eq!(got.area_max.to_bits(), max.to_bits(), "n {n}");
+                let abandoned = rows.iter().filter(|t| t.abandoned).count();
+                assert_eq!(got.abandoned, abandoned);
+                assert_eq!(got.jain, iso.and_then(|_| jain_index(&ratios)));
             }
         }
     }

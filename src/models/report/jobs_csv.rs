@@ -50,7 +50,7 @@ pub fn jobs_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range:
         .map(|(j, job)| (start + j, job))
         .filter(|(_, j)| j.completed)
     {
-        let user = trace.user_id(r.split.tenants[job.tenant as usize]);
+        let user = trace.user_id(r.split.tenants.user(job.tenant as usize));
         let model = &trace.models()[job.model as usize];
         let _ = write!(
             out,
@@ -64,7 +64,7 @@ pub fn jobs_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range:
             job.accuracy
         );
         if trace.is_curve() {
-            let u = r.split.tenants[job.tenant as usize];
+            let u = r.split.tenants.user(job.tenant as usize);
             let f = trace.level_fidelity(u, job.model as usize, job.level as usize);
             let _ = write!(out, ",{f}");
         }

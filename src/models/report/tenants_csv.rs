@@ -61,7 +61,7 @@ pub fn tenants_rows_of(
             out,
             "{policy},{},{},",
             r.rep,
-            csv_field(&trace.user_id(r.split.tenants[i]))
+            csv_field(&trace.user_id(r.split.tenants.user(i)))
         );
         push_secs(out, t.arrival);
         let _ = write!(out, ",{}", t.regret_area);

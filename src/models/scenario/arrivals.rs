@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -12,6 +13,7 @@ use crate::core::io::csv_columns::{CsvReader, number_field};
 use crate::core::io::echo::shown;
 use crate::core::io::open_input;
 use crate::core::sim::rng::{Purpose, stream};
+use crate::models::sim::UserList;
 use crate::models::trace::{Micros, Trace};
 
 /// Largest accepted arrival time or window, seconds.
@@ -153,23 +155,30 @@ impl ArrivalPlan {
     /// - uniform: each tenant independently uniform on [0, window].
     /// - file: the listed time; a tenant missing from the file is an error.
     ///
-    /// Times are rounded to whole microseconds.
+    /// Times are rounded to whole microseconds. They are returned as the
+    /// shared list the run and its results hold, made in place (not a
+    /// list copied into it: 8 bytes a tenant at the start of scale-year,
+    /// docs/PERFORMANCE.md "Internet scale").
     pub fn sample(
         &self,
-        tenants: &[usize],
+        tenants: &(impl UserList + ?Sized),
         trace: &Trace,
         seed: u64,
         rep: u64,
-    ) -> Result<Vec<Micros>> {
-        let n = tenants.len();
+    ) -> Result<Arc<[Micros]>> {
+        let n = tenants.count();
         let mut rng = stream(seed, rep, Purpose::Arrivals);
         Ok(match self {
-            Self::AtStart => vec![0; n],
+            Self::AtStart => (0..n).map(|_| 0).collect(),
             Self::Poisson { rate_per_hour } => {
                 let lambda = rate_per_hour / 3600.0;
                 let mut t = 0.0f64;
-                let mut times = Vec::with_capacity(n);
-                for j in 0..n {
+                // One allocation of n times (a `Range` is of known
+                // length), filled in place: the list is not shared yet.
+                let mut shared: Arc<[Micros]> = (0..n).map(|_| 0).collect();
+                let times = Arc::get_mut(&mut shared)
+                    .ok_or_else(|| Error::input("internal: a new list of arrivals is shared"))?;
+                for (j, slot) in times.iter_mut().enumerate() {
                     let u: f64 = 1.0 - rng.r#gen::<f64>();
                     t += -libm::log(u) / lambda;
                     if t > MAX_ARRIVAL_S {
@@ -180,7 +189,7 @@ impl ArrivalPlan {
                             j + 1
                         )));
                     }
-                    times.push(secs_to_us(t));
+                    *slot = secs_to_us(t);
                 }
                 // The shuffle draws the same numbers whatever the element
                 // type, so the order is held as `u32` (n < 2³²: the
@@ -191,8 +200,8 @@ impl ArrivalPlan {
                 // "Internet scale").
                 let mut order: Vec<u32> = (0..n).map(|j| j as u32).collect();
                 order.shuffle(&mut rng);
-                scatter(&mut times, &order);
-                times
+                scatter(times, &order);
+                shared
             }
             Self::Uniform { window } => (0..n)
                 .map(|_| {
@@ -204,12 +213,12 @@ impl ArrivalPlan {
                 })
                 .collect(),
             Self::File { times } => tenants
-                .iter()
+                .each()
                 .map(|u| {
-                    times.get(u).copied().ok_or_else(|| {
+                    times.get(&u).copied().ok_or_else(|| {
                         Error::input(format!(
                             "[arrivals] file has no arrival time for tenant `{}`",
-                            trace.user_id(*u)
+                            trace.user_id(u)
                         ))
                     })
                 })
@@ -341,8 +350,8 @@ mod tests {
             for (seed, rep) in [(1, 0), (1, 3), (99, 0), (u64::MAX, 7)] {
                 let got = plan.sample(&tenants, &trace, seed, rep).expect("in range");
                 assert_eq!(
-                    got,
-                    poisson_by_copies(n, 250.0, seed, rep),
+                    got[..],
+                    poisson_by_copies(n, 250.0, seed, rep)[..],
                     "n {n}, seed {seed}, rep {rep}"
                 );
             }

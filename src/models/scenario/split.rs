@@ -1,11 +1,10 @@
 //! Splitting users into prior users and tenants, per repetition.
 
-use std::sync::Arc;
-
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::core::sim::rng::{Purpose, stream};
+use crate::models::sim::TenantUsers;
 
 /// The users of one repetition: prior (history) users and tenants, each as
 /// ascending trace user indices.
@@ -14,9 +13,10 @@ pub struct Split {
     /// Prior users (only used to build GP priors).
     pub prior: Vec<usize>,
     /// Tenants (the users being served), shared with the run's engine
-    /// rather than copied into it (DESIGN §8.5: 8 bytes a tenant; it
-    /// serialises as a list, as the `Vec` it was).
-    pub tenants: Arc<[usize]>,
+    /// rather than copied into it; every user but the prior ones, when
+    /// that is what they are, is held as such (DESIGN §8.5: not 8 bytes
+    /// a tenant; it serialises as a list, as the `Vec` it was).
+    pub tenants: TenantUsers,
 }
 
 /// How to split users, resolved against the trace.
@@ -48,6 +48,8 @@ impl SplitPlan {
     /// or the first `prior_count` of the pool; the tenants are the explicit
     /// list, or the next `tenant_count` of the pool, or the rest of the pool.
     /// Both lists are returned sorted, so tenant order is trace order.
+    /// When the tenants are every user but the prior ones, they are held
+    /// as that ([`TenantUsers::all_but`]), not listed.
     pub fn resolve(&self, seed: u64, rep: u64) -> Split {
         let listed = |u: &usize| {
             self.fixed_prior.as_ref().is_some_and(|p| p.contains(u))
@@ -72,11 +74,17 @@ impl SplitPlan {
         // allocation of its length: the pool and the list are the only
         // two copies at once.
         let rest = &mut pool[taken..];
-        let tenants: Arc<[usize]> = match (&self.fixed_tenants, self.tenant_count) {
+        let tenants = match (&self.fixed_tenants, self.tenant_count) {
             (Some(t), _) => {
                 let mut t = t.clone();
                 t.sort_unstable();
                 t.into()
+            }
+            // The rest of the pool: no tenant is listed, so the pool is
+            // every user but the listed prior ones, and the rest is every
+            // user but the prior ones (listed or taken from the pool).
+            (None, count) if count.is_none_or(|n| n >= rest.len()) => {
+                TenantUsers::all_but(self.n_users, &prior)
             }
             (None, count) => {
                 let n = count.map_or(rest.len(), |n| n.min(rest.len()));
@@ -109,10 +117,44 @@ mod tests {
         let a = p.resolve(7, 0);
         assert_eq!(a.prior.len(), 4);
         assert_eq!(a.tenants.len(), 3);
-        assert!(a.prior.iter().all(|u| !a.tenants.contains(u)));
-        assert!(a.prior.is_sorted() && a.tenants.is_sorted());
+        assert!(a.prior.iter().all(|u| !a.tenants.iter().any(|t| t == *u)));
+        assert!(a.prior.is_sorted() && a.tenants.iter().is_sorted());
         assert_eq!(a, p.resolve(7, 0));
         assert_ne!(a, p.resolve(7, 1), "repetitions should differ");
+    }
+
+    /// Regression for the memory of a sampled split (issue 34): the
+    /// tenants that are every user but the sampled prior ones are held as
+    /// that, not listed, and are the users the pool's shuffle leaves after
+    /// the prior ones (an independent shuffle of the same stream).
+    #[test]
+    fn tenants_that_are_every_other_user_are_not_listed_and_are_the_rest_of_the_pool() {
+        for (n_users, prior_count, seed, rep) in [(10, 4, 7, 0), (1_000, 37, 1, 3), (5, 5, 2, 1)] {
+            let p = SplitPlan {
+                n_users,
+                ..plan(Some(prior_count), None)
+            };
+            let got = p.resolve(seed, rep);
+            let mut pool: Vec<usize> = (0..n_users).collect();
+            pool.shuffle(&mut stream(seed, rep, Purpose::Split));
+            let mut rest = pool[prior_count..].to_vec();
+            rest.sort_unstable();
+            assert_eq!(got.tenants, rest[..], "{n_users} users, seed {seed}");
+            assert_eq!(
+                got.tenants.as_slice(),
+                None,
+                "held as every user but the prior"
+            );
+            // A tenant count that covers the rest is the same split.
+            let covered = SplitPlan {
+                n_users,
+                ..plan(Some(prior_count), Some(n_users))
+            };
+            assert_eq!(covered.resolve(seed, rep), got);
+        }
+        // Fewer tenants than the rest: listed.
+        let fewer = plan(Some(4), Some(3)).resolve(7, 0);
+        assert!(fewer.tenants.as_slice().is_some());
     }
 
     #[test]
@@ -121,6 +163,6 @@ mod tests {
         p.fixed_prior = Some(vec![3, 1]);
         let s = p.resolve(0, 5);
         assert_eq!(s.prior, [1, 3]);
-        assert_eq!(*s.tenants, [0, 2, 4, 5, 6, 7, 8, 9]);
+        assert_eq!(s.tenants, [0, 2, 4, 5, 6, 7, 8, 9]);
     }
 }

@@ -39,7 +39,7 @@ impl<'a> DecisionHarness<'a> {
         selector: Box<dyn Selector>,
     ) -> Result<Self> {
         let arrivals = vec![0; users.len()];
-        let mut tenants = Tenants::new(trace, users, &arrivals, 1, Default::default());
+        let mut tenants = Tenants::new(trace, &users.into(), &arrivals, 1, Default::default());
         for i in 0..users.len() {
             tenants.arrive(i);
             scheduler.tenant_changed(&tenants, i)?;

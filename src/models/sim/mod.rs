@@ -22,6 +22,7 @@ mod outcome;
 mod policy_api;
 mod simulation;
 mod stepper;
+mod tenant_users;
 mod tenants;
 mod threaded_sink;
 
@@ -42,5 +43,6 @@ pub use simulation::{
     simulate_observed_owned, simulate_observed_shared,
 };
 pub use stepper::{Decided, DecisionPoint, ModelRun};
+pub use tenant_users::{TenantUsers, UserList};
 pub use tenants::{TenantLimits, Tenants};
 pub use threaded_sink::ThreadedSink;

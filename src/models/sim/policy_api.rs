@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{GpuTypes, Tenants};
+use super::{GpuTypes, TenantUsers, Tenants};
 use crate::core::error::{Error, Result};
 pub use crate::core::sim::prefetch::PrefetchStep;
 use crate::models::trace::Trace;
@@ -224,7 +224,7 @@ pub struct RepContext<'a> {
     /// of the GPU a decision fills is [`Tenants::gpu_type`].
     pub gpu_types: &'a Arc<GpuTypes>,
     /// Trace user indices of this repetition's tenants, ascending.
-    pub tenants: &'a [usize],
+    pub tenants: &'a TenantUsers,
     /// Trace user indices of this repetition's prior (history) users.
     pub prior: &'a [usize],
     /// Scenario seed.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::stepper::ModelRun;
-use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig};
+use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig, TenantUsers};
 use crate::core::error::Result;
 use crate::core::sim::held::{Held, Shared};
 use crate::core::sim::policy_clock::PolicyClock;
@@ -17,7 +17,7 @@ pub struct SimInput<'a> {
     /// The trace.
     pub trace: &'a Trace,
     /// Trace user indices of the tenants, ascending.
-    pub tenants: &'a [usize],
+    pub tenants: &'a TenantUsers,
     /// Arrival time of each tenant, µs.
     pub arrivals: &'a [Micros],
     /// Cluster and limits.
@@ -37,7 +37,7 @@ pub struct SharedInput<'a> {
     /// The trace.
     pub trace: &'a Trace,
     /// Trace user indices of the tenants, ascending.
-    pub tenants: Arc<[usize]>,
+    pub tenants: TenantUsers,
     /// Arrival time of each tenant, µs.
     pub arrivals: Arc<[Micros]>,
     /// Cluster and limits.
@@ -52,7 +52,7 @@ impl SimInput<'_> {
     pub fn copied(&self) -> SharedInput<'_> {
         SharedInput {
             trace: self.trace,
-            tenants: self.tenants.into(),
+            tenants: self.tenants.clone(),
             arrivals: self.arrivals.into(),
             config: self.config,
             gpu_types: self.gpu_types,
@@ -105,12 +105,12 @@ pub fn simulate(
 /// another are timed as one, so the clock is read for about one call in
 /// 16 once past the first 256 of them all, not for every call of each.
 pub fn simulate_continuing(
-    input: &SimInput<'_>,
+    input: &SharedInput<'_>,
     scheduler: &mut dyn Scheduler,
     selector: &mut dyn Selector,
     clock: PolicyClock,
 ) -> Result<RunOutcome> {
-    let mut run = borrowed_run(input, scheduler, selector)?;
+    let mut run = shared_run(input, Held::Borrowed(scheduler), Held::Borrowed(selector))?;
     run.continue_clock(clock);
     drive(run)
 }
@@ -173,16 +173,25 @@ pub fn simulate_observed_shared(
     sink: Box<dyn JobSink>,
     keep_log: bool,
 ) -> Result<RunOutcome> {
-    let run = ModelRun::sharing(
+    let run = shared_run(input, Held::Owned(scheduler), Held::Owned(selector))?;
+    drive_observed(run, sink, keep_log)
+}
+
+/// A run over `input` that shares its tenants' users and arrival times.
+fn shared_run<'a>(
+    input: &SharedInput<'a>,
+    scheduler: Held<'a, dyn Scheduler + 'a>,
+    selector: Held<'a, dyn Selector + 'a>,
+) -> Result<ModelRun<'a>> {
+    ModelRun::sharing(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
-        Arc::clone(&input.tenants),
+        input.tenants.clone(),
         Arc::clone(&input.arrivals),
         input.config,
-        Held::Owned(scheduler),
-        Held::Owned(selector),
-    )?;
-    drive_observed(run, sink, keep_log)
+        scheduler,
+        selector,
+    )
 }
 
 /// [`drive`] `run` with `sink` told of every job, keeping the job log

@@ -10,7 +10,7 @@ use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
 use super::tenants::{EndStates, NO_JOB};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
-use super::{JobSink, RunEndState};
+use super::{JobSink, RunEndState, TenantUsers};
 use super::{PrefetchStep, Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -229,7 +229,7 @@ impl<'a> ModelRun<'a> {
     pub fn new(
         trace: Shared<'a, Trace>,
         types: Shared<'a, GpuTypes>,
-        users: &[usize],
+        users: &TenantUsers,
         arrivals: &[Micros],
         config: SimConfig,
         scheduler: Held<'a, dyn Scheduler + 'a>,
@@ -238,7 +238,7 @@ impl<'a> ModelRun<'a> {
         Self::sharing(
             trace,
             types,
-            users.into(),
+            users.clone(),
             arrivals.into(),
             config,
             scheduler,
@@ -253,7 +253,7 @@ impl<'a> ModelRun<'a> {
     pub fn sharing(
         trace: Shared<'a, Trace>,
         types: Shared<'a, GpuTypes>,
-        users: Arc<[usize]>,
+        users: TenantUsers,
         arrivals: Arc<[Micros]>,
         config: SimConfig,
         scheduler: Held<'a, dyn Scheduler + 'a>,
@@ -273,7 +273,7 @@ impl<'a> ModelRun<'a> {
                 users.len()
             )));
         }
-        let n_jobs_max: usize = users.iter().map(|&u| trace.models_of(u).len()).sum();
+        let n_jobs_max: usize = users.iter().map(|u| trace.models_of(u).len()).sum();
         // The heap holds at most one patience deadline per tenant and one
         // completion per GPU; the arrivals wait in the queue's sorted run.
         let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
@@ -413,7 +413,7 @@ impl<'a> ModelRun<'a> {
             .tenants
             .users()
             .iter()
-            .map(|&u| trace.best_accuracy(u))
+            .map(|u| trace.best_accuracy(u))
             .collect();
         self.sim.regret = Some(RegretMeter {
             best_possible,
@@ -775,7 +775,7 @@ impl<'a> ModelRun<'a> {
         let users_of = sim.tenants.into_users();
         let trace: &Trace = &sim.trace;
         let gpu_types: &GpuTypes = &sim.types;
-        let users: &[usize] = &users_of;
+        let users: &TenantUsers = &users_of;
         // The GPU time of the completed and cancelled jobs, and of the
         // jobs still running, up to the end (integer sums: the order of
         // the terms does not matter).
@@ -805,8 +805,8 @@ impl<'a> ModelRun<'a> {
                 .map(|j| (j.tenant as usize, j.start, j.end));
             f.finish(
                 &state,
-                &|i| trace.models_of(users[i]).len(),
-                &|i| trace.best_accuracy(users[i]),
+                &|i| trace.models_of(users.user(i)).len(),
+                &|i| trace.best_accuracy(users.user(i)),
                 &mut cut,
             )
         });
@@ -1146,7 +1146,7 @@ impl Busy {
         &mut self,
         trace: &Trace,
         types: &GpuTypes,
-        users: &[usize],
+        users: &TenantUsers,
         j: &JobRecord,
         end: Micros,
     ) {
@@ -1156,7 +1156,7 @@ impl Busy {
             *t += d;
         }
         if trace.is_curve()
-            && (j.level as usize) < trace.top_level(users[j.tenant as usize], j.model as usize)
+            && (j.level as usize) < trace.top_level(users.user(j.tenant as usize), j.model as usize)
         {
             self.low_fidelity += d;
         }

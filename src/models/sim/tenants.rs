@@ -29,7 +29,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::{EndReason, LeftAt};
+use super::{EndReason, LeftAt, TenantUsers};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
@@ -66,7 +66,7 @@ fn parked_at(s: u32) -> Option<u64> {
 /// slot number and one cache line, not one per field.
 #[derive(Debug)]
 pub struct Tenants {
-    user: Arc<[usize]>,
+    user: TenantUsers,
     n_models: usize,
     /// Shared with the run's event queue (one copy of 10^7 arrivals, not
     /// one each).
@@ -281,7 +281,7 @@ impl Clone for Tenants {
             let _ = lock.set(e);
         }
         Self {
-            user: Arc::clone(&self.user),
+            user: self.user.clone(),
             n_models: self.n_models,
             arrival: Arc::clone(&self.arrival),
             slot_of: self.slot_of.clone(),
@@ -308,19 +308,19 @@ impl Tenants {
     /// `arrival` (µs), each allowed `max_running` concurrent jobs.
     pub fn new(
         trace: &Trace,
-        users: &[usize],
+        users: &TenantUsers,
         arrival: &[Micros],
         max_running: u32,
         limits: TenantLimits,
     ) -> Self {
-        Self::sharing(trace, users.into(), arrival.into(), max_running, limits)
+        Self::sharing(trace, users.clone(), arrival.into(), max_running, limits)
     }
 
     /// [`Self::new`], holding `users` and `arrival` shared rather than
     /// copied (the runner's: DESIGN §8.5).
     pub(super) fn sharing(
         trace: &Trace,
-        users: Arc<[usize]>,
+        users: TenantUsers,
         arrival: Arc<[Micros]>,
         max_running: u32,
         limits: TenantLimits,
@@ -335,10 +335,10 @@ impl Tenants {
         // trace) needs no count per tenant: not even for the check (4
         // bytes for each of scale-year's 10^7 tenants at the start).
         let shared_all = trace.shared_models().is_some_and(|l| l.len() == k);
-        let available = if shared_all || users.iter().all(|&u| count(u) == every) {
+        let available = if shared_all || users.iter().all(|u| count(u) == every) {
             None
         } else {
-            Some(users.iter().map(|&u| count(u)).collect::<Vec<u32>>())
+            Some(users.iter().map(count).collect::<Vec<u32>>())
         };
         let bytes = spill_threshold().map_or(PARKED_IN_MEMORY, |t| t.min(PARKED_IN_MEMORY));
         Self {
@@ -652,7 +652,7 @@ impl Tenants {
     pub(super) fn prefetch(&self, i: usize, step: PrefetchStep) {
         match step {
             PrefetchStep::Index => {
-                if let Some(u) = self.user.get(i) {
+                if let Some(u) = self.user.as_slice().and_then(|l| l.get(i)) {
                     prefetch(u);
                 }
                 if let Some(s) = self.slot_of.get(i) {
@@ -675,17 +675,18 @@ impl Tenants {
         }
     }
     /// Trace user index of tenant `i`.
+    #[inline]
     pub fn user(&self, i: usize) -> usize {
-        self.user[i]
+        self.user.user(i)
     }
     /// Trace user indices of all tenants.
-    pub fn users(&self) -> &[usize] {
+    pub fn users(&self) -> &TenantUsers {
         &self.user
     }
 
     /// The trace user indices of all tenants, the rest of the state freed
     /// (what a finished run's fold still reads).
-    pub(super) fn into_users(self) -> Arc<[usize]> {
+    pub(super) fn into_users(self) -> TenantUsers {
         self.user
     }
 
@@ -745,7 +746,7 @@ impl Tenants {
             s if s >= PARKED => self.available.is_none(),
             s => self.live[s as usize].every_model,
         };
-        every || trace.is_available(self.user[i], k)
+        every || trace.is_available(self.user.user(i), k)
     }
     /// Available models of tenant `i` not closed: not started at their top
     /// level (on a plain trace: neither completed nor running; DESIGN §12.2).
@@ -1019,7 +1020,13 @@ mod tests {
         let csv = "user,model,accuracy,runtime_s\na,m1,0.5,1\na,m2,0.9,2\n";
         let trace = crate::models::trace::parse_trace("t.csv", csv.as_bytes())
             .unwrap_or_else(|e| panic!("{e}"));
-        let mut t = Tenants::new(&trace, &[0], &[0], 2, TenantLimits::default());
+        let mut t = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[0]),
+            &[0],
+            2,
+            TenantLimits::default(),
+        );
         t.arrive(0);
         assert!(!t.is_running_model(0, 0) && !t.is_running_model(0, 1));
         t.start(0, 0, 0, true, 1_000_000);
@@ -1041,7 +1048,13 @@ mod tests {
         let trace = crate::models::trace::parse_trace("t.csv", csv.as_bytes())
             .unwrap_or_else(|e| panic!("{e}"));
         let limits = TenantLimits::default();
-        let mut t = Tenants::new(&trace, &[0, 0, 0], &[0, 0, 0], 2, limits);
+        let mut t = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[0, 0, 0]),
+            &[0, 0, 0],
+            2,
+            limits,
+        );
         assert!(!t.is_done(0), "not arrived");
         for i in 0..3 {
             t.arrive(i);
@@ -1069,7 +1082,7 @@ mod tests {
             max_jobs: Some(1),
             ..TenantLimits::default()
         };
-        let mut t = Tenants::new(&trace, &[0], &[0], 2, one);
+        let mut t = Tenants::new(&trace, &TenantUsers::list(&[0]), &[0], 2, one);
         t.arrive(0);
         t.start(0, 1, 0, true, 1_000_000);
         assert!(!t.is_done(0));
@@ -1160,7 +1173,13 @@ mod tests {
     #[test]
     fn prefetch_hints_take_any_tenant_in_any_state() {
         let trace = one_user_two_models();
-        let mut t = Tenants::new(&trace, &[0, 0, 0], &[0, 0, 0], 1, TenantLimits::default());
+        let mut t = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[0, 0, 0]),
+            &[0, 0, 0],
+            1,
+            TenantLimits::default(),
+        );
         t.parked = Spill::with_threshold(0);
         t.parked_flags = Spill::with_threshold(0);
         // Tenant 0 live, tenant 1 parked (on disk), tenant 2 not arrived.
@@ -1196,7 +1215,13 @@ mod tests {
     fn done_tenants_parked_in_a_shuffled_order_take_a_write_a_buffer_not_one_each() {
         let trace = one_user_two_models();
         let n = 5_000;
-        let mut t = Tenants::new(&trace, &vec![0; n], &vec![0; n], 1, TenantLimits::default());
+        let mut t = Tenants::new(
+            &trace,
+            &TenantUsers::list(&vec![0; n]),
+            &vec![0; n],
+            1,
+            TenantLimits::default(),
+        );
         t.parked = Spill::with_threshold(0);
         t.parked_flags = Spill::with_threshold(0);
         // A fixed shuffle of the tenants, as arrivals are (DESIGN §2.8).
@@ -1269,7 +1294,7 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{e}"));
             let users: Vec<usize> = (0..6).map(|i| if partial { i % 2 } else { 0 }).collect();
             let limits = TenantLimits { budget, ..TenantLimits::default() };
-            let mut kept = Tenants::new(&trace, &users, &[0; 6], 2, limits);
+            let mut kept = Tenants::new(&trace, &TenantUsers::list(&users), &[0; 6], 2, limits);
             let mut parked = kept.clone();
             if spill {
                 parked.parked = Spill::with_threshold(0);

@@ -118,7 +118,7 @@ impl<'a> Service<'a> {
         let best_possible = sim
             .tenants
             .iter()
-            .map(|&u| sim.trace.best_accuracy(u))
+            .map(|u| sim.trace.best_accuracy(u))
             .collect();
         Self {
             trace: sim.trace,

@@ -407,7 +407,7 @@ fn finish_service(
         let rec = &w.jobs[r];
         if trace.is_curve()
             && (rec.level as usize)
-                < trace.top_level(users[rec.tenant as usize], rec.model as usize)
+                < trace.top_level(users.user(rec.tenant as usize), rec.model as usize)
         {
             low_fidelity_busy += held;
         }
@@ -486,7 +486,7 @@ fn check_workflows(w: &WorkflowsInput<'_>, c: &ClusterInput<'_>) -> Result<()> {
 pub fn service_jobs(sim: &SimInput<'_>) -> usize {
     sim.tenants
         .iter()
-        .map(|&u| {
+        .map(|u| {
             sim.trace
                 .models_of(u)
                 .iter()

@@ -839,7 +839,7 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
     )
     .expect("parses");
     let wt = trace(&[row("w", "x", 10_000.0, "s", "", 5.0, 1, "", 0)]);
-    let tenants: Vec<usize> = (0..t.n_users()).collect();
+    let tenants: crate::models::sim::TenantUsers = (0..t.n_users()).collect();
     let arrivals = vec![0; tenants.len()];
     let nodes = [1u32; 4];
     let types = GpuTypes::untyped(4);

@@ -32,8 +32,8 @@ use crate::models::gp::{
     relative_cost_prior_on, runtime_prior_s_on, ucb, ucb_cost,
 };
 use crate::models::policy::entry::SelectorEntry;
-use crate::models::sim::Tenants;
 use crate::models::sim::{GpuTypes, PrefetchStep, Proposal, RepContext, Selector, SelectorFactory};
+use crate::models::sim::{TenantUsers, Tenants};
 use crate::models::trace::{Micros, Trace};
 
 /// The scenario names of this file's selectors.
@@ -420,7 +420,7 @@ enum TenantLists {
     /// scale").
     Shared(Arc<[usize]>),
     /// The trace user of each tenant, whose list the trace holds.
-    PerTenant(Box<[usize]>),
+    PerTenant(TenantUsers),
 }
 
 /// The selector's state of one tenant.
@@ -486,7 +486,7 @@ impl GpSelector {
         };
         // Fail here, not later inside `observe`, if a posterior could not be
         // built (it cannot after the checks above; this keeps it so).
-        if let Some(&u) = ctx.tenants.first() {
+        if let Some(u) = ctx.tenants.first() {
             TenantPosterior::new(&prior, trace.models_of(u), cfg.noise).map_err(context)?;
         }
         Ok(Self {
@@ -501,7 +501,7 @@ impl GpSelector {
             cost,
             lists: match trace.shared_models() {
                 Some(list) => TenantLists::Shared(Arc::clone(list)),
-                None => TenantLists::PerTenant(ctx.tenants.into()),
+                None => TenantLists::PerTenant(ctx.tenants.clone()),
             },
             slots: ActiveTable::new(ctx.tenants.len()),
         })
@@ -724,7 +724,7 @@ impl GpSelector {
     fn list_of(&self, i: usize) -> &Arc<[usize]> {
         match &self.lists {
             TenantLists::Shared(list) => list,
-            TenantLists::PerTenant(users) => self.trace.models_of_shared(users[i]),
+            TenantLists::PerTenant(users) => self.trace.models_of_shared(users.user(i)),
         }
     }
 
@@ -786,7 +786,7 @@ impl Selector for GpSelector {
         match step {
             PrefetchStep::Index => {
                 if let TenantLists::PerTenant(users) = &self.lists
-                    && let Some(u) = users.get(tenant)
+                    && let Some(u) = users.as_slice().and_then(|l| l.get(tenant))
                 {
                     prefetch(u);
                 }
@@ -949,7 +949,7 @@ mod tests {
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
+            tenants: &TenantUsers::list(&tenants),
             prior: &prior,
             seed: 0,
             repetition: 0,
@@ -961,7 +961,7 @@ mod tests {
         let mut rec = Recorder::default();
         let input = SimInput {
             trace: &trace,
-            tenants: &tenants,
+            tenants: &TenantUsers::list(&tenants),
             arrivals: &[0],
             gpu_types: &GpuTypes::untyped(1),
             config: SimConfig {
@@ -1199,12 +1199,18 @@ mod tests {
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
+            tenants: &TenantUsers::list(&tenants),
             prior: &prior,
             seed: 0,
             repetition: 0,
         };
-        let state = Tenants::new(&trace, &tenants, &[0], 1, Default::default());
+        let state = Tenants::new(
+            &trace,
+            &TenantUsers::list(&tenants),
+            &[0],
+            1,
+            Default::default(),
+        );
         for spec in entries() {
             for kernel in ["empirical", "flat"] {
                 let mut p = params(&[("kernel", kernel.into())]);
@@ -1252,7 +1258,7 @@ mod tests {
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants,
+            tenants: &TenantUsers::list(tenants),
             prior,
             seed: 0,
             repetition: 0,
@@ -1273,7 +1279,13 @@ mod tests {
     #[test]
     fn a_tenant_holds_a_slot_only_while_it_has_a_proposal_or_a_posterior() {
         let (trace, mut sel) = ucb_on(&[0, 1], &[2, 3]);
-        let state = Tenants::new(&trace, &[2, 3], &[0, 0], 1, Default::default());
+        let state = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[2, 3]),
+            &[0, 0],
+            1,
+            Default::default(),
+        );
         for i in [0, 1] {
             for k in 0..3 {
                 let proposed = sel.propose(&state, i).unwrap_or_else(|e| panic!("{e}"));
@@ -1302,7 +1314,13 @@ mod tests {
     #[test]
     fn proposals_are_cached_until_the_tenant_changes() {
         let (trace, mut sel) = ucb_on_tiny();
-        let state = Tenants::new(&trace, &[3], &[0], 1, Default::default());
+        let state = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[3]),
+            &[0],
+            1,
+            Default::default(),
+        );
         assert!(cache_of(&sel, 0).is_none() && sel.posterior(0).is_none());
         let propose =
             |sel: &mut GpSelector| sel.propose(&state, 0).unwrap_or_else(|e| panic!("{e}"));
@@ -1374,7 +1392,7 @@ mod tests {
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
+            tenants: &TenantUsers::list(&tenants),
             prior: &[0, 1, 2],
             seed: 0,
             repetition: 0,
@@ -1394,7 +1412,13 @@ mod tests {
         };
         assert!(std::ptr::eq(post.models().as_ptr(), shared.as_ptr()));
         let arrivals = vec![0; tenants.len()];
-        let state = Tenants::new(&trace, &tenants, &arrivals, 1, Default::default());
+        let state = Tenants::new(
+            &trace,
+            &TenantUsers::list(&tenants),
+            &arrivals,
+            1,
+            Default::default(),
+        );
         for i in 0..tenants.len() {
             let (a, b) = (sel.compute(&state, i), by_user.compute(&state, i));
             assert!(a.is_some() && a == b, "tenant {i}: {a:?} {b:?}");
@@ -1421,7 +1445,7 @@ mod tests {
             let ctx = RepContext {
                 trace,
                 gpu_types: &types,
-                tenants,
+                tenants: &TenantUsers::list(tenants),
                 prior,
                 seed: 0,
                 repetition: 0,
@@ -1441,7 +1465,7 @@ mod tests {
             &RepContext {
                 trace: &trace,
                 gpu_types: &Arc::new(GpuTypes::untyped(1)),
-                tenants: &[3],
+                tenants: &TenantUsers::list(&[3]),
                 prior: &[0, 1],
                 seed: 0,
                 repetition: 0,
@@ -1578,7 +1602,7 @@ mod tests {
         let ctx = RepContext {
             trace: &trace,
             gpu_types: &Arc::new(GpuTypes::untyped(1)),
-            tenants: &tenants,
+            tenants: &TenantUsers::list(&tenants),
             prior: &[],
             seed: 0,
             repetition: 0,

@@ -96,7 +96,7 @@ impl Asha {
         let rungs = ctx
             .tenants
             .iter()
-            .map(|&u| {
+            .map(|u| {
                 let order: Vec<usize> = match &by_prior {
                     Some(o) => o
                         .iter()
@@ -117,7 +117,7 @@ impl Asha {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::new(keys.after, trace.models_of(u).len()))
+            .map(|u| Sweep::new(keys.after, trace.models_of(u).len()))
             .collect();
         Self {
             ladder,

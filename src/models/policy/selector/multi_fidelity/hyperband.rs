@@ -124,7 +124,7 @@ impl Hyperband {
         let runs = ctx
             .tenants
             .iter()
-            .map(|&u| {
+            .map(|u| {
                 let models = ctx.trace.models_of(u);
                 let mut run = SyncRung::with_capacity(keys.eta, models.len());
                 run.reset(first.start_rung, top, models.iter().copied().take(first.n));
@@ -134,12 +134,12 @@ impl Hyperband {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
+            .map(|u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
             .collect();
         let widest = ctx
             .tenants
             .iter()
-            .map(|&u| ctx.trace.models_of(u).len())
+            .map(|u| ctx.trace.models_of(u).len())
             .max()
             .unwrap_or(0);
         Self {

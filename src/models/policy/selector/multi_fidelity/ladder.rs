@@ -105,7 +105,7 @@ impl Ladder {
         let mean_cost_s = ctx
             .tenants
             .iter()
-            .map(|&u| {
+            .map(|u| {
                 let (mut sum, mut n) = (0.0, 0usize);
                 for &k in trace.models_of(u) {
                     if let Some(c) = prior.seconds(k, top, None) {

@@ -55,7 +55,7 @@ impl SuccessiveHalving {
         let runs = ctx
             .tenants
             .iter()
-            .map(|&u| {
+            .map(|u| {
                 let models = ctx.trace.models_of(u);
                 let mut run = SyncRung::with_capacity(keys.eta, models.len());
                 run.reset(0, top, models.iter().copied());
@@ -65,7 +65,7 @@ impl SuccessiveHalving {
         let sweeps = ctx
             .tenants
             .iter()
-            .map(|&u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
+            .map(|u| Sweep::new(keys.after, ctx.trace.models_of(u).len()))
             .collect();
         Self {
             ladder,
