@@ -68,7 +68,7 @@ impl TenantUsers {
         let len = n_users - skip.len();
         let below: Box<[usize]> = skip.iter().enumerate().map(|(m, &s)| s - m).collect();
         // About four buckets a skipped user (at least one bucket), so a
-        // bucket holds few of them; the table is 16 bytes a skipped user.
+        // bucket holds few of them; the tables are about 24 bytes a skipped user.
         let buckets_wanted = (4 * below.len()).max(1);
         let mut shift = 0u32;
         while shift < usize::BITS - 1 && (len >> shift) > buckets_wanted {
