@@ -51,35 +51,44 @@ impl SplitPlan {
     /// When the tenants are every user but the prior ones, they are held
     /// as that ([`TenantUsers::all_but`]), not listed.
     pub fn resolve(&self, seed: u64, rep: u64) -> Split {
+        fn sorted(l: &[usize]) -> Vec<usize> {
+            let mut l = l.to_vec();
+            l.sort_unstable();
+            l
+        }
+        if self.is_fixed() {
+            // Nothing is drawn, so no pool is needed: the tenants are the
+            // listed ones or every user but the prior ones (the pool's
+            // rest, as below).
+            let prior = self.fixed_prior.as_deref().map(sorted).unwrap_or_default();
+            let tenants = match &self.fixed_tenants {
+                Some(t) => sorted(t).into(),
+                None => TenantUsers::all_but(self.n_users, &prior),
+            };
+            return Split { prior, tenants };
+        }
         let listed = |u: &usize| {
             self.fixed_prior.as_ref().is_some_and(|p| p.contains(u))
                 || self.fixed_tenants.as_ref().is_some_and(|t| t.contains(u))
         };
         let mut pool: Vec<usize> = (0..self.n_users).filter(|u| !listed(u)).collect();
-        if !self.is_fixed() {
-            pool.shuffle(&mut stream(seed, rep, Purpose::Split));
-        }
+        pool.shuffle(&mut stream(seed, rep, Purpose::Split));
         let mut taken = 0;
-        let mut prior = match (&self.fixed_prior, self.prior_count) {
-            (Some(p), _) => p.clone(),
+        let prior = match (&self.fixed_prior, self.prior_count) {
+            (Some(p), _) => sorted(p),
             (None, Some(n)) => {
                 taken = n.min(pool.len());
-                pool[..taken].to_vec()
+                sorted(&pool[..taken])
             }
             (None, None) => Vec::new(),
         };
-        prior.sort_unstable();
         // Sorted in the pool (a set of distinct users: one order whatever
         // the slice), then collected straight into the shared list, one
         // allocation of its length: the pool and the list are the only
         // two copies at once.
         let rest = &mut pool[taken..];
         let tenants = match (&self.fixed_tenants, self.tenant_count) {
-            (Some(t), _) => {
-                let mut t = t.clone();
-                t.sort_unstable();
-                t.into()
-            }
+            (Some(t), _) => sorted(t).into(),
             // The rest of the pool: no tenant is listed, so the pool is
             // every user but the listed prior ones, and the rest is every
             // user but the prior ones (listed or taken from the pool).

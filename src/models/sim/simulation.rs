@@ -28,9 +28,10 @@ pub struct SimInput<'a> {
 }
 
 /// [`SimInput`] with the tenants' users and arrival times shared with
-/// the caller, who keeps them for the run's results, rather than lent and
-/// copied by the engine (16 bytes for each of scale-year's 10^7 tenants
-/// held once, not twice: DESIGN §8.5). What a repetition's main run is
+/// the caller, who keeps them for the run's results, rather than lent
+/// (the engine copies a lent input's arrival times; a [`TenantUsers`] is
+/// shared either way): 8 bytes for each of scale-year's 10^7 tenants held
+/// once, not twice (DESIGN §8.5). What a repetition's main run is
 /// given ([`simulate_observed_shared`]).
 #[derive(Debug, Clone)]
 pub struct SharedInput<'a> {
@@ -47,8 +48,9 @@ pub struct SharedInput<'a> {
 }
 
 impl SimInput<'_> {
-    /// The same input, its users and arrival times copied into lists of
-    /// its own (what the engine does with a lent input).
+    /// The same input, its arrival times copied into a list of its own and
+    /// its users shared (a [`TenantUsers`] clone shares them): what the
+    /// engine does with a lent input.
     pub fn copied(&self) -> SharedInput<'_> {
         SharedInput {
             trace: self.trace,

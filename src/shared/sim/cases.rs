@@ -9,7 +9,7 @@ use crate::core::sim::time::Micros;
 use crate::jobs::sim::{JobOutcome, JobSchedulerFactory, Placement, TypePolicy};
 use crate::jobs::trace::Job;
 use crate::models::sim::{GpuTypes, RepContext, SimConfig};
-use crate::models::sim::{Scheduler, Selector, SimInput};
+use crate::models::sim::{Scheduler, Selector, SimInput, TenantUsers};
 use crate::models::trace::{Trace, parse_trace};
 
 const S: Micros = 1_000_000;
@@ -43,7 +43,7 @@ fn run(
     let placeholder = trace("user,model,accuracy,runtime_s\nz,m,0.5,1\n");
     let with_service = t.is_some();
     let t = t.unwrap_or(&placeholder);
-    let tenants: crate::models::sim::TenantUsers = (0..t.n_users()).collect();
+    let tenants: TenantUsers = (0..t.n_users()).collect();
     let arrivals = vec![0; tenants.len()];
     let gpus: u32 = nodes.iter().sum();
     let types = GpuTypes::untyped(gpus);
@@ -102,7 +102,7 @@ fn run(
 pub(super) fn service_policies(
     t: &Trace,
     types: &GpuTypes,
-    tenants: &crate::models::sim::TenantUsers,
+    tenants: &TenantUsers,
 ) -> (Box<dyn Scheduler>, Box<dyn Selector>) {
     let (arc_trace, arc_types) = (
         std::sync::Arc::new(t.clone()),
@@ -574,7 +574,7 @@ fn a_request_withdrawn_while_queued_leaves_the_cluster_queue_without_running() {
         service: Some(ServiceInput {
             sim: SimInput {
                 trace: &t,
-                tenants: &crate::models::sim::TenantUsers::list(&tenants),
+                tenants: &TenantUsers::list(&tenants),
                 arrivals: &arrivals,
                 config: SimConfig {
                     gpus: 1,
@@ -629,7 +629,7 @@ fn policies(
     let ctx = RepContext {
         trace: &arc_trace,
         gpu_types: &arc_types,
-        tenants: &crate::models::sim::TenantUsers::list(tenants),
+        tenants: &TenantUsers::list(tenants),
         prior: &[],
         seed: 1,
         repetition: 0,
@@ -679,7 +679,7 @@ proptest! {
                 patience: patience.map(|p| p * S),
             },
         };
-        let sim = SimInput { trace: &t, tenants: &crate::models::sim::TenantUsers::list(&tenants), arrivals: &arrivals, config, gpu_types: &types };
+        let sim = SimInput { trace: &t, tenants: &TenantUsers::list(&tenants), arrivals: &arrivals, config, gpu_types: &types };
         let (mut a, mut b) = policies(&t, &types, &tenants);
         let model = crate::models::sim::simulate(&sim, a.as_mut(), b.as_mut()).expect("model mode runs");
         let nodes = vec![1; g as usize];
