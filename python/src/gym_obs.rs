@@ -110,11 +110,12 @@ fn clock(episode: &Episode, point: Option<&DecisionPoint>) -> Micros {
 }
 
 /// hours_since_arrival = (now − arrival_i) / 3600 s, 0 before arrival.
-fn hours_since(arrived: bool, now: Micros, arrival: Micros) -> f32 {
-    if arrived {
-        (now.saturating_sub(arrival) as f64 * HOURS_PER_US) as f32
-    } else {
-        0.0
+/// `arrival` is `None` only for arrivals drawn as the run goes, which an
+/// episode never has (its set-up lists them): 0 then, as before arrival.
+fn hours_since(arrived: bool, now: Micros, arrival: Option<Micros>) -> f32 {
+    match arrival {
+        Some(at) if arrived => (now.saturating_sub(at) as f64 * HOURS_PER_US) as f32,
+        _ => 0.0,
     }
 }
 
@@ -240,7 +241,8 @@ pub fn update(
         state.eligible_count = 0;
         state.arrived_list.clear();
         for (i, a) in state.arrival_us.iter_mut().enumerate() {
-            *a = tenants.arrival(i) as f64;
+            // An episode's arrivals are listed: every time is known.
+            *a = tenants.arrival(i).map_or(0.0, |at| at as f64);
         }
     }
     let mut touch = |state: &mut Incremental, i: usize| {

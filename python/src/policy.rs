@@ -104,7 +104,9 @@ pub struct TenantView {
     tried: Vec<usize>,
     /// The models it is running now (ascending).
     running: Vec<usize>,
-    /// Its arrival time, in seconds.
+    /// Its arrival time, in seconds; NaN for a tenant not arrived yet
+    /// when the arrivals are drawn as the run goes (`[arrivals] order =
+    /// "streamed"`: its time is not drawn yet).
     arrival_s: f64,
     /// Whether it has arrived.
     arrived: bool,
@@ -237,7 +239,7 @@ impl State {
                     .copied()
                     .filter(|&k| t.is_running_model(i, k))
                     .collect(),
-                arrival_s: t.arrival(i) as f64 / 1e6,
+                arrival_s: t.arrival(i).map_or(f64::NAN, |at| at as f64 / 1e6),
                 arrived: t.has_arrived(i),
                 started: t.started(i),
                 completed: t.completed(i),

@@ -308,7 +308,7 @@ pub fn finish_shared_run(
                 rep,
                 policy,
                 split,
-                arrivals,
+                arrivals.into(),
                 at,
                 out,
                 keep_jobs,

@@ -345,7 +345,7 @@ fn every_bundled_model_scenario_folds_the_metrics_the_log_gives() {
                 let folded = simulate_one(&scenario, rep, policy).expect("runs");
                 let batch =
                     simulate_rep_with(&scenario, rep, policy, true, &mut |i, mut a, mut b| {
-                        simulate(&i.lent(), a.as_mut(), b.as_mut())
+                        simulate(&i.lent()?, a.as_mut(), b.as_mut())
                     })
                     .expect("runs");
                 assert!(
@@ -369,13 +369,13 @@ fn a_fold_on_its_own_thread_gives_the_results_of_the_inline_fold() {
             for rep in 0..u64::from(scenario.repetitions()).min(2) {
                 let inline = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
-                    simulate_observed_owned(&i.lent(), a, b, Box::new(fold), false)
+                    simulate_observed_owned(&i.lent()?, a, b, Box::new(fold), false)
                 })
                 .expect("runs");
                 let threaded = simulate_rep_with(&scenario, rep, policy, false, &mut |i, a, b| {
                     let fold = RunFold::new(i.tenants.len(), &scenario.thresholds);
                     simulate_observed_owned(
-                        &i.lent(),
+                        &i.lent()?,
                         a,
                         b,
                         ThreadedSink::wrap(Box::new(fold)),
@@ -651,7 +651,7 @@ impl JobSink for SeesFlag {
     ) -> Arc<dyn std::any::Any + Send + Sync> {
         let seen = self.0.load(std::sync::atomic::Ordering::SeqCst);
         self.1.store(seen, std::sync::atomic::Ordering::SeqCst);
-        let at = state.arrivals.as_ptr() as usize;
+        let at = state.arrivals.listed().map_or(0, |a| a.as_ptr() as usize);
         self.2.store(at, std::sync::atomic::Ordering::SeqCst);
         Arc::new(())
     }
@@ -680,9 +680,9 @@ fn a_run_drops_the_policies_it_owns_before_its_metrics_finish() {
                 Arc::default(),
             ));
             if owned {
-                simulate_observed_owned(&i.lent(), a, sel, sink, false)
+                simulate_observed_owned(&i.lent()?, a, sel, sink, false)
             } else {
-                simulate_observed(&i.lent(), a.as_mut(), sel.as_mut(), sink, false)
+                simulate_observed(&i.lent()?, a.as_mut(), sel.as_mut(), sink, false)
             }
         })
         .expect("runs");
@@ -717,7 +717,10 @@ fn the_main_run_shares_the_runners_users_and_arrivals_instead_of_copying_them() 
         let arrivals_at = Arc::new(AtomicUsize::new(0));
         let mut given = (0, 0);
         let out = simulate_rep_with(&scenario, 0, 0, false, &mut |i, a, b| {
-            given = (i.tenants.as_ptr() as usize, i.arrivals.as_ptr() as usize);
+            given = (
+                i.tenants.as_ptr() as usize,
+                i.arrivals.listed().map_or(1, |a| a.as_ptr() as usize),
+            );
             let sel = Box::new(Dropped {
                 inner: b,
                 flag: Arc::default(),
@@ -733,7 +736,7 @@ fn the_main_run_shares_the_runners_users_and_arrivals_instead_of_copying_them() 
             if shared {
                 simulate_observed_shared(i, a, sel, sink, true)
             } else {
-                simulate_observed_owned(&i.lent(), a, sel, sink, true)
+                simulate_observed_owned(&i.lent()?, a, sel, sink, true)
             }
         })
         .expect("runs");

@@ -84,6 +84,7 @@ mod shared_workflows;
 mod slurm;
 mod stalled_runs;
 mod steppable;
+mod streamed_arrivals;
 mod streaming;
 mod table;
 mod touched_tenants;

@@ -772,6 +772,26 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
         alone.total() - smaller.total(),
         138 * 5_000_000 + 153 * 16_384
     );
+    // With the arrivals drawn as the run goes (`order = "streamed"`, as
+    // scale-year has them): no time and no order for a tenant not present
+    // (20 bytes fewer, 1 more for the draw's bit and counts: 61) and no
+    // arrival in the results (8 fewer: 34), so 111 bytes × 5,000,000.
+    let streamed = |users| {
+        let mut f = year("");
+        f.arrivals.order = Some("streamed".into());
+        if let Some(syn) = f.trace.syn.as_mut() {
+            syn.users = users;
+        }
+        let shape = trace_shape(Path::new("."), &f.trace).expect("shape");
+        estimate_in(&f, &shape, &budget, &registry, false)
+    };
+    let (whole, half) = (streamed(10_001_000), streamed(5_001_000));
+    assert_eq!(whole.total() - half.total(), 111 * 5_000_000 + 153 * 16_384);
+    // And, the same tenants present, 19 + 8 bytes less a tenant of the
+    // run (the estimate counts every user of the trace as a tenant,
+    // footprint.rs), 8 more a tenant present (its arrival, beside its
+    // slot).
+    assert_eq!(alone.total() - whole.total(), 27 * 10_001_000 - 8 * 36_275);
     let mut file_trace = year("");
     file_trace.trace.syn = None;
     file_trace.trace.path = Some("t.csv".into());

@@ -11,9 +11,11 @@ pub mod prefetch;
 pub mod rng;
 pub mod slot_index;
 pub mod time;
+pub mod undrawn;
 
 pub use active::ActiveTable;
 pub use bits::Bits;
 pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
 pub use event_queue::{EventQueue, NEXT_FROM_HEAP, QueuedEvent};
 pub use slot_index::SlotIndex;
+pub use undrawn::Undrawn;

@@ -28,6 +28,9 @@ pub enum Purpose {
     /// A workflow step attempt's failure draws (DESIGN §14.4), one stream
     /// per (workflow, step, attempt): [`stream_for`].
     Failure = 6,
+    /// The order in which tenants arrive when it is drawn as they arrive
+    /// (`[arrivals] order = "streamed"`, DESIGN §2.8).
+    ArrivalOrder = 7,
 }
 
 /// A uniform integer in `0..n` (`n > 0`) from `rng`: rand 0.8's

@@ -17,7 +17,7 @@ use crate::models::metrics::RepResult;
 use crate::models::metrics::stall::{self, RunEnd};
 use crate::models::report::{ExperimentResult, write_results};
 use crate::models::scenario::{Scenario, Split};
-use crate::models::sim::{Choice, Decided, DecisionPoint, ModelRun, RepContext, Tenants};
+use crate::models::sim::{Arrivals, Choice, Decided, DecisionPoint, ModelRun, RepContext, Tenants};
 use crate::models::trace::Micros;
 
 /// Repetition `rep` of policy `policy` of a model-mode scenario, stepped
@@ -103,6 +103,8 @@ impl Episode {
             ))
         })?;
         let (split, arrivals) = rep_setup(&scenario, rep)?;
+        // Listed: an episode reads every tenant's time.
+        let arrivals = arrivals.to_list();
         let ctx = RepContext {
             trace: &scenario.trace,
             gpu_types: &scenario.gpu_types,
@@ -118,7 +120,7 @@ impl Episode {
             Shared::Arc(Arc::clone(&scenario.trace)),
             Shared::Arc(Arc::clone(&scenario.gpu_types)),
             split.tenants.clone(),
-            Arc::clone(&arrivals),
+            Arrivals::Listed(Arc::clone(&arrivals)),
             scenario.config,
             Held::Owned(scheduler),
             Held::Owned(selector),
@@ -272,7 +274,7 @@ impl Episode {
                 rep: self.rep,
                 policy: self.policy,
                 split: self.split,
-                arrivals: self.arrivals,
+                arrivals: self.arrivals.into(),
                 outcome,
                 started: self.started,
             },

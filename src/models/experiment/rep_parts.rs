@@ -68,7 +68,9 @@ pub fn start_rep(scenario: &Scenario, rep: u64, policy: usize) -> Result<RepStar
         rep,
         policy,
         split,
-        arrivals,
+        // Listed: the shared engine and a stepped episode read every
+        // tenant's time.
+        arrivals: arrivals.to_list(),
         scheduler,
         selector,
         started,

@@ -11,10 +11,10 @@ use crate::models::metrics::stall;
 use crate::models::metrics::{FoldedRun, LossCurve, RepResult, RunFold, RunMetrics};
 use crate::models::metrics::{TenantRows, aggregate_tenants, tenant_metrics};
 use crate::models::scenario::{Scenario, Split};
+use crate::models::sim::{Arrivals, RepContext, Scheduler, Selector, TenantUsers};
 use crate::models::sim::{
     JobSink, RunOutcome, SharedInput, ThreadedSink, simulate_continuing, simulate_observed_shared,
 };
-use crate::models::sim::{RepContext, Scheduler, Selector, TenantUsers};
 use crate::models::trace::Micros;
 
 /// How to run.
@@ -119,7 +119,7 @@ pub fn simulate_rep_with(
         rep,
         &split,
         split.tenants.clone(),
-        Arc::clone(&arrivals),
+        arrivals.clone(),
         main,
     )
     .map_err(|e| e.context(rep_context(scenario, rep, policy)))?;
@@ -130,7 +130,7 @@ pub fn simulate_rep_with(
 
 /// A repetition's split and arrival times (DESIGN §5: from the seed and the
 /// repetition only).
-pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Arc<[Micros]>)> {
+pub(super) fn rep_setup(scenario: &Scenario, rep: u64) -> Result<(Split, Arrivals)> {
     let split = scenario.split.resolve(scenario.seed(), rep);
     let arrivals =
         scenario
@@ -151,7 +151,7 @@ pub fn finish_rep(
     rep: u64,
     policy: usize,
     split: Split,
-    arrivals: Arc<[Micros]>,
+    arrivals: Arrivals,
     started: Instant,
     outcome: RunOutcome,
     keep_jobs: bool,
@@ -185,7 +185,7 @@ pub(super) struct RepRun {
     pub rep: u64,
     pub policy: usize,
     pub split: Split,
-    pub arrivals: Arc<[Micros]>,
+    pub arrivals: Arrivals,
     pub outcome: RunOutcome,
     /// When the repetition's set-up began (for `elapsed`).
     pub started: Instant,
@@ -216,23 +216,28 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
                 f.first_completion,
                 f.completions,
             ),
-            None => (
-                LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
-                LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
-                TenantRows::from_vec(tenant_metrics(
-                    &scenario.trace,
-                    &split.tenants,
-                    &arrivals,
-                    &outcome,
-                    limits,
-                    &scenario.thresholds,
-                ))?,
-                outcome
-                    .completion_order
-                    .first()
-                    .map(|&j| outcome.jobs[j as usize].end),
-                outcome.completion_order.len(),
-            ),
+            None => {
+                // Every tenant's time is read: drawn whole if it was
+                // drawn as the run went.
+                let arrivals = arrivals.to_list();
+                (
+                    LossCurve::from_outcome(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
+                    LossCurve::by_jobs(&scenario.trace, &split.tenants, &arrivals, &outcome)?,
+                    TenantRows::from_vec(tenant_metrics(
+                        &scenario.trace,
+                        &split.tenants,
+                        &arrivals,
+                        &outcome,
+                        limits,
+                        &scenario.thresholds,
+                    ))?,
+                    outcome
+                        .completion_order
+                        .first()
+                        .map(|&j| outcome.jobs[j as usize].end),
+                    outcome.completion_order.len(),
+                )
+            }
         };
     curve.left_work = stall::left_work(
         outcome.ended.iter().copied(),
@@ -298,7 +303,7 @@ fn isolated_areas(
             rep,
             split,
             TenantUsers::from(vec![u]),
-            Arc::new([0]),
+            Arrivals::Listed(Arc::new([0])),
             &mut |i, mut a, mut b| simulate_continuing(i, a.as_mut(), b.as_mut(), clock),
         )
         .map_err(|e| {
@@ -322,7 +327,7 @@ fn run_policy(
     rep: u64,
     split: &Split,
     tenants: TenantUsers,
-    arrivals: Arc<[Micros]>,
+    arrivals: Arrivals,
     main: &mut MainRun<'_>,
 ) -> Result<RunOutcome> {
     let ctx = RepContext {
@@ -450,9 +455,9 @@ mod tests {
         let mut calls = 0;
         let mut fresh = Vec::new();
         for u in split.tenants.iter() {
-            let (one, zero) = (TenantUsers::from(vec![u]), Arc::new([0]));
+            let (one, zero) = (TenantUsers::from(vec![u]), Arrivals::Listed(Arc::new([0])));
             let alone = match run_policy(&s, 0, 0, &split, one, zero, &mut |i, mut a, mut b| {
-                simulate(&i.lent(), a.as_mut(), b.as_mut())
+                simulate(&i.lent()?, a.as_mut(), b.as_mut())
             }) {
                 Ok(o) => o,
                 Err(e) => panic!("{e}"),

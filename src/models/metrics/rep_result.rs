@@ -19,7 +19,7 @@ pub struct RepResult {
     /// The repetition's split.
     pub split: Split,
     /// Arrival time per tenant, µs.
-    pub arrivals: std::sync::Arc<[Micros]>,
+    pub arrivals: crate::models::sim::Arrivals,
     /// The job log (`jobs` and `completion_order` are empty unless the run
     /// kept them, see
     /// [`RunOptions::keep_jobs`](crate::models::experiment::RunOptions::keep_jobs)).

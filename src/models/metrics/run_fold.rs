@@ -21,7 +21,7 @@ use super::tenant_fold::TenantFold;
 use super::{LossCurve, TenantRows};
 use crate::core::error::Result;
 use crate::core::sim::Bits;
-use crate::models::sim::{JobSink, RunEndState, RunOutcome};
+use crate::models::sim::{JobSink, RunEndState, RunOutcome, Unarrived};
 use crate::models::trace::Micros;
 
 /// What a folded run hands to the runner in place of the job log.
@@ -177,8 +177,15 @@ impl RunFold {
         // Tenants that never arrived hold nothing (no slot, nothing in the
         // curves' state): their arrival and A*_i are read here, for the
         // curves, and when their rows are made.
-        let arrival = |i: usize| state.arrivals.get(i).copied().unwrap_or(0);
         let mut late: Vec<usize> = (0..self.n).filter(|&i| !self.arrived.get(i)).collect();
+        // Their times: looked up, or drawn again when the arrivals were
+        // drawn as the run went (only the late ones are kept).
+        let unarrived = if late.is_empty() {
+            Unarrived::Drawn(Default::default())
+        } else {
+            state.arrivals.of_unarrived(&|i| self.arrived.get(i))
+        };
+        let arrival = |i: usize| unarrived.get(i);
         late.sort_by_key(|&i| arrival(i));
         let spare = self.tenants.unused_key();
         for &i in &late {
@@ -191,7 +198,7 @@ impl RunFold {
         }
         late.sort_unstable();
         self.admit_with_late(&late, best_possible);
-        let last_arrival = state.arrivals.iter().copied().max().unwrap_or(0);
+        let last_arrival = state.arrivals.last();
         // The curves first: their builders' per-tenant vectors are freed
         // before the rows are made (the run's peak of memory at 10^7
         // tenants, docs/PERFORMANCE.md "Internet scale"); the same values.
@@ -323,6 +330,7 @@ mod tests {
     fn a_tenant_done_before_joining_the_curve_by_jobs_keeps_its_slot_until_it_joined() {
         let a_star = [0.75, 0.5, 0.25, 0.125];
         let arrivals = [0, 0, 20, 5_000];
+        let listed = crate::models::sim::Arrivals::from(&arrivals[..]);
         let mut fold = RunFold::new(4, &[0.1]);
         fold.arrived(0, 0, a_star[0]);
         fold.arrived(0, 1, a_star[1]);
@@ -343,7 +351,7 @@ mod tests {
                 EndReason::Horizon,
             ],
             limits: TenantLimits::default(),
-            arrivals: &arrivals,
+            arrivals: &listed,
         };
         let folded = Box::new(fold).finish(&state, &|_| 1, &|i| a_star[i], &mut std::iter::empty());
         let folded = folded.downcast_ref::<FoldedRun>().expect("a FoldedRun");

@@ -578,9 +578,12 @@ mod tests {
             budget_exhausted,
             ended,
             limits: TenantLimits::default(),
-            arrivals: &[],
+            arrivals: &NO_ARRIVALS,
         }
     }
+
+    static NO_ARRIVALS: std::sync::LazyLock<crate::models::sim::Arrivals> =
+        std::sync::LazyLock::new(|| Vec::new().into());
 
     /// The rows, the tenants that never arrived given their arrival and
     /// A*_i (as the run's fold gives them at the end).

@@ -13,11 +13,10 @@ use crate::core::io::csv_columns::{CsvReader, number_field};
 use crate::core::io::echo::shown;
 use crate::core::io::open_input;
 use crate::core::sim::rng::{Purpose, stream};
-use crate::models::sim::UserList;
+use crate::models::sim::{
+    Arrivals, MAX_ARRIVAL_S, PoissonStream, PoissonTimes, UserList, beyond_limit, secs_to_us,
+};
 use crate::models::trace::{Micros, Trace};
-
-/// Largest accepted arrival time or window, seconds.
-const MAX_ARRIVAL_S: f64 = 1.0e12;
 
 /// How tenants arrive.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +27,9 @@ pub enum ArrivalPlan {
     Poisson {
         /// Arrivals per hour (> 0).
         rate_per_hour: f64,
+        /// The tenants' order drawn as they arrive (`order =
+        /// "streamed"`), not shuffled whole at the start.
+        streamed: bool,
     },
     /// Independent uniform arrival times over `[0, window]`.
     Uniform {
@@ -39,10 +41,6 @@ pub enum ArrivalPlan {
         /// Arrival per trace user index.
         times: HashMap<usize, Micros>,
     },
-}
-
-fn secs_to_us(s: f64) -> Micros {
-    (s * 1.0e6).round() as Micros
 }
 
 impl ArrivalPlan {
@@ -73,10 +71,12 @@ impl ArrivalPlan {
         let extra = |allowed: &str| -> Result<()> {
             let given = [
                 ("rate_per_hour", s.rate_per_hour.is_some()),
+                ("order", s.order.is_some()),
                 ("window_s", s.window_s.is_some()),
                 ("path", s.path.is_some()),
             ];
-            if let Some((k, _)) = given.iter().find(|(k, g)| *g && *k != allowed) {
+            let allowed = |k: &str| allowed.split(' ').any(|a| a == k);
+            if let Some((k, _)) = given.iter().find(|(k, g)| *g && !allowed(k)) {
                 return Err(Error::input(format!(
                     "{at}: [{p}arrivals]: key `{k}` does not apply to kind `{}`",
                     s.kind
@@ -90,7 +90,17 @@ impl ArrivalPlan {
                 Ok(Self::AtStart)
             }
             "poisson" => {
-                extra("rate_per_hour")?;
+                extra("rate_per_hour order")?;
+                let streamed = match s.order.as_deref() {
+                    None | Some("shuffled") => false,
+                    Some("streamed") => true,
+                    Some(o) => {
+                        return err(format!(
+                            "order: unknown order `{}`: expected shuffled or streamed",
+                            shown(o)
+                        ));
+                    }
+                };
                 match s.rate_per_hour {
                     // The mean arrival time of the last of n tenants is
                     // n / rate; beyond the time limit the run would fail.
@@ -106,7 +116,10 @@ impl ArrivalPlan {
                             max_tenants as f64 * 3600.0 / MAX_ARRIVAL_S
                         ))
                     }
-                    Some(r) if r.is_finite() && r > 0.0 => Ok(Self::Poisson { rate_per_hour: r }),
+                    Some(r) if r.is_finite() && r > 0.0 => Ok(Self::Poisson {
+                        rate_per_hour: r,
+                        streamed,
+                    }),
                     Some(r) => err(format!(
                         "rate_per_hour: expected arrivals per hour > 0, got {r}"
                     )),
@@ -150,12 +163,16 @@ impl ArrivalPlan {
     ///
     /// - poisson: n gaps g_j = −ln(U_j) / λ with U_j uniform in (0, 1]
     ///   (exponential inter-arrival times of a Poisson process of rate λ per
-    ///   second); arrival j is at g_1 + … + g_j; the j-th arrival goes to the
-    ///   j-th tenant of a uniformly shuffled tenant order (Fisher–Yates).
+    ///   second; [`PoissonTimes`]); arrival j is at g_1 + … + g_j. With the
+    ///   default order the j-th arrival goes to the j-th tenant of a
+    ///   uniformly shuffled tenant order (Fisher–Yates, drawn from the same
+    ///   stream after the gaps); with `order = "streamed"` it goes to a
+    ///   tenant drawn uniformly from those not arrived yet, as the run
+    ///   goes ([`PoissonStream`]: nothing listed).
     /// - uniform: each tenant independently uniform on [0, window].
     /// - file: the listed time; a tenant missing from the file is an error.
     ///
-    /// Times are rounded to whole microseconds. They are returned as the
+    /// Times are rounded to whole microseconds. Listed times are the
     /// shared list the run and its results hold, made in place (not a
     /// list copied into it: 8 bytes a tenant at the start of scale-year,
     /// docs/PERFORMANCE.md "Internet scale").
@@ -165,29 +182,28 @@ impl ArrivalPlan {
         trace: &Trace,
         seed: u64,
         rep: u64,
-    ) -> Result<Arc<[Micros]>> {
+    ) -> Result<Arrivals> {
         let n = tenants.count();
-        let mut rng = stream(seed, rep, Purpose::Arrivals);
         Ok(match self {
-            Self::AtStart => (0..n).map(|_| 0).collect(),
-            Self::Poisson { rate_per_hour } => {
-                let lambda = rate_per_hour / 3600.0;
-                let mut t = 0.0f64;
+            Self::AtStart => Arrivals::Listed((0..n).map(|_| 0).collect()),
+            Self::Poisson {
+                rate_per_hour,
+                streamed: true,
+            } => Arrivals::Streamed(Arc::new(PoissonStream::new(n, *rate_per_hour, seed, rep)?)),
+            Self::Poisson {
+                rate_per_hour,
+                streamed: false,
+            } => {
+                let mut times_of = PoissonTimes::new(seed, rep, *rate_per_hour);
                 // One allocation of n times (a `Range` is of known
                 // length), filled in place: the list is not shared yet.
                 let mut shared: Arc<[Micros]> = (0..n).map(|_| 0).collect();
                 let times = Arc::get_mut(&mut shared)
                     .ok_or_else(|| Error::input("internal: a new list of arrivals is shared"))?;
                 for (j, slot) in times.iter_mut().enumerate() {
-                    let u: f64 = 1.0 - rng.r#gen::<f64>();
-                    t += -libm::log(u) / lambda;
+                    let t = times_of.next_time();
                     if t > MAX_ARRIVAL_S {
-                        return Err(Error::input(format!(
-                            "[arrivals]: repetition {rep}: arrival {} of {n} of the Poisson process \
-                             (rate_per_hour = {rate_per_hour}) falls at {t:.3e} s, beyond the limit \
-                             of 1e12 s for simulated time: raise rate_per_hour",
-                            j + 1
-                        )));
+                        return Err(beyond_limit(rep, j + 1, n, *rate_per_hour, t));
                     }
                     *slot = secs_to_us(t);
                 }
@@ -198,31 +214,39 @@ impl ArrivalPlan {
                 // permutation's cycles: 12 bytes a tenant, not 24, at
                 // the start of scale-year's 10^7 (docs/PERFORMANCE.md
                 // "Internet scale").
+                let mut rng = times_of.into_rng();
                 let mut order: Vec<u32> = (0..n).map(|j| j as u32).collect();
                 order.shuffle(&mut rng);
                 scatter(times, &order);
-                shared
+                Arrivals::Listed(shared)
             }
-            Self::Uniform { window } => (0..n)
-                .map(|_| {
-                    if *window == 0 {
-                        0
-                    } else {
-                        rng.gen_range(0..=*window)
-                    }
-                })
-                .collect(),
-            Self::File { times } => tenants
-                .each()
-                .map(|u| {
-                    times.get(&u).copied().ok_or_else(|| {
-                        Error::input(format!(
-                            "[arrivals] file has no arrival time for tenant `{}`",
-                            trace.user_id(u)
-                        ))
+            Self::Uniform { window } => {
+                let mut rng = stream(seed, rep, Purpose::Arrivals);
+                Arrivals::Listed(
+                    (0..n)
+                        .map(|_| {
+                            if *window == 0 {
+                                0
+                            } else {
+                                rng.gen_range(0..=*window)
+                            }
+                        })
+                        .collect(),
+                )
+            }
+            Self::File { times } => Arrivals::Listed(
+                tenants
+                    .each()
+                    .map(|u| {
+                        times.get(&u).copied().ok_or_else(|| {
+                            Error::input(format!(
+                                "[arrivals] file has no arrival time for tenant `{}`",
+                                trace.user_id(u)
+                            ))
+                        })
                     })
-                })
-                .collect::<Result<_>>()?,
+                    .collect::<Result<_>>()?,
+            ),
         })
     }
 }
@@ -344,11 +368,15 @@ mod tests {
         let trace = hand();
         let plan = ArrivalPlan::Poisson {
             rate_per_hour: 250.0,
+            streamed: false,
         };
         for n in [0, 1, 2, 3, 7, 64, 1_000, 4_099] {
             let tenants: Vec<usize> = (0..n).collect();
             for (seed, rep) in [(1, 0), (1, 3), (99, 0), (u64::MAX, 7)] {
-                let got = plan.sample(&tenants, &trace, seed, rep).expect("in range");
+                let got = plan
+                    .sample(&tenants, &trace, seed, rep)
+                    .expect("in range")
+                    .to_list();
                 assert_eq!(
                     got[..],
                     poisson_by_copies(n, 250.0, seed, rep)[..],
@@ -356,6 +384,66 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The streamed order draws the same times as the shuffled one (the
+    /// same gaps of the same stream) and gives them to other tenants; it
+    /// lists nothing.
+    #[test]
+    fn a_streamed_order_has_the_shuffled_orders_times_for_other_tenants() {
+        let trace = hand();
+        let tenants: Vec<usize> = (0..2_000).collect();
+        let plan = |streamed| ArrivalPlan::Poisson {
+            rate_per_hour: 250.0,
+            streamed,
+        };
+        let shuffled = plan(false)
+            .sample(&tenants, &trace, 4, 1)
+            .expect("in range");
+        let streamed = plan(true).sample(&tenants, &trace, 4, 1).expect("in range");
+        assert!(shuffled.listed().is_some() && streamed.listed().is_none());
+        let (mut a, mut b) = (shuffled.to_list().to_vec(), streamed.to_list().to_vec());
+        assert_ne!(a, b);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        assert_eq!(streamed.last(), shuffled.last());
+    }
+
+    #[test]
+    fn an_order_is_shuffled_or_streamed_and_only_for_poisson() {
+        let trace = hand();
+        let section = |kind: &str, order: &str| ArrivalsSection {
+            kind: kind.into(),
+            rate_per_hour: (kind == "poisson").then_some(10.0),
+            order: Some(order.into()),
+            window_s: (kind == "uniform").then_some(10.0),
+            path: None,
+        };
+        let plan = |kind, order| {
+            ArrivalPlan::from_section("s.toml", Path::new(""), &section(kind, order), &trace, 3)
+        };
+        assert!(matches!(
+            plan("poisson", "streamed"),
+            Ok(ArrivalPlan::Poisson { streamed: true, .. })
+        ));
+        assert!(matches!(
+            plan("poisson", "shuffled"),
+            Ok(ArrivalPlan::Poisson {
+                streamed: false,
+                ..
+            })
+        ));
+        let err = plan("poisson", "sorted").expect_err("unknown");
+        assert_eq!(
+            err.to_string(),
+            "s.toml: [arrivals]: order: unknown order `sorted`: expected shuffled or streamed"
+        );
+        let err = plan("uniform", "streamed").expect_err("not poisson");
+        assert_eq!(
+            err.to_string(),
+            "s.toml: [arrivals]: key `order` does not apply to kind `uniform`"
+        );
     }
 
     #[test]
@@ -374,19 +462,28 @@ mod tests {
     fn poisson_arrivals_beyond_the_time_limit_are_an_error_not_clamped() {
         let trace = hand();
         // About 3.6e12 s between arrivals: the first already lies beyond.
-        let slow = ArrivalPlan::Poisson {
-            rate_per_hour: 1e-9,
-        };
-        let err = slow
-            .sample(&[0, 1, 2], &trace, 1, 0)
-            .expect_err("beyond 1e12 s");
-        assert!(
-            err.to_string().contains("beyond the limit of 1e12 s"),
-            "{err}"
-        );
-        let fine = ArrivalPlan::Poisson { rate_per_hour: 1.0 };
-        let times = fine.sample(&[0, 1, 2], &trace, 1, 0).expect("in range");
-        assert!(times.iter().all(|&t| t < secs_to_us(MAX_ARRIVAL_S)));
+        for streamed in [false, true] {
+            let slow = ArrivalPlan::Poisson {
+                rate_per_hour: 1e-9,
+                streamed,
+            };
+            let err = slow
+                .sample(&[0, 1, 2], &trace, 1, 0)
+                .expect_err("beyond 1e12 s");
+            assert!(
+                err.to_string().contains("beyond the limit of 1e12 s"),
+                "{err}"
+            );
+            let fine = ArrivalPlan::Poisson {
+                rate_per_hour: 1.0,
+                streamed,
+            };
+            let times = fine
+                .sample(&[0, 1, 2], &trace, 1, 0)
+                .expect("in range")
+                .to_list();
+            assert!(times.iter().all(|&t| t < secs_to_us(MAX_ARRIVAL_S)));
+        }
     }
 
     #[test]
@@ -395,6 +492,7 @@ mod tests {
         let section = ArrivalsSection {
             kind: "poisson".into(),
             rate_per_hour: Some(1e-8),
+            order: None,
             window_s: None,
             path: None,
         };

@@ -75,6 +75,10 @@ pub struct ArrivalsSection {
     /// poisson: arrivals per hour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_per_hour: Option<f64>,
+    /// poisson: `shuffled` (default: the tenants' order drawn whole at
+    /// the start) or `streamed` (drawn as they arrive; DESIGN §2.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
     /// uniform: arrivals uniform over `[0, window_s]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_s: Option<f64>,
@@ -92,6 +96,7 @@ impl Default for ArrivalsSection {
         Self {
             kind: default_arrival_kind(),
             rate_per_hour: None,
+            order: None,
             window_s: None,
             path: None,
         }
@@ -102,6 +107,7 @@ impl ArrivalsSection {
     fn is_default(&self) -> bool {
         self.kind == "at-start"
             && self.rate_per_hour.is_none()
+            && self.order.is_none()
             && self.window_s.is_none()
             && self.path.is_none()
     }

@@ -317,7 +317,15 @@ pub fn estimate_in(
     // levels started and done per model (two `u16`): 4 per model. A
     // selector without a GP keeps a score or proposal slot per model (16
     // bytes) and 64 of headers for every tenant.
-    let mut every = 80u64;
+    //
+    // With the arrivals drawn as the run goes (`order = "streamed"`,
+    // DESIGN §2.8: `models/sim/arrival_times.rs`) no arrival time and no
+    // order is held for each tenant: 20 bytes fewer, plus the draw's bit
+    // and its counts (about 0.13 bytes), counted as 1: 61. The time of a
+    // tenant that arrived is held beside its slot (8, below).
+    let streamed =
+        file.arrivals.kind == "poisson" && file.arrivals.order.as_deref() == Some("streamed");
+    let mut every = if streamed { 61u64 } else { 80 };
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
@@ -340,6 +348,9 @@ pub fn estimate_in(
         .saturating_add(mul(&[thresholds, 16]));
     if gp {
         per_present = per_present.saturating_add(136);
+    }
+    if streamed {
+        per_present = per_present.saturating_add(8);
     }
     // The slot numbers of three active tables (the score heap's, the GP
     // selector's, the fold's, whose curves key their state by its slot;
@@ -462,15 +473,20 @@ pub fn estimate_in(
     // (`TenantRows`, models/metrics/tenant_rows.rs: 46 bytes and 9 per
     // threshold, in Vecs that may be twice as long; each of its two
     // sequences in memory up to `ROWS_IN_MEMORY`, on disk past it), its
-    // user and arrival (16), its end reason, budget flag and leave time
-    // (18, the leave time counted for every tenant as above) and, with
+    // user and arrival (16; 8 with arrivals drawn as the run goes, whose
+    // result holds the draw, not a list), its end reason, budget flag and
+    // leave time (18, the leave time counted for every tenant as above)
+    // and, with
     // `fairness`, its regret area alone (8); with `--jobs`
     // the job log too (120 a job).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
     let per_run = rows
-        .saturating_add(mul(&[tenants, 34 + if file.fairness { 8 } else { 0 }]))
+        .saturating_add(mul(&[
+            tenants,
+            if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 },
+        ]))
         .saturating_add(if budget.keep_jobs {
             mul(&[jobs, 120])
         } else {

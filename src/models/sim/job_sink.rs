@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use super::{EndReason, LeftAt, TenantLimits};
+use super::{Arrivals, EndReason, LeftAt, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The tenants' end of a run, from its outcome (what [`JobSink::finish`]
@@ -25,9 +25,9 @@ pub struct RunEndState<'a> {
     pub ended: &'a [EndReason],
     /// The per-tenant limits.
     pub limits: TenantLimits,
-    /// Per tenant: its arrival time, µs (processed or not: a tenant due
-    /// after the horizon never arrived).
-    pub arrivals: &'a [Micros],
+    /// The tenants' arrival times, µs (processed or not: a tenant due
+    /// after the horizon never arrived), listed or drawn as the run went.
+    pub arrivals: &'a Arrivals,
 }
 
 /// An observer of a model-selection run's jobs, called in the engine's

@@ -9,6 +9,8 @@
 //!   [`EventQueue`] ordered by `(time, kind, sequence)` in integer
 //!   microseconds, so simultaneous events are exactly simultaneous).
 
+mod arrival_feed;
+mod arrival_times;
 mod config;
 mod decision;
 #[doc(hidden)]
@@ -27,6 +29,10 @@ mod tenants;
 mod threaded_sink;
 
 pub use crate::core::sim::{Component, EventQueue, LoopEnd, QueuedEvent, run_events};
+pub use arrival_times::{
+    ArrivalDraws, Arrivals, MAX_ARRIVAL_S, PoissonStream, PoissonTimes, Unarrived, beyond_limit,
+    secs_to_us,
+};
 pub use config::SimConfig;
 pub use decision::{Choice, Decision, Policies, Start};
 pub use event::Event;

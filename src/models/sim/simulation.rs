@@ -2,11 +2,9 @@
 //! [`simulate`], the run in which every decision is the scheduler's (a
 //! [`ModelRun`] driven by its policies).
 
-use std::sync::Arc;
-
 use super::stepper::ModelRun;
-use super::{GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig, TenantUsers};
-use crate::core::error::Result;
+use super::{Arrivals, GpuTypes, JobSink, RunOutcome, Scheduler, Selector, SimConfig, TenantUsers};
+use crate::core::error::{Error, Result};
 use crate::core::sim::held::{Held, Shared};
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::models::trace::{Micros, Trace};
@@ -39,8 +37,9 @@ pub struct SharedInput<'a> {
     pub trace: &'a Trace,
     /// Trace user indices of the tenants, ascending.
     pub tenants: TenantUsers,
-    /// Arrival time of each tenant, µs.
-    pub arrivals: Arc<[Micros]>,
+    /// Arrival time of each tenant, µs: listed, or drawn as the run goes
+    /// ([`Arrivals::Streamed`]).
+    pub arrivals: Arrivals,
     /// Cluster and limits.
     pub config: SimConfig,
     /// The GPUs' types, as [`SimInput::gpu_types`].
@@ -55,7 +54,7 @@ impl SimInput<'_> {
         SharedInput {
             trace: self.trace,
             tenants: self.tenants.clone(),
-            arrivals: self.arrivals.into(),
+            arrivals: Arrivals::from(self.arrivals),
             config: self.config,
             gpu_types: self.gpu_types,
         }
@@ -63,15 +62,22 @@ impl SimInput<'_> {
 }
 
 impl SharedInput<'_> {
-    /// The same input, lent.
-    pub fn lent(&self) -> SimInput<'_> {
-        SimInput {
+    /// The same input, lent: its arrival times must be listed (an
+    /// error names the input whose times are drawn as the run goes).
+    pub fn lent(&self) -> Result<SimInput<'_>> {
+        let Some(arrivals) = self.arrivals.listed() else {
+            return Err(Error::usage(
+                "an input whose arrivals are drawn as the run goes (`order = \"streamed\"`) \
+                 cannot be lent: its times are not listed",
+            ));
+        };
+        Ok(SimInput {
             trace: self.trace,
             tenants: &self.tenants,
-            arrivals: &self.arrivals,
+            arrivals,
             config: self.config,
             gpu_types: self.gpu_types,
-        }
+        })
     }
 }
 
@@ -189,7 +195,7 @@ fn shared_run<'a>(
         Shared::Borrowed(input.trace),
         Shared::Borrowed(input.gpu_types),
         input.tenants.clone(),
-        Arc::clone(&input.arrivals),
+        input.arrivals.clone(),
         input.config,
         scheduler,
         selector,

@@ -6,11 +6,12 @@
 //! another. A run can be forked at any point (DESIGN §15.2): the copy holds
 //! its own state and its own policies and continues independently.
 
+use super::arrival_feed::ArrivalFeed;
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
 use super::tenants::{EndStates, NO_JOB};
+use super::{Arrivals, JobSink, RunEndState, TenantUsers};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
-use super::{JobSink, RunEndState, TenantUsers};
 use super::{PrefetchStep, Scheduler, Selector};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -20,6 +21,11 @@ use crate::core::sim::prefetch::HINT_FROM_LIVE;
 use crate::core::sim::{Bits, Component, EventLoop};
 use crate::models::trace::{Micros, Trace};
 use std::sync::Arc;
+
+/// Room in the event queue for the tenants present at once when the
+/// arrivals are drawn as the run goes: 65,536 (2 MiB of events; the queue
+/// grows past it, doubling).
+const ROOM_FOR_PRESENT: usize = 1 << 16;
 
 /// A decision the run waits for: GPU `gpu` (the lowest free one, of type
 /// `gpu_type`) is free at `now`, `free_gpus` GPUs free in all (counting
@@ -92,6 +98,9 @@ struct ModelSelection<'a> {
     /// The observer of the jobs, when given ([`ModelRun::observe_jobs`]:
     /// the metrics folded as the run goes, DESIGN §2.6).
     fold: Option<Box<dyn JobSink>>,
+    /// Arrivals drawn as the run goes, pushed one instant at a time
+    /// (`None` when they are listed: one batch at the start).
+    feed: Option<ArrivalFeed>,
 }
 
 /// The tenants whose state ([`Tenants`]) changed since the list was last
@@ -239,7 +248,7 @@ impl<'a> ModelRun<'a> {
             trace,
             types,
             users.clone(),
-            arrivals.into(),
+            Arrivals::from(arrivals),
             config,
             scheduler,
             selector,
@@ -249,12 +258,13 @@ impl<'a> ModelRun<'a> {
     /// [`Self::new`] holding the tenants' users and arrival times shared
     /// with the caller rather than copied (a repetition's runner keeps
     /// both for its results: 16 bytes for each of scale-year's 10^7
-    /// tenants, DESIGN §8.5).
+    /// tenants, DESIGN §8.5), or arrivals drawn as the run goes
+    /// ([`Arrivals::Streamed`]: none held).
     pub fn sharing(
         trace: Shared<'a, Trace>,
         types: Shared<'a, GpuTypes>,
         users: TenantUsers,
-        arrivals: Arc<[Micros]>,
+        arrivals: Arrivals,
         config: SimConfig,
         scheduler: Held<'a, dyn Scheduler + 'a>,
         selector: Held<'a, dyn Selector + 'a>,
@@ -274,16 +284,30 @@ impl<'a> ModelRun<'a> {
             )));
         }
         let n_jobs_max: usize = users.iter().map(|u| trace.models_of(u).len()).sum();
-        // The heap holds at most one patience deadline per tenant and one
-        // completion per GPU; the arrivals wait in the queue's sorted run.
-        let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
-        // Every arrival is known now: one batch, sorted once beside the
-        // queue's heap (same order as one push each; DESIGN §2.3).
-        // One copy of the arrivals, shared by the queue, the tenants and
-        // the caller.
-        queue.push_batch(Arc::clone(&arrivals), ARRIVAL, |i| Event::Arrival {
-            tenant: i,
-        });
+        let (queue, feed) = match &arrivals {
+            Arrivals::Listed(times) => {
+                // The heap holds at most one patience deadline per tenant
+                // and one completion per GPU; the arrivals wait in the
+                // queue's sorted run.
+                let mut queue = EventQueue::with_capacity(users.len() + config.gpus as usize);
+                // Every arrival is known now: one batch, sorted once
+                // beside the queue's heap (same order as one push each;
+                // DESIGN §2.3). One copy of the arrivals, shared by the
+                // queue, the tenants and the caller.
+                queue.push_batch(Arc::clone(times), ARRIVAL, |i| Event::Arrival { tenant: i });
+                (queue, None)
+            }
+            Arrivals::Streamed(stream) => {
+                // The heap holds the patience deadlines of the tenants
+                // present, the completions and one instant's arrivals:
+                // room for the GPUs and as many tenants present, growing
+                // past that (not one event for each of 10^7 tenants).
+                let room = config.gpus as usize + users.len().min(ROOM_FOR_PRESENT);
+                let mut queue = EventQueue::with_capacity(room);
+                let feed = ArrivalFeed::start(stream.draws(), ARRIVAL, &mut queue);
+                (queue, Some(feed))
+            }
+        };
         let tenants = Tenants::sharing(
             &trace,
             users,
@@ -312,6 +336,7 @@ impl<'a> ModelRun<'a> {
                 regret: None,
                 touched: None,
                 fold: None,
+                feed,
             },
             queue,
             looper: EventLoop::new(config.horizon),
@@ -590,6 +615,7 @@ impl<'a> ModelRun<'a> {
                 regret: s.regret.clone(),
                 touched: s.touched.clone(),
                 fold: s.fold.as_ref().map(|f| f.fork()),
+                feed: s.feed.clone(),
             },
             queue: self.queue.clone(),
             looper: self.looper,
@@ -887,6 +913,9 @@ impl Component for ModelSelection<'_> {
                 self.prefetch_next(queue);
             }
             Event::Arrival { tenant } => {
+                if let Some(feed) = &mut self.feed {
+                    feed.popped(queue);
+                }
                 if let Some(t) = &mut self.touched {
                     t.mark(tenant as usize);
                 }

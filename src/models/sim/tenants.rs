@@ -27,9 +27,9 @@
 //! Every accessor answers what it answered when all state was held per
 //! tenant: the places hold the same values (tests below).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use super::{EndReason, LeftAt, TenantUsers};
+use super::{Arrivals, EndReason, LeftAt, TenantUsers};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
@@ -69,8 +69,8 @@ pub struct Tenants {
     user: TenantUsers,
     n_models: usize,
     /// Shared with the run's event queue (one copy of 10^7 arrivals, not
-    /// one each).
-    arrival: Arc<[Micros]>,
+    /// one each), or drawn as the run goes (none held).
+    arrival: Arrivals,
     /// Per tenant: its slot in `live` (below [`PARKED`]), or its place in
     /// the parked sequences plus [`PARKED`], or [`NOT_ARRIVED`].
     slot_of: Vec<u32>,
@@ -99,6 +99,13 @@ pub struct Tenants {
     /// Parked tenants' flags, `flag_words(K)` words a record at `place ×
     /// words`, two bits a model.
     parked_flags: Spill<u64>,
+    /// With arrivals drawn as the run goes ([`Arrivals::Streamed`]), the
+    /// times the tenants arrived, per slot (beside `live`) and per parked
+    /// record (beside `parked`): what [`Self::arrival`] answers for a
+    /// tenant that has arrived, held only while the tenant is. Empty with
+    /// listed arrivals.
+    arrived_at: Vec<Micros>,
+    parked_arrived_at: Spill<u64>,
     /// The first error reading parked state back: the accessors answer a
     /// done tenant's fresh state instead, and the engine reports it
     /// ([`Self::check`]) rather than go on from a wrong state.
@@ -276,6 +283,7 @@ impl Clone for Tenants {
         let mut failure = self.failure.get().cloned();
         let parked = self.parked.copy_or_empty(&mut failure);
         let parked_flags = self.parked_flags.copy_or_empty(&mut failure);
+        let parked_arrived_at = self.parked_arrived_at.copy_or_empty(&mut failure);
         let lock = OnceLock::new();
         if let Some(e) = failure {
             let _ = lock.set(e);
@@ -283,7 +291,7 @@ impl Clone for Tenants {
         Self {
             user: self.user.clone(),
             n_models: self.n_models,
-            arrival: Arc::clone(&self.arrival),
+            arrival: self.arrival.clone(),
             slot_of: self.slot_of.clone(),
             live: self.live.clone(),
             flags: self.flags.clone(),
@@ -293,6 +301,8 @@ impl Clone for Tenants {
             level_done: self.level_done.clone(),
             parked,
             parked_flags,
+            arrived_at: self.arrived_at.clone(),
+            parked_arrived_at,
             failure: lock,
             max_running: self.max_running,
             limits: self.limits,
@@ -317,11 +327,12 @@ impl Tenants {
     }
 
     /// [`Self::new`], holding `users` and `arrival` shared rather than
-    /// copied (the runner's: DESIGN §8.5).
+    /// copied (the runner's: DESIGN §8.5), or arrivals drawn as the run
+    /// goes.
     pub(super) fn sharing(
         trace: &Trace,
         users: TenantUsers,
-        arrival: Arc<[Micros]>,
+        arrival: Arrivals,
         max_running: u32,
         limits: TenantLimits,
     ) -> Self {
@@ -354,6 +365,8 @@ impl Tenants {
             level_done: vec![NO_LEVEL; if trace.is_curve() { n * k } else { 0 }],
             parked: Spill::with_threshold(bytes),
             parked_flags: Spill::with_threshold(bytes),
+            arrived_at: Vec::new(),
+            parked_arrived_at: Spill::with_threshold(bytes),
             failure: OnceLock::new(),
             max_running,
             limits,
@@ -489,6 +502,13 @@ impl Tenants {
         if !flags.is_empty() {
             room.copy_from_slice(&flags);
         }
+        if self.is_streamed() {
+            let at = parked_at(s).map_or(0, |place| self.parked_arrival(place));
+            if self.arrived_at.len() <= slot {
+                self.arrived_at.resize(slot + 1, 0);
+            }
+            self.arrived_at[slot] = at;
+        }
         // Slots number the most tenants live at once (< 2³¹: each holds
         // 48 + K bytes, 100 GB at 2³¹).
         self.slot_of[i] = u32::try_from(slot).map_or(PARKED - 1, |s| s.min(PARKED - 1));
@@ -537,6 +557,10 @@ impl Tenants {
             tenant,
             state: self.live[s],
         })?;
+        if self.is_streamed() {
+            let at = self.arrived_at.get(s).copied().unwrap_or(0);
+            self.parked_arrived_at.push(at)?;
+        }
         for j in 0..w {
             let mut word = 0u64;
             for (b, &f) in self.flags[s * k..(s + 1) * k]
@@ -690,13 +714,29 @@ impl Tenants {
         self.user
     }
 
-    /// Arrival time of tenant `i` in µs.
-    pub fn arrival(&self, i: usize) -> Micros {
-        self.arrival[i]
+    /// Arrival time of tenant `i` in µs: any tenant's when the times are
+    /// listed; when they are drawn as the run goes (`[arrivals] order =
+    /// "streamed"`, DESIGN §2.8), an arrived tenant's only (`None` before
+    /// it arrives: its time is not drawn yet). `None` for `i` out of range.
+    pub fn arrival(&self, i: usize) -> Option<Micros> {
+        if let Some(t) = self.arrival.listed() {
+            return t.get(i).copied();
+        }
+        match *self.slot_of.get(i)? {
+            NOT_ARRIVED => None,
+            s if s >= PARKED => parked_at(s).map(|place| self.parked_arrival(place)),
+            s => {
+                let s = s as usize;
+                self.live[s]
+                    .arrived
+                    .then(|| self.arrived_at.get(s).copied())
+                    .flatten()
+            }
+        }
     }
     /// Every tenant's arrival time, µs (shared, not copied).
-    pub(super) fn arrivals(&self) -> Arc<[Micros]> {
-        Arc::clone(&self.arrival)
+    pub(super) fn arrivals(&self) -> Arrivals {
+        self.arrival.clone()
     }
     /// Whether tenant `i` has arrived.
     pub fn has_arrived(&self, i: usize) -> bool {
@@ -918,8 +958,33 @@ impl Tenants {
         })
     }
 
+    /// Tenant `i` arrives at the decision time ([`Self::set_now`]).
     pub(super) fn arrive(&mut self, i: usize) {
         self.state_mut(i).arrived = true;
+        if self.is_streamed() {
+            let s = self.slot_mut(i);
+            if self.arrived_at.len() <= s {
+                self.arrived_at.resize(s + 1, 0);
+            }
+            self.arrived_at[s] = self.now;
+        }
+    }
+
+    /// Whether the arrival times are drawn as the run goes (held per
+    /// arrived tenant, not listed).
+    fn is_streamed(&self) -> bool {
+        self.arrival.listed().is_none()
+    }
+
+    /// The arrival time parked at `place` (0 if it cannot be read back;
+    /// the failure is kept for [`Self::check`]).
+    fn parked_arrival(&self, place: u64) -> Micros {
+        self.parked_arrived_at.get(place).unwrap_or_else(|e| {
+            let _ = self
+                .failure
+                .set(e.context("reading a done tenant's arrival back"));
+            0
+        })
     }
 
     /// Tenant `i` starts model `k` at `level`, which is the model's top

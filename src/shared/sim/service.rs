@@ -296,7 +296,13 @@ impl Workload for Service<'_> {
     /// and the horizon.
     fn init(&mut self, ctx: &mut Ctx<'_, '_, '_>) -> Result<()> {
         for i in 0..self.tenants.len() {
-            ctx.push_event(self.tenants.arrival(i), ARRIVAL, TAG_ARRIVAL, i as u32);
+            // Listed: the service's tenants are made from a list.
+            let Some(at) = self.tenants.arrival(i) else {
+                return Err(Error::input(format!(
+                    "internal: the service's tenant {i} has no listed arrival"
+                )));
+            };
+            ctx.push_event(at, ARRIVAL, TAG_ARRIVAL, i as u32);
         }
         if let Some(h) = self.horizon {
             ctx.push_event(h, HORIZON, TAG_HORIZON, 0);

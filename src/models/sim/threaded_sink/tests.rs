@@ -54,13 +54,14 @@ fn call(sink: &mut dyn JobSink, n: usize) {
 }
 
 fn finish(sink: Box<dyn JobSink>) -> Vec<String> {
+    let none = crate::models::sim::Arrivals::from(Vec::new());
     let state = RunEndState {
         end: 99,
         left_at: &LeftAt::default(),
         budget_exhausted: &[],
         ended: &[],
         limits: TenantLimits::default(),
-        arrivals: &[],
+        arrivals: &none,
     };
     let mut cut = [(1, 2, 3), (4, 5, 6)].into_iter();
     let out = sink.finish(&state, &|_| 1, &|_| 0.5, &mut cut);
