@@ -23,23 +23,27 @@ fn format_seconds(us: Micros) -> String {
 }
 
 /// The trace users that can be tenants in some repetition: the listed
-/// tenants, or every user not listed as a prior user.
-fn possible_tenants(s: &Scenario) -> Vec<usize> {
+/// tenants, or every user not listed as a prior user, one at a time (not
+/// a list of them: 80 MB for scale-year's 10^7 users, which set its peak
+/// of memory at the start and the end of a run; docs/PERFORMANCE.md
+/// "Internet scale").
+fn possible_tenants(s: &Scenario) -> Box<dyn Iterator<Item = usize> + '_> {
     match (&s.split.fixed_tenants, &s.split.fixed_prior) {
-        (Some(t), _) => t.clone(),
-        (None, Some(p)) => (0..s.trace.n_users()).filter(|u| !p.contains(u)).collect(),
-        (None, None) => (0..s.trace.n_users()).collect(),
+        (Some(t), _) => Box::new(t.iter().copied()),
+        (None, Some(p)) => {
+            let prior: std::collections::HashSet<usize> = p.iter().copied().collect();
+            Box::new((0..s.trace.n_users()).filter(move |u| !prior.contains(u)))
+        }
+        (None, None) => Box::new(0..s.trace.n_users()),
     }
 }
 
 /// Warnings about `s` that hold before anything runs.
 pub fn setup_warnings(s: &Scenario) -> Vec<String> {
     let mut out = Vec::new();
-    let tenants = possible_tenants(s);
     if let Some(horizon) = s.config.horizon {
-        let shortest: Option<Micros> = tenants
-            .iter()
-            .flat_map(|&u| s.trace.models_of(u).iter().map(move |&k| (u, k)))
+        let shortest: Option<Micros> = possible_tenants(s)
+            .flat_map(|u| s.trace.models_of(u).iter().map(move |&k| (u, k)))
             .map(|(u, k)| s.trace.runtime_us(u, k))
             .min();
         if let Some(shortest) = shortest
@@ -52,7 +56,8 @@ pub fn setup_warnings(s: &Scenario) -> Vec<String> {
             ));
         }
     }
-    if !tenants.is_empty() && tenants.iter().all(|&u| s.trace.models_of(u).len() == 1) {
+    let mut tenants = possible_tenants(s).peekable();
+    if tenants.peek().is_some() && tenants.all(|u| s.trace.models_of(u).len() == 1) {
         out.push(
             "every tenant has exactly one model: there is no model to select, so the selectors cannot differ"
                 .to_string(),
