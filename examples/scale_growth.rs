@@ -81,6 +81,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     let memory = |n: f64| first.rss_gib + (n - first.tenants) * slope;
     let per_tenant_cpu = first.cpu_s / first.tenants;
 
+    // The memory axis starts at the decade below the smallest reading
+    // (0.1 GiB at most), so no measured point falls below it.
+    let smallest = rows.iter().map(|r| r.rss_gib).fold(f64::INFINITY, f64::min);
+    let low = 10f64.powf(smallest.log10().floor()).min(0.1);
     let root = SVGBackend::new(&out, (1200, 480)).into_drawing_area();
     root.fill(&WHITE)?;
     let panels = root.margin(10, 10, 10, 20).split_evenly((1, 2));
@@ -92,7 +96,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .margin(12)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d(x_range.clone(), (0.1f64..100.0).log_scale())?;
+        .build_cartesian_2d(x_range.clone(), (low..100.0).log_scale())?;
     mem.configure_mesh()
         .x_desc("tenants")
         .y_desc("peak RSS, GiB")
