@@ -8,6 +8,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::ArrivalsSection;
+use super::file::STREAMED;
 use crate::core::error::{Error, Result};
 use crate::core::io::csv_columns::{CsvReader, number_field};
 use crate::core::io::echo::shown;
@@ -93,7 +94,7 @@ impl ArrivalPlan {
                 extra("rate_per_hour order")?;
                 let streamed = match s.order.as_deref() {
                     None | Some("shuffled") => false,
-                    Some("streamed") => true,
+                    Some(STREAMED) => true,
                     Some(o) => {
                         return err(format!(
                             "order: unknown order `{}`: expected shuffled or streamed",

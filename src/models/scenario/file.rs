@@ -87,6 +87,9 @@ pub struct ArrivalsSection {
     pub path: Option<PathBuf>,
 }
 
+/// `[arrivals] order`'s value for an order drawn as the tenants arrive.
+pub const STREAMED: &str = "streamed";
+
 fn default_arrival_kind() -> String {
     "at-start".into()
 }
@@ -104,6 +107,13 @@ impl Default for ArrivalsSection {
 }
 
 impl ArrivalsSection {
+    /// Whether the tenants' order is drawn as they arrive (`poisson` with
+    /// `order = "streamed"`, DESIGN §2.8); other values are refused when
+    /// the section is read (`ArrivalPlan::from_section`).
+    pub fn is_streamed(&self) -> bool {
+        self.kind == "poisson" && self.order.as_deref() == Some(STREAMED)
+    }
+
     fn is_default(&self) -> bool {
         self.kind == "at-start"
             && self.rate_per_hour.is_none()

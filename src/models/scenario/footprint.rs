@@ -323,8 +323,7 @@ pub fn estimate_in(
     // order is held for each tenant: 20 bytes fewer, plus the draw's bit
     // and its counts (about 0.13 bytes), counted as 1: 61. The time of a
     // tenant that arrived is held beside its slot (8, below).
-    let streamed =
-        file.arrivals.kind == "poisson" && file.arrivals.order.as_deref() == Some("streamed");
+    let streamed = file.arrivals.is_streamed();
     let mut every = if streamed { 61u64 } else { 80 };
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));

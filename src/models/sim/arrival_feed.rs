@@ -20,12 +20,10 @@
 //! `tests/it/streamed_arrivals.rs` checks the whole outcome, and every
 //! call the engine makes in order, against the same times listed.
 
+use super::event::ARRIVAL;
 use super::{ArrivalDraws, Event};
 use crate::core::sim::EventQueue;
 use crate::models::trace::Micros;
-
-/// The event kind rank of an arrival (the queue's order, DESIGN §2.3).
-pub(super) type Kind = u8;
 
 /// The arrivals not pushed yet, and how many pushed have not popped.
 #[derive(Debug, Clone)]
@@ -39,24 +37,17 @@ pub(super) struct ArrivalFeed {
     /// The tenants of the instant being pushed (reused: no allocation a
     /// step once it has grown to the most tenants arriving at once).
     group: Vec<u32>,
-    kind: Kind,
 }
 
 impl ArrivalFeed {
-    /// A feed of `draws` whose events have kind rank `kind`; its first
-    /// instant is pushed to `queue`.
-    pub(super) fn start(
-        mut draws: ArrivalDraws,
-        kind: Kind,
-        queue: &mut EventQueue<Event>,
-    ) -> Self {
+    /// A feed of `draws`; its first instant is pushed to `queue`.
+    pub(super) fn start(mut draws: ArrivalDraws, queue: &mut EventQueue<Event>) -> Self {
         let next = draws.next();
         let mut feed = Self {
             draws,
             next,
             in_queue: 0,
             group: Vec::new(),
-            kind,
         };
         feed.push_instant(queue);
         feed
@@ -90,7 +81,7 @@ impl ArrivalFeed {
         }
         self.group.sort_unstable();
         for &tenant in &self.group {
-            queue.push(t, self.kind, Event::Arrival { tenant });
+            queue.push(t, ARRIVAL, Event::Arrival { tenant });
         }
         self.in_queue = self.group.len();
     }

@@ -206,17 +206,12 @@ impl PoissonStream {
         }
         let mut times = PoissonTimes::new(seed, rep, rate_per_hour);
         let mut t = 0.0;
-        for _ in 0..n {
+        for j in 1..=n {
             t = times.next_time();
-        }
-        if t > MAX_ARRIVAL_S {
-            // The first arrival past the limit, for the message.
-            let mut again = PoissonTimes::new(seed, rep, rate_per_hour);
-            let (j, t) = (1..=n)
-                .map(|j| (j, again.next_time()))
-                .find(|&(_, t)| t > MAX_ARRIVAL_S)
-                .unwrap_or((n, t));
-            return Err(beyond_limit(rep, j, n, rate_per_hour, t));
+            // The times rise: the first beyond the limit is the one named.
+            if t > MAX_ARRIVAL_S {
+                return Err(beyond_limit(rep, j, n, rate_per_hour, t));
+            }
         }
         Ok(Self {
             n,

@@ -304,7 +304,7 @@ impl<'a> ModelRun<'a> {
                 // past that (not one event for each of 10^7 tenants).
                 let room = config.gpus as usize + users.len().min(ROOM_FOR_PRESENT);
                 let mut queue = EventQueue::with_capacity(room);
-                let feed = ArrivalFeed::start(stream.draws(), ARRIVAL, &mut queue);
+                let feed = ArrivalFeed::start(stream.draws(), &mut queue);
                 (queue, Some(feed))
             }
         };

@@ -504,10 +504,7 @@ impl Tenants {
         }
         if self.is_streamed() {
             let at = parked_at(s).map_or(0, |place| self.parked_arrival(place));
-            if self.arrived_at.len() <= slot {
-                self.arrived_at.resize(slot + 1, 0);
-            }
-            self.arrived_at[slot] = at;
+            self.set_arrived_at(slot, at);
         }
         // Slots number the most tenants live at once (< 2³¹: each holds
         // 48 + K bytes, 100 GB at 2³¹).
@@ -963,11 +960,17 @@ impl Tenants {
         self.state_mut(i).arrived = true;
         if self.is_streamed() {
             let s = self.slot_mut(i);
-            if self.arrived_at.len() <= s {
-                self.arrived_at.resize(s + 1, 0);
-            }
-            self.arrived_at[s] = self.now;
+            self.set_arrived_at(s, self.now);
         }
+    }
+
+    /// The arrival time held beside slot `slot` (arrivals drawn as the
+    /// run goes), the per-slot list grown to it.
+    fn set_arrived_at(&mut self, slot: usize, at: Micros) {
+        if self.arrived_at.len() <= slot {
+            self.arrived_at.resize(slot + 1, 0);
+        }
+        self.arrived_at[slot] = at;
     }
 
     /// Whether the arrival times are drawn as the run goes (held per
