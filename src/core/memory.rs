@@ -41,6 +41,15 @@ pub const ROWS_IN_MEMORY: usize = 8 << 20;
 /// the run is sorted and written; scale-year's 10^7 are 306 runs.
 pub const PARKED_RUN: usize = 1 << 15;
 
+/// Places of parked tenants a run of more than 65,536 tenants holds in
+/// memory before they are sorted and written to disk as a run
+/// (`models::sim`'s parked places, `core::io::sorted_runs`; the model
+/// scenario's estimate counts them): 2^16 pairs of 8 bytes, 512 KiB, and
+/// as much again for their order while they are sorted; scale-year's
+/// 10^7 tenants are 153 runs, a lookup of one place up to 17 reads of
+/// each.
+pub const PLACES_RUN: usize = 1 << 16;
+
 /// What the memory check of a command may assume: the `--max-memory`
 /// override, the worker threads and whether job logs are kept. Part of
 /// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so

@@ -105,7 +105,11 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // + 3 × 9), 16 MiB) = 16,777,216, the fold's open run of 32,768 done
     // tenants × (112 + 3 × 16) = 5,242,880 and the merge's buffers,
     // ⌈16,000,000 / 32,768⌉ = 489 runs × 16 KiB = 8,011,776 (neither
-    // before the parked figures were sorted in runs); the GP prior 20 ×
+    // before the parked figures were sorted in runs), the engine's open
+    // run of parked places and its order, 2 × 8 × 65,536, and their write
+    // buffer, 65,536: 1,114,112 (the places were 4 of the 92 bytes a
+    // tenant before, the engine's slot numbers 4 of the dense tables'
+    // 16, then 12); the GP prior 20 ×
     // 20 × 16 = 6,400
     // (the fold, 136 + 16 × 3 a tenant, was a term of its own before);
     // results until folded: the rows, min(16,000,000 × 2 × (46 + 9 × 3),
@@ -116,11 +120,12 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
     // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
     // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
-    // the program 33,554,432. Sum: 50,881,148,776 bytes = 47.4 GiB
-    // (50,944,624,488 with 128 + 388 a tenant and an open run of
+    // the program 33,554,432. Sum: 50,882,262,888 bytes = 47.4 GiB
+    // (50,881,148,776 before the parked places were held in runs;
+    // 50,944,624,488 with 128 + 388 a tenant and an open run of
     // 4,718,592, before the fold took each tenant's arrival and A*_i with
     // its arrival).
-    assert_eq!(estimate_of(&text, tmp.path()), 50_881_148_776);
+    assert_eq!(estimate_of(&text, tmp.path()), 50_882_262_888);
     assert!(
         err.contains("s.toml: needs an estimated 47.4 GiB of memory"),
         "{err}"
@@ -128,7 +133,7 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     assert!(
         err.contains(
             "35.6 GiB 16,000,000 tenants' simulation state (92 bytes a tenant, 420 more for \
-             each of the 16,000,000 present at once, 28.6 MiB for the done ones; \
+             each of the 16,000,000 present at once, 29.7 MiB for the done ones; \
              GP posteriors of 1,872 bytes for 16,000,000 of them at once)"
         ),
         "{err}"
@@ -201,8 +206,9 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (92 +
     // 420 + 1,872, every tenant present at once: no arrivals over time) +
     // the done ones parked, 16 MiB, the fold's open run 5,242,880 and
-    // merge buffers 31 × 16 KiB = 507,904, + the prior's 6,400 =
-    // 2,408,918,400 (2,412,398,112 with 128 + 388 a tenant and an open
+    // merge buffers 31 × 16 KiB = 507,904, the parked places 1,114,112,
+    // + the prior's 6,400 = 2,410,032,512 (2,408,918,400 before the
+    // parked places; 2,412,398,112 with 128 + 388 a tenant and an open
     // run of 4,718,592, before the fold took each tenant's arrival and
     // A*_i with its arrival)
     // (the fold, 1,001,000 × 184, was a term of its own before); results:
@@ -210,12 +216,12 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // before the rows spilled); loss curves: 8 MiB and a point of each of
     // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
     // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
-    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,266,818,904 bytes
-    // = 3.04 GiB (3,270,298,616 before the fold took each tenant's
+    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,267,933,016 bytes
+    // = 3.04 GiB (3,266,818,904 before the parked places; 3,270,298,616 before the fold took each tenant's
     // arrival and A*_i with its arrival, 3,421,707,688 before the state
     // of done tenants was counted apart, 3,265,072,120 before the parked
     // figures were sorted in runs).
-    assert_eq!(e.total(), 3_266_818_904, "{e:?}");
+    assert_eq!(e.total(), 3_267_933_016, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -750,15 +756,18 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&as_service, "10,001,000"), "{as_service:?}");
     assert!(says(&alone, "36,275"), "{alone:?}");
     // Half the tenants at the same rate: as many present at once, so the
-    // estimate falls by what a tenant not present holds, by hand 80
-    // bytes of simulation state (footprint.rs; 92 before the slot numbers
+    // estimate falls by what a tenant not present holds, by hand 76
+    // bytes of simulation state (footprint.rs; 80 before the engine's
+    // slot numbers were indexed by the tenants holding one and its
+    // parked tenants' places held in sorted runs, a fixed 1.06 MiB in both
+    // runs; 92 before the slot numbers
     // of the score heap, the GP selector and the fold were indexed by the
     // tenants holding one: 8 × 36,275 is below both runs' tenants, so
     // they count 32 bytes a table for each present tenant, the same in
     // both), 42 of results (user and
     // arrival 16, end state 18, regret area alone 8; its row is on disk)
-    // and 16 of the figures' regret areas: 138 bytes × 5,000,000 (150
-    // before); and the
+    // and 16 of the figures' regret areas: 134 bytes × 5,000,000 (138
+    // before the engine's slot numbers, 150 before); and the
     // merge of the parked figures' runs reads ⌈10^7 / 32,768⌉ − ⌈5 × 10^6
     // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each.
     let mut half = year("");
@@ -770,12 +779,13 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&smaller, "36,275"), "{smaller:?}");
     assert_eq!(
         alone.total() - smaller.total(),
-        138 * 5_000_000 + 153 * 16_384
+        134 * 5_000_000 + 153 * 16_384
     );
     // With the arrivals drawn as the run goes (`order = "streamed"`, as
     // scale-year has them): no time and no order for a tenant not present
-    // (20 bytes fewer, 1 more for the draw's bit and counts: 61) and no
-    // arrival in the results (8 fewer: 34), so 111 bytes × 5,000,000.
+    // (20 bytes fewer, 1 more for the draw's bit and counts: 57) and no
+    // arrival in the results (8 fewer: 34), so 107 bytes × 5,000,000
+    // (111 before the engine's slot numbers).
     let streamed = |users| {
         let mut f = year("");
         f.arrivals.order = Some("streamed".into());
@@ -786,7 +796,7 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
         estimate_in(&f, &shape, &budget, &registry, false)
     };
     let (whole, half) = (streamed(10_001_000), streamed(5_001_000));
-    assert_eq!(whole.total() - half.total(), 111 * 5_000_000 + 153 * 16_384);
+    assert_eq!(whole.total() - half.total(), 107 * 5_000_000 + 153 * 16_384);
     // And, the same tenants present, 19 + 8 bytes less a tenant of the
     // run (the estimate counts every user of the trace as a tenant,
     // footprint.rs), 8 more a tenant present (its arrival, beside its

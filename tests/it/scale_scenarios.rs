@@ -108,8 +108,11 @@ fn scale_year_arrives_by_poisson_over_one_year_with_a_patience() {
 /// indexed by the tenants holding one (80 bytes for every tenant, 96
 /// more for each of the 36,275 present); 1.21 GiB since its arrivals are
 /// drawn as the run goes (`order = "streamed"`: 61 bytes for every
-/// tenant, 8 more for each present, 8 fewer in the results). It stays
-/// above the
+/// tenant, 8 more for each present, 8 fewer in the results); 1.18 GiB
+/// (1,265,712,404 bytes) since the engine's slot numbers are held by the
+/// tenants holding one and its done tenants' places in sorted runs (57
+/// bytes for every tenant, 32 more for each present, 1.06 MiB of
+/// places). It stays above the
 /// measured peak RSS of a whole run: 318,904 KiB since the engine shares
 /// the runner's arrivals and users (2026-12-05), 667,428 KiB after the fold held a tenant's arrival and A*_i only while it was present,
 /// 901,028 KiB since the twelfth session (1,885,440 KiB before the rows

@@ -138,6 +138,42 @@ impl<H: Record + Clone, T: Record + Clone> SortedRuns<H, T> {
         Ok(())
     }
 
+    /// The head of the last record pushed with key `key`, if any (a
+    /// point lookup, for the rare reader of one record: read many with
+    /// [`Self::sorted`]). The open run is searched from its end, then the
+    /// written runs from the newest, each by binary search on its sorted
+    /// heads: ⌈log₂ run_records⌉ + 1 reads of one head a run at most, each
+    /// one positional read once the runs are on disk. An error: reading
+    /// a run back.
+    pub fn last_of(&self, key: u64) -> Result<Option<H>> {
+        let k = self.key;
+        if let Some(h) = self.open.iter().rev().find(|h| k(h) == key) {
+            return Ok(Some(h.clone()));
+        }
+        for (r, &start) in self.starts.iter().enumerate().rev() {
+            let end = self.starts.get(r + 1).copied().unwrap_or(self.heads.len());
+            // The first place in the run whose key is above `key`: the
+            // record before it is the run's last with a key ≤ `key`
+            // (equal keys keep their push order within a run).
+            let (mut lo, mut hi) = (start, end);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if k(&self.heads.get(mid)?) <= key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            if lo > start {
+                let h = self.heads.get(lo - 1)?;
+                if k(&h) == key {
+                    return Ok(Some(h));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     /// An independent copy (a fork of a run); on failure an empty one,
     /// and `failure` says why (if it said nothing yet).
     pub fn copy_or_empty(&self, failure: &mut Option<Error>) -> Self {
@@ -324,6 +360,33 @@ mod tests {
                 };
                 assert_eq!(bits(&got), bits(&want), "n = {n}, runs of {run}");
             }
+        }
+    }
+
+    /// `last_of` against a brute-force search of everything pushed: for
+    /// every key (and keys never pushed), after every push, with runs of
+    /// one record, of 37 and of everything, in memory and on file.
+    #[test]
+    fn last_of_finds_the_last_record_pushed_with_a_key() {
+        let all = records(300);
+        for (run, spill_bytes) in [(1, 0), (37, 0), (37, usize::MAX), (usize::MAX, 0)] {
+            let mut s = SortedRuns::<Head, u64>::new(key, 2, run, spill_bytes);
+            for (j, (h, t)) in all.iter().enumerate() {
+                s.push(*h, t.iter().copied()).expect("push");
+                if j % 7 != 0 && j != all.len() - 1 {
+                    continue;
+                }
+                for k in 0..=101u64 {
+                    let want = all[..=j]
+                        .iter()
+                        .rev()
+                        .find(|(h, _)| h.0 == k)
+                        .map(|r| r.0.2);
+                    let got = s.last_of(k).expect("read").map(|h| h.2);
+                    assert_eq!(got, want, "key {k} after {} pushes, runs of {run}", j + 1);
+                }
+            }
+            assert!(run != 37 || s.runs() == 8);
         }
     }
 

@@ -90,8 +90,9 @@ impl SlotIndex {
         }
     }
 
-    /// A sparse index over tenants `0..n` (whatever `n`).
-    fn sparse(n: usize) -> Self {
+    /// A sparse index over tenants `0..n` (whatever `n`: the form of a
+    /// large run; tests use it on small ones).
+    pub fn sparse(n: usize) -> Self {
         Self {
             n,
             repr: Repr::Sparse {

@@ -25,8 +25,9 @@ use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
 use crate::core::io::sorted_runs::MERGE_READ;
+use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
-    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, ROWS_IN_MEMORY,
+    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, PLACES_RUN, ROWS_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -300,14 +301,16 @@ pub fn estimate_in(
     // order of them (4); its trace user, three copies (24: the engine
     // shares the split's since 2026-12-05, but the split is made while
     // its shuffled pool is held, and the GP selector keeps one on a trace
-    // whose users do not share one model list); its slot number in the engine's tenants (4; three
-    // more tables, below); its count of
-    // available models (4), the fold's three bits (1) and its place among
+    // whose users do not share one model list); its count of
+    // available models (4), the fold's three bits and the engine's parked
+    // bit (1) and its place among
     // the arrivals waiting for the job curve (4, in a Vec that may be
     // twice as long: 8); the end reasons, budget flags and leave times
     // read when the run ends (18: a leave time is held only for a tenant
     // that left, `models/sim/left_at.rs`, but every tenant may leave, so
-    // each is counted): 79 bytes, counted as 80 (92 before the
+    // each is counted): 75 bytes, counted as 76 (80 before the engine's
+    // slot numbers were held by the tenants holding one and its parked
+    // tenants' places in sorted runs, below; 92 before the
     // slot numbers of three tables were held by the tenants holding one,
     // below; 128 before the
     // fold took each tenant's arrival and A*_i with its arrival, which
@@ -321,10 +324,11 @@ pub fn estimate_in(
     // With the arrivals drawn as the run goes (`order = "streamed"`,
     // DESIGN §2.8: `models/sim/arrival_times.rs`) no arrival time and no
     // order is held for each tenant: 20 bytes fewer, plus the draw's bit
-    // and its counts (about 0.13 bytes), counted as 1: 61. The time of a
-    // tenant that arrived is held beside its slot (8, below).
+    // and its counts (about 0.13 bytes), counted as 1: 57 (61 before the
+    // engine's slot numbers and places). The time of a tenant that
+    // arrived is held beside its slot (8, below).
     let streamed = file.arrivals.is_streamed();
-    let mut every = if streamed { 61u64 } else { 80 };
+    let mut every = if streamed { 57u64 } else { 76 };
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
@@ -351,18 +355,29 @@ pub fn estimate_in(
     if streamed {
         per_present = per_present.saturating_add(8);
     }
-    // The slot numbers of three active tables (the score heap's, the GP
-    // selector's, the fold's, whose curves key their state by its slot;
-    // core/sim/slot_index.rs): 4 bytes a tenant for a run of up to 65,536
-    // tenants, or where the tenants holding a slot at once could fill an
-    // eighth of them (the index becomes the dense array at a quarter);
-    // else a hash table of at most 32 bytes a holder (8 a bucket, at
-    // least a quarter full), each holder a tenant present.
+    // The slot numbers of four active tables (the engine's tenants', the
+    // score heap's, the GP selector's, the fold's, whose curves key their
+    // state by its slot; core/sim/slot_index.rs): 4 bytes a tenant for a
+    // run of up to 65,536 tenants, or where the tenants holding a slot at
+    // once could fill an eighth of them (the index becomes the dense
+    // array at a quarter); else a hash table of at most 32 bytes a holder
+    // (8 a bucket, at least a quarter full), each holder a tenant present.
     if tenants <= DENSE_UP_TO as u64 || present.saturating_mul(8) >= tenants {
-        every += 3 * 4;
+        every += 4 * 4;
     } else {
-        per_present = per_present.saturating_add(3 * 32);
+        per_present = per_present.saturating_add(4 * 32);
     }
+    // Where each done tenant's record is among the parked ones
+    // (models/sim/parked_places.rs): 4 bytes a tenant up to 65,536
+    // tenants; above, (tenant, place) pairs sorted in runs written to
+    // disk: the open run (`PLACES_RUN` pairs of 8 bytes, as much again
+    // for their order while it is sorted) and a write buffer.
+    let places = if tenants <= DENSE_UP_TO as u64 {
+        every += 4;
+        0
+    } else {
+        2 * 8 * PLACES_RUN as u64 + WRITE_BUFFER as u64
+    };
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
     // index and state (49 bytes) and flags (2 bits a model, in 8-byte
     // words), the fold's figures (97) and times (9 per threshold), in four
@@ -382,7 +397,8 @@ pub fn estimate_in(
             tenants.min(run),
             112u64.saturating_add(mul(&[thresholds, 16])),
         ]))
-        .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]));
+        .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]))
+        .saturating_add(places);
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, every])
         .saturating_add(mul(&[present, per_present]))

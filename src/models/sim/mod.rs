@@ -21,6 +21,7 @@ mod gpu_types;
 mod job_sink;
 mod left_at;
 mod outcome;
+mod parked_places;
 mod policy_api;
 mod simulation;
 mod stepper;

@@ -13,7 +13,8 @@
 //!   (`park`): its state and flags are appended to a [`Spill`] (in memory
 //!   up to [`PARKED_IN_MEMORY`], then in a temporary file, written
 //!   [`WRITE_BUFFER`](crate::core::io::spill::WRITE_BUFFER) bytes at a
-//!   time), its slot number becomes its place there, and they are read
+//!   time), its place there is kept ([`ParkedPlaces`]: by tenant up to
+//!   65,536 tenants, in sorted runs on disk above), and they are read
 //!   back when asked for, one record at a time, or all in one pass at the
 //!   end of the run. Appended, not written at the tenant's index: tenants
 //!   are done in the order they arrived, a shuffled order (DESIGN §2.8),
@@ -24,16 +25,26 @@
 //!   without reading it back. Changing a parked tenant's state (nothing
 //!   the engine does after a tenant is done) brings it back to a slot.
 //!
+//! Which of the three places holds a tenant: its slot number, held only
+//! while it holds a slot ([`SlotIndex`]: a hash table of the live tenants
+//! in a run of more than 65,536 tenants, until many are live at once),
+//! and one bit a tenant, set while it is parked. Nothing else is held for
+//! every tenant of the run (issue 34: scale-year's 10^7 tenants held 4
+//! bytes each of slot numbers and places, 40 MB).
+//!
 //! Every accessor answers what it answered when all state was held per
 //! tenant: the places hold the same values (tests below).
 
 use std::sync::OnceLock;
 
+use super::parked_places::ParkedPlaces;
 use super::{Arrivals, EndReason, LeftAt, TenantUsers};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
+use crate::core::sim::bits::Bits;
 use crate::core::sim::prefetch::{PrefetchStep, prefetch, prefetch_all, prefetch_slice};
+use crate::core::sim::slot_index::{NONE, SlotIndex};
 use crate::models::trace::{Micros, Trace};
 
 /// Bytes of parked tenants' state (each of its two sequences) kept in
@@ -41,21 +52,9 @@ use crate::models::trace::{Micros, Trace};
 /// tenants (as the fold's parked figures, `models/metrics/tenant_fold.rs`).
 pub const PARKED_IN_MEMORY: usize = 4 << 20;
 
-/// `Tenants::slot_of`: the tenant has not arrived (no slot, fresh state).
-const NOT_ARRIVED: u32 = u32::MAX;
-/// `Tenants::slot_of` from this value up (below [`NOT_ARRIVED`]): the
-/// tenant is parked, its record the `value − PARKED`-th of the parked
-/// sequences (no slot). Below it: the tenant's slot.
-const PARKED: u32 = 1 << 31;
-
-/// The place in the parked sequences of a tenant whose `slot_of` is `s`,
-/// if it is parked.
-#[inline]
-fn parked_at(s: u32) -> Option<u64> {
-    (PARKED..NOT_ARRIVED)
-        .contains(&s)
-        .then(|| u64::from(s - PARKED))
-}
+/// Records the parked sequences hold at most: places are `u32`, one
+/// value kept for none.
+const MOST_PARKED: u64 = u32::MAX as u64 - 1;
 
 /// State of the tenants of one run. Tenant `i` is trace user
 /// [`Tenants::user`]`(i)`; tenants are ordered by trace index, so "lowest
@@ -71,9 +70,14 @@ pub struct Tenants {
     /// Shared with the run's event queue (one copy of 10^7 arrivals, not
     /// one each), or drawn as the run goes (none held).
     arrival: Arrivals,
-    /// Per tenant: its slot in `live` (below [`PARKED`]), or its place in
-    /// the parked sequences plus [`PARKED`], or [`NOT_ARRIVED`].
-    slot_of: Vec<u32>,
+    /// Each live tenant's slot in `live` ([`NONE`] for a tenant not
+    /// live: not arrived, or parked).
+    slot_of: SlotIndex,
+    /// Per tenant: whether it is parked (its state on the parked
+    /// sequences, at its place in `places`).
+    parked_bits: Bits,
+    /// Each parked tenant's place in the parked sequences.
+    places: ParkedPlaces,
     /// Per slot: the state of the tenant holding it.
     live: Vec<TenantState>,
     /// `slots × K` flags over trace models: `CLOSED` (started at the
@@ -94,7 +98,7 @@ pub struct Tenants {
     level_done: Vec<u16>,
     /// Parked tenants' state, with their index, in the order they were
     /// parked (a tenant parked again, its state changed after it was
-    /// done, has a later record: the one its `slot_of` names counts).
+    /// done, has a later record: the one `places` names counts).
     parked: Spill<ParkedState>,
     /// Parked tenants' flags, `flag_words(K)` words a record at `place ×
     /// words`, two bits a model.
@@ -264,6 +268,23 @@ fn flag_words(k: usize) -> usize {
     k.div_ceil(32)
 }
 
+/// Keep the last of each tenant's leave times in `left` (in the order
+/// read), sorted by tenant. Exact because nothing clears a tenant's
+/// `left`: a tenant parked more than once left in every record after the
+/// first that says so, and its last record's time counts.
+fn last_of_each(left: &mut Vec<(u32, Micros)>) {
+    left.sort_by_key(|&(i, _)| i);
+    let mut kept = 0;
+    for j in 0..left.len() {
+        if j + 1 < left.len() && left[j + 1].0 == left[j].0 {
+            continue;
+        }
+        left[kept] = left[j];
+        kept += 1;
+    }
+    left.truncate(kept);
+}
+
 /// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TenantLimits {
@@ -284,6 +305,7 @@ impl Clone for Tenants {
         let parked = self.parked.copy_or_empty(&mut failure);
         let parked_flags = self.parked_flags.copy_or_empty(&mut failure);
         let parked_arrived_at = self.parked_arrived_at.copy_or_empty(&mut failure);
+        let places = self.places.copy_or_empty(&mut failure);
         let lock = OnceLock::new();
         if let Some(e) = failure {
             let _ = lock.set(e);
@@ -293,6 +315,8 @@ impl Clone for Tenants {
             n_models: self.n_models,
             arrival: self.arrival.clone(),
             slot_of: self.slot_of.clone(),
+            parked_bits: self.parked_bits.clone(),
+            places,
             live: self.live.clone(),
             flags: self.flags.clone(),
             free: self.free.clone(),
@@ -356,7 +380,9 @@ impl Tenants {
             user: users,
             n_models: k,
             arrival,
-            slot_of: vec![NOT_ARRIVED; n],
+            slot_of: SlotIndex::new(n),
+            parked_bits: Bits::new(n),
+            places: ParkedPlaces::new(n),
             live: Vec::new(),
             flags: Vec::new(),
             free: Vec::new(),
@@ -390,7 +416,7 @@ impl Tenants {
     /// Tenant `i`'s parked state (a done tenant's fresh state, arrived, if
     /// it cannot be read back; the failure is kept for [`Self::check`]).
     fn parked_state(&self, i: usize) -> TenantState {
-        let Some(at) = parked_at(self.slot_of[i]) else {
+        let Some(at) = self.place_of(i) else {
             return self.fresh(i);
         };
         self.parked.get(at).map(|r| r.state).unwrap_or_else(|e| {
@@ -404,12 +430,37 @@ impl Tenants {
         })
     }
 
+    /// Parked tenant `i`'s place in the parked sequences; `None` for a
+    /// tenant not parked, or a place that cannot be read back (a done
+    /// tenant's fresh state is answered then; the failure is kept for
+    /// [`Self::check`]).
+    fn place_of(&self, i: usize) -> Option<u64> {
+        if !self.parked_bits.get(i) {
+            return None;
+        }
+        match self.places.get(i) {
+            Ok(Some(at)) => Some(at),
+            Ok(None) => {
+                let _ = self.failure.set(Error::input(format!(
+                    "internal: parked tenant {i} has no place"
+                )));
+                None
+            }
+            Err(e) => {
+                let _ = self
+                    .failure
+                    .set(e.context("reading where a done tenant's state is"));
+                None
+            }
+        }
+    }
+
     /// Tenant `i`'s state, wherever it lives (a live tenant's inline: the
     /// decisions' path; the others out of line).
     #[inline]
     fn st(&self, i: usize) -> TenantState {
-        let s = self.slot_of[i];
-        if s < PARKED {
+        let s = self.slot_of.get(i);
+        if s != NONE {
             return self.live[s as usize];
         }
         self.st_not_live(i)
@@ -419,8 +470,8 @@ impl Tenants {
     /// copy of its state: the accessors' path, every decision).
     #[inline]
     fn field<T>(&self, i: usize, f: impl Fn(&TenantState) -> T) -> T {
-        let s = self.slot_of[i];
-        if s < PARKED {
+        let s = self.slot_of.get(i);
+        if s != NONE {
             return f(&self.live[s as usize]);
         }
         f(&self.st_not_live(i))
@@ -436,8 +487,8 @@ impl Tenants {
     /// selector reads them for every model of every tenant it scores).
     #[inline]
     fn flag(&self, i: usize, k: usize) -> u8 {
-        let s = self.slot_of[i];
-        if s < PARKED {
+        let s = self.slot_of.get(i);
+        if s != NONE {
             return self.flags[s as usize * self.n_models + k];
         }
         self.flag_not_live(i, k)
@@ -446,11 +497,11 @@ impl Tenants {
     /// [`Self::flag`] of a tenant not live.
     #[inline(never)]
     fn flag_not_live(&self, i: usize, k: usize) -> u8 {
-        let s = self.slot_of[i];
-        if s < PARKED {
+        let s = self.slot_of.get(i);
+        if s != NONE {
             return self.flags[s as usize * self.n_models + k];
         }
-        let Some(place) = parked_at(s) else {
+        let Some(place) = self.place_of(i) else {
             return 0;
         };
         let w = flag_words(self.n_models) as u64;
@@ -470,8 +521,8 @@ impl Tenants {
     /// it had not arrived, its parked state if it was parked.
     #[inline]
     fn slot_mut(&mut self, i: usize) -> usize {
-        let s = self.slot_of[i];
-        if s < PARKED {
+        let s = self.slot_of.get(i);
+        if s != NONE {
             return s as usize;
         }
         self.take_slot(i)
@@ -480,10 +531,10 @@ impl Tenants {
     /// [`Self::slot_mut`] of a tenant not live: a slot taken for it.
     #[inline(never)]
     fn take_slot(&mut self, i: usize) -> usize {
-        let s = self.slot_of[i];
+        let place = self.place_of(i);
         let state = self.st(i);
         let k = self.n_models;
-        let flags: Vec<u8> = if parked_at(s).is_some() {
+        let flags: Vec<u8> = if place.is_some() {
             (0..k).map(|m| self.flag(i, m)).collect()
         } else {
             Vec::new()
@@ -503,12 +554,15 @@ impl Tenants {
             room.copy_from_slice(&flags);
         }
         if self.is_streamed() {
-            let at = parked_at(s).map_or(0, |place| self.parked_arrival(place));
+            let at = place.map_or(0, |place| self.parked_arrival(place));
             self.set_arrived_at(slot, at);
         }
-        // Slots number the most tenants live at once (< 2³¹: each holds
-        // 48 + K bytes, 100 GB at 2³¹).
-        self.slot_of[i] = u32::try_from(slot).map_or(PARKED - 1, |s| s.min(PARKED - 1));
+        // Slots number the most tenants live at once (below 2³² − 1, the
+        // index's none: each holds 48 + K bytes, 200 GB at 2³²).
+        self.slot_of
+            .set(i, u32::try_from(slot).map_or(NONE - 1, |s| s.min(NONE - 1)));
+        // Live again: its parked record no longer counts.
+        self.parked_bits.clear(i);
         slot
     }
 
@@ -527,22 +581,21 @@ impl Tenants {
     }
 
     /// Park done tenant `i` (DESIGN §2.6 "Done tenants"): its state and
-    /// flags are appended to the parked sequences, its slot number becomes
-    /// its place there, and its slot goes to the next tenant that arrives.
-    /// A tenant not live (or not done) stays as it is. An error: the
-    /// parked sequences' I/O, or more than 2³¹ − 1 records parked.
+    /// flags are appended to the parked sequences, its place there is
+    /// kept, and its slot goes to the next tenant that arrives. A tenant
+    /// not live (or not done) stays as it is. An error: the parked
+    /// sequences' I/O, or more than 2³² − 2 records parked.
     pub(super) fn park(&mut self, i: usize) -> Result<()> {
-        let s = self.slot_of[i];
-        if s >= PARKED || !self.is_done(i) {
+        let s = self.slot_of.get(i);
+        if s == NONE || !self.is_done(i) {
             return Ok(());
         }
         let place = u32::try_from(self.parked.len())
             .ok()
-            .filter(|&p| p < NOT_ARRIVED - PARKED)
+            .filter(|&p| u64::from(p) < MOST_PARKED)
             .ok_or_else(|| {
                 Error::input(format!(
-                    "more than {} done tenants parked in one run",
-                    NOT_ARRIVED - PARKED
+                    "more than {MOST_PARKED} done tenants parked in one run"
                 ))
             })?;
         let tenant = u32::try_from(i)
@@ -570,7 +623,9 @@ impl Tenants {
             }
             self.parked_flags.push(word)?;
         }
-        self.slot_of[i] = PARKED + place;
+        self.places.set(tenant, place)?;
+        self.slot_of.remove(i);
+        self.parked_bits.set(i);
         self.free.push(s as u32);
         Ok(())
     }
@@ -578,7 +633,7 @@ impl Tenants {
     /// Whether tenant `i` is parked (done, its state on the parked
     /// sequences).
     pub(super) fn is_parked(&self, i: usize) -> bool {
-        parked_at(self.slot_of[i]).is_some()
+        self.parked_bits.get(i)
     }
 
     /// The first error reading a parked tenant's state back, if any (the
@@ -676,14 +731,18 @@ impl Tenants {
                 if let Some(u) = self.user.as_slice().and_then(|l| l.get(i)) {
                     prefetch(u);
                 }
-                if let Some(s) = self.slot_of.get(i) {
-                    prefetch(s);
+                if i < self.len() {
+                    self.slot_of.prefetch(i);
                 }
             }
             PrefetchStep::Record => {
-                let Some(&s) = self.slot_of.get(i).filter(|&&s| s < PARKED) else {
+                if i >= self.len() {
                     return;
-                };
+                }
+                let s = self.slot_of.get(i);
+                if s == NONE {
+                    return;
+                }
                 let s = s as usize;
                 if let Some(state) = self.live.get(s) {
                     prefetch_all(state);
@@ -719,9 +778,11 @@ impl Tenants {
         if let Some(t) = self.arrival.listed() {
             return t.get(i).copied();
         }
-        match *self.slot_of.get(i)? {
-            NOT_ARRIVED => None,
-            s if s >= PARKED => parked_at(s).map(|place| self.parked_arrival(place)),
+        if i >= self.len() {
+            return None;
+        }
+        match self.slot_of.get(i) {
+            NONE => self.place_of(i).map(|place| self.parked_arrival(place)),
             s => {
                 let s = s as usize;
                 self.live[s]
@@ -737,16 +798,16 @@ impl Tenants {
     }
     /// Whether tenant `i` has arrived.
     pub fn has_arrived(&self, i: usize) -> bool {
-        match self.slot_of[i] {
-            NOT_ARRIVED => false,
-            s if s >= PARKED => true,
+        match self.slot_of.get(i) {
+            // Parked only once done, so arrived; else not arrived.
+            NONE => self.parked_bits.get(i),
             s => self.live[s as usize].arrived,
         }
     }
     /// Jobs of tenant `i` running now.
     pub fn running(&self, i: usize) -> u32 {
-        match self.slot_of[i] {
-            s if s >= PARKED => 0,
+        match self.slot_of.get(i) {
+            NONE => 0,
             s => self.live[s as usize].running,
         }
     }
@@ -756,10 +817,9 @@ impl Tenants {
     /// its `max_jobs`. Once true it stays true, and no job of the tenant
     /// starts, completes or is cancelled after it.
     pub fn is_done(&self, i: usize) -> bool {
-        match self.slot_of[i] {
-            NOT_ARRIVED => false,
-            // Parked only once done.
-            s if s >= PARKED => true,
+        match self.slot_of.get(i) {
+            // Parked only once done; else not arrived.
+            NONE => self.parked_bits.get(i),
             s => {
                 let t = &self.live[s as usize];
                 t.arrived
@@ -779,8 +839,8 @@ impl Tenants {
     /// ([`Trace::is_available`] of its user, answered without reading the
     /// trace when the tenant has every model).
     pub fn is_available(&self, trace: &Trace, i: usize, k: usize) -> bool {
-        let every = match self.slot_of[i] {
-            s if s >= PARKED => self.available.is_none(),
+        let every = match self.slot_of.get(i) {
+            NONE => self.available.is_none(),
             s => self.live[s as usize].every_model,
         };
         every || trace.is_available(self.user.user(i), k)
@@ -844,9 +904,9 @@ impl Tenants {
     /// its budget and has started fewer than `max_jobs` jobs; and is not
     /// waiting (DESIGN §12.2).
     pub fn is_eligible(&self, i: usize) -> bool {
-        let s = self.slot_of[i];
+        let s = self.slot_of.get(i);
         // Not arrived, or parked (done: never eligible again).
-        if s >= PARKED {
+        if s == NONE {
             return false;
         }
         let t = &self.live[s as usize];
@@ -894,8 +954,8 @@ impl Tenants {
     /// parked tenants' state read back in one pass over the parked
     /// sequence, not one read each (`schedule_over` is asked in that
     /// order: the other tenants' in tenant order, then the parked ones'
-    /// in the order they were parked). An error: reading parked state
-    /// back.
+    /// in the order they were parked, a tenant parked more than once for
+    /// each of its records). An error: reading parked state back.
     pub(super) fn end_reasons(
         &self,
         mut schedule_over: impl FnMut(usize) -> bool,
@@ -907,18 +967,16 @@ impl Tenants {
         let mut left = Vec::new();
         let mut parked = 0u64;
         for i in 0..n {
-            let s = self.slot_of[i];
-            if parked_at(s).is_some() {
+            if self.parked_bits.get(i) {
                 // Filled from its record below.
                 parked += 1;
                 ended.push(EndReason::default());
                 exhausted.push(false);
                 continue;
             }
-            let t = if s < PARKED {
-                self.live[s as usize]
-            } else {
-                self.fresh(i)
+            let t = match self.slot_of.get(i) {
+                NONE => self.fresh(i),
+                s => self.live[s as usize],
             };
             ended.push(self.reason_of(&t, schedule_over(i)));
             exhausted.push(t.exhausted);
@@ -926,16 +984,24 @@ impl Tenants {
                 left.push((i as u32, t.left_at));
             }
         }
+        // A tenant parked more than once (its state changed after it was
+        // done) has several records, the last one its state: read in the
+        // order parked, each overwrites the one before. The records of a
+        // tenant live again no longer count.
+        let mut seen = Bits::new(n);
         let mut found = 0u64;
-        for (place, r) in (0u64..).zip(self.parked.iter()) {
+        let mut repeated = false;
+        for r in self.parked.iter() {
             let ParkedState { tenant, state: t } = r?;
             let i = tenant as usize;
-            // A tenant parked again has a later record: this one no
-            // longer counts.
-            if i >= n || parked_at(self.slot_of[i]) != Some(place) {
+            if i >= n || !self.parked_bits.get(i) {
                 continue;
             }
-            found += 1;
+            if seen.set(i) {
+                found += 1;
+            } else {
+                repeated = true;
+            }
             ended[i] = self.reason_of(&t, schedule_over(i));
             exhausted[i] = t.exhausted;
             if t.left {
@@ -944,8 +1010,11 @@ impl Tenants {
         }
         if found != parked {
             return Err(Error::input(format!(
-                "internal: {found} records for {parked} parked tenants"
+                "internal: records of {found} of {parked} parked tenants"
             )));
+        }
+        if repeated {
+            last_of_each(&mut left);
         }
         self.check()?;
         Ok(EndStates {
@@ -1339,16 +1408,77 @@ mod tests {
             }));
     }
 
+    /// A parked tenant whose state changes comes back to a slot, and its
+    /// record stops counting; parked again, its later record counts
+    /// (read one at a time, and in the end's one pass), in both forms of
+    /// the places.
+    #[test]
+    fn a_tenant_parked_again_counts_its_later_record() {
+        let trace = one_user_two_models();
+        for runs in [false, true] {
+            let mut t = Tenants::new(
+                &trace,
+                &TenantUsers::list(&[0, 0, 0]),
+                &[0, 0, 0],
+                1,
+                TenantLimits::default(),
+            );
+            if runs {
+                t.slot_of = SlotIndex::sparse(3);
+                t.places = ParkedPlaces::in_runs(1, 0);
+            }
+            for i in 0..3 {
+                t.arrive(i);
+                t.exhaust(i);
+                assert!(t.is_done(i));
+                t.park(i).expect("park");
+            }
+            // Tenant 1 leaves after it was parked: live again, then parked
+            // again at a later place. Tenant 2 leaves and stays live.
+            t.leave(1, 40);
+            assert!(!t.is_parked(1) && t.left_at(1) == Some(40));
+            t.park(1).expect("park");
+            t.leave(1, 50);
+            t.park(1).expect("park");
+            t.leave(2, 60);
+            assert_eq!(t.parked.len(), 5);
+            assert!(t.is_parked(0) && t.is_parked(1) && !t.is_parked(2));
+            assert_eq!(t.left_at(1), Some(50));
+            let end = t.end_reasons(|_| false).expect("end reasons");
+            assert_eq!(
+                end.ended,
+                vec![EndReason::Budget, EndReason::Patience, EndReason::Patience]
+            );
+            assert_eq!(end.left_at.get(0), None);
+            assert_eq!(end.left_at.get(1), Some(50));
+            assert_eq!(end.left_at.get(2), Some(60));
+            assert_eq!(end.left_at.count(), 2);
+        }
+    }
+
+    #[test]
+    fn last_of_each_keeps_each_tenants_last_leave_time() {
+        let mut left = vec![(4, 1), (2, 5), (4, 3), (9, 0), (4, 7), (2, 6)];
+        last_of_each(&mut left);
+        assert_eq!(left, vec![(2, 6), (4, 7), (9, 0)]);
+        let mut none = Vec::new();
+        last_of_each(&mut none);
+        assert!(none.is_empty());
+    }
+
     proptest! {
         /// Tenants parked when done (in memory, and on file: every record
-        /// spilled) answer every accessor as tenants never parked (the
-        /// reference: all state live), after every call, for every tenant;
+        /// spilled; with the index forms of a small run, and of a large
+        /// one: slot numbers in a hash table, places in sorted runs)
+        /// answer every accessor as tenants never parked (the reference:
+        /// all state live), after every call, for every tenant;
         /// the end reasons read in one pass equal those read one by one;
         /// and the slots never outnumber the most tenants live at once.
         #[test]
         fn parked_tenants_answer_as_tenants_kept_live(
             ops in prop::collection::vec((0u8..6, 0usize..6, 0usize..3, any::<u64>()), 0..160),
             spill in prop::bool::ANY,
+            runs in prop::bool::ANY,
             budget in prop::option::of(500u64..3000),
             partial in prop::bool::ANY,
         ) {
@@ -1367,6 +1497,12 @@ mod tests {
             if spill {
                 parked.parked = Spill::with_threshold(0);
                 parked.parked_flags = Spill::with_threshold(0);
+            }
+            if runs {
+                // A large run's forms: slot numbers hashed, places in
+                // sorted runs (of two, on disk).
+                parked.slot_of = SlotIndex::sparse(6);
+                parked.places = ParkedPlaces::in_runs(2, 0);
             }
             let mut most = 0;
             for op in ops {
