@@ -416,9 +416,14 @@ impl Tenants {
     /// Tenant `i`'s parked state (a done tenant's fresh state, arrived, if
     /// it cannot be read back; the failure is kept for [`Self::check`]).
     fn parked_state(&self, i: usize) -> TenantState {
-        let Some(at) = self.place_of(i) else {
-            return self.fresh(i);
-        };
+        match self.place_of(i) {
+            Some(at) => self.state_at(i, at),
+            None => self.fresh(i),
+        }
+    }
+
+    /// Parked tenant `i`'s state, its record at place `at`.
+    fn state_at(&self, i: usize, at: u64) -> TenantState {
         self.parked.get(at).map(|r| r.state).unwrap_or_else(|e| {
             let _ = self
                 .failure
@@ -501,9 +506,11 @@ impl Tenants {
         if s != NONE {
             return self.flags[s as usize * self.n_models + k];
         }
-        let Some(place) = self.place_of(i) else {
-            return 0;
-        };
+        self.place_of(i).map_or(0, |place| self.flag_at(place, k))
+    }
+
+    /// The flags of model `k` parked at place `place`.
+    fn flag_at(&self, place: u64, k: usize) -> u8 {
         let w = flag_words(self.n_models) as u64;
         let word = self
             .parked_flags
@@ -531,13 +538,14 @@ impl Tenants {
     /// [`Self::slot_mut`] of a tenant not live: a slot taken for it.
     #[inline(never)]
     fn take_slot(&mut self, i: usize) -> usize {
+        // Its place found once (in a large run, a search of the places
+        // on disk), its state and flags read there.
         let place = self.place_of(i);
-        let state = self.st(i);
+        let state = place.map_or_else(|| self.fresh(i), |at| self.state_at(i, at));
         let k = self.n_models;
-        let flags: Vec<u8> = if place.is_some() {
-            (0..k).map(|m| self.flag(i, m)).collect()
-        } else {
-            Vec::new()
+        let flags: Vec<u8> = match place {
+            Some(at) => (0..k).map(|m| self.flag_at(at, m)).collect(),
+            None => Vec::new(),
         };
         let slot = match self.free.pop() {
             Some(f) => f as usize,
