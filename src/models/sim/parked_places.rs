@@ -14,10 +14,12 @@
 //!
 //! The price is a lookup: a search of every written run
 //! ([`SortedRuns::last_of`]: at 10^7 tenants 153 runs, up to 17
-//! positional reads each). Only a policy that reads a done tenant's state back looks a place
-//! up; the built-in policies never do (what a decision asks of a done
-//! tenant, arrived, eligible, done, running, is answered without its
-//! record), and the end of a run reads the records in one pass, not by
+//! positional reads each). Only a policy that reads a done tenant's
+//! state back looks a place up: what a decision asks of a done tenant
+//! (arrived, eligible, done, running) is answered without its record, the
+//! built-in policies of the scenarios checked read none
+//! (docs/PERFORMANCE.md "The engine's slot numbers by the tenants
+//! present"), and the end of a run reads the records in one pass, not by
 //! place.
 //!
 //! A tenant parked again (its state changed after it was done) has a

@@ -416,10 +416,12 @@ impl Tenants {
     /// Tenant `i`'s parked state (a done tenant's fresh state, arrived, if
     /// it cannot be read back; the failure is kept for [`Self::check`]).
     fn parked_state(&self, i: usize) -> TenantState {
-        match self.place_of(i) {
-            Some(at) => self.state_at(i, at),
-            None => self.fresh(i),
-        }
+        self.state_from(i, self.place_of(i))
+    }
+
+    /// Tenant `i`'s state parked at `place`, or its fresh state for none.
+    fn state_from(&self, i: usize, place: Option<u64>) -> TenantState {
+        place.map_or_else(|| self.fresh(i), |at| self.state_at(i, at))
     }
 
     /// Parked tenant `i`'s state, its record at place `at`.
@@ -541,7 +543,7 @@ impl Tenants {
         // Its place found once (in a large run, a search of the places
         // on disk), its state and flags read there.
         let place = self.place_of(i);
-        let state = place.map_or_else(|| self.fresh(i), |at| self.state_at(i, at));
+        let state = self.state_from(i, place);
         let k = self.n_models;
         let flags: Vec<u8> = match place {
             Some(at) => (0..k).map(|m| self.flag_at(at, m)).collect(),
