@@ -168,7 +168,10 @@ fn successive_halving_stops_after_its_last_rung_by_default() {
         );
         let r = c.cumulative_regret(out.end).expect("read");
         assert!(close(r, 4.3), "R = {r}");
-        assert_eq!(out.ended, vec![EndReason::ScheduleOver]);
+        assert_eq!(
+            out.end_states.reasons().expect("end states"),
+            vec![EndReason::ScheduleOver]
+        );
     }
 
     let out = s.run("successive-halving", &[key("after_schedule", "sweep")]);
@@ -179,7 +182,10 @@ fn successive_halving_stops_after_its_last_rung_by_default() {
     assert!(close(c.final_loss().expect("read"), 0.0));
     let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 5.2), "R = {r}");
-    assert_eq!(out.ended, vec![EndReason::AllModelsRun]);
+    assert_eq!(
+        out.end_states.reasons().expect("end states"),
+        vec![EndReason::AllModelsRun]
+    );
 }
 
 /// Hyperband on two brackets: one tenant, 5 models at fidelities 1, 3,
@@ -230,7 +236,10 @@ fn hyperband_stops_after_its_last_bracket() {
     );
     let r = c.cumulative_regret(out.end).expect("read");
     assert!(close(r, 3.8), "R = {r}");
-    assert_eq!(out.ended, vec![EndReason::ScheduleOver]);
+    assert_eq!(
+        out.end_states.reasons().expect("end states"),
+        vec![EndReason::ScheduleOver]
+    );
 
     let out = s.run("hyperband", &[eta(3), key("after_schedule", "sweep")]);
     let mut swept = brackets.clone();
@@ -238,7 +247,10 @@ fn hyperband_stops_after_its_last_bracket() {
     assert_eq!(s.log(&out), swept);
     let r = s.curve(&out).cumulative_regret(out.end).expect("read");
     assert!(close(r, 4.4), "R = {r}");
-    assert_eq!(out.ended, vec![EndReason::AllModelsRun]);
+    assert_eq!(
+        out.end_states.reasons().expect("end states"),
+        vec![EndReason::AllModelsRun]
+    );
 }
 
 /// ASHA, η = 2, two tenants a (models m0, m1) and b (m0, m1, m2) sharing
@@ -303,7 +315,7 @@ fn asha_stop_hands_the_gpu_to_the_other_tenant() {
     assert!(close(r, 6.9), "R = {r}");
     assert_eq!(c.time_to(0.0).expect("read"), Some(11_000_000));
     assert_eq!(
-        out.ended,
+        out.end_states.reasons().expect("end states"),
         vec![EndReason::ScheduleOver, EndReason::ScheduleOver]
     );
 
@@ -321,7 +333,7 @@ fn asha_stop_hands_the_gpu_to_the_other_tenant() {
     assert!(close(r, 7.5), "R = {r}");
     assert_eq!(c.time_to(0.0).expect("read"), Some(13_000_000));
     assert_eq!(
-        out.ended,
+        out.end_states.reasons().expect("end states"),
         vec![EndReason::AllModelsRun, EndReason::AllModelsRun]
     );
 }
@@ -375,19 +387,34 @@ fn each_tenant_says_why_it_ended() {
         max_jobs: Some(2),
         ..TenantLimits::default()
     });
-    assert_eq!((out.jobs.len(), out.ended[0]), (2, EndReason::MaxJobs));
+    assert_eq!(
+        (
+            out.jobs.len(),
+            out.end_states.reasons().expect("end states")[0]
+        ),
+        (2, EndReason::MaxJobs)
+    );
     let out = limited(TenantLimits {
         budget: Some(4_000_000),
         ..TenantLimits::default()
     });
-    assert_eq!((out.jobs.len(), out.ended[0]), (3, EndReason::Budget));
+    assert_eq!(
+        (
+            out.jobs.len(),
+            out.end_states.reasons().expect("end states")[0]
+        ),
+        (3, EndReason::Budget)
+    );
     let out = s.run_with(
         "successive-halving",
         &[],
         TenantLimits::default(),
         Some(5_000_000),
     );
-    assert_eq!(out.ended, vec![EndReason::Horizon]);
+    assert_eq!(
+        out.end_states.reasons().expect("end states"),
+        vec![EndReason::Horizon]
+    );
 
     let rows_of_u = THREE_MODELS.replace("\nt,", "\nu,");
     let two = THREE_MODELS.to_string() + rows_of_u.split_once('\n').map_or("", |(_, r)| r);
@@ -403,7 +430,7 @@ fn each_tenant_says_why_it_ended() {
         None,
     );
     assert_eq!(
-        out.ended,
+        out.end_states.reasons().expect("end states"),
         vec![EndReason::ScheduleOver, EndReason::Patience]
     );
     assert_eq!(out.left_at, vec![None, Some(1_500_000)]);

@@ -250,7 +250,13 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
             EndReason::ScheduleOver
         };
         prop_assert!(all_top || stop, "{}: tenant {} not swept", label, i);
-        prop_assert_eq!(out.ended[i], want, "{}: tenant {} end reason", label, i);
+        prop_assert_eq!(
+            out.end_states.get(i).expect("end state").ended,
+            want,
+            "{}: tenant {} end reason",
+            label,
+            i
+        );
     }
 
     // GPUs never double-booked; tenants within their limit.

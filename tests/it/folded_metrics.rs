@@ -118,7 +118,8 @@ fn check_folded(
     let Some(f) = FoldedRun::take(out) else {
         return Err(TestCaseError::fail(format!("{label}: nothing folded")));
     };
-    let batch = tenant_metrics(trace, tenants, arrivals, out, limits, thresholds);
+    let batch = tenant_metrics(trace, tenants, arrivals, out, limits, thresholds)
+        .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
     let folded = f
         .tenants
         .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
@@ -298,7 +299,11 @@ fn check_done_calls(label: &str, out: &mut RunOutcome) -> Result<(), TestCaseErr
         .take()
         .and_then(|f| f.downcast::<Vec<(usize, char)>>().ok())
         .ok_or_else(|| TestCaseError::fail(format!("{label}: nothing watched")))?;
-    let n = out.ended.len();
+    let ended = out
+        .end_states
+        .reasons()
+        .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
+    let n = ended.len();
     let mut told = vec![false; n];
     for &(i, kind) in calls.iter() {
         prop_assert!(
@@ -309,7 +314,7 @@ fn check_done_calls(label: &str, out: &mut RunOutcome) -> Result<(), TestCaseErr
         );
         told[i] = kind == 'd';
     }
-    for (i, &ended) in out.ended.iter().enumerate() {
+    for (i, &ended) in ended.iter().enumerate() {
         let must = matches!(ended, EndReason::AllModelsRun | EndReason::Patience);
         prop_assert!(
             !must || told[i],

@@ -97,8 +97,9 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     // The estimate's terms (footprint.rs), by hand, every user a tenant,
-    // all present at once (they all arrive at the start): per tenant 92
-    // bytes, 420 more while present (48 + 20 engine state and flags, 16
+    // all present at once (they all arrive at the start): per tenant 90
+    // bytes (92 before the end states were held in runs on disk, below),
+    // 420 more while present (48 + 20 engine state and flags, 16
     // heap slot, 136 GP slot, 104 + 48 + 3 × 16 folded metrics) and a GP
     // posterior (8 × 20 + 20 × 21 × 4 + 32 = 1,872 bytes), × 16,000,000 =
     // 38,144,000,000; the done ones parked, min(16,000,000 × (49 + 97 + 8
@@ -109,31 +110,36 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // run of parked places and its order, 2 × 8 × 65,536, and their write
     // buffer, 65,536: 1,114,112 (the places were 4 of the 92 bytes a
     // tenant before, the engine's slot numbers 4 of the dense tables'
-    // 16, then 12); the GP prior 20 ×
+    // 16, then 12); the end states' open run, its order and write buffer,
+    // 1,114,112 again, and their merge's buffers, ⌈16,000,000 / 65,536⌉ =
+    // 245 runs × 8 KiB = 2,007,040 (an end reason and a budget flag were
+    // 2 of the 92 bytes a tenant before); the GP prior 20 ×
     // 20 × 16 = 6,400
     // (the fold, 136 + 16 × 3 a tenant, was a term of its own before);
     // results until folded: the rows, min(16,000,000 × 2 × (46 + 9 × 3),
-    // 2 × 8 MiB) = 16,777,216, and 16,000,000 × 34 = 544,000,000
-    // (16,000,000 × (96 + 16 × 3) before the rows spilled); loss curves:
+    // 2 × 8 MiB) = 16,777,216, and 16,000,000 × 32 = 512,000,000 (34
+    // before the end states were on disk; 16,000,000 × (96 + 16 × 3)
+    // before the rows spilled); loss curves:
     // of the (320,000,000 + 16,000,000) × 20 bytes of each of the two, 8
     // MiB and a point in memory, 2 × 8,388,628 = 16,777,256; the figures'
     // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
     // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
     // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
-    // the program 33,554,432. Sum: 50,882,262,888 bytes = 47.4 GiB
-    // (50,881,148,776 before the parked places were held in runs;
+    // the program 33,554,432. Sum: 50,821,384,040 bytes = 47.3 GiB
+    // (50,882,262,888 before the end states were held in runs;
+    // 50,881,148,776 before the parked places were held in runs;
     // 50,944,624,488 with 128 + 388 a tenant and an open run of
     // 4,718,592, before the fold took each tenant's arrival and A*_i with
     // its arrival).
-    assert_eq!(estimate_of(&text, tmp.path()), 50_882_262_888);
+    assert_eq!(estimate_of(&text, tmp.path()), 50_821_384_040);
     assert!(
-        err.contains("s.toml: needs an estimated 47.4 GiB of memory"),
+        err.contains("s.toml: needs an estimated 47.3 GiB of memory"),
         "{err}"
     );
     assert!(
         err.contains(
-            "35.6 GiB 16,000,000 tenants' simulation state (92 bytes a tenant, 420 more for \
-             each of the 16,000,000 present at once, 29.7 MiB for the done ones; \
+            "35.5 GiB 16,000,000 tenants' simulation state (90 bytes a tenant, 420 more for \
+             each of the 16,000,000 present at once, 32.7 MiB for the done ones; \
              GP posteriors of 1,872 bytes for 16,000,000 of them at once)"
         ),
         "{err}"
@@ -203,25 +209,29 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // By hand (footprint.rs's terms, as in the fifty-GB test): the
     // program 33,554,432; trace matrices 20,020,000 × 17 + 20,020,000 × 8
     // = 500,500,000; ids 1,001,020 × 80 = 80,081,600; generation scratch
-    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (92 +
+    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (90 +
     // 420 + 1,872, every tenant present at once: no arrivals over time) +
     // the done ones parked, 16 MiB, the fold's open run 5,242,880 and
     // merge buffers 31 × 16 KiB = 507,904, the parked places 1,114,112,
-    // + the prior's 6,400 = 2,410,032,512 (2,408,918,400 before the
-    // parked places; 2,412,398,112 with 128 + 388 a tenant and an open
+    // the end states' open run 1,114,112 and merge buffers 16 × 8 KiB =
+    // 131,072, + the prior's 6,400 = 2,409,275,696 (2,410,032,512 with
+    // 92 a tenant before the end states were on disk; 2,408,918,400
+    // before the parked places; 2,412,398,112 with 128 + 388 a tenant and an open
     // run of 4,718,592, before the fold took each tenant's arrival and
     // A*_i with its arrival)
     // (the fold, 1,001,000 × 184, was a term of its own before); results:
-    // the rows, 16 MiB, and 1,001,000 × 34 = 50,811,216 (1,001,000 × 144
+    // the rows, 16 MiB, and 1,001,000 × 32 = 32,032,000 (34 before the
+    // end states were on disk, 1,001,000 × 144
     // before the rows spilled); loss curves: 8 MiB and a point of each of
     // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
     // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
-    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,267,933,016 bytes
-    // = 3.04 GiB (3,266,818,904 before the parked places; 3,270,298,616 before the fold took each tenant's
+    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,265,174,200 bytes
+    // = 3.04 GiB (3,267,933,016 before the end states were on disk;
+    // 3,266,818,904 before the parked places; 3,270,298,616 before the fold took each tenant's
     // arrival and A*_i with its arrival, 3,421,707,688 before the state
     // of done tenants was counted apart, 3,265,072,120 before the parked
     // figures were sorted in runs).
-    assert_eq!(e.total(), 3_267_933_016, "{e:?}");
+    assert_eq!(e.total(), 3_265_174_200, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -756,20 +766,24 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&as_service, "10,001,000"), "{as_service:?}");
     assert!(says(&alone, "36,275"), "{alone:?}");
     // Half the tenants at the same rate: as many present at once, so the
-    // estimate falls by what a tenant not present holds, by hand 76
-    // bytes of simulation state (footprint.rs; 80 before the engine's
+    // estimate falls by what a tenant not present holds, by hand 74
+    // bytes of simulation state (footprint.rs; 76 before the end states
+    // were held in runs on disk, 80 before the engine's
     // slot numbers were indexed by the tenants holding one and its
     // parked tenants' places held in sorted runs, a fixed 1.06 MiB in both
     // runs; 92 before the slot numbers
     // of the score heap, the GP selector and the fold were indexed by the
     // tenants holding one: 8 × 36,275 is below both runs' tenants, so
     // they count 32 bytes a table for each present tenant, the same in
-    // both), 42 of results (user and
-    // arrival 16, end state 18, regret area alone 8; its row is on disk)
-    // and 16 of the figures' regret areas: 134 bytes × 5,000,000 (138
-    // before the engine's slot numbers, 150 before); and the
+    // both), 40 of results (user and
+    // arrival 16, leave time 16, regret area alone 8; its row is on disk,
+    // and its end state: 42 before) and 16 of the figures' regret areas:
+    // 130 bytes × 5,000,000 (134 before the end states were on disk, 138
+    // before the engine's slot numbers, 150 before); the
     // merge of the parked figures' runs reads ⌈10^7 / 32,768⌉ − ⌈5 × 10^6
-    // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each.
+    // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each, and the merge of the
+    // end states' runs ⌈10^7 / 65,536⌉ − ⌈5 × 10^6 / 65,536⌉ = 153 − 77 =
+    // 76 fewer, 8 KiB each.
     let mut half = year("");
     if let Some(syn) = half.trace.syn.as_mut() {
         syn.users = 5_001_000;
@@ -779,13 +793,14 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&smaller, "36,275"), "{smaller:?}");
     assert_eq!(
         alone.total() - smaller.total(),
-        134 * 5_000_000 + 153 * 16_384
+        130 * 5_000_000 + 153 * 16_384 + 76 * 8_192
     );
     // With the arrivals drawn as the run goes (`order = "streamed"`, as
     // scale-year has them): no time and no order for a tenant not present
-    // (20 bytes fewer, 1 more for the draw's bit and counts: 57) and no
-    // arrival in the results (8 fewer: 34), so 107 bytes × 5,000,000
-    // (111 before the engine's slot numbers).
+    // (20 bytes fewer, 1 more for the draw's bit and counts: 55) and no
+    // arrival in the results (8 fewer: 32), so 103 bytes × 5,000,000
+    // (107 before the end states were on disk, 111 before the engine's
+    // slot numbers), and the same fewer runs to merge.
     let streamed = |users| {
         let mut f = year("");
         f.arrivals.order = Some("streamed".into());
@@ -796,7 +811,10 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
         estimate_in(&f, &shape, &budget, &registry, false)
     };
     let (whole, half) = (streamed(10_001_000), streamed(5_001_000));
-    assert_eq!(whole.total() - half.total(), 107 * 5_000_000 + 153 * 16_384);
+    assert_eq!(
+        whole.total() - half.total(),
+        103 * 5_000_000 + 153 * 16_384 + 76 * 8_192
+    );
     // And, the same tenants present, 19 + 8 bytes less a tenant of the
     // run (the estimate counts every user of the trace as a tenant,
     // footprint.rs), 8 more a tenant present (its arrival, beside its

@@ -132,7 +132,10 @@ fn budget_stops_the_job_that_would_cross_it() {
     let used: Vec<u64> = rows.iter().map(|t| t.gpu_us).collect();
     assert_eq!(used, [6 * S, 6 * S, 5 * S]);
     assert!(used.iter().all(|&u| u <= 7 * S));
-    assert_eq!(r.outcome.budget_exhausted, [true, false, true]);
+    assert_eq!(
+        r.outcome.end_states.budget_flags().expect("end states"),
+        [true, false, true]
+    );
     // Final loss: u1 best .8 of .9, u2 .75 of .75, u3 .55 of .95.
     assert!(close(r.metrics.final_loss, (0.1 + 0.0 + 0.4) / 3.0));
 }

@@ -227,20 +227,22 @@ fn a_horizon_leaves_streamed_tenants_unarrived_with_their_drawn_times() {
     assert!(err.to_string().contains("cannot be lent"), "{err}");
 }
 
-/// `Tenants::arrival` of a streamed run answers an arrived tenant's time
-/// (live or parked once done) and nothing for one not arrived yet, at
-/// every decision of a run stepped by hand.
-#[test]
-fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
-    let s = scenario(300.0, "");
-    let Ok(parts) = tenantsim::models::experiment::start_rep(&s, 1, 0) else {
+/// Repetition `rep` of `s`'s first policy as a run stepped by hand, its
+/// tenants arriving by the streamed Poisson process of `rate_per_hour`
+/// and `seed` (the scenario's); and their arrival times, listed.
+fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'_>, Vec<u64>) {
+    let Ok(parts) = tenantsim::models::experiment::start_rep(s, rep, 0) else {
         panic!("set-up")
     };
-    let arrivals =
-        tenantsim::models::sim::PoissonStream::new(parts.split.tenants.len(), 300.0, 5, 1)
-            .expect("stream");
-    let list = arrivals.to_list();
-    let mut run = ModelRun::sharing(
+    let arrivals = tenantsim::models::sim::PoissonStream::new(
+        parts.split.tenants.len(),
+        rate_per_hour,
+        seed,
+        rep,
+    )
+    .expect("stream");
+    let list = arrivals.to_list().to_vec();
+    let run = ModelRun::sharing(
         tenantsim::core::sim::held::Shared::Borrowed(&s.trace),
         tenantsim::core::sim::held::Shared::Borrowed(&s.gpu_types),
         parts.split.tenants.clone(),
@@ -250,6 +252,16 @@ fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
         tenantsim::core::sim::held::Held::Owned(parts.selector),
     )
     .expect("a run");
+    (run, list)
+}
+
+/// `Tenants::arrival` of a streamed run answers an arrived tenant's time
+/// (live or parked once done) and nothing for one not arrived yet, at
+/// every decision of a run stepped by hand.
+#[test]
+fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
+    let s = scenario(300.0, "");
+    let (mut run, list) = stepped(&s, 1, 300.0, 5);
     let (mut checked, mut done_seen) = (0, 0);
     while let Some(point) = run.next_decision().expect("a decision") {
         let t = run.tenants();
@@ -265,4 +277,63 @@ fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
         run.decide(point.policy_choice).expect("decides");
     }
     assert!(checked > 1_000 && done_seen > 100, "{checked} {done_seen}");
+}
+
+/// A run of more than 65,536 tenants holds its tenants' end states in
+/// sorted runs on disk, not a byte a tenant (issue 34: memory by the
+/// tenants present; `models/sim/end_states.rs`): each tenant's state read
+/// from them, in tenant order and one by one, is the state the engine
+/// answers for that tenant alone at the run's end (a point read of its
+/// live, fresh or parked state). Tenants leave (patience), hit their
+/// budget, run every model, or never arrive (the horizon).
+#[test]
+fn a_large_runs_end_states_on_disk_are_each_tenants_own() {
+    use tenantsim::models::sim::{EndReason, EndState};
+    let tenants = 70_000;
+    let text = format!(
+        "name = \"large\"\nseed = 3\nrepetitions = 1\nthresholds = [0.05]\nhorizon_s = 3600\n\
+         [trace.syn]\nusers = {}\nmodels = 3\nmodel_sd = 0.1\nuser_sd = 0.05\n\
+         cost = \"uniform(0,500)\"\nseed = 2\n\
+         [split]\nprior_count = 10\n\
+         [arrivals]\nkind = \"poisson\"\nrate_per_hour = 600\norder = \"streamed\"\n\
+         [limits]\npatience_s = 300\nbudget_gpu_s = 450\n\
+         [cluster]\ngpus = 60\n\
+         [[policy]]\nname = \"ease.ml\"\nscheduler = \"greedy\"\nselector = \"gp-ucb-cost\"\n",
+        tenants + 10
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/large.toml");
+    let s = parse_scenario(&path, &text, Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (mut run, list) = stepped(&s, 0, 600.0, 3);
+    assert_eq!(list.len(), tenants);
+    while let Some(point) = run.next_decision().expect("a decision") {
+        run.decide(point.policy_choice).expect("decides");
+    }
+    let want: Vec<EndState> = (0..tenants)
+        .map(|i| EndState {
+            ended: run.end_reason(i),
+            budget_exhausted: run.tenants().is_exhausted(i),
+        })
+        .collect();
+    let out = run.into_outcome().expect("the outcome");
+    assert!(out.end_states.is_in_runs());
+    assert_eq!(out.end_states.len(), tenants);
+    assert!(out.end_states.to_vec().expect("read in order") == want);
+    for i in (0..tenants).step_by(997).chain([tenants - 1]) {
+        assert_eq!(
+            out.end_states.get(i).expect("read one"),
+            want[i],
+            "tenant {i}"
+        );
+    }
+    // Every kind of end the scenario was made for.
+    for reason in [
+        EndReason::Patience,
+        EndReason::Budget,
+        EndReason::AllModelsRun,
+        EndReason::Horizon,
+    ] {
+        let count = want.iter().filter(|s| s.ended == reason).count();
+        assert!(count > 10, "{count} tenants ended by {reason:?}");
+    }
+    assert!(want.iter().filter(|s| s.budget_exhausted).count() > 10);
 }

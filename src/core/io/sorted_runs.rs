@@ -203,6 +203,34 @@ impl<H: Record + Clone, T: Record + Clone> SortedRuns<H, T> {
     /// and the runs are merged. An error: writing it; the stream's items
     /// are reading errors.
     pub fn sorted(&mut self) -> Result<Merged<'_, H, T>> {
+        self.seal()?;
+        self.merged()
+    }
+
+    /// Make the records readable in key order from a shared reference
+    /// ([`Self::merged`]): once a run was written, the open one is written
+    /// too and what held it is given back (the open run's vectors, the
+    /// spills' write buffers); records that all fit in the open run stay
+    /// in memory. Pushing after sealing is allowed (seal again before
+    /// merging). An error: writing the open run.
+    pub fn seal(&mut self) -> Result<()> {
+        if self.starts.is_empty() {
+            return Ok(());
+        }
+        self.write_run()?;
+        self.open = Vec::new();
+        self.open_tails = Vec::new();
+        self.heads.shrink_to_fit()?;
+        self.tails.shrink_to_fit()
+    }
+
+    /// Every record pushed, in key order, as [`Self::sorted`] gives them,
+    /// without changing the runs: records that all fit in the open run are
+    /// sorted in memory, written runs are merged. An error: records were
+    /// pushed to the open run after a run was written and the runs were
+    /// not [sealed](Self::seal) since (an internal error), or reading a
+    /// run's first record.
+    pub fn merged(&self) -> Result<Merged<'_, H, T>> {
         if self.starts.is_empty() {
             let key = self.key;
             let mut order: Vec<usize> = (0..self.open.len()).collect();
@@ -216,7 +244,11 @@ impl<H: Record + Clone, T: Record + Clone> SortedRuns<H, T> {
                 failed: false,
             });
         }
-        self.write_run()?;
+        if !self.open.is_empty() {
+            return Err(Error::input(
+                "internal: sorted runs merged with records not yet written (seal them first)",
+            ));
+        }
         let per = self.per as u64;
         let mut streams = Vec::with_capacity(self.starts.len());
         let mut heap = BinaryHeap::with_capacity(self.starts.len());
@@ -399,6 +431,40 @@ mod tests {
         assert_eq!(s.runs(), 2);
         assert_eq!(s.sorted().expect("sorted").count(), 25);
         assert_eq!(s.runs(), 3);
+    }
+
+    /// Sealed runs are read from a shared reference, twice, as `sorted`
+    /// reads them; records pushed after a run was written and before
+    /// sealing are refused, not silently left out.
+    #[test]
+    fn sealed_runs_merge_from_a_shared_reference_as_sorted_reads_them() {
+        let ids =
+            |m: Merged<'_, Head, u64>| -> Vec<u32> { m.map(|r| r.expect("read").0.2).collect() };
+        for (n, run) in [(0u64, 10), (7, 10), (95, 10), (95, 1), (95, usize::MAX)] {
+            let mut a = SortedRuns::<Head, u64>::new(key, 2, run, 0);
+            let mut b = SortedRuns::<Head, u64>::new(key, 2, run, 0);
+            for (h, t) in records(n) {
+                a.push(h, t.clone()).expect("push");
+                b.push(h, t).expect("push");
+            }
+            let want = ids(a.sorted().expect("sorted"));
+            b.seal().expect("seal");
+            if b.runs() > 0 {
+                // Written runs: the open run and the write buffer given back.
+                assert_eq!(b.open.capacity() + b.heads.bytes_in_memory(), 0);
+            }
+            let shared = &b;
+            assert_eq!(ids(shared.merged().expect("merged")), want, "n = {n}");
+            assert_eq!(ids(shared.merged().expect("merged")), want, "again");
+        }
+        let mut s = SortedRuns::<Head, u64>::new(key, 2, 10, 0);
+        for (h, t) in records(25) {
+            s.push(h, t).expect("push");
+        }
+        let e = s.merged().expect_err("5 records not written");
+        assert!(e.to_string().contains("seal them first"), "{e}");
+        s.seal().expect("seal");
+        assert_eq!(ids(s.merged().expect("merged")).len(), 25);
     }
 
     /// 20,000 records in a shuffled order, every run on disk: the runs

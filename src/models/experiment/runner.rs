@@ -230,7 +230,7 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
                         &outcome,
                         limits,
                         &scenario.thresholds,
-                    ))?,
+                    )?)?,
                     outcome
                         .completion_order
                         .first()
@@ -239,11 +239,21 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
                 )
             }
         };
+    // The end reasons read in tenant order until the first at the
+    // horizon (from disk in a large run); a read error stops and is the
+    // error.
+    let mut unread = None;
     curve.left_work = stall::left_work(
-        outcome.ended.iter().copied(),
+        outcome
+            .end_states
+            .iter()
+            .map_while(|s| s.map(|s| s.ended).map_err(|e| unread = Some(e)).ok()),
         outcome.end,
         scenario.config.horizon,
     );
+    if let Some(e) = unread {
+        return Err(e);
+    }
     if curve.stalled() {
         curve.stall_end = Some(stall_end(scenario, &split.tenants, curve.last_arrival));
     }
@@ -313,7 +323,7 @@ fn isolated_areas(
             ))
         })?;
         clock = alone.policy_clock;
-        let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[]);
+        let m = tenant_metrics(&scenario.trace, &[u], &[0], &alone, limits, &[])?;
         areas.push(m[0].regret_area);
     }
     Ok((areas, clock))
@@ -464,7 +474,8 @@ mod tests {
             };
             assert!(alone.policy_clock.calls() < PolicyClock::EXACT);
             calls += alone.policy_clock.calls();
-            let m = tenant_metrics(&s.trace, &[u], &[0], &alone, s.config.limits, &[]);
+            let m = tenant_metrics(&s.trace, &[u], &[0], &alone, s.config.limits, &[])
+                .expect("metrics");
             fresh.push(m[0].regret_area);
         }
         assert_eq!(split.tenants.len(), 30);

@@ -308,7 +308,7 @@ impl JobSink for RunFold {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::sim::{EndReason, LeftAt, TenantLimits};
+    use crate::models::sim::{EndReason, EndState, EndStates, LeftAt, TenantLimits};
 
     /// The points of a folded curve: (axis, S, arrived).
     fn points(c: &Result<LossCurve>) -> Vec<(Micros, f64, u32)> {
@@ -343,13 +343,18 @@ mod tests {
         let state = RunEndState {
             end: 100,
             left_at: &LeftAt::from(vec![Some(10), None, None, None]),
-            budget_exhausted: &[false; 4],
-            ended: &[
-                EndReason::Patience,
-                EndReason::AllModelsRun,
-                EndReason::Horizon,
-                EndReason::Horizon,
-            ],
+            end_states: &EndStates::from_states(
+                [
+                    EndReason::Patience,
+                    EndReason::AllModelsRun,
+                    EndReason::Horizon,
+                    EndReason::Horizon,
+                ]
+                .map(|ended| EndState {
+                    ended,
+                    budget_exhausted: false,
+                }),
+            ),
             limits: TenantLimits::default(),
             arrivals: &listed,
         };

@@ -36,7 +36,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::memory::PARKED_RUN;
 use crate::core::sim::{ActiveTable, Bits};
-use crate::models::sim::{EndReason, LeftAt, RunEndState, TenantLimits};
+use crate::models::sim::{EndReason, EndState, LeftAt, RunEndState, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The running figures of one tenant.
@@ -395,8 +395,6 @@ impl TenantFold {
             end: state.end,
             models: &models,
             left_at: state.left_at,
-            budget_exhausted: state.budget_exhausted,
-            ended: state.ended,
             limits: state.limits,
         };
         let k = self.thresholds.len();
@@ -407,7 +405,19 @@ impl TenantFold {
         let mut out = TenantRowsBuilder::new(k)?;
         let mut parked = self.parked.sorted()?;
         let mut next = parked.next().transpose()?;
+        // The end states in tenant order, beside the parked figures (in
+        // runs on disk for a large run: `EndStates`).
+        if state.end_states.len() != n {
+            return Err(Error::input(format!(
+                "internal: {} end states for {n} tenants",
+                state.end_states.len()
+            )));
+        }
+        let mut ends = state.end_states.iter();
         for i in 0..n {
+            let e = ends
+                .next()
+                .ok_or_else(|| Error::input(format!("internal: no end state for tenant {i}")))??;
             if self.is_parked.get(i) {
                 let (p, times) = next
                     .take()
@@ -416,16 +426,16 @@ impl TenantFold {
                         Error::input(format!("internal: parked tenant {i} has no figures"))
                     })?;
                 let times = times.into_iter().map(|t| t.0).collect();
-                out.push(&ctx.row(i, &p.figures, times))?;
+                out.push(&ctx.row(i, e, &p.figures, times))?;
                 next = parked.next().transpose()?;
             } else if let Some(s) = self.active.slot(i) {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
-                out.push(&ctx.row(i, self.active.at(s), times))?;
+                out.push(&ctx.row(i, e, self.active.at(s), times))?;
             } else if let Some((arrival, a_star)) = never_arrived(i) {
                 let times = (self.thresholds.iter())
                     .map(|&th| met_at_arrival(a_star, th))
                     .collect();
-                out.push(&ctx.row(i, &Running::at_arrival(arrival, a_star), times))?;
+                out.push(&ctx.row(i, e, &Running::at_arrival(arrival, a_star), times))?;
             } else {
                 return Err(Error::input(format!(
                     "internal: tenant {i} arrived and has no figures"
@@ -442,32 +452,29 @@ impl TenantFold {
     }
 }
 
-/// What a row reads besides its tenant's figures: the run's end and the
-/// engine's per-tenant end state.
+/// What a row reads besides its tenant's figures and end state: the run's
+/// end and the engine's leave times.
 struct RowContext<'a, M> {
     end: Micros,
     models: &'a M,
     left_at: &'a LeftAt,
-    budget_exhausted: &'a [bool],
-    ended: &'a [EndReason],
     limits: TenantLimits,
 }
 
 impl<M: Fn(usize) -> usize> RowContext<'_, M> {
-    /// Tenant `i`'s row from its figures `r` and its times to the
-    /// thresholds `times` (the batch's arithmetic,
+    /// Tenant `i`'s row from its end state `e`, its figures `r` and its
+    /// times to the thresholds `times` (the batch's arithmetic,
     /// [`tenant_metrics`](super::tenant_metrics)): the area runs on to
     /// the end at its last loss; its demand ends when it left, at its
     /// last job's end when it had nothing left to run, else at the end.
-    fn row(&self, i: usize, r: &Running, times: Vec<Option<Micros>>) -> TenantMetrics {
+    fn row(&self, i: usize, e: EndState, r: &Running, times: Vec<Option<Micros>>) -> TenantMetrics {
         let end = self.end;
         let (arrival, a_star) = (r.arrival, r.a_star);
         let t = r.t.min(end);
         let area = r.area + (a_star - r.best) * end.saturating_sub(t) as f64;
-        let ended_i = self.ended.get(i).copied().unwrap_or_default();
         let finished_demand = r.started as usize == (self.models)(i)
-            || ended_i == EndReason::ScheduleOver
-            || self.budget_exhausted[i]
+            || e.ended == EndReason::ScheduleOver
+            || e.budget_exhausted
             || self.limits.max_jobs.is_some_and(|m| r.started >= m);
         let demand_end = match self.left_at.get(i) {
             Some(l) => l,
@@ -486,8 +493,8 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
             jobs: r.completed,
             gpu_us: r.gpu_us,
             abandoned: self.left_at.get(i).is_some(),
-            budget_exhausted: self.budget_exhausted[i],
-            ended: ended_i,
+            budget_exhausted: e.budget_exhausted,
+            ended: e.ended,
         }
     }
 }
@@ -495,6 +502,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::sim::{EndStates, EndStatesBuilder};
 
     /// One made-up call: (tenant, kind, start, at).
     type Call = (usize, u8, Micros, Micros);
@@ -569,14 +577,12 @@ mod tests {
     fn end_state<'a>(
         end: Micros,
         left_at: &'a LeftAt,
-        budget_exhausted: &'a [bool],
-        ended: &'a [EndReason],
+        end_states: &'a EndStates,
     ) -> RunEndState<'a> {
         RunEndState {
             end,
             left_at,
-            budget_exhausted,
-            ended,
+            end_states,
             limits: TenantLimits::default(),
             arrivals: &NO_ARRIVALS,
         }
@@ -586,20 +592,41 @@ mod tests {
         std::sync::LazyLock::new(|| Vec::new().into());
 
     /// The rows, the tenants that never arrived given their arrival and
-    /// A*_i (as the run's fold gives them at the end).
+    /// A*_i (as the run's fold gives them at the end), tenant 9 out of
+    /// budget and tenant 12's schedule over; the same whether the end
+    /// states are held a byte a tenant or in sorted runs on disk (a large
+    /// run's form).
     fn rows(f: TenantFold, n: usize) -> Vec<TenantMetrics> {
         let never: Vec<bool> = (0..n).map(|i| f.key(i).is_none() && !f.parked(i)).collect();
         let left: LeftAt = (0..n).map(|i| (i == 5).then_some(40_000)).collect();
-        let spent: Vec<bool> = (0..n).map(|i| i == 9).collect();
-        let ended = vec![EndReason::default(); n];
-        f.finish(
-            &end_state(90_000, &left, &spent, &ended),
-            |_| 3,
-            |i| never[i].then(|| arrival(i)),
-        )
-        .expect("rows")
-        .to_vec()
-        .expect("read back")
+        let state = |i: usize| EndState {
+            ended: match i {
+                5 => EndReason::Patience,
+                12 => EndReason::ScheduleOver,
+                _ => EndReason::default(),
+            },
+            budget_exhausted: i == 9,
+        };
+        let dense = EndStates::from_states((0..n).map(state));
+        let mut b = EndStatesBuilder::in_runs(n, 4, 0);
+        for i in (0..n).rev() {
+            b.set(i, state(i)).expect("set");
+        }
+        let in_runs = b.finish().expect("finish");
+        assert!(in_runs.is_in_runs());
+        let [a, b] = [dense, in_runs].map(|states| {
+            f.clone()
+                .finish(
+                    &end_state(90_000, &left, &states),
+                    |_| 3,
+                    |i| never[i].then(|| arrival(i)),
+                )
+                .expect("rows")
+                .to_vec()
+                .expect("read back")
+        });
+        assert_eq!(a, b);
+        a
     }
 
     /// The rows are the same whether done tenants' figures are kept, or
@@ -698,7 +725,8 @@ mod tests {
                 }
             }
             let left = LeftAt::from(vec![None; 3]);
-            let state = end_state(90, &left, &[false; 3], &[EndReason::Horizon; 3]);
+            let states = EndStates::from_states([EndState::default(); 3]);
+            let state = end_state(90, &left, &states);
             let Err(e) = f.finish(&state, |_| 2, |_| None) else {
                 panic!("rows made after a misuse ({what})");
             };
@@ -717,7 +745,8 @@ mod tests {
             let mut f = fold(2, usize::MAX);
             f.arrived(0, 0, 0.5);
             let left = LeftAt::from(vec![None; 2]);
-            let state = end_state(90, &left, &[false; 2], &[EndReason::Horizon; 2]);
+            let states = EndStates::from_states([EndState::default(); 2]);
+            let state = end_state(90, &left, &states);
             f.finish(&state, |_| 2, never)
         };
         let Err(e) = finish(&|_| None) else {

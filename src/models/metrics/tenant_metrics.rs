@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::error::{Error, Result};
 use crate::models::sim::{EndReason, RunOutcome, TenantLimits, UserList};
 use crate::models::trace::{Micros, Trace};
 
@@ -38,7 +39,8 @@ pub struct TenantMetrics {
 }
 
 /// Compute every tenant's figures. `users` are the run's tenants (trace
-/// indices), `arrivals` their arrival times.
+/// indices), `arrivals` their arrival times. An error: the outcome's end
+/// states are not one a tenant, or cannot be read back.
 pub fn tenant_metrics(
     trace: &Trace,
     users: &(impl UserList + ?Sized),
@@ -46,8 +48,15 @@ pub fn tenant_metrics(
     outcome: &RunOutcome,
     limits: TenantLimits,
     thresholds: &[f64],
-) -> Vec<TenantMetrics> {
+) -> Result<Vec<TenantMetrics>> {
     let n = users.count();
+    if outcome.end_states.len() != n {
+        return Err(Error::input(format!(
+            "internal: {} end states for {n} tenants",
+            outcome.end_states.len()
+        )));
+    }
+    let mut ends = outcome.end_states.iter();
     let end = outcome.end;
     // Jobs of each tenant in start order, as one list grouped by tenant
     // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
@@ -68,6 +77,9 @@ pub fn tenant_metrics(
     let mut completions: Vec<(Micros, f64)> = Vec::new();
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
+        let e = ends
+            .next()
+            .ok_or_else(|| Error::input(format!("internal: no end state for tenant {i}")))??;
         let a_star = trace.best_accuracy(users.user_of(i));
         let arrival = arrivals[i];
         let jobs = &grouped[start[i]..start[i + 1]];
@@ -106,8 +118,8 @@ pub fn tenant_metrics(
 
         let first_start = jobs.first().map(|&j| outcome.jobs[j].start);
         let finished_demand = jobs.len() == trace.models_of(users.user_of(i)).len()
-            || outcome.ended.get(i) == Some(&EndReason::ScheduleOver)
-            || outcome.budget_exhausted[i]
+            || e.ended == EndReason::ScheduleOver
+            || e.budget_exhausted
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
         let demand_end = match outcome.left_at.get(i) {
             Some(l) => l,
@@ -146,11 +158,11 @@ pub fn tenant_metrics(
                 })
                 .sum(),
             abandoned: outcome.left_at.get(i).is_some(),
-            budget_exhausted: outcome.budget_exhausted[i],
-            ended: outcome.ended.get(i).copied().unwrap_or_default(),
+            budget_exhausted: e.budget_exhausted,
+            ended: e.ended,
         });
     }
-    out
+    Ok(out)
 }
 
 /// Aggregates of the per-tenant figures of one run.

@@ -308,7 +308,8 @@ pub fn estimate_in(
     // twice as long: 8); the end reasons, budget flags and leave times
     // read when the run ends (18: a leave time is held only for a tenant
     // that left, `models/sim/left_at.rs`, but every tenant may leave, so
-    // each is counted): 75 bytes, counted as 76 (80 before the engine's
+    // each is counted; the end reasons and budget flags are on disk above
+    // 65,536 tenants, below): 75 bytes, counted as 76 (80 before the engine's
     // slot numbers were held by the tenants holding one and its parked
     // tenants' places in sorted runs, below; 92 before the
     // slot numbers of three tables were held by the tenants holding one,
@@ -378,6 +379,22 @@ pub fn estimate_in(
     } else {
         2 * 8 * PLACES_RUN as u64 + WRITE_BUFFER as u64
     };
+    // Each tenant's end state, read when the run ends
+    // (models/sim/end_states.rs): the byte of its end reason and the byte
+    // of its budget flag counted above up to 65,536 tenants; above, one
+    // (tenant, state) record, sorted in runs written to disk: the open run
+    // (`PLACES_RUN` records in 8-byte slots, as much again for their order
+    // while it is sorted) and a write buffer, then while the rows read
+    // them in tenant order an 8 KiB buffer a run (`MERGE_READ`).
+    let end_states = if tenants <= DENSE_UP_TO as u64 {
+        0
+    } else {
+        every -= 2;
+        (2 * 8 * PLACES_RUN as u64 + WRITE_BUFFER as u64).saturating_add(mul(&[
+            tenants.div_ceil(PLACES_RUN as u64),
+            MERGE_READ as u64,
+        ]))
+    };
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
     // index and state (49 bytes) and flags (2 bits a model, in 8-byte
     // words), the fold's figures (97) and times (9 per threshold), in four
@@ -398,7 +415,8 @@ pub fn estimate_in(
             112u64.saturating_add(mul(&[thresholds, 16])),
         ]))
         .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]))
-        .saturating_add(places);
+        .saturating_add(places)
+        .saturating_add(end_states);
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, every])
         .saturating_add(mul(&[present, per_present]))
@@ -490,17 +508,19 @@ pub fn estimate_in(
     // sequences in memory up to `ROWS_IN_MEMORY`, on disk past it), its
     // user and arrival (16; 8 with arrivals drawn as the run goes, whose
     // result holds the draw, not a list), its end reason, budget flag and
-    // leave time (18, the leave time counted for every tenant as above)
-    // and, with
+    // leave time (18, the leave time counted for every tenant as above;
+    // 16 above 65,536 tenants, whose end states are on disk,
+    // models/sim/end_states.rs) and, with
     // `fairness`, its regret area alone (8); with `--jobs`
     // the job log too (120 a job).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
+    let ends_on_disk = if tenants > DENSE_UP_TO as u64 { 2 } else { 0 };
     let per_run = rows
         .saturating_add(mul(&[
             tenants,
-            if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 },
+            if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 } - ends_on_disk,
         ]))
         .saturating_add(if budget.keep_jobs {
             mul(&[jobs, 120])

@@ -8,7 +8,7 @@ use std::any::Any;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use super::{Arrivals, EndReason, LeftAt, TenantLimits};
+use super::{Arrivals, EndStates, LeftAt, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The tenants' end of a run, from its outcome (what [`JobSink::finish`]
@@ -19,10 +19,9 @@ pub struct RunEndState<'a> {
     pub end: Micros,
     /// Per tenant: when it left for lack of patience.
     pub left_at: &'a LeftAt,
-    /// Per tenant: whether it hit its GPU-time budget.
-    pub budget_exhausted: &'a [bool],
-    /// Per tenant: why it ended.
-    pub ended: &'a [EndReason],
+    /// Per tenant: why it ended and whether it hit its GPU-time budget
+    /// (read in tenant order: [`EndStates::iter`]).
+    pub end_states: &'a EndStates,
     /// The per-tenant limits.
     pub limits: TenantLimits,
     /// The tenants' arrival times, µs (processed or not: a tenant due

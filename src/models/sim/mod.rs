@@ -15,6 +15,7 @@ mod config;
 mod decision;
 #[doc(hidden)]
 pub mod decision_bench;
+mod end_states;
 mod event;
 mod gpu_pool;
 mod gpu_types;
@@ -36,12 +37,14 @@ pub use arrival_times::{
 };
 pub use config::SimConfig;
 pub use decision::{Choice, Decision, Policies, Start};
+pub(crate) use end_states::EndStatesBuilder;
+pub use end_states::{EndReason, EndState, EndStates, EndStatesIter};
 pub use event::Event;
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use job_sink::{JobSink, RunEndState};
 pub use left_at::LeftAt;
-pub use outcome::{EndReason, JobRecord, RunOutcome};
+pub use outcome::{JobRecord, RunOutcome};
 pub use policy_api::{
     PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };

@@ -63,10 +63,10 @@ pub struct RunOutcome {
     /// Per tenant: when it left for lack of patience (held for the
     /// tenants that left, [`LeftAt`](super::LeftAt)).
     pub left_at: super::LeftAt,
-    /// Per tenant: whether it hit its GPU-time budget.
-    pub budget_exhausted: Vec<bool>,
-    /// Per tenant: why it ended (`tenants.csv`'s `ended`, DESIGN §12.3).
-    pub ended: Vec<EndReason>,
+    /// Per tenant: why it ended (`tenants.csv`'s `ended`, DESIGN §12.3)
+    /// and whether it hit its GPU-time budget (in runs on disk above
+    /// 65,536 tenants, [`EndStates`](super::EndStates)).
+    pub end_states: super::EndStates,
     /// Time spent inside the scheduler's and selector's calls (sampled; a
     /// measurement, never part of a result file that must be
     /// reproducible).
@@ -78,56 +78,6 @@ pub struct RunOutcome {
     /// what the result's own fields hold.
     #[serde(skip)]
     pub folded: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
-}
-
-/// Why a tenant stopped asking for GPUs by the end of a run (DESIGN §12.3,
-/// `tenants.csv`'s `ended` on a curve trace). One reason per tenant, the
-/// first that holds in this order: [`Patience`](Self::Patience),
-/// [`Horizon`](Self::Horizon) with a job still running,
-/// [`AllModelsRun`](Self::AllModelsRun), [`ScheduleOver`](Self::ScheduleOver),
-/// [`Budget`](Self::Budget), [`MaxJobs`](Self::MaxJobs), else
-/// [`Horizon`](Self::Horizon).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum EndReason {
-    /// It left for lack of patience (`[limits] patience_s`).
-    Patience,
-    /// The run ended (horizon) while it still had work: a job running, a
-    /// model to run, or it had not arrived.
-    #[default]
-    Horizon,
-    /// Every one of its models was started at its top level.
-    AllModelsRun,
-    /// Its selector's schedule is over and it asked for nothing more
-    /// (`after_schedule = "stop"`), with models never run at their top.
-    ScheduleOver,
-    /// It hit its GPU-time budget (`[limits] budget_gpu_s`).
-    Budget,
-    /// It started its `[limits] max_jobs` jobs.
-    MaxJobs,
-}
-
-impl EndReason {
-    /// Every reason, in declaration order (a run's encoding stores its index).
-    pub const ALL: [Self; 6] = [
-        Self::Patience,
-        Self::Horizon,
-        Self::AllModelsRun,
-        Self::ScheduleOver,
-        Self::Budget,
-        Self::MaxJobs,
-    ];
-
-    /// Its name in `tenants.csv`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Patience => "patience",
-            Self::Horizon => "horizon",
-            Self::AllModelsRun => "all-models-run",
-            Self::ScheduleOver => "schedule-over",
-            Self::Budget => "budget",
-            Self::MaxJobs => "max-jobs",
-        }
-    }
 }
 
 #[cfg(test)]

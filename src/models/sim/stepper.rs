@@ -9,7 +9,7 @@
 use super::arrival_feed::ArrivalFeed;
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
-use super::tenants::{EndStates, NO_JOB};
+use super::tenants::{EndOfRun, NO_JOB};
 use super::{Arrivals, JobSink, RunEndState, TenantUsers};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
 use super::{PrefetchStep, Scheduler, Selector};
@@ -778,7 +778,9 @@ impl<'a> ModelRun<'a> {
         // policies when the run owns them (borrowed ones are the
         // caller's), once the selector said whose schedule is over; then
         // the tenants' end states are read, in one pass over the parked
-        // tenants' state (DESIGN §2.6 "Done tenants"), and of the engine's
+        // tenants' state (DESIGN §2.6 "Done tenants"; above 65,536 tenants
+        // into sorted runs on disk, read back in tenant order by the
+        // fold: `EndStates`), and of the engine's
         // per-tenant state all but the tenants' users and arrival times
         // goes (the fold reads both at the end: the A*_i and the arrival of
         // tenants that never arrived, DESIGN §2.6).
@@ -791,9 +793,8 @@ impl<'a> ModelRun<'a> {
         }
         drop(sim.scheduler);
         drop(sim.selector);
-        let EndStates {
-            ended,
-            budget_exhausted,
+        let EndOfRun {
+            states: end_states,
             left_at,
         } = sim.tenants.end_reasons(|i| over.get(i))?;
         drop(over);
@@ -819,8 +820,7 @@ impl<'a> ModelRun<'a> {
             let state = RunEndState {
                 end: end.end,
                 left_at: &left_at,
-                budget_exhausted: &budget_exhausted,
-                ended: &ended,
+                end_states: &end_states,
                 limits: self.config.limits,
                 arrivals: &arrivals,
             };
@@ -847,8 +847,7 @@ impl<'a> ModelRun<'a> {
             gpus: self.config.gpus,
             capacity,
             left_at,
-            budget_exhausted,
-            ended,
+            end_states,
             policy_clock: sim.clock,
             folded,
         })

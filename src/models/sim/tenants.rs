@@ -38,7 +38,7 @@
 use std::sync::OnceLock;
 
 use super::parked_places::ParkedPlaces;
-use super::{Arrivals, EndReason, LeftAt, TenantUsers};
+use super::{Arrivals, EndReason, EndState, EndStates, EndStatesBuilder, LeftAt, TenantUsers};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
@@ -247,11 +247,10 @@ impl Record for ParkedState {
     }
 }
 
-/// Every tenant's end state, in tenant order ([`Tenants::end_reasons`]).
+/// Every tenant's end state and leave time ([`Tenants::end_reasons`]).
 #[derive(Debug)]
-pub(super) struct EndStates {
-    pub(super) ended: Vec<EndReason>,
-    pub(super) budget_exhausted: Vec<bool>,
+pub(super) struct EndOfRun {
+    pub(super) states: EndStates,
     pub(super) left_at: LeftAt,
 }
 
@@ -965,31 +964,44 @@ impl Tenants {
     /// sequence, not one read each (`schedule_over` is asked in that
     /// order: the other tenants' in tenant order, then the parked ones'
     /// in the order they were parked, a tenant parked more than once for
-    /// each of its records). An error: reading parked state back.
-    pub(super) fn end_reasons(
+    /// each of its records). The end states are held a byte a tenant up to
+    /// 65,536 tenants, else in sorted runs on disk
+    /// ([`EndStates`]). An error: reading parked state back, or writing
+    /// the end states.
+    pub(super) fn end_reasons(&self, schedule_over: impl FnMut(usize) -> bool) -> Result<EndOfRun> {
+        self.end_reasons_in(EndStatesBuilder::new(self.len()), schedule_over)
+    }
+
+    /// [`Self::end_reasons`] into `states` (either form, whatever the
+    /// tenants: tests give a small run the large run's).
+    fn end_reasons_in(
         &self,
+        mut states: EndStatesBuilder,
         mut schedule_over: impl FnMut(usize) -> bool,
-    ) -> Result<EndStates> {
+    ) -> Result<EndOfRun> {
         let n = self.len();
-        let (mut ended, mut exhausted) = (Vec::with_capacity(n), Vec::with_capacity(n));
         // Only the tenants that left, in the order read (DESIGN §8.5: not
         // 16 bytes for each tenant of the run).
         let mut left = Vec::new();
         let mut parked = 0u64;
         for i in 0..n {
             if self.parked_bits.get(i) {
-                // Filled from its record below.
+                // Set from its record below.
                 parked += 1;
-                ended.push(EndReason::default());
-                exhausted.push(false);
                 continue;
             }
             let t = match self.slot_of.get(i) {
                 NONE => self.fresh(i),
                 s => self.live[s as usize],
             };
-            ended.push(self.reason_of(&t, schedule_over(i)));
-            exhausted.push(t.exhausted);
+            let s = EndState {
+                ended: self.reason_of(&t, schedule_over(i)),
+                budget_exhausted: t.exhausted,
+            };
+            // Set once (no record of it follows): the default needs none.
+            if s != EndState::default() {
+                states.set(i, s)?;
+            }
             if t.left {
                 left.push((i as u32, t.left_at));
             }
@@ -1012,8 +1024,11 @@ impl Tenants {
             } else {
                 repeated = true;
             }
-            ended[i] = self.reason_of(&t, schedule_over(i));
-            exhausted[i] = t.exhausted;
+            let s = EndState {
+                ended: self.reason_of(&t, schedule_over(i)),
+                budget_exhausted: t.exhausted,
+            };
+            states.set(i, s)?;
             if t.left {
                 left.push((tenant, t.left_at));
             }
@@ -1027,9 +1042,8 @@ impl Tenants {
             last_of_each(&mut left);
         }
         self.check()?;
-        Ok(EndStates {
-            ended,
-            budget_exhausted: exhausted,
+        Ok(EndOfRun {
+            states: states.finish()?,
             left_at: LeftAt::new(n, left)?,
         })
     }
@@ -1410,7 +1424,8 @@ mod tests {
         // Leave times are held for the leavers only (read from live and
         // parked state alike), not for every tenant.
         assert_eq!((end.left_at.len(), end.left_at.count()), (n, n.div_ceil(2)));
-        assert!((0..n).all(|i| end.ended[i]
+        let ended = end.states.reasons().expect("read");
+        assert!((0..n).all(|i| ended[i]
             == if i % 2 == 0 {
                 EndReason::Patience
             } else {
@@ -1454,10 +1469,19 @@ mod tests {
             assert_eq!(t.parked.len(), 5);
             assert!(t.is_parked(0) && t.is_parked(1) && !t.is_parked(2));
             assert_eq!(t.left_at(1), Some(50));
-            let end = t.end_reasons(|_| false).expect("end reasons");
+            let states = if runs {
+                EndStatesBuilder::in_runs(3, 1, 0)
+            } else {
+                EndStatesBuilder::new(3)
+            };
+            let end = t.end_reasons_in(states, |_| false).expect("end reasons");
             assert_eq!(
-                end.ended,
+                end.states.reasons().expect("read"),
                 vec![EndReason::Budget, EndReason::Patience, EndReason::Patience]
+            );
+            assert_eq!(
+                end.states.budget_flags().expect("read"),
+                vec![true, true, true]
             );
             assert_eq!(end.left_at.get(0), None);
             assert_eq!(end.left_at.get(1), Some(50));
@@ -1536,10 +1560,13 @@ mod tests {
                 prop_assert!(parked.check().is_ok());
             }
             let over = |i: usize| i.is_multiple_of(3);
-            let end = parked.end_reasons(over).expect("end reasons");
+            // A large run's end states: in sorted runs (of two, on disk).
+            let states = if runs { EndStatesBuilder::in_runs(6, 2, 0) } else { EndStatesBuilder::new(6) };
+            let end = parked.end_reasons_in(states, over).expect("end reasons");
+            prop_assert_eq!(end.states.is_in_runs(), runs);
             let want: Vec<EndReason> = (0..6).map(|i| kept.end_reason(i, over(i))).collect();
-            prop_assert_eq!(end.ended, want);
-            prop_assert_eq!(end.budget_exhausted, (0..6).map(|i| kept.is_exhausted(i)).collect::<Vec<_>>());
+            prop_assert_eq!(end.states.reasons().expect("read"), want);
+            prop_assert_eq!(end.states.budget_flags().expect("read"), (0..6).map(|i| kept.is_exhausted(i)).collect::<Vec<_>>());
             prop_assert_eq!(end.left_at, (0..6).map(|i| kept.left_at(i)).collect::<Vec<_>>());
             // Done tenants gave their slots back: the slots are the most
             // tenants arrived and not done at once, plus at most the one

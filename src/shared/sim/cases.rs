@@ -714,7 +714,6 @@ proptest! {
         prop_assert_eq!(model.end, s.end);
         prop_assert_eq!(model.busy, s.busy);
         prop_assert_eq!(&model.left_at, &s.left_at);
-        prop_assert_eq!(&model.budget_exhausted, &s.budget_exhausted);
-        prop_assert_eq!(&model.ended, &s.ended);
+        prop_assert_eq!(&model.end_states, &s.end_states);
     }
 }

@@ -17,7 +17,9 @@ use crate::jobs::sim::{
     RawRun, Rounds, SchedInit, Segment, SimTypes, TypePolicy, simulate_with,
 };
 use crate::jobs::trace::Job;
-use crate::models::sim::{Policies, RunOutcome, Scheduler, Selector, SimInput};
+use crate::models::sim::{
+    EndState, EndStatesBuilder, Policies, RunOutcome, Scheduler, Selector, SimInput,
+};
 
 /// Run one shared simulation: the background's jobs and the service's
 /// requests on `input.cluster` under the cluster scheduler `cluster` (built
@@ -45,7 +47,7 @@ pub fn simulate_shared(
     let sim = sim_input(input, &empty_types)?;
     let rounds = input.cluster.round.map(Rounds::new).transpose()?;
     let raw = simulate_with(&sim, table, rounds, &mut *scheduler, tracked)?;
-    Ok(outcome(input, raw, n_trace, second))
+    outcome(input, raw, n_trace, second)
 }
 
 /// The service's scheduler and selector, borrowed for a batch run or
@@ -293,7 +295,7 @@ pub(super) fn outcome(
     raw: RawRun<Tracked<'_>>,
     n_trace: usize,
     second: usize,
-) -> SharedOutcome {
+) -> Result<SharedOutcome> {
     let c = &input.cluster;
     let gpus: u64 = c.nodes.iter().map(|&g| u64::from(g)).sum();
     let Tracked {
@@ -351,12 +353,13 @@ pub(super) fn outcome(
             n_trace,
             second,
             &mut out,
-        );
+        )?;
     }
-    out
+    Ok(out)
 }
 
-/// The service's run in model mode's form (DESIGN §13.5).
+/// The service's run in model mode's form (DESIGN §13.5). An error:
+/// writing its end states (on disk above 65,536 tenants).
 #[allow(clippy::too_many_arguments)]
 fn finish_service(
     mut w: Service<'_>,
@@ -367,7 +370,7 @@ fn finish_service(
     n_trace: usize,
     second: usize,
     out: &mut SharedOutcome,
-) {
+) -> Result<()> {
     let trace = s.sim.trace;
     let users = s.sim.tenants;
     let end = match s.sim.config.horizon {
@@ -422,13 +425,21 @@ fn finish_service(
     }
     out.service_preemptions = all.preemptions[n_trace..n_trace + w.jobs.len()].to_vec();
     let n = users.len();
-    let budget_exhausted = (0..n).map(|i| w.tenants.is_exhausted(i)).collect();
-    let ended = (0..n)
-        .map(|i| {
-            w.tenants
-                .end_reason(i, w.policies.selector.schedule_over(i))
-        })
-        .collect();
+    // In sorted runs on disk above 65,536 tenants, as the model-mode
+    // engine's (`EndStates`); the default state needs no record.
+    let mut states = EndStatesBuilder::new(n);
+    for i in 0..n {
+        let s = EndState {
+            ended: w
+                .tenants
+                .end_reason(i, w.policies.selector.schedule_over(i)),
+            budget_exhausted: w.tenants.is_exhausted(i),
+        };
+        if s != EndState::default() {
+            states.set(i, s)?;
+        }
+    }
+    let end_states = states.finish()?;
     out.service = Some(RunOutcome {
         jobs: w.jobs,
         completion_order: w.completion_order,
@@ -440,13 +451,13 @@ fn finish_service(
         gpus: u32::try_from(out.gpus).unwrap_or(u32::MAX),
         capacity: None,
         left_at: w.left_at.into(),
-        budget_exhausted,
-        ended,
+        end_states,
         policy_clock: w.policies.clock,
         // The shared engine keeps its log: the runner computes the
         // metrics from it (DESIGN §2.6).
         folded: None,
     });
+    Ok(())
 }
 
 /// The workflows' own rules against the cluster: an untyped cluster

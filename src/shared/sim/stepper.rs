@@ -153,6 +153,6 @@ impl<'a> SharedStepper<'a> {
     /// [`super::simulate_shared`] returns.
     pub fn into_outcome(self) -> Result<SharedOutcome> {
         let raw = self.run.into_raw()?;
-        Ok(outcome(&self.input, raw, self.n_trace, self.second))
+        outcome(&self.input, raw, self.n_trace, self.second)
     }
 }

@@ -58,8 +58,7 @@ fn finish(sink: Box<dyn JobSink>) -> Vec<String> {
     let state = RunEndState {
         end: 99,
         left_at: &LeftAt::default(),
-        budget_exhausted: &[],
-        ended: &[],
+        end_states: &crate::models::sim::EndStates::default(),
         limits: TenantLimits::default(),
         arrivals: &none,
     };
