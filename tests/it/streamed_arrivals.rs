@@ -230,7 +230,7 @@ fn a_horizon_leaves_streamed_tenants_unarrived_with_their_drawn_times() {
 /// Repetition `rep` of `s`'s first policy as a run stepped by hand, its
 /// tenants arriving by the streamed Poisson process of `rate_per_hour`
 /// and `seed` (the scenario's); and their arrival times, listed.
-fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'_>, Vec<u64>) {
+fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'_>, Arc<[u64]>) {
     let Ok(parts) = tenantsim::models::experiment::start_rep(s, rep, 0) else {
         panic!("set-up")
     };
@@ -241,7 +241,7 @@ fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'
         rep,
     )
     .expect("stream");
-    let list = arrivals.to_list().to_vec();
+    let list = arrivals.to_list();
     let run = ModelRun::sharing(
         tenantsim::core::sim::held::Shared::Borrowed(&s.trace),
         tenantsim::core::sim::held::Shared::Borrowed(&s.gpu_types),
