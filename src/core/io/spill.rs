@@ -119,6 +119,16 @@ impl Record for u64 {
     }
 }
 
+impl Record for u32 {
+    const BYTES: usize = 4;
+    fn encode(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+    fn decode(b: &[u8]) -> Self {
+        u32::from_le_bytes(take(b, 0))
+    }
+}
+
 impl Record for f64 {
     const BYTES: usize = 8;
     fn encode(&self, out: &mut [u8]) {

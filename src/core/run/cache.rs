@@ -95,7 +95,8 @@ pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
 
 /// The largest run a cache stores or serves, encoded: 256 MiB. An entry
 /// is written as its run is encoded, never held whole ([`ResultCache::put_with`]),
-/// but reading one back holds it, and its decoded run, in memory: a run of
+/// but reading one back holds it whole in memory (and what its decoded run
+/// keeps there: its rows and curves spill as they are decoded): a run of
 /// 10^7 tenants (scenarios/scale-year.toml, about 1.6 GB encoded) would
 /// hold several times what the run itself holds (docs/PERFORMANCE.md
 /// "The default command held every tenant again"), and would not fit the default

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder};
 use super::curve_point::{Cursor, Point, Steps, curve_points};
-use super::spill::{Spill, SpillIter};
+use super::spill::{Record, Spill, SpillIter, spill_threshold};
 use super::stall::{RunEnd, Stall};
 use crate::core::error::Result;
+use crate::core::memory::CURVE_IN_MEMORY;
 use crate::models::sim::{RunOutcome, UserList};
 use crate::models::trace::{Micros, Trace};
 
@@ -425,13 +426,19 @@ impl<T: Serialize> Serialize for Column<'_, T> {
     }
 }
 
-/// The encoded form ([`LossCurve`]'s `Serialize`), read back.
+/// The encoded form ([`LossCurve`]'s `Serialize`), read back: each column
+/// appended to a [`Spill`] as it is read (in memory up to
+/// [`CURVE_IN_MEMORY`](crate::core::memory::CURVE_IN_MEMORY), then a
+/// temporary file), never a vector of every point: a stored run of 10^6
+/// tenants read back from the result cache held about 110 MB of its two
+/// curves' columns at once before (docs/PERFORMANCE.md "Reading a stored
+/// run back").
 #[derive(Deserialize)]
 #[serde(rename = "LossCurve")]
 struct Encoded {
-    times: Vec<Micros>,
-    sum_loss: Vec<f64>,
-    arrived: Vec<u32>,
+    times: ColumnRead<Micros>,
+    sum_loss: ColumnRead<f64>,
+    arrived: ColumnRead<u32>,
     last_arrival: Micros,
     end: Micros,
     #[serde(default)]
@@ -440,27 +447,71 @@ struct Encoded {
     left_work: bool,
 }
 
+/// One column of a stored curve, read into a [`Spill`] element by element.
+struct ColumnRead<T>(Spill<T>);
+
+impl<'de, T: Record + Deserialize<'de>> Deserialize<'de> for ColumnRead<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::{Error as _, SeqAccess, Visitor};
+        struct Elements<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Record + Deserialize<'de>> Visitor<'de> for Elements<T> {
+            type Value = ColumnRead<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a column of a loss curve's points")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<ColumnRead<T>, A::Error> {
+                let threshold = spill_threshold().map_err(A::Error::custom)?;
+                let mut column = Spill::with_threshold(threshold.min(CURVE_IN_MEMORY));
+                while let Some(x) = seq.next_element::<T>()? {
+                    column.push(x).map_err(A::Error::custom)?;
+                }
+                Ok(ColumnRead(column))
+            }
+        }
+        d.deserialize_seq(Elements(std::marker::PhantomData))
+    }
+}
+
 impl<'de> Deserialize<'de> for LossCurve {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        use serde::de::Error as _;
         let e = Encoded::deserialize(deserializer)?;
-        if e.sum_loss.len() != e.times.len() || e.arrived.len() != e.times.len() {
-            return Err(serde::de::Error::custom(format!(
+        let (times, sums, arrived) = (&e.times.0, &e.sum_loss.0, &e.arrived.0);
+        if sums.len() != times.len() || arrived.len() != times.len() {
+            return Err(D::Error::custom(format!(
                 "a loss curve with {} instants, {} sums and {} arrived counts (expected as \
                  many of each)",
-                e.times.len(),
-                e.sum_loss.len(),
-                e.arrived.len()
+                times.len(),
+                sums.len(),
+                arrived.len()
             )));
         }
-        let points = e.times.iter().zip(&e.sum_loss).zip(&e.arrived).map(
-            |((&time, &sum_loss), &arrived)| Point {
-                time,
-                sum_loss,
-                arrived,
-            },
-        );
-        let mut c =
-            Self::from_points(points, e.last_arrival, e.end).map_err(serde::de::Error::custom)?;
+        // The columns zipped into points; a read error of a spilled
+        // column stops them and is the error.
+        let mut unread = None;
+        let points = times
+            .iter()
+            .zip(sums.iter())
+            .zip(arrived.iter())
+            .map_while(|((t, s), a)| match (t, s, a) {
+                (Ok(time), Ok(sum_loss), Ok(arrived)) => Some(Point {
+                    time,
+                    sum_loss,
+                    arrived,
+                }),
+                (Err(x), _, _) | (_, Err(x), _) | (_, _, Err(x)) => {
+                    unread = Some(x);
+                    None
+                }
+            });
+        let c = Self::from_points(points, e.last_arrival, e.end);
+        if let Some(x) = unread {
+            return Err(D::Error::custom(x));
+        }
+        let mut c = c.map_err(D::Error::custom)?;
         c.stall_end = e.stall_end;
         c.left_work = e.left_work;
         Ok(c)
@@ -701,6 +752,47 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A stored curve whose columns differ in length (damaged, or not one
+    /// tenantsim wrote) is refused with what it holds, spilled columns or
+    /// not; whole columns past the spill threshold read back as the curve.
+    #[test]
+    fn a_stored_curve_is_read_column_by_column_and_checked() {
+        let n = 600_000u64;
+        let columns = |arrived: u64| Columns {
+            times: (0..n).collect(),
+            sum_loss: (0..n).map(|i| (i % 7) as f64 / 3.0).collect(),
+            arrived: (0..arrived).map(|i| (i % 5) as u32).collect(),
+            last_arrival: 3,
+            end: n + 4,
+            stall_end: None,
+            left_work: false,
+        };
+        // Refused in the stored encoding (postcard keeps no message) and
+        // in JSON, which says why.
+        let mut bytes = Vec::new();
+        crate::core::io::codec::encode(&columns(n - 1), &mut bytes).expect("encode");
+        assert!(crate::core::io::codec::decode::<LossCurve>(&bytes).is_err());
+        let json = serde_json::to_string(&columns(n - 1)).expect("json");
+        let e = serde_json::from_str::<LossCurve>(&json).expect_err("refused");
+        assert!(
+            e.to_string().contains(&format!(
+                "a loss curve with {n} instants, {n} sums and {} arrived counts",
+                n - 1
+            )),
+            "{e}"
+        );
+        // 600,000 points: 4.8 MB of times, as many sums, 2.4 MB of counts,
+        // 12 MB of points (past the 8 MiB a curve keeps in memory).
+        let reference = columns(n);
+        let mut bytes = Vec::new();
+        crate::core::io::codec::encode(&reference, &mut bytes).expect("encode");
+        let c: LossCurve = crate::core::io::codec::decode(&bytes).expect("decode");
+        assert!(c.is_spilled() && c.len() == n);
+        let mut again = Vec::new();
+        crate::core::io::codec::encode(&c, &mut again).expect("encode");
+        assert!(again == bytes);
     }
 
     proptest! {
