@@ -22,9 +22,9 @@
 //! in tenant order. A tenant given no state has the default one (the
 //! horizon, budget not hit); a tenant given several has the last.
 //!
-//! It reads, compares, prints and serialises as the two vectors it
-//! replaces (`RunOutcome`'s `budget_exhausted` then `ended`): the same
-//! bytes in the result cache and in shard files.
+//! It serialises as the two vectors it replaced (`RunOutcome`'s
+//! `budget_exhausted` then `ended`): the same bytes in the result cache
+//! and in shard files. [`EndReason`], the reason itself, lives here too.
 
 use std::fmt;
 use std::sync::Arc;
