@@ -429,29 +429,22 @@ impl fmt::Debug for EndStates {
 /// is its elements in order, so these are the bytes of the two fields.
 impl Serialize for EndStates {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        /// One of the sequences, read as it is written.
-        struct Column<'a>(&'a EndStates, fn(EndState) -> Field);
-        /// An element of either sequence.
-        enum Field {
-            Budget(bool),
-            Reason(EndReason),
-        }
-        impl Serialize for Column<'_> {
+        /// One of the sequences: a field of every state, read as it is
+        /// written.
+        struct Column<'a, T>(&'a EndStates, fn(EndState) -> T);
+        impl<T: Serialize> Serialize for Column<'_, T> {
             fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 use serde::ser::Error as _;
                 let mut seq = s.serialize_seq(Some(self.0.n))?;
                 for state in self.0.iter() {
-                    match (self.1)(state.map_err(S::Error::custom)?) {
-                        Field::Budget(b) => seq.serialize_element(&b)?,
-                        Field::Reason(r) => seq.serialize_element(&r)?,
-                    }
+                    seq.serialize_element(&(self.1)(state.map_err(S::Error::custom)?))?;
                 }
                 seq.end()
             }
         }
         let mut t = s.serialize_tuple(2)?;
-        t.serialize_element(&Column(self, |s| Field::Budget(s.budget_exhausted)))?;
-        t.serialize_element(&Column(self, |s| Field::Reason(s.ended)))?;
+        t.serialize_element(&Column(self, |s| s.budget_exhausted))?;
+        t.serialize_element(&Column(self, |s| s.ended))?;
         t.end()
     }
 }
