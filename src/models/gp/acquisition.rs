@@ -90,6 +90,7 @@ pub fn argmax_by(excluded: &[bool], mut score: impl FnMut(usize) -> f64) -> Opti
 /// over its mask). Lets a caller walk its data in one pass (the GP
 /// selectors read a posterior's diagonal in order, DESIGN §3.5) instead of
 /// looking every index up.
+#[inline]
 pub fn argmax_of<P>(candidates: impl Iterator<Item = Option<(f64, P)>>) -> Option<(usize, f64, P)> {
     let mut best: Option<(usize, f64, P)> = None;
     for (i, c) in candidates.enumerate() {

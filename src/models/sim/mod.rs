@@ -54,5 +54,5 @@ pub use simulation::{
 };
 pub use stepper::{Decided, DecisionPoint, ModelRun};
 pub use tenant_users::{TenantUsers, UserList};
-pub use tenants::{TenantLimits, Tenants};
+pub use tenants::{TenantLimits, Tenants, TriedModels};
 pub use threaded_sink::ThreadedSink;

@@ -870,6 +870,22 @@ impl Tenants {
     pub fn is_tried(&self, i: usize, k: usize) -> bool {
         self.flag(i, k) != 0
     }
+    /// Tenant `i`'s [`Self::is_tried`] for many models: its flags found
+    /// once (a live tenant's row), then one read a model.
+    pub fn tried(&self, i: usize) -> TriedModels<'_> {
+        let s = self.slot_of.get(i);
+        let row = (s != NONE)
+            .then(|| {
+                let at = s as usize * self.n_models;
+                self.flags.get(at..at + self.n_models)
+            })
+            .flatten();
+        TriedModels {
+            tenants: self,
+            tenant: i,
+            row,
+        }
+    }
 
     /// The highest level of model `k` tenant `i` has started (running,
     /// completed or cancelled), if any (DESIGN §12.1). On a plain trace
@@ -1170,6 +1186,30 @@ impl Tenants {
     }
 }
 
+/// Which of tenant `i`'s trace models are tried ([`Tenants::is_tried`]),
+/// from [`Tenants::tried`]: a live tenant's row of flags is found once,
+/// then each model is one read of it; any other tenant answers through
+/// [`Tenants::is_tried`] model by model. The answers are the same either
+/// way (`tests::parked_tenants_answer_as_tenants_kept_live`).
+#[derive(Clone, Copy, Debug)]
+pub struct TriedModels<'a> {
+    tenants: &'a Tenants,
+    tenant: usize,
+    /// The live tenant's flags by trace model (non-zero: tried).
+    row: Option<&'a [u8]>,
+}
+
+impl TriedModels<'_> {
+    /// Whether trace model `k` is tried: [`Tenants::is_tried`]`(i, k)`.
+    #[inline]
+    pub fn contains(&self, k: usize) -> bool {
+        match self.row {
+            Some(row) => row.get(k).is_some_and(|&f| f != 0),
+            None => self.tenants.is_tried(self.tenant, k),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1280,7 +1320,7 @@ mod tests {
                 (0..k)
                     .map(|m| {
                         (
-                            t.is_tried(i, m),
+                            (t.is_tried(i, m), t.tried(i).contains(m)),
                             t.is_running_model(i, m),
                             t.level_started(i, m),
                             t.level_done(i, m),
@@ -1556,6 +1596,13 @@ mod tests {
                 most = most.max((0..6).filter(|&j| kept.has_arrived(j) && !kept.is_done(j)).count());
                 for j in 0..6 {
                     prop_assert_eq!(view(&parked, &trace, j), view(&kept, &trace, j), "tenant {}", j);
+                    // A tenant's flags read as a row (live) or one by one
+                    // (parked, not arrived) answer as `is_tried`.
+                    for t in [&parked, &kept] {
+                        for m in 0..trace.n_models() {
+                            prop_assert_eq!(t.tried(j).contains(m), t.is_tried(j, m), "tenant {} model {}", j, m);
+                        }
+                    }
                 }
                 prop_assert!(parked.check().is_ok());
             }

@@ -538,9 +538,12 @@ impl GpSelector {
     /// cost 8 bytes a tenant and a pass producing every tenant's row at the
     /// start (issue 34; the same sum, so the same bits).
     fn oracle_mean(&self, u: usize, runtimes: &[Micros]) -> f64 {
-        let models = self.trace.models_of(u);
-        let total: f64 = models.iter().map(|&k| runtimes[k] as f64).sum();
-        total / models.len() as f64
+        // The whole row in index order, without a lookup per model: a
+        // missing model's runtime is 0, and adding +0.0 leaves a sum of
+        // non-negative terms bit for bit, so this is the sum over the K_i
+        // available models.
+        let total: f64 = runtimes.iter().map(|&r| r as f64).sum();
+        total / self.trace.models_of(u).len() as f64
     }
 
     /// The believed runtime ĉˢ_ik in seconds of trace model `k` for tenant
@@ -663,8 +666,10 @@ impl GpSelector {
         models: &[usize],
         acquisition: impl Fn(usize, f64, f64) -> f64,
     ) -> Option<(usize, f64, (f64, f64))> {
+        // The tenant's flags found once, not for every model.
+        let tried = tenants.tried(i);
         let score = |k: usize, mu: f64, sigma: f64| {
-            (!tenants.is_tried(i, k)).then(|| (acquisition(k, mu, sigma), (mu, sigma)))
+            (!tried.contains(k)).then(|| (acquisition(k, mu, sigma), (mu, sigma)))
         };
         match self.posterior(i) {
             Some(p) => argmax_of(
@@ -929,7 +934,11 @@ mod tests {
     /// `kernel = "empirical"` named explicitly unless `pairs` names a kernel
     /// (the hand computations of [`tiny`] are of that kernel).
     fn run(selector: &str, pairs: &[(&str, toml::Value)]) -> Vec<Seen> {
-        let trace = tiny();
+        run_on(tiny(), selector, pairs)
+    }
+
+    /// [`run`] on `trace` (prior users 0..3, tenant user 3).
+    fn run_on(trace: Arc<Trace>, selector: &str, pairs: &[(&str, toml::Value)]) -> Vec<Seen> {
         let Some(spec) = entries().into_iter().find(|e| e.name == selector) else {
             panic!("no selector {selector}")
         };
@@ -1101,6 +1110,39 @@ mod tests {
         let ei = run("gp-ei-per-second", &[]);
         assert_eq!(ei[0].proposal.model, 0);
         assert!((ei[0].per_second - 0.6).abs() < 1e-10);
+    }
+
+    /// The oracle's mean runtime is over the tenant's own models, not the
+    /// trace's row (0 where a model is missing): [`tiny`] with t lacking b.
+    #[test]
+    fn oracle_costs_of_a_tenant_lacking_a_model_are_by_its_own_mean() {
+        let csv = "user,model,accuracy,runtime_s\n\
+                   p1,a,0.5,1\np1,b,0.7,2\np1,c,0.6,3\n\
+                   p2,a,0.7,2\np2,b,0.9,2\np2,c,0.6,2\n\
+                   p3,a,0.6,1\np3,b,0.5,1\np3,c,0.6,1\n\
+                   t,a,0.9,1\nt,c,0.65,3\n";
+        let trace = match parse_trace("lacking", csv.as_bytes()) {
+            Ok(t) => Arc::new(t),
+            Err(e) => panic!("{e}"),
+        };
+        // t's mean runtime (1 + 3)/2 = 2 s: ĉ_a = 0.5, ĉ_c = 1.5 (over the
+        // trace's row, (1 + 0 + 3)/3, they would be 0.75 and 2.25).
+        // Step 1: K_i = 2, β_1 = 2 ln(2·π²/0.6) = 6.9868651520;
+        //   UCB_c(a) = 0.6 + √(6.9868651520/0.5)·0.0816496581 = 0.9052182859 ← max
+        //   UCB_c(c) = 0.6 (σ_c = 0).
+        // Step 2: c, the one model left, ĉ_c = 1.5.
+        let seen = run_on(trace, "gp-ucb-cost", &[]);
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert_eq!(seen[0].proposal.model, 0);
+        assert!(close(seen[0].proposal.believed_cost, 0.5), "{seen:?}");
+        let pi = std::f64::consts::PI;
+        let beta = 2.0 * (2.0 * pi * pi / 0.6_f64).ln();
+        assert!((beta - 6.986_865_152).abs() < 1e-9);
+        let want = 0.6 + (beta / 0.5).sqrt() * (0.02_f64 / 3.0).sqrt();
+        assert!(close(seen[0].proposal.acquisition, want), "{seen:?}");
+        assert!((want - 0.905_218_286).abs() < 1e-9);
+        assert_eq!(seen[1].proposal.model, 2);
+        assert!(close(seen[1].proposal.believed_cost, 1.5), "{seen:?}");
     }
 
     #[test]
