@@ -121,6 +121,17 @@ impl Mode for ModelMode {
         codec::decode(bytes)
     }
 
+    /// Decoded as it is read: a run's rows and curves spill as they are
+    /// decoded, so a stored run of 10^6 tenants (150 MB) is never held
+    /// whole (DESIGN §10.2).
+    fn decode_run_from(
+        &self,
+        _scenario: &Scenario,
+        input: &mut dyn std::io::Read,
+    ) -> Result<RepResult> {
+        codec::decode_from(input)
+    }
+
     fn fold(&self, scenario: &Scenario, fold: &mut ExperimentResult, run: RepResult) -> Result<()> {
         fold.add_owned(scenario, run)
     }

@@ -18,7 +18,7 @@
 //! entry atomically.
 
 use std::fs;
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,15 +93,89 @@ pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
     }
 }
 
+/// Bytes of an entry checked at a time ([`ResultCache::get_run`]).
+const CHECK_CHUNK: usize = 64 << 10;
+
+/// What [`check_bound`] found in an entry's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Checked {
+    /// The task's run, this many bytes long.
+    Run(u64),
+    /// Not a whole entry: truncated, extended, or its checksum fails.
+    Damaged,
+    /// A whole entry, but the run of another task.
+    OtherTask,
+}
+
+/// [`unseal_bound`] of the entry `input` yields (`len` bytes), read
+/// through once without holding it: the same verdict for the same bytes.
+fn check_bound(input: &mut dyn Read, len: u64, identity: &str) -> std::io::Result<Checked> {
+    let mut head = [0u8; 16];
+    if len < (head.len() + 32) as u64 {
+        return Ok(Checked::Damaged);
+    }
+    input.read_exact(&mut head)?;
+    let (magic, plen) = head.split_at(8);
+    let plen = u64::from_le_bytes(plen.try_into().unwrap_or([0xff; 8]));
+    if magic != MAGIC || plen.checked_add(16 + 32) != Some(len) {
+        return Ok(Checked::Damaged);
+    }
+    let mut sha = Sha256::new();
+    let mut id = Vec::with_capacity(IDENTITY_LEN);
+    let mut chunk = vec![0u8; CHECK_CHUNK];
+    let mut left = plen;
+    while left > 0 {
+        let n = usize::try_from(left).map_or(chunk.len(), |l| l.min(chunk.len()));
+        input.read_exact(&mut chunk[..n])?;
+        sha.update(&chunk[..n]);
+        let want = IDENTITY_LEN - id.len();
+        id.extend_from_slice(&chunk[..n.min(want)]);
+        left -= n as u64;
+    }
+    let mut sum = [0u8; 32];
+    input.read_exact(&mut sum)?;
+    if sha.finalize().as_slice() != sum || id.len() < IDENTITY_LEN {
+        return Ok(Checked::Damaged);
+    }
+    Ok(if id == identity.as_bytes() {
+        Checked::Run(plen - IDENTITY_LEN as u64)
+    } else {
+        Checked::OtherTask
+    })
+}
+
+/// A checked entry's run, read from its file ([`ResultCache::get_run`]).
+#[derive(Debug)]
+pub struct StoredRun {
+    input: std::io::Take<BufReader<fs::File>>,
+    len: u64,
+}
+
+impl StoredRun {
+    /// The run's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the run is empty (no mode writes one).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Read for StoredRun {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.input.read(buf)
+    }
+}
+
 /// The largest run a cache stores or serves, encoded: 256 MiB. An entry
-/// is written as its run is encoded, never held whole ([`ResultCache::put_with`]),
-/// but reading one back holds it whole in memory (and what its decoded run
-/// keeps there: its rows and curves spill as they are decoded): a run of
-/// 10^7 tenants (scenarios/scale-year.toml, about 1.6 GB encoded) would
-/// hold several times what the run itself holds (docs/PERFORMANCE.md
-/// "The default command held every tenant again"), and would not fit the default
-/// size cap ([`DEFAULT_MAX_BYTES`]) anyway. Such a run is simulated again
-/// each time (DESIGN §10.2).
+/// is written as its run is encoded ([`ResultCache::put_with`]) and read
+/// back as it is decoded ([`ResultCache::get_run`]), never held whole,
+/// but a run of 10^7 tenants (scenarios/scale-year.toml, about 1.6 GB
+/// encoded) would not fit the default size cap ([`DEFAULT_MAX_BYTES`]),
+/// and job and shared runs are still read whole before they are
+/// decoded. Such a run is simulated again each time (DESIGN §10.2).
 pub const MAX_STORED_RUN: u64 = 256 << 20;
 
 /// A cache folder.
@@ -217,6 +291,25 @@ impl ResultCache {
     /// the cache stores ([`MAX_STORED_RUN`]; written by an older version)
     /// as missing, without being read.
     pub fn get(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let Some(mut run) = self.get_run(key)? else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(usize::try_from(run.len()).unwrap_or(0));
+        match run.read_to_end(&mut bytes) {
+            Ok(_) if bytes.len() as u64 == run.len() => Ok(Some(bytes)),
+            // Cut short since it was checked (by hand; the cache never
+            // writes an entry in place): missing.
+            _ => Ok(None),
+        }
+    }
+
+    /// [`Self::get`] without holding the run: the entry is checked as
+    /// [`Self::get`] checks it, in one pass over its file (its checksum
+    /// computed 64 KiB at a time), and the run is then read from the same
+    /// open file as its reader asks (DESIGN §10.2). A file replaced in
+    /// between by another process is not seen: the open file is the
+    /// one checked.
+    pub fn get_run(&self, key: &str) -> Result<Option<StoredRun>> {
         let path = self.entry_path(key);
         let what = "result cache entry";
         if let Some(e) = crate::core::io::special_file_error(&path, what) {
@@ -224,40 +317,45 @@ impl ResultCache {
                 "{e}; remove it, or run with --no-cache or another --cache folder"
             )));
         }
+        let Ok(file) = fs::File::open(&path) else {
+            return Ok(None);
+        };
+        let Ok(len) = file.metadata().map(|m| m.len()) else {
+            return Ok(None);
+        };
         let max = crate::core::limits::MAX_RECORD_BYTES + OVERHEAD as u64;
         let served = self
             .max_run
             .saturating_add((IDENTITY_LEN + OVERHEAD) as u64);
-        if fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() > served && m.len() <= max) {
+        if len > max {
+            self.corrupt.fetch_add(1, Ordering::Relaxed);
             return Ok(None);
         }
-        let mut bytes = match crate::core::io::read_input_limited(&path, what, max) {
-            Ok(bytes) => bytes,
-            Err(_) if path.is_file() && fs::metadata(&path).is_ok_and(|m| m.len() > max) => {
-                self.corrupt.fetch_add(1, Ordering::Relaxed);
-                return Ok(None);
-            }
-            Err(_) => return Ok(None),
-        };
-        match unseal_bound(&bytes, key) {
-            Unsealed::Run(run) => {
+        if len > served {
+            return Ok(None);
+        }
+        let mut input = BufReader::with_capacity(CHECK_CHUNK, file);
+        match check_bound(&mut input, len, key) {
+            Ok(Checked::Run(run_len)) => {
+                let start = (MAGIC.len() + 8 + IDENTITY_LEN) as u64;
+                if input.seek(SeekFrom::Start(start)).is_err() {
+                    return Ok(None);
+                }
                 touch(&path);
-                // The run in place: the entry's bytes without their
-                // header and checksum, not a copy of them.
-                let start = run.as_ptr() as usize - bytes.as_ptr() as usize;
-                let end = start + run.len();
-                bytes.truncate(end);
-                bytes.drain(..start);
-                Ok(Some(bytes))
+                Ok(Some(StoredRun {
+                    input: input.take(run_len),
+                    len: run_len,
+                }))
             }
-            Unsealed::Damaged => {
+            Ok(Checked::Damaged) => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
                 Ok(None)
             }
-            Unsealed::OtherTask => {
+            Ok(Checked::OtherTask) => {
                 self.misplaced.fetch_add(1, Ordering::Relaxed);
                 Ok(None)
             }
+            Err(_) => Ok(None),
         }
     }
 
@@ -732,6 +830,97 @@ mod tests {
             })
             .expect_err("an encoding error");
         assert!(err.to_string().contains("bad"), "{err}");
+        let _ = fs::remove_dir_all(&tmp);
+    }
+
+    /// [`check_bound`]'s verdict on `entry` as a file of its length.
+    fn checked(entry: &[u8], identity: &str) -> Checked {
+        check_bound(&mut &entry[..], entry.len() as u64, identity).unwrap_or(Checked::Damaged)
+    }
+
+    /// The reference: [`unseal_bound`]'s verdict in [`Checked`]'s terms.
+    fn unsealed(entry: &[u8], identity: &str) -> Checked {
+        match unseal_bound(entry, identity) {
+            Unsealed::Run(run) => Checked::Run(run.len() as u64),
+            Unsealed::Damaged => Checked::Damaged,
+            Unsealed::OtherTask => Checked::OtherTask,
+        }
+    }
+
+    #[test]
+    fn an_entry_checked_as_it_is_read_gets_the_verdict_of_unseal_bound() {
+        let (a, b) = ("a".repeat(IDENTITY_LEN), "b".repeat(IDENTITY_LEN));
+        // A run longer than a checked chunk, so the sum spans reads.
+        let long: Vec<u8> = (0..CHECK_CHUNK as u32 * 2 + 77)
+            .map(|i| (i % 253) as u8)
+            .collect();
+        for run in [&b"run of a"[..], &b""[..], &long[..]] {
+            let entry = seal_bound(&a, run);
+            assert_eq!(checked(&entry, &a), Checked::Run(run.len() as u64));
+            assert_eq!(checked(&entry, &b), Checked::OtherTask);
+            let mut longer = entry.clone();
+            longer.push(0);
+            assert_eq!(checked(&longer, &a), Checked::Damaged);
+        }
+        // Every cut and every flipped byte of a short entry; an old entry
+        // without an identity; a payload shorter than one.
+        let entry = seal_bound(&a, b"run of a");
+        for cut in 0..entry.len() {
+            assert_eq!(
+                checked(&entry[..cut], &a),
+                unsealed(&entry[..cut], &a),
+                "cut {cut}"
+            );
+            assert_eq!(checked(&entry[..cut], &a), Checked::Damaged);
+        }
+        for at in 0..entry.len() {
+            let mut flipped = entry.clone();
+            flipped[at] ^= 0x10;
+            assert_eq!(checked(&flipped, &a), unsealed(&flipped, &a), "flip {at}");
+        }
+        for old in [seal(b"run"), seal(&[b'a'; IDENTITY_LEN - 1])] {
+            assert_eq!(checked(&old, &a), Checked::Damaged);
+            assert_eq!(unsealed(&old, &a), Checked::Damaged);
+        }
+        // A file whose length disagrees with the one it was opened at
+        // (written to since): damaged.
+        assert_eq!(
+            check_bound(&mut &entry[..], entry.len() as u64 + 1, &a).ok(),
+            Some(Checked::Damaged)
+        );
+    }
+
+    #[test]
+    fn a_stored_run_is_read_from_its_checked_file_as_asked() {
+        let tmp =
+            std::env::temp_dir().join(format!("tenantsim-cache-reader-{}", std::process::id()));
+        let cache = ResultCache::open(&tmp).expect("open");
+        let key = "cd".repeat(32);
+        let run: Vec<u8> = (0..200_000u32).map(|i| (i % 241) as u8).collect();
+        cache.put(&key, &run);
+        let mut stored = cache.get_run(&key).expect("no error").expect("stored");
+        assert_eq!(stored.len(), run.len() as u64);
+        let mut first = [0u8; 1000];
+        stored.read_exact(&mut first).expect("read");
+        assert_eq!(&first[..], &run[..1000]);
+        // The entry replaced (renamed over) while it is read: the open
+        // file, the one checked, is read to its end.
+        cache.put(&key, b"another run");
+        let mut rest = Vec::new();
+        stored.read_to_end(&mut rest).expect("read");
+        assert_eq!(&rest[..], &run[1000..]);
+        assert_eq!(
+            cache.get(&key).expect("no error").as_deref(),
+            Some(&b"another run"[..])
+        );
+        // Damaged: missing and counted, as `get` counts it.
+        let path = cache.entry_path(&key);
+        let mut bytes = fs::read(&path).expect("entry");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        fs::write(&path, bytes).expect("damage");
+        assert!(cache.get_run(&key).expect("no error").is_none());
+        assert_eq!(cache.corrupt_entries(), 1);
         let _ = fs::remove_dir_all(&tmp);
     }
 

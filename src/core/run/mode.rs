@@ -102,7 +102,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::io::Protected;
 use crate::core::io::scenario::Overrides;
 use crate::core::run::execution::Execution;
@@ -196,6 +196,23 @@ pub trait Mode: Sync {
     /// The run [`Mode::encode_run`] wrote; an error (never a panic) for
     /// bytes it did not write.
     fn decode_run(&self, scenario: &Self::Scenario, bytes: &[u8]) -> Result<Self::Run>;
+    /// [`Mode::decode_run`] of the bytes `input` yields (a stored run,
+    /// read from the result cache's file as it is decoded, DESIGN §10.2):
+    /// the same run, or an error for bytes [`Mode::encode_run`] did not
+    /// write. By default the bytes are read whole, then decoded; a mode
+    /// whose runs are large decodes them as it reads
+    /// ([`crate::core::io::codec::decode_from`]).
+    fn decode_run_from(
+        &self,
+        scenario: &Self::Scenario,
+        input: &mut dyn std::io::Read,
+    ) -> Result<Self::Run> {
+        let mut bytes = Vec::new();
+        input
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::input(format!("cannot read a stored run: {e}")))?;
+        self.decode_run(scenario, &bytes)
+    }
     /// Fold the next run (runs come in task order).
     fn fold(&self, scenario: &Self::Scenario, fold: &mut Self::Fold, run: Self::Run) -> Result<()>;
     /// Every run is in: flush, record `threads` and `wall` and aggregate.

@@ -150,8 +150,8 @@ fn obtain<M: Mode>(
 ) -> Result<(M::Run, bool)> {
     let key = cache.map(|(_, keys)| keys.key(task));
     if let (Some((cache, _)), Some(key)) = (cache, &key)
-        && let Some(bytes) = cache.get(key)?
-        && let Ok(run) = mode.decode_run(scenario, &bytes)
+        && let Some(mut stored) = cache.get_run(key)?
+        && let Ok(run) = mode.decode_run_from(scenario, &mut stored)
     {
         return Ok((run, true));
     }
