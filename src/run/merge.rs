@@ -391,7 +391,7 @@ fn merge_mode<M: Mode>(
                 dir.display()
             )));
         }
-        Ok(Some(record.run(key)?.to_vec()))
+        Ok(Some(record.run(key)?))
     })?;
     let mut folded = finish_reports(mode, &pool, &scenarios, folded)?;
     let shards: Vec<String> = args

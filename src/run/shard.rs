@@ -96,7 +96,7 @@ pub(super) fn run_shard_folder<M: Mode>(
         args.keep_jobs,
         sources,
         shard,
-        &mut |k, key, bytes| runs.push(k, key, bytes),
+        &mut |k, key, encode| runs.push_with(k, key, encode),
         &|| progress.task_done(),
     );
     progress.finish();

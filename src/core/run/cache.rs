@@ -98,7 +98,7 @@ const CHECK_CHUNK: usize = 64 << 10;
 
 /// What [`check_bound`] found in an entry's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Checked {
+pub(crate) enum Checked {
     /// The task's run, this many bytes long.
     Run(u64),
     /// Not a whole entry: truncated, extended, or its checksum fails.
@@ -109,7 +109,11 @@ enum Checked {
 
 /// [`unseal_bound`] of the entry `input` yields (`len` bytes), read
 /// through once without holding it: the same verdict for the same bytes.
-fn check_bound(input: &mut dyn Read, len: u64, identity: &str) -> std::io::Result<Checked> {
+pub(crate) fn check_bound(
+    input: &mut dyn Read,
+    len: u64,
+    identity: &str,
+) -> std::io::Result<Checked> {
     let mut head = [0u8; 16];
     if len < (head.len() + 32) as u64 {
         return Ok(Checked::Damaged);
@@ -152,6 +156,14 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
+    /// The `len` bytes of a checked run from where `input` stands.
+    pub(crate) fn new(input: BufReader<fs::File>, len: u64) -> Self {
+        Self {
+            input: input.take(len),
+            len,
+        }
+    }
+
     /// The run's length in bytes.
     pub fn len(&self) -> u64 {
         self.len
@@ -200,8 +212,8 @@ enum EntryEnd {
 /// An entry's file as its run is written into it: the SHA-256 and the
 /// length of the payload (identity and run) so far, and what is left of
 /// the room for the run.
-struct EntryWriter {
-    file: BufWriter<fs::File>,
+struct EntryWriter<'a> {
+    file: &'a mut BufWriter<fs::File>,
     sha: Sha256,
     len: u64,
     room: u64,
@@ -211,7 +223,7 @@ struct EntryWriter {
     failed: Option<std::io::Error>,
 }
 
-impl EntryWriter {
+impl EntryWriter<'_> {
     fn payload(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         if let Err(e) = self.file.write_all(bytes) {
             let copy = std::io::Error::new(e.kind(), e.to_string());
@@ -224,12 +236,12 @@ impl EntryWriter {
     }
 }
 
-impl Write for EntryWriter {
+impl Write for EntryWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if buf.len() as u64 > self.room {
             self.over = true;
             return Err(std::io::Error::other(
-                "the run is larger than the result cache stores",
+                "the run is larger than its entry may hold",
             ));
         }
         self.payload(buf)?;
@@ -240,6 +252,59 @@ impl Write for EntryWriter {
     fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+}
+
+/// How writing one bound entry ended ([`write_bound`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The whole entry is written.
+    Whole,
+    /// The run outgrew the room: the entry is cut where it did, and
+    /// should be abandoned.
+    TooLarge,
+}
+
+/// Write [`seal_bound`]`(key, run)` to `file` from where it stands,
+/// `run` being what `encode` writes, as it is encoded: never held whole.
+/// The length, known only at the end, is written last, in place; the
+/// file is left at the end of the entry. A run longer than `room` bytes
+/// stops where it outgrows it ([`Written::TooLarge`]). The outer error
+/// is the file's, the inner one `encode`'s own. Shared by the result
+/// cache's entries and the shard records (DESIGN §10.2).
+pub fn write_bound(
+    file: &mut BufWriter<fs::File>,
+    key: &str,
+    room: u64,
+    encode: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+) -> std::io::Result<Result<Written>> {
+    let start = file.stream_position()?;
+    file.write_all(MAGIC)?;
+    file.write_all(&0u64.to_le_bytes())?;
+    let mut w = EntryWriter {
+        file,
+        sha: Sha256::new(),
+        len: 0,
+        room,
+        over: false,
+        failed: None,
+    };
+    w.payload(key.as_bytes())?;
+    if let Err(e) = encode(&mut w) {
+        if w.over {
+            return Ok(Ok(Written::TooLarge));
+        }
+        return match w.failed.take() {
+            Some(io) => Err(io),
+            None => Ok(Err(e)),
+        };
+    }
+    let EntryWriter { file, sha, len, .. } = w;
+    file.write_all(&sha.finalize())?;
+    let end = file.stream_position()?;
+    file.seek(SeekFrom::Start(start + MAGIC.len() as u64))?;
+    file.write_all(&len.to_le_bytes())?;
+    file.seek(SeekFrom::Start(end))?;
+    Ok(Ok(Written::Whole))
 }
 
 impl ResultCache {
@@ -342,10 +407,7 @@ impl ResultCache {
                     return Ok(None);
                 }
                 touch(&path);
-                Ok(Some(StoredRun {
-                    input: input.take(run_len),
-                    len: run_len,
-                }))
+                Ok(Some(StoredRun::new(input, run_len)))
             }
             Ok(Checked::Damaged) => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);
@@ -441,33 +503,14 @@ impl ResultCache {
             fs::create_dir_all(parent)?;
         }
         let mut file = BufWriter::new(fs::File::create(tmp)?);
-        file.write_all(MAGIC)?;
-        file.write_all(&0u64.to_le_bytes())?;
-        let mut w = EntryWriter {
-            file,
-            sha: Sha256::new(),
-            len: 0,
-            room: self.max_run,
-            over: false,
-            failed: None,
-        };
-        w.payload(key.as_bytes())?;
-        if let Err(e) = encode(&mut w) {
-            if w.over {
+        match write_bound(&mut file, key, self.max_run, encode)? {
+            Ok(Written::Whole) => {}
+            Ok(Written::TooLarge) => {
                 self.too_large.fetch_add(1, Ordering::Relaxed);
                 return Ok(Ok(EntryEnd::TooLarge));
             }
-            return match w.failed.take() {
-                Some(io) => Err(io),
-                None => Ok(Err(e)),
-            };
+            Err(encoding) => return Ok(Err(encoding)),
         }
-        let EntryWriter {
-            mut file, sha, len, ..
-        } = w;
-        file.write_all(&sha.finalize())?;
-        file.seek(SeekFrom::Start(MAGIC.len() as u64))?;
-        file.write_all(&len.to_le_bytes())?;
         file.into_inner()
             .map_err(std::io::IntoInnerError::into_error)?;
         fs::rename(tmp, path)?;

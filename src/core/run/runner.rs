@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::core::error::{Error, Result};
 use crate::core::io::{StagedDir, write_atomic};
-use crate::core::run::cache::ResultCache;
+use crate::core::run::cache::{ResultCache, StoredRun};
 use crate::core::run::execution::Execution;
 use crate::core::run::identity::TaskKeys;
 use crate::core::run::mode::{Mode, PointInfo};
@@ -249,13 +249,17 @@ fn count(e: &mut Execution, cached: bool) {
     }
 }
 
-/// Where [`run_shard`] hands each task's encoded run: (flat id, the
-/// task's key, the encoding).
-pub type ShardSink<'a> = dyn FnMut(u64, &str, &[u8]) -> Result<()> + Send + 'a;
+/// Where [`run_shard`] hands each task's run: (flat id, the task's key,
+/// a function writing the run's encoding to the writer it is given, as
+/// it is encoded: [`Mode::encode_run`]).
+pub type ShardSink<'a> = dyn FnMut(u64, &str, &mut dyn FnMut(&mut dyn std::io::Write) -> Result<()>) -> Result<()>
+    + Send
+    + 'a;
 
 /// Where [`merge_scenarios`] gets task k's encoded run, given k and the
-/// task's key: `None` when no shard holds it.
-pub type NextRun<'a> = dyn FnMut(u64, &str) -> Result<Option<Vec<u8>>> + 'a;
+/// task's key: a checked run to read as it is decoded, `None` when no
+/// shard holds it.
+pub type NextRun<'a> = dyn FnMut(u64, &str) -> Result<Option<StoredRun>> + 'a;
 
 /// What [`run_shard`] did.
 #[derive(Debug, Clone)]
@@ -298,10 +302,8 @@ pub fn run_shard<M: Mode>(
         let got = obtain(mode, scenarios[s], k - offsets[s], keep_jobs, cache);
         on_done();
         let (run, cached) = got?;
-        let mut bytes = Vec::new();
-        mode.encode_run(scenarios[s], &run, &mut bytes)?;
         let key = flat_task_key(&keys, &offsets, s, k);
-        Ok((k, key, bytes, cached))
+        Ok((k, key, s, run, cached))
     };
     let mut done = ShardRun {
         tasks: Vec::new(),
@@ -314,7 +316,8 @@ pub fn run_shard<M: Mode>(
     fold_in_order(pool, shard.len(total), chunk, &task, &mut |(
         k,
         key,
-        bytes,
+        s,
+        run,
         cached,
     )| {
         done.tasks.push(k);
@@ -323,7 +326,10 @@ pub fn run_shard<M: Mode>(
         } else {
             done.ran += 1;
         }
-        sink(k, &key, &bytes)
+        // Encoded into the shard's file as it is written, in task order
+        // (never into a buffer of its own: a run of 10^7 tenants is
+        // gigabytes encoded).
+        sink(k, &key, &mut |out| mode.encode_run(scenarios[s], &run, out))
     })?;
     done.wall = start.elapsed();
     Ok(done)
@@ -359,10 +365,12 @@ pub fn merge_scenarios<M: Mode>(
         let s = scenario_of(&offsets, k);
         let key = flat_task_key(&keys, &offsets, s, k);
         match next(k, &key)? {
-            Some(bytes) => {
-                let run = mode.decode_run(scenarios[s], &bytes).map_err(|e| {
-                    e.context(format!("task {k}: its run in the shard cannot be read"))
-                })?;
+            Some(mut stored) => {
+                let run = mode
+                    .decode_run_from(scenarios[s], &mut stored)
+                    .map_err(|e| {
+                        e.context(format!("task {k}: its run in the shard cannot be read"))
+                    })?;
                 executions[s].merged += 1;
                 mode.fold(scenarios[s], &mut folds[s], run)?;
             }

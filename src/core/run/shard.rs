@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{Error, Result};
-use crate::core::run::cache::{Unsealed, seal_bound, unseal_bound};
+use crate::core::run::cache::{Checked, StoredRun, Written, check_bound, write_bound};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
@@ -205,11 +205,37 @@ impl RunsWriter {
 
     /// Append task `task`'s encoded run, bound to the task's key.
     pub fn push(&mut self, task: u64, key: &str, payload: &[u8]) -> Result<()> {
-        let entry = seal_bound(key, payload);
-        self.out
+        self.push_with(task, key, &mut |out| {
+            out.write_all(payload)
+                .map_err(|e| Error::input(format!("cannot write an encoded run: {e}")))
+        })
+    }
+
+    /// Append task `task`'s run as `encode` writes it, bound to the task's
+    /// key, written as it is encoded ([`write_bound`]): never held whole
+    /// (a run of 10^7 tenants is gigabytes). A run longer than a record
+    /// holds ([`MAX_RECORD_BYTES`](crate::core::limits::MAX_RECORD_BYTES))
+    /// is an error naming the task.
+    pub fn push_with(
+        &mut self,
+        task: u64,
+        key: &str,
+        encode: &mut dyn FnMut(&mut dyn Write) -> Result<()>,
+    ) -> Result<()> {
+        let max = crate::core::limits::MAX_RECORD_BYTES;
+        let room = max.saturating_sub(key.len() as u64);
+        let written = self
+            .out
             .write_all(&task.to_le_bytes())
-            .and_then(|()| self.out.write_all(&entry))
-            .map_err(|e| Error::io("write", &self.path, &e))
+            .and_then(|()| write_bound(&mut self.out, key, room, encode))
+            .map_err(|e| Error::io("write", &self.path, &e))?;
+        match written? {
+            Written::Whole => Ok(()),
+            Written::TooLarge => Err(Error::input(format!(
+                "{}: the run of task {task} is larger than a shard record holds ({max} bytes)",
+                self.path.display()
+            ))),
+        }
     }
 
     /// Flush and close.
@@ -291,8 +317,10 @@ impl RunsReader {
         self.file = None;
     }
 
-    /// The next record: its task id and its checked entry, whose run
-    /// [`Record::run`] gives for the task's key.
+    /// The next record: its task id and where its entry is, whose run
+    /// [`Record::run`] checks and reads for the task's key. The entry is
+    /// not read here: its length is checked against what the file holds
+    /// and stepped over.
     pub fn next_record(&mut self) -> Result<Record> {
         let at = self.offset;
         let mut head = [0u8; 24];
@@ -300,7 +328,7 @@ impl RunsReader {
         let task = u64::from_le_bytes(head[..8].try_into().unwrap_or_default());
         let len = u64::from_le_bytes(head[16..24].try_into().unwrap_or_default());
         // The length is checked against what the file still holds (and
-        // the documented maximum) before the record is allocated.
+        // the documented maximum) before the record is used.
         let left = self.len.saturating_sub(self.offset).saturating_sub(32);
         let max = crate::core::limits::MAX_RECORD_BYTES;
         if len > max || len > left {
@@ -315,45 +343,65 @@ impl RunsReader {
                 }
             )));
         }
-        let len = usize::try_from(len).map_err(|_| {
+        let rest = len + 32;
+        let step = i64::try_from(rest).map_err(|_| {
             Error::input(format!(
-                "{}: record at byte {at} is too large for this machine ({len} bytes)",
+                "{}: record at byte {at} is too large ({len} bytes)",
                 self.path.display()
             ))
         })?;
-        let mut entry = vec![0u8; 16 + len + 32];
-        entry[..16].copy_from_slice(&head[8..]);
-        self.read_exact(&mut entry[16..])?;
+        let path = self.path.clone();
+        self.reader()?
+            .seek_relative(step)
+            .map_err(|e| Error::io("read", &path, &e))?;
+        self.offset += rest;
         Ok(Record {
             task,
             at,
-            entry,
+            entry_len: 16 + rest,
             path: self.path.clone(),
         })
     }
 }
 
-/// One record of a `runs.bin`, as read ([`RunsReader::next_record`]).
+/// One record of a `runs.bin`, as found ([`RunsReader::next_record`]).
 #[derive(Debug)]
 pub struct Record {
     /// The task id it says it holds.
     pub task: u64,
+    /// Where the record starts; its entry follows the 8-byte task id.
     at: u64,
-    entry: Vec<u8>,
+    entry_len: u64,
     path: PathBuf,
 }
 
 impl Record {
     /// The encoded run, if the entry is whole and bound to `key` (the key
-    /// of the task the merge expects here, [`crate::core::run::identity::TaskKeys`]).
-    pub fn run(&self, key: &str) -> Result<&[u8]> {
+    /// of the task the merge expects here, [`crate::core::run::identity::TaskKeys`]):
+    /// the entry is checked in one pass over the file, then its run read
+    /// from the same open file as asked ([`StoredRun`], as the result
+    /// cache reads its entries).
+    pub fn run(&self, key: &str) -> Result<StoredRun> {
         let (task, at, path) = (self.task, self.at, self.path.display());
-        match unseal_bound(&self.entry, key) {
-            Unsealed::Run(run) => Ok(run),
-            Unsealed::Damaged => Err(Error::input(format!(
+        let read_error = |e: std::io::Error| {
+            Error::input(format!(
+                "{path}: the run of task {task} (byte {at}) cannot be read ({e}): the shard is damaged or incomplete; run it again"
+            ))
+        };
+        let mut file = crate::core::io::open_input(&self.path, "shard runs file")?;
+        let entry_at = at + 8;
+        file.seek(SeekFrom::Start(entry_at)).map_err(read_error)?;
+        let mut input = BufReader::with_capacity(64 * 1024, file);
+        match check_bound(&mut input, self.entry_len, key).map_err(read_error)? {
+            Checked::Run(len) => {
+                let start = entry_at + 16 + crate::core::run::cache::IDENTITY_LEN as u64;
+                input.seek(SeekFrom::Start(start)).map_err(read_error)?;
+                Ok(StoredRun::new(input, len))
+            }
+            Checked::Damaged => Err(Error::input(format!(
                 "{path}: the run of task {task} (byte {at}) fails its checksum: the shard is damaged; run it again"
             ))),
-            Unsealed::OtherTask => Err(Error::input(format!(
+            Checked::OtherTask => Err(Error::input(format!(
                 "{path}: the record of task {task} (byte {at}) holds the run of another task (its identity differs from the one this scenario gives task {task}): the shard was edited or its records moved; run it again"
             ))),
         }
@@ -402,6 +450,56 @@ mod tests {
     }
 
     #[test]
+    fn a_run_is_streamed_into_its_record_with_the_bytes_of_seal_bound() {
+        let dir =
+            std::env::temp_dir().join(format!("tenantsim-shard-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let (k1, k2) = ("1".repeat(64), "2".repeat(64));
+        // 300 KB written in three pieces (the entry's length is patched in
+        // after them), then a small record after it.
+        let run: Vec<u8> = (0..300_000u32).map(|i| (i % 239) as u8).collect();
+        let mut w = RunsWriter::create(&dir.join(RUNS)).expect("create");
+        w.push_with(1, &k1, &mut |out| {
+            for part in run.chunks(100_000) {
+                out.write_all(part)
+                    .map_err(|e| Error::input(e.to_string()))?;
+            }
+            Ok(())
+        })
+        .expect("push");
+        w.push(2, &k2, b"xy").expect("push");
+        w.finish().expect("finish");
+        let mut want = MAGIC.to_vec();
+        want.extend_from_slice(&1u64.to_le_bytes());
+        want.extend_from_slice(&crate::core::run::cache::seal_bound(&k1, &run));
+        want.extend_from_slice(&2u64.to_le_bytes());
+        want.extend_from_slice(&crate::core::run::cache::seal_bound(&k2, b"xy"));
+        assert!(std::fs::read(dir.join(RUNS)).expect("read") == want);
+        // Read back as it is asked, each from its own place.
+        let mut r = RunsReader::open(&dir).expect("open");
+        let (first, second) = (r.next_record().expect("1"), r.next_record().expect("2"));
+        let mut back = Vec::new();
+        second
+            .run(&k2)
+            .expect("run")
+            .read_to_end(&mut back)
+            .expect("read");
+        assert_eq!(back, b"xy");
+        let mut stored = first.run(&k1).expect("run");
+        assert_eq!(stored.len(), run.len() as u64);
+        back.clear();
+        stored.read_to_end(&mut back).expect("read");
+        assert!(back == run);
+        // An error of the encoding is the caller's.
+        let mut w = RunsWriter::create(&dir.join(RUNS)).expect("create");
+        let err = w
+            .push_with(3, &k1, &mut |_| Err(Error::input("cannot encode: bad")))
+            .expect_err("an encoding error");
+        assert!(err.to_string().contains("bad"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn runs_round_trip_and_damage_is_named() {
         let dir = std::env::temp_dir().join(format!("tenantsim-shard-unit-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
@@ -411,14 +509,16 @@ mod tests {
         w.push(10, &k10, b"").expect("push");
         w.finish().expect("finish");
         let mut r = RunsReader::open(&dir).expect("open");
+        let read = |run: Result<StoredRun>| {
+            let mut bytes = Vec::new();
+            run.expect("run").read_to_end(&mut bytes).expect("read");
+            bytes
+        };
         let first = r.next_record().expect("1");
-        assert_eq!((first.task, first.run(&k3).expect("run")), (3, &b"abc"[..]));
+        assert_eq!((first.task, read(first.run(&k3))), (3, b"abc".to_vec()));
         r.close();
         let second = r.next_record().expect("2");
-        assert_eq!(
-            (second.task, second.run(&k10).expect("run")),
-            (10, &b""[..])
-        );
+        assert_eq!((second.task, read(second.run(&k10))), (10, Vec::new()));
         assert!(r.next_record().is_err());
         // Bound to its task: under another task's key it is refused.
         let err = first.run(&k10).expect_err("another task's");
@@ -429,7 +529,7 @@ mod tests {
         let err = RunsReader::open(&dir)
             .expect("open")
             .next_record()
-            .and_then(|r| r.run(&k3).map(<[u8]>::to_vec))
+            .and_then(|r| r.run(&k3).map(|_| ()))
             .expect_err("damaged");
         assert!(err.to_string().contains("task 3"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
