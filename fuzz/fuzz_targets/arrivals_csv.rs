@@ -8,8 +8,11 @@ use std::sync::OnceLock;
 fn trace() -> &'static tenantsim::models::trace::Trace {
     static TRACE: OnceLock<tenantsim::models::trace::Trace> = OnceLock::new();
     TRACE.get_or_init(|| {
-        tenantsim::models::trace::parse_trace("hand.csv", &include_bytes!("../../traces/hand.csv")[..])
-            .expect("the bundled hand trace is valid")
+        tenantsim::models::trace::parse_trace(
+            "hand.csv",
+            &include_bytes!("../../traces/hand.csv")[..],
+        )
+        .expect("the bundled hand trace is valid")
     })
 }
 
