@@ -81,7 +81,10 @@ pub enum Unsealed<'a> {
     OtherTask,
 }
 
-/// The run in `entry` if it is a whole entry of the task `identity`.
+/// The run in `entry` if it is a whole entry of the task `identity`: the
+/// entry format's definition over bytes in memory. The cache and the
+/// shards check their files as they read them (`read_bound`), which the
+/// tests hold to this function's verdicts.
 pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
     let Some(payload) = unseal(entry) else {
         return Unsealed::Damaged;
@@ -96,11 +99,12 @@ pub fn unseal_bound<'a>(entry: &'a [u8], identity: &str) -> Unsealed<'a> {
 /// Bytes of an entry checked at a time ([`ResultCache::get_run`]).
 const CHECK_CHUNK: usize = 64 << 10;
 
-/// What [`check_bound`] found in an entry's file.
+/// What [`check_bound`] found in an entry's file (`R`: the run's length),
+/// and [`read_bound`] (`R`: the run to read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Checked {
-    /// The task's run, this many bytes long.
-    Run(u64),
+pub(crate) enum Checked<R = u64> {
+    /// The task's run.
+    Run(R),
     /// Not a whole entry: truncated, extended, or its checksum fails.
     Damaged,
     /// A whole entry, but the run of another task.
@@ -148,6 +152,33 @@ pub(crate) fn check_bound(
     })
 }
 
+/// The run of the bound entry of `entry_len` bytes at byte `at` of
+/// `file`, for the task `identity`: the entry checked in one pass
+/// ([`check_bound`]), then its run read from the same open file as asked.
+/// The result cache's entries (at 0) and the shard records (after their
+/// task id) are read so.
+pub(crate) fn read_bound(
+    mut file: fs::File,
+    at: u64,
+    entry_len: u64,
+    identity: &str,
+) -> std::io::Result<Checked<StoredRun>> {
+    file.seek(SeekFrom::Start(at))?;
+    let mut input = BufReader::with_capacity(CHECK_CHUNK, file);
+    Ok(match check_bound(&mut input, entry_len, identity)? {
+        Checked::Run(len) => {
+            let run_at = at + (MAGIC.len() + 8 + IDENTITY_LEN) as u64;
+            input.seek(SeekFrom::Start(run_at))?;
+            Checked::Run(StoredRun {
+                input: input.take(len),
+                len,
+            })
+        }
+        Checked::Damaged => Checked::Damaged,
+        Checked::OtherTask => Checked::OtherTask,
+    })
+}
+
 /// A checked entry's run, read from its file ([`ResultCache::get_run`]).
 #[derive(Debug)]
 pub struct StoredRun {
@@ -156,14 +187,6 @@ pub struct StoredRun {
 }
 
 impl StoredRun {
-    /// The `len` bytes of a checked run from where `input` stands.
-    pub(crate) fn new(input: BufReader<fs::File>, len: u64) -> Self {
-        Self {
-            input: input.take(len),
-            len,
-        }
-    }
-
     /// The run's length in bytes.
     pub fn len(&self) -> u64 {
         self.len
@@ -399,15 +422,10 @@ impl ResultCache {
         if len > served {
             return Ok(None);
         }
-        let mut input = BufReader::with_capacity(CHECK_CHUNK, file);
-        match check_bound(&mut input, len, key) {
-            Ok(Checked::Run(run_len)) => {
-                let start = (MAGIC.len() + 8 + IDENTITY_LEN) as u64;
-                if input.seek(SeekFrom::Start(start)).is_err() {
-                    return Ok(None);
-                }
+        match read_bound(file, 0, len, key) {
+            Ok(Checked::Run(run)) => {
                 touch(&path);
-                Ok(Some(StoredRun::new(input, run_len)))
+                Ok(Some(run))
             }
             Ok(Checked::Damaged) => {
                 self.corrupt.fetch_add(1, Ordering::Relaxed);

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{Error, Result};
-use crate::core::run::cache::{Checked, StoredRun, Written, check_bound, write_bound};
+use crate::core::run::cache::{Checked, StoredRun, Written, read_bound, write_bound};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
@@ -388,16 +388,10 @@ impl Record {
                 "{path}: the run of task {task} (byte {at}) cannot be read ({e}): the shard is damaged or incomplete; run it again"
             ))
         };
-        let mut file = crate::core::io::open_input(&self.path, "shard runs file")?;
-        let entry_at = at + 8;
-        file.seek(SeekFrom::Start(entry_at)).map_err(read_error)?;
-        let mut input = BufReader::with_capacity(64 * 1024, file);
-        match check_bound(&mut input, self.entry_len, key).map_err(read_error)? {
-            Checked::Run(len) => {
-                let start = entry_at + 16 + crate::core::run::cache::IDENTITY_LEN as u64;
-                input.seek(SeekFrom::Start(start)).map_err(read_error)?;
-                Ok(StoredRun::new(input, len))
-            }
+        let file = crate::core::io::open_input(&self.path, "shard runs file")?;
+        // The entry follows the record's 8-byte task id.
+        match read_bound(file, at + 8, self.entry_len, key).map_err(read_error)? {
+            Checked::Run(run) => Ok(run),
             Checked::Damaged => Err(Error::input(format!(
                 "{path}: the run of task {task} (byte {at}) fails its checksum: the shard is damaged; run it again"
             ))),
