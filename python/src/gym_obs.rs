@@ -68,7 +68,8 @@ pub struct Incremental {
     /// The arrived tenants (an arrived tenant stays arrived), in the order
     /// they were encoded as arrived.
     arrived_list: Vec<u32>,
-    /// Per tenant: its arrival instant, µs, as f64 (exact below 2^53 µs).
+    /// Per arrived tenant: its arrival instant, µs, as f64 (exact below
+    /// 2^53 µs), read when it is first encoded as arrived.
     arrival_us: Vec<f64>,
     arrived_count: usize,
     eligible_count: usize,
@@ -240,10 +241,6 @@ pub fn update(
         state.arrived_count = 0;
         state.eligible_count = 0;
         state.arrived_list.clear();
-        for (i, a) in state.arrival_us.iter_mut().enumerate() {
-            // An episode's arrivals are listed: every time is known.
-            *a = tenants.arrival(i).map_or(0.0, |at| at as f64);
-        }
     }
     let mut touch = |state: &mut Incremental, i: usize| {
         let f = &mut body[i * TENANT_FEATURES..(i + 1) * TENANT_FEATURES];
@@ -257,6 +254,8 @@ pub fn update(
         state.eligible_count += usize::from(e);
         if a && (full || !state.arrived[i]) {
             state.arrived_list.push(i as u32);
+            // Its time, known once it has arrived (`Tenants::arrival`).
+            state.arrival_us[i] = tenants.arrival(i).map_or(0.0, |at| at as f64);
         }
         state.arrived[i] = a;
         state.eligible[i] = e;

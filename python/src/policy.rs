@@ -104,9 +104,9 @@ pub struct TenantView {
     tried: Vec<usize>,
     /// The models it is running now (ascending).
     running: Vec<usize>,
-    /// Its arrival time, in seconds; NaN for a tenant not arrived yet
-    /// when the arrivals are drawn as the run goes (`[arrivals] order =
-    /// "streamed"`: its time is not drawn yet).
+    /// Its arrival time, in seconds, once it has arrived; NaN before,
+    /// whether the arrivals are listed or drawn as the run goes: a policy
+    /// learns when a tenant arrives when it arrives.
     arrival_s: f64,
     /// Whether it has arrived.
     arrived: bool,

@@ -65,6 +65,7 @@ class Tenant:
     tried: List[int]
     running: List[int]
     arrival_s: float
+    """Its arrival time in seconds once it has arrived; NaN before."""
     arrived: bool
     started: int
     completed: int

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -229,6 +231,31 @@ def test_state_is_a_view_valid_during_the_call_only():
     assert kept and state_models(kept[0]) == ["linear", "forest", "boosting", "deepnet"]
     with pytest.raises(RuntimeError, match="only during pick"):
         kept[0].eligible_tenants()
+
+
+def test_a_tenants_arrival_time_is_unknown_until_it_arrives():
+    # Regression (DESIGN §2.8): with the arrival times listed (every order
+    # but "streamed") `arrival_s` gave the time of a tenant not arrived
+    # yet, so a policy could see the future. It is NaN until the tenant
+    # arrives, then its time, at or before the decision's clock.
+    seen = {"arrived": 0, "not yet": 0}
+
+    class Look(tenantsim.Scheduler):
+        def pick(self, state):
+            for i in range(state.n_tenants):
+                view = state.tenant(i)
+                if view.arrived:
+                    assert 0.0 <= view.arrival_s <= state.now_s
+                    seen["arrived"] += 1
+                else:
+                    assert math.isnan(view.arrival_s)
+                    seen["not yet"] += 1
+            eligible = state.eligible_tenants()
+            return eligible[0] if eligible else None
+
+    arrivals = {"kind": "poisson", "rate_per_hour": 60}
+    tenantsim.run(scenario("look", "in-order", reps=3, arrivals=arrivals), policies={"look": Look})
+    assert seen["arrived"] > 10 and seen["not yet"] > 5, seen
 
 
 def state_models(state):

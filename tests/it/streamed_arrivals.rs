@@ -229,8 +229,15 @@ fn a_horizon_leaves_streamed_tenants_unarrived_with_their_drawn_times() {
 
 /// Repetition `rep` of `s`'s first policy as a run stepped by hand, its
 /// tenants arriving by the streamed Poisson process of `rate_per_hour`
-/// and `seed` (the scenario's); and their arrival times, listed.
-fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'_>, Arc<[u64]>) {
+/// and `seed` (the scenario's), drawn as the run goes or, with
+/// `as_listed`, the same times listed; and those times, listed.
+fn stepped(
+    s: &Scenario,
+    rep: u64,
+    rate_per_hour: f64,
+    seed: u64,
+    as_listed: bool,
+) -> (ModelRun<'_>, Arc<[u64]>) {
     let Ok(parts) = tenantsim::models::experiment::start_rep(s, rep, 0) else {
         panic!("set-up")
     };
@@ -246,7 +253,11 @@ fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'
         tenantsim::core::sim::held::Shared::Borrowed(&s.trace),
         tenantsim::core::sim::held::Shared::Borrowed(&s.gpu_types),
         parts.split.tenants.clone(),
-        Arrivals::Streamed(Arc::new(arrivals)),
+        if as_listed {
+            Arrivals::Listed(Arc::clone(&list))
+        } else {
+            Arrivals::Streamed(Arc::new(arrivals))
+        },
         s.config,
         tenantsim::core::sim::held::Held::Owned(parts.scheduler),
         tenantsim::core::sim::held::Held::Owned(parts.selector),
@@ -260,9 +271,26 @@ fn stepped(s: &Scenario, rep: u64, rate_per_hour: f64, seed: u64) -> (ModelRun<'
 /// every decision of a run stepped by hand.
 #[test]
 fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
+    arrival_times_are_known_once_tenants_arrive(false);
+}
+
+/// Regression: with the arrival times listed (every order but
+/// `streamed`), `Tenants::arrival`, and so a policy (a Python policy's
+/// `arrival_s`), answered the time of a tenant not arrived yet: a policy
+/// could see the future, and saw what it never sees when the same times
+/// are streamed. It now answers as in a streamed run.
+#[test]
+fn listed_runs_told_policies_the_arrival_times_of_tenants_not_arrived_yet() {
+    arrival_times_are_known_once_tenants_arrive(true);
+}
+
+/// At every decision of a run stepped by hand (times listed or
+/// streamed), `Tenants::arrival` is an arrived tenant's time (live or
+/// parked once done) and nothing for one not arrived yet.
+fn arrival_times_are_known_once_tenants_arrive(as_listed: bool) {
     let s = scenario(300.0, "");
-    let (mut run, list) = stepped(&s, 1, 300.0, 5);
-    let (mut checked, mut done_seen) = (0, 0);
+    let (mut run, list) = stepped(&s, 1, 300.0, 5, as_listed);
+    let (mut checked, mut done_seen, mut unarrived_seen) = (0, 0, 0);
     while let Some(point) = run.next_decision().expect("a decision") {
         let t = run.tenants();
         for i in 0..t.len() {
@@ -272,11 +300,15 @@ fn a_streamed_runs_tenants_know_the_arrival_of_those_that_arrived() {
                 done_seen += usize::from(t.is_done(i));
             } else {
                 assert_eq!(t.arrival(i), None, "tenant {i} not arrived");
+                unarrived_seen += 1;
             }
         }
         run.decide(point.policy_choice).expect("decides");
     }
-    assert!(checked > 1_000 && done_seen > 100, "{checked} {done_seen}");
+    assert!(
+        checked > 1_000 && done_seen > 100 && unarrived_seen > 100,
+        "{checked} {done_seen} {unarrived_seen}"
+    );
 }
 
 /// A run of more than 65,536 tenants holds its tenants' end states in
@@ -303,7 +335,7 @@ fn a_large_runs_end_states_on_disk_are_each_tenants_own() {
     );
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/large.toml");
     let s = parse_scenario(&path, &text, Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
-    let (mut run, list) = stepped(&s, 0, 600.0, 3);
+    let (mut run, list) = stepped(&s, 0, 600.0, 3, false);
     assert_eq!(list.len(), tenants);
     while let Some(point) = run.next_decision().expect("a decision") {
         run.decide(point.policy_choice).expect("decides");

@@ -779,13 +779,14 @@ impl Tenants {
         self.user
     }
 
-    /// Arrival time of tenant `i` in µs: any tenant's when the times are
-    /// listed; when they are drawn as the run goes (`[arrivals] order =
-    /// "streamed"`, DESIGN §2.8), an arrived tenant's only (`None` before
-    /// it arrives: its time is not drawn yet). `None` for `i` out of range.
+    /// Arrival time of tenant `i` in µs once it has arrived; `None` before
+    /// (and for `i` out of range), whether the times are listed or drawn
+    /// as the run goes (`[arrivals] order = "streamed"`, DESIGN §2.8): a
+    /// policy learns when a tenant arrives when it arrives, never before,
+    /// and sees the same in both modes.
     pub fn arrival(&self, i: usize) -> Option<Micros> {
         if let Some(t) = self.arrival.listed() {
-            return t.get(i).copied();
+            return t.get(i).copied().filter(|_| self.has_arrived(i));
         }
         if i >= self.len() {
             return None;

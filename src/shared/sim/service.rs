@@ -34,6 +34,9 @@ const NO_JOB: u32 = u32::MAX;
 pub(super) struct Service<'a> {
     trace: &'a Trace,
     types: &'a GpuTypes,
+    /// Each tenant's arrival time, µs (the input's list: the tenants
+    /// themselves tell a tenant's time only once it has arrived).
+    arrivals: &'a [Micros],
     pub(super) tenants: Tenants,
     pub(super) policies: Policies<'a>,
     /// The engine's index of the service's first job (its job `r` is
@@ -123,6 +126,7 @@ impl<'a> Service<'a> {
         Self {
             trace: sim.trace,
             types: sim.gpu_types,
+            arrivals: sim.arrivals,
             tenants: Tenants::new(
                 sim.trace,
                 sim.tenants,
@@ -260,6 +264,7 @@ impl Workload for Service<'_> {
         Ok(Self {
             trace: self.trace,
             types: self.types,
+            arrivals: self.arrivals,
             tenants: self.tenants.clone(),
             policies: Policies {
                 scheduler: Held::Owned(self.policies.scheduler.fork()?),
@@ -295,13 +300,9 @@ impl Workload for Service<'_> {
     /// The tenants' arrivals (in tenant order, as model mode pushes them)
     /// and the horizon.
     fn init(&mut self, ctx: &mut Ctx<'_, '_, '_>) -> Result<()> {
-        for i in 0..self.tenants.len() {
-            // Listed: the service's tenants are made from a list.
-            let Some(at) = self.tenants.arrival(i) else {
-                return Err(Error::input(format!(
-                    "internal: the service's tenant {i} has no listed arrival"
-                )));
-            };
+        // The input's list: the tenants' own `arrival` answers only
+        // those arrived.
+        for (i, &at) in self.arrivals.iter().enumerate() {
             ctx.push_event(at, ARRIVAL, TAG_ARRIVAL, i as u32);
         }
         if let Some(h) = self.horizon {
