@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::policy::JobRegistry;
 use super::report::{JobRows, Measured, write_job_results};
 use super::run::{JobRun, JobRunSummary, simulate_job_run};
-use super::run_codec::{decode_job_run, encode_job_run};
+use super::run_codec::{decode_job_run, decode_job_run_from, encode_job_run};
 use super::scenario::{JobScenario, load_job_plan_with};
 use super::summary::{JobSummary, summarize, sweep_csv};
 use crate::core::error::{Error, Result};
@@ -177,6 +177,16 @@ impl Mode for JobMode {
 
     fn decode_run(&self, scenario: &JobScenario, bytes: &[u8]) -> Result<JobRun> {
         decode_job_run(scenario, bytes)
+    }
+
+    /// Decoded as it is read: a stored run is not held whole beside the
+    /// run made of it (DESIGN §10.2).
+    fn decode_run_from(
+        &self,
+        scenario: &JobScenario,
+        input: &mut dyn std::io::Read,
+    ) -> Result<JobRun> {
+        decode_job_run_from(scenario, input)
     }
 
     fn fold(&self, scenario: &JobScenario, fold: &mut JobFold, run: JobRun) -> Result<()> {
