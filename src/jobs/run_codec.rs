@@ -53,7 +53,7 @@ pub fn decode_job_run_from(scenario: &JobScenario, input: &mut dyn Read) -> Resu
 }
 
 /// The run of what was stored, its jobs drawn again from `scenario`; an
-/// error if the stored outcomes are not one a job.
+/// error unless there is one stored outcome for each of those jobs.
 fn with_jobs(scenario: &JobScenario, stored: Stored<JobOutcome, JobMetrics>) -> Result<JobRun> {
     let Stored {
         policy,
