@@ -21,6 +21,7 @@ use crate::plot_layout::{Rect, laid_out, svgs, typed_scenario};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::time::{Duration, SystemTime};
 
 use tenantsim::present::figures::style::PALETTE;
 
@@ -283,6 +284,34 @@ struct Figures {
     drawn: Vec<(&'static str, PathBuf)>,
 }
 
+/// How old a run's folder of figures is before a later run removes it
+/// (a run draws its figures in minutes).
+const STALE: Duration = Duration::from_secs(6 * 3600);
+
+/// Where a run draws its figures: the target folder's scratch space
+/// (`CARGO_TARGET_TMPDIR`), not the system's temporary folder. The
+/// figures live in a static, which is never dropped, so their folder
+/// outlives the test process: the next run removes it once [`STALE`]
+/// ([`remove_stale`]), and `cargo clean` removes them all.
+fn figures_root() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("plot-clearance")
+}
+
+/// Remove the folders in `root` last modified more than [`STALE`] ago.
+fn remove_stale(root: &Path) {
+    for entry in fs::read_dir(root).into_iter().flatten().flatten() {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE);
+        if stale {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 const WIDTHS: [&str; 3] = ["single", "double", "screen"];
 
 /// Every scenario of `tests/golden/SCENARIOS` run with `--jobs` (and a
@@ -292,7 +321,10 @@ const WIDTHS: [&str; 3] = ["single", "double", "screen"];
 fn figures() -> &'static Figures {
     static FIGURES: OnceLock<Figures> = OnceLock::new();
     FIGURES.get_or_init(|| {
-        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = figures_root();
+        fs::create_dir_all(&root).expect("scratch folder");
+        remove_stale(&root);
+        let tmp = tempfile::tempdir_in(&root).expect("tempdir");
         let list = fs::read_to_string(repo("tests/golden/SCENARIOS")).expect("SCENARIOS");
         // Each folder is one job: run its scenario (none for the fixtures),
         // then draw it at every width. The jobs run side by side (the
@@ -595,4 +627,31 @@ fn the_clearance_check_finds_covered_marks() {
             ),
         }
     }
+}
+
+/// Regression: the figures' folder, held by a static that is never
+/// dropped, was made in the system's temporary folder, so each `cargo
+/// test` left 243 MB of results and figures in /tmp. It is now made in
+/// the target folder's scratch space, where a later run removes a folder
+/// once it is stale and keeps a recent one (another run's, perhaps still
+/// drawing).
+#[test]
+fn each_test_run_left_its_figures_in_the_system_temporary_folder() {
+    assert!(figures()._tmp.path().starts_with(figures_root()));
+    let root = tempfile::tempdir().expect("tempdir");
+    let (old, recent) = (root.path().join("old"), root.path().join("recent"));
+    for d in [&old, &recent] {
+        fs::create_dir_all(d.join("results")).expect("dir");
+        fs::write(d.join("results/tenants.csv"), "x\n").expect("write");
+    }
+    let long_ago = SystemTime::now() - STALE - Duration::from_secs(60);
+    fs::File::open(&old)
+        .and_then(|f| f.set_modified(long_ago))
+        .expect("backdate the folder");
+    remove_stale(root.path());
+    assert!(!old.exists(), "a stale folder is removed");
+    assert!(
+        recent.join("results/tenants.csv").exists(),
+        "a recent one is kept"
+    );
 }
