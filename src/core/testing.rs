@@ -213,6 +213,50 @@ pub fn external_tool(name: &str) -> bool {
     found
 }
 
+/// A reader of `bytes` giving at most `step` bytes a read, and an error
+/// once `fail_at` bytes are given (never, from [`Trickle::new`]): for
+/// tests of what decodes as it reads (a stored run read from its file).
+#[derive(Debug, Clone)]
+pub struct Trickle<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    step: usize,
+    fail_at: usize,
+}
+
+impl<'a> Trickle<'a> {
+    /// `bytes`, at most `step` (≥ 1) a read.
+    pub fn new(bytes: &'a [u8], step: usize) -> Self {
+        Self {
+            bytes,
+            at: 0,
+            step: step.max(1),
+            fail_at: usize::MAX,
+        }
+    }
+
+    /// The same reader, failing once `fail_at` bytes are given.
+    pub fn failing_at(self, fail_at: usize) -> Self {
+        Self { fail_at, ..self }
+    }
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at >= self.fail_at {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = buf
+            .len()
+            .min(self.step)
+            .min(self.bytes.len() - self.at)
+            .min(self.fail_at - self.at);
+        buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,20 +84,9 @@ fn with_jobs(scenario: &JobScenario, stored: Stored<JobOutcome, JobMetrics>) -> 
 mod tests {
     use super::*;
     use crate::core::io::scenario::Overrides;
+    use crate::core::testing::Trickle;
     use crate::jobs::run::simulate_job_run;
     use crate::jobs::scenario::parse_job_scenario;
-
-    /// A reader that gives at most `n` bytes a call.
-    struct Trickle<'a>(&'a [u8], usize);
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let k = self.1.min(buf.len()).min(self.0.len());
-            buf[..k].copy_from_slice(&self.0[..k]);
-            self.0 = &self.0[k..];
-            Ok(k)
-        }
-    }
 
     fn encoded(run: &JobRun) -> Vec<u8> {
         let mut bytes = Vec::new();
@@ -132,17 +121,17 @@ d,v,9,1,1
         let whole = decode_job_run(&s, &bytes).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(encoded(&whole), bytes);
         for n in [1, 7, bytes.len()] {
-            let read = decode_job_run_from(&s, &mut Trickle(&bytes, n))
+            let read = decode_job_run_from(&s, &mut Trickle::new(&bytes, n))
                 .unwrap_or_else(|e| panic!("{n} at a time: {e}"));
             assert_eq!(read.jobs.jobs.len(), 4);
             assert_eq!(encoded(&read), bytes, "{n} at a time");
         }
         let cut = &bytes[..bytes.len() - 1];
         assert!(decode_job_run(&s, cut).is_err());
-        assert!(decode_job_run_from(&s, &mut Trickle(cut, 7)).is_err());
+        assert!(decode_job_run_from(&s, &mut Trickle::new(cut, 7)).is_err());
         let mut extended = bytes.clone();
         extended.push(0);
         assert!(decode_job_run(&s, &extended).is_err());
-        assert!(decode_job_run_from(&s, &mut Trickle(&extended, 7)).is_err());
+        assert!(decode_job_run_from(&s, &mut Trickle::new(&extended, 7)).is_err());
     }
 }

@@ -280,7 +280,8 @@ pub fn clearance_problems(path: &Path) -> (Vec<String>, usize, usize) {
 
 /// The bundled results folders drawn at each width: (width, figure files).
 struct Figures {
-    _tmp: tempfile::TempDir,
+    /// Their folder, kept after the process (see [`figures_root`]).
+    dir: PathBuf,
     drawn: Vec<(&'static str, PathBuf)>,
 }
 
@@ -324,7 +325,9 @@ fn figures() -> &'static Figures {
         let root = figures_root();
         fs::create_dir_all(&root).expect("scratch folder");
         remove_stale(&root);
-        let tmp = tempfile::tempdir_in(&root).expect("tempdir");
+        // Kept: a static is never dropped, so a `TempDir` would not remove
+        // it either.
+        let dir = tempfile::tempdir_in(&root).expect("tempdir").keep();
         let list = fs::read_to_string(repo("tests/golden/SCENARIOS")).expect("SCENARIOS");
         // Each folder is one job: run its scenario (none for the fixtures),
         // then draw it at every width. The jobs run side by side (the
@@ -338,13 +341,13 @@ fn figures() -> &'static Figures {
                 .expect("stem")
                 .to_string_lossy()
                 .into_owned();
-            jobs.push((tmp.path().join(&name), Some(s.to_string())));
+            jobs.push((dir.join(&name), Some(s.to_string())));
         }
         // The value of issue 27 (a bar left of 1 labelled "0.0463×" ran
         // off the page) and a long bar to the right: the plot fixture
         // with beta-fast 21.6 times slower at θ = 0.2 and 498 times faster
         // at θ = 0.1.
-        let extremes = tmp.path().join("speedup-extremes");
+        let extremes = dir.join("speedup-extremes");
         fs::create_dir_all(&extremes).expect("dir");
         for e in fs::read_dir(repo("tests/fixtures/plots/model")).expect("fixture") {
             let p = e.expect("entry").path();
@@ -364,14 +367,15 @@ fn figures() -> &'static Figures {
         // A shared folder with workflows (DESIGN §14.7), written by hand:
         // three policies, one with CPU utilisation n/a.
         jobs.push((repo("tests/fixtures/plots/workflows"), None));
-        let typed = tmp.path().join("typed-results");
-        let typed_toml = typed_scenario(tmp.path());
+        let typed = dir.join("typed-results");
+        let typed_toml = typed_scenario(&dir);
         jobs.push((typed, Some(typed_toml.to_string_lossy().into_owned())));
+        let base = dir.as_path();
         let per_dir: Vec<Vec<(&'static str, PathBuf)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = jobs
                 .iter()
                 .map(|(dir, scenario)| {
-                    let tmp = tmp.path();
+                    let tmp = base;
                     scope.spawn(move || {
                         if let Some(s) = scenario {
                             run_scenario(s, dir, &["--jobs", "--quiet", "--no-plots"]);
@@ -412,7 +416,7 @@ fn figures() -> &'static Figures {
                 drawn.extend(d.iter().filter(|(w, _)| *w == width).cloned());
             }
         }
-        Figures { _tmp: tmp, drawn }
+        Figures { dir, drawn }
     })
 }
 
@@ -454,7 +458,7 @@ fn check_kind(kind_name: &str) {
             texts += t;
             marks += m;
             if !problems.is_empty() {
-                let name = f.strip_prefix(figs._tmp.path()).unwrap_or(f);
+                let name = f.strip_prefix(&figs.dir).unwrap_or(f);
                 bad.push(format!("{}:\n  {}", name.display(), problems.join("\n  ")));
             }
         }
@@ -637,7 +641,7 @@ fn the_clearance_check_finds_covered_marks() {
 /// drawing).
 #[test]
 fn each_test_run_left_its_figures_in_the_system_temporary_folder() {
-    assert!(figures()._tmp.path().starts_with(figures_root()));
+    assert!(figures().dir.starts_with(figures_root()));
     let root = tempfile::tempdir().expect("tempdir");
     let (old, recent) = (root.path().join("old"), root.path().join("recent"));
     for d in [&old, &recent] {

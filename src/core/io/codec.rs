@@ -278,6 +278,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
+    use crate::core::testing::Trickle;
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Sample {
@@ -386,40 +387,6 @@ mod tests {
         }
     }
 
-    /// A reader of `bytes` giving at most `step` bytes a read, and an
-    /// error once `fail_at` bytes are given.
-    struct Trickle<'a> {
-        bytes: &'a [u8],
-        at: usize,
-        step: usize,
-        fail_at: usize,
-    }
-
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            if self.at >= self.fail_at {
-                return Err(std::io::Error::other("the disk went away"));
-            }
-            let n = buf
-                .len()
-                .min(self.step)
-                .min(self.bytes.len() - self.at)
-                .min(self.fail_at - self.at);
-            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
-            self.at += n;
-            Ok(n)
-        }
-    }
-
-    fn trickle(bytes: &[u8], step: usize) -> Trickle<'_> {
-        Trickle {
-            bytes,
-            at: 0,
-            step,
-            fail_at: usize::MAX,
-        }
-    }
-
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Named {
         name: String,
@@ -447,15 +414,12 @@ mod tests {
             f.iter().map(|x| x.to_bits()).collect::<Vec<u64>>()
         };
         for step in [1, 7, READ_CHUNK - 1, usize::MAX] {
-            let back: Named = decode_from(&mut trickle(&buf, step)).expect("decodes");
+            let back: Named = decode_from(&mut Trickle::new(&buf, step)).expect("decodes");
             assert_eq!((&back.name, &back.bytes), (&whole.name, &whole.bytes));
             assert_eq!(bits(&back), bits(&whole), "step {step}");
         }
         // A failing reader stops the decoding with its own error.
-        let mut failing = Trickle {
-            fail_at: 100_000,
-            ..trickle(&buf, 4096)
-        };
+        let mut failing = Trickle::new(&buf, 4096).failing_at(100_000);
         let err = decode_from::<Named>(&mut failing).expect_err("the reader fails");
         assert!(err.to_string().contains("the disk went away"), "{err}");
     }
@@ -466,15 +430,15 @@ mod tests {
         let mut buf = Vec::new();
         encode(&sample(), &mut buf).expect("encodes");
         for cut in 0..buf.len() {
-            let err =
-                decode_from::<Sample>(&mut trickle(&buf[..cut], 3)).expect_err("a cut encoding");
+            let err = decode_from::<Sample>(&mut Trickle::new(&buf[..cut], 3))
+                .expect_err("a cut encoding");
             assert!(err.to_string().contains("cannot be read"), "{err}");
         }
         let mut longer = buf.clone();
         longer.push(0);
         for step in [1, usize::MAX] {
-            let err =
-                decode_from::<Sample>(&mut trickle(&longer, step)).expect_err("a longer encoding");
+            let err = decode_from::<Sample>(&mut Trickle::new(&longer, step))
+                .expect_err("a longer encoding");
             assert!(err.to_string().contains("unread bytes"), "{err}");
         }
         // A list, a string and bytes that claim u64::MAX items in 10 bytes:
@@ -482,14 +446,14 @@ mod tests {
         let mut huge = Vec::new();
         encode(&u64::MAX, &mut huge).expect("encodes");
         for err in [
-            decode_from::<Vec<f64>>(&mut trickle(&huge, 64)).map(|_| ()),
-            decode_from::<String>(&mut trickle(&huge, 64)).map(|_| ()),
-            decode_from::<serde_bytes_like::Buf>(&mut trickle(&huge, 64)).map(|_| ()),
+            decode_from::<Vec<f64>>(&mut Trickle::new(&huge, 64)).map(|_| ()),
+            decode_from::<String>(&mut Trickle::new(&huge, 64)).map(|_| ()),
+            decode_from::<serde_bytes_like::Buf>(&mut Trickle::new(&huge, 64)).map(|_| ()),
         ] {
             let err = err.expect_err("a huge length");
             assert!(err.to_string().contains("cannot be read"), "{err}");
         }
-        let err = decode_from::<bool>(&mut trickle(&[2], 1)).expect_err("a bad flag");
+        let err = decode_from::<bool>(&mut Trickle::new(&[2], 1)).expect_err("a bad flag");
         assert!(err.to_string().contains("at byte 1"), "{err}");
     }
 

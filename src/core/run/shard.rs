@@ -445,9 +445,9 @@ mod tests {
 
     #[test]
     fn a_run_is_streamed_into_its_record_with_the_bytes_of_seal_bound() {
-        let dir =
-            std::env::temp_dir().join(format!("tenantsim-shard-stream-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        // Removed when the test ends, whether it passes or not.
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
         let (k1, k2) = ("1".repeat(64), "2".repeat(64));
         // 300 KB written in three pieces (the entry's length is patched in
         // after them), then a small record after it.
@@ -470,7 +470,7 @@ mod tests {
         want.extend_from_slice(&crate::core::run::cache::seal_bound(&k2, b"xy"));
         assert!(std::fs::read(dir.join(RUNS)).expect("read") == want);
         // Read back as it is asked, each from its own place.
-        let mut r = RunsReader::open(&dir).expect("open");
+        let mut r = RunsReader::open(dir).expect("open");
         let (first, second) = (r.next_record().expect("1"), r.next_record().expect("2"));
         let mut back = Vec::new();
         second
@@ -490,19 +490,18 @@ mod tests {
             .push_with(3, &k1, &mut |_| Err(Error::input("cannot encode: bad")))
             .expect_err("an encoding error");
         assert!(err.to_string().contains("bad"), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn runs_round_trip_and_damage_is_named() {
-        let dir = std::env::temp_dir().join(format!("tenantsim-shard-unit-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
         let (k3, k10) = ("3".repeat(64), "a".repeat(64));
         let mut w = RunsWriter::create(&dir.join(RUNS)).expect("create");
         w.push(3, &k3, b"abc").expect("push");
         w.push(10, &k10, b"").expect("push");
         w.finish().expect("finish");
-        let mut r = RunsReader::open(&dir).expect("open");
+        let mut r = RunsReader::open(dir).expect("open");
         let read = |run: Result<StoredRun>| {
             let mut bytes = Vec::new();
             run.expect("run").read_to_end(&mut bytes).expect("read");
@@ -520,12 +519,11 @@ mod tests {
         let mut bytes = std::fs::read(dir.join(RUNS)).expect("read");
         bytes[8 + 8 + 16 + 64] ^= 0xff;
         std::fs::write(dir.join(RUNS), &bytes).expect("write");
-        let err = RunsReader::open(&dir)
+        let err = RunsReader::open(dir)
             .expect("open")
             .next_record()
             .and_then(|r| r.run(&k3).map(|_| ()))
             .expect_err("damaged");
         assert!(err.to_string().contains("task 3"), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
