@@ -97,7 +97,7 @@ impl Mode for ModelMode {
         Identity::from_parts(
             resolved,
             &[
-                ("trace", scenario.trace_sha256.clone()),
+                ("trace", scenario.trace_sha256.hex().to_owned()),
                 (
                     "arrivals",
                     sha256_hex(format!("{:?}", scenario.arrivals).as_bytes()),

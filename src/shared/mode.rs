@@ -237,7 +237,7 @@ impl Mode for SharedMode {
         let resolved = serde_json::to_value(&s.file).unwrap_or(Value::Null);
         let mut parts = vec![("cluster", sha256_debug(&s.cluster.cluster))];
         if let Some(svc) = &s.service {
-            parts.push(("service trace", svc.scenario.trace_sha256.clone()));
+            parts.push(("service trace", svc.scenario.trace_sha256.hex().to_owned()));
             parts.push((
                 "service arrivals",
                 sha256_hex(format!("{:?}", svc.scenario.arrivals).as_bytes()),

@@ -86,9 +86,28 @@ fn a_lazy_trace_reads_what_the_dense_trace_holds() {
     }
 }
 
+/// Regression: loading a scenario over a lazy trace formatted and hashed
+/// every row (the SHA-256 of its canonical CSV text, DESIGN §1.2), though
+/// nothing had asked for the digest: `tenantsim validate` of scale-year
+/// took 18–20 s on the quiet 2-core machine, nearly all of it hashing
+/// (0.6 s since). The digest is computed when first read,
+/// once, and is the dense trace's.
+#[test]
+fn loading_a_lazy_trace_hashed_every_row_before_anything_read_the_digest() {
+    let lazy = parse(&scenario_text(Some("lazy")));
+    assert!(!lazy.trace_sha256.is_computed(), "loading computed it");
+    let copy = lazy.clone();
+    let dense = parse(&scenario_text(Some("dense")));
+    assert!(dense.trace_sha256.is_computed());
+    assert_eq!(lazy.trace_sha256.hex(), dense.trace_sha256.hex());
+    assert!(copy.trace_sha256.is_computed(), "clones share the digest");
+}
+
 /// Every result file of `tenantsim run` the same whether the trace is held
 /// dense, lazily, or left to `auto` (dense at this size), `run.json`'s
-/// trace hash included.
+/// trace hash included; and the lazy run again through the result cache
+/// (whose keys read the deferred digest before the first task): stored,
+/// then served, the same files.
 #[test]
 fn a_scenario_run_on_a_lazy_trace_writes_the_files_of_the_dense_run() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -115,10 +134,34 @@ fn a_scenario_run_on_a_lazy_trace_writes_the_files_of_the_dense_run() {
         assert!(!found.is_empty(), "run.json names the trace's SHA-256");
         found
     };
+    let cache = tmp.path().join("cache");
+    for (k, want) in [
+        "10 ran, 0 from the result cache",
+        "0 ran, 10 from the result cache",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = tmp.path().join(format!("cached-{k}"));
+        let run = tenantsim()
+            .env("TENANTSIM_CACHE", &cache)
+            .args(["run", "--no-plots", "--jobs", "--out"])
+            .arg(&out)
+            .arg(tmp.path().join("lazy.toml"))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{err}");
+        assert!(err.contains(want), "run {k}: {err}");
+        outs.push(out);
+    }
     assert!(outs[0].join("jobs.csv").is_file());
     assert_same_result_files(&outs[0], &outs[1], "lazy against dense");
     assert_same_result_files(&outs[0], &outs[2], "auto against dense");
+    assert_same_result_files(&outs[0], &outs[3], "lazy, stored in the cache");
+    assert_same_result_files(&outs[0], &outs[4], "lazy, from the cache");
     assert_eq!(hash(&outs[0]), hash(&outs[1]));
+    assert_eq!(hash(&outs[0]), hash(&outs[4]));
 }
 
 fn collect_key(v: &serde_json::Value, key: &str, out: &mut Vec<serde_json::Value>) {

@@ -68,7 +68,7 @@ pub fn run_manifest(
                 .map(|p| p.name.clone()),
             trace: ModelTrace {
                 path: scenario.trace_path.display().to_string(),
-                sha256: scenario.trace_sha256.clone(),
+                sha256: scenario.trace_sha256.hex().to_owned(),
                 users: trace.n_users(),
                 models: trace.n_models(),
                 pairs: trace.n_pairs(),

@@ -21,7 +21,7 @@ use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
 use crate::models::sim::{GpuTypes, SimConfig, SpeedTable, TenantLimits};
 use crate::models::sim::{SchedulerFactory, SelectorFactory};
-use crate::models::trace::Trace;
+use crate::models::trace::{Trace, TraceDigest};
 
 /// One validated policy: its label, its scheduler and selector, and the
 /// factories that build them for each repetition.
@@ -61,8 +61,9 @@ pub struct Scenario {
     /// imported or generated trace was made).
     pub trace_path: PathBuf,
     /// SHA-256 of the trace file's bytes (or of the canonical CSV of an
-    /// imported or generated trace), hex.
-    pub trace_sha256: String,
+    /// imported or generated trace), hex; computed when first read for a
+    /// lazy generated trace ([`TraceDigest`]).
+    pub trace_sha256: TraceDigest,
     /// The trace, shared read-only by every repetition.
     pub trace: Arc<Trace>,
     /// How users split, per repetition.

@@ -14,7 +14,7 @@ use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_ro
 use crate::models::trace::generate::hex;
 use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels};
 use crate::models::trace::{
-    CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceRow,
+    CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceDigest, TraceRow,
     curve_trace_to_csv, generate_syn_trace, lazy_syn_trace, parse_trace, secs_to_micros,
     trace_to_csv,
 };
@@ -27,8 +27,9 @@ pub struct LoadedTrace {
     /// The file it was read from, or a description of how it was made.
     pub origin: PathBuf,
     /// SHA-256 (hex) of the trace file's bytes, or of the canonical CSV
-    /// text of an imported or generated trace.
-    pub sha256: String,
+    /// text of an imported or generated trace (deferred for a lazy
+    /// generated trace, [`TraceDigest`]).
+    pub sha256: TraceDigest,
 }
 
 /// Load the trace a `[trace]` table names; `at` names the scenario in
@@ -106,7 +107,7 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
         return Ok(LoadedTrace {
             trace: Arc::new(trace),
             origin: path,
-            sha256: hex(&Sha256::digest(&bytes)),
+            sha256: TraceDigest::known(hex(&Sha256::digest(&bytes))),
         });
     }
     if let Some(syn) = &section.syn {
@@ -127,7 +128,7 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
             return Ok(LoadedTrace {
                 trace: Arc::new(trace),
                 origin,
-                sha256: hex(&Sha256::digest(text.as_bytes())),
+                sha256: TraceDigest::known(hex(&Sha256::digest(text.as_bytes()))),
             });
         }
         let generated = if syn.is_lazy() {
@@ -156,7 +157,7 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
     Ok(LoadedTrace {
         trace: Arc::new(builder.finish()?),
         origin,
-        sha256: hex(&Sha256::digest(csv.as_bytes())),
+        sha256: TraceDigest::known(hex(&Sha256::digest(csv.as_bytes()))),
     })
 }
 

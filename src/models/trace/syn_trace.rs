@@ -8,7 +8,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::generate::{SynParams, SynRows, padded_id, syn_csv_sha256};
-use super::{Micros, SynBacking, Trace, secs_to_micros};
+use super::{Micros, SynBacking, Trace, TraceDigest, secs_to_micros};
 
 /// A synthetic trace generated straight into its dense form, with the
 /// SHA-256 (hex) of its canonical CSV text.
@@ -17,8 +17,10 @@ pub struct SynTrace {
     /// The trace: the same as validating the rows of [`generate_syn`](super::generate_syn) with
     /// a [`TraceBuilder`](super::TraceBuilder) whose source is `source`.
     pub trace: Trace,
-    /// SHA-256 of [`trace_to_csv`](super::trace_to_csv) of those rows.
-    pub csv_sha256: String,
+    /// SHA-256 of [`trace_to_csv`](super::trace_to_csv) of those rows:
+    /// computed with the dense trace, deferred with the lazy one
+    /// ([`lazy_syn_trace`]).
+    pub csv_sha256: TraceDigest,
 }
 
 /// [`generate_syn`](super::generate_syn) without the rows: the draws go straight into the dense
@@ -65,19 +67,27 @@ pub fn generate_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace 
         Some(gen_rows.model_years()),
         Some(gen_rows.model_citations()),
     );
-    SynTrace { trace, csv_sha256 }
+    SynTrace {
+        trace,
+        csv_sha256: TraceDigest::known(csv_sha256),
+    }
 }
 
 /// [`generate_syn_trace`]'s trace in its lazy form ([`Trace::is_lazy`],
 /// DESIGN §1.2 "Per-user rows"): no cells held, each user's row produced
 /// from (seed, user) when read ([`SynBacking`], no user
-/// held), and the same SHA-256, its rows regenerated piece by piece. Every
-/// read gives what the dense trace holds (tests compare every cell and
-/// whole runs).
+/// held), and the same SHA-256, its rows regenerated piece by piece when
+/// it is first read ([`TraceDigest::deferred`]: `tenantsim validate` never
+/// reads it). Every read gives what the dense trace holds (tests compare
+/// every cell and whole runs).
 pub fn lazy_syn_trace(p: &SynParams, source: impl Into<String>) -> SynTrace {
     let backing = SynBacking::new(p, &[]);
     let gen_rows = backing.rows();
-    let csv_sha256 = syn_csv_sha256(gen_rows, |i, a, s| gen_rows.row(i, a, s));
+    let params = p.clone();
+    let csv_sha256 = TraceDigest::deferred(move || {
+        let gen_rows = SynRows::new(&params);
+        syn_csv_sha256(&gen_rows, |i, a, s| gen_rows.row(i, a, s))
+    });
     let model_ids: Vec<String> = (0..p.models).map(|m| padded_id("m", m, p.models)).collect();
     let (years, citations) = (gen_rows.model_years(), gen_rows.model_citations());
     let trace = Trace::lazy(
