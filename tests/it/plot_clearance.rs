@@ -544,6 +544,23 @@ fn workflows_makespan_cdf_keeps_legend_off_the_curves_and_medians() {
     check_kind("workflows/makespan_cdf");
 }
 
+/// Regression: a draft of this file drew the hand-written workflow
+/// fixture's figures into the fixture folder itself, and they were
+/// committed (`tests/fixtures/plots/workflows/figures/`, 16 files). The
+/// figures go to the scratch folder only: the fixture folder holds its
+/// result files and nothing drawn.
+#[test]
+fn the_workflow_fixtures_figures_were_drawn_into_the_fixture_folder() {
+    assert!(!figures().drawn.is_empty());
+    let fixture = repo("tests/fixtures/plots/workflows");
+    assert!(
+        !fixture.join("figures").exists(),
+        "figures in {}",
+        fixture.display()
+    );
+    assert_eq!(svgs(&fixture), Vec::<PathBuf>::new());
+}
+
 /// The checker itself: a legend box on a polyline, a text on a bar, a text
 /// outside the canvas and a text across a legend's edge are each found; a
 /// clear figure passes.

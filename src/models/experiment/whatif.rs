@@ -143,7 +143,7 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
             manifest.display()
         ))
     })?;
-    if scenario.trace_sha256 != *sha {
+    if scenario.trace_sha256 != sha {
         return Err(Error::input(format!(
             "{}: the trace {} has changed since the run (SHA-256 {} now, {sha} then)",
             manifest.display(),

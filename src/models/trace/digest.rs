@@ -64,12 +64,6 @@ impl PartialEq for TraceDigest {
 
 impl Eq for TraceDigest {}
 
-impl PartialEq<str> for TraceDigest {
-    fn eq(&self, other: &str) -> bool {
-        self.hex() == other
-    }
-}
-
 impl PartialEq<&str> for TraceDigest {
     fn eq(&self, other: &&str) -> bool {
         self.hex() == *other
