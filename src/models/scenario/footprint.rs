@@ -437,7 +437,7 @@ pub fn estimate_in(
     e.add(
         format!(
             "{} tenants' simulation state ({} bytes a tenant, {} more for each of the {} \
-             present at once, {} for the done ones{}) × {at_once} repetitions at once",
+             present at once, {} for the done ones{}) × {at_once} {} at once",
             grouped(tenants),
             grouped(every),
             grouped(per_present),
@@ -451,6 +451,11 @@ pub fn estimate_in(
                 )
             } else {
                 String::new()
+            },
+            if at_once == 1 {
+                "repetition"
+            } else {
+                "repetitions"
             }
         ),
         mul(&[per_rep, at_once]),
@@ -476,8 +481,11 @@ pub fn estimate_in(
     // next running job (4 + 4) per job, at most one job per tenant,
     // available model and level, in Vecs that may be twice as long: 120
     // bytes a job. Without it only the running jobs are held (one per GPU
-    // at most: nothing here).
-    if budget.keep_jobs || service {
+    // at most: nothing here). With `--jobs` a run's log is counted once,
+    // with the results until folded below: the log a run builds is the
+    // log its result holds (moved, not copied), so counting it here too
+    // counted a one-run scenario's log twice.
+    if service && !budget.keep_jobs {
         e.add(
             format!(
                 "job logs (up to {} jobs a run, 120 bytes a job) × {at_once}",
@@ -529,8 +537,9 @@ pub fn estimate_in(
         });
     e.add(
         format!(
-            "results of {} runs until folded{}",
+            "results of {} {} until folded{}",
             grouped(held),
+            if held == 1 { "run" } else { "runs" },
             if budget.keep_jobs {
                 ", with their job logs for jobs.csv"
             } else {
