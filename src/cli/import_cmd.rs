@@ -2,7 +2,7 @@
 //! traces), [`LcdbOptions`] (the `lcdb-curves` curve trace) or
 //! [`TableColumns`] (`table`: any long CSV with its own column names).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use clap::ValueEnum;
@@ -310,8 +310,35 @@ impl ImportArgs {
 }
 
 /// `tenantsim import`: import, write and report on stderr. An existing
-/// `--out` is replaced (atomically), for every format.
+/// `--out` is replaced (atomically), for every format, unless it is one of
+/// the files the import reads (refused, `out_file::check_not_an_input`).
 pub fn import(args: &ImportArgs) -> Result<()> {
+    let inputs: Vec<(&str, &Path)> = args
+        .inputs
+        .iter()
+        .map(|p| ("an input", p.as_path()))
+        .chain(
+            args.runtime_matrix
+                .iter()
+                .map(|p| ("a --runtime-matrix file", p.as_path())),
+        )
+        .chain(
+            args.row_labels
+                .iter()
+                .map(|p| ("a --row-labels file", p.as_path())),
+        )
+        .chain(
+            args.col_labels
+                .iter()
+                .map(|p| ("the --col-labels file", p.as_path())),
+        )
+        .chain(
+            args.model_metadata
+                .iter()
+                .map(|p| ("the --model-metadata file", p.as_path())),
+        )
+        .collect();
+    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
     match args.format {
         ImportCmdFormat::Trace(format) => {
             let report = run_import(&args.options(format)?, &args.out)?;
@@ -426,6 +453,12 @@ impl ImportWorkflowsArgs {
 
 /// `tenantsim import-workflows`: import, write and report on stderr.
 pub fn import_workflows(args: &ImportWorkflowsArgs) -> Result<()> {
+    let inputs: Vec<(&str, &Path)> = args
+        .inputs
+        .iter()
+        .map(|p| ("an input", p.as_path()))
+        .collect();
+    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
     match args.format {
         WorkflowFormat::Wfformat => {
             let report = run_import_workflows(&args.inputs, &args.options(), &args.out)?;

@@ -42,6 +42,14 @@ pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
             "--throughputs and --worker-types are for `import-jobs gavel` only",
         ));
     }
+    let inputs: Vec<(&str, &std::path::Path)> = std::iter::once(("the log", args.input.as_path()))
+        .chain(
+            args.throughputs
+                .iter()
+                .map(|p| ("the --throughputs file", p.as_path())),
+        )
+        .collect();
+    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
     let (rows, report) = import_jobs(
         args.format,
         &args.input,

@@ -91,6 +91,49 @@ pub fn check_out_file(
     Ok(())
 }
 
+/// Refuse to write `path` (the value of `option`) when it is one of the
+/// command's input files, `inputs` (what each is called, its path): the
+/// commands that make a trace from files (`gen workflows`, `import`,
+/// `import-workflows`, `import-jobs`) replace an existing `--out` as a
+/// whole, but never the file they read from, whatever its name and even
+/// with `--force` (it would be lost: an import that reads and writes one
+/// file leaves only its output). The same file is recognised through
+/// links and other spellings of its path (its canonical path, and on Unix
+/// its device and inode). A refusal is a usage error (exit 2) made before
+/// anything is read.
+pub fn check_not_an_input(option: &str, path: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    match inputs.iter().find(|(_, input)| same_file(path, input)) {
+        Some((what, input)) => Err(Error::usage(format!(
+            "{option} {}: refusing to replace it: it is {what} {}, which this command reads;              an input is never replaced, not even with --force; choose another file",
+            path.display(),
+            input.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether `a` and `b` name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if ma.dev() == mb.dev() && ma.ino() == mb.ino() {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
+}
+
 /// The input folder that holds `path` as a file the command reads.
 fn input_holding<'a>(path: &Path, inputs: &'a [Input<'a>]) -> Option<&'a Input<'a>> {
     let real = resolve(path).ok()?;
@@ -145,6 +188,38 @@ mod tests {
         assert!(check_out_file("--out", &new, true, Some(ours), &[]).is_ok());
         std::fs::write(&new, "ours, written before").expect("write");
         assert!(check_out_file("--out", &new, false, Some(ours), &[]).is_ok());
+    }
+
+    #[test]
+    fn an_import_whose_out_was_its_input_replaced_the_input() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let table = dir.path().join("table.csv");
+        std::fs::write(&table, "ds,learner,acc,secs\n").expect("write");
+        let inputs = [("the input table", table.as_path())];
+        let e = check_not_an_input("--out", &table, &inputs).expect_err("refused");
+        assert_eq!(e.kind(), crate::core::error::ErrorKind::Usage);
+        assert!(e.to_string().contains("never replaced"), "{e}");
+        // Another spelling of the same path, and a link to it.
+        let other = dir.path().join(".").join("table.csv");
+        assert!(check_not_an_input("--out", &other, &inputs).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.csv");
+            std::os::unix::fs::symlink(&table, &link).expect("symlink");
+            assert!(check_not_an_input("--out", &link, &inputs).is_err());
+            let hard = dir.path().join("hard.csv");
+            std::fs::hard_link(&table, &hard).expect("hard link");
+            assert!(check_not_an_input("--out", &hard, &inputs).is_err());
+        }
+        // Another existing file, or a new one, may be written.
+        let old = dir.path().join("old.csv");
+        std::fs::write(&old, "user,model\n").expect("write");
+        assert!(check_not_an_input("--out", &old, &inputs).is_ok());
+        assert!(check_not_an_input("--out", &dir.path().join("new.csv"), &inputs).is_ok());
+        assert_eq!(
+            std::fs::read_to_string(&table).expect("read"),
+            "ds,learner,acc,secs\n"
+        );
     }
 
     #[test]

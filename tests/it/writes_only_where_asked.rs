@@ -228,3 +228,75 @@ fn compare_refuses_an_unreadable_run_json_instead_of_taking_it_for_absent() {
         "{stderr}"
     );
 }
+
+/// `import`, `import-jobs` and `gen workflows` replaced their own input
+/// when `--out` named it (found by a first-contact audit, 2026-12-06):
+/// the user's table, log or model trace was gone, only the output left.
+/// Now each refuses with exit 2 before reading anything, even with its
+/// input under another spelling, and the file stays as it was; another
+/// existing file is still replaced, as documented.
+#[test]
+fn an_import_whose_out_was_its_own_input_replaced_the_input() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = "dataset,learner,acc,seconds\niris,svm,0.9,0.5\niris,tree,0.75,2\n";
+    fs::write(dir.join("table.csv"), table).expect("write");
+    fs::copy(
+        root.join("tests/fixtures/helios_cluster_log.csv"),
+        dir.join("helios.csv"),
+    )
+    .expect("copy");
+    fs::copy(root.join("traces/hand.csv"), dir.join("mt.csv")).expect("copy");
+    fs::create_dir(dir.join("sub")).expect("mkdir");
+    let import_table = |out: &'static str| -> Vec<&'static str> {
+        vec![
+            "import",
+            "table",
+            "table.csv",
+            "--user",
+            "dataset",
+            "--model",
+            "learner",
+            "--accuracy",
+            "acc",
+            "--runtime",
+            "seconds",
+            "--out",
+            out,
+        ]
+    };
+    let before = tree(dir);
+    let cases: [Vec<&str>; 5] = [
+        import_table("table.csv"),
+        import_table("sub/../table.csv"),
+        vec!["import-jobs", "helios", "helios.csv", "--out", "helios.csv"],
+        vec![
+            "gen",
+            "workflows",
+            "--model-trace",
+            "mt.csv",
+            "--workflows",
+            "3",
+            "--out",
+            "./mt.csv",
+        ],
+        vec!["import", "lcdb", "mt.csv", "--out", "mt.csv"],
+    ];
+    for args in cases {
+        let (code, err) = run(&args, dir);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("refusing to replace it"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert_eq!(tree(dir), before, "an input was touched");
+    // Another existing file is replaced, as before.
+    fs::write(dir.join("old.csv"), "old\n").expect("write");
+    let (code, err) = run(&import_table("old.csv"), dir);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        fs::read_to_string(dir.join("old.csv"))
+            .expect("read")
+            .starts_with("user,model,accuracy,runtime_s")
+    );
+}
