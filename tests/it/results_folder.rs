@@ -203,17 +203,21 @@ fn a_rerun_over_earlier_results_replaces_them() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = tmp.path();
     let s = layout(root);
-    let o = run_in(root, &s, "r", &["--seed", "1"]);
+    // The earlier run writes jobs.csv, the later one does not: the
+    // earlier run's file must go with its folder. (Until 2026-12-06 this
+    // test added a file of its own for that; a file the user adds is now
+    // kept, `a_rerun_deleted_the_files_the_user_added_to_its_results`.)
+    let o = run_in(root, &s, "r", &["--seed", "1", "--jobs"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         root.join("r").join(RESULTS_MARK).is_file(),
         "results are marked"
     );
-    fs::write(root.join("r/stale.csv"), "stale").expect("write");
+    assert!(root.join("r/jobs.csv").is_file());
     let o = run_in(root, &s, "r", &["--seed", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        !root.join("r/stale.csv").exists(),
+        !root.join("r/jobs.csv").exists(),
         "the old folder was replaced"
     );
     let manifest = fs::read_to_string(root.join("r/run.json")).expect("run.json");
@@ -225,6 +229,64 @@ fn a_rerun_over_earlier_results_replaces_them() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(hidden.is_empty(), "no staging folder is left: {hidden:?}");
+}
+
+/// A re-run replaced a results folder as a whole, files the user had put
+/// in it since included (found by a first-contact audit, 2026-12-06: notes
+/// kept beside the results were gone). The mark now lists what tenantsim
+/// wrote; a folder holding anything else is refused (exit 1, every file as
+/// it was) unless `--force`. What tenantsim's own later commands write
+/// there (`plot`'s `plots/`, `report`'s `report.html`) does not count, nor
+/// does a folder written before the marks listed their entries.
+#[test]
+fn a_rerun_deleted_the_files_the_user_added_to_its_results() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let s = layout(root);
+    let o = run_in(root, &s, "r", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mark = fs::read_to_string(root.join("r").join(RESULTS_MARK)).expect("mark");
+    assert!(
+        mark.lines().any(|l| l == "summary.csv") && mark.lines().any(|l| l == "run.json"),
+        "{mark}"
+    );
+    // tenantsim's own later outputs: the re-run replaces them.
+    for args in [&["plot", "r"][..], &["report", "r"]] {
+        let o = tenantsim()
+            .current_dir(root)
+            .args(args)
+            .output()
+            .expect("runs");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    assert!(root.join("r/plots").is_dir() && root.join("r/report.html").is_file());
+    let o = run_in(root, &s, "r", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!root.join("r/report.html").exists());
+    // The user's notes and notebook folder: refused, named, kept.
+    fs::write(root.join("r/analysis.txt"), "mine\n").expect("write");
+    fs::create_dir(root.join("r/notebooks")).expect("mkdir");
+    assert_refused(
+        root,
+        root,
+        &s,
+        "r",
+        &[],
+        "it also holds entries it did not write (`analysis.txt`, `notebooks`)",
+    );
+    assert!(stderr(&run_in(root, &s, "r", &[])).contains("--force"));
+    // With --force the folder is replaced, as asked.
+    let o = run_in(root, &s, "r", &["--force"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!root.join("r/analysis.txt").exists());
+    // A folder marked before the marks listed their entries: replaced as
+    // a whole, as it was then.
+    fs::write(root.join("r/analysis.txt"), "mine\n").expect("write");
+    let first_line = mark.lines().next().expect("a line").to_string() + "\n";
+    fs::write(root.join("r").join(RESULTS_MARK), first_line).expect("old mark");
+    let o = run_in(root, &s, "r", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!root.join("r/analysis.txt").exists());
 }
 
 #[test]
@@ -406,13 +468,29 @@ fn plot_out_refuses_a_users_folder_and_the_plotted_results() {
         assert!(stderr(&o).contains(why), "{}", stderr(&o));
         assert_eq!(snapshot(root), before, "plot --out {out}: nothing changed");
     }
-    // A figures folder it wrote is replaced by the next plot.
+    // A figures folder it wrote is replaced by the next plot: the PNG of
+    // the earlier one goes with it. (Until 2026-12-06 this test added a
+    // file of its own for that; a file the user adds is now kept,
+    // `a_rerun_deleted_the_files_the_user_added_to_its_results`.)
+    let o = tenantsim()
+        .current_dir(root)
+        .args(["plot", "r", "--format", "png", "--out", "figs"])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(root.join("figs/regret.png").is_file());
     let o = plot("figs", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    fs::write(root.join("figs/old.svg"), "x").expect("write");
+    assert!(!root.join("figs/regret.png").exists());
+    assert!(root.join("figs/regret.svg").is_file());
+    fs::write(root.join("figs/mine.svg"), "x").expect("write");
+    let o = plot("figs", &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`mine.svg`"), "{}", stderr(&o));
+    assert!(root.join("figs/mine.svg").is_file());
+    fs::remove_file(root.join("figs/mine.svg")).expect("rm");
     let o = plot("figs", &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!root.join("figs/old.svg").exists());
     assert!(root.join("figs/regret.svg").is_file());
     assert!(
         stderr(&o).contains("figs/regret.svg"),

@@ -46,6 +46,66 @@ fn mark_text() -> String {
     )
 }
 
+/// The line of the mark after which the entries a command wrote are
+/// listed, one name a line.
+const ENTRIES_LINE: &str = "The entries it wrote (a later run replaces the folder only if it holds no others, or with --force):";
+
+/// The mark of a folder whose top-level entries, as written, are
+/// `entries` ([`StagedDir::commit`]).
+fn mark_text_listing(entries: &[String]) -> String {
+    let mut text = mark_text();
+    text.push_str(ENTRIES_LINE);
+    text.push('\n');
+    for name in entries {
+        text.push_str(name);
+        text.push('\n');
+    }
+    text
+}
+
+/// The top-level entries of `dir` but its mark, sorted by name.
+fn entry_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io("list", dir, &e))? {
+        let entry = entry.map_err(|e| Error::io("list", dir, &e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != RESULTS_MARK {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Names tenantsim's later commands write into a results folder by
+/// default (`plot`'s `plots/`, `report`'s `report.html`): not the user's.
+const WRITTEN_LATER: [&str; 2] = [super::PLOTS_DIR, "report.html"];
+
+/// The entries of the results folder `dir` that tenantsim did not write:
+/// not listed in its mark, not a folder tenantsim wrote (a `whatif`
+/// fork's), not what a later command writes there by default
+/// ([`WRITTEN_LATER`]). Empty for a folder whose mark lists nothing (one
+/// written before the marks listed their entries, 2026-12-06): its
+/// entries are taken as tenantsim's, as they were then.
+fn entries_not_written_by_tenantsim(dir: &Path) -> Vec<String> {
+    let Ok(mark) = fs::read_to_string(dir.join(RESULTS_MARK)) else {
+        return Vec::new();
+    };
+    let Some((_, listed)) = mark.split_once(&format!("{ENTRIES_LINE}\n")) else {
+        return Vec::new();
+    };
+    let listed: Vec<&str> = listed.lines().collect();
+    entry_names(dir)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|name| {
+            !listed.contains(&name.as_str())
+                && !WRITTEN_LATER.contains(&name.as_str())
+                && !is_results_folder(&dir.join(name))
+        })
+        .collect()
+}
+
 /// An input of the command that a results folder must never swallow.
 #[derive(Debug, Clone, Copy)]
 pub struct Protected<'a> {
@@ -189,6 +249,31 @@ pub fn prepare_target(
         }
     }
     let notes = recover_leftovers(&parent, &name)?;
+    if resolved.is_dir() && is_results_folder(&resolved) && !force {
+        let added = entries_not_written_by_tenantsim(&resolved);
+        if !added.is_empty() {
+            const SHOWN: usize = 5;
+            let mut listed: Vec<String> =
+                added.iter().take(SHOWN).map(|n| format!("`{n}`")).collect();
+            if added.len() > SHOWN {
+                listed.push(format!("and {} more", added.len() - SHOWN));
+            }
+            return Err(Error::input(format!(
+                "refusing to replace {}: it is a results folder tenantsim wrote, but it also \
+                 holds {} it did not write ({}), which replacing the folder would delete; \
+                 move {} out, choose another --out, or pass --force to replace the folder \
+                 and everything in it",
+                target.display(),
+                if added.len() == 1 {
+                    "an entry"
+                } else {
+                    "entries"
+                },
+                listed.join(", "),
+                if added.len() == 1 { "it" } else { "them" },
+            )));
+        }
+    }
     if resolved.is_dir() && !is_empty_dir(&resolved) && !is_results_folder(&resolved) {
         if !force {
             return Err(Error::input(format!(
@@ -519,6 +604,13 @@ impl StagedDir {
         if interrupt::requested() {
             return Err(stopped());
         }
+        // The mark lists what was written, so that a later run can tell
+        // the user's files added since from these ([`prepare_target`]).
+        let written = entry_names(&self.staged)?;
+        write_atomic(
+            &self.staged.join(RESULTS_MARK),
+            mark_text_listing(&written).as_bytes(),
+        )?;
         sync_tree(&self.staged)?;
         let replaceable = |t: &Path| {
             is_empty_dir(t)
