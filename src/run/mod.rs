@@ -73,6 +73,7 @@ impl<'a> Runner<'a> {
     /// caller keeps its own.
     pub fn run(&self, scenario: &Path, options: &RunOptions) -> Result<Value> {
         options.check()?;
+        not_a_data_file(scenario)?;
         crate::core::resources::check_open_files_limit("run")?;
         scenario::run(self.registry, self.progress, scenario, options)
     }
@@ -85,6 +86,29 @@ impl<'a> Runner<'a> {
         crate::core::resources::check_open_files_limit("merge")?;
         merge::merge_shards(options, self.registry)
     }
+}
+
+/// Refuse a trace or other data file given where a scenario is expected
+/// (`tenantsim run traces/hand.csv` was reported as a TOML syntax error
+/// at line 1 of the CSV header): a `.csv` or `.json` file is named as
+/// what it probably is, with the command that checks it.
+fn not_a_data_file(scenario: &Path) -> Result<()> {
+    let ext = scenario
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let what = match ext.as_deref() {
+        Some("csv") => "a CSV file (a trace?)",
+        Some("json") => "a JSON file (a workflow execution or a run.json?)",
+        _ => return Ok(()),
+    };
+    Err(crate::core::error::Error::input(format!(
+        "{}: `run` takes a scenario (a .toml file), and this is {what}; a scenario names \
+         its trace under [trace] path (see scenarios/quickstart.toml), and `tenantsim \
+         validate {}` checks a trace",
+        scenario.display(),
+        scenario.display()
+    )))
 }
 
 /// [`Runner::run`] with the built-in policies.

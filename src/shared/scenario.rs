@@ -575,6 +575,18 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
         check_top_level(&at, &file)?;
         let base = path.parent().unwrap_or(Path::new(""));
         let cluster = resolve_cluster(&at, base, &file.cluster.nodes)?;
+        // `[cluster].scheduler` is the default of every policy: an unknown
+        // one is the cluster's error, not the first policy's (a typo there
+        // was reported as `[[policy]] #1 ("…"): unknown job scheduler`).
+        if let Some(name) = &file.cluster.scheduler
+            && self.job_schedulers.scheduler(name).is_none()
+        {
+            return Err(Error::input(format!(
+                "{at}: [cluster].scheduler: unknown job scheduler `{}`: expected one of {}",
+                shown(name),
+                self.job_schedulers.schedulers.names()
+            )));
+        }
         let job_sections: Vec<JobPolicySection> = file
             .policies
             .iter()
