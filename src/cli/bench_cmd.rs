@@ -9,8 +9,8 @@ pub struct BenchArgs {
     /// Only the small workloads, fewer repetitions (a few seconds).
     #[arg(long)]
     pub quick: bool,
-    /// Worker threads for the repetitions [default: 1, so the figures are
-    /// per core].
+    /// Worker threads for the repetitions; with the default, 1, the figures
+    /// are per core.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,

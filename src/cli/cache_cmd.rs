@@ -56,13 +56,23 @@ pub struct PruneArgs {
     pub all: bool,
 }
 
-/// The cache folder of the command: `--cache DIR`, else the default.
+/// The cache folder of the command: `--cache DIR`, else the default. A
+/// path that exists and is not a folder is an error, as it is for `run`
+/// (`cache --cache FILE` described it as an empty cache).
 fn folder(args: &CacheArgs) -> Result<PathBuf> {
-    args.cache.clone().or_else(default_cache_dir).ok_or_else(|| {
+    let dir = args.cache.clone().or_else(default_cache_dir).ok_or_else(|| {
         Error::usage(
             "no result cache: TENANTSIM_CACHE is off and there is no home folder; give --cache DIR",
         )
-    })
+    })?;
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::usage(format!(
+            "the result cache {}: not a folder; expected the cache's folder (--cache DIR or \
+             TENANTSIM_CACHE)",
+            dir.display()
+        )));
+    }
+    Ok(dir)
 }
 
 /// How long ago `t` was, for people (`3 d`, `5 h`, `12 min`, `40 s`).

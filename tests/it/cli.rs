@@ -37,7 +37,7 @@ fn quickstart_writes_its_results_folder() {
         )
     );
     // 10 repetitions × 4 policies; the first row is the hand-computed run
-    // of tests/hand_trace.rs (R = 15.3, end 21 s, busy 41/42); its tenants'
+    // of tests/it/hand_trace.rs (R = 15.3, end 21 s, busy 41/42); its tenants'
     // regret areas are u1 3.3, u2 1.65, u3 10.35 (mean 5.1, median 3.3).
     assert_eq!(lines.clone().count(), 40);
     let first = lines.next().unwrap_or_default();
@@ -525,7 +525,7 @@ fn easeml_hand_scenario_runs_every_gp_policy() {
 
 /// The JSON summary carries the per-tenant figures: for rr-in-order (the
 /// same run in every repetition) the mean tenant regret area is 5.1 and the
-/// worst tenant's (u3) is 10.35 — see tests/hand_trace.rs and tests/online.rs.
+/// worst tenant's (u3) is 10.35 — see tests/it/hand_trace.rs and tests/it/online.rs.
 #[test]
 fn json_summary_reports_per_tenant_fairness() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -125,6 +125,34 @@ fn run_terminal_summary_of_model_mode_is_exact() {
     assert_exact!("run_models_terminal_summary", transcript(&out));
 }
 
+/// With one threshold the summary said "the largest speedup over 200
+/// log-spaced θ from 0.1 to 0.1" (found by a first-contact audit,
+/// 2026-12-06): it now names the one θ.
+#[test]
+fn a_single_threshold_summary_spoke_of_200_theta_from_it_to_itself() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = fs::read_to_string(repo(QUICKSTART))
+        .expect("quickstart")
+        .replace("thresholds = [0.2, 0.1, 0.05]", "thresholds = [0.1]")
+        .replace(
+            "path = \"../traces/hand.csv\"",
+            &format!("path = {:?}", repo("traces/hand.csv").display().to_string()),
+        );
+    assert!(text.contains("thresholds = [0.1]"), "{text}");
+    fs::write(tmp.path().join("one.toml"), text).expect("write");
+    let ran = tenantsim_in(
+        tmp.path(),
+        &["run", "one.toml", "--out", "o", "--no-plots", "--no-cache"],
+    );
+    let err = String::from_utf8_lossy(&ran.output.stderr);
+    assert!(ran.output.status.success(), "{err}");
+    assert!(
+        err.contains("up to: the speedup at θ = 0.1, the one threshold (speedups_up_to.csv)"),
+        "{err}"
+    );
+    assert!(!err.contains("log-spaced"), "{err}");
+}
+
 #[test]
 fn run_terminal_summary_of_job_mode_is_exact() {
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -37,7 +37,7 @@ fn jobs_quickstart_writes_its_results_folder() {
          makespan_s,gpu_utilization,jain_index,preemptions,events"
     );
     assert_eq!(lines.len(), 1 + 7);
-    // FIFO of tests/jobs_hand.rs: JCTs 10, 11, 14, 14, 16; starts 0, 10,
+    // FIFO of tests/it/jobs_hand.rs: JCTs 10, 11, 14, 14, 16; starts 0, 10,
     // 10, 16, 17 (waits 0, 9, 8, 13, 13); makespan 20 s; 33 GPU-s of 40.
     // p95: h = 4 · 0.95 = 3.8 → 14 + 0.8 · 2 = 15.6; p99 → 15.92.
     assert!(

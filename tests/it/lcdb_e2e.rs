@@ -1,5 +1,5 @@
 //! End to end on the bundled LCDB trace (`traces/lcdb.csv`, 248 data sets ×
-//! 20 learners, written by `tenantsim import lcdb`; tests/trace_sources.rs
+//! 20 learners, written by `tenantsim import lcdb`; tests/it/trace_sources.rs
 //! checks it equals an on-the-fly import of ../shared/data): 50 prior users,
 //! the other 198 tenants, 1 and 4 GPUs, the five policies of the ease.ml
 //! comparison. Asserts invariants, not a hoped-for ordering.

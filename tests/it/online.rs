@@ -1,5 +1,5 @@
 //! Online multi-tenancy on the hand trace (`traces/hand.csv`, see
-//! tests/hand_trace.rs for its table): staggered arrivals, budgets and
+//! tests/it/hand_trace.rs for its table): staggered arrivals, budgets and
 //! patience, computed on paper.
 
 use std::fs;

@@ -10,7 +10,7 @@ use std::fs;
 
 use common::{repo, tenantsim};
 
-/// The hand trace's best accuracy per user (ΣA* = 2.60; tests/hand_trace.rs).
+/// The hand trace's best accuracy per user (ΣA* = 2.60; tests/it/hand_trace.rs).
 fn best_possible() -> BTreeMap<String, f64> {
     let text = fs::read_to_string(repo("traces/hand.csv")).expect("hand trace");
     let mut best = BTreeMap::new();

@@ -109,10 +109,19 @@ pub fn summary_table(agg: &Aggregate) -> String {
         agg.repetitions
     );
     if let Some(u) = agg.up_to.first() {
-        out.push_str(&format!(
-            "up to: the largest speedup over {} log-spaced θ from {} to {}, with the θ where it occurs (speedups_up_to.csv)\n",
-            u.points, u.range.0, u.range.1
-        ));
+        // One threshold makes the range a point: "over 200 log-spaced θ
+        // from 0.1 to 0.1" said nothing true.
+        if u.range.0 == u.range.1 {
+            out.push_str(&format!(
+                "up to: the speedup at θ = {}, the one threshold (speedups_up_to.csv)\n",
+                u.range.0
+            ));
+        } else {
+            out.push_str(&format!(
+                "up to: the largest speedup over {} log-spaced θ from {} to {}, with the θ where it occurs (speedups_up_to.csv)\n",
+                u.points, u.range.0, u.range.1
+            ));
+        }
     }
     if with_tenants {
         out.push_str(

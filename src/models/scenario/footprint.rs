@@ -653,7 +653,7 @@ pub fn gen_syn_estimate(users: u64, models: u64, levels: u64) -> Estimate {
     let pairs = mul(&[users, models]);
     let mut e = Estimate::default();
     let what = format!(
-        "rows of {} users × {} models",
+        "the rows of {} users × {} models",
         grouped(users),
         grouped(models)
     );
