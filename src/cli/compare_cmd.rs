@@ -63,20 +63,35 @@ const HEADER: [&str; 11] = [
     "paired",
 ];
 
-fn cells(r: &Row) -> [String; 11] {
+/// A row's cells: numbers as `number` writes them (full precision for
+/// CSV, [`for_people`] for the text table).
+fn cells(r: &Row, number: fn(f64) -> String) -> [String; 11] {
     [
         r.point.clone(),
         r.policy.clone(),
         r.metric.clone(),
         r.n.0.to_string(),
         r.n.1.to_string(),
-        num(r.mean.0),
-        num(r.mean.1),
-        num(r.diff),
-        num(r.ci_low),
-        num(r.ci_high),
+        number(r.mean.0),
+        number(r.mean.1),
+        number(r.diff),
+        number(r.ci_low),
+        number(r.ci_high),
         r.paired.to_string(),
     ]
+}
+
+/// A number of the text table: three decimals, scientific from 10⁶ and
+/// below 10⁻³ (`num_text`, as the run summaries print), `nan`/`inf` as
+/// words. The table printed `15.309999999999999` and
+/// `0.00999999999999801` (a first-contact audit, 2026-12-06); CSV and
+/// JSON keep every digit.
+fn for_people(x: f64) -> String {
+    if x.is_finite() {
+        crate::core::io::table::num_text(x)
+    } else {
+        num(x)
+    }
 }
 
 /// The rows in `format`.
@@ -104,7 +119,7 @@ pub fn render(rows: &[Row], format: CompareFormat) -> Result<String> {
             let io = |e: csv::Error| Error::input(format!("cannot render the CSV: {e}"));
             w.write_record(HEADER).map_err(io)?;
             for r in rows {
-                w.write_record(cells(r)).map_err(io)?;
+                w.write_record(cells(r, num)).map_err(io)?;
             }
             let bytes = w
                 .into_inner()
@@ -112,7 +127,7 @@ pub fn render(rows: &[Row], format: CompareFormat) -> Result<String> {
             Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
         CompareFormat::Text => {
-            let all: Vec<[String; 11]> = rows.iter().map(cells).collect();
+            let all: Vec<[String; 11]> = rows.iter().map(|r| cells(r, for_people)).collect();
             let widths: Vec<usize> = (0..11)
                 .map(|c| {
                     all.iter()

@@ -89,6 +89,18 @@ fn paired_interval_excludes_zero_only_for_the_changed_policy_and_is_thread_indep
             "{format} differs between 1 and 2 threads"
         );
     }
+    // The text table printed floats at full precision (`15.309999999999999`,
+    // a first-contact audit, 2026-12-06): every number there has at most
+    // three decimals (or is scientific), as in the run summaries.
+    let text = String::from_utf8(compare(&dir("a1"), &dir("b1"), "text")).expect("utf8");
+    for cell in text.lines().skip(1).flat_map(str::split_whitespace) {
+        if let Some((_, decimals)) = cell.split_once('.')
+            && cell.parse::<f64>().is_ok()
+            && !cell.contains('e')
+        {
+            assert!(decimals.len() <= 3, "`{cell}` in\n{text}");
+        }
+    }
     let rows: Vec<Value> = serde_json::from_slice(&json).expect("JSON rows");
     let row = |policy: &str, metric: &str| -> &Value {
         rows.iter()
