@@ -76,6 +76,7 @@ mod registry;
 mod result_schema;
 mod results_folder;
 mod scale_scenarios;
+mod scenario_messages;
 mod shards;
 mod shared_episode;
 mod shared_mode;

@@ -7,10 +7,16 @@
 //! special cases, and each grid point is validated exactly like a plain
 //! scenario. A mode supplies how to deserialise a document and how to
 //! build a scenario from it ([`Expand`]).
+//!
+//! A mistake that is not the sweep's (a typo in a key no axis sets) is
+//! reported as in a plain scenario, with its line and column: the
+//! scenario without its `[sweep]` (the base) is read from the text too,
+//! and an error a point shares with the base is the base's.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
 use crate::core::error::{Error, Result};
@@ -112,7 +118,7 @@ pub trait Expand<F, S> {
 
 /// Expand the scenario `text` read from `path`: its `[sweep]`, if any,
 /// into every grid point, each built by `mode`.
-pub fn expand_plan<F, S>(
+pub fn expand_plan<F: DeserializeOwned, S>(
     mode: &mut impl Expand<F, S>,
     path: &Path,
     text: &str,
@@ -136,43 +142,101 @@ pub fn expand_plan<F, S>(
             )));
         }
     }
+    // The base may lack what the sweep gives (a key only the sweep sets):
+    // its error counts only where a point fails with it too.
+    let base = Base(base_file::<F>(text));
     // Each value alone first, so a bad key or value is blamed on its axis.
     for axis in &axes {
         for v in &axis.values {
             let mut d = doc.clone();
-            set_key(&mut d, &axis.key, v.clone())
-                .and_then(|()| mode.deserialize(d).map(drop))
-                .map_err(|e| {
-                    Error::input(format!(
-                        "{at}: [sweep] `{}` = {v}: {}",
-                        axis.key,
-                        e.message()
-                    ))
-                })?;
+            let blame = |e: Error| {
+                Error::input(format!(
+                    "{at}: [sweep] `{}` = {v}: {}",
+                    axis.key,
+                    e.message()
+                ))
+            };
+            set_key(&mut d, &axis.key, v.clone()).map_err(blame)?;
+            if let Err(e) = mode.deserialize(d.clone()) {
+                return Err(base.shared_parse_error(&at, &d).unwrap_or_else(|| blame(e)));
+            }
         }
     }
-    let points = grid(&axes)
-        .into_iter()
-        .enumerate()
-        .map(|(index, values)| {
-            let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-            let describe = || format!("{at}: [sweep] point {index} ({})", kv.join(", "));
-            let mut d = doc.clone();
-            for (k, v) in &values {
-                set_key(&mut d, k, v.clone()).map_err(|e| e.context(describe()))?;
+    let mut points = Vec::new();
+    for (index, values) in grid(&axes).into_iter().enumerate() {
+        let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        let describe = || format!("{at}: [sweep] point {index} ({})", kv.join(", "));
+        let mut d = doc.clone();
+        for (k, v) in &values {
+            set_key(&mut d, k, v.clone()).map_err(|e| e.context(describe()))?;
+        }
+        let file = match mode.deserialize(d.clone()) {
+            Ok(file) => file,
+            Err(e) => {
+                return Err(base
+                    .shared_parse_error(&at, &d)
+                    .unwrap_or_else(|| e.context(describe())));
             }
-            let file = mode.deserialize(d).map_err(|e| e.context(describe()))?;
-            let scenario = mode
-                .build(path, file, overrides)
-                .map_err(|e| e.context(format!("[sweep] point {index} ({})", kv.join(", "))))?;
-            Ok(SweepPoint {
+        };
+        match mode.build(path, file, overrides) {
+            Ok(scenario) => points.push(SweepPoint {
                 index,
                 values,
                 scenario,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+            }),
+            Err(e) => {
+                if base.build_fails_with(mode, path, overrides, &e) {
+                    return Err(e);
+                }
+                return Err(e.context(format!("[sweep] point {index} ({})", kv.join(", "))));
+            }
+        }
+    }
     Ok(Plan::Sweep { axes, points })
+}
+
+/// The scenario of a sweep without its `[sweep]`, deserialised from the
+/// file's text (so that an error keeps its line and column).
+struct Base<F>(std::result::Result<F, toml::de::Error>);
+
+impl<F: DeserializeOwned> Base<F> {
+    /// The base's own error, with its line and column, if the point
+    /// document `doc` fails to deserialise with it too: the sweep did not
+    /// cause it.
+    fn shared_parse_error(&self, at: &str, doc: &Table) -> Option<Error> {
+        let base = self.0.as_ref().err()?;
+        match F::deserialize(Value::Table(doc.clone())) {
+            Err(e) if e.message() == base.message() => Some(toml_error(at, base)),
+            _ => None,
+        }
+    }
+
+    /// Whether building the base fails with the error `e` of a point: the
+    /// sweep did not cause it.
+    fn build_fails_with<S>(
+        self,
+        mode: &mut impl Expand<F, S>,
+        path: &Path,
+        overrides: Overrides,
+        e: &Error,
+    ) -> bool {
+        let Ok(file) = self.0 else {
+            return false;
+        };
+        matches!(mode.build(path, file, overrides), Err(b) if b.message() == e.message())
+    }
+}
+
+/// The scenario `text` without its top-level `sweep` key, deserialised
+/// with its spans: an error shows its line and column as a plain
+/// scenario's does.
+fn base_file<F: DeserializeOwned>(text: &str) -> std::result::Result<F, toml::de::Error> {
+    let mut root = toml::de::DeTable::parse(text)?;
+    root.get_mut().remove("sweep");
+    F::deserialize(toml::de::Deserializer::from(root)).map_err(|mut e| {
+        e.set_input(Some(text));
+        e
+    })
 }
 
 /// The grid's size is the product of the list lengths; it is counted

@@ -1,0 +1,103 @@
+//! Messages about mistakes in scenario files that used to mislead
+//! (first-contact audit): each test is named after what went wrong and
+//! checks the whole message a user reads.
+
+use std::fs;
+use std::path::PathBuf;
+
+use tenantsim::core::io::scenario::Overrides;
+use tenantsim::models::scenario::parse_plan;
+
+use crate::common::repo;
+
+/// The bundled `scenarios/NAME` with `from` replaced by `to` (exactly
+/// once), and the path it is read as (beside the original, so that its
+/// trace is found).
+fn edited(name: &str, from: &str, to: &str) -> (PathBuf, String) {
+    let path = repo(&format!("scenarios/{name}"));
+    let text = fs::read_to_string(&path).expect("bundled scenario");
+    assert_eq!(text.matches(from).count(), 1, "`{from}` once in {name}");
+    (path, text.replacen(from, to, 1))
+}
+
+/// The message of a model scenario's error, the repository's path as
+/// `{repo}`.
+fn model_error(path: &std::path::Path, text: &str) -> String {
+    let e = parse_plan(path, text, Overrides::default()).expect_err("an error");
+    e.message()
+        .replace(&repo("").display().to_string(), "{repo}/")
+}
+
+#[test]
+fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
+    // An unknown top-level key: toml's line and caret, no [sweep].
+    let (path, text) = edited(
+        "sweep.toml",
+        "repetitions = 8\n",
+        "repetitions = 8\nrepetitons = 8\n",
+    );
+    let msg = model_error(&path, &text);
+    assert!(
+        msg.starts_with("{repo}/scenarios/sweep.toml: TOML parse error at line 7, column 1\n"),
+        "{msg}"
+    );
+    assert!(msg.contains("7 | repetitons = 8\n"), "{msg}");
+    assert!(msg.contains("unknown field `repetitons`"), "{msg}");
+    assert!(!msg.contains("sweep]"), "{msg}");
+    // A bad value of a key no axis sets: the same as without [sweep].
+    let (path, text) = edited("sweep.toml", "grid = \"linear\"", "grid = \"lin\"");
+    let msg = model_error(&path, &text);
+    let plain_text = text.replace(
+        "[sweep]\n\"cluster.gpus\" = [1, 2, 3]\n\"split.tenant_count\" = [2, 3]\n",
+        "\n\n\n",
+    );
+    assert!(!plain_text.contains("[sweep]"));
+    assert_eq!(msg, model_error(&path, &plain_text));
+    assert!(
+        msg.contains("TOML parse error at line 17, column 8"),
+        "{msg}"
+    );
+    // An error found when a point is built, in a key no axis sets: no
+    // point named.
+    let (path, text) = edited(
+        "sweep.toml",
+        "selector = \"in-order\"",
+        "selector = \"in-ordr\"",
+    );
+    let msg = model_error(&path, &text);
+    assert!(
+        msg.starts_with(
+            "{repo}/scenarios/sweep.toml: [[policy]] #1 (\"rr-in-order\"): unknown selector `in-ordr`"
+        ),
+        "{msg}"
+    );
+    // What a swept value causes is still the sweep's.
+    let (path, text) = edited(
+        "sweep.toml",
+        "\"cluster.gpus\" = [1, 2, 3]",
+        "\"cluster.gpus\" = [1, 0]",
+    );
+    let msg = model_error(&path, &text);
+    assert!(
+        msg.starts_with("[sweep] point 2 (cluster.gpus = 0, split.tenant_count = 2): "),
+        "{msg}"
+    );
+    let (path, text) = edited(
+        "sweep.toml",
+        "\"cluster.gpus\" = [1, 2, 3]",
+        "\"cluster.gpus\" = [1, \"two\"]",
+    );
+    let msg = model_error(&path, &text);
+    assert!(
+        msg.starts_with(
+            "{repo}/scenarios/sweep.toml: [sweep] `cluster.gpus` = \"two\": invalid type"
+        ),
+        "{msg}"
+    );
+    // A table the base lacks but the sweep's one axis gives is no error.
+    let (path, text) = edited("sweep.toml", "[cluster]\ngpus = 1\n", "");
+    let text = text.replacen("\"split.tenant_count\" = [2, 3]\n", "", 1);
+    if let Err(e) = parse_plan(&path, &text, Overrides::default()) {
+        panic!("{}", e.message());
+    }
+}
