@@ -186,6 +186,7 @@ fn consolidate() -> Placement {
 
 /// One `[[policy]]` of a job-mode scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "JobPolicyTable")]
 pub struct JobPolicySection {
     /// Label used in every output.
     pub name: String,
@@ -197,6 +198,43 @@ pub struct JobPolicySection {
     /// Scheduler parameters; each scheduler rejects keys it does not know.
     #[serde(flatten)]
     pub params: BTreeMap<String, toml::Value>,
+}
+
+/// A job-mode `[[policy]]` as read, before its required keys are
+/// checked: a misspelt one is then named with what is missing
+/// ([`crate::core::params::missing_policy_key`]).
+#[derive(Deserialize)]
+struct JobPolicyTable {
+    name: Option<String>,
+    scheduler: Option<String>,
+    #[serde(default)]
+    backfill: Option<bool>,
+    #[serde(flatten)]
+    params: BTreeMap<String, toml::Value>,
+}
+
+impl TryFrom<JobPolicyTable> for JobPolicySection {
+    type Error = String;
+
+    fn try_from(t: JobPolicyTable) -> std::result::Result<Self, String> {
+        let missing = |key: &str| {
+            crate::core::params::missing_policy_key(
+                t.name.as_deref(),
+                key,
+                t.params.keys().map(String::as_str),
+            )
+        };
+        match (&t.name, &t.scheduler) {
+            (Some(name), Some(scheduler)) => Ok(Self {
+                name: name.clone(),
+                scheduler: scheduler.clone(),
+                backfill: t.backfill,
+                params: t.params,
+            }),
+            (None, _) => Err(missing("name")),
+            (_, None) => Err(missing("scheduler")),
+        }
+    }
 }
 
 /// One validated policy.

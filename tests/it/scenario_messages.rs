@@ -101,3 +101,47 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
         panic!("{}", e.message());
     }
 }
+
+#[test]
+fn a_misspelt_required_policy_key_was_reported_only_as_missing() {
+    let (path, text) = edited(
+        "quickstart.toml",
+        "selector = \"in-order\"",
+        "selectr = \"in-order\"",
+    );
+    let msg = model_error(&path, &text);
+    assert!(
+        msg.contains("TOML parse error at line 14, column 1"),
+        "{msg}"
+    );
+    assert!(
+        msg.ends_with(
+            "[[policy]] (\"rr-in-order\"): unknown key `selectr` (did you mean `selector`?), \
+             and the required key `selector` is missing"
+        ),
+        "{msg}"
+    );
+    // Job mode's required `scheduler` alike.
+    let (path, text) = edited(
+        "jobs-quickstart.toml",
+        "scheduler = \"sjf\"",
+        "schedulr = \"sjf\"",
+    );
+    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
+        .expect_err("an error");
+    assert!(
+        e.message().ends_with(
+            "[[policy]] (\"sjf\"): unknown key `schedulr` (did you mean `scheduler`?), \
+             and the required key `scheduler` is missing"
+        ),
+        "{}",
+        e.message()
+    );
+    // Nothing like the missing key: serde's message, as before.
+    let (path, text) = edited(
+        "quickstart.toml",
+        "selector = \"in-order\"",
+        "kernel = \"rbf\"",
+    );
+    assert!(model_error(&path, &text).ends_with("\nmissing field `selector`"));
+}

@@ -349,6 +349,7 @@ fn default_max_jobs() -> u32 {
 
 /// One `[[policy]]`: a labelled (scheduler, selector) pair and parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PolicyTable")]
 pub struct PolicySection {
     /// Label used in every output.
     pub name: String,
@@ -360,6 +361,43 @@ pub struct PolicySection {
     /// not know.
     #[serde(flatten)]
     pub params: BTreeMap<String, toml::Value>,
+}
+
+/// A `[[policy]]` as read, before its required keys are checked: a
+/// misspelt one is then named with what is missing
+/// ([`crate::core::params::missing_policy_key`]).
+#[derive(Deserialize)]
+struct PolicyTable {
+    name: Option<String>,
+    scheduler: Option<String>,
+    selector: Option<String>,
+    #[serde(flatten)]
+    params: BTreeMap<String, toml::Value>,
+}
+
+impl TryFrom<PolicyTable> for PolicySection {
+    type Error = String;
+
+    fn try_from(t: PolicyTable) -> Result<Self, String> {
+        let missing = |key: &str| {
+            crate::core::params::missing_policy_key(
+                t.name.as_deref(),
+                key,
+                t.params.keys().map(String::as_str),
+            )
+        };
+        match (&t.name, &t.scheduler, &t.selector) {
+            (Some(name), Some(scheduler), Some(selector)) => Ok(Self {
+                name: name.clone(),
+                scheduler: scheduler.clone(),
+                selector: selector.clone(),
+                params: t.params,
+            }),
+            (None, _, _) => Err(missing("name")),
+            (_, None, _) => Err(missing("scheduler")),
+            (_, _, None) => Err(missing("selector")),
+        }
+    }
 }
 
 /// Spacing of the time grid on which `curves.csv` samples L(τ).
