@@ -67,10 +67,13 @@ pub struct JobScenarioFile {
     /// Label; the default results folder is `results/<name>`.
     pub name: String,
     /// Seed of every random stream (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::seed")]
     pub seed: u64,
     /// Independent repetitions (default 1).
-    #[serde(default = "one")]
+    #[serde(
+        default = "one",
+        deserialize_with = "crate::core::io::whole::repetitions"
+    )]
     pub repetitions: u32,
     /// The policy the others are compared with (its name; default the
     /// first `[[policy]]`).
@@ -132,7 +135,11 @@ pub struct JobsSection {
     pub path: PathBuf,
     /// Jobs drawn (uniformly, without replacement) in each repetition;
     /// drawn jobs keep their file order. Default: every job.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::jobs"
+    )]
     pub sample: Option<usize>,
     /// Multiply every submit time by this (> 0; < 1 raises the load).
     #[serde(default, skip_serializing_if = "Option::is_none")]

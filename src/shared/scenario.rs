@@ -89,10 +89,13 @@ pub struct SharedScenarioFile {
     /// Label; the default results folder is `results/<name>`.
     pub name: String,
     /// Seed of every random stream (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::seed")]
     pub seed: u64,
     /// Independent repetitions (default 1).
-    #[serde(default = "one")]
+    #[serde(
+        default = "one",
+        deserialize_with = "crate::core::io::whole::repetitions"
+    )]
     pub repetitions: u32,
     /// θ values for the service's T(θ) and speedups (default `[0.05,
     /// 0.02, 0.01]`).

@@ -145,3 +145,61 @@ fn a_misspelt_required_policy_key_was_reported_only_as_missing() {
     );
     assert!(model_error(&path, &text).ends_with("\nmissing field `selector`"));
 }
+
+#[test]
+fn whole_numbers_out_of_range_were_named_by_rust_type() {
+    let cases = [
+        (
+            "quickstart.toml",
+            "repetitions = 10",
+            "repetitions = 100000000000",
+            "TOML parse error at line 5, column 15",
+            "invalid value: integer `100000000000`, expected a whole number of repetitions from 1 \
+             to 1,000,000",
+        ),
+        (
+            "quickstart.toml",
+            "seed = 7",
+            "seed = -7",
+            "TOML parse error at line 4, column 8",
+            "invalid value: integer `-7`, expected a whole number from 0 to \
+             9,223,372,036,854,775,807",
+        ),
+        (
+            "quickstart.toml",
+            "gpus = 2",
+            "gpus = -1",
+            "TOML parse error at line 12, column 8",
+            "invalid value: integer `-1`, expected a whole number of GPUs from 1 to 100,000",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "path = \"../traces/jobs-hand.csv\"",
+            "path = \"../traces/jobs-hand.csv\"\nsample = -60",
+            "TOML parse error at line 10, column 10",
+            "invalid value: integer `-60`, expected a whole number of jobs from 1 to 5,000,000",
+        ),
+    ];
+    for (name, from, to, at, expected) in cases {
+        let (path, text) = edited(name, from, to);
+        let msg = if name.starts_with("jobs") {
+            tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
+                .expect_err("an error")
+                .message()
+                .to_string()
+        } else {
+            model_error(&path, &text)
+        };
+        assert!(msg.contains(at), "{to}: {msg}");
+        assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
+    }
+    // A value that fits but exceeds the limit keeps the loader's message.
+    let (path, text) = edited(
+        "quickstart.toml",
+        "repetitions = 10",
+        "repetitions = 4000000000",
+    );
+    assert!(model_error(&path, &text).ends_with(
+        "repetitions: 4,000,000,000 repetitions exceed the limit of 1,000,000 (also for --reps)"
+    ));
+}

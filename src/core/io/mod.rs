@@ -32,6 +32,7 @@ pub mod spill;
 pub mod spool;
 pub mod table;
 pub mod unnamed_file;
+pub mod whole;
 
 pub use results_folder::{
     PAUSE_HOOK, Protected, RESULTS_MARK, StagedDir, is_results_folder, prepare_target,

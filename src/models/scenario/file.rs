@@ -20,10 +20,13 @@ pub struct ScenarioFile {
     /// `results/<name>`.
     pub name: String,
     /// Seed of every random stream (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::seed")]
     pub seed: u64,
     /// Independent repetitions (default 1).
-    #[serde(default = "default_repetitions")]
+    #[serde(
+        default = "default_repetitions",
+        deserialize_with = "crate::core::io::whole::repetitions"
+    )]
     pub repetitions: u32,
     /// θ values for T(θ) and speedups (default `[0.05, 0.02, 0.01]`).
     #[serde(default = "default_thresholds")]
@@ -235,7 +238,7 @@ pub struct TraceSynSection {
     #[serde(default = "default_cost")]
     pub cost: String,
     /// Generator seed (default 0; independent of the scenario seed).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::seed")]
     pub seed: u64,
     /// Fidelities per pair (default 1: the plain trace; L > 1: the curve
     /// trace of `gen syn --fidelities L`).
@@ -323,7 +326,11 @@ pub struct ClusterSection {
     /// Identical GPUs (at least 1, at most [`crate::core::limits::MAX_GPUS`];
     /// read as a 64-bit number so that a huge value is reported against
     /// the limit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::gpus"
+    )]
     pub gpus: Option<u64>,
     /// Typed node groups, `[{type = "v100", count = 8}, {type = "k80",
     /// count = 4, gpus_per_node = 2}]`; GPUs are numbered node by node in
