@@ -304,8 +304,9 @@ pub struct RunArgs {
     /// Replace the scenario's seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
-    /// Replace the scenario's number of repetitions.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// Replace the scenario's number of repetitions (1 to 1,000,000).
+    #[arg(long, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=crate::core::limits::MAX_REPETITIONS as i64))]
     pub reps: Option<u32>,
     /// Print nothing on stderr but errors (no progress bar, no summary).
     #[arg(long)]
