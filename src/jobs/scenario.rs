@@ -209,7 +209,7 @@ pub struct JobPolicySection {
 
 /// A job-mode `[[policy]]` as read, before its required keys are
 /// checked: a misspelt one is then named with what is missing
-/// ([`crate::core::params::missing_policy_key`]).
+/// ([`crate::core::io::scenario::missing_policy_key`]).
 #[derive(Deserialize)]
 struct JobPolicyTable {
     name: Option<String>,
@@ -225,7 +225,7 @@ impl TryFrom<JobPolicyTable> for JobPolicySection {
 
     fn try_from(t: JobPolicyTable) -> std::result::Result<Self, String> {
         let missing = |key: &str| {
-            crate::core::params::missing_policy_key(
+            crate::core::io::scenario::missing_policy_key(
                 t.name.as_deref(),
                 key,
                 t.params.keys().map(String::as_str),

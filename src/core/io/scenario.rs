@@ -186,3 +186,70 @@ pub fn scenario_mode(path: &Path) -> Result<ScenarioMode> {
         Err(_) => Ok(ScenarioMode::Models),
     }
 }
+
+/// The message for a `[[policy]]` table (named `name`, if it has one)
+/// without its required key `missing`: when one of its other keys
+/// `present` looks like a misspelling of it, that key is named first (a
+/// typo would otherwise only read as "missing field"). serde's own
+/// message otherwise.
+pub fn missing_policy_key<'a>(
+    name: Option<&str>,
+    missing: &str,
+    present: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let typo = present
+        .into_iter()
+        .filter(|k| *k != missing)
+        .find(|k| edit_distance(k, missing) <= (missing.len() / 3).max(1));
+    match typo {
+        Some(typo) => {
+            let table = name.map_or_else(
+                || "[[policy]]".to_string(),
+                |n| format!("[[policy]] (\"{}\")", shown(n)),
+            );
+            format!(
+                "{table}: unknown key `{}` (did you mean `{missing}`?), and the required key \
+                 `{missing}` is missing",
+                shown(typo)
+            )
+        }
+        None => format!("missing field `{missing}`"),
+    }
+}
+
+/// The Levenshtein distance between `a` and `b`, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitute = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_required_key_is_named_with_what_is_missing() {
+        assert_eq!(edit_distance("selectr", "selector"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            missing_policy_key(Some("p"), "selector", ["selectr", "delta"]),
+            "[[policy]] (\"p\"): unknown key `selectr` (did you mean `selector`?), and the \
+             required key `selector` is missing"
+        );
+        assert_eq!(
+            missing_policy_key(None, "selector", ["delta"]),
+            "missing field `selector`"
+        );
+    }
+}

@@ -372,7 +372,7 @@ pub struct PolicySection {
 
 /// A `[[policy]]` as read, before its required keys are checked: a
 /// misspelt one is then named with what is missing
-/// ([`crate::core::params::missing_policy_key`]).
+/// ([`crate::core::io::scenario::missing_policy_key`]).
 #[derive(Deserialize)]
 struct PolicyTable {
     name: Option<String>,
@@ -387,7 +387,7 @@ impl TryFrom<PolicyTable> for PolicySection {
 
     fn try_from(t: PolicyTable) -> Result<Self, String> {
         let missing = |key: &str| {
-            crate::core::params::missing_policy_key(
+            crate::core::io::scenario::missing_policy_key(
                 t.name.as_deref(),
                 key,
                 t.params.keys().map(String::as_str),
