@@ -1,6 +1,6 @@
 //! `tenantsim gen syn`: the arguments, turned into [`SynParams`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::core::error::Result;
 use crate::models::trace::generate_curves::run_gen_syn_curves;
@@ -154,12 +154,8 @@ impl GenWorkflowsArgs {
 
 /// `tenantsim gen workflows`: generate, write and report on stderr.
 pub fn gen_workflows(args: &GenWorkflowsArgs) -> Result<()> {
-    let inputs: Vec<(&str, &Path)> = args
-        .model_trace
-        .iter()
-        .map(|p| ("the model trace", p.as_path()))
-        .collect();
-    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
+    let inputs = super::out_file::named("the model trace", &args.model_trace);
+    super::out_file::check_not_an_input("--out", &args.out, inputs)?;
     let pool = match args.model_trace.as_deref() {
         None => None,
         Some(path) => {

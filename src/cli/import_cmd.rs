@@ -2,12 +2,13 @@
 //! traces), [`LcdbOptions`] (the `lcdb-curves` curve trace) or
 //! [`TableColumns`] (`table`: any long CSV with its own column names).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
+use super::out_file::{check_not_an_input, named};
 use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::models::import::lcdb::{LcdbOptions, LcdbScore};
@@ -313,32 +314,12 @@ impl ImportArgs {
 /// `--out` is replaced (atomically), for every format, unless it is one of
 /// the files the import reads (refused, `out_file::check_not_an_input`).
 pub fn import(args: &ImportArgs) -> Result<()> {
-    let inputs: Vec<(&str, &Path)> = args
-        .inputs
-        .iter()
-        .map(|p| ("an input", p.as_path()))
-        .chain(
-            args.runtime_matrix
-                .iter()
-                .map(|p| ("a --runtime-matrix file", p.as_path())),
-        )
-        .chain(
-            args.row_labels
-                .iter()
-                .map(|p| ("a --row-labels file", p.as_path())),
-        )
-        .chain(
-            args.col_labels
-                .iter()
-                .map(|p| ("the --col-labels file", p.as_path())),
-        )
-        .chain(
-            args.model_metadata
-                .iter()
-                .map(|p| ("the --model-metadata file", p.as_path())),
-        )
-        .collect();
-    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
+    let inputs = named("an input", &args.inputs)
+        .chain(named("a --runtime-matrix file", &args.runtime_matrix))
+        .chain(named("a --row-labels file", &args.row_labels))
+        .chain(named("the --col-labels file", &args.col_labels))
+        .chain(named("the --model-metadata file", &args.model_metadata));
+    check_not_an_input("--out", &args.out, inputs)?;
     match args.format {
         ImportCmdFormat::Trace(format) => {
             let report = run_import(&args.options(format)?, &args.out)?;
@@ -453,12 +434,7 @@ impl ImportWorkflowsArgs {
 
 /// `tenantsim import-workflows`: import, write and report on stderr.
 pub fn import_workflows(args: &ImportWorkflowsArgs) -> Result<()> {
-    let inputs: Vec<(&str, &Path)> = args
-        .inputs
-        .iter()
-        .map(|p| ("an input", p.as_path()))
-        .collect();
-    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
+    check_not_an_input("--out", &args.out, named("an input", &args.inputs))?;
     match args.format {
         WorkflowFormat::Wfformat => {
             let report = run_import_workflows(&args.inputs, &args.options(), &args.out)?;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::out_file::{check_not_an_input, named};
 use crate::core::error::{Error, Result};
 use crate::jobs::import::gavel::GavelOptions;
 use crate::jobs::import::{Fractional, ImportFormat, ImportOptions, import_jobs};
@@ -42,14 +43,9 @@ pub fn import_jobs_cmd(args: &ImportJobsArgs) -> Result<()> {
             "--throughputs and --worker-types are for `import-jobs gavel` only",
         ));
     }
-    let inputs: Vec<(&str, &std::path::Path)> = std::iter::once(("the log", args.input.as_path()))
-        .chain(
-            args.throughputs
-                .iter()
-                .map(|p| ("the --throughputs file", p.as_path())),
-        )
-        .collect();
-    super::out_file::check_not_an_input("--out", &args.out, &inputs)?;
+    let inputs =
+        named("the log", [&args.input]).chain(named("the --throughputs file", &args.throughputs));
+    check_not_an_input("--out", &args.out, inputs)?;
     let (rows, report) = import_jobs(
         args.format,
         &args.input,

@@ -17,7 +17,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
 use crate::core::io::{RESULTS_MARK, resolve};
@@ -101,11 +101,15 @@ pub fn check_out_file(
 /// links and other spellings of its path (its canonical path, and on Unix
 /// its device and inode). A refusal is a usage error (exit 2) made before
 /// anything is read.
-pub fn check_not_an_input(option: &str, path: &Path, inputs: &[(&str, &Path)]) -> Result<()> {
+pub fn check_not_an_input<'a>(
+    option: &str,
+    path: &Path,
+    inputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
-    match inputs.iter().find(|(_, input)| same_file(path, input)) {
+    match inputs.into_iter().find(|(_, input)| same_file(path, input)) {
         Some((what, input)) => Err(Error::usage(format!(
             "{option} {}: refusing to replace it: it is {what} {}, which this command reads;              an input is never replaced, not even with --force; choose another file",
             path.display(),
@@ -113,6 +117,15 @@ pub fn check_not_an_input(option: &str, path: &Path, inputs: &[(&str, &Path)]) -
         ))),
         None => Ok(()),
     }
+}
+
+/// The input files `paths` (none, one or several), each called `what`,
+/// for [`check_not_an_input`].
+pub fn named<'a>(
+    what: &'a str,
+    paths: impl IntoIterator<Item = &'a PathBuf>,
+) -> impl Iterator<Item = (&'a str, &'a Path)> {
+    paths.into_iter().map(move |p| (what, p.as_path()))
 }
 
 /// Whether `a` and `b` name one existing file.
@@ -196,26 +209,26 @@ mod tests {
         let table = dir.path().join("table.csv");
         std::fs::write(&table, "ds,learner,acc,secs\n").expect("write");
         let inputs = [("the input table", table.as_path())];
-        let e = check_not_an_input("--out", &table, &inputs).expect_err("refused");
+        let e = check_not_an_input("--out", &table, inputs).expect_err("refused");
         assert_eq!(e.kind(), crate::core::error::ErrorKind::Usage);
         assert!(e.to_string().contains("never replaced"), "{e}");
         // Another spelling of the same path, and a link to it.
         let other = dir.path().join(".").join("table.csv");
-        assert!(check_not_an_input("--out", &other, &inputs).is_err());
+        assert!(check_not_an_input("--out", &other, inputs).is_err());
         #[cfg(unix)]
         {
             let link = dir.path().join("link.csv");
             std::os::unix::fs::symlink(&table, &link).expect("symlink");
-            assert!(check_not_an_input("--out", &link, &inputs).is_err());
+            assert!(check_not_an_input("--out", &link, inputs).is_err());
             let hard = dir.path().join("hard.csv");
             std::fs::hard_link(&table, &hard).expect("hard link");
-            assert!(check_not_an_input("--out", &hard, &inputs).is_err());
+            assert!(check_not_an_input("--out", &hard, inputs).is_err());
         }
         // Another existing file, or a new one, may be written.
         let old = dir.path().join("old.csv");
         std::fs::write(&old, "user,model\n").expect("write");
-        assert!(check_not_an_input("--out", &old, &inputs).is_ok());
-        assert!(check_not_an_input("--out", &dir.path().join("new.csv"), &inputs).is_ok());
+        assert!(check_not_an_input("--out", &old, inputs).is_ok());
+        assert!(check_not_an_input("--out", &dir.path().join("new.csv"), inputs).is_ok());
         assert_eq!(
             std::fs::read_to_string(&table).expect("read"),
             "ds,learner,acc,secs\n"
