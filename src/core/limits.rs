@@ -20,12 +20,25 @@ pub const MAX_GPUS_PER_NODE: u64 = 1_024;
 /// GPUs one job of a job trace may ask for (the largest cluster).
 pub const MAX_JOB_GPUS: u64 = MAX_NODES * MAX_GPUS_PER_NODE;
 
+/// CPUs on one node (`cpus_per_node`, a node list's `cpus`; DESIGN §14.6).
+pub const MAX_CPUS_PER_NODE: u64 = 1 << 24;
+
 /// `repetitions` (and `--reps`).
 pub const MAX_REPETITIONS: u64 = 1_000_000;
 
 /// Grid points of a `[sweep]` (the product of its list lengths, counted
 /// before the grid is expanded).
 pub const MAX_SWEEP_POINTS: u64 = 10_000;
+
+/// Points of the time grid, `[output] grid_points`: at least this many…
+pub const MIN_GRID_POINTS: u64 = 2;
+/// …and at most this many.
+pub const MAX_GRID_POINTS: u64 = 100_000;
+
+/// Fidelities per pair of a generated curve trace (`[trace.syn]
+/// fidelities`, `gen syn --fidelities`; the lowest is then 2⁻²⁹ of the
+/// top).
+pub const MAX_FIDELITIES: usize = 30;
 
 /// Entries of `thresholds`.
 pub const MAX_THRESHOLDS: usize = 100;

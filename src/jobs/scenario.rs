@@ -162,7 +162,11 @@ pub struct JobClusterSection {
     pub nodes: Option<NodesField>,
     /// GPUs per node (with `nodes`; at most
     /// [`crate::core::limits::MAX_GPUS_PER_NODE`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::gpus_per_node"
+    )]
     pub gpus_per_node: Option<u64>,
     /// A node list CSV instead (relative to the scenario file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -170,7 +174,11 @@ pub struct JobClusterSection {
     /// CPUs per node (DESIGN §14.6): every node's, unless its group or the
     /// node list gives its own. Absent or 0 (with none given elsewhere):
     /// CPUs are not counted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::cpus_per_node"
+    )]
     pub cpus_per_node: Option<u64>,
     /// Placement rule (default `consolidate`).
     #[serde(default = "consolidate")]

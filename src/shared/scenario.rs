@@ -248,10 +248,17 @@ pub struct ServiceSection {
     #[serde(default)]
     pub limits: LimitsSection,
     /// GPUs the service may hold at once (default: the whole cluster).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::gpus"
+    )]
     pub max_gpus: Option<u64>,
     /// GPUs each of its jobs takes (default 1).
-    #[serde(default = "one")]
+    #[serde(
+        default = "one",
+        deserialize_with = "crate::core::io::whole::gpus_per_job"
+    )]
     pub gpus_per_job: u32,
     /// `equal` (default) or `low`.
     #[serde(default = "equal")]
@@ -261,7 +268,10 @@ pub struct ServiceSection {
     pub preempt: String,
     /// Concurrent jobs per tenant (model mode's
     /// `[cluster].max_jobs_per_tenant`, default 1).
-    #[serde(default = "one")]
+    #[serde(
+        default = "one",
+        deserialize_with = "crate::core::io::whole::jobs_per_tenant"
+    )]
     pub max_jobs_per_tenant: u32,
     /// Per GPU type, the speed factor of the service's models (model
     /// mode's `[cluster.speed]`; typed clusters only).
@@ -307,7 +317,11 @@ pub struct WorkflowsSection {
 #[serde(deny_unknown_fields)]
 pub struct WorkflowsCacheSection {
     /// Bytes held at most (default unlimited).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::bytes"
+    )]
     pub capacity_bytes: Option<u64>,
     /// An entry's life, seconds (default unlimited).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -316,7 +330,7 @@ pub struct WorkflowsCacheSection {
     #[serde(default)]
     pub restore_s: f64,
     /// Bytes per second restored (default 0: unlimited).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::bytes_per_s")]
     pub bandwidth_bytes_per_s: u64,
     /// `tenant` (default) or `global`.
     #[serde(default = "tenant_scope")]
@@ -328,7 +342,7 @@ pub struct WorkflowsCacheSection {
 #[serde(deny_unknown_fields)]
 pub struct WorkflowsRetrySection {
     /// Failed attempts a workflow may retry, all steps together (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::core::io::whole::retries")]
     pub max_retries: u32,
     /// Wait before a retry, seconds (default 0).
     #[serde(default)]
@@ -400,7 +414,11 @@ pub struct SharedPolicySection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallel: Option<String>,
     /// Sub-jobs of `fixed`, most sub-jobs of `fill` (default 4).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::sub_jobs"
+    )]
     pub parallel_k: Option<u32>,
     /// The service's scheduler and selector parameters.
     #[serde(flatten)]

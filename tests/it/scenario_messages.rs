@@ -203,3 +203,148 @@ fn whole_numbers_out_of_range_were_named_by_rust_type() {
         "repetitions: 4,000,000,000 repetitions exceed the limit of 1,000,000 (also for --reps)"
     ));
 }
+
+#[test]
+fn the_other_whole_number_keys_were_named_by_rust_type_too() {
+    // (bundled scenario, text replaced, replacement, the message's last
+    // line). Before 2026-12-06 each ended "expected u32", "expected u64"
+    // or "expected usize"; job mode's `nodes = -1` read "data did not
+    // match any variant of untagged enum NodesField".
+    let jobs = "a whole number of jobs from 1 to 4,294,967,295";
+    let cases = [
+        (
+            "scale-1m.toml",
+            "users = 1001000",
+            "users = 1.5",
+            "invalid type: floating point `1.5`, expected a whole number of users from 1 to 4,294,967,295",
+        ),
+        (
+            "scale-1m.toml",
+            "models = 20",
+            "models = -20",
+            "invalid value: integer `-20`, expected a whole number of models from 1 to 4,294,967,295",
+        ),
+        (
+            "scale-1m.toml",
+            "models = 20",
+            "models = 20\nfidelities = -3",
+            "invalid value: integer `-3`, expected a whole number of fidelities from 1 to 30",
+        ),
+        (
+            "scale-1m.toml",
+            "prior_count = 1000",
+            "prior_count = -1",
+            "invalid value: integer `-1`, expected a whole number of prior users from 0 to 4,294,967,295",
+        ),
+        (
+            "scale-1m.toml",
+            "prior_count = 1000",
+            "prior_count = 10\ntenant_count = 0.5",
+            "invalid type: floating point `0.5`, expected a whole number of tenants from 1 to 4,294,967,295",
+        ),
+        (
+            "quickstart.toml",
+            "gpus = 2",
+            "gpus = 2\nmax_jobs_per_tenant = 5000000000",
+            &format!("invalid value: integer `5000000000`, expected {jobs}"),
+        ),
+        (
+            "scale-year.toml",
+            "[limits]",
+            "[limits]\nmax_jobs = -3",
+            &format!("invalid value: integer `-3`, expected {jobs}"),
+        ),
+        (
+            "quickstart.toml",
+            "selector = \"random\"",
+            "selector = \"random\"\n\n[output]\ngrid_points = -400",
+            "invalid value: integer `-400`, expected a whole number of grid points from 2 to 100,000",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "nodes = 1",
+            "nodes = -1",
+            "invalid value: integer `-1`, expected a whole number of nodes from 1 to 100,000, or a \
+          list of node groups ([{type = \"v100\", count = 2, gpus_per_node = 8}, …])",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "nodes = 1\ngpus_per_node = 2",
+            "nodes = [{type = \"v100\", count = -2}]",
+            "invalid value: integer `-2`, expected a whole number of nodes from 1 to 100,000",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "gpus_per_node = 2",
+            "gpus_per_node = 2.5",
+            "invalid type: floating point `2.5`, expected a whole number of GPUs per node from 1 to 1,024",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "gpus_per_node = 2",
+            "gpus_per_node = 2\ncpus_per_node = -8",
+            "invalid value: integer `-8`, expected a whole number of CPUs per node from 0 to 16,777,216",
+        ),
+        (
+            "shared-quickstart.toml",
+            "max_gpus = 8",
+            "max_gpus = -8",
+            "invalid value: integer `-8`, expected a whole number of GPUs from 1 to 100,000",
+        ),
+        (
+            "shared-quickstart.toml",
+            "gpus_per_job = 1",
+            "gpus_per_job = 1.5",
+            "invalid type: floating point `1.5`, expected a whole number of GPUs per job from 1 to 100,000",
+        ),
+        (
+            "shared-quickstart.toml",
+            "gpus_per_job = 1",
+            "gpus_per_job = 1\nmax_jobs_per_tenant = -1",
+            &format!("invalid value: integer `-1`, expected {jobs}"),
+        ),
+        (
+            "shared-workflows-quickstart.toml",
+            "capacity_bytes = 3_000_000_000",
+            "capacity_bytes = -3",
+            "invalid value: integer `-3`, expected a whole number of bytes from 0 to 9,223,372,036,854,775,807",
+        ),
+        (
+            "shared-workflows-quickstart.toml",
+            "bandwidth_bytes_per_s = 1_000_000_000",
+            "bandwidth_bytes_per_s = 1e9",
+            "invalid type: floating point `1000000000.0`, expected a whole number of bytes per second \
+          from 0 to 9,223,372,036,854,775,807",
+        ),
+        (
+            "shared-workflows-quickstart.toml",
+            "max_retries = 2",
+            "max_retries = -2",
+            "invalid value: integer `-2`, expected a whole number of retries from 0 to 4,294,967,295",
+        ),
+        (
+            "shared-workflows-quickstart.toml",
+            "cache = \"lru\"",
+            "cache = \"lru\"\nparallel = \"fixed\"\nparallel_k = -4",
+            "invalid value: integer `-4`, expected a whole number of sub-jobs from 1 to 4,294,967,295",
+        ),
+    ];
+    for (name, from, to, expected) in cases {
+        let (path, text) = edited(name, from, to);
+        let msg = if name.starts_with("jobs") {
+            tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
+                .expect_err("an error")
+                .message()
+                .to_string()
+        } else if name.starts_with("shared") {
+            tenantsim::shared::scenario::parse_shared_scenario(&path, &text, Overrides::default())
+                .expect_err("an error")
+                .message()
+                .to_string()
+        } else {
+            model_error(&path, &text)
+        };
+        assert!(msg.contains("TOML parse error at line"), "{to}: {msg}");
+        assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
+    }
+}

@@ -37,14 +37,19 @@
 //! # Ok::<(), tenantsim::Error>(())
 //! ```
 
+use std::fmt;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::de::value::SeqAccessDeserializer;
+use serde::de::{self, SeqAccess, Unexpected, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::core::error::{Error, Result};
 use crate::core::io::csv_columns::{csv_with_header, find_column};
 use crate::core::io::echo::shown;
 use crate::core::io::open_input;
+/// The most CPUs one node may have (kept here for code that named it here).
+pub use crate::core::limits::MAX_CPUS_PER_NODE;
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 
 /// Index of a GPU type in [`ClusterSpec::types`].
@@ -186,12 +191,20 @@ pub struct NodeGroup {
     #[serde(rename = "type")]
     pub gpu_type: String,
     /// Nodes in the group (at least 1).
+    #[serde(deserialize_with = "crate::core::io::whole::nodes")]
     pub count: u64,
     /// GPUs per node (default 1).
-    #[serde(default = "one")]
+    #[serde(
+        default = "one",
+        deserialize_with = "crate::core::io::whole::gpus_per_node"
+    )]
     pub gpus_per_node: u64,
     /// CPUs per node (DESIGN §14.6); absent: `[cluster].cpus_per_node`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::cpus_per_node"
+    )]
     pub cpus_per_node: Option<u64>,
 }
 
@@ -201,13 +214,53 @@ fn one() -> u64 {
 
 /// `[cluster] nodes`: a count of identical untyped nodes, or typed node
 /// groups.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum NodesField {
     /// `nodes = 4` (with a GPU count per node elsewhere).
     Count(u64),
     /// `nodes = [{type = …, count = …, gpus_per_node = …}, …]`.
     Groups(Vec<NodeGroup>),
+}
+
+/// Read by the shape of the value, not by trying each variant (serde's
+/// `untagged`), so that a mistake inside a group keeps its own message and
+/// place ("unknown field `cont`") and a bad count states its range,
+/// instead of "data did not match any variant of untagged enum".
+impl<'de> Deserialize<'de> for NodesField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(NodesVisitor)
+    }
+}
+
+struct NodesVisitor;
+
+impl<'de> Visitor<'de> for NodesVisitor {
+    type Value = NodesField;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a whole number of nodes from 1 to {}, or a list of node groups \
+             ([{{type = \"v100\", count = 2, gpus_per_node = 8}}, …])",
+            grouped(MAX_NODES)
+        )
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<NodesField, E> {
+        match u64::try_from(v) {
+            Ok(u) => self.visit_u64(u),
+            Err(_) => Err(E::invalid_value(Unexpected::Signed(v), &self)),
+        }
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<NodesField, E> {
+        Ok(NodesField::Count(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<NodesField, A::Error> {
+        Vec::deserialize(SeqAccessDeserializer::new(seq)).map(NodesField::Groups)
+    }
 }
 
 /// Check a GPU type name: 1 to 32 ASCII letters, digits, `_` or `-`.
@@ -281,9 +334,6 @@ pub fn groups_to_spec(source: &str, field: &str, groups: &[NodeGroup]) -> Result
     }
     Ok(ClusterSpec { types, nodes })
 }
-
-/// The most CPUs one node may have.
-pub const MAX_CPUS_PER_NODE: u64 = 1 << 24;
 
 /// Check a `cpus_per_node` value read from `at` (file and field): a whole
 /// number from 0 to [`MAX_CPUS_PER_NODE`].
@@ -541,6 +591,38 @@ mod tests {
             "{e}"
         );
         assert!(groups_to_spec("s", "f", &[]).is_err());
+    }
+
+    #[test]
+    fn a_typo_inside_a_node_group_read_as_no_matching_variant_of_nodes_field() {
+        #[derive(Debug, Deserialize)]
+        struct C {
+            #[allow(dead_code)]
+            nodes: NodesField,
+        }
+        let message = |text: &str| {
+            toml::from_str::<C>(text)
+                .expect_err("an error")
+                .message()
+                .to_string()
+        };
+        assert_eq!(
+            message("nodes = [{type = \"v100\", cont = 2}]"),
+            "unknown field `cont`, expected one of `type`, `count`, `gpus_per_node`, `cpus_per_node`"
+        );
+        assert_eq!(
+            message("nodes = [{type = \"v100\", count = 2, gpus_per_node = -8}]"),
+            "invalid value: integer `-8`, expected a whole number of GPUs per node from 1 to 1,024"
+        );
+        assert_eq!(
+            message("nodes = -1"),
+            "invalid value: integer `-1`, expected a whole number of nodes from 1 to 100,000, or a \
+             list of node groups ([{type = \"v100\", count = 2, gpus_per_node = 8}, …])"
+        );
+        assert!(message("nodes = \"4\"").starts_with("invalid type: string \"4\", expected"));
+        // A count that fits is the loader's to check against its limit.
+        let c: C = toml::from_str("nodes = 99999999999").expect("fits a u64");
+        assert_eq!(c.nodes, NodesField::Count(99_999_999_999));
     }
 
     #[test]

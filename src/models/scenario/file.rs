@@ -134,7 +134,11 @@ pub struct LimitsSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_gpu_s: Option<f64>,
     /// Jobs a tenant may start in total.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::jobs_per_tenant"
+    )]
     pub max_jobs: Option<u32>,
     /// A tenant that completes no job within this many seconds of arriving
     /// leaves (abandons the service).
@@ -225,8 +229,10 @@ pub struct TraceImportSection {
 #[serde(deny_unknown_fields)]
 pub struct TraceSynSection {
     /// Number of users.
+    #[serde(deserialize_with = "crate::core::io::whole::users")]
     pub users: usize,
     /// Number of models.
+    #[serde(deserialize_with = "crate::core::io::whole::models")]
     pub models: usize,
     /// S: SD of the model means around 0.5 (default 0.1).
     #[serde(default = "default_model_sd")]
@@ -242,7 +248,11 @@ pub struct TraceSynSection {
     pub seed: u64,
     /// Fidelities per pair (default 1: the plain trace; L > 1: the curve
     /// trace of `gen syn --fidelities L`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::fidelities"
+    )]
     pub fidelities: Option<usize>,
     /// How the trace's cells are held (default `auto`): `dense` (matrices,
     /// 17 bytes a pair), `lazy` (each user's row produced from (seed,
@@ -311,10 +321,18 @@ pub struct SplitSection {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_fraction: Option<f64>,
     /// Number of users sampled as prior users in each repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::prior_users"
+    )]
     pub prior_count: Option<usize>,
     /// Number of tenants sampled from the non-prior users per repetition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::core::io::whole::tenants"
+    )]
     pub tenant_count: Option<usize>,
 }
 
@@ -346,7 +364,10 @@ pub struct ClusterSection {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub model_speed: BTreeMap<String, BTreeMap<String, f64>>,
     /// Concurrent jobs per tenant (default 1: sequential model selection).
-    #[serde(default = "default_max_jobs")]
+    #[serde(
+        default = "default_max_jobs",
+        deserialize_with = "crate::core::io::whole::jobs_per_tenant"
+    )]
     pub max_jobs_per_tenant: u32,
 }
 
@@ -426,7 +447,10 @@ pub struct OutputSection {
     #[serde(default)]
     pub grid: GridKind,
     /// Points of the time grid (default 100, at least 2).
-    #[serde(default = "default_grid_points")]
+    #[serde(
+        default = "default_grid_points",
+        deserialize_with = "crate::core::io::whole::grid_points"
+    )]
     pub grid_points: u32,
     /// Level of the Student-t confidence bands (default 0.95, in (0, 1)).
     #[serde(default = "default_confidence")]

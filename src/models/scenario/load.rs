@@ -15,7 +15,9 @@ use crate::core::io::echo::shown;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
-use crate::core::limits::{MAX_GP_MODELS, MAX_GPUS, MAX_THRESHOLDS, grouped};
+use crate::core::limits::{
+    MAX_GP_MODELS, MAX_GPUS, MAX_GRID_POINTS, MAX_THRESHOLDS, MIN_GRID_POINTS, grouped,
+};
 use crate::core::memory::{Estimate, Held, MemoryBudget, check};
 use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
@@ -421,11 +423,12 @@ fn resolve_cluster(at: &str, c: &ClusterSection, trace: &Trace) -> Result<GpuTyp
 fn check_output(at: &str, o: &OutputSection) -> Result<()> {
     let bad =
         |field: &str, msg: String| Err(Error::input(format!("{at}: [output].{field}: {msg}")));
-    if !(2..=100_000).contains(&o.grid_points) {
+    if !(MIN_GRID_POINTS..=MAX_GRID_POINTS).contains(&u64::from(o.grid_points)) {
         return bad(
             "grid_points",
             format!(
-                "expected between 2 and 100000 points, got {}",
+                "expected between {MIN_GRID_POINTS} and {} points, got {}",
+                grouped(MAX_GRID_POINTS),
                 o.grid_points
             ),
         );

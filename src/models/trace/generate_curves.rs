@@ -44,8 +44,7 @@ use super::{
 use crate::core::error::{Error, Result};
 use crate::core::sim::rng::{self, Purpose, SimRng};
 
-/// Most fidelities per pair (the lowest is then 2⁻²⁹ of the top).
-pub const MAX_FIDELITIES: usize = 30;
+pub use crate::core::limits::MAX_FIDELITIES;
 /// `g` of the gap `G = A·g` is drawn below this.
 pub const MAX_GAP_FRACTION: f64 = 0.5;
 /// Smallest power-law exponent `c` drawn.
