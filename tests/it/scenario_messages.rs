@@ -348,3 +348,32 @@ fn the_other_whole_number_keys_were_named_by_rust_type_too() {
         assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
     }
 }
+
+#[test]
+fn a_number_key_given_a_string_read_expected_f64() {
+    // Before 2026-12-06 these ended in serde's Rust names: "expected f64",
+    // "expected a sequence", "expected struct ArrivalsSection".
+    let cases = [
+        (
+            "gpus = 2",
+            "gpus = 2\n\n[limits]\nbudget_gpu_s = \"lots\"",
+            "invalid type: string \"lots\", expected a number",
+        ),
+        (
+            "thresholds = [0.2, 0.1, 0.05]",
+            "thresholds = 0.1",
+            "invalid type: floating point `0.1`, expected an array",
+        ),
+        (
+            "thresholds = [0.2, 0.1, 0.05]",
+            "thresholds = [0.2, 0.1, 0.05]\narrivals = \"poisson\"",
+            "invalid type: string \"poisson\", expected a table",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let (path, text) = edited("quickstart.toml", from, to);
+        let msg = model_error(&path, &text);
+        assert!(msg.contains("TOML parse error at line"), "{to}: {msg}");
+        assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
+    }
+}

@@ -139,12 +139,76 @@ pub fn read_scenario_text(path: &Path) -> Result<String> {
 }
 
 /// A TOML parse or deserialisation error of the scenario `at`, its lines
-/// (which quote the source) capped and escaped.
+/// (which quote the source) capped and escaped, its message in TOML's
+/// words ([`in_toml_words`]).
 pub fn toml_error(at: &str, e: &impl fmt::Display) -> Error {
+    let text = e.to_string();
+    let lines: Vec<String> = text
+        .trim_end()
+        .lines()
+        .map(|l| {
+            if is_source_excerpt(l) {
+                l.to_string()
+            } else {
+                in_toml_words(l)
+            }
+        })
+        .collect();
     Error::input(format!(
         "{at}: {}",
-        crate::core::io::echo::capped_lines(e.to_string().trim_end())
+        crate::core::io::echo::capped_lines(&lines.join("\n"))
     ))
+}
+
+/// A line of toml's source excerpt (`  |`, `5 | gpus = -1`, `  |  ^^`):
+/// it quotes the user's text, which is never rewritten.
+fn is_source_excerpt(line: &str) -> bool {
+    line.trim_start()
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start()
+        .starts_with('|')
+}
+
+/// A deserialisation message in TOML's words, not serde's Rust names
+/// (first-contact audit): `unknown variant` reads `unknown value`,
+/// `expected f64` reads `expected a number`, an
+/// integer type (`u32`, `i64`, …) `a whole number`, `a sequence` and
+/// `sequence` read `an array` and `array`, `a map` and `map` `a table`
+/// and `table`, and `expected struct ClusterSection` reads `expected a
+/// table`. Keys with a documented range state it themselves
+/// ([`crate::core::io::whole`]); this catches every other key, present or
+/// future. Other text is left as it is.
+pub fn in_toml_words(message: &str) -> String {
+    const WHOLE: [&str; 10] = [
+        "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize",
+    ];
+    let mut m = message.to_string();
+    if let Some(rest) = m.strip_prefix("unknown variant ") {
+        m = format!("unknown value {rest}");
+    }
+    for (serde, toml) in [("sequence", "array"), ("map", "table")] {
+        if let Some(rest) = m.strip_prefix(&format!("invalid type: {serde}, ")) {
+            m = format!("invalid type: {toml}, {rest}");
+        }
+    }
+    let Some(at) = m.rfind(", expected ") else {
+        return m;
+    };
+    let (head, expected) = m.split_at(at + ", expected ".len());
+    let plain = match expected {
+        "f64" | "f32" => "a number",
+        "a sequence" => "an array",
+        "a map" => "a table",
+        e if WHOLE.contains(&e) => "a whole number",
+        e if e.strip_prefix("struct ").is_some_and(|name| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }) =>
+        {
+            "a table"
+        }
+        _ => return m,
+    };
+    format!("{head}{plain}")
 }
 
 /// Which simulation a scenario file asks for (its top-level `mode` key).
@@ -236,6 +300,86 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn serdes_rust_names_read_in_tomls_words() {
+        for (serde, toml) in [
+            (
+                "invalid type: string \"lots\", expected f64",
+                "invalid type: string \"lots\", expected a number",
+            ),
+            (
+                "invalid type: sequence, expected f64",
+                "invalid type: array, expected a number",
+            ),
+            (
+                "invalid type: map, expected u32",
+                "invalid type: table, expected a whole number",
+            ),
+            (
+                "invalid type: floating point `0.1`, expected a sequence",
+                "invalid type: floating point `0.1`, expected an array",
+            ),
+            (
+                "invalid type: integer `5`, expected struct ClusterSection",
+                "invalid type: integer `5`, expected a table",
+            ),
+            (
+                "invalid type: integer `5`, expected a map",
+                "invalid type: integer `5`, expected a table",
+            ),
+            (
+                "unknown variant `pack`, expected `consolidate` or `spread`",
+                "unknown value `pack`, expected `consolidate` or `spread`",
+            ),
+            // Left alone: messages already in plain words, and a quoted
+            // value that merely contains the words.
+            (
+                "invalid type: string \"yes\", expected a boolean",
+                "invalid type: string \"yes\", expected a boolean",
+            ),
+            (
+                "unknown field `cont`, expected one of `type`, `count`",
+                "unknown field `cont`, expected one of `type`, `count`",
+            ),
+            (
+                "invalid type: string \"x, expected f64\", expected a boolean",
+                "invalid type: string \"x, expected f64\", expected a boolean",
+            ),
+            ("wanted string or table", "wanted string or table"),
+        ] {
+            assert_eq!(in_toml_words(serde), toml);
+        }
+    }
+
+    #[test]
+    fn the_source_excerpt_is_never_rewritten() {
+        let e = toml::from_str::<toml::Table>("x = 1\ny = [")
+            .map(|_| ())
+            .expect_err("unclosed");
+        assert_eq!(
+            toml_error("f", &e).message(),
+            format!("f: {}", e.to_string().trim_end())
+        );
+        #[derive(Debug, serde::Deserialize)]
+        struct F {
+            #[allow(dead_code)]
+            speed: f64,
+        }
+        // The quoted line keeps its `expected f64`; the message line reads
+        // in TOML's words.
+        let text = "speed = \"expected f64\"";
+        let e = toml::from_str::<F>(text).expect_err("a string");
+        let message = toml_error("f", &e).message().to_string();
+        assert!(
+            message.contains("1 | speed = \"expected f64\""),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("\ninvalid type: string \"expected f64\", expected a number"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn a_misspelt_required_key_is_named_with_what_is_missing() {
