@@ -25,5 +25,6 @@ pub mod params;
 pub mod resources;
 pub mod run;
 pub mod sim;
+pub mod spelling;
 #[doc(hidden)]
 pub mod testing;

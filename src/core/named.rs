@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::core::error::{Error, Result};
+use crate::core::spelling::nearest;
 
 /// Something scenarios refer to by name.
 pub trait Named {
@@ -58,5 +59,21 @@ impl<E: Named> NamedList<E> {
     /// Every name, comma-separated, for messages.
     pub fn names(&self) -> String {
         self.iter().map(Named::name).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The message for a scenario that names `name`, which is not in the
+    /// list: "unknown job scheduler `fifa` (did you mean `fifo`?): expected
+    /// one of …", the hint when `name` looks like a misspelling of one
+    /// ([`nearest`]). `shown` is `name` as the message quotes it (escaped
+    /// and capped by the caller).
+    pub fn unknown(&self, name: &str, shown: &str) -> String {
+        let hint = nearest(name, self.iter().map(Named::name))
+            .map(|near| format!(" (did you mean `{near}`?)"))
+            .unwrap_or_default();
+        format!(
+            "unknown {} `{shown}`{hint}: expected one of {}",
+            self.kind,
+            self.names()
+        )
     }
 }

@@ -869,10 +869,10 @@ pub fn resolve_policy(
         crate::core::io::echo::shown(&p.name)
     );
     let spec = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
+        let shown = crate::core::io::echo::shown(&p.scheduler);
         Error::input(format!(
-            "{context}: unknown job scheduler `{}`: expected one of {}",
-            crate::core::io::echo::shown(&p.scheduler),
-            registry.schedulers.names()
+            "{context}: {}",
+            registry.schedulers.unknown(&p.scheduler, &shown)
         ))
     })?;
     let mut params =

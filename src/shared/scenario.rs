@@ -603,9 +603,8 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
             && self.job_schedulers.scheduler(name).is_none()
         {
             return Err(Error::input(format!(
-                "{at}: [cluster].scheduler: unknown job scheduler `{}`: expected one of {}",
-                shown(name),
-                self.job_schedulers.schedulers.names()
+                "{at}: [cluster].scheduler: {}",
+                self.job_schedulers.schedulers.unknown(name, &shown(name))
             )));
         }
         let job_sections: Vec<JobPolicySection> = file

@@ -377,3 +377,70 @@ fn a_number_key_given_a_string_read_expected_f64() {
         assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
     }
 }
+
+#[test]
+fn an_unknown_policy_name_gave_no_hint_of_the_one_it_was_close_to() {
+    // Model mode's scheduler and selector.
+    let (path, text) = edited(
+        "quickstart.toml",
+        "selector = \"most-cited\"",
+        "selector = \"most_cited\"",
+    );
+    assert!(
+        model_error(&path, &text).ends_with(
+            "[[policy]] #3 (\"rr-most-cited\"): unknown selector `most_cited` (did you mean \
+             `most-cited`?): expected one of in-order, most-recent, most-cited, random, gp-ucb, \
+             gp-ucb-cost, gp-ei, gp-ei-per-second, successive-halving, hyperband, asha"
+        ),
+        "{}",
+        model_error(&path, &text)
+    );
+    let (path, text) = edited(
+        "quickstart.toml",
+        "scheduler = \"random\"",
+        "scheduler = \"Random\"",
+    );
+    assert!(
+        model_error(&path, &text).contains("unknown scheduler `Random` (did you mean `random`?)")
+    );
+    // Job mode's scheduler, and a shared scenario's cluster scheduler.
+    let (path, text) = edited(
+        "jobs-quickstart.toml",
+        "scheduler = \"fair-share\"",
+        "scheduler = \"fare-share\"",
+    );
+    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
+        .expect_err("an error");
+    assert!(
+        e.message().contains(
+            "[[policy]] #6 (\"fair-share\"): unknown job scheduler `fare-share` (did you mean \
+             `fair-share`?): expected one of fifo,"
+        ),
+        "{}",
+        e.message()
+    );
+    let (path, text) = edited(
+        "shared-quickstart.toml",
+        "scheduler = \"fifo\"",
+        "scheduler = \"fifoo\"",
+    );
+    let e = tenantsim::shared::scenario::parse_shared_scenario(&path, &text, Overrides::default())
+        .expect_err("an error");
+    assert!(
+        e.message()
+            .contains("[cluster].scheduler: unknown job scheduler `fifoo` (did you mean `fifo`?)"),
+        "{}",
+        e.message()
+    );
+    // Far from every name: no hint.
+    let (path, text) = edited(
+        "quickstart.toml",
+        "scheduler = \"random\"",
+        "scheduler = \"fifo\"",
+    );
+    assert!(
+        model_error(&path, &text).contains("unknown scheduler `fifo`: expected one of"),
+        "{}",
+        model_error(&path, &text)
+    );
+}

@@ -9,6 +9,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::echo::shown;
 use crate::core::io::read_text;
 use crate::core::limits::{MAX_NAME_BYTES, MAX_REPETITIONS, MAX_SCENARIO_BYTES, grouped};
+use crate::core::spelling::looks_like;
 
 /// `name` must be usable as a results folder name; `repetitions` ≥ 1;
 /// policies (given by their names) must exist, be named and be named
@@ -264,7 +265,7 @@ pub fn missing_policy_key<'a>(
     let typo = present
         .into_iter()
         .filter(|k| *k != missing)
-        .find(|k| edit_distance(k, missing) <= (missing.len() / 3).max(1));
+        .find(|k| looks_like(k, missing));
     match typo {
         Some(typo) => {
             let table = name.map_or_else(
@@ -279,22 +280,6 @@ pub fn missing_policy_key<'a>(
         }
         None => format!("missing field `{missing}`"),
     }
-}
-
-/// The Levenshtein distance between `a` and `b`, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitute = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitute.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -383,9 +368,7 @@ mod tests {
 
     #[test]
     fn a_misspelt_required_key_is_named_with_what_is_missing() {
-        assert_eq!(edit_distance("selectr", "selector"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert!(looks_like("selectr", "selector"));
         assert_eq!(
             missing_policy_key(Some("p"), "selector", ["selectr", "delta"]),
             "[[policy]] (\"p\"): unknown key `selectr` (did you mean `selector`?), and the \

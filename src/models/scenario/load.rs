@@ -648,18 +648,14 @@ fn resolve_policy(
 ) -> Result<Policy> {
     let context = format!("{at}: [[policy]] #{} (\"{}\")", index + 1, shown(&p.name));
     let scheduler = registry.scheduler(&p.scheduler).cloned().ok_or_else(|| {
-        Error::input(format!(
-            "{context}: unknown scheduler `{}`: expected one of {}",
-            shown(&p.scheduler),
-            registry.schedulers.names()
-        ))
+        let unknown = registry
+            .schedulers
+            .unknown(&p.scheduler, &shown(&p.scheduler));
+        Error::input(format!("{context}: {unknown}"))
     })?;
     let selector = registry.selector(&p.selector).cloned().ok_or_else(|| {
-        Error::input(format!(
-            "{context}: unknown selector `{}`: expected one of {}",
-            shown(&p.selector),
-            registry.selectors.names()
-        ))
+        let unknown = registry.selectors.unknown(&p.selector, &shown(&p.selector));
+        Error::input(format!("{context}: {unknown}"))
     })?;
     if scheduler.needs_acquisition && !selector.provides_acquisition {
         let gp: Vec<&str> = registry
