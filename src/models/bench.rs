@@ -237,30 +237,62 @@ pub fn run_workload(w: &Workload, reps: u32, threads: usize) -> Result<BenchLine
     })
 }
 
-/// The header of the table [`format_line`] writes.
-pub const HEADER: &str = "workload              tenants models gpus policy                  reps     events       jobs  setup_s   wall_s      events/s";
+/// The policy column of workload `w`: `scheduler+selector`, and `+fair`
+/// with fairness.
+fn policy_label(w: &Workload) -> String {
+    format!(
+        "{}+{}{}",
+        w.policy.0,
+        w.policy.1,
+        if w.fairness { "+fair" } else { "" }
+    )
+}
+
+/// The policy column's width: its longest label, at least its heading's.
+fn policy_width() -> usize {
+    WORKLOADS
+        .iter()
+        .map(|w| policy_label(w).len())
+        .fold("policy".len(), usize::max)
+}
+
+/// The header of the table [`format_line`] writes; every column lines up
+/// with its lines (the policy column as wide as its longest label).
+pub fn header() -> String {
+    format!(
+        "{:<21} {:>7} {:>6} {:>4} {:<pw$} {:>4} {:>10} {:>10} {:>8} {:>8} {:>13}",
+        "workload",
+        "tenants",
+        "models",
+        "gpus",
+        "policy",
+        "reps",
+        "events",
+        "jobs",
+        "setup_s",
+        "wall_s",
+        "events/s",
+        pw = policy_width()
+    )
+}
 
 /// One line of the table.
 pub fn format_line(l: &BenchLine) -> String {
     let w = &l.workload;
     format!(
-        "{:<21} {:>7} {:>6} {:>4} {:<23} {:>4} {:>10} {:>10} {:>8.3} {:>8.3} {:>13.0}",
+        "{:<21} {:>7} {:>6} {:>4} {:<pw$} {:>4} {:>10} {:>10} {:>8.3} {:>8.3} {:>13.0}",
         w.name,
         w.tenants,
         w.models,
         w.gpus,
-        format!(
-            "{}+{}{}",
-            w.policy.0,
-            w.policy.1,
-            if w.fairness { "+fair" } else { "" }
-        ),
+        policy_label(w),
         l.reps,
         l.events,
         l.jobs,
         l.setup_s,
         l.wall_s,
-        l.events_per_s()
+        l.events_per_s(),
+        pw = policy_width()
     )
 }
 
@@ -287,7 +319,7 @@ pub fn run_bench(args: &BenchOptions) -> Result<()> {
              `cargo run --profile {MEASURED_PROFILE} -- bench`; this is a `{BUILD_PROFILE}` build"
         );
     }
-    writeln!(out, "{HEADER}").map_err(io)?;
+    writeln!(out, "{}", header()).map_err(io)?;
     for w in WORKLOADS {
         let reps = if args.quick { w.reps.1 } else { w.reps.0 };
         if reps == 0 {
@@ -316,6 +348,28 @@ mod tests {
             .to_string_lossy()
             .into_owned();
         assert_eq!(BUILD_PROFILE, folder);
+    }
+
+    /// The policy column was 23 characters wide, and the longest label
+    /// (`round-robin+successive-halving`) pushed the rest of its line out
+    /// of the columns. Every line is now as long as the header, each field
+    /// of fixed width, so every column lines up.
+    #[test]
+    fn a_long_policy_name_pushed_its_line_out_of_the_columns() {
+        let header = header();
+        for w in WORKLOADS {
+            let line = format_line(&BenchLine {
+                workload: *w,
+                reps: 1000,
+                setup_s: 12.345,
+                events: 1_000_000_000,
+                jobs: 1_000_000_000,
+                wall_s: 123.456,
+            });
+            assert_eq!(line.len(), header.len(), "{}\n{line}\n{header}", w.name);
+            let at = header.find("reps").expect("a reps column") + "reps".len();
+            assert_eq!(&line[at - 4..at], "1000", "{line}\n{header}");
+        }
     }
 
     /// Every workload's scenario is valid; a tiny run reports its events
