@@ -49,6 +49,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::cluster::{
     ClusterSpec, NodesField, check_cpus_per_node, groups_to_spec, load_node_list,
 };
+use crate::core::io::echo::shown_number;
 use crate::core::io::read_input;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
@@ -802,7 +803,10 @@ pub fn resolve_cluster(at: &str, base: &Path, c: &JobClusterSection) -> Result<R
     if !(o.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&o)) {
         return Err(bad(
             "restart_overhead_s",
-            format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {o}"),
+            format!(
+                "expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {}",
+                shown_number(o)
+            ),
         ));
     }
     let restart_overhead = if o == 0.0 { 0 } else { secs_to_micros(o) };
@@ -847,7 +851,10 @@ fn check_top_level(at: &str, f: &JobScenarioFile) -> Result<()> {
     if !(c > 0.0 && c < 1.0) {
         return bad(
             "[output].confidence",
-            format!("expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {c}"),
+            format!(
+                "expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {}",
+                shown_number(c)
+            ),
         );
     }
     Ok(())
@@ -907,7 +914,10 @@ fn parse_type_policy(params: &mut Params) -> Result<TypePolicy> {
             if !(w.is_finite() && (0.0..=MAX_RUNTIME_S).contains(&w)) {
                 return Err(params.invalid(
                     "max_wait_s",
-                    format!("expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {w}"),
+                    format!(
+                        "expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {}",
+                        shown_number(w)
+                    ),
                 ));
             }
             TypePolicy::FastestOrWait {

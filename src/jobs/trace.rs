@@ -17,7 +17,7 @@ use std::path::Path;
 
 use crate::core::error::{Error, Result};
 use crate::core::io::csv_columns::number_field;
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::core::io::{open_input, write_atomic};
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_JOB_GPUS, MAX_NODES, grouped};
 use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
@@ -220,7 +220,8 @@ fn type_columns_of(rows: &[JobRow]) -> Vec<String> {
 fn check_duration(where_: &str, field: &str, duration_s: f64) -> Result<()> {
     if !duration_s.is_finite() || duration_s <= 0.0 || duration_s > MAX_RUNTIME_S {
         return Err(Error::input(format!(
-            "{where_}: field `{field}`: expected seconds > 0 and <= {MAX_RUNTIME_S:e}, got {duration_s}"
+            "{where_}: field `{field}`: expected seconds > 0 and <= {MAX_RUNTIME_S:e}, got {}",
+            shown_number(duration_s)
         )));
     }
     Ok(())
@@ -287,7 +288,8 @@ impl Builder {
         }
         if !submit_s.is_finite() || !(0.0..=MAX_SUBMIT_S).contains(&submit_s) {
             return Err(Error::input(format!(
-                "{where_}: field `submit_s`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {submit_s}"
+                "{where_}: field `submit_s`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {}",
+                shown_number(submit_s)
             )));
         }
         check_duration(&where_, "duration_s", duration_s)?;

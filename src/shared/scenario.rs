@@ -55,7 +55,7 @@ use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::core::error::{Error, Result};
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
@@ -619,7 +619,8 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
                 if !(load.is_finite() && load > 0.0) {
                     return Err(Error::input(format!(
                         "{at}: [jobs].load: expected a factor on the arrival rate that is finite and > 0 \
-                         (1 = the trace's own rate; submit times are divided by it), got {load}"
+                         (1 = the trace's own rate; submit times are divided by it), got {}",
+                        shown_number(load)
                     )));
                 }
                 let job_file = JobScenarioFile {
@@ -715,8 +716,9 @@ impl SharedDocs<'_> {
         let secs = |key: &str, v: f64, positive: bool| -> Result<Micros> {
             if !v.is_finite() || v < 0.0 || (positive && v == 0.0) || v > MAX_KEY_S {
                 return Err(Error::input(format!(
-                    "{at}: {key}: expected a finite number of seconds {} and at most {MAX_KEY_S:e}, got {v}",
-                    if positive { "> 0" } else { "≥ 0" }
+                    "{at}: {key}: expected a finite number of seconds {} and at most {MAX_KEY_S:e}, got {}",
+                    if positive { "> 0" } else { "≥ 0" },
+                    shown_number(v)
                 )));
             }
             Ok(key_micros(v))
@@ -725,7 +727,8 @@ impl SharedDocs<'_> {
         if !(load.is_finite() && load > 0.0) {
             return Err(Error::input(format!(
                 "{at}: [workflows].load: expected a factor on the arrival rate that is finite and > 0 \
-                 (1 = the trace's own rate; submit times are divided by it), got {load}"
+                 (1 = the trace's own rate; submit times are divided by it), got {}",
+                shown_number(load)
             )));
         }
         let horizon = w
@@ -737,7 +740,8 @@ impl SharedDocs<'_> {
             && !(0.0..1.0).contains(&p)
         {
             return Err(Error::input(format!(
-                "{at}: [workflows].failure_p: expected a probability in [0, 1) that replaces every step's, got {p}"
+                "{at}: [workflows].failure_p: expected a probability in [0, 1) that replaces every step's, got {}",
+                shown_number(p)
             )));
         }
         let cache = match &w.cache {

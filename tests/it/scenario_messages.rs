@@ -444,3 +444,33 @@ fn an_unknown_policy_name_gave_no_hint_of_the_one_it_was_close_to() {
         model_error(&path, &text)
     );
 }
+
+#[test]
+fn a_huge_number_was_quoted_with_every_digit() {
+    // Before 2026-12-06: "got 1000…000", 301 digits.
+    let (path, text) = edited(
+        "quickstart.toml",
+        "gpus = 2",
+        "gpus = 2\n\n[limits]\npatience_s = 1e300",
+    );
+    assert!(
+        model_error(&path, &text)
+            .ends_with("[limits].patience_s: expected seconds > 0 and <= 1e12, got 1e300"),
+        "{}",
+        model_error(&path, &text)
+    );
+    let (path, text) = edited(
+        "jobs-quickstart.toml",
+        "backfill = false",
+        "backfill = false\nrestart_overhead_s = -2.5e-30",
+    );
+    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
+        .expect_err("an error");
+    assert!(
+        e.message().ends_with(
+            "[cluster].restart_overhead_s: expected seconds >= 0 and <= 1e9, got -2.5e-30"
+        ),
+        "{}",
+        e.message()
+    );
+}

@@ -18,6 +18,23 @@ pub fn shown(text: &str) -> String {
     cut(text, MAX_ECHO_BYTES)
 }
 
+/// Longest `{}` text of a number a message quotes before it switches to
+/// the exponent form.
+const MAX_PLAIN_NUMBER_CHARS: usize = 24;
+
+/// The number `x` as a message quotes it: Rust's `{}` text (`0.5`, `-3`,
+/// `1000000`), unless that is longer than 24 characters, then `{:e}`
+/// (`1e300`, `-2.5e-30`): `{}` writes every digit, 301 of them for
+/// `1e300`. Both read back as `x`.
+pub fn shown_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() > MAX_PLAIN_NUMBER_CHARS {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}
+
 /// Every line of a multi-line message (such as a TOML parse error, which
 /// quotes the source line) capped at [`MAX_MESSAGE_LINE_BYTES`] and
 /// escaped like [`shown`]; the line breaks themselves are kept.
@@ -60,6 +77,23 @@ fn cut(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_or_tiny_number_was_quoted_with_every_digit() {
+        assert_eq!(shown_number(0.5), "0.5");
+        assert_eq!(shown_number(-3.0), "-3");
+        assert_eq!(shown_number(1e12), "1000000000000");
+        assert_eq!(shown_number(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(shown_number(1e30), "1e30");
+        assert_eq!(shown_number(-1e300), "-1e300");
+        assert_eq!(shown_number(2.5e-30), "2.5e-30");
+        assert_eq!(shown_number(f64::NAN), "NaN");
+        assert_eq!(shown_number(f64::NEG_INFINITY), "-inf");
+        // Either form reads back as the number.
+        for x in [1e30, -1e300, 2.5e-30, 0.30000000000000004, 123456.789] {
+            assert_eq!(shown_number(x).parse::<f64>(), Ok(x));
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped() {

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use super::report::ImportReport;
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::check_type_name;
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::core::io::read_input;
 use crate::core::sim::time::MAX_RUNTIME_S;
 use crate::jobs::trace::{JobRow, MAX_SUBMIT_S};
@@ -218,7 +218,8 @@ fn parse_lines(source: &str, text: &str) -> Result<Vec<Line>> {
         let arrival = num(9, "arrival_time")?;
         if !(arrival.is_finite() && (0.0..=MAX_SUBMIT_S).contains(&arrival)) {
             return Err(Error::input(format!(
-                "{source}: line {line}: field `arrival_time`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {arrival}"
+                "{source}: line {line}: field `arrival_time`: expected seconds >= 0 and <= {MAX_SUBMIT_S:e}, got {}",
+                shown_number(arrival)
             )));
         }
         lines.push(Line {

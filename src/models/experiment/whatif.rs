@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::episode::{Episode, write_episodes};
 use crate::core::error::{Error, Result};
 use crate::core::io::StagedDir;
+use crate::core::io::echo::shown_number;
 use crate::core::io::manifest_doc::ManifestDoc;
 use crate::core::io::scenario::Overrides;
 use crate::core::io::write_atomic;
@@ -159,7 +160,8 @@ pub fn results_scenario(dir: &Path, registry: &ModelRegistry) -> Result<Scenario
 pub fn parse_at(at: f64) -> Result<Micros> {
     if !(0.0..=1.0e12).contains(&at) {
         return Err(Error::usage(format!(
-            "--at {at}: expected a simulated time in seconds, at least 0 (and at most 1e12)"
+            "--at {}: expected a simulated time in seconds, at least 0 (and at most 1e12)",
+            shown_number(at)
         )));
     }
     Ok((at * 1.0e6).round() as Micros)

@@ -36,6 +36,7 @@ use std::path::Path;
 use super::{Imported, RUNTIME_FLOOR_S, RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
 use crate::core::choice::Choice;
 use crate::core::error::{Error, Result};
+use crate::core::io::echo::shown_number;
 use crate::models::trace::{TraceBuilder, TraceRow};
 
 /// Which LCDB score becomes the accuracy (named as in [`Choice`]).
@@ -163,7 +164,8 @@ pub fn parse(source: &str, text: &str, opts: &LcdbOptions) -> Result<Imported> {
                 let t = parse_number(get(col), RUNTIME_COLUMN, &where_)?;
                 if t < 0.0 {
                     return Err(Error::input(format!(
-                        "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0, got {t}"
+                        "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0, got {}",
+                        shown_number(t)
                     )));
                 }
                 let (t, raised) = floor_runtime(t);

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use super::lcdb::{LcdbOptions, LcdbScore, complete_datasets, floor_runtime, model_names};
 use super::{RuntimeModel, UNIT_RUNTIME_S, parse_number, read_text};
 use crate::core::error::{Error, Result};
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::models::trace::{CurveRow, MAX_RUNTIME_S, TraceBuilder, TraceRow, write_curve_trace};
 
 const USER_COLUMN: &str = "openmlid";
@@ -259,7 +259,8 @@ fn measured_runtime(text: &str, where_: &str) -> Result<(f64, bool)> {
     let t = parse_number(text, RUNTIME_COLUMN, where_)?;
     if !(0.0..=MAX_RUNTIME_S).contains(&t) {
         return Err(Error::input(format!(
-            "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {t}"
+            "{where_}: field `{RUNTIME_COLUMN}`: expected seconds >= 0 and <= {MAX_RUNTIME_S:e}, got {}",
+            shown_number(t)
         )));
     }
     Ok(floor_runtime(t))

@@ -11,7 +11,7 @@ use super::ArrivalsSection;
 use super::file::STREAMED;
 use crate::core::error::{Error, Result};
 use crate::core::io::csv_columns::{CsvReader, number_field};
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::core::io::open_input;
 use crate::core::sim::rng::{Purpose, stream};
 use crate::models::sim::{
@@ -122,7 +122,8 @@ impl ArrivalPlan {
                         streamed,
                     }),
                     Some(r) => err(format!(
-                        "rate_per_hour: expected arrivals per hour > 0, got {r}"
+                        "rate_per_hour: expected arrivals per hour > 0, got {}",
+                        shown_number(r)
                     )),
                     None => err("kind `poisson` needs `rate_per_hour`".into()),
                 }
@@ -135,7 +136,10 @@ impl ArrivalPlan {
                             window: secs_to_us(w),
                         })
                     }
-                    Some(w) => err(format!("window_s: expected seconds in [0, 1e12], got {w}")),
+                    Some(w) => err(format!(
+                        "window_s: expected seconds in [0, 1e12], got {}",
+                        shown_number(w)
+                    )),
                     None => err("kind `uniform` needs `window_s`".into()),
                 }
             }
@@ -313,7 +317,8 @@ pub fn parse_arrival_times(
         let t = number_field(&rec[1], source, line, "arrival_s")?;
         if !(t.is_finite() && (0.0..=MAX_ARRIVAL_S).contains(&t)) {
             return Err(Error::input(format!(
-                "{source}: line {line}: field `arrival_s`: expected seconds in [0, 1e12], got {t}"
+                "{source}: line {line}: field `arrival_s`: expected seconds in [0, 1e12], got {}",
+                shown_number(t)
             )));
         }
         if times.insert(u, secs_to_us(t)).is_some() {

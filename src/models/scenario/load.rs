@@ -11,7 +11,7 @@ use super::{
 };
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::{ClusterSpec, groups_to_spec};
-use crate::core::io::echo::shown;
+use crate::core::io::echo::{shown, shown_number};
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
@@ -438,7 +438,7 @@ fn check_output(at: &str, o: &OutputSection) -> Result<()> {
             "confidence",
             format!(
                 "expected a confidence level strictly between 0 and 1 (e.g. 0.95), got {}",
-                o.confidence
+                shown_number(o.confidence)
             ),
         );
     }
@@ -520,7 +520,7 @@ fn check_top_level(at: &str, f: &ScenarioFile, jobs_key: &str) -> Result<()> {
     {
         return bad(
             "horizon_s",
-            format!("expected seconds > 0 and <= 1e12, got {h}"),
+            format!("expected seconds > 0 and <= 1e12, got {}", shown_number(h)),
         );
     }
     if f.cluster.max_jobs_per_tenant == 0 {
@@ -712,7 +712,8 @@ fn resolve_limits(at: &str, p: &str, l: &LimitsSection) -> Result<TenantLimits> 
                 Ok(Some((x * 1.0e6).round() as u64))
             }
             Some(x) => Err(Error::input(format!(
-                "{at}: [{p}limits].{key}: expected seconds > 0 and <= 1e12, got {x}"
+                "{at}: [{p}limits].{key}: expected seconds > 0 and <= 1e12, got {}",
+                shown_number(x)
             ))),
         }
     };
