@@ -224,10 +224,20 @@ pub struct CheckArgs {
     #[arg(long, value_name = "GOLDEN_DIR")]
     pub against: PathBuf,
     /// Relative tolerance: |x − g| ≤ atol + rtol·|g| passes.
-    #[arg(long, default_value_t = 1e-9, value_name = "R")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 1e-9,
+        value_name = "R"
+    )]
     pub rtol: f64,
     /// Absolute tolerance.
-    #[arg(long, default_value_t = 1e-12, value_name = "A")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 1e-12,
+        value_name = "A"
+    )]
     pub atol: f64,
     /// Compare distributions instead of values: per policy and metric,
     /// Welch's t test of the per-repetition values, or the paired t test of
@@ -237,7 +247,13 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with_all = ["rtol", "atol"])]
     pub stat: bool,
     /// Family-wise significance level of --stat.
-    #[arg(long, default_value_t = 0.01, value_name = "ALPHA", requires = "stat")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.01,
+        value_name = "ALPHA",
+        requires = "stat"
+    )]
     pub alpha: f64,
     /// The metric columns whose drift fails --stat (repeatable or a comma
     /// list; `all` = every column). Default: `[check] metrics` of the

@@ -20,7 +20,12 @@ pub struct CompareArgs {
     #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
     pub format: CompareFormat,
     /// Confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95, value_name = "L")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.95,
+        value_name = "L"
+    )]
     pub level: f64,
     /// Bootstrap resamples of a paired interval.
     #[arg(long, default_value_t = 2000, value_name = "N")]

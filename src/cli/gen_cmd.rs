@@ -17,10 +17,20 @@ pub struct GenSynArgs {
     #[arg(long, default_value_t = 100, value_name = "K")]
     pub models: usize,
     /// S: model means are drawn from N(0.5, S²).
-    #[arg(long, default_value_t = 0.1, value_name = "S")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.1,
+        value_name = "S"
+    )]
     pub model_sd: f64,
     /// U: a user's accuracy on model k is drawn from N(a_k, U²), clipped to [0, 1].
-    #[arg(long, default_value_t = 0.05, value_name = "U")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.05,
+        value_name = "U"
+    )]
     pub user_sd: f64,
     /// Per-pair runtime distribution in seconds: uniform(LO,HI),
     /// lognormal(MU,SIGMA) or constant(SECONDS); runtimes are rounded to
@@ -100,7 +110,7 @@ pub struct GenWorkflowsArgs {
     #[arg(long, default_value_t = 6, value_name = "D")]
     pub datasets: usize,
     /// Submissions per second (a Poisson process).
-    #[arg(long, default_value_t = 0.01, value_name = "R",
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.01, value_name = "R",
           value_parser = super::import_cmd::positive_rate)]
     pub rate: f64,
     /// Training trials K per pipeline (the HPO stage).
@@ -108,14 +118,24 @@ pub struct GenWorkflowsArgs {
     pub trials: usize,
     /// Share of submissions that re-run an earlier pipeline of their tenant
     /// with one downstream stage (featurise, train or evaluate) changed.
-    #[arg(long, default_value_t = 0.3, value_name = "P")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.3,
+        value_name = "P"
+    )]
     pub rerun_share: f64,
     /// Probability that an attempt of any step fails.
-    #[arg(long, default_value_t = 0.0, value_name = "P")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 0.0,
+        value_name = "P"
+    )]
     pub failure_p: f64,
     /// Every workflow's deadline, seconds after its submission [default:
     /// none].
-    #[arg(long, value_name = "S")]
+    #[arg(long, allow_negative_numbers = true, value_name = "S")]
     pub deadline_s: Option<f64>,
     /// GPUs of a training trial.
     #[arg(long, default_value_t = 1, value_name = "G")]

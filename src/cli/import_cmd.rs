@@ -400,7 +400,7 @@ pub struct ImportWorkflowsArgs {
     pub tenants: u32,
     /// Workflows per second: submit times of a Poisson process (seeded)
     /// [default: every workflow at 0].
-    #[arg(long, value_name = "R", value_parser = positive_rate)]
+    #[arg(long, allow_negative_numbers = true, value_name = "R", value_parser = positive_rate)]
     pub rate: Option<f64>,
     /// Submit each instance C times (ids `<stem>#1` ... `<stem>#C`); the
     /// copies share their cache keys, so later copies can hit.

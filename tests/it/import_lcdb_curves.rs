@@ -309,7 +309,7 @@ fn scenario_trace_syn_fidelities_is_the_gen_syn_curve_trace() {
     .expect_err("zero fidelities");
     assert!(
         e.to_string()
-            .contains("[trace.syn]: gen syn: --fidelities 0: expected 1 to 30"),
+            .contains("[trace.syn]: fidelities = 0: expected 1 to 30"),
         "{e}"
     );
 }

@@ -474,3 +474,28 @@ fn a_huge_number_was_quoted_with_every_digit() {
         e.message()
     );
 }
+
+#[test]
+fn a_trace_syn_key_was_named_as_the_gen_syn_flag() {
+    // Before 2026-12-06: "[trace.syn]: gen syn: --model-sd -0.5: …" and
+    // "[trace.syn]: gen syn: --fidelities 31: …", the command's flags.
+    let (path, text) = edited("scale-1m.toml", "model_sd = 0.1", "model_sd = -0.5");
+    assert!(
+        model_error(&path, &text)
+            .ends_with("[trace.syn]: model_sd = -0.5: expected a finite number >= 0"),
+        "{}",
+        model_error(&path, &text)
+    );
+    let (path, text) = edited(
+        "scale-1m.toml",
+        "models = 20",
+        "models = 20\nfidelities = 31\nrows = \"dense\"",
+    );
+    // Small enough that the memory check passes.
+    let text = text.replacen("users = 1001000", "users = 1100", 1);
+    assert!(
+        model_error(&path, &text).ends_with("[trace.syn]: fidelities = 31: expected 1 to 30"),
+        "{}",
+        model_error(&path, &text)
+    );
+}

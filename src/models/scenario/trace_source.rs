@@ -11,8 +11,8 @@ use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::core::io::read_input;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
-use crate::models::trace::generate::hex;
-use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels};
+use crate::models::trace::generate::{SynNames, hex};
+use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels_named};
 use crate::models::trace::{
     CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceDigest, TraceRow,
     curve_trace_to_csv, generate_syn_trace, lazy_syn_trace, parse_trace, secs_to_micros,
@@ -120,7 +120,7 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
             )));
         }
         if levels != 1 {
-            validate_levels(&params, levels)
+            validate_levels_named(&params, levels, SynNames::KEYS)
                 .map_err(|e| Error::input(format!("{at}: [{p}trace.syn]: {}", e.message())))?;
             let origin = PathBuf::from(format!("{} --fidelities {levels}", origin.display()));
             let text = curve_trace_to_csv(&generate_syn_curves(&params, levels));
@@ -231,7 +231,7 @@ fn syn_params(at: &str, p: &str, s: &TraceSynSection) -> Result<(SynParams, Path
         seed: s.seed,
     };
     params
-        .validate()
+        .validate_named(SynNames::KEYS)
         .map_err(|e| Error::input(format!("{at}: [{p}trace.syn]: {}", e.message())))?;
     let origin = PathBuf::from(format!(
         "gen syn --users {} --models {} --model-sd {} --user-sd {} --cost {} --seed {}",

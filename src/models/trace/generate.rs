@@ -238,26 +238,71 @@ impl Default for SynParams {
     }
 }
 
+/// How messages about the generator's parameters name them: as `gen
+/// syn`'s flags ([`SynNames::FLAGS`]) or as a scenario's `[trace.syn]`
+/// keys ([`SynNames::KEYS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SynNames {
+    /// Before every message (`gen syn: `).
+    pub prefix: &'static str,
+    /// Before the value of `model_sd`, `user_sd`, `fidelities`.
+    pub model_sd: &'static str,
+    /// See `model_sd`.
+    pub user_sd: &'static str,
+    /// See `model_sd`.
+    pub fidelities: &'static str,
+}
+
+impl SynNames {
+    /// `gen syn`'s flags: "gen syn: --model-sd -1: expected …".
+    pub const FLAGS: Self = Self {
+        prefix: "gen syn: ",
+        model_sd: "--model-sd ",
+        user_sd: "--user-sd ",
+        fidelities: "--fidelities ",
+    };
+    /// A scenario's `[trace.syn]` keys (the caller names the table):
+    /// "model_sd = -1: expected …".
+    pub const KEYS: Self = Self {
+        prefix: "",
+        model_sd: "model_sd = ",
+        user_sd: "user_sd = ",
+        fidelities: "fidelities = ",
+    };
+}
+
 impl SynParams {
     /// Check the parameters: at least one user and model, at most
-    /// [`MAX_INDEX`] of each, finite non-negative SDs, a valid cost.
+    /// [`MAX_INDEX`] of each, finite non-negative SDs, a valid cost; the
+    /// messages name `gen syn`'s flags.
     pub fn validate(&self) -> Result<()> {
+        self.validate_named(SynNames::FLAGS)
+    }
+
+    /// [`SynParams::validate`], the messages naming the parameters as
+    /// `names` does.
+    pub fn validate_named(&self, names: SynNames) -> Result<()> {
+        let prefix = names.prefix;
         if self.users == 0 || self.models == 0 {
             return Err(Error::usage(format!(
-                "gen syn: expected at least 1 user and 1 model, got {} users and {} models",
+                "{prefix}expected at least 1 user and 1 model, got {} users and {} models",
                 self.users, self.models
             )));
         }
         if self.users > MAX_INDEX || self.models > MAX_INDEX {
             return Err(Error::usage(format!(
-                "gen syn: {} users x {} models: expected at most {MAX_INDEX} of each (32-bit indices)",
+                "{prefix}{} users x {} models: expected at most {MAX_INDEX} of each (32-bit indices)",
                 self.users, self.models
             )));
         }
-        for (name, v) in [("--model-sd", self.model_sd), ("--user-sd", self.user_sd)] {
+        for (name, v) in [
+            (names.model_sd, self.model_sd),
+            (names.user_sd, self.user_sd),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(Error::usage(format!(
-                    "gen syn: {name} {v}: expected a finite number >= 0"
+                    "{prefix}{name}{}: expected a finite number >= 0",
+                    crate::core::io::echo::shown_number(v)
                 )));
             }
         }

@@ -37,7 +37,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::generate::{GenSynReport, MAX_INDEX, normal, run_gen_syn, uniform};
+use super::generate::{GenSynReport, MAX_INDEX, SynNames, normal, run_gen_syn, uniform};
 use super::{
     CurveRow, MAX_RUNTIME_S, RUNTIME_FLOOR_S, SynParams, TraceRow, generate_syn, write_curve_trace,
 };
@@ -70,15 +70,24 @@ pub fn curve_accuracy(top: f64, gap: f64, c: f64, f: f64, f0: f64) -> f64 {
 /// and at most [`MAX_INDEX`] rows in all (a curve trace's level offsets
 /// are 32-bit; the memory they take is the memory check's).
 pub fn validate_levels(p: &SynParams, levels: usize) -> Result<()> {
+    validate_levels_named(p, levels, SynNames::FLAGS)
+}
+
+/// [`validate_levels`], the messages naming the parameters as `names`
+/// does.
+pub fn validate_levels_named(p: &SynParams, levels: usize, names: SynNames) -> Result<()> {
+    let SynNames {
+        prefix, fidelities, ..
+    } = names;
     if !(1..=MAX_FIDELITIES).contains(&levels) {
         return Err(Error::usage(format!(
-            "gen syn: --fidelities {levels}: expected 1 to {MAX_FIDELITIES}"
+            "{prefix}{fidelities}{levels}: expected 1 to {MAX_FIDELITIES}"
         )));
     }
     let rows = p.users.saturating_mul(p.models).saturating_mul(levels);
     if rows > MAX_INDEX {
         return Err(Error::usage(format!(
-            "gen syn: {} users x {} models x {levels} fidelities is more than {MAX_INDEX} rows (32-bit level offsets)",
+            "{prefix}{} users x {} models x {levels} fidelities is more than {MAX_INDEX} rows (32-bit level offsets)",
             p.users, p.models
         )));
     }

@@ -40,7 +40,9 @@ pub use curve_row::CurveRow;
 pub use curves::CostMode;
 use curves::Curves;
 pub use digest::TraceDigest;
-pub use generate::{CostDist, GenSynReport, SynParams, SynRows, generate_syn, run_gen_syn};
+pub use generate::{
+    CostDist, GenSynReport, SynNames, SynParams, SynRows, generate_syn, run_gen_syn,
+};
 pub use model_trace::Trace;
 pub use row::TraceRow;
 pub use syn_backing::{SynBacking, cache_slots};
