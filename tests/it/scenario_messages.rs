@@ -5,8 +5,10 @@
 use std::fs;
 use std::path::PathBuf;
 
-use tenantsim::core::io::scenario::Overrides;
+use tenantsim::core::io::scenario::{Overrides, ScenarioMode, mode_of_text};
+use tenantsim::jobs::scenario::parse_job_scenario;
 use tenantsim::models::scenario::parse_plan;
+use tenantsim::shared::scenario::parse_shared_scenario;
 
 use crate::common::repo;
 
@@ -20,10 +22,15 @@ fn edited(name: &str, from: &str, to: &str) -> (PathBuf, String) {
     (path, text.replacen(from, to, 1))
 }
 
-/// The message of a model scenario's error, the repository's path as
-/// `{repo}`.
-fn model_error(path: &std::path::Path, text: &str) -> String {
-    let e = parse_plan(path, text, Overrides::default()).expect_err("an error");
+/// The message of a scenario's error, read as its `mode` says (model,
+/// job or shared), the repository's path as `{repo}`.
+fn error_of(path: &std::path::Path, text: &str) -> String {
+    let e = match mode_of_text(path, text).expect("a known mode") {
+        ScenarioMode::Models => parse_plan(path, text, Overrides::default()).map(|_| ()),
+        ScenarioMode::Jobs => parse_job_scenario(path, text, Overrides::default()).map(|_| ()),
+        ScenarioMode::Shared => parse_shared_scenario(path, text, Overrides::default()).map(|_| ()),
+    }
+    .expect_err("an error");
     e.message()
         .replace(&repo("").display().to_string(), "{repo}/")
 }
@@ -36,7 +43,7 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
         "repetitions = 8\n",
         "repetitions = 8\nrepetitons = 8\n",
     );
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     assert!(
         msg.starts_with("{repo}/scenarios/sweep.toml: TOML parse error at line 7, column 1\n"),
         "{msg}"
@@ -46,13 +53,13 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
     assert!(!msg.contains("sweep]"), "{msg}");
     // A bad value of a key no axis sets: the same as without [sweep].
     let (path, text) = edited("sweep.toml", "grid = \"linear\"", "grid = \"lin\"");
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     let plain_text = text.replace(
         "[sweep]\n\"cluster.gpus\" = [1, 2, 3]\n\"split.tenant_count\" = [2, 3]\n",
         "\n\n\n",
     );
     assert!(!plain_text.contains("[sweep]"));
-    assert_eq!(msg, model_error(&path, &plain_text));
+    assert_eq!(msg, error_of(&path, &plain_text));
     assert!(
         msg.contains("TOML parse error at line 17, column 8"),
         "{msg}"
@@ -64,7 +71,7 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
         "selector = \"in-order\"",
         "selector = \"in-ordr\"",
     );
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     assert!(
         msg.starts_with(
             "{repo}/scenarios/sweep.toml: [[policy]] #1 (\"rr-in-order\"): unknown selector `in-ordr`"
@@ -77,7 +84,7 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
         "\"cluster.gpus\" = [1, 2, 3]",
         "\"cluster.gpus\" = [1, 0]",
     );
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     assert!(
         msg.starts_with("[sweep] point 2 (cluster.gpus = 0, split.tenant_count = 2): "),
         "{msg}"
@@ -87,7 +94,7 @@ fn a_typo_in_a_swept_scenario_was_blamed_on_the_sweep() {
         "\"cluster.gpus\" = [1, 2, 3]",
         "\"cluster.gpus\" = [1, \"two\"]",
     );
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     assert!(
         msg.starts_with(
             "{repo}/scenarios/sweep.toml: [sweep] `cluster.gpus` = \"two\": invalid type"
@@ -109,7 +116,7 @@ fn a_misspelt_required_policy_key_was_reported_only_as_missing() {
         "selector = \"in-order\"",
         "selectr = \"in-order\"",
     );
-    let msg = model_error(&path, &text);
+    let msg = error_of(&path, &text);
     assert!(
         msg.contains("TOML parse error at line 14, column 1"),
         "{msg}"
@@ -127,15 +134,14 @@ fn a_misspelt_required_policy_key_was_reported_only_as_missing() {
         "scheduler = \"sjf\"",
         "schedulr = \"sjf\"",
     );
-    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
-        .expect_err("an error");
+    let e = error_of(&path, &text);
     assert!(
-        e.message().ends_with(
+        e.ends_with(
             "[[policy]] (\"sjf\"): unknown key `schedulr` (did you mean `scheduler`?), \
              and the required key `scheduler` is missing"
         ),
         "{}",
-        e.message()
+        e
     );
     // Nothing like the missing key: serde's message, as before.
     let (path, text) = edited(
@@ -143,7 +149,7 @@ fn a_misspelt_required_policy_key_was_reported_only_as_missing() {
         "selector = \"in-order\"",
         "kernel = \"rbf\"",
     );
-    assert!(model_error(&path, &text).ends_with("\nmissing field `selector`"));
+    assert!(error_of(&path, &text).ends_with("\nmissing field `selector`"));
 }
 
 #[test]
@@ -182,14 +188,7 @@ fn whole_numbers_out_of_range_were_named_by_rust_type() {
     ];
     for (name, from, to, at, expected) in cases {
         let (path, text) = edited(name, from, to);
-        let msg = if name.starts_with("jobs") {
-            tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
-                .expect_err("an error")
-                .message()
-                .to_string()
-        } else {
-            model_error(&path, &text)
-        };
+        let msg = error_of(&path, &text);
         assert!(msg.contains(at), "{to}: {msg}");
         assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
     }
@@ -199,7 +198,7 @@ fn whole_numbers_out_of_range_were_named_by_rust_type() {
         "repetitions = 10",
         "repetitions = 4000000000",
     );
-    assert!(model_error(&path, &text).ends_with(
+    assert!(error_of(&path, &text).ends_with(
         "repetitions: 4,000,000,000 repetitions exceed the limit of 1,000,000 (also for --reps)"
     ));
 }
@@ -331,19 +330,7 @@ fn the_other_whole_number_keys_were_named_by_rust_type_too() {
     ];
     for (name, from, to, expected) in cases {
         let (path, text) = edited(name, from, to);
-        let msg = if name.starts_with("jobs") {
-            tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
-                .expect_err("an error")
-                .message()
-                .to_string()
-        } else if name.starts_with("shared") {
-            tenantsim::shared::scenario::parse_shared_scenario(&path, &text, Overrides::default())
-                .expect_err("an error")
-                .message()
-                .to_string()
-        } else {
-            model_error(&path, &text)
-        };
+        let msg = error_of(&path, &text);
         assert!(msg.contains("TOML parse error at line"), "{to}: {msg}");
         assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
     }
@@ -372,7 +359,7 @@ fn a_number_key_given_a_string_read_expected_f64() {
     ];
     for (from, to, expected) in cases {
         let (path, text) = edited("quickstart.toml", from, to);
-        let msg = model_error(&path, &text);
+        let msg = error_of(&path, &text);
         assert!(msg.contains("TOML parse error at line"), "{to}: {msg}");
         assert!(msg.ends_with(&format!("\n{expected}")), "{to}: {msg}");
     }
@@ -387,50 +374,45 @@ fn an_unknown_policy_name_gave_no_hint_of_the_one_it_was_close_to() {
         "selector = \"most_cited\"",
     );
     assert!(
-        model_error(&path, &text).ends_with(
+        error_of(&path, &text).ends_with(
             "[[policy]] #3 (\"rr-most-cited\"): unknown selector `most_cited` (did you mean \
              `most-cited`?): expected one of in-order, most-recent, most-cited, random, gp-ucb, \
              gp-ucb-cost, gp-ei, gp-ei-per-second, successive-halving, hyperband, asha"
         ),
         "{}",
-        model_error(&path, &text)
+        error_of(&path, &text)
     );
     let (path, text) = edited(
         "quickstart.toml",
         "scheduler = \"random\"",
         "scheduler = \"Random\"",
     );
-    assert!(
-        model_error(&path, &text).contains("unknown scheduler `Random` (did you mean `random`?)")
-    );
+    assert!(error_of(&path, &text).contains("unknown scheduler `Random` (did you mean `random`?)"));
     // Job mode's scheduler, and a shared scenario's cluster scheduler.
     let (path, text) = edited(
         "jobs-quickstart.toml",
         "scheduler = \"fair-share\"",
         "scheduler = \"fare-share\"",
     );
-    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
-        .expect_err("an error");
+    let e = error_of(&path, &text);
     assert!(
-        e.message().contains(
+        e.contains(
             "[[policy]] #6 (\"fair-share\"): unknown job scheduler `fare-share` (did you mean \
              `fair-share`?): expected one of fifo,"
         ),
         "{}",
-        e.message()
+        e
     );
     let (path, text) = edited(
         "shared-quickstart.toml",
         "scheduler = \"fifo\"",
         "scheduler = \"fifoo\"",
     );
-    let e = tenantsim::shared::scenario::parse_shared_scenario(&path, &text, Overrides::default())
-        .expect_err("an error");
+    let e = error_of(&path, &text);
     assert!(
-        e.message()
-            .contains("[cluster].scheduler: unknown job scheduler `fifoo` (did you mean `fifo`?)"),
+        e.contains("[cluster].scheduler: unknown job scheduler `fifoo` (did you mean `fifo`?)"),
         "{}",
-        e.message()
+        e
     );
     // Far from every name: no hint.
     let (path, text) = edited(
@@ -439,9 +421,9 @@ fn an_unknown_policy_name_gave_no_hint_of_the_one_it_was_close_to() {
         "scheduler = \"fifo\"",
     );
     assert!(
-        model_error(&path, &text).contains("unknown scheduler `fifo`: expected one of"),
+        error_of(&path, &text).contains("unknown scheduler `fifo`: expected one of"),
         "{}",
-        model_error(&path, &text)
+        error_of(&path, &text)
     );
 }
 
@@ -454,24 +436,21 @@ fn a_huge_number_was_quoted_with_every_digit() {
         "gpus = 2\n\n[limits]\npatience_s = 1e300",
     );
     assert!(
-        model_error(&path, &text)
+        error_of(&path, &text)
             .ends_with("[limits].patience_s: expected seconds > 0 and <= 1e12, got 1e300"),
         "{}",
-        model_error(&path, &text)
+        error_of(&path, &text)
     );
     let (path, text) = edited(
         "jobs-quickstart.toml",
         "backfill = false",
         "backfill = false\nrestart_overhead_s = -2.5e-30",
     );
-    let e = tenantsim::jobs::scenario::parse_job_scenario(&path, &text, Overrides::default())
-        .expect_err("an error");
+    let e = error_of(&path, &text);
     assert!(
-        e.message().ends_with(
-            "[cluster].restart_overhead_s: expected seconds >= 0 and <= 1e9, got -2.5e-30"
-        ),
+        e.ends_with("[cluster].restart_overhead_s: expected seconds >= 0 and <= 1e9, got -2.5e-30"),
         "{}",
-        e.message()
+        e
     );
 }
 
@@ -481,10 +460,10 @@ fn a_trace_syn_key_was_named_as_the_gen_syn_flag() {
     // "[trace.syn]: gen syn: --fidelities 31: …", the command's flags.
     let (path, text) = edited("scale-1m.toml", "model_sd = 0.1", "model_sd = -0.5");
     assert!(
-        model_error(&path, &text)
+        error_of(&path, &text)
             .ends_with("[trace.syn]: model_sd = -0.5: expected a finite number >= 0"),
         "{}",
-        model_error(&path, &text)
+        error_of(&path, &text)
     );
     let (path, text) = edited(
         "scale-1m.toml",
@@ -494,8 +473,8 @@ fn a_trace_syn_key_was_named_as_the_gen_syn_flag() {
     // Small enough that the memory check passes.
     let text = text.replacen("users = 1001000", "users = 1100", 1);
     assert!(
-        model_error(&path, &text).ends_with("[trace.syn]: fidelities = 31: expected 1 to 30"),
+        error_of(&path, &text).ends_with("[trace.syn]: fidelities = 31: expected 1 to 30"),
         "{}",
-        model_error(&path, &text)
+        error_of(&path, &text)
     );
 }
