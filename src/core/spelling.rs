@@ -6,7 +6,7 @@
 /// most one edit ([`edit_distance`]) for every three characters of `name`
 /// (at least one edit).
 pub fn looks_like(typo: &str, name: &str) -> bool {
-    typo != name && edit_distance(typo, name) <= (name.chars().count() / 3).max(1)
+    misspelling_distance(typo, name).is_some()
 }
 
 /// The name of `names` that `typo` [`looks_like`] a misspelling of, the
@@ -14,8 +14,16 @@ pub fn looks_like(typo: &str, name: &str) -> bool {
 pub fn nearest<'a>(typo: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     names
         .into_iter()
-        .filter(|name| looks_like(typo, name))
-        .min_by_key(|name| edit_distance(typo, name))
+        .filter_map(|name| Some((misspelling_distance(typo, name)?, name)))
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, name)| name)
+}
+
+/// The edit distance from `typo` to `name` when `typo` [`looks_like`] a
+/// misspelling of it, each pair's distance computed once.
+fn misspelling_distance(typo: &str, name: &str) -> Option<usize> {
+    let distance = edit_distance(typo, name);
+    (typo != name && distance <= (name.chars().count() / 3).max(1)).then_some(distance)
 }
 
 /// The Levenshtein distance between `a` and `b`, in characters: the

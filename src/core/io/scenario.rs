@@ -262,10 +262,7 @@ pub fn missing_policy_key<'a>(
     missing: &str,
     present: impl IntoIterator<Item = &'a str>,
 ) -> String {
-    let typo = present
-        .into_iter()
-        .filter(|k| *k != missing)
-        .find(|k| looks_like(k, missing));
+    let typo = present.into_iter().find(|k| looks_like(k, missing));
     match typo {
         Some(typo) => {
             let table = name.map_or_else(
@@ -351,17 +348,17 @@ mod tests {
             #[allow(dead_code)]
             speed: f64,
         }
-        // The quoted line keeps its `expected f64`; the message line reads
-        // in TOML's words.
-        let text = "speed = \"expected f64\"";
+        // The quoted line ends as a message would ("…, expected f64", in
+        // its comment) and is kept; the message line reads in TOML's words.
+        let text = "speed = \"lots\" # no, expected f64";
         let e = toml::from_str::<F>(text).expect_err("a string");
         let message = toml_error("f", &e).message().to_string();
         assert!(
-            message.contains("1 | speed = \"expected f64\""),
+            message.contains("1 | speed = \"lots\" # no, expected f64\n"),
             "{message}"
         );
         assert!(
-            message.ends_with("\ninvalid type: string \"expected f64\", expected a number"),
+            message.ends_with("\ninvalid type: string \"lots\", expected a number"),
             "{message}"
         );
     }

@@ -72,8 +72,10 @@ pub fn read<'de, D: Deserializer<'de>, T: FromWhole>(
     })
 }
 
-impl<T> Whole<T> {
-    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl<T: FromWhole> Visitor<'_> for Whole<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
             "{} from {} to {}",
@@ -81,14 +83,6 @@ impl<T> Whole<T> {
             grouped(self.min),
             grouped(self.max)
         )
-    }
-}
-
-impl<T: FromWhole> Visitor<'_> for Whole<T> {
-    type Value = T;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.describe(f)
     }
 
     fn visit_i64<E: Error>(self, v: i64) -> Result<T, E> {
