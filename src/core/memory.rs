@@ -34,6 +34,14 @@ pub const CURVE_IN_MEMORY: usize = 8 << 20;
 /// (1.4 GB as a vector of rows) are on disk.
 pub const ROWS_IN_MEMORY: usize = 8 << 20;
 
+/// Bytes of a sealed per-run sequence (`core::io::sealed`: a run's job
+/// log kept with `--jobs`, its records and its completion order each)
+/// kept in memory before it moves to a temporary file (DESIGN §2.6 "Where
+/// a run's curves and rows live"): 8 MiB, about 210,000 jobs, so a
+/// thousand-tenant run keeps its log in memory and scale-1m's 21 million
+/// jobs (0.8 GB of records) are on disk.
+pub const SEALED_IN_MEMORY: usize = 8 << 20;
+
 /// Done tenants a sorted run of a fold's parked figures holds (DESIGN
 /// §2.6 "Done tenants"; `models::metrics`' fold sorts them in runs,
 /// `core::io::sorted_runs`, and the model scenario's estimate counts the

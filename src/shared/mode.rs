@@ -272,7 +272,7 @@ impl Mode for SharedMode {
         fold.shares.write(&fold.line)?;
         if let Some(spool) = &mut fold.segments {
             fold.line.clear();
-            segment_rows(&mut fold.line, s, &run);
+            segment_rows(&mut fold.line, s, &run)?;
             spool.write(&fold.line)?;
         }
         match (&s.workflows, &mut fold.workflows, &run.workflows) {

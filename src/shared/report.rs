@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::run::SharedRun;
 use super::scenario::SharedScenario;
+use crate::core::error::Result;
 use crate::core::io::csv_text::csv_field;
 use crate::core::io::schema::shared_files;
 use crate::core::run::execution::Execution;
@@ -52,10 +53,12 @@ pub fn segments_header(s: &SharedScenario) -> Option<String> {
 /// job, on each of its segments), then `segment` (from 0 within the job), `gpus`,
 /// `overhead_s` (restore time at its start) and `completed` (1 on the
 /// segment that completed the job).
-pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
+pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) -> Result<()> {
     let (Some(svc), Some(r)) = (&s.service, &run.service) else {
-        return;
+        return Ok(());
     };
+    // The service's log, read whole: the shared engine held it whole.
+    let jobs = r.outcome.jobs.to_vec()?;
     let scenario = &svc.scenario;
     let trace = &scenario.trace;
     let types = &scenario.gpu_types;
@@ -66,7 +69,7 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
     let mut index = 0u32;
     for (k, &i) in order.iter().enumerate() {
         let seg = &run.segments[i];
-        let Some(job) = r.outcome.jobs.get(seg.job as usize) else {
+        let Some(job) = jobs.get(seg.job as usize) else {
             continue;
         };
         index = if seg.job == last_job { index + 1 } else { 0 };
@@ -104,6 +107,7 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
             u8::from(completed)
         );
     }
+    Ok(())
 }
 
 /// The top-level `run.json` of a shared results folder: the resolved

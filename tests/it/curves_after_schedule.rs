@@ -90,7 +90,9 @@ impl Setup {
     /// order.
     fn log(&self, out: &RunOutcome) -> Vec<(u32, u32, f64, f64, f64)> {
         out.jobs
-            .iter()
+            .to_vec()
+            .expect("the job log")
+            .into_iter()
             .map(|j| {
                 let u = self.tenants[j.tenant as usize];
                 (

@@ -98,7 +98,9 @@ fn run(s: &Scenario, selector: &mut dyn Selector) -> Result<RunOutcome, String> 
 /// (model, level, start s, end s) of every job.
 fn log(out: &RunOutcome) -> Vec<(u32, u16, f64, f64)> {
     out.jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| (j.model, j.level, j.start as f64 / 1e6, j.end as f64 / 1e6))
         .collect()
 }

@@ -92,7 +92,9 @@ fn case() -> impl Strategy<Value = Case> {
 /// (tenant, model, level, start, end, completed) of every job.
 fn log(out: &RunOutcome) -> Vec<(u32, u32, u16, u64, u64, bool)> {
     out.jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| (j.tenant, j.model, j.level, j.start, j.end, j.completed))
         .collect()
 }
@@ -165,7 +167,10 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
     );
     let stop = s.after == Some("stop");
     let trace = s.trace;
-    let jobs = &out.jobs;
+    let jobs = &out
+        .jobs
+        .to_vec()
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert!(
         jobs.iter().all(|j| j.completed),
         "{}: a job not completed",
@@ -366,7 +371,9 @@ fn check_case(c: &Case) -> Result<(), TestCaseError> {
                             if selector != "asha" {
                                 let triples = |o: &RunOutcome| -> HashSet<(u32, u32, u16)> {
                                     o.jobs
-                                        .iter()
+                                        .to_vec()
+                                        .expect("the job log")
+                                        .into_iter()
                                         .map(|j| (j.tenant, j.model, j.level))
                                         .collect()
                                 };

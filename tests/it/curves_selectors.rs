@@ -100,7 +100,9 @@ fn run(
 /// (model, fidelity, start s, end s) of every job in start order.
 fn log(trace: &Trace, out: &RunOutcome) -> Vec<(u32, f64, f64, f64)> {
     out.jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| {
             (
                 j.model,
@@ -521,7 +523,14 @@ fn a_scenario_without_prior_users_accepts_the_multi_fidelity_selectors() {
             .unwrap_or_else(|e| panic!("{selector}: {e}"));
         // Three tenants, three models each, every one ends at its top
         // (the sweep).
-        let top: Vec<_> = r.outcome.jobs.iter().filter(|j| j.level == 2).collect();
+        let top: Vec<_> = r
+            .outcome
+            .jobs
+            .to_vec()
+            .expect("the job log")
+            .into_iter()
+            .filter(|j| j.level == 2)
+            .collect();
         assert_eq!(top.len(), 9, "{selector}");
     }
 }

@@ -97,7 +97,9 @@ fn run(
     match simulate(&input, scheduler, selector) {
         Ok(out) => out
             .jobs
-            .iter()
+            .to_vec()
+            .expect("the job log")
+            .into_iter()
             .map(|j| (j.tenant, j.model, j.gpu, j.start))
             .collect(),
         Err(e) => panic!("{e}"),

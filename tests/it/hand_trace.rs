@@ -72,7 +72,9 @@ fn round_robin_in_order_one_gpu_matches_paper() {
     let order: Vec<(u32, &str)> = r
         .outcome
         .jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| (j.tenant, s.trace.models()[j.model as usize].as_str()))
         .collect();
     assert_eq!(
@@ -163,7 +165,14 @@ fn round_robin_in_order_by_jobs_matches_paper() {
 fn round_robin_in_order_two_gpus_matches_paper() {
     let s = scenario(2, "round-robin", "in-order");
     let r = simulate_one(&s, 0, 0).unwrap_or_else(|e| panic!("{e}"));
-    let gpus: Vec<u32> = r.outcome.jobs.iter().map(|j| j.gpu).collect();
+    let gpus: Vec<u32> = r
+        .outcome
+        .jobs
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
+        .map(|j| j.gpu)
+        .collect();
     assert_eq!(gpus, [0, 1, 1, 0, 1, 0, 0, 1, 1, 1, 0]);
     assert_eq!(
         r.curve.times().expect("read"),
@@ -183,7 +192,7 @@ fn round_robin_in_order_two_gpus_matches_paper() {
 fn heuristic_orders_follow_metadata() {
     let recent = scenario(1, "round-robin", "most-recent");
     let r = simulate_one(&recent, 0, 0).unwrap_or_else(|e| panic!("{e}"));
-    let first: Vec<&str> = r.outcome.jobs[..4]
+    let first: Vec<&str> = r.outcome.jobs.to_vec().expect("the job log")[..4]
         .iter()
         .map(|j| recent.trace.models()[j.model as usize].as_str())
         .collect();
@@ -192,7 +201,7 @@ fn heuristic_orders_follow_metadata() {
 
     let cited = scenario(1, "round-robin", "most-cited");
     let r = simulate_one(&cited, 0, 0).unwrap_or_else(|e| panic!("{e}"));
-    let first: Vec<&str> = r.outcome.jobs[..4]
+    let first: Vec<&str> = r.outcome.jobs.to_vec().expect("the job log")[..4]
         .iter()
         .map(|j| cited.trace.models()[j.model as usize].as_str())
         .collect();

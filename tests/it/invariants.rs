@@ -188,7 +188,10 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             };
             let out = simulate(&input, scheduler.as_mut(), selector.as_mut())
                 .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
-            let jobs = &out.jobs;
+            let jobs = &out
+                .jobs
+                .to_vec()
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
 
             // Each pair at most once, and every available pair ran.
             let pairs: HashSet<(u32, u32)> = jobs.iter().map(|j| (j.tenant, j.model)).collect();
@@ -232,7 +235,7 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
 
             // best_i never decreases along completions; L ≥ 0, non-increasing, ends at 0.
             let mut best = vec![0.0f64; tenants.len()];
-            for &ji in &out.completion_order {
+            for ji in out.completion_order.to_vec().expect("the job log") {
                 let j = &jobs[ji as usize];
                 let b = best[j.tenant as usize].max(j.accuracy);
                 prop_assert!(b >= best[j.tenant as usize]);
@@ -360,7 +363,13 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
             let out = simulate(&input, scheduler.as_mut(), selector.as_mut())
                 .map_err(|e| TestCaseError::fail(format!("{label}: {e}")))?;
             for (i, &u) in tenants.iter().enumerate() {
-                let mine: Vec<_> = out.jobs.iter().filter(|j| j.tenant as usize == i).collect();
+                let mine: Vec<_> = out
+                    .jobs
+                    .to_vec()
+                    .expect("the job log")
+                    .into_iter()
+                    .filter(|j| j.tenant as usize == i)
+                    .collect();
                 prop_assert!(
                     mine.iter().all(|j| j.start >= arrivals[i]),
                     "{}: job before arrival",
@@ -397,7 +406,13 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
                 }
             }
             for g in 0..c.gpus {
-                let mut on: Vec<_> = out.jobs.iter().filter(|j| j.gpu == g).collect();
+                let mut on: Vec<_> = out
+                    .jobs
+                    .to_vec()
+                    .expect("the job log")
+                    .into_iter()
+                    .filter(|j| j.gpu == g)
+                    .collect();
                 on.sort_by_key(|j| j.start);
                 for w in on.windows(2) {
                     prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);

@@ -52,8 +52,14 @@ fn check(gpus: u32) {
         assert_eq!(r.split.prior.len(), 50);
         assert_eq!(r.split.tenants.len(), 198);
         // Every available pair ran exactly once.
-        let pairs: HashSet<(u32, u32)> =
-            r.outcome.jobs.iter().map(|j| (j.tenant, j.model)).collect();
+        let pairs: HashSet<(u32, u32)> = r
+            .outcome
+            .jobs
+            .to_vec()
+            .expect("the job log")
+            .into_iter()
+            .map(|j| (j.tenant, j.model))
+            .collect();
         assert_eq!(
             pairs.len(),
             r.outcome.jobs.len(),
@@ -72,8 +78,9 @@ fn check(gpus: u32) {
         );
         // Each tenant's loss never increases: its best never decreases.
         let mut best = vec![0.0f64; r.split.tenants.len()];
-        for &j in &r.outcome.completion_order {
-            let job = &r.outcome.jobs[j as usize];
+        let log = r.outcome.jobs.to_vec().expect("the job log");
+        for j in r.outcome.completion_order.to_vec().expect("the job log") {
+            let job = &log[j as usize];
             let b = &mut best[job.tenant as usize];
             *b = b.max(job.accuracy);
         }
@@ -96,7 +103,14 @@ fn check(gpus: u32) {
         );
         // No GPU runs two jobs at once.
         for g in 0..gpus {
-            let mut on: Vec<_> = r.outcome.jobs.iter().filter(|j| j.gpu == g).collect();
+            let mut on: Vec<_> = r
+                .outcome
+                .jobs
+                .to_vec()
+                .expect("the job log")
+                .into_iter()
+                .filter(|j| j.gpu == g)
+                .collect();
             on.sort_by_key(|j| j.start);
             assert!(
                 on.windows(2).all(|w| w[1].start >= w[0].end),

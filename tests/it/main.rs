@@ -48,6 +48,7 @@ mod import_table;
 mod inputs;
 mod interrupt;
 mod invariants;
+mod job_log;
 mod job_steppable;
 mod jobs_cli;
 mod jobs_gavel;

@@ -251,10 +251,14 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
 /// for the run building it and once with the result that holds it until
 /// it is folded, though the result holds the same log, moved. The
 /// estimate of `scale-1m` with `--jobs` was 4.7 GiB too high, the year's
-/// 45.9 GiB instead of about 23.5. Now `--jobs` adds the log once: 120
-/// bytes a job, at most one job a (tenant, model) pair; for the service
-/// of a shared scenario as for a model scenario (its engine's own
-/// records of service jobs, 168 bytes a job, are counted either way).
+/// 45.9 GiB instead of about 23.5. `--jobs` then added the log once, 120
+/// bytes a job. Since the log is written as jobs end (2026-12-07,
+/// `models/sim/job_log.rs`), a model run holds a window of 128 jobs a GPU
+/// at most (48 bytes each) and its result the log's two sequences, 39
+/// bytes a job and 4 a completion, each at most 8 MiB in memory; the
+/// service of a shared scenario keeps its engine's log either way (its
+/// own records of service jobs, 168 bytes a job, too), and with `--jobs`
+/// its result holds the two sequences as well.
 #[test]
 fn a_one_run_scenarios_job_log_was_counted_twice_with_jobs() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -265,20 +269,29 @@ fn a_one_run_scenarios_job_log_was_counted_twice_with_jobs() {
         keep_jobs,
     };
     // 10,100 users × 20 models; the estimate bounds the tenants by the
-    // users when the split names no count (footprint.rs).
+    // users when the split names no count (footprint.rs). 64 GPUs.
     let jobs = 10_100u64 * 20;
+    let cap = 8u64 << 20;
+    let sequences = (jobs * 39).min(cap) + (jobs * 4).min(cap);
+    assert!(jobs * 39 < cap, "both sequences in memory here");
     let model: ScenarioFile = toml::from_str(&syn_scenario(10_100, 1)).expect("parses");
     let shape = trace_shape(tmp.path(), &model.trace).expect("shape");
     let without = estimate(&model, &shape, &budget(false), &registry).total();
     let with = estimate(&model, &shape, &budget(true), &registry).total();
-    assert_eq!(with - without, jobs * 120);
+    assert_eq!(with - without, 64 * 128 * 48 + sequences);
     // The same scenario as the service of a shared scenario.
     let without = estimate_in(&model, &shape, &budget(false), &registry, true).total();
     let with = estimate_in(&model, &shape, &budget(true), &registry, true).total();
-    // Without `--jobs` the shared engine keeps the service's log while
-    // the run goes (120 a job) and drops it with the metrics; with it the
-    // result keeps it to be written: the same 120 a job, not twice.
-    assert_eq!(with, without);
+    assert_eq!(with - without, sequences);
+    // Past 8 MiB a sequence is on disk: 10^6 users hold 16 MiB of it.
+    let big: ScenarioFile = toml::from_str(&syn_scenario(1_000_000, 1)).expect("parses");
+    let shape = trace_shape(tmp.path(), &big.trace).expect("shape");
+    let without = estimate(&big, &shape, &budget(false), &registry).total();
+    let with = estimate(&big, &shape, &budget(true), &registry).total();
+    assert_eq!(
+        with - without,
+        64 * 128 * 48 + cap + (1_000_000 * 20 * 4u64).min(cap)
+    );
 }
 
 /// The full validation of 1,001,000 × 20 with `--max-memory 8G`

@@ -70,7 +70,9 @@ fn jobs(s: &Scenario) -> Vec<(u32, u32, u32, u64, u64)> {
     let r = simulate_one(s, 0, 0).unwrap_or_else(|e| panic!("{e}"));
     r.outcome
         .jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| (j.tenant, j.model, j.gpu, j.start, j.end))
         .collect()
 }
@@ -246,7 +248,7 @@ fn selector_believes_the_runtime_on_the_free_gpus_type() {
         assert_eq!(p.believed_seconds, secs, "type {t}, tenant {i}, {p:?}");
     }
     // Each job ran for its runtime on its GPU's type.
-    for j in &out.jobs {
+    for j in out.jobs.to_vec().expect("the job log") {
         let t = s.gpu_types.type_of(j.gpu);
         let want =
             s.gpu_types
@@ -364,7 +366,7 @@ fn untyped_cluster_ignores_per_type_columns() {
     let trace = "user,model,accuracy,runtime_s,runtime_s.slow\na,m1,0.5,4,1\n";
     let s = try_scenario(trace, "[cluster]\ngpus = 1").unwrap_or_else(|e| panic!("{e}"));
     let r = simulate_one(&s, 0, 0).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(r.outcome.jobs[0].end, 4 * S);
+    assert_eq!(r.outcome.jobs.get(0).expect("the job log").end, 4 * S);
     assert!(!s.gpu_types.is_typed());
 }
 
@@ -464,7 +466,10 @@ fn greedy_scores_for_the_free_gpus_type() {
         gpu_types: &s.gpu_types,
     };
     let out = simulate(&input, &mut greedy, &mut TypeAware).unwrap_or_else(|e| panic!("{e}"));
-    let first: Vec<(u32, u32)> = out.jobs[..2].iter().map(|j| (j.tenant, j.gpu)).collect();
+    let first: Vec<(u32, u32)> = out.jobs.to_vec().expect("the job log")[..2]
+        .iter()
+        .map(|j| (j.tenant, j.gpu))
+        .collect();
     assert_eq!(first, [(1, 0), (0, 1)]);
 }
 

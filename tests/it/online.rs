@@ -113,7 +113,9 @@ fn staggered_arrivals_match_paper() {
     assert!(
         r.outcome
             .jobs
-            .iter()
+            .to_vec()
+            .expect("the job log")
+            .into_iter()
             .all(|j| j.start >= arrivals[j.tenant as usize])
     );
 }
@@ -150,7 +152,7 @@ fn impatient_tenants_leave_and_never_run_again() {
     let r = run("[limits]\npatience_s = 2.5", &[]);
     assert_eq!(r.outcome.left_at, [None, Some(2_500_000), Some(2_500_000)]);
     assert_eq!(r.tenant_aggregate.abandoned, 2);
-    for j in &r.outcome.jobs {
+    for j in r.outcome.jobs.to_vec().expect("the job log") {
         if j.tenant > 0 {
             assert!(
                 j.start < 2_500_000,
@@ -162,7 +164,9 @@ fn impatient_tenants_leave_and_never_run_again() {
     let u1_starts: Vec<u64> = r
         .outcome
         .jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .filter(|j| j.tenant == 0)
         .map(|j| j.start)
         .collect();

@@ -384,5 +384,5 @@ fn rows_written_a_range_at_a_time_equal_the_rows_of_the_held_run() {
         "tenants.csv",
         &tenants_csv(&s, &held.runs).expect("rows"),
     );
-    same_file(&out, "jobs.csv", &jobs_csv(&s, &held.runs));
+    same_file(&out, "jobs.csv", &jobs_csv(&s, &held.runs).expect("log"));
 }

@@ -77,8 +77,10 @@ fn one_model_each(dir: &Path, users: usize, cluster: &str) -> PathBuf {
 fn jobs(r: &RepResult) -> Vec<(u32, u32, u64, u64)> {
     r.outcome
         .jobs
-        .iter()
-        .map(|j: &JobRecord| (j.tenant, j.gpu, j.start / S, j.end / S))
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
+        .map(|j: JobRecord| (j.tenant, j.gpu, j.start / S, j.end / S))
         .collect()
 }
 

@@ -27,6 +27,7 @@ pub mod manifest_doc;
 mod results_folder;
 pub mod scenario;
 pub mod schema;
+pub mod sealed;
 pub mod sorted_runs;
 pub mod spill;
 pub mod spool;

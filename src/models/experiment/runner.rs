@@ -231,10 +231,10 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
                         limits,
                         &scenario.thresholds,
                     )?)?,
-                    outcome
-                        .completion_order
-                        .first()
-                        .map(|&j| outcome.jobs[j as usize].end),
+                    match outcome.completion_order.iter().next().transpose()? {
+                        Some(j) => Some(outcome.jobs.get(j as usize)?.end),
+                        None => None,
+                    },
                     outcome.completion_order.len(),
                 )
             }
@@ -268,8 +268,8 @@ pub(super) fn rep_result(scenario: &Scenario, run: RepRun, keep_jobs: bool) -> R
     };
     let tenant_aggregate = aggregate_tenants(&tenants, isolated_area.as_deref())?;
     if !keep_jobs {
-        outcome.jobs = Vec::new();
-        outcome.completion_order = Vec::new();
+        outcome.jobs = Default::default();
+        outcome.completion_order = Default::default();
     }
     Ok(RepResult {
         policy,

@@ -11,7 +11,7 @@ use super::spill::{Record, Spill, SpillIter, spill_threshold};
 use super::stall::{RunEnd, Stall};
 use crate::core::error::Result;
 use crate::core::memory::CURVE_IN_MEMORY;
-use crate::models::sim::{RunOutcome, UserList};
+use crate::models::sim::{JobRecord, RunOutcome, UserList};
 use crate::models::trace::{Micros, Trace};
 
 /// The global loss of one run as an exact step function.
@@ -66,12 +66,13 @@ impl LossCurve {
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Result<Self> {
+        let (jobs, order) = (outcome.jobs.to_vec()?, outcome.completion_order.to_vec()?);
         Self::from_changes(
             trace,
             users,
             arrivals.iter().copied().max().unwrap_or(0),
             outcome.end,
-            changes_in_order(arrivals, outcome),
+            changes_in_order(arrivals, &jobs, &order),
         )
     }
 
@@ -91,13 +92,12 @@ impl LossCurve {
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Result<Self> {
+        // The log, read whole (DESIGN §2.6: this path is the shared
+        // engine's and a stepped episode's; model mode folds as it goes).
+        let (jobs, order) = (outcome.jobs.to_vec()?, outcome.completion_order.to_vec()?);
         // Completion times, sorted (an engine log already is), to count the
         // jobs completed by each arrival.
-        let mut ends: Vec<Micros> = outcome
-            .completion_order
-            .iter()
-            .map(|&j| outcome.jobs[j as usize].end)
-            .collect();
+        let mut ends: Vec<Micros> = order.iter().map(|&j| jobs[j as usize].end).collect();
         if !ends.is_sorted() {
             ends.sort_unstable();
         }
@@ -107,8 +107,8 @@ impl LossCurve {
             .collect();
         let completions = ends.len() as Micros;
         // Completion k is at k + 1: already in axis order.
-        let changes = outcome.completion_order.iter().enumerate().map(|(k, &j)| {
-            let job = &outcome.jobs[j as usize];
+        let changes = order.iter().enumerate().map(|(k, &j)| {
+            let job = &jobs[j as usize];
             (
                 k as Micros + 1,
                 COMPLETION,
@@ -518,7 +518,8 @@ impl<'de> Deserialize<'de> for LossCurve {
     }
 }
 
-/// Every completion and arrival of a run in `(time, kind)` order, stably:
+/// Every completion and arrival of a run (its log: `jobs` and
+/// `completion_order`) in `(time, kind)` order, stably:
 /// completions in the engine's processing order, arrivals in tenant order
 /// at equal times, completions before arrivals at one instant.
 ///
@@ -529,10 +530,11 @@ impl<'de> Deserialize<'de> for LossCurve {
 /// the engine wrote) is sorted whole instead, which gives the same order.
 fn changes_in_order<'a>(
     arrivals: &'a [Micros],
-    outcome: &'a RunOutcome,
+    jobs: &'a [JobRecord],
+    completion_order: &'a [u32],
 ) -> Box<dyn Iterator<Item = Change> + 'a> {
-    let completions = outcome.completion_order.iter().map(|&j| {
-        let job = &outcome.jobs[j as usize];
+    let completions = completion_order.iter().map(|&j| {
+        let job = &jobs[j as usize];
         (job.end, COMPLETION, job.tenant as usize, job.accuracy)
     });
     let arrival = |i: usize| (arrivals[i], ARRIVAL, i, 0.0);
@@ -570,7 +572,7 @@ fn merge_arrivals(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::sim::JobRecord;
+    use crate::core::io::sealed::Sealed;
     use proptest::prelude::*;
 
     fn outcome(ends: &[(Micros, u32)]) -> RunOutcome {
@@ -589,19 +591,22 @@ mod tests {
             })
             .collect::<Vec<_>>();
         RunOutcome {
-            completion_order: (0..jobs.len() as u32).collect(),
-            jobs,
+            completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()).expect("order"),
+            jobs: Sealed::from_vec(jobs).expect("log"),
             ..RunOutcome::default()
         }
     }
 
     /// The reference: every change in one list, stably sorted by (time, kind).
     fn sorted(arrivals: &[Micros], o: &RunOutcome) -> Vec<Change> {
+        let jobs = o.jobs.to_vec().expect("log");
         let mut all: Vec<Change> = o
             .completion_order
-            .iter()
-            .map(|&j| {
-                let job = &o.jobs[j as usize];
+            .to_vec()
+            .expect("order")
+            .into_iter()
+            .map(|j| {
+                let job = &jobs[j as usize];
                 (job.end, COMPLETION, job.tenant as usize, job.accuracy)
             })
             .chain(
@@ -808,7 +813,8 @@ mod tests {
                 ends.sort_by_key(|e| e.0);
             }
             let o = outcome(&ends);
-            let got: Vec<Change> = changes_in_order(&arrivals, &o).collect();
+            let (jobs, order) = (o.jobs.to_vec().expect("log"), o.completion_order.to_vec().expect("order"));
+            let got: Vec<Change> = changes_in_order(&arrivals, &jobs, &order).collect();
             prop_assert_eq!(got, sorted(&arrivals, &o));
         }
     }
@@ -835,8 +841,8 @@ mod tests {
         };
         let jobs = vec![job(0, 2 * s, 0.5), job(1, 2 * s, 0.8), job(0, 5 * s, 0.9)];
         let o = RunOutcome {
-            completion_order: vec![0, 1, 2],
-            jobs,
+            completion_order: Sealed::from_vec(vec![0, 1, 2]).expect("order"),
+            jobs: Sealed::from_vec(jobs).expect("log"),
             end: 5 * s,
             ..RunOutcome::default()
         };
@@ -927,9 +933,10 @@ mod tests {
         // The two-tenant run cut after its 2 s completions: t0 still has
         // loss 0.4 (its 0.9 never ran). R(end) = 0.9 · 1 s + 1.7 · 1 s.
         let (trace, mut o) = two_tenants();
-        let jobs = o.jobs.clone();
-        o.completion_order
-            .retain(|&j| jobs[j as usize].end <= 2_000_000);
+        let jobs = o.jobs.to_vec().expect("log");
+        let mut order = o.completion_order.to_vec().expect("order");
+        order.retain(|&j| jobs[j as usize].end <= 2_000_000);
+        o.completion_order = Sealed::from_vec(order).expect("order");
         o.end = 2_000_000;
         let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
         c.stall_end = Some(12_000_000);
@@ -989,9 +996,9 @@ mod tests {
                 })
                 .collect();
             let o = RunOutcome {
-                completion_order: (0..jobs.len() as u32).collect(),
+                completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()).expect("order"),
                 end: jobs.len() as Micros * 7,
-                jobs,
+                jobs: Sealed::from_vec(jobs).expect("log"),
                 ..RunOutcome::default()
             };
             let arrivals = vec![0; users.len()];

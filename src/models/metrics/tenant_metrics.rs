@@ -58,18 +58,21 @@ pub fn tenant_metrics(
     }
     let mut ends = outcome.end_states.iter();
     let end = outcome.end;
+    // The log, read whole (this path is the shared engine's and a stepped
+    // episode's; model mode folds as it goes, DESIGN §2.6).
+    let log = outcome.jobs.to_vec()?;
     // Jobs of each tenant in start order, as one list grouped by tenant
     // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
     let mut start = vec![0usize; n + 1];
-    for job in &outcome.jobs {
+    for job in &log {
         start[job.tenant as usize + 1] += 1;
     }
     for i in 0..n {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut grouped = vec![0usize; outcome.jobs.len()];
-    for (j, job) in outcome.jobs.iter().enumerate() {
+    let mut grouped = vec![0usize; log.len()];
+    for (j, job) in log.iter().enumerate() {
         let slot = &mut fill[job.tenant as usize];
         grouped[*slot] = j;
         *slot += 1;
@@ -87,7 +90,7 @@ pub fn tenant_metrics(
         completions.clear();
         completions.extend(
             jobs.iter()
-                .map(|&j| &outcome.jobs[j])
+                .map(|&j| &log[j])
                 .filter(|j| j.completed)
                 .map(|j| (j.end, j.accuracy)),
         );
@@ -116,18 +119,14 @@ pub fn tenant_metrics(
         }
         area += (a_star - best) * end.saturating_sub(t) as f64;
 
-        let first_start = jobs.first().map(|&j| outcome.jobs[j].start);
+        let first_start = jobs.first().map(|&j| log[j].start);
         let finished_demand = jobs.len() == trace.models_of(users.user_of(i)).len()
             || e.ended == EndReason::ScheduleOver
             || e.budget_exhausted
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
         let demand_end = match outcome.left_at.get(i) {
             Some(l) => l,
-            None if finished_demand => jobs
-                .iter()
-                .map(|&j| outcome.jobs[j].end)
-                .max()
-                .unwrap_or(end),
+            None if finished_demand => jobs.iter().map(|&j| log[j].end).max().unwrap_or(end),
             None => end,
         }
         .min(end);
@@ -135,7 +134,7 @@ pub fn tenant_metrics(
         let mut gap = 0;
         let mut covered_until = arrival;
         for &j in jobs {
-            let job = &outcome.jobs[j];
+            let job = &log[j];
             if job.start > covered_until {
                 gap = gap.max(job.start.min(demand_end).saturating_sub(covered_until));
             }
@@ -153,7 +152,7 @@ pub fn tenant_metrics(
             gpu_us: jobs
                 .iter()
                 .map(|&j| {
-                    let job = &outcome.jobs[j];
+                    let job = &log[j];
                     job.end.min(end).saturating_sub(job.start)
                 })
                 .sum(),

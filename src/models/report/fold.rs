@@ -63,7 +63,7 @@ impl ExperimentResult {
     pub fn add_owned(&mut self, scenario: &Scenario, mut run: RepResult) -> Result<()> {
         self.add_rows(scenario, &run)?;
         run.tenants = TenantRows::default();
-        run.outcome.jobs = Vec::new();
+        run.outcome.jobs = Default::default();
         let RepResult {
             policy,
             curve,

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 
 use super::csv_field;
+use crate::core::error::Result;
 use crate::models::metrics::RepResult;
 use crate::models::scenario::Scenario;
 use crate::models::trace::micros_to_secs_string;
@@ -16,12 +17,14 @@ use crate::models::trace::micros_to_secs_string;
 /// fidelity the job trained at. On a typed cluster (DESIGN §11.4) a last
 /// column `gpu_type` names the type of the job's GPU ([`jobs_header`]). A
 /// plain trace on an untyped cluster gives the file unchanged.
-pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> String {
+///
+/// An error: a run's log could not be read back (spilled, an I/O error).
+pub fn jobs_csv(scenario: &Scenario, runs: &[RepResult]) -> Result<String> {
     let mut out = jobs_header(scenario);
     for r in runs {
-        jobs_rows(&mut out, scenario, r);
+        jobs_rows(&mut out, scenario, r)?;
     }
-    out
+    Ok(out)
 }
 
 /// The header line of `jobs.csv` for `scenario`, from its schema
@@ -32,24 +35,34 @@ pub fn jobs_header(scenario: &Scenario) -> String {
 }
 
 /// Append the `jobs.csv` rows of run `r` (its completed jobs) to `out`.
-pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) {
-    jobs_rows_of(out, scenario, r, 0..r.outcome.jobs.len());
+pub fn jobs_rows(out: &mut String, scenario: &Scenario, r: &RepResult) -> Result<()> {
+    jobs_rows_of(out, scenario, r, 0..r.outcome.jobs.len())
 }
 
 /// [`jobs_rows`] of the jobs `range` of the run's log only (in order; a
 /// row's `job` is its place in the whole log): a large log is written a
-/// range at a time, never as one text beside the log.
-pub fn jobs_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range: Range<usize>) {
+/// range at a time, never as one text beside the log (which is read from
+/// its temporary file when it spilled: an I/O error is the error).
+pub fn jobs_rows_of(
+    out: &mut String,
+    scenario: &Scenario,
+    r: &RepResult,
+    range: Range<usize>,
+) -> Result<()> {
     let trace = &scenario.trace;
     let policy = csv_field(&scenario.policies[r.policy].name);
     let types = &scenario.gpu_types;
     let start = range.start;
-    for (j, job) in r.outcome.jobs[range]
-        .iter()
+    for (j, job) in r
+        .outcome
+        .jobs
+        .iter_range(range.start, range.end)
         .enumerate()
-        .map(|(j, job)| (start + j, job))
-        .filter(|(_, j)| j.completed)
     {
+        let (j, job) = (start + j, job?);
+        if !job.completed {
+            continue;
+        }
         let user = trace.user_id(r.split.tenants.user(job.tenant as usize));
         let model = &trace.models()[job.model as usize];
         let _ = write!(
@@ -74,4 +87,5 @@ pub fn jobs_rows_of(out: &mut String, scenario: &Scenario, r: &RepResult, range:
         }
         out.push('\n');
     }
+    Ok(())
 }

@@ -75,7 +75,7 @@ impl RowSpools {
         if let Some(jobs) = &mut self.jobs {
             let n = run.outcome.jobs.len();
             in_ranges(line, jobs, n, JOB_ROWS_AT_ONCE, |l, r| {
-                jobs_rows_of(l, scenario, run, r);
+                jobs_rows_of(l, scenario, run, r)
             })?;
         }
         // A run with a huge job log must not keep its buffer's size.
@@ -103,11 +103,11 @@ fn in_ranges(
     spool: &mut Spool,
     n: usize,
     at_once: usize,
-    mut rows: impl FnMut(&mut String, Range<usize>),
+    mut rows: impl FnMut(&mut String, Range<usize>) -> Result<()>,
 ) -> Result<()> {
     for start in (0..n).step_by(at_once.max(1)) {
         line.clear();
-        rows(line, start..(start + at_once).min(n));
+        rows(line, start..(start + at_once).min(n))?;
         spool.write(line)?;
     }
     Ok(())

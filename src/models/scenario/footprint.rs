@@ -28,6 +28,7 @@ use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
     CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, PLACES_RUN, ROWS_IN_MEMORY,
+    SEALED_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -473,19 +474,43 @@ pub fn estimate_in(
             mul(&[per_thread, at_once, 2]),
         );
     }
-    // The job log (`RunOutcome::jobs`, models/sim/outcome.rs), kept only
-    // with `--jobs` or for the shared engine's service (its runs keep
-    // theirs): a `JobRecord` (40 bytes since issue 34; 48 counted, an
-    // upper bound tests/it/memory_estimate.rs checks), its place in
-    // `completion_order` (4) and its links to its tenant's previous and
-    // next running job (4 + 4) per job, at most one job per tenant,
-    // available model and level, in Vecs that may be twice as long: 120
-    // bytes a job. Without it only the running jobs are held (one per GPU
-    // at most: nothing here). With `--jobs` a run's log is counted once,
-    // with the results until folded below: the log a run builds is the
-    // log its result holds (moved, not copied), so counting it here too
-    // counted a one-run scenario's log twice.
-    if service && !budget.keep_jobs {
+    // The job log (`RunOutcome::jobs`, models/sim/outcome.rs). The
+    // shared engine's service keeps its log while the run goes, with or
+    // without `--jobs`: a `JobRecord` (40 bytes since issue 34; 48
+    // counted, an upper bound tests/it/memory_estimate.rs checks), its
+    // place in `completion_order` (4) and its links to its tenant's
+    // previous and next running job (4 + 4) per job, at most one job per
+    // tenant, available model and level, in Vecs that may be twice as
+    // long: 120 bytes a job. Model mode's engine holds only the running
+    // jobs (one per GPU at most: nothing here) and, with `--jobs`, writes
+    // its log as jobs end (models/sim/job_log.rs, since 2026-12-07): a
+    // window from the oldest job still running to the newest started (48
+    // bytes a job; at most the whole log, counted as 128 jobs a GPU:
+    // measured at most 94 a GPU on online-lcdb-high-load's heavy-tailed
+    // LCDB runtimes, 4.5 at scale-1m); the log itself (a record, 39
+    // bytes, and a completion, 4) is what its result holds, counted with
+    // the results until folded below.
+    let gpus = file
+        .cluster
+        .gpus
+        .unwrap_or(0)
+        .saturating_add(file.cluster.nodes.as_ref().map_or(0, |groups| {
+            groups
+                .iter()
+                .map(|g| g.count.saturating_mul(g.gpus_per_node))
+                .fold(0u64, u64::saturating_add)
+        }));
+    if budget.keep_jobs && !service {
+        let window = jobs.min(gpus.saturating_mul(128));
+        e.add(
+            format!(
+                "job log windows (up to {} jobs a run, 48 bytes a job) × {at_once}",
+                grouped(window)
+            ),
+            mul(&[window, 48, at_once]),
+        );
+    }
+    if service {
         e.add(
             format!(
                 "job logs (up to {} jobs a run, 120 bytes a job) × {at_once}",
@@ -493,8 +518,6 @@ pub fn estimate_in(
             ),
             mul(&[jobs, 120, at_once]),
         );
-    }
-    if service {
         // The shared engine's record of a service job
         // (shared/sim/outcome.rs `SharedOutcome`): at least one
         // `ServiceSegment` (32 bytes), a preemption count (4) and the two
@@ -520,7 +543,10 @@ pub fn estimate_in(
     // 16 above 65,536 tenants, whose end states are on disk,
     // models/sim/end_states.rs) and, with
     // `fairness`, its regret area alone (8); with `--jobs`
-    // the job log too (120 a job).
+    // the job log too: 39 bytes a job and 4 a completion, in two
+    // sequences each in memory up to `SEALED_IN_MEMORY` (8 MiB) and on
+    // disk past it (`core::io::sealed`); a service's log was built whole
+    // by the shared engine (counted above) and is copied into them.
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
@@ -531,7 +557,8 @@ pub fn estimate_in(
             if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 } - ends_on_disk,
         ]))
         .saturating_add(if budget.keep_jobs {
-            mul(&[jobs, 120])
+            let cap = SEALED_IN_MEMORY as u64;
+            mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
         } else {
             0
         });

@@ -19,6 +19,7 @@ mod end_states;
 mod event;
 mod gpu_pool;
 mod gpu_types;
+mod job_log;
 mod job_sink;
 mod left_at;
 mod outcome;
@@ -44,7 +45,7 @@ pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use job_sink::{JobSink, RunEndState};
 pub use left_at::LeftAt;
-pub use outcome::{JobRecord, RunOutcome};
+pub use outcome::{CompletionOrder, JobLog, JobRecord, RunOutcome};
 pub use policy_api::{
     PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,
 };

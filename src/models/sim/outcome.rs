@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::io::sealed::Sealed;
+use crate::core::io::spill::Record;
 use crate::models::trace::Micros;
 
 /// One job: a (tenant, model) pair run on one GPU.
@@ -33,14 +35,57 @@ pub struct JobRecord {
     pub cancelled: bool,
 }
 
+/// Every job a run started, in start order (a job's number is its index).
+pub type JobLog = Sealed<JobRecord>;
+
+/// The numbers of the jobs that completed, in the order the engine
+/// processed their completions.
+pub type CompletionOrder = Sealed<u32>;
+
+/// A [`JobRecord`] on file: tenant, model, level, GPU, start, end,
+/// accuracy, then a byte of flags (completed, cancelled): 39 bytes.
+impl Record for JobRecord {
+    const BYTES: usize = 39;
+    fn encode(&self, out: &mut [u8]) {
+        out[0..4].copy_from_slice(&self.tenant.to_le_bytes());
+        out[4..8].copy_from_slice(&self.model.to_le_bytes());
+        out[8..10].copy_from_slice(&self.level.to_le_bytes());
+        out[10..14].copy_from_slice(&self.gpu.to_le_bytes());
+        out[14..22].copy_from_slice(&self.start.to_le_bytes());
+        out[22..30].copy_from_slice(&self.end.to_le_bytes());
+        out[30..38].copy_from_slice(&self.accuracy.to_bits().to_le_bytes());
+        out[38] = u8::from(self.completed) | u8::from(self.cancelled) << 1;
+    }
+    fn decode(b: &[u8]) -> Self {
+        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+        let u64_at = |at: usize| {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(&b[at..at + 8]);
+            u64::from_le_bytes(a)
+        };
+        Self {
+            tenant: u32_at(0),
+            model: u32_at(4),
+            level: u16::from_le_bytes([b[8], b[9]]),
+            gpu: u32_at(10),
+            start: u64_at(14),
+            end: u64_at(22),
+            accuracy: f64::from_bits(u64_at(30)),
+            completed: b[38] & 1 != 0,
+            cancelled: b[38] & 2 != 0,
+        }
+    }
+}
+
 /// The log of one simulation, from which every metric is computed (or,
 /// with [`Self::folded`], what was folded from it as the run went).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunOutcome {
-    /// Jobs in start order (the job number is the index).
-    pub jobs: Vec<JobRecord>,
+    /// Jobs in start order (the job number is the index); in memory while
+    /// small, in a temporary file past it ([`JobLog`], written as jobs end: `models/sim/job_log.rs`).
+    pub jobs: JobLog,
     /// Indices into `jobs` in the order the engine processed completions.
-    pub completion_order: Vec<u32>,
+    pub completion_order: CompletionOrder,
     /// When the run ended, µs: the last event processed, or the horizon.
     pub end: Micros,
     /// GPU-µs of busy time up to `end`.
@@ -80,9 +125,55 @@ pub struct RunOutcome {
     pub folded: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
+/// A record with every field drawn from `tenant` (the tests' records).
+#[cfg(test)]
+pub(super) fn sample_record(tenant: u32, start: u64, end: u64) -> JobRecord {
+    JobRecord {
+        tenant,
+        model: tenant * 3 + 1,
+        level: (tenant % 5) as u16,
+        gpu: tenant % 7,
+        start,
+        end,
+        accuracy: 0.1 * f64::from(tenant) + 1e-17,
+        completed: tenant.is_multiple_of(2),
+        cancelled: tenant % 3 == 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::JobRecord;
+    use super::{JobRecord, Record, sample_record as rec};
+
+    #[test]
+    fn a_job_record_reads_back_bit_for_bit() {
+        let mut buf = [0u8; JobRecord::BYTES];
+        for r in [
+            rec(0, 0, 0),
+            rec(7, 5, u64::MAX),
+            JobRecord {
+                tenant: u32::MAX,
+                level: u16::MAX,
+                gpu: u32::MAX,
+                accuracy: f64::NAN,
+                completed: true,
+                cancelled: true,
+                ..rec(9, 1, 2)
+            },
+        ] {
+            r.encode(&mut buf);
+            let back = JobRecord::decode(&buf);
+            assert_eq!(
+                (back.accuracy.to_bits(), back.completed, back.cancelled),
+                (r.accuracy.to_bits(), r.completed, r.cancelled)
+            );
+            assert_eq!(
+                (back.tenant, back.model, back.level),
+                (r.tenant, r.model, r.level)
+            );
+            assert_eq!((back.gpu, back.start, back.end), (r.gpu, r.start, r.end));
+        }
+    }
 
     /// Issue 34: the job log holds one record per job (20 million in
     /// `scenarios/scale-1m.toml`); a `u32` level made it 48 bytes.

@@ -9,6 +9,7 @@
 use super::arrival_feed::ArrivalFeed;
 use super::decision::{Choice, Decision, Policies, Start};
 use super::event::{ARRIVAL, COMPLETION, Event, PATIENCE};
+use super::job_log::LogBuilder;
 use super::tenants::{EndOfRun, NO_JOB};
 use super::{Arrivals, JobSink, RunEndState, TenantUsers};
 use super::{EndReason, EventQueue, GpuPool, GpuTypes, JobRecord, RunOutcome, SimConfig, Tenants};
@@ -63,18 +64,13 @@ struct ModelSelection<'a> {
     types: Shared<'a, GpuTypes>,
     tenants: Tenants,
     pool: GpuPool,
-    /// The job log, in start order; without it ([`ModelRun::drop_log`])
-    /// the records of the jobs running (or cancelled and still queued),
+    /// The records of the jobs running (or cancelled and still queued),
     /// each in a slot that is reused once its completion is processed.
     jobs: Vec<JobRecord>,
-    /// Whether `jobs` is the whole log (and `completion_order` kept).
-    keep_log: bool,
-    /// The log's length at most (one job per tenant and available model
-    /// on a plain trace), reserved at the first job when the log is kept:
-    /// not at the start, where a run without the log (the batch runner's)
-    /// would reserve it too, 10 GB of address space at 10^7 tenants.
-    log_capacity: usize,
-    /// Slots of `jobs` free for reuse (without the log).
+    /// The job log, written as jobs end (`None` once dropped,
+    /// [`ModelRun::drop_log`]).
+    log: Option<LogBuilder>,
+    /// Slots of `jobs` free for reuse.
     free_slots: Vec<u32>,
     /// Per job slot: the previous and next running job of the same tenant
     /// (a list per tenant, newest first; what a leave cancels).
@@ -85,7 +81,6 @@ struct ModelSelection<'a> {
     /// outcome's `busy`, `busy_by_type`, `low_fidelity_busy` with the
     /// jobs still running at the end added).
     busy: Busy,
-    completion_order: Vec<u32>,
     scheduler: Held<'a, dyn Scheduler + 'a>,
     selector: Held<'a, dyn Selector + 'a>,
     /// The time inside the policies' calls.
@@ -283,7 +278,6 @@ impl<'a> ModelRun<'a> {
                 users.len()
             )));
         }
-        let n_jobs_max: usize = users.iter().map(|u| trace.models_of(u).len()).sum();
         let (queue, feed) = match &arrivals {
             Arrivals::Listed(times) => {
                 // The heap holds at most one patience deadline per tenant
@@ -323,13 +317,11 @@ impl<'a> ModelRun<'a> {
                 tenants,
                 pool: GpuPool::new(config.gpus),
                 jobs: Vec::new(),
-                keep_log: true,
-                log_capacity: n_jobs_max,
+                log: Some(LogBuilder::new()?),
                 free_slots: Vec::new(),
                 prev_job: Vec::new(),
                 next_job: Vec::new(),
                 busy,
-                completion_order: Vec::new(),
                 scheduler,
                 selector,
                 clock: PolicyClock::default(),
@@ -532,16 +524,6 @@ impl<'a> ModelRun<'a> {
         &self.sim.trace
     }
 
-    /// The jobs started so far, in start order (empty when the log is
-    /// not kept: [`Self::drop_log`]).
-    pub fn jobs(&self) -> &[JobRecord] {
-        if self.sim.keep_log {
-            &self.sim.jobs
-        } else {
-            &[]
-        }
-    }
-
     /// Time the policies' calls as the continuation of `clock` (DESIGN §10
     /// "Policy time"): its calls count toward the first ones timed
     /// exactly, so runs simulated one after another (each tenant alone
@@ -563,12 +545,7 @@ impl<'a> ModelRun<'a> {
                 "the job log is dropped from a run's start: call `drop_log` before the first step",
             ));
         }
-        let s = &mut self.sim;
-        s.keep_log = false;
-        s.jobs = Vec::new();
-        s.prev_job = Vec::new();
-        s.next_job = Vec::new();
-        s.completion_order = Vec::new();
+        self.sim.log = None;
         Ok(())
     }
 
@@ -602,13 +579,11 @@ impl<'a> ModelRun<'a> {
                 tenants: s.tenants.clone(),
                 pool: s.pool.clone(),
                 jobs: s.jobs.clone(),
-                keep_log: s.keep_log,
-                log_capacity: s.log_capacity,
+                log: s.log.as_ref().map(LogBuilder::try_clone).transpose()?,
                 free_slots: s.free_slots.clone(),
                 prev_job: s.prev_job.clone(),
                 next_job: s.next_job.clone(),
                 busy: s.busy.clone(),
-                completion_order: s.completion_order.clone(),
                 scheduler: Held::Owned(s.scheduler.fork()?),
                 selector: Held::Owned(s.selector.fork()?),
                 clock: s.clock,
@@ -807,9 +782,24 @@ impl<'a> ModelRun<'a> {
         // jobs still running, up to the end (integer sums: the order of
         // the terms does not matter).
         let mut busy = sim.busy.clone();
-        for j in sim.jobs.iter().filter(|j| !j.completed && !j.cancelled) {
-            busy.add(trace, gpu_types, users, j, end.end);
+        let running = |slot: &usize| {
+            let j = &sim.jobs[*slot];
+            !j.completed && !j.cancelled
+        };
+        for slot in (0..sim.jobs.len()).filter(running) {
+            busy.add(trace, gpu_types, users, &sim.jobs[slot], end.end);
         }
+        // The jobs still running end here, cut: their records are final
+        // (DESIGN §2.6: listed in the log, never completed).
+        let (jobs, completion_order) = match sim.log {
+            Some(mut log) => {
+                for slot in (0..sim.jobs.len()).filter(running) {
+                    log.ended(slot as u32, &sim.jobs[slot])?;
+                }
+                log.seal()?
+            }
+            None => Default::default(),
+        };
         let Busy {
             all: busy,
             by_type: busy_by_type,
@@ -837,8 +827,8 @@ impl<'a> ModelRun<'a> {
             )
         });
         Ok(RunOutcome {
-            jobs: if sim.keep_log { sim.jobs } else { Vec::new() },
-            completion_order: sim.completion_order,
+            jobs,
+            completion_order,
             end: end.end,
             busy,
             busy_by_type,
@@ -897,8 +887,9 @@ impl Component for ModelSelection<'_> {
                 }
                 let level = rec.level as usize;
                 self.pool.release(rec.gpu);
-                if self.keep_log {
-                    self.completion_order.push(job);
+                if let Some(log) = &mut self.log {
+                    log.ended(job, &rec)?;
+                    log.completed(job)?;
                 }
                 self.free_slot(job);
                 if let Some(f) = &mut self.fold {
@@ -1050,18 +1041,16 @@ impl<'a> ModelSelection<'a> {
             None => {
                 let job = u32::try_from(self.jobs.len())
                     .map_err(|_| Error::input("more than 2^32 jobs in one run"))?;
-                if self.keep_log && self.jobs.is_empty() {
-                    let n = self.log_capacity;
-                    self.jobs.reserve_exact(n);
-                    self.prev_job.reserve_exact(n);
-                    self.next_job.reserve_exact(n);
-                    self.completion_order.reserve_exact(n);
-                }
                 self.jobs.push(rec);
                 self.prev_job.push(NO_JOB);
                 self.next_job.push(NO_JOB);
                 job
             }
+        };
+        // Its number in the log (without the log, its slot).
+        let number = match &mut self.log {
+            Some(log) => log.started(job)?,
+            None => job,
         };
         if let Some(f) = &mut self.fold {
             f.started(start.tenant, now, finish);
@@ -1076,7 +1065,7 @@ impl<'a> ModelSelection<'a> {
         self.tenants.set_last_job(start.tenant, job);
         self.with_policies(|p, tenants, _, _| p.started(tenants, start))?;
         queue.push(finish, COMPLETION, Event::Completion { job });
-        Ok(job)
+        Ok(number)
     }
 
     /// Job `job` (`rec`) stops at `at`, completed or cancelled: it leaves
@@ -1095,12 +1084,9 @@ impl<'a> ModelSelection<'a> {
         self.busy.add(&self.trace, &self.types, users, rec, at);
     }
 
-    /// Slot `job` may be reused once its completion was processed (without
-    /// the log; with it, the job keeps its number and record).
+    /// Slot `job` may be reused once its completion was processed.
     fn free_slot(&mut self, job: u32) {
-        if !self.keep_log {
-            self.free_slots.push(job);
-        }
+        self.free_slots.push(job);
     }
 
     /// Tenant `i` leaves at `now`: its running jobs are cancelled (their GPUs
@@ -1120,6 +1106,9 @@ impl<'a> ModelSelection<'a> {
                 let planned = rec.end - rec.start;
                 rec.end = now;
                 let rec = *rec;
+                if let Some(log) = &mut self.log {
+                    log.ended(j, &rec)?;
+                }
                 if let Some(f) = &mut self.fold {
                     f.cancelled(i, rec.start, now);
                 }

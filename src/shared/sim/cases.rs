@@ -141,7 +141,9 @@ fn service_jobs(o: &SharedOutcome) -> Vec<(u32, u32, Micros, Micros, u32)> {
         .as_ref()
         .expect("a service")
         .jobs
-        .iter()
+        .to_vec()
+        .expect("the job log")
+        .into_iter()
         .map(|j| (j.tenant, j.model, j.start, j.end, j.gpu))
         .collect()
 }
@@ -439,14 +441,14 @@ proptest! {
         // Each pair completes at most once; every job completes (no
         // horizon, no patience).
         let mut done: Vec<(u32, u32)> =
-            svc.jobs.iter().filter(|j| j.completed).map(|j| (j.tenant, j.model)).collect();
+            svc.jobs.to_vec().expect("the job log").into_iter().filter(|j| j.completed).map(|j| (j.tenant, j.model)).collect();
         let n_done = done.len();
         done.sort_unstable();
         done.dedup();
         prop_assert_eq!(done.len(), n_done, "a pair completed twice");
         prop_assert_eq!(n_done, models.len(), "every model ran");
         // Work.
-        for (r, j) in svc.jobs.iter().enumerate() {
+        for (r, j) in svc.jobs.to_vec().expect("the job log").into_iter().enumerate() {
             // Tenants are the trace's users in order.
             let runtime = t.runtime_us(j.tenant as usize, j.model as usize);
             let segs: Vec<&ServiceSegment> =
@@ -524,10 +526,15 @@ fn low_priority_leaves_the_background_unchanged_under_every_cluster_scheduler() 
                     "{}",
                     entry.name
                 );
-                assert!(
-                    o.service
-                        .is_some_and(|s| s.jobs.iter().filter(|j| j.completed).count() == 5)
-                );
+                assert!(o.service.is_some_and(|s| {
+                    s.jobs
+                        .to_vec()
+                        .expect("the job log")
+                        .into_iter()
+                        .filter(|j| j.completed)
+                        .count()
+                        == 5
+                }));
                 preempted += o.service_preemptions.iter().sum::<u32>();
                 checked += 1;
             }
@@ -603,7 +610,7 @@ fn a_request_withdrawn_while_queued_leaves_the_cluster_queue_without_running() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let svc = o.service.as_ref().expect("a service");
-    let j = &svc.jobs[0];
+    let j = &svc.jobs.get(0).expect("the job log");
     assert_eq!(
         (j.start, j.end, j.cancelled, j.completed, j.gpu),
         (0, 5 * S, true, false, u32::MAX)

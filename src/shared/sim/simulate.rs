@@ -18,7 +18,8 @@ use crate::jobs::sim::{
 };
 use crate::jobs::trace::Job;
 use crate::models::sim::{
-    EndState, EndStatesBuilder, Policies, RunOutcome, Scheduler, Selector, SimInput,
+    CompletionOrder, EndState, EndStatesBuilder, JobLog, Policies, RunOutcome, Scheduler, Selector,
+    SimInput,
 };
 
 /// Run one shared simulation: the background's jobs and the service's
@@ -441,8 +442,8 @@ fn finish_service(
     }
     let end_states = states.finish()?;
     out.service = Some(RunOutcome {
-        jobs: w.jobs,
-        completion_order: w.completion_order,
+        jobs: JobLog::from_vec(w.jobs)?,
+        completion_order: CompletionOrder::from_vec(w.completion_order)?,
         end,
         busy,
         busy_by_type,
