@@ -67,13 +67,21 @@ impl<E: Named> NamedList<E> {
     /// ([`nearest`]). `shown` is `name` as the message quotes it (escaped
     /// and capped by the caller).
     pub fn unknown(&self, name: &str, shown: &str) -> String {
-        let hint = nearest(name, self.iter().map(Named::name))
-            .map(|near| format!(" (did you mean `{near}`?)"))
-            .unwrap_or_default();
         format!(
-            "unknown {} `{shown}`{hint}: expected one of {}",
+            "unknown {} `{shown}`{}: expected one of {}",
             self.kind,
+            self.hint(name),
             self.names()
         )
+    }
+
+    /// " (did you mean `fifo`?)" when `name` looks like a misspelling of
+    /// one of the list's names ([`nearest`]), else nothing: for messages
+    /// that list the choices their own way (the workflows' rules, with
+    /// what each does).
+    pub fn hint(&self, name: &str) -> String {
+        nearest(name, self.iter().map(Named::name))
+            .map(|near| format!(" (did you mean `{near}`?)"))
+            .unwrap_or_default()
     }
 }

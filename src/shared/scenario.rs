@@ -794,8 +794,9 @@ impl SharedDocs<'_> {
                 None => CacheRule::Off,
                 Some(name) => rules.eviction(name).map(|e| e.rule()).ok_or_else(|| {
                     Error::input(format!(
-                        "{context}: cache: unknown cache rule `{}`: expected {}",
+                        "{context}: cache: unknown cache rule `{}`{}: expected {}",
                         shown(name),
+                        rules.evictions.hint(name),
                         rules.eviction_choices()
                     ))
                 })?,
@@ -809,8 +810,9 @@ impl SharedDocs<'_> {
             let name = p.parallel.as_deref().unwrap_or("off");
             let Some(entry) = rules.parallel(name) else {
                 return Err(Error::input(format!(
-                    "{context}: parallel: unknown rule `{}`: expected {}",
+                    "{context}: parallel: unknown rule `{}`{}: expected {}",
                     shown(name),
+                    rules.parallels.hint(name),
                     rules.parallel_choices()
                 )));
             };

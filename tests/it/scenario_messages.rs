@@ -427,6 +427,46 @@ fn an_unknown_policy_name_gave_no_hint_of_the_one_it_was_close_to() {
     );
 }
 
+/// Regression: a misspelt workflow cache or parallelisation rule listed
+/// the rules without the "did you mean" the policy names give.
+#[test]
+fn a_misspelt_cache_or_parallel_rule_had_no_hint() {
+    let (path, text) = edited(
+        "shared-workflows-quickstart.toml",
+        "cache = \"lru\"",
+        "cache = \"lruu\"",
+    );
+    let e = error_of(&path, &text);
+    assert!(
+        e.contains(
+            "[[policy]] #2 (\"lru\"): cache: unknown cache rule `lruu` (did you mean `lru`?): \
+             expected \"off\" (no cache), \"lru\""
+        ),
+        "{e}"
+    );
+    let (path, text) = edited(
+        "shared-workflows-quickstart.toml",
+        "cache = \"cost\"",
+        "cache = \"cost\"\nparallel = \"fil\"",
+    );
+    let e = error_of(&path, &text);
+    assert!(
+        e.contains("[[policy]] #3 (\"cost\"): parallel: unknown rule `fil` (did you mean `fill`?): expected \"off\""),
+        "{e}"
+    );
+    // Far from every rule: the choices alone.
+    let (path, text) = edited(
+        "shared-workflows-quickstart.toml",
+        "cache = \"cost\"",
+        "cache = \"random\"",
+    );
+    let e = error_of(&path, &text);
+    assert!(
+        e.contains("unknown cache rule `random`: expected \"off\""),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_huge_number_was_quoted_with_every_digit() {
     // Before 2026-12-06: "got 1000…000", 301 digits.

@@ -191,7 +191,7 @@ fn unknown_rule_names_list_the_registered_ones() {
     };
     let e = load(&registry(), "mru", "off").expect_err("unknown");
     assert!(
-        e.contains("cache: unknown cache rule `mru`: expected \"off\" (no cache), \"lru\" (evict the least recently used entry), \"cost\" (evict the entry saving the least run time per byte), \"last-used\" (lru by score) or \"most-recent\" (mru)"),
+        e.contains("cache: unknown cache rule `mru` (did you mean `lru`?): expected \"off\" (no cache), \"lru\" (evict the least recently used entry), \"cost\" (evict the entry saving the least run time per byte), \"last-used\" (lru by score) or \"most-recent\" (mru)"),
         "{e}"
     );
     let e = load(&registry(), "lru", "halves").expect_err("unknown");
