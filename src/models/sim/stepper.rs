@@ -219,7 +219,7 @@ impl std::fmt::Debug for ModelRun<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelRun")
             .field("tenants", &self.sim.tenants.len())
-            .field("jobs", &self.sim.jobs.len())
+            .field("job_slots", &self.sim.jobs.len())
             .field("pending", &self.pending)
             .field("done", &self.looper.is_done())
             .finish_non_exhaustive()
