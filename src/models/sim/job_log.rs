@@ -1,4 +1,4 @@
-//! A run's job log (`--jobs`, DESIGN §8.5): every job the run started,
+//! A run's job log (`--jobs`, DESIGN §2.6 "The job log"): every job the run started,
 //! in start order, and the order the engine processed their completions,
 //! written as jobs end rather than held whole (issue 34).
 //!
@@ -21,8 +21,11 @@
 //! magnitude; docs/PERFORMANCE.md "The job log written as jobs end").
 //!
 //! The records and their order are those of the whole log kept in a
-//! vector, as before: the tests of `tests/it/job_log.rs` compare the
-//! spilled log with one in memory and `jobs.csv` with its golden files.
+//! vector, as before (`scripts/compare-with-binary` runs every bundled
+//! scenario with `--jobs` against an earlier build). `tests/it/job_log.rs`
+//! checks an engine's log against what start order means (with cancelled
+//! and cut jobs, and a fork) and `jobs.csv` of a spilled log against one
+//! in memory; this file's tests check the window against a brute force.
 
 use std::collections::VecDeque;
 
