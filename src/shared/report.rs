@@ -57,8 +57,8 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) -> Re
     let (Some(svc), Some(r)) = (&s.service, &run.service) else {
         return Ok(());
     };
-    // The service's log, read whole: the shared engine held it whole.
-    let jobs = r.outcome.jobs.to_vec()?;
+    // The service's log: the shared engine's vector, borrowed.
+    let jobs = r.outcome.jobs.records()?;
     let scenario = &svc.scenario;
     let trace = &scenario.trace;
     let types = &scenario.gpu_types;

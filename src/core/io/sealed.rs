@@ -8,11 +8,13 @@
 //! has it.
 //!
 //! - **Built** by appending to a [`Spill`] and sealing it
-//!   ([`Sealed::new`]), or from a vector ([`Sealed::from_vec`], a small
-//!   log built whole).
+//!   ([`Sealed::new`]), or from a vector built whole ([`Sealed::from_vec`]:
+//!   the shared engine's service log), which it keeps as it is: no copy.
 //! - **Read** as a stream in order ([`Sealed::iter`], an I/O error of a
 //!   spilled sequence is an item, and the last), one record at its index
-//!   ([`Sealed::get`]), or whole ([`Sealed::to_vec`]).
+//!   ([`Sealed::get`]), whole ([`Sealed::to_vec`]), or as a slice
+//!   ([`Sealed::records`]: the vector itself when built from one, read
+//!   back otherwise).
 //! - **Stored** (the result cache, the shards' raw runs) as a sequence of
 //!   its records through their own `Serialize`, exactly the bytes of the
 //!   vector it replaced, and read back record by record into a new
@@ -20,6 +22,7 @@
 //! - **Compared** record by record (`PartialEq`); an unreadable record is
 //!   unequal to everything.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -27,13 +30,21 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::spill::{Record, Spill, SpillIter, spill_threshold};
-use crate::core::error::Result;
+use crate::core::error::{Error, Result};
 use crate::core::memory::SEALED_IN_MEMORY;
 
 /// A sequence of records that no longer grows (see the module's
 /// documentation). Cheap to clone: the records are shared.
 pub struct Sealed<R> {
-    records: Arc<Spill<R>>,
+    records: Arc<Records<R>>,
+}
+
+/// Where a sealed sequence's records are.
+enum Records<R> {
+    /// Appended to a spilled sequence.
+    Spill(Spill<R>),
+    /// Built whole, kept as given.
+    Vec(Vec<R>),
 }
 
 impl<R> Clone for Sealed<R> {
@@ -55,51 +66,66 @@ impl<R: Record> Sealed<R> {
     /// `records`, sealed.
     pub fn new(records: Spill<R>) -> Self {
         Self {
-            records: Arc::new(records),
+            records: Arc::new(Records::Spill(records)),
         }
     }
 
-    /// The records of `v`, in order, in memory up to this process's
-    /// spill threshold or [`SEALED_IN_MEMORY`], whichever is smaller.
-    pub fn from_vec(v: Vec<R>) -> Result<Self> {
-        let mut s = Spill::with_threshold(spill_threshold()?.min(SEALED_IN_MEMORY));
-        for r in v {
-            s.push(r)?;
+    /// The records of `v`, in order: `v` itself, kept in memory.
+    pub fn from_vec(v: Vec<R>) -> Self {
+        Self {
+            records: Arc::new(Records::Vec(v)),
         }
-        Ok(Self::new(s))
     }
 
     /// Records in the sequence.
     pub fn len(&self) -> usize {
-        usize::try_from(self.records.len()).unwrap_or(usize::MAX)
+        match &*self.records {
+            Records::Spill(s) => usize::try_from(s.len()).unwrap_or(usize::MAX),
+            Records::Vec(v) => v.len(),
+        }
     }
 
     /// Whether it has none.
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.len() == 0
     }
 
     /// Whether its records are in a temporary file.
     pub fn is_spilled(&self) -> bool {
-        self.records.is_spilled()
+        matches!(&*self.records, Records::Spill(s) if s.is_spilled())
     }
 
     /// The record at index `i` (an error past the end, or an I/O error of
     /// a spilled sequence).
-    pub fn get(&self, i: usize) -> Result<R> {
-        self.records.get(i as u64)
+    pub fn get(&self, i: usize) -> Result<R>
+    where
+        R: Clone,
+    {
+        match &*self.records {
+            Records::Spill(s) => s.get(i as u64),
+            Records::Vec(v) => v.get(i).cloned().ok_or_else(|| {
+                Error::usage(format!("record {i} of a sequence of {} (a bug)", v.len()))
+            }),
+        }
     }
 
     /// Every record, in order, as a stream.
-    pub fn iter(&self) -> SpillIter<'_, R> {
-        self.records.iter()
+    pub fn iter(&self) -> SealedIter<'_, R> {
+        self.iter_range(0, self.len())
     }
 
-    /// The records from index `start` to `end` (not included), in order,
-    /// as a stream.
-    pub fn iter_range(&self, start: usize, end: usize) -> SpillIter<'_, R> {
-        self.records
-            .iter_range(start as u64, end as u64, super::spill::READ_BUFFER)
+    /// The records from index `start` to `end` (not included, both clamped
+    /// to the length), in order, as a stream.
+    pub fn iter_range(&self, start: usize, end: usize) -> SealedIter<'_, R> {
+        match &*self.records {
+            Records::Spill(s) => {
+                SealedIter::Spill(s.iter_range(start as u64, end as u64, super::spill::READ_BUFFER))
+            }
+            Records::Vec(v) => {
+                let end = end.min(v.len());
+                SealedIter::Vec(v[start.min(end)..end].iter())
+            }
+        }
     }
 
     /// Every record, read back into a vector.
@@ -107,7 +133,40 @@ impl<R: Record> Sealed<R> {
     where
         R: Clone,
     {
-        self.records.to_vec()
+        Ok(self.records()?.into_owned())
+    }
+
+    /// Every record as a slice: the vector a sequence was built from,
+    /// borrowed, or the records read back (a batch computation over a
+    /// log reads it once this way, with no copy of the shared engine's).
+    pub fn records(&self) -> Result<Cow<'_, [R]>>
+    where
+        R: Clone,
+    {
+        match &*self.records {
+            Records::Spill(s) => Ok(Cow::Owned(s.to_vec()?)),
+            Records::Vec(v) => Ok(Cow::Borrowed(v)),
+        }
+    }
+}
+
+/// The records of a [`Sealed`] sequence, in order.
+#[derive(Debug)]
+pub enum SealedIter<'a, R> {
+    /// Read from a spilled sequence.
+    Spill(SpillIter<'a, R>),
+    /// Copied out of a vector.
+    Vec(std::slice::Iter<'a, R>),
+}
+
+impl<R: Record + Clone> Iterator for SealedIter<'_, R> {
+    type Item = Result<R>;
+
+    fn next(&mut self) -> Option<Result<R>> {
+        match self {
+            SealedIter::Spill(s) => s.next(),
+            SealedIter::Vec(v) => v.next().cloned().map(Ok),
+        }
     }
 }
 
@@ -213,12 +272,19 @@ mod tests {
         }
         assert_ne!(spilled(&v, 0), spilled(&v[1..], 0));
         assert_eq!(Sealed::<u64>::default().len(), 0);
-        assert_eq!(
-            Sealed::from_vec(v.clone())
-                .expect("in memory or a temporary file")
-                .to_vec()
-                .expect("the job log"),
-            v
-        );
+        let kept = Sealed::from_vec(v.clone());
+        assert!(matches!(kept.records(), Ok(Cow::Borrowed(r)) if r == v.as_slice()));
+        assert_eq!(kept, spilled(&v, 0));
+        assert_eq!(kept.get(4321).expect("in memory"), v[4321]);
+        assert!(kept.get(5000).is_err());
+        let part: Vec<u64> = kept
+            .iter_range(10, 20)
+            .map(|r| r.expect("in memory"))
+            .collect();
+        assert_eq!(part, v[10..20]);
+        assert_eq!(kept.iter_range(4990, 9000).count(), 10);
+        let mut bytes = Vec::new();
+        crate::core::io::codec::encode(&kept, &mut bytes).expect("in memory");
+        assert_eq!(bytes, vec_bytes);
     }
 }

@@ -66,7 +66,7 @@ impl LossCurve {
         arrivals: &[Micros],
         outcome: &RunOutcome,
     ) -> Result<Self> {
-        let (jobs, order) = (outcome.jobs.to_vec()?, outcome.completion_order.to_vec()?);
+        let (jobs, order) = (outcome.jobs.records()?, outcome.completion_order.records()?);
         Self::from_changes(
             trace,
             users,
@@ -94,7 +94,7 @@ impl LossCurve {
     ) -> Result<Self> {
         // The log, read whole (DESIGN §2.6: this path is the shared
         // engine's and a stepped episode's; model mode folds as it goes).
-        let (jobs, order) = (outcome.jobs.to_vec()?, outcome.completion_order.to_vec()?);
+        let (jobs, order) = (outcome.jobs.records()?, outcome.completion_order.records()?);
         // Completion times, sorted (an engine log already is), to count the
         // jobs completed by each arrival.
         let mut ends: Vec<Micros> = order.iter().map(|&j| jobs[j as usize].end).collect();
@@ -591,8 +591,8 @@ mod tests {
             })
             .collect::<Vec<_>>();
         RunOutcome {
-            completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()).expect("order"),
-            jobs: Sealed::from_vec(jobs).expect("log"),
+            completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()),
+            jobs: Sealed::from_vec(jobs),
             ..RunOutcome::default()
         }
     }
@@ -841,8 +841,8 @@ mod tests {
         };
         let jobs = vec![job(0, 2 * s, 0.5), job(1, 2 * s, 0.8), job(0, 5 * s, 0.9)];
         let o = RunOutcome {
-            completion_order: Sealed::from_vec(vec![0, 1, 2]).expect("order"),
-            jobs: Sealed::from_vec(jobs).expect("log"),
+            completion_order: Sealed::from_vec(vec![0, 1, 2]),
+            jobs: Sealed::from_vec(jobs),
             end: 5 * s,
             ..RunOutcome::default()
         };
@@ -936,7 +936,7 @@ mod tests {
         let jobs = o.jobs.to_vec().expect("log");
         let mut order = o.completion_order.to_vec().expect("order");
         order.retain(|&j| jobs[j as usize].end <= 2_000_000);
-        o.completion_order = Sealed::from_vec(order).expect("order");
+        o.completion_order = Sealed::from_vec(order);
         o.end = 2_000_000;
         let mut c = LossCurve::from_outcome(&trace, &[0, 1], &[0, 1_000_000], &o).expect("curve");
         c.stall_end = Some(12_000_000);
@@ -996,9 +996,9 @@ mod tests {
                 })
                 .collect();
             let o = RunOutcome {
-                completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()).expect("order"),
+                completion_order: Sealed::from_vec((0..jobs.len() as u32).collect()),
                 end: jobs.len() as Micros * 7,
-                jobs: Sealed::from_vec(jobs).expect("log"),
+                jobs: Sealed::from_vec(jobs),
                 ..RunOutcome::default()
             };
             let arrivals = vec![0; users.len()];

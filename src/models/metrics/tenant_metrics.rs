@@ -60,11 +60,11 @@ pub fn tenant_metrics(
     let end = outcome.end;
     // The log, read whole (this path is the shared engine's and a stepped
     // episode's; model mode folds as it goes, DESIGN §2.6).
-    let log = outcome.jobs.to_vec()?;
+    let log = outcome.jobs.records()?;
     // Jobs of each tenant in start order, as one list grouped by tenant
     // (a counting sort: `start[i]..start[i + 1]` are tenant i's).
     let mut start = vec![0usize; n + 1];
-    for job in &log {
+    for job in log.iter() {
         start[job.tenant as usize + 1] += 1;
     }
     for i in 0..n {

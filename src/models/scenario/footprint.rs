@@ -475,13 +475,14 @@ pub fn estimate_in(
         );
     }
     // The job log (`RunOutcome::jobs`, models/sim/outcome.rs). The
-    // shared engine's service keeps its log while the run goes, with or
-    // without `--jobs`: a `JobRecord` (40 bytes since issue 34; 48
+    // shared engine's service keeps its log while the run goes: a `JobRecord` (40 bytes since issue 34; 48
     // counted, an upper bound tests/it/memory_estimate.rs checks), its
     // place in `completion_order` (4) and its links to its tenant's
     // previous and next running job (4 + 4) per job, at most one job per
     // tenant, available model and level, in Vecs that may be twice as
-    // long: 120 bytes a job. Model mode's engine holds only the running
+    // long: 120 bytes a job; with `--jobs` its result holds that log,
+    // moved (`Sealed::from_vec`), counted with the results until folded
+    // below. Model mode's engine holds only the running
     // jobs (one per GPU at most: nothing here) and, with `--jobs`, writes
     // its log as jobs end (models/sim/job_log.rs, since 2026-12-07): a
     // window from the oldest job still running to the newest started (48
@@ -510,7 +511,7 @@ pub fn estimate_in(
             mul(&[window, 48, at_once]),
         );
     }
-    if service {
+    if service && !budget.keep_jobs {
         e.add(
             format!(
                 "job logs (up to {} jobs a run, 120 bytes a job) × {at_once}",
@@ -518,6 +519,8 @@ pub fn estimate_in(
             ),
             mul(&[jobs, 120, at_once]),
         );
+    }
+    if service {
         // The shared engine's record of a service job
         // (shared/sim/outcome.rs `SharedOutcome`): at least one
         // `ServiceSegment` (32 bytes), a preemption count (4) and the two
@@ -545,8 +548,8 @@ pub fn estimate_in(
     // `fairness`, its regret area alone (8); with `--jobs`
     // the job log too: 39 bytes a job and 4 a completion, in two
     // sequences each in memory up to `SEALED_IN_MEMORY` (8 MiB) and on
-    // disk past it (`core::io::sealed`); a service's log was built whole
-    // by the shared engine (counted above) and is copied into them.
+    // disk past it (`core::io::sealed`); a service's result holds the shared
+    // engine's whole log, moved (120 a job, as above).
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
@@ -556,11 +559,13 @@ pub fn estimate_in(
             tenants,
             if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 } - ends_on_disk,
         ]))
-        .saturating_add(if budget.keep_jobs {
-            let cap = SEALED_IN_MEMORY as u64;
-            mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
-        } else {
-            0
+        .saturating_add(match (budget.keep_jobs, service) {
+            (false, _) => 0,
+            (true, true) => mul(&[jobs, 120]),
+            (true, false) => {
+                let cap = SEALED_IN_MEMORY as u64;
+                mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
+            }
         });
     e.add(
         format!(

@@ -47,30 +47,25 @@ pub type CompletionOrder = Sealed<u32>;
 impl Record for JobRecord {
     const BYTES: usize = 39;
     fn encode(&self, out: &mut [u8]) {
-        out[0..4].copy_from_slice(&self.tenant.to_le_bytes());
-        out[4..8].copy_from_slice(&self.model.to_le_bytes());
+        // The fields through the spill's own records (`u32`, `u64`, `f64`).
+        self.tenant.encode(&mut out[0..4]);
+        self.model.encode(&mut out[4..8]);
         out[8..10].copy_from_slice(&self.level.to_le_bytes());
-        out[10..14].copy_from_slice(&self.gpu.to_le_bytes());
-        out[14..22].copy_from_slice(&self.start.to_le_bytes());
-        out[22..30].copy_from_slice(&self.end.to_le_bytes());
-        out[30..38].copy_from_slice(&self.accuracy.to_bits().to_le_bytes());
+        self.gpu.encode(&mut out[10..14]);
+        self.start.encode(&mut out[14..22]);
+        self.end.encode(&mut out[22..30]);
+        self.accuracy.encode(&mut out[30..38]);
         out[38] = u8::from(self.completed) | u8::from(self.cancelled) << 1;
     }
     fn decode(b: &[u8]) -> Self {
-        let u32_at = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-        let u64_at = |at: usize| {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[at..at + 8]);
-            u64::from_le_bytes(a)
-        };
         Self {
-            tenant: u32_at(0),
-            model: u32_at(4),
+            tenant: u32::decode(&b[0..4]),
+            model: u32::decode(&b[4..8]),
             level: u16::from_le_bytes([b[8], b[9]]),
-            gpu: u32_at(10),
-            start: u64_at(14),
-            end: u64_at(22),
-            accuracy: f64::from_bits(u64_at(30)),
+            gpu: u32::decode(&b[10..14]),
+            start: u64::decode(&b[14..22]),
+            end: u64::decode(&b[22..30]),
+            accuracy: f64::decode(&b[30..38]),
             completed: b[38] & 1 != 0,
             cancelled: b[38] & 2 != 0,
         }

@@ -442,8 +442,8 @@ fn finish_service(
     }
     let end_states = states.finish()?;
     out.service = Some(RunOutcome {
-        jobs: JobLog::from_vec(w.jobs)?,
-        completion_order: CompletionOrder::from_vec(w.completion_order)?,
+        jobs: JobLog::from_vec(w.jobs),
+        completion_order: CompletionOrder::from_vec(w.completion_order),
         end,
         busy,
         busy_by_type,
