@@ -518,3 +518,63 @@ fn a_trace_syn_key_was_named_as_the_gen_syn_flag() {
         error_of(&path, &text)
     );
 }
+
+/// `[output] grid`, `[cluster] placement` and `[trace.syn] rows` given a
+/// number read TOML's "wanted string or table", naming neither the key's
+/// values nor what was written; in a swept scenario the point's reader
+/// said "invalid type: unit variant, expected string only" instead, so the
+/// base file's mistake was blamed on the sweep's first axis.
+#[test]
+fn a_named_value_given_a_number_read_wanted_string_or_table() {
+    for (name, from, to, line, want) in [
+        (
+            "quickstart.toml",
+            "gpus = 2\n",
+            "gpus = 2\n\n[output]\ngrid = 2\n",
+            15,
+            "invalid type: integer `2`, expected `log` or `linear`",
+        ),
+        (
+            "jobs-quickstart.toml",
+            "placement = \"consolidate\"",
+            "placement = 1",
+            14,
+            "invalid type: integer `1`, expected `consolidate` or `spread`",
+        ),
+        (
+            "shared-quickstart.toml",
+            "placement = \"consolidate\"",
+            "placement = true",
+            // The shared mode reads its `[cluster]` as a table first: the
+            // table's line, and the key after the message.
+            19,
+            "[cluster]: invalid type: boolean `true`, expected `consolidate` or `spread`\n\
+             in `placement`",
+        ),
+        (
+            "scale.toml",
+            "[trace.syn]\n",
+            "[trace.syn]\nrows = 3\n",
+            16,
+            "invalid type: integer `3`, expected one of `auto`, `dense`, `lazy`",
+        ),
+        (
+            "sweep.toml",
+            "grid = \"linear\"",
+            "grid = 2",
+            17,
+            "invalid type: integer `2`, expected `log` or `linear`",
+        ),
+    ] {
+        let (path, text) = edited(name, from, to);
+        let msg = error_of(&path, &text);
+        assert!(
+            msg.starts_with(&format!(
+                "{{repo}}/scenarios/{name}: TOML parse error at line {line}, column "
+            )),
+            "{msg}"
+        );
+        assert!(msg.ends_with(&format!("\n{want}")), "{msg}");
+        assert!(!msg.contains("[sweep]"), "{msg}");
+    }
+}

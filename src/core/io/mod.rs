@@ -17,6 +17,7 @@ use crate::core::error::{Error, Result};
 /// Name of the folder of figures inside a results folder.
 pub const PLOTS_DIR: &str = "plots";
 
+pub mod by_name;
 pub mod cluster;
 pub mod codec;
 pub mod csv_columns;

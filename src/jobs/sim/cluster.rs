@@ -41,11 +41,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::{Error, Result};
+use crate::core::io::by_name::{ByName, named_in_files};
 use crate::core::io::cluster::GpuType;
 
 /// How a job's GPUs are chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(remote = "Self", rename_all = "kebab-case")]
 pub enum Placement {
     /// All GPUs from one node, best fit then lowest index.
     Consolidate,
@@ -62,6 +63,13 @@ impl Placement {
         }
     }
 }
+
+impl ByName for Placement {
+    const VALUES: &'static [Self] = &[Self::Consolidate, Self::Spread];
+    const NAMES: &'static [&'static str] = &["consolidate", "spread"];
+}
+
+named_in_files!(Placement);
 
 /// GPUs (and CPUs, DESIGN §14.6) a job holds on one node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -754,6 +762,11 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placement_by_name_agrees_with_the_derived_encoding() {
+        crate::core::io::by_name::check::agrees::<Placement>();
+    }
 
     fn take(c: &mut Cluster, gpus: u32) -> Vec<Alloc> {
         let mut out = vec![Alloc::default(); gpus as usize];

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::io::by_name::{ByName, named_in_files};
 use crate::core::io::cluster::NodeGroup;
 
 /// A scenario file. See the scenario reference (docs/REFERENCE.md, "Scenario
@@ -270,7 +271,7 @@ pub const LAZY_ABOVE_CELLS: u64 = 50_000_000;
 
 /// `[trace.syn] rows`: how a generated trace's cells are held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(remote = "Self", rename_all = "lowercase")]
 pub enum SynRowsKind {
     /// Lazy above [`LAZY_ABOVE_CELLS`] pairs, dense otherwise.
     Auto,
@@ -279,6 +280,13 @@ pub enum SynRowsKind {
     /// Each user's row produced when read.
     Lazy,
 }
+
+impl ByName for SynRowsKind {
+    const VALUES: &'static [Self] = &[Self::Auto, Self::Dense, Self::Lazy];
+    const NAMES: &'static [&'static str] = &["auto", "dense", "lazy"];
+}
+
+named_in_files!(SynRowsKind);
 
 impl TraceSynSection {
     /// Whether the trace is held lazily: `rows`, or for `auto` more than
@@ -430,7 +438,7 @@ impl TryFrom<PolicyTable> for PolicySection {
 
 /// Spacing of the time grid on which `curves.csv` samples L(τ).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(remote = "Self", rename_all = "lowercase")]
 pub enum GridKind {
     /// Geometric spacing (the default): equal ratios between neighbours.
     #[default]
@@ -438,6 +446,13 @@ pub enum GridKind {
     /// Equal differences between neighbours.
     Linear,
 }
+
+impl ByName for GridKind {
+    const VALUES: &'static [Self] = &[Self::Log, Self::Linear];
+    const NAMES: &'static [&'static str] = &["log", "linear"];
+}
+
+named_in_files!(GridKind);
 
 /// `[output]`: aggregation over repetitions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -493,4 +508,15 @@ fn default_confidence() -> f64 {
 
 fn default_quantiles() -> Vec<f64> {
     vec![0.25, 0.75]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_values_agree_with_the_derived_encoding() {
+        crate::core::io::by_name::check::agrees::<SynRowsKind>();
+        crate::core::io::by_name::check::agrees::<GridKind>();
+    }
 }
