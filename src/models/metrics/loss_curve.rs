@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use super::curve_builder::{ARRIVAL, COMPLETION, Change, StepBuilder};
 use super::curve_point::{Cursor, Point, Steps, curve_points};
-use super::spill::{Record, Spill, SpillIter, spill_threshold};
+use super::spill::{Spill, SpillIter};
 use super::stall::{RunEnd, Stall};
 use crate::core::error::Result;
-use crate::core::memory::CURVE_IN_MEMORY;
+use crate::core::io::sealed::Sealed;
 use crate::models::sim::{JobRecord, RunOutcome, UserList};
 use crate::models::trace::{Micros, Trace};
 
@@ -427,18 +427,19 @@ impl<T: Serialize> Serialize for Column<'_, T> {
 }
 
 /// The encoded form ([`LossCurve`]'s `Serialize`), read back: each column
-/// appended to a [`Spill`] as it is read (in memory up to
-/// [`CURVE_IN_MEMORY`](crate::core::memory::CURVE_IN_MEMORY), then a
-/// temporary file), never a vector of every point: a stored run of 10^6
+/// a [`Sealed`] sequence, appended as it is read (in memory up to
+/// [`SEALED_IN_MEMORY`](crate::core::memory::SEALED_IN_MEMORY), as much
+/// as a curve being built holds, then a temporary file), never a vector
+/// of every point: a stored run of 10^6
 /// tenants read back from the result cache held about 110 MB of its two
 /// curves' columns at once before (docs/PERFORMANCE.md "Reading a stored
 /// run back").
 #[derive(Deserialize)]
 #[serde(rename = "LossCurve")]
 struct Encoded {
-    times: ColumnRead<Micros>,
-    sum_loss: ColumnRead<f64>,
-    arrived: ColumnRead<u32>,
+    times: Sealed<Micros>,
+    sum_loss: Sealed<f64>,
+    arrived: Sealed<u32>,
     last_arrival: Micros,
     end: Micros,
     #[serde(default)]
@@ -447,39 +448,11 @@ struct Encoded {
     left_work: bool,
 }
 
-/// One column of a stored curve, read into a [`Spill`] element by element.
-struct ColumnRead<T>(Spill<T>);
-
-impl<'de, T: Record + Deserialize<'de>> Deserialize<'de> for ColumnRead<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::{Error as _, SeqAccess, Visitor};
-        struct Elements<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Record + Deserialize<'de>> Visitor<'de> for Elements<T> {
-            type Value = ColumnRead<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a column of a loss curve's points")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<ColumnRead<T>, A::Error> {
-                let threshold = spill_threshold().map_err(A::Error::custom)?;
-                let mut column = Spill::with_threshold(threshold.min(CURVE_IN_MEMORY));
-                while let Some(x) = seq.next_element::<T>()? {
-                    column.push(x).map_err(A::Error::custom)?;
-                }
-                Ok(ColumnRead(column))
-            }
-        }
-        d.deserialize_seq(Elements(std::marker::PhantomData))
-    }
-}
-
 impl<'de> Deserialize<'de> for LossCurve {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
         use serde::de::Error as _;
         let e = Encoded::deserialize(deserializer)?;
-        let (times, sums, arrived) = (&e.times.0, &e.sum_loss.0, &e.arrived.0);
+        let (times, sums, arrived) = (&e.times, &e.sum_loss, &e.arrived);
         if sums.len() != times.len() || arrived.len() != times.len() {
             return Err(D::Error::custom(format!(
                 "a loss curve with {} instants, {} sums and {} arrived counts (expected as \
@@ -572,7 +545,6 @@ fn merge_arrivals(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::io::sealed::Sealed;
     use proptest::prelude::*;
 
     fn outcome(ends: &[(Micros, u32)]) -> RunOutcome {
