@@ -17,7 +17,18 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use crate::core::sim::EVENTS_HANDLED;
 
 /// The bar's line: runs done, events simulated, time.
-const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, ETA {eta}";
+const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, {eta_text}";
+
+/// The estimate of the time left, from the runs finished so far: none
+/// before the first one finishes (indicatif's own `{eta}` read "ETA 0s"
+/// through the whole of a one-run scenario, six minutes of scale-year).
+fn eta_text(finished: u64, eta: Duration) -> String {
+    if finished == 0 {
+        "ETA after the first run".to_string()
+    } else {
+        format!("ETA {:#}", indicatif::HumanDuration(eta))
+    }
+}
 
 /// Events as a person reads them: `812`, `45.3 k`, `1.27 M`, `3.40 G`.
 fn events_text(n: u64) -> String {
@@ -65,6 +76,12 @@ impl crate::run::Progress for Bar {
                     let n = EVENTS_HANDLED.load(Ordering::Relaxed).saturating_sub(start);
                     let _ = w.write_str(&events_text(n));
                 },
+            )
+            .with_key(
+                "eta_text",
+                |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&eta_text(state.pos(), state.eta()));
+                },
             );
         bar.set_style(style.progress_chars("=> "));
         // Redrawn on a timer, not only when a run finishes.
@@ -100,9 +117,19 @@ mod tests {
         assert_eq!(events_text(3_400_000_000), "3.40 G");
     }
 
+    /// The bug: "ETA 0s" while the only run of a scenario went on.
+    #[test]
+    fn a_one_run_scenario_read_eta_0s_until_it_ended() {
+        assert_eq!(eta_text(0, Duration::ZERO), "ETA after the first run");
+        // indicatif's own `{eta}` wording (`HumanDuration`, alternate form).
+        assert_eq!(eta_text(3, Duration::from_secs(90)), "ETA 2m");
+        assert_eq!(eta_text(1, Duration::from_secs(7)), "ETA 7s");
+    }
+
     #[test]
     fn the_template_names_the_events_key() {
         assert!(TEMPLATE.contains("{events} events"));
+        assert!(TEMPLATE.contains("{eta_text}") && !TEMPLATE.contains("{eta}"));
         assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
     }
 }
