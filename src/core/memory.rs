@@ -242,17 +242,39 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// The limit an estimate is checked against, and where it comes from:
+/// `budget.max` (`--max-memory`), else [`machine_memory`]; `None` where
+/// neither is known.
+fn limit_of(budget: &MemoryBudget) -> Option<(u64, &'static str)> {
+    match budget.max {
+        Some(m) => Some((m, "`--max-memory`")),
+        None => machine_memory(),
+    }
+}
+
+/// What `validate` says of an estimate that passed [`check`] (DESIGN
+/// §8.5): its total and largest items, and the limit it is within
+/// ("an estimated 1.2 GiB (…), within the 22.9 GiB of the machine's
+/// available memory (MemAvailable)").
+pub fn within(estimate: &Estimate, budget: &MemoryBudget) -> String {
+    let limit = match limit_of(budget) {
+        Some((limit, source)) => format!("within the {} of {source}", human_bytes(limit)),
+        None => "no limit known on this system".to_string(),
+    };
+    format!(
+        "an estimated {} ({}), {limit}",
+        human_bytes(estimate.total()),
+        estimate.largest()
+    )
+}
+
 /// Refuse `estimate` when it exceeds `budget.max` (the override) or,
 /// without one, [`machine_memory`]; `at` names the input (the scenario
 /// file, or `gen syn`). The message states the estimate, its largest
 /// items, the limit and where it comes from, and the override.
 pub fn check(at: &str, estimate: &Estimate, budget: &MemoryBudget) -> Result<()> {
-    let (limit, source) = match budget.max {
-        Some(m) => (m, "`--max-memory`"),
-        None => match machine_memory() {
-            Some(m) => m,
-            None => return Ok(()),
-        },
+    let Some((limit, source)) = limit_of(budget) else {
+        return Ok(());
     };
     let total = estimate.total();
     if total <= limit {
@@ -310,6 +332,22 @@ mod tests {
         assert_eq!(e.items.len(), 4);
         let b = human_bytes(u64::MAX);
         assert_eq!(e.largest(), format!("{b} b, 2.0 KiB c, 10 B a"));
+    }
+
+    #[test]
+    fn a_passing_estimate_is_described_with_its_limit() {
+        let mut e = Estimate::default();
+        e.add("trace", 3 << 30);
+        e.add("tenants", 5 << 20);
+        let budget = MemoryBudget {
+            max: Some(64 << 30),
+            ..MemoryBudget::default()
+        };
+        assert_eq!(
+            within(&e, &budget),
+            "an estimated 3.0 GiB (3.0 GiB trace, 5.0 MiB tenants), within the 64.0 GiB of \
+             `--max-memory`"
+        );
     }
 
     #[test]

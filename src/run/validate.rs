@@ -78,7 +78,7 @@ pub fn validate_file_within(
         file,
         &plan,
         Scenario::name,
-        describe_scenario,
+        |text, s| describe_scenario(text, s, &memory),
     ))
 }
 
@@ -125,7 +125,9 @@ fn describe_plan<S>(
     text
 }
 
-fn describe_scenario(text: &mut String, s: &Scenario) {
+/// Describe a model scenario; its memory estimate is read against
+/// `memory`'s limit (DESIGN §8.5).
+fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
     line(text, format_args!("  {}", describe_trace(&s.trace)));
     let split = s.split.resolve(s.seed(), 0);
     line(
@@ -185,6 +187,20 @@ fn describe_scenario(text: &mut String, s: &Scenario) {
     }
     if let Some(b) = s.policies.get(s.baseline) {
         line(text, format_args!("  baseline `{}`", b.name));
+    }
+    if let Some(e) = &s.memory {
+        let threads = match memory.threads {
+            Some(t) => format!("--threads {t}"),
+            None => "a thread per core".to_string(),
+        };
+        let jobs = if memory.keep_jobs { ", --jobs" } else { "" };
+        line(
+            text,
+            format_args!(
+                "  memory ({threads}{jobs}): {}",
+                crate::core::memory::within(e, memory)
+            ),
+        );
     }
     for w in crate::models::warnings::setup_warnings(s) {
         line(text, format_args!("  warning: {w}"));

@@ -884,3 +884,51 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     file_trace.trace.path = Some("t.csv".into());
     assert_eq!(posteriors_at_once(&file_trace, 10_000_000), 10_000_000);
 }
+
+/// `validate` of a scenario that fits printed nothing of its estimate,
+/// though a team sizing a service reads it there first: it now prints the
+/// estimate the run is checked against, its largest items and the limit
+/// it is within, the same figure a refusal states.
+#[test]
+fn validate_said_nothing_of_the_memory_a_passing_scenario_needs() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let text = syn_scenario(5_000, 4);
+    fs::write(tmp.path().join("s.toml"), &text).expect("write");
+    let run = |extra: &[&str]| {
+        let o = Command::new(binary())
+            .args([&["validate", "s.toml", "--threads", "1"][..], extra].concat())
+            .current_dir(tmp.path())
+            .output()
+            .expect("runs");
+        (o.status.code(), stderr(&o))
+    };
+    let (code, passed) = run(&["--max-memory", "64G"]);
+    assert_eq!(code, Some(0), "{passed}");
+    let memory = passed
+        .lines()
+        .find_map(|l| l.strip_prefix("  memory (--threads 1): an estimated "))
+        .unwrap_or_else(|| panic!("no memory line in {passed}"));
+    assert!(
+        memory.ends_with("), within the 64.0 GiB of `--max-memory`"),
+        "{memory}"
+    );
+    assert!(
+        memory.contains("5,000 tenants' simulation state"),
+        "{memory}"
+    );
+    // The figure is the estimate's: a limit below it refuses with it.
+    let total = memory.split(" (").next().expect("a size");
+    let (code, refused) = run(&["--max-memory", "1M"]);
+    assert_eq!(code, Some(1), "{refused}");
+    assert!(
+        refused.contains(&format!("needs an estimated {total} of memory (")),
+        "{total} / {refused}"
+    );
+    // With `--jobs` the job logs are counted too, and said.
+    let (code, jobs) = run(&["--max-memory", "64G", "--jobs"]);
+    assert_eq!(code, Some(0), "{jobs}");
+    assert!(
+        jobs.contains("  memory (--threads 1, --jobs): an estimated "),
+        "{jobs}"
+    );
+}

@@ -56,6 +56,10 @@ impl fmt::Debug for Policy {
 pub struct Scenario {
     /// The scenario file.
     pub path: PathBuf,
+    /// The memory estimate the scenario passed (DESIGN §8.5), with the
+    /// items earlier points of a sweep keep; `None` when it was not made
+    /// (a trace whose shape is not known before it is read).
+    pub memory: Option<Estimate>,
     /// The file's contents after command-line overrides (the "resolved
     /// scenario" recorded in `run.json`).
     pub file: ScenarioFile,
@@ -158,7 +162,7 @@ impl TraceCache {
     /// Check the memory estimate of a point whose trace is `section`
     /// against `budget`, counting what earlier points keep (a trace
     /// already loaded is not counted twice); then remember what this one
-    /// keeps.
+    /// keeps. The estimate checked.
     fn check_memory(
         &mut self,
         at: &str,
@@ -166,7 +170,7 @@ impl TraceCache {
         section: &TraceSection,
         estimate: Estimate,
         budget: &MemoryBudget,
-    ) -> Result<()> {
+    ) -> Result<Estimate> {
         let mut estimate = if self.loaded.contains_key(&Self::key(base, section)) {
             estimate.without(Held::Shared)
         } else {
@@ -181,7 +185,7 @@ impl TraceCache {
         self.earlier = estimate
             .total_held(Held::Shared)
             .saturating_add(estimate.total_held(Held::ToEnd));
-        Ok(())
+        Ok(estimate)
     }
 
     /// The trace a `[trace]` table names (see [`load_trace_source`]),
@@ -291,16 +295,19 @@ pub fn build_scenario_in(
     let base = path.parent().unwrap_or(Path::new(""));
     // Limits from memory (DESIGN §8.5): the estimate, from the keys and
     // one streaming pass over a trace file, before the trace is loaded.
-    if let Some(shape) = super::footprint::trace_shape(base, &file.trace) {
-        let estimate = super::footprint::estimate_in(
-            &file,
-            &shape,
-            &overrides.memory,
-            registry,
-            how.cluster.is_some(),
-        );
-        cache.check_memory(&at, base, &file.trace, estimate, &overrides.memory)?;
-    }
+    let memory = match super::footprint::trace_shape(base, &file.trace) {
+        Some(shape) => {
+            let estimate = super::footprint::estimate_in(
+                &file,
+                &shape,
+                &overrides.memory,
+                registry,
+                how.cluster.is_some(),
+            );
+            Some(cache.check_memory(&at, base, &file.trace, estimate, &overrides.memory)?)
+        }
+        None => None,
+    };
     let loaded = cache.get(&at, p, base, &file.trace)?;
     let trace = loaded.trace;
     let trace_path = loaded.origin;
@@ -350,6 +357,7 @@ pub fn build_scenario_in(
     let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
     Ok(Scenario {
         arrivals,
+        memory,
         path: path.to_path_buf(),
         thresholds: file.thresholds.clone(),
         file,
