@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
-use crate::core::memory::MemoryBudget;
+use crate::core::memory::{Estimate, MemoryBudget, within};
 use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::Plan;
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
@@ -188,23 +188,28 @@ fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
     if let Some(b) = s.policies.get(s.baseline) {
         line(text, format_args!("  baseline `{}`", b.name));
     }
-    if let Some(e) = &s.memory {
-        let threads = match memory.threads {
-            Some(t) => format!("--threads {t}"),
-            None => "a thread per core".to_string(),
-        };
-        let jobs = if memory.keep_jobs { ", --jobs" } else { "" };
-        line(
-            text,
-            format_args!(
-                "  memory ({threads}{jobs}): {}",
-                crate::core::memory::within(e, memory)
-            ),
-        );
-    }
+    memory_line(text, "memory", s.memory.as_ref(), memory);
     for w in crate::models::warnings::setup_warnings(s) {
         line(text, format_args!("  warning: {w}"));
     }
+}
+
+/// The line `label (--threads N, --jobs): an estimated …, within the …
+/// of …` of a model scenario's memory estimate, checked against `budget`
+/// (DESIGN §8.5); nothing without an estimate.
+fn memory_line(text: &mut String, label: &str, e: Option<&Estimate>, budget: &MemoryBudget) {
+    let Some(e) = e else {
+        return;
+    };
+    let threads = match budget.threads {
+        Some(t) => format!("--threads {t}"),
+        None => "a thread per core".to_string(),
+    };
+    let jobs = if budget.keep_jobs { ", --jobs" } else { "" };
+    line(
+        text,
+        format_args!("  {label} ({threads}{jobs}): {}", within(e, budget)),
+    );
 }
 
 /// Describe a job trace.
@@ -287,11 +292,13 @@ fn validate_shared_scenario(path: &Path, registry: &Registry, o: Overrides) -> R
         path,
         &plan,
         SharedScenario::name,
-        describe_shared_scenario,
+        |text, s| describe_shared_scenario(text, s, &o.memory),
     ))
 }
 
-fn describe_shared_scenario(text: &mut String, s: &SharedScenario) {
+/// Describe a shared scenario; its service's memory estimate is read
+/// against `memory`'s limit.
+fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &MemoryBudget) {
     line(
         text,
         format_args!(
@@ -314,6 +321,7 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario) {
                 svc.preempt.name()
             ),
         );
+        memory_line(text, "service memory", svc.scenario.memory.as_ref(), memory);
     }
     if let Some(b) = &s.background {
         line(

@@ -932,3 +932,25 @@ fn validate_said_nothing_of_the_memory_a_passing_scenario_needs() {
         "{jobs}"
     );
 }
+
+/// A shared scenario's service is estimated like a model scenario (DESIGN
+/// §8.5), and `validate` states its estimate too.
+#[test]
+fn validate_states_a_shared_services_memory_estimate() {
+    let o = Command::new(binary())
+        .args(["validate", "scenarios/shared-quickstart.toml"])
+        .args(["--threads", "1", "--max-memory", "64G"])
+        .current_dir(crate::common::repo(""))
+        .output()
+        .expect("runs");
+    let text = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  service memory (--threads 1): an estimated "))
+        .unwrap_or_else(|| panic!("no service memory line in {text}"));
+    assert!(
+        line.ends_with("), within the 64.0 GiB of `--max-memory`"),
+        "{line}"
+    );
+}
