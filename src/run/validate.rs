@@ -7,7 +7,7 @@ use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
 use crate::core::memory::{Estimate, MemoryBudget, within};
 use crate::core::run::mode::Mode as _;
-use crate::core::run::sweep::Plan;
+use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
 use crate::jobs::trace::{JobTrace, load_job_trace};
 use crate::models::scenario::{Scenario, load_plan_with};
@@ -73,13 +73,50 @@ pub fn validate_file_within(
         return Ok(format!("ok: {}\n", describe_trace(&trace)));
     }
     let plan = load_plan_with(file, overrides, &registry.models)?;
-    Ok(describe_plan(
-        "scenario",
-        file,
-        &plan,
-        Scenario::name,
-        |text, s| describe_scenario(text, s, &memory),
-    ))
+    let mut text = describe_plan("scenario", file, &plan, Scenario::name, |text, s| {
+        describe_scenario(text, s, &memory)
+    });
+    if let Plan::Sweep { points, .. } = &plan {
+        largest_point_memory(&mut text, points, &memory);
+    }
+    Ok(text)
+}
+
+/// A sweep's point with the largest memory estimate, when it is not point
+/// 0 (whose estimate the description states): each point is checked
+/// with what the points before it keep (DESIGN §8.5), so the last or
+/// largest points set a sweep's peak, not its first.
+fn largest_point_memory(text: &mut String, points: &[SweepPoint<Scenario>], budget: &MemoryBudget) {
+    let total = |p: &SweepPoint<Scenario>| p.scenario.memory.as_ref().map(Estimate::total);
+    let Some(largest) = points
+        .iter()
+        .filter(|p| total(p).is_some())
+        .max_by_key(|p| {
+            // The first of equal ones.
+            (total(p), std::cmp::Reverse(p.index))
+        })
+    else {
+        return;
+    };
+    if largest.index == 0 || total(largest) <= points.first().and_then(total) {
+        return;
+    }
+    let values: Vec<String> = largest
+        .values
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect();
+    memory_line(
+        text,
+        "memory",
+        &format!(
+            " at point {} ({}), the sweep's largest",
+            largest.index,
+            values.join(", ")
+        ),
+        largest.scenario.memory.as_ref(),
+        budget,
+    );
 }
 
 /// The description `validate` prints of a plan of either mode: one
@@ -188,16 +225,22 @@ fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
     if let Some(b) = s.policies.get(s.baseline) {
         line(text, format_args!("  baseline `{}`", b.name));
     }
-    memory_line(text, "memory", s.memory.as_ref(), memory);
+    memory_line(text, "memory", "", s.memory.as_ref(), memory);
     for w in crate::models::warnings::setup_warnings(s) {
         line(text, format_args!("  warning: {w}"));
     }
 }
 
-/// The line `label (--threads N, --jobs): an estimated …, within the …
+/// The line `label (--threads N, --jobs)at: an estimated …, within the …
 /// of …` of a model scenario's memory estimate, checked against `budget`
 /// (DESIGN §8.5); nothing without an estimate.
-fn memory_line(text: &mut String, label: &str, e: Option<&Estimate>, budget: &MemoryBudget) {
+fn memory_line(
+    text: &mut String,
+    label: &str,
+    at: &str,
+    e: Option<&Estimate>,
+    budget: &MemoryBudget,
+) {
     let Some(e) = e else {
         return;
     };
@@ -208,7 +251,7 @@ fn memory_line(text: &mut String, label: &str, e: Option<&Estimate>, budget: &Me
     let jobs = if budget.keep_jobs { ", --jobs" } else { "" };
     line(
         text,
-        format_args!("  {label} ({threads}{jobs}): {}", within(e, budget)),
+        format_args!("  {label} ({threads}{jobs}){at}: {}", within(e, budget)),
     );
 }
 
@@ -321,7 +364,13 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
                 svc.preempt.name()
             ),
         );
-        memory_line(text, "service memory", svc.scenario.memory.as_ref(), memory);
+        memory_line(
+            text,
+            "service memory",
+            "",
+            svc.scenario.memory.as_ref(),
+            memory,
+        );
     }
     if let Some(b) = &s.background {
         line(

@@ -931,6 +931,32 @@ fn validate_said_nothing_of_the_memory_a_passing_scenario_needs() {
         jobs.contains("  memory (--threads 1, --jobs): an estimated "),
         "{jobs}"
     );
+    assert!(!passed.contains("the sweep's largest"), "{passed}");
+}
+
+/// A sweep is described by its point 0, but its later points hold what
+/// the points before them keep (DESIGN §8.5): `validate` names the point
+/// with the largest estimate too.
+#[test]
+fn validate_names_a_sweeps_largest_memory_point() {
+    let o = Command::new(binary())
+        .args(["validate", "scenarios/sweep.toml"])
+        .args(["--threads", "1", "--max-memory", "64G"])
+        .current_dir(crate::common::repo(""))
+        .output()
+        .expect("runs");
+    let text = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let prefix = "  memory (--threads 1) at point 5 (cluster.gpus = 3, split.tenant_count = 3), \
+                  the sweep's largest: an estimated ";
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no largest point in {text}"));
+    assert!(
+        line.contains("kept by the sweep's earlier points (traces, loss curves)"),
+        "{line}"
+    );
 }
 
 /// A shared scenario's service is estimated like a model scenario (DESIGN
