@@ -934,25 +934,39 @@ fn validate_said_nothing_of_the_memory_a_passing_scenario_needs() {
     assert!(!passed.contains("the sweep's largest"), "{passed}");
 }
 
-/// A sweep is described by its point 0, but its later points hold what
-/// the points before them keep (DESIGN §8.5): `validate` names the point
-/// with the largest estimate too.
-#[test]
-fn validate_names_a_sweeps_largest_memory_point() {
+/// The line starting with `prefix` of `tenantsim validate SCENARIO
+/// --threads 1 --max-memory 64G` (a bundled scenario), which passes.
+fn validate_line(scenario: &str, prefix: &str) -> String {
     let o = Command::new(binary())
-        .args(["validate", "scenarios/sweep.toml"])
-        .args(["--threads", "1", "--max-memory", "64G"])
+        .args([
+            "validate",
+            scenario,
+            "--threads",
+            "1",
+            "--max-memory",
+            "64G",
+        ])
         .current_dir(crate::common::repo(""))
         .output()
         .expect("runs");
     let text = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{text}");
-    let prefix = "  memory (--threads 1) at point 5 (cluster.gpus = 3, split.tenant_count = 3), \
-                  the sweep's largest: an estimated ";
-    let line = text
-        .lines()
+    text.lines()
         .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no largest point in {text}"));
+        .unwrap_or_else(|| panic!("no line `{prefix}…` in {text}"))
+        .to_string()
+}
+
+/// A sweep is described by its point 0, but its later points hold what
+/// the points before them keep (DESIGN §8.5): `validate` names the point
+/// with the largest estimate too.
+#[test]
+fn validate_names_a_sweeps_largest_memory_point() {
+    let line = validate_line(
+        "scenarios/sweep.toml",
+        "  memory (--threads 1) at point 5 (cluster.gpus = 3, split.tenant_count = 3), \
+         the sweep's largest: an estimated ",
+    );
     assert!(
         line.contains("kept by the sweep's earlier points (traces, loss curves)"),
         "{line}"
@@ -963,18 +977,10 @@ fn validate_names_a_sweeps_largest_memory_point() {
 /// §8.5), and `validate` states its estimate too.
 #[test]
 fn validate_states_a_shared_services_memory_estimate() {
-    let o = Command::new(binary())
-        .args(["validate", "scenarios/shared-quickstart.toml"])
-        .args(["--threads", "1", "--max-memory", "64G"])
-        .current_dir(crate::common::repo(""))
-        .output()
-        .expect("runs");
-    let text = stderr(&o);
-    assert_eq!(o.status.code(), Some(0), "{text}");
-    let line = text
-        .lines()
-        .find(|l| l.starts_with("  service memory (--threads 1): an estimated "))
-        .unwrap_or_else(|| panic!("no service memory line in {text}"));
+    let line = validate_line(
+        "scenarios/shared-quickstart.toml",
+        "  service memory (--threads 1): an estimated ",
+    );
     assert!(
         line.ends_with("), within the 64.0 GiB of `--max-memory`"),
         "{line}"
