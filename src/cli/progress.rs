@@ -14,10 +14,30 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::core::sim::EVENTS_HANDLED;
+use crate::core::sim::{EVENTS_HANDLED, FURTHEST_SIMULATED};
 
 /// The bar's line: runs done, events simulated, time.
 const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, {eta_text}";
+
+/// The line of a scenario of one run: how far its simulated time has
+/// come, too ([`FURTHEST_SIMULATED`]), since the runs count says nothing
+/// until it ends.
+const TEMPLATE_ONE_RUN: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events, {simulated} simulated  {elapsed} elapsed, {eta_text}";
+
+/// Simulated time as a person reads it: `42 s`, `17.5 min`, `3.2 h`,
+/// `91.4 days`.
+fn simulated_text(us: u64) -> String {
+    let s = us as f64 / 1e6;
+    if s < 60.0 {
+        format!("{s:.0} s")
+    } else if s < 3600.0 {
+        format!("{:.1} min", s / 60.0)
+    } else if s < 86_400.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else {
+        format!("{:.1} days", s / 86_400.0)
+    }
+}
 
 /// The estimate of the time left, from the runs finished so far: none
 /// before the first one finishes (indicatif's own `{eta}` read "ETA 0s"
@@ -68,13 +88,28 @@ impl crate::run::Progress for Bar {
         // Counted from here: events of earlier commands in the same process
         // (a library caller) are not this run's.
         let start = EVENTS_HANDLED.load(Ordering::Relaxed);
-        let style = ProgressStyle::with_template(TEMPLATE)
+        // The furthest time of this run's loops (a library caller's
+        // earlier runs are not this one's).
+        FURTHEST_SIMULATED.store(0, Ordering::Relaxed);
+        let template = if total == 1 {
+            TEMPLATE_ONE_RUN
+        } else {
+            TEMPLATE
+        };
+        let style = ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .with_key(
                 "events",
                 move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
                     let n = EVENTS_HANDLED.load(Ordering::Relaxed).saturating_sub(start);
                     let _ = w.write_str(&events_text(n));
+                },
+            )
+            .with_key(
+                "simulated",
+                |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let us = FURTHEST_SIMULATED.load(Ordering::Relaxed);
+                    let _ = w.write_str(&simulated_text(us));
                 },
             )
             .with_key(
@@ -127,9 +162,20 @@ mod tests {
     }
 
     #[test]
+    fn simulated_time_is_shown_in_its_unit() {
+        assert_eq!(simulated_text(0), "0 s");
+        assert_eq!(simulated_text(42_000_000), "42 s");
+        assert_eq!(simulated_text(1_050_000_000), "17.5 min");
+        assert_eq!(simulated_text(11_520_000_000), "3.2 h");
+        assert_eq!(simulated_text(7_896_960_000_000), "91.4 days");
+    }
+
+    #[test]
     fn the_template_names_the_events_key() {
         assert!(TEMPLATE.contains("{events} events"));
         assert!(TEMPLATE.contains("{eta_text}") && !TEMPLATE.contains("{eta}"));
         assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
+        assert!(TEMPLATE_ONE_RUN.contains("{simulated} simulated"));
+        assert!(ProgressStyle::with_template(TEMPLATE_ONE_RUN).is_ok());
     }
 }

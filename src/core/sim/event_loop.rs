@@ -15,6 +15,12 @@ use crate::core::sim::time::Micros;
 /// do not depend on it (DESIGN §5).
 pub static EVENTS_HANDLED: AtomicU64 = AtomicU64::new(0);
 
+/// The furthest simulated time (µs) any event loop of the process has
+/// reached, updated every [`PROGRESS_STEP`] events (a relaxed `fetch_max`).
+/// For progress displays only, like [`EVENTS_HANDLED`]: the progress bar
+/// of a one-run scenario shows how far its simulated time has come.
+pub static FURTHEST_SIMULATED: AtomicU64 = AtomicU64::new(0);
+
 /// How many events a loop handles between two additions to
 /// [`EVENTS_HANDLED`] (a power of two: one relaxed atomic add per 4,096
 /// events keeps the hot loop free of contention).
@@ -124,6 +130,7 @@ impl EventLoop {
                 self.events += 1;
                 if self.events.is_multiple_of(PROGRESS_STEP) {
                     EVENTS_HANDLED.fetch_add(PROGRESS_STEP, Ordering::Relaxed);
+                    FURTHEST_SIMULATED.fetch_max(now, Ordering::Relaxed);
                     stop_if_requested()?;
                 }
                 component.on_event(now, ev.payload, queue)?;
@@ -179,6 +186,7 @@ mod tests {
         left: u64,
         handled: u64,
         seen_at_5000: u64,
+        furthest_at_5000: u64,
     }
 
     impl Component for Chain {
@@ -188,6 +196,7 @@ mod tests {
             self.handled += 1;
             if self.handled == 5000 {
                 self.seen_at_5000 = EVENTS_HANDLED.load(Ordering::Relaxed);
+                self.furthest_at_5000 = FURTHEST_SIMULATED.load(Ordering::Relaxed);
             }
             if self.left > 0 {
                 self.left -= 1;
@@ -210,6 +219,7 @@ mod tests {
             left: 9_999,
             handled: 0,
             seen_at_5000: 0,
+            furthest_at_5000: 0,
         };
         let mut queue = EventQueue::default();
         queue.push(0, 0, ());
@@ -217,5 +227,10 @@ mod tests {
         assert_eq!(end.events, 10_000);
         assert!(chain.seen_at_5000 >= before + PROGRESS_STEP);
         assert!(EVENTS_HANDLED.load(Ordering::Relaxed) >= before + 10_000);
+        // Event k is at k µs: the 4,096th (at 4,095 µs) was the last step
+        // before the 5,000th, the 8,192nd (at 8,191 µs) the last of all.
+        // Other loops may have gone further.
+        assert!(chain.furthest_at_5000 >= 4_095);
+        assert!(FURTHEST_SIMULATED.load(Ordering::Relaxed) >= 8_191);
     }
 }

@@ -15,7 +15,9 @@ pub mod undrawn;
 
 pub use active::ActiveTable;
 pub use bits::Bits;
-pub use event_loop::{Component, EVENTS_HANDLED, EventLoop, LoopEnd, PROGRESS_STEP, run_events};
+pub use event_loop::{
+    Component, EVENTS_HANDLED, EventLoop, FURTHEST_SIMULATED, LoopEnd, PROGRESS_STEP, run_events,
+};
 pub use event_queue::{EventQueue, NEXT_FROM_HEAP, QueuedEvent};
 pub use slot_index::SlotIndex;
 pub use undrawn::Undrawn;
