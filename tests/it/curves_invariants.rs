@@ -265,13 +265,13 @@ fn check(s: &Setup<'_>, out: &RunOutcome) -> Result<(), TestCaseError> {
     }
 
     // GPUs never double-booked; tenants within their limit.
-    for g in 0..s.gpus {
-        let mut on: Vec<_> = jobs.iter().filter(|j| j.gpu == g).collect();
-        on.sort_by_key(|j| j.start);
-        for w in on.windows(2) {
-            prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);
-        }
-    }
+    let booked = crate::common::double_booked_gpu(jobs, s.gpus);
+    prop_assert!(
+        booked.is_none(),
+        "{}: GPU {:?} double-booked",
+        label,
+        booked
+    );
     for j in jobs {
         let overlapping = jobs
             .iter()

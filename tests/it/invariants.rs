@@ -205,13 +205,13 @@ fn check_all_policies(c: &Case) -> Result<(), TestCaseError> {
             prop_assert!(jobs.iter().all(|j| j.completed));
 
             // No GPU runs two jobs at once; no tenant exceeds its limit.
-            for g in 0..c.gpus {
-                let mut on: Vec<_> = jobs.iter().filter(|j| j.gpu == g).collect();
-                on.sort_by_key(|j| j.start);
-                for w in on.windows(2) {
-                    prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);
-                }
-            }
+            let booked = crate::common::double_booked_gpu(jobs, c.gpus);
+            prop_assert!(
+                booked.is_none(),
+                "{}: GPU {:?} double-booked",
+                label,
+                booked
+            );
             for j in jobs {
                 let overlapping = jobs
                     .iter()
@@ -405,19 +405,14 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
                     );
                 }
             }
-            for g in 0..c.gpus {
-                let mut on: Vec<_> = out
-                    .jobs
-                    .to_vec()
-                    .expect("the job log")
-                    .into_iter()
-                    .filter(|j| j.gpu == g)
-                    .collect();
-                on.sort_by_key(|j| j.start);
-                for w in on.windows(2) {
-                    prop_assert!(w[1].start >= w[0].end, "{}: GPU {} double-booked", label, g);
-                }
-            }
+            let log = out.jobs.records().expect("the job log");
+            let booked = crate::common::double_booked_gpu(&log, c.gpus);
+            prop_assert!(
+                booked.is_none(),
+                "{}: GPU {:?} double-booked",
+                label,
+                booked
+            );
         }
     }
     Ok(())

@@ -102,21 +102,9 @@ fn check(gpus: u32) {
             "{name}: L rose"
         );
         // No GPU runs two jobs at once.
-        for g in 0..gpus {
-            let mut on: Vec<_> = r
-                .outcome
-                .jobs
-                .to_vec()
-                .expect("the job log")
-                .into_iter()
-                .filter(|j| j.gpu == g)
-                .collect();
-            on.sort_by_key(|j| j.start);
-            assert!(
-                on.windows(2).all(|w| w[1].start >= w[0].end),
-                "{name}: GPU {g} double-booked"
-            );
-        }
+        let log = r.outcome.jobs.records().expect("the job log");
+        let booked = crate::common::double_booked_gpu(&log, gpus);
+        assert!(booked.is_none(), "{name}: GPU {booked:?} double-booked");
     }
 }
 

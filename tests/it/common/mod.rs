@@ -134,3 +134,32 @@ pub fn comparable(r: &tenantsim::models::metrics::RepResult) -> serde_json::Valu
     }
     v
 }
+
+/// The first GPU of `0..gpus` that runs two of `jobs` at once (a job
+/// starting before the one before it on that GPU ended), if any.
+pub fn double_booked_gpu(jobs: &[tenantsim::models::sim::JobRecord], gpus: u32) -> Option<u32> {
+    (0..gpus).find(|&g| {
+        let mut on: Vec<_> = jobs.iter().filter(|j| j.gpu == g).collect();
+        on.sort_by_key(|j| j.start);
+        on.windows(2).any(|w| w[1].start < w[0].end)
+    })
+}
+
+#[test]
+fn double_booked_gpu_finds_an_overlap_and_only_one() {
+    let job = |gpu, start, end| tenantsim::models::sim::JobRecord {
+        tenant: 0,
+        model: 0,
+        level: 0,
+        gpu,
+        start,
+        end,
+        accuracy: 0.5,
+        completed: true,
+        cancelled: false,
+    };
+    // Back to back on GPU 0 is fine; GPU 1's second job starts early.
+    let jobs = [job(1, 5, 9), job(0, 0, 4), job(0, 4, 8), job(1, 0, 6)];
+    assert_eq!(double_booked_gpu(&jobs, 2), Some(1));
+    assert_eq!(double_booked_gpu(&jobs[..3], 2), None);
+}
