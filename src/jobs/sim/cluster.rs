@@ -55,12 +55,10 @@ pub enum Placement {
 }
 
 impl Placement {
-    /// The scenario name.
+    /// The scenario name ([`ByName::NAMES`], in variant order: its test
+    /// checks the order).
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Consolidate => "consolidate",
-            Self::Spread => "spread",
-        }
+        Self::NAMES[self as usize]
     }
 }
 
@@ -766,6 +764,9 @@ mod tests {
     #[test]
     fn placement_by_name_agrees_with_the_derived_encoding() {
         crate::core::io::by_name::check::agrees::<Placement>();
+        for (p, name) in Placement::VALUES.iter().zip(Placement::NAMES) {
+            assert_eq!(p.name(), *name);
+        }
     }
 
     fn take(c: &mut Cluster, gpus: u32) -> Vec<Alloc> {
