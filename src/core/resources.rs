@@ -62,6 +62,16 @@ pub fn machine_memory() -> Option<u64> {
     parse_meminfo(&text, "MemTotal")
 }
 
+/// This process's peak resident set size so far, in bytes: `VmHWM` of
+/// `/proc/self/status`, the high-water mark that `getrusage`'s
+/// `ru_maxrss` and GNU time's `%M` report (`None`: unknown, not Linux).
+/// For the command line that is the run's; a library caller's process
+/// counts everything it did before as well.
+pub fn peak_rss() -> Option<u64> {
+    let text = fs::read_to_string("/proc/self/status").ok()?;
+    parse_meminfo(&text, "VmHWM")
+}
+
 /// The memory this process may use and where that figure comes from:
 /// the smaller of [`address_space_limit`] and [`machine_memory`]; `None`
 /// when neither is known.
@@ -129,6 +139,26 @@ mod tests {
         let meminfo = "MemTotal:        8123456 kB\nMemFree:          123456 kB\n";
         assert_eq!(parse_meminfo(meminfo, "MemTotal"), Some(8_123_456 * 1024));
         assert_eq!(parse_meminfo(meminfo, "MemAvailable"), None);
+    }
+
+    #[test]
+    fn the_peak_resident_set_is_the_high_water_mark_of_proc_self_status() {
+        // As Linux writes it: the peak of the virtual size comes first and
+        // must not be taken for the resident one.
+        let status = "Name:\ttenantsim\nVmPeak:\t  917504 kB\nVmSize:\t  900000 kB\n\
+                      VmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n";
+        assert_eq!(parse_meminfo(status, "VmHWM"), Some(2048 * 1024));
+        if cfg!(target_os = "linux") {
+            // 64 MiB written page by page is resident at once (beside the
+            // test binary's own pages): the mark is at least that.
+            let mut block = vec![0u8; 64 << 20];
+            for page in block.chunks_mut(4096) {
+                page[0] = 1;
+            }
+            let peak = peak_rss().expect("VmHWM on Linux");
+            assert!(peak >= 64 << 20, "peak {peak}");
+            assert_eq!(block.iter().map(|&b| u64::from(b)).sum::<u64>(), 16384);
+        }
     }
 
     #[test]

@@ -35,8 +35,8 @@ use crate::core::io::spool::Spool;
 use crate::core::io::write_atomic;
 use crate::core::run::execution::Execution;
 use crate::core::run::manifest::{
-    GpuTypeCount, JOB_VARYING_FIELDS, JobCluster, JobPart, JobPolicy, JobTrace, ModePart,
-    RunManifest,
+    GpuTypeCount, JOB_VARYING_FIELDS, JobCluster, JobPart, JobPolicy, JobTrace, MemoryPart,
+    ModePart, RunManifest,
 };
 use crate::core::run::mode::PointInfo;
 use crate::core::sim::policy_clock::PolicyTotals;
@@ -327,6 +327,7 @@ pub fn run_manifest(
         varying_fields: JOB_VARYING_FIELDS,
         warnings: measured.warnings.to_vec(),
         sweep_point: point.map(|pt| pt.to_json()),
+        memory: MemoryPart::measure(None, execution),
         mode: ModePart::Jobs(JobPart {
             mode: "jobs",
             job_trace: JobTrace {

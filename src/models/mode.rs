@@ -10,6 +10,7 @@ use crate::core::error::Result;
 use crate::core::io::Protected;
 use crate::core::io::codec;
 use crate::core::io::scenario::Overrides;
+use crate::core::memory::Estimate;
 use crate::core::run::execution::Execution;
 use crate::core::run::identity::{Identity, sha256_hex};
 use crate::core::run::mode::{Mode, PointInfo};
@@ -211,6 +212,10 @@ impl Mode for ModelMode {
             report.result.wall.as_secs_f64(),
             report.result.threads,
         )
+    }
+
+    fn memory_estimate(&self, scenario: &Scenario) -> Option<u64> {
+        scenario.memory.as_ref().map(Estimate::total)
     }
 }
 

@@ -11,7 +11,9 @@ use super::{Progress, RunOptions, shard};
 use crate::core::error::Result;
 use crate::core::io::scenario::{Overrides, ScenarioMode, scenario_mode};
 use crate::core::io::{PLOTS_DIR, Protected, prepare_target};
+use crate::core::resources::human_bytes;
 use crate::core::run::execution::Execution;
+use crate::core::run::manifest::MemoryPart;
 use crate::core::run::mode::Mode;
 use crate::core::run::runner::{
     FigureJob, Folded, Sources, finish_reports, folder_width, run_scenarios_from, thread_pool,
@@ -216,6 +218,11 @@ pub(super) fn write_and_summarise<M: Mode>(
         }
     }
     let totals = execution_totals(&folded.executions);
+    // The largest point's estimate: each counts what earlier points keep.
+    let estimate = scenarios
+        .iter()
+        .filter_map(|s| mode.memory_estimate(s))
+        .max();
     let written = write_plan(
         mode,
         out,
@@ -226,11 +233,15 @@ pub(super) fn write_and_summarise<M: Mode>(
         &draw_figures,
     )?;
     let total = totals.tasks;
+    let memory = MemoryPart::measure(estimate, &totals);
     let mut doc = match plan {
         Plan::Single(s) => {
             if !say.quiet {
                 eprintln!("{}", mode.describe(s, &reports[0]));
                 eprintln!("{}", tasks_line(&totals));
+                if let Some(line) = memory_line(&memory, "") {
+                    eprintln!("{line}");
+                }
                 eprintln!("results in {}: {}", out.display(), written.join(", "));
                 if !say.json {
                     eprint!("\n{}", mode.summary_table(&reports[0]));
@@ -251,6 +262,9 @@ pub(super) fn write_and_summarise<M: Mode>(
                     points.len()
                 );
                 eprintln!("{}", tasks_line(&totals));
+                if let Some(line) = memory_line(&memory, " at the largest point") {
+                    eprintln!("{line}");
+                }
                 let (first, rest) = written.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
                 eprintln!(
                     "results in {}: {first} and {}",
@@ -286,9 +300,30 @@ pub(super) fn write_and_summarise<M: Mode>(
     if let Some(obj) = doc.as_object_mut() {
         obj.insert("threads".into(), json!(threads));
         obj.insert("wall_time_s".into(), json!(wall));
+        obj.insert("memory".into(), json!(memory));
         totals.insert_into(&mut doc);
     }
     Ok(doc)
+}
+
+/// The summary's memory line (DESIGN §8.5): the peak the process
+/// measured and the estimate (`of` says which scenario's, for a sweep);
+/// `None` when neither is known.
+fn memory_line(m: &MemoryPart, of: &str) -> Option<String> {
+    let estimate = m
+        .estimate_bytes
+        .map(|e| format!("estimated {}{of}", human_bytes(e)));
+    match (m.peak_rss_bytes, estimate) {
+        (Some(p), Some(e)) => Some(format!(
+            "memory: {} at peak (resident), {e}",
+            human_bytes(p)
+        )),
+        (Some(p), None) => Some(format!("memory: {} at peak (resident)", human_bytes(p))),
+        (None, Some(e)) => Some(format!(
+            "memory: {e} (this system does not report the peak)"
+        )),
+        (None, None) => None,
+    }
 }
 
 /// Task ids as ranges: `0-3, 7, 9-10`.

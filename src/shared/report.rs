@@ -12,7 +12,7 @@ use crate::core::error::Result;
 use crate::core::io::csv_text::csv_field;
 use crate::core::io::schema::shared_files;
 use crate::core::run::execution::Execution;
-use crate::core::run::manifest::MODEL_VARYING_FIELDS;
+use crate::core::run::manifest::{MODEL_VARYING_FIELDS, MemoryPart};
 use crate::core::run::mode::PointInfo;
 use crate::core::sim::time::micros_to_secs_string;
 use crate::models::report::layout;
@@ -192,6 +192,7 @@ pub fn shared_manifest(
         "wall_time_s": wall_s,
         "varying_fields": MODEL_VARYING_FIELDS,
         "warnings": warnings,
+        "memory": MemoryPart::measure(None, execution),
     });
     // `workloads.workflows` only with workflows (as above).
     if let Some(workloads) = doc.get_mut("workloads").and_then(Value::as_object_mut)

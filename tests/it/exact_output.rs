@@ -13,8 +13,8 @@
 //! here, not a measurement, so it is pinned rather than filtered), and
 //! every command runs in a fresh temporary folder with relative paths, so
 //! no temporary path reaches the output. What is still measured is
-//! filtered, nothing else: see [`WALL_TIME`], [`JOB_RATE`] and
-//! [`MEASURED_JSON`].
+//! filtered, nothing else: see [`WALL_TIME`], [`JOB_RATE`], [`MEASURED_JSON`]
+//! and [`PEAK`].
 
 use std::fs;
 use std::path::Path;
@@ -30,13 +30,22 @@ const WALL_TIME: (&str, &str) = (r"(?m)^(ran .*) in \d+(\.\d+)? s\b", "$1 in [wa
 /// terminal summary), measured, so filtered.
 const JOB_RATE: (&str, &str) = (r"\(\d+ jobs/s\)", "([measured] jobs/s)");
 
-/// The `--json` fields that are timings (DESIGN §10.3, the measurements of
-/// `run.json`): `wall_time_s` and each policy's `time` object
-/// (`engine_s`, `policy_s`, `policy_share`, `simulation_s`). Their values
-/// are filtered; the keys stay, so a renamed or dropped field still fails.
+/// The `--json` fields that are measurements (DESIGN §10.3, the
+/// measurements of `run.json`): `wall_time_s`, each policy's `time` object
+/// (`engine_s`, `policy_s`, `policy_share`, `simulation_s`) and the
+/// process's `peak_rss_bytes`. Their values are filtered; the keys stay,
+/// so a renamed or dropped field still fails.
 const MEASURED_JSON: (&str, &str) = (
-    r#""(wall_time_s|engine_s|policy_s|policy_share|simulation_s)": -?[0-9][0-9.eE+-]*"#,
+    r#""(wall_time_s|engine_s|policy_s|policy_share|simulation_s|peak_rss_bytes)": -?[0-9][0-9.eE+-]*"#,
     r#""$1": "[measured]""#,
+);
+
+/// `memory: 10.5 MiB at peak (resident)`: the process's peak resident
+/// set (stderr of `run`), measured, so filtered; the estimate after it is
+/// the scenario's at `--threads 1` and stays.
+const PEAK: (&str, &str) = (
+    r"(?m)^memory: \d+(\.\d+)? (B|KiB|MiB|GiB) at peak",
+    "memory: [peak] at peak",
 );
 
 /// One command run by the tests: its command line (the repository path
@@ -74,11 +83,11 @@ fn tenantsim_in(dir: &Path, args: &[&str]) -> Ran {
 }
 
 /// Assert `$value` against snapshot `$name` with the measured parts
-/// filtered ([`WALL_TIME`], [`JOB_RATE`], [`MEASURED_JSON`]).
+/// filtered ([`WALL_TIME`], [`JOB_RATE`], [`MEASURED_JSON`], [`PEAK`]).
 macro_rules! assert_exact {
     ($name:expr, $value:expr) => {{
         let mut settings = insta::Settings::clone_current();
-        for (regex, replacement) in [WALL_TIME, JOB_RATE, MEASURED_JSON] {
+        for (regex, replacement) in [WALL_TIME, JOB_RATE, MEASURED_JSON, PEAK] {
             settings.add_filter(regex, replacement);
         }
         settings.bind(|| insta::assert_snapshot!($name, $value));

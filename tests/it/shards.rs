@@ -15,10 +15,17 @@ use serde_json::Value;
 use tenantsim::core::testing::scenario_data;
 
 /// The `run.json` fields that may differ between a merged and an
-/// unsharded run (docs/DESIGN.md §10.3): measurements and `execution`.
+/// unsharded run (docs/DESIGN.md §10.3): measurements (`memory`: the
+/// process's peak; a merge states no estimate) and `execution`.
 fn without_measurements(mut doc: Value) -> Value {
     if let Some(obj) = doc.as_object_mut() {
-        for key in ["threads", "wall_time_s", "execution", "scenario_path"] {
+        for key in [
+            "threads",
+            "wall_time_s",
+            "execution",
+            "scenario_path",
+            "memory",
+        ] {
             obj.remove(key);
         }
         if let Some(Value::Array(ps)) = obj.get_mut("policies") {

@@ -30,6 +30,7 @@ pub const MODEL_VARYING_FIELDS: &[&str] = &[
     "policies[].events_per_s",
     "policies[].time",
     "execution",
+    "memory",
 ];
 
 /// The same for a job-mode `run.json`: paths as given on the command line
@@ -42,6 +43,7 @@ pub const JOB_VARYING_FIELDS: &[&str] = &[
     "wall_time_s",
     "policies[].time",
     "execution",
+    "memory",
 ];
 
 /// `run.json`: what was run, with what, and how long it took.
@@ -72,9 +74,40 @@ pub struct RunManifest {
     /// In a sweep: the point's `index`, `folder` and swept `values`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep_point: Option<Value>,
+    /// The memory the run took and the one it was estimated to need.
+    pub memory: MemoryPart,
     /// What only one mode records.
     #[serde(flatten)]
     pub mode: ModePart,
+}
+
+/// The `memory` object of `run.json` (a varying field): what the run took
+/// beside what the scenario's estimate said it would need (DESIGN §8.5),
+/// so that a team sizing a service reads both from one file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryPart {
+    /// The process's peak resident set when the folder was written, in
+    /// bytes ([`crate::core::resources::peak_rss`]: the figure GNU time's
+    /// `%M` gives in KB; in a sweep, of every point run so far; `null`
+    /// where the system does not say).
+    pub peak_rss_bytes: Option<u64>,
+    /// The scenario's memory estimate in bytes, an upper bound by
+    /// construction (what `validate` states with the same flags; `null`
+    /// where the mode makes none: job mode, a shared scenario's top level,
+    /// whose service folder states the service's; and in merged results).
+    pub estimate_bytes: Option<u64>,
+}
+
+impl MemoryPart {
+    /// The peak measured now, beside `estimate` unless the tasks were
+    /// merged from shards (`tenantsim merge` simulates nothing; each
+    /// shard's folder states its own run's).
+    pub fn measure(estimate: Option<u64>, execution: &Execution) -> Self {
+        Self {
+            peak_rss_bytes: crate::core::resources::peak_rss(),
+            estimate_bytes: estimate.filter(|_| execution.merged == 0),
+        }
+    }
 }
 
 /// The mode-specific part of `run.json`.
@@ -231,6 +264,10 @@ mod tests {
             varying_fields: MODEL_VARYING_FIELDS,
             warnings: vec![],
             sweep_point,
+            memory: MemoryPart {
+                peak_rss_bytes: Some(3 << 20),
+                estimate_bytes: None,
+            },
             mode,
         }
     }
@@ -273,6 +310,7 @@ mod tests {
                 "baseline",
                 "execution",
                 "git_commit",
+                "memory",
                 "policies",
                 "repetitions",
                 "scenario",
@@ -288,6 +326,12 @@ mod tests {
             ]
         );
         assert!(text.contains("\"events_per_s\": null"), "{text}");
+        assert!(
+            text.contains(
+                "\"memory\": {\n    \"estimate_bytes\": null,\n    \"peak_rss_bytes\": 3145728\n  }"
+            ),
+            "{text}"
+        );
         assert!(text.ends_with("}\n"));
         let jobs = ModePart::Jobs(JobPart {
             mode: "jobs",
@@ -323,6 +367,7 @@ mod tests {
                 "cluster",
                 "execution",
                 "job_trace",
+                "memory",
                 "mode",
                 "policies",
                 "repetitions",

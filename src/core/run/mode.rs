@@ -250,4 +250,11 @@ pub trait Mode: Sync {
     fn summary_json(&self, report: &Self::Report) -> Value;
     /// One line about the run ("ran `x`: 3 repetition(s) × 2 policies").
     fn describe(&self, scenario: &Self::Scenario, report: &Self::Report) -> String;
+    /// The scenario's memory estimate in bytes (DESIGN §8.5), stated
+    /// beside the peak the run measured (`run.json`'s `memory`, the run's
+    /// summary); `None` (the default) where the mode makes none.
+    fn memory_estimate(&self, scenario: &Self::Scenario) -> Option<u64> {
+        let _ = scenario;
+        None
+    }
 }

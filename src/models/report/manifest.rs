@@ -2,9 +2,10 @@
 //! ([`crate::core::run::manifest`]) filled in from the scenario and the
 //! run.
 
+use crate::core::memory::Estimate;
 use crate::core::run::execution::Execution;
 use crate::core::run::manifest::{
-    MODEL_VARYING_FIELDS, ModePart, ModelPart, ModelPolicy, ModelTrace, RunManifest,
+    MODEL_VARYING_FIELDS, MemoryPart, ModePart, ModelPart, ModelPolicy, ModelTrace, RunManifest,
 };
 use crate::core::run::mode::PointInfo;
 use crate::models::report::ExperimentResult;
@@ -60,6 +61,7 @@ pub fn run_manifest(
         varying_fields: MODEL_VARYING_FIELDS,
         warnings: warnings.to_vec(),
         sweep_point: point.map(|pt| pt.to_json()),
+        memory: MemoryPart::measure(scenario.memory.as_ref().map(Estimate::total), execution),
         mode: ModePart::Models(ModelPart {
             git_commit: GIT_COMMIT,
             baseline: scenario
