@@ -56,6 +56,7 @@ use toml::{Table, Value};
 
 use crate::core::error::{Error, Result};
 use crate::core::io::echo::{shown, shown_number};
+use crate::core::io::key_taken::{Refused, with_key_taken};
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
@@ -180,51 +181,21 @@ pub struct SharedJobsSection {
     pub trace: JobsSection,
 }
 
-/// Split the table `table` into the key `key` and the rest, the rest read
-/// as `T` (so `T`'s unknown keys stay errors: serde's `flatten` would
-/// accept them), messages naming the table.
-fn split_table<'de, D, K, T>(
-    d: D,
-    table: &str,
-    key: &str,
-) -> std::result::Result<(Option<K>, T), D::Error>
-where
-    D: serde::Deserializer<'de>,
-    K: serde::de::DeserializeOwned,
-    T: serde::de::DeserializeOwned,
-{
-    use serde::de::Error as _;
-    let mut t = Table::deserialize(d)?;
-    let k = t
-        .remove(key)
-        .map(|v| v.try_into::<K>())
-        .transpose()
-        .map_err(|e| D::Error::custom(format!("[{table}].{key}: {e}")))?;
-    let rest = Value::Table(t)
-        .try_into::<T>()
-        .map_err(|e| D::Error::custom(format!("[{table}]: {}", e.to_string().trim_end())))?;
-    Ok((k, rest))
-}
-
 impl<'de> Deserialize<'de> for SharedClusterSection {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        use serde::de::Error as _;
-        let t = Table::deserialize(d)?;
-        if t.contains_key("gpus") {
-            return Err(D::Error::custom(
-                "[cluster].gpus: not a key of a shared scenario, whose cluster is nodes as in job mode: \
-                 write G identical GPUs as `nodes = G` and `gpus_per_node = 1`",
-            ));
-        }
-        let (scheduler, nodes) = split_table(Value::Table(t), "cluster", "scheduler")
-            .map_err(|e: toml::de::Error| D::Error::custom(e.message()))?;
+        const REFUSED: Refused = &[(
+            "gpus",
+            "[cluster].gpus: not a key of a shared scenario, whose cluster is nodes as in job mode: \
+             write G identical GPUs as `nodes = G` and `gpus_per_node = 1`",
+        )];
+        let (scheduler, nodes) = with_key_taken(d, "scheduler", REFUSED)?;
         Ok(Self { scheduler, nodes })
     }
 }
 
 impl<'de> Deserialize<'de> for SharedJobsSection {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let (load, trace) = split_table(d, "jobs", "load")?;
+        let (load, trace) = with_key_taken(d, "load", &[])?;
         Ok(Self {
             load: load.unwrap_or_else(unit),
             trace,

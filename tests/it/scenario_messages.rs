@@ -545,11 +545,11 @@ fn a_named_value_given_a_number_read_wanted_string_or_table() {
             "shared-quickstart.toml",
             "placement = \"consolidate\"",
             "placement = true",
-            // The shared mode reads its `[cluster]` as a table first: the
-            // table's line, and the key after the message.
-            19,
-            "[cluster]: invalid type: boolean `true`, expected `consolidate` or `spread`\n\
-             in `placement`",
+            // The key's own line: the shared mode's `[cluster]` read as a
+            // table first reported its header's (line 19) until
+            // `core::io::key_taken`.
+            22,
+            "invalid type: boolean `true`, expected `consolidate` or `spread`",
         ),
         (
             "scale.toml",
@@ -577,4 +577,68 @@ fn a_named_value_given_a_number_read_wanted_string_or_table() {
         assert!(msg.ends_with(&format!("\n{want}")), "{msg}");
         assert!(!msg.contains("[sweep]"), "{msg}");
     }
+}
+
+/// A shared scenario read its `[cluster]` and `[jobs]` as tables first
+/// (to take `scheduler` and `load` out while job mode's keys stay strict),
+/// so every mistake in them was reported at the table's header line, the
+/// key named after the message if at all; job mode reports the same keys
+/// at their own line. Now each is reported where it is written.
+#[test]
+fn a_shared_clusters_key_was_reported_at_its_tables_line() {
+    for (from, to, line, column, want) in [
+        // An unknown key, under the key.
+        (
+            "restart_overhead_s = 10\n",
+            "restart_overhead = 10\n",
+            23,
+            1,
+            "unknown field `restart_overhead`, expected one of",
+        ),
+        // The refused key keeps its own message, now at its line.
+        (
+            "gpus_per_node = 8\n",
+            "gpus_per_node = 8\ngpus = 4\n",
+            22,
+            1,
+            "[cluster].gpus: not a key of a shared scenario",
+        ),
+        // The taken keys' values, under the value.
+        (
+            "scheduler = \"fifo\"",
+            "scheduler = 3",
+            24,
+            13,
+            "invalid type: integer `3`, expected a string",
+        ),
+        (
+            "load = 1\n",
+            "load = \"x\"\n",
+            29,
+            8,
+            "invalid type: string \"x\", expected a number",
+        ),
+        (
+            "sample = 60\n",
+            "sample = 60\nsampel = 2\n",
+            29,
+            1,
+            "unknown field `sampel`, expected one of",
+        ),
+    ] {
+        let (path, text) = edited("shared-quickstart.toml", from, to);
+        let msg = error_of(&path, &text);
+        let at = format!(
+            "{{repo}}/scenarios/shared-quickstart.toml: TOML parse error at line {line}, column {column}\n"
+        );
+        assert!(msg.starts_with(&at), "{to}: {msg}");
+        assert!(msg.contains(&format!("\n{want}")), "{to}: {msg}");
+    }
+    // What is right still reads: the taken keys and job mode's.
+    let path = repo("scenarios/shared-quickstart.toml");
+    let text = fs::read_to_string(&path).expect("bundled scenario");
+    let s = parse_shared_scenario(&path, &text, Overrides::default()).expect("reads");
+    assert_eq!(s.file.cluster.scheduler.as_deref(), Some("fifo"));
+    assert_eq!(s.file.cluster.nodes.gpus_per_node, Some(8));
+    assert_eq!(s.file.jobs.as_ref().map(|j| j.load), Some(1.0));
 }
