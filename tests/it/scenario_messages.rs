@@ -582,7 +582,8 @@ fn a_named_value_given_a_number_read_wanted_string_or_table() {
 /// A shared scenario read its `[cluster]` and `[jobs]` as tables first
 /// (to take `scheduler` and `load` out while job mode's keys stay strict),
 /// so every mistake in them was reported at the table's header line, the
-/// key named after the message if at all; job mode reports the same keys
+/// key named after the message if at all, and an unknown key's list of
+/// those expected left the taken one out; job mode reports the same keys
 /// at their own line. Now each is reported where it is written.
 #[test]
 fn a_shared_clusters_key_was_reported_at_its_tables_line() {
@@ -593,7 +594,9 @@ fn a_shared_clusters_key_was_reported_at_its_tables_line() {
             "restart_overhead = 10\n",
             23,
             1,
-            "unknown field `restart_overhead`, expected one of",
+            "unknown field `restart_overhead`, expected one of `nodes`, `gpus_per_node`, \
+             `node_list`, `cpus_per_node`, `placement`, `backfill`, `restart_overhead_s`, \
+             `round_s`, `scheduler`",
         ),
         // The refused key keeps its own message, now at its line.
         (
@@ -623,7 +626,8 @@ fn a_shared_clusters_key_was_reported_at_its_tables_line() {
             "sample = 60\nsampel = 2\n",
             29,
             1,
-            "unknown field `sampel`, expected one of",
+            "unknown field `sampel`, expected one of `path`, `sample`, `arrival_scale`, \
+             `speeds`, `load`",
         ),
     ] {
         let (path, text) = edited("shared-quickstart.toml", from, to);

@@ -56,8 +56,11 @@ impl<'de, K: Deserialize<'de>, T: Deserialize<'de>> Visitor<'de> for Split<K, T>
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         let mut rest = Rest {
             map,
-            key: self.key,
-            refused: self.refused,
+            keys: Keys {
+                key: self.key,
+                refused: self.refused,
+                fields: fields_of::<T>(),
+            },
             taken: None,
         };
         let t = T::deserialize(&mut rest)?;
@@ -69,9 +72,69 @@ impl<'de, K: Deserialize<'de>, T: Deserialize<'de>> Visitor<'de> for Split<K, T>
 /// for `T`'s derive.
 struct Rest<A, K> {
     map: A,
-    key: &'static str,
-    refused: Refused,
+    keys: Keys,
     taken: Option<K>,
+}
+
+/// What a key of the table may be.
+#[derive(Clone, Copy)]
+struct Keys {
+    /// The taken key.
+    key: &'static str,
+    /// Keys refused with a message of their own.
+    refused: Refused,
+    /// The derive's keys (empty when it does not say: then its own
+    /// message names an unknown key).
+    fields: &'static [&'static str],
+}
+
+impl Keys {
+    /// "unknown field `x`, expected one of `a`, `b`, `key`": serde's
+    /// message for an unknown key, with the taken key among those
+    /// expected.
+    fn unknown(&self, name: &str) -> String {
+        let names: Vec<String> = self
+            .fields
+            .iter()
+            .chain([&self.key])
+            .map(|f| format!("`{f}`"))
+            .collect();
+        let expected = match names.as_slice() {
+            [one] => one.clone(),
+            [a, b] => format!("{a} or {b}"),
+            _ => format!("one of {}", names.join(", ")),
+        };
+        format!("unknown field `{name}`, expected {expected}")
+    }
+}
+
+/// The keys of a derived struct `T`, as its `Deserialize` names them when
+/// it asks for a struct (empty for anything else).
+fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    struct Probe<'a>(&'a mut &'static [&'static str]);
+    impl<'de> Deserializer<'de> for Probe<'_> {
+        type Error = de::value::Error;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::custom("only the keys were asked for"))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(de::Error::custom("only the keys were asked for"))
+        }
+        forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Probe(&mut fields));
+    fields
 }
 
 impl<'de, A: MapAccess<'de>, K: Deserialize<'de>> MapAccess<'de> for Rest<A, K> {
@@ -85,8 +148,7 @@ impl<'de, A: MapAccess<'de>, K: Deserialize<'de>> MapAccess<'de> for Rest<A, K> 
         loop {
             let key = Key {
                 seed,
-                key: self.key,
-                refused: self.refused,
+                keys: self.keys,
             };
             match self.map.next_key_seed(key)? {
                 None => return Ok(None),
@@ -120,11 +182,12 @@ impl<'de, A: MapAccess<'de>, K: Deserialize<'de>> Deserializer<'de> for &mut Res
 
 /// A key of the file's map, read by the file's reader (so its errors
 /// carry the key's place): the taken key hands the seed back (`Err`),
-/// a refused one is an error, any other goes to `T`'s seed.
+/// a refused one is an error, an unknown one too (naming the taken key
+/// among those expected, which `T`'s own message would leave out), any
+/// other goes to `T`'s seed.
 struct Key<S> {
     seed: S,
-    key: &'static str,
-    refused: Refused,
+    keys: Keys,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Key<S> {
@@ -132,11 +195,15 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Key<S> {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         let name = String::deserialize(d)?;
-        if name == self.key {
+        let keys = self.keys;
+        if name == keys.key {
             return Ok(Err(self.seed));
         }
-        if let Some((_, why)) = self.refused.iter().find(|(k, _)| *k == name) {
+        if let Some((_, why)) = keys.refused.iter().find(|(k, _)| *k == name) {
             return Err(de::Error::custom(why));
+        }
+        if !keys.fields.is_empty() && !keys.fields.contains(&name.as_str()) {
+            return Err(de::Error::custom(keys.unknown(&name)));
         }
         let name: StringDeserializer<D::Error> = name.into_deserializer();
         self.seed.deserialize(name).map(Ok)
@@ -206,11 +273,35 @@ mod tests {
     }
 
     #[test]
+    fn the_keys_are_asked_of_the_derive() {
+        assert_eq!(fields_of::<Inner>(), ["a", "b"]);
+        assert!(fields_of::<u32>().is_empty());
+        let keys = |fields| Keys {
+            key: "k",
+            refused: &[],
+            fields,
+        };
+        // serde's wording for one, two and more names.
+        assert_eq!(keys(&[]).unknown("x"), "unknown field `x`, expected `k`");
+        assert_eq!(
+            keys(&["a"]).unknown("x"),
+            "unknown field `x`, expected `a` or `k`"
+        );
+        assert_eq!(
+            keys(&["a", "b"]).unknown("x"),
+            "unknown field `x`, expected one of `a`, `b`, `k`"
+        );
+    }
+
+    #[test]
     fn every_mistake_is_reported_at_its_own_line() {
         // An unknown key of the rest: the derive's message, at the key.
         let e = error("[t]\na = 1\nd = 2\n");
         assert!(e.starts_with("TOML parse error at line 3, column 1"), "{e}");
-        assert!(e.contains("unknown field `d`, expected `a` or `b`"), "{e}");
+        assert!(
+            e.contains("unknown field `d`, expected one of `a`, `b`, `k`"),
+            "{e}"
+        );
         // A refused key: its own message, at the key.
         let e = error("[t]\na = 1\nc = 2\n");
         assert!(e.starts_with("TOML parse error at line 3, column 1"), "{e}");
