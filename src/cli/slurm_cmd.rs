@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
+use crate::core::resources::human_bytes;
 use crate::core::run::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
 use crate::registry::Registry;
 
@@ -37,6 +38,11 @@ pub struct SlurmArgs {
     #[arg(long, value_name = "C", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cpus: u32,
+    /// Memory per shard (sbatch --mem; e.g. 4G, 500M; powers of 1024)
+    /// [default: the scenario's memory estimate at --cpus threads, for a
+    /// model scenario; the cluster's default otherwise].
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub mem: Option<u64>,
     /// Result cache the shards share (passed to `run --cache`) [default:
     /// run's default cache].
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
@@ -69,7 +75,9 @@ pub fn slurm(args: &SlurmArgs, registry: &Registry) -> Result<()> {
 /// scenario (with the policies of `registry`), write the three scripts
 /// into the current folder, and return the lines it prints.
 pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<String>> {
-    let (name, tasks) = crate::run::name_and_tasks(&args.scenario, registry)?;
+    let (name, tasks, estimate) =
+        crate::run::name_tasks_and_memory(&args.scenario, registry, args.cpus)?;
+    let mem = args.mem.or(estimate);
     let workdir = std::env::current_dir()
         .map_err(|e| Error::input(format!("cannot read the current folder: {e}")))?;
     let scenario = absolute(&args.scenario)?;
@@ -106,6 +114,7 @@ pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<
         partition: args.partition.as_deref(),
         time: args.time.as_deref(),
         cpus: args.cpus,
+        mem,
         cache,
     };
     let scripts = slurm_scripts(&job)?;
@@ -145,6 +154,28 @@ pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<
         "wrote {}, {} and {} ({} shards of `{name}`, {tasks} tasks)",
         names[0], names[1], names[2], args.shards
     ));
+    match (args.mem, estimate) {
+        (Some(m), Some(e)) if m < e => lines.push(format!(
+            "warning: --mem {} is below the scenario's memory estimate at --cpus {}, {}: where \
+             Slurm enforces --mem (cgroups), each shard refuses to start, its memory check reading \
+             that limit (DESIGN §8.5)",
+            human_bytes(m),
+            args.cpus,
+            human_bytes(e)
+        )),
+        (Some(m), _) => lines.push(format!(
+            "each shard asks Slurm for {} (--mem)",
+            human_bytes(m)
+        )),
+        (None, Some(e)) => lines.push(format!(
+            "each shard asks Slurm for {} (--mem): the scenario's memory estimate at --cpus {} \
+             (DESIGN §8.5; `tenantsim validate --threads {}` itemises it); --mem SIZE changes it",
+            human_bytes(e),
+            args.cpus,
+            args.cpus
+        )),
+        (None, None) => {}
+    }
     lines.push(format!(
         "submit with: ./{}; shards in {}.shard-I-of-{}, logs in {}, results in {}",
         names[2],

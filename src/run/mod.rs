@@ -137,6 +137,18 @@ pub fn name_and_tasks(scenario: &Path, registry: &Registry) -> Result<(String, u
     scenario::name_and_tasks(scenario, registry)
 }
 
+/// The scenario's name, its tasks and its memory estimate in bytes at
+/// `threads` worker threads (DESIGN §8.5; the largest point's for a
+/// sweep, `None` where the mode makes none), not checked against this
+/// machine's memory: what `tenantsim slurm` asks each shard's node for.
+pub fn name_tasks_and_memory(
+    scenario: &Path,
+    registry: &Registry,
+    threads: u32,
+) -> Result<(String, u64, Option<u64>)> {
+    scenario::name_tasks_and_memory(scenario, registry, threads)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -79,6 +79,41 @@ pub(super) fn name_and_tasks(scenario: &Path, registry: &Registry) -> Result<(St
     }
 }
 
+/// The scenario's name, its tasks and its memory estimate in bytes at
+/// `threads` worker threads (the largest point's for a sweep; `None`
+/// where the mode makes none), for `tenantsim slurm`. The estimate is not
+/// checked against this machine's memory: the shards run elsewhere, and
+/// each checks its own node's.
+pub(super) fn name_tasks_and_memory(
+    scenario: &Path,
+    registry: &Registry,
+    threads: u32,
+) -> Result<(String, u64, Option<u64>)> {
+    fn of<M: Mode>(mode: &M, scenario: &Path, threads: u32) -> Result<(String, u64, Option<u64>)> {
+        let overrides = Overrides {
+            memory: crate::core::memory::MemoryBudget {
+                max: Some(u64::MAX),
+                threads: Some(threads),
+                keep_jobs: false,
+            },
+            ..Overrides::default()
+        };
+        let plan = mode.load_plan(scenario, overrides)?;
+        let scenarios = plan.scenarios();
+        let tasks = scenarios.iter().map(|s| mode.tasks(s)).sum();
+        let memory = scenarios
+            .iter()
+            .filter_map(|s| mode.memory_estimate(s))
+            .max();
+        Ok((plan_name(mode, &scenarios), tasks, memory))
+    }
+    match scenario_mode(scenario)? {
+        ScenarioMode::Jobs => of(&registry.job_mode(), scenario, threads),
+        ScenarioMode::Models => of(&registry.model_mode(), scenario, threads),
+        ScenarioMode::Shared => of(&registry.shared_mode(), scenario, threads),
+    }
+}
+
 /// A run in mode `mode`; the `--json` document.
 fn run_mode<M: Mode>(
     mode: &M,

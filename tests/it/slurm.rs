@@ -577,6 +577,14 @@ fn distributed_md_shows_the_scripts_tenantsim_slurm_writes() {
         partition: Some("short"),
         time: Some("1:00:00"),
         cpus: 2,
+        // What `tenantsim slurm` asks for: the sweep's estimate at 2 threads.
+        mem: tenantsim::run::name_tasks_and_memory(
+            &repo("scenarios/sweep.toml"),
+            &tenantsim::registry::Registry::builtin(),
+            2,
+        )
+        .expect("the sweep loads")
+        .2,
         cache: Cache::Dir(root.join("cache")),
     };
     let s = slurm_scripts(&job).expect("scripts");
@@ -599,6 +607,8 @@ fn slurm_writes_scripts_for_a_job_mode_sweep() {
     assert!(out.status.success(), "{stderr}");
     let array = fs::read_to_string(tmp.path().join("jobs-sweep-array.sbatch")).expect("array");
     assert!(array.contains("#SBATCH --array=0-2\n"), "{array}");
+    // Job mode makes no memory estimate: the cluster's default.
+    assert!(!array.contains("--mem"), "{array}");
     assert!(
         array.contains(&format!(
             "\nout={}\n",
@@ -656,4 +666,82 @@ fn slurm_refuses_an_out_the_merge_would_refuse_before_writing_any_script() {
         .output()
         .expect("runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Before, the array asked Slurm for no memory: a shard took the
+/// cluster's default (a share of a node, or a whole node, so array tasks
+/// ran one at a time), whatever the scenario needed. Now it asks for the
+/// scenario's memory estimate at `--cpus` threads, the figure a run at
+/// that many threads states in `run.json` (checked here by running it),
+/// in whole MiB rounded up; `--mem SIZE` overrides it, with a warning
+/// when it is below the estimate.
+#[test]
+fn the_array_asked_slurm_for_no_memory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = tmp.path();
+    let scenario = repo("scenarios/quickstart.toml");
+    let slurm = |extra: &[&str]| {
+        let o = tenantsim()
+            .current_dir(cwd)
+            .args(["slurm", "--shards", "2", "--cpus", "2", "--force"])
+            .args(extra)
+            .arg(&scenario)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{stderr}");
+        let array = fs::read_to_string(cwd.join("quickstart-array.sbatch")).expect("array");
+        let mib: u64 = array
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("#SBATCH --mem=")?
+                    .strip_suffix('M')?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("no --mem line:\n{array}"));
+        (mib, stderr)
+    };
+    let (mib, stderr) = slurm(&[]);
+    let o = tenantsim()
+        .current_dir(cwd)
+        .arg("run")
+        .arg(&scenario)
+        .args([
+            "--threads",
+            "2",
+            "--no-cache",
+            "--quiet",
+            "--json",
+            "--out",
+            "r",
+        ])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json");
+    let estimate = doc["memory"]["estimate_bytes"]
+        .as_u64()
+        .expect("an estimate");
+    assert_eq!(mib, estimate.div_ceil(1 << 20), "{stderr}");
+    assert!(
+        stderr.contains("each shard asks Slurm for ")
+            && stderr.contains(" (--mem): the scenario's memory estimate at --cpus 2"),
+        "{stderr}"
+    );
+    // Given: taken as is.
+    let (mib, stderr) = slurm(&["--mem", "2G"]);
+    assert_eq!(mib, 2048);
+    assert!(
+        stderr.contains("each shard asks Slurm for 2.0 GiB (--mem)"),
+        "{stderr}"
+    );
+    // Below the estimate: written, with a warning.
+    let (mib, stderr) = slurm(&["--mem", "1M"]);
+    assert_eq!(mib, 1);
+    assert!(
+        stderr
+            .contains("warning: --mem 1.0 MiB is below the scenario's memory estimate at --cpus 2"),
+        "{stderr}"
+    );
 }

@@ -50,6 +50,9 @@ pub struct SlurmJob<'a> {
     pub time: Option<&'a str>,
     /// CPUs per array task (`--cpus-per-task`, and the shard's `--threads`).
     pub cpus: u32,
+    /// Memory per array task in bytes (`--mem`, rounded up to whole MiB);
+    /// `None`: the cluster's default.
+    pub mem: Option<u64>,
     /// The result cache of the shards.
     pub cache: Cache,
 }
@@ -202,6 +205,11 @@ pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
     let merge_path = quote_path("the merge script", &job.workdir.join(&merge_file))?;
     let last = n - 1;
     let cpus = job.cpus;
+    // Slurm's `M` is MiB; whole MiB, rounded up so the request is never
+    // below the figure it was given.
+    let mem = job.mem.map_or(String::new(), |b| {
+        format!("#SBATCH --mem={}M\n", b.div_ceil(1 << 20).max(1))
+    });
 
     let array = format!(
         "#!/bin/bash
@@ -212,7 +220,7 @@ pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
 #SBATCH --array=0-{last}
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task={cpus}
-{shared}set -euo pipefail
+{mem}{shared}set -euo pipefail
 shard=\"${{SLURM_ARRAY_TASK_ID:?not a Slurm job array task: submit the array with sbatch}}\"
 out={out}
 exec {bin} run {scenario} --shard \"$shard/{n}\" --out \"$out.shard-$shard-of-{n}\" --threads {cpus}{cache} --quiet
@@ -283,6 +291,8 @@ mod tests {
             partition: Some("short"),
             time: Some("1-02:00:00"),
             cpus: 3,
+            // quickstart's estimate at 3 threads: 32.08 MiB.
+            mem: Some(33_640_579),
             cache: Cache::Dir(root.join("cache")),
         }
     }
@@ -320,6 +330,7 @@ mod tests {
 #SBATCH --array=0-3
 #SBATCH --ntasks=1
 #SBATCH --cpus-per-task=3
+#SBATCH --mem=33M
 #SBATCH --partition=short
 #SBATCH --time=1-02:00:00
 set -euo pipefail
@@ -379,9 +390,11 @@ echo \"logs: \"'/work dir/results/my sweep.slurm-logs'
         j.cache = Cache::Off;
         j.shards = 1;
         j.cpus = 1;
+        j.mem = None;
         j.bin = Path::new("tenantsim");
         let s = slurm_scripts(&j).expect("scripts");
         assert!(!s.array.contains("--partition") && !s.array.contains("--time"));
+        assert!(!s.array.contains("--mem"), "{}", s.array);
         assert!(!s.merge.contains("--partition") && !s.merge.contains("--time"));
         assert!(s.array.contains("#SBATCH --array=0-0\n"), "{}", s.array);
         assert!(
@@ -396,6 +409,30 @@ echo \"logs: \"'/work dir/results/my sweep.slurm-logs'
         j.cache = Cache::Default;
         let s = slurm_scripts(&j).expect("scripts");
         assert!(s.array.ends_with("--threads 1 --quiet\n"), "{}", s.array);
+    }
+
+    /// `--mem` in whole MiB (Slurm's `M`), never below the bytes given;
+    /// the array's tasks only (the merge takes the cluster's default).
+    #[test]
+    fn the_memory_a_shard_asks_for_is_rounded_up_to_whole_mib() {
+        let root = Path::new("/w");
+        let p = paths(root);
+        let mut j = job(root, &p);
+        for (bytes, want) in [
+            (1, "1M"),
+            (1 << 20, "1M"),
+            ((1 << 20) + 1, "2M"),
+            (3_249_158_200, "3099M"),
+        ] {
+            j.mem = Some(bytes);
+            let s = slurm_scripts(&j).expect("scripts");
+            assert!(
+                s.array.contains(&format!("\n#SBATCH --mem={want}\n")),
+                "{bytes}: {}",
+                s.array
+            );
+            assert!(!s.merge.contains("--mem"), "{}", s.merge);
+        }
     }
 
     #[test]
