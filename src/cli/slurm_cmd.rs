@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::core::error::{Error, Result};
 use crate::core::resources::human_bytes;
-use crate::core::run::slurm::{Cache, SlurmJob, logs_folder, script_names, slurm_scripts};
+use crate::core::run::slurm::{Cache, SlurmJob, logs_folder, mem_mib, script_names, slurm_scripts};
 use crate::registry::Registry;
 
 /// Slurm's default `MaxArraySize` (slurm.conf): the largest array index
@@ -163,15 +163,13 @@ pub fn write_slurm_scripts(args: &SlurmArgs, registry: &Registry) -> Result<Vec<
             args.cpus,
             human_bytes(e)
         )),
-        (Some(m), _) => lines.push(format!(
-            "each shard asks Slurm for {} (--mem)",
-            human_bytes(m)
-        )),
+        (Some(m), _) => lines.push(format!("each shard asks Slurm for --mem={}M", mem_mib(m))),
         (None, Some(e)) => lines.push(format!(
-            "each shard asks Slurm for {} (--mem): the scenario's memory estimate at --cpus {} \
+            "each shard asks Slurm for --mem={}M: the scenario's memory estimate at --cpus {}, {} \
              (DESIGN §8.5; `tenantsim validate --threads {}` itemises it); --mem SIZE changes it",
-            human_bytes(e),
+            mem_mib(e),
             args.cpus,
+            human_bytes(e),
             args.cpus
         )),
         (None, None) => {}

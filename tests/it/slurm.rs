@@ -725,15 +725,16 @@ fn the_array_asked_slurm_for_no_memory() {
         .expect("an estimate");
     assert_eq!(mib, estimate.div_ceil(1 << 20), "{stderr}");
     assert!(
-        stderr.contains("each shard asks Slurm for ")
-            && stderr.contains(" (--mem): the scenario's memory estimate at --cpus 2"),
+        stderr.contains(&format!(
+            "each shard asks Slurm for --mem={mib}M: the scenario's memory estimate at --cpus 2, "
+        )),
         "{stderr}"
     );
     // Given: taken as is.
     let (mib, stderr) = slurm(&["--mem", "2G"]);
     assert_eq!(mib, 2048);
     assert!(
-        stderr.contains("each shard asks Slurm for 2.0 GiB (--mem)"),
+        stderr.contains("each shard asks Slurm for --mem=2048M\n"),
         "{stderr}"
     );
     // Below the estimate: written, with a warning.

@@ -68,6 +68,12 @@ pub struct SlurmScripts {
     pub submit: String,
 }
 
+/// `bytes` as `sbatch --mem` takes them: Slurm's `M` is MiB; whole MiB,
+/// rounded up so the request is never below the figure it was given.
+pub fn mem_mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20).max(1)
+}
+
 /// The file names of the scripts of scenario `name`: array, merge, submit.
 pub fn script_names(name: &str) -> [String; 3] {
     [
@@ -205,10 +211,8 @@ pub fn slurm_scripts(job: &SlurmJob<'_>) -> Result<SlurmScripts> {
     let merge_path = quote_path("the merge script", &job.workdir.join(&merge_file))?;
     let last = n - 1;
     let cpus = job.cpus;
-    // Slurm's `M` is MiB; whole MiB, rounded up so the request is never
-    // below the figure it was given.
     let mem = job.mem.map_or(String::new(), |b| {
-        format!("#SBATCH --mem={}M\n", b.div_ceil(1 << 20).max(1))
+        format!("#SBATCH --mem={}M\n", mem_mib(b))
     });
 
     let array = format!(
