@@ -4,7 +4,8 @@
 //! Drawn on stderr only when stderr is a terminal and `--quiet` is not
 //! given. It counts finished runs and, redrawn five times a second, the
 //! events simulated so far ([`EVENTS_HANDLED`]), so a long single task (one
-//! repetition of a big scenario) shows that it moves. Nothing it does feeds
+//! repetition of a big scenario) shows that it moves, and the memory
+//! resident now (`VmRSS`). Nothing it does feeds
 //! back into a simulation, so results do not depend on it.
 
 use std::io::IsTerminal;
@@ -14,15 +15,23 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
+use crate::core::resources::{human_bytes, resident};
 use crate::core::sim::{EVENTS_HANDLED, FURTHEST_SIMULATED};
 
-/// The bar's line: runs done, events simulated, time.
-const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events  {elapsed} elapsed, {eta_text}";
+/// The bar's line: runs done, events simulated, the memory resident now
+/// (to hold beside the estimate `validate` states), time.
+const TEMPLATE: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events, {resident}  {elapsed} elapsed, {eta_text}";
 
 /// The line of a scenario of one run: how far its simulated time has
 /// come, too ([`FURTHEST_SIMULATED`]), since the runs count says nothing
 /// until it ends.
-const TEMPLATE_ONE_RUN: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events, {simulated} simulated  {elapsed} elapsed, {eta_text}";
+const TEMPLATE_ONE_RUN: &str = "{bar:40.cyan/blue} {pos}/{len} runs (repetition × policy)  {events} events, {simulated} simulated, {resident}  {elapsed} elapsed, {eta_text}";
+
+/// The memory resident now, as the bar shows it: `1.2 GiB resident`
+/// (nothing where the system does not say).
+fn resident_text(bytes: Option<u64>) -> String {
+    bytes.map_or(String::new(), |b| format!("{} resident", human_bytes(b)))
+}
 
 /// Simulated time as a person reads it: `42 s`, `17.5 min`, `3.2 h`,
 /// `91.4 days`.
@@ -113,6 +122,12 @@ impl crate::run::Progress for Bar {
                 },
             )
             .with_key(
+                "resident",
+                |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&resident_text(resident()));
+                },
+            )
+            .with_key(
                 "eta_text",
                 |state: &ProgressState, w: &mut dyn std::fmt::Write| {
                     let _ = w.write_str(&eta_text(state.pos(), state.eta()));
@@ -177,5 +192,17 @@ mod tests {
         assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
         assert!(TEMPLATE_ONE_RUN.contains("{simulated} simulated"));
         assert!(ProgressStyle::with_template(TEMPLATE_ONE_RUN).is_ok());
+        for t in [TEMPLATE, TEMPLATE_ONE_RUN] {
+            assert!(t.contains(", {resident}  {elapsed}"), "{t}");
+        }
+    }
+
+    /// The bar said nothing of memory while a large run grew toward its
+    /// estimate: it shows the resident set now, in `human_bytes`' units.
+    #[test]
+    fn the_bar_said_nothing_of_the_memory_a_run_holds() {
+        assert_eq!(resident_text(Some(1_288_490_189)), "1.2 GiB resident");
+        assert_eq!(resident_text(Some(27 << 20)), "27.0 MiB resident");
+        assert_eq!(resident_text(None), "");
     }
 }

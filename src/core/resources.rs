@@ -62,6 +62,14 @@ pub fn machine_memory() -> Option<u64> {
     parse_meminfo(&text, "MemTotal")
 }
 
+/// This process's resident set size now, in bytes: `VmRSS` of
+/// `/proc/self/status` (`None`: unknown, not Linux). For a progress
+/// display; [`peak_rss`] is what a run took.
+pub fn resident() -> Option<u64> {
+    let text = fs::read_to_string("/proc/self/status").ok()?;
+    parse_meminfo(&text, "VmRSS")
+}
+
 /// This process's peak resident set size so far, in bytes: `VmHWM` of
 /// `/proc/self/status`, the high-water mark that `getrusage`'s
 /// `ru_maxrss` and GNU time's `%M` report (`None`: unknown, not Linux).
@@ -142,19 +150,23 @@ mod tests {
     }
 
     #[test]
-    fn the_peak_resident_set_is_the_high_water_mark_of_proc_self_status() {
+    fn the_resident_set_and_its_peak_are_read_from_proc_self_status() {
         // As Linux writes it: the peak of the virtual size comes first and
         // must not be taken for the resident one.
         let status = "Name:\ttenantsim\nVmPeak:\t  917504 kB\nVmSize:\t  900000 kB\n\
                       VmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\n";
         assert_eq!(parse_meminfo(status, "VmHWM"), Some(2048 * 1024));
+        assert_eq!(parse_meminfo(status, "VmRSS"), Some(1024 * 1024));
         if cfg!(target_os = "linux") {
             // 64 MiB written page by page is resident at once (beside the
-            // test binary's own pages): the mark is at least that.
+            // test binary's own pages) while the block lives: the resident
+            // set and its mark are at least that.
             let mut block = vec![0u8; 64 << 20];
             for page in block.chunks_mut(4096) {
                 page[0] = 1;
             }
+            let now = resident().expect("VmRSS on Linux");
+            assert!(now >= 64 << 20, "resident {now}");
             let peak = peak_rss().expect("VmHWM on Linux");
             assert!(peak >= 64 << 20, "peak {peak}");
             assert_eq!(block.iter().map(|&b| u64::from(b)).sum::<u64>(), 16384);
