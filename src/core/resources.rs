@@ -66,8 +66,7 @@ pub fn machine_memory() -> Option<u64> {
 /// `/proc/self/status` (`None`: unknown, not Linux). For a progress
 /// display; [`peak_rss`] is what a run took.
 pub fn resident() -> Option<u64> {
-    let text = fs::read_to_string("/proc/self/status").ok()?;
-    parse_meminfo(&text, "VmRSS")
+    proc_self_status("VmRSS")
 }
 
 /// This process's peak resident set size so far, in bytes: `VmHWM` of
@@ -76,8 +75,13 @@ pub fn resident() -> Option<u64> {
 /// For the command line that is the run's; a library caller's process
 /// counts everything it did before as well.
 pub fn peak_rss() -> Option<u64> {
+    proc_self_status("VmHWM")
+}
+
+/// The kB field `name` of `/proc/self/status`, in bytes.
+fn proc_self_status(name: &str) -> Option<u64> {
     let text = fs::read_to_string("/proc/self/status").ok()?;
-    parse_meminfo(&text, "VmHWM")
+    parse_meminfo(&text, name)
 }
 
 /// The memory this process may use and where that figure comes from:

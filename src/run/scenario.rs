@@ -66,17 +66,8 @@ fn plan_name<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> String {
 
 /// The scenario's name and task count after validating every point.
 pub(super) fn name_and_tasks(scenario: &Path, registry: &Registry) -> Result<(String, u64)> {
-    fn of<M: Mode>(mode: &M, scenario: &Path) -> Result<(String, u64)> {
-        let plan = mode.load_plan(scenario, Overrides::default())?;
-        let scenarios = plan.scenarios();
-        let tasks = scenarios.iter().map(|s| mode.tasks(s)).sum();
-        Ok((plan_name(mode, &scenarios), tasks))
-    }
-    match scenario_mode(scenario)? {
-        ScenarioMode::Jobs => of(&registry.job_mode(), scenario),
-        ScenarioMode::Models => of(&registry.model_mode(), scenario),
-        ScenarioMode::Shared => of(&registry.shared_mode(), scenario),
-    }
+    let (name, tasks, _) = plan_facts(scenario, registry, Overrides::default())?;
+    Ok((name, tasks))
 }
 
 /// The scenario's name, its tasks and its memory estimate in bytes at
@@ -89,29 +80,46 @@ pub(super) fn name_tasks_and_memory(
     registry: &Registry,
     threads: u32,
 ) -> Result<(String, u64, Option<u64>)> {
-    fn of<M: Mode>(mode: &M, scenario: &Path, threads: u32) -> Result<(String, u64, Option<u64>)> {
-        let overrides = Overrides {
-            memory: crate::core::memory::MemoryBudget {
-                max: Some(u64::MAX),
-                threads: Some(threads),
-                keep_jobs: false,
-            },
-            ..Overrides::default()
-        };
-        let plan = mode.load_plan(scenario, overrides)?;
+    let overrides = Overrides {
+        memory: crate::core::memory::MemoryBudget {
+            max: Some(u64::MAX),
+            threads: Some(threads),
+            keep_jobs: false,
+        },
+        ..Overrides::default()
+    };
+    plan_facts(scenario, registry, overrides)
+}
+
+/// The plan of `scenario` loaded with `overrides` (every point
+/// validated): its name, tasks and largest memory estimate.
+fn plan_facts(
+    scenario: &Path,
+    registry: &Registry,
+    overrides: Overrides,
+) -> Result<(String, u64, Option<u64>)> {
+    fn of<M: Mode>(mode: &M, scenario: &Path, o: Overrides) -> Result<(String, u64, Option<u64>)> {
+        let plan = mode.load_plan(scenario, o)?;
         let scenarios = plan.scenarios();
         let tasks = scenarios.iter().map(|s| mode.tasks(s)).sum();
-        let memory = scenarios
-            .iter()
-            .filter_map(|s| mode.memory_estimate(s))
-            .max();
+        let memory = largest_estimate(mode, &scenarios);
         Ok((plan_name(mode, &scenarios), tasks, memory))
     }
     match scenario_mode(scenario)? {
-        ScenarioMode::Jobs => of(&registry.job_mode(), scenario, threads),
-        ScenarioMode::Models => of(&registry.model_mode(), scenario, threads),
-        ScenarioMode::Shared => of(&registry.shared_mode(), scenario, threads),
+        ScenarioMode::Jobs => of(&registry.job_mode(), scenario, overrides),
+        ScenarioMode::Models => of(&registry.model_mode(), scenario, overrides),
+        ScenarioMode::Shared => of(&registry.shared_mode(), scenario, overrides),
     }
+}
+
+/// The largest memory estimate of a plan's scenarios: a sweep's largest
+/// point (each counts what earlier points keep); `None` where the mode
+/// makes none.
+fn largest_estimate<M: Mode>(mode: &M, scenarios: &[&M::Scenario]) -> Option<u64> {
+    scenarios
+        .iter()
+        .filter_map(|s| mode.memory_estimate(s))
+        .max()
 }
 
 /// A run in mode `mode`; the `--json` document.
@@ -253,11 +261,7 @@ pub(super) fn write_and_summarise<M: Mode>(
         }
     }
     let totals = execution_totals(&folded.executions);
-    // The largest point's estimate: each counts what earlier points keep.
-    let estimate = scenarios
-        .iter()
-        .filter_map(|s| mode.memory_estimate(s))
-        .max();
+    let estimate = largest_estimate(mode, &scenarios);
     let written = write_plan(
         mode,
         out,
