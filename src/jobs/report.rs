@@ -69,8 +69,9 @@ fn summary_header(scenario: &JobScenario) -> String {
 }
 
 /// The `summary.csv` row of run `r`.
-pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+pub fn summary_row(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Result<()> {
     let m = &r.metrics;
+    let out = spool.buffer();
     let _ = write!(
         out,
         "{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -99,16 +100,18 @@ pub fn summary_row(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         let _ = write!(out, ",{u}");
     }
     out.push('\n');
+    spool.end_row()
 }
 
 /// `jobs.csv`: `policy,rep,job_id,user,submit_s,start_s,end_s,gpus`, jobs
 /// in file order within each (policy, repetition); `start_s` is the first
 /// start (a preempted job may run several times before `end_s`).
-pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+pub fn jobs_rows(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Result<()> {
     let trace = &scenario.trace;
     let policy = csv_field(&scenario.policies[r.policy].name);
     for (k, j) in r.jobs.jobs.iter().enumerate() {
         let i = r.jobs.index[k] as usize;
+        let out = spool.buffer();
         let _ = writeln!(
             out,
             "{policy},{},{},{},{},{},{},{}",
@@ -125,12 +128,14 @@ pub fn jobs_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
             let t = &scenario.cluster.types()[r.outcome.gpu_type[k] as usize];
             let _ = writeln!(out, ",{}", csv_field(t));
         }
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 /// `users.csv`: `policy,rep,user,jobs,mean_jct_s,mean_slowdown,ftf_rho`
 /// for users with at least one job in the run.
-pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+pub fn users_rows(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Result<()> {
     let users = scenario.trace.users();
     let policy = csv_field(&scenario.policies[r.policy].name);
     for (u, m) in user_metrics(&r.jobs.jobs, users.len(), &r.outcome)
@@ -139,7 +144,7 @@ pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
         .filter(|(_, m)| m.jobs > 0)
     {
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{policy},{},{},{},{},{},{}",
             r.rep,
             csv_field(&users[u]),
@@ -148,18 +153,20 @@ pub fn users_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
             m.mean_slowdown,
             m.ftf_rho
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 /// `utilization.csv`: `policy,rep,time_s,duration_s,busy_gpus,utilization`
 /// — the time-averaged GPUs held in each bucket and that over the cluster
 /// size.
-pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+pub fn utilization_rows(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Result<()> {
     let gpus = scenario.gpus() as f64;
     let policy = csv_field(&scenario.policies[r.policy].name);
     for p in utilization_timeline(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS) {
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{policy},{},{},{},{},{}",
             r.rep,
             micros_to_secs_string(p.time),
@@ -167,13 +174,19 @@ pub fn utilization_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
             p.busy_gpus,
             p.busy_gpus / gpus
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 /// `utilization_by_type.csv` (typed clusters):
 /// `policy,rep,gpu_type,time_s,duration_s,busy_gpus,utilization`, the
 /// GPUs of each type held, over that type's GPUs.
-pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &JobRun) {
+pub fn utilization_by_type_rows(
+    spool: &mut Spool,
+    scenario: &JobScenario,
+    r: &JobRun,
+) -> Result<()> {
     let policy = csv_field(&scenario.policies[r.policy].name);
     for (t, name) in scenario.cluster.types().iter().enumerate() {
         let t = t as GpuType;
@@ -181,7 +194,7 @@ pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &Jo
         let name = csv_field(name);
         for p in utilization_timeline_of(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS, Some(t)) {
             let _ = writeln!(
-                out,
+                spool.buffer(),
                 "{policy},{},{name},{},{},{},{}",
                 r.rep,
                 micros_to_secs_string(p.time),
@@ -189,8 +202,10 @@ pub fn utilization_by_type_rows(out: &mut String, scenario: &JobScenario, r: &Jo
                 p.busy_gpus,
                 p.busy_gpus / gpus
             );
+            spool.end_row()?;
         }
     }
+    Ok(())
 }
 
 /// The per-run files of a job-mode run, written row by row as the runs
@@ -202,8 +217,6 @@ pub struct JobRows {
     utilization: Spool,
     utilization_by_type: Option<Spool>,
     jobs: Option<Spool>,
-    /// The rows of the run being added (reused).
-    line: String,
 }
 
 impl JobRows {
@@ -230,14 +243,13 @@ impl JobRows {
             } else {
                 None
             },
-            line: String::new(),
         })
     }
 
     /// Append the rows of the next run (runs come in (repetition, policy)
     /// order).
     pub fn add(&mut self, scenario: &JobScenario, run: &JobRun) -> Result<()> {
-        type Rows = fn(&mut String, &JobScenario, &JobRun);
+        type Rows = fn(&mut Spool, &JobScenario, &JobRun) -> Result<()>;
         let files: [(Option<&mut Spool>, Rows); 5] = [
             (Some(&mut self.summary), summary_row),
             (Some(&mut self.users), users_rows),
@@ -247,13 +259,7 @@ impl JobRows {
         ];
         for (spool, rows) in files {
             if let Some(spool) = spool {
-                self.line.clear();
-                rows(&mut self.line, scenario, run);
-                spool.write(&self.line)?;
-                // A large run must not keep its buffer's size.
-                if self.line.capacity() > 1 << 20 {
-                    self.line = String::new();
-                }
+                rows(spool, scenario, run)?;
             }
         }
         Ok(())
@@ -327,7 +333,7 @@ pub fn run_manifest(
         varying_fields: JOB_VARYING_FIELDS,
         warnings: measured.warnings.to_vec(),
         sweep_point: point.map(|pt| pt.to_json()),
-        memory: MemoryPart::measure(None, execution),
+        memory: MemoryPart::measure(scenario.memory_estimate(), execution),
         mode: ModePart::Jobs(JobPart {
             mode: "jobs",
             job_trace: JobTrace {
