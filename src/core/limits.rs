@@ -43,9 +43,9 @@ pub const MAX_FIDELITIES: usize = 30;
 /// Entries of `thresholds`.
 pub const MAX_THRESHOLDS: usize = 100;
 
-/// Users, models, and rows of a curve trace, each: a job record and a
-/// tenant index hold them as `u32`, and a curve trace's level offsets
-/// too. Not a size limit (how many a scenario may have is set by the
+/// Users, models, and rows of a curve trace, each, and jobs of a job
+/// trace: a job record and a tenant index hold them as `u32`, a curve
+/// trace's level offsets and a job trace's index too. Not a size limit (how many a scenario may have is set by the
 /// machine's memory, `crate::core::memory`, issue 34): a count past it
 /// would overflow an index type.
 pub const MAX_TRACE_INDEX: u64 = u32::MAX as u64;
@@ -62,12 +62,6 @@ pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// Bytes of a scenario `name` (it names the results folder, and hidden
 /// staging folders add a suffix; file names are at most 255 bytes).
 pub const MAX_NAME_BYTES: usize = 128;
-
-/// Jobs of a job trace. Reading one holds about 250 bytes a job, running
-/// it about 480 (issue 33 measured 4.8 GB for 10^7 jobs): about 2.4 GB
-/// at the limit. Checked row by row while the trace is read, so a larger
-/// trace stops at the first job too many, before its memory is spent.
-pub const MAX_TRACE_JOBS: u64 = 5_000_000;
 
 /// Tasks (points × repetitions × policies) a shard manifest may say its
 /// plan has (`total_tasks`): `merge` keeps one owner slot per task (4

@@ -11,9 +11,14 @@
 //! machine's side, the size syntax and the one refusal message.
 
 use std::fs;
+use std::path::Path;
 
 use crate::core::error::{Error, Result};
 use crate::core::resources::{address_space_limit, human_bytes, parse_meminfo};
+
+/// What tenantsim holds before any scenario: 32 MiB (every mode's
+/// estimate counts it).
+pub const PROGRAM_BYTES: u64 = 32 << 20;
 
 /// Bytes of each of a run's loss curves kept in memory before its points
 /// move to a temporary file (DESIGN §2.6 "Where a run's curves and rows
@@ -291,6 +296,22 @@ pub fn check(at: &str, estimate: &Estimate, budget: &MemoryBudget) -> Result<()>
         estimate.largest(),
         human_bytes(limit),
     )))
+}
+
+/// Refuse a file that a command reads whole (`what`: "job trace") when
+/// its bytes alone, beside the program, exceed `budget`, before the file
+/// is scanned for its shape: a scan reads all of it (minutes for a file
+/// of tens of GB, and a file without line ends is one record held
+/// whole). Nothing is checked when the file's size cannot be read (the
+/// reader then says why).
+pub fn check_file_size(at: &str, what: &str, path: &Path, budget: &MemoryBudget) -> Result<()> {
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(());
+    };
+    let mut e = Estimate::default();
+    e.add("the program itself", PROGRAM_BYTES);
+    e.add(format!("reading the {what} (the file's bytes)"), meta.len());
+    check(at, &e, budget)
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@
 //!   runner sees it (DESIGN §10). The command line is
 //!   [`crate::cli::jobs`].
 //! - [`import`]: Alibaba v2023, Philly and Helios logs to the neutral CSV.
+//! - [`footprint`]: the memory a job scenario will hold, estimated from
+//!   one pass over its trace and checked before the trace is read
+//!   (DESIGN §8.5).
 //! - [`synthetic`]: a synthetic workload for benchmarks and tests.
 //! - [`warnings`]: degenerate runs (an under-loaded cluster, policies that
 //!   cannot be told apart), on stderr and in `run.json`.
@@ -69,6 +72,7 @@
 //! ```
 
 pub mod episode;
+pub mod footprint;
 pub mod import;
 pub mod metrics;
 mod mode;

@@ -289,4 +289,8 @@ impl Mode for JobMode {
             report.experiment.threads
         )
     }
+
+    fn memory_estimate(&self, scenario: &JobScenario) -> Option<u64> {
+        scenario.memory_estimate()
+    }
 }

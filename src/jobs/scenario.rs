@@ -38,6 +38,7 @@ use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::footprint::{self, JobRuns, job_trace_shape};
 use super::policy::{JobRegistry, JobSchedulerEntry, Params};
 use super::sim::JobSchedulerFactory;
 use super::sim::cluster::Placement;
@@ -55,6 +56,7 @@ use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
+use crate::core::memory::{Estimate, Held, MemoryBudget, check, check_file_size};
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
 use crate::core::sim::rng::{Purpose, stream};
 use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
@@ -318,6 +320,10 @@ pub struct JobScenario {
     pub policies: Vec<JobPolicy>,
     /// Index of the baseline policy (`baseline`, default 0).
     pub baseline: usize,
+    /// The memory estimate the scenario passed (DESIGN §8.5,
+    /// [`super::footprint`]); `None` where the trace could not be scanned
+    /// before it was read (the reader then said why).
+    pub memory: Option<Estimate>,
 }
 
 /// The jobs of one repetition.
@@ -347,6 +353,10 @@ impl JobScenario {
     /// GPUs in the cluster.
     pub fn gpus(&self) -> u64 {
         self.nodes.iter().map(|&g| u64::from(g)).sum()
+    }
+    /// The bytes of the memory estimate it passed (DESIGN §8.5), if any.
+    pub fn memory_estimate(&self) -> Option<u64> {
+        self.memory.as_ref().map(Estimate::total)
     }
     /// Whether repetitions differ (something is randomised).
     pub fn is_randomised(&self) -> bool {
@@ -461,9 +471,43 @@ pub fn parse_job_scenario(path: &Path, text: &str, overrides: Overrides) -> Resu
 #[derive(Debug, Default)]
 pub struct JobTraceCache {
     loaded: HashMap<PathBuf, (Arc<JobTrace>, String)>,
+    /// Bytes the points loaded so far keep until the end, by their
+    /// estimates (their distinct traces): the memory check of the next
+    /// point counts them (DESIGN §8.5).
+    earlier: u64,
 }
 
 impl JobTraceCache {
+    /// The memory estimate of a point reading the trace at `path` with
+    /// `runs`, checked against `budget` before the trace is read, counting
+    /// what earlier points keep (a trace already read is not counted
+    /// twice); then remember what this one keeps. `None` when the trace
+    /// cannot be scanned (the reader then says why).
+    fn check_memory(
+        &mut self,
+        at: &str,
+        path: &Path,
+        runs: impl FnOnce(u64) -> JobRuns,
+        budget: &MemoryBudget,
+    ) -> Result<Option<Estimate>> {
+        check_file_size(at, "job trace", path, budget)?;
+        let Some(shape) = job_trace_shape(path) else {
+            return Ok(None);
+        };
+        let mut estimate = footprint::estimate(&shape, &runs(shape.rows), budget);
+        if self.loaded.contains_key(path) {
+            estimate = estimate.without(Held::Shared);
+        }
+        estimate.add_held(
+            "kept by the sweep's earlier points (job traces)",
+            self.earlier,
+            Held::Shared,
+        );
+        check(at, &estimate, budget)?;
+        self.earlier = estimate.total_held(Held::Shared);
+        Ok(Some(estimate))
+    }
+
     /// The job trace at `path` and its SHA-256, read and validated on first
     /// use (`at` names the scenario in messages).
     fn get(&mut self, at: &str, path: &Path) -> Result<(Arc<JobTrace>, String)> {
@@ -515,6 +559,18 @@ pub fn build_job_scenario(
     } = resolve_cluster(&at, base, &file.cluster)?;
     let c = &file.cluster;
     let trace_path = base.join(&file.jobs.path);
+    // Limits from memory (DESIGN §8.5): the estimate, from one streaming
+    // pass over the trace, before it is read.
+    let memory = cache.check_memory(
+        &at,
+        &trace_path,
+        |rows| JobRuns {
+            jobs: file.jobs.sample.map_or(rows, |k| (k as u64).min(rows)),
+            tasks: u64::from(file.repetitions).saturating_mul(file.policies.len() as u64),
+            types: cluster.types().len() as u64 * u64::from(cluster.is_typed()),
+        },
+        &overrides.memory,
+    )?;
     let (trace, trace_sha256) = cache.get(&at, &trace_path)?;
     if let Some(k) = file.jobs.sample
         && (k == 0 || k > trace.len())
@@ -626,6 +682,7 @@ pub fn build_job_scenario(
         restart_overhead,
         round,
         policies,
+        memory,
     })
 }
 

@@ -194,7 +194,10 @@ struct Builder {
     group: Option<Vec<String>>,
     type_columns: Vec<String>,
     type_durations: Vec<Micros>,
-    /// The most jobs taken ([`MAX_TRACE_JOBS`](crate::core::limits::MAX_TRACE_JOBS)).
+    /// The most jobs taken ([`MAX_TRACE_INDEX`](crate::core::limits::MAX_TRACE_INDEX):
+    /// a job's index is a `u32`; how many a scenario may read is set by
+    /// the machine's memory, checked before the trace is read,
+    /// [`super::footprint`]).
     max_jobs: u64,
     /// Whether the trace has a `cpus` column (then a job may have 0 GPUs
     /// if it has CPUs).
@@ -241,7 +244,7 @@ impl Builder {
             group: has_group.then(Vec::new),
             type_columns: Vec::new(),
             type_durations: Vec::new(),
-            max_jobs: crate::core::limits::MAX_TRACE_JOBS,
+            max_jobs: crate::core::limits::MAX_TRACE_INDEX,
             has_cpus: false,
         }
     }
@@ -324,7 +327,7 @@ impl Builder {
         };
         if self.jobs.len() as u64 >= self.max_jobs {
             return Err(Error::input(format!(
-                "{where_}: more than {} jobs, the limit of a job trace (docs/REFERENCE.md, \"Limits\")",
+                "{where_}: more than {} jobs, the most a job trace can index (docs/REFERENCE.md, \"Limits\")",
                 grouped(self.max_jobs)
             )));
         }
@@ -579,8 +582,10 @@ mod tests {
     }
 
     /// Issue 33, row 4: a trace of 10^7 jobs aborted an allocation. The
-    /// job count is checked row by row, so the row past the limit is the
-    /// error (file and line), before the trace's memory is spent.
+    /// memory a trace needs is now checked before it is read
+    /// ([`super::footprint`], tests/it/memory_estimate.rs); what remains
+    /// a count is the index of a job (a `u32`), checked row by row, so the
+    /// row past it is the error (file and line).
     #[test]
     fn the_job_past_the_trace_limit_is_an_error_naming_its_line() {
         let mut b = Builder::new("t.csv", false, false, 4);
@@ -594,12 +599,12 @@ mod tests {
             .expect_err("past the limit");
         assert_eq!(
             e.to_string(),
-            "t.csv: line 5: more than 3 jobs, the limit of a job trace (docs/REFERENCE.md, \"Limits\")"
+            "t.csv: line 5: more than 3 jobs, the most a job trace can index (docs/REFERENCE.md, \"Limits\")"
         );
         assert_eq!(b.jobs.len(), 3);
         assert_eq!(
             Builder::new("t.csv", false, false, 0).max_jobs,
-            crate::core::limits::MAX_TRACE_JOBS
+            crate::core::limits::MAX_TRACE_INDEX
         );
     }
 

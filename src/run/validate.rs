@@ -77,7 +77,7 @@ pub fn validate_file_within(
         describe_scenario(text, s, &memory)
     });
     if let Plan::Sweep { points, .. } = &plan {
-        largest_point_memory(&mut text, points, &memory);
+        largest_point_memory(&mut text, points, &memory, |s| s.memory.as_ref());
     }
     Ok(text)
 }
@@ -86,8 +86,13 @@ pub fn validate_file_within(
 /// 0 (whose estimate the description states): each point is checked
 /// with what the points before it keep (DESIGN §8.5), so the last or
 /// largest points set a sweep's peak, not its first.
-fn largest_point_memory(text: &mut String, points: &[SweepPoint<Scenario>], budget: &MemoryBudget) {
-    let total = |p: &SweepPoint<Scenario>| p.scenario.memory.as_ref().map(Estimate::total);
+fn largest_point_memory<S>(
+    text: &mut String,
+    points: &[SweepPoint<S>],
+    budget: &MemoryBudget,
+    memory: impl Fn(&S) -> Option<&Estimate>,
+) {
+    let total = |p: &SweepPoint<S>| memory(&p.scenario).map(Estimate::total);
     let Some(largest) = points
         .iter()
         .filter(|p| total(p).is_some())
@@ -114,7 +119,7 @@ fn largest_point_memory(text: &mut String, points: &[SweepPoint<Scenario>], budg
             largest.index,
             values.join(", ")
         ),
-        largest.scenario.memory.as_ref(),
+        memory(&largest.scenario),
         budget,
     );
 }
@@ -232,7 +237,7 @@ fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
 }
 
 /// The line `label (--threads N, --jobs)at: an estimated …, within the …
-/// of …` of a model scenario's memory estimate, checked against `budget`
+/// of …` of a scenario's memory estimate, checked against `budget`
 /// (DESIGN §8.5); nothing without an estimate.
 fn memory_line(
     text: &mut String,
@@ -319,13 +324,13 @@ fn describe_cluster(s: &JobScenario) -> String {
 /// point of its `[sweep]`, if any): the description it prints.
 fn validate_job_scenario(path: &Path, registry: &Registry, o: Overrides) -> Result<String> {
     let plan = load_job_plan_with(path, o, &registry.jobs)?;
-    Ok(describe_plan(
-        "job scenario",
-        path,
-        &plan,
-        JobScenario::name,
-        describe_job_scenario,
-    ))
+    let mut text = describe_plan("job scenario", path, &plan, JobScenario::name, |text, s| {
+        describe_job_scenario(text, s, &o.memory)
+    });
+    if let Plan::Sweep { points, .. } = &plan {
+        largest_point_memory(&mut text, points, &o.memory, |s| s.memory.as_ref());
+    }
+    Ok(text)
 }
 
 fn validate_shared_scenario(path: &Path, registry: &Registry, o: Overrides) -> Result<String> {
@@ -381,6 +386,7 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
                 s.load
             ),
         );
+        memory_line(text, "background memory", "", b.memory.as_ref(), memory);
     }
     line(
         text,
@@ -410,7 +416,9 @@ fn line(text: &mut String, args: std::fmt::Arguments<'_>) {
     text.push('\n');
 }
 
-fn describe_job_scenario(text: &mut String, s: &JobScenario) {
+/// Describe a job-mode scenario; its memory estimate is read against
+/// `memory`'s limit (DESIGN §8.5).
+fn describe_job_scenario(text: &mut String, s: &JobScenario, memory: &MemoryBudget) {
     line(text, format_args!("  {}", describe_job_trace(&s.trace)));
     line(text, format_args!("  {}", describe_cluster(s)));
     line(
@@ -452,6 +460,7 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario) {
             line(text, format_args!(", type policy {}", p.type_policy.name()));
         }
     }
+    memory_line(text, "memory", "", s.memory.as_ref(), memory);
     for w in &s.type_warnings {
         line(text, format_args!("  warning: {w}"));
     }

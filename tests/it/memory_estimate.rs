@@ -15,6 +15,7 @@ use std::process::{Command, Output};
 
 use tenantsim::core::io::scenario::Overrides;
 use tenantsim::core::memory::{MemoryBudget, check};
+use tenantsim::jobs::footprint::ESTIMATE_FACTOR as JOB_ESTIMATE_FACTOR;
 use tenantsim::models::metrics::TenantMetrics;
 use tenantsim::models::policy::registry::ModelRegistry;
 use tenantsim::models::scenario::ScenarioFile;
@@ -382,18 +383,26 @@ fn shared_scenario(users: u64) -> String {
     )
 }
 
-/// The estimate `validate --max-memory 1` states for `name` in `dir`, in
-/// bytes (read from its message: one decimal of KiB, MiB or GiB).
+/// The estimate `validate --max-memory 1T` describes for `name` in
+/// `dir` (its first: a shared scenario's service's), in bytes (one
+/// decimal of KiB, MiB or GiB).
 fn stated_estimate(name: &str, dir: &Path, jobs: bool) -> u64 {
+    stated_estimate_at(name, dir, jobs, "1")
+}
+
+/// [`stated_estimate`] at `threads` worker threads.
+fn stated_estimate_at(name: &str, dir: &Path, jobs: bool, threads: &str) -> u64 {
     let o = Command::new(binary())
-        .args(["validate", name, "--threads", "1", "--max-memory", "1"])
+        .args(["validate", name, "--threads", threads, "--max-memory", "1T"])
         .args(jobs.then_some("--jobs"))
         .current_dir(dir)
         .output()
         .expect("runs");
     let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // The first estimate described (a shared scenario's service's).
     let rest = err
-        .split("needs an estimated ")
+        .split(": an estimated ")
         .nth(1)
         .unwrap_or_else(|| panic!("no estimate in {err}"));
     let mut words = rest.split_whitespace();
@@ -442,6 +451,27 @@ fn growths(make: impl Fn(u64) -> String, dir: &Path, jobs: bool) -> Option<(u64,
     ))
 }
 
+/// `(estimated, measured, whole_estimate, whole_peak)` of [`growths`]:
+/// the estimate grows by at least what the peak RSS grows by and at most
+/// `factor` times it, and the larger run's whole estimate is above its
+/// whole peak.
+fn assert_bounds_growth(what: &str, growth: (u64, u64, u64, u64), factor: f64) {
+    let (estimated, measured, whole_estimate, whole_peak) = growth;
+    eprintln!("{what}: estimated growth {estimated} B, measured {measured} B");
+    assert!(
+        estimated >= measured,
+        "{what}: the estimate grows by {estimated} B, the peak RSS by {measured} B"
+    );
+    assert!(
+        estimated as f64 <= factor * measured as f64,
+        "{what}: the estimate grows by {estimated} B, more than {factor} × the {measured} B measured"
+    );
+    assert!(
+        whole_estimate >= whole_peak,
+        "{what}: estimate {whole_estimate} B, peak {whole_peak} B"
+    );
+}
+
 /// The estimate against measurement: runs (one thread, GP-UCB, 20
 /// models) of 600 and 5,100 users, in model mode (without and with
 /// `--jobs`) and as the service of a shared scenario; what the estimate grows by between them must be at
@@ -470,18 +500,10 @@ fn the_estimate_bounds_the_measured_growth_of_peak_rss_within_its_factor() {
             eprintln!("note: GNU time is missing: the estimate was not measured");
             return;
         };
-        eprintln!("{what}: estimated growth {estimated} B, measured {measured} B");
-        assert!(
-            estimated >= measured,
-            "{what}: the estimate grows by {estimated} B, the peak RSS by {measured} B"
-        );
-        assert!(
-            estimated as f64 <= ESTIMATE_FACTOR * measured as f64,
-            "{what}: the estimate grows by {estimated} B, more than {ESTIMATE_FACTOR} × the {measured} B measured"
-        );
-        assert!(
-            whole_estimate >= whole_peak,
-            "{what}: estimate {whole_estimate} B, peak {whole_peak} B"
+        assert_bounds_growth(
+            what,
+            (estimated, measured, whole_estimate, whole_peak),
+            ESTIMATE_FACTOR,
         );
     }
 }
@@ -507,6 +529,35 @@ fn the_library_load_path_checks_the_estimate_before_loading() {
     );
     assert_eq!(err.exit_code(), 1);
     tenantsim::models::scenario::load_scenario(&path, Overrides::default()).expect("fits");
+    // Job mode's load path too (it checked only a count of jobs before).
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/jobs-quickstart.toml");
+    let err = tenantsim::jobs::scenario::load_job_scenario(&path, overrides).expect_err("refused");
+    assert!(
+        err.message().contains("needs an estimated"),
+        "{}",
+        err.message()
+    );
+    let s =
+        tenantsim::jobs::scenario::load_job_scenario(&path, Overrides::default()).expect("fits");
+    assert!(s.memory_estimate().is_some());
+}
+
+/// The streaming pass over a job trace counts what the reader then
+/// builds: the rows and users of `traces/gavel-500.csv` and of the hand
+/// trace equal the loaded trace's, and the ids' heap is at least the
+/// ids' bytes.
+#[test]
+fn the_job_trace_shape_is_known_without_reading_the_trace() {
+    for name in ["traces/gavel-500.csv", "traces/jobs-hand.csv"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+        let shape = tenantsim::jobs::footprint::job_trace_shape(&path).expect("a shape");
+        let trace = tenantsim::jobs::load_job_trace(&path).expect("reads");
+        assert_eq!(shape.rows, trace.len() as u64, "{name}");
+        assert_eq!(shape.users, trace.users().len() as u64, "{name}");
+        let id_bytes: u64 = trace.ids().iter().map(|i| i.len() as u64).sum();
+        assert!(shape.id_heap >= id_bytes + 8 * shape.rows, "{name}");
+        assert_eq!(shape.file_bytes, fs::metadata(&path).expect("meta").len());
+    }
 }
 
 /// The streaming pass over a trace file counts what the loader then
@@ -985,6 +1036,12 @@ fn validate_states_a_shared_services_memory_estimate() {
         line.ends_with("), within the 64.0 GiB of `--max-memory`"),
         "{line}"
     );
+    // Its background's too (a job trace, estimated as job mode does).
+    let line = validate_line(
+        "scenarios/shared-quickstart.toml",
+        "  background memory (--threads 1): an estimated ",
+    );
+    assert!(line.contains("job trace (500 jobs, "), "{line}");
 }
 
 /// Before, a run's memory was measured only from outside (`/usr/bin/time`)
@@ -1061,5 +1118,234 @@ fn run_json_stated_neither_the_peak_a_run_took_nor_its_estimate() {
     assert!(
         line.contains(" at peak (resident), estimated ") && line.ends_with(" MiB"),
         "{line}"
+    );
+}
+
+/// A job trace of `n` jobs of 100 users (arrivals every 0.5 s on
+/// average, durations of 1 to 240 s, 1, 2 or 4 GPUs) from a fixed
+/// linear congruential sequence, as CSV text.
+fn job_trace(n: u64) -> String {
+    let mut x: u64 = 3;
+    let mut next = |m: u64| {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (x >> 33) % m
+    };
+    let mut text = String::from("job_id,user,submit_s,duration_s,gpus\n");
+    let mut t = 0u64;
+    for i in 0..n {
+        t += next(1000);
+        let gpus = [1, 1, 1, 2, 4][next(5) as usize];
+        text.push_str(&format!(
+            "j{i},u{},{}.{:03},{},{gpus}\n",
+            next(100),
+            t / 1000,
+            t % 1000,
+            1 + next(240)
+        ));
+    }
+    text
+}
+
+/// A job scenario over `trace` on 32 nodes of 8 GPUs, `fifo` and `sjf`.
+fn job_scenario(trace: &str, reps: u32) -> String {
+    format!(
+        "mode = \"jobs\"\nname = \"j\"\nseed = 1\nrepetitions = {reps}\n[jobs]\npath = \"{trace}\"\n\
+         [cluster]\nnodes = 32\ngpus_per_node = 8\n[output]\nplots = false\n\
+         [[policy]]\nname = \"fifo\"\nscheduler = \"fifo\"\n\
+         [[policy]]\nname = \"sjf\"\nscheduler = \"sjf\"\n"
+    )
+}
+
+/// Job mode's limit was a count (at most 5,000,000 jobs a trace, "about
+/// 480 bytes each to run"), blind to repetitions at once and to the
+/// machine. Now its estimate (`jobs::footprint`) is checked before the
+/// trace is read: the estimate against measurement, runs of 20,000 and
+/// 200,000 jobs (`fifo` and `sjf`) on one thread, on two, and with
+/// `--jobs`; what the estimate grows by between them must be at least
+/// what the measured peak RSS grows by and at most
+/// [`JOB_ESTIMATE_FACTOR`] times it, and the larger run's whole estimate
+/// is above its whole peak. Measured when written (debug build, 2
+/// cores): 84.9 MB against an estimated 111.8 MB on one thread (1.32×),
+/// 100.4 against 172.8 on two (1.72×), 85.1 against 111.8 with `--jobs`
+/// (1.31×; 110.1 MB, 1.02×, while a run's rows were formatted whole
+/// before they were spooled); by a release build at 1,000,000 →
+/// 3,000,000 jobs (docs/PERFORMANCE.md, "Job mode's memory estimate"),
+/// 1.38× (one thread) and 1.74× (two).
+#[test]
+fn a_job_traces_limit_was_a_count_not_an_estimate_of_its_memory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    for n in [20_000u64, 200_000] {
+        fs::write(dir.join(format!("t{n}.csv")), job_trace(n)).expect("write");
+        fs::write(
+            dir.join(format!("s{n}.toml")),
+            job_scenario(&format!("t{n}.csv"), 1),
+        )
+        .expect("write");
+    }
+    for (what, threads, jobs) in [
+        ("one thread", "1", false),
+        ("two threads", "2", false),
+        ("one thread, --jobs", "1", true),
+    ] {
+        let mut points = Vec::new();
+        for n in [20_000u64, 200_000] {
+            let name = format!("s{n}.toml");
+            let out = format!("out{n}");
+            let mut args = vec![
+                "run",
+                &name,
+                "--out",
+                &out,
+                "--quiet",
+                "--no-cache",
+                "--threads",
+                threads,
+                "--force",
+            ];
+            if jobs {
+                args.push("--jobs");
+            }
+            let Some(kb) = peak_rss_kb(&args, dir) else {
+                eprintln!("note: GNU time is missing: the estimate was not measured");
+                return;
+            };
+            points.push((stated_estimate_at(&name, dir, jobs, threads), kb * 1024));
+        }
+        let growth = (
+            points[1].0 - points[0].0,
+            points[1].1.saturating_sub(points[0].1),
+            points[1].0,
+            points[1].1,
+        );
+        assert_bounds_growth(&format!("job mode, {what}"), growth, JOB_ESTIMATE_FACTOR);
+    }
+}
+
+/// The must-hold of issue 34 in job mode: a job scenario whose runs
+/// would need about 50 GB (150,000 jobs, 1,000 repetitions on 1,000
+/// threads: 1,000 runs at once of 150,000 × 339 bytes) is refused by
+/// `validate` with its estimate, under an address-space limit of 1 GB,
+/// having read the trace once without holding it; `--max-memory` lets it
+/// pass. The count limit before it took this scenario and would have
+/// aborted its run.
+#[test]
+fn validate_of_a_fifty_gb_job_scenario_exits_1_with_the_estimate() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    fs::write(dir.join("t.csv"), job_trace(150_000)).expect("write");
+    fs::write(dir.join("s.toml"), job_scenario("t.csv", 1000)).expect("write");
+    let args = ["validate", "s.toml", "--threads", "1000"];
+    let o = under_ulimit(1_000_000, &args, dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    // 1,000 × 150,000 × (251 + 2 × 44) = 50,850,000,000 bytes of runs
+    // (47.4 GiB), beside the trace and the program.
+    assert!(
+        err.contains("s.toml: needs an estimated 47.")
+            && err.contains(
+                " GiB of memory (47.4 GiB runs at once (1000 of 150,000 jobs, 48.5 MiB each)"
+            ),
+        "{err}"
+    );
+    assert!(err.contains("--max-memory"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("memory allocation"),
+        "{err}"
+    );
+    let passed = under_ulimit(
+        1_000_000,
+        &[&args[..], &["--max-memory", "64G"]].concat(),
+        dir,
+    );
+    assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
+    assert!(
+        stderr(&passed).contains("memory (--threads 1000): an estimated 47."),
+        "{}",
+        stderr(&passed)
+    );
+}
+
+/// A trace file larger than the memory was scanned for its shape before
+/// the estimate refused it: a sparse file of 1 TiB of zero bytes (no line
+/// end anywhere, so a scan reads all of it and holds it as one record)
+/// was read until the machine ran out of memory, in model mode; job mode
+/// made no estimate. Now both refuse it by its size at once.
+#[test]
+fn a_trace_larger_than_the_memory_was_scanned_before_it_was_refused() {
+    let model = "name = \"m\"\nseed = 1\n[trace]\npath = \"t.csv\"\n[cluster]\ngpus = 1\n\
+                 [[policy]]\nname = \"a\"\nscheduler = \"round-robin\"\nselector = \"random\"\n";
+    for (what, scenario, item) in [
+        (
+            "job mode",
+            job_scenario("t.csv", 1),
+            "reading the job trace",
+        ),
+        ("model mode", model.to_string(), "reading the trace"),
+    ] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path();
+        let f = fs::File::create(dir.join("t.csv")).expect("create");
+        if f.set_len(1 << 40).is_err() {
+            eprintln!("note: this file system has no sparse files of 1 TiB: not checked");
+            return;
+        }
+        fs::write(dir.join("s.toml"), scenario).expect("write");
+        let mut child = Command::new(binary())
+            .args(["validate", "s.toml", "--max-memory", "64G"])
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("runs");
+        // A guard, not a timing: a scan of the file takes hours, so a
+        // command still running after two minutes scanned it.
+        let started = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if started.elapsed().as_secs() > 120 {
+                let _ = child.kill();
+                panic!("{what}: validate scanned a 1 TiB trace instead of refusing it by its size");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = child.wait_with_output().expect("output");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        assert!(
+            err.contains(&format!(
+                "s.toml: needs an estimated 1.0 TiB of memory (1.0 TiB {item} (the file's bytes)"
+            )),
+            "{what}: {err}"
+        );
+    }
+}
+
+/// A job-mode run states its estimate beside its peak in `run.json`
+/// (`null` before job mode made one): the estimate `validate` states
+/// with the same flags.
+#[test]
+fn a_job_runs_json_stated_no_memory_estimate() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    fs::write(dir.join("t.csv"), job_trace(5_000)).expect("write");
+    fs::write(dir.join("s.toml"), job_scenario("t.csv", 2)).expect("write");
+    let o = Command::new(binary())
+        .args(["run", "s.toml", "--out", "out", "--no-cache", "--quiet"])
+        .args(["--threads", "2"])
+        .current_dir(dir)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = fs::read_to_string(dir.join("out/run.json")).expect("run.json");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let estimate = doc["memory"]["estimate_bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate in {text}")) as f64;
+    let stated = stated_estimate_at("s.toml", dir, false, "2") as f64;
+    assert!(
+        (estimate - stated).abs() <= 0.05 * f64::from(1 << 20) + 1.0,
+        "run.json's estimate {estimate} B against validate's {stated} B"
     );
 }

@@ -183,7 +183,7 @@ fn whole_numbers_out_of_range_were_named_by_rust_type() {
             "path = \"../traces/jobs-hand.csv\"",
             "path = \"../traces/jobs-hand.csv\"\nsample = -60",
             "TOML parse error at line 10, column 10",
-            "invalid value: integer `-60`, expected a whole number of jobs from 1 to 5,000,000",
+            "invalid value: integer `-60`, expected a whole number of jobs from 1 to 4,294,967,295",
         ),
     ];
     for (name, from, to, at, expected) in cases {

@@ -607,8 +607,18 @@ fn slurm_writes_scripts_for_a_job_mode_sweep() {
     assert!(out.status.success(), "{stderr}");
     let array = fs::read_to_string(tmp.path().join("jobs-sweep-array.sbatch")).expect("array");
     assert!(array.contains("#SBATCH --array=0-2\n"), "{array}");
-    // Job mode makes no memory estimate: the cluster's default.
-    assert!(!array.contains("--mem"), "{array}");
+    // Job mode estimates its memory too (it made none before, so its
+    // shards took the cluster's default): the largest point's at --cpus 1.
+    let mib = array
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --mem=")?.strip_suffix('M'))
+        .unwrap_or_else(|| panic!("no --mem line:\n{array}"));
+    assert!(
+        stderr.contains(&format!(
+            "each shard asks Slurm for --mem={mib}M: the scenario's memory estimate at --cpus 1, "
+        )),
+        "{stderr}"
+    );
     assert!(
         array.contains(&format!(
             "\nout={}\n",

@@ -16,7 +16,7 @@ use serde::de::{Error, Unexpected, Visitor};
 
 use crate::core::limits::{
     MAX_CPUS_PER_NODE, MAX_FIDELITIES, MAX_GPUS, MAX_GPUS_PER_NODE, MAX_GRID_POINTS, MAX_NODES,
-    MAX_REPETITIONS, MAX_TRACE_INDEX, MAX_TRACE_JOBS, MIN_GRID_POINTS, grouped,
+    MAX_REPETITIONS, MAX_TRACE_INDEX, MIN_GRID_POINTS, grouped,
 };
 
 /// The largest integer a TOML file can hold.
@@ -120,7 +120,7 @@ keys! {
     gpus_per_job: "a whole number of GPUs per job", 1, MAX_GPUS;
     /// Job mode's `[jobs] sample` (at most the trace's jobs, checked by the
     /// loader).
-    jobs: "a whole number of jobs", 1, MAX_TRACE_JOBS;
+    jobs: "a whole number of jobs", 1, MAX_TRACE_INDEX;
     /// `max_jobs_per_tenant` and `[limits] max_jobs`.
     jobs_per_tenant: "a whole number of jobs", 1, MAX_TRACE_INDEX;
     /// Users of a generated trace (`[trace.syn] users`).

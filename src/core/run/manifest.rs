@@ -91,9 +91,9 @@ pub struct MemoryPart {
     /// `%M` gives in KB; in a sweep, of every point run so far; `null`
     /// where the system does not say).
     pub peak_rss_bytes: Option<u64>,
-    /// The scenario's memory estimate in bytes, an upper bound by
-    /// construction (what `validate` states with the same flags; `null`
-    /// where the mode makes none: job mode, a shared scenario's top level,
+    /// The scenario's memory estimate in bytes (what `validate` states
+    /// with the same flags, DESIGN §8.5; `null` where the mode makes none:
+    /// a shared scenario's top level,
     /// whose service folder states the service's; and in merged results).
     pub estimate_bytes: Option<u64>,
 }

@@ -39,8 +39,7 @@ use crate::models::trace::{CostDist, cache_slots};
 /// the scenarios tests/it/memory_estimate.rs runs (it is never below).
 pub const ESTIMATE_FACTOR: f64 = 2.0;
 
-/// What tenantsim holds before any scenario: 32 MiB.
-pub const PROGRAM_BYTES: u64 = 32 << 20;
+pub use crate::core::memory::PROGRAM_BYTES;
 
 /// The size of a trace as the estimate needs it, known before it is read
 /// or generated whole.

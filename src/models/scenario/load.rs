@@ -18,7 +18,7 @@ use crate::core::io::scenario::{
 use crate::core::limits::{
     MAX_GP_MODELS, MAX_GPUS, MAX_GRID_POINTS, MAX_THRESHOLDS, MIN_GRID_POINTS, grouped,
 };
-use crate::core::memory::{Estimate, Held, MemoryBudget, check};
+use crate::core::memory::{Estimate, Held, MemoryBudget, check, check_file_size};
 use crate::models::policy::Params;
 use crate::models::policy::registry::{ModelRegistry, SchedulerEntry, SelectorEntry};
 use crate::models::sim::{GpuTypes, SimConfig, SpeedTable, TenantLimits};
@@ -295,6 +295,9 @@ pub fn build_scenario_in(
     let base = path.parent().unwrap_or(Path::new(""));
     // Limits from memory (DESIGN §8.5): the estimate, from the keys and
     // one streaming pass over a trace file, before the trace is loaded.
+    if let Some(p) = &file.trace.path {
+        check_file_size(&at, "trace", &base.join(p), &overrides.memory)?;
+    }
     let memory = match super::footprint::trace_shape(base, &file.trace) {
         Some(shape) => {
             let estimate = super::footprint::estimate_in(

@@ -1,0 +1,329 @@
+//! The memory a job-mode scenario will hold (DESIGN §8.5; docs/REFERENCE.md,
+//! "Limits"), estimated from one streaming pass over its job trace
+//! ([`job_trace_shape`]) before the trace is read, so that `validate`,
+//! `run`, every sweep point and a shared scenario's background refuse a
+//! trace too large for the machine with its estimate instead of aborting
+//! an allocation. [`crate::core::memory`] holds the machine's side and the
+//! message. This replaces a fixed count (5,000,000 jobs) that refused a
+//! trace a large machine holds and let a small one abort.
+//!
+//! The estimate counts, per job, the layouts named next to each term
+//! below, with these simplifications, each on the side of more:
+//! - a `Vec` or hash table that grows by doubling counts twice its final
+//!   length (the trace's vectors grow while the file is read);
+//! - the scratch of reading the trace (the file's bytes, the table of ids
+//!   seen) is counted as if held while the runs go (it is freed before);
+//! - every repetition's run holds its jobs' state at once (a job not yet
+//!   submitted holds it too).
+//!
+//! What it does not bound: a preemptive scheduler records one GPU segment
+//! per run of a job, so a run that preempts each job more than once on
+//! average holds [`SEGMENT_BYTES`] more per extra preemption than counted
+//! (the run's `preemptions` column says how many there were).
+//!
+//! tests/it/memory_estimate.rs measures the peak RSS of job runs of two
+//! sizes, on one and two threads and with `--jobs`, and checks the
+//! estimate is above what they grow by and within [`ESTIMATE_FACTOR`] of it.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::trace::{Job, TYPE_DURATION_PREFIX};
+use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES};
+use crate::core::resources::human_bytes;
+
+/// How far above the measured growth of peak RSS the estimate may be on
+/// the job scenarios tests/it/memory_estimate.rs runs (it is never below).
+pub const ESTIMATE_FACTOR: f64 = 2.0;
+
+/// Bytes of one GPU segment a run records ([`super::sim::Segment`], 40,
+/// and the first node of its allocation, 4).
+pub const SEGMENT_BYTES: u64 = 44;
+
+/// Bytes a job of a repetition holds while its run goes, beside its
+/// segments, by layout (`jobs::sim::simulation::State` and what a run
+/// builds around it): the repetition's copy of the job and its trace index
+/// (32 + 4); the simulation's per-job vectors (status 1, remaining work 8,
+/// attained service 8, type of the run 2, run start 8, progress start 8,
+/// end 8, first start 8, restore flag 1, runs 4, preemptions 4, allocation
+/// offset 8 and length 4, withdrawn flag 1, first node 4: 77); its
+/// allocation (one node's, 16); the scheduler's indexed queue (a position
+/// 4, a heap slot of key and index 24: 28, doubled as it grows: 56); the
+/// outcome's GPU type 2; the metrics' job completion and queueing times,
+/// sorted for quantiles (16); and the utilisation timeline, a point of 24
+/// bytes at each start and end (48): 251 bytes.
+pub const RUN_JOB_BYTES: u64 = 36 + 77 + 16 + 56 + 2 + 16 + 48;
+
+/// What the estimate needs of a job trace, known from one streaming pass
+/// over it ([`job_trace_shape`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobTraceShape {
+    /// Rows (jobs).
+    pub rows: u64,
+    /// Bytes of the file, read whole to parse it.
+    pub file_bytes: u64,
+    /// Distinct users.
+    pub users: u64,
+    /// Heap bytes of the rows' job ids as strings ([`string_heap`]).
+    pub id_heap: u64,
+    /// Heap bytes of the distinct users' names.
+    pub user_heap: u64,
+    /// Whether there is a `gpu_type` column, a `group` column: a string
+    /// per job each.
+    pub text_columns: u64,
+    /// Heap bytes of the `gpu_type` and `group` cells.
+    pub text_heap: u64,
+    /// `duration_s.<type>` columns.
+    pub typed: u64,
+}
+
+/// Heap bytes glibc's allocator takes for a string of `len` bytes: its
+/// bytes and an 8-byte header rounded up to 16, at least a 32-byte chunk;
+/// nothing for an empty string. `string_heap(7) = 32`, `string_heap(30)
+/// = 48`.
+pub fn string_heap(len: u64) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (len + 8).div_ceil(16).saturating_mul(16).max(32)
+    }
+}
+
+/// One pass over the job trace CSV at `path`: rows, distinct users, the
+/// bytes of ids and text cells, the optional columns. Holds the distinct
+/// users only. `None` when it is not a regular file or cannot be read as a
+/// CSV with `job_id` and `user` columns: the loader then says what is
+/// wrong.
+pub fn job_trace_shape(path: &Path) -> Option<JobTraceShape> {
+    // `open_input` refuses anything but a regular file without blocking
+    // (a FIFO, `/dev/zero`).
+    let file = crate::core::io::open_input(path, "job trace").ok()?;
+    let file_bytes = file.metadata().ok()?.len();
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(std::io::BufReader::with_capacity(1 << 16, file));
+    let headers = reader.headers().ok()?.clone();
+    let col = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim().trim_start_matches('\u{feff}') == name)
+    };
+    let (id, user) = (col("job_id")?, col("user")?);
+    let text: Vec<usize> = ["gpu_type", "group"]
+        .iter()
+        .filter_map(|c| col(c))
+        .collect();
+    let typed = headers
+        .iter()
+        .filter(|h| h.trim().starts_with(TYPE_DURATION_PREFIX))
+        .count() as u64;
+    let mut users: HashSet<Box<[u8]>> = HashSet::new();
+    let mut shape = JobTraceShape {
+        file_bytes,
+        text_columns: text.len() as u64,
+        typed,
+        ..JobTraceShape::default()
+    };
+    let mut record = csv::ByteRecord::new();
+    while reader.read_byte_record(&mut record).ok()? {
+        shape.rows += 1;
+        let len = |i: usize| record.get(i).map_or(0, |f| f.len() as u64);
+        shape.id_heap += string_heap(len(id));
+        for &i in &text {
+            shape.text_heap += string_heap(len(i));
+        }
+        let name = record.get(user).unwrap_or(b"");
+        if !users.contains(name) {
+            shape.user_heap += string_heap(name.len() as u64);
+            users.insert(name.into());
+        }
+    }
+    shape.users = users.len() as u64;
+    Some(shape)
+}
+
+/// What a job scenario runs, as its estimate needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobRuns {
+    /// Jobs of each repetition (`[jobs] sample`, else the trace's rows).
+    pub jobs: u64,
+    /// Runs of the scenario: repetitions × policies.
+    pub tasks: u64,
+    /// GPU types of the cluster (0 when untyped): each job keeps its
+    /// allowed types and a duration per type.
+    pub types: u64,
+}
+
+/// Bytes of the hash table of `n` entries of `entry` bytes that grew by
+/// doubling: hashbrown's buckets (`n × 8 / 7` rounded up to a power of
+/// two, an entry and a control byte each), and the old table beside the
+/// new while it last grew (half as many buckets).
+fn hash_table(n: u64, entry: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let buckets = n.saturating_mul(8).div_ceil(7).next_power_of_two();
+    buckets.saturating_mul(entry + 1).saturating_mul(3) / 2
+}
+
+/// The estimate of a job scenario over a trace of `shape` running `runs`
+/// with `budget` (its threads: the runs at once), item by item:
+/// - the job trace as held: per job a [`Job`] (32), its id (a `String`, 24,
+///   and its heap), its line (8), a string per text column (24 and its
+///   heap) and a duration per `duration_s.<type>` column (8), the vectors
+///   doubled; per user its name twice (the list and the index, 24 + 8 and
+///   the heap each) and the index's hash table;
+/// - the scratch of reading it: the file's bytes and the table of ids seen
+///   (a `String` and a line, 32, and the id's heap again);
+/// - on a typed cluster, each job's allowed types and durations per type
+///   (8 + 8 a type), held by the scenario and copied by each run;
+/// - the runs at once: per job [`RUN_JOB_BYTES`] and two segments
+///   ([`SEGMENT_BYTES`], the vector doubled as it grows);
+/// - [`PROGRAM_BYTES`].
+pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) -> Estimate {
+    let n = shape.rows;
+    let job = size_of::<Job>() as u64;
+    let mut e = Estimate::default();
+    e.add("the program itself", PROGRAM_BYTES);
+    let per_job = 2 * (job + 24 + 8 + shape.text_columns * 24 + shape.typed * 8);
+    let trace = n
+        .saturating_mul(per_job)
+        .saturating_add(shape.id_heap)
+        .saturating_add(shape.text_heap)
+        .saturating_add(2 * shape.users * 32 + 2 * shape.user_heap)
+        .saturating_add(hash_table(shape.users, 24 + 4));
+    e.add_held(
+        format!(
+            "job trace ({} jobs, {} a job; {} users)",
+            crate::core::limits::grouped(n),
+            human_bytes(trace / n.max(1)),
+            crate::core::limits::grouped(shape.users)
+        ),
+        trace,
+        Held::Shared,
+    );
+    let scratch = shape
+        .file_bytes
+        .saturating_add(hash_table(n, 24 + 8))
+        .saturating_add(shape.id_heap);
+    e.add_held(
+        "reading the job trace (the file's bytes, the ids seen)",
+        scratch,
+        Held::Shared,
+    );
+    let types_per_job = if runs.types > 0 {
+        8 + 8 * runs.types
+    } else {
+        0
+    };
+    e.add_held(
+        format!("the jobs' GPU types and durations ({} types)", runs.types),
+        n.saturating_mul(types_per_job),
+        Held::Shared,
+    );
+    let at_once = budget.concurrent(runs.tasks);
+    let per_run = runs
+        .jobs
+        .saturating_mul(RUN_JOB_BYTES + 2 * SEGMENT_BYTES + types_per_job);
+    e.add(
+        format!(
+            "runs at once ({at_once} of {} jobs, {} each)",
+            crate::core::limits::grouped(runs.jobs),
+            human_bytes(per_run)
+        ),
+        per_run.saturating_mul(at_once),
+    );
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_strings_heap_is_its_malloc_chunk() {
+        assert_eq!(string_heap(0), 0);
+        assert_eq!(string_heap(1), 32);
+        assert_eq!(string_heap(24), 32);
+        assert_eq!(string_heap(25), 48);
+        assert_eq!(string_heap(30), 48);
+        assert_eq!(string_heap(40), 48);
+        assert_eq!(string_heap(41), 64);
+    }
+
+    #[test]
+    fn a_hash_table_counts_its_buckets_and_its_last_growth() {
+        // 7 entries fit 8 buckets; 8 need 16 (load factor 7/8).
+        assert_eq!(hash_table(7, 31), 8 * 32 * 3 / 2);
+        assert_eq!(hash_table(8, 31), 16 * 32 * 3 / 2);
+        assert_eq!(hash_table(0, 31), 0);
+    }
+
+    /// The shape of a small trace, by hand: three rows, two users, ids of
+    /// 2 and 30 bytes, a `group` column.
+    #[test]
+    fn the_shape_pass_counts_rows_users_and_string_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("t.csv");
+        let long = "x".repeat(30);
+        let text = format!(
+            "job_id,user,submit_s,duration_s,gpus,group\nj1,al,0,1,1,vc\n{long},bo,0,1,1,\nj3,al,1,1,1,vc\n"
+        );
+        std::fs::write(&path, &text).expect("write");
+        let s = job_trace_shape(&path).expect("a shape");
+        assert_eq!(
+            s,
+            JobTraceShape {
+                rows: 3,
+                file_bytes: text.len() as u64,
+                users: 2,
+                id_heap: 32 + 48 + 32,
+                user_heap: 32 + 32,
+                text_columns: 1,
+                text_heap: 32 + 32,
+                typed: 0,
+            }
+        );
+        std::fs::write(&path, "user,submit_s\nal,0\n").expect("write");
+        assert_eq!(job_trace_shape(&path), None, "no job_id column");
+        assert_eq!(job_trace_shape(&dir.path().join("missing.csv")), None);
+    }
+
+    /// The estimate's items by hand for 1,000 jobs of 10 users on two
+    /// threads, four runs.
+    #[test]
+    fn the_estimate_of_a_small_scenario_by_hand() {
+        let shape = JobTraceShape {
+            rows: 1000,
+            file_bytes: 30_000,
+            users: 10,
+            id_heap: 32_000,
+            user_heap: 320,
+            ..JobTraceShape::default()
+        };
+        let runs = JobRuns {
+            jobs: 1000,
+            tasks: 4,
+            types: 0,
+        };
+        let budget = MemoryBudget {
+            threads: Some(2),
+            ..MemoryBudget::default()
+        };
+        let e = estimate(&shape, &runs, &budget);
+        // Trace: 1000 × 2 × (32 + 24 + 8) + 32,000 + 2 × 10 × 32 + 2 × 320
+        // + 16 buckets × 29 × 3 / 2 = 128,000 + 32,000 + 640 + 640 + 696.
+        let trace = 128_000 + 32_000 + 640 + 640 + 696;
+        // Scratch: 30,000 + 2,048 buckets × 33 × 3 / 2 + 32,000.
+        let scratch = 30_000 + 2048 * 33 * 3 / 2 + 32_000;
+        // Runs: 2 × 1000 × (251 + 88).
+        let runs_bytes = 2 * 1000 * (251 + 88);
+        assert_eq!(e.total(), PROGRAM_BYTES + trace + scratch + runs_bytes);
+        assert_eq!(e.total_held(Held::Shared), trace + scratch);
+        assert!(
+            e.items
+                .iter()
+                .any(|i| i.what == "runs at once (2 of 1,000 jobs, 331.1 KiB each)")
+        );
+    }
+}
