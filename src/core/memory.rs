@@ -17,8 +17,11 @@ use crate::core::error::{Error, Result};
 use crate::core::resources::{address_space_limit, human_bytes, parse_meminfo};
 
 /// What tenantsim holds before any scenario: 32 MiB (every mode's
-/// estimate counts it).
+/// estimate counts it, as the item [`PROGRAM_ITEM`]).
 pub const PROGRAM_BYTES: u64 = 32 << 20;
+
+/// The estimate item of [`PROGRAM_BYTES`].
+pub const PROGRAM_ITEM: &str = "the program itself";
 
 /// Bytes of each of a run's loss curves kept in memory before its points
 /// move to a temporary file (DESIGN §2.6 "Where a run's curves and rows
@@ -160,6 +163,20 @@ impl Estimate {
         self.items
             .iter()
             .fold(0u64, |sum, i| sum.saturating_add(i.bytes))
+    }
+
+    /// The estimate of parts held at once (a shared scenario's service
+    /// and background): every item of each, named `part: item`, and the
+    /// program ([`PROGRAM_ITEM`]) once.
+    pub fn combined(parts: &[(&str, &Estimate)]) -> Estimate {
+        let mut e = Estimate::default();
+        e.add(PROGRAM_ITEM, PROGRAM_BYTES);
+        for (part, estimate) in parts {
+            for i in estimate.items.iter().filter(|i| i.what != PROGRAM_ITEM) {
+                e.add_held(format!("{part}: {}", i.what), i.bytes, i.held);
+            }
+        }
+        e
     }
 
     /// The three largest items, largest first, as `what: size` text.
@@ -309,7 +326,7 @@ pub fn check_file_size(at: &str, what: &str, path: &Path, budget: &MemoryBudget)
         return Ok(());
     };
     let mut e = Estimate::default();
-    e.add("the program itself", PROGRAM_BYTES);
+    e.add(PROGRAM_ITEM, PROGRAM_BYTES);
     e.add(format!("reading the {what} (the file's bytes)"), meta.len());
     check(at, &e, budget)
 }
@@ -353,6 +370,35 @@ mod tests {
         assert_eq!(e.items.len(), 4);
         let b = human_bytes(u64::MAX);
         assert_eq!(e.largest(), format!("{b} b, 2.0 KiB c, 10 B a"));
+    }
+
+    /// A shared scenario's service and background were each checked
+    /// alone, so two parts that fit one by one but not together passed.
+    /// Their combined estimate holds both parts' items and the program
+    /// once: the sum of the parts less one program.
+    #[test]
+    fn parts_held_at_once_were_checked_one_by_one() {
+        let part = |what: &str, bytes| {
+            let mut e = Estimate::default();
+            e.add(PROGRAM_ITEM, PROGRAM_BYTES);
+            e.add_held(what, bytes, Held::Shared);
+            e
+        };
+        let (a, b) = (part("trace", 3 << 30), part("job trace", 5 << 20));
+        let both = Estimate::combined(&[("service", &a), ("background", &b)]);
+        assert_eq!(both.total(), a.total() + b.total() - PROGRAM_BYTES);
+        assert_eq!(
+            both.largest(),
+            "3.0 GiB service: trace, 32.0 MiB the program itself, 5.0 MiB background: job trace"
+        );
+        assert_eq!(both.total_held(Held::Shared), (3 << 30) + (5 << 20));
+        let budget = MemoryBudget {
+            max: Some(a.total() + (4 << 20)),
+            ..MemoryBudget::default()
+        };
+        assert!(check("s.toml", &a, &budget).is_ok());
+        assert!(check("s.toml", &b, &budget).is_ok());
+        assert!(check("s.toml", &both, &budget).is_err());
     }
 
     #[test]

@@ -29,7 +29,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::trace::{Job, TYPE_DURATION_PREFIX};
-use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES};
+use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM};
 use crate::core::resources::human_bytes;
 
 /// How far above the measured growth of peak RSS the estimate may be on
@@ -184,7 +184,7 @@ pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) ->
     let n = shape.rows;
     let job = size_of::<Job>() as u64;
     let mut e = Estimate::default();
-    e.add("the program itself", PROGRAM_BYTES);
+    e.add(PROGRAM_ITEM, PROGRAM_BYTES);
     let per_job = 2 * (job + 24 + 8 + shape.text_columns * 24 + shape.typed * 8);
     let trace = n
         .saturating_mul(per_job)

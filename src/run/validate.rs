@@ -388,6 +388,10 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
         );
         memory_line(text, "background memory", "", b.memory.as_ref(), memory);
     }
+    if s.service.is_some() && s.background.is_some() {
+        // Held at once: the sum the scenario was checked against.
+        memory_line(text, "memory of both", "", s.memory.as_ref(), memory);
+    }
     line(
         text,
         format_args!("  seed {}, {} repetition(s)", s.seed(), s.repetitions()),

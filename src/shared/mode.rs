@@ -575,6 +575,10 @@ impl Mode for SharedMode {
             report.threads
         )
     }
+
+    fn memory_estimate(&self, scenario: &SharedScenario) -> Option<u64> {
+        scenario.memory_estimate()
+    }
 }
 
 fn make_dir(dir: &Path) -> Result<()> {

@@ -192,7 +192,7 @@ pub fn shared_manifest(
         "wall_time_s": wall_s,
         "varying_fields": MODEL_VARYING_FIELDS,
         "warnings": warnings,
-        "memory": MemoryPart::measure(None, execution),
+        "memory": MemoryPart::measure(s.memory_estimate(), execution),
     });
     // `workloads.workflows` only with workflows (as above).
     if let Some(workloads) = doc.get_mut("workloads").and_then(Value::as_object_mut)

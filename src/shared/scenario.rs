@@ -60,6 +60,7 @@ use crate::core::io::key_taken::{Refused, with_key_taken};
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
+use crate::core::memory::{Estimate, check};
 use crate::core::run::identity::sha256_hex;
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
 use crate::core::sim::time::Micros;
@@ -437,9 +438,17 @@ pub struct SharedScenario {
     pub workflows: Option<Workflows>,
     /// Index of the baseline policy.
     pub baseline: usize,
+    /// The memory estimate of the service and the background held at
+    /// once, which the scenario passed (DESIGN §8.5); `None` when neither
+    /// makes one (workflows only, or an unscanned trace).
+    pub memory: Option<Estimate>,
 }
 
 impl SharedScenario {
+    /// The bytes of the memory estimate it passed, if any.
+    pub fn memory_estimate(&self) -> Option<u64> {
+        self.memory.as_ref().map(Estimate::total)
+    }
     /// The scenario's name.
     pub fn name(&self) -> &str {
         &self.file.name
@@ -608,10 +617,16 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
                         confidence: file.output.confidence,
                     },
                 };
+                // The command's memory budget (`--max-memory`,
+                // `--threads`): the background's estimate was checked
+                // against the machine alone, whatever `--max-memory` said.
                 let s = build_job_scenario(
                     path,
                     job_file,
-                    Overrides::default(),
+                    Overrides {
+                        memory: overrides.memory,
+                        ..Overrides::default()
+                    },
                     &mut self.jobs,
                     self.job_schedulers,
                 )?;
@@ -646,7 +661,27 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
         };
         let names: Vec<&str> = file.policies.iter().map(|p| p.name.as_str()).collect();
         let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
+        // The service and the background run at once: their estimates,
+        // each checked alone above, are checked together (DESIGN §8.5).
+        let parts: Vec<(&str, &Estimate)> = [
+            (
+                "service",
+                service.as_ref().and_then(|s| s.scenario.memory.as_ref()),
+            ),
+            (
+                "background",
+                background.as_ref().and_then(|b| b.memory.as_ref()),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(part, e)| Some((part, e?)))
+        .collect();
+        let memory = (!parts.is_empty()).then(|| Estimate::combined(&parts));
+        if let Some(e) = &memory {
+            check(&at, e, &overrides.memory)?;
+        }
         Ok(SharedScenario {
+            memory,
             workflows,
             path: path.to_path_buf(),
             placement: file.cluster.nodes.placement,

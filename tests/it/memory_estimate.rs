@@ -401,17 +401,23 @@ fn stated_estimate_at(name: &str, dir: &Path, jobs: bool, threads: &str) -> u64 
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     // The first estimate described (a shared scenario's service's).
-    let rest = err
+    bytes_stated(&err)
+}
+
+/// The bytes of the first `: an estimated X UNIT` of `text` (one decimal
+/// of KiB, MiB or GiB).
+fn bytes_stated(text: &str) -> u64 {
+    let rest = text
         .split(": an estimated ")
         .nth(1)
-        .unwrap_or_else(|| panic!("no estimate in {err}"));
+        .unwrap_or_else(|| panic!("no estimate in {text}"));
     let mut words = rest.split_whitespace();
     let value: f64 = words.next().and_then(|v| v.parse().ok()).expect("a number");
     let unit = match words.next() {
         Some("KiB") => 1u64 << 10,
         Some("MiB") => 1 << 20,
         Some("GiB") => 1 << 30,
-        other => panic!("unit {other:?} in {err}"),
+        other => panic!("unit {other:?} in {text}"),
     };
     (value * unit as f64) as u64
 }
@@ -1042,6 +1048,75 @@ fn validate_states_a_shared_services_memory_estimate() {
         "  background memory (--threads 1): an estimated ",
     );
     assert!(line.contains("job trace (500 jobs, "), "{line}");
+}
+
+/// A shared scenario's service and background run at once, but each was
+/// checked alone against the budget (and the background against the
+/// machine, whatever `--max-memory` said): a budget between the larger
+/// part and their sum passed. Now `validate` states their sum (`memory of
+/// both`: the parts less one program) and refuses it past the budget.
+#[test]
+fn a_shared_scenarios_service_and_background_were_checked_one_by_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    // A service of 2,000 users × 20 models beside a background of 50,000
+    // jobs: parts of tens of MB each.
+    fs::write(dir.join("t.csv"), job_trace(50_000)).expect("write");
+    let gavel = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/gavel-500.csv");
+    let text = shared_scenario(2_000)
+        .replace(&gavel.display().to_string(), "t.csv")
+        .replace("sample = 10\n", "");
+    fs::write(dir.join("s.toml"), text).expect("write");
+    let validate = |budget: &str| {
+        Command::new(binary())
+            .args([
+                "validate",
+                "s.toml",
+                "--threads",
+                "1",
+                "--max-memory",
+                budget,
+            ])
+            .current_dir(dir)
+            .output()
+            .expect("runs")
+    };
+    let o = validate("1T");
+    let text = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let line = |prefix: &str| {
+        bytes_stated(
+            text.lines()
+                .find(|l| l.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no line `{prefix}…` in {text}")),
+        )
+    };
+    let service = line("  service memory (--threads 1)");
+    let background = line("  background memory (--threads 1)");
+    let both = line("  memory of both (--threads 1)");
+    let program = 32u64 << 20;
+    // Each stated to a tenth of a MiB.
+    let sum = service + background - program;
+    assert!(
+        both.abs_diff(sum) <= 3 * (1 << 20) / 10,
+        "{both} B against {sum} B"
+    );
+    assert!(service.min(background) > program + (8 << 20), "{text}");
+    let budget = service.max(background) + (service.min(background) - program) / 2;
+    let o = validate(&budget.to_string());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    // Refused with the sum, not with either part.
+    let refused = err
+        .split("s.toml: needs an estimated ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(
+        bytes_stated(&format!(": an estimated {refused}")),
+        both,
+        "{err}"
+    );
+    assert!(err.contains(" background: "), "{err}");
 }
 
 /// Before, a run's memory was measured only from outside (`/usr/bin/time`)

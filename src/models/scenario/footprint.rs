@@ -27,8 +27,8 @@ use super::{ScenarioFile, TraceSection};
 use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
-    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, PLACES_RUN, ROWS_IN_MEMORY,
-    SEALED_IN_MEMORY,
+    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, PLACES_RUN, PROGRAM_ITEM,
+    ROWS_IN_MEMORY, SEALED_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -205,7 +205,7 @@ pub fn estimate_in(
     // --- tenantsim itself: its code and libraries, thread stacks and the
     // allocator's arenas; measured: a run of 600 tenants peaks at 27 MB
     // in a debug build (tests/it/memory_estimate.rs).
-    e.add("the program itself", PROGRAM_BYTES);
+    e.add(PROGRAM_ITEM, PROGRAM_BYTES);
 
     // --- The trace, held once and shared by every repetition. ---
     // `Trace` (models/trace/model_trace.rs): dense users × models
