@@ -236,6 +236,19 @@ pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) ->
     e
 }
 
+/// The estimate of reading the job trace at `path` alone (`tenantsim
+/// validate JOBS.csv`): the program, the trace as held and the scratch of
+/// reading it, from [`job_trace_shape`]; `None` when it cannot be scanned.
+pub fn trace_file_estimate(path: &Path) -> Option<Estimate> {
+    let shape = job_trace_shape(path)?;
+    let runs = JobRuns {
+        jobs: 0,
+        tasks: 0,
+        types: 0,
+    };
+    Some(estimate(&shape, &runs, &MemoryBudget::default()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +337,20 @@ mod tests {
             e.items
                 .iter()
                 .any(|i| i.what == "runs at once (2 of 1,000 jobs, 331.1 KiB each)")
+        );
+        // On a typed cluster of 3 types, sampling 100 jobs: each job's
+        // types and durations (8 + 3 × 8 = 32 bytes) held once and copied
+        // by each run of 100 jobs.
+        let typed = JobRuns {
+            jobs: 100,
+            tasks: 4,
+            types: 3,
+        };
+        let e = estimate(&shape, &typed, &budget);
+        let runs_bytes = 2 * 100 * (251 + 88 + 32);
+        assert_eq!(
+            e.total(),
+            PROGRAM_BYTES + trace + scratch + 1000 * 32 + runs_bytes
         );
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
-use crate::core::memory::{Estimate, MemoryBudget, within};
+use crate::core::memory::{Estimate, MemoryBudget, check, check_file_size, within};
 use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
@@ -69,8 +69,14 @@ pub fn validate_file_within(
         return done;
     }
     if !is_scenario {
+        let memory = trace_memory(
+            file,
+            "trace",
+            &memory,
+            crate::models::scenario::footprint::trace_file_estimate,
+        )?;
         let trace = load_trace(file)?;
-        return Ok(format!("ok: {}\n", describe_trace(&trace)));
+        return Ok(format!("ok: {}\n{memory}", describe_trace(&trace)));
     }
     let plan = load_plan_with(file, overrides, &registry.models)?;
     let mut text = describe_plan("scenario", file, &plan, Scenario::name, |text, s| {
@@ -285,9 +291,35 @@ fn describe_job_trace(t: &JobTrace) -> String {
 }
 
 /// `tenantsim validate JOBS.csv`: the description it prints.
-fn validate_job_trace(path: &Path) -> Result<String> {
+fn validate_job_trace(path: &Path, memory: &MemoryBudget) -> Result<String> {
+    let memory = trace_memory(
+        path,
+        "job trace",
+        memory,
+        crate::jobs::footprint::trace_file_estimate,
+    )?;
     let t = load_job_trace(path)?;
-    Ok(format!("ok: {}\n", describe_job_trace(&t)))
+    Ok(format!("ok: {}\n{memory}", describe_job_trace(&t)))
+}
+
+/// The memory of reading the trace `file` alone (`what`, "job trace"),
+/// checked against `budget` before it is read (DESIGN §8.5): a file
+/// larger than the budget is refused before it is scanned, then its
+/// `estimate` (from one pass) is checked. The line that states it
+/// (nothing when the file cannot be scanned: the reader then says why).
+fn trace_memory(
+    file: &Path,
+    what: &str,
+    budget: &MemoryBudget,
+    estimate: impl FnOnce(&Path) -> Option<Estimate>,
+) -> Result<String> {
+    let at = file.display().to_string();
+    check_file_size(&at, what, file, budget)?;
+    let Some(e) = estimate(file) else {
+        return Ok(String::new());
+    };
+    check(&at, &e, budget)?;
+    Ok(format!("  memory: {}\n", within(&e, budget)))
 }
 
 fn describe_cluster(s: &JobScenario) -> String {
@@ -528,5 +560,5 @@ fn validate_if_jobs(
     if crate::workflows::trace::looks_like_workflow_trace(header) {
         return Some(validate_workflow_trace(file));
     }
-    crate::jobs::trace::looks_like_job_trace(header).then(|| validate_job_trace(file))
+    crate::jobs::trace::looks_like_job_trace(header).then(|| validate_job_trace(file, &o.memory))
 }

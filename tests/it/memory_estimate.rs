@@ -1424,3 +1424,53 @@ fn a_job_runs_json_stated_no_memory_estimate() {
         "run.json's estimate {estimate} B against validate's {stated} B"
     );
 }
+
+/// `tenantsim validate TRACE.csv` read a bare trace with no memory check:
+/// a model trace of 60,000 users × 60,000 models, one row each (1.5 MB),
+/// aborted on an allocation of 28.8 GB for its dense matrices ("memory
+/// allocation of 28800000000 bytes failed", signal 6). Now a bare trace,
+/// model or job, is estimated from one pass and refused with its
+/// estimate; one that fits is described with it.
+#[test]
+fn a_sparse_trace_aborted_validate_on_an_allocation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let mut text = String::from("user,model,accuracy,runtime_s\n");
+    for i in 0..60_000 {
+        text.push_str(&format!("u{i},m{i},0.5,1\n"));
+    }
+    fs::write(dir.join("sparse.csv"), text).expect("write");
+    fs::write(dir.join("jobs.csv"), job_trace(20_000)).expect("write");
+    let validate = |args: &[&str]| {
+        Command::new(binary())
+            .arg("validate")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("runs")
+    };
+    let o = validate(&["sparse.csv", "--max-memory", "16G"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("sparse.csv: needs an estimated ")
+            && err.contains("trace matrices (60,000 users × 60,000 models, 17 bytes a cell)"),
+        "{err}"
+    );
+    assert!(!err.contains("memory allocation"), "{err}");
+    // A job trace: refused past the budget, described with its estimate
+    // within it.
+    let o = validate(&["jobs.csv", "--max-memory", "1M"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("jobs.csv: needs an estimated "), "{err}");
+    let o = validate(&["jobs.csv", "--max-memory", "1G"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("\n  memory: an estimated ")
+            && err.contains("job trace (20,000 jobs, ")
+            && err.contains("within the 1.0 GiB of `--max-memory`"),
+        "{err}"
+    );
+}

@@ -112,6 +112,89 @@ pub fn trace_shape(base: &Path, section: &TraceSection) -> Option<TraceShape> {
     })
 }
 
+/// The trace's items of an estimate: what the trace of `shape` holds
+/// (`cells` = users × models, `pairs` available) and the scratch of
+/// loading it.
+fn trace_items(e: &mut Estimate, shape: &TraceShape, cells: u64, pairs: u64) {
+    let (u, k) = (shape.users, shape.models);
+    // --- The trace, held once and shared by every repetition. ---
+    // `Trace` (models/trace/model_trace.rs): dense users × models
+    // matrices `accuracy` (f64, 8 bytes), `runtime_us` (u64, 8) and
+    // `available` (bool, 1) = 17 bytes a cell, 8 more a cell per
+    // `runtime_s.<type>` column; `models_of_user` holds one usize (8) per
+    // available pair.
+    // A lazy trace (models/trace/cells.rs, syn_backing.rs) holds none of
+    // this: its generator's per-model draws and a per-thread cache of rows
+    // (10 MiB at K = 20, counted below with the runs).
+    if !shape.lazy {
+        e.add_held(
+            format!(
+                "trace matrices ({} users × {} models, 17 bytes a cell)",
+                grouped(u),
+                grouped(k)
+            ),
+            mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
+            Held::Shared,
+        );
+        // Ids: a `String` (24 bytes) and its heap block (at least 16 with
+        // the allocator's header) per user and model, and a
+        // `models_of_user` Vec header (24) per user, rounded up to 80 bytes
+        // a user.
+        e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
+    }
+    if shape.curve {
+        // `Curves` (models/trace/curves.rs): fidelity, accuracy and
+        // runtime (8 bytes each) per level, an offset (u32) per pair.
+        e.add_held(
+            "curve levels (24 bytes a level)",
+            mul(&[shape.rows, 24]).saturating_add(mul(&[pairs, 4])),
+            Held::Shared,
+        );
+    }
+
+    // --- Scratch while the trace is loaded (freed before the runs). ---
+    if shape.lazy {
+        // `lazy_syn_trace` hashes the canonical CSV from regenerated rows,
+        // 64 KiB pieces, a few per thread at once.
+        e.add("trace hashing scratch", 64 << 20);
+    } else if shape.generated && !shape.curve {
+        // `generate_syn_trace` draws seconds into an f64 matrix (8 bytes
+        // a cell) before rounding them into `runtime_us`.
+        e.add("trace generation scratch", mul(&[cells, 8]));
+    } else {
+        // A file is read whole; a generated curve trace is written as rows
+        // and CSV text first. Then the validating `TraceBuilder`
+        // (models/trace/build.rs) holds per row its cell or level (32–40
+        // bytes, in a Vec that may be twice as long) and per pair a hash
+        // entry with the row's place (about 120 bytes with the table's
+        // spare room), and a generated row (`TraceRow`, 88 bytes, two ids)
+        // and its CSV text take about 200: 400 bytes a row in all.
+        let per_row = if shape.generated { 400 } else { 200 };
+        e.add(
+            "trace loading scratch",
+            shape.file_bytes.saturating_add(mul(&[shape.rows, per_row])),
+        );
+    }
+}
+
+/// The estimate of loading the trace file at `path` alone (`tenantsim
+/// validate TRACE.csv`): the program, the trace as held and the scratch
+/// of loading it, from one streaming pass over the file; `None` when it
+/// cannot be scanned (the loader then says why).
+pub fn trace_file_estimate(path: &Path) -> Option<Estimate> {
+    let shape = scan_trace_file(path)?;
+    let cells = mul(&[shape.users, shape.models]);
+    let pairs = if shape.curve {
+        cells
+    } else {
+        shape.rows.min(cells)
+    };
+    let mut e = Estimate::default();
+    e.add(PROGRAM_ITEM, PROGRAM_BYTES);
+    trace_items(&mut e, &shape, cells, pairs);
+    Some(e)
+}
+
 /// One pass over a trace CSV: rows, distinct users and models, a
 /// `fidelity` column, `runtime_s.<type>` columns. Holds the distinct ids
 /// only (never more than the file's bytes, far less for a real trace);
@@ -207,64 +290,7 @@ pub fn estimate_in(
     // in a debug build (tests/it/memory_estimate.rs).
     e.add(PROGRAM_ITEM, PROGRAM_BYTES);
 
-    // --- The trace, held once and shared by every repetition. ---
-    // `Trace` (models/trace/model_trace.rs): dense users × models
-    // matrices `accuracy` (f64, 8 bytes), `runtime_us` (u64, 8) and
-    // `available` (bool, 1) = 17 bytes a cell, 8 more a cell per
-    // `runtime_s.<type>` column; `models_of_user` holds one usize (8) per
-    // available pair.
-    // A lazy trace (models/trace/cells.rs, syn_backing.rs) holds none of
-    // this: its generator's per-model draws and a per-thread cache of rows
-    // (10 MiB at K = 20, counted below with the runs).
-    if !shape.lazy {
-        e.add_held(
-            format!(
-                "trace matrices ({} users × {} models, 17 bytes a cell)",
-                grouped(u),
-                grouped(k)
-            ),
-            mul(&[cells, 17 + 8 * shape.typed]).saturating_add(mul(&[pairs, 8])),
-            Held::Shared,
-        );
-        // Ids: a `String` (24 bytes) and its heap block (at least 16 with
-        // the allocator's header) per user and model, and a
-        // `models_of_user` Vec header (24) per user, rounded up to 80 bytes
-        // a user.
-        e.add_held("trace ids", mul(&[u.saturating_add(k), 80]), Held::Shared);
-    }
-    if shape.curve {
-        // `Curves` (models/trace/curves.rs): fidelity, accuracy and
-        // runtime (8 bytes each) per level, an offset (u32) per pair.
-        e.add_held(
-            "curve levels (24 bytes a level)",
-            mul(&[shape.rows, 24]).saturating_add(mul(&[pairs, 4])),
-            Held::Shared,
-        );
-    }
-
-    // --- Scratch while the trace is loaded (freed before the runs). ---
-    if shape.lazy {
-        // `lazy_syn_trace` hashes the canonical CSV from regenerated rows,
-        // 64 KiB pieces, a few per thread at once.
-        e.add("trace hashing scratch", 64 << 20);
-    } else if shape.generated && !shape.curve {
-        // `generate_syn_trace` draws seconds into an f64 matrix (8 bytes
-        // a cell) before rounding them into `runtime_us`.
-        e.add("trace generation scratch", mul(&[cells, 8]));
-    } else {
-        // A file is read whole; a generated curve trace is written as rows
-        // and CSV text first. Then the validating `TraceBuilder`
-        // (models/trace/build.rs) holds per row its cell or level (32–40
-        // bytes, in a Vec that may be twice as long) and per pair a hash
-        // entry with the row's place (about 120 bytes with the table's
-        // spare room), and a generated row (`TraceRow`, 88 bytes, two ids)
-        // and its CSV text take about 200: 400 bytes a row in all.
-        let per_row = if shape.generated { 400 } else { 200 };
-        e.add(
-            "trace loading scratch",
-            shape.file_bytes.saturating_add(mul(&[shape.rows, per_row])),
-        );
-    }
+    trace_items(&mut e, shape, cells, pairs);
 
     // --- Each repetition running at once (× threads). ---
     let tenants = file
