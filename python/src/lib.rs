@@ -321,9 +321,20 @@ fn is_job_trace(path: &Path) -> bool {
 #[pyfunction]
 fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bound<'py, PyDict>)> {
     let columns = PyDict::new(py);
+    // The memory of reading it, checked before it is read (as
+    // `tenantsim validate TRACE.csv` does).
+    let budget = tenantsim::core::memory::MemoryBudget::default();
     if is_job_trace(&path) {
         let t = py
-            .detach(|| tenantsim::jobs::trace::load_job_trace(&path))
+            .detach(|| {
+                tenantsim::core::memory::check_trace_file(
+                    &path,
+                    "job trace",
+                    &budget,
+                    tenantsim::jobs::footprint::trace_file_estimate,
+                )?;
+                tenantsim::jobs::trace::load_job_trace(&path)
+            })
             .map_err(|e| py_err(&e))?;
         let jobs = t.jobs();
         let users = t.users();
@@ -346,7 +357,15 @@ fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bo
         return Ok(("jobs", columns));
     }
     let t = py
-        .detach(|| tenantsim::models::trace::load_trace(&path))
+        .detach(|| {
+            tenantsim::core::memory::check_trace_file(
+                &path,
+                "trace",
+                &budget,
+                tenantsim::models::scenario::footprint::trace_file_estimate,
+            )?;
+            tenantsim::models::trace::load_trace(&path)
+        })
         .map_err(|e| py_err(&e))?;
     let pairs: Vec<(usize, usize)> = (0..t.n_users())
         .flat_map(|u| t.models_of(u).iter().map(move |&m| (u, m)))

@@ -133,3 +133,14 @@ def test_relative_paths_in_a_scenario_file_resolve_against_its_folder(monkeypatc
     monkeypatch.chdir(tmp_path)
     r = tenantsim.run(REPO / "scenarios" / "quickstart.toml", reps=1)
     assert len(r.summary) == 4
+
+
+def test_load_trace_refuses_a_trace_too_large_for_memory(tmp_path):
+    # 200,000 users × 200,000 models, one row each (5 MB): dense matrices
+    # of 680 GB. It aborted the process on an allocation before the
+    # memory of reading a trace was checked.
+    rows = "".join(f"u{i},m{i},0.5,1\n" for i in range(200_000))
+    sparse = write(tmp_path / "sparse.csv", "user,model,accuracy,runtime_s\n" + rows)
+    with pytest.raises(tenantsim.InputError) as e:
+        tenantsim.load_trace(sparse)
+    assert "needs an estimated" in str(e.value) and "trace matrices" in str(e.value)

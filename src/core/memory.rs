@@ -331,6 +331,27 @@ pub fn check_file_size(at: &str, what: &str, path: &Path, budget: &MemoryBudget)
     check(at, &e, budget)
 }
 
+/// Check the memory of reading the trace file `path` alone (`what`:
+/// "job trace") against `budget` before it is read: a file larger than
+/// the budget is refused before it is scanned ([`check_file_size`]),
+/// then its `estimate` (a mode's, from one pass over it) is checked. The
+/// estimate checked; `None` when the file cannot be scanned (the reader
+/// then says why).
+pub fn check_trace_file(
+    path: &Path,
+    what: &str,
+    budget: &MemoryBudget,
+    estimate: impl FnOnce(&Path) -> Option<Estimate>,
+) -> Result<Option<Estimate>> {
+    let at = path.display().to_string();
+    check_file_size(&at, what, path, budget)?;
+    let Some(e) = estimate(path) else {
+        return Ok(None);
+    };
+    check(&at, &e, budget)?;
+    Ok(Some(e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
-use crate::core::memory::{Estimate, MemoryBudget, check, check_file_size, within};
+use crate::core::memory::{Estimate, MemoryBudget, check_trace_file, within};
 use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
@@ -303,23 +303,19 @@ fn validate_job_trace(path: &Path, memory: &MemoryBudget) -> Result<String> {
 }
 
 /// The memory of reading the trace `file` alone (`what`, "job trace"),
-/// checked against `budget` before it is read (DESIGN §8.5): a file
-/// larger than the budget is refused before it is scanned, then its
-/// `estimate` (from one pass) is checked. The line that states it
-/// (nothing when the file cannot be scanned: the reader then says why).
+/// checked against `budget` before it is read
+/// ([`check_trace_file`]): the line that states it (nothing when the
+/// file cannot be scanned: the reader then says why).
 fn trace_memory(
     file: &Path,
     what: &str,
     budget: &MemoryBudget,
     estimate: impl FnOnce(&Path) -> Option<Estimate>,
 ) -> Result<String> {
-    let at = file.display().to_string();
-    check_file_size(&at, what, file, budget)?;
-    let Some(e) = estimate(file) else {
-        return Ok(String::new());
-    };
-    check(&at, &e, budget)?;
-    Ok(format!("  memory: {}\n", within(&e, budget)))
+    Ok(match check_trace_file(file, what, budget, estimate)? {
+        Some(e) => format!("  memory: {}\n", within(&e, budget)),
+        None => String::new(),
+    })
 }
 
 fn describe_cluster(s: &JobScenario) -> String {

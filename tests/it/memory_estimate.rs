@@ -1425,7 +1425,8 @@ fn a_job_runs_json_stated_no_memory_estimate() {
     );
 }
 
-/// `tenantsim validate TRACE.csv` read a bare trace with no memory check:
+/// `tenantsim validate TRACE.csv` (and `gen workflows --model-trace`, the
+/// Python package's `load_trace`) read a trace with no memory check:
 /// a model trace of 60,000 users × 60,000 models, one row each (1.5 MB),
 /// aborted on an allocation of 28.8 GB for its dense matrices ("memory
 /// allocation of 28800000000 bytes failed", signal 6). Now a bare trace,
@@ -1458,6 +1459,28 @@ fn a_sparse_trace_aborted_validate_on_an_allocation() {
         "{err}"
     );
     assert!(!err.contains("memory allocation"), "{err}");
+    // `gen workflows --model-trace` read it unchecked too (the machine's
+    // memory is its limit: 57.0 GiB is past any test machine's).
+    let o = Command::new(binary())
+        .args([
+            "gen",
+            "workflows",
+            "--model-trace",
+            "sparse.csv",
+            "--out",
+            "w.csv",
+        ])
+        .current_dir(dir)
+        .output()
+        .expect("runs");
+    let err = stderr(&o);
+    if !err.contains("needs an estimated 57.0 GiB") {
+        // A machine with that much memory loads it: then it must succeed.
+        assert_eq!(o.status.code(), Some(0), "{err}");
+    } else {
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(!dir.join("w.csv").exists());
+    }
     // A job trace: refused past the budget, described with its estimate
     // within it.
     let o = validate(&["jobs.csv", "--max-memory", "1M"]);
