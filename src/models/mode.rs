@@ -10,7 +10,6 @@ use crate::core::error::Result;
 use crate::core::io::Protected;
 use crate::core::io::codec;
 use crate::core::io::scenario::Overrides;
-use crate::core::memory::Estimate;
 use crate::core::run::execution::Execution;
 use crate::core::run::identity::{Identity, sha256_hex};
 use crate::core::run::mode::{Mode, PointInfo};
@@ -215,7 +214,7 @@ impl Mode for ModelMode {
     }
 
     fn memory_estimate(&self, scenario: &Scenario) -> Option<u64> {
-        scenario.memory.as_ref().map(Estimate::total)
+        scenario.memory_estimate()
     }
 }
 

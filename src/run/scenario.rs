@@ -278,7 +278,7 @@ pub(super) fn write_and_summarise<M: Mode>(
             if !say.quiet {
                 eprintln!("{}", mode.describe(s, &reports[0]));
                 eprintln!("{}", tasks_line(&totals));
-                if let Some(line) = memory_line(&memory, "") {
+                if let Some(line) = peak_line(&memory, "") {
                     eprintln!("{line}");
                 }
                 eprintln!("results in {}: {}", out.display(), written.join(", "));
@@ -301,7 +301,7 @@ pub(super) fn write_and_summarise<M: Mode>(
                     points.len()
                 );
                 eprintln!("{}", tasks_line(&totals));
-                if let Some(line) = memory_line(&memory, " at the largest point") {
+                if let Some(line) = peak_line(&memory, " at the largest point") {
                     eprintln!("{line}");
                 }
                 let (first, rest) = written.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
@@ -348,7 +348,7 @@ pub(super) fn write_and_summarise<M: Mode>(
 /// The summary's memory line (DESIGN §8.5): the peak the process
 /// measured and the estimate (`of` says which scenario's, for a sweep);
 /// `None` when neither is known.
-fn memory_line(m: &MemoryPart, of: &str) -> Option<String> {
+fn peak_line(m: &MemoryPart, of: &str) -> Option<String> {
     let estimate = m
         .estimate_bytes
         .map(|e| format!("estimated {}{of}", human_bytes(e)));

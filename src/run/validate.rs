@@ -117,7 +117,7 @@ fn largest_point_memory<S>(
         .iter()
         .map(|(k, v)| format!("{k} = {v}"))
         .collect();
-    memory_line(
+    estimate_line(
         text,
         "memory",
         &format!(
@@ -236,7 +236,7 @@ fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
     if let Some(b) = s.policies.get(s.baseline) {
         line(text, format_args!("  baseline `{}`", b.name));
     }
-    memory_line(text, "memory", "", s.memory.as_ref(), memory);
+    estimate_line(text, "memory", "", s.memory.as_ref(), memory);
     for w in crate::models::warnings::setup_warnings(s) {
         line(text, format_args!("  warning: {w}"));
     }
@@ -245,7 +245,7 @@ fn describe_scenario(text: &mut String, s: &Scenario, memory: &MemoryBudget) {
 /// The line `label (--threads N, --jobs)at: an estimated …, within the …
 /// of …` of a scenario's memory estimate, checked against `budget`
 /// (DESIGN §8.5); nothing without an estimate.
-fn memory_line(
+fn estimate_line(
     text: &mut String,
     label: &str,
     at: &str,
@@ -397,7 +397,7 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
                 svc.preempt.name()
             ),
         );
-        memory_line(
+        estimate_line(
             text,
             "service memory",
             "",
@@ -414,11 +414,11 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
                 s.load
             ),
         );
-        memory_line(text, "background memory", "", b.memory.as_ref(), memory);
+        estimate_line(text, "background memory", "", b.memory.as_ref(), memory);
     }
     if s.service.is_some() && s.background.is_some() {
         // Held at once: the sum the scenario was checked against.
-        memory_line(text, "memory of both", "", s.memory.as_ref(), memory);
+        estimate_line(text, "memory of both", "", s.memory.as_ref(), memory);
     }
     line(
         text,
@@ -492,7 +492,7 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario, memory: &MemoryBudg
             line(text, format_args!(", type policy {}", p.type_policy.name()));
         }
     }
-    memory_line(text, "memory", "", s.memory.as_ref(), memory);
+    estimate_line(text, "memory", "", s.memory.as_ref(), memory);
     for w in &s.type_warnings {
         line(text, format_args!("  warning: {w}"));
     }

@@ -2,7 +2,6 @@
 //! ([`crate::core::run::manifest`]) filled in from the scenario and the
 //! run.
 
-use crate::core::memory::Estimate;
 use crate::core::run::execution::Execution;
 use crate::core::run::manifest::{
     MODEL_VARYING_FIELDS, MemoryPart, ModePart, ModelPart, ModelPolicy, ModelTrace, RunManifest,
@@ -61,7 +60,7 @@ pub fn run_manifest(
         varying_fields: MODEL_VARYING_FIELDS,
         warnings: warnings.to_vec(),
         sweep_point: point.map(|pt| pt.to_json()),
-        memory: MemoryPart::measure(scenario.memory.as_ref().map(Estimate::total), execution),
+        memory: MemoryPart::measure(scenario.memory_estimate(), execution),
         mode: ModePart::Models(ModelPart {
             git_commit: GIT_COMMIT,
             baseline: scenario

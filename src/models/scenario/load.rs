@@ -90,6 +90,11 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The bytes of the memory estimate it passed (DESIGN §8.5), if any.
+    pub fn memory_estimate(&self) -> Option<u64> {
+        self.memory.as_ref().map(Estimate::total)
+    }
+
     /// Whether `tenants.csv` says why each tenant ended (its `ended`
     /// column): on a curve trace, when some policy's selector may end a
     /// tenant by its schedule (DESIGN §12.3,
