@@ -136,7 +136,7 @@ def test_relative_paths_in_a_scenario_file_resolve_against_its_folder(monkeypatc
 
 
 def test_load_trace_refuses_a_trace_too_large_for_memory(tmp_path):
-    # 200,000 users × 200,000 models, one row each (5 MB): dense matrices
+    # 200,000 users × 200,000 models, one row each (4.2 MB): dense matrices
     # of 680 GB. It aborted the process on an allocation before the
     # memory of reading a trace was checked.
     rows = "".join(f"u{i},m{i},0.5,1\n" for i in range(200_000))

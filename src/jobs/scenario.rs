@@ -38,7 +38,7 @@ use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::footprint::{self, JobRuns, job_trace_shape};
+use super::footprint::{self, JobRuns, JobTraceShape, job_trace_shape};
 use super::policy::{JobRegistry, JobSchedulerEntry, Params};
 use super::sim::JobSchedulerFactory;
 use super::sim::cluster::Placement;
@@ -475,6 +475,9 @@ pub struct JobTraceCache {
     /// estimates (their distinct traces): the memory check of the next
     /// point counts them (DESIGN §8.5).
     earlier: u64,
+    /// The shape of each trace scanned so far, by path: the points of a
+    /// sweep scan a trace once.
+    shapes: HashMap<PathBuf, Option<JobTraceShape>>,
 }
 
 impl JobTraceCache {
@@ -490,8 +493,16 @@ impl JobTraceCache {
         runs: impl FnOnce(u64) -> JobRuns,
         budget: &MemoryBudget,
     ) -> Result<Option<Estimate>> {
-        check_file_size(at, "job trace", path, budget)?;
-        let Some(shape) = job_trace_shape(path) else {
+        let shape = match self.shapes.get(path) {
+            Some(shape) => *shape,
+            None => {
+                check_file_size(at, "job trace", path, budget)?;
+                let shape = job_trace_shape(path);
+                self.shapes.insert(path.to_path_buf(), shape);
+                shape
+            }
+        };
+        let Some(shape) = shape else {
             return Ok(None);
         };
         let mut estimate = footprint::estimate(&shape, &runs(shape.rows), budget);

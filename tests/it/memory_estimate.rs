@@ -426,11 +426,23 @@ fn bytes_stated(text: &str) -> u64 {
 /// small and a large scenario (`make(users)`), run and estimated with
 /// `--jobs` when `jobs`; `None` without GNU time.
 fn growths(make: impl Fn(u64) -> String, dir: &Path, jobs: bool) -> Option<(u64, u64, u64, u64)> {
+    growths_at([600, 5_100], "1", make, dir, jobs)
+}
+
+/// [`growths`] between scenarios of `sizes` (`make(size)`), run and
+/// estimated on `threads` worker threads.
+fn growths_at(
+    sizes: [u64; 2],
+    threads: &str,
+    make: impl Fn(u64) -> String,
+    dir: &Path,
+    jobs: bool,
+) -> Option<(u64, u64, u64, u64)> {
     let mut points = Vec::new();
-    for users in [600u64, 5_100] {
-        let name = format!("s{users}.toml");
-        fs::write(dir.join(&name), make(users)).expect("write");
-        let out = format!("out{users}");
+    for size in sizes {
+        let name = format!("s{size}.toml");
+        fs::write(dir.join(&name), make(size)).expect("write");
+        let out = format!("out{size}");
         let mut args = vec![
             "run",
             &name,
@@ -440,14 +452,14 @@ fn growths(make: impl Fn(u64) -> String, dir: &Path, jobs: bool) -> Option<(u64,
             "--no-plots",
             "--no-cache",
             "--threads",
-            "1",
+            threads,
             "--force",
         ];
         if jobs {
             args.push("--jobs");
         }
         let kb = peak_rss_kb(&args, dir)?;
-        points.push((stated_estimate(&name, dir, jobs), kb * 1024));
+        points.push((stated_estimate_at(&name, dir, jobs, threads), kb * 1024));
     }
     Some((
         points[1].0 - points[0].0,
@@ -1254,47 +1266,17 @@ fn a_job_traces_limit_was_a_count_not_an_estimate_of_its_memory() {
     let dir = tmp.path();
     for n in [20_000u64, 200_000] {
         fs::write(dir.join(format!("t{n}.csv")), job_trace(n)).expect("write");
-        fs::write(
-            dir.join(format!("s{n}.toml")),
-            job_scenario(&format!("t{n}.csv"), 1),
-        )
-        .expect("write");
     }
     for (what, threads, jobs) in [
         ("one thread", "1", false),
         ("two threads", "2", false),
         ("one thread, --jobs", "1", true),
     ] {
-        let mut points = Vec::new();
-        for n in [20_000u64, 200_000] {
-            let name = format!("s{n}.toml");
-            let out = format!("out{n}");
-            let mut args = vec![
-                "run",
-                &name,
-                "--out",
-                &out,
-                "--quiet",
-                "--no-cache",
-                "--threads",
-                threads,
-                "--force",
-            ];
-            if jobs {
-                args.push("--jobs");
-            }
-            let Some(kb) = peak_rss_kb(&args, dir) else {
-                eprintln!("note: GNU time is missing: the estimate was not measured");
-                return;
-            };
-            points.push((stated_estimate_at(&name, dir, jobs, threads), kb * 1024));
-        }
-        let growth = (
-            points[1].0 - points[0].0,
-            points[1].1.saturating_sub(points[0].1),
-            points[1].0,
-            points[1].1,
-        );
+        let make = |n| job_scenario(&format!("t{n}.csv"), 1);
+        let Some(growth) = growths_at([20_000, 200_000], threads, make, dir, jobs) else {
+            eprintln!("note: GNU time is missing: the estimate was not measured");
+            return;
+        };
         assert_bounds_growth(&format!("job mode, {what}"), growth, JOB_ESTIMATE_FACTOR);
     }
 }
@@ -1427,7 +1409,7 @@ fn a_job_runs_json_stated_no_memory_estimate() {
 
 /// `tenantsim validate TRACE.csv` (and `gen workflows --model-trace`, the
 /// Python package's `load_trace`) read a trace with no memory check:
-/// a model trace of 60,000 users × 60,000 models, one row each (1.5 MB),
+/// a model trace of 60,000 users × 60,000 models, one row each (1.2 MB),
 /// aborted on an allocation of 28.8 GB for its dense matrices ("memory
 /// allocation of 28800000000 bytes failed", signal 6). Now a bare trace,
 /// model or job, is estimated from one pass and refused with its

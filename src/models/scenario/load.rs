@@ -152,9 +152,35 @@ pub struct TraceCache {
     /// estimates (their distinct traces, their loss curves): the memory
     /// check of the next point counts them (DESIGN §8.5).
     earlier: u64,
+    /// The shape of each `[trace]` table scanned so far, by [`Self::key`]:
+    /// the points of a sweep scan a trace file once.
+    shapes: HashMap<String, Option<super::footprint::TraceShape>>,
 }
 
 impl TraceCache {
+    /// The shape of the `[trace]` table `section` of the scenario folder
+    /// `base` ([`trace_shape`](super::footprint::trace_shape), once per
+    /// table); a trace file larger than `budget` is refused by its size
+    /// before it is scanned (`at` names the scenario).
+    fn shape(
+        &mut self,
+        at: &str,
+        base: &Path,
+        section: &TraceSection,
+        budget: &MemoryBudget,
+    ) -> Result<Option<super::footprint::TraceShape>> {
+        let key = Self::key(base, section);
+        if let Some(shape) = self.shapes.get(&key) {
+            return Ok(*shape);
+        }
+        if let Some(p) = &section.path {
+            check_file_size(at, "trace", &base.join(p), budget)?;
+        }
+        let shape = super::footprint::trace_shape(base, section);
+        self.shapes.insert(key, shape);
+        Ok(shape)
+    }
+
     /// The key of a `[trace]` table of the scenario folder `base`.
     fn key(base: &Path, section: &TraceSection) -> String {
         format!(
@@ -300,10 +326,7 @@ pub fn build_scenario_in(
     let base = path.parent().unwrap_or(Path::new(""));
     // Limits from memory (DESIGN §8.5): the estimate, from the keys and
     // one streaming pass over a trace file, before the trace is loaded.
-    if let Some(p) = &file.trace.path {
-        check_file_size(&at, "trace", &base.join(p), &overrides.memory)?;
-    }
-    let memory = match super::footprint::trace_shape(base, &file.trace) {
+    let memory = match cache.shape(&at, base, &file.trace, &overrides.memory)? {
         Some(shape) => {
             let estimate = super::footprint::estimate_in(
                 &file,
