@@ -98,12 +98,18 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     // The estimate's terms (footprint.rs), by hand, every user a tenant,
-    // all present at once (they all arrive at the start): per tenant 90
-    // bytes (92 before the end states were held in runs on disk, below),
-    // 420 more while present (48 + 20 engine state and flags, 16
-    // heap slot, 136 GP slot, 104 + 48 + 3 × 16 folded metrics) and a GP
-    // posterior (8 × 20 + 20 × 21 × 4 + 32 = 1,872 bytes), × 16,000,000 =
-    // 38,144,000,000; the done ones parked, min(16,000,000 × (49 + 97 + 8
+    // all present at once (they all arrive at the start): per tenant 41
+    // bytes (arrival times and their order 20, the sampled split's pool
+    // 4, six bits 1, four tables' slot numbers 16; 90 before 2026-12-07,
+    // which counted three copies of a trace user the split does not
+    // list, a count of available models where every tenant has every
+    // model and a leave time though no tenant can leave; 92 before the
+    // end states were held in runs on disk, below), 428 more while
+    // present (48 + 20 engine state and flags, 16 heap slot, 136 GP slot,
+    // 104 + 48 + 3 × 16 folded metrics, 8 its place among the arrivals
+    // waiting for the job curve, counted for every tenant before) and a
+    // GP posterior (8 × 20 + 20 × 21 × 4 + 32 = 1,872 bytes), × 16,000,000
+    // = 37,456,000,000 (38,144,000,000 before 2026-12-07); the done ones parked, min(16,000,000 × (49 + 97 + 8
     // + 3 × 9), 16 MiB) = 16,777,216, the fold's open run of 32,768 done
     // tenants × (112 + 3 × 16) = 5,242,880 and the merge's buffers,
     // ⌈16,000,000 / 32,768⌉ = 489 runs × 16 KiB = 8,011,776 (neither
@@ -118,28 +124,29 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // 20 × 16 = 6,400
     // (the fold, 136 + 16 × 3 a tenant, was a term of its own before);
     // results until folded: the rows, min(16,000,000 × 2 × (46 + 9 × 3),
-    // 2 × 8 MiB) = 16,777,216, and 16,000,000 × 32 = 512,000,000 (34
-    // before the end states were on disk; 16,000,000 × (96 + 16 × 3)
+    // 2 × 8 MiB) = 16,777,216, and 16,000,000 × 8 = 128,000,000 (the
+    // arrival time; 32 before 2026-12-07, with a trace user and a leave
+    // time; 34 before the end states were on disk; 16,000,000 × (96 + 16 × 3)
     // before the rows spilled); loss curves:
     // of the (320,000,000 + 16,000,000) × 20 bytes of each of the two, 8
     // MiB and a point in memory, 2 × 8,388,628 = 16,777,256; the figures'
     // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
     // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
     // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
-    // the program 33,554,432. Sum: 50,821,384,040 bytes = 47.3 GiB
-    // (50,882,262,888 before the end states were held in runs;
+    // the program 33,554,432. Sum: 49,781,384,040 bytes = 46.4 GiB
+    // (50,821,384,040 before 2026-12-07; 50,882,262,888 before the end states were held in runs;
     // 50,881,148,776 before the parked places were held in runs;
     // 50,944,624,488 with 128 + 388 a tenant and an open run of
     // 4,718,592, before the fold took each tenant's arrival and A*_i with
     // its arrival).
-    assert_eq!(estimate_of(&text, tmp.path()), 50_821_384_040);
+    assert_eq!(estimate_of(&text, tmp.path()), 49_781_384_040);
     assert!(
-        err.contains("s.toml: needs an estimated 47.3 GiB of memory"),
+        err.contains("s.toml: needs an estimated 46.4 GiB of memory"),
         "{err}"
     );
     assert!(
         err.contains(
-            "35.5 GiB 16,000,000 tenants' simulation state (90 bytes a tenant, 420 more for \
+            "34.9 GiB 16,000,000 tenants' simulation state (41 bytes a tenant, 428 more for \
              each of the 16,000,000 present at once, 32.7 MiB for the done ones; \
              GP posteriors of 1,872 bytes for 16,000,000 of them at once)"
         ),
@@ -210,29 +217,31 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // By hand (footprint.rs's terms, as in the fifty-GB test): the
     // program 33,554,432; trace matrices 20,020,000 × 17 + 20,020,000 × 8
     // = 500,500,000; ids 1,001,020 × 80 = 80,081,600; generation scratch
-    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (90 +
-    // 420 + 1,872, every tenant present at once: no arrivals over time) +
+    // 20,020,000 × 8 = 160,160,000; simulation state 1,001,000 × (41 +
+    // 428 + 1,872, every tenant present at once: no arrivals over time;
+    // 90 + 420 before 2026-12-07) +
     // the done ones parked, 16 MiB, the fold's open run 5,242,880 and
     // merge buffers 31 × 16 KiB = 507,904, the parked places 1,114,112,
     // the end states' open run 1,114,112 and merge buffers 16 × 8 KiB =
-    // 131,072, + the prior's 6,400 = 2,409,275,696 (2,410,032,512 with
+    // 131,072, + the prior's 6,400 = 2,368,234,696 (2,409,275,696
+    // before 2026-12-07; 2,410,032,512 with
     // 92 a tenant before the end states were on disk; 2,408,918,400
     // before the parked places; 2,412,398,112 with 128 + 388 a tenant and an open
     // run of 4,718,592, before the fold took each tenant's arrival and
     // A*_i with its arrival)
     // (the fold, 1,001,000 × 184, was a term of its own before); results:
-    // the rows, 16 MiB, and 1,001,000 × 32 = 32,032,000 (34 before the
-    // end states were on disk, 1,001,000 × 144
+    // the rows, 16 MiB, and 1,001,000 × 8 = 8,008,000 (32 before
+    // 2026-12-07, 34 before the end states were on disk, 1,001,000 × 144
     // before the rows spilled); loss curves: 8 MiB and a point of each of
     // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
     // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
-    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,265,174,200 bytes
-    // = 3.04 GiB (3,267,933,016 before the end states were on disk;
+    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,200,109,200 bytes
+    // = 2.98 GiB (3,265,174,200 before 2026-12-07; 3,267,933,016 before the end states were on disk;
     // 3,266,818,904 before the parked places; 3,270,298,616 before the fold took each tenant's
     // arrival and A*_i with its arrival, 3,421,707,688 before the state
     // of done tenants was counted apart, 3,265,072,120 before the parked
     // figures were sorted in runs).
-    assert_eq!(e.total(), 3_265_174_200, "{e:?}");
+    assert_eq!(e.total(), 3_200_109_200, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -501,7 +510,10 @@ fn assert_bounds_growth(what: &str, growth: (u64, u64, u64, u64), factor: f64) {
 /// 72 MB against 110 MB, 1.52×); the shared service, growth 39.0 MB
 /// against 42.8 MB (1.10×, the same in two runs). Model mode with
 /// `--jobs` (added 2026-12-06): 21.0 MB against 31.0 MB (1.48×); 41.9 MB
-/// estimated (2.04×) while the log was counted twice.
+/// estimated (2.04×) while the log was counted twice. On 2026-12-07, once
+/// a tenant counted only what a run holds for it (footprint.rs): model
+/// mode 16.4 MB against 19.9 MB (1.22×), with `--jobs` 20.0 MB against
+/// 23.9 MB (1.20×), the shared service 34.9 MB against 45.9 MB (1.32×).
 #[test]
 fn the_estimate_bounds_the_measured_growth_of_peak_rss_within_its_factor() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -894,19 +906,29 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&as_service, "10,001,000"), "{as_service:?}");
     assert!(says(&alone, "36,275"), "{alone:?}");
     // Half the tenants at the same rate: as many present at once, so the
-    // estimate falls by what a tenant not present holds, by hand 74
-    // bytes of simulation state (footprint.rs; 76 before the end states
-    // were held in runs on disk, 80 before the engine's
+    // estimate falls by what a tenant not present holds, by hand 25
+    // bytes of simulation state (footprint.rs: its arrival time, two
+    // copies, and the queue's order, 20; the sampled split's pool of
+    // users while it is drawn, 4; a bit in six tables, 1; its end reason
+    // and budget flag are in runs on disk; its trace user is the split's
+    // "every user but the prior ones", no list; 74 before 2026-12-07,
+    // which counted three copies of a listed trace user, a count of
+    // available models, its place among the arrivals waiting for the job
+    // curve and a leave time, none of which a run of this scenario holds
+    // for a tenant not present; 76 before the end states were
+    // held in runs on disk, 80 before the engine's
     // slot numbers were indexed by the tenants holding one and its
     // parked tenants' places held in sorted runs, a fixed 1.06 MiB in both
     // runs; 92 before the slot numbers
     // of the score heap, the GP selector and the fold were indexed by the
     // tenants holding one: 8 × 36,275 is below both runs' tenants, so
     // they count 32 bytes a table for each present tenant, the same in
-    // both), 40 of results (user and
-    // arrival 16, leave time 16, regret area alone 8; its row is on disk,
-    // and its end state: 42 before) and 16 of the figures' regret areas:
-    // 130 bytes × 5,000,000 (134 before the end states were on disk, 138
+    // both), 16 of results (arrival 8, regret area alone 8; no leave
+    // time without a patience, no listed user; its row is on disk,
+    // and its end state: 40 before 2026-12-07, 42 before the end states
+    // were on disk) and 16 of the figures' regret areas:
+    // 57 bytes × 5,000,000 (130 before 2026-12-07, 134 before the end
+    // states were on disk, 138
     // before the engine's slot numbers, 150 before); the
     // merge of the parked figures' runs reads ⌈10^7 / 32,768⌉ − ⌈5 × 10^6
     // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each, and the merge of the
@@ -921,14 +943,15 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&smaller, "36,275"), "{smaller:?}");
     assert_eq!(
         alone.total() - smaller.total(),
-        130 * 5_000_000 + 153 * 16_384 + 76 * 8_192
+        57 * 5_000_000 + 153 * 16_384 + 76 * 8_192
     );
     // With the arrivals drawn as the run goes (`order = "streamed"`, as
     // scale-year has them): no time and no order for a tenant not present
-    // (20 bytes fewer, 1 more for the draw's bit and counts: 55) and no
-    // arrival in the results (8 fewer: 32), so 103 bytes × 5,000,000
-    // (107 before the end states were on disk, 111 before the engine's
-    // slot numbers), and the same fewer runs to merge.
+    // (20 bytes fewer, 1 more for the draw's bit and counts: 6) and no
+    // arrival in the results (8 fewer: 8), so 30 bytes × 5,000,000 (103
+    // before 2026-12-07, 107 before the end states were on disk, 111
+    // before the engine's slot numbers), and the same fewer runs to
+    // merge.
     let streamed = |users| {
         let mut f = year("");
         f.arrivals.order = Some("streamed".into());
@@ -941,7 +964,7 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     let (whole, half) = (streamed(10_001_000), streamed(5_001_000));
     assert_eq!(
         whole.total() - half.total(),
-        103 * 5_000_000 + 153 * 16_384 + 76 * 8_192
+        30 * 5_000_000 + 153 * 16_384 + 76 * 8_192
     );
     // And, the same tenants present, 19 + 8 bytes less a tenant of the
     // run (the estimate counts every user of the trace as a tenant,

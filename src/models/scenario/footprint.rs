@@ -319,43 +319,64 @@ pub fn estimate_in(
         posteriors_at_once(file, tenants)
     };
     // Every tenant of the run, present or not, from the run's start to its
-    // end (docs/PERFORMANCE.md "Internet scale", "Where the memory goes";
-    // measured about 60 bytes a tenant over scale-year's simulation): its
-    // arrival time, two copies (16 bytes: the engine, its queue and its
-    // tenants share the runner's since 2026-12-05, but the start-up holds
-    // the sampled times and that shared list at once) and the queue's
-    // order of them (4); its trace user, three copies (24: the engine
-    // shares the split's since 2026-12-05, but the split is made while
-    // its shuffled pool is held, and the GP selector keeps one on a trace
-    // whose users do not share one model list); its count of
-    // available models (4), the fold's three bits and the engine's parked
-    // bit (1) and its place among
-    // the arrivals waiting for the job curve (4, in a Vec that may be
-    // twice as long: 8); the end reasons, budget flags and leave times
-    // read when the run ends (18: a leave time is held only for a tenant
-    // that left, `models/sim/left_at.rs`, but every tenant may leave, so
-    // each is counted; the end reasons and budget flags are on disk above
-    // 65,536 tenants, below): 75 bytes, counted as 76 (80 before the engine's
-    // slot numbers were held by the tenants holding one and its parked
-    // tenants' places in sorted runs, below; 92 before the
-    // slot numbers of three tables were held by the tenants holding one,
-    // below; 128 before the
-    // fold took each tenant's arrival and A*_i with its arrival, which
-    // also still counted 8 for the `oracle` cost belief's mean runtime, no
-    // longer held per tenant since the GP selector's state was held by
-    // active tenant). On a curve trace, the
-    // levels started and done per model (two `u16`): 4 per model. A
-    // selector without a GP keeps a score or proposal slot per model (16
-    // bytes) and 64 of headers for every tenant.
-    //
-    // With the arrivals drawn as the run goes (`order = "streamed"`,
-    // DESIGN §2.8: `models/sim/arrival_times.rs`) no arrival time and no
-    // order is held for each tenant: 20 bytes fewer, plus the draw's bit
-    // and its counts (about 0.13 bytes), counted as 1: 57 (61 before the
-    // engine's slot numbers and places). The time of a tenant that
-    // arrived is held beside its slot (8, below).
+    // end (DESIGN §8.5 "What a tenant holds"; docs/PERFORMANCE.md
+    // "Internet scale", "Where the memory goes"), each term only where
+    // the run holds it:
+    // - its arrival time, two copies (16: the engine, its queue and its
+    //   tenants share the runner's, but the start-up holds the sampled
+    //   times and that shared list at once) and the queue's order of them
+    //   (4); with the arrivals drawn as the run goes (`order =
+    //   "streamed"`, DESIGN §2.8: `models/sim/arrival_times.rs`) neither,
+    //   only the draw's bit and its counts (about 0.13 bytes), counted as 1;
+    // - its trace user (models/scenario/split.rs): a list of 8 bytes a
+    //   tenant, shared by the engine, the GP selector and the result, where
+    //   the tenants are listed or sampled (`tenants`, `tenant_count`); none
+    //   where they are every user but the prior ones
+    //   (`TenantUsers::all_but`); and while a sampled split is drawn, its
+    //   shuffled pool of every user (4 bytes a user, a `u32`);
+    // - its count of available models (`Tenants::available`, 4), unless
+    //   every tenant has every model (every pair of the trace given);
+    // - one bit in each of six tables (the fold's arrived, waiting and
+    //   parked bits, the engine's parked bit, the greedy scheduler's dirty
+    //   bit, the draw's undrawn bit): counted as 1;
+    // - its end reason and budget flag (2), read when the run ends, on disk
+    //   in sorted runs above 65,536 tenants (`models/sim/end_states.rs`,
+    //   below);
+    // - for the service of a shared scenario, its leave time (an
+    //   `Option<Micros>`, 16; shared/sim/service.rs). Model mode holds a
+    //   leave time only in the result, for a tenant that left
+    //   (`models/sim/left_at.rs`), counted with the results below.
+    // (76 bytes a tenant were counted before 2026-12-07, 57 with streamed
+    // arrivals, whatever the split, the trace and the arrivals: three
+    // copies of the trace user, the count of available models, the place
+    // among the arrivals waiting for the job curve (now counted for the
+    // tenants present, below) and the leave time a second time (it is
+    // counted with the results); scale-year, 10^7 tenants, was estimated
+    // at 1.1 GiB against a measured peak of 85 MB.)
+    // On a curve trace, the levels started and done per model (two
+    // `u16`): 4 per model. A selector without a GP keeps a score or
+    // proposal slot per model (16 bytes) and 64 of headers for every
+    // tenant.
     let streamed = file.arrivals.is_streamed();
-    let mut every = if streamed { 57u64 } else { 76 };
+    let split = &file.split;
+    let listed = split.tenants.is_some() || split.tenant_count.is_some();
+    let sampled = split.prior_count.is_some()
+        || split.prior_fraction.is_some()
+        || split.tenant_count.is_some();
+    let mut every: u64 = if streamed { 1 } else { 20 };
+    if listed {
+        every += 8;
+    }
+    if sampled {
+        every += 4;
+    }
+    if shape.curve || pairs < cells {
+        every += 4;
+    }
+    every += 1 + 2;
+    if service {
+        every += 16;
+    }
     if shape.curve {
         every = every.saturating_add(mul(&[k, 4]));
     }
@@ -372,8 +393,12 @@ pub fn estimate_in(
     // (models/metrics/tenant_fold.rs, curve_builder.rs; DESIGN §8.5):
     // the running figures with the arrival and A*_i (104), the two curve
     // builders' best accuracy, A*_i and arrived flag (2 × 24) and the
-    // times to the thresholds (16 each).
-    let mut per_present = (48 + 16 + 104 + 48u64)
+    // times to the thresholds (16 each); its place among the arrivals
+    // waiting for the job curve (models/metrics/run_fold.rs `waiting`, 4,
+    // in a Vec that may be twice as long: 8), which holds the tenants
+    // arrived since the last completion (every tenant where all arrive
+    // at once, and then every tenant is present).
+    let mut per_present = (48 + 16 + 104 + 48 + 8u64)
         .saturating_add(k)
         .saturating_add(mul(&[thresholds, 16]));
     if gp {
@@ -565,25 +590,42 @@ pub fn estimate_in(
     // (`TenantRows`, models/metrics/tenant_rows.rs: 46 bytes and 9 per
     // threshold, in Vecs that may be twice as long; each of its two
     // sequences in memory up to `ROWS_IN_MEMORY`, on disk past it), its
-    // user and arrival (16; 8 with arrivals drawn as the run goes, whose
-    // result holds the draw, not a list), its end reason, budget flag and
-    // leave time (18, the leave time counted for every tenant as above;
-    // 16 above 65,536 tenants, whose end states are on disk,
-    // models/sim/end_states.rs) and, with
-    // `fairness`, its regret area alone (8); with `--jobs`
+    // trace user where the tenants are listed (8, the split's list, as
+    // above) and its arrival time where the arrivals are listed (8; none
+    // with arrivals drawn as the run goes, whose result holds the draw),
+    // its end reason and budget flag (2; on disk above 65,536 tenants,
+    // models/sim/end_states.rs), its leave time where a patience lets
+    // tenants leave (a (tenant, time) pair of 16 bytes for each one that
+    // left, models/sim/left_at.rs: every tenant may leave, so each is
+    // counted; none leaves without a patience) and, with `fairness`, its
+    // regret area alone (8); with `--jobs`
     // the job log too: 39 bytes a job and 4 a completion, in two
     // sequences each in memory up to `SEALED_IN_MEMORY` (8 MiB) and on
     // disk past it (`core::io::sealed`); a service's result holds the shared
-    // engine's whole log, moved (120 a job, as above).
+    // engine's whole log, moved (120 a job, as above). (Before 2026-12-07:
+    // 34 bytes a tenant, 26 with streamed arrivals, whatever the split and
+    // the patience.)
     let threads = budget.concurrent(u64::MAX);
     let held = tasks.min(threads.saturating_mul(128));
     let rows = mul(&[tenants, 2, 46 + 9 * thresholds]).min(2 * ROWS_IN_MEMORY as u64);
-    let ends_on_disk = if tenants > DENSE_UP_TO as u64 { 2 } else { 0 };
+    let mut per_result = 0u64;
+    if listed {
+        per_result += 8;
+    }
+    if !streamed {
+        per_result += 8;
+    }
+    if tenants <= DENSE_UP_TO as u64 {
+        per_result += 2;
+    }
+    if file.limits.patience_s.is_some() {
+        per_result += 16;
+    }
+    if file.fairness {
+        per_result += 8;
+    }
     let per_run = rows
-        .saturating_add(mul(&[
-            tenants,
-            if streamed { 26 } else { 34 } + if file.fairness { 8 } else { 0 } - ends_on_disk,
-        ]))
+        .saturating_add(mul(&[tenants, per_result]))
         .saturating_add(match (budget.keep_jobs, service) {
             (false, _) => 0,
             (true, true) => mul(&[jobs, 120]),

@@ -133,7 +133,13 @@ impl Greedy {
         Self {
             score,
             heaps: (0..types).map(|_| ScoreHeap::new(n)).collect(),
-            dirty: (0..types).map(|_| Vec::with_capacity(n)).collect(),
+            // Each list grows to the most tenants changed between two
+            // picks (those present, or all when all arrive at once),
+            // amortised: reserving `n` took 4 bytes of address space for
+            // every tenant of the run (40 MB of scale-year's 10^7, whose
+            // lists hold a few at a time; docs/PERFORMANCE.md "Limits
+            // from memory").
+            dirty: (0..types).map(|_| Vec::new()).collect(),
             is_dirty: Bits::new(n * types),
             n,
         }
@@ -268,5 +274,32 @@ mod tests {
             }
             prop_assert_eq!(two.next_picks(), [None; 3]);
         }
+    }
+
+    /// The lists of changed tenants reserved room for every tenant of the
+    /// run when the scheduler was made (4 bytes each, per GPU type),
+    /// though they hold the tenants changed between two picks: a
+    /// scheduler of a million tenants now holds what its changes need.
+    #[test]
+    fn the_changed_tenants_lists_reserved_every_tenant_of_the_run() {
+        use crate::models::sim::{Scheduler, TenantUsers, Tenants};
+        use crate::models::trace::parse_trace;
+        let g = Greedy::with_types(1_000_000, 2, Score::PerSecond);
+        assert!(g.dirty.iter().all(|d| d.capacity() == 0));
+        let csv = "user,model,accuracy,runtime_s\nu,m,0.5,1\n";
+        let trace = parse_trace("one", csv.as_bytes()).expect("a trace");
+        let tenants = Tenants::new(
+            &trace,
+            &TenantUsers::list(&[0]),
+            &[0],
+            1,
+            Default::default(),
+        );
+        let mut g = Greedy::new(1_000_000, Score::PerSecond);
+        for i in [7, 999_999, 7] {
+            g.tenant_changed(&tenants, i).expect("marked");
+        }
+        assert_eq!(g.dirty[0], [7, 999_999]);
+        assert!(g.dirty[0].capacity() < 1_000);
     }
 }
