@@ -315,19 +315,24 @@ pub fn check(at: &str, estimate: &Estimate, budget: &MemoryBudget) -> Result<()>
     )))
 }
 
-/// Refuse a file that a command reads whole (`what`: "job trace") when
-/// its bytes alone, beside the program, exceed `budget`, before the file
-/// is scanned for its shape: a scan reads all of it (minutes for a file
-/// of tens of GB, and a file without line ends is one record held
-/// whole). Nothing is checked when the file's size cannot be read (the
-/// reader then says why).
+/// Refuse a trace file (`what`: "job trace") whose bytes alone, beside
+/// the program, exceed `budget`, before the file is scanned for its
+/// shape. The scan and the reader hold a record at a time (the file is
+/// read as a stream since 2026-12-07, core/io/hashed_input.rs), but a
+/// file without line ends is one record held whole (a 1 TiB sparse file
+/// was scanned until memory ran out), and a scan reads all of it
+/// (minutes for a file of tens of GB). Nothing is checked when the
+/// file's size cannot be read (the reader then says why).
 pub fn check_file_size(at: &str, what: &str, path: &Path, budget: &MemoryBudget) -> Result<()> {
     let Ok(meta) = fs::metadata(path) else {
         return Ok(());
     };
     let mut e = Estimate::default();
     e.add(PROGRAM_ITEM, PROGRAM_BYTES);
-    e.add(format!("reading the {what} (the file's bytes)"), meta.len());
+    e.add(
+        format!("reading the {what} (the file's bytes, were it one record)"),
+        meta.len(),
+    );
     check(at, &e, budget)
 }
 

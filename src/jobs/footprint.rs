@@ -11,7 +11,7 @@
 //! below, with these simplifications, each on the side of more:
 //! - a `Vec` or hash table that grows by doubling counts twice its final
 //!   length (the trace's vectors grow while the file is read);
-//! - the scratch of reading the trace (the file's bytes, the table of ids
+//! - the scratch of reading the trace (a read buffer, the table of ids
 //!   seen) is counted as if held while the runs go (it is freed before);
 //! - every repetition's run holds its jobs' state at once (a job not yet
 //!   submitted holds it too).
@@ -29,6 +29,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::trace::{Job, TYPE_DURATION_PREFIX};
+use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM};
 use crate::core::resources::human_bytes;
 
@@ -60,7 +61,9 @@ pub const RUN_JOB_BYTES: u64 = 36 + 77 + 16 + 56 + 2 + 16 + 48;
 pub struct JobTraceShape {
     /// Rows (jobs).
     pub rows: u64,
-    /// Bytes of the file, read whole to parse it.
+    /// Bytes of the file. It is read as a stream, not held
+    /// (core/io/hashed_input.rs), so the estimate counts a read buffer,
+    /// not these bytes.
     pub file_bytes: u64,
     /// Distinct users.
     pub users: u64,
@@ -173,7 +176,9 @@ fn hash_table(n: u64, entry: u64) -> u64 {
 ///   heap) and a duration per `duration_s.<type>` column (8), the vectors
 ///   doubled; per user its name twice (the list and the index, 24 + 8 and
 ///   the heap each) and the index's hash table;
-/// - the scratch of reading it: the file's bytes and the table of ids seen
+/// - the scratch of reading it: a read buffer of 64 KiB (the file is read
+///   as a stream and hashed as it passes, core/io/hashed_input.rs; its
+///   bytes were held whole before 2026-12-07) and the table of ids seen
 ///   (a `String` and a line, 32, and the id's heap again);
 /// - on a typed cluster, each job's allowed types and durations per type
 ///   (8 + 8 a type), held by the scenario and copied by each run;
@@ -202,12 +207,11 @@ pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) ->
         trace,
         Held::Shared,
     );
-    let scratch = shape
-        .file_bytes
+    let scratch = (READ_BUFFER as u64)
         .saturating_add(hash_table(n, 24 + 8))
         .saturating_add(shape.id_heap);
     e.add_held(
-        "reading the job trace (the file's bytes, the ids seen)",
+        "reading the job trace (a read buffer, the ids seen)",
         scratch,
         Held::Shared,
     );
@@ -327,8 +331,9 @@ mod tests {
         // Trace: 1000 × 2 × (32 + 24 + 8) + 32,000 + 2 × 10 × 32 + 2 × 320
         // + 16 buckets × 29 × 3 / 2 = 128,000 + 32,000 + 640 + 640 + 696.
         let trace = 128_000 + 32_000 + 640 + 640 + 696;
-        // Scratch: 30,000 + 2,048 buckets × 33 × 3 / 2 + 32,000.
-        let scratch = 30_000 + 2048 * 33 * 3 / 2 + 32_000;
+        // Scratch: a read buffer of 65,536 (the file's 30,000 bytes before
+        // it was read as a stream) + 2,048 buckets × 33 × 3 / 2 + 32,000.
+        let scratch = 65_536 + 2048 * 33 * 3 / 2 + 32_000;
         // Runs: 2 × 1000 × (251 + 88).
         let runs_bytes = 2 * 1000 * (251 + 88);
         assert_eq!(e.total(), PROGRAM_BYTES + trace + scratch + runs_bytes);

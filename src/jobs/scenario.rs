@@ -36,7 +36,6 @@ use std::sync::Arc;
 
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::footprint::{self, JobRuns, JobTraceShape, job_trace_shape};
 use super::policy::{JobRegistry, JobSchedulerEntry, Params};
@@ -51,12 +50,13 @@ use crate::core::io::cluster::{
     ClusterSpec, NodesField, check_cpus_per_node, groups_to_spec, load_node_list,
 };
 use crate::core::io::echo::shown_number;
-use crate::core::io::read_input;
+use crate::core::io::hashed_input::HashedInput;
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
 use crate::core::limits::{MAX_GPUS_PER_NODE, MAX_NODES, grouped};
 use crate::core::memory::{Estimate, Held, MemoryBudget, check, check_file_size};
+use crate::core::run::identity::hex;
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
 use crate::core::sim::rng::{Purpose, stream};
 use crate::core::sim::time::{MAX_RUNTIME_S, Micros, secs_to_micros};
@@ -525,16 +525,12 @@ impl JobTraceCache {
         if let Some(hit) = self.loaded.get(path) {
             return Ok(hit.clone());
         }
-        let bytes =
-            read_input(path, "job trace").map_err(|e| e.context(format!("{at}: [jobs].path")))?;
-        let sha256: String = Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let trace = Arc::new(parse_job_trace(
-            &path.display().to_string(),
-            bytes.as_slice(),
-        )?);
+        // Parsed as it is read, and hashed as it passes (the file is
+        // never held whole: core/io/hashed_input.rs).
+        let mut input = HashedInput::open(path, "job trace")
+            .map_err(|e| e.context(format!("{at}: [jobs].path")))?;
+        let trace = Arc::new(parse_job_trace(&path.display().to_string(), &mut input)?);
+        let sha256 = hex(&input.finish()?);
         self.loaded
             .insert(path.to_path_buf(), (Arc::clone(&trace), sha256.clone()));
         Ok((trace, sha256))

@@ -24,6 +24,7 @@ pub mod csv_columns;
 pub mod csv_text;
 pub mod echo;
 pub mod float_text;
+pub mod hashed_input;
 pub mod key_taken;
 pub mod manifest_doc;
 mod results_folder;

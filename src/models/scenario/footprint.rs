@@ -24,6 +24,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
+use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
@@ -57,7 +58,9 @@ pub struct TraceShape {
     pub curve: bool,
     /// Per-type runtime columns `runtime_s.<type>`.
     pub typed: u64,
-    /// Bytes of the file read whole to parse it (0 for a generated trace).
+    /// Bytes of the file (0 for a generated trace). It is read as a
+    /// stream, not held (core/io/hashed_input.rs), so the estimate counts
+    /// a read buffer, not these bytes.
     pub file_bytes: u64,
     /// Whether it is generated in memory by `[trace.syn]`.
     pub generated: bool,
@@ -162,8 +165,10 @@ fn trace_items(e: &mut Estimate, shape: &TraceShape, cells: u64, pairs: u64) {
         // a cell) before rounding them into `runtime_us`.
         e.add("trace generation scratch", mul(&[cells, 8]));
     } else {
-        // A file is read whole; a generated curve trace is written as rows
-        // and CSV text first. Then the validating `TraceBuilder`
+        // A file is read as a stream, 64 KiB at a time, and hashed as it
+        // passes (core/io/hashed_input.rs; before 2026-12-07 it was read
+        // whole first, its bytes counted here); a generated curve trace is
+        // written as rows and CSV text first. Then the validating `TraceBuilder`
         // (models/trace/build.rs) holds per row its cell or level (32–40
         // bytes, in a Vec that may be twice as long) and per pair a hash
         // entry with the row's place (about 120 bytes with the table's
@@ -172,7 +177,11 @@ fn trace_items(e: &mut Estimate, shape: &TraceShape, cells: u64, pairs: u64) {
         let per_row = if shape.generated { 400 } else { 200 };
         e.add(
             "trace loading scratch",
-            shape.file_bytes.saturating_add(mul(&[shape.rows, per_row])),
+            mul(&[shape.rows, per_row]).saturating_add(if shape.generated {
+                0
+            } else {
+                READ_BUFFER as u64
+            }),
         );
     }
 }

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::{SynRowsKind, TraceImportSection, TraceSection, TraceSynSection};
 use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
-use crate::core::io::read_input;
+use crate::core::io::hashed_input::HashedInput;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
 use crate::models::trace::generate::{SynNames, hex};
 use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels_named};
@@ -101,13 +101,16 @@ fn load_trace_base(at: &str, p: &str, base: &Path, section: &TraceSection) -> Re
     }
     if let Some(file) = &section.path {
         let path = base.join(file);
-        let bytes =
-            read_input(&path, "trace").map_err(|e| e.context(format!("{at}: [{p}trace].path")))?;
-        let trace = parse_trace(&path.display().to_string(), bytes.as_slice())?;
+        // Parsed as it is read, and hashed as it passes (the file is
+        // never held whole: core/io/hashed_input.rs).
+        let mut input = HashedInput::open(&path, "trace")
+            .map_err(|e| e.context(format!("{at}: [{p}trace].path")))?;
+        let trace = parse_trace(&path.display().to_string(), &mut input)?;
+        let sha256 = hex(&input.finish()?);
         return Ok(LoadedTrace {
             trace: Arc::new(trace),
             origin: path,
-            sha256: TraceDigest::known(hex(&Sha256::digest(&bytes))),
+            sha256: TraceDigest::known(sha256),
         });
     }
     if let Some(syn) = &section.syn {
