@@ -66,6 +66,17 @@ pub const PARKED_RUN: usize = 1 << 15;
 /// each.
 pub const PLACES_RUN: usize = 1 << 16;
 
+/// Regret areas a policy's open run holds before it is sorted and written
+/// while the `tenant-regret` figure reads `tenants.csv`
+/// (`present::figures::area_summary`; the model scenario's estimate
+/// counts it): 2^16 areas of 8 bytes, 512 KiB; scale-year's 10^7 are 153
+/// runs.
+pub const AREAS_RUN: usize = 1 << 16;
+
+/// Bytes of a policy's written runs of regret areas kept in memory
+/// before they move to a temporary file: 1 MiB.
+pub const AREAS_IN_MEMORY: usize = 1 << 20;
+
 /// What the memory check of a command may assume: the `--max-memory`
 /// override, the worker threads and whether job logs are kept. Part of
 /// the scenario [`Overrides`](crate::core::io::scenario::Overrides), so

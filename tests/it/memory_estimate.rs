@@ -10,6 +10,7 @@
 //! its absence a failure, as tests/it/limits.rs does).
 
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -130,18 +131,25 @@ fn validate_of_a_fifty_gb_scenario_exits_1_with_the_estimate_in_one_gb_of_addres
     // before the rows spilled); loss curves:
     // of the (320,000,000 + 16,000,000) × 20 bytes of each of the two, 8
     // MiB and a point in memory, 2 × 8,388,628 = 16,777,256; the figures'
-    // regret areas 16,000,000 × 16 = 256,000,000; trace matrices
+    // regret areas through sorted runs, the open run 65,536 × 8 =
+    // 524,288, written runs in memory 2 × 1 MiB + 64 KiB = 2,162,688, the
+    // merge's ⌈16,000,000 / 65,536⌉ = 245 streams × 8 KiB = 2,007,040,
+    // and the median's selection 2 × 8 × 2^20 = 16,777,216: 21,471,232
+    // (16,000,000 × 16 = 256,000,000 before 2026-12-07, every area held
+    // and sorted); trace matrices
     // 320,000,000 × (17 + 8) = 8,000,000,000; ids (16,000,000 + 20) × 80 =
     // 1,280,001,600; generation scratch 320,000,000 × 8 = 2,560,000,000;
-    // the program 33,554,432. Sum: 49,781,384,040 bytes = 46.4 GiB
-    // (50,821,384,040 before 2026-12-07; 50,882,262,888 before the end states were held in runs;
+    // the program 33,554,432. Sum: 49,546,855,272 bytes = 46.1 GiB
+    // (49,781,384,040 before the regret areas went through sorted runs;
+    // 50,821,384,040 before each tenant counted only what a run holds for
+    // it; 50,882,262,888 before the end states were held in runs;
     // 50,881,148,776 before the parked places were held in runs;
     // 50,944,624,488 with 128 + 388 a tenant and an open run of
     // 4,718,592, before the fold took each tenant's arrival and A*_i with
     // its arrival).
-    assert_eq!(estimate_of(&text, tmp.path()), 49_781_384_040);
+    assert_eq!(estimate_of(&text, tmp.path()), 49_546_855_272);
     assert!(
-        err.contains("s.toml: needs an estimated 46.4 GiB of memory"),
+        err.contains("s.toml: needs an estimated 46.1 GiB of memory"),
         "{err}"
     );
     assert!(
@@ -235,13 +243,17 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
     // before the rows spilled); loss curves: 8 MiB and a point of each of
     // the two in memory, 2 × 8,388,628 = 16,777,256 (all of their
     // 21,021,000 × 40 = 840,840,000 bytes before the curves spilled);
-    // regret areas 1,001,000 × 16 = 16,016,000. Sum: 3,200,109,200 bytes
-    // = 2.98 GiB (3,265,174,200 before 2026-12-07; 3,267,933,016 before the end states were on disk;
+    // regret areas through sorted runs 524,288 + 2,162,688 + ⌈1,001,000
+    // / 65,536⌉ = 16 × 8 KiB + the median's selection 2 × 8 × 1,001,000
+    // (fewer than 2^20: collected) = 18,834,048 (1,001,000 × 16 =
+    // 16,016,000 before 2026-12-07). Sum: 3,202,927,248 bytes = 2.98 GiB
+    // (3,200,109,200 before the regret areas went through sorted runs;
+    // 3,265,174,200 before each tenant counted only what a run holds; 3,267,933,016 before the end states were on disk;
     // 3,266,818,904 before the parked places; 3,270,298,616 before the fold took each tenant's
     // arrival and A*_i with its arrival, 3,421,707,688 before the state
     // of done tenants was counted apart, 3,265,072,120 before the parked
     // figures were sorted in runs).
-    assert_eq!(e.total(), 3_200_109_200, "{e:?}");
+    assert_eq!(e.total(), 3_202_927_248, "{e:?}");
     fs::write(tmp.path().join("s.toml"), &text).expect("write");
     let o = under_ulimit(
         1_000_000,
@@ -628,9 +640,14 @@ fn the_trace_shape_is_known_without_loading_the_trace() {
 /// 400,000 × 25 = 10,000,000 bytes, ids 20,020 × 80 = 1,601,600, loss
 /// curves (400,000 + 20,000) × 20 = 8,400,000 each, in memory at most
 /// 8 MiB and a point, 8,388,628 (all of it, 16,800,000 for the two,
-/// before the curves spilled), so 16,777,256, and regret areas 20,000 ×
-/// 16 = 320,000: 28,698,856 bytes. So point 2 counts 57,397,712 bytes
-/// (54.7 MiB; 54.8 before) of points 0 and 1 and no longer fits 130M, which one point
+/// before the curves spilled), so 16,777,256, and regret areas through
+/// sorted runs, the open run 20,000 × 8 = 160,000, the written run in
+/// memory 160,000, one merge stream of 8 KiB and the median's selection 2
+/// × 8 × 20,000 = 320,000 (648,192; 20,000 × 16 = 320,000 before
+/// 2026-12-07, every area held and sorted): 29,027,048 bytes. So point 2
+/// counts 58,054,096 bytes (55.4 MiB; 54.7 before the regret areas went
+/// through sorted runs, 54.8 before that) of points 0 and 1 and no longer
+/// fits 130M, which one point
 /// (81.6 MiB since the metrics are folded online and no job log is kept
 /// without `--jobs`; 117.4 MiB before, against 150M) does.
 #[test]
@@ -660,7 +677,7 @@ fn a_sweep_counts_what_its_earlier_points_keep() {
         "{err}"
     );
     assert!(
-        err.contains("54.7 MiB kept by the sweep's earlier points (traces, loss curves)"),
+        err.contains("55.4 MiB kept by the sweep's earlier points (traces, loss curves)"),
         "{err}"
     );
 }
@@ -926,14 +943,15 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     // both), 16 of results (arrival 8, regret area alone 8; no leave
     // time without a patience, no listed user; its row is on disk,
     // and its end state: 40 before 2026-12-07, 42 before the end states
-    // were on disk) and 16 of the figures' regret areas:
-    // 57 bytes × 5,000,000 (130 before 2026-12-07, 134 before the end
-    // states were on disk, 138
+    // were on disk): 41 bytes × 5,000,000 (57 before the figures' regret
+    // areas went through sorted runs on disk, 16 a tenant; 130 before
+    // 2026-12-07, 134 before the end states were on disk, 138
     // before the engine's slot numbers, 150 before); the
     // merge of the parked figures' runs reads ⌈10^7 / 32,768⌉ − ⌈5 × 10^6
     // / 32,768⌉ = 306 − 153 runs fewer, 16 KiB each, and the merge of the
     // end states' runs ⌈10^7 / 65,536⌉ − ⌈5 × 10^6 / 65,536⌉ = 153 − 77 =
-    // 76 fewer, 8 KiB each.
+    // 76 fewer, 8 KiB each, and the merge of the figures' regret areas
+    // as many fewer, 8 KiB each.
     let mut half = year("");
     if let Some(syn) = half.trace.syn.as_mut() {
         syn.users = 5_001_000;
@@ -943,12 +961,13 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     assert!(says(&smaller, "36,275"), "{smaller:?}");
     assert_eq!(
         alone.total() - smaller.total(),
-        57 * 5_000_000 + 153 * 16_384 + 76 * 8_192
+        41 * 5_000_000 + 153 * 16_384 + 76 * 8_192 + 76 * 8_192
     );
     // With the arrivals drawn as the run goes (`order = "streamed"`, as
     // scale-year has them): no time and no order for a tenant not present
     // (20 bytes fewer, 1 more for the draw's bit and counts: 6) and no
-    // arrival in the results (8 fewer: 8), so 30 bytes × 5,000,000 (103
+    // arrival in the results (8 fewer: 8), so 14 bytes × 5,000,000 (30
+    // before the figures' regret areas went through sorted runs, 103
     // before 2026-12-07, 107 before the end states were on disk, 111
     // before the engine's slot numbers), and the same fewer runs to
     // merge.
@@ -964,7 +983,7 @@ fn the_posteriors_at_once_of_the_year_by_hand() {
     let (whole, half) = (streamed(10_001_000), streamed(5_001_000));
     assert_eq!(
         whole.total() - half.total(),
-        30 * 5_000_000 + 153 * 16_384 + 76 * 8_192
+        14 * 5_000_000 + 153 * 16_384 + 76 * 8_192 + 76 * 8_192
     );
     // And, the same tenants present, 19 + 8 bytes less a tenant of the
     // run (the estimate counts every user of the trace as a tenant,
@@ -1601,4 +1620,70 @@ fn a_trace_file_was_held_whole_while_it_was_parsed() {
             "{scenario}"
         );
     }
+}
+
+/// The `tenant-regret` figure held every regret area of `tenants.csv` (8
+/// bytes a tenant and repetition, sorted in place): scale-year's default
+/// command, figures included, peaked at 157,244 KB against 85,284 KB
+/// without them, set by its 10^7 tenants, not by those present. Now the
+/// areas pass through runs sorted on disk (present/figures/
+/// area_summary.rs). `tenantsim plot` of a results folder whose
+/// `tenants.csv` has 2,000,000 rows peaks less than 2 bytes a row above
+/// the same folder with its 120 rows (measured when written, debug
+/// build: 26,812 → 27,188 KB; 31,732 → 47,040 KB, 7.8 bytes a row,
+/// before).
+#[test]
+fn the_figures_held_every_tenants_regret_area() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let small = tmp.path().join("small");
+    let o = Command::new(binary())
+        .args([
+            "run",
+            "scenarios/quickstart.toml",
+            "--quiet",
+            "--no-plots",
+            "--out",
+        ])
+        .arg(&small)
+        .current_dir(repo)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let big = tmp.path().join("big");
+    fs::create_dir(&big).expect("mkdir");
+    for entry in fs::read_dir(&small).expect("results") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            fs::copy(&path, big.join(path.file_name().expect("named"))).expect("copy");
+        }
+    }
+    let text = fs::read_to_string(small.join("tenants.csv")).expect("tenants.csv");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    let first: Vec<&str> = lines.next().expect("a row").split(',').collect();
+    let rows = 2_000_000u64;
+    let mut out =
+        std::io::BufWriter::new(fs::File::create(big.join("tenants.csv")).expect("create"));
+    writeln!(out, "{header}").expect("write");
+    for i in 0..rows {
+        let mut row = first.clone();
+        let (user, area) = (format!("u{i}"), format!("{}", (i * 7_919) % 1_000_003 + 1));
+        row[2] = &user;
+        row[4] = &area;
+        writeln!(out, "{}", row.join(",")).expect("write");
+    }
+    out.flush().expect("flush");
+    drop(out);
+    let peak = |dir: &Path| peak_rss_kb(&["plot", &dir.display().to_string()], tmp.path());
+    let (Some(small_kb), Some(big_kb)) = (peak(&small), peak(&big)) else {
+        eprintln!("note: GNU time is missing: the figures' memory was not measured");
+        return;
+    };
+    eprintln!("plot: {small_kb} KB over 120 rows, {big_kb} KB over {rows}");
+    assert!(
+        big_kb.saturating_sub(small_kb) * 1024 < 2 * rows,
+        "plot: {big_kb} KB over {rows} rows, {small_kb} KB over 120"
+    );
+    assert!(big.join("plots").join("tenant-regret.svg").is_file());
 }

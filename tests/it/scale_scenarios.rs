@@ -123,16 +123,22 @@ fn scale_year_arrives_by_poisson_over_one_year_with_a_patience() {
 /// the place among the arrivals waiting for the job curve counted for
 /// the 36,275 present, 8 bytes each, and the leave time only with the
 /// results, 16 bytes a tenant there, 8 fewer: 1,228,075,892 − 49 ×
-/// 10,001,000 + 8 × 36,275 − 8 × 10,001,000). It stays above the
+/// 10,001,000 + 8 × 36,275 − 8 × 10,001,000); 495.0 MiB (519,010,660
+/// bytes) since the figures' regret areas go through runs sorted on disk
+/// (20,717,568 bytes: the open run 524,288, written runs in memory
+/// 2,162,688, ⌈10,001,000 / 65,536⌉ = 153 merge streams of 8 KiB
+/// 1,253,376, the median's selection 16,777,216; 160,016,000 before,
+/// 16 bytes a tenant). It stays above the
 /// measured peak RSS of a whole run with its figures, the command's
-/// default: 157,244 KiB on 2026-12-07 (215.6 s; 85,284 KiB with
-/// `--no-plots`; docs/PERFORMANCE.md "Limits from memory", "What the
+/// default: 85,164 KiB on 2026-12-07 since the figures read the regret
+/// areas through sorted runs (204.3 s), 157,244 KiB before (215.6 s;
+/// 85,284 KiB with `--no-plots`; docs/PERFORMANCE.md "Limits from memory", "What the
 /// estimate counted for tenants no run holds"), as it stayed above those measured
 /// before: 318,904 KiB since the engine shares the runner's arrivals and
 /// users (2026-12-05), 667,428 KiB after the fold held a tenant's arrival
 /// and A*_i only while it was present, 901,028 KiB since the twelfth
 /// session (1,885,440 KiB before the rows spilled and the done tenants
-/// were parked).
+/// were parked); the assertion checks the larger, 157,244 KiB.
 #[test]
 fn scale_year_is_estimated_with_posteriors_for_the_tenants_present() {
     use tenantsim::core::memory::MemoryBudget;
@@ -152,7 +158,7 @@ fn scale_year_is_estimated_with_posteriors_for_the_tenants_present() {
     let total = estimate(&file, &shape, &budget, &ModelRegistry::builtin()).total();
     assert_eq!(
         total,
-        1_228_075_892 - 49 * 10_001_000 + 8 * 36_275 - 8 * 10_001_000
+        1_228_075_892 - 49 * 10_001_000 + 8 * 36_275 - 8 * 10_001_000 - 160_016_000 + 20_717_568
     );
     assert!(total > 157_244 * 1024, "{total}");
 }

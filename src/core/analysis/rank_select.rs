@@ -20,6 +20,7 @@
 //! Ranks are found together, one pass for all of them; at most five passes
 //! (four of 16 bits and a collection), usually two for real data.
 
+use super::stats::{quantile_by, quantile_ranks};
 use crate::core::error::{Error, Result};
 
 /// Values left under the fixed bits that a pass collects rather than
@@ -29,8 +30,10 @@ pub const COLLECT_AT_MOST: usize = 1 << 20;
 /// Bits fixed per counting pass.
 const DIGIT: u32 = 16;
 
-/// A key whose unsigned order is [`f64::total_cmp`]'s.
-fn key(x: f64) -> u64 {
+/// A key whose unsigned order is [`f64::total_cmp`]'s (IEEE 754
+/// totalOrder): equal keys are equal bits. Also the key by which sorted
+/// runs order regret areas (`present::figures::area_summary`).
+pub fn total_order_key(x: f64) -> u64 {
     let b = x.to_bits();
     if b >> 63 == 1 { !b } else { b | 1 << 63 }
 }
@@ -80,6 +83,26 @@ pub fn select_ranks(
     select_ranks_collecting(n, ranks, COLLECT_AT_MOST, pass)
 }
 
+/// The type-7 quantiles at `ps` of the `n` values `pass` gives (as for
+/// [`select_ranks`]): [`quantile_by`] of the values at each one's
+/// [`quantile_ranks`], selected together, so the bits of
+/// [`super::stats::quantile`] of the sorted values (NaN for none).
+pub fn select_quantiles(
+    n: usize,
+    ps: &[f64],
+    pass: impl FnMut(&mut dyn FnMut(f64)) -> Result<()>,
+) -> Result<Vec<f64>> {
+    let ranks: Vec<usize> = ps.iter().flat_map(|&p| quantile_ranks(n, p)).collect();
+    let at = select_ranks(n, &ranks, pass)?;
+    let value = |i: usize| {
+        ranks
+            .iter()
+            .position(|&r| r == i)
+            .map_or(f64::NAN, |j| at[j])
+    };
+    Ok(ps.iter().map(|&p| quantile_by(n, p, value)).collect())
+}
+
 /// [`select_ranks`], collecting once at most `collect` values are left.
 fn select_ranks_collecting(
     n: usize,
@@ -112,7 +135,7 @@ fn select_ranks_collecting(
         let mut seen = 0usize;
         pass(&mut |x| {
             seen += 1;
-            let k = key(x);
+            let k = total_order_key(x);
             for (s, g) in searches.iter().zip(gather.iter_mut()) {
                 match g {
                     Gather::Done => {}
@@ -211,9 +234,13 @@ mod tests {
             -f64::NAN,
         ];
         for &a in &xs {
-            assert_eq!(value(key(a)).to_bits(), a.to_bits());
+            assert_eq!(value(total_order_key(a)).to_bits(), a.to_bits());
             for &b in &xs {
-                assert_eq!(key(a).cmp(&key(b)), a.total_cmp(&b), "{a} {b}");
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
             }
         }
     }

@@ -20,8 +20,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::spill::{Record, Spill, SpillIter, spill_threshold};
 use super::{TenantAggregate, TenantMetrics};
-use crate::core::analysis::rank_select::select_ranks;
-use crate::core::analysis::stats::{jain_index, quantile_by, quantile_ranks};
+use crate::core::analysis::rank_select::select_quantiles;
+use crate::core::analysis::stats::jain_index;
 use crate::core::error::{Error, Result};
 use crate::core::memory::ROWS_IN_MEMORY;
 use crate::models::sim::EndReason;
@@ -253,19 +253,11 @@ pub fn aggregate_tenants(
     // (`core/analysis/rank_select.rs`), not a sorted list of them all
     // (80 MB at scale-year's 10^7 tenants: docs/PERFORMANCE.md
     // "Internet scale"); the same values as sorting.
-    let (p50, p90) = (quantile_ranks(n, 0.5), quantile_ranks(n, 0.9));
-    let ranks: Vec<usize> = p50.iter().chain(&p90).copied().collect();
-    let at = select_ranks(n, &ranks, |f| tenants.each_area(f))?;
-    let value = |i: usize| {
-        ranks
-            .iter()
-            .position(|&r| r == i)
-            .map_or(f64::NAN, |j| at[j])
-    };
+    let q = select_quantiles(n, &[0.5, 0.9], |f| tenants.each_area(f))?;
     Ok(TenantAggregate {
         area_mean,
-        area_p50: quantile_by(n, 0.5, value),
-        area_p90: quantile_by(n, 0.9, value),
+        area_p50: q[0],
+        area_p90: q[1],
         area_max: max.unwrap_or(0.0),
         jain,
         abandoned,

@@ -24,12 +24,13 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
+use crate::core::analysis::rank_select::COLLECT_AT_MOST;
 use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
-    CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN, PLACES_RUN, PROGRAM_ITEM,
-    ROWS_IN_MEMORY, SEALED_IN_MEMORY,
+    AREAS_IN_MEMORY, AREAS_RUN, CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN,
+    PLACES_RUN, PROGRAM_ITEM, ROWS_IN_MEMORY, SEALED_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -669,12 +670,37 @@ pub fn estimate_in(
         mul(&[per_curve, 2, tasks]),
         Held::ToEnd,
     );
-    // The figures' per-tenant box plot keeps every regret area (8 bytes
-    // a tenant and run, twice while they are sorted).
+    // The figures' per-tenant box plot (present/figures/area_summary.rs)
+    // reads every regret area of `tenants.csv` (a tenant and repetition
+    // each, per policy) through runs sorted on disk: per policy the open
+    // run (`AREAS_RUN` areas of 8 bytes), the written runs in memory up to
+    // `AREAS_IN_MEMORY` (in a Vec that may be twice as long) or a write
+    // buffer, and while they are merged a stream of `MERGE_READ` bytes a
+    // run; then the median of all of them, selected in passes
+    // (core/analysis/rank_select.rs): for each of its two ranks at most
+    // `COLLECT_AT_MOST` values of 8 bytes, or a histogram of 2^16 counts
+    // where there are more (512 KiB, less than those). (16 bytes a tenant and repetition before 2026-12-07,
+    // every area held and sorted: 152.6 MiB of scale-year's.)
     if file.output.plots {
+        let per_policy = tenants.saturating_mul(u64::from(file.repetitions));
+        let policies = file.policies.len().max(1) as u64;
+        let one = per_policy
+            .min(AREAS_RUN as u64)
+            .saturating_mul(8)
+            .saturating_add(
+                per_policy
+                    .saturating_mul(8)
+                    .min(2 * AREAS_IN_MEMORY as u64 + WRITE_BUFFER as u64),
+            )
+            .saturating_add(mul(&[
+                per_policy.div_ceil(AREAS_RUN as u64),
+                MERGE_READ as u64,
+            ]));
+        let all = per_policy.saturating_mul(policies);
+        let median = 2 * 8 * all.min(COLLECT_AT_MOST as u64);
         e.add_held(
             "the figures' regret areas",
-            mul(&[tenants, tasks, 16]),
+            mul(&[one, policies]).saturating_add(median),
             Held::ToEnd,
         );
     }

@@ -3,6 +3,7 @@
 //! `tenants.csv`, optional `jobs.csv`), job mode (`utilization.csv`,
 //! optional `jobs.csv`) and sweeps (`sweep.csv`).
 
+use super::area_summary::{AreaGatherer, TenantAreas};
 use super::read::{Cell, Source, Table};
 use crate::core::analysis::stats::sort_total;
 use crate::core::error::{Error, Result};
@@ -426,9 +427,9 @@ fn read_regret(t: &Table, policies: &mut Policies) -> Result<Vec<Regret>> {
 /// `tenant-accuracy` figure draws (its `MAX_PANELS`).
 pub const SHOWN_TENANTS: usize = 16;
 
-/// What the figures need of `tenants.csv`, folded while it is read:
-/// O(rows) only in one f64 per row (the regret areas, every one of which the
-/// box plot uses), plus one f64 per repetition and the first
+/// What the figures need of `tenants.csv`, folded while it is read: the
+/// box plot's figures of the regret areas (sorted through runs on disk:
+/// no list of them is held), one f64 per repetition and the first
 /// [`SHOWN_TENANTS`] rows of the repetition shown (of its first policy:
 /// the tenants `tenant-accuracy` draws). Before 2026-12-05 it kept every
 /// row of that repetition, about 80 bytes a tenant with its user id:
@@ -437,9 +438,11 @@ pub const SHOWN_TENANTS: usize = 16;
 /// tenant again").
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TenantData {
-    /// Per policy index: every tenant's regret area, ascending (sorted
-    /// once when read, so the figure draws from them without a copy).
-    pub areas: Vec<Vec<f64>>,
+    /// Per policy index, what `tenant-regret` draws of every tenant's
+    /// regret area, taken as the areas pass in order through runs sorted
+    /// on disk (area_summary.rs; they were held and sorted in memory
+    /// before 2026-12-07, 8 bytes a tenant and repetition).
+    pub areas: TenantAreas,
     /// Per repetition (file order) of the file's first policy: its latest
     /// arrival, seconds.
     pub last_arrivals: Vec<f64>,
@@ -489,6 +492,7 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
         c(tenants::REGRET_AREA.name)?,
     );
     let mut data = TenantData::default();
+    let mut areas = AreaGatherer::default();
     let mut first_policy = None;
     // (repetition, latest arrival) of the first policy's current run.
     let mut current: Option<(u64, f64)> = None;
@@ -498,10 +502,7 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
         let rep = r.count(rep)?;
         let arrival = r.non_negative(arr)?;
         let regret_area = r.non_negative(area)?;
-        if data.areas.len() <= policy {
-            data.areas.resize(policy + 1, Vec::new());
-        }
-        data.areas[policy].push(regret_area);
+        areas.push(policy, regret_area)?;
         data.reps = Some(
             data.reps
                 .map_or((rep, rep), |(lo, hi)| (lo.min(rep), hi.max(rep))),
@@ -551,9 +552,7 @@ fn read_tenants(t: &Table, wanted: Option<u64>, policies: &mut Policies) -> Resu
     if let Some((_, latest)) = current {
         data.last_arrivals.push(latest);
     }
-    for a in &mut data.areas {
-        sort_total(a);
-    }
+    data.areas = areas.finish()?;
     Ok(data)
 }
 
@@ -927,8 +926,8 @@ mod tests {
                 assert_eq!(row.user, format!("u{j}"));
                 assert_eq!(row.arrival, j as f64);
             }
-            assert_eq!(d.areas.len(), 2);
-            assert!(d.areas.iter().all(|a| a.len() == 2 * n));
+            assert_eq!(d.areas.per_policy.len(), 2);
+            assert!(d.areas.per_policy.iter().all(|a| a.n == 2 * n));
             assert_eq!(d.reps, Some((1, 3)));
         }
     }

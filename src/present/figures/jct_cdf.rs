@@ -156,7 +156,7 @@ pub(super) fn cdf_curves_and_legend<DB: DrawingBackend>(
         let n = v.len();
         let mut pts = vec![(x.clamp_to(v[0]), 0.0)];
         pts.extend(
-            super::tenant_regret::ranks(n, MAX_STEPS)
+            super::area_summary::ranks(n, MAX_STEPS)
                 .into_iter()
                 .map(|k| (x.clamp_to(v[k]), (k + 1) as f64 / n as f64)),
         );

@@ -20,6 +20,7 @@
 //! texts about to be written, into the staged folder) and in `tenantsim
 //! plot` (from the files), so both give byte-identical files.
 
+mod area_summary;
 mod canvas;
 mod chart;
 mod data;

@@ -11,51 +11,23 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::area_summary::{AreaSummary, MAX_DOTS};
 use super::canvas::{Figure, draw_err};
 use super::chart::{AxisSpec, FrameOptions, frame, with_note, with_title};
 use super::data::ModelResults;
 use super::marks::{marker_element, plain_line};
 use super::scale::Axis;
 use super::style::{INK, Marker, Theme, series, tint};
-use crate::core::analysis::stats::{quantile, sort_total};
 use crate::core::error::Result;
-
-/// Dots drawn per policy at most.
-pub const MAX_DOTS: usize = 400;
-
-/// Whether the areas (sorted per policy) are skewed enough for a log
-/// axis: the largest above 10 × the median of all of them.
-pub fn skewed(per: &[Vec<f64>]) -> bool {
-    let median_max = |all: &[f64]| (quantile(all, 0.5), all.last().copied());
-    let (median, max) = match per {
-        // One policy: its sorted areas as they are, not a copy of them.
-        [one] => median_max(one),
-        _ => {
-            let mut all: Vec<f64> = per.iter().flat_map(|v| v.iter()).copied().collect();
-            sort_total(&mut all);
-            median_max(&all)
-        }
-    };
-    max.is_some_and(|max| median > 0.0 && max > 10.0 * median)
-}
 
 /// The per-tenant regret distribution figure.
 #[derive(Debug, Clone, Copy)]
 pub struct TenantRegret<'a> {
     /// The results.
     pub data: &'a ModelResults,
-    /// Log scale on the regret-area axis (also chosen when `skewed`).
+    /// Log scale on the regret-area axis (also chosen when the areas are skewed:
+    /// their largest above 10 × the median of all of them).
     pub log: bool,
-}
-
-/// Evenly spaced ranks: `k` of the `n` sorted values (all when n ≤ k).
-pub fn ranks(n: usize, k: usize) -> Vec<usize> {
-    if n <= k {
-        return (0..n).collect();
-    }
-    (0..k)
-        .map(|j| (j * (n - 1) + (k - 1) / 2) / (k - 1))
-        .collect()
 }
 
 /// A deterministic jitter in [−1, 1] for dot `i` (golden-ratio sequence).
@@ -72,18 +44,17 @@ impl Figure for TenantRegret<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, theme: &Theme) -> Result<()> {
         let d = self.data;
         let n = d.policies.0.len();
-        // Sorted when read (`TenantData::areas`); a policy without rows has
-        // none.
-        let mut per: Vec<&[f64]> = vec![&[]; n];
-        for (v, areas) in per.iter_mut().zip(&d.tenants.areas) {
-            *v = areas;
-        }
-        let log = self.log || skewed(&d.tenants.areas);
-        let all = per.iter().flat_map(|v| v.iter());
-        let hi = all.clone().copied().fold(0.0f64, f64::max);
-        let lo_pos = all
-            .copied()
-            .filter(|&v| v > 0.0)
+        // What is drawn of each policy's areas (area_summary.rs); a policy
+        // without rows has none.
+        let empty = AreaSummary::default();
+        let per: Vec<&AreaSummary> = (0..n)
+            .map(|i| d.tenants.areas.per_policy.get(i).unwrap_or(&empty))
+            .collect();
+        let log = self.log || d.tenants.areas.skewed();
+        let hi = per.iter().map(|s| s.largest).fold(0.0f64, f64::max);
+        let lo_pos = per
+            .iter()
+            .map(|s| s.smallest_positive)
             .fold(f64::INFINITY, f64::min);
         let x = if log {
             Axis::log(if lo_pos.is_finite() { lo_pos } else { 1e-3 }, hi)
@@ -99,12 +70,12 @@ impl Figure for TenantRegret<'_> {
         let mut note = format!(
             "one dot per (tenant, repetition), {reps} repetition(s) pooled; box: quartiles and median; whiskers: min to max; ◆: mean"
         );
-        if per.iter().any(|v| v.len() > MAX_DOTS) {
+        if per.iter().any(|s| s.n > MAX_DOTS) {
             note.push_str(&format!(
                 "\ndots: {MAX_DOTS} per policy, evenly spaced in rank (the box uses every value)"
             ));
         }
-        if log && per.iter().flat_map(|v| v.iter()).any(|&v| v <= 0.0) {
+        if log && per.iter().any(|s| s.any_not_positive) {
             note.push_str("\nareas of 0 are drawn at the left edge of the log axis");
         }
         let area = with_note(&area, theme, &note)?;
@@ -120,20 +91,15 @@ impl Figure for TenantRegret<'_> {
         let ys = AxisSpec::categories(names, "");
         let mut chart = frame(&area, theme, &xs, &ys, FrameOptions::default())?;
         let dot_r = theme.px(2.6);
-        for (i, values) in per.iter().enumerate() {
-            if values.is_empty() {
+        for (i, s) in per.iter().enumerate() {
+            if s.n == 0 {
                 continue;
             }
             let pos = (n - 1 - i) as f64;
             let st = series(i);
             let c = |v: f64| x.clamp_to(v);
-            let (q1, med, q3) = (
-                quantile(values, 0.25),
-                quantile(values, 0.5),
-                quantile(values, 0.75),
-            );
-            let (min, max) = (values[0], values[values.len() - 1]);
-            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            let (q1, med, q3) = (s.q1, s.median, s.q3);
+            let (min, max, mean) = (s.min, s.max, s.mean);
             let h = 0.22;
             chart
                 .draw_series(std::iter::once(Rectangle::new(
@@ -141,10 +107,11 @@ impl Figure for TenantRegret<'_> {
                     tint(st.color, 0.28).filled(),
                 )))
                 .map_err(draw_err)?;
-            let dots: Vec<(f64, f64)> = ranks(values.len(), MAX_DOTS)
-                .into_iter()
+            let dots: Vec<(f64, f64)> = s
+                .dots
+                .iter()
                 .enumerate()
-                .map(|(k, r)| (c(values[r]), pos + 0.3 * jitter(k)))
+                .map(|(k, &v)| (c(v), pos + 0.3 * jitter(k)))
                 .collect();
             chart
                 .draw_series(
@@ -192,22 +159,6 @@ impl Figure for TenantRegret<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ranks_keep_both_ends_and_spread_evenly() {
-        assert_eq!(ranks(3, 5), [0, 1, 2]);
-        let r = ranks(1000, 5);
-        assert_eq!(r.first(), Some(&0));
-        assert_eq!(r.last(), Some(&999));
-        assert!(r.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    #[test]
-    fn skew_picks_the_log_axis() {
-        assert!(!skewed(&[vec![1.0, 2.0, 3.0], vec![2.0, 13.0]]));
-        assert!(skewed(&[vec![1.0, 2.0, 3.0], vec![2.0, 31.0]]));
-        assert!(!skewed(&[vec![0.0, 0.0, 5.0]]), "median 0: stay linear");
-    }
 
     #[test]
     fn jitter_stays_in_range() {
