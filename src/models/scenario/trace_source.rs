@@ -10,8 +10,9 @@ use super::{SynRowsKind, TraceImportSection, TraceSection, TraceSynSection};
 use crate::core::choice::{Choice, choice_names, parse_choice};
 use crate::core::error::{Error, Result};
 use crate::core::io::hashed_input::HashedInput;
+use crate::core::run::identity::hex;
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, import_rows};
-use crate::models::trace::generate::{SynNames, hex};
+use crate::models::trace::generate::SynNames;
 use crate::models::trace::generate_curves::{generate_syn_curves, validate_levels_named};
 use crate::models::trace::{
     CostDist, CostMode, MAX_RUNTIME_S, SynParams, Trace, TraceBuilder, TraceDigest, TraceRow,

@@ -45,6 +45,7 @@ use super::csv_write::{CSV_HEADER_WITH_METADATA, push_csv_row_parts, push_row_ta
 use super::{MAX_RUNTIME_S, RUNTIME_FLOOR_S, TraceRow, write_trace};
 use crate::core::error::{Error, Result};
 use crate::core::io::csv_text::csv_field;
+use crate::core::run::identity::hex;
 use crate::core::sim::rng::{self, Purpose, SimRng};
 
 mod seek;
@@ -512,16 +513,6 @@ const PIECES_PER_BATCH: usize = 32;
 
 /// Bytes of CSV text per piece formatted by [`generate_syn_trace`](super::generate_syn_trace).
 const HASH_CHUNK: usize = 64 * 1024;
-
-/// Lower-case hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
 
 /// What [`run_gen_syn`] did, for a one-line summary.
 #[derive(Debug, Clone, PartialEq)]

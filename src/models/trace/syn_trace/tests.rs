@@ -2,8 +2,9 @@ use sha2::{Digest, Sha256};
 
 use super::*;
 use crate::core::error::ErrorKind;
+use crate::core::run::identity::hex;
 use crate::models::trace::generate::{
-    CITATIONS_BOUND, CostDist, YEAR_MAX, YEAR_MIN, generate_syn, hex, run_gen_syn,
+    CITATIONS_BOUND, CostDist, YEAR_MAX, YEAR_MIN, generate_syn, run_gen_syn,
 };
 use crate::models::trace::{parse_trace, trace_to_csv};
 
