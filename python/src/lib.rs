@@ -327,12 +327,7 @@ fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bo
     if is_job_trace(&path) {
         let t = py
             .detach(|| {
-                tenantsim::core::memory::check_trace_file(
-                    &path,
-                    "job trace",
-                    &budget,
-                    tenantsim::jobs::footprint::trace_file_estimate,
-                )?;
+                tenantsim::jobs::footprint::check_trace_file(&path, &budget)?;
                 tenantsim::jobs::trace::load_job_trace(&path)
             })
             .map_err(|e| py_err(&e))?;
@@ -358,12 +353,7 @@ fn load_trace<'py>(py: Python<'py>, path: PathBuf) -> PyResult<(&'static str, Bo
     }
     let t = py
         .detach(|| {
-            tenantsim::core::memory::check_trace_file(
-                &path,
-                "trace",
-                &budget,
-                tenantsim::models::scenario::footprint::trace_file_estimate,
-            )?;
+            tenantsim::models::scenario::footprint::check_trace_file(&path, &budget)?;
             tenantsim::models::trace::load_trace(&path)
         })
         .map_err(|e| py_err(&e))?;

@@ -179,11 +179,9 @@ pub fn gen_workflows(args: &GenWorkflowsArgs) -> Result<()> {
     let pool = match args.model_trace.as_deref() {
         None => None,
         Some(path) => {
-            crate::core::memory::check_trace_file(
+            crate::models::scenario::footprint::check_trace_file(
                 path,
-                "trace",
                 &crate::core::memory::MemoryBudget::default(),
-                crate::models::scenario::footprint::trace_file_estimate,
             )?;
             let t = crate::models::trace::load_trace(path)?;
             Some(TrialPool {

@@ -29,6 +29,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::trace::{Job, TYPE_DURATION_PREFIX};
+use crate::core::error::Result;
 use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM};
 use crate::core::resources::human_bytes;
@@ -251,6 +252,14 @@ pub fn trace_file_estimate(path: &Path) -> Option<Estimate> {
         types: 0,
     };
     Some(estimate(&shape, &runs, &MemoryBudget::default()))
+}
+
+/// Check the memory of reading the job trace at `path` alone against
+/// `budget` before it is read ([`crate::core::memory::check_trace_file`]
+/// with [`trace_file_estimate`]): `tenantsim validate JOBS.csv`, the
+/// Python package's `load_trace`.
+pub fn check_trace_file(path: &Path, budget: &MemoryBudget) -> Result<Option<Estimate>> {
+    crate::core::memory::check_trace_file(path, "job trace", budget, trace_file_estimate)
 }
 
 #[cfg(test)]

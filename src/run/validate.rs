@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::core::error::Result;
 use crate::core::io::scenario::Overrides;
-use crate::core::memory::{Estimate, MemoryBudget, check_trace_file, within};
+use crate::core::memory::{Estimate, MemoryBudget, within};
 use crate::core::run::mode::Mode as _;
 use crate::core::run::sweep::{Plan, SweepPoint};
 use crate::jobs::scenario::{JobScenario, load_job_plan_with};
@@ -71,9 +71,8 @@ pub fn validate_file_within(
     if !is_scenario {
         let memory = trace_memory(
             file,
-            "trace",
             &memory,
-            crate::models::scenario::footprint::trace_file_estimate,
+            crate::models::scenario::footprint::check_trace_file,
         )?;
         let trace = load_trace(file)?;
         return Ok(format!("ok: {}\n{memory}", describe_trace(&trace)));
@@ -292,27 +291,21 @@ fn describe_job_trace(t: &JobTrace) -> String {
 
 /// `tenantsim validate JOBS.csv`: the description it prints.
 fn validate_job_trace(path: &Path, memory: &MemoryBudget) -> Result<String> {
-    let memory = trace_memory(
-        path,
-        "job trace",
-        memory,
-        crate::jobs::footprint::trace_file_estimate,
-    )?;
+    let memory = trace_memory(path, memory, crate::jobs::footprint::check_trace_file)?;
     let t = load_job_trace(path)?;
     Ok(format!("ok: {}\n{memory}", describe_job_trace(&t)))
 }
 
-/// The memory of reading the trace `file` alone (`what`, "job trace"),
-/// checked against `budget` before it is read
-/// ([`check_trace_file`]): the line that states it (nothing when the
-/// file cannot be scanned: the reader then says why).
+/// The memory of reading the trace `file` alone, checked against
+/// `budget` before it is read by the mode's `check` (its footprint's
+/// `check_trace_file`): the line that states it (nothing when the file
+/// cannot be scanned: the reader then says why).
 fn trace_memory(
     file: &Path,
-    what: &str,
     budget: &MemoryBudget,
-    estimate: impl FnOnce(&Path) -> Option<Estimate>,
+    check: impl FnOnce(&Path, &MemoryBudget) -> Result<Option<Estimate>>,
 ) -> Result<String> {
-    Ok(match check_trace_file(file, what, budget, estimate)? {
+    Ok(match check(file, budget)? {
         Some(e) => format!("  memory: {}\n", within(&e, budget)),
         None => String::new(),
     })

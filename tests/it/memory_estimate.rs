@@ -1581,15 +1581,17 @@ fn a_trace_file_was_held_whole_while_it_was_parsed() {
     let padded = tmp.path().join("padded");
     for (scenario, text) in [("j.toml", &jobs), ("m.toml", &models)] {
         let file_kb = text.len() as u64 / 1024;
-        let Some(kb) = peak_rss_kb(&["validate", scenario, "--threads", "1"], &padded) else {
-            eprintln!("note: GNU time is missing: the peak was not measured");
-            return;
-        };
-        eprintln!("{scenario}: validate peaked at {kb} KB, the trace file is {file_kb} KB");
-        assert!(
-            kb < file_kb / 2,
-            "{scenario}: validate peaked at {kb} KB over a {file_kb} KB trace file"
-        );
+        // Without GNU time the peak is not measured; the rest still is.
+        match peak_rss_kb(&["validate", scenario, "--threads", "1"], &padded) {
+            None => eprintln!("note: GNU time is missing: the peak was not measured"),
+            Some(kb) => {
+                eprintln!("{scenario}: validate peaked at {kb} KB, the trace file is {file_kb} KB");
+                assert!(
+                    kb < file_kb / 2,
+                    "{scenario}: validate peaked at {kb} KB over a {file_kb} KB trace file"
+                );
+            }
+        }
         // The digest is the whole file's, as when it was read whole.
         let o = Command::new(binary())
             .args([

@@ -25,6 +25,7 @@ use std::path::Path;
 
 use super::{ScenarioFile, TraceSection};
 use crate::core::analysis::rank_select::COLLECT_AT_MOST;
+use crate::core::error::Result;
 use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
@@ -68,6 +69,20 @@ pub struct TraceShape {
     /// Whether its rows are produced when read (`[trace.syn] rows`,
     /// DESIGN §1.2 "Per-user rows"): no cells or ids held.
     pub lazy: bool,
+}
+
+impl TraceShape {
+    /// Users × models cells, and the (user, model) pairs given: every cell
+    /// of a curve trace, else its rows (at most the cells).
+    fn cells_and_pairs(&self) -> (u64, u64) {
+        let cells = mul(&[self.users, self.models]);
+        let pairs = if self.curve {
+            cells
+        } else {
+            self.rows.min(cells)
+        };
+        (cells, pairs)
+    }
 }
 
 /// What the estimate knows of a `[trace]` table without loading it:
@@ -193,16 +208,19 @@ fn trace_items(e: &mut Estimate, shape: &TraceShape, cells: u64, pairs: u64) {
 /// cannot be scanned (the loader then says why).
 pub fn trace_file_estimate(path: &Path) -> Option<Estimate> {
     let shape = scan_trace_file(path)?;
-    let cells = mul(&[shape.users, shape.models]);
-    let pairs = if shape.curve {
-        cells
-    } else {
-        shape.rows.min(cells)
-    };
+    let (cells, pairs) = shape.cells_and_pairs();
     let mut e = Estimate::default();
     e.add(PROGRAM_ITEM, PROGRAM_BYTES);
     trace_items(&mut e, &shape, cells, pairs);
     Some(e)
+}
+
+/// Check the memory of reading the model trace at `path` alone against
+/// `budget` before it is read ([`crate::core::memory::check_trace_file`]
+/// with [`trace_file_estimate`]): `tenantsim validate TRACE.csv`, `gen
+/// workflows --model-trace`, the Python package's `load_trace`.
+pub fn check_trace_file(path: &Path, budget: &MemoryBudget) -> Result<Option<Estimate>> {
+    crate::core::memory::check_trace_file(path, "trace", budget, trace_file_estimate)
 }
 
 /// One pass over a trace CSV: rows, distinct users and models, a
@@ -282,12 +300,7 @@ pub fn estimate_in(
 ) -> Estimate {
     let mut e = Estimate::default();
     let (u, k) = (shape.users, shape.models);
-    let cells = mul(&[u, k]);
-    let pairs = if shape.curve {
-        cells
-    } else {
-        shape.rows.min(cells)
-    };
+    let (cells, pairs) = shape.cells_and_pairs();
     // Levels of a pair, on average (1 on a plain trace).
     let levels = if shape.curve && pairs > 0 {
         shape.rows.div_ceil(pairs)

@@ -42,8 +42,11 @@ pub fn ranks(n: usize, k: usize) -> Vec<usize> {
         .collect()
 }
 
-/// One policy's regret areas as the figure draws them.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// One policy's regret areas as the figure draws them. The summary of no
+/// areas ([`Default`]) holds the identities of the axis's folds (largest
+/// 0, smallest positive infinity), so a policy without rows moves neither
+/// end of the axis, as when its areas were an empty list.
+#[derive(Debug, Clone, PartialEq)]
 pub struct AreaSummary {
     /// Areas (tenants × repetitions).
     pub n: usize,
@@ -67,6 +70,24 @@ pub struct AreaSummary {
     pub smallest_positive: f64,
     /// Whether some area is 0 or below.
     pub any_not_positive: bool,
+}
+
+impl Default for AreaSummary {
+    fn default() -> Self {
+        Self {
+            n: 0,
+            min: f64::NAN,
+            max: f64::NAN,
+            q1: f64::NAN,
+            median: f64::NAN,
+            q3: f64::NAN,
+            mean: f64::NAN,
+            dots: Vec::new(),
+            largest: 0.0,
+            smallest_positive: f64::INFINITY,
+            any_not_positive: false,
+        }
+    }
 }
 
 /// Every policy's [`AreaSummary`] (by policy index; a policy without
@@ -183,7 +204,6 @@ fn summarise(runs: &SortedRuns<f64, u64>) -> Result<AreaSummary> {
     let dot_ranks = ranks(n, MAX_DOTS);
     let mut s = AreaSummary {
         n,
-        smallest_positive: f64::INFINITY,
         dots: Vec::with_capacity(dot_ranks.len()),
         ..AreaSummary::default()
     };
@@ -324,6 +344,23 @@ mod tests {
         assert_eq!(r.first(), Some(&0));
         assert_eq!(r.last(), Some(&999));
         assert!(r.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A policy without areas (one with none, or one the file lacks)
+    /// moves neither end of the axis: its summary holds the folds'
+    /// identities, the same as the summary of its empty runs.
+    #[test]
+    fn no_areas_leave_the_axis_alone() {
+        let mut g = AreaGatherer::default();
+        g.push(1, 2.5).expect("push");
+        let got = g.finish().expect("summaries");
+        let none = &got.per_policy[0];
+        assert_eq!(none.n, 0);
+        assert_eq!((none.largest, none.smallest_positive), (0.0, f64::INFINITY));
+        assert!(!none.any_not_positive);
+        let d = AreaSummary::default();
+        assert_eq!((d.largest, d.smallest_positive), (0.0, f64::INFINITY));
+        assert!(d.dots.is_empty() && !d.any_not_positive && d.n == 0);
     }
 
     /// The log axis is chosen as before: the largest area above 10 × the
