@@ -156,7 +156,13 @@ fn main() {
         };
         let secs = started.elapsed().as_secs_f64();
         total += secs;
-        let m = job_metrics(&jobs, 100, &outcome);
+        let m = match job_metrics(&jobs, 100, &outcome) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        };
         let label = match type_policy {
             Some(p) => format!("{name} {}", p.name()),
             None => name.to_string(),

@@ -129,7 +129,8 @@ fn main() {
                 rec_wait += i128::from(rec_us - j.submit as i64);
             }
             let mut deltas: Vec<(u64, i64)> = Vec::with_capacity(2 * o.segments.len());
-            for seg in &o.segments {
+            for seg in o.segments.iter() {
+                let seg = seg.unwrap_or_else(|e| fail(format!("the segment log: {e}")));
                 deltas.push((seg.start, i64::from(seg.gpus)));
                 deltas.push((seg.end, -i64::from(seg.gpus)));
             }

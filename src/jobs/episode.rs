@@ -60,14 +60,7 @@ pub fn job_episode_run(
         )));
     }
     let jobs = scenario.rep_jobs(rep);
-    Ok(JobRun::of(
-        scenario,
-        policy,
-        rep,
-        jobs,
-        outcome,
-        Duration::ZERO,
-    ))
+    JobRun::of(scenario, policy, rep, jobs, outcome, Duration::ZERO)
 }
 
 /// Write the results folder `dir` (which must not exist yet) of one

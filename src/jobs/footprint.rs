@@ -16,10 +16,15 @@
 //! - every repetition's run holds its jobs' state at once (a job not yet
 //!   submitted holds it too).
 //!
-//! What it does not bound: a preemptive scheduler records one GPU segment
-//! per run of a job, so a run that preempts each job more than once on
-//! average holds [`SEGMENT_BYTES`] more per extra preemption than counted
-//! (the run's `preemptions` column says how many there were).
+//! A run records a GPU segment each time a job runs: one a job under a
+//! scheduler that never preempts, as many as the preemptions allow under
+//! one that does (about 27 a job for `max-min-fairness` in Gavel's 360 s
+//! rounds). The log is in memory up to [`SEGMENTS_IN_MEMORY`] and in a
+//! temporary file past it (jobs/sim/segment_log.rs), so the estimate
+//! counts, per run, the smaller of the segments a job each and that bound
+//! when no policy preempts, and the bound when one may
+//! ([`segment_log_bytes`]). Before 2026-12-08 it was a vector counted at
+//! one segment a job, which a preemptive run outgrew unbounded.
 //!
 //! tests/it/memory_estimate.rs measures the peak RSS of job runs of two
 //! sizes, on one and two threads and with `--jobs`, and checks the
@@ -28,19 +33,45 @@
 use std::collections::HashSet;
 use std::path::Path;
 
+use super::sim::Segment;
 use super::trace::{Job, TYPE_DURATION_PREFIX};
 use crate::core::error::Result;
 use crate::core::io::hashed_input::READ_BUFFER;
-use crate::core::memory::{Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM};
+use crate::core::io::spill::Record;
+use crate::core::memory::{
+    Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM, SEGMENTS_IN_MEMORY,
+};
 use crate::core::resources::human_bytes;
 
 /// How far above the measured growth of peak RSS the estimate may be on
 /// the job scenarios tests/it/memory_estimate.rs runs (it is never below).
 pub const ESTIMATE_FACTOR: f64 = 2.0;
 
-/// Bytes of one GPU segment a run records ([`super::sim::Segment`], 40,
-/// and the first node of its allocation, 4).
-pub const SEGMENT_BYTES: u64 = 44;
+/// Bytes of one GPU segment a run records ([`super::sim::Segment`] as its
+/// log holds it, encoded: `Record::BYTES`).
+pub const SEGMENT_BYTES: u64 = <Segment as Record>::BYTES as u64;
+
+/// Bytes a run's segment log holds (jobs/sim/segment_log.rs) over `jobs`
+/// jobs, `preemptive` when a policy of the run may preempt (or runs in
+/// rounds): its encoded records in a vector that grew by doubling (twice
+/// their bytes) while they fit in [`SEGMENTS_IN_MEMORY`]; past it, that
+/// vector at its largest (twice the bound; it is freed when the log moves
+/// to its file, and the write buffer and the metrics' read buffer, 64 KiB
+/// each, come after). A non-preemptive run records one segment a job; a
+/// preemptive one as many as its preemptions allow, so the bound.
+///
+/// `segment_log_bytes(1_000, false) = 2 × 46,000 = 92,000`;
+/// `segment_log_bytes(1_000, true) = segment_log_bytes(10^6, false) =
+/// 2 × 2^20 = 2,097,152`.
+pub fn segment_log_bytes(jobs: u64, preemptive: bool) -> u64 {
+    let bound = SEGMENTS_IN_MEMORY as u64;
+    let records = if preemptive {
+        u64::MAX
+    } else {
+        jobs.saturating_mul(SEGMENT_BYTES)
+    };
+    2 * records.min(bound)
+}
 
 /// Bytes a job of a repetition holds while its run goes, beside its
 /// segments, by layout (`jobs::sim::simulation::State` and what a run
@@ -156,6 +187,10 @@ pub struct JobRuns {
     /// GPU types of the cluster (0 when untyped): each job keeps its
     /// allowed types and a duration per type.
     pub types: u64,
+    /// Whether a policy may preempt (a preemptive scheduler, or rounds):
+    /// its runs' segment logs are counted at their bound
+    /// ([`segment_log_bytes`]).
+    pub preemptive: bool,
 }
 
 /// Bytes of the hash table of `n` entries of `entry` bytes that grew by
@@ -183,8 +218,8 @@ fn hash_table(n: u64, entry: u64) -> u64 {
 ///   (a `String` and a line, 32, and the id's heap again);
 /// - on a typed cluster, each job's allowed types and durations per type
 ///   (8 + 8 a type), held by the scenario and copied by each run;
-/// - the runs at once: per job [`RUN_JOB_BYTES`] and two segments
-///   ([`SEGMENT_BYTES`], the vector doubled as it grows);
+/// - the runs at once: per job [`RUN_JOB_BYTES`], and per run its segment
+///   log ([`segment_log_bytes`]);
 /// - [`PROGRAM_BYTES`].
 pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) -> Estimate {
     let n = shape.rows;
@@ -229,7 +264,8 @@ pub fn estimate(shape: &JobTraceShape, runs: &JobRuns, budget: &MemoryBudget) ->
     let at_once = budget.concurrent(runs.tasks);
     let per_run = runs
         .jobs
-        .saturating_mul(RUN_JOB_BYTES + 2 * SEGMENT_BYTES + types_per_job);
+        .saturating_mul(RUN_JOB_BYTES + types_per_job)
+        .saturating_add(segment_log_bytes(runs.jobs, runs.preemptive));
     e.add(
         format!(
             "runs at once ({at_once} of {} jobs, {} each)",
@@ -250,6 +286,7 @@ pub fn trace_file_estimate(path: &Path) -> Option<Estimate> {
         jobs: 0,
         tasks: 0,
         types: 0,
+        preemptive: false,
     };
     Some(estimate(&shape, &runs, &MemoryBudget::default()))
 }
@@ -331,6 +368,7 @@ mod tests {
             jobs: 1000,
             tasks: 4,
             types: 0,
+            preemptive: false,
         };
         let budget = MemoryBudget {
             threads: Some(2),
@@ -343,14 +381,15 @@ mod tests {
         // Scratch: a read buffer of 65,536 (the file's 30,000 bytes before
         // it was read as a stream) + 2,048 buckets × 33 × 3 / 2 + 32,000.
         let scratch = 65_536 + 2048 * 33 * 3 / 2 + 32_000;
-        // Runs: 2 × 1000 × (251 + 88).
-        let runs_bytes = 2 * 1000 * (251 + 88);
+        // Runs: 2 × (1000 × 251 + 2 × 1000 × 46), a segment a job of 46
+        // bytes in a vector that doubled.
+        let runs_bytes = 2 * (1000 * 251 + 2 * 1000 * 46);
         assert_eq!(e.total(), PROGRAM_BYTES + trace + scratch + runs_bytes);
         assert_eq!(e.total_held(Held::Shared), trace + scratch);
         assert!(
             e.items
                 .iter()
-                .any(|i| i.what == "runs at once (2 of 1,000 jobs, 331.1 KiB each)")
+                .any(|i| i.what == "runs at once (2 of 1,000 jobs, 335.0 KiB each)")
         );
         // On a typed cluster of 3 types, sampling 100 jobs: each job's
         // types and durations (8 + 3 × 8 = 32 bytes) held once and copied
@@ -359,12 +398,27 @@ mod tests {
             jobs: 100,
             tasks: 4,
             types: 3,
+            preemptive: false,
         };
         let e = estimate(&shape, &typed, &budget);
-        let runs_bytes = 2 * 100 * (251 + 88 + 32);
+        let runs_bytes = 2 * (100 * (251 + 32) + 2 * 100 * 46);
         assert_eq!(
             e.total(),
             PROGRAM_BYTES + trace + scratch + 1000 * 32 + runs_bytes
         );
+        // A preemptive policy: each run's log at its bound, 2 × 1 MiB
+        // whatever the jobs; so is a log of more jobs than the bound holds.
+        let preemptive = JobRuns {
+            preemptive: true,
+            ..runs
+        };
+        let e = estimate(&shape, &preemptive, &budget);
+        let runs_bytes = 2 * (1000 * 251 + 2 * 1_048_576);
+        assert_eq!(e.total(), PROGRAM_BYTES + trace + scratch + runs_bytes);
+        assert_eq!(segment_log_bytes(1_000, false), 92_000);
+        assert_eq!(segment_log_bytes(1_000, true), 2_097_152);
+        assert_eq!(segment_log_bytes(1_000_000, false), 2_097_152);
+        assert_eq!(segment_log_bytes(22_795, false), 2 * 22_795 * 46);
+        assert_eq!(segment_log_bytes(22_796, false), 2_097_152);
     }
 }

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::sim::JobOutcome;
 use super::trace::Job;
 use crate::core::analysis::stats::{jain_index, percentile};
+use crate::core::error::Result;
 use crate::core::io::cluster::GpuType;
 use crate::core::sim::time::Micros;
 
@@ -95,8 +96,9 @@ pub fn user_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> Vec<Use
         .collect()
 }
 
-/// Compute the summary figures of a run.
-pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetrics {
+/// Compute the summary figures of a run (an error when its segment log,
+/// read back as a stream, cannot be).
+pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> Result<JobMetrics> {
     let n = jobs.len();
     let mut jct: Vec<u64> = jobs
         .iter()
@@ -113,18 +115,18 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
     let first = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let last = outcome.end.iter().copied().max().unwrap_or(0);
     let makespan = last.saturating_sub(first);
-    let busy: u128 = outcome
-        .segments
-        .iter()
-        .map(|s| u128::from(s.end - s.start) * u128::from(s.gpus))
-        .sum();
-    let capacity = u128::from(outcome.gpus) * u128::from(makespan);
+    // Integer sums: one pass over the log gives both, in any order.
+    let mut busy = 0u128;
     let mut busy_by_type = vec![0u128; outcome.gpus_by_type.len()];
-    for s in &outcome.segments {
+    for s in outcome.segments.iter() {
+        let s = s?;
+        let held = u128::from(s.end - s.start) * u128::from(s.gpus);
+        busy += held;
         if let Some(b) = busy_by_type.get_mut(s.gpu_type as usize) {
-            *b += u128::from(s.end - s.start) * u128::from(s.gpus);
+            *b += held;
         }
     }
+    let capacity = u128::from(outcome.gpus) * u128::from(makespan);
     let utilization_by_type = busy_by_type
         .iter()
         .zip(&outcome.gpus_by_type)
@@ -138,7 +140,7 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
         .filter(|u| u.jobs > 0)
         .map(|u| u.mean_slowdown)
         .collect();
-    JobMetrics {
+    Ok(JobMetrics {
         jobs: n,
         mean_jct: sum_jct as f64 / n as f64,
         median_jct: percentile(&jct, 50.0),
@@ -156,7 +158,7 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
         jain: jain_index(&slowdowns).unwrap_or(1.0),
         preemptions: outcome.preemptions.iter().map(|&p| u64::from(p)).sum(),
         events: outcome.events,
-    }
+    })
 }
 
 /// CPU utilisation (DESIGN §14.6): CPU time held by the jobs (restores
@@ -168,18 +170,23 @@ pub fn job_metrics(jobs: &[Job], users: usize, outcome: &JobOutcome) -> JobMetri
 /// the GPU utilisation's formula with each job's `cpus` for its GPUs
 /// (a job holds the same CPUs on every segment). 0 when the cluster has
 /// no CPUs or the makespan is 0.
-pub fn cpu_utilization(jobs: &[Job], outcome: &JobOutcome, cpus: u64, makespan: Micros) -> f64 {
-    let busy: u128 = outcome
-        .segments
-        .iter()
-        .map(|s| u128::from(s.end - s.start) * u128::from(jobs[s.job as usize].cpus))
-        .sum();
+pub fn cpu_utilization(
+    jobs: &[Job],
+    outcome: &JobOutcome,
+    cpus: u64,
+    makespan: Micros,
+) -> Result<f64> {
+    let mut busy = 0u128;
+    for s in outcome.segments.iter() {
+        let s = s?;
+        busy += u128::from(s.end - s.start) * u128::from(jobs[s.job as usize].cpus);
+    }
     let capacity = u128::from(cpus) * u128::from(makespan);
-    if capacity == 0 {
+    Ok(if capacity == 0 {
         0.0
     } else {
         busy as f64 / capacity as f64
-    }
+    })
 }
 
 /// One point of the utilisation timeline.
@@ -196,7 +203,11 @@ pub struct UtilPoint {
 /// The utilisation timeline: [first submit, last completion) cut into at
 /// most `points` equal buckets (the last may be shorter), each with the
 /// time-averaged number of GPUs held. Computed exactly from the segments.
-pub fn utilization_timeline(jobs: &[Job], outcome: &JobOutcome, points: usize) -> Vec<UtilPoint> {
+pub fn utilization_timeline(
+    jobs: &[Job],
+    outcome: &JobOutcome,
+    points: usize,
+) -> Result<Vec<UtilPoint>> {
     utilization_timeline_of(jobs, outcome, points, None)
 }
 
@@ -207,18 +218,19 @@ pub fn utilization_timeline_of(
     outcome: &JobOutcome,
     points: usize,
     gpu_type: Option<GpuType>,
-) -> Vec<UtilPoint> {
+) -> Result<Vec<UtilPoint>> {
     let t0 = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
     let t1 = outcome.end.iter().copied().max().unwrap_or(0);
     if t1 <= t0 || points == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let span = t1 - t0;
     let w = span.div_ceil(points as u64).max(1);
     let b = span.div_ceil(w) as usize;
     let mut acc = vec![0u128; b];
     let mut diff = vec![0i128; b + 1];
-    for s in &outcome.segments {
+    for s in outcome.segments.iter() {
+        let s = s?;
         if s.end <= s.start || gpu_type.is_some_and(|t| t != s.gpu_type) {
             continue;
         }
@@ -235,7 +247,7 @@ pub fn utilization_timeline_of(
         }
     }
     let mut run = 0i128;
-    (0..b)
+    Ok((0..b)
         .map(|k| {
             run += diff[k];
             let start = t0 + k as u64 * w;
@@ -247,5 +259,5 @@ pub fn utilization_timeline_of(
                 busy_gpus: total as f64 / len as f64,
             }
         })
-        .collect()
+        .collect())
 }

@@ -96,7 +96,7 @@ pub fn summary_row(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Res
     }
     if !scenario.cpus.is_empty() {
         let total: u64 = scenario.cpus.iter().map(|&c| u64::from(c)).sum();
-        let u = cpu_utilization(&r.jobs.jobs, &r.outcome, total, m.makespan);
+        let u = cpu_utilization(&r.jobs.jobs, &r.outcome, total, m.makespan)?;
         let _ = write!(out, ",{u}");
     }
     out.push('\n');
@@ -164,7 +164,7 @@ pub fn users_rows(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Resu
 pub fn utilization_rows(spool: &mut Spool, scenario: &JobScenario, r: &JobRun) -> Result<()> {
     let gpus = scenario.gpus() as f64;
     let policy = csv_field(&scenario.policies[r.policy].name);
-    for p in utilization_timeline(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS) {
+    for p in utilization_timeline(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS)? {
         let _ = writeln!(
             spool.buffer(),
             "{policy},{},{},{},{},{}",
@@ -192,7 +192,7 @@ pub fn utilization_by_type_rows(
         let t = t as GpuType;
         let gpus = scenario.cluster.gpus_of_type(t) as f64;
         let name = csv_field(name);
-        for p in utilization_timeline_of(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS, Some(t)) {
+        for p in utilization_timeline_of(&r.jobs.jobs, &r.outcome, UTILIZATION_POINTS, Some(t))? {
             let _ = writeln!(
                 spool.buffer(),
                 "{policy},{},{name},{},{},{},{}",

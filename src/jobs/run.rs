@@ -103,14 +103,7 @@ pub fn simulate_job_run(scenario: &JobScenario, rep: u64, policy: usize) -> Resu
         Some(round) => simulate_jobs_in_rounds(&input, round, scheduler.as_mut()),
     }
     .map_err(|e| e.context(run_context(p, rep)))?;
-    Ok(JobRun::of(
-        scenario,
-        policy,
-        rep,
-        jobs,
-        outcome,
-        started.elapsed(),
-    ))
+    JobRun::of(scenario, policy, rep, jobs, outcome, started.elapsed())
 }
 
 impl JobRun {
@@ -124,15 +117,16 @@ impl JobRun {
         jobs: RepJobs,
         outcome: JobOutcome,
         elapsed: Duration,
-    ) -> Self {
-        let metrics = job_metrics(&jobs.jobs, scenario.trace.users().len(), &outcome);
-        JobRun {
+    ) -> Result<Self> {
+        let metrics = job_metrics(&jobs.jobs, scenario.trace.users().len(), &outcome)
+            .map_err(|e| e.context(run_context(&scenario.policies[policy], rep)))?;
+        Ok(JobRun {
             policy,
             rep,
             jobs,
             outcome,
             metrics,
             elapsed,
-        }
+        })
     }
 }

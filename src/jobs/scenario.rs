@@ -575,6 +575,14 @@ pub fn build_job_scenario(
             jobs: file.jobs.sample.map_or(rows, |k| (k as u64).min(rows)),
             tasks: u64::from(file.repetitions).saturating_mul(file.policies.len() as u64),
             types: cluster.types().len() as u64 * u64::from(cluster.is_typed()),
+            // In rounds a scheduler may move a job each round; an unknown
+            // scheduler is refused below, counted as preemptive here.
+            preemptive: round.is_some()
+                || file.policies.iter().any(|p| {
+                    registry
+                        .scheduler(&p.scheduler)
+                        .is_none_or(|s| s.preemptive)
+                }),
         },
         &overrides.memory,
     )?;

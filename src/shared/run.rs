@@ -322,7 +322,7 @@ pub fn finish_shared_run(
             let outcome = rest.background.take().ok_or_else(|| {
                 Error::input("internal: the shared engine gave no background outcome")
             })?;
-            let metrics = job_metrics(&jobs.jobs, b.trace.users().len(), &outcome);
+            let metrics = job_metrics(&jobs.jobs, b.trace.users().len(), &outcome)?;
             Some(JobRun {
                 policy,
                 rep,

@@ -157,7 +157,13 @@ fn a_job_that_fits_on_gpus_but_not_cpus_waits_and_a_cpu_only_job_runs() {
         assert_eq!(b.first_start, [0, 10 * s, s], "{placement:?}");
         assert_eq!(b.end, [10 * s, 15 * s, 5 * s], "{placement:?}");
         // The CPU-only job's allocation: CPUs on the node, no GPU.
-        let seg = b.segments.iter().find(|x| x.job == 2).expect("ran");
+        let seg = b
+            .segments
+            .to_vec()
+            .expect("the segment log")
+            .into_iter()
+            .find(|x| x.job == 2)
+            .expect("ran");
         let allocs = &b.segment_allocs
             [seg.alloc_offset as usize..(seg.alloc_offset + seg.alloc_len) as usize];
         assert_eq!(allocs, [a(0, 0, 1)], "{placement:?}");
@@ -291,7 +297,8 @@ fn check_capacity(c: &Case, o: &JobOutcome) -> Result<(), TestCaseError> {
     let allocs_of = |s: &tenantsim::jobs::Segment| {
         &o.segment_allocs[s.alloc_offset as usize..(s.alloc_offset + s.alloc_len) as usize]
     };
-    for s in &o.segments {
+    let segments = o.segments.to_vec().expect("the segment log");
+    for s in &segments {
         let al = allocs_of(s);
         let j = &c.jobs[s.job as usize];
         prop_assert_eq!(al.iter().map(|x| x.gpus).sum::<u32>(), j.gpus);
@@ -306,10 +313,10 @@ fn check_capacity(c: &Case, o: &JobOutcome) -> Result<(), TestCaseError> {
             }
         }
     }
-    for t in o.segments.iter().map(|s| s.start) {
+    for t in segments.iter().map(|s| s.start) {
         let mut g = vec![0u32; c.nodes.len()];
         let mut k = vec![0u32; c.nodes.len()];
-        for s in o.segments.iter().filter(|s| s.start <= t && t < s.end) {
+        for s in segments.iter().filter(|s| s.start <= t && t < s.end) {
             for x in allocs_of(s) {
                 g[x.node as usize] += x.gpus;
                 k[x.node as usize] += x.cpus;
@@ -338,6 +345,8 @@ fn check_capacity(c: &Case, o: &JobOutcome) -> Result<(), TestCaseError> {
         prop_assert!(o.end[i] != NEVER, "job {} never completed", i);
         let service: u64 = o
             .segments
+            .to_vec()
+            .expect("the segment log")
             .iter()
             .filter(|s| s.job as usize == i)
             .map(|s| s.service())
@@ -475,9 +484,12 @@ fn cpu_utilization_is_cpu_time_held_over_cpus_times_makespan() {
         job(s, 4 * s, 0, 1),
     ];
     let o = run(&jobs, &[4], Placement::Consolidate, false);
-    let u = cpu_utilization(&jobs, &o, 4, 15 * s);
+    let u = cpu_utilization(&jobs, &o, 4, 15 * s).expect("the segment log");
     assert!((u - 44.0 / 60.0).abs() < 1e-12, "{u}");
-    assert_eq!(cpu_utilization(&jobs, &o, 0, 15 * s), 0.0);
+    assert_eq!(
+        cpu_utilization(&jobs, &o, 0, 15 * s).expect("the segment log"),
+        0.0
+    );
 }
 
 /// A job-mode scenario end to end: `[cluster] cpus_per_node = 4` and the

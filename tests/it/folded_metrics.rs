@@ -496,7 +496,8 @@ fn done_tenants_spilled_to_a_file_give_the_files_of_those_kept_in_memory() {
     let curves = crate::common::repo("scenarios/lcdb-curves-1gpu.toml");
     for scenario in [syn.as_path(), curves.as_path()] {
         let run = |spill: Option<&str>, out: &std::path::Path| {
-            let (mut files, _) = run_with_spill(scenario, spill, &["--no-cache"], out);
+            let (mut files, _) =
+                crate::common::run_with_spill(scenario, spill, &["--no-cache"], out);
             files.remove(std::path::Path::new("run.json"));
             files
         };
@@ -538,7 +539,8 @@ fn spilled_curves_give_the_files_of_curves_in_memory_through_the_cache_too() {
     .expect("write scenario");
     // The result files but run.json, and how many tasks the cache served.
     let run = |spill: Option<&str>, cache: &[&str], out: &str| {
-        let (mut files, served) = run_with_spill(&scenario, spill, cache, &dir.path().join(out));
+        let (mut files, served) =
+            crate::common::run_with_spill(&scenario, spill, cache, &dir.path().join(out));
         files.remove(std::path::Path::new("run.json"));
         (files, served)
     };
@@ -566,36 +568,6 @@ fn spilled_curves_give_the_files_of_curves_in_memory_through_the_cache_too() {
         tasks,
         "in memory, read back spilled",
     );
-}
-
-/// `tenantsim run SCENARIO --out OUT --quiet --no-plots EXTRA` with
-/// `TENANTSIM_SPILL_BYTES` set to `spill` (if any): its files, and how
-/// many tasks the result cache served (`run.json`).
-fn run_with_spill(
-    scenario: &std::path::Path,
-    spill: Option<&str>,
-    extra: &[&str],
-    out: &std::path::Path,
-) -> (std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>, u64) {
-    let mut cmd = crate::common::tenantsim();
-    if let Some(bytes) = spill {
-        cmd.env("TENANTSIM_SPILL_BYTES", bytes);
-    }
-    cmd.arg("run")
-        .arg(scenario)
-        .arg("--out")
-        .arg(out)
-        .args(["--quiet", "--no-plots"])
-        .args(extra)
-        .assert()
-        .success();
-    let files = crate::common::tree(out);
-    let run_json = files
-        .get(std::path::Path::new("run.json"))
-        .expect("run.json");
-    let doc: serde_json::Value = serde_json::from_slice(run_json).expect("JSON");
-    let served = doc["execution"]["from_cache"].as_u64().unwrap_or(0);
-    (files, served)
 }
 
 /// A selector that says when it is dropped and where the engine's tenant

@@ -213,12 +213,16 @@ fn srtf_restart_overhead_is_paid_on_resume() {
     assert_eq!(jct_s(&t, &o), [13, 2]);
     let held: u64 = o
         .segments
+        .to_vec()
+        .expect("the segment log")
         .iter()
         .filter(|s| s.job == 0)
         .map(|s| s.end - s.start)
         .sum();
     let service: u64 = o
         .segments
+        .to_vec()
+        .expect("the segment log")
         .iter()
         .filter(|s| s.job == 0)
         .map(|s| s.service())
@@ -320,6 +324,8 @@ fn consolidate_victims_come_from_one_node() {
     // w's second run starts at 1 s: a preemption and an immediate resume.
     let w_runs: Vec<u64> = o
         .segments
+        .to_vec()
+        .expect("the segment log")
         .iter()
         .filter(|s| s.job == 3)
         .map(|s| s.start)
@@ -335,7 +341,8 @@ fn consolidate_victims_come_from_one_node() {
 fn utilization_timeline_of_fifo() {
     let t = hand_trace();
     let o = run("fifo", BTreeMap::new());
-    let points = tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 20);
+    let points =
+        tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 20).expect("the segment log");
     let busy: Vec<f64> = points.iter().map(|p| p.busy_gpus).collect();
     let mut want = vec![2.0; 12];
     want.extend([1.0; 4]);
@@ -344,7 +351,8 @@ fn utilization_timeline_of_fifo() {
     assert_eq!(busy, want);
     assert!(points.iter().all(|p| p.len == S));
     // Coarser buckets average exactly: 3 points of 7 s (the last 6 s).
-    let coarse = tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 3);
+    let coarse =
+        tenantsim::jobs::metrics::utilization_timeline(t.jobs(), &o, 3).expect("the segment log");
     let gpu_s: f64 = coarse
         .iter()
         .map(|p| p.busy_gpus * p.len as f64 / S as f64)

@@ -160,7 +160,7 @@ fn fifo_under_each_type_policy_hand_computed() {
     // and every segment's nodes are of its type.
     for out in &o {
         assert_eq!(out.gpu_type[2], slow);
-        for seg in &out.segments {
+        for seg in &out.segments.to_vec().expect("the segment log") {
             let allocs = &out.segment_allocs
                 [seg.alloc_offset as usize..(seg.alloc_offset + seg.alloc_len) as usize];
             for a in allocs {
@@ -225,6 +225,8 @@ q,u,1,2,2,fast,4,2
     // p's segments: 0–1 s on fast, then 1–19 s on slow.
     let p: Vec<(u64, u64, u16)> = o
         .segments
+        .to_vec()
+        .expect("the segment log")
         .iter()
         .filter(|g| g.job == 0)
         .map(|g| (g.start / S, g.end / S, g.gpu_type))
@@ -499,7 +501,7 @@ fn alibaba_gpuspec33_runs_only_on_the_required_types() {
         let types = s.cluster.types();
         let node_types = s.cluster.node_types();
         let mut constrained = 0;
-        for seg in &o.segments {
+        for seg in &o.segments.to_vec().expect("the segment log") {
             let spec = &specs[seg.job as usize];
             if spec.is_empty() {
                 continue;

@@ -119,7 +119,7 @@ fn simulate(c: &Case, name: &str, backfill: bool) -> JobOutcome {
 /// Every instant at which the state may change.
 fn instants(c: &Case, o: &JobOutcome) -> Vec<u64> {
     let mut t: Vec<u64> = c.jobs.iter().map(|j| j.submit).collect();
-    for s in &o.segments {
+    for s in &o.segments.to_vec().expect("the segment log") {
         t.push(s.start);
         t.push(s.end);
     }
@@ -131,7 +131,13 @@ fn instants(c: &Case, o: &JobOutcome) -> Vec<u64> {
 /// Free GPUs per node just after instant `t` (segments covering [t, t+1)).
 fn free_after(c: &Case, o: &JobOutcome, t: u64) -> Result<Vec<i64>, TestCaseError> {
     let mut free: Vec<i64> = c.nodes.iter().map(|&g| i64::from(g)).collect();
-    for s in o.segments.iter().filter(|s| s.start <= t && t < s.end) {
+    for s in o
+        .segments
+        .to_vec()
+        .expect("the segment log")
+        .iter()
+        .filter(|s| s.start <= t && t < s.end)
+    {
         let allocs =
             &o.segment_allocs[s.alloc_offset as usize..(s.alloc_offset + s.alloc_len) as usize];
         for a in allocs {
@@ -146,10 +152,11 @@ fn free_after(c: &Case, o: &JobOutcome, t: u64) -> Result<Vec<i64>, TestCaseErro
 
 fn check_invariants(c: &Case, name: &str, backfill: bool) -> Result<(), TestCaseError> {
     let o = simulate(c, name, backfill);
+    let segments = o.segments.to_vec().expect("the segment log");
     let preemptive = schedulers().any(|s| s.name == name && s.preemptive);
     // In rounds GPUs may idle until the next boundary: no non-idling check.
     let rounds = schedulers().any(|s| s.name == name && s.needs_rounds);
-    for s in &o.segments {
+    for s in &segments {
         let allocs =
             &o.segment_allocs[s.alloc_offset as usize..(s.alloc_offset + s.alloc_len) as usize];
         prop_assert_eq!(allocs.iter().map(|a| a.gpus).sum::<u32>(), s.gpus);
@@ -161,7 +168,7 @@ fn check_invariants(c: &Case, name: &str, backfill: bool) -> Result<(), TestCase
     }
     for (i, j) in c.jobs.iter().enumerate() {
         prop_assert!(o.end[i] != NEVER, "job {} never completed", i);
-        let mut segs: Vec<_> = o.segments.iter().filter(|s| s.job as usize == i).collect();
+        let mut segs: Vec<_> = segments.iter().filter(|s| s.job as usize == i).collect();
         segs.sort_by_key(|s| s.start);
         prop_assert!(!segs.is_empty());
         prop_assert_eq!(segs[0].start, o.first_start[i]);
@@ -187,8 +194,7 @@ fn check_invariants(c: &Case, name: &str, backfill: bool) -> Result<(), TestCase
         let max_free = free.iter().copied().max().unwrap_or(0);
         let sum_free: i64 = free.iter().sum();
         for (i, j) in c.jobs.iter().enumerate() {
-            let running = o
-                .segments
+            let running = segments
                 .iter()
                 .any(|s| s.job as usize == i && s.start <= t && t < s.end);
             let waiting = j.submit <= t && o.end[i] > t && !running;

@@ -127,6 +127,8 @@ fn max_min_fairness_time_slices_by_round() {
     for (j, job) in trace.jobs().iter().enumerate() {
         let got: u64 = o
             .segments
+            .to_vec()
+            .expect("the segment log")
             .iter()
             .filter(|s| s.job as usize == j)
             .map(|s| s.service())
@@ -249,6 +251,8 @@ fn max_min_fairness_on_two_types_switches_types_at_their_rates() {
     // Segments: A 0–5 on 0, 5–10 on 1, 10–12.5 on 0; B 0–5 on 1, 5–10 on 0, 10–15 on 1.
     let mut segs: Vec<(u32, u64, u64, u16)> = o
         .segments
+        .to_vec()
+        .expect("the segment log")
         .iter()
         .map(|s| (s.job, s.start / 100_000, s.end / 100_000, s.gpu_type))
         .collect();

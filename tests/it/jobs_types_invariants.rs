@@ -171,9 +171,10 @@ fn simulate(c: &Case, name: &str, policy: TypePolicy) -> JobOutcome {
 }
 
 fn check(c: &Case, o: &JobOutcome, policy: TypePolicy) -> Result<(), TestCaseError> {
+    let segments = o.segments.to_vec().expect("the segment log");
     let d = |j: usize, t: u16| c.durations[j * c.types + t as usize];
     // Types and spans.
-    for s in &o.segments {
+    for s in &segments {
         let j = s.job as usize;
         prop_assert!(
             c.allowed[j] & (1 << s.gpu_type) != 0,
@@ -193,12 +194,12 @@ fn check(c: &Case, o: &JobOutcome, policy: TypePolicy) -> Result<(), TestCaseErr
         }
     }
     // Capacity at every instant.
-    let mut times: Vec<u64> = o.segments.iter().flat_map(|s| [s.start, s.end]).collect();
+    let mut times: Vec<u64> = segments.iter().flat_map(|s| [s.start, s.end]).collect();
     times.sort_unstable();
     times.dedup();
     for &t in &times {
         let mut used = vec![0u32; c.nodes.len()];
-        for s in o.segments.iter().filter(|s| s.start <= t && t < s.end) {
+        for s in segments.iter().filter(|s| s.start <= t && t < s.end) {
             let allocs =
                 &o.segment_allocs[s.alloc_offset as usize..(s.alloc_offset + s.alloc_len) as usize];
             for a in allocs {
@@ -211,7 +212,7 @@ fn check(c: &Case, o: &JobOutcome, policy: TypePolicy) -> Result<(), TestCaseErr
     }
     // Work conservation, job by job, segments in time order.
     for (j, job) in c.jobs.iter().enumerate() {
-        let mut segs: Vec<_> = o.segments.iter().filter(|s| s.job as usize == j).collect();
+        let mut segs: Vec<_> = segments.iter().filter(|s| s.job as usize == j).collect();
         segs.sort_by_key(|s| s.start);
         prop_assert!(!segs.is_empty(), "job {j} never ran");
         prop_assert!(segs[0].start >= job.submit);

@@ -78,6 +78,7 @@ mod result_schema;
 mod results_folder;
 mod scale_scenarios;
 mod scenario_messages;
+mod segment_log;
 mod shards;
 mod shared_episode;
 mod shared_mode;

@@ -1323,9 +1323,86 @@ fn a_job_traces_limit_was_a_count_not_an_estimate_of_its_memory() {
     }
 }
 
+/// A preemptive run's segment log was a vector of every interval a job
+/// held GPUs, which grew with the preemptions (44 bytes each) while the
+/// estimate counted one segment a job: `max-min-fairness` in rounds of
+/// 1 s over 200 jobs of 20 s and of 2,000 s (3,800 and 399,800
+/// preemptions, about 18 MB of segments) had the same estimate, and the
+/// larger run peaked 20.6 MB higher (release build, 11,972 → 32,596 KB).
+/// Now the log moves to a temporary file past 1 MiB
+/// (`jobs/sim/segment_log.rs`) and the estimate counts its bound for a
+/// preemptive policy: the same two runs grow by less than that bound
+/// (debug build: 16,952 → 18,320 KB), and the larger run's estimate is
+/// above its peak.
+#[test]
+fn a_preemptive_runs_segment_log_grew_with_its_preemptions() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let mut peaks = Vec::new();
+    for d in [20, 2_000] {
+        let mut trace = String::from("job_id,user,submit_s,duration_s,gpus\n");
+        for i in 0..200 {
+            trace.push_str(&format!("j{i},u{},0,{d},1\n", i % 10));
+        }
+        fs::write(dir.join(format!("t{d}.csv")), trace).expect("write");
+        let name = format!("s{d}.toml");
+        fs::write(
+            dir.join(&name),
+            format!(
+                "mode = \"jobs\"\nname = \"p\"\n[jobs]\npath = \"t{d}.csv\"\n\
+                 [cluster]\nnodes = 5\ngpus_per_node = 4\nround_s = 1\n[output]\nplots = false\n\
+                 [[policy]]\nname = \"mmf\"\nscheduler = \"max-min-fairness\"\n"
+            ),
+        )
+        .expect("write");
+        let out = format!("out{d}");
+        let args = [
+            "run",
+            &name,
+            "--out",
+            &out,
+            "--quiet",
+            "--no-cache",
+            "--threads",
+            "1",
+        ];
+        let Some(kb) = peak_rss_kb(&args, dir) else {
+            eprintln!("note: GNU time is missing: the peak was not measured");
+            return;
+        };
+        let summary = fs::read_to_string(dir.join(&out).join("summary.csv")).expect("summary");
+        let preemptions: u64 = summary
+            .lines()
+            .nth(1)
+            .and_then(|row| row.split(',').nth(11))
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("preemptions in {summary}"));
+        peaks.push((stated_estimate(&name, dir, false), kb * 1024, preemptions));
+    }
+    let [(small_estimate, small_peak, few), (estimate, peak, many)] = peaks[..] else {
+        unreachable!("two runs")
+    };
+    // 46 bytes a segment: 399,800 preemptions are 18.4 MB of log.
+    assert!(
+        few < 5_000 && many > 390_000,
+        "{few} and {many} preemptions"
+    );
+    assert_eq!(small_estimate, estimate, "the same jobs, the same estimate");
+    let bound = tenantsim::jobs::footprint::segment_log_bytes(200, true);
+    let growth = peak.saturating_sub(small_peak);
+    eprintln!("peak {small_peak} → {peak} B ({growth} B), the log's bound {bound} B");
+    assert!(
+        growth <= bound,
+        "{many} preemptions grew the peak by {growth} B, more than the log's bound of {bound} B"
+    );
+    assert!(estimate >= peak, "estimate {estimate} B, peak {peak} B");
+}
+
 /// The must-hold of issue 34 in job mode: a job scenario whose runs
-/// would need about 50 GB (150,000 jobs, 1,000 repetitions on 1,000
-/// threads: 1,000 runs at once of 150,000 × 339 bytes) is refused by
+/// would need about 50 GB (200,000 jobs, 1,000 repetitions on 1,000
+/// threads: 1,000 runs at once of 200,000 × 251 bytes and a segment log
+/// of 2 MiB; 150,000 jobs before 2026-12-08, when the segment log was
+/// counted at 88 bytes a job, unbounded) is refused by
 /// `validate` with its estimate, under an address-space limit of 1 GB,
 /// having read the trace once without holding it; `--max-memory` lets it
 /// pass. The count limit before it took this scenario and would have
@@ -1334,18 +1411,18 @@ fn a_job_traces_limit_was_a_count_not_an_estimate_of_its_memory() {
 fn validate_of_a_fifty_gb_job_scenario_exits_1_with_the_estimate() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path();
-    fs::write(dir.join("t.csv"), job_trace(150_000)).expect("write");
+    fs::write(dir.join("t.csv"), job_trace(200_000)).expect("write");
     fs::write(dir.join("s.toml"), job_scenario("t.csv", 1000)).expect("write");
     let args = ["validate", "s.toml", "--threads", "1000"];
     let o = under_ulimit(1_000_000, &args, dir);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    // 1,000 × 150,000 × (251 + 2 × 44) = 50,850,000,000 bytes of runs
-    // (47.4 GiB), beside the trace and the program.
+    // 1,000 × (200,000 × 251 + 2 × 2^20) = 52,297,152,000 bytes of runs
+    // (48.7 GiB), beside the trace and the program.
     assert!(
-        err.contains("s.toml: needs an estimated 47.")
+        err.contains("s.toml: needs an estimated 48.")
             && err.contains(
-                " GiB of memory (47.4 GiB runs at once (1000 of 150,000 jobs, 48.5 MiB each)"
+                " GiB of memory (48.7 GiB runs at once (1000 of 200,000 jobs, 49.9 MiB each)"
             ),
         "{err}"
     );
@@ -1361,7 +1438,7 @@ fn validate_of_a_fifty_gb_job_scenario_exits_1_with_the_estimate() {
     );
     assert_eq!(passed.status.code(), Some(0), "{}", stderr(&passed));
     assert!(
-        stderr(&passed).contains("memory (--threads 1000): an estimated 47."),
+        stderr(&passed).contains("memory (--threads 1000): an estimated 48."),
         "{}",
         stderr(&passed)
     );

@@ -8,6 +8,7 @@ mod engine;
 pub mod event;
 pub mod replay;
 pub mod rounds;
+pub mod segment_log;
 pub mod simulation;
 pub mod stepper;
 pub mod type_policy;
@@ -16,8 +17,9 @@ pub mod workload;
 pub use cluster::{Alloc, Cluster, Placement};
 pub use replay::{JobTable, RawRun, simulate_jobs, simulate_jobs_in_rounds, simulate_with};
 pub use rounds::Rounds;
+pub use segment_log::{Segment, SegmentLog, Segments};
 pub use simulation::{
-    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, Segment, SimTypes,
+    JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, Key, SchedInit, SimTypes,
 };
 pub use stepper::{JobChoice, JobDecision, JobStepper};
 pub use type_policy::{JobTypes, TypePolicy};

@@ -8,6 +8,7 @@ use super::cluster::{Alloc, Cluster, Placement};
 use super::engine::Engine;
 use super::event::JobEvent;
 use super::rounds::Rounds;
+use super::segment_log::SegmentLog;
 use super::simulation::{
     JobOutcome, JobScheduler, JobSimInput, NEVER, State, Status, first_unfit_cpus,
     first_unplaceable_typed,
@@ -156,8 +157,6 @@ pub struct RawRun<W> {
     /// Every job's outcome (the trace's and the workload's); `events` and
     /// `end_time` count every event.
     pub outcome: JobOutcome,
-    /// Per segment: the first node of its allocation.
-    pub segment_node: Vec<u32>,
     /// Per job: the first node it ran on (`u32::MAX`: never).
     pub first_node: Vec<u32>,
     /// Events about the trace's jobs alone (what a run of the trace alone
@@ -297,7 +296,7 @@ pub(super) fn build<'a, 's>(
         alloc_offset,
         alloc_len: vec![0; n],
         alloc: vec![Alloc::default(); total],
-        segments: Vec::with_capacity(n + n / 4),
+        segments: SegmentLog::new()?,
         segment_allocs: if input.record_allocations {
             Vec::with_capacity(total)
         } else {
@@ -316,7 +315,6 @@ pub(super) fn build<'a, 's>(
         running_jobs: [0; 3],
         waiting_jobs: [0; 3],
         first_node: vec![u32::MAX; n],
-        segment_node: Vec::with_capacity(n + n / 4),
         workload_running: Vec::with_capacity((gpus_total as usize).min(n - n_trace)),
         workload_pos: vec![0; n - n_trace],
         zero_gpu_jobs,
@@ -382,7 +380,7 @@ pub(super) fn finish<W>(
             first_start: s.first_start,
             end: s.end,
             preemptions: s.preemptions,
-            segments: s.segments,
+            segments: s.segments.seal()?,
             segment_allocs: s.segment_allocs,
             events: end.events,
             end_time: end.end,
@@ -391,7 +389,6 @@ pub(super) fn finish<W>(
             gpu_type: s.run_type,
             policy_clock: engine.clock,
         },
-        segment_node: s.segment_node,
         first_node: s.first_node,
         trace_events: engine.trace_events,
         trace_end: engine.trace_end,

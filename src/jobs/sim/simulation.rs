@@ -51,6 +51,7 @@ use std::sync::Arc;
 
 use super::cluster::{Alloc, Cluster, Placement};
 use super::event::{COMPLETION, JobEvent, TIMER};
+use super::segment_log::{Segment, SegmentLog, Segments};
 use super::type_policy::{JobTypes, TypePolicy, time_for_work, work_in_time};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
@@ -73,35 +74,6 @@ pub enum Status {
     Running,
     /// Received all its service.
     Done,
-}
-
-/// One interval during which a job held GPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Segment {
-    /// Job index.
-    pub job: u32,
-    /// GPUs held.
-    pub gpus: u32,
-    /// When the GPUs were taken, µs.
-    pub start: Micros,
-    /// When they were given back, µs.
-    pub end: Micros,
-    /// Restore time at the start of the segment without progress, µs.
-    pub overhead: Micros,
-    /// Offset of the segment's per-node allocation in
-    /// [`JobOutcome::segment_allocs`] (only when recorded).
-    pub alloc_offset: u32,
-    /// Number of allocation entries (0 when not recorded).
-    pub alloc_len: u32,
-    /// The GPU type of the segment's GPUs (0 when untyped).
-    pub gpu_type: GpuType,
-}
-
-impl Segment {
-    /// Service received in the segment, µs.
-    pub fn service(&self) -> Micros {
-        self.end - self.start - self.overhead
-    }
 }
 
 /// Cluster and rules of one simulation.
@@ -149,8 +121,10 @@ pub struct JobOutcome {
     pub end: Vec<Micros>,
     /// Times each job was preempted.
     pub preemptions: Vec<u32>,
-    /// Every interval a job held GPUs, in the order they ended.
-    pub segments: Vec<Segment>,
+    /// Every interval a job held GPUs, in the order they ended: in memory
+    /// while small, in a temporary file past it (written as segments end,
+    /// `jobs/sim/segment_log.rs`).
+    pub segments: Segments,
     /// Per-node allocations of the segments (when recorded).
     pub segment_allocs: Vec<Alloc>,
     /// Events handled by the loop (stale ones included).
@@ -198,7 +172,7 @@ pub struct State<'a> {
     pub(super) alloc_offset: Vec<usize>,
     pub(super) alloc_len: Vec<u32>,
     pub(super) alloc: Vec<Alloc>,
-    pub(super) segments: Vec<Segment>,
+    pub(super) segments: SegmentLog,
     pub(super) segment_allocs: Vec<Alloc>,
     pub(super) record_allocations: bool,
     pub(super) overhead: Micros,
@@ -225,8 +199,6 @@ pub struct State<'a> {
     pub(super) waiting_jobs: [u32; 3],
     /// Per job: the first node of its first allocation.
     pub(super) first_node: Vec<u32>,
-    /// Per segment: the first node of its allocation.
-    pub(super) segment_node: Vec<u32>,
     /// The workload's running jobs (in no particular order) and each
     /// one's position in that list, so a pass that hides them touches
     /// only them.
@@ -499,11 +471,11 @@ impl State<'_> {
             (0, 0)
         };
         let off_j = self.alloc_offset[j];
-        self.segment_node.push(if self.alloc_len[j] > 0 {
+        let node = if self.alloc_len[j] > 0 {
             self.alloc[off_j].node
         } else {
             u32::MAX
-        });
+        };
         self.segments.push(Segment {
             job: j as u32,
             gpus: self.jobs[j].gpus,
@@ -513,6 +485,7 @@ impl State<'_> {
             alloc_offset,
             alloc_len,
             gpu_type: self.run_type[j],
+            node,
         });
     }
 }

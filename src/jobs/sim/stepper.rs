@@ -645,13 +645,11 @@ impl<'a, W: Workload> JobStepper<'a, W> {
         let types = s.types.take();
         let segments = std::mem::take(&mut s.segments);
         let segment_allocs = std::mem::take(&mut s.segment_allocs);
-        let segment_node = std::mem::take(&mut s.segment_node);
         let copy = s.clone();
         s.jobs = jobs;
         s.types = types;
         s.segments = segments;
         s.segment_allocs = segment_allocs;
-        s.segment_node = segment_node;
         let s = &self.engine.state;
         let mut state: State<'_> = copy;
         state.jobs = Cow::Borrowed(&s.jobs);

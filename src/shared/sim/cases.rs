@@ -432,7 +432,7 @@ proptest! {
         let bg = o.background.as_ref().expect("a background");
         // Capacity.
         let mut spans: Vec<(Micros, Micros, u64)> =
-            bg.segments.iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
+            bg.segments.to_vec().expect("in memory").iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
         let service_spans: Vec<(Micros, Micros, u64)> =
             o.service_segments.iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
         prop_assert!(peak(service_spans.clone()) <= u64::from(cap), "service above its cap");

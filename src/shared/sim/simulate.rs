@@ -14,7 +14,7 @@ use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::jobs::sim::{
     JobOutcome, JobScheduler, JobSchedulerFactory, JobSimInput, JobTable, JobTypes, Placement,
-    RawRun, Rounds, SchedInit, Segment, SimTypes, TypePolicy, simulate_with,
+    RawRun, Rounds, SchedInit, Segment, SegmentLog, Segments, SimTypes, TypePolicy, simulate_with,
 };
 use crate::jobs::trace::Job;
 use crate::models::sim::{
@@ -310,7 +310,7 @@ pub(super) fn outcome(
         first_start: all.first_start[..n_trace].to_vec(),
         end: all.end[..n_trace].to_vec(),
         preemptions: all.preemptions[..n_trace].to_vec(),
-        segments: Vec::new(),
+        segments: Segments::default(),
         segment_allocs: Vec::new(),
         events: raw.trace_events,
         end_time: raw.trace_end,
@@ -321,17 +321,21 @@ pub(super) fn outcome(
     });
     let mut background = background;
     if let Some(b) = &mut background {
-        b.segments.reserve(all.segments.len());
-        for seg in all.segments.iter().filter(|s| (s.job as usize) < n_trace) {
-            let mut seg: Segment = *seg;
+        let mut log = SegmentLog::new()?;
+        for seg in all.segments.iter() {
+            let mut seg: Segment = seg?;
+            if seg.job as usize >= n_trace {
+                continue;
+            }
             if seg.alloc_len > 0 {
                 let from = seg.alloc_offset as usize;
                 seg.alloc_offset = b.segment_allocs.len() as u32;
                 b.segment_allocs
                     .extend_from_slice(&all.segment_allocs[from..from + seg.alloc_len as usize]);
             }
-            b.segments.push(seg);
+            log.push(seg);
         }
+        b.segments = log.seal()?;
     }
     let mut out = SharedOutcome {
         service: None,
@@ -343,18 +347,9 @@ pub(super) fn outcome(
         workflows: None,
         cpus: c.cpus.iter().map(|&n| u64::from(n)).sum(),
     };
-    out.workflows = flows.map(|f| f.finish(&all));
+    out.workflows = flows.map(|f| f.finish(&all)).transpose()?;
     if let (Some(w), Some(s)) = (workload, &input.service) {
-        finish_service(
-            w,
-            s,
-            &all,
-            &raw.segment_node,
-            &raw.first_node,
-            n_trace,
-            second,
-            &mut out,
-        )?;
+        finish_service(w, s, &all, &raw.first_node, n_trace, second, &mut out)?;
     }
     Ok(out)
 }
@@ -366,7 +361,6 @@ fn finish_service(
     mut w: Service<'_>,
     s: &ServiceInput<'_>,
     all: &JobOutcome,
-    segment_node: &[u32],
     first_node: &[u32],
     n_trace: usize,
     second: usize,
@@ -397,7 +391,8 @@ fn finish_service(
         }
     ];
     let mut low_fidelity_busy = 0u128;
-    for (seg, &node) in all.segments.iter().zip(segment_node) {
+    for seg in all.segments.iter() {
+        let seg = seg?;
         // The service's jobs are `n_trace..second`; the workflows' follow.
         if (seg.job as usize) < n_trace || (seg.job as usize) >= second {
             continue;
@@ -417,7 +412,7 @@ fn finish_service(
         }
         out.service_segments.push(ServiceSegment {
             job: r as u32,
-            gpu: w.gpu_of_node(node),
+            gpu: w.gpu_of_node(seg.node),
             gpus: seg.gpus,
             start: seg.start,
             end: seg.end,

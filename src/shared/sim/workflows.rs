@@ -691,14 +691,16 @@ impl<'a> Workflows<'a> {
         Ok(())
     }
 
-    /// The run's outcome from the workload and the engine's log.
-    pub(super) fn finish(mut self, all: &JobOutcome) -> WorkflowOutcome {
+    /// The run's outcome from the workload and the engine's log (an
+    /// error when the log, read back as a stream, cannot be).
+    pub(super) fn finish(mut self, all: &JobOutcome) -> Result<WorkflowOutcome> {
         let first = self.first as usize;
         let used = self.next as usize;
         let mut busy_gpu = 0u128;
         let mut busy_cpu = 0u128;
         let mut segments = Vec::new();
-        for seg in &all.segments {
+        for seg in all.segments.iter() {
+            let seg = seg?;
             let j = seg.job as usize;
             if j < first || j >= first + used {
                 continue;
@@ -715,7 +717,7 @@ impl<'a> Workflows<'a> {
             rec.gpu_us += g;
             rec.cpu_us += c;
             if self.input.keep_jobs {
-                let mut seg = *seg;
+                let mut seg = seg;
                 seg.job = r as u32;
                 segments.push(seg);
             }
@@ -755,7 +757,7 @@ impl<'a> Workflows<'a> {
             Vec::new()
         };
         let c = self.cache.counts();
-        WorkflowOutcome {
+        Ok(WorkflowOutcome {
             workflows: self.records,
             steps,
             jobs: self.jobs,
@@ -773,7 +775,7 @@ impl<'a> Workflows<'a> {
             busy_gpu_us: busy_gpu,
             busy_cpu_us: busy_cpu,
             end: self.last_event,
-        }
+        })
     }
 }
 

@@ -163,3 +163,31 @@ fn double_booked_gpu_finds_an_overlap_and_only_one() {
     assert_eq!(double_booked_gpu(&jobs, 2), Some(1));
     assert_eq!(double_booked_gpu(&jobs[..3], 2), None);
 }
+
+/// `tenantsim run SCENARIO --out OUT --quiet --no-plots EXTRA` with
+/// `TENANTSIM_SPILL_BYTES` set to `spill` (if any): its files, and how
+/// many tasks the result cache served (`run.json`).
+pub fn run_with_spill(
+    scenario: &Path,
+    spill: Option<&str>,
+    extra: &[&str],
+    out: &Path,
+) -> (BTreeMap<PathBuf, Vec<u8>>, u64) {
+    let mut cmd = tenantsim();
+    if let Some(bytes) = spill {
+        cmd.env("TENANTSIM_SPILL_BYTES", bytes);
+    }
+    cmd.arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .args(["--quiet", "--no-plots"])
+        .args(extra)
+        .assert()
+        .success();
+    let files = tree(out);
+    let run_json = files.get(Path::new("run.json")).expect("run.json");
+    let doc: serde_json::Value = serde_json::from_slice(run_json).expect("JSON");
+    let served = doc["execution"]["from_cache"].as_u64().unwrap_or(0);
+    (files, served)
+}
