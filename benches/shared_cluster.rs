@@ -162,6 +162,8 @@ selector = "gp-ucb-cost"
                 gpus_per_job: 1,
                 priority,
                 preempt: Preempt::Checkpoint,
+                // As `tenantsim run` without `--jobs`.
+                keep_segments: false,
             }),
             workflows: None,
         };

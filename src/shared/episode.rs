@@ -132,6 +132,7 @@ impl SharedEpisode {
                         config: svc.scenario.config,
                         gpu_types: &svc.scenario.gpu_types,
                     },
+                    d.draw.keep_jobs && s.service_segments(),
                 )),
                 _ => None,
             };

@@ -160,7 +160,8 @@ pub fn simulate_shared_run_with(
                 config: svc.scenario.config,
                 gpu_types: &svc.scenario.gpu_types,
             };
-            let input = draw.input(s, Some(service_input(svc, sim)))?;
+            let keep_segments = draw.keep_jobs && s.service_segments();
+            let input = draw.input(s, Some(service_input(svc, sim, keep_segments)))?;
             let pair = PolicyPair {
                 scheduler: Held::Borrowed(&mut *start.scheduler),
                 selector: Held::Borrowed(&mut *start.selector),
@@ -268,14 +269,21 @@ impl RepDraw {
     }
 }
 
-/// The service's input: model mode's `sim` and the `[service]` rules.
-pub fn service_input<'a>(svc: &Service, sim: SimInput<'a>) -> ServiceInput<'a> {
+/// The service's input: model mode's `sim` and the `[service]` rules,
+/// its segments kept when `keep_segments` (`service/jobs.csv` by segment:
+/// `--jobs`, and [`SharedScenario::service_segments`]).
+pub fn service_input<'a>(
+    svc: &Service,
+    sim: SimInput<'a>,
+    keep_segments: bool,
+) -> ServiceInput<'a> {
     ServiceInput {
         sim,
         max_gpus: svc.max_gpus,
         gpus_per_job: svc.gpus_per_job,
         priority: svc.priority,
         preempt: svc.preempt,
+        keep_segments,
     }
 }
 

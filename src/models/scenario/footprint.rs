@@ -595,15 +595,18 @@ pub fn estimate_in(
     }
     if service {
         // The shared engine's record of a service job
-        // (shared/sim/outcome.rs `SharedOutcome`): at least one
-        // `ServiceSegment` (32 bytes), a preemption count (4) and the two
-        // `ShareStep`s (24 each) of its start and end, in Vecs that may be
-        // twice as long: 168 bytes a job. Measured: a service of 5,100
-        // users × 20 models peaks 8.5 KB a tenant above one of 600, 2.4 KB
-        // more than a model-mode run (tests/it/memory_estimate.rs).
+        // (shared/sim/outcome.rs `SharedOutcome`): a preemption count (4)
+        // and the two `ShareStep`s (24 each) of its start and end, and
+        // with `--jobs` at least one `ServiceSegment` (32 bytes; kept only
+        // for `service/jobs.csv`, since 2026-12-07), in Vecs that may be
+        // twice as long: 104 bytes a job, 168 with `--jobs`. Measured: a
+        // service of 5,100 users × 20 models peaks 8.5 KB a tenant above
+        // one of 600, 2.4 KB more than a model-mode run
+        // (tests/it/memory_estimate.rs).
+        let record = if budget.keep_jobs { 168 } else { 104 };
         e.add(
-            format!("the shared engine's service job records (168 bytes a job) × {at_once}"),
-            mul(&[jobs, 168, at_once]),
+            format!("the shared engine's service job records ({record} bytes a job) × {at_once}"),
+            mul(&[jobs, record, at_once]),
         );
     }
     // Results until folded: runs are simulated in chunks of 64 per thread

@@ -39,6 +39,7 @@ fn run(
     gpus_per_job: u32,
     priority: Priority,
     preempt: Preempt,
+    keep_segments: bool,
 ) -> SharedOutcome {
     let placeholder = trace("user,model,accuracy,runtime_s\nz,m,0.5,1\n");
     let with_service = t.is_some();
@@ -80,6 +81,7 @@ fn run(
             gpus_per_job,
             priority,
             preempt,
+            keep_segments,
         }),
         workflows: None,
     };
@@ -175,6 +177,7 @@ fn equal_priority_under_fifo_queues_the_service_behind_a_waiting_job() {
         1,
         Priority::Equal,
         Preempt::Checkpoint,
+        true,
     );
     assert_eq!(
         service_jobs(&o),
@@ -217,6 +220,7 @@ fn equal_priority_under_fifo_queues_the_service_behind_a_waiting_job() {
         1,
         Priority::Low,
         Preempt::Checkpoint,
+        true,
     );
     assert_eq!(
         service_jobs(&low),
@@ -240,19 +244,24 @@ fn equal_priority_under_fifo_queues_the_service_behind_a_waiting_job() {
 fn low_priority_preempts_the_service_and_its_resume_pays_the_restart_overhead() {
     let t = trace("user,model,accuracy,runtime_s\na,m1,0.5,4\n");
     let jobs = [job(2 * S, 5 * S, 2)];
-    let o = run(
-        Some(&t),
-        &jobs,
-        &[2],
-        "fifo",
-        false,
-        S,
-        None,
-        2,
-        1,
-        Priority::Low,
-        Preempt::Checkpoint,
-    );
+    // The service at low priority beside the background's job, 2 GPUs.
+    let low = |preempt, keep_segments| {
+        run(
+            Some(&t),
+            &jobs,
+            &[2],
+            "fifo",
+            false,
+            S,
+            None,
+            2,
+            1,
+            Priority::Low,
+            preempt,
+            keep_segments,
+        )
+    };
+    let o = low(Preempt::Checkpoint, true);
     assert_eq!(service_jobs(&o), vec![(0, 0, 0, 10 * S, 0)]);
     let segs: Vec<(Micros, Micros, Micros)> = o
         .service_segments
@@ -261,24 +270,25 @@ fn low_priority_preempts_the_service_and_its_resume_pays_the_restart_overhead() 
         .collect();
     assert_eq!(segs, vec![(0, 2 * S, 0), (7 * S, 10 * S, S)]);
     assert_eq!(o.service_preemptions, vec![1]);
+    // Without `--jobs` (`keep_segments` false) the same run keeps no
+    // segment and is otherwise the same: they were kept for every run,
+    // 32 bytes each, though only `service/jobs.csv` reads them.
+    let bare = low(Preempt::Checkpoint, false);
+    assert!(bare.service_segments.is_empty());
+    assert_eq!(service_jobs(&bare), service_jobs(&o));
+    assert_eq!(bare.service_preemptions, o.service_preemptions);
+    let (svc, bare_svc) = (o.service.as_ref(), bare.service.as_ref());
+    assert_eq!(
+        svc.map(|s| (s.busy, s.end)),
+        bare_svc.map(|s| (s.busy, s.end))
+    );
+    assert_eq!(bare.shares, o.shares);
     let bg = o.background.as_ref().expect("a background");
     assert_eq!(
         (bg.first_start.clone(), bg.end.clone()),
         (vec![2 * S], vec![7 * S])
     );
-    let r = run(
-        Some(&t),
-        &jobs,
-        &[2],
-        "fifo",
-        false,
-        S,
-        None,
-        2,
-        1,
-        Priority::Low,
-        Preempt::Restart,
-    );
+    let r = low(Preempt::Restart, true);
     let segs: Vec<(Micros, Micros, Micros)> = r
         .service_segments
         .iter()
@@ -307,6 +317,7 @@ fn the_service_never_holds_more_than_its_cap() {
         1,
         Priority::Equal,
         Preempt::Checkpoint,
+        true,
     );
     assert_eq!(
         service_jobs(&o),
@@ -358,6 +369,7 @@ fn background_alone(
         1,
         Priority::Equal,
         Preempt::Checkpoint,
+        true,
     );
     o.background.expect("a background")
 }
@@ -427,7 +439,7 @@ proptest! {
         let cap = cap.clamp(gpj, total);
         let priority = if low { Priority::Low } else { Priority::Equal };
         let preempt = if restart { Preempt::Restart } else { Preempt::Checkpoint };
-        let o = run(Some(&t), &jobs, &nodes, &sched, backfill, S / 2, None, cap, gpj, priority, preempt);
+        let o = run(Some(&t), &jobs, &nodes, &sched, backfill, S / 2, None, cap, gpj, priority, preempt, true);
         let svc = o.service.as_ref().expect("a service");
         let bg = o.background.as_ref().expect("a background");
         // Capacity.
@@ -514,6 +526,7 @@ fn low_priority_leaves_the_background_unchanged_under_every_cluster_scheduler() 
                     1,
                     Priority::Low,
                     preempt,
+                    true,
                 );
                 let bg = o.background.expect("a background");
                 assert_eq!(alone.first_start, bg.first_start, "{}", entry.name);
@@ -597,6 +610,7 @@ fn a_request_withdrawn_while_queued_leaves_the_cluster_queue_without_running() {
             gpus_per_job: 1,
             priority: Priority::Equal,
             preempt: Preempt::Checkpoint,
+            keep_segments: true,
         }),
         workflows: None,
     };
@@ -709,6 +723,7 @@ proptest! {
                 gpus_per_job: 1,
                 priority: Priority::Equal,
                 preempt: Preempt::Checkpoint,
+                keep_segments: true,
             }),
             workflows: None,
         };

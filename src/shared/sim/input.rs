@@ -108,6 +108,12 @@ pub struct ServiceInput<'a> {
     pub priority: Priority,
     /// What a preempted job keeps.
     pub preempt: Preempt,
+    /// Record every interval its jobs held GPUs
+    /// ([`SharedOutcome::service_segments`](super::SharedOutcome::service_segments)),
+    /// what `service/jobs.csv` is written from with `--jobs` when a
+    /// service job can be preempted; without, none is kept (32 bytes a
+    /// segment, one or more a job).
+    pub keep_segments: bool,
 }
 
 /// Everything one shared simulation reads.

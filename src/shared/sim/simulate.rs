@@ -410,14 +410,16 @@ fn finish_service(
         {
             low_fidelity_busy += held;
         }
-        out.service_segments.push(ServiceSegment {
-            job: r as u32,
-            gpu: w.gpu_of_node(seg.node),
-            gpus: seg.gpus,
-            start: seg.start,
-            end: seg.end,
-            overhead: seg.overhead,
-        });
+        if s.keep_segments {
+            out.service_segments.push(ServiceSegment {
+                job: r as u32,
+                gpu: w.gpu_of_node(seg.node),
+                gpus: seg.gpus,
+                start: seg.start,
+                end: seg.end,
+                overhead: seg.overhead,
+            });
+        }
     }
     out.service_preemptions = all.preemptions[n_trace..n_trace + w.jobs.len()].to_vec();
     let n = users.len();

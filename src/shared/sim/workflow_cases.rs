@@ -872,6 +872,7 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
                 gpus_per_job: 1,
                 priority: Priority::Equal,
                 preempt: Preempt::Checkpoint,
+                keep_segments: true,
             }),
             workflows: with.then(|| input(&wt)),
         };
