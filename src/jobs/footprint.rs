@@ -23,7 +23,7 @@
 //! temporary file past it (jobs/sim/segment_log.rs), so the estimate
 //! counts, per run, the smaller of the segments a job each and that bound
 //! when no policy preempts, and the bound when one may
-//! ([`segment_log_bytes`]). Before 2026-12-08 it was a vector counted at
+//! ([`segment_log_bytes`]). Before 2026-12-07 it was a vector counted at
 //! one segment a job, which a preemptive run outgrew unbounded.
 //!
 //! tests/it/memory_estimate.rs measures the peak RSS of job runs of two

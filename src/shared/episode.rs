@@ -132,7 +132,7 @@ impl SharedEpisode {
                         config: svc.scenario.config,
                         gpu_types: &svc.scenario.gpu_types,
                     },
-                    d.draw.keep_jobs && s.service_segments(),
+                    s.keeps_service_segments(d.draw.keep_jobs),
                 )),
                 _ => None,
             };

@@ -193,7 +193,7 @@ impl Mode for SharedMode {
     }
 
     fn start(&self, s: &SharedScenario, keep_jobs: bool) -> Result<SharedFold> {
-        let segmented = keep_jobs && s.service_segments();
+        let segmented = s.keeps_service_segments(keep_jobs);
         Ok(SharedFold {
             // With segments, the service's jobs.csv is this mode's.
             service: s

@@ -160,7 +160,7 @@ pub fn simulate_shared_run_with(
                 config: svc.scenario.config,
                 gpu_types: &svc.scenario.gpu_types,
             };
-            let keep_segments = draw.keep_jobs && s.service_segments();
+            let keep_segments = s.keeps_service_segments(draw.keep_jobs);
             let input = draw.input(s, Some(service_input(svc, sim, keep_segments)))?;
             let pair = PolicyPair {
                 scheduler: Held::Borrowed(&mut *start.scheduler),
@@ -356,11 +356,8 @@ pub fn finish_shared_run(
         workflows,
         cpus: rest.cpus,
         shares: rest.shares,
-        segments: if keep_jobs {
-            rest.service_segments
-        } else {
-            Vec::new()
-        },
+        // Kept by the engine only with `--jobs` (`keeps_service_segments`).
+        segments: rest.service_segments,
     })
 }
 

@@ -479,6 +479,13 @@ impl SharedScenario {
     pub fn service_segments(&self) -> bool {
         self.background.is_some() || self.cluster_policies.iter().any(|p| p.spec.preemptive)
     }
+
+    /// Whether a run keeps its service's segments: with `--jobs`
+    /// (`keep_jobs`) when `service/jobs.csv` is by segment
+    /// ([`Self::service_segments`]); no run reads them otherwise.
+    pub fn keeps_service_segments(&self, keep_jobs: bool) -> bool {
+        keep_jobs && self.service_segments()
+    }
 }
 
 /// Read the shared scenario at `path` and expand its `[sweep]`, if any.

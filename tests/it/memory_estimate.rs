@@ -309,8 +309,9 @@ fn a_one_run_scenarios_job_log_was_counted_twice_with_jobs() {
     let with = estimate_in(&model, &shape, &budget(true), &registry, true).total();
     // Its engine keeps the log while the run goes (120 a job) and drops it
     // with the metrics; with `--jobs` its result keeps that log, moved:
-    // the same 120 a job, not twice; and the service's segments, 32 bytes
-    // a job in a vector that may be twice as long.
+    // the same 120 a job, not twice; and the service's segments, one a
+    // job counted at 32 bytes (they take 40) in a vector that may be
+    // twice as long.
     assert_eq!(with - without, jobs * 64);
     // Past 8 MiB a sequence is on disk: 10^6 users hold 16 MiB of it.
     let big: ScenarioFile = toml::from_str(&syn_scenario(1_000_000, 1)).expect("parses");
@@ -1405,7 +1406,7 @@ fn a_preemptive_runs_segment_log_grew_with_its_preemptions() {
 /// The must-hold of issue 34 in job mode: a job scenario whose runs
 /// would need about 50 GB (200,000 jobs, 1,000 repetitions on 1,000
 /// threads: 1,000 runs at once of 200,000 × 251 bytes and a segment log
-/// of 2 MiB; 150,000 jobs before 2026-12-08, when the segment log was
+/// of 2 MiB; 150,000 jobs before 2026-12-07, when the segment log was
 /// counted at 88 bytes a job, unbounded) is refused by
 /// `validate` with its estimate, under an address-space limit of 1 GB,
 /// having read the trace once without holding it; `--max-memory` lets it

@@ -1,4 +1,4 @@
-//! A job-mode run's segment log (DESIGN §11.5, §8.5; issue 34): every
+//! A job-mode run's segment log (DESIGN §9.5, §8.5; issue 34): every
 //! interval a job held GPUs, in the order the intervals ended, written as
 //! they end rather than held whole.
 //!
@@ -131,16 +131,6 @@ impl SegmentLog {
         })
     }
 
-    /// Segments appended.
-    pub fn len(&self) -> u64 {
-        self.records.len()
-    }
-
-    /// Whether none was.
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
-
     /// Append `s` (a failure is kept for [`Self::seal`]).
     pub fn push(&mut self, s: Segment) {
         if self.failure.is_none()
@@ -221,7 +211,6 @@ mod tests {
         for k in 2_501..5_000 {
             copy.push(segment(k));
         }
-        assert_eq!(spilled.len(), 5_000);
         let (spilled, kept, copy) = (
             spilled.seal().expect("a temporary file"),
             kept.seal().expect("in memory"),

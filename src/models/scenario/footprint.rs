@@ -597,7 +597,8 @@ pub fn estimate_in(
         // The shared engine's record of a service job
         // (shared/sim/outcome.rs `SharedOutcome`): a preemption count (4)
         // and the two `ShareStep`s (24 each) of its start and end, and
-        // with `--jobs` at least one `ServiceSegment` (32 bytes; kept only
+        // with `--jobs` at least one `ServiceSegment` (counted at 32 bytes,
+        // though one takes 40: an under-count of 16 bytes a job; kept only
         // for `service/jobs.csv`, since 2026-12-07), in Vecs that may be
         // twice as long: 104 bytes a job, 168 with `--jobs`. Measured: a
         // service of 5,100 users × 20 models peaks 8.5 KB a tenant above

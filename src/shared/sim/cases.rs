@@ -272,7 +272,7 @@ fn low_priority_preempts_the_service_and_its_resume_pays_the_restart_overhead() 
     assert_eq!(o.service_preemptions, vec![1]);
     // Without `--jobs` (`keep_segments` false) the same run keeps no
     // segment and is otherwise the same: they were kept for every run,
-    // 32 bytes each, though only `service/jobs.csv` reads them.
+    // 40 bytes each, though only `service/jobs.csv` reads them.
     let bare = low(Preempt::Checkpoint, false);
     assert!(bare.service_segments.is_empty());
     assert_eq!(service_jobs(&bare), service_jobs(&o));

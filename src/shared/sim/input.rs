@@ -111,7 +111,7 @@ pub struct ServiceInput<'a> {
     /// Record every interval its jobs held GPUs
     /// ([`SharedOutcome::service_segments`](super::SharedOutcome::service_segments)),
     /// what `service/jobs.csv` is written from with `--jobs` when a
-    /// service job can be preempted; without, none is kept (32 bytes a
+    /// service job can be preempted; without, none is kept (40 bytes a
     /// segment, one or more a job).
     pub keep_segments: bool,
 }
