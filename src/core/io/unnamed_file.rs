@@ -7,10 +7,15 @@
 //! (`core::io::spill`).
 
 use std::fs::{self, File, OpenOptions};
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::core::error::{Error, Result};
+
+/// Names [`UnnamedFile::create`] tries before it gives up: each one
+/// already there (left by a killed process of the same PID) is passed over.
+pub const NAME_ATTEMPTS: u32 = 1_000;
 
 /// An open, unlinked temporary file.
 #[derive(Debug)]
@@ -28,20 +33,46 @@ impl UnnamedFile {
     /// folder, unlinked at once; an error says it was to hold `what`.
     pub fn create(what: &str, suffix: &str) -> Result<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir();
-        let path = dir.join(format!(
-            ".tenantsim-{}-{}-{suffix}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| Error::io(&format!("create a temporary file for {what} in"), &dir, &e))?;
-        let linked = fs::remove_file(&path).is_err();
-        Ok(Self { file, path, linked })
+        Self::create_in(&std::env::temp_dir(), what, suffix, &NEXT)
+    }
+
+    /// [`Self::create`] in `dir`, N taken from `next`. A name that is
+    /// already there is passed over for the next N (up to
+    /// [`NAME_ATTEMPTS`] names), never opened or removed: a process killed
+    /// between creating its file and unlinking it leaves its name behind,
+    /// and a later process given the same PID came to it first. (It was
+    /// the error "cannot create a temporary file for summary.csv in /tmp:
+    /// File exists" of a run whose PID had been a killed run's.)
+    fn create_in(dir: &Path, what: &str, suffix: &str, next: &AtomicU64) -> Result<Self> {
+        let mut attempt = 0;
+        loop {
+            let path = dir.join(format!(
+                ".tenantsim-{}-{}-{suffix}",
+                std::process::id(),
+                next.fetch_add(1, Ordering::Relaxed)
+            ));
+            match OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => {
+                    let linked = fs::remove_file(&path).is_err();
+                    return Ok(Self { file, path, linked });
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt + 1 < NAME_ATTEMPTS => {
+                    attempt += 1;
+                }
+                Err(e) => {
+                    return Err(Error::io(
+                        &format!("create a temporary file for {what} in"),
+                        dir,
+                        &e,
+                    ));
+                }
+            }
+        }
     }
 
     /// The open file.
@@ -77,6 +108,47 @@ impl Drop for UnnamedFile {
 mod tests {
     use super::*;
     use std::io::{Read, Seek, SeekFrom, Write};
+
+    /// A killed process of the same PID left the names this one would
+    /// take first: they are passed over and left as they are, and the file
+    /// is made at the next free name.
+    #[test]
+    fn a_name_left_by_a_killed_process_with_the_same_pid_is_passed_over() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let name = |n: u64| {
+            dir.path()
+                .join(format!(".tenantsim-{}-{n}-rows", std::process::id()))
+        };
+        for n in 0..3 {
+            fs::write(name(n), "a killed run's").expect("a leftover");
+        }
+        let next = AtomicU64::new(0);
+        let f = UnnamedFile::create_in(dir.path(), "summary.csv", "rows", &next).expect("created");
+        assert_eq!(f.path(), name(3));
+        assert!(!f.path().exists(), "unlinked");
+        for n in 0..3 {
+            let left = fs::read_to_string(name(n)).expect("still there");
+            assert_eq!(left, "a killed run's");
+        }
+        // A folder where every name is taken is an error that says where.
+        let next = AtomicU64::new(0);
+        let full = tempfile::tempdir().expect("tempdir");
+        for n in 0..u64::from(NAME_ATTEMPTS) {
+            fs::write(
+                full.path()
+                    .join(format!(".tenantsim-{}-{n}-rows", std::process::id())),
+                "",
+            )
+            .expect("a leftover");
+        }
+        let e = UnnamedFile::create_in(full.path(), "summary.csv", "rows", &next)
+            .expect_err("every name taken")
+            .to_string();
+        assert!(
+            e.contains("create a temporary file for summary.csv in") && e.contains("exists"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn an_unnamed_file_holds_its_bytes_and_leaves_no_name() {
