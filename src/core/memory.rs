@@ -65,6 +65,22 @@ pub const SEGMENTS_IN_MEMORY: usize = 1 << 20;
 /// the run is sorted and written; scale-year's 10^7 are 306 runs.
 pub const PARKED_RUN: usize = 1 << 15;
 
+/// Bytes of a shared run's share log (`shares.csv`'s rows: a record of
+/// 17 bytes whenever a workload's GPUs changed in an instant,
+/// `shared::sim::outcome`) kept in memory before it moves to a temporary
+/// file: 1 MiB, about 61,700 changes. A preemptive cluster scheduler
+/// changes the holdings at every round, which nothing knows before the
+/// run, so the service's estimate counts this bound for each of its runs
+/// (DESIGN §8.5).
+pub const SHARES_IN_MEMORY: usize = 1 << 20;
+
+/// Service segments sorted at once in memory while a shared run's
+/// `service/jobs.csv` is written by job (`shared::report`, through
+/// `core::io::sorted_runs`; the service's estimate counts it): 2^15
+/// segments of 40 bytes, 1.25 MiB, and 8 bytes each for their order while
+/// they are sorted; a run's segments past it are sorted in runs on disk.
+pub const SERVICE_SEGMENTS_RUN: usize = 1 << 15;
+
 /// Places of parked tenants a run of more than 65,536 tenants holds in
 /// memory before they are sorted and written to disk as a run
 /// (`models::sim`'s parked places, `core::io::sorted_runs`; the model

@@ -267,13 +267,9 @@ impl Mode for SharedMode {
     }
 
     fn fold(&self, s: &SharedScenario, fold: &mut SharedFold, run: SharedRun) -> Result<()> {
-        fold.line.clear();
-        shares_rows(&mut fold.line, s, &run);
-        fold.shares.write(&fold.line)?;
+        shares_rows(&mut fold.shares, s, &run)?;
         if let Some(spool) = &mut fold.segments {
-            fold.line.clear();
-            segment_rows(&mut fold.line, s, &run)?;
-            spool.write(&fold.line)?;
+            segment_rows(spool, s, &run)?;
         }
         match (&s.workflows, &mut fold.workflows, &run.workflows) {
             (Some(w), Some(f), Some(o)) => {

@@ -8,33 +8,45 @@ use serde_json::{Value, json};
 
 use super::run::SharedRun;
 use super::scenario::SharedScenario;
+use super::sim::ServiceSegment;
 use crate::core::error::Result;
 use crate::core::io::csv_text::csv_field;
 use crate::core::io::schema::shared_files;
+use crate::core::io::sorted_runs::SortedRuns;
+use crate::core::io::spill::spill_threshold;
+use crate::core::io::spool::Spool;
+use crate::core::memory::{SEGMENTS_IN_MEMORY, SERVICE_SEGMENTS_RUN};
 use crate::core::run::execution::Execution;
 use crate::core::run::manifest::{MODEL_VARYING_FIELDS, MemoryPart};
 use crate::core::run::mode::PointInfo;
 use crate::core::sim::time::micros_to_secs_string;
+use crate::models::metrics::RepResult;
 use crate::models::report::layout;
+use crate::models::scenario::Scenario;
+use crate::models::sim::JobRecord;
 
 /// The header of `shares.csv` (its schema's, `schema::shared_files::shares`;
 /// a test holds them equal).
 pub const SHARES_HEADER: &str = "policy,rep,time_s,workload,gpus\n";
 
-/// Append the `shares.csv` rows of `run`: from `time_s` on, `workload`
-/// holds `gpus` GPUs (until its next row of the same run).
-pub fn shares_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) {
+/// Append the `shares.csv` rows of `run` to `spool`, each as it is made:
+/// from `time_s` on, `workload` holds `gpus` GPUs (until its next row of
+/// the same run). An error: reading the run's share log back.
+pub fn shares_rows(spool: &mut Spool, s: &SharedScenario, run: &SharedRun) -> Result<()> {
     let policy = csv_field(&s.file.policies[run.policy].name);
-    for step in &run.shares {
+    for step in run.shares.iter() {
+        let step = step?;
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{policy},{},{},{},{}",
             run.rep,
             micros_to_secs_string(step.time),
             step.workload.name(),
             step.gpus
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 /// The header of `service/jobs.csv` with segments, from its schema
@@ -46,43 +58,99 @@ pub fn segments_header(s: &SharedScenario) -> Option<String> {
     Some(shared_files::jobs::FILE.header(&layout(&svc.scenario)))
 }
 
-/// Append one `service/jobs.csv` row per segment of `run` (a job's
-/// segments in time order, jobs in start order): model mode's columns
-/// about the segment (`gpu` its first GPU, `start_s` and `end_s` its
-/// interval; `accuracy` the job's, as model mode writes it for every
-/// job, on each of its segments), then `segment` (from 0 within the job), `gpus`,
-/// `overhead_s` (restore time at its start) and `completed` (1 on the
-/// segment that completed the job).
-pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) -> Result<()> {
+/// Append one `service/jobs.csv` row per segment of `run` to `spool` (a
+/// job's segments in time order, jobs in start order): model mode's
+/// columns about the segment (`gpu` its first GPU, `start_s` and `end_s`
+/// its interval; `accuracy` the job's, as model mode writes it for every
+/// job, on each of its segments), then `segment` (from 0 within the job),
+/// `gpus`, `overhead_s` (restore time at its start) and `completed` (1 on
+/// the segment that completed the job).
+///
+/// The segments come in the order they ended, in memory up to a bound and
+/// on disk past it; they are sorted by job through runs of at most
+/// [`SERVICE_SEGMENTS_RUN`] (`core::io::sorted_runs`, a job's segments in
+/// the order they ended), each job's then by start (ties in that order),
+/// and each row goes to the spool as it is made: what this holds does not
+/// grow with the segments (a service preempted many times has many).
+pub fn segment_rows(spool: &mut Spool, s: &SharedScenario, run: &SharedRun) -> Result<()> {
     let (Some(svc), Some(r)) = (&s.service, &run.service) else {
         return Ok(());
     };
     // The service's log: the shared engine's vector, borrowed.
     let jobs = r.outcome.jobs.records()?;
-    let scenario = &svc.scenario;
-    let trace = &scenario.trace;
-    let types = &scenario.gpu_types;
-    let policy = csv_field(&s.file.policies[run.policy].name);
-    let mut order: Vec<usize> = (0..run.segments.len()).collect();
-    order.sort_by_key(|&i| (run.segments[i].job, run.segments[i].start, i));
-    let mut last_job = u32::MAX;
-    let mut index = 0u32;
-    for (k, &i) in order.iter().enumerate() {
-        let seg = &run.segments[i];
-        let Some(job) = jobs.get(seg.job as usize) else {
-            continue;
-        };
-        index = if seg.job == last_job { index + 1 } else { 0 };
-        last_job = seg.job;
-        let last_of_job = order
-            .get(k + 1)
-            .is_none_or(|&n| run.segments[n].job != seg.job);
-        let completed = job.completed && last_of_job && seg.end == job.end;
-        let u = r.split.tenants.user(job.tenant as usize);
+    let rows = SegmentRows {
+        run,
+        r,
+        jobs: &jobs,
+        policy: csv_field(&s.file.policies[run.policy].name),
+        scenario: &svc.scenario,
+    };
+    let spill = spill_threshold()?.min(SEGMENTS_IN_MEMORY);
+    let mut by_job = SortedRuns::<ServiceSegment, u64>::new(job_of, 0, SERVICE_SEGMENTS_RUN, spill);
+    for seg in run.segments.iter() {
+        by_job.push(seg?, [])?;
+    }
+    // One job's segments at a time (a buffer reused from job to job).
+    let mut group: Vec<ServiceSegment> = Vec::new();
+    for item in by_job.sorted()? {
+        let (seg, _) = item?;
+        if group.first().is_some_and(|g| g.job != seg.job) {
+            rows.job(spool, &mut group)?;
+        }
+        group.push(seg);
+    }
+    rows.job(spool, &mut group)
+}
+
+/// The key `service/jobs.csv`'s segments are sorted by: the job.
+fn job_of(seg: &ServiceSegment) -> u64 {
+    u64::from(seg.job)
+}
+
+/// What each row of a run's `service/jobs.csv` reads.
+struct SegmentRows<'a> {
+    run: &'a SharedRun,
+    r: &'a RepResult,
+    jobs: &'a [JobRecord],
+    policy: std::borrow::Cow<'a, str>,
+    scenario: &'a Scenario,
+}
+
+impl SegmentRows<'_> {
+    /// The rows of one job's segments, `group` (emptied): in start order,
+    /// ties in the order they ended.
+    fn job(&self, spool: &mut Spool, group: &mut Vec<ServiceSegment>) -> Result<()> {
+        group.sort_by_key(|seg| seg.start);
+        let last = group.len().saturating_sub(1);
+        for (index, seg) in group.iter().enumerate() {
+            let Some(job) = self.jobs.get(seg.job as usize) else {
+                continue;
+            };
+            let completed = job.completed && index == last && seg.end == job.end;
+            self.row(spool.buffer(), seg, job, index, completed);
+            spool.end_row()?;
+        }
+        group.clear();
+        Ok(())
+    }
+
+    /// One segment's row.
+    fn row(
+        &self,
+        out: &mut String,
+        seg: &ServiceSegment,
+        job: &JobRecord,
+        index: usize,
+        completed: bool,
+    ) {
+        let trace = &self.scenario.trace;
+        let types = &self.scenario.gpu_types;
+        let u = self.r.split.tenants.user(job.tenant as usize);
         let _ = write!(
             out,
-            "{policy},{},{},{},{},{},{},{},",
-            run.rep,
+            "{},{},{},{},{},{},{},{},",
+            self.policy,
+            self.run.rep,
             seg.job,
             seg.gpu,
             csv_field(&trace.user_id(u)),
@@ -107,7 +175,6 @@ pub fn segment_rows(out: &mut String, s: &SharedScenario, run: &SharedRun) -> Re
             u8::from(completed)
         );
     }
-    Ok(())
 }
 
 /// The top-level `run.json` of a shared results folder: the resolved

@@ -14,6 +14,7 @@ use super::sim::{
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::codec;
+use crate::core::io::sealed::Sealed;
 use crate::core::sim::held::Held;
 use crate::core::sim::time::Micros;
 use crate::jobs::metrics::job_metrics;
@@ -39,9 +40,10 @@ pub struct SharedRun {
     /// The background's run in job mode's form (with a `[jobs]`).
     pub background: Option<JobRun>,
     /// GPUs held by each workload over time.
-    pub shares: Vec<ShareStep>,
-    /// Every interval a service job held GPUs (kept with `--jobs`).
-    pub segments: Vec<ServiceSegment>,
+    pub shares: Sealed<ShareStep>,
+    /// Every interval a service job held GPUs, in the order they ended
+    /// (kept with `--jobs`; in memory up to a bound, on disk past it).
+    pub segments: Sealed<ServiceSegment>,
     /// The workflows' run (with a `[workflows]`; its steps and jobs kept
     /// with `--jobs`).
     pub workflows: Option<WorkflowOutcome>,
@@ -57,8 +59,8 @@ struct WireRef<'a> {
     rep: u64,
     service: &'a Option<RepResult>,
     background: Option<Vec<u8>>,
-    shares: &'a [ShareStep],
-    segments: &'a [ServiceSegment],
+    shares: &'a Sealed<ShareStep>,
+    segments: &'a Sealed<ServiceSegment>,
     workflows: &'a Option<WorkflowOutcome>,
     cpus: u64,
 }
@@ -71,8 +73,8 @@ struct Wire {
     rep: u64,
     service: Option<RepResult>,
     background: Option<Vec<u8>>,
-    shares: Vec<ShareStep>,
-    segments: Vec<ServiceSegment>,
+    shares: Sealed<ShareStep>,
+    segments: Sealed<ServiceSegment>,
     workflows: Option<WorkflowOutcome>,
     cpus: u64,
 }

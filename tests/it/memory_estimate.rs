@@ -280,10 +280,10 @@ fn a_million_users_by_twenty_models_is_refused_by_memory_not_by_a_count() {
 /// bytes a job and 4 a completion, each at most 8 MiB in memory; the
 /// service of a shared scenario counts its engine's log once either way
 /// (with `--jobs` its result holds that log, moved). Its own records of
-/// service jobs count 104 bytes a job, and 64 more with `--jobs`: the
-/// segments `service/jobs.csv` is written from, kept only then since
-/// 2026-12-07 (every run kept them before, and the estimate counted them
-/// either way).
+/// service jobs count 104 bytes a job; with `--jobs` the segments
+/// `service/jobs.csv` is written from are kept, at their bound, and
+/// sorted by job when it is written (since 2026-12-07: 64 bytes a job
+/// before, kept by every run, and the estimate counted them either way).
 #[test]
 fn a_one_run_scenarios_job_log_was_counted_twice_with_jobs() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -309,10 +309,17 @@ fn a_one_run_scenarios_job_log_was_counted_twice_with_jobs() {
     let with = estimate_in(&model, &shape, &budget(true), &registry, true).total();
     // Its engine keeps the log while the run goes (120 a job) and drops it
     // with the metrics; with `--jobs` its result keeps that log, moved:
-    // the same 120 a job, not twice; and the service's segments, one a
-    // job counted at 32 bytes (they take 40) in a vector that may be
-    // twice as long.
-    assert_eq!(with - without, jobs * 64);
+    // the same 120 a job, not twice; and the service's segments, in
+    // memory up to 1 MiB (in a Vec that may be twice as long), and when
+    // `service/jobs.csv` is written their sort by job: an open run of
+    // 2^15 segments (40 bytes and 8 for their order), the written runs
+    // up to 1 MiB (twice that as a Vec) and 8 KiB a run to merge them,
+    // one segment a job counted (since 2026-12-07; 64 bytes a job
+    // before, one segment of 32 bytes in a Vec, growing with the
+    // preemptions).
+    let mib = 1u64 << 20;
+    let sort = (1 << 15) * 48 + 2 * mib + jobs.div_ceil(1 << 15) * 8_192;
+    assert_eq!(with - without, 2 * mib + sort);
     // Past 8 MiB a sequence is on disk: 10^6 users hold 16 MiB of it.
     let big: ScenarioFile = toml::from_str(&syn_scenario(1_000_000, 1)).expect("parses");
     let shape = trace_shape(tmp.path(), &big.trace).expect("shape");
@@ -1328,6 +1335,30 @@ fn a_job_traces_limit_was_a_count_not_an_estimate_of_its_memory() {
     }
 }
 
+/// The peak RSS of `run NAME --out OUT --quiet --no-cache --threads 1`
+/// in `dir` (with `--jobs` when `jobs`), in KB; `None`, and a note, without
+/// GNU time.
+fn one_thread_peak_kb(name: &str, out: &str, dir: &Path, jobs: bool) -> Option<u64> {
+    let mut args = vec![
+        "run",
+        name,
+        "--out",
+        out,
+        "--quiet",
+        "--no-cache",
+        "--threads",
+        "1",
+    ];
+    if jobs {
+        args.push("--jobs");
+    }
+    let kb = peak_rss_kb(&args, dir);
+    if kb.is_none() {
+        eprintln!("note: GNU time is missing: the peak was not measured");
+    }
+    kb
+}
+
 /// A preemptive run's segment log was a vector of every interval a job
 /// held GPUs, which grew with the preemptions (44 bytes each) while the
 /// estimate counted one segment a job: `max-min-fairness` in rounds of
@@ -1361,18 +1392,7 @@ fn a_preemptive_runs_segment_log_grew_with_its_preemptions() {
         )
         .expect("write");
         let out = format!("out{d}");
-        let args = [
-            "run",
-            &name,
-            "--out",
-            &out,
-            "--quiet",
-            "--no-cache",
-            "--threads",
-            "1",
-        ];
-        let Some(kb) = peak_rss_kb(&args, dir) else {
-            eprintln!("note: GNU time is missing: the peak was not measured");
+        let Some(kb) = one_thread_peak_kb(&name, &out, dir, false) else {
             return;
         };
         let summary = fs::read_to_string(dir.join(&out).join("summary.csv")).expect("summary");
@@ -1401,6 +1421,131 @@ fn a_preemptive_runs_segment_log_grew_with_its_preemptions() {
         "{many} preemptions grew the peak by {growth} B, more than the log's bound of {bound} B"
     );
     assert!(estimate >= peak, "estimate {estimate} B, peak {peak} B");
+}
+
+/// A shared run's service segments (kept with `--jobs` for
+/// `service/jobs.csv`) and its share log (`shares.csv`) were vectors that
+/// grew with the preemptions, and each run's rows of both files were
+/// formatted whole before they were written, while the estimate counted
+/// one segment a service job and no share at all: under
+/// `max-min-fairness` in rounds of 1 s, 20 background jobs and 40 service
+/// tenants × 5 models of 20 s and of 20,000 s (265 and 399,621 segment
+/// rows, 96 and 80,207 share rows) had the same estimate, and the larger
+/// run peaked 90 MB higher than the smaller (release build, 11,872 →
+/// 101,848 KB), far above its estimate (about 34 MiB). Now both logs move
+/// to a temporary file past 1 MiB (`core::io::record_log`), the segments
+/// are sorted by job in runs (`shared::report`), every row goes to its
+/// file as it is made, and the estimate counts the bounds: the larger
+/// run's peak is below its estimate (debug build: 18,456 → 30,808 KB,
+/// estimate 43.7 MiB). The rows are checked against what they must be:
+/// sorted by job and start, each job's segments numbered from 0, every
+/// job completed on its last segment.
+#[test]
+fn a_preempted_services_segments_and_shares_grew_with_its_preemptions() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let mut peaks = Vec::new();
+    for d in [20, 20_000] {
+        let mut trace = String::from("job_id,user,submit_s,duration_s,gpus\n");
+        for i in 0..20 {
+            trace.push_str(&format!("j{i},u{},0,{d},1\n", i % 4));
+        }
+        fs::write(dir.join(format!("t{d}.csv")), trace).expect("write");
+        let name = format!("s{d}.toml");
+        fs::write(
+            dir.join(&name),
+            format!(
+                "mode = \"shared\"\nname = \"p\"\nseed = 1\nrepetitions = 1\n\
+                 fairness = false\nthresholds = [0.05]\n\
+                 [cluster]\nnodes = 5\ngpus_per_node = 4\n\
+                 scheduler = \"max-min-fairness\"\nround_s = 1\n\
+                 [jobs]\npath = \"t{d}.csv\"\n[service]\npriority = \"equal\"\n\
+                 [service.trace.syn]\nusers = 40\nmodels = 5\nseed = 1\n\
+                 cost = \"constant({d})\"\n[service.split]\nprior_count = 0\n\
+                 [output]\nplots = false\n\
+                 [[policy]]\nname = \"rr\"\nscheduler = \"round-robin\"\nselector = \"random\"\n"
+            ),
+        )
+        .expect("write");
+        let out = format!("out{d}");
+        let Some(kb) = one_thread_peak_kb(&name, &out, dir, true) else {
+            return;
+        };
+        let o = Command::new(binary())
+            .args(["validate", &name, "--threads", "1", "--jobs"])
+            .current_dir(dir)
+            .output()
+            .expect("runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        let both = err
+            .split("memory of both")
+            .nth(1)
+            .unwrap_or_else(|| panic!("the estimate of both in {err}"));
+        let rows = |file: &str| {
+            fs::read_to_string(dir.join(&out).join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+        };
+        let segments = rows("service/jobs.csv");
+        check_segment_rows(&segments);
+        let shares = rows("shares.csv").lines().count() - 1;
+        peaks.push((
+            bytes_stated(both),
+            kb * 1024,
+            segments.lines().count() - 1,
+            shares,
+        ));
+    }
+    let [
+        (small_estimate, small_peak, few, _),
+        (estimate, peak, many, changes),
+    ] = peaks[..]
+    else {
+        unreachable!("two runs")
+    };
+    assert!(
+        few < 1_000 && many > 390_000 && changes > 75_000,
+        "{few} and {many} segments, {changes} share changes"
+    );
+    assert_eq!(small_estimate, estimate, "the same jobs, the same estimate");
+    eprintln!(
+        "peak {small_peak} → {peak} B ({} B), estimate {estimate} B",
+        peak.saturating_sub(small_peak)
+    );
+    assert!(estimate >= peak, "estimate {estimate} B, peak {peak} B");
+}
+
+/// `service/jobs.csv`'s rows (policy, rep, job, gpu, user, model,
+/// start_s, end_s, accuracy, segment, gpus, overhead_s, completed) as
+/// DESIGN §13.5 says: by job, a job's segments by start and numbered from
+/// 0, and the last one of each job completed it (here every job
+/// completes).
+fn check_segment_rows(text: &str) {
+    let mut last: Option<(u64, f64, u64)> = None;
+    let mut completed_last = true;
+    for row in text.lines().skip(1) {
+        let f: Vec<&str> = row.split(',').collect();
+        let job: u64 = f[2].parse().expect("job");
+        let start: f64 = f[6].parse().expect("start_s");
+        let segment: u64 = f[9].parse().expect("segment");
+        let completed = f[12] == "1";
+        match last {
+            Some((j, s, k)) if j == job => {
+                assert!(
+                    !completed_last,
+                    "job {job} completed before its segment {segment}"
+                );
+                assert!(start >= s && segment == k + 1, "job {job}: {row}");
+            }
+            Some((j, _, _)) => {
+                assert!(job > j && completed_last, "job {j} then {job}: {row}");
+                assert_eq!(segment, 0, "{row}");
+            }
+            None => assert_eq!(segment, 0, "{row}"),
+        }
+        last = Some((job, start, segment));
+        completed_last = completed;
+    }
+    assert!(completed_last, "the last job completed");
 }
 
 /// The must-hold of issue 34 in job mode: a job scenario whose runs

@@ -519,8 +519,8 @@ fn a_runs_encoding_carries_the_workflows_and_refuses_another_scenario() {
         rep: 2,
         service: None,
         background: None,
-        shares: Vec::new(),
-        segments: Vec::new(),
+        shares: Default::default(),
+        segments: Default::default(),
         workflows: Some(hand_outcome()),
         cpus: 16,
     };

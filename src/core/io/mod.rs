@@ -27,6 +27,7 @@ pub mod float_text;
 pub mod hashed_input;
 pub mod key_taken;
 pub mod manifest_doc;
+pub mod record_log;
 mod results_folder;
 pub mod scenario;
 pub mod schema;

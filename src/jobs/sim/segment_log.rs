@@ -7,21 +7,21 @@
 //! job (273,160 preemptions of 10,000 jobs, docs/PERFORMANCE.md "The
 //! segment log written as segments end"), 46 bytes each. As a vector the
 //! log grew with the preemptions, which the memory estimate cannot know
-//! before the run; as a [`Spill`] it holds at most [`SEGMENTS_IN_MEMORY`]
-//! and the rest is in an unnamed temporary file, sealed at the run's end into
-//! the outcome's [`Segments`] and read back as a stream by the metrics.
-//!
-//! Segments are appended by the engine at preemptions and completions,
-//! which return nothing: a failed write is kept and returned when the log
-//! is sealed (the run then fails with it), and a copy of a spilled log (a
-//! fork of the run, DESIGN §15.5) that fails is returned the same way.
+//! before the run; as a [`RecordLog`] (`core::io::record_log`, the
+//! mechanism the shared service's kept segments use too) it holds at most
+//! [`SEGMENTS_IN_MEMORY`] and the rest is in an unnamed temporary file,
+//! sealed at the run's end into the outcome's [`Segments`] and read back
+//! as a stream by the metrics. Segments are appended by the engine at
+//! preemptions and completions, which return nothing: a failed write is
+//! returned when the log is sealed.
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::error::{Error, Result};
+use crate::core::error::Result;
 use crate::core::io::cluster::GpuType;
+use crate::core::io::record_log::RecordLog;
 use crate::core::io::sealed::Sealed;
-use crate::core::io::spill::{Record, Spill, spill_threshold};
+use crate::core::io::spill::Record;
 use crate::core::memory::SEGMENTS_IN_MEMORY;
 use crate::core::sim::time::Micros;
 
@@ -92,60 +92,14 @@ impl Record for Segment {
 }
 
 /// The segments of a run being simulated (see the module's
-/// documentation).
-#[derive(Debug)]
-pub struct SegmentLog {
-    records: Spill<Segment>,
-    /// The first write or copy that failed (the records since are lost).
-    failure: Option<Error>,
-}
+/// documentation): a [`RecordLog`] of [`Segment`]s.
+pub type SegmentLog = RecordLog<Segment>;
 
-impl Default for SegmentLog {
-    /// An empty log that never spills: the stand-in a planning copy of the
-    /// state appends to (its segments are dropped with it).
-    fn default() -> Self {
-        Self {
-            records: Spill::with_threshold(usize::MAX),
-            failure: None,
-        }
-    }
-}
-
-impl Clone for SegmentLog {
-    /// An independent copy (a fork of the run): a spilled log is copied
-    /// into a file of its own; a failure to is returned by [`Self::seal`].
-    fn clone(&self) -> Self {
-        let mut failure = self.failure.clone();
-        let records = self.records.copy_or_empty(&mut failure);
-        Self { records, failure }
-    }
-}
-
-impl SegmentLog {
-    /// An empty log, in memory up to this process's spill threshold or
-    /// [`SEGMENTS_IN_MEMORY`], whichever is smaller.
+impl RecordLog<Segment> {
+    /// An empty segment log, in memory up to this process's spill
+    /// threshold or [`SEGMENTS_IN_MEMORY`], whichever is smaller.
     pub fn new() -> Result<Self> {
-        Ok(Self {
-            records: Spill::with_threshold(spill_threshold()?.min(SEGMENTS_IN_MEMORY)),
-            failure: None,
-        })
-    }
-
-    /// Append `s` (a failure is kept for [`Self::seal`]).
-    pub fn push(&mut self, s: Segment) {
-        if self.failure.is_none()
-            && let Err(e) = self.records.push(s)
-        {
-            self.failure = Some(e);
-        }
-    }
-
-    /// The log, or the first failure to write or copy it.
-    pub fn seal(self) -> Result<Segments> {
-        match self.failure {
-            Some(e) => Err(e.context("the run's GPU segments")),
-            None => Ok(Sealed::new(self.records)),
-        }
+        Self::with_bound(SEGMENTS_IN_MEMORY, "the run's GPU segments")
     }
 }
 
@@ -187,51 +141,5 @@ mod tests {
             s.encode(&mut b);
             assert_eq!(Segment::decode(&b), s);
         }
-    }
-
-    /// A log past its threshold is in a file; it, a copy made while it
-    /// grew (a fork) and the same log kept in memory hold the same
-    /// segments in order.
-    #[test]
-    fn a_spilled_log_and_its_copy_hold_what_was_appended() {
-        let mut spilled = SegmentLog {
-            records: Spill::with_threshold(10 * Segment::BYTES),
-            failure: None,
-        };
-        let mut kept = SegmentLog::default();
-        let mut copy = None;
-        for k in 0..5_000 {
-            spilled.push(segment(k));
-            kept.push(segment(k));
-            if k == 2_500 {
-                copy = Some(spilled.clone());
-            }
-        }
-        let mut copy = copy.expect("copied half way");
-        for k in 2_501..5_000 {
-            copy.push(segment(k));
-        }
-        let (spilled, kept, copy) = (
-            spilled.seal().expect("a temporary file"),
-            kept.seal().expect("in memory"),
-            copy.seal().expect("a temporary file"),
-        );
-        assert!(spilled.is_spilled() && copy.is_spilled() && !kept.is_spilled());
-        let want: Vec<Segment> = (0..5_000).map(segment).collect();
-        assert_eq!(spilled.to_vec().expect("read back"), want);
-        assert_eq!(copy.to_vec().expect("read back"), want);
-        assert_eq!(kept.to_vec().expect("in memory"), want);
-    }
-
-    /// A failure to write is what sealing returns.
-    #[test]
-    fn a_failed_write_is_returned_when_sealed() {
-        let mut log = SegmentLog {
-            failure: Some(Error::input("disk full")),
-            ..SegmentLog::default()
-        };
-        log.push(segment(1));
-        let e = log.seal().expect_err("the failure");
-        assert!(e.to_string().contains("disk full"), "{e}");
     }
 }

@@ -31,7 +31,8 @@ use crate::core::io::sorted_runs::MERGE_READ;
 use crate::core::io::spill::WRITE_BUFFER;
 use crate::core::memory::{
     AREAS_IN_MEMORY, AREAS_RUN, CURVE_IN_MEMORY, Estimate, Held, MemoryBudget, PARKED_RUN,
-    PLACES_RUN, PROGRAM_ITEM, ROWS_IN_MEMORY, SEALED_IN_MEMORY,
+    PLACES_RUN, PROGRAM_ITEM, ROWS_IN_MEMORY, SEALED_IN_MEMORY, SEGMENTS_IN_MEMORY,
+    SERVICE_SEGMENTS_RUN, SHARES_IN_MEMORY,
 };
 use crate::core::resources::human_bytes;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -596,19 +597,47 @@ pub fn estimate_in(
     if service {
         // The shared engine's record of a service job
         // (shared/sim/outcome.rs `SharedOutcome`): a preemption count (4)
-        // and the two `ShareStep`s (24 each) of its start and end, and
-        // with `--jobs` at least one `ServiceSegment` (counted at 32 bytes,
-        // though one takes 40: an under-count of 16 bytes a job; kept only
-        // for `service/jobs.csv`, since 2026-12-07), in Vecs that may be
-        // twice as long: 104 bytes a job, 168 with `--jobs`. Measured: a
-        // service of 5,100 users × 20 models peaks 8.5 KB a tenant above
-        // one of 600, 2.4 KB more than a model-mode run
+        // and the two `ShareStep`s (24 each) of its start and end, in Vecs
+        // that may be twice as long: 104 bytes a job. Measured: a service
+        // of 5,100 users × 20 models peaks 8.5 KB a tenant above one of
+        // 600, 2.4 KB more than a model-mode run
         // (tests/it/memory_estimate.rs).
-        let record = if budget.keep_jobs { 168 } else { 104 };
         e.add(
-            format!("the shared engine's service job records ({record} bytes a job) × {at_once}"),
-            mul(&[jobs, record, at_once]),
+            format!("the shared engine's service job records (104 bytes a job) × {at_once}"),
+            mul(&[jobs, 104, at_once]),
         );
+        // The shared engine's log of every job's GPU segments (job mode's
+        // segment log, jobs/sim/segment_log.rs: 46 bytes a segment, in
+        // memory up to `SEGMENTS_IN_MEMORY` in a Vec that may be twice as
+        // long, on disk past it), which the background's and the service's
+        // segments are taken from when the run ends; a background or a
+        // preemptive cluster scheduler preempts as often as it will, so
+        // the bound (the background's own copy is the background's).
+        e.add(
+            format!("the shared engine's segment logs (up to 2 MiB a run) × {at_once}"),
+            mul(&[2 * SEGMENTS_IN_MEMORY as u64, at_once]),
+        );
+        if budget.keep_jobs {
+            // With `--jobs` (and a service that can be preempted, so
+            // counted at its bound) the segments `service/jobs.csv` is
+            // written from are kept with the results until folded (below),
+            // and sorted by job when the file is written
+            // (shared/report.rs): the open run of at most
+            // `SERVICE_SEGMENTS_RUN` segments (40 bytes, and 8 for their
+            // order while it is sorted), the written runs in memory up to
+            // `SEGMENTS_IN_MEMORY` (in a Vec that may be twice as long)
+            // and, while they are merged, a stream of `MERGE_READ` bytes a
+            // run: the one part that grows with the segments (a quarter of
+            // a byte a segment), counted at one segment a job. Before
+            // 2026-12-07 every segment was kept in a vector (40 bytes, 32
+            // counted), and while the file was written 8 more for its
+            // order and its row's text, counted nowhere.
+            let run = SERVICE_SEGMENTS_RUN as u64;
+            let sort = mul(&[run, 48])
+                .saturating_add(2 * SEGMENTS_IN_MEMORY as u64)
+                .saturating_add(mul(&[jobs.div_ceil(run), MERGE_READ as u64]));
+            e.add("sorting the service's segments by job for jobs.csv", sort);
+        }
     }
     // Results until folded: runs are simulated in chunks of 64 per thread
     // and folded while the next chunk runs (`experiment::run_grid`,
@@ -629,7 +658,8 @@ pub fn estimate_in(
     // the job log too: 39 bytes a job and 4 a completion, in two
     // sequences each in memory up to `SEALED_IN_MEMORY` (8 MiB) and on
     // disk past it (`core::io::sealed`); a service's result holds the shared
-    // engine's whole log, moved (120 a job, as above). (Before 2026-12-07:
+    // engine's whole log, moved (120 a job, as above), and its kept
+    // segments. (Before 2026-12-07:
     // 34 bytes a tenant, 26 with streamed arrivals, whatever the split and
     // the patience.)
     let threads = budget.concurrent(u64::MAX);
@@ -651,11 +681,27 @@ pub fn estimate_in(
     if file.fairness {
         per_result += 8;
     }
+    // A shared run's share log (`shares.csv`'s rows, 17 bytes a change
+    // of a workload's GPUs, `shared::sim::outcome`): written as the run
+    // goes, in memory up to `SHARES_IN_MEMORY` (in a Vec that may be
+    // twice as long), on disk past it. A preemptive cluster scheduler or
+    // a background changes the holdings as often as it preempts, which
+    // nothing knows before the run: the bound is counted (before
+    // 2026-12-07 a vector of 24 bytes a change, and its rows' text
+    // whole while `shares.csv` was written, counted nowhere).
+    let share_log = if service {
+        2 * SHARES_IN_MEMORY as u64
+    } else {
+        0
+    };
     let per_run = rows
+        .saturating_add(share_log)
         .saturating_add(mul(&[tenants, per_result]))
         .saturating_add(match (budget.keep_jobs, service) {
             (false, _) => 0,
-            (true, true) => mul(&[jobs, 120]),
+            // The engine's log, moved, and the kept segments at their
+            // bound (above).
+            (true, true) => mul(&[jobs, 120]).saturating_add(2 * SEGMENTS_IN_MEMORY as u64),
             (true, false) => {
                 let cap = SEALED_IN_MEMORY as u64;
                 mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
@@ -663,13 +709,18 @@ pub fn estimate_in(
         });
     e.add(
         format!(
-            "results of {} {} until folded{}",
+            "results of {} {} until folded{}{}",
             grouped(held),
             if held == 1 { "run" } else { "runs" },
-            if budget.keep_jobs {
-                ", with their job logs for jobs.csv"
+            if service {
+                ", with their share logs"
             } else {
                 ""
+            },
+            match (budget.keep_jobs, service) {
+                (false, _) => "",
+                (true, false) => ", with their job logs for jobs.csv",
+                (true, true) => ", with their job logs and segments for jobs.csv",
             }
         ),
         mul(&[per_run, held]),

@@ -189,6 +189,8 @@ fn equal_priority_under_fifo_queues_the_service_behind_a_waiting_job() {
     use WorkloadKind::{Background as B, Service as V};
     let rows: Vec<(Micros, WorkloadKind, u64)> = o
         .shares
+        .to_vec()
+        .expect("in memory")
         .iter()
         .map(|r| (r.time, r.workload, r.gpus))
         .collect();
@@ -265,6 +267,8 @@ fn low_priority_preempts_the_service_and_its_resume_pays_the_restart_overhead() 
     assert_eq!(service_jobs(&o), vec![(0, 0, 0, 10 * S, 0)]);
     let segs: Vec<(Micros, Micros, Micros)> = o
         .service_segments
+        .to_vec()
+        .expect("in memory")
         .iter()
         .map(|s| (s.start, s.end, s.overhead))
         .collect();
@@ -291,6 +295,8 @@ fn low_priority_preempts_the_service_and_its_resume_pays_the_restart_overhead() 
     let r = low(Preempt::Restart, true);
     let segs: Vec<(Micros, Micros, Micros)> = r
         .service_segments
+        .to_vec()
+        .expect("in memory")
         .iter()
         .map(|s| (s.start, s.end, s.overhead))
         .collect();
@@ -327,7 +333,8 @@ fn the_service_never_holds_more_than_its_cap() {
             (2, 0, 3 * S, 5 * S, 1)
         ]
     );
-    assert!(o.shares.iter().all(|r| r.gpus <= 2));
+    let shares = o.shares.to_vec().expect("in memory");
+    assert!(!shares.is_empty() && shares.iter().all(|r| r.gpus <= 2));
 }
 
 /// The most GPUs held at once by intervals `(start, end, gpus)`.
@@ -446,7 +453,7 @@ proptest! {
         let mut spans: Vec<(Micros, Micros, u64)> =
             bg.segments.to_vec().expect("in memory").iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
         let service_spans: Vec<(Micros, Micros, u64)> =
-            o.service_segments.iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
+            o.service_segments.to_vec().expect("in memory").iter().map(|s| (s.start, s.end, u64::from(s.gpus))).collect();
         prop_assert!(peak(service_spans.clone()) <= u64::from(cap), "service above its cap");
         spans.extend(service_spans);
         prop_assert!(peak(spans) <= u64::from(total), "capacity exceeded");
@@ -460,11 +467,12 @@ proptest! {
         prop_assert_eq!(done.len(), n_done, "a pair completed twice");
         prop_assert_eq!(n_done, models.len(), "every model ran");
         // Work.
+        let service_segments = o.service_segments.to_vec().expect("in memory");
         for (r, j) in svc.jobs.to_vec().expect("the job log").into_iter().enumerate() {
             // Tenants are the trace's users in order.
             let runtime = t.runtime_us(j.tenant as usize, j.model as usize);
             let segs: Vec<&ServiceSegment> =
-                o.service_segments.iter().filter(|s| s.job as usize == r).collect();
+                service_segments.iter().filter(|s| s.job as usize == r).collect();
             let served: Micros = segs.iter().map(|s| s.end - s.start - s.overhead).sum();
             if restart {
                 let last = segs.last().expect("a segment");

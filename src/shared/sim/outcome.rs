@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::core::io::sealed::Sealed;
+use crate::core::io::spill::Record;
 use crate::core::sim::time::Micros;
 use crate::jobs::sim::JobOutcome;
 use crate::models::sim::RunOutcome;
@@ -18,6 +20,25 @@ pub enum WorkloadKind {
 }
 
 impl WorkloadKind {
+    /// Every workload, in declaration order (a share step's record stores
+    /// its index).
+    pub const ALL: [Self; 3] = [Self::Service, Self::Background, Self::Workflows];
+
+    /// Its index in [`Self::ALL`].
+    fn index(self) -> u8 {
+        match self {
+            Self::Service => 0,
+            Self::Background => 1,
+            Self::Workflows => 2,
+        }
+    }
+
+    /// The workload of index `i` (an index out of range reads as the
+    /// last: indices are only ever made by [`Self::index`]).
+    fn of_index(i: u8) -> Self {
+        Self::ALL[usize::from(i).min(2)]
+    }
+
     /// Its name in `shares.csv`.
     pub fn name(self) -> &'static str {
         match self {
@@ -39,6 +60,24 @@ pub struct ShareStep {
     pub gpus: u64,
 }
 
+/// A [`ShareStep`] on file: time, workload (a byte: its index in
+/// [`WorkloadKind::ALL`]), GPUs: 17 bytes.
+impl Record for ShareStep {
+    const BYTES: usize = 17;
+    fn encode(&self, out: &mut [u8]) {
+        self.time.encode(&mut out[0..8]);
+        out[8] = self.workload.index();
+        self.gpus.encode(&mut out[9..17]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        Self {
+            time: u64::decode(&b[0..8]),
+            workload: WorkloadKind::of_index(b[8]),
+            gpus: u64::decode(&b[9..17]),
+        }
+    }
+}
+
 /// One interval during which a service job held GPUs (`service/jobs.csv`
 /// with `--jobs`: one row per segment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,13 +96,43 @@ pub struct ServiceSegment {
     pub overhead: Micros,
 }
 
+/// A [`ServiceSegment`] on file: job, first GPU, GPUs, start, end,
+/// overhead: 36 bytes (it takes 40 in memory).
+impl Record for ServiceSegment {
+    const BYTES: usize = 36;
+    fn encode(&self, out: &mut [u8]) {
+        self.job.encode(&mut out[0..4]);
+        self.gpu.encode(&mut out[4..8]);
+        self.gpus.encode(&mut out[8..12]);
+        self.start.encode(&mut out[12..20]);
+        self.end.encode(&mut out[20..28]);
+        self.overhead.encode(&mut out[28..36]);
+    }
+    fn decode(b: &[u8]) -> Self {
+        Self {
+            job: u32::decode(&b[0..4]),
+            gpu: u32::decode(&b[4..8]),
+            gpus: u32::decode(&b[8..12]),
+            start: u64::decode(&b[12..20]),
+            end: u64::decode(&b[20..28]),
+            overhead: u64::decode(&b[28..36]),
+        }
+    }
+}
+
 /// What one shared simulation produces.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SharedOutcome {
     /// The service's run, in model mode's form (`None` without a service).
     pub service: Option<RunOutcome>,
-    /// Every interval a service job held GPUs, in the order they ended.
-    pub service_segments: Vec<ServiceSegment>,
+    /// Every interval a service job held GPUs, in the order they ended
+    /// (kept only for `service/jobs.csv`, [`ServiceInput::keep_segments`]:
+    /// written as they end, in memory up to [`SEGMENTS_IN_MEMORY`] and on
+    /// disk past it, `core::io::record_log`).
+    ///
+    /// [`ServiceInput::keep_segments`]: super::ServiceInput::keep_segments
+    /// [`SEGMENTS_IN_MEMORY`]: crate::core::memory::SEGMENTS_IN_MEMORY
+    pub service_segments: Sealed<ServiceSegment>,
     /// Times each service job (by [`RunOutcome::jobs`] index) was
     /// preempted.
     pub service_preemptions: Vec<u32>,
@@ -73,7 +142,13 @@ pub struct SharedOutcome {
     /// GPUs held by each workload over time: a row whenever a workload's
     /// holding changed at the end of an instant, service before
     /// background at one instant; both start at 0 GPUs at time 0.
-    pub shares: Vec<ShareStep>,
+    ///
+    /// Written as the run goes, in memory up to [`SHARES_IN_MEMORY`] and
+    /// on disk past it (`core::io::record_log`): a preemptive cluster
+    /// scheduler changes the holdings at every round.
+    ///
+    /// [`SHARES_IN_MEMORY`]: crate::core::memory::SHARES_IN_MEMORY
+    pub shares: Sealed<ShareStep>,
     /// GPUs in the cluster.
     pub gpus: u64,
     /// The workflows' run (`None` without workflows).

@@ -10,6 +10,9 @@ use super::service::Service;
 use super::tracked::Tracked;
 use super::workflows::{Workflows, workflow_jobs};
 use crate::core::error::{Error, Result};
+use crate::core::io::record_log::RecordLog;
+use crate::core::io::sealed::Sealed;
+use crate::core::memory::SEGMENTS_IN_MEMORY;
 use crate::core::sim::held::Held;
 use crate::core::sim::policy_clock::PolicyClock;
 use crate::jobs::sim::{
@@ -277,7 +280,7 @@ pub(super) fn setup<'a>(
         restart_workload: restart,
         extra_events: 2 * n_tenants + 1 + wf_events,
     };
-    let tracked = Tracked::new(workload, flows, input.background.is_some(), second as u32);
+    let tracked = Tracked::new(workload, flows, input.background.is_some(), second as u32)?;
     Ok(Setup {
         table,
         scheduler,
@@ -339,10 +342,10 @@ pub(super) fn outcome(
     }
     let mut out = SharedOutcome {
         service: None,
-        service_segments: Vec::new(),
+        service_segments: Sealed::default(),
         service_preemptions: Vec::new(),
         background,
-        shares,
+        shares: shares.seal()?,
         gpus,
         workflows: None,
         cpus: c.cpus.iter().map(|&n| u64::from(n)).sum(),
@@ -391,6 +394,16 @@ fn finish_service(
         }
     ];
     let mut low_fidelity_busy = 0u128;
+    // `service/jobs.csv`'s segments, written as they are read (a service
+    // preempted many times has many; core/io/record_log.rs).
+    let mut kept = if s.keep_segments {
+        Some(RecordLog::with_bound(
+            SEGMENTS_IN_MEMORY,
+            "the service's GPU segments",
+        )?)
+    } else {
+        None
+    };
     for seg in all.segments.iter() {
         let seg = seg?;
         // The service's jobs are `n_trace..second`; the workflows' follow.
@@ -410,8 +423,8 @@ fn finish_service(
         {
             low_fidelity_busy += held;
         }
-        if s.keep_segments {
-            out.service_segments.push(ServiceSegment {
+        if let Some(log) = &mut kept {
+            log.push(ServiceSegment {
                 job: r as u32,
                 gpu: w.gpu_of_node(seg.node),
                 gpus: seg.gpus,
@@ -420,6 +433,9 @@ fn finish_service(
                 overhead: seg.overhead,
             });
         }
+    }
+    if let Some(log) = kept {
+        out.service_segments = log.seal()?;
     }
     out.service_preemptions = all.preemptions[n_trace..n_trace + w.jobs.len()].to_vec();
     let n = users.len();

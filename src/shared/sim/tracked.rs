@@ -10,6 +10,8 @@ use super::outcome::{ShareStep, WorkloadKind};
 use super::service::Service;
 use super::workflows::{TAG_BASE, Workflows};
 use crate::core::error::Result;
+use crate::core::io::record_log::RecordLog;
+use crate::core::memory::SHARES_IN_MEMORY;
 use crate::core::sim::time::Micros;
 use crate::jobs::sim::event::JobEvent;
 use crate::jobs::sim::simulation::State;
@@ -19,7 +21,7 @@ use crate::jobs::sim::{Ctx, Workload};
 pub(super) struct Tracked<'a> {
     pub(super) service: Option<Service<'a>>,
     pub(super) workflows: Option<Workflows<'a>>,
-    pub(super) shares: Vec<ShareStep>,
+    pub(super) shares: RecordLog<ShareStep>,
     /// GPUs held at the last row, per owner (0 background, 1 service, 2
     /// workflows).
     last: [u64; 3],
@@ -35,9 +37,9 @@ impl<'a> Tracked<'a> {
         workflows: Option<Workflows<'a>>,
         background: bool,
         second: u32,
-    ) -> Self {
+    ) -> Result<Self> {
         let present = [background, service.is_some(), workflows.is_some()];
-        let mut shares = Vec::new();
+        let mut shares = RecordLog::with_bound(SHARES_IN_MEMORY, "the run's GPU shares")?;
         for (owner, kind) in [
             (1, WorkloadKind::Service),
             (0, WorkloadKind::Background),
@@ -51,14 +53,14 @@ impl<'a> Tracked<'a> {
                 });
             }
         }
-        Self {
+        Ok(Self {
             service,
             workflows,
             shares,
             last: [0; 3],
             present,
             second,
-        }
+        })
     }
 
     /// Whether `event` is about the workflows.

@@ -917,6 +917,8 @@ fn workflows_after_the_service_leave_its_run_unchanged() {
     assert_eq!(w.end, 10_005 * S);
     assert!(
         both.shares
+            .to_vec()
+            .expect("in memory")
             .iter()
             .any(|r| r.workload == WorkloadKind::Workflows && r.gpus == 1)
     );
