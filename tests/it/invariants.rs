@@ -391,7 +391,7 @@ fn check_online(c: &Case, o: &Online) -> Result<(), TestCaseError> {
                 if let Some(m) = limits.max_jobs {
                     prop_assert!(mine.len() as u32 <= m, "{}: job cap exceeded", label);
                 }
-                if let Some(left) = out.left_at.get(i) {
+                if let Some(left) = out.left_at.get(i).expect("read") {
                     prop_assert_eq!(Some(left), limits.patience.map(|p| arrivals[i] + p));
                     prop_assert!(
                         mine.iter().all(|j| !j.completed),

@@ -128,7 +128,15 @@ fn scale_year_arrives_by_poisson_over_one_year_with_a_patience() {
 /// (20,717,568 bytes: the open run 524,288, written runs in memory
 /// 2,162,688, ⌈10,001,000 / 65,536⌉ = 153 merge streams of 8 KiB
 /// 1,253,376, the median's selection 16,777,216; 160,016,000 before,
-/// 16 bytes a tenant). It stays above the
+/// 16 bytes a tenant); 348.1 MiB (365,032,164 bytes) since a run's
+/// leave times past 65,536 leavers are held in sorted runs on disk
+/// (`models/sim/left_at.rs`: every one of the 10,001,000 tenants may
+/// leave, 160,016,000 bytes at 16 a tenant before; now 6,037,504: in
+/// the result at most 65,536 pairs of 16 bytes, 1,048,576; while they
+/// are set and read, the pairs as set, 1,048,576, and for 65,536 records
+/// 16 bytes in the open run, 8 for their order and 16 for the pairs'
+/// copy, 2,621,440, a write buffer of 65,536 and ⌈10,001,000 / 65,536⌉
+/// = 153 merge streams of 8 KiB, 1,253,376). It stays above the
 /// measured peak RSS of a whole run with its figures, the command's
 /// default: 85,164 KiB on 2026-12-07 since the figures read the regret
 /// areas through sorted runs (204.3 s), 157,244 KiB before (215.6 s;
@@ -159,6 +167,12 @@ fn scale_year_is_estimated_with_posteriors_for_the_tenants_present() {
     assert_eq!(
         total,
         1_228_075_892 - 49 * 10_001_000 + 8 * 36_275 - 8 * 10_001_000 - 160_016_000 + 20_717_568
+            - 16 * 10_001_000
+            + 65_536 * 16
+            + 65_536 * 16
+            + 65_536 * (16 + 24)
+            + 65_536
+            + 153 * 8_192
     );
     assert!(total > 157_244 * 1024, "{total}");
 }

@@ -341,6 +341,75 @@ impl<H: Record + Clone, T: Record + Clone> Iterator for Merged<'_, H, T> {
     }
 }
 
+/// For each key `0..n` in order, the last record a [`Merged`] stream
+/// holds with that key (records of equal keys come in the order they were
+/// pushed, so the last pushed), or `None` for a key without one: a
+/// per-key view of records kept for some keys only (a run's end states,
+/// the tenants that left). An error reading a run back is an item, and
+/// the last; so is a record whose key is out of order (an internal
+/// error). Records with keys `n` or above are not read.
+#[derive(Debug)]
+pub struct LastOfEach<'a, H, T> {
+    merged: Merged<'a, H, T>,
+    /// The next record of the merge, read ahead.
+    next: Option<Result<(H, Vec<T>)>>,
+    /// The next key.
+    at: u64,
+    /// Keys.
+    n: u64,
+    failed: bool,
+}
+
+impl<'a, H: Record + Clone, T: Record + Clone> LastOfEach<'a, H, T> {
+    /// The last record of each key `0..n` of `merged`.
+    pub fn new(mut merged: Merged<'a, H, T>, n: u64) -> Self {
+        let next = merged.next();
+        Self {
+            merged,
+            next,
+            at: 0,
+            n,
+            failed: false,
+        }
+    }
+}
+
+impl<H: Record + Clone, T: Record + Clone> Iterator for LastOfEach<'_, H, T> {
+    type Item = Result<Option<H>>;
+
+    fn next(&mut self) -> Option<Result<Option<H>>> {
+        if self.failed || self.at >= self.n {
+            return None;
+        }
+        let key = self.at;
+        self.at += 1;
+        let mut last = None;
+        loop {
+            match self.next.take() {
+                Some(Ok((h, _))) if (self.merged.key)(&h) == key => {
+                    last = Some(h);
+                    self.next = self.merged.next();
+                }
+                Some(Ok((h, _))) if (self.merged.key)(&h) < key => {
+                    self.failed = true;
+                    return Some(Err(Error::input(format!(
+                        "internal: a record of key {} read after key {key}",
+                        (self.merged.key)(&h)
+                    ))));
+                }
+                Some(Err(e)) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+                other => {
+                    self.next = other;
+                    return Some(Ok(last));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +460,36 @@ mod tests {
                         .collect()
                 };
                 assert_eq!(bits(&got), bits(&want), "n = {n}, runs of {run}");
+            }
+        }
+    }
+
+    /// `LastOfEach` against a brute-force search of everything pushed:
+    /// for every key below n (keys pushed several times, once, never, and
+    /// keys at n and past it, which are not read), with runs of one
+    /// record, of 37 and of everything, in memory and on file.
+    #[test]
+    fn last_of_each_gives_each_keys_last_record_or_none() {
+        let all = records(300);
+        // Keys run up to 99; read 0..90 (the rest past n) and 0..120.
+        for n in [0u64, 90, 120] {
+            let want: Vec<Option<u32>> = (0..n)
+                .map(|k| all.iter().rev().find(|(h, _)| h.0 == k).map(|(h, _)| h.2))
+                .collect();
+            assert!(
+                want.iter().any(Option::is_none) || n == 0,
+                "some key never pushed"
+            );
+            for (run, spill_bytes) in [(1, 0), (37, 0), (37, usize::MAX), (usize::MAX, 0)] {
+                let mut s = SortedRuns::<Head, u64>::new(key, 2, run, spill_bytes);
+                for (h, t) in &all {
+                    s.push(*h, t.iter().copied()).expect("push");
+                }
+                let got: Vec<Option<u32>> = LastOfEach::new(s.sorted().expect("sorted"), n)
+                    .map(|h| h.map(|h| h.map(|h| h.2)))
+                    .collect::<Result<_>>()
+                    .expect("read");
+                assert_eq!(got, want, "n = {n}, runs of {run}");
             }
         }
     }

@@ -36,7 +36,7 @@ use crate::core::error::{Error, Result};
 use crate::core::io::sorted_runs::SortedRuns;
 use crate::core::memory::PARKED_RUN;
 use crate::core::sim::{ActiveTable, Bits};
-use crate::models::sim::{EndReason, EndState, LeftAt, RunEndState, TenantLimits};
+use crate::models::sim::{EndReason, EndState, RunEndState, TenantLimits};
 use crate::models::trace::Micros;
 
 /// The running figures of one tenant.
@@ -394,7 +394,6 @@ impl TenantFold {
         let ctx = RowContext {
             end: state.end,
             models: &models,
-            left_at: state.left_at,
             limits: state.limits,
         };
         let k = self.thresholds.len();
@@ -414,10 +413,22 @@ impl TenantFold {
             )));
         }
         let mut ends = state.end_states.iter();
+        // The leave times in tenant order too (in runs on disk when many
+        // tenants left: `LeftAt`).
+        if state.left_at.len() != n {
+            return Err(Error::input(format!(
+                "internal: {} leave times for {n} tenants",
+                state.left_at.len()
+            )));
+        }
+        let mut lefts = state.left_at.iter();
         for i in 0..n {
             let e = ends
                 .next()
                 .ok_or_else(|| Error::input(format!("internal: no end state for tenant {i}")))??;
+            let left = lefts
+                .next()
+                .ok_or_else(|| Error::input(format!("internal: no leave time for tenant {i}")))??;
             if self.is_parked.get(i) {
                 let (p, times) = next
                     .take()
@@ -426,16 +437,16 @@ impl TenantFold {
                         Error::input(format!("internal: parked tenant {i} has no figures"))
                     })?;
                 let times = times.into_iter().map(|t| t.0).collect();
-                out.push(&ctx.row(i, e, &p.figures, times))?;
+                out.push(&ctx.row(i, e, left, &p.figures, times))?;
                 next = parked.next().transpose()?;
             } else if let Some(s) = self.active.slot(i) {
                 let times = self.time_to[s * k..(s + 1) * k].to_vec();
-                out.push(&ctx.row(i, e, self.active.at(s), times))?;
+                out.push(&ctx.row(i, e, left, self.active.at(s), times))?;
             } else if let Some((arrival, a_star)) = never_arrived(i) {
                 let times = (self.thresholds.iter())
                     .map(|&th| met_at_arrival(a_star, th))
                     .collect();
-                out.push(&ctx.row(i, e, &Running::at_arrival(arrival, a_star), times))?;
+                out.push(&ctx.row(i, e, left, &Running::at_arrival(arrival, a_star), times))?;
             } else {
                 return Err(Error::input(format!(
                     "internal: tenant {i} arrived and has no figures"
@@ -452,22 +463,29 @@ impl TenantFold {
     }
 }
 
-/// What a row reads besides its tenant's figures and end state: the run's
-/// end and the engine's leave times.
+/// What a row reads besides its tenant's figures, end state and leave
+/// time: the run's end, the models and the limits.
 struct RowContext<'a, M> {
     end: Micros,
     models: &'a M,
-    left_at: &'a LeftAt,
     limits: TenantLimits,
 }
 
 impl<M: Fn(usize) -> usize> RowContext<'_, M> {
-    /// Tenant `i`'s row from its end state `e`, its figures `r` and its
-    /// times to the thresholds `times` (the batch's arithmetic,
-    /// [`tenant_metrics`](super::tenant_metrics)): the area runs on to
-    /// the end at its last loss; its demand ends when it left, at its
-    /// last job's end when it had nothing left to run, else at the end.
-    fn row(&self, i: usize, e: EndState, r: &Running, times: Vec<Option<Micros>>) -> TenantMetrics {
+    /// Tenant `i`'s row from its end state `e`, when it left (`left`), its
+    /// figures `r` and its times to the thresholds `times` (the batch's
+    /// arithmetic, [`tenant_metrics`](super::tenant_metrics)): the area
+    /// runs on to the end at its last loss; its demand ends when it left,
+    /// at its last job's end when it had nothing left to run, else at the
+    /// end.
+    fn row(
+        &self,
+        i: usize,
+        e: EndState,
+        left: Option<Micros>,
+        r: &Running,
+        times: Vec<Option<Micros>>,
+    ) -> TenantMetrics {
         let end = self.end;
         let (arrival, a_star) = (r.arrival, r.a_star);
         let t = r.t.min(end);
@@ -476,7 +494,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
             || e.ended == EndReason::ScheduleOver
             || e.budget_exhausted
             || self.limits.max_jobs.is_some_and(|m| r.started >= m);
-        let demand_end = match self.left_at.get(i) {
+        let demand_end = match left {
             Some(l) => l,
             None if finished_demand => r.last_end.unwrap_or(end),
             None => end,
@@ -492,7 +510,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
             longest_gap: gap,
             jobs: r.completed,
             gpu_us: r.gpu_us,
-            abandoned: self.left_at.get(i).is_some(),
+            abandoned: left.is_some(),
             budget_exhausted: e.budget_exhausted,
             ended: e.ended,
         }
@@ -502,7 +520,7 @@ impl<M: Fn(usize) -> usize> RowContext<'_, M> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::models::sim::{EndStates, EndStatesBuilder};
+    use crate::models::sim::{EndStates, EndStatesBuilder, LeftAt};
 
     /// One made-up call: (tenant, kind, start, at).
     type Call = (usize, u8, Micros, Micros);

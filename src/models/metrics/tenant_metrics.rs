@@ -79,10 +79,13 @@ pub fn tenant_metrics(
     }
     let mut completions: Vec<(Micros, f64)> = Vec::new();
     let mut out = Vec::with_capacity(n);
+    let mut lefts = outcome.left_at.iter();
     for i in 0..n {
         let e = ends
             .next()
             .ok_or_else(|| Error::input(format!("internal: no end state for tenant {i}")))??;
+        // Past the run's tenants (a shorter list): not left.
+        let left = lefts.next().transpose()?.flatten();
         let a_star = trace.best_accuracy(users.user_of(i));
         let arrival = arrivals[i];
         let jobs = &grouped[start[i]..start[i + 1]];
@@ -124,7 +127,7 @@ pub fn tenant_metrics(
             || e.ended == EndReason::ScheduleOver
             || e.budget_exhausted
             || limits.max_jobs.is_some_and(|m| jobs.len() >= m as usize);
-        let demand_end = match outcome.left_at.get(i) {
+        let demand_end = match left {
             Some(l) => l,
             None if finished_demand => jobs.iter().map(|&j| log[j].end).max().unwrap_or(end),
             None => end,
@@ -156,7 +159,7 @@ pub fn tenant_metrics(
                     job.end.min(end).saturating_sub(job.start)
                 })
                 .sum(),
-            abandoned: outcome.left_at.get(i).is_some(),
+            abandoned: left.is_some(),
             budget_exhausted: e.budget_exhausted,
             ended: e.ended,
         });

@@ -470,6 +470,29 @@ pub fn estimate_in(
             MERGE_READ as u64,
         ]))
     };
+    // Each leave time (models/sim/left_at.rs), where a patience lets
+    // tenants leave (every tenant may, so each is counted): a (tenant,
+    // time) pair of 16 bytes a leaver in memory up to `PLACES_RUN` of them
+    // (counted with the results below); past that, records sorted in runs
+    // written to disk: while they are set the pairs moved into them, the
+    // open run (`PLACES_RUN` records of 16 bytes, 8 more each for their
+    // order while it is sorted) and a write buffer, and while the rows
+    // read them in tenant order an 8 KiB buffer a run (`MERGE_READ`);
+    // and, when the run ends, its pairs copied once (each tenant's last).
+    // A service's are a vector of every tenant's (above), kept as pairs.
+    let patience = file.limits.patience_s.is_some();
+    let places_run = PLACES_RUN as u64;
+    let leave_times = if patience && !service {
+        mul(&[tenants.min(places_run), 16]).saturating_add(if tenants > places_run {
+            mul(&[places_run, 16 + 24])
+                .saturating_add(WRITE_BUFFER as u64)
+                .saturating_add(mul(&[tenants.div_ceil(places_run), MERGE_READ as u64]))
+        } else {
+            0
+        })
+    } else {
+        0
+    };
     // A done tenant is parked (DESIGN §2.6 "Done tenants"): the engine's
     // index and state (49 bytes) and flags (2 bits a model, in 8-byte
     // words), the fold's figures (97) and times (9 per threshold), in four
@@ -491,7 +514,8 @@ pub fn estimate_in(
         ]))
         .saturating_add(mul(&[tenants.div_ceil(run), 2 * MERGE_READ as u64]))
         .saturating_add(places)
-        .saturating_add(end_states);
+        .saturating_add(end_states)
+        .saturating_add(leave_times);
     let jobs = mul(&[tenants, k]).min(pairs).saturating_mul(levels);
     let mut per_rep = mul(&[tenants, every])
         .saturating_add(mul(&[present, per_present]))
@@ -653,7 +677,9 @@ pub fn estimate_in(
     // models/sim/end_states.rs), its leave time where a patience lets
     // tenants leave (a (tenant, time) pair of 16 bytes for each one that
     // left, models/sim/left_at.rs: every tenant may leave, so each is
-    // counted; none leaves without a patience) and, with `fairness`, its
+    // counted, up to `PLACES_RUN` of them, the rest on disk since
+    // 2026-12-07; a service's for every tenant; none leaves without a
+    // patience) and, with `fairness`, its
     // regret area alone (8); with `--jobs`
     // the job log too: 39 bytes a job and 4 a completion, in two
     // sequences each in memory up to `SEALED_IN_MEMORY` (8 MiB) and on
@@ -675,7 +701,7 @@ pub fn estimate_in(
     if tenants <= DENSE_UP_TO as u64 {
         per_result += 2;
     }
-    if file.limits.patience_s.is_some() {
+    if patience && service {
         per_result += 16;
     }
     if file.fairness {
@@ -694,8 +720,16 @@ pub fn estimate_in(
     } else {
         0
     };
+    // A model run's leave times: at most `PLACES_RUN` pairs in memory
+    // (above).
+    let held_leave_times = if patience && !service {
+        mul(&[tenants.min(places_run), 16])
+    } else {
+        0
+    };
     let per_run = rows
         .saturating_add(share_log)
+        .saturating_add(held_leave_times)
         .saturating_add(mul(&[tenants, per_result]))
         .saturating_add(match (budget.keep_jobs, service) {
             (false, _) => 0,

@@ -34,7 +34,7 @@ use serde::ser::{SerializeSeq, SerializeTuple};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::core::error::{Error, Result};
-use crate::core::io::sorted_runs::{Merged, SortedRuns};
+use crate::core::io::sorted_runs::{LastOfEach, SortedRuns};
 use crate::core::io::spill::Record;
 use crate::core::memory::PLACES_RUN;
 use crate::core::sim::slot_index::DENSE_UP_TO;
@@ -231,18 +231,11 @@ impl EndStates {
         let inner = match &*self.store {
             Store::Dense(codes) => Inner::Dense(codes.iter()),
             Store::Runs(runs) => match runs.merged() {
-                Ok(mut merged) => {
-                    let next = merged.next();
-                    Inner::Runs {
-                        merged,
-                        next,
-                        at: 0,
-                    }
-                }
+                Ok(merged) => Inner::Runs(LastOfEach::new(merged, self.n as u64)),
                 Err(e) => Inner::Failed(Some(e)),
             },
         };
-        EndStatesIter { n: self.n, inner }
+        EndStatesIter { inner }
     }
 
     /// Every tenant's state, read into a vector.
@@ -264,8 +257,6 @@ impl EndStates {
 /// The states of an [`EndStates`], in tenant order.
 #[derive(Debug)]
 pub struct EndStatesIter<'a> {
-    /// Tenants of the run.
-    n: usize,
     inner: Inner<'a>,
 }
 
@@ -273,12 +264,9 @@ pub struct EndStatesIter<'a> {
 #[derive(Debug)]
 enum Inner<'a> {
     Dense(std::slice::Iter<'a, u8>),
-    /// The runs merged; the next record; the next tenant.
-    Runs {
-        merged: Merged<'a, Stated, u64>,
-        next: Option<Result<(Stated, Vec<u64>)>>,
-        at: usize,
-    },
+    /// The runs merged, each tenant's last record (none: the default
+    /// state).
+    Runs(LastOfEach<'a, Stated, u64>),
     /// Reading failed: the error, once.
     Failed(Option<Error>),
 }
@@ -287,41 +275,13 @@ impl Iterator for EndStatesIter<'_> {
     type Item = Result<EndState>;
 
     fn next(&mut self) -> Option<Result<EndState>> {
-        let n = self.n;
-        let (merged, next, at) = match &mut self.inner {
-            Inner::Dense(codes) => return codes.next().map(|&b| Ok(EndState::of(b))),
-            Inner::Failed(e) => return e.take().map(Err),
-            Inner::Runs { merged, next, at } => (merged, next, at),
-        };
-        if *at >= n {
-            return None;
+        match &mut self.inner {
+            Inner::Dense(codes) => codes.next().map(|&b| Ok(EndState::of(b))),
+            Inner::Failed(e) => e.take().map(Err),
+            Inner::Runs(last) => last
+                .next()
+                .map(|r| r.map(|r| r.map_or_else(EndState::default, |r| EndState::of(r.code)))),
         }
-        let i = *at as u64;
-        *at += 1;
-        // Tenant i's records come next in the merge (keys below i were
-        // read for earlier tenants), the last one counting.
-        let mut state = EndState::default();
-        let failed = loop {
-            match next.take() {
-                Some(Ok((r, _))) if tenant(&r) == i => {
-                    state = EndState::of(r.code);
-                    *next = merged.next();
-                }
-                Some(Ok((r, _))) if tenant(&r) < i => {
-                    break Error::input(format!(
-                        "internal: an end state for tenant {} read after tenant {i}",
-                        r.tenant
-                    ));
-                }
-                Some(Err(e)) => break e,
-                other => {
-                    *next = other;
-                    return Some(Ok(state));
-                }
-            }
-        };
-        self.inner = Inner::Failed(None);
-        Some(Err(failed))
     }
 }
 

@@ -44,7 +44,8 @@ pub use event::Event;
 pub use gpu_pool::GpuPool;
 pub use gpu_types::{GpuTypes, SpeedTable};
 pub use job_sink::{JobSink, RunEndState};
-pub use left_at::LeftAt;
+pub(crate) use left_at::LeftAtBuilder;
+pub use left_at::{LeftAt, LeftAtIter};
 pub use outcome::{CompletionOrder, JobLog, JobRecord, RunOutcome};
 pub use policy_api::{
     PrefetchStep, Proposal, RepContext, Scheduler, SchedulerFactory, Selector, SelectorFactory,

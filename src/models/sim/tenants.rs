@@ -38,7 +38,9 @@
 use std::sync::OnceLock;
 
 use super::parked_places::ParkedPlaces;
-use super::{Arrivals, EndReason, EndState, EndStates, EndStatesBuilder, LeftAt, TenantUsers};
+use super::{
+    Arrivals, EndReason, EndState, EndStates, EndStatesBuilder, LeftAt, LeftAtBuilder, TenantUsers,
+};
 use crate::core::error::{Error, Result};
 use crate::core::io::cluster::GpuType;
 use crate::core::io::spill::{Record, Spill, spill_threshold};
@@ -265,23 +267,6 @@ const RUNNING: u8 = 2;
 /// Words of parked flags a tenant: two bits a model, 32 models a word.
 fn flag_words(k: usize) -> usize {
     k.div_ceil(32)
-}
-
-/// Keep the last of each tenant's leave times in `left` (in the order
-/// read), sorted by tenant. Exact because nothing clears a tenant's
-/// `left`: a tenant parked more than once left in every record after the
-/// first that says so, and its last record's time counts.
-fn last_of_each(left: &mut Vec<(u32, Micros)>) {
-    left.sort_by_key(|&(i, _)| i);
-    let mut kept = 0;
-    for j in 0..left.len() {
-        if j + 1 < left.len() && left[j + 1].0 == left[j].0 {
-            continue;
-        }
-        left[kept] = left[j];
-        kept += 1;
-    }
-    left.truncate(kept);
 }
 
 /// Per-tenant limits (the scenario's `[limits]`, DESIGN §2.7).
@@ -986,20 +971,26 @@ impl Tenants {
     /// ([`EndStates`]). An error: reading parked state back, or writing
     /// the end states.
     pub(super) fn end_reasons(&self, schedule_over: impl FnMut(usize) -> bool) -> Result<EndOfRun> {
-        self.end_reasons_in(EndStatesBuilder::new(self.len()), schedule_over)
+        let n = self.len();
+        self.end_reasons_in(
+            EndStatesBuilder::new(n),
+            LeftAtBuilder::new(n),
+            schedule_over,
+        )
     }
 
-    /// [`Self::end_reasons`] into `states` (either form, whatever the
-    /// tenants: tests give a small run the large run's).
+    /// [`Self::end_reasons`] into `states` and `left` (either form,
+    /// whatever the tenants: tests give a small run the large run's).
+    /// Only the tenants that left have a leave time (DESIGN §8.5: not 16
+    /// bytes for each tenant of the run; in sorted runs on disk past
+    /// 65,536 of them).
     fn end_reasons_in(
         &self,
         mut states: EndStatesBuilder,
+        mut left: LeftAtBuilder,
         mut schedule_over: impl FnMut(usize) -> bool,
     ) -> Result<EndOfRun> {
         let n = self.len();
-        // Only the tenants that left, in the order read (DESIGN §8.5: not
-        // 16 bytes for each tenant of the run).
-        let mut left = Vec::new();
         let mut parked = 0u64;
         for i in 0..n {
             if self.parked_bits.get(i) {
@@ -1020,7 +1011,7 @@ impl Tenants {
                 states.set(i, s)?;
             }
             if t.left {
-                left.push((i as u32, t.left_at));
+                left.set(i, t.left_at)?;
             }
         }
         // A tenant parked more than once (its state changed after it was
@@ -1029,7 +1020,6 @@ impl Tenants {
         // tenant live again no longer count.
         let mut seen = Bits::new(n);
         let mut found = 0u64;
-        let mut repeated = false;
         for r in self.parked.iter() {
             let ParkedState { tenant, state: t } = r?;
             let i = tenant as usize;
@@ -1038,16 +1028,17 @@ impl Tenants {
             }
             if seen.set(i) {
                 found += 1;
-            } else {
-                repeated = true;
             }
             let s = EndState {
                 ended: self.reason_of(&t, schedule_over(i)),
                 budget_exhausted: t.exhausted,
             };
             states.set(i, s)?;
+            // A tenant parked more than once left in every record after
+            // the first that says so (nothing clears `left`): its last
+            // record's time counts, as the builder keeps the last.
             if t.left {
-                left.push((tenant, t.left_at));
+                left.set(i, t.left_at)?;
             }
         }
         if found != parked {
@@ -1055,13 +1046,10 @@ impl Tenants {
                 "internal: records of {found} of {parked} parked tenants"
             )));
         }
-        if repeated {
-            last_of_each(&mut left);
-        }
         self.check()?;
         Ok(EndOfRun {
             states: states.finish()?,
-            left_at: LeftAt::new(n, left)?,
+            left_at: left.finish()?,
         })
     }
 
@@ -1461,10 +1449,16 @@ mod tests {
             assert!(t.is_tried(i, 0) && t.is_tried(i, 1) == (i % 2 == 1));
         }
         let end = t.end_reasons(|_| false).expect("end reasons");
-        assert!((0..n).all(|i| end.left_at.get(i) == (i % 2 == 0).then_some(7 + i as u64)));
+        assert!(
+            (0..n)
+                .all(|i| end.left_at.get(i).expect("read") == (i % 2 == 0).then_some(7 + i as u64))
+        );
         // Leave times are held for the leavers only (read from live and
         // parked state alike), not for every tenant.
-        assert_eq!((end.left_at.len(), end.left_at.count()), (n, n.div_ceil(2)));
+        assert_eq!(
+            (end.left_at.len(), end.left_at.count().expect("read")),
+            (n, n.div_ceil(2))
+        );
         let ended = end.states.reasons().expect("read");
         assert!((0..n).all(|i| ended[i]
             == if i % 2 == 0 {
@@ -1510,12 +1504,18 @@ mod tests {
             assert_eq!(t.parked.len(), 5);
             assert!(t.is_parked(0) && t.is_parked(1) && !t.is_parked(2));
             assert_eq!(t.left_at(1), Some(50));
-            let states = if runs {
-                EndStatesBuilder::in_runs(3, 1, 0)
+            let (states, left) = if runs {
+                (
+                    EndStatesBuilder::in_runs(3, 1, 0),
+                    LeftAtBuilder::with_bounds(3, 0, 1, 0),
+                )
             } else {
-                EndStatesBuilder::new(3)
+                (EndStatesBuilder::new(3), LeftAtBuilder::new(3))
             };
-            let end = t.end_reasons_in(states, |_| false).expect("end reasons");
+            let end = t
+                .end_reasons_in(states, left, |_| false)
+                .expect("end reasons");
+            assert_eq!(end.left_at.is_in_runs(), runs);
             assert_eq!(
                 end.states.reasons().expect("read"),
                 vec![EndReason::Budget, EndReason::Patience, EndReason::Patience]
@@ -1524,21 +1524,11 @@ mod tests {
                 end.states.budget_flags().expect("read"),
                 vec![true, true, true]
             );
-            assert_eq!(end.left_at.get(0), None);
-            assert_eq!(end.left_at.get(1), Some(50));
-            assert_eq!(end.left_at.get(2), Some(60));
-            assert_eq!(end.left_at.count(), 2);
+            assert_eq!(end.left_at.get(0).expect("read"), None);
+            assert_eq!(end.left_at.get(1).expect("read"), Some(50));
+            assert_eq!(end.left_at.get(2).expect("read"), Some(60));
+            assert_eq!(end.left_at.count().expect("read"), 2);
         }
-    }
-
-    #[test]
-    fn last_of_each_keeps_each_tenants_last_leave_time() {
-        let mut left = vec![(4, 1), (2, 5), (4, 3), (9, 0), (4, 7), (2, 6)];
-        last_of_each(&mut left);
-        assert_eq!(left, vec![(2, 6), (4, 7), (9, 0)]);
-        let mut none = Vec::new();
-        last_of_each(&mut none);
-        assert!(none.is_empty());
     }
 
     proptest! {
@@ -1609,9 +1599,14 @@ mod tests {
             }
             let over = |i: usize| i.is_multiple_of(3);
             // A large run's end states: in sorted runs (of two, on disk).
-            let states = if runs { EndStatesBuilder::in_runs(6, 2, 0) } else { EndStatesBuilder::new(6) };
-            let end = parked.end_reasons_in(states, over).expect("end reasons");
+            let (states, left) = if runs {
+                (EndStatesBuilder::in_runs(6, 2, 0), LeftAtBuilder::with_bounds(6, 0, 2, 0))
+            } else {
+                (EndStatesBuilder::new(6), LeftAtBuilder::new(6))
+            };
+            let end = parked.end_reasons_in(states, left, over).expect("end reasons");
             prop_assert_eq!(end.states.is_in_runs(), runs);
+            prop_assert_eq!(end.left_at.is_in_runs(), runs && end.left_at.count().expect("read") > 0);
             let want: Vec<EndReason> = (0..6).map(|i| kept.end_reason(i, over(i))).collect();
             prop_assert_eq!(end.states.reasons().expect("read"), want);
             prop_assert_eq!(end.states.budget_flags().expect("read"), (0..6).map(|i| kept.is_exhausted(i)).collect::<Vec<_>>());
