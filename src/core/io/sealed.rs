@@ -63,8 +63,12 @@ impl<R: Record> Default for Sealed<R> {
 }
 
 impl<R: Record> Sealed<R> {
-    /// `records`, sealed.
-    pub fn new(records: Spill<R>) -> Self {
+    /// `records`, sealed: the room their in-memory vector grew beyond
+    /// them is given back (up to as much again as the records: a result
+    /// held until it is folded holds its records, not twice their bytes;
+    /// DESIGN §8.5).
+    pub fn new(mut records: Spill<R>) -> Self {
+        records.shrink_memory();
         Self {
             records: Arc::new(Records::Spill(records)),
         }
@@ -88,6 +92,15 @@ impl<R: Record> Sealed<R> {
     /// Whether it has none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Bytes its records hold in memory (a spilled sequence's: its write
+    /// buffer).
+    pub fn bytes_in_memory(&self) -> usize {
+        match &*self.records {
+            Records::Spill(s) => s.bytes_in_memory(),
+            Records::Vec(v) => v.capacity() * size_of::<R>(),
+        }
     }
 
     /// Whether its records are in a temporary file.
@@ -241,6 +254,23 @@ mod tests {
             s.push(x).expect("in memory or a temporary file");
         }
         Sealed::new(s)
+    }
+
+    /// A sealed sequence in memory holds its records' bytes, not the room
+    /// its vector grew to (3,000 records of 8 bytes grew it to 32 KiB).
+    #[test]
+    fn a_sealed_sequence_gives_back_the_room_its_vector_grew_to() {
+        let mut s = Spill::with_threshold(usize::MAX);
+        for x in 0..3_000u64 {
+            s.push(x).expect("in memory");
+        }
+        assert!(s.bytes_in_memory() > 3_000 * 8, "grown by doubling");
+        let sealed = Sealed::new(s);
+        assert_eq!(sealed.bytes_in_memory(), 3_000 * 8);
+        assert_eq!(
+            sealed.to_vec().expect("in memory"),
+            (0..3_000).collect::<Vec<u64>>()
+        );
     }
 
     /// In memory or on disk, the same records, the same bytes stored as

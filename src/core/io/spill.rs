@@ -301,6 +301,14 @@ impl<R: Record> Spill<R> {
         self.file.as_ref().map_or(0, |f| f.writes)
     }
 
+    /// Give back the room the in-memory vector grew beyond its records
+    /// (a sequence that will not grow: up to as much again as its
+    /// records, by doubling). Nothing is written; a spilled sequence
+    /// keeps its write buffer.
+    pub fn shrink_memory(&mut self) {
+        self.mem.shrink_to_fit();
+    }
+
     /// Bytes of records held in memory (the vector's, or the write
     /// buffer's once spilled).
     pub fn bytes_in_memory(&self) -> usize {

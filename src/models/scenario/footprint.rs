@@ -709,17 +709,20 @@ pub fn estimate_in(
     }
     // A shared run's share log (`shares.csv`'s rows, 17 bytes a change
     // of a workload's GPUs, `shared::sim::outcome`): written as the run
-    // goes, in memory up to `SHARES_IN_MEMORY` (in a Vec that may be
-    // twice as long), on disk past it. A preemptive cluster scheduler or
-    // a background changes the holdings as often as it preempts, which
-    // nothing knows before the run: the bound is counted (before
-    // 2026-12-07 a vector of 24 bytes a change, and its rows' text
-    // whole while `shares.csv` was written, counted nowhere).
-    let share_log = if service {
-        2 * SHARES_IN_MEMORY as u64
-    } else {
-        0
-    };
+    // goes, in memory up to `SHARES_IN_MEMORY`, on disk past it. A
+    // preemptive cluster scheduler or a background changes the holdings
+    // as often as it preempts, which nothing knows before the run: the
+    // bound is counted (before 2026-12-07 a vector of 24 bytes a change,
+    // and its rows' text whole while `shares.csv` was written, counted
+    // nowhere).
+    //
+    // Every log a result holds (this one, the kept segments, the job
+    // log's two sequences) is sealed with its records' bytes
+    // (`core::io::sealed`: the room its vector grew to is given back),
+    // and while a run writes it the vector may be up to twice as long:
+    // the logs count once a result, and once more for each run at once
+    // (below).
+    let share_log = if service { SHARES_IN_MEMORY as u64 } else { 0 };
     // A model run's leave times: at most `PLACES_RUN` pairs in memory
     // (above).
     let held_leave_times = if patience && !service {
@@ -727,19 +730,25 @@ pub fn estimate_in(
     } else {
         0
     };
+    // The logs a result holds, sealed: the share log, the kept segments
+    // at their bound (above) and a model run's job log.
+    let logs = share_log.saturating_add(match (budget.keep_jobs, service) {
+        (false, _) => 0,
+        (true, true) => SEGMENTS_IN_MEMORY as u64,
+        (true, false) => {
+            let cap = SEALED_IN_MEMORY as u64;
+            mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
+        }
+    });
     let per_run = rows
-        .saturating_add(share_log)
+        .saturating_add(logs)
         .saturating_add(held_leave_times)
         .saturating_add(mul(&[tenants, per_result]))
-        .saturating_add(match (budget.keep_jobs, service) {
-            (false, _) => 0,
-            // The engine's log, moved, and the kept segments at their
-            // bound (above).
-            (true, true) => mul(&[jobs, 120]).saturating_add(2 * SEGMENTS_IN_MEMORY as u64),
-            (true, false) => {
-                let cap = SEALED_IN_MEMORY as u64;
-                mul(&[jobs, 39]).min(cap) + mul(&[jobs, 4]).min(cap)
-            }
+        .saturating_add(if budget.keep_jobs && service {
+            // The engine's log, moved (above).
+            mul(&[jobs, 120])
+        } else {
+            0
         });
     e.add(
         format!(
@@ -759,6 +768,12 @@ pub fn estimate_in(
         ),
         mul(&[per_run, held]),
     );
+    if logs > 0 {
+        e.add(
+            format!("logs being written (up to twice their bytes) × {at_once}"),
+            mul(&[logs, at_once]),
+        );
+    }
     // Loss curves, kept for every run until `curves.csv` is written
     // (models/metrics/loss_curve.rs; each distinct curve is kept once,
     // here every run counts): a point of a time, a loss sum and a count
