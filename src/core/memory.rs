@@ -50,12 +50,15 @@ pub const ROWS_IN_MEMORY: usize = 8 << 20;
 /// jobs (0.8 GB of records) are on disk.
 pub const SEALED_IN_MEMORY: usize = 8 << 20;
 
-/// Bytes of a job-mode run's segment log (`jobs::sim::segment_log`: every
-/// interval a job held GPUs, 46 bytes each) kept in memory before it moves
-/// to a temporary file: 1 MiB, about 22,800 segments. A preemptive
-/// scheduler's log grows with its preemptions, which nothing knows before
-/// the run, so the estimate counts this bound for each of its runs
-/// (DESIGN §8.5); a log of fewer segments stays in memory.
+/// Bytes of a run's segment log kept in memory before it moves to a
+/// temporary file: 1 MiB, about 22,800 of job mode's segments
+/// (`jobs::sim::segment_log`: every interval a job held GPUs, 46 bytes
+/// each; the shared engine's log is one) or 29,100 of the shared
+/// service's kept segments (`shared::sim::outcome`, 36 bytes each; also
+/// the written runs `service/jobs.csv`'s sort keeps in memory). A
+/// preemptive scheduler's log grows with its preemptions, which nothing
+/// knows before the run, so the estimate counts this bound for each of
+/// its runs (DESIGN §8.5); a log of fewer segments stays in memory.
 pub const SEGMENTS_IN_MEMORY: usize = 1 << 20;
 
 /// Done tenants a sorted run of a fold's parked figures holds (DESIGN
