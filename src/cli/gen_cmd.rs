@@ -81,14 +81,25 @@ pub fn gen_syn(args: &GenSynArgs) -> Result<()> {
         args.models as u64,
         args.fidelities as u64,
     );
-    let budget = crate::core::memory::MemoryBudget {
-        max: args.max_memory,
-        ..Default::default()
-    };
-    crate::core::memory::check("gen syn", &estimate, &budget)?;
+    check_generator("gen syn", &estimate, args.max_memory)?;
     let report = run_gen_syn_curves(&args.params(), args.fidelities, &args.out)?;
     eprintln!("{report}");
     Ok(())
+}
+
+/// Refuse a generator (`what`: `gen syn`) whose `estimate` exceeds
+/// `--max-memory` (`max`) or, without it, the machine's memory (DESIGN
+/// §8.5).
+fn check_generator(
+    what: &str,
+    estimate: &crate::core::memory::Estimate,
+    max: Option<u64>,
+) -> Result<()> {
+    let budget = crate::core::memory::MemoryBudget {
+        max,
+        ..Default::default()
+    };
+    crate::core::memory::check(what, estimate, &budget)
 }
 
 /// Command-line arguments of `tenantsim gen workflows` (the formulas:
@@ -152,6 +163,11 @@ pub struct GenWorkflowsArgs {
     /// Where to write the workflow trace CSV (written atomically).
     #[arg(long, value_name = "WORKFLOWS.csv")]
     pub out: PathBuf,
+    /// The memory generating may hold, instead of the machine's (e.g.
+    /// 64G, 500M, bytes): a trace whose estimate exceeds it is refused
+    /// before anything is generated.
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 impl GenWorkflowsArgs {
@@ -176,6 +192,18 @@ impl GenWorkflowsArgs {
 pub fn gen_workflows(args: &GenWorkflowsArgs) -> Result<()> {
     let inputs = super::out_file::named("the model trace", &args.model_trace);
     super::out_file::check_not_an_input("--out", &args.out, inputs)?;
+    // Limits from memory (DESIGN §8.5): the pipelines and their rows are
+    // built whole before they are written, so their estimate is checked
+    // first (before 2026-12-07 `--workflows 4000000000` aborted on a
+    // 352 GB allocation).
+    crate::workflows::generate::check_params(&args.params())?;
+    let estimate = crate::workflows::footprint::gen_estimate(
+        args.workflows as u64,
+        args.trials as u64,
+        args.tenants as u64,
+        args.datasets as u64,
+    );
+    check_generator("gen workflows", &estimate, args.max_memory)?;
     let pool = match args.model_trace.as_deref() {
         None => None,
         Some(path) => {

@@ -230,6 +230,30 @@ impl Estimate {
     }
 }
 
+/// Heap bytes glibc's allocator takes for a string of `len` bytes: its
+/// bytes and an 8-byte header rounded up to 16, at least a 32-byte chunk;
+/// nothing for an empty string. `string_heap(7) = 32`, `string_heap(30)
+/// = 48`.
+pub fn string_heap(len: u64) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (len + 8).div_ceil(16).saturating_mul(16).max(32)
+    }
+}
+
+/// Bytes of the hash table of `n` entries of `entry` bytes that grew by
+/// doubling: hashbrown's buckets (`n × 8 / 7` rounded up to a power of
+/// two, an entry and a control byte each), and the old table beside the
+/// new while it last grew (half as many buckets).
+pub fn hash_table(n: u64, entry: u64) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let buckets = n.saturating_mul(8).div_ceil(7).next_power_of_two();
+    buckets.saturating_mul(entry + 1).saturating_mul(3) / 2
+}
+
 /// The memory this process can count on and where the figure comes
 /// from: the smallest of `MemAvailable` in `/proc/meminfo` (`MemTotal`
 /// on kernels without it), the cgroup's `memory.max` (cgroup v2) and the
@@ -398,6 +422,25 @@ pub fn check_trace_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_strings_heap_is_its_malloc_chunk() {
+        assert_eq!(string_heap(0), 0);
+        assert_eq!(string_heap(1), 32);
+        assert_eq!(string_heap(24), 32);
+        assert_eq!(string_heap(25), 48);
+        assert_eq!(string_heap(30), 48);
+        assert_eq!(string_heap(40), 48);
+        assert_eq!(string_heap(41), 64);
+    }
+
+    #[test]
+    fn a_hash_table_counts_its_buckets_and_its_last_growth() {
+        // 7 entries fit 8 buckets; 8 need 16 (load factor 7/8).
+        assert_eq!(hash_table(7, 31), 8 * 32 * 3 / 2);
+        assert_eq!(hash_table(8, 31), 16 * 32 * 3 / 2);
+        assert_eq!(hash_table(0, 31), 0);
+    }
 
     #[test]
     fn sizes_read_with_binary_suffixes() {

@@ -39,7 +39,8 @@ use crate::core::error::Result;
 use crate::core::io::hashed_input::READ_BUFFER;
 use crate::core::io::spill::Record;
 use crate::core::memory::{
-    Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM, SEGMENTS_IN_MEMORY,
+    Estimate, Held, MemoryBudget, PROGRAM_BYTES, PROGRAM_ITEM, SEGMENTS_IN_MEMORY, hash_table,
+    string_heap,
 };
 use crate::core::resources::human_bytes;
 
@@ -112,18 +113,6 @@ pub struct JobTraceShape {
     pub typed: u64,
 }
 
-/// Heap bytes glibc's allocator takes for a string of `len` bytes: its
-/// bytes and an 8-byte header rounded up to 16, at least a 32-byte chunk;
-/// nothing for an empty string. `string_heap(7) = 32`, `string_heap(30)
-/// = 48`.
-pub fn string_heap(len: u64) -> u64 {
-    if len == 0 {
-        0
-    } else {
-        (len + 8).div_ceil(16).saturating_mul(16).max(32)
-    }
-}
-
 /// One pass over the job trace CSV at `path`: rows, distinct users, the
 /// bytes of ids and text cells, the optional columns. Holds the distinct
 /// users only. `None` when it is not a regular file or cannot be read as a
@@ -191,18 +180,6 @@ pub struct JobRuns {
     /// its runs' segment logs are counted at their bound
     /// ([`segment_log_bytes`]).
     pub preemptive: bool,
-}
-
-/// Bytes of the hash table of `n` entries of `entry` bytes that grew by
-/// doubling: hashbrown's buckets (`n × 8 / 7` rounded up to a power of
-/// two, an entry and a control byte each), and the old table beside the
-/// new while it last grew (half as many buckets).
-fn hash_table(n: u64, entry: u64) -> u64 {
-    if n == 0 {
-        return 0;
-    }
-    let buckets = n.saturating_mul(8).div_ceil(7).next_power_of_two();
-    buckets.saturating_mul(entry + 1).saturating_mul(3) / 2
 }
 
 /// The estimate of a job scenario over a trace of `shape` running `runs`
@@ -302,25 +279,6 @@ pub fn check_trace_file(path: &Path, budget: &MemoryBudget) -> Result<Option<Est
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_strings_heap_is_its_malloc_chunk() {
-        assert_eq!(string_heap(0), 0);
-        assert_eq!(string_heap(1), 32);
-        assert_eq!(string_heap(24), 32);
-        assert_eq!(string_heap(25), 48);
-        assert_eq!(string_heap(30), 48);
-        assert_eq!(string_heap(40), 48);
-        assert_eq!(string_heap(41), 64);
-    }
-
-    #[test]
-    fn a_hash_table_counts_its_buckets_and_its_last_growth() {
-        // 7 entries fit 8 buckets; 8 need 16 (load factor 7/8).
-        assert_eq!(hash_table(7, 31), 8 * 32 * 3 / 2);
-        assert_eq!(hash_table(8, 31), 16 * 32 * 3 / 2);
-        assert_eq!(hash_table(0, 31), 0);
-    }
 
     /// The shape of a small trace, by hand: three rows, two users, ids of
     /// 2 and 30 bytes, a `group` column.

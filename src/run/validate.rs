@@ -409,9 +409,35 @@ fn describe_shared_scenario(text: &mut String, s: &SharedScenario, memory: &Memo
         );
         estimate_line(text, "background memory", "", b.memory.as_ref(), memory);
     }
-    if s.service.is_some() && s.background.is_some() {
+    if let Some(w) = &s.workflows {
+        let jobs = (0..s.policies().max(1))
+            .map(|p| crate::shared::sim::workflow_jobs(&w.input(p, false)))
+            .max()
+            .unwrap_or(0);
+        line(
+            text,
+            format_args!(
+                "  workflows: {} workflow(s) of {} step(s) from {}, load {}, up to {} job(s) a run (retries and sub-jobs counted)",
+                w.trace.workflows().len(),
+                w.trace.steps().len(),
+                w.path.display(),
+                w.load,
+                crate::core::limits::grouped(jobs)
+            ),
+        );
+        estimate_line(text, "workflows memory", "", Some(&w.memory), memory);
+    }
+    let parts = usize::from(s.service.is_some())
+        + usize::from(s.background.is_some())
+        + usize::from(s.workflows.is_some());
+    if parts > 1 {
         // Held at once: the sum the scenario was checked against.
-        estimate_line(text, "memory of both", "", s.memory.as_ref(), memory);
+        let label = if parts == 2 {
+            "memory of both"
+        } else {
+            "memory of all three"
+        };
+        estimate_line(text, label, "", s.memory.as_ref(), memory);
     }
     line(
         text,
@@ -497,7 +523,10 @@ fn describe_job_scenario(text: &mut String, s: &JobScenario, memory: &MemoryBudg
 /// handle it.
 /// `validate` of a workflow trace (DESIGN §14.1): read and check it, and
 /// count what it holds.
-fn validate_workflow_trace(file: &Path) -> Result<String> {
+fn validate_workflow_trace(file: &Path, memory: &MemoryBudget) -> Result<String> {
+    let estimate = trace_memory(file, memory, |f, b| {
+        Ok(crate::workflows::footprint::check_trace_file(f, b)?.map(|(_, e)| e))
+    })?;
     let t = crate::workflows::trace::WorkflowTrace::read(file)?;
     let roots = t.steps().iter().filter(|s| s.parents_at.1 == 0).count();
     let keyed = t
@@ -506,7 +535,7 @@ fn validate_workflow_trace(file: &Path) -> Result<String> {
         .filter(|s| s.cache_key != crate::workflows::trace::NO_KEY)
         .count();
     Ok(format!(
-        "ok: workflow trace {}: {} workflows of {} tenant(s), {} steps ({} roots, {} with a cache key, {} distinct keys)\n",
+        "ok: workflow trace {}: {} workflows of {} tenant(s), {} steps ({} roots, {} with a cache key, {} distinct keys)\n{estimate}",
         t.source(),
         t.workflows().len(),
         t.tenants().len(),
@@ -547,7 +576,7 @@ fn validate_if_jobs(
     .ok()?;
     let header = std::str::from_utf8(&first).ok()?;
     if crate::workflows::trace::looks_like_workflow_trace(header) {
-        return Some(validate_workflow_trace(file));
+        return Some(validate_workflow_trace(file, &o.memory));
     }
     crate::jobs::trace::looks_like_job_trace(header).then(|| validate_job_trace(file, &o.memory))
 }

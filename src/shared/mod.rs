@@ -7,7 +7,8 @@
 //! [`run`] runs one task through the engine ([`sim`]), [`report`] writes
 //! what a shared results folder adds to its workloads' folders, and
 //! [`mode`] is the mode as the shared runner sees it; [`workflows_report`]
-//! computes and writes the workflows' results (DESIGN §14.7).
+//! computes and writes the workflows' results (DESIGN §14.7) and
+//! [`workflows_footprint`] estimates their memory (DESIGN §8.5).
 
 pub mod episode;
 pub mod mode;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod workflows_footprint;
 pub mod workflows_report;
 
 pub use mode::SharedMode;

@@ -75,7 +75,6 @@ pub struct SharedFold {
     shares: Spool,
     segments: Option<Spool>,
     workflows: Option<WorkflowsFold>,
-    line: String,
 }
 
 /// The workflows' files and figures as runs are folded.
@@ -224,7 +223,6 @@ impl Mode for SharedMode {
                     metrics: Vec::new(),
                 }),
             },
-            line: String::new(),
         })
     }
 
@@ -273,18 +271,12 @@ impl Mode for SharedMode {
         }
         match (&s.workflows, &mut fold.workflows, &run.workflows) {
             (Some(w), Some(f), Some(o)) => {
-                fold.line.clear();
-                workflows_rows(&mut fold.line, s, run.policy, run.rep, o);
-                f.rows.write(&fold.line)?;
+                workflows_rows(&mut f.rows, s, run.policy, run.rep, o)?;
                 if let Some(spool) = &mut f.steps {
-                    fold.line.clear();
-                    steps_rows(&mut fold.line, s, run.policy, run.rep, o);
-                    spool.write(&fold.line)?;
+                    steps_rows(spool, s, run.policy, run.rep, o)?;
                 }
                 if let Some(spool) = &mut f.jobs {
-                    fold.line.clear();
-                    wf_jobs_rows(&mut fold.line, s, run.policy, run.rep, o);
-                    spool.write(&fold.line)?;
+                    wf_jobs_rows(spool, s, run.policy, run.rep, o)?;
                 }
                 f.metrics.push((
                     run.policy,
@@ -293,9 +285,6 @@ impl Mode for SharedMode {
             }
             (None, None, None) => {}
             _ => return Err(Error::input("internal: a run without its workflows part")),
-        }
-        if fold.line.capacity() > 1 << 20 {
-            fold.line = String::new();
         }
         match (&s.service, &mut fold.service, run.service) {
             (Some(svc), Some(f), Some(r)) => self.models.fold(&svc.scenario, f, r)?,

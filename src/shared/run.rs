@@ -431,20 +431,8 @@ pub fn decode_shared_run(s: &SharedScenario, bytes: &[u8]) -> Result<SharedRun> 
     })
 }
 
-/// The workflows' input of policy `policy` (DESIGN §14): the scenario's
-/// trace, load, horizon, cache and retry settings and the policy's cache
-/// and parallelisation rules.
+/// The workflows' input of policy `policy` (DESIGN §14):
+/// [`Workflows::input`].
 pub fn workflows_input(w: &Workflows, policy: usize, keep_jobs: bool) -> WorkflowsInput<'_> {
-    WorkflowsInput {
-        trace: &w.trace,
-        load: w.load,
-        horizon: w.horizon,
-        cache: w.cache,
-        cache_rule: w.cache_rules.get(policy).cloned().unwrap_or_default(),
-        retry: w.retry,
-        parallel: w.parallel.get(policy).cloned().unwrap_or_default(),
-        split_overhead: w.split_overhead,
-        failure_p: w.failure_p,
-        keep_jobs,
-    }
+    w.input(policy, keep_jobs)
 }

@@ -60,7 +60,7 @@ use crate::core::io::key_taken::{Refused, with_key_taken};
 use crate::core::io::scenario::{
     Overrides, check_common, read_scenario_text, resolve_baseline, toml_error,
 };
-use crate::core::memory::{Estimate, check};
+use crate::core::memory::{Estimate, MemoryBudget, check};
 use crate::core::run::identity::sha256_hex;
 use crate::core::run::sweep::{Expand, Plan, expand_plan};
 use crate::core::sim::time::Micros;
@@ -76,7 +76,9 @@ use crate::models::scenario::{
     ArrivalsSection, ClusterSection, Embedding, LimitsSection, OutputSection, PolicySection,
     Scenario, ScenarioFile, SplitSection, TraceCache, TraceSection, build_scenario_in,
 };
-use crate::shared::sim::{Preempt, Priority};
+use crate::shared::sim::{MAX_ENGINE_JOBS, Preempt, Priority, WorkflowsInput, workflow_jobs};
+use crate::shared::workflows_footprint::{WorkflowRuns, cache_slots};
+use crate::workflows::footprint::WorkflowTraceShape;
 use crate::workflows::{
     CacheConfig, CacheRule, ParallelRule, Resume, RetryConfig, Scope, WorkflowRegistry,
     WorkflowTrace,
@@ -357,6 +359,31 @@ pub struct Workflows {
     pub cache_rules: Vec<CacheRule>,
     /// Each policy's parallelisation rule, in policy order.
     pub parallel: Vec<ParallelRule>,
+    /// What one pass over the trace file found (its rows, its text's
+    /// bytes), for the memory estimate.
+    pub shape: WorkflowTraceShape,
+    /// The memory estimate of the workflows (DESIGN §8.5 "Workflows").
+    pub memory: Estimate,
+}
+
+impl Workflows {
+    /// The workflows' input of policy `policy` (DESIGN §14): the
+    /// scenario's trace, load, horizon, cache and retry settings and the
+    /// policy's cache and parallelisation rules.
+    pub fn input(&self, policy: usize, keep_jobs: bool) -> WorkflowsInput<'_> {
+        WorkflowsInput {
+            trace: &self.trace,
+            load: self.load,
+            horizon: self.horizon,
+            cache: self.cache,
+            cache_rule: self.cache_rules.get(policy).cloned().unwrap_or_default(),
+            retry: self.retry,
+            parallel: self.parallel.get(policy).cloned().unwrap_or_default(),
+            split_overhead: self.split_overhead,
+            failure_p: self.failure_p,
+            keep_jobs,
+        }
+    }
 }
 
 /// One `[[policy]]` of a shared scenario.
@@ -547,7 +574,7 @@ pub fn parse_shared_scenario(
 struct SharedDocs<'a> {
     traces: TraceCache,
     jobs: JobTraceCache,
-    workflow_traces: HashMap<PathBuf, (Arc<WorkflowTrace>, String)>,
+    workflow_traces: HashMap<PathBuf, (Arc<WorkflowTrace>, String, WorkflowTraceShape)>,
     models: &'a ModelRegistry,
     job_schedulers: &'a JobRegistry,
     workflow_rules: &'a WorkflowRegistry,
@@ -664,8 +691,21 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
         };
         let workflows = match &file.workflows {
             None => None,
-            Some(w) => Some(self.workflows(&at, base, &file, w, &cluster)?),
+            Some(w) => Some(self.workflows(&at, base, &file, w, &cluster, &overrides.memory)?),
         };
+        let mut workflows = workflows;
+        if let Some(w) = &mut workflows {
+            let preemptive =
+                background.is_some() || cluster_policies.iter().any(|p| p.spec.preemptive);
+            w.memory = workflows_estimate(
+                &at,
+                w,
+                u64::from(file.repetitions),
+                service.is_some(),
+                preemptive,
+                &overrides.memory,
+            )?;
+        }
         let names: Vec<&str> = file.policies.iter().map(|p| p.name.as_str()).collect();
         let baseline = resolve_baseline(&at, file.baseline.as_deref(), &names)?;
         // The service and the background run at once: their estimates,
@@ -679,6 +719,7 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
                 "background",
                 background.as_ref().and_then(|b| b.memory.as_ref()),
             ),
+            ("workflows", workflows.as_ref().map(|w| &w.memory)),
         ]
         .into_iter()
         .filter_map(|(part, e)| Some((part, e?)))
@@ -703,6 +744,52 @@ impl Expand<SharedScenarioFile, SharedScenario> for SharedDocs<'_> {
     }
 }
 
+/// The workflows' memory estimate (DESIGN §8.5 "Workflows"), checked
+/// alone against `budget`: their trace and `repetitions` runs of each
+/// policy, beside a service (whose estimate counts the engine's segment
+/// log) or not, `preemptive` when a job may be preempted. A run's jobs
+/// are numbered by the engine in a `u32`: workflows that may submit more
+/// are refused here, naming the keys that multiply them.
+fn workflows_estimate(
+    at: &str,
+    w: &Workflows,
+    repetitions: u64,
+    service: bool,
+    preemptive: bool,
+    budget: &MemoryBudget,
+) -> Result<Estimate> {
+    let policies = w.cache_rules.len().max(1);
+    let jobs = (0..policies)
+        .map(|p| workflow_jobs(&w.input(p, false)))
+        .max()
+        .unwrap_or(0);
+    if jobs > MAX_ENGINE_JOBS {
+        return Err(Error::input(format!(
+            "{at}: [workflows]: a run's workflows may submit up to {} jobs (every step's sub-jobs \
+             and every retry counted: [workflows.retry] max_retries = {}, the policies' parallel_k), \
+             more than the {} one run can number: lower max_retries or parallel_k",
+            crate::core::limits::grouped(jobs),
+            w.retry.max_retries,
+            crate::core::limits::grouped(MAX_ENGINE_JOBS)
+        )));
+    }
+    let caches = w.cache_rules.iter().any(|r| !r.is_off());
+    let runs = WorkflowRuns {
+        tasks: repetitions.saturating_mul(policies as u64),
+        jobs,
+        slots: if caches {
+            cache_slots(&w.trace, w.cache.scope)
+        } else {
+            0
+        },
+        service,
+        preemptive,
+    };
+    let e = crate::shared::workflows_footprint::estimate(&w.trace, &w.shape, &runs, budget);
+    check(at, &e, budget)?;
+    Ok(e)
+}
+
 impl SharedDocs<'_> {
     /// The `[workflows]`: its trace read once per path, its keys and each
     /// policy's `cache` and `parallel` checked.
@@ -713,15 +800,22 @@ impl SharedDocs<'_> {
         file: &SharedScenarioFile,
         w: &WorkflowsSection,
         cluster: &ResolvedCluster,
+        budget: &MemoryBudget,
     ) -> Result<Workflows> {
         let path = base.join(&w.path);
-        let (trace, trace_sha256) = match self.workflow_traces.get(&path) {
+        let (trace, trace_sha256, shape) = match self.workflow_traces.get(&path) {
             Some(hit) => hit.clone(),
             None => {
+                // Limits from memory (DESIGN §8.5): the file's size, then
+                // the estimate of reading it, before it is read.
+                let shape = crate::workflows::footprint::check_trace_file(&path, budget)
+                    .map_err(|e| e.context(format!("{at}: [workflows].path")))?
+                    .map(|(shape, _)| shape)
+                    .unwrap_or_default();
                 let bytes = crate::core::io::read_input(&path, "workflow trace")
                     .map_err(|e| e.context(format!("{at}: [workflows].path")))?;
                 let trace = Arc::new(WorkflowTrace::read(&path)?);
-                let hit = (trace, sha256_hex(&bytes));
+                let hit = (trace, sha256_hex(&bytes), shape);
                 self.workflow_traces.insert(path.clone(), hit.clone());
                 hit
             }
@@ -849,6 +943,8 @@ impl SharedDocs<'_> {
             retry,
             cache_rules,
             parallel,
+            shape,
+            memory: Estimate::default(),
         })
     }
 

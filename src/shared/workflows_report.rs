@@ -38,7 +38,9 @@ use serde_json::{Value, json};
 use super::scenario::SharedScenario;
 use super::sim::{WorkflowOutcome, WorkflowState};
 use crate::core::analysis::stats::{Band, percentile, t_band};
+use crate::core::error::Result;
 use crate::core::io::csv_text::csv_field;
+use crate::core::io::spool::Spool;
 use crate::core::io::table::{align, num_text};
 use crate::core::run::mode::PointInfo;
 use crate::core::run::sweep::{SweepAxis, value_text};
@@ -353,22 +355,25 @@ fn time_cell(t: Micros) -> String {
     }
 }
 
-/// Append the `workflows.csv` rows of policy `policy`, repetition `rep`:
-/// one per workflow in trace order (`end_s` empty unless done).
+/// Write the `workflows.csv` rows of policy `policy`, repetition `rep`
+/// to `spool` as they are made (never a run's rows whole): one per
+/// workflow in trace order (`end_s` empty unless done).
 pub fn workflows_rows(
-    out: &mut String,
+    spool: &mut Spool,
     s: &SharedScenario,
     policy: usize,
     rep: u64,
     o: &WorkflowOutcome,
-) {
-    let Some(w) = &s.workflows else { return };
+) -> Result<()> {
+    let Some(w) = &s.workflows else {
+        return Ok(());
+    };
     let trace = &w.trace;
     let name = csv_field(&s.file.policies[policy].name);
     for (i, r) in o.workflows.iter().enumerate() {
         let spec = trace.workflows()[i];
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{name},{rep},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(trace.workflow_id(i as u32)),
             csv_field(&trace.tenants()[spec.tenant as usize]),
@@ -386,19 +391,24 @@ pub fn workflows_rows(
             us_secs(r.gpu_us_saved),
             us_secs(r.cpu_us_saved),
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
-/// Append the `steps.csv` rows (`--jobs`): one per step in trace order,
+/// Write the `steps.csv` rows (`--jobs`) to `spool` as they are made:
+/// one per step in trace order,
 /// its last readiness (`ready_s`, `start_s`, `end_s` empty when never).
 pub fn steps_rows(
-    out: &mut String,
+    spool: &mut Spool,
     s: &SharedScenario,
     policy: usize,
     rep: u64,
     o: &WorkflowOutcome,
-) {
-    let Some(w) = &s.workflows else { return };
+) -> Result<()> {
+    let Some(w) = &s.workflows else {
+        return Ok(());
+    };
     let trace = &w.trace;
     let name = csv_field(&s.file.policies[policy].name);
     for (i, st) in o.steps.iter().enumerate() {
@@ -406,7 +416,7 @@ pub fn steps_rows(
             continue;
         };
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{name},{rep},{},{},{},{},{},{},{},{}",
             csv_field(trace.workflow_id(step.workflow)),
             csv_field(trace.step_id(i as u32)),
@@ -417,7 +427,9 @@ pub fn steps_rows(
             st.attempts,
             st.parts,
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 /// The `job_id` of a job of an attempt (DESIGN §14.7):
@@ -434,17 +446,20 @@ pub fn attempt_job_id(workflow: &str, step: &str, attempt: u32, part: u32, parts
     id
 }
 
-/// Append the `jobs.csv` rows (`--jobs`): job mode's columns, one row per
+/// Write the `jobs.csv` rows (`--jobs`) to `spool` as they are made: job
+/// mode's columns, one row per
 /// job of an attempt in submission order (`user` the workflow's tenant;
 /// `start_s` and `end_s` empty when never).
 pub fn jobs_rows(
-    out: &mut String,
+    spool: &mut Spool,
     s: &SharedScenario,
     policy: usize,
     rep: u64,
     o: &WorkflowOutcome,
-) {
-    let Some(w) = &s.workflows else { return };
+) -> Result<()> {
+    let Some(w) = &s.workflows else {
+        return Ok(());
+    };
     let trace = &w.trace;
     let name = csv_field(&s.file.policies[policy].name);
     for (k, j) in o.jobs.iter().enumerate() {
@@ -465,7 +480,7 @@ pub fn jobs_rows(
             split,
         );
         let _ = writeln!(
-            out,
+            spool.buffer(),
             "{name},{rep},{},{},{},{},{},{}",
             csv_field(&id),
             csv_field(&trace.tenants()[spec.tenant as usize]),
@@ -474,7 +489,9 @@ pub fn jobs_rows(
             time_cell(j.end),
             j.gpus,
         );
+        spool.end_row()?;
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -135,6 +135,13 @@ pub struct MemoCache {
 }
 
 impl MemoCache {
+    /// Bytes a cache of `slots` slots holds per slot at most (memory
+    /// estimates, DESIGN §8.5): its bytes and hits (8 + 8), its slot in
+    /// the eviction heap ([`IndexedHeap::ITEM_BYTES`]), an entry of the
+    /// expiry queue (24, in a queue that grows: twice) and of the last
+    /// store's evictions (4, likewise twice).
+    pub const SLOT_BYTES: u64 = 8 + 8 + IndexedHeap::<EvictKey>::ITEM_BYTES + 2 * 24 + 2 * 4;
+
     /// An empty cache of `slots` (scope, key) pairs under `rule` (`off`
     /// behaves as a cache that never holds anything; a registered rule's
     /// scores come with [`MemoCache::store_scored`] and

@@ -4,12 +4,13 @@
 //! This module holds the data and rules that know no engine: the
 //! workflow trace ([`trace`]) and what writes it (the WfFormat importer
 //! [`wfformat`], the ML-pipeline generator [`generate`]), the memo cache
-//! ([`cache`]), the policy choices ([`policy`]) and the rules a user
+//! ([`cache`]), the memory a trace holds ([`footprint`]), the policy choices ([`policy`]) and the rules a user
 //! registers for them ([`rule`], [`entry`], [`registry`]). The workload that
 //! runs them on the cluster engine is `shared::sim::workflows`.
 
 pub mod cache;
 pub mod entry;
+pub mod footprint;
 pub mod generate;
 pub mod policy;
 pub mod registry;

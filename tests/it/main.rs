@@ -96,4 +96,5 @@ mod wfformat;
 mod whatif;
 mod workflow_rules;
 mod workflow_trace;
+mod workflows_memory;
 mod writes_only_where_asked;

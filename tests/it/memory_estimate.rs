@@ -26,7 +26,7 @@ use tenantsim::models::scenario::footprint::{
 use tenantsim::models::sim::JobRecord;
 use tenantsim::models::trace::{SynParams, TraceRow};
 
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tenantsim"))
 }
 
@@ -56,7 +56,7 @@ fn under_ulimit(kb: u64, args: &[&str], dir: &Path) -> Output {
         .expect("sh runs")
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -370,7 +370,7 @@ fn the_estimates_bytes_per_item_cover_the_layouts() {
 
 /// Peak RSS (KB) of `tenantsim ARGS` in `dir` by GNU time, `None` where
 /// GNU time is missing (a failure under `.ci/run`).
-fn peak_rss_kb(args: &[&str], dir: &Path) -> Option<u64> {
+pub(crate) fn peak_rss_kb(args: &[&str], dir: &Path) -> Option<u64> {
     let time = Path::new("/usr/bin/time");
     let ok = Command::new(time)
         .args(["-f", "%M", "true"])
@@ -430,7 +430,7 @@ fn stated_estimate(name: &str, dir: &Path, jobs: bool) -> u64 {
 }
 
 /// [`stated_estimate`] at `threads` worker threads.
-fn stated_estimate_at(name: &str, dir: &Path, jobs: bool, threads: &str) -> u64 {
+pub(crate) fn stated_estimate_at(name: &str, dir: &Path, jobs: bool, threads: &str) -> u64 {
     let o = Command::new(binary())
         .args(["validate", name, "--threads", threads, "--max-memory", "1T"])
         .args(jobs.then_some("--jobs"))
@@ -445,7 +445,7 @@ fn stated_estimate_at(name: &str, dir: &Path, jobs: bool, threads: &str) -> u64 
 
 /// The bytes of the first `: an estimated X UNIT` of `text` (one decimal
 /// of KiB, MiB or GiB).
-fn bytes_stated(text: &str) -> u64 {
+pub(crate) fn bytes_stated(text: &str) -> u64 {
     let rest = text
         .split(": an estimated ")
         .nth(1)
@@ -470,7 +470,7 @@ fn growths(make: impl Fn(u64) -> String, dir: &Path, jobs: bool) -> Option<(u64,
 
 /// [`growths`] between scenarios of `sizes` (`make(size)`), run and
 /// estimated on `threads` worker threads.
-fn growths_at(
+pub(crate) fn growths_at(
     sizes: [u64; 2],
     threads: &str,
     make: impl Fn(u64) -> String,
@@ -512,7 +512,7 @@ fn growths_at(
 /// the estimate grows by at least what the peak RSS grows by and at most
 /// `factor` times it, and the larger run's whole estimate is above its
 /// whole peak.
-fn assert_bounds_growth(what: &str, growth: (u64, u64, u64, u64), factor: f64) {
+pub(crate) fn assert_bounds_growth(what: &str, growth: (u64, u64, u64, u64), factor: f64) {
     let (estimated, measured, whole_estimate, whole_peak) = growth;
     eprintln!("{what}: estimated growth {estimated} B, measured {measured} B");
     assert!(

@@ -425,6 +425,20 @@ fn hand_outcome() -> WorkflowOutcome {
     }
 }
 
+/// The rows `write` puts in a spool (written row by row, as a fold
+/// writes them), read back from the file the spool is copied to.
+fn spooled(
+    write: impl FnOnce(&mut tenantsim::core::io::spool::Spool) -> tenantsim::core::error::Result<()>,
+) -> String {
+    let mut spool = tenantsim::core::io::spool::Spool::new("rows.csv", "").expect("a spool");
+    write(&mut spool).expect("rows written");
+    spool.finish().expect("flushed");
+    let d = tmp();
+    let path = d.path().join("rows.csv");
+    spool.copy_to(&path).expect("copied");
+    fs::read_to_string(&path).expect("read back")
+}
+
 #[test]
 fn workflows_csv_has_one_row_per_workflow_with_exact_seconds() {
     let d = tmp();
@@ -433,8 +447,7 @@ fn workflows_csv_has_one_row_per_workflow_with_exact_seconds() {
         "[workflows]\npath = \"w.csv\"\n[[policy]]\nname = \"a,b\"\n",
     )
     .expect("valid");
-    let mut out = String::new();
-    workflows_rows(&mut out, &s, 0, 3, &hand_outcome());
+    let out = spooled(|spool| workflows_rows(spool, &s, 0, 3, &hand_outcome()));
     assert_eq!(
         out,
         "\"a,b\",3,w1,t,0.000000,40.500000,done,1,1,61.500001,20.000000,10.000000,20.000000\n\
@@ -446,8 +459,7 @@ fn workflows_csv_has_one_row_per_workflow_with_exact_seconds() {
 fn steps_csv_leaves_times_that_never_came_empty() {
     let d = tmp();
     let s = scenario(d.path(), MINIMAL).expect("valid");
-    let mut out = String::new();
-    steps_rows(&mut out, &s, 0, 0, &hand_outcome());
+    let out = spooled(|spool| steps_rows(spool, &s, 0, 0, &hand_outcome()));
     assert_eq!(
         out,
         "p,0,w1,a,0.000000,,1.000000,hit,0,1\n\
@@ -468,8 +480,7 @@ fn jobs_csv_names_each_attempt_and_part_in_job_modes_columns() {
     assert_eq!(attempt_job_id("w", "s", 0, 0, true), "w/s.0");
     let d = tmp();
     let s = scenario(d.path(), MINIMAL).expect("valid");
-    let mut out = String::new();
-    jobs_rows(&mut out, &s, 0, 1, &hand_outcome());
+    let out = spooled(|spool| jobs_rows(spool, &s, 0, 1, &hand_outcome()));
     assert_eq!(
         out,
         "p,1,w1/b,t,1.000000,1.000000,11.000000,2\n\

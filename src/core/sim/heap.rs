@@ -66,6 +66,11 @@ pub struct IndexedHeap<K> {
 }
 
 impl<K: Ord + Copy + Default> IndexedHeap<K> {
+    /// Bytes a heap made for `n` items holds per item: its heap slot (made
+    /// with room for every item) and its position and last key (memory
+    /// estimates, DESIGN §8.5).
+    pub const ITEM_BYTES: u64 = (size_of::<Slot<K>>() + size_of::<ItemInfo<K>>()) as u64;
+
     /// An empty heap for items `0..n`.
     pub fn new(n: usize) -> Self {
         Self {

@@ -37,4 +37,4 @@ pub use outcome::{
 };
 pub use simulate::{PolicyPair, service_jobs, simulate_shared};
 pub use stepper::SharedStepper;
-pub use workflows::workflow_jobs;
+pub use workflows::{JOB_BYTES, MAX_ENGINE_JOBS, STEP_BYTES, WORKFLOW_BYTES, workflow_jobs};

@@ -311,8 +311,14 @@ pub struct WorkflowOutcome {
     pub jobs: Vec<AttemptJob>,
     /// Every interval a job of [`WorkflowOutcome::jobs`] held GPUs, in
     /// the order they ended; `job` indexes `jobs` (empty unless
-    /// `keep_jobs`).
-    pub segments: Vec<crate::jobs::sim::Segment>,
+    /// `keep_jobs`). Written as they are taken from the engine's log, in
+    /// memory up to [`SEGMENTS_IN_MEMORY`] and on disk past it
+    /// (`core::io::record_log`): a preemptive cluster scheduler records
+    /// as many as it preempts (before 2026-12-07 a vector that grew with
+    /// them).
+    ///
+    /// [`SEGMENTS_IN_MEMORY`]: crate::core::memory::SEGMENTS_IN_MEMORY
+    pub segments: crate::jobs::sim::segment_log::Segments,
     /// The cache.
     pub cache: CacheStats,
     /// GPU-µs the workflows' jobs held.

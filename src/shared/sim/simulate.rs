@@ -8,7 +8,7 @@ use super::input::{ClusterInput, Preempt, Priority, ServiceInput, SharedInput, W
 use super::outcome::{ServiceSegment, SharedOutcome};
 use super::service::Service;
 use super::tracked::Tracked;
-use super::workflows::{Workflows, workflow_jobs};
+use super::workflows::{MAX_ENGINE_JOBS, Workflows, workflow_jobs};
 use crate::core::error::{Error, Result};
 use crate::core::io::record_log::RecordLog;
 use crate::core::io::sealed::Sealed;
@@ -180,6 +180,17 @@ pub(super) fn setup<'a>(
     // The workflows' jobs follow the service's (engine owner 2); their
     // users follow the background's and the service's.
     let wf_capacity = input.workflows.as_ref().map_or(0, workflow_jobs);
+    let engine_jobs = (n_trace as u64)
+        .saturating_add(capacity as u64)
+        .saturating_add(wf_capacity);
+    if engine_jobs > MAX_ENGINE_JOBS {
+        return Err(Error::input(format!(
+            "the run may number {engine_jobs} jobs (the background's {n_trace}, the service's {capacity}, \
+             the workflows' {wf_capacity}, their retries and sub-jobs counted), more than the {MAX_ENGINE_JOBS} \
+             one run can number: lower [workflows.retry] max_retries or parallel_k"
+        )));
+    }
+    let wf_capacity = wf_capacity as usize;
     let wf_user = service_user + u32::from(svc.is_some());
     let wf_users = input
         .workflows

@@ -712,7 +712,8 @@ proptest! {
         let total: u64 = s.nodes.iter().map(|&g| u64::from(g)).sum();
         let mut ev: Vec<(Micros, i64)> = Vec::new();
         let bg = out.background.as_ref().map_or(Vec::new(), |b| b.segments.to_vec().expect("in memory"));
-        for seg in o.segments.iter().chain(&bg) {
+        let segments = o.segments.to_vec().expect("in memory");
+        for seg in segments.iter().chain(&bg) {
             ev.push((seg.start, i64::from(seg.gpus)));
             ev.push((seg.end, -i64::from(seg.gpus)));
         }
@@ -727,7 +728,7 @@ proptest! {
         if s.cpus_per_node > 0 {
             let total_cpus = i64::from(s.cpus_per_node) * s.nodes.len() as i64;
             let mut ev: Vec<(Micros, i64)> = Vec::new();
-            for seg in &o.segments {
+            for seg in &segments {
                 let c = i64::from(o.jobs[seg.job as usize].cpus);
                 ev.push((seg.start, c));
                 ev.push((seg.end, -c));
@@ -742,7 +743,7 @@ proptest! {
         // Accounting.
         let mut by_wf = vec![0u128; t.workflows().len()];
         let mut cpu_by_wf = vec![0u128; t.workflows().len()];
-        for seg in &o.segments {
+        for seg in &segments {
             let a = o.jobs[seg.job as usize];
             by_wf[steps[a.step as usize].workflow as usize] +=
                 u128::from(seg.gpus) * u128::from(seg.end - seg.start);
@@ -819,7 +820,7 @@ proptest! {
         let ends: Vec<Micros> = o.jobs.iter().map(|a| a.end).collect();
         prop_assert_eq!(starts, jm.first_start);
         prop_assert_eq!(ends, jm.end);
-        prop_assert_eq!(&o.segments, &jm.segments.to_vec().expect("in memory"));
+        prop_assert_eq!(o.segments.to_vec().expect("in memory"), jm.segments.to_vec().expect("in memory"));
     }
 }
 
@@ -1124,4 +1125,38 @@ fn bad_answers_of_registered_rules_are_clear_errors() {
             "{e}"
         );
     }
+}
+
+/// The jobs a run's workflows may submit (DESIGN §14.4): Σ k_s, and R ·
+/// max k_s more per workflow under `cached` (R · Σ k_s under
+/// `from-scratch`) only when a step of the workflow can fail; a run that
+/// may number more than the engine's `u32` indices is refused before
+/// anything is allocated (the loader refuses it first; this is the
+/// engine's own guard for a library caller).
+#[test]
+fn workflow_jobs_count_retries_only_where_a_step_can_fail() {
+    let t = trace(&[
+        row("w", "t", 0.0, "a", "", 1.0, 1, "", 0),
+        row("w", "t", 0.0, "b", "a", 1.0, 1, "", 0),
+        row("v", "t", 0.0, "x", "", 1.0, 1, "", 0),
+    ]);
+    let mut i = input(&t);
+    i.retry = RetryConfig {
+        max_retries: 5,
+        backoff: 0,
+        resume: Resume::Cached,
+    };
+    assert_eq!(workflow_jobs(&i), 3, "no step can fail: no retry");
+    i.failure_p = Some(0.5);
+    assert_eq!(workflow_jobs(&i), 3 + 5 + 5, "R · max k per workflow");
+    i.retry.resume = Resume::FromScratch;
+    assert_eq!(workflow_jobs(&i), 3 + 5 * 2 + 5, "R · Σ k per workflow");
+    i.retry.max_retries = u32::MAX;
+    let e = try_run_cluster(i, &[1], &[], Placement::Consolidate, "fifo", &[], 1, None)
+        .expect_err("more jobs than a run can number");
+    assert!(
+        e.to_string()
+            .contains("more than the 4294967295 one run can number: lower [workflows.retry] max_retries or parallel_k"),
+        "{e}"
+    );
 }

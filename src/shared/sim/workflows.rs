@@ -27,6 +27,7 @@ use super::outcome::{
 use crate::core::error::{Error, Result};
 use crate::core::sim::rng::{Purpose, stream_for, unit};
 use crate::core::sim::time::Micros;
+use crate::jobs::sim::segment_log::{SegmentLog, Segments};
 use crate::jobs::sim::simulation::{NEVER, Status};
 use crate::jobs::sim::{Ctx, JobOutcome, Workload};
 use crate::jobs::trace::Job;
@@ -106,27 +107,54 @@ struct StepRt {
 
 /// The most jobs `input`'s workflows can ever submit (DESIGN §14.4): per
 /// workflow, with k_s the parts of step s (the rule's k, or cap, for a
-/// parallel step under a parallel rule; else 1) and R = `max_retries`,
+/// parallel step under a parallel rule; else 1) and R = `max_retries` when
+/// one of its steps can fail (its `failure_p`, or `[workflows] failure_p`,
+/// above 0; else no attempt fails and none is retried: R = 0),
 /// Σ k_s + R · Σ k_s under `from-scratch` (a retry reruns every step) and
-/// Σ k_s + R · max k_s under `cached` (a retry reruns one step).
-pub fn workflow_jobs(input: &WorkflowsInput<'_>) -> usize {
+/// Σ k_s + R · max k_s under `cached` (a retry reruns one step). The sum
+/// saturates: a scenario whose bound passes what a run can number is
+/// refused by its loader ([`MAX_ENGINE_JOBS`]).
+pub fn workflow_jobs(input: &WorkflowsInput<'_>) -> u64 {
     let t = input.trace;
-    let k_rule = input.parallel.max_parts() as usize;
-    let r = input.retry.max_retries as usize;
+    let k_rule = u64::from(input.parallel.max_parts());
+    let r = u64::from(input.retry.max_retries);
     t.workflows()
         .iter()
         .map(|w| {
             let steps = &t.steps()[w.first_step as usize..(w.first_step + w.steps) as usize];
             let k = |s: &crate::workflows::Step| if s.parallel { k_rule } else { 1 };
-            let sum: usize = steps.iter().map(k).sum();
+            let sum = steps.iter().map(k).fold(0u64, u64::saturating_add);
             let max = steps.iter().map(k).max().unwrap_or(0);
-            sum + r * match input.retry.resume {
+            let fails = steps
+                .iter()
+                .any(|s| input.failure_p.unwrap_or(s.failure_p) > 0.0);
+            let retries = if fails { r } else { 0 };
+            sum.saturating_add(retries.saturating_mul(match input.retry.resume {
                 Resume::FromScratch => sum,
                 Resume::Cached => max,
-            }
+            }))
         })
-        .sum()
+        .fold(0u64, u64::saturating_add)
 }
+
+/// Bytes the workload holds per step while a run goes (DESIGN §8.5
+/// "Workflows"): where the step is (a `StepRt`) and its cache slot's
+/// number (4).
+pub const STEP_BYTES: u64 = size_of::<StepRt>() as u64 + 4;
+
+/// Bytes the workload holds per workflow while a run goes: its submit
+/// time (8), its place in the submission order (4), where it is (a `Ws`),
+/// its steps done (4) and its [`WorkflowRecord`].
+pub const WORKFLOW_BYTES: u64 =
+    8 + 4 + size_of::<Ws>() as u64 + 4 + size_of::<WorkflowRecord>() as u64;
+
+/// Bytes the workload holds per job it may submit: the job's step and
+/// attempt (4 + 4); with `--jobs` an [`AttemptJob`] more.
+pub const JOB_BYTES: u64 = 8;
+
+/// The most jobs one shared run may number: the engine indexes its jobs
+/// (the background's, the service's, the workflows') with a `u32`.
+pub const MAX_ENGINE_JOBS: u64 = u32::MAX as u64;
 
 /// The workflows during one run.
 pub(super) struct Workflows<'a> {
@@ -698,7 +726,14 @@ impl<'a> Workflows<'a> {
         let used = self.next as usize;
         let mut busy_gpu = 0u128;
         let mut busy_cpu = 0u128;
-        let mut segments = Vec::new();
+        // The kept segments are a log like the engine's: in memory up to
+        // `SEGMENTS_IN_MEMORY`, on disk past it (a preemptive scheduler
+        // records as many as it preempts).
+        let mut segments = if self.input.keep_jobs {
+            Some(SegmentLog::new()?)
+        } else {
+            None
+        };
         for seg in all.segments.iter() {
             let seg = seg?;
             let j = seg.job as usize;
@@ -716,10 +751,10 @@ impl<'a> Workflows<'a> {
             let rec = &mut self.records[step.workflow as usize];
             rec.gpu_us += g;
             rec.cpu_us += c;
-            if self.input.keep_jobs {
+            if let Some(log) = &mut segments {
                 let mut seg = seg;
                 seg.job = r as u32;
-                segments.push(seg);
+                log.push(seg);
             }
         }
         for (r, a) in self.jobs.iter_mut().enumerate() {
@@ -761,7 +796,10 @@ impl<'a> Workflows<'a> {
             workflows: self.records,
             steps,
             jobs: self.jobs,
-            segments,
+            segments: match segments {
+                Some(log) => log.seal()?,
+                None => Segments::default(),
+            },
             cache: CacheStats {
                 hits: c.hits,
                 misses: c.misses,

@@ -1,0 +1,216 @@
+//! Limits from memory for the workflows (issue 34, DESIGN §8.5
+//! "Workflows"): their memory is estimated and checked with the rest of a
+//! shared scenario before anything runs, `gen workflows` checks its own,
+//! and neither aborts on an allocation.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use super::memory_estimate::{
+    assert_bounds_growth, binary, bytes_stated, growths_at, stated_estimate_at, stderr,
+};
+use tenantsim::jobs::footprint::ESTIMATE_FACTOR;
+use tenantsim::shared::workflows_footprint::FIGURES_BYTES;
+use tenantsim::shared::workflows_report::WorkflowMetrics;
+
+/// `tenantsim ARGS` in `dir`.
+fn tenantsim(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(binary())
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+/// A workflows-only shared scenario over `w<n>.csv` (64 GPUs and 512
+/// CPUs; an LRU cache; two retries).
+fn workflows_scenario(n: u64) -> String {
+    format!(
+        "mode = \"shared\"\nname = \"wf\"\nseed = 1\nrepetitions = 2\n\
+         [cluster]\nnodes = 8\ngpus_per_node = 8\ncpus_per_node = 64\nscheduler = \"fifo\"\n\
+         [workflows]\npath = \"w{n}.csv\"\n\
+         [workflows.cache]\ncapacity_bytes = 100_000_000_000\n\
+         [workflows.retry]\nmax_retries = 2\n\
+         [[policy]]\nname = \"lru\"\ncache = \"lru\"\n"
+    )
+}
+
+/// The workflows of a shared scenario were estimated nowhere: their
+/// trace, their runs' jobs, steps and cache and their results were held
+/// unchecked (a 160,000-step run peaked at 141,508 KB against no
+/// estimate; release build). Now `validate` states `workflows memory`
+/// and the estimate grows by at least what the peak RSS grows by, and at
+/// most [`ESTIMATE_FACTOR`] times it, from 1,000 to 10,000 generated
+/// pipelines (8,000 to 80,000 steps), on one thread with and without
+/// `--jobs` and on two threads with `--jobs`. Measured when written
+/// (release build, 2,000 → 20,000 pipelines): 1.40×, 1.27× and 1.66×.
+#[test]
+fn a_workflows_runs_memory_was_estimated_nowhere() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let sizes = [1_000u64, 10_000];
+    for n in sizes {
+        let o = tenantsim(
+            &[
+                "gen",
+                "workflows",
+                "--workflows",
+                &n.to_string(),
+                "--tenants",
+                "40",
+                "--rate",
+                "1",
+                "--out",
+                &format!("w{n}.csv"),
+            ],
+            tmp.path(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for (what, threads, jobs) in [
+        ("one thread", "1", false),
+        ("one thread with --jobs", "1", true),
+        ("two threads with --jobs", "2", true),
+    ] {
+        let dir = tmp.path().join(what.replace(' ', "-"));
+        fs::create_dir(&dir).expect("mkdir");
+        for n in sizes {
+            fs::copy(
+                tmp.path().join(format!("w{n}.csv")),
+                dir.join(format!("w{n}.csv")),
+            )
+            .expect("copy");
+        }
+        let Some(growth) = growths_at(sizes, threads, workflows_scenario, &dir, jobs) else {
+            eprintln!("note: GNU time is missing: the estimate was not measured");
+            return;
+        };
+        assert_bounds_growth(&format!("workflows, {what}"), growth, ESTIMATE_FACTOR);
+    }
+    // The line validate states is the workflows' own.
+    let dir = tmp.path().join("one-thread");
+    let e = stated_estimate_at("s10000.toml", &dir, false, "1");
+    let o = tenantsim(
+        &[
+            "validate",
+            "s10000.toml",
+            "--threads",
+            "1",
+            "--max-memory",
+            "1T",
+        ],
+        &dir,
+    );
+    let text = stderr(&o);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  workflows memory (--threads 1): an estimated "))
+        .unwrap_or_else(|| panic!("no workflows memory line in {text}"));
+    assert_eq!(bytes_stated(line), e, "{line}");
+    assert!(
+        line.contains("workflow runs at once (1 of up to 80,000 jobs"),
+        "{line}"
+    );
+    assert!(
+        text.contains("  workflows: 10000 workflow(s) of 80000 step(s) from w10000.csv, load 1, up to 80,000 job(s) a run"),
+        "{text}"
+    );
+}
+
+/// The quickstart's workflows with `[workflows.retry] max_retries =
+/// 4_000_000_000`: `validate` said `ok`, and `run` aborted on a 2.5 TB
+/// allocation (signal 6): the engine's jobs are sized for every retry a
+/// run may make. Now both exit 1 with the estimate, its largest item the
+/// workflows' runs, before anything is allocated.
+#[test]
+fn a_workflows_retries_bound_aborted_an_allocation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = fs::read_to_string(root.join("scenarios/shared-workflows-quickstart.toml"))
+        .expect("the quickstart")
+        .replace("../traces/", &format!("{}/traces/", root.display()))
+        .replace("max_retries = 2", "max_retries = 4_000_000_000");
+    assert!(text.contains("max_retries = 4_000_000_000"), "{text}");
+    fs::write(dir.join("s.toml"), &text).expect("write");
+    for cmd in ["validate", "run"] {
+        let o = tenantsim(&[cmd, "s.toml", "--max-memory", "64G"], dir);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
+        assert!(
+            err.contains("s.toml: needs an estimated ")
+                && err.contains("workflow runs at once")
+                && err.contains("more than the 64.0 GiB of `--max-memory`"),
+            "{cmd}: {err}"
+        );
+    }
+    // Every step may fail, so every workflow may retry: past what a run
+    // can number (20 workflows × 4·10^9 retries each), refused by name,
+    // whatever memory is allowed.
+    let many = text
+        .replace("max_retries = 4_000_000_000", "max_retries = 4_294_967_295")
+        .replace(
+            "split_overhead_s = 30",
+            "split_overhead_s = 30\nfailure_p = 0.5",
+        );
+    fs::write(dir.join("many.toml"), many).expect("write");
+    let o = tenantsim(&["validate", "many.toml", "--max-memory", "1000T"], dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("[workflows]: a run's workflows may submit up to ")
+            && err.contains("[workflows.retry] max_retries = 4294967295")
+            && err.contains("more than the 4,294,967,295 one run can number"),
+        "{err}"
+    );
+    // Without a step that can fail no retry is made: the bound is the
+    // steps alone, and the scenario validates.
+    let safe = text.replace(
+        "split_overhead_s = 30",
+        "split_overhead_s = 30\nfailure_p = 0.0",
+    );
+    fs::write(dir.join("safe.toml"), safe).expect("write");
+    let o = tenantsim(&["validate", "safe.toml"], dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("up to 107 job(s) a run"), "{err}");
+}
+
+/// `gen workflows --workflows 4000000000` aborted on a 352 GB allocation;
+/// now it exits 1 with its estimate before generating anything.
+#[test]
+fn gen_workflows_of_four_billion_pipelines_aborted_an_allocation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let o = tenantsim(
+        &[
+            "gen",
+            "workflows",
+            "--workflows",
+            "4000000000",
+            "--out",
+            "w.csv",
+            "--max-memory",
+            "64G",
+        ],
+        tmp.path(),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("gen workflows: needs an estimated ")
+            && err.contains("rows (32,000,000,000 steps)")
+            && err.contains("more than the 64.0 GiB of `--max-memory`"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("w.csv").exists(), "nothing written");
+    // The default size passes and is written.
+    let o = tenantsim(&["gen", "workflows", "--out", "w.csv"], tmp.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tmp.path().join("w.csv").exists());
+}
+
+/// The figures a fold keeps per run are counted by their layout.
+#[test]
+fn the_workflow_figures_bytes_are_their_layout() {
+    assert_eq!(size_of::<(usize, WorkflowMetrics)>() as u64, FIGURES_BYTES);
+}
