@@ -15,7 +15,7 @@ use crate::models::import::lcdb::{LcdbOptions, LcdbScore};
 use crate::models::import::lcdb_curves::run_import_curves;
 use crate::models::import::table::{TableColumns, run_import_table};
 use crate::models::import::{ImportFormat, ImportOptions, RuntimeModel, run_import};
-use crate::workflows::wfformat::{WfOptions, run_import_workflows};
+use crate::workflows::wfformat::{WfOptions, run_import_workflows_within};
 
 /// The formats of `tenantsim import`: every model-trace format of
 /// [`ImportFormat`], then `lcdb-curves`, which writes a curve trace.
@@ -410,6 +410,11 @@ pub struct ImportWorkflowsArgs {
     /// Seed of the submit times and tenants.
     #[arg(long, default_value_t = 0, value_name = "S")]
     pub seed: u64,
+    /// The memory importing may hold, instead of the machine's (e.g.
+    /// 64G, 500M, bytes): an import whose estimate exceeds it is refused
+    /// before its rows are made.
+    #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// A rate in events per second: a finite number > 0.
@@ -437,7 +442,12 @@ pub fn import_workflows(args: &ImportWorkflowsArgs) -> Result<()> {
     check_not_an_input("--out", &args.out, named("an input", &args.inputs))?;
     match args.format {
         WorkflowFormat::Wfformat => {
-            let report = run_import_workflows(&args.inputs, &args.options(), &args.out)?;
+            let budget = crate::core::memory::MemoryBudget {
+                max: args.max_memory,
+                ..Default::default()
+            };
+            let report =
+                run_import_workflows_within(&args.inputs, &args.options(), &args.out, &budget)?;
             eprintln!("{report}");
         }
     }

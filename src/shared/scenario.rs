@@ -465,9 +465,10 @@ pub struct SharedScenario {
     pub workflows: Option<Workflows>,
     /// Index of the baseline policy.
     pub baseline: usize,
-    /// The memory estimate of the service and the background held at
-    /// once, which the scenario passed (DESIGN §8.5); `None` when neither
-    /// makes one (workflows only, or an unscanned trace).
+    /// The memory estimate of the service, the background and the
+    /// workflows held at once, which the scenario passed (DESIGN §8.5);
+    /// `None` when none makes one (an unscanned trace; before 2026-12-07
+    /// a scenario of workflows only made none).
     pub memory: Option<Estimate>,
 }
 

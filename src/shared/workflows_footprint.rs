@@ -15,7 +15,7 @@
 //!   over the policies) from its start, as the engine does;
 //! - the scratch of reading the trace counts where it exceeds the runs
 //!   (it is freed before they start; counted beside them, the estimate
-//!   grew 2.2× what the peak grew by from 16,000 to 160,000 steps).
+//!   grew 2.0× what the peak grew by from 16,000 to 160,000 steps).
 
 use super::sim::{AttemptJob, StepRecord, WorkflowRecord};
 use super::sim::{JOB_BYTES, STEP_BYTES, WORKFLOW_BYTES};

@@ -1,8 +1,8 @@
 //! The memory of a workflow trace (DESIGN §8.5 "Workflows"): as held by a
 //! scenario ([`held_bytes`]), while its CSV is read ([`reading_estimate`],
 //! from one streaming pass over the file, [`workflow_trace_shape`], made
-//! before it is read) and while `gen workflows` builds one
-//! ([`gen_estimate`]). A shared run's own terms (its jobs, steps, cache)
+//! before it is read) and while `gen workflows` and `import-workflows`
+//! build one ([`gen_estimate`], [`import_estimate`]). A shared run's own terms (its jobs, steps, cache)
 //! are `shared::workflows_footprint`'s.
 //!
 //! Every term counts a layout of `workflows/trace.rs` (sizes from
@@ -353,6 +353,34 @@ pub fn gen_estimate(workflows: u64, trials: u64, tenants: u64, datasets: u64) ->
     e
 }
 
+/// The estimate of `tenantsim import-workflows` submitting instances of
+/// `rows_per_copy` tasks `copies` times (`workflows::wfformat::submit`,
+/// then `write_rows`): the rows, made with their length (a [`StepRow`]
+/// each and `heap_per_copy` bytes of their strings' heaps and parent
+/// headers a copy), the set of cache keys seen (a hash table of 16-byte
+/// entries) and the rows' CSV text (`text_per_copy` bytes a copy, in a
+/// string that grew: twice).
+pub fn import_estimate(
+    rows_per_copy: u64,
+    heap_per_copy: u64,
+    text_per_copy: u64,
+    copies: u64,
+) -> Estimate {
+    let rows = rows_per_copy.saturating_mul(copies);
+    let mut e = Estimate::default();
+    e.add(PROGRAM_ITEM, PROGRAM_BYTES);
+    e.add(
+        format!("rows ({} steps)", grouped(rows)),
+        rows.saturating_mul(size_of::<StepRow>() as u64)
+            .saturating_add(heap_per_copy.saturating_mul(copies)),
+    );
+    e.add(
+        "the keys seen, then the rows' CSV text",
+        hash_table(rows, 16).saturating_add(text_per_copy.saturating_mul(copies).saturating_mul(2)),
+    );
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +415,23 @@ mod tests {
                 types: 1,
             }
         );
+    }
+
+    /// The import's estimate by hand: two tasks a copy, three copies.
+    #[test]
+    fn an_imports_estimate_by_hand() {
+        let e = import_estimate(2, 100, 50, 3);
+        let item = |prefix: &str| {
+            e.items
+                .iter()
+                .find(|i| i.what.starts_with(prefix))
+                .map_or(0, |i| i.bytes)
+        };
+        // Six rows of 208 bytes and 3 × 100 of heap.
+        assert_eq!(item("rows (6 steps)"), 6 * 208 + 300);
+        // Six keys: 7 buckets rounded up to 8, 17 bytes each, and half as
+        // many while the table last grew; the text, 3 × 50, twice.
+        assert_eq!(item("the keys seen"), 8 * 17 * 3 / 2 + 300);
     }
 
     /// The held bytes of a trace, by hand from the layouts: two

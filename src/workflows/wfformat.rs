@@ -51,10 +51,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::footprint::import_estimate;
 use super::trace::{StepRow, WorkflowTrace, write_rows};
 use crate::core::error::{Error, Result};
 use crate::core::io::echo::shown;
 use crate::core::io::open_input;
+use crate::core::memory::{Estimate, MemoryBudget, check, string_heap};
 use crate::core::sim::rng::{Purpose, below, stream, unit};
 use crate::core::sim::time::{MAX_RUNTIME_S, RUNTIME_FLOOR_S};
 
@@ -611,6 +613,40 @@ fn check_dag(at: &Ctx<'_>, version: &str, tasks: &[Task]) -> Result<()> {
         })
 }
 
+/// The estimate of [`submit`]ting `instances` as `opts` says and writing
+/// the rows ([`import_estimate`]): per copy, per task its row's strings
+/// (the workflow id, `#<copy>` appended, the tenant `t<k>`, at most 32
+/// bytes of heap, its id, each parent a `String` and its heap, its key)
+/// and its CSV text (those fields, a separator per parent and 120 bytes
+/// of numbers and commas).
+pub fn submit_estimate(instances: &[Instance], opts: &WfOptions) -> Estimate {
+    let suffix = if opts.copies > 1 {
+        1 + opts.copies.to_string().len() as u64
+    } else {
+        0
+    };
+    let (mut rows, mut heap, mut text) = (0u64, 0u64, 0u64);
+    for inst in instances {
+        let name = inst.name.len() as u64 + suffix;
+        for t in &inst.tasks {
+            rows += 1;
+            let parents: u64 = t
+                .parents
+                .iter()
+                .map(|p| 24 + string_heap(p.len() as u64))
+                .sum();
+            heap += string_heap(name)
+                + 32
+                + string_heap(t.id.len() as u64)
+                + parents
+                + string_heap(t.cache_key.len() as u64);
+            let parent_text: u64 = t.parents.iter().map(|p| p.len() as u64 + 1).sum();
+            text += name + 11 + t.id.len() as u64 + parent_text + t.cache_key.len() as u64 + 120;
+        }
+    }
+    import_estimate(rows, heap, text, u64::from(opts.copies))
+}
+
 /// The rows of `instances` submitted as `opts` says (module
 /// documentation), and the report.
 pub fn submit(instances: &[Instance], opts: &WfOptions) -> Result<(Vec<StepRow>, WfImportReport)> {
@@ -694,16 +730,35 @@ pub fn submit(instances: &[Instance], opts: &WfOptions) -> Result<(Vec<StepRow>,
 
 /// Read `inputs`, submit them as `opts` says, check the result as a
 /// workflow trace (every parent known, no cycle) and write it to `out`
-/// atomically.
+/// atomically; the memory of submitting them is checked against the
+/// machine's ([`run_import_workflows_within`]).
 pub fn run_import_workflows(
     inputs: &[PathBuf],
     opts: &WfOptions,
     out: &Path,
 ) -> Result<WfImportReport> {
+    run_import_workflows_within(inputs, opts, out, &MemoryBudget::default())
+}
+
+/// [`run_import_workflows`] whose memory check (DESIGN §8.5: the rows are
+/// built whole, `copies` of every instance, before they are written)
+/// assumes `budget` (`import-workflows --max-memory`). Before 2026-12-07
+/// `--copies 4000000000` aborted on a 4.2 TB allocation.
+pub fn run_import_workflows_within(
+    inputs: &[PathBuf],
+    opts: &WfOptions,
+    out: &Path,
+    budget: &MemoryBudget,
+) -> Result<WfImportReport> {
     let instances: Vec<Instance> = inputs
         .iter()
         .map(|p| read_instance(p))
         .collect::<Result<_>>()?;
+    check(
+        "import-workflows",
+        &submit_estimate(&instances, opts),
+        budget,
+    )?;
     let (rows, report) = submit(&instances, opts)?;
     write_rows(out, &rows)?;
     Ok(report)

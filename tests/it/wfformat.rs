@@ -194,7 +194,7 @@ fn the_cache_key_is_fnv1a_of_template_command_and_sorted_inputs() {
     assert_eq!(template("step2"), "step2", "no `_` before the digits");
 }
 
-const V15: &str = r#"{"schemaVersion": "1.5", "name": "x", "workflow": {
+pub(crate) const V15: &str = r#"{"schemaVersion": "1.5", "name": "x", "workflow": {
   "specification": {
     "tasks": [
       {"name": "a_ID01", "id": "a_ID01", "parents": [], "children": ["b_ID02"], "inputFiles": ["in"], "outputFiles": ["o1", "o2"]},

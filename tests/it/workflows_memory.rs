@@ -38,13 +38,14 @@ fn workflows_scenario(n: u64) -> String {
 
 /// The workflows of a shared scenario were estimated nowhere: their
 /// trace, their runs' jobs, steps and cache and their results were held
-/// unchecked (a 160,000-step run peaked at 141,508 KB against no
+/// unchecked (a 160,000-step run peaked at 141,224 KB against no
 /// estimate; release build). Now `validate` states `workflows memory`
 /// and the estimate grows by at least what the peak RSS grows by, and at
 /// most [`ESTIMATE_FACTOR`] times it, from 1,000 to 10,000 generated
 /// pipelines (8,000 to 80,000 steps), on one thread with and without
 /// `--jobs` and on two threads with `--jobs`. Measured when written
-/// (release build, 2,000 → 20,000 pipelines): 1.40×, 1.27× and 1.66×.
+/// (release build, 2,000 → 20,000 pipelines, docs/PERFORMANCE.md "The
+/// workflows' memory, estimated"): 1.29×, 1.18× and 1.56×.
 #[test]
 fn a_workflows_runs_memory_was_estimated_nowhere() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -176,37 +177,76 @@ fn a_workflows_retries_bound_aborted_an_allocation() {
     assert!(err.contains("up to 107 job(s) a run"), "{err}");
 }
 
+/// `tenantsim ARGS --out w.csv --max-memory 64G` in `dir` exits 1
+/// naming `what`'s estimate and its item `item`, and writes nothing.
+fn assert_refused_before_writing(args: &[&str], what: &str, item: &str, dir: &Path) {
+    let mut all = args.to_vec();
+    all.extend(["--out", "w.csv", "--max-memory", "64G"]);
+    let o = tenantsim(&all, dir);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{what}: needs an estimated "))
+            && err.contains(item)
+            && err.contains("more than the 64.0 GiB of `--max-memory`"),
+        "{err}"
+    );
+    assert!(!dir.join("w.csv").exists(), "nothing written");
+}
+
 /// `gen workflows --workflows 4000000000` aborted on a 352 GB allocation;
 /// now it exits 1 with its estimate before generating anything.
 #[test]
 fn gen_workflows_of_four_billion_pipelines_aborted_an_allocation() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let o = tenantsim(
-        &[
-            "gen",
-            "workflows",
-            "--workflows",
-            "4000000000",
-            "--out",
-            "w.csv",
-            "--max-memory",
-            "64G",
-        ],
+    assert_refused_before_writing(
+        &["gen", "workflows", "--workflows", "4000000000"],
+        "gen workflows",
+        "rows (32,000,000,000 steps)",
         tmp.path(),
     );
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("gen workflows: needs an estimated ")
-            && err.contains("rows (32,000,000,000 steps)")
-            && err.contains("more than the 64.0 GiB of `--max-memory`"),
-        "{err}"
-    );
-    assert!(!tmp.path().join("w.csv").exists(), "nothing written");
     // The default size passes and is written.
     let o = tenantsim(&["gen", "workflows", "--out", "w.csv"], tmp.path());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(tmp.path().join("w.csv").exists());
+}
+
+/// `import-workflows --copies 4000000000` aborted on a 4.2 TB allocation
+/// (the rows of every copy are made before they are written); now it
+/// exits 1 with its estimate. The estimate's growth from 20,000 to
+/// 200,000 copies of a five-task instance was 1.72× the peak's (release
+/// build: 59,376 → 517,124 KB, 114.9 → 882.2 MiB estimated).
+#[test]
+fn import_workflows_of_four_billion_copies_aborted_an_allocation() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(tmp.path().join("x.json"), super::wfformat::V15).expect("write");
+    assert_refused_before_writing(
+        &[
+            "import-workflows",
+            "wfformat",
+            "x.json",
+            "--copies",
+            "4000000000",
+        ],
+        "import-workflows",
+        "rows (8,000,000,000 steps)",
+        tmp.path(),
+    );
+    let o = tenantsim(
+        &[
+            "import-workflows",
+            "wfformat",
+            "x.json",
+            "--out",
+            "w.csv",
+            "--copies",
+            "3",
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = fs::read_to_string(tmp.path().join("w.csv")).expect("written");
+    assert_eq!(rows.lines().count(), 1 + 3 * 2, "{rows}");
 }
 
 /// The figures a fold keeps per run are counted by their layout.
