@@ -39,8 +39,9 @@ pub struct SlurmArgs {
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cpus: u32,
     /// Memory per shard (sbatch --mem; e.g. 4G, 500M; powers of 1024)
-    /// [default: the scenario's memory estimate at --cpus threads, for a
-    /// model scenario; the cluster's default otherwise].
+    /// [default: the scenario's memory estimate at --cpus threads (a
+    /// sweep's largest point's); the cluster's default where it makes
+    /// none].
     #[arg(long, value_name = "SIZE", value_parser = crate::core::memory::parse_size)]
     pub mem: Option<u64>,
     /// Result cache the shards share (passed to `run --cache`) [default:

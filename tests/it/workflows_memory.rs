@@ -249,6 +249,43 @@ fn import_workflows_of_four_billion_copies_aborted_an_allocation() {
     assert_eq!(rows.lines().count(), 1 + 3 * 2, "{rows}");
 }
 
+/// A scenario of workflows only made no estimate: its `run.json` stated
+/// `estimate_bytes: null` beside its peak, and `slurm` asked for no
+/// memory. Now the run states the estimate `validate` describes.
+#[test]
+fn a_workflows_only_runs_json_stated_no_estimate() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scenario = root.join("scenarios/shared-workflows-quickstart.toml");
+    let scenario = scenario.to_str().expect("a UTF-8 path");
+    let o = tenantsim(
+        &[
+            "run",
+            scenario,
+            "--threads",
+            "1",
+            "--no-cache",
+            "--quiet",
+            "--no-plots",
+            "--json",
+            "--out",
+            "r",
+        ],
+        tmp.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json");
+    let estimate = doc["memory"]["estimate_bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate: {}", doc["memory"]));
+    let stated = stated_estimate_at(scenario, tmp.path(), false, "1");
+    // `validate` states it in MiB with one decimal.
+    assert!(
+        estimate.abs_diff(stated) <= 1 << 17,
+        "run.json {estimate} B, validate {stated} B"
+    );
+}
+
 /// The figures a fold keeps per run are counted by their layout.
 #[test]
 fn the_workflow_figures_bytes_are_their_layout() {
