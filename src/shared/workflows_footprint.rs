@@ -36,20 +36,31 @@ pub use super::sim::workflow_jobs;
 /// layout).
 pub const FIGURES_BYTES: u64 = 8 + 16 + 9 * 16;
 
-/// Cache slots a run of `trace` numbers under `scope` at most (DESIGN
-/// §14.3: one per distinct (scope, key) pair): its distinct keys under
-/// `global`; under `tenant` its steps with a key, at most keys × tenants.
+/// Bytes the shared engine holds per job of the workflows while a run
+/// goes: job mode's per-job layout ([`RUN_JOB_BYTES`], 251: the job's
+/// copy, the simulation's per-job vectors, its allocation, the
+/// scheduler's queue, its GPU type) but the job-mode metrics' sorted
+/// times (16) and utilisation timeline (48), which a shared run does not
+/// build for the workflows' jobs (their figures are per workflow,
+/// `shared::workflows_report`): 187.
+pub const ENGINE_JOB_BYTES: u64 = RUN_JOB_BYTES - 16 - 48;
+
+/// Cache slots a run of `trace` numbers under `scope` (DESIGN §14.3: one
+/// per distinct (scope, key) pair, as `shared::sim::workflows` numbers
+/// them): its distinct keys under `global`; its distinct (tenant, key)
+/// pairs under `tenant`, counted in a set of them (16 bytes a keyed step
+/// at most, while the scenario loads).
 pub fn cache_slots(trace: &WorkflowTrace, scope: Scope) -> u64 {
-    let keys = trace.cache_keys() as u64;
     match scope {
-        Scope::Global => keys,
+        Scope::Global => trace.cache_keys() as u64,
         Scope::Tenant => {
-            let keyed = trace
+            let pairs: std::collections::HashSet<(u32, u32)> = trace
                 .steps()
                 .iter()
                 .filter(|s| s.cache_key != NO_KEY)
-                .count() as u64;
-            keyed.min(keys.saturating_mul(trace.tenants().len() as u64))
+                .map(|s| (trace.workflows()[s.workflow as usize].tenant, s.cache_key))
+                .collect();
+            pairs.len() as u64
         }
     }
 }
@@ -79,8 +90,7 @@ pub struct WorkflowRuns {
 /// threads: the runs at once; `keep_jobs`: `--jobs`), item by item:
 /// - the trace as held ([`held_bytes`]), shared by the runs;
 /// - per run at once: per job it may submit the engine's state
-///   ([`RUN_JOB_BYTES`], job mode's per-job layout, the repetition's copy
-///   of the job included) and the workload's ([`JOB_BYTES`], with
+///   ([`ENGINE_JOB_BYTES`]) and the workload's ([`JOB_BYTES`], with
 ///   `--jobs` an [`AttemptJob`] more); per step [`STEP_BYTES`] (with
 ///   `--jobs` a [`StepRecord`] more); per workflow [`WORKFLOW_BYTES`];
 ///   per cache slot [`MemoCache::SLOT_BYTES`] and the slot's producer (4)
@@ -129,7 +139,7 @@ pub fn estimate(
     let at_once = budget.concurrent(runs.tasks);
     let attempt = size_of::<AttemptJob>() as u64;
     let step_record = size_of::<StepRecord>() as u64;
-    let per_job = RUN_JOB_BYTES + JOB_BYTES + if keep { attempt } else { 0 };
+    let per_job = ENGINE_JOB_BYTES + JOB_BYTES + if keep { attempt } else { 0 };
     let per_step = STEP_BYTES + if keep { step_record } else { 0 };
     let events = workflows.min(1 << 16).saturating_add(2);
     let engine_log = if runs.service {
@@ -264,12 +274,12 @@ mod tests {
                 .find(|i| i.what.starts_with(prefix))
                 .map_or(0, |i| i.bytes)
         };
-        // Jobs: 3 × (251 engine + 8 workload); steps: 3 × (48 + 4);
-        // workflows: 2 × (8 + 4 + 1 + 4 + 96); a slot: 184 + 4 + 32;
-        // events: (2 + 2) × 48; the engine's log: 3 segments of 46,
+        // Jobs: 3 × (251 − 16 − 48 engine + 8 workload); steps: 3 × (48
+        // + 4); workflows: 2 × (8 + 4 + 1 + 4 + 96); a slot: 184 + 4 +
+        // 32; events: (2 + 2) × 48; the engine's log: 3 segments of 46,
         // twice.
-        let run = 3 * 259 + 3 * 52 + 2 * 113 + 220 + 4 * 48 + 2 * 3 * 46;
-        assert_eq!(run, 1_847);
+        let run = 3 * 195 + 3 * 52 + 2 * 113 + 220 + 4 * 48 + 2 * 3 * 46;
+        assert_eq!(run, 1_655);
         assert_eq!(bytes("workflow runs at once (1 of up to 3 jobs"), run);
         // One result held: 2 records of 96; the figures' lists, 16 a
         // workflow.

@@ -17,6 +17,7 @@
 
 use std::path::Path;
 
+use super::rows::COMPACT_ROW_BYTES;
 use super::trace::{Step, StepRow, TYPE_RUNTIME_PREFIX, WorkflowSpec, WorkflowTrace};
 use crate::core::error::Result;
 use crate::core::io::hashed_input::READ_BUFFER;
@@ -44,12 +45,14 @@ pub struct WorkflowTraceShape {
     /// Rows with a cache key: at least the distinct keys.
     pub keyed: u64,
     /// Heap bytes of each row's `workflow`, `tenant`, `step` and
-    /// `cache_key` cells as strings ([`string_heap`] each).
+    /// `cache_key` cells as strings ([`string_heap`] each): at least what
+    /// the trace's ids hold.
     pub text_heap: u64,
+    /// Bytes of each row's `workflow`, `tenant`, `step`, `cache_key` and
+    /// `parents` cells as read (what compact rows hold of its text).
+    pub text_bytes: u64,
     /// Parent ids over all rows.
     pub parents: u64,
-    /// Heap bytes of the parent ids as strings.
-    pub parent_heap: u64,
     /// Filled `runtime_s.<type>` cells over all rows.
     pub type_cells: u64,
     /// `runtime_s.<type>` columns.
@@ -110,13 +113,12 @@ pub fn workflow_trace_shape(path: &Path) -> Option<WorkflowTraceShape> {
         let len = |i: usize| record.get(i).map_or(0, |f| f.len() as u64);
         for &i in &text {
             shape.text_heap += string_heap(len(i));
+            shape.text_bytes += len(i);
         }
-        if let Some(cell) = parents.and_then(|i| record.get(i))
-            && !cell.is_empty()
-        {
-            for p in cell.split(|&b| b == b';') {
-                shape.parents += 1;
-                shape.parent_heap += string_heap(p.trim_ascii().len() as u64);
+        if let Some(cell) = parents.and_then(|i| record.get(i)) {
+            shape.text_bytes += cell.len() as u64;
+            if !cell.is_empty() {
+                shape.parents += cell.split(|&b| b == b';').count() as u64;
             }
         }
         shape.type_cells += typed
@@ -184,13 +186,27 @@ pub fn held_bytes(trace: &WorkflowTrace) -> u64 {
 }
 
 /// Bytes of reading a trace of `shape` beside the trace it builds
-/// (`workflows::trace::parse_rows`, then `WorkflowTrace::from_rows_at`
+/// (`workflows::trace::parse_compact`, then `WorkflowTrace::from_rows_at`
 /// while the rows are held; all of it freed once the trace is built):
-/// - the rows: a [`StepRow`] each in a vector that grew (twice), the
-///   heaps of its text cells, each parent id a `String` in a vector that
-///   grew (twice the header) and its heap, each per-type cell a (name,
-///   seconds) pair of 32 bytes and the name's heap (counted as 32), and
-///   each row's line (8, grown: twice);
+/// the rows as [`CompactRows`](super::rows::CompactRows) hold them, a record of
+/// [`COMPACT_ROW_BYTES`] in a vector that grew (twice), the text of its
+/// five text cells in one string that grew (twice), each per-type cell
+/// 16 bytes (twice), each row's line (8, twice); [`building_scratch`];
+/// the read buffer. (Before 2026-12-07 the rows were `StepRow`s, 208
+/// bytes and a string heap of at least 32 bytes for each id and parent:
+/// about 560 bytes a row of an ML pipeline against about 170.)
+pub fn reading_scratch(shape: &WorkflowTraceShape) -> u64 {
+    let rows = shape
+        .rows
+        .saturating_mul(2 * COMPACT_ROW_BYTES + 2 * 8)
+        .saturating_add(shape.text_bytes.saturating_mul(2))
+        .saturating_add(shape.type_cells.saturating_mul(2 * 16));
+    rows.saturating_add(building_scratch(shape))
+        .saturating_add(READ_BUFFER as u64)
+}
+
+/// Bytes `WorkflowTrace::from_rows_at` holds beside the rows and the
+/// trace it builds, for rows of `shape` (whatever holds them):
 /// - grouping them: the index of workflow ids (a hash table of 24-byte
 ///   entries), each workflow's list of rows (a vector header, twice, and
 ///   8 a row, twice), the tenants' and the keys' indices (hash tables of
@@ -198,47 +214,37 @@ pub fn held_bytes(trace: &WorkflowTrace) -> u64 {
 ///   tenant, each keyed row as its own key;
 /// - one workflow's scratch while it is checked (the step index, its
 ///   in-degrees, children and walk: 24 + 4 + 24 + 8 + 8 bytes a step,
-///   the whole trace counted as one workflow);
-/// - the read buffer.
-pub fn reading_scratch(shape: &WorkflowTraceShape) -> u64 {
-    let n = shape.rows;
-    let rows = n
-        .saturating_mul(ROW_BYTES)
-        .saturating_add(shape.text_heap)
-        .saturating_add(shape.parents.saturating_mul(2 * STRING))
-        .saturating_add(shape.parent_heap)
-        .saturating_add(shape.type_cells.saturating_mul(32 + 32));
-    let w = shape.workflow_runs;
+///   the whole trace counted as one workflow).
+pub fn building_scratch(shape: &WorkflowTraceShape) -> u64 {
+    let (n, w) = (shape.rows, shape.workflow_runs);
     let grouping = hash_table(w, 24)
         .saturating_mul(2)
         .saturating_add(hash_table(shape.keyed, 24))
         .saturating_add(w.saturating_mul(2 * STRING))
         .saturating_add(n.saturating_mul(2 * 8));
     let checking = n.saturating_mul(24 + 4 + 24 + 8 + 8);
-    rows.saturating_add(grouping)
-        .saturating_add(checking)
-        .saturating_add(READ_BUFFER as u64)
+    grouping.saturating_add(checking)
 }
 
-/// A row as read: its [`StepRow`] in a vector that grew (twice) and its
-/// line (8, twice).
-const ROW_BYTES: u64 = 2 * size_of::<StepRow>() as u64 + 2 * 8;
-
-/// Bytes of reading a trace of `shape`: [`reading_scratch`] and the trace
-/// it builds ([`trace_layout`], each run of rows its own workflow and
-/// tenant, each keyed row its own key, their heaps the rows' text heap).
-pub fn reading_bytes(shape: &WorkflowTraceShape) -> u64 {
+/// Bytes of the trace built from rows of `shape` ([`trace_layout`], each
+/// run of rows its own workflow and tenant, each keyed row its own key,
+/// their heaps the rows' text heap).
+pub fn built_bytes(shape: &WorkflowTraceShape) -> u64 {
     let w = shape.workflow_runs;
-    let names = w.saturating_add(shape.keyed);
-    let built = trace_layout(
+    trace_layout(
         shape.rows,
         w,
-        names,
+        w.saturating_add(shape.keyed),
         shape.parents,
         shape.types,
         shape.text_heap,
-    );
-    reading_scratch(shape).saturating_add(built)
+    )
+}
+
+/// Bytes of reading a trace of `shape`: [`reading_scratch`] and
+/// [`built_bytes`].
+pub fn reading_bytes(shape: &WorkflowTraceShape) -> u64 {
+    reading_scratch(shape).saturating_add(built_bytes(shape))
 }
 
 /// The estimate of reading a workflow trace of `shape` alone: the
@@ -287,8 +293,8 @@ pub fn check_trace_file(
 ///   tenant, step and key ids (at most 32 bytes of heap each: ids of at
 ///   most 20 digits, keys of 16 hex digits), its parents (one, K for
 ///   `evaluate`: a `String` and 32 of heap each);
-/// - then the larger of checking them as a trace ([`reading_bytes`]'
-///   grouping, checking and building terms, each row its own workflow)
+/// - then the larger of checking them as a trace ([`building_scratch`]
+///   and [`built_bytes`])
 ///   and writing them (their CSV text, at most 200 bytes a row and 40 a
 ///   parent, grown: twice; the set of keys, a hash table of 16-byte
 ///   entries).
@@ -323,8 +329,8 @@ pub fn gen_estimate(workflows: u64, trials: u64, tenants: u64, datasets: u64) ->
         workflow_runs: workflows,
         keyed: rows,
         text_heap: rows.saturating_mul(4 * 32),
+        text_bytes: 0,
         parents,
-        parent_heap: parents.saturating_mul(32),
         type_cells: 0,
         types: 0,
     };
@@ -334,13 +340,8 @@ pub fn gen_estimate(workflows: u64, trials: u64, tenants: u64, datasets: u64) ->
         .saturating_add(shape.text_heap)
         .saturating_add(parents.saturating_mul(STRING + 32));
     e.add(format!("rows ({} steps)", grouped(rows)), held_rows);
-    // Checking them builds a trace beside them: the reading terms but
-    // the rows themselves (held above).
-    let checking = reading_bytes(&shape)
-        .saturating_sub(rows.saturating_mul(ROW_BYTES))
-        .saturating_sub(shape.text_heap)
-        .saturating_sub(parents.saturating_mul(2 * STRING))
-        .saturating_sub(shape.parent_heap);
+    // Checking them builds a trace beside them.
+    let checking = building_scratch(&shape).saturating_add(built_bytes(&shape));
     let writing = rows
         .saturating_mul(200)
         .saturating_add(parents.saturating_mul(40))
@@ -409,8 +410,9 @@ mod tests {
                 // w1, t, a | w1, t, long, k | w1, t, c: 32 each but the
                 // 30-byte id's 48 (empty cells hold no heap).
                 text_heap: 9 * 32 + 48,
+                // w1 t a | w1 t long k a | w1 t c a;long
+                text_bytes: 4 + 35 + 36,
                 parents: 3,
-                parent_heap: 32 + 32 + 48,
                 type_cells: 1,
                 types: 1,
             }
@@ -450,8 +452,8 @@ mod tests {
         assert_eq!(held_bytes(&t), want);
     }
 
-    /// Reading counts more than the trace it builds, and grows with the
-    /// rows; absurd shapes saturate.
+    /// Reading counts the compact rows, the builder's scratch and the
+    /// trace it builds; absurd shapes saturate.
     #[test]
     fn reading_bytes_hold_the_built_trace_and_saturate() {
         let shape = WorkflowTraceShape {
@@ -459,14 +461,19 @@ mod tests {
             workflow_runs: 1_000,
             keyed: 1_000,
             text_heap: 4 * 32 * 1_000,
+            text_bytes: 40 * 1_000,
             parents: 1_000,
-            parent_heap: 32 * 1_000,
             type_cells: 0,
             types: 0,
         };
         let built = trace_layout(1_000, 1_000, 2_000, 1_000, 0, 4 * 32 * 1_000);
         assert_eq!(reading_bytes(&shape), reading_scratch(&shape) + built);
-        assert!(reading_bytes(&shape) > built + 1_000 * 2 * size_of::<StepRow>() as u64);
+        // Compact rows: a record each and the cells' text, twice.
+        assert_eq!(COMPACT_ROW_BYTES, 104, "the compact record's layout");
+        assert_eq!(
+            reading_scratch(&shape),
+            1_000 * (2 * 104 + 2 * 8) + 2 * 40_000 + building_scratch(&shape) + 65_536
+        );
         let huge = WorkflowTraceShape {
             rows: u64::MAX,
             ..shape

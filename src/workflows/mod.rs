@@ -2,7 +2,7 @@
 //! workload of a shared scenario (Couler, arXiv 2403.07608).
 //!
 //! This module holds the data and rules that know no engine: the
-//! workflow trace ([`trace`]) and what writes it (the WfFormat importer
+//! workflow trace ([`trace`], built from [`rows`]) and what writes it (the WfFormat importer
 //! [`wfformat`], the ML-pipeline generator [`generate`]), the memo cache
 //! ([`cache`]), the memory a trace holds ([`footprint`]), the policy choices ([`policy`]) and the rules a user
 //! registers for them ([`rule`], [`entry`], [`registry`]). The workload that
@@ -14,6 +14,7 @@ pub mod footprint;
 pub mod generate;
 pub mod policy;
 pub mod registry;
+pub mod rows;
 pub mod rule;
 pub mod trace;
 pub mod wfformat;

@@ -26,38 +26,8 @@ pub const MAX_SUBMIT_S: f64 = 1.0e12;
 /// No cache key: the step is never cached.
 pub const NO_KEY: u32 = u32::MAX;
 
-/// One row of the workflow CSV.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct StepRow {
-    /// Workflow id.
-    pub workflow: String,
-    /// Tenant id (the same on every row of the workflow).
-    pub tenant: String,
-    /// Submit time of the workflow, s.
-    pub submit_s: f64,
-    /// Step id, unique within the workflow.
-    pub step: String,
-    /// Parent step ids (same workflow).
-    pub parents: Vec<String>,
-    /// Run time of one attempt, s.
-    pub runtime_s: f64,
-    /// Run time per GPU type, s (`runtime_s.<type>` columns).
-    pub type_runtimes: Vec<(String, f64)>,
-    /// GPUs one attempt holds.
-    pub gpus: u32,
-    /// CPUs one attempt holds.
-    pub cpus: u32,
-    /// Memo key; empty: never cached.
-    pub cache_key: String,
-    /// Size of its outputs.
-    pub output_bytes: u64,
-    /// Deadline relative to `submit_s`, s.
-    pub deadline_s: Option<f64>,
-    /// Probability that an attempt fails, in [0, 1).
-    pub failure_p: f64,
-    /// May be split into sub-jobs.
-    pub parallel: bool,
-}
+pub use super::rows::StepRow;
+use super::rows::{CompactRows, Parents, RowRef, Rows, Types};
 
 /// One workflow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +99,11 @@ impl WorkflowTrace {
     /// file (`lines[i]` for row `i`; `None`: line `i + 2`), as
     /// [`WorkflowTrace::parse`] knows them (blank lines and quoted
     /// newlines counted).
-    pub fn from_rows_at(source: &str, rows: &[StepRow], lines: Option<&[u64]>) -> Result<Self> {
+    pub fn from_rows_at<R: Rows + ?Sized>(
+        source: &str,
+        rows: &R,
+        lines: Option<&[u64]>,
+    ) -> Result<Self> {
         let line_of = |i: usize| {
             lines
                 .and_then(|l| l.get(i).copied())
@@ -143,9 +117,10 @@ impl WorkflowTrace {
         }
         let mut wf_index: HashMap<&str, u32> = HashMap::new();
         let mut wf_rows: Vec<Vec<usize>> = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
+        for i in 0..rows.len() {
+            let r = rows.row(i);
             let next = wf_rows.len() as u32;
-            let w = *wf_index.entry(r.workflow.as_str()).or_insert(next);
+            let w = *wf_index.entry(r.workflow).or_insert(next);
             if w == next {
                 wf_rows.push(Vec::new());
             }
@@ -167,21 +142,21 @@ impl WorkflowTrace {
         let mut tenant_index: HashMap<&str, u32> = HashMap::new();
         let mut key_index: HashMap<&str, u32> = HashMap::new();
         let mut type_index: HashMap<&str, usize> = HashMap::new();
-        for r in rows {
-            for (name, _) in &r.type_runtimes {
-                if !type_index.contains_key(name.as_str()) {
+        for i in 0..rows.len() {
+            for (name, _) in rows.row(i).types.iter() {
+                if !type_index.contains_key(name) {
                     type_index.insert(name, t.type_names.len());
-                    t.type_names.push(name.clone());
+                    t.type_names.push(name.to_string());
                 }
             }
         }
         let n_types = t.type_names.len();
         for (w, idx) in wf_rows.iter().enumerate() {
-            let first = &rows[idx[0]];
+            let first = rows.row(idx[0]);
             let next = t.tenants.len() as u32;
-            let tenant = *tenant_index.entry(first.tenant.as_str()).or_insert(next);
+            let tenant = *tenant_index.entry(first.tenant).or_insert(next);
             if tenant == next {
-                t.tenants.push(first.tenant.clone());
+                t.tenants.push(first.tenant.to_string());
             }
             let submit = seconds(first.submit_s, &at(idx[0]), "submit_s", false)?;
             let deadline = first
@@ -191,7 +166,7 @@ impl WorkflowTrace {
             let first_step = t.steps.len() as u32;
             let mut step_index: HashMap<&str, u32> = HashMap::new();
             for (k, &i) in idx.iter().enumerate() {
-                let r = &rows[i];
+                let r = rows.row(i);
                 let differs = if r.tenant != first.tenant {
                     Some("tenant")
                 } else if r.submit_s != first.submit_s {
@@ -205,7 +180,7 @@ impl WorkflowTrace {
                     return Err(Error::input(format!(
                         "{}: field `{column}`: workflow `{}`: expected the same {column} on every row of a workflow, as on line {}",
                         at(i),
-                        shown(&r.workflow),
+                        shown(r.workflow),
                         line_of(idx[0])
                     )));
                 }
@@ -227,24 +202,21 @@ impl WorkflowTrace {
                         at(i)
                     )));
                 }
-                if step_index
-                    .insert(r.step.as_str(), first_step + k as u32)
-                    .is_some()
-                {
+                if step_index.insert(r.step, first_step + k as u32).is_some() {
                     let before = idx[..k]
                         .iter()
-                        .find(|&&j| rows[j].step == r.step)
+                        .find(|&&j| rows.row(j).step == r.step)
                         .map_or(0, |&j| line_of(j));
                     return Err(Error::input(format!(
                         "{}: field `step`: workflow `{}` has step `{}` twice (first on line {before})",
                         at(i),
-                        shown(&r.workflow),
-                        shown(&r.step)
+                        shown(r.workflow),
+                        shown(r.step)
                     )));
                 }
             }
             for &i in idx {
-                let r = &rows[i];
+                let r = rows.row(i);
                 if !(0.0..1.0).contains(&r.failure_p) {
                     return Err(Error::input(format!(
                         "{}: field `failure_p`: expected a probability in [0, 1), got {}",
@@ -254,14 +226,14 @@ impl WorkflowTrace {
                 }
                 let runtime = seconds(r.runtime_s, &at(i), "runtime_s", true)?.max(1);
                 let p0 = t.parents.len() as u32;
-                for p in &r.parents {
-                    let Some(&g) = step_index.get(p.as_str()) else {
+                for p in r.parents.iter() {
+                    let Some(&g) = step_index.get(p) else {
                         return Err(Error::input(format!(
                             "{}: field `parents`: step `{}` names an unknown parent `{}`: workflow `{}` has no such step",
                             at(i),
-                            shown(&r.step),
+                            shown(r.step),
                             shown(p),
-                            shown(&r.workflow)
+                            shown(r.workflow)
                         )));
                     };
                     t.parents.push(g);
@@ -270,17 +242,17 @@ impl WorkflowTrace {
                     NO_KEY
                 } else {
                     let next = t.cache_keys.len() as u32;
-                    let k = *key_index.entry(r.cache_key.as_str()).or_insert(next);
+                    let k = *key_index.entry(r.cache_key).or_insert(next);
                     if k == next {
-                        t.cache_keys.push(r.cache_key.clone());
+                        t.cache_keys.push(r.cache_key.to_string());
                     }
                     k
                 };
                 let base = t.type_runtimes.len();
                 t.type_runtimes.resize(base + n_types, 0);
-                for (name, s) in &r.type_runtimes {
-                    let v = seconds(*s, &at(i), &format!("runtime_s.{name}"), true)?.max(1);
-                    t.type_runtimes[base + type_index[name.as_str()]] = v;
+                for (name, s) in r.types.iter() {
+                    let v = seconds(s, &at(i), &format!("runtime_s.{name}"), true)?.max(1);
+                    t.type_runtimes[base + type_index[name]] = v;
                 }
                 t.steps.push(Step {
                     workflow: w as u32,
@@ -294,7 +266,7 @@ impl WorkflowTrace {
                     parents_at: (p0, t.parents.len() as u32 - p0),
                     children_at: (0, 0),
                 });
-                t.step_ids.push(r.step.clone());
+                t.step_ids.push(r.step.to_string());
             }
             t.workflows.push(WorkflowSpec {
                 tenant,
@@ -303,7 +275,7 @@ impl WorkflowTrace {
                 first_step,
                 steps: idx.len() as u32,
             });
-            t.workflow_ids.push(first.workflow.clone());
+            t.workflow_ids.push(first.workflow.to_string());
             t.check_acyclic(w, idx, &line_of)?;
         }
         t.link_children();
@@ -503,14 +475,16 @@ pub fn looks_like_workflow_trace(header: &str) -> bool {
 impl WorkflowTrace {
     /// Read and check the workflow trace CSV at `path` (DESIGN §14.1).
     pub fn read(path: &Path) -> Result<Self> {
-        let (rows, lines) = read_rows(path)?;
-        Self::from_rows_at(&path.display().to_string(), &rows, Some(&lines))
+        let file = open_input(path, "workflow trace")?;
+        let source = path.display().to_string();
+        let (rows, lines) = parse_compact(&source, file)?;
+        Self::from_rows_at(&source, &rows, Some(&lines))
     }
 
     /// Parse and check a workflow trace CSV read from `input`; `source`
     /// names it in errors.
     pub fn parse(source: &str, input: impl Read) -> Result<Self> {
-        let (rows, lines) = parse_rows(source, input)?;
+        let (rows, lines) = parse_compact(source, input)?;
         Self::from_rows_at(source, &rows, Some(&lines))
     }
 
@@ -530,6 +504,66 @@ pub fn read_rows(path: &Path) -> Result<(Vec<StepRow>, Vec<u64>)> {
 
 /// [`read_rows`] from any reader; `source` names it in errors.
 pub fn parse_rows(source: &str, input: impl Read) -> Result<(Vec<StepRow>, Vec<u64>)> {
+    struct Owned {
+        rows: Vec<StepRow>,
+        lines: Vec<u64>,
+    }
+    impl RowSink for Owned {
+        fn columns(&mut self, _: &[String]) {}
+        fn push(&mut self, r: &RowRef<'_>, line: u64) -> Result<()> {
+            self.rows.push(r.to_step_row());
+            self.lines.push(line);
+            Ok(())
+        }
+    }
+    let mut sink = Owned {
+        rows: Vec::new(),
+        lines: Vec::new(),
+    };
+    parse_each(source, input, &mut sink)?;
+    Ok((sink.rows, sink.lines))
+}
+
+/// [`parse_rows`] into [`CompactRows`] (what [`WorkflowTrace::read`]
+/// holds while it builds the trace; DESIGN §8.5 "Workflows").
+pub fn parse_compact(source: &str, input: impl Read) -> Result<(CompactRows, Vec<u64>)> {
+    struct Compact<'s> {
+        source: &'s str,
+        rows: CompactRows,
+        lines: Vec<u64>,
+    }
+    impl RowSink for Compact<'_> {
+        fn columns(&mut self, type_names: &[String]) {
+            self.rows = CompactRows::new(type_names.to_vec());
+        }
+        fn push(&mut self, r: &RowRef<'_>, line: u64) -> Result<()> {
+            self.rows.push(r, self.source, line)?;
+            self.lines.push(line);
+            Ok(())
+        }
+    }
+    let mut sink = Compact {
+        source,
+        rows: CompactRows::default(),
+        lines: Vec::new(),
+    };
+    parse_each(source, input, &mut sink)?;
+    Ok((sink.rows, sink.lines))
+}
+
+/// Where [`parse_each`] puts what it reads.
+trait RowSink {
+    /// The `runtime_s.<type>` columns' type names, in column order
+    /// (before any row).
+    fn columns(&mut self, type_names: &[String]);
+    /// A row, checked field by field, and its physical line.
+    fn push(&mut self, r: &RowRef<'_>, line: u64) -> Result<()>;
+}
+
+/// Read the workflow CSV from `input` row by row, each row's fields
+/// checked (numbers, sizes, `parallel`), into `sink`; `source` names it
+/// in errors.
+fn parse_each(source: &str, input: impl Read, sink: &mut dyn RowSink) -> Result<()> {
     let (mut reader, headers) = csv_with_header(source, input)?;
     // `runtime_s.<type>` columns are set aside; the others are matched.
     let mut named = csv::StringRecord::new();
@@ -558,8 +592,16 @@ pub fn parse_rows(source: &str, input: impl Read) -> Result<(Vec<StepRow>, Vec<u
         .into_iter()
         .map(|c| c.map(|k| named_index[k]))
         .collect();
-    let mut rows = Vec::new();
-    let mut lines = Vec::new();
+    // A row's per-type cells are numbered by their column in a u16.
+    if type_columns.len() > usize::from(u16::MAX) + 1 {
+        return Err(Error::input(format!(
+            "{source}: line 1: {} `{TYPE_RUNTIME_PREFIX}<type>` columns: expected at most 65536",
+            type_columns.len()
+        )));
+    }
+    let names: Vec<String> = type_columns.iter().map(|(t, _)| t.clone()).collect();
+    sink.columns(&names);
+    let mut types: Vec<(u16, f64)> = Vec::with_capacity(type_columns.len());
     let mut record = csv::StringRecord::new();
     while let Some(line) = reader.read_record(&mut record)? {
         let text = |slot: usize| col[slot].map_or("", |i| record.get(i).unwrap_or(""));
@@ -572,30 +614,26 @@ pub fn parse_rows(source: &str, input: impl Read) -> Result<(Vec<StepRow>, Vec<u
                 .unwrap_or("");
             number_field(text(slot), source, line, name)
         };
-        let parents = text(4);
-        let mut type_runtimes = Vec::with_capacity(type_columns.len());
-        for (t, i) in &type_columns {
+        types.clear();
+        for (k, (t, i)) in type_columns.iter().enumerate() {
             let cell = record.get(*i).unwrap_or("");
             if !cell.is_empty() {
                 let name = format!("{TYPE_RUNTIME_PREFIX}{t}");
-                type_runtimes.push((t.clone(), number_field(cell, source, line, &name)?));
+                // At most 2^16 columns (checked above).
+                types.push((k as u16, number_field(cell, source, line, &name)?));
             }
         }
-        rows.push(StepRow {
-            workflow: text(0).to_string(),
-            tenant: text(1).to_string(),
+        let row = RowRef {
+            workflow: text(0),
+            tenant: text(1),
             submit_s: number(2)?,
-            step: text(3).to_string(),
-            parents: if parents.is_empty() {
-                Vec::new()
-            } else {
-                parents.split(';').map(|p| p.trim().to_string()).collect()
-            },
+            step: text(3),
+            parents: Parents::Cell(text(4)),
             runtime_s: number(5)?,
-            type_runtimes,
+            types: Types::Cells(&types, &names),
             gpus: size_field(text(6), source, line, "gpus", u64::from(u32::MAX))? as u32,
             cpus: size_field(text(7), source, line, "cpus", u64::from(u32::MAX))? as u32,
-            cache_key: text(8).to_string(),
+            cache_key: text(8),
             output_bytes: size_field(text(9), source, line, "output_bytes", u64::MAX)?,
             deadline_s: match text(10) {
                 "" => None,
@@ -615,10 +653,10 @@ pub fn parse_rows(source: &str, input: impl Read) -> Result<(Vec<StepRow>, Vec<u
                     )));
                 }
             },
-        });
-        lines.push(line);
+        };
+        sink.push(&row, line)?;
     }
-    Ok((rows, lines))
+    Ok(())
 }
 
 /// A size (`gpus`, `cpus`, `output_bytes`): a whole number in

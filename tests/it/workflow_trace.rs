@@ -499,3 +499,50 @@ fn sorted_dirs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     v.sort();
     v
 }
+
+/// A workflow trace read from its CSV is built from compact rows (every
+/// text cell in one string, DESIGN §8.5 "Workflows"; `StepRow`s of 208
+/// bytes and a string per id and parent before 2026-12-07): the trace is
+/// the one built from the same file's `StepRow`s, for every bundled
+/// trace and for one with per-type run times, deadlines, failures,
+/// parents out of row order and workflows whose rows are apart.
+#[test]
+fn a_trace_read_compactly_is_the_one_its_step_rows_build() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let hand = tmp.path().join("hand.csv");
+    fs::write(
+        &hand,
+        "workflow,tenant,submit_s,step,parents,runtime_s,gpus,cpus,cache_key,output_bytes,deadline_s,failure_p,parallel,runtime_s.k80,runtime_s.v100\n\
+         w1,t1,0,b, a ; c ,2,1,2,kb,5,100,0.1,1,,1.5\n\
+         w2,t2,3,x,,1,0,1,,0,,0,0,4,\n\
+         w1,t1,0,a,,1,1,0,ka,7,100,0,0,3,2\n\
+         w1,t1,0,c,a,1,1,0,,0,100,0.5,0,,\n",
+    )
+    .expect("write");
+    let mut paths = vec![hand];
+    for name in [
+        "workflows-small.csv",
+        "workflows-ml.csv",
+        "workflows-ml-2h.csv",
+        "wfinstances.csv",
+        "wfinstances-x3.csv",
+    ] {
+        let p = repo(&format!("traces/{name}"));
+        if p.exists() {
+            paths.push(p);
+        }
+    }
+    for path in paths {
+        let compact = WorkflowTrace::read(&path).expect("reads");
+        let (rows, lines) = tenantsim::workflows::trace::read_rows(&path).expect("rows");
+        let owned =
+            WorkflowTrace::from_rows_at(&path.display().to_string(), rows.as_slice(), Some(&lines))
+                .expect("builds");
+        assert_eq!(
+            format!("{compact:?}"),
+            format!("{owned:?}"),
+            "{}",
+            path.display()
+        );
+    }
+}
